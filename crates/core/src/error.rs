@@ -1,0 +1,284 @@
+//! The errors of `rankeval-core`, one enum per concern, with structured fields
+//! so that callers can tell the cases apart without reading the text.
+
+use std::fmt;
+
+use crate::registry::Location;
+
+/// What kind of plugin a name or parameter refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PluginKind {
+    /// A [`Metric`](crate::Metric).
+    Metric,
+    /// An [`Aggregator`](crate::Aggregator).
+    Aggregator,
+}
+
+impl fmt::Display for PluginKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PluginKind::Metric => "metric",
+            PluginKind::Aggregator => "aggregator",
+        })
+    }
+}
+
+/// The short syntax `name(param=value,...)@k` could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.render())]
+pub struct SyntaxError {
+    /// The text that was parsed.
+    pub input: String,
+    /// Byte offset of the problem in `input`.
+    pub offset: usize,
+    /// What was expected there, e.g. "`)`" or "a parameter name".
+    pub expected: String,
+}
+
+impl SyntaxError {
+    fn render(&self) -> String {
+        let found = match self.input[self.offset..].chars().next() {
+            Some(c) => format!("`{c}`"),
+            None => "the end".to_owned(),
+        };
+        format!(
+            "expected {} at offset {} in `{}`, found {found}",
+            self.expected, self.offset, self.input
+        )
+    }
+}
+
+/// A metric or aggregator could not be built from its name and parameters.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PluginError {
+    /// The short syntax was malformed.
+    #[error(transparent)]
+    Syntax(#[from] SyntaxError),
+    /// No registered plugin has this name or alias.
+    #[error("unknown {kind} `{name}`{}", suggest(suggestions))]
+    Unknown {
+        /// Metric or aggregator.
+        kind: PluginKind,
+        /// The name as written.
+        name: String,
+        /// Registered names close to it, best first.
+        suggestions: Vec<&'static str>,
+    },
+    /// The plugin has no parameter of this name.
+    #[error(
+        "{kind} `{plugin}` has no parameter `{param}`{}; its parameters are: {}",
+        suggest(suggestions),
+        list_or_none(known)
+    )]
+    UnknownParam {
+        /// Metric or aggregator.
+        kind: PluginKind,
+        /// The plugin's registered name.
+        plugin: &'static str,
+        /// The parameter as written.
+        param: String,
+        /// Parameters close to it.
+        suggestions: Vec<&'static str>,
+        /// Every parameter the plugin takes.
+        known: Vec<&'static str>,
+    },
+    /// A parameter was given twice (perhaps once by its alias).
+    #[error("{kind} `{plugin}`: parameter `{param}` is given twice")]
+    RepeatedParam {
+        /// Metric or aggregator.
+        kind: PluginKind,
+        /// The plugin's registered name.
+        plugin: &'static str,
+        /// The parameter's full name.
+        param: &'static str,
+    },
+    /// A parameter's value is not acceptable.
+    #[error("{kind} `{plugin}`: invalid value for parameter `{param}`: {reason}")]
+    InvalidParam {
+        /// Metric or aggregator.
+        kind: PluginKind,
+        /// The plugin's registered name.
+        plugin: &'static str,
+        /// The parameter's full name.
+        param: &'static str,
+        /// Why, e.g. "unknown variant `trunc`, expected one of ...".
+        reason: String,
+    },
+    /// The parameters are acceptable one by one but not together.
+    #[error("{kind} `{plugin}`: {reason}")]
+    Invalid {
+        /// Metric or aggregator.
+        kind: PluginKind,
+        /// The plugin's registered name.
+        plugin: &'static str,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl PluginError {
+    /// The parameter the error is about, if it is about one.
+    pub fn param(&self) -> Option<&str> {
+        match self {
+            PluginError::UnknownParam { param, .. } => Some(param),
+            PluginError::RepeatedParam { param, .. } | PluginError::InvalidParam { param, .. } => {
+                Some(param)
+            }
+            _ => None,
+        }
+    }
+}
+
+fn suggest(suggestions: &[&str]) -> String {
+    match suggestions {
+        [] => String::new(),
+        [one] => format!("; did you mean `{one}`?"),
+        many => format!(
+            "; did you mean one of {}?",
+            many.iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn list_or_none(items: &[&str]) -> String {
+    if items.is_empty() {
+        "none".to_owned()
+    } else {
+        items
+            .iter()
+            .map(|s| format!("`{s}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The plugin registry breaks one of its invariants.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Two plugins of one kind share a name or alias.
+    #[error("{kind} name `{name}` is registered twice: at {first} and at {second}")]
+    Duplicate {
+        /// Metric or aggregator.
+        kind: PluginKind,
+        /// The shared name or alias.
+        name: &'static str,
+        /// Where the first registration is.
+        first: Location,
+        /// Where the second registration is.
+        second: Location,
+    },
+    /// A descriptor is malformed (name not snake_case, summary too long...).
+    #[error("{kind} `{name}` registered at {at}: {problem}")]
+    Malformed {
+        /// Metric or aggregator.
+        kind: PluginKind,
+        /// The descriptor's name.
+        name: &'static str,
+        /// Where it is registered.
+        at: Location,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// A run could not be built.
+///
+/// Positions (`first`, `second`, `at`) are what the caller gave when pushing:
+/// the line number for the readers, the 1-based push count otherwise.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// A document appears twice in one query's list.
+    #[error(
+        "document `{doc}` appears twice in the list of query `{query}` (at {first} and {second})"
+    )]
+    DuplicateDoc {
+        /// The query id.
+        query: String,
+        /// The document id (lossy UTF-8).
+        doc: String,
+        /// Position of the first occurrence.
+        first: u32,
+        /// Position of the repeat.
+        second: u32,
+    },
+    /// A score is NaN, which has no place in an order.
+    #[error("the score of document `{doc}` in query `{query}` is NaN (at {at})")]
+    NanScore {
+        /// The query id.
+        query: String,
+        /// The document id (lossy UTF-8).
+        doc: String,
+        /// Position of the entry.
+        at: u32,
+    },
+    /// A query has both entries with scores and entries given in rank order.
+    #[error("query `{query}` mixes ranked entries with scored entries")]
+    MixedOrdering {
+        /// The query id.
+        query: String,
+    },
+    /// A query id is not UTF-8 text.
+    #[error("a query id is not valid UTF-8 (at {at})")]
+    QueryNotUtf8 {
+        /// Position of the entry.
+        at: u32,
+    },
+    /// One query's document ids exceed 4 GiB.
+    #[error("the document ids of one query exceed 4 GiB (at {at})")]
+    ListTooLarge {
+        /// Position of the entry.
+        at: u32,
+    },
+}
+
+/// Qrels could not be built.
+///
+/// Positions are as for [`RunError`].
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum QrelsError {
+    /// The same document is judged twice for one query, with two grades.
+    #[error(
+        "document `{doc}` of query `{query}` is judged twice with different grades: {first_grade} (at {first}) and {second_grade} (at {second})"
+    )]
+    ConflictingGrades {
+        /// The query id.
+        query: String,
+        /// The document id (lossy UTF-8).
+        doc: String,
+        /// The first grade.
+        first_grade: i32,
+        /// Position of the first judgement.
+        first: u32,
+        /// The second grade.
+        second_grade: i32,
+        /// Position of the second judgement.
+        second: u32,
+    },
+    /// A grade is outside the range rankeval stores.
+    #[error("grade {grade} is out of range (at {at})")]
+    GradeOutOfRange {
+        /// The grade.
+        grade: i64,
+        /// Position of the judgement.
+        at: u32,
+    },
+    /// A query id is not UTF-8 text.
+    #[error("a query id is not valid UTF-8 (at {at})")]
+    QueryNotUtf8 {
+        /// Position of the judgement.
+        at: u32,
+    },
+    /// One query's document ids exceed 4 GiB.
+    #[error("the document ids of one query exceed 4 GiB (at {at})")]
+    ListTooLarge {
+        /// Position of the judgement.
+        at: u32,
+    },
+}

@@ -1,0 +1,107 @@
+//! # rankeval-core
+//!
+//! The contract of rankeval: the data model, the [`Metric`] and
+//! [`Aggregator`] traits, the plugin registry and the errors. No I/O, no
+//! command line, no built-in metrics.
+//!
+//! Who depends on it:
+//! - `rankeval-metrics`, the built-in metrics, registered exactly as yours;
+//! - `rankeval-runner`, which reads files into this model, evaluates in
+//!   parallel and reports;
+//! - your own plugin crate, which implements [`Metric`] and registers it with
+//!   [`register_metric!`].
+//!
+//! ## Data flow
+//!
+//! ```text
+//! read ──> QrelsBuilder / RunBuilder ──finish──> Qrels, Run
+//!          (columnar, no allocation per entry;    (each query's list grouped,
+//!           query ids interned once)               ordered, duplicates resolved)
+//! judge ─> Judge::judge(qrels, query, list) ──> JudgedRanking (once per query)
+//! score ─> every Metric::score(&JudgedRanking) ──> f64
+//! aggregate ─> every Aggregator::aggregate(per-query column) ──> f64
+//! ```
+//!
+//! Query ids are interned to dense integers once per run and per qrels; the
+//! engine matches the two once per query. Document ids stay bytes in one
+//! arena per run: a run's document is only ever compared within its own
+//! query (duplicates, ties) and looked up once in the qrels' hash index when
+//! judged, so a global table of every document id (millions of strings for a
+//! web-scale run) would cost memory and cache misses for nothing.
+//!
+//! ## Writing a metric
+//!
+//! ```
+//! use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Metric, RelevanceLevel};
+//! use rankeval_core::registry::{PARAM_K, PARAM_REL};
+//! use serde::{Deserialize, Serialize};
+//!
+//! /// 1 if a relevant document is in the top k.
+//! #[derive(Debug, Default, Serialize, Deserialize)]
+//! #[serde(deny_unknown_fields)]
+//! pub struct AnyHit {
+//!     #[serde(default, skip_serializing_if = "Option::is_none")]
+//!     k: Option<Cutoff>,
+//!     #[serde(default, skip_serializing_if = "Option::is_none")]
+//!     rel: Option<RelevanceLevel>,
+//! }
+//!
+//! #[typetag::serde(name = "any_hit")]
+//! impl Metric for AnyHit {
+//!     fn name(&self) -> String {
+//!         CanonicalName::new("any_hit").param_if_set("rel", self.rel).cutoff(self.k)
+//!     }
+//!     fn depth(&self) -> Option<Cutoff> {
+//!         self.k
+//!     }
+//!     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
+//!         let level = q.level(self.rel);
+//!         f64::from(u8::from(q.top(self.k).iter().any(|j| j.is_relevant(level))))
+//!     }
+//! }
+//!
+//! rankeval_core::register_metric! {
+//!     name: "any_hit",
+//!     aliases: &[],
+//!     summary: "1 if a relevant document is in the top k, else 0",
+//!     params: &[PARAM_K, PARAM_REL],
+//!     example: || Box::new(AnyHit { k: Cutoff::new(10), rel: None }),
+//! }
+//!
+//! let metric = rankeval_core::registry::parse_metric("any_hit@3").unwrap();
+//! assert_eq!(metric.name(), "any_hit@3");
+//! ```
+
+#![warn(clippy::unwrap_used, clippy::expect_used)]
+
+mod aggregate;
+pub mod error;
+mod hash;
+mod id;
+mod interner;
+pub mod judge;
+mod lists;
+mod macros;
+mod metric;
+pub mod params;
+mod qrels;
+pub mod registry;
+mod run;
+pub mod syntax;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use aggregate::Aggregator;
+pub use error::{PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError};
+pub use id::Id;
+pub use interner::Interner;
+pub use judge::{Grade, Judge, JudgedRanking, Judgement};
+pub use metric::Metric;
+pub use params::{CanonicalName, Cutoff, ParamValue, RelevanceLevel};
+pub use qrels::{Qrels, QrelsBuilder};
+pub use run::{Duplicates, RankedList, Run, RunBuilder, compare_scored};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use inventory;
+}

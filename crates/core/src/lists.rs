@@ -1,0 +1,648 @@
+//! The columnar store behind runs and qrels: per query, a list of
+//! (document id, value) entries.
+//!
+//! Document ids are kept as bytes in one arena with one `u32` end offset per
+//! entry, values in one column, and each query's entries contiguous. Nothing
+//! is allocated per entry. Building appends in input order; `finish` groups
+//! the entries of each query together, resolves repeated documents and
+//! orders each list, queries in parallel.
+
+use std::cmp::Ordering;
+
+use rayon::prelude::*;
+
+use crate::hash::hash_bytes;
+use crate::interner::Interner;
+
+/// One query's entries: `len` entries from `start`, their document bytes
+/// from `byte_start`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct List {
+    pub(crate) query: u32,
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+    pub(crate) byte_start: usize,
+    /// Whether the entries came already ranked (no scores to order by).
+    pub(crate) ranked: bool,
+}
+
+/// What to do when a list holds the same document twice.
+pub(crate) enum Repeat {
+    /// Keep the first occurrence, drop the later one.
+    DropSecond,
+    /// Refuse the data.
+    Fail,
+}
+
+/// How a kind of list (a run, qrels) resolves repeats and orders entries.
+pub(crate) trait ListRules<V>: Sync {
+    /// `first` was pushed before `second`, for the same document.
+    fn on_repeat(&self, first: V, second: V) -> Repeat;
+    /// Whether this list is put in order by `compare` (or kept as pushed).
+    fn sorts(&self, list: &List) -> bool;
+    /// The order of two entries of one list (document ids are distinct).
+    fn compare(&self, a: (V, &[u8]), b: (V, &[u8])) -> Ordering;
+}
+
+/// Why a store could not take an entry.
+#[derive(Debug)]
+pub(crate) enum PushError {
+    /// The query id is not UTF-8 text.
+    QueryNotUtf8,
+    /// One query's document ids exceed 4 GiB.
+    ListTooLarge,
+}
+
+/// A repeat that the rules refused.
+#[derive(Debug)]
+pub(crate) struct RepeatError<V> {
+    pub(crate) query: u32,
+    /// The query's id text, filled in by `finish`.
+    pub(crate) query_name: String,
+    pub(crate) doc: Vec<u8>,
+    pub(crate) first: (V, u32),
+    pub(crate) second: (V, u32),
+}
+
+/// Why `finish` failed.
+#[derive(Debug)]
+pub(crate) enum FinishError<V> {
+    Repeat(RepeatError<V>),
+    /// A query has both ranked and scored entries.
+    MixedOrdering {
+        query: String,
+    },
+}
+
+/// The columnar store. See the module docs.
+#[derive(Clone, Debug)]
+pub(crate) struct ListStore<V> {
+    pub(crate) queries: Interner,
+    /// While building, blocks in input order; once finished, one list per
+    /// query, indexed by query id.
+    pub(crate) lists: Vec<List>,
+    pub(crate) bytes: Vec<u8>,
+    /// End of each entry's document id, relative to its list's `byte_start`.
+    pub(crate) ends: Vec<u32>,
+    pub(crate) values: Vec<V>,
+    /// Where each entry came from (line number or push index); dropped once finished.
+    pub(crate) origins: Vec<u32>,
+}
+
+impl<V> Default for ListStore<V> {
+    fn default() -> Self {
+        Self {
+            queries: Interner::new(),
+            lists: Vec::new(),
+            bytes: Vec::new(),
+            ends: Vec::new(),
+            values: Vec::new(),
+            origins: Vec::new(),
+        }
+    }
+}
+
+impl<V: Copy + Send + Sync> ListStore<V> {
+    /// Number of entries.
+    pub(crate) fn num_entries(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Document id of entry `i` of `list`.
+    #[inline]
+    pub(crate) fn doc(&self, list: &List, i: usize) -> &[u8] {
+        let ends = &self.ends[list.start..list.start + list.len];
+        let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+        &self.bytes[list.byte_start + start..list.byte_start + ends[i] as usize]
+    }
+
+    /// Appends one entry.
+    #[inline]
+    pub(crate) fn push(
+        &mut self,
+        query: &[u8],
+        doc: &[u8],
+        value: V,
+        origin: u32,
+        ranked: bool,
+    ) -> Result<(), PushError> {
+        let same_block = match self.lists.last() {
+            Some(last) => last.ranked == ranked && self.queries.resolve(last.query) == query,
+            None => false,
+        };
+        if !same_block {
+            if std::str::from_utf8(query).is_err() {
+                return Err(PushError::QueryNotUtf8);
+            }
+            let query = self.queries.intern(query);
+            self.lists.push(List {
+                query,
+                start: self.values.len(),
+                len: 0,
+                byte_start: self.bytes.len(),
+                ranked,
+            });
+        }
+        let Some(block) = self.lists.last_mut() else {
+            unreachable!("a block was pushed above")
+        };
+        self.bytes.extend_from_slice(doc);
+        let end = u32::try_from(self.bytes.len() - block.byte_start)
+            .map_err(|_| PushError::ListTooLarge)?;
+        self.ends.push(end);
+        self.values.push(value);
+        self.origins.push(origin);
+        block.len += 1;
+        Ok(())
+    }
+
+    /// Moves `other`'s entries after this store's, adding `origin_offset` to
+    /// their origins. A block that continues this store's last query joins it.
+    pub(crate) fn append(&mut self, other: ListStore<V>, origin_offset: u32) {
+        let base_entry = self.values.len();
+        let base_byte = self.bytes.len();
+        let mut continued = None;
+        for (index, block) in other.lists.iter().enumerate() {
+            let query = self.queries.intern(other.queries.resolve(block.query));
+            if index == 0
+                && let Some(last) = self.lists.last_mut()
+                && last.query == query
+                && last.ranked == block.ranked
+            {
+                continued = Some((base_byte - last.byte_start, block.len));
+                last.len += block.len;
+                continue;
+            }
+            self.lists.push(List {
+                query,
+                start: base_entry + block.start,
+                len: block.len,
+                byte_start: base_byte + block.byte_start,
+                ranked: block.ranked,
+            });
+        }
+        self.bytes.extend_from_slice(&other.bytes);
+        let rebased_until = match continued {
+            Some((shift, len)) => {
+                let shift = shift as u32;
+                self.ends
+                    .extend(other.ends[..len].iter().map(|&end| end + shift));
+                len
+            }
+            None => 0,
+        };
+        self.ends.extend_from_slice(&other.ends[rebased_until..]);
+        self.values.extend_from_slice(&other.values);
+        self.origins.extend(
+            other
+                .origins
+                .iter()
+                .map(|&o| o.saturating_add(origin_offset)),
+        );
+    }
+
+    /// Groups each query's entries, resolves repeats and orders every list.
+    /// Afterwards `lists[q]` is query `q`'s list, and origins are dropped.
+    pub(crate) fn finish(
+        mut self,
+        rules: &impl ListRules<V>,
+    ) -> Result<ListStore<V>, FinishError<V>> {
+        if self.lists.len() != self.queries.len() {
+            self.regroup()?;
+        }
+        let errors: Vec<RepeatError<V>> = split_lists(&mut self)
+            .into_par_iter()
+            .map_init(Scratch::default, |scratch, mut list| {
+                scratch.resolve_repeats(&mut list, rules)?;
+                scratch.order(&mut list, rules);
+                Ok(())
+            })
+            .filter_map(Result::err)
+            .collect();
+        if let Some(mut first) = errors.into_iter().min_by_key(|e| (e.second.1, e.query)) {
+            first.query_name = self.query_name(first.query);
+            return Err(FinishError::Repeat(first));
+        }
+        self.origins = Vec::new();
+        Ok(self)
+    }
+
+    /// The text of query `id`.
+    fn query_name(&self, id: u32) -> String {
+        String::from_utf8_lossy(self.queries.resolve(id)).into_owned()
+    }
+
+    /// Makes each query's entries contiguous, in query id order, keeping
+    /// input order within a query.
+    fn regroup(&mut self) -> Result<(), FinishError<V>> {
+        let num_queries = self.queries.len();
+        let mut lists: Vec<Option<List>> = vec![None; num_queries];
+        let mut bytes_per_query = vec![0usize; num_queries];
+        for block in &self.lists {
+            let q = block.query as usize;
+            let block_bytes = if block.len == 0 {
+                0
+            } else {
+                self.ends[block.start + block.len - 1] as usize
+            };
+            bytes_per_query[q] += block_bytes;
+            match &mut lists[q] {
+                Some(list) if list.ranked != block.ranked => {
+                    return Err(FinishError::MixedOrdering {
+                        query: self.query_name(block.query),
+                    });
+                }
+                Some(list) => list.len += block.len,
+                slot @ None => {
+                    *slot = Some(List {
+                        start: 0,
+                        byte_start: 0,
+                        ..*block
+                    });
+                }
+            }
+        }
+        let mut next_entry = 0;
+        let mut next_byte = 0;
+        let mut grouped: Vec<List> = Vec::with_capacity(num_queries);
+        for (list, list_bytes) in lists.into_iter().flatten().zip(&bytes_per_query) {
+            grouped.push(List {
+                start: next_entry,
+                byte_start: next_byte,
+                len: 0,
+                ..list
+            });
+            next_entry += list.len;
+            next_byte += list_bytes;
+        }
+        let mut bytes = vec![0u8; next_byte];
+        let mut ends = vec![0u32; next_entry];
+        let mut values = Vec::with_capacity(next_entry);
+        let mut origins = vec![0u32; next_entry];
+        // Values need an initial element to be placed by index.
+        if let Some(&first) = self.values.first() {
+            values.resize(next_entry, first);
+        }
+        let mut filled_bytes = vec![0usize; num_queries];
+        for block in &self.lists {
+            let target = &mut grouped[block.query as usize];
+            let q_bytes = &mut filled_bytes[block.query as usize];
+            let block_bytes = if block.len == 0 {
+                0
+            } else {
+                self.ends[block.start + block.len - 1] as usize
+            };
+            let dst = target.byte_start + *q_bytes;
+            bytes[dst..dst + block_bytes]
+                .copy_from_slice(&self.bytes[block.byte_start..block.byte_start + block_bytes]);
+            for i in 0..block.len {
+                let to = target.start + target.len + i;
+                ends[to] = (self.ends[block.start + i] as usize + *q_bytes) as u32;
+                values[to] = self.values[block.start + i];
+                origins[to] = self.origins[block.start + i];
+            }
+            target.len += block.len;
+            *q_bytes += block_bytes;
+        }
+        self.lists = grouped;
+        self.bytes = bytes;
+        self.ends = ends;
+        self.values = values;
+        self.origins = origins;
+        Ok(())
+    }
+}
+
+/// One list's slice of every column, for parallel processing.
+struct ListMut<'a, V> {
+    list: &'a mut List,
+    bytes: &'a mut [u8],
+    ends: &'a mut [u32],
+    values: &'a mut [V],
+    origins: &'a mut [u32],
+}
+
+impl<V> ListMut<'_, V> {
+    #[inline]
+    fn doc(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.bytes[start..self.ends[i] as usize]
+    }
+}
+
+/// Splits the columns of a grouped store into one `ListMut` per list.
+fn split_lists<V>(store: &mut ListStore<V>) -> Vec<ListMut<'_, V>> {
+    let total_bytes = store.bytes.len();
+    let starts: Vec<usize> = store.lists.iter().map(|l| l.byte_start).collect();
+    let mut bytes = store.bytes.as_mut_slice();
+    let mut ends = store.ends.as_mut_slice();
+    let mut values = store.values.as_mut_slice();
+    let mut origins = store.origins.as_mut_slice();
+    let mut out = Vec::with_capacity(store.lists.len());
+    let mut consumed_bytes = 0;
+    for (index, list) in store.lists.iter_mut().enumerate() {
+        let byte_end = starts.get(index + 1).copied().unwrap_or(total_bytes);
+        let (b, rest_b) = std::mem::take(&mut bytes).split_at_mut(byte_end - consumed_bytes);
+        consumed_bytes = byte_end;
+        bytes = rest_b;
+        let (e, rest_e) = std::mem::take(&mut ends).split_at_mut(list.len);
+        ends = rest_e;
+        let (v, rest_v) = std::mem::take(&mut values).split_at_mut(list.len);
+        values = rest_v;
+        let (o, rest_o) = std::mem::take(&mut origins).split_at_mut(list.len);
+        origins = rest_o;
+        out.push(ListMut {
+            list,
+            bytes: b,
+            ends: e,
+            values: v,
+            origins: o,
+        });
+    }
+    out
+}
+
+/// Per-thread buffers reused from list to list.
+struct Scratch<V> {
+    table: Vec<u32>,
+    keep: Vec<bool>,
+    perm: Vec<u32>,
+    bytes: Vec<u8>,
+    ends: Vec<u32>,
+    values: Vec<V>,
+    origins: Vec<u32>,
+}
+
+impl<V> Default for Scratch<V> {
+    fn default() -> Self {
+        Self {
+            table: Vec::new(),
+            keep: Vec::new(),
+            perm: Vec::new(),
+            bytes: Vec::new(),
+            ends: Vec::new(),
+            values: Vec::new(),
+            origins: Vec::new(),
+        }
+    }
+}
+
+impl<V: Copy> Scratch<V> {
+    /// Finds documents repeated in the list and drops or refuses them.
+    fn resolve_repeats(
+        &mut self,
+        list: &mut ListMut<'_, V>,
+        rules: &impl ListRules<V>,
+    ) -> Result<(), RepeatError<V>> {
+        let n = list.list.len;
+        if n < 2 {
+            return Ok(());
+        }
+        let capacity = (2 * n).next_power_of_two();
+        let mask = capacity - 1;
+        self.table.clear();
+        self.table.resize(capacity, 0);
+        self.keep.clear();
+        self.keep.resize(n, true);
+        let mut dropped = 0;
+        for i in 0..n {
+            let doc = list.doc(i);
+            let mut slot = hash_bytes(doc) as usize & mask;
+            loop {
+                let occupant = self.table[slot];
+                if occupant == 0 {
+                    self.table[slot] = i as u32 + 1;
+                    break;
+                }
+                let j = occupant as usize - 1;
+                if list.doc(j) == doc {
+                    match rules.on_repeat(list.values[j], list.values[i]) {
+                        Repeat::DropSecond => {
+                            self.keep[i] = false;
+                            dropped += 1;
+                            break;
+                        }
+                        Repeat::Fail => {
+                            return Err(RepeatError {
+                                query: list.list.query,
+                                query_name: String::new(),
+                                doc: doc.to_vec(),
+                                first: (list.values[j], list.origins[j]),
+                                second: (list.values[i], list.origins[i]),
+                            });
+                        }
+                    }
+                }
+                slot = (slot + 1) & mask;
+            }
+        }
+        if dropped > 0 {
+            let mut write = 0;
+            let mut write_byte = 0usize;
+            for read in 0..n {
+                if !self.keep[read] {
+                    continue;
+                }
+                let start = if read == 0 {
+                    0
+                } else {
+                    list.ends[read - 1] as usize
+                };
+                let end = list.ends[read] as usize;
+                list.bytes.copy_within(start..end, write_byte);
+                write_byte += end - start;
+                list.ends[write] = write_byte as u32;
+                list.values[write] = list.values[read];
+                list.origins[write] = list.origins[read];
+                write += 1;
+            }
+            list.list.len = write;
+        }
+        Ok(())
+    }
+
+    /// Puts the list in the order of the rules, unless it already is.
+    fn order(&mut self, list: &mut ListMut<'_, V>, rules: &impl ListRules<V>) {
+        let n = list.list.len;
+        if n < 2 || !rules.sorts(list.list) {
+            return;
+        }
+        let in_order = (1..n).all(|i| {
+            rules.compare(
+                (list.values[i - 1], list.doc(i - 1)),
+                (list.values[i], list.doc(i)),
+            ) != Ordering::Greater
+        });
+        if in_order {
+            return;
+        }
+        self.perm.clear();
+        self.perm.extend(0..n as u32);
+        {
+            let view = &*list;
+            self.perm.sort_unstable_by(|&a, &b| {
+                let (a, b) = (a as usize, b as usize);
+                rules.compare((view.values[a], view.doc(a)), (view.values[b], view.doc(b)))
+            });
+        }
+        self.bytes.clear();
+        self.ends.clear();
+        self.values.clear();
+        self.origins.clear();
+        for &i in &self.perm {
+            let i = i as usize;
+            self.bytes.extend_from_slice(list.doc(i));
+            self.ends.push(self.bytes.len() as u32);
+            self.values.push(list.values[i]);
+            self.origins.push(list.origins[i]);
+        }
+        list.bytes[..self.bytes.len()].copy_from_slice(&self.bytes);
+        list.ends[..n].copy_from_slice(&self.ends);
+        list.values[..n].copy_from_slice(&self.values);
+        list.origins[..n].copy_from_slice(&self.origins);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Orders by value descending, then document descending; refuses repeats.
+    struct Descending;
+    impl ListRules<i32> for Descending {
+        fn on_repeat(&self, first: i32, second: i32) -> Repeat {
+            if first == second {
+                Repeat::DropSecond
+            } else {
+                Repeat::Fail
+            }
+        }
+        fn sorts(&self, list: &List) -> bool {
+            !list.ranked
+        }
+        fn compare(&self, a: (i32, &[u8]), b: (i32, &[u8])) -> Ordering {
+            b.0.cmp(&a.0).then_with(|| b.1.cmp(a.1))
+        }
+    }
+
+    fn contents(store: &ListStore<i32>) -> Vec<(String, Vec<(String, i32)>)> {
+        store
+            .lists
+            .iter()
+            .map(|list| {
+                let query = String::from_utf8_lossy(store.queries.resolve(list.query)).into_owned();
+                let entries = (0..list.len)
+                    .map(|i| {
+                        (
+                            String::from_utf8_lossy(store.doc(list, i)).into_owned(),
+                            store.values[list.start + i],
+                        )
+                    })
+                    .collect();
+                (query, entries)
+            })
+            .collect()
+    }
+
+    fn store_of(lines: &[(&str, &str, i32)]) -> ListStore<i32> {
+        let mut store = ListStore::default();
+        for (origin, (q, d, v)) in lines.iter().enumerate() {
+            store
+                .push(q.as_bytes(), d.as_bytes(), *v, origin as u32 + 1, false)
+                .unwrap();
+        }
+        store
+    }
+
+    fn owned(v: &[(&str, &[(&str, i32)])]) -> Vec<(String, Vec<(String, i32)>)> {
+        v.iter()
+            .map(|(q, e)| {
+                (
+                    q.to_string(),
+                    e.iter().map(|(d, v)| (d.to_string(), *v)).collect(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn orders_each_list_and_drops_identical_repeats() {
+        let store = store_of(&[
+            ("q1", "a", 1),
+            ("q1", "b", 3),
+            ("q1", "a", 1),
+            ("q2", "z", 0),
+        ]);
+        let done = store.finish(&Descending).unwrap();
+        assert_eq!(
+            contents(&done),
+            owned(&[("q1", &[("b", 3), ("a", 1)]), ("q2", &[("z", 0)])])
+        );
+        assert!(done.origins.is_empty());
+    }
+
+    #[test]
+    fn regroups_interleaved_queries_in_input_order() {
+        let store = store_of(&[
+            ("q1", "d10", 2),
+            ("q2", "x", 5),
+            ("q1", "d9", 2),
+            ("q2", "y", 7),
+            ("q1", "d8", 9),
+        ]);
+        let done = store.finish(&Descending).unwrap();
+        assert_eq!(
+            contents(&done),
+            owned(&[
+                ("q1", &[("d8", 9), ("d9", 2), ("d10", 2)]),
+                ("q2", &[("y", 7), ("x", 5)]),
+            ])
+        );
+    }
+
+    #[test]
+    fn refuses_conflicting_repeats_naming_both_origins() {
+        let store = store_of(&[("q1", "a", 1), ("q2", "c", 1), ("q1", "a", 2)]);
+        let Err(FinishError::Repeat(error)) = store.finish(&Descending) else {
+            panic!("a conflicting repeat must fail");
+        };
+        assert_eq!(error.doc, b"a");
+        assert_eq!(error.first, (1, 1));
+        assert_eq!(error.second, (2, 3));
+    }
+
+    #[test]
+    fn append_joins_a_continued_query_and_shifts_origins() {
+        let mut left = store_of(&[("q1", "a", 1), ("q1", "b", 2)]);
+        let right = store_of(&[("q1", "c", 3), ("q2", "d", 4)]);
+        left.append(right, 10);
+        assert_eq!(left.lists.len(), 2);
+        assert_eq!(left.origins, vec![1, 2, 11, 12]);
+        let done = left.finish(&Descending).unwrap();
+        assert_eq!(
+            contents(&done),
+            owned(&[("q1", &[("c", 3), ("b", 2), ("a", 1)]), ("q2", &[("d", 4)])])
+        );
+    }
+
+    #[test]
+    fn mixed_ranked_and_scored_entries_of_one_query_are_refused() {
+        let mut store = ListStore::default();
+        store.push(b"q1", b"a", 1, 1, true).unwrap();
+        store.push(b"q2", b"b", 1, 2, false).unwrap();
+        store.push(b"q1", b"c", 1, 3, false).unwrap();
+        assert!(matches!(
+            store.finish(&Descending),
+            Err(FinishError::MixedOrdering { query }) if query == "q1"
+        ));
+    }
+
+    #[test]
+    fn refuses_non_utf8_query_ids() {
+        let mut store = ListStore::<i32>::default();
+        assert!(matches!(
+            store.push(b"\xff", b"a", 1, 1, false),
+            Err(PushError::QueryNotUtf8)
+        ));
+    }
+}

@@ -1,0 +1,53 @@
+//! The `Metric` trait: one number per judged query.
+
+use std::fmt;
+
+use crate::judge::JudgedRanking;
+use crate::params::Cutoff;
+
+/// One ranking metric, evaluated on one query at a time.
+///
+/// Implementors must write [`name`](Metric::name) and
+/// [`score`](Metric::score); [`depth`](Metric::depth) (default: the whole
+/// list) and [`validate`](Metric::validate) (default: accept) have defaults
+/// worth overriding. A metric is a plain serde struct with
+/// `#[serde(deny_unknown_fields)]`, registered with
+/// [`register_metric!`](crate::register_metric) and tagged with
+/// `#[typetag::serde(name = "...")]` using the same name, so that a TOML
+/// table `{ type = "average_precision", k = 10 }` and the short syntax
+/// `ap@10` both become it.
+///
+/// The engine applies "which queries count" and judges each query once; a
+/// metric is a pure function of the [`JudgedRanking`], and returns 0 when a
+/// denominator is 0.
+#[typetag::serde(tag = "type")]
+pub trait Metric: Send + Sync + fmt::Debug {
+    /// The canonical name: short name, non-default parameters in declaration
+    /// order inside `()`, then `@k` (see [`CanonicalName`](crate::CanonicalName)).
+    /// It must parse back to an equal metric; reports use it as the key.
+    fn name(&self) -> String;
+
+    /// The deepest rank this metric reads; `None` means the whole list. The
+    /// engine judges each query down to the deepest rank of all metrics, so
+    /// a metric must not read below the depth it declares.
+    fn depth(&self) -> Option<Cutoff> {
+        None
+    }
+
+    /// The metric's value for one query. Never fails; 0 when a denominator
+    /// is 0.
+    fn score(&self, query: &JudgedRanking<'_>) -> f64;
+
+    /// Checks the parameters together, before any data is read. Default:
+    /// accept. Each parameter alone is checked by its type at deserialization.
+    fn validate(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Metrics are equal when their canonical names are.
+impl PartialEq for dyn Metric {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}

@@ -1,0 +1,245 @@
+//! Qrels: the graded judgements of documents, per query.
+//!
+//! Each query's judgements are stored in ideal order (grade descending), so
+//! that the ideal grades nDCG needs and the relevant count `|R|` at any
+//! threshold are read off one contiguous slice, and one hash index answers
+//! "what is the grade of this document for this query?".
+
+use std::cmp::Ordering;
+
+use hashbrown::HashTable;
+
+use crate::error::QrelsError;
+use crate::hash::hash_in_list;
+use crate::id::Id;
+use crate::judge::Grade;
+use crate::lists::{FinishError, List, ListRules, ListStore, PushError, Repeat};
+
+/// Judgements per query; built with a [`QrelsBuilder`].
+#[derive(Clone, Debug)]
+pub struct Qrels {
+    store: ListStore<Grade>,
+    /// Entry index of each judgement, hashed by (query, document).
+    index: HashTable<u32>,
+}
+
+/// Collects judgements in any order; [`finish`](QrelsBuilder::finish) checks
+/// and indexes them.
+///
+/// The same judgement given twice is kept once; the same document judged
+/// twice for one query with two grades is an error.
+#[derive(Clone, Debug, Default)]
+pub struct QrelsBuilder {
+    store: ListStore<Grade>,
+    pushed: u32,
+}
+
+impl QrelsBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Judges `doc` with `grade` for `query`.
+    pub fn push(&mut self, query: impl Id, doc: impl Id, grade: i64) -> Result<(), QrelsError> {
+        self.pushed = self.pushed.saturating_add(1);
+        let at = self.pushed;
+        query.with_bytes(|q| doc.with_bytes(|d| self.push_at(q, d, grade, at)))
+    }
+
+    /// [`push`](Self::push) with an explicit position (a line number).
+    #[inline]
+    pub fn push_at(
+        &mut self,
+        query: &[u8],
+        doc: &[u8],
+        grade: i64,
+        at: u32,
+    ) -> Result<(), QrelsError> {
+        let grade = match Grade::try_from(grade) {
+            Ok(g) if g != Grade::MIN => g,
+            _ => return Err(QrelsError::GradeOutOfRange { grade, at }),
+        };
+        self.store
+            .push(query, doc, grade, at, false)
+            .map_err(|e| match e {
+                PushError::QueryNotUtf8 => QrelsError::QueryNotUtf8 { at },
+                PushError::ListTooLarge => QrelsError::ListTooLarge { at },
+            })
+    }
+
+    /// Moves `other`'s judgements after this builder's, adding
+    /// `position_offset` to their positions.
+    pub fn append(&mut self, other: QrelsBuilder, position_offset: u32) {
+        self.pushed = self.pushed.saturating_add(other.pushed);
+        self.store.append(other.store, position_offset);
+    }
+
+    /// Number of judgements pushed so far.
+    pub fn len(&self) -> usize {
+        self.store.num_entries()
+    }
+
+    /// Whether nothing was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.store.num_entries() == 0
+    }
+
+    /// Checks for conflicting grades, orders and indexes the judgements.
+    pub fn finish(self) -> Result<Qrels, QrelsError> {
+        let store = self.store.finish(&QrelsRules).map_err(|e| match e {
+            FinishError::Repeat(e) => QrelsError::ConflictingGrades {
+                query: e.query_name,
+                doc: String::from_utf8_lossy(&e.doc).into_owned(),
+                first_grade: e.first.0,
+                first: e.first.1,
+                second_grade: e.second.0,
+                second: e.second.1,
+            },
+            FinishError::MixedOrdering { .. } => {
+                unreachable!("qrels entries are never pushed as ranked")
+            }
+        })?;
+        let mut index = HashTable::with_capacity(store.num_entries());
+        for (q, list) in store.lists.iter().enumerate() {
+            for i in 0..list.len {
+                let hash = hash_in_list(q as u32, store.doc(list, i));
+                index.insert_unique(hash, (list.start + i) as u32, |_| {
+                    unreachable!("the table never grows: its capacity holds every entry")
+                });
+            }
+        }
+        Ok(Qrels { store, index })
+    }
+}
+
+struct QrelsRules;
+
+impl ListRules<Grade> for QrelsRules {
+    fn on_repeat(&self, first: Grade, second: Grade) -> Repeat {
+        if first == second {
+            Repeat::DropSecond
+        } else {
+            Repeat::Fail
+        }
+    }
+
+    fn sorts(&self, _list: &List) -> bool {
+        true
+    }
+
+    fn compare(&self, a: (Grade, &[u8]), b: (Grade, &[u8])) -> Ordering {
+        b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1))
+    }
+}
+
+impl Qrels {
+    /// Number of queries with at least one judgement.
+    pub fn num_queries(&self) -> usize {
+        self.store.lists.len()
+    }
+
+    /// Number of judgements.
+    pub fn num_judgements(&self) -> usize {
+        self.store.lists.iter().map(|l| l.len).sum()
+    }
+
+    /// The query ids, in order of first appearance.
+    pub fn queries(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.store.lists.len() as u32).map(|q| self.query_name(q))
+    }
+
+    /// The dense index of `query` (position in [`queries`](Self::queries)).
+    pub fn query_index(&self, query: &[u8]) -> Option<u32> {
+        self.store.queries.get(query)
+    }
+
+    /// The id of the query with dense index `index`.
+    pub fn query_name(&self, index: u32) -> &str {
+        std::str::from_utf8(self.store.queries.resolve(index)).unwrap_or("\u{fffd}")
+    }
+
+    /// Every grade judged for the query `index`, in descending order.
+    pub fn ideal_grades(&self, index: u32) -> &[Grade] {
+        let list = &self.store.lists[index as usize];
+        &self.store.values[list.start..list.start + list.len]
+    }
+
+    /// The grade of `doc` for query `index`, if it is judged.
+    #[inline]
+    pub fn grade(&self, index: u32, doc: &[u8]) -> Option<Grade> {
+        let list = &self.store.lists[index as usize];
+        let hash = hash_in_list(index, doc);
+        self.index
+            .find(hash, |&entry| {
+                let entry = entry as usize;
+                entry >= list.start
+                    && entry < list.start + list.len
+                    && self.store.doc(list, entry - list.start) == doc
+            })
+            .map(|&entry| self.store.values[entry as usize])
+    }
+
+    /// The grade of `doc` for `query`, if it is judged.
+    pub fn grade_of(&self, query: impl Id, doc: impl Id) -> Option<Grade> {
+        let index = query.with_bytes(|q| self.query_index(q))?;
+        doc.with_bytes(|d| self.grade(index, d))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grades_are_found_and_ideal_order_is_descending() {
+        let mut b = QrelsBuilder::new();
+        b.push("q1", "a", 1).unwrap();
+        b.push("q2", "a", 3).unwrap();
+        b.push("q1", "b", 2).unwrap();
+        b.push("q1", "c", -1).unwrap();
+        b.push("q1", "d", 0).unwrap();
+        b.push("q1", "b", 2).unwrap();
+        let qrels = b.finish().unwrap();
+        assert_eq!(qrels.num_queries(), 2);
+        assert_eq!(qrels.num_judgements(), 5);
+        assert_eq!(qrels.grade_of("q1", "a"), Some(1));
+        assert_eq!(qrels.grade_of("q2", "a"), Some(3));
+        assert_eq!(qrels.grade_of("q1", "c"), Some(-1));
+        assert_eq!(qrels.grade_of("q2", "b"), None);
+        assert_eq!(qrels.grade_of("q3", "a"), None);
+        let q1 = qrels.query_index(b"q1").unwrap();
+        assert_eq!(qrels.ideal_grades(q1), [2, 1, 0, -1]);
+    }
+
+    #[test]
+    fn two_grades_for_one_judgement_are_refused() {
+        let mut b = QrelsBuilder::new();
+        b.push("q1", "a", 1).unwrap();
+        b.push("q1", "a", 2).unwrap();
+        assert_eq!(
+            b.finish().unwrap_err(),
+            QrelsError::ConflictingGrades {
+                query: "q1".into(),
+                doc: "a".into(),
+                first_grade: 1,
+                first: 1,
+                second_grade: 2,
+                second: 2
+            }
+        );
+    }
+
+    #[test]
+    fn grades_outside_i32_are_refused() {
+        let mut b = QrelsBuilder::new();
+        assert!(matches!(
+            b.push("q", "d", i64::from(i32::MAX) + 1),
+            Err(QrelsError::GradeOutOfRange { .. })
+        ));
+        assert!(matches!(
+            b.push("q", "d", i64::from(i32::MIN)),
+            Err(QrelsError::GradeOutOfRange { .. })
+        ));
+    }
+}

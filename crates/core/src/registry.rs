@@ -1,0 +1,399 @@
+//! The plugin registry: one descriptor per metric and aggregator, collected
+//! with `inventory` from every crate linked into the binary.
+//!
+//! Descriptors hold only `&'static` data and `fn` pointers, so a crate
+//! registers one with [`register_metric!`](crate::register_metric) at
+//! compile time. Listings are sorted by name (inventory's order is
+//! unspecified). Building a plugin by name goes through one path for the
+//! short syntax and TOML: find the descriptor (by name or alias), map
+//! parameter aliases to full names, then deserialize through typetag.
+
+use std::fmt;
+
+use serde::de::value::MapDeserializer;
+use serde::de::{self, Deserialize};
+
+use crate::aggregate::Aggregator;
+use crate::error::{PluginError, PluginKind, RegistryError};
+use crate::metric::Metric;
+use crate::params::ParamValue;
+use crate::syntax::Spec;
+
+/// Where a plugin is registered in source, so a clash can name both places.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// `file!()` of the registration.
+    pub file: &'static str,
+    /// `line!()` of the registration.
+    pub line: u32,
+    /// `module_path!()` of the registration.
+    pub module: &'static str,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{} ({})", self.file, self.line, self.module)
+    }
+}
+
+/// One parameter of a plugin, as `rankeval metrics` and the docs show it.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamDoc {
+    /// The full name, as in TOML and the short syntax.
+    pub name: &'static str,
+    /// A shorter name accepted as well (and used in canonical names).
+    pub alias: Option<&'static str>,
+    /// The default, as text ("none" when unset means something).
+    pub default: &'static str,
+    /// One line: what it does and the values it takes.
+    pub doc: &'static str,
+}
+
+/// The parameter `k`, shared by every metric with a cutoff.
+pub const PARAM_K: ParamDoc = ParamDoc {
+    name: "k",
+    alias: None,
+    default: "none",
+    doc: "cutoff rank: only the top k documents count (a positive integer; none = the whole list)",
+};
+
+/// The parameter `rel`, shared by every metric with a relevance threshold.
+pub const PARAM_REL: ParamDoc = ParamDoc {
+    name: "rel",
+    alias: None,
+    default: "1",
+    doc: "relevance level: a grade of at least rel is relevant (trec_eval -l; the experiment's level when unset)",
+};
+
+/// A registered plugin: a metric (`Descriptor<dyn Metric>`) or an
+/// aggregator (`Descriptor<dyn Aggregator>`).
+pub struct Descriptor<T: ?Sized + 'static> {
+    /// The TOML `type`, snake_case; the same string as the typetag name.
+    pub name: &'static str,
+    /// Other names accepted on the command line and in TOML.
+    pub aliases: &'static [&'static str],
+    /// One line of 79 columns or less.
+    pub summary: &'static str,
+    /// Every parameter, in declaration order.
+    pub params: &'static [ParamDoc],
+    /// An instance with typical, non-default parameters.
+    pub example: fn() -> Box<T>,
+    /// Where it is registered (filled in by the registration macros).
+    pub defined_at: Location,
+}
+
+impl<T: ?Sized> fmt::Debug for Descriptor<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Descriptor")
+            .field("name", &self.name)
+            .field("aliases", &self.aliases)
+            .field("defined_at", &self.defined_at)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A metric's descriptor.
+pub type MetricDescriptor = Descriptor<dyn Metric>;
+/// An aggregator's descriptor.
+pub type AggregatorDescriptor = Descriptor<dyn Aggregator>;
+
+inventory::collect!(MetricDescriptor);
+inventory::collect!(AggregatorDescriptor);
+
+/// The trait objects that have a registry: `dyn Metric` and
+/// `dyn Aggregator`. Not for implementing outside this crate.
+pub trait Plugin: sealed::Sealed + 'static {
+    /// Metric or aggregator.
+    const KIND: PluginKind;
+    /// Every registered descriptor, in no particular order.
+    fn registered() -> Vec<&'static Descriptor<Self>>;
+    /// Deserializes through typetag from `type` and parameter pairs.
+    #[doc(hidden)]
+    fn deserialize_pairs(pairs: Vec<(String, ParamValue)>) -> Result<Box<Self>, de::value::Error>;
+    /// Runs the plugin's own cross-parameter checks.
+    #[doc(hidden)]
+    fn check(plugin: &Self) -> Result<(), String>;
+    /// The plugin's canonical name.
+    #[doc(hidden)]
+    fn canonical_name(plugin: &Self) -> String;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for dyn super::Metric {}
+    impl Sealed for dyn super::Aggregator {}
+}
+
+impl Plugin for dyn Metric {
+    const KIND: PluginKind = PluginKind::Metric;
+    fn registered() -> Vec<&'static Descriptor<Self>> {
+        inventory::iter::<MetricDescriptor>.into_iter().collect()
+    }
+    fn deserialize_pairs(pairs: Vec<(String, ParamValue)>) -> Result<Box<Self>, de::value::Error> {
+        Box::<dyn Metric>::deserialize(MapDeserializer::new(pairs.into_iter()))
+    }
+    fn check(plugin: &Self) -> Result<(), String> {
+        plugin.validate()
+    }
+    fn canonical_name(plugin: &Self) -> String {
+        plugin.name()
+    }
+}
+
+impl Plugin for dyn Aggregator {
+    const KIND: PluginKind = PluginKind::Aggregator;
+    fn registered() -> Vec<&'static Descriptor<Self>> {
+        inventory::iter::<AggregatorDescriptor>
+            .into_iter()
+            .collect()
+    }
+    fn deserialize_pairs(pairs: Vec<(String, ParamValue)>) -> Result<Box<Self>, de::value::Error> {
+        Box::<dyn Aggregator>::deserialize(MapDeserializer::new(pairs.into_iter()))
+    }
+    fn check(plugin: &Self) -> Result<(), String> {
+        plugin.validate()
+    }
+    fn canonical_name(plugin: &Self) -> String {
+        plugin.name()
+    }
+}
+
+/// Every registered descriptor of a kind, sorted by name.
+pub fn descriptors<T: Plugin + ?Sized>() -> Vec<&'static Descriptor<T>> {
+    let mut all = T::registered();
+    all.sort_by_key(|d| (d.name, d.defined_at.file, d.defined_at.line));
+    all
+}
+
+/// Every registered metric, sorted by name.
+pub fn metrics() -> Vec<&'static MetricDescriptor> {
+    descriptors::<dyn Metric>()
+}
+
+/// Every registered aggregator, sorted by name.
+pub fn aggregators() -> Vec<&'static AggregatorDescriptor> {
+    descriptors::<dyn Aggregator>()
+}
+
+/// The descriptor named `name` (or with `name` as an alias), case-insensitive.
+pub fn find<T: Plugin + ?Sized>(name: &str) -> Result<&'static Descriptor<T>, PluginError> {
+    let wanted = name.to_ascii_lowercase();
+    let all = descriptors::<T>();
+    if let Some(found) = all
+        .iter()
+        .find(|d| d.name == wanted || d.aliases.contains(&wanted.as_str()))
+    {
+        return Ok(found);
+    }
+    let candidates = all
+        .iter()
+        .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()));
+    Err(PluginError::Unknown {
+        kind: T::KIND,
+        name: name.to_owned(),
+        suggestions: close_names(&wanted, candidates),
+    })
+}
+
+/// Builds a plugin from its name and `(parameter, value)` pairs, as a TOML
+/// table or the short syntax gives them. Parameter names may be aliases.
+pub fn build<T: Plugin + ?Sized>(
+    name: &str,
+    params: Vec<(String, ParamValue)>,
+) -> Result<Box<T>, PluginError> {
+    let descriptor = find::<T>(name)?;
+    let mut resolved: Vec<(&'static str, ParamValue)> = Vec::with_capacity(params.len());
+    for (key, value) in params {
+        let wanted = key.to_ascii_lowercase();
+        let Some(doc) = descriptor
+            .params
+            .iter()
+            .find(|p| p.name == wanted || p.alias == Some(wanted.as_str()))
+        else {
+            let candidates = descriptor
+                .params
+                .iter()
+                .flat_map(|p| std::iter::once(p.name).chain(p.alias));
+            return Err(PluginError::UnknownParam {
+                kind: T::KIND,
+                plugin: descriptor.name,
+                param: key,
+                suggestions: close_names(&wanted, candidates),
+                known: descriptor.params.iter().map(|p| p.name).collect(),
+            });
+        };
+        if resolved.iter().any(|(name, _)| *name == doc.name) {
+            return Err(PluginError::RepeatedParam {
+                kind: T::KIND,
+                plugin: descriptor.name,
+                param: doc.name,
+            });
+        }
+        resolved.push((doc.name, value));
+    }
+    let pairs = |only: Option<usize>| {
+        let mut pairs = vec![(
+            "type".to_owned(),
+            ParamValue::String(descriptor.name.to_owned()),
+        )];
+        pairs.extend(
+            resolved
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| only.is_none_or(|o| o == *i))
+                .map(|(_, (k, v))| ((*k).to_owned(), v.clone())),
+        );
+        pairs
+    };
+    match T::deserialize_pairs(pairs(None)) {
+        Ok(plugin) => {
+            T::check(&plugin).map_err(|reason| PluginError::Invalid {
+                kind: T::KIND,
+                plugin: descriptor.name,
+                reason,
+            })?;
+            Ok(plugin)
+        }
+        Err(error) => {
+            // Find the parameter at fault by trying each one alone.
+            for (index, (param, _)) in resolved.iter().enumerate() {
+                if let Err(alone) = T::deserialize_pairs(pairs(Some(index))) {
+                    let reason = alone.to_string();
+                    if !reason.starts_with("missing field") {
+                        return Err(PluginError::InvalidParam {
+                            kind: T::KIND,
+                            plugin: descriptor.name,
+                            param,
+                            reason: reason.trim_end().to_owned(),
+                        });
+                    }
+                }
+            }
+            Err(PluginError::Invalid {
+                kind: T::KIND,
+                plugin: descriptor.name,
+                reason: error.to_string().trim_end().to_owned(),
+            })
+        }
+    }
+}
+
+/// Parses the short syntax (`ap(norm=truncated)@10`) and builds the plugin.
+pub fn parse<T: Plugin + ?Sized>(spec: &str) -> Result<Box<T>, PluginError> {
+    let Spec { name, params } = Spec::parse(spec)?;
+    build::<T>(&name, params)
+}
+
+/// Builds a metric from the short syntax, e.g. `ap(norm=truncated)@10`.
+pub fn parse_metric(spec: &str) -> Result<Box<dyn Metric>, PluginError> {
+    parse::<dyn Metric>(spec)
+}
+
+/// Builds an aggregator from the short syntax, e.g. `mean`.
+pub fn parse_aggregator(spec: &str) -> Result<Box<dyn Aggregator>, PluginError> {
+    parse::<dyn Aggregator>(spec)
+}
+
+/// Registered names within a small edit distance of `wanted`, best first.
+fn close_names<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut scored: Vec<(f64, &str)> = candidates
+        .filter_map(|c| {
+            let similarity = strsim::normalized_damerau_levenshtein(wanted, c);
+            let prefix = c.starts_with(wanted) && wanted.len() >= 2;
+            (similarity >= 0.6 || prefix || strsim::damerau_levenshtein(wanted, c) <= 1)
+                .then_some((if prefix { similarity + 1.0 } else { similarity }, c))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    scored.dedup_by_key(|(_, c)| *c);
+    scored.into_iter().take(3).map(|(_, c)| c).collect()
+}
+
+/// Checks the registry's invariants for both kinds: names and aliases
+/// unique, snake_case, summaries of one line of 79 columns or less,
+/// parameter names unique. Typetag notices duplicate names only when it
+/// deserializes, so binaries and tests call this up front.
+pub fn check() -> Result<(), RegistryError> {
+    check_kind::<dyn Metric>()?;
+    check_kind::<dyn Aggregator>()
+}
+
+fn check_kind<T: Plugin + ?Sized>() -> Result<(), RegistryError> {
+    let all = descriptors::<T>();
+    let mut seen: Vec<(&'static str, Location)> = Vec::new();
+    for d in &all {
+        let malformed = |problem: String| RegistryError::Malformed {
+            kind: T::KIND,
+            name: d.name,
+            at: d.defined_at,
+            problem,
+        };
+        for name in std::iter::once(d.name).chain(d.aliases.iter().copied()) {
+            if !is_snake_case(name) {
+                return Err(malformed(format!("`{name}` is not snake_case")));
+            }
+            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+                return Err(RegistryError::Duplicate {
+                    kind: T::KIND,
+                    name,
+                    first: *first,
+                    second: d.defined_at,
+                });
+            }
+            seen.push((name, d.defined_at));
+        }
+        if d.summary.is_empty() || d.summary.contains('\n') || d.summary.chars().count() > 79 {
+            return Err(malformed(
+                "the summary must be one line of 1 to 79 columns".into(),
+            ));
+        }
+        let mut params: Vec<&str> = Vec::new();
+        for p in d.params {
+            for name in std::iter::once(p.name).chain(p.alias) {
+                if !is_snake_case(name) || name == "type" || params.contains(&name) {
+                    return Err(malformed(format!(
+                        "parameter name `{name}` is repeated, reserved or not snake_case"
+                    )));
+                }
+                params.push(name);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn is_snake_case(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn close_names_prefers_prefixes_and_small_edits() {
+        let names = [
+            "precision",
+            "recall",
+            "reciprocal_rank",
+            "p",
+            "average_precision",
+            "ap",
+        ];
+        assert_eq!(close_names("precison", names.into_iter()), ["precision"]);
+        assert_eq!(close_names("reci", names.into_iter())[0], "reciprocal_rank");
+        assert!(close_names("zzzzzz", names.into_iter()).is_empty());
+    }
+
+    #[test]
+    fn snake_case() {
+        assert!(is_snake_case("hit_rate"));
+        assert!(is_snake_case("p"));
+        assert!(!is_snake_case("HitRate"));
+        assert!(!is_snake_case("_x"));
+        assert!(!is_snake_case("a-b"));
+    }
+}

@@ -1,0 +1,352 @@
+//! Runs: one ranked list of documents per query.
+//!
+//! The ordering rule of the spec is applied once, when a run is finished:
+//! entries with scores are ordered by score descending (compared as `f64`,
+//! with `-0.0 == 0.0`), ties broken by document id descending in byte order
+//! (`d9` before `d10`), as trec_eval 10 does; lists given already ranked keep
+//! their order.
+
+use std::cmp::Ordering;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::RunError;
+use crate::id::Id;
+use crate::lists::{FinishError, List, ListRules, ListStore, PushError, Repeat};
+
+/// What to do with a document that appears twice in one query's list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Duplicates {
+    /// Refuse the run, naming both positions (the default).
+    #[default]
+    Error,
+    /// Keep the first occurrence in input order and drop the others.
+    First,
+}
+
+/// Ranked lists of documents, one per query; built with a [`RunBuilder`].
+#[derive(Clone, Debug)]
+pub struct Run {
+    store: ListStore<f64>,
+}
+
+/// Collects a run's entries in any order, then orders them with
+/// [`finish`](RunBuilder::finish).
+///
+/// The `*_at` methods take the entry's position (a line number) so that
+/// errors can point at it; the others number entries 1, 2, 3... in push order.
+#[derive(Clone, Debug, Default)]
+pub struct RunBuilder {
+    store: ListStore<f64>,
+    pushed: u32,
+}
+
+impl RunBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `doc` with `score` to the list of `query`.
+    pub fn push_scored(
+        &mut self,
+        query: impl Id,
+        doc: impl Id,
+        score: f64,
+    ) -> Result<(), RunError> {
+        self.pushed = self.pushed.saturating_add(1);
+        let at = self.pushed;
+        query.with_bytes(|q| doc.with_bytes(|d| self.push_scored_at(q, d, score, at)))
+    }
+
+    /// Adds `doc` after the documents already given for `query`, for lists
+    /// that are ranked already (no scores).
+    pub fn push_ranked(&mut self, query: impl Id, doc: impl Id) -> Result<(), RunError> {
+        self.pushed = self.pushed.saturating_add(1);
+        let at = self.pushed;
+        query.with_bytes(|q| doc.with_bytes(|d| self.push_ranked_at(q, d, at)))
+    }
+
+    /// Adds a whole ranked list for `query`, best first.
+    pub fn push_list<D: Id>(
+        &mut self,
+        query: impl Id,
+        docs: impl IntoIterator<Item = D>,
+    ) -> Result<(), RunError> {
+        query.with_bytes(|q| {
+            docs.into_iter().try_for_each(|doc| {
+                self.pushed = self.pushed.saturating_add(1);
+                let at = self.pushed;
+                doc.with_bytes(|d| self.push_ranked_at(q, d, at))
+            })
+        })
+    }
+
+    /// [`push_scored`](Self::push_scored) with an explicit position.
+    #[inline]
+    pub fn push_scored_at(
+        &mut self,
+        query: &[u8],
+        doc: &[u8],
+        score: f64,
+        at: u32,
+    ) -> Result<(), RunError> {
+        if score.is_nan() {
+            return Err(RunError::NanScore {
+                query: String::from_utf8_lossy(query).into_owned(),
+                doc: String::from_utf8_lossy(doc).into_owned(),
+                at,
+            });
+        }
+        self.store
+            .push(query, doc, score, at, false)
+            .map_err(|e| push_error(e, at))
+    }
+
+    /// [`push_ranked`](Self::push_ranked) with an explicit position.
+    #[inline]
+    pub fn push_ranked_at(&mut self, query: &[u8], doc: &[u8], at: u32) -> Result<(), RunError> {
+        self.store
+            .push(query, doc, f64::NAN, at, true)
+            .map_err(|e| push_error(e, at))
+    }
+
+    /// Moves `other`'s entries after this builder's, adding `position_offset`
+    /// to their positions (used to join chunks of a file parsed in parallel).
+    pub fn append(&mut self, other: RunBuilder, position_offset: u32) {
+        self.pushed = self.pushed.saturating_add(other.pushed);
+        self.store.append(other.store, position_offset);
+    }
+
+    /// Number of entries pushed so far.
+    pub fn len(&self) -> usize {
+        self.store.num_entries()
+    }
+
+    /// Whether nothing was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.store.num_entries() == 0
+    }
+
+    /// Groups entries by query, applies `duplicates`, and orders every list.
+    pub fn finish(self, duplicates: Duplicates) -> Result<Run, RunError> {
+        let rules = RunRules { duplicates };
+        match self.store.finish(&rules) {
+            Ok(store) => Ok(Run { store }),
+            Err(FinishError::Repeat(e)) => Err(RunError::DuplicateDoc {
+                query: e.query_name,
+                doc: String::from_utf8_lossy(&e.doc).into_owned(),
+                first: e.first.1,
+                second: e.second.1,
+            }),
+            Err(FinishError::MixedOrdering { query }) => Err(RunError::MixedOrdering { query }),
+        }
+    }
+}
+
+fn push_error(error: PushError, at: u32) -> RunError {
+    match error {
+        PushError::QueryNotUtf8 => RunError::QueryNotUtf8 { at },
+        PushError::ListTooLarge => RunError::ListTooLarge { at },
+    }
+}
+
+struct RunRules {
+    duplicates: Duplicates,
+}
+
+impl ListRules<f64> for RunRules {
+    fn on_repeat(&self, _first: f64, _second: f64) -> Repeat {
+        match self.duplicates {
+            Duplicates::Error => Repeat::Fail,
+            Duplicates::First => Repeat::DropSecond,
+        }
+    }
+
+    fn sorts(&self, list: &List) -> bool {
+        !list.ranked
+    }
+
+    fn compare(&self, a: (f64, &[u8]), b: (f64, &[u8])) -> Ordering {
+        compare_scored(a, b)
+    }
+}
+
+/// The spec's order of two scored entries: score descending (`-0.0 == 0.0`),
+/// then document id descending in byte order.
+pub fn compare_scored(a: (f64, &[u8]), b: (f64, &[u8])) -> Ordering {
+    b.0.partial_cmp(&a.0)
+        .unwrap_or(Ordering::Equal)
+        .then_with(|| b.1.cmp(a.1))
+}
+
+impl Run {
+    /// Number of queries with a list.
+    pub fn num_queries(&self) -> usize {
+        self.store.lists.len()
+    }
+
+    /// Number of entries over all lists.
+    pub fn num_entries(&self) -> usize {
+        self.store.lists.iter().map(|l| l.len).sum()
+    }
+
+    /// The query ids, in order of first appearance.
+    pub fn queries(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.store.lists.len() as u32).map(|q| self.query_name(q))
+    }
+
+    /// The ranked list of `query`, if the run has one.
+    pub fn list(&self, query: impl Id) -> Option<RankedList<'_>> {
+        query
+            .with_bytes(|q| self.store.queries.get(q))
+            .map(|q| self.list_at(q))
+    }
+
+    /// The dense index of `query` in this run (position in [`queries`](Self::queries)).
+    pub fn query_index(&self, query: &[u8]) -> Option<u32> {
+        self.store.queries.get(query)
+    }
+
+    /// The ranked list of the query with dense index `index`.
+    ///
+    /// # Panics
+    /// If `index >= self.num_queries()`.
+    pub fn list_at(&self, index: u32) -> RankedList<'_> {
+        RankedList {
+            store: &self.store,
+            list: self.store.lists[index as usize],
+        }
+    }
+
+    /// The id of the query with dense index `index`.
+    pub fn query_name(&self, index: u32) -> &str {
+        std::str::from_utf8(self.store.queries.resolve(index)).unwrap_or("\u{fffd}")
+    }
+}
+
+/// One query's documents, best first.
+#[derive(Clone, Copy, Debug)]
+pub struct RankedList<'a> {
+    store: &'a ListStore<f64>,
+    list: List,
+}
+
+impl<'a> RankedList<'a> {
+    /// Number of documents retrieved.
+    pub fn len(&self) -> usize {
+        self.list.len
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.list.len == 0
+    }
+
+    /// The document at 0-based position `i`.
+    #[inline]
+    pub fn doc(&self, i: usize) -> &'a [u8] {
+        self.store.doc(&self.list, i)
+    }
+
+    /// The documents, best first.
+    pub fn docs(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + 'a {
+        let (store, list) = (self.store, self.list);
+        (0..list.len).map(move |i| store.doc(&list, i))
+    }
+
+    /// The score of the document at position `i`, or `None` for lists given
+    /// already ranked.
+    pub fn score(&self, i: usize) -> Option<f64> {
+        (!self.list.ranked).then(|| self.store.values[self.list.start + i])
+    }
+
+    /// Whether the list was given already ranked rather than scored.
+    pub fn is_ranked_as_given(&self) -> bool {
+        self.list.ranked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn docs(run: &Run, query: &str) -> Vec<String> {
+        run.list(query)
+            .unwrap()
+            .docs()
+            .map(|d| String::from_utf8_lossy(d).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn scored_lists_follow_score_then_doc_id_descending() {
+        let mut b = RunBuilder::new();
+        for (doc, score) in [
+            ("d10", 1.0),
+            ("d9", 1.0),
+            ("a", 2.0),
+            ("z", -0.0),
+            ("y", 0.0),
+        ] {
+            b.push_scored("q", doc, score).unwrap();
+        }
+        let run = b.finish(Duplicates::Error).unwrap();
+        // -0.0 == 0.0, so z and y tie and z (greater bytes) comes first.
+        assert_eq!(docs(&run, "q"), ["a", "d9", "d10", "z", "y"]);
+    }
+
+    #[test]
+    fn scores_compare_as_f64_not_f32() {
+        let mut b = RunBuilder::new();
+        b.push_scored("q", "a", 1.000_000_01).unwrap();
+        b.push_scored("q", "b", 1.000_000_02).unwrap();
+        let run = b.finish(Duplicates::Error).unwrap();
+        assert_eq!(docs(&run, "q"), ["b", "a"]);
+    }
+
+    #[test]
+    fn ranked_lists_keep_their_order() {
+        let mut b = RunBuilder::new();
+        b.push_list("u1", ["C", "A", "B"]).unwrap();
+        b.push_list(7, [3, 1]).unwrap();
+        let run = b.finish(Duplicates::Error).unwrap();
+        assert_eq!(docs(&run, "u1"), ["C", "A", "B"]);
+        assert_eq!(docs(&run, "7"), ["3", "1"]);
+        assert!(run.list("u1").unwrap().is_ranked_as_given());
+        assert_eq!(run.list("u1").unwrap().score(0), None);
+    }
+
+    #[test]
+    fn duplicates_are_refused_or_the_first_kept() {
+        let build = || {
+            let mut b = RunBuilder::new();
+            b.push_scored("q", "a", 1.0).unwrap();
+            b.push_scored("q", "b", 3.0).unwrap();
+            b.push_scored("q", "a", 5.0).unwrap();
+            b
+        };
+        assert_eq!(
+            build().finish(Duplicates::Error).unwrap_err(),
+            RunError::DuplicateDoc {
+                query: "q".into(),
+                doc: "a".into(),
+                first: 1,
+                second: 3
+            }
+        );
+        let run = build().finish(Duplicates::First).unwrap();
+        assert_eq!(docs(&run, "q"), ["b", "a"]);
+        assert_eq!(run.list("q").unwrap().score(1), Some(1.0));
+    }
+
+    #[test]
+    fn nan_scores_are_refused() {
+        let mut b = RunBuilder::new();
+        assert!(matches!(
+            b.push_scored("q", "a", f64::NAN),
+            Err(RunError::NanScore { at: 1, .. })
+        ));
+    }
+}

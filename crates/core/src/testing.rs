@@ -1,0 +1,165 @@
+//! Helpers for testing metrics and plugin crates (feature `testing`).
+//!
+//! Build a judged ranking from a pattern and score a metric on it, without
+//! files or an engine; check that every registered plugin round-trips
+//! through its canonical name.
+
+use crate::aggregate::Aggregator;
+use crate::judge::{Grade, JudgedRanking, Judgement};
+use crate::metric::Metric;
+use crate::params::{ParamValue, RelevanceLevel};
+use crate::registry::{self, Descriptor, Plugin};
+
+/// A judged ranking that owns its buffers; [`view`](Self::view) lends it to
+/// a metric.
+#[derive(Clone, Debug)]
+pub struct OwnedJudged {
+    ranked: Vec<Judgement>,
+    ideal: Vec<Grade>,
+    level: RelevanceLevel,
+}
+
+impl OwnedJudged {
+    /// The ranking as metrics see it.
+    pub fn view(&self) -> JudgedRanking<'_> {
+        JudgedRanking::new(&self.ranked, self.ranked.len(), &self.ideal, self.level)
+    }
+
+    /// Sets the experiment's relevance level (default 1).
+    pub fn with_level(mut self, level: i32) -> Self {
+        self.level = RelevanceLevel::new(level).unwrap_or_default();
+        self
+    }
+
+    /// Scores `metric` on this ranking.
+    pub fn score(&self, metric: &dyn Metric) -> f64 {
+        metric.score(&self.view())
+    }
+}
+
+/// A ranking from a pattern, one character per rank, best first:
+/// `0`-`9` a judged grade, `-` grade -1, `.` a document the qrels do not
+/// mention; spaces are ignored. `unretrieved` are the grades of judged
+/// documents that are not in the ranking.
+///
+/// # Panics
+/// On any other character.
+pub fn judged(pattern: &str, unretrieved: &[Grade]) -> OwnedJudged {
+    let ranked: Vec<Judgement> = pattern
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| match c {
+            '.' => Judgement::UNJUDGED,
+            '-' => Judgement::judged(-1),
+            d => match d.to_digit(10) {
+                Some(g) => Judgement::judged(g as Grade),
+                None => panic!("unexpected character {c:?} in pattern {pattern:?}"),
+            },
+        })
+        .collect();
+    let mut ideal: Vec<Grade> = ranked
+        .iter()
+        .filter(|j| j.is_judged())
+        .map(|j| j.grade())
+        .chain(unretrieved.iter().copied())
+        .collect();
+    ideal.sort_unstable_by(|a, b| b.cmp(a));
+    OwnedJudged {
+        ranked,
+        ideal,
+        level: RelevanceLevel::DEFAULT,
+    }
+}
+
+/// A binary ranking (`1` relevant, `0` judged non-relevant) where `|R|` is
+/// `num_relevant`: relevant documents not in the ranking are added to the
+/// qrels.
+///
+/// # Panics
+/// If the pattern holds more relevant documents than `num_relevant`.
+pub fn binary(pattern: &str, num_relevant: usize) -> OwnedJudged {
+    let retrieved = pattern.chars().filter(|&c| c == '1').count();
+    assert!(
+        retrieved <= num_relevant,
+        "{pattern:?} has more than {num_relevant} relevant"
+    );
+    judged(pattern, &vec![1; num_relevant - retrieved])
+}
+
+/// Checks every registered metric and aggregator: its example serializes
+/// with `type` equal to its registered name, deserializes back to the same
+/// canonical name, and its canonical name parses back to an equal plugin.
+/// Returns every failure, one per line.
+pub fn check_round_trips() -> Result<(), String> {
+    let mut failures = Vec::new();
+    round_trips::<dyn Metric>(&mut failures, |m| serde_json::to_value(m), |m| m.name());
+    round_trips::<dyn Aggregator>(&mut failures, |a| serde_json::to_value(a), |a| a.name());
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n"))
+    }
+}
+
+fn round_trips<T: Plugin + ?Sized>(
+    failures: &mut Vec<String>,
+    to_json: impl Fn(&T) -> serde_json::Result<serde_json::Value>,
+    name_of: impl Fn(&T) -> String,
+) {
+    for d in registry::descriptors::<T>() {
+        if let Err(problem) = round_trip(d, &to_json, &name_of) {
+            failures.push(format!("`{}` ({}): {problem}", d.name, d.defined_at));
+        }
+    }
+}
+
+fn round_trip<T: Plugin + ?Sized>(
+    d: &Descriptor<T>,
+    to_json: &impl Fn(&T) -> serde_json::Result<serde_json::Value>,
+    name_of: &impl Fn(&T) -> String,
+) -> Result<(), String> {
+    let example = (d.example)();
+    let name = name_of(&example);
+    let json = to_json(&example).map_err(|e| format!("does not serialize: {e}"))?;
+    let serde_json::Value::Object(map) = &json else {
+        return Err(format!("serializes to {json}, not an object"));
+    };
+    if map.get("type").and_then(|t| t.as_str()) != Some(d.name) {
+        return Err(format!(
+            "serializes with type {:?}, not {:?}",
+            map.get("type"),
+            d.name
+        ));
+    }
+    let params = map
+        .iter()
+        .filter(|(k, _)| k.as_str() != "type")
+        .map(|(k, v)| Ok((k.clone(), json_param(v)?)))
+        .collect::<Result<Vec<_>, String>>()?;
+    let rebuilt = registry::build::<T>(d.name, params)
+        .map_err(|e| format!("its serialized parameters do not build: {e}"))?;
+    let rebuilt_json = to_json(&rebuilt).map_err(|e| e.to_string())?;
+    if rebuilt_json != json || name_of(&rebuilt) != name {
+        return Err(format!("{json} came back as {rebuilt_json}"));
+    }
+    let parsed = registry::parse::<T>(&name)
+        .map_err(|e| format!("its canonical name `{name}` does not parse: {e}"))?;
+    let parsed_json = to_json(&parsed).map_err(|e| e.to_string())?;
+    if parsed_json != json || name_of(&parsed) != name {
+        return Err(format!("`{name}` parses to {parsed_json}, not {json}"));
+    }
+    Ok(())
+}
+
+fn json_param(value: &serde_json::Value) -> Result<ParamValue, String> {
+    match value {
+        serde_json::Value::Bool(b) => Ok(ParamValue::Bool(*b)),
+        serde_json::Value::Number(n) => n
+            .as_i64()
+            .map(ParamValue::Integer)
+            .or_else(|| n.as_f64().map(ParamValue::Float))
+            .ok_or_else(|| format!("number {n} is out of range")),
+        serde_json::Value::String(s) => Ok(ParamValue::String(s.clone())),
+        other => Err(format!("parameter value {other} is not a scalar")),
+    }
+}
