@@ -67,8 +67,8 @@ pub enum PluginError {
     },
     /// The plugin has no parameter of this name.
     #[error(
-        "{kind} `{plugin}` has no parameter `{param}`{}; its parameters are: {}",
-        suggest(suggestions),
+        "{kind} `{plugin}` has no parameter `{param}`{}; its parameters: {}",
+        suggest_in_parens(suggestions),
         list_or_none(known)
     )]
     UnknownParam {
@@ -141,6 +141,13 @@ fn suggest(suggestions: &[&str]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+    }
+}
+
+fn suggest_in_parens(suggestions: &[&str]) -> String {
+    match suggest(suggestions).strip_prefix("; ") {
+        Some(text) => format!(" ({text})"),
+        None => String::new(),
     }
 }
 

@@ -1,0 +1,52 @@
+//! The arithmetic mean over the evaluated queries: MAP is the mean of AP.
+
+use rankeval_core::Aggregator;
+use serde::{Deserialize, Serialize};
+
+/// The mean of `values`, summed in order; NaN when there are none.
+///
+/// ```
+/// use rankeval_metrics::aggregators::mean::mean;
+/// // Spec vectors a and b: MAP@5 truncated.
+/// assert_eq!(mean(&[1.0 / 3.0, 0.65 / 3.0]), (1.0 / 3.0 + 0.65 / 3.0) / 2.0);
+/// ```
+pub fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+/// The `mean` aggregator (alias `avg`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mean {}
+
+#[typetag::serde(name = "mean")]
+impl Aggregator for Mean {
+    fn name(&self) -> String {
+        "mean".to_owned()
+    }
+    fn aggregate(&self, per_query: &[f64]) -> f64 {
+        mean(per_query)
+    }
+}
+
+rankeval_core::register_aggregator! {
+    name: "mean",
+    aliases: &["avg"],
+    summary: "arithmetic mean over the evaluated queries",
+    params: &[],
+    example: || Box::new(Mean {}),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_of_values_and_of_nothing() {
+        assert_eq!(mean(&[0.5, 1.0, 0.0]), 1.5 / 3.0);
+        assert!(mean(&[]).is_nan());
+    }
+}

@@ -1,0 +1,83 @@
+//! Hit rate@k: 1 if any relevant document is in the top k, else 0
+//! (trec_eval `success_k`).
+
+use rankeval_core::registry::{PARAM_K, PARAM_REL};
+use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
+use serde::{Deserialize, Serialize};
+
+use crate::common::is_none;
+
+/// Hit rate of one query.
+///
+/// # Example
+/// ```
+/// use rankeval_metrics::hit_rate::hit_rate;
+/// use rankeval_core::{testing, Cutoff};
+/// let q = testing::binary("0 0 1", 1);
+/// assert_eq!(hit_rate(&q.view(), Cutoff::new(2), 1), 0.0);
+/// assert_eq!(hit_rate(&q.view(), Cutoff::new(3), 1), 1.0);
+/// ```
+pub fn hit_rate(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
+    if q.top(k).iter().any(|j| j.is_relevant(level)) {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// The `hit_rate` metric (alias `success`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HitRate {
+    /// Cutoff; `None` = the whole list.
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub k: Option<Cutoff>,
+    /// Relevance level; `None` = the experiment's.
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub rel: Option<RelevanceLevel>,
+}
+
+#[typetag::serde(name = "hit_rate")]
+impl Metric for HitRate {
+    fn name(&self) -> String {
+        CanonicalName::new("hit_rate")
+            .param_if_set("rel", self.rel)
+            .cutoff(self.k)
+    }
+    fn depth(&self) -> Option<Cutoff> {
+        self.k
+    }
+    fn score(&self, q: &JudgedRanking<'_>) -> f64 {
+        hit_rate(q, self.k, q.level(self.rel))
+    }
+}
+
+rankeval_core::register_metric! {
+    name: "hit_rate",
+    aliases: &["success"],
+    summary: "1 if a relevant document is in the top k, else 0",
+    params: &[PARAM_K, PARAM_REL],
+    example: || Box::new(HitRate { k: Cutoff::new(10), rel: RelevanceLevel::new(3) }),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rankeval_core::testing::binary;
+
+    #[test]
+    fn any_relevant_in_the_top_k() {
+        assert_eq!(hit_rate(&binary("000", 1).view(), None, 1), 0.0);
+        assert_eq!(hit_rate(&binary("0001", 1).view(), None, 1), 1.0);
+        assert_eq!(hit_rate(&binary("", 1).view(), Cutoff::new(1), 1), 0.0);
+    }
+
+    #[test]
+    fn canonical_name() {
+        let m = HitRate {
+            k: Cutoff::new(5),
+            rel: None,
+        };
+        assert_eq!(m.name(), "hit_rate@5");
+    }
+}

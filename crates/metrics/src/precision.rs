@@ -1,0 +1,191 @@
+//! Precision@k: the share of the top k that is relevant.
+//!
+//! `P@k = hits@k / k` (trec_eval `P_k`, ranx `precision`), or with
+//! `denominator = "retrieved"`, `hits@k / min(k, n)`, which does not punish
+//! a list shorter than k (seed 002's code). With no cutoff, `k = n`.
+
+use std::fmt;
+
+use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
+use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
+use serde::{Deserialize, Serialize};
+
+use crate::common::{hits, is_none, ratio};
+
+/// What precision divides by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PrecisionDenominator {
+    /// `k` (trec_eval, ranx): a list shorter than k counts its missing ranks as misses.
+    #[default]
+    K,
+    /// `min(k, n)`: only the retrieved ranks count; 0 for an empty list.
+    Retrieved,
+}
+
+impl fmt::Display for PrecisionDenominator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PrecisionDenominator::K => "k",
+            PrecisionDenominator::Retrieved => "retrieved",
+        })
+    }
+}
+
+/// Precision@k of one query.
+///
+/// # Example
+/// Spec vector c: `A B C L Y U F Z` against `A K B Z`.
+/// ```
+/// use rankeval_metrics::precision::{precision, PrecisionDenominator};
+/// use rankeval_core::{testing, Cutoff};
+/// let q = testing::binary("1 1 0 0 0 0 0 1", 4);
+/// assert_eq!(precision(&q.view(), Cutoff::new(5), 1, PrecisionDenominator::K), 2.0 / 5.0);
+/// ```
+pub fn precision(
+    q: &JudgedRanking<'_>,
+    k: Option<Cutoff>,
+    level: Grade,
+    denominator: PrecisionDenominator,
+) -> f64 {
+    let top = q.top(k);
+    let depth = k.map_or(q.retrieved(), Cutoff::get);
+    let divisor = match denominator {
+        PrecisionDenominator::K => depth,
+        PrecisionDenominator::Retrieved => depth.min(q.retrieved()),
+    };
+    ratio(hits(top, level), divisor)
+}
+
+/// The `precision` metric (alias `p`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Precision {
+    /// Cutoff; `None` = the whole list.
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub k: Option<Cutoff>,
+    /// Relevance level; `None` = the experiment's.
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub rel: Option<RelevanceLevel>,
+    /// What to divide by.
+    #[serde(default)]
+    pub denominator: PrecisionDenominator,
+}
+
+impl Precision {
+    /// Precision at `k` with default parameters (`None` if `k` is 0).
+    pub fn at(k: usize) -> Option<Self> {
+        Some(Self {
+            k: Some(Cutoff::new(k)?),
+            ..Self::default()
+        })
+    }
+}
+
+#[typetag::serde(name = "precision")]
+impl Metric for Precision {
+    fn name(&self) -> String {
+        CanonicalName::new("p")
+            .param_if_set("rel", self.rel)
+            .param_unless_default("denominator", self.denominator, PrecisionDenominator::K)
+            .cutoff(self.k)
+    }
+    fn depth(&self) -> Option<Cutoff> {
+        self.k
+    }
+    fn score(&self, q: &JudgedRanking<'_>) -> f64 {
+        precision(q, self.k, q.level(self.rel), self.denominator)
+    }
+}
+
+const PARAMS: &[ParamDoc] = &[
+    PARAM_K,
+    PARAM_REL,
+    ParamDoc {
+        name: "denominator",
+        alias: None,
+        default: "k",
+        doc: "k: hits/k (trec_eval, ranx); retrieved: hits/min(k, n), 0 for an empty list",
+    },
+];
+
+rankeval_core::register_metric! {
+    name: "precision",
+    aliases: &["p"],
+    summary: "share of the top k that is relevant: hits@k / k",
+    params: PARAMS,
+    example: || Box::new(Precision {
+        k: Cutoff::new(10),
+        rel: RelevanceLevel::new(2),
+        denominator: PrecisionDenominator::Retrieved,
+    }),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rankeval_core::testing::binary;
+
+    fn p(pattern: &str, relevant: usize, k: usize, denominator: PrecisionDenominator) -> f64 {
+        precision(
+            &binary(pattern, relevant).view(),
+            Cutoff::new(k),
+            1,
+            denominator,
+        )
+    }
+
+    #[test]
+    fn counts_hits_over_k() {
+        use PrecisionDenominator::K;
+        assert_eq!(p("1110101001", 6, 3, K), 3.0 / 3.0);
+        assert_eq!(p("1110101001", 6, 7, K), 5.0 / 7.0);
+        // A list shorter than k: the missing ranks are misses.
+        assert_eq!(p("11", 2, 5, K), 2.0 / 5.0);
+    }
+
+    #[test]
+    fn retrieved_denominator_ignores_missing_ranks() {
+        use PrecisionDenominator::Retrieved;
+        assert_eq!(p("11", 2, 5, Retrieved), 2.0 / 2.0);
+        assert_eq!(p("1100", 2, 3, Retrieved), 2.0 / 3.0);
+        assert_eq!(p("", 2, 3, Retrieved), 0.0);
+    }
+
+    #[test]
+    fn no_cutoff_divides_by_the_list_length() {
+        let q = binary("0101", 3);
+        assert_eq!(
+            precision(&q.view(), None, 1, PrecisionDenominator::K),
+            2.0 / 4.0
+        );
+        assert_eq!(
+            precision(&binary("", 3).view(), None, 1, PrecisionDenominator::K),
+            0.0
+        );
+    }
+
+    #[test]
+    fn level_raises_the_bar() {
+        let q = rankeval_core::testing::judged("2 1 0 2", &[]);
+        assert_eq!(
+            precision(&q.view(), Cutoff::new(4), 2, PrecisionDenominator::K),
+            2.0 / 4.0
+        );
+        assert_eq!(
+            precision(&q.view(), Cutoff::new(4), 1, PrecisionDenominator::K),
+            3.0 / 4.0
+        );
+    }
+
+    #[test]
+    fn canonical_names() {
+        assert_eq!(Precision::at(10).unwrap().name(), "p@10");
+        let m = Precision {
+            k: Cutoff::new(5),
+            rel: RelevanceLevel::new(2),
+            denominator: PrecisionDenominator::Retrieved,
+        };
+        assert_eq!(m.name(), "p(rel=2,denominator=retrieved)@5");
+    }
+}

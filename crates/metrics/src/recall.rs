@@ -1,0 +1,91 @@
+//! Recall@k: the share of the relevant documents found in the top k.
+//!
+//! `R@k = hits@k / |R|`, 0 when `|R| = 0` (trec_eval `recall_k`).
+
+use rankeval_core::registry::{PARAM_K, PARAM_REL};
+use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
+use serde::{Deserialize, Serialize};
+
+use crate::common::{hits, is_none, ratio};
+
+/// Recall@k of one query.
+///
+/// # Example
+/// ```
+/// use rankeval_metrics::recall::recall;
+/// use rankeval_core::{testing, Cutoff};
+/// // Spec vector c: A B C L Y U F Z against A K B Z; K is never retrieved.
+/// let q = testing::binary("1 1 0 0 0 0 0 1", 4);
+/// assert_eq!(recall(&q.view(), Cutoff::new(5), 1), 2.0 / 4.0);
+/// ```
+pub fn recall(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
+    ratio(hits(q.top(k), level), q.num_relevant(level))
+}
+
+/// The `recall` metric (alias `r`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recall {
+    /// Cutoff; `None` = the whole list.
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub k: Option<Cutoff>,
+    /// Relevance level; `None` = the experiment's.
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub rel: Option<RelevanceLevel>,
+}
+
+impl Recall {
+    /// Recall at `k` (`None` if `k` is 0).
+    pub fn at(k: usize) -> Option<Self> {
+        Some(Self {
+            k: Some(Cutoff::new(k)?),
+            ..Self::default()
+        })
+    }
+}
+
+#[typetag::serde(name = "recall")]
+impl Metric for Recall {
+    fn name(&self) -> String {
+        CanonicalName::new("r")
+            .param_if_set("rel", self.rel)
+            .cutoff(self.k)
+    }
+    fn depth(&self) -> Option<Cutoff> {
+        self.k
+    }
+    fn score(&self, q: &JudgedRanking<'_>) -> f64 {
+        recall(q, self.k, q.level(self.rel))
+    }
+}
+
+rankeval_core::register_metric! {
+    name: "recall",
+    aliases: &["r"],
+    summary: "share of the relevant documents found in the top k: hits@k / |R|",
+    params: &[PARAM_K, PARAM_REL],
+    example: || Box::new(Recall { k: Cutoff::new(100), rel: RelevanceLevel::new(2) }),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rankeval_core::testing::binary;
+
+    #[test]
+    fn hits_over_all_relevant() {
+        let q = binary("1110101001", 8);
+        assert_eq!(recall(&q.view(), Cutoff::new(3), 1), 3.0 / 8.0);
+        assert_eq!(recall(&q.view(), None, 1), 6.0 / 8.0);
+    }
+
+    #[test]
+    fn no_relevant_gives_zero() {
+        assert_eq!(recall(&binary("000", 0).view(), None, 1), 0.0);
+    }
+
+    #[test]
+    fn canonical_name() {
+        assert_eq!(Recall::at(20).unwrap().name(), "r@20");
+    }
+}

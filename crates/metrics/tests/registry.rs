@@ -1,0 +1,126 @@
+//! The registry's invariants, checked at test time (typetag only notices a
+//! clash when it deserializes), and the errors a user sees for a bad name.
+
+use rankeval_core::registry::{self, parse_metric};
+use rankeval_core::{PluginError, PluginKind, testing};
+
+#[test]
+fn invariants_hold() {
+    registry::check().unwrap();
+}
+
+#[test]
+fn every_example_round_trips_through_serde_and_its_canonical_name() {
+    testing::check_round_trips().unwrap();
+}
+
+#[test]
+fn the_built_ins_are_registered() {
+    let names: Vec<&str> = registry::metrics().iter().map(|d| d.name).collect();
+    for name in [
+        "average_precision",
+        "hit_rate",
+        "precision",
+        "recall",
+        "reciprocal_rank",
+    ] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "listings are sorted by name");
+    assert!(registry::aggregators().iter().any(|d| d.name == "mean"));
+}
+
+#[test]
+fn aliases_build_the_same_metric() {
+    for (a, b) in [
+        ("p@10", "precision@10"),
+        ("mrr", "reciprocal_rank"),
+        ("rr@5", "reciprocal_rank(k=5)"),
+        ("map@10", "ap@10"),
+        ("ap(norm=hits)", "average_precision(normalization=hits)"),
+        ("success@3", "hit_rate@3"),
+        ("P@10", "precision@10"),
+    ] {
+        assert_eq!(
+            parse_metric(a).unwrap().name(),
+            parse_metric(b).unwrap().name()
+        );
+    }
+}
+
+#[test]
+fn every_documented_parameter_is_accepted_by_its_struct() {
+    for d in registry::metrics() {
+        for p in d.params {
+            let value = match p.name {
+                "k" => "5".to_owned(),
+                "rel" => "2".to_owned(),
+                _ => p.default.to_owned(),
+            };
+            let spec = format!("{}({}={value})", d.name, p.name);
+            parse_metric(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn unknown_metric_lists_close_names() {
+    let error = parse_metric("precison@10").unwrap_err();
+    assert_eq!(
+        error,
+        PluginError::Unknown {
+            kind: PluginKind::Metric,
+            name: "precison".into(),
+            suggestions: vec!["precision"]
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "unknown metric `precison`; did you mean `precision`?"
+    );
+}
+
+#[test]
+fn zero_cutoff_names_the_parameter() {
+    let error = parse_metric("ap@0").unwrap_err();
+    assert_eq!(error.param(), Some("k"));
+    assert_eq!(
+        error.to_string(),
+        "metric `average_precision`: invalid value for parameter `k`: k must be a positive \
+         integer; 0 is not a cutoff (leave k out to use the whole list)"
+    );
+}
+
+#[test]
+fn bad_values_and_unknown_parameters_name_the_parameter() {
+    let error = parse_metric("ap(norm=trunc)@10").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "metric `average_precision`: invalid value for parameter `normalization`: unknown \
+         variant `trunc`, expected one of `relevant`, `truncated`, `hits`"
+    );
+    let error = parse_metric("precision(denom=retrieved)").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "metric `precision` has no parameter `denom` (did you mean `denominator`?); its \
+         parameters: `k`, `rel`, `denominator`"
+    );
+    let error = parse_metric("p(rel=0)@5").unwrap_err();
+    assert_eq!(error.param(), Some("rel"));
+    let error = parse_metric("p(k=3)@5").unwrap_err();
+    assert!(
+        matches!(error, PluginError::RepeatedParam { param: "k", .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn syntax_errors_point_at_the_offset() {
+    let error = parse_metric("ap(norm=truncated@10").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "expected `,` or `)` at offset 17 in `ap(norm=truncated@10`, found `@`"
+    );
+}
