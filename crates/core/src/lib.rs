@@ -96,7 +96,7 @@ pub use error::{PluginError, PluginKind, QrelsError, RegistryError, RunError, Sy
 pub use id::Id;
 pub use interner::Interner;
 pub use judge::{Grade, Judge, JudgedRanking, Judgement};
-pub use metric::Metric;
+pub use metric::{Metric, TrecAll, TrecEvalMeasure};
 pub use params::{CanonicalName, Cutoff, ParamValue, RelevanceLevel};
 pub use qrels::{Qrels, QrelsBuilder};
 pub use run::{Duplicates, RankedList, Run, RunBuilder, compare_scored};

@@ -43,6 +43,51 @@ pub trait Metric: Send + Sync + fmt::Debug {
     fn validate(&self) -> Result<(), String> {
         Ok(())
     }
+
+    /// The trec_eval measure that computes the same number, if there is one
+    /// (with the experiment's relevance level as trec_eval's `-l`, so only
+    /// when the metric sets no `rel` of its own). `--format trec` prints
+    /// these. Default: none.
+    fn trec_eval(&self) -> Option<TrecEvalMeasure> {
+        None
+    }
+}
+
+/// A metric's name in trec_eval's output, and how trec_eval's `all` line
+/// summarizes it over queries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrecEvalMeasure {
+    /// The measure as trec_eval prints it, e.g. `P_10`, `map_cut_100`, `ndcg`.
+    pub name: String,
+    /// How the `all` line is computed.
+    pub all: TrecAll,
+}
+
+impl TrecEvalMeasure {
+    /// A measure whose `all` line is the mean over queries.
+    pub fn mean(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            all: TrecAll::Mean,
+        }
+    }
+
+    /// A count whose `all` line is the sum over queries, printed as an integer.
+    pub fn sum(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            all: TrecAll::Sum,
+        }
+    }
+}
+
+/// How trec_eval's `all` line summarizes a measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrecAll {
+    /// The arithmetic mean over queries (most measures).
+    Mean,
+    /// The sum over queries, printed as an integer (`num_ret`, `num_rel`, ...).
+    Sum,
 }
 
 /// Metrics are equal when their canonical names are.

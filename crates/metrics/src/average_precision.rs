@@ -16,7 +16,9 @@
 use std::fmt;
 
 use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
-use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
+use rankeval_core::{
+    CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
@@ -121,6 +123,15 @@ impl Metric for AveragePrecision {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         average_precision(q, self.k, q.level(self.rel), self.normalization)
+    }
+    fn trec_eval(&self) -> Option<TrecEvalMeasure> {
+        if self.rel.is_some() || self.normalization != ApNormalization::Relevant {
+            return None;
+        }
+        Some(match self.k {
+            Some(k) => TrecEvalMeasure::mean(format!("map_cut_{k}")),
+            None => TrecEvalMeasure::mean("map"),
+        })
     }
 }
 

@@ -2,7 +2,9 @@
 //! (trec_eval `success_k`).
 
 use rankeval_core::registry::{PARAM_K, PARAM_REL};
-use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
+use rankeval_core::{
+    CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
@@ -49,6 +51,12 @@ impl Metric for HitRate {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         hit_rate(q, self.k, q.level(self.rel))
+    }
+    fn trec_eval(&self) -> Option<TrecEvalMeasure> {
+        let k = self.k?;
+        self.rel
+            .is_none()
+            .then(|| TrecEvalMeasure::mean(format!("success_{k}")))
     }
 }
 

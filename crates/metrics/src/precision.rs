@@ -7,7 +7,9 @@
 use std::fmt;
 
 use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
-use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
+use rankeval_core::{
+    CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::common::{hits, is_none, ratio};
@@ -95,6 +97,15 @@ impl Metric for Precision {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         precision(q, self.k, q.level(self.rel), self.denominator)
+    }
+    fn trec_eval(&self) -> Option<TrecEvalMeasure> {
+        if self.rel.is_some() || self.denominator != PrecisionDenominator::K {
+            return None;
+        }
+        Some(match self.k {
+            Some(k) => TrecEvalMeasure::mean(format!("P_{k}")),
+            None => TrecEvalMeasure::mean("set_P"),
+        })
     }
 }
 

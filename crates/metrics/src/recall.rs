@@ -3,7 +3,9 @@
 //! `R@k = hits@k / |R|`, 0 when `|R| = 0` (trec_eval `recall_k`).
 
 use rankeval_core::registry::{PARAM_K, PARAM_REL};
-use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
+use rankeval_core::{
+    CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::common::{hits, is_none, ratio};
@@ -56,6 +58,15 @@ impl Metric for Recall {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         recall(q, self.k, q.level(self.rel))
+    }
+    fn trec_eval(&self) -> Option<TrecEvalMeasure> {
+        if self.rel.is_some() {
+            return None;
+        }
+        Some(match self.k {
+            Some(k) => TrecEvalMeasure::mean(format!("recall_{k}")),
+            None => TrecEvalMeasure::mean("set_recall"),
+        })
     }
 }
 

@@ -2,7 +2,9 @@
 //! its mean is MRR (trec_eval `recip_rank`, with no cutoff).
 
 use rankeval_core::registry::{PARAM_K, PARAM_REL};
-use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
+use rankeval_core::{
+    CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
@@ -48,6 +50,9 @@ impl Metric for ReciprocalRank {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         reciprocal_rank(q, self.k, q.level(self.rel))
+    }
+    fn trec_eval(&self) -> Option<TrecEvalMeasure> {
+        (self.rel.is_none() && self.k.is_none()).then(|| TrecEvalMeasure::mean("recip_rank"))
     }
 }
 
