@@ -116,6 +116,25 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         &self.bytes[list.byte_start + start..list.byte_start + ends[i] as usize]
     }
 
+    /// Makes sure `query` has a list, even if no entry is ever pushed for it.
+    pub(crate) fn declare(&mut self, query: &[u8], ranked: bool) -> Result<(), PushError> {
+        if std::str::from_utf8(query).is_err() {
+            return Err(PushError::QueryNotUtf8);
+        }
+        let known = self.queries.len();
+        let id = self.queries.intern(query);
+        if id as usize == known {
+            self.lists.push(List {
+                query: id,
+                start: self.values.len(),
+                len: 0,
+                byte_start: self.bytes.len(),
+                ranked,
+            });
+        }
+        Ok(())
+    }
+
     /// Appends one entry.
     #[inline]
     pub(crate) fn push(
@@ -635,6 +654,20 @@ mod tests {
             store.finish(&Descending),
             Err(FinishError::MixedOrdering { query }) if query == "q1"
         ));
+    }
+
+    #[test]
+    fn declared_queries_keep_an_empty_list() {
+        let mut store = ListStore::default();
+        store.declare(b"empty", false).unwrap();
+        store.push(b"q1", b"a", 1, 1, false).unwrap();
+        store.declare(b"q1", false).unwrap();
+        store.push(b"q1", b"b", 2, 2, false).unwrap();
+        let done = store.finish(&Descending).unwrap();
+        assert_eq!(
+            contents(&done),
+            owned(&[("empty", &[]), ("q1", &[("b", 2), ("a", 1)])])
+        );
     }
 
     #[test]

@@ -47,6 +47,14 @@ impl QrelsBuilder {
         query.with_bytes(|q| doc.with_bytes(|d| self.push_at(q, d, grade, at)))
     }
 
+    /// Gives `query` a place in the qrels even with no judgement: the query
+    /// counts, with no relevant document. `at` is the position errors name.
+    pub fn declare_query(&mut self, query: &[u8], at: u32) -> Result<(), QrelsError> {
+        self.store
+            .declare(query, false)
+            .map_err(|e| push_error(e, at))
+    }
+
     /// [`push`](Self::push) with an explicit position (a line number).
     #[inline]
     pub fn push_at(
@@ -62,10 +70,7 @@ impl QrelsBuilder {
         };
         self.store
             .push(query, doc, grade, at, false)
-            .map_err(|e| match e {
-                PushError::QueryNotUtf8 => QrelsError::QueryNotUtf8 { at },
-                PushError::ListTooLarge => QrelsError::ListTooLarge { at },
-            })
+            .map_err(|e| push_error(e, at))
     }
 
     /// Moves `other`'s judgements after this builder's, adding
@@ -110,6 +115,13 @@ impl QrelsBuilder {
             }
         }
         Ok(Qrels { store, index })
+    }
+}
+
+fn push_error(error: PushError, at: u32) -> QrelsError {
+    match error {
+        PushError::QueryNotUtf8 => QrelsError::QueryNotUtf8 { at },
+        PushError::ListTooLarge => QrelsError::ListTooLarge { at },
     }
 }
 

@@ -83,6 +83,15 @@ impl RunBuilder {
         })
     }
 
+    /// Gives `query` a list even if it stays empty: the query was run and
+    /// retrieved nothing (which scores 0), rather than not run at all.
+    /// `at` is the position errors name.
+    pub fn declare_query(&mut self, query: &[u8], ranked: bool, at: u32) -> Result<(), RunError> {
+        self.store
+            .declare(query, ranked)
+            .map_err(|e| push_error(e, at))
+    }
+
     /// [`push_scored`](Self::push_scored) with an explicit position.
     #[inline]
     pub fn push_scored_at(
