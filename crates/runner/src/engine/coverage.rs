@@ -1,0 +1,177 @@
+//! Which queries count (the spec's policy), and the warnings that say what
+//! was left out, so that no query is dropped without a word.
+
+use std::fmt;
+
+use rankeval_core::{Qrels, Run};
+use serde::{Deserialize, Serialize};
+
+/// What to do with a query that has judgements but no list in the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Missing {
+    /// Leave it out of the evaluation (trec_eval's default); it is warned about.
+    #[default]
+    Skip,
+    /// Evaluate it with an empty ranking, so it scores 0 (trec_eval `-c`).
+    Zero,
+}
+
+/// Which queries were evaluated, and which were not and why.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// Queries evaluated, in report order (byte order of their ids).
+    pub evaluated: usize,
+    /// Queries with judgements but no list in the run, left out (`missing = "skip"`).
+    pub missing_skipped: Vec<String>,
+    /// Queries with judgements but no list in the run, scored on an empty
+    /// ranking (`missing = "zero"`).
+    pub missing_scored_zero: Vec<String>,
+    /// Queries in the run with no judgements at all: not evaluated.
+    pub run_only: Vec<String>,
+}
+
+/// One evaluated query: its index in the qrels, and in the run if it has a list there.
+pub(crate) type Row = (u32, Option<u32>);
+
+/// Pairs the qrels' queries with the run's, sorted by query id, and records
+/// what was left out.
+pub(crate) fn align(qrels: &Qrels, run: &Run, missing: Missing) -> (Vec<Row>, Coverage) {
+    let mut coverage = Coverage::default();
+    let mut rows: Vec<Row> = Vec::with_capacity(qrels.num_queries());
+    for q in 0..qrels.num_queries() as u32 {
+        let name = qrels.query_name(q);
+        match (run.query_index(name.as_bytes()), missing) {
+            (Some(r), _) => rows.push((q, Some(r))),
+            (None, Missing::Zero) => {
+                rows.push((q, None));
+                coverage.missing_scored_zero.push(name.to_owned());
+            }
+            (None, Missing::Skip) => coverage.missing_skipped.push(name.to_owned()),
+        }
+    }
+    coverage.run_only = run
+        .queries()
+        .filter(|name| qrels.query_index(name.as_bytes()).is_none())
+        .map(str::to_owned)
+        .collect();
+    rows.sort_unstable_by(|a, b| qrels.query_name(a.0).cmp(qrels.query_name(b.0)));
+    coverage.missing_skipped.sort_unstable();
+    coverage.missing_scored_zero.sort_unstable();
+    coverage.run_only.sort_unstable();
+    coverage.evaluated = rows.len();
+    (rows, coverage)
+}
+
+/// Something the user should know about an evaluation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Warning {
+    /// Queries in the run have no judgements and were not evaluated.
+    RunOnlyQueries {
+        /// How many.
+        count: usize,
+        /// The first few, in byte order.
+        examples: Vec<String>,
+    },
+    /// Queries with judgements have no list in the run and were left out.
+    MissingQueriesSkipped {
+        /// How many.
+        count: usize,
+        /// The first few.
+        examples: Vec<String>,
+    },
+    /// Queries with judgements have no list in the run and scored 0.
+    MissingQueriesScoredZero {
+        /// How many.
+        count: usize,
+        /// The first few.
+        examples: Vec<String>,
+    },
+    /// No query was evaluated: every aggregate is NaN.
+    NoQueryEvaluated,
+}
+
+const EXAMPLES: usize = 5;
+
+impl Coverage {
+    /// The warnings this coverage calls for.
+    pub fn warnings(&self) -> Vec<Warning> {
+        let sample = |ids: &[String]| ids.iter().take(EXAMPLES).cloned().collect();
+        let mut warnings = Vec::new();
+        if !self.run_only.is_empty() {
+            warnings.push(Warning::RunOnlyQueries {
+                count: self.run_only.len(),
+                examples: sample(&self.run_only),
+            });
+        }
+        if !self.missing_skipped.is_empty() {
+            warnings.push(Warning::MissingQueriesSkipped {
+                count: self.missing_skipped.len(),
+                examples: sample(&self.missing_skipped),
+            });
+        }
+        if !self.missing_scored_zero.is_empty() {
+            warnings.push(Warning::MissingQueriesScoredZero {
+                count: self.missing_scored_zero.len(),
+                examples: sample(&self.missing_scored_zero),
+            });
+        }
+        if self.evaluated == 0 {
+            warnings.push(Warning::NoQueryEvaluated);
+        }
+        warnings
+    }
+}
+
+fn examples(count: usize, examples: &[String]) -> String {
+    let listed = examples
+        .iter()
+        .map(|e| format!("`{e}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if count > examples.len() {
+        format!("{listed}, ...")
+    } else {
+        listed
+    }
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "query" } else { "queries" }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::RunOnlyQueries { count, examples: e } => write!(
+                f,
+                "{count} {} in the run {} no judgements and {} not evaluated: {}",
+                plural(*count),
+                if *count == 1 { "has" } else { "have" },
+                if *count == 1 { "was" } else { "were" },
+                examples(*count, e)
+            ),
+            Warning::MissingQueriesSkipped { count, examples: e } => write!(
+                f,
+                "{count} judged {} {} no list in the run and {} left out (set missing = \"zero\" to score {} 0): {}",
+                plural(*count),
+                if *count == 1 { "has" } else { "have" },
+                if *count == 1 { "was" } else { "were" },
+                if *count == 1 { "it" } else { "them" },
+                examples(*count, e)
+            ),
+            Warning::MissingQueriesScoredZero { count, examples: e } => write!(
+                f,
+                "{count} judged {} {} no list in the run and scored 0: {}",
+                plural(*count),
+                if *count == 1 { "has" } else { "have" },
+                examples(*count, e)
+            ),
+            Warning::NoQueryEvaluated => {
+                f.write_str("no query was evaluated: the run and the qrels share no query id")
+            }
+        }
+    }
+}

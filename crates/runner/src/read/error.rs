@@ -1,0 +1,149 @@
+//! Errors of the readers: every one names the file, the line (when there is
+//! one) and what was expected.
+
+use std::fmt;
+use std::io;
+
+/// Input that could not be read. Displays as `path:line: problem`.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", self.render())]
+pub struct ReadError {
+    /// The file as the user named it (or the name given to in-memory bytes).
+    pub path: String,
+    /// The 1-based line, when the problem is on one.
+    pub line: Option<u32>,
+    /// What is wrong.
+    pub kind: ReadErrorKind,
+}
+
+impl ReadError {
+    pub(crate) fn new(path: &str, line: Option<u32>, kind: ReadErrorKind) -> Self {
+        Self {
+            path: path.to_owned(),
+            line,
+            kind,
+        }
+    }
+
+    fn render(&self) -> String {
+        match self.line {
+            Some(line) => format!("{}:{line}: {}", self.path, self.kind),
+            None => format!("{}: {}", self.path, self.kind),
+        }
+    }
+}
+
+/// What is wrong with the input.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadErrorKind {
+    /// The file could not be opened or read.
+    #[error("cannot read: {0}")]
+    Io(#[from] io::Error),
+    /// The file holds no data line.
+    #[error("the file is empty: expected {expected}")]
+    Empty {
+        /// What a data line looks like.
+        expected: &'static str,
+    },
+    /// A line has the wrong number of fields.
+    #[error("expected {expected}, found {found} field{}", if *found == 1 { "" } else { "s" })]
+    FieldCount {
+        /// The line format, e.g. "4 fields: query iteration document grade".
+        expected: &'static str,
+        /// How many fields the line has.
+        found: usize,
+    },
+    /// A field is not the number it should be.
+    #[error("{field} `{text}` is not {expected}")]
+    BadNumber {
+        /// The field's name, e.g. "score".
+        field: &'static str,
+        /// The text found (shortened if long).
+        text: String,
+        /// What was expected, e.g. "a number".
+        expected: &'static str,
+    },
+    /// A field is empty or otherwise unusable.
+    #[error("{0}")]
+    BadField(String),
+    /// A JSON line could not be read.
+    #[error("invalid JSON line: {0}")]
+    Json(String),
+    /// A document appears twice in one query's list.
+    #[error(
+        "document `{doc}` appears twice in the list of query `{query}` (first on line {first_line}); \
+         set duplicates = \"first\" to keep the first occurrence"
+    )]
+    DuplicateDoc {
+        /// The query.
+        query: String,
+        /// The document.
+        doc: String,
+        /// The line of the first occurrence.
+        first_line: u32,
+    },
+    /// A document is judged twice for one query with two grades.
+    #[error(
+        "document `{doc}` of query `{query}` is judged {second_grade} here but {first_grade} on line {first_line}"
+    )]
+    ConflictingGrades {
+        /// The query.
+        query: String,
+        /// The document.
+        doc: String,
+        /// The first grade.
+        first_grade: i32,
+        /// The line of the first judgement.
+        first_line: u32,
+        /// The grade on this line.
+        second_grade: i32,
+    },
+    /// The same query appears on two lines of a file with one query per line.
+    #[error("query `{query}` appears again (first on line {first_line}); give each query one line")]
+    RepeatedQuery {
+        /// The query.
+        query: String,
+        /// The line where it first appeared.
+        first_line: u32,
+    },
+    /// Any other problem with the data, from the core model.
+    #[error("{0}")]
+    Data(String),
+}
+
+/// A problem on one line, before the file name is known to the parser.
+#[derive(Debug)]
+pub(crate) struct LineError {
+    pub(crate) line: u32,
+    pub(crate) kind: ReadErrorKind,
+}
+
+impl LineError {
+    pub(crate) fn new(line: u32, kind: ReadErrorKind) -> Self {
+        Self { line, kind }
+    }
+
+    pub(crate) fn in_file(self, path: &str) -> ReadError {
+        ReadError::new(path, Some(self.line), self.kind)
+    }
+}
+
+/// Shortens a field for a message, keeping it readable.
+pub(crate) fn excerpt(bytes: &[u8]) -> String {
+    const MAX: usize = 40;
+    let text = String::from_utf8_lossy(bytes);
+    if text.chars().count() <= MAX {
+        text.into_owned()
+    } else {
+        let mut short: String = text.chars().take(MAX).collect();
+        short.push('…');
+        short
+    }
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.kind)
+    }
+}

@@ -1,0 +1,258 @@
+//! JSON Lines in the seed posts' shape, one query per line:
+//!
+//! ```text
+//! {"query": "u1", "predicted": ["A", "B"], "relevant": {"B": 1, "D": 2}}
+//! ```
+//!
+//! - `query`: a string or an integer;
+//! - `predicted` (optional): document ids, already ranked, best first; with
+//!   an optional `scores` array of the same length the list is ordered by
+//!   score instead (ties by document id, as for TREC runs);
+//! - `relevant` (optional): document -> grade (an integer, or a float with
+//!   no fraction such as `1.0`), or a list of documents (grade 1).
+//!
+//! A file with `relevant` serves as qrels, one with `predicted` as a run,
+//! one with both as both. Unknown keys are refused, so that a misspelt
+//! `scores` is not silently ignored; each query appears on one line.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+
+use rankeval_core::{QrelsBuilder, RunBuilder};
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use super::error::{LineError, ReadErrorKind};
+use super::lines::LineParser;
+use super::trec::{qrels_push_error, run_push_error};
+
+/// What a JSONL line looks like, for messages.
+pub(crate) const JSONL_LINE: &str =
+    r#"one JSON object per line: {"query": ..., "predicted": [...], "relevant": {...}}"#;
+
+/// Parses JSONL lines into a run and qrels at once.
+pub(crate) struct Jsonl;
+
+/// What a piece of a JSONL file parses into.
+#[derive(Default)]
+pub(crate) struct JsonlSink {
+    pub(crate) run: RunBuilder,
+    pub(crate) qrels: QrelsBuilder,
+    /// Lines with `predicted` / with `relevant`.
+    pub(crate) predicted_lines: u64,
+    pub(crate) relevant_lines: u64,
+    /// First line of each query, to refuse a repeat.
+    seen: HashMap<Box<[u8]>, u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line<'a> {
+    #[serde(borrow)]
+    query: JsonId<'a>,
+    #[serde(default, borrow)]
+    predicted: Option<Vec<JsonId<'a>>>,
+    #[serde(default)]
+    scores: Option<Vec<f64>>,
+    #[serde(default, borrow)]
+    relevant: Option<Relevant<'a>>,
+}
+
+/// An id: a JSON string or integer.
+struct JsonId<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for JsonId<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct IdVisitor;
+        impl<'de> Visitor<'de> for IdVisitor {
+            type Value = JsonId<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an id (a string or an integer)")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(JsonId(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(JsonId(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(JsonId(Cow::Owned(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(JsonId(Cow::Owned(v.to_string())))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(JsonId(Cow::Owned(v.to_string())))
+            }
+        }
+        deserializer.deserialize_any(IdVisitor)
+    }
+}
+
+/// The judgements of a line: `{"doc": grade}` or `["doc", ...]`.
+struct Relevant<'a>(Vec<(JsonId<'a>, i64)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Relevant<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct RelevantVisitor;
+        impl<'de> Visitor<'de> for RelevantVisitor {
+            type Value = Relevant<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of document -> grade, or a list of documents")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut judged = Vec::new();
+                while let Some((doc, grade)) = map.next_entry::<JsonId<'de>, Grade>()? {
+                    judged.push((doc, grade.0));
+                }
+                Ok(Relevant(judged))
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+                let mut judged = Vec::new();
+                while let Some(doc) = seq.next_element::<JsonId<'de>>()? {
+                    judged.push((doc, 1));
+                }
+                Ok(Relevant(judged))
+            }
+        }
+        deserializer.deserialize_any(RelevantVisitor)
+    }
+}
+
+/// A grade: an integer, or a float without a fraction.
+struct Grade(i64);
+
+impl<'de> Deserialize<'de> for Grade {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct GradeVisitor;
+        impl Visitor<'_> for GradeVisitor {
+            type Value = Grade;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an integer grade")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Grade, E> {
+                Ok(Grade(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Grade, E> {
+                i64::try_from(v)
+                    .map(Grade)
+                    .map_err(|_| E::custom(format!("grade {v} is out of range")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Grade, E> {
+                if v.fract() == 0.0 && v.abs() < 1e15 {
+                    Ok(Grade(v as i64))
+                } else {
+                    Err(E::custom(format!("grade {v} is not an integer")))
+                }
+            }
+        }
+        deserializer.deserialize_any(GradeVisitor)
+    }
+}
+
+impl LineParser for Jsonl {
+    type Sink = JsonlSink;
+
+    fn sink(&self) -> JsonlSink {
+        JsonlSink::default()
+    }
+
+    fn parse(&self, sink: &mut JsonlSink, line: &[u8], number: u32) -> Result<(), LineError> {
+        let fail = |kind| LineError::new(number, kind);
+        let parsed: Line<'_> =
+            serde_json::from_slice(line).map_err(|e| fail(ReadErrorKind::Json(e.to_string())))?;
+        let query = parsed.query.0.as_bytes();
+        if parsed.predicted.is_none() && parsed.relevant.is_none() {
+            return Err(fail(ReadErrorKind::BadField(
+                "the line has neither `predicted` nor `relevant`".into(),
+            )));
+        }
+        if let Some(first) = sink.seen.insert(query.into(), number) {
+            return Err(fail(ReadErrorKind::RepeatedQuery {
+                query: parsed.query.0.into_owned(),
+                first_line: first,
+            }));
+        }
+        if let Some(predicted) = &parsed.predicted {
+            sink.predicted_lines += 1;
+            push_predicted(
+                &mut sink.run,
+                query,
+                predicted,
+                parsed.scores.as_deref(),
+                number,
+            )?;
+        } else if parsed.scores.is_some() {
+            return Err(fail(ReadErrorKind::BadField(
+                "`scores` is given without `predicted`".into(),
+            )));
+        }
+        if let Some(Relevant(judged)) = &parsed.relevant {
+            sink.relevant_lines += 1;
+            sink.qrels
+                .declare_query(query, number)
+                .map_err(|e| fail(qrels_push_error(e)))?;
+            for (doc, grade) in judged {
+                sink.qrels
+                    .push_at(query, doc.0.as_bytes(), *grade, number)
+                    .map_err(|e| fail(qrels_push_error(e)))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn join(&self, sink: &mut JsonlSink, later: JsonlSink) -> Result<(), LineError> {
+        for (query, line) in later.seen {
+            if let Some(&first) = sink.seen.get(&query) {
+                return Err(LineError::new(
+                    line,
+                    ReadErrorKind::RepeatedQuery {
+                        query: String::from_utf8_lossy(&query).into_owned(),
+                        first_line: first,
+                    },
+                ));
+            }
+            sink.seen.insert(query, line);
+        }
+        sink.run.append(later.run, 0);
+        sink.qrels.append(later.qrels, 0);
+        sink.predicted_lines += later.predicted_lines;
+        sink.relevant_lines += later.relevant_lines;
+        Ok(())
+    }
+}
+
+fn push_predicted(
+    run: &mut RunBuilder,
+    query: &[u8],
+    predicted: &[JsonId<'_>],
+    scores: Option<&[f64]>,
+    number: u32,
+) -> Result<(), LineError> {
+    let fail = |kind| LineError::new(number, kind);
+    run.declare_query(query, scores.is_none(), number)
+        .map_err(|e| fail(run_push_error(e)))?;
+    match scores {
+        Some(scores) => {
+            if scores.len() != predicted.len() {
+                return Err(fail(ReadErrorKind::BadField(format!(
+                    "`scores` has {} values but `predicted` has {} documents",
+                    scores.len(),
+                    predicted.len()
+                ))));
+            }
+            for (doc, &score) in predicted.iter().zip(scores) {
+                run.push_scored_at(query, doc.0.as_bytes(), score, number)
+                    .map_err(|e| fail(run_push_error(e)))?;
+            }
+        }
+        None => {
+            for doc in predicted {
+                run.push_ranked_at(query, doc.0.as_bytes(), number)
+                    .map_err(|e| fail(run_push_error(e)))?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,288 @@
+//! Readers: TREC qrels and runs, and JSON Lines, from a file (plain or gzip,
+//! detected by its first bytes) or from bytes in memory, into the core model.
+//!
+//! Every error names the file, the line and what was expected; nothing is
+//! dropped silently: a malformed line, a bad number, a document repeated in
+//! one query's list (unless `duplicates = "first"`), a document judged twice
+//! with two grades, a repeated JSONL query, an empty file are all errors.
+
+mod error;
+mod fields;
+mod jsonl;
+mod lines;
+mod trec;
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use flate2::read::MultiGzDecoder;
+use rankeval_core::{Duplicates, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError};
+
+pub use error::{ReadError, ReadErrorKind};
+
+use jsonl::{JSONL_LINE, Jsonl, JsonlSink};
+use lines::{Failure, LineParser, Parsed, parse_lines};
+use trec::{QRELS_LINE, RUN_LINE, TrecQrels, TrecRun};
+
+/// The layout of an input file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// TREC qrels (`query iteration document grade`) or run
+    /// (`query Q0 document rank score tag`).
+    Trec,
+    /// JSON Lines, one query per line (see the module docs of the reader).
+    Jsonl,
+}
+
+impl Format {
+    /// The format a file name suggests: `.jsonl`, `.ndjson` and `.json` are
+    /// JSON Lines (also with `.gz` after them); anything else is TREC.
+    pub fn from_path(path: &Path) -> Format {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        let name = name.strip_suffix(".gz").unwrap_or(&name);
+        match Path::new(name).extension().and_then(|e| e.to_str()) {
+            Some("jsonl" | "ndjson" | "json") => Format::Jsonl,
+            _ => Format::Trec,
+        }
+    }
+}
+
+/// Where input comes from: a file, or bytes already in memory.
+#[derive(Clone, Debug)]
+pub struct Input {
+    name: String,
+    origin: Origin,
+    format: Format,
+}
+
+#[derive(Clone, Debug)]
+enum Origin {
+    File(PathBuf),
+    Bytes(Vec<u8>),
+}
+
+impl Input {
+    /// A file, its format guessed from its name ([`Format::from_path`]).
+    /// Errors name it as given.
+    pub fn file(path: impl AsRef<Path>) -> Self {
+        let path = path.as_ref();
+        Self {
+            name: path.display().to_string(),
+            format: Format::from_path(path),
+            origin: Origin::File(path.to_owned()),
+        }
+    }
+
+    /// Bytes in memory (plain or gzip), called `name` in errors.
+    pub fn bytes(name: impl Into<String>, bytes: impl Into<Vec<u8>>, format: Format) -> Self {
+        Self {
+            name: name.into(),
+            origin: Origin::Bytes(bytes.into()),
+            format,
+        }
+    }
+
+    /// The same input, read as `format`.
+    pub fn with_format(mut self, format: Format) -> Self {
+        self.format = format;
+        self
+    }
+
+    /// Errors name the input like this.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The name errors use.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The format it will be read as.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The size in bytes, if known without reading (for progress reports).
+    pub fn len_hint(&self) -> Option<u64> {
+        match &self.origin {
+            Origin::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+            Origin::Bytes(bytes) => Some(bytes.len() as u64),
+        }
+    }
+
+    /// Opens the input, decompressing gzip transparently.
+    fn open(&self) -> io::Result<Box<dyn Read + Send + '_>> {
+        let mut plain: Box<dyn Read + Send> = match &self.origin {
+            Origin::File(path) => Box::new(File::open(path)?),
+            Origin::Bytes(bytes) => Box::new(bytes.as_slice()),
+        };
+        let mut magic = [0u8; 2];
+        let mut seen = 0;
+        while seen < 2 {
+            match plain.read(&mut magic[seen..])? {
+                0 => break,
+                n => seen += n,
+            }
+        }
+        let head = io::Cursor::new(magic[..seen].to_vec());
+        let whole = head.chain(plain);
+        if magic[..seen] == [0x1f, 0x8b] {
+            Ok(Box::new(MultiGzDecoder::new(whole)))
+        } else {
+            Ok(Box::new(whole))
+        }
+    }
+
+    fn error(&self, line: Option<u32>, kind: ReadErrorKind) -> ReadError {
+        ReadError::new(&self.name, line, kind)
+    }
+
+    fn parse<P: LineParser>(
+        &self,
+        parser: &P,
+        expected: &'static str,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Parsed<P::Sink>, ReadError> {
+        let mut reader = self.open().map_err(|e| self.error(None, e.into()))?;
+        let parsed = parse_lines(&mut reader, parser, progress).map_err(|f| match f {
+            Failure::Io(e) => self.error(None, e.into()),
+            Failure::Line(e) => e.in_file(&self.name),
+        })?;
+        if parsed.data_lines == 0 {
+            return Err(self.error(None, ReadErrorKind::Empty { expected }));
+        }
+        Ok(parsed)
+    }
+}
+
+/// How to read a run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadOptions {
+    /// What to do with a document repeated in one query's list.
+    pub duplicates: Duplicates,
+}
+
+/// A progress hook: told the number of bytes each block of input held.
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+/// Reads qrels.
+pub fn read_qrels(input: &Input) -> Result<Qrels, ReadError> {
+    read_qrels_with(input, &|_| {})
+}
+
+/// Reads qrels, reporting progress.
+pub fn read_qrels_with(input: &Input, progress: Progress<'_>) -> Result<Qrels, ReadError> {
+    match input.format {
+        Format::Trec => {
+            let parsed = input.parse(&TrecQrels, QRELS_LINE, progress)?;
+            finish_qrels(input, parsed.sink)
+        }
+        Format::Jsonl => {
+            let sink = input.parse(&Jsonl, JSONL_LINE, progress)?.sink;
+            if sink.relevant_lines == 0 {
+                return Err(no_lines_with(input, "relevant"));
+            }
+            finish_qrels(input, sink.qrels)
+        }
+    }
+}
+
+/// Reads a run.
+pub fn read_run(input: &Input, options: ReadOptions) -> Result<Run, ReadError> {
+    read_run_with(input, options, &|_| {}).map(|(run, _)| run)
+}
+
+/// Reads a run, and the qrels the same file holds if it is JSON Lines with
+/// `relevant` (so that one file can serve as both), reporting progress.
+pub fn read_run_with(
+    input: &Input,
+    options: ReadOptions,
+    progress: Progress<'_>,
+) -> Result<(Run, Option<Qrels>), ReadError> {
+    match input.format {
+        Format::Trec => {
+            let parsed = input.parse(&TrecRun, RUN_LINE, progress)?;
+            Ok((finish_run(input, parsed.sink, options)?, None))
+        }
+        Format::Jsonl => {
+            let sink: JsonlSink = input.parse(&Jsonl, JSONL_LINE, progress)?.sink;
+            if sink.predicted_lines == 0 {
+                return Err(no_lines_with(input, "predicted"));
+            }
+            let qrels = if sink.relevant_lines > 0 {
+                Some(finish_qrels(input, sink.qrels)?)
+            } else {
+                None
+            };
+            Ok((finish_run(input, sink.run, options)?, qrels))
+        }
+    }
+}
+
+fn no_lines_with(input: &Input, key: &str) -> ReadError {
+    input.error(
+        None,
+        ReadErrorKind::BadField(format!(
+            "no line has `{key}`, so the file holds no {}",
+            match key {
+                "predicted" => "run",
+                _ => "qrels",
+            }
+        )),
+    )
+}
+
+fn finish_run(input: &Input, builder: RunBuilder, options: ReadOptions) -> Result<Run, ReadError> {
+    builder.finish(options.duplicates).map_err(|e| match e {
+        RunError::DuplicateDoc {
+            query,
+            doc,
+            first,
+            second,
+        } => input.error(
+            Some(second),
+            ReadErrorKind::DuplicateDoc {
+                query,
+                doc,
+                first_line: first,
+            },
+        ),
+        RunError::MixedOrdering { query } => input.error(
+            None,
+            ReadErrorKind::BadField(format!(
+                "query `{query}` has lines with scores and lines without"
+            )),
+        ),
+        other => input.error(None, ReadErrorKind::Data(other.to_string())),
+    })
+}
+
+fn finish_qrels(input: &Input, builder: QrelsBuilder) -> Result<Qrels, ReadError> {
+    builder.finish().map_err(|e| match e {
+        QrelsError::ConflictingGrades {
+            query,
+            doc,
+            first_grade,
+            first,
+            second_grade,
+            second,
+        } => input.error(
+            Some(second),
+            ReadErrorKind::ConflictingGrades {
+                query,
+                doc,
+                first_grade,
+                first_line: first,
+                second_grade,
+            },
+        ),
+        other => input.error(None, ReadErrorKind::Data(other.to_string())),
+    })
+}

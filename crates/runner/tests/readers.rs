@@ -1,0 +1,236 @@
+//! The readers: what they accept, and for each kind of bad input an error
+//! that names the file, the line and what was expected.
+
+use std::io::Write;
+
+use rankeval_runner::{
+    Duplicates, Format, Input, ReadOptions,
+    read::{ReadErrorKind, read_run_with},
+    read_qrels, read_run,
+};
+
+fn qrels_error(text: &str) -> String {
+    read_qrels(&Input::bytes("qrels.txt", text, Format::Trec))
+        .unwrap_err()
+        .to_string()
+}
+
+fn run_error(text: &str) -> String {
+    read_run(
+        &Input::bytes("run.trec", text, Format::Trec),
+        ReadOptions::default(),
+    )
+    .unwrap_err()
+    .to_string()
+}
+
+fn docs(run: &rankeval_runner::Run, query: &str) -> Vec<String> {
+    run.list(query)
+        .unwrap()
+        .docs()
+        .map(|d| String::from_utf8_lossy(d).into_owned())
+        .collect()
+}
+
+#[test]
+fn trec_run_is_ordered_by_score_then_doc_id_and_ignores_rank_and_extra_fields() {
+    let text =
+        "q1 Q0 d10 1 1.5 tag\nq1\tQ0\td9\t2\t  1.5\ttag trailing junk\n\nq1 Q0 a 3 2 tag\r\n";
+    let run = read_run(
+        &Input::bytes("run.trec", text, Format::Trec),
+        ReadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(docs(&run, "q1"), ["a", "d9", "d10"]);
+}
+
+#[test]
+fn malformed_lines_name_file_line_and_shape() {
+    assert_eq!(
+        qrels_error("q1 0 d1 1\nq1 0 d2\n"),
+        "qrels.txt:2: expected 4 fields: query iteration document grade, found 3 fields"
+    );
+    assert_eq!(
+        qrels_error("q1 0 d1 1 extra\n"),
+        "qrels.txt:1: expected 4 fields: query iteration document grade, found 5 fields"
+    );
+    assert_eq!(
+        run_error("q1 Q0 d1 1 0.5 t\n\nq1 Q0 d2 2\n"),
+        "run.trec:3: expected 6 fields: query Q0 document rank score tag, found 4 fields"
+    );
+}
+
+#[test]
+fn bad_numbers_are_named() {
+    assert_eq!(
+        qrels_error("q1 0 d1 high\n"),
+        "qrels.txt:1: grade `high` is not an integer"
+    );
+    assert_eq!(
+        qrels_error("q1 0 d1 1.5\n"),
+        "qrels.txt:1: grade `1.5` is not an integer"
+    );
+    assert_eq!(
+        qrels_error("q1 0 d1 99999999999\n"),
+        "qrels.txt:1: grade `99999999999` is not a grade between -2147483647 and 2147483647"
+    );
+    assert_eq!(
+        run_error("q1 Q0 d1 1 0,5 t\n"),
+        "run.trec:1: score `0,5` is not a number"
+    );
+    assert_eq!(
+        run_error("q1 Q0 d1 1 nan t\n"),
+        "run.trec:1: score `NaN` is not a number that can be ordered"
+    );
+}
+
+#[test]
+fn duplicate_documents_are_refused_unless_first_is_kept() {
+    let text = "q1 Q0 a 1 3 t\nq2 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 a 3 1 t\n";
+    assert_eq!(
+        run_error(text),
+        "run.trec:4: document `a` appears twice in the list of query `q1` (first on line 1); \
+         set duplicates = \"first\" to keep the first occurrence"
+    );
+    let options = ReadOptions {
+        duplicates: Duplicates::First,
+    };
+    let run = read_run(&Input::bytes("run.trec", text, Format::Trec), options).unwrap();
+    assert_eq!(docs(&run, "q1"), ["a", "b"]);
+    assert_eq!(run.list("q1").unwrap().score(0), Some(3.0));
+}
+
+#[test]
+fn a_judgement_with_two_grades_is_refused_and_a_repeat_is_kept_once() {
+    assert_eq!(
+        qrels_error("q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 2\n"),
+        "qrels.txt:3: document `d1` of query `q1` is judged 2 here but 1 on line 1"
+    );
+    let qrels = read_qrels(&Input::bytes(
+        "qrels.txt",
+        "q1 0 d1 1\nq1 0 d1 1\n",
+        Format::Trec,
+    ))
+    .unwrap();
+    assert_eq!(qrels.num_judgements(), 1);
+}
+
+#[test]
+fn empty_files_are_refused() {
+    assert_eq!(
+        qrels_error(""),
+        "qrels.txt: the file is empty: expected 4 fields: query iteration document grade"
+    );
+    assert_eq!(
+        run_error("\n  \n"),
+        "run.trec: the file is empty: expected 6 fields: query Q0 document rank score tag"
+    );
+}
+
+#[test]
+fn missing_files_are_named() {
+    let error = read_qrels(&Input::file("no/such/qrels.txt")).unwrap_err();
+    assert_eq!(error.path, "no/such/qrels.txt");
+    assert!(matches!(error.kind, ReadErrorKind::Io(_)));
+    assert!(
+        error
+            .to_string()
+            .starts_with("no/such/qrels.txt: cannot read: "),
+        "{error}"
+    );
+}
+
+#[test]
+fn gzip_is_read_transparently() {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder
+        .write_all(b"q1 Q0 a 1 1 t\nq1 Q0 b 2 2 t\n")
+        .unwrap();
+    let gz = encoder.finish().unwrap();
+    let run = read_run(
+        &Input::bytes("run.trec.gz", gz, Format::Trec),
+        ReadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(docs(&run, "q1"), ["b", "a"]);
+}
+
+#[test]
+fn formats_follow_the_file_name() {
+    assert_eq!(Input::file("a/run.jsonl").format(), Format::Jsonl);
+    assert_eq!(Input::file("a/run.JSONL.gz").format(), Format::Jsonl);
+    assert_eq!(Input::file("a/run.trec.gz").format(), Format::Trec);
+    assert_eq!(Input::file("a/qrels").format(), Format::Trec);
+}
+
+fn jsonl(text: &str) -> Result<(rankeval_runner::Run, Option<rankeval_runner::Qrels>), String> {
+    read_run_with(
+        &Input::bytes("data.jsonl", text, Format::Jsonl),
+        ReadOptions::default(),
+        &|_| {},
+    )
+    .map_err(|e| e.to_string())
+}
+
+#[test]
+fn jsonl_serves_as_run_and_qrels() {
+    let text = concat!(
+        r#"{"query": "u1", "predicted": ["A", "B", "C"], "relevant": {"B": 1, "D": 2.0}}"#,
+        "\n",
+        r#"{"query": 7, "predicted": [3, 1], "scores": [0.1, 0.9], "relevant": ["3"]}"#,
+        "\n",
+        r#"{"query": "u3", "predicted": [], "relevant": {}}"#,
+        "\n",
+    );
+    let (run, qrels) = jsonl(text).unwrap();
+    let qrels = qrels.unwrap();
+    assert_eq!(docs(&run, "u1"), ["A", "B", "C"]);
+    assert_eq!(docs(&run, "7"), ["1", "3"]);
+    assert!(run.list("u3").unwrap().is_empty());
+    assert_eq!(qrels.grade_of("u1", "D"), Some(2));
+    assert_eq!(qrels.grade_of("7", "3"), Some(1));
+    assert_eq!(qrels.num_queries(), 3);
+}
+
+#[test]
+fn jsonl_errors_name_the_line() {
+    let line1 = r#"{"query": "u1", "predicted": ["A"]}"#;
+    assert_eq!(
+        jsonl(&format!(
+            "{line1}\n{{\"query\": \"u2\", \"predicted\": [\"A\"\n"
+        ))
+        .unwrap_err(),
+        "data.jsonl:2: invalid JSON line: EOF while parsing a list at line 1 column 33"
+    );
+    assert_eq!(
+        jsonl(&format!("{line1}\n{line1}\n")).unwrap_err(),
+        "data.jsonl:2: query `u1` appears again (first on line 1); give each query one line"
+    );
+    assert_eq!(
+        jsonl(r#"{"query": "u1", "predicted": ["A", "B"], "scores": [1]}"#).unwrap_err(),
+        "data.jsonl:1: `scores` has 1 values but `predicted` has 2 documents"
+    );
+    assert!(
+        jsonl(r#"{"query": "u1", "predicted": ["A"], "score": [1]}"#)
+            .unwrap_err()
+            .starts_with("data.jsonl:1: invalid JSON line: unknown field `score`, expected one of"),
+    );
+    assert!(
+        jsonl(r#"{"query": "u1", "predicted": ["A"], "relevant": {"A": 1.5}}"#)
+            .unwrap_err()
+            .starts_with("data.jsonl:1: invalid JSON line: grade 1.5 is not an integer"),
+    );
+    assert_eq!(
+        jsonl(r#"{"query": "u1", "predicted": ["A", "B", "A"]}"#).unwrap_err(),
+        "data.jsonl:1: document `A` appears twice in the list of query `u1` (first on line 1); \
+         set duplicates = \"first\" to keep the first occurrence"
+    );
+    assert_eq!(
+        jsonl(r#"{"query": "u1", "relevant": {"A": 1}}"#).unwrap_err(),
+        "data.jsonl: no line has `predicted`, so the file holds no run"
+    );
+    assert_eq!(
+        jsonl(r#"{"query": "u1"}"#).unwrap_err(),
+        "data.jsonl:1: the line has neither `predicted` nor `relevant`"
+    );
+}

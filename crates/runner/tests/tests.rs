@@ -1,0 +1,16 @@
+//! Integration tests of rankeval-runner, in one binary:
+//!
+//! - `trec_eval`: per-query and overall values equal trec_eval's own test
+//!   suite (`data/trec_eval`) to its 4 printed decimals;
+//! - `determinism`: 1 thread and several give the same bits;
+//! - `plugin`: a metric defined here, outside `crates/metrics`, registers
+//!   and evaluates by name;
+//! - `readers`: every kind of bad input is an error naming file and line.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod determinism;
+mod plugin;
+mod readers;
+mod trec_eval;
