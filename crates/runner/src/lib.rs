@@ -63,8 +63,12 @@
 
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod cli;
+pub mod config;
 pub mod engine;
+pub mod experiment;
 pub mod read;
+pub mod report;
 
 pub use rankeval_core as core;
 pub use rankeval_metrics as metrics;

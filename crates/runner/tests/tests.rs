@@ -1,5 +1,8 @@
 //! Integration tests of rankeval-runner, in one binary:
 //!
+//! - `cli`: the `rankeval` binary: snapshots of every format, listing, help
+//!   and error, and trec_eval parity through `--format trec`;
+//!
 //! - `trec_eval`: per-query and overall values equal trec_eval's own test
 //!   suite (`data/trec_eval`) to its 4 printed decimals;
 //! - `determinism`: 1 thread and several give the same bits;
@@ -9,6 +12,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod cli;
 mod common;
 mod determinism;
 mod plugin;

@@ -168,7 +168,7 @@ fn skipping_missing_queries_leaves_them_out_and_says_so() {
             .map(ToString::to_string)
             .collect::<Vec<_>>(),
         [
-            "1 judged query has no list in the run and was left out (set missing = \"zero\" to score it 0): `302`"
+            "1 judged query has no list in the run and was left out (to score it 0, use --missing zero; TOML: missing = \"zero\"): `302`"
         ]
     );
 }

@@ -155,7 +155,7 @@ impl fmt::Display for Warning {
             ),
             Warning::MissingQueriesSkipped { count, examples: e } => write!(
                 f,
-                "{count} judged {} {} no list in the run and {} left out (set missing = \"zero\" to score {} 0): {}",
+                "{count} judged {} {} no list in the run and {} left out (to score {} 0, use --missing zero; TOML: missing = \"zero\"): {}",
                 plural(*count),
                 if *count == 1 { "has" } else { "have" },
                 if *count == 1 { "was" } else { "were" },

@@ -73,7 +73,7 @@ pub enum ReadErrorKind {
     /// A document appears twice in one query's list.
     #[error(
         "document `{doc}` appears twice in the list of query `{query}` (first on line {first_line}); \
-         set duplicates = \"first\" to keep the first occurrence"
+         to keep the first occurrence, use --duplicates first (TOML: duplicates = \"first\")"
     )]
     DuplicateDoc {
         /// The query.

@@ -1,0 +1,166 @@
+//! `rankeval eval`: an experiment from command-line flags.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use rankeval_core::registry;
+use rankeval_core::{Aggregator, Duplicates, Metric, RelevanceLevel};
+
+use super::{CliError, OutputArgs};
+use crate::engine::{Missing, Options};
+use crate::experiment::{DEFAULT_METRICS, Experiment, NamedRun, run_names, unique_by_name};
+use crate::read::{Format, Input, ReadOptions};
+
+/// Arguments of `rankeval eval`.
+#[derive(Debug, Args)]
+pub(super) struct EvalArgs {
+    /// Qrels file (TREC `query iteration document grade`, JSON Lines with
+    /// `relevant`). Optional when every run is JSON Lines with `relevant`.
+    #[arg(long, value_name = "FILE")]
+    qrels: Option<PathBuf>,
+    /// Run file (TREC `query Q0 document rank score tag`, or JSON Lines);
+    /// repeat for several runs. Plain or gzip.
+    #[arg(long = "run", value_name = "FILE", required = true)]
+    runs: Vec<PathBuf>,
+    /// Metric in the short syntax `name(param=value,...)@k`, e.g. `ndcg@10`,
+    /// `"ap(norm=truncated)@10"`, `mrr`; repeat for several. Default:
+    /// ap, rr, p@10, recall@100, ndcg@10. `rankeval metrics` lists them all.
+    #[arg(short = 'm', long = "metric", value_name = "METRIC")]
+    metrics: Vec<String>,
+    /// Aggregator over queries (mean, median, ...); repeat for several.
+    /// Default: mean.
+    #[arg(short = 'a', long = "aggregate", value_name = "AGGREGATOR")]
+    aggregators: Vec<String>,
+    /// Judged queries missing from a run: left out (skip) or scored 0 (zero,
+    /// like trec_eval -c).
+    #[arg(long, value_enum, default_value_t = MissingArg::Skip)]
+    missing: MissingArg,
+    /// A document repeated in one query's list: an error, or keep the first.
+    #[arg(long, value_enum, default_value_t = DuplicatesArg::Error)]
+    duplicates: DuplicatesArg,
+    /// Default relevance level: grades of at least N are relevant (like
+    /// trec_eval -l); a metric's own `rel` wins.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    rel: i32,
+    /// Read every input as this format, whatever its name says.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input_format: Option<InputFormatArg>,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum MissingArg {
+    /// Leave the query out (trec_eval's default).
+    Skip,
+    /// Score it 0 on an empty ranking (trec_eval -c).
+    Zero,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum DuplicatesArg {
+    /// Refuse the run, naming both lines.
+    Error,
+    /// Keep the first occurrence.
+    First,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum InputFormatArg {
+    /// TREC qrels and runs.
+    Trec,
+    /// JSON Lines, one query per line.
+    Jsonl,
+}
+
+impl EvalArgs {
+    /// Builds the experiment, checking every flag before any data is read;
+    /// returns it with the output flags.
+    pub(super) fn into_experiment(self) -> Result<(Experiment, OutputArgs), CliError> {
+        let level = RelevanceLevel::new(self.rel).ok_or_else(|| {
+            CliError::Usage(format!(
+                "--rel {}: the relevance level must be at least 1 (grades of 0 and below are never relevant)",
+                self.rel
+            ))
+        })?;
+        let input = |path: &PathBuf| {
+            let input = Input::file(path);
+            match self.input_format {
+                Some(InputFormatArg::Trec) => input.with_format(Format::Trec),
+                Some(InputFormatArg::Jsonl) => input.with_format(Format::Jsonl),
+                None => input,
+            }
+        };
+        for path in self.qrels.iter().chain(&self.runs) {
+            if !path.is_file() {
+                return Err(CliError::Usage(format!("{}: no such file", path.display())));
+            }
+        }
+        let runs: Vec<NamedRun> = run_names(&self.runs)
+            .into_iter()
+            .zip(&self.runs)
+            .map(|(name, path)| NamedRun {
+                name,
+                input: input(path),
+            })
+            .collect();
+        if self.qrels.is_none()
+            && let Some(run) = runs.iter().find(|r| r.input.format() != Format::Jsonl)
+        {
+            return Err(CliError::Usage(format!(
+                "--qrels is required: {} is not JSON Lines, so it holds no judgements",
+                run.input.name()
+            )));
+        }
+        let metric_specs: Vec<String> = if self.metrics.is_empty() {
+            DEFAULT_METRICS.iter().map(|s| (*s).to_owned()).collect()
+        } else {
+            self.metrics
+        };
+        let metrics = metric_specs
+            .into_iter()
+            .map(|spec| {
+                registry::parse_metric(&spec).map_err(|source| CliError::Plugin {
+                    flag: "-m",
+                    value: spec,
+                    source: Box::new(source),
+                })
+            })
+            .collect::<Result<Vec<Box<dyn Metric>>, _>>()?;
+        let aggregator_specs = if self.aggregators.is_empty() {
+            vec!["mean".to_owned()]
+        } else {
+            self.aggregators
+        };
+        let aggregators = aggregator_specs
+            .into_iter()
+            .map(|spec| {
+                registry::parse_aggregator(&spec).map_err(|source| CliError::Plugin {
+                    flag: "-a",
+                    value: spec,
+                    source: Box::new(source),
+                })
+            })
+            .collect::<Result<Vec<Box<dyn Aggregator>>, _>>()?;
+        let experiment = Experiment {
+            qrels: self.qrels.as_ref().map(input),
+            runs,
+            metrics: unique_by_name(metrics),
+            aggregators: unique_by_name(aggregators),
+            options: Options {
+                missing: match self.missing {
+                    MissingArg::Skip => Missing::Skip,
+                    MissingArg::Zero => Missing::Zero,
+                },
+                level,
+            },
+            read: ReadOptions {
+                duplicates: match self.duplicates {
+                    DuplicatesArg::Error => Duplicates::Error,
+                    DuplicatesArg::First => Duplicates::First,
+                },
+            },
+        };
+        Ok((experiment, self.output))
+    }
+}

@@ -1,0 +1,86 @@
+//! `rankeval metrics`: every registered metric and aggregator, from the
+//! registry itself, sorted by name.
+
+use rankeval_core::registry::{self, Descriptor, Plugin};
+
+/// The listing as text.
+pub(super) fn render() -> String {
+    let mut out = String::from("Metrics (use the name or an alias in -m and in TOML `type`):\n");
+    section(&mut out, &registry::metrics(), |d| (d.example)().name());
+    out.push_str("\nAggregators (-a, TOML [[aggregators]]):\n");
+    section(&mut out, &registry::aggregators(), |d| (d.example)().name());
+    out.push_str(
+        "\nShort syntax: name(param=value,...)@k, e.g. ap(norm=truncated)@10 or \
+         precision(denominator=retrieved,rel=2)@5.\n",
+    );
+    out
+}
+
+fn section<T: Plugin + ?Sized>(
+    out: &mut String,
+    descriptors: &[&'static Descriptor<T>],
+    example: impl Fn(&Descriptor<T>) -> String,
+) {
+    for d in descriptors {
+        out.push('\n');
+        out.push_str(&format!("  {}", d.name));
+        if !d.aliases.is_empty() {
+            out.push_str(&format!(" ({})", d.aliases.join(", ")));
+        }
+        out.push('\n');
+        out.push_str(&format!("      {}\n", d.summary));
+        let width = d
+            .params
+            .iter()
+            .map(|p| param_label(p.name, p.alias).len())
+            .max()
+            .unwrap_or(0);
+        let default_width = d.params.iter().map(|p| p.default.len()).max().unwrap_or(0);
+        let indent = 6 + width + 2 + default_width + 2;
+        for p in d.params {
+            let head = format!(
+                "      {:<width$}  {:<default_width$}  ",
+                param_label(p.name, p.alias),
+                p.default
+            );
+            out.push_str(&head);
+            out.push_str(&wrap(
+                p.doc,
+                indent,
+                LINE_WIDTH.saturating_sub(indent).max(30),
+            ));
+            out.push('\n');
+        }
+        out.push_str(&format!("      example: {}\n", example(d)));
+    }
+}
+
+/// Lines of the listing stay within this many columns where they can.
+const LINE_WIDTH: usize = 100;
+
+/// `text` wrapped at `width` columns, continuation lines indented by `indent`.
+fn wrap(text: &str, indent: usize, width: usize) -> String {
+    let mut out = String::new();
+    let mut line_len = 0;
+    for word in text.split_whitespace() {
+        let len = word.chars().count();
+        if line_len > 0 && line_len + 1 + len > width {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+            line_len = 0;
+        } else if line_len > 0 {
+            out.push(' ');
+            line_len += 1;
+        }
+        out.push_str(word);
+        line_len += len;
+    }
+    out
+}
+
+fn param_label(name: &str, alias: Option<&str>) -> String {
+    match alias {
+        Some(alias) => format!("{name} ({alias})"),
+        None => name.to_owned(),
+    }
+}

@@ -1,0 +1,212 @@
+//! The `rankeval` command line: `eval` (flags), `run` (a TOML experiment)
+//! and `metrics` (the registry). [`main`] is all a binary needs, so a crate
+//! that adds its own metrics runs the full CLI with them in two lines.
+//!
+//! Exit codes: 0 success; 2 usage, configuration or data error.
+
+mod eval;
+mod list;
+mod output;
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use rankeval_core::{PluginError, RegistryError};
+
+use crate::config::ConfigError;
+use crate::experiment::Experiment;
+use crate::read::ReadError;
+use crate::report::{OutputFormat, RenderOptions};
+
+/// Evaluate ranked lists (search results, recommendations, RAG retrieval)
+/// against relevance judgements.
+#[derive(Debug, Parser)]
+#[command(
+    name = "rankeval",
+    version,
+    max_term_width = 100,
+    after_help = "Examples:\n  \
+        rankeval eval --qrels qrels.txt --run bm25.trec -m ndcg@10 -m map\n  \
+        rankeval eval --run predictions.jsonl -m \"ap(norm=truncated)@10\" --per-query\n  \
+        rankeval run experiment.toml --format markdown\n  \
+        rankeval metrics"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Evaluate runs against qrels given on the command line.
+    Eval(eval::EvalArgs),
+    /// Run a TOML experiment: qrels, named runs, metrics and aggregators.
+    Run(RunArgs),
+    /// List every registered metric and aggregator with its parameters.
+    Metrics,
+}
+
+/// Arguments of `rankeval run`.
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The experiment file; paths in it are relative to it.
+    #[arg(value_name = "EXPERIMENT.toml")]
+    experiment: PathBuf,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// How and where to print the report.
+#[derive(Debug, Args)]
+struct OutputArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+    /// Also print every query's value.
+    #[arg(long)]
+    per_query: bool,
+    /// Write the report to FILE (whole or not at all) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FormatArg {
+    /// Aligned table for a terminal.
+    Table,
+    /// One JSON document.
+    Json,
+    /// CSV: one row per run (and per query with --per-query).
+    Csv,
+    /// Markdown table for a pull request.
+    Markdown,
+    /// trec_eval's layout: measure, query or `all`, value.
+    Trec,
+}
+
+impl From<FormatArg> for OutputFormat {
+    fn from(format: FormatArg) -> Self {
+        match format {
+            FormatArg::Table => OutputFormat::Table,
+            FormatArg::Json => OutputFormat::Json,
+            FormatArg::Csv => OutputFormat::Csv,
+            FormatArg::Markdown => OutputFormat::Markdown,
+            FormatArg::Trec => OutputFormat::Trec,
+        }
+    }
+}
+
+/// Why a command failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CliError {
+    /// A flag's value is wrong.
+    #[error("{0}")]
+    Usage(String),
+    /// A `-m` or `-a` value names no plugin, or a bad parameter.
+    #[error("{flag} {value}: {source}")]
+    Plugin {
+        /// The flag, e.g. `-m`.
+        flag: &'static str,
+        /// The value as given.
+        value: String,
+        /// Why.
+        source: Box<PluginError>,
+    },
+    /// The experiment file is wrong.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// An input could not be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The report could not be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The output file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Two plugins share a name.
+    #[error("the metric registry is inconsistent: {0}")]
+    Registry(#[from] RegistryError),
+}
+
+/// Runs the command line with the process's arguments; the `rankeval`
+/// binary's whole `main`.
+pub fn main() -> ExitCode {
+    main_from(std::env::args_os())
+}
+
+/// Runs the command line with `args` (the first is the program name).
+pub fn main_from(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    rankeval_core::registry::check()?;
+    match cli.command {
+        Command::Eval(args) => {
+            let (experiment, output) = args.into_experiment()?;
+            report(&experiment, &output)
+        }
+        Command::Run(args) => {
+            let experiment = crate::config::load(&args.experiment)?;
+            report(&experiment, &args.output)
+        }
+        Command::Metrics => output::write(&list::render(), None),
+    }
+}
+
+/// Inputs larger than this get a progress bar (on a terminal).
+const PROGRESS_FROM_BYTES: u64 = 64 << 20;
+
+fn report(experiment: &Experiment, output: &OutputArgs) -> Result<(), CliError> {
+    let size = experiment.input_size();
+    let bar = if size >= PROGRESS_FROM_BYTES && std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(size);
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} reading {bytes}/{total_bytes} [{bar:30}] {bytes_per_sec}, {eta} left",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let report = experiment.execute(&|bytes| bar.inc(bytes));
+    bar.finish_and_clear();
+    let report = report?;
+    let mut stderr = std::io::stderr().lock();
+    for warning in &report.warnings {
+        let _ = writeln!(stderr, "warning: {warning}");
+    }
+    let text = report.render(
+        output.format.into(),
+        RenderOptions {
+            per_query: output.per_query,
+        },
+    );
+    output::write(&text, output.output.as_deref())
+}

@@ -1,0 +1,72 @@
+//! TOML experiments: `raw` mirrors the file, `resolve` turns it into an
+//! [`Experiment`](crate::experiment::Experiment) with paths made relative to
+//! the file and every metric built, so that every error (an unknown key, an
+//! unknown metric, `k = 0`, a missing file) appears, with its file and line,
+//! before any data is read.
+
+mod raw;
+mod resolve;
+
+use std::path::PathBuf;
+
+use rankeval_core::PluginError;
+
+pub use resolve::load;
+
+/// An experiment file is wrong. Displays as `file:line: problem`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        /// The experiment file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML, or a key or value does not fit.
+    #[error("{path}: {}", source.to_string().trim_end())]
+    Toml {
+        /// The experiment file.
+        path: String,
+        /// The TOML error, which gives line, column and an excerpt.
+        source: toml::de::Error,
+    },
+    /// A key has a value that cannot be used.
+    #[error("{path}:{line}: {key}: {reason}")]
+    Invalid {
+        /// The experiment file.
+        path: String,
+        /// The line of the key.
+        line: usize,
+        /// The key, e.g. `runs[2].name`.
+        key: String,
+        /// Why.
+        reason: String,
+    },
+    /// A file the experiment names does not exist.
+    #[error("{path}:{line}: {key}: no such file: {}", file.display())]
+    MissingFile {
+        /// The experiment file.
+        path: String,
+        /// The line of the key.
+        line: usize,
+        /// The key, e.g. `qrels`.
+        key: String,
+        /// The file looked for (relative to the experiment file).
+        file: PathBuf,
+    },
+    /// A metric or aggregator cannot be built.
+    #[error("{path}:{line}: {key}: {source}")]
+    Plugin {
+        /// The experiment file.
+        path: String,
+        /// The line of the table, or of the parameter at fault.
+        line: usize,
+        /// The table, e.g. `metrics[3]`.
+        key: String,
+        /// Why.
+        source: Box<PluginError>,
+    },
+}

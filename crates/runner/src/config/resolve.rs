@@ -1,0 +1,262 @@
+//! From the raw TOML to a resolved [`Experiment`]: paths relative to the
+//! experiment file, files checked to exist, metrics and aggregators built
+//! through the registry (the same path as the short syntax), defaults filled
+//! in. Nothing here reads the data.
+
+use std::path::{Path, PathBuf};
+
+use rankeval_core::registry::{self, Plugin};
+use rankeval_core::{Aggregator, Metric, ParamValue};
+use toml::Spanned;
+
+use super::ConfigError;
+use super::raw::{RawExperiment, RawPlugin};
+use crate::engine::Options;
+use crate::experiment::{DEFAULT_METRICS, Experiment, NamedRun, unique_by_name};
+use crate::read::{Format, Input, ReadOptions};
+
+/// Loads and resolves the experiment file at `path`.
+pub fn load(path: &Path) -> Result<Experiment, ConfigError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: name.clone(),
+        source,
+    })?;
+    let raw: RawExperiment = toml::from_str(&text).map_err(|source| ConfigError::Toml {
+        path: name.clone(),
+        source,
+    })?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    Resolver {
+        path: &name,
+        text: &text,
+        base,
+    }
+    .resolve(raw)
+}
+
+struct Resolver<'a> {
+    path: &'a str,
+    text: &'a str,
+    base: &'a Path,
+}
+
+impl Resolver<'_> {
+    fn line<T>(&self, spanned: &Spanned<T>) -> usize {
+        let end = spanned.span().start.min(self.text.len());
+        self.text[..end].bytes().filter(|&b| b == b'\n').count() + 1
+    }
+
+    fn invalid<T>(
+        &self,
+        at: &Spanned<T>,
+        key: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> ConfigError {
+        ConfigError::Invalid {
+            path: self.path.to_owned(),
+            line: self.line(at),
+            key: key.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A file named by `key`, relative to the experiment file, which must exist.
+    fn file(&self, value: &Spanned<String>, key: &str) -> Result<PathBuf, ConfigError> {
+        let file = self.base.join(value.get_ref());
+        if file.is_file() {
+            Ok(file)
+        } else {
+            Err(ConfigError::MissingFile {
+                path: self.path.to_owned(),
+                line: self.line(value),
+                key: key.to_owned(),
+                file,
+            })
+        }
+    }
+
+    fn resolve(&self, raw: RawExperiment) -> Result<Experiment, ConfigError> {
+        let qrels = match &raw.qrels {
+            Some(path) => {
+                let input = Input::file(self.file(path, "qrels")?);
+                Some(match raw.qrels_format {
+                    Some(format) => input.with_format(format),
+                    None => input,
+                })
+            }
+            None => None,
+        };
+        if raw.runs.is_empty() {
+            return Err(ConfigError::Invalid {
+                path: self.path.to_owned(),
+                line: 1,
+                key: "runs".into(),
+                reason: "no [[runs]] table: add one with a `path` for each run to evaluate".into(),
+            });
+        }
+        let paths: Vec<PathBuf> = raw
+            .runs
+            .iter()
+            .map(|run| PathBuf::from(run.get_ref().path.get_ref()))
+            .collect();
+        let default_names = crate::experiment::run_names(&paths);
+        let mut runs: Vec<NamedRun> = Vec::with_capacity(raw.runs.len());
+        for (index, (run, default_name)) in raw.runs.iter().zip(default_names).enumerate() {
+            let key = format!("runs[{}]", index + 1);
+            let table = run.get_ref();
+            let file = self.file(&table.path, &format!("{key}.path"))?;
+            let name = match &table.name {
+                Some(name) if name.get_ref().trim().is_empty() => {
+                    return Err(self.invalid(
+                        name,
+                        format!("{key}.name"),
+                        "a run name cannot be empty",
+                    ));
+                }
+                Some(name) => name.get_ref().clone(),
+                None => default_name,
+            };
+            if runs.iter().any(|r| r.name == name) {
+                let at = table.name.as_ref().unwrap_or(&table.path);
+                return Err(self.invalid(
+                    at,
+                    format!("{key}.name"),
+                    format!("another run is already named `{name}`; give each run its own `name`"),
+                ));
+            }
+            let mut input = Input::file(&file);
+            if let Some(format) = table.format {
+                input = input.with_format(format);
+            }
+            if qrels.is_none() && input.format() != Format::Jsonl {
+                return Err(self.invalid(
+                    &table.path,
+                    format!("{key}.path"),
+                    "there is no `qrels` key, so every run must be JSON Lines with `relevant`",
+                ));
+            }
+            runs.push(NamedRun { name, input });
+        }
+        let metrics = if raw.metrics.is_empty() {
+            DEFAULT_METRICS
+                .iter()
+                .map(|spec| registry::parse_metric(spec))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|source| ConfigError::Plugin {
+                    path: self.path.to_owned(),
+                    line: 1,
+                    key: "metrics".into(),
+                    source: Box::new(source),
+                })?
+        } else {
+            self.plugins::<dyn Metric>(&raw.metrics, "metrics")?
+        };
+        let aggregators = if raw.aggregators.is_empty() {
+            vec![
+                registry::parse_aggregator("mean").map_err(|source| ConfigError::Plugin {
+                    path: self.path.to_owned(),
+                    line: 1,
+                    key: "aggregators".into(),
+                    source: Box::new(source),
+                })?,
+            ]
+        } else {
+            self.plugins::<dyn Aggregator>(&raw.aggregators, "aggregators")?
+        };
+        Ok(Experiment {
+            qrels,
+            runs,
+            metrics: unique_by_name(metrics),
+            aggregators: unique_by_name(aggregators),
+            options: Options {
+                missing: raw.missing.unwrap_or_default(),
+                level: raw.rel.unwrap_or_default(),
+            },
+            read: ReadOptions {
+                duplicates: raw.duplicates.unwrap_or_default(),
+            },
+        })
+    }
+
+    /// Builds every table of a `[[metrics]]` or `[[aggregators]]` array.
+    fn plugins<T: Plugin + ?Sized>(
+        &self,
+        tables: &[Spanned<RawPlugin>],
+        section: &str,
+    ) -> Result<Vec<Box<T>>, ConfigError> {
+        tables
+            .iter()
+            .enumerate()
+            .map(|(index, table)| self.plugin::<T>(table, &format!("{section}[{}]", index + 1)))
+            .collect()
+    }
+
+    fn plugin<T: Plugin + ?Sized>(
+        &self,
+        table: &Spanned<RawPlugin>,
+        key: &str,
+    ) -> Result<Box<T>, ConfigError> {
+        let entries = table.get_ref();
+        let type_entry = entries.iter().find(|(k, _)| k.get_ref() == "type");
+        let Some((_, type_value)) = type_entry else {
+            return Err(self.invalid(
+                table,
+                key,
+                "the table has no `type` (the metric or aggregator name)",
+            ));
+        };
+        let Some(name) = type_value.get_ref().as_str() else {
+            return Err(self.invalid(type_value, format!("{key}.type"), "`type` must be a string"));
+        };
+        let mut params = Vec::with_capacity(entries.len());
+        for (param, value) in entries.iter().filter(|(k, _)| k.get_ref() != "type") {
+            let value = match value.get_ref() {
+                toml::Value::Integer(i) => ParamValue::Integer(*i),
+                toml::Value::Float(x) => ParamValue::Float(*x),
+                toml::Value::Boolean(b) => ParamValue::Bool(*b),
+                toml::Value::String(s) => ParamValue::String(s.clone()),
+                other => {
+                    return Err(self.invalid(
+                        value,
+                        format!("{key}.{}", param.get_ref()),
+                        format!(
+                            "a parameter is a string, number or boolean, not {}",
+                            other.type_str()
+                        ),
+                    ));
+                }
+            };
+            params.push((param.get_ref().clone(), value));
+        }
+        registry::build::<T>(name, params).map_err(|source| {
+            let line = self
+                .line_of_param::<T>(entries, name, source.param())
+                .unwrap_or_else(|| self.line(type_value));
+            ConfigError::Plugin {
+                path: self.path.to_owned(),
+                line,
+                key: key.to_owned(),
+                source: Box::new(source),
+            }
+        })
+    }
+
+    /// The line of the key that sets `param` (by its name or alias).
+    fn line_of_param<T: Plugin + ?Sized>(
+        &self,
+        entries: &RawPlugin,
+        plugin: &str,
+        param: Option<&str>,
+    ) -> Option<usize> {
+        let param = param?;
+        let alias = registry::find::<T>(plugin)
+            .ok()
+            .and_then(|d| d.params.iter().find(|p| p.name == param))
+            .and_then(|p| p.alias);
+        entries
+            .iter()
+            .find(|(k, _)| k.get_ref() == param || Some(k.get_ref().as_str()) == alias)
+            .map(|(k, _)| self.line(k))
+    }
+}

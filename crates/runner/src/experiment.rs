@@ -1,0 +1,170 @@
+//! An experiment, resolved: the inputs, metrics, aggregators and policies,
+//! every check done. The `eval` command builds one from its flags, the `run`
+//! command from a TOML file; both execute it the same way.
+
+use rankeval_core::{Aggregator, Metric, Qrels};
+
+use crate::engine::{Options, evaluate};
+use crate::read::{Input, ReadError, ReadOptions, read_qrels_with, read_run_with};
+use crate::report::{MetricColumn, Report, RunResult, RunWarning};
+
+/// Metrics used when none are given.
+pub const DEFAULT_METRICS: &[&str] = &["ap", "rr", "p@10", "recall@100", "ndcg@10"];
+
+/// A run to evaluate, under the name reports give it.
+#[derive(Clone, Debug)]
+pub struct NamedRun {
+    /// The name in reports.
+    pub name: String,
+    /// Where it is read from.
+    pub input: Input,
+}
+
+/// A resolved experiment.
+#[derive(Debug)]
+pub struct Experiment {
+    /// The qrels, or `None` when every run is JSON Lines holding its own.
+    pub qrels: Option<Input>,
+    /// The runs, in report order; names are unique.
+    pub runs: Vec<NamedRun>,
+    /// The metrics, unique by canonical name.
+    pub metrics: Vec<Box<dyn Metric>>,
+    /// The aggregators, unique by canonical name.
+    pub aggregators: Vec<Box<dyn Aggregator>>,
+    /// Which queries count, and the relevance level.
+    pub options: Options,
+    /// How runs are read.
+    pub read: ReadOptions,
+}
+
+/// Told how many bytes of input have been read, for a progress bar.
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+impl Experiment {
+    /// Total size of the inputs in bytes, where known (for a progress bar).
+    pub fn input_size(&self) -> u64 {
+        self.qrels
+            .iter()
+            .chain(self.runs.iter().map(|r| &r.input))
+            .filter_map(Input::len_hint)
+            .sum()
+    }
+
+    /// Reads the inputs, evaluates every run and aggregates.
+    pub fn execute(&self, progress: Progress<'_>) -> Result<Report, ReadError> {
+        let shared_qrels: Option<Qrels> = match &self.qrels {
+            Some(input) => Some(read_qrels_with(input, progress)?),
+            None => None,
+        };
+        let mut report = Report {
+            metrics: self
+                .metrics
+                .iter()
+                .map(|m| MetricColumn::of(m.as_ref()))
+                .collect(),
+            aggregators: self.aggregators.iter().map(|a| a.name()).collect(),
+            runs: Vec::with_capacity(self.runs.len()),
+            warnings: Vec::new(),
+        };
+        for run in &self.runs {
+            let (list, own_qrels) = read_run_with(&run.input, self.read, progress)?;
+            let qrels = match (&shared_qrels, &own_qrels) {
+                (Some(qrels), _) | (None, Some(qrels)) => qrels,
+                (None, None) => {
+                    return Err(ReadError {
+                        path: run.input.name().to_owned(),
+                        line: None,
+                        kind: crate::read::ReadErrorKind::BadField(
+                            "no qrels: give qrels, or a JSON Lines run with `relevant`".into(),
+                        ),
+                    });
+                }
+            };
+            let evaluation = evaluate(qrels, &list, &self.metrics, &self.options);
+            let per_query: Vec<Vec<f64>> = (0..self.metrics.len())
+                .map(|m| evaluation.column(m))
+                .collect();
+            let aggregates = per_query
+                .iter()
+                .map(|column| {
+                    self.aggregators
+                        .iter()
+                        .map(|a| a.aggregate(column))
+                        .collect()
+                })
+                .collect();
+            report
+                .warnings
+                .extend(evaluation.warnings().into_iter().map(|warning| RunWarning {
+                    run: run.name.clone(),
+                    warning,
+                }));
+            report.runs.push(RunResult {
+                name: run.name.clone(),
+                queries: evaluation.queries().to_vec(),
+                per_query,
+                aggregates,
+            });
+        }
+        Ok(report)
+    }
+}
+
+/// Keeps the first of each canonical name, in order.
+pub(crate) fn unique_by_name<T: rankeval_core::registry::Plugin + ?Sized>(
+    items: Vec<Box<T>>,
+) -> Vec<Box<T>> {
+    let mut seen = std::collections::HashSet::new();
+    items
+        .into_iter()
+        .filter(|item| seen.insert(T::canonical_name(item)))
+        .collect()
+}
+
+/// A report name for each run path: the file name without its extensions,
+/// made unique by the parent directory where two runs share it.
+pub(crate) fn run_names(paths: &[std::path::PathBuf]) -> Vec<String> {
+    let stem = |path: &std::path::Path| {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        let name = name.strip_suffix(".gz").unwrap_or(&name).to_owned();
+        match name.rsplit_once('.') {
+            Some((stem, _)) if !stem.is_empty() => stem.to_owned(),
+            _ => name,
+        }
+    };
+    let stems: Vec<String> = paths.iter().map(|p| stem(p)).collect();
+    paths
+        .iter()
+        .zip(&stems)
+        .map(|(path, s)| {
+            if stems.iter().filter(|other| *other == s).count() > 1 {
+                path.display().to_string()
+            } else {
+                s.clone()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn run_names_are_stems_unless_they_clash() {
+        let paths: Vec<PathBuf> = [
+            "runs/bm25.trec",
+            "runs/dense.jsonl.gz",
+            "a/x.trec",
+            "b/x.trec",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        assert_eq!(run_names(&paths), ["bm25", "dense", "a/x.trec", "b/x.trec"]);
+    }
+}

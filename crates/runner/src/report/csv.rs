@@ -1,0 +1,65 @@
+//! CSV for a spreadsheet: columns `run,query,aggregate,<metric>...`; one row
+//! per run and aggregator (query empty), and with per-query values one row
+//! per run and query (aggregate empty). Values at full precision.
+
+use super::{RenderOptions, Report};
+
+pub(super) fn render(report: &Report, options: RenderOptions) -> String {
+    let mut out = String::new();
+    let mut header = vec!["run".to_owned(), "query".to_owned(), "aggregate".to_owned()];
+    header.extend(report.metrics.iter().map(|m| m.name.clone()));
+    line(&mut out, &header);
+    for run in &report.runs {
+        for (a, aggregator) in report.aggregators.iter().enumerate() {
+            let mut row = vec![run.name.clone(), String::new(), aggregator.clone()];
+            row.extend(run.aggregates.iter().map(|values| number(values[a])));
+            line(&mut out, &row);
+        }
+        if options.per_query {
+            for (q, query) in run.queries.iter().enumerate() {
+                let mut row = vec![run.name.clone(), query.clone(), String::new()];
+                row.extend(run.per_query.iter().map(|column| number(column[q])));
+                line(&mut out, &row);
+            }
+        }
+    }
+    out
+}
+
+/// Shortest text that reads back as the same f64; NaN is an empty cell.
+fn number(value: f64) -> String {
+    if value.is_nan() {
+        String::new()
+    } else {
+        value.to_string()
+    }
+}
+
+fn line(out: &mut String, cells: &[String]) {
+    let quoted: Vec<String> = cells.iter().map(|c| quote(c)).collect();
+    out.push_str(&quoted.join(","));
+    out.push('\n');
+}
+
+/// RFC 4180: quote a cell holding a comma, quote or line break.
+fn quote(cell: &str) -> String {
+    if cell.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", cell.replace('"', "\"\""))
+    } else {
+        cell.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::sample;
+    use super::*;
+
+    #[test]
+    fn summary_and_per_query() {
+        insta::assert_snapshot!(render(
+            &sample(&["mean"]),
+            RenderOptions { per_query: true }
+        ));
+    }
+}

@@ -1,0 +1,137 @@
+//! One JSON document:
+//! `{"runs": [{"name", "num_queries", "metrics": {metric: {aggregator: x}},
+//! "per_query": {metric: {query: x}}}], "warnings": [...]}`, `per_query`
+//! only when asked for. NaN is `null`. Keys keep the report's order.
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::Value;
+
+use super::{RenderOptions, Report};
+
+pub(super) fn render(report: &Report, options: RenderOptions) -> String {
+    let document = Document {
+        runs: report
+            .runs
+            .iter()
+            .map(|run| JsonRun {
+                name: &run.name,
+                num_queries: run.queries.len(),
+                metrics: Ordered(
+                    report
+                        .metrics
+                        .iter()
+                        .zip(&run.aggregates)
+                        .map(|(m, values)| {
+                            (
+                                m.name.as_str(),
+                                Ordered(
+                                    report
+                                        .aggregators
+                                        .iter()
+                                        .map(String::as_str)
+                                        .zip(values.iter().copied())
+                                        .collect(),
+                                ),
+                            )
+                        })
+                        .collect(),
+                ),
+                per_query: options.per_query.then(|| {
+                    Ordered(
+                        report
+                            .metrics
+                            .iter()
+                            .zip(&run.per_query)
+                            .map(|(m, column)| {
+                                (
+                                    m.name.as_str(),
+                                    Ordered(
+                                        run.queries
+                                            .iter()
+                                            .map(String::as_str)
+                                            .zip(column.iter().copied())
+                                            .collect(),
+                                    ),
+                                )
+                            })
+                            .collect(),
+                    )
+                }),
+            })
+            .collect(),
+        warnings: report
+            .warnings
+            .iter()
+            .map(|w| {
+                let mut fields = match serde_json::to_value(&w.warning) {
+                    Ok(Value::Object(fields)) => fields,
+                    _ => serde_json::Map::new(),
+                };
+                fields.insert("run".into(), Value::String(w.run.clone()));
+                fields.insert("message".into(), Value::String(w.warning.to_string()));
+                Value::Object(fields)
+            })
+            .collect(),
+    };
+    let mut text = serde_json::to_string_pretty(&document).unwrap_or_else(|e| {
+        // Serializing plain strings and numbers cannot fail; say so if it does.
+        format!("{{\"error\": \"cannot serialize the report: {e}\"}}")
+    });
+    text.push('\n');
+    text
+}
+
+#[derive(Serialize)]
+struct Document<'a> {
+    runs: Vec<JsonRun<'a>>,
+    warnings: Vec<Value>,
+}
+
+#[derive(Serialize)]
+struct JsonRun<'a> {
+    name: &'a str,
+    num_queries: usize,
+    metrics: Ordered<'a, Ordered<'a, f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    per_query: Option<Ordered<'a, Ordered<'a, f64>>>,
+}
+
+/// A map that keeps its insertion order.
+struct Ordered<'a, V>(Vec<(&'a str, V)>);
+
+impl<V: Serialize> Serialize for Ordered<'_, V> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::sample;
+    use super::*;
+
+    #[test]
+    fn one_document_with_per_query_values() {
+        let text = render(&sample(&["mean"]), RenderOptions { per_query: true });
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            parsed["runs"][1]["metrics"]["ap"]["mean"],
+            (0.75 + 0.375) / 2.0
+        );
+        assert_eq!(parsed["runs"][0]["per_query"]["p@10"]["q,2"], 0.1);
+        assert!(parsed["runs"][0]["per_query"]["ap(norm=hits)@5"]["q,2"].is_null());
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn no_per_query_key_unless_asked() {
+        let text = render(&sample(&["mean"]), RenderOptions::default());
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        assert!(parsed["runs"][0].get("per_query").is_none());
+    }
+}

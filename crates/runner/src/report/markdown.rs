@@ -1,0 +1,48 @@
+//! Markdown tables to paste into a pull request or an issue.
+
+use super::{RenderOptions, Report, per_query_rows, summary_rows};
+
+pub(super) fn render(report: &Report, options: RenderOptions) -> String {
+    let mut out = table(&summary_rows(report));
+    if options.per_query {
+        for run in &report.runs {
+            out.push_str(&format!("\n#### {} (per query)\n\n", escape(&run.name)));
+            out.push_str(&table(&per_query_rows(report, run)));
+        }
+    }
+    out
+}
+
+fn table(rows: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    for (r, row) in rows.iter().enumerate() {
+        let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        if r == 0 {
+            let rule: Vec<&str> = (0..row.len())
+                .map(|c| if c == 0 { "---" } else { "---:" })
+                .collect();
+            out.push_str(&format!("| {} |\n", rule.join(" | ")));
+        }
+    }
+    out
+}
+
+/// Keeps a cell inside its column: `|` would end it.
+fn escape(cell: &str) -> String {
+    cell.replace('|', "\\|")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::sample;
+    use super::*;
+
+    #[test]
+    fn summary_and_per_query() {
+        insta::assert_snapshot!(render(
+            &sample(&["mean"]),
+            RenderOptions { per_query: true }
+        ));
+    }
+}

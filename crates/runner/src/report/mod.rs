@@ -1,0 +1,231 @@
+//! The report model and its renderers: one plain struct holding everything
+//! an evaluation produced, and one module per output format.
+//!
+//! The model always keeps every per-query value (the spec says they are
+//! always available); whether a format prints them is a rendering option.
+
+mod csv;
+mod json;
+mod markdown;
+mod table;
+mod trec;
+
+use std::fmt;
+
+use rankeval_core::{Metric, TrecEvalMeasure};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Warning;
+
+/// Everything an evaluation of one or more runs produced.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The metrics, in the order of every `values` vector below.
+    pub metrics: Vec<MetricColumn>,
+    /// The aggregators' canonical names, in the order of `aggregates`.
+    pub aggregators: Vec<String>,
+    /// One result per run, in the order given.
+    pub runs: Vec<RunResult>,
+    /// What the user should know, per run.
+    pub warnings: Vec<RunWarning>,
+}
+
+/// A metric as reports show it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetricColumn {
+    /// The canonical name: the key in every format.
+    pub name: String,
+    /// Its trec_eval measure, for `--format trec`.
+    pub trec: Option<TrecEvalMeasure>,
+}
+
+impl MetricColumn {
+    /// The column of `metric`.
+    pub fn of(metric: &dyn Metric) -> Self {
+        Self {
+            name: metric.name(),
+            trec: metric.trec_eval(),
+        }
+    }
+}
+
+/// The results of one run.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    /// The run's name.
+    pub name: String,
+    /// The evaluated queries, in report order.
+    pub queries: Vec<String>,
+    /// `per_query[m][q]`: metric `m` on query `q`.
+    pub per_query: Vec<Vec<f64>>,
+    /// `aggregates[m][a]`: aggregator `a` of metric `m`.
+    pub aggregates: Vec<Vec<f64>>,
+}
+
+/// A warning about one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunWarning {
+    /// The run it is about.
+    pub run: String,
+    /// What happened.
+    pub warning: Warning,
+}
+
+impl fmt::Display for RunWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "run `{}`: {}", self.run, self.warning)
+    }
+}
+
+/// An output format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputFormat {
+    /// An aligned table for a terminal.
+    #[default]
+    Table,
+    /// One JSON document.
+    Json,
+    /// CSV for a spreadsheet: one row per run (and per query).
+    Csv,
+    /// A Markdown table to paste into a pull request.
+    Markdown,
+    /// trec_eval's layout: `measure<TAB>query|all<TAB>value`.
+    Trec,
+}
+
+/// How to render a report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Print every query's value, not only the aggregates.
+    pub per_query: bool,
+}
+
+impl Report {
+    /// The report in `format`.
+    pub fn render(&self, format: OutputFormat, options: RenderOptions) -> String {
+        match format {
+            OutputFormat::Table => table::render(self, options),
+            OutputFormat::Json => json::render(self, options),
+            OutputFormat::Csv => csv::render(self, options),
+            OutputFormat::Markdown => markdown::render(self, options),
+            OutputFormat::Trec => trec::render(self, options),
+        }
+    }
+
+    /// Label of the aggregate `a` of metric `m` where one column holds both.
+    fn row_label(&self, m: usize, a: usize) -> String {
+        if self.aggregators.len() == 1 && self.aggregators[0] == "mean" {
+            self.metrics[m].name.clone()
+        } else {
+            format!("{} [{}]", self.metrics[m].name, self.aggregators[a])
+        }
+    }
+}
+
+/// A value with 4 decimals, as tables print it; NaN is "NaN".
+fn fixed(value: f64) -> String {
+    if value.is_nan() {
+        "NaN".to_owned()
+    } else {
+        format!("{value:.4}")
+    }
+}
+
+/// The summary rows shared by the table and Markdown renderers: a header and
+/// one row per (metric, aggregator), with a column per run.
+fn summary_rows(report: &Report) -> Vec<Vec<String>> {
+    let mut header = vec!["metric".to_owned()];
+    header.extend(report.runs.iter().map(|r| r.name.clone()));
+    let mut rows = vec![header];
+    let mut queries = vec!["queries".to_owned()];
+    queries.extend(report.runs.iter().map(|r| r.queries.len().to_string()));
+    rows.push(queries);
+    for m in 0..report.metrics.len() {
+        for a in 0..report.aggregators.len() {
+            let mut row = vec![report.row_label(m, a)];
+            row.extend(report.runs.iter().map(|r| fixed(r.aggregates[m][a])));
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+/// The per-query rows of one run: a header and a row per query.
+fn per_query_rows(report: &Report, run: &RunResult) -> Vec<Vec<String>> {
+    let mut header = vec!["query".to_owned()];
+    header.extend(report.metrics.iter().map(|m| m.name.clone()));
+    let mut rows = vec![header];
+    for (q, query) in run.queries.iter().enumerate() {
+        let mut row = vec![query.clone()];
+        row.extend(run.per_query.iter().map(|column| fixed(column[q])));
+        rows.push(row);
+    }
+    rows
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::engine::Warning;
+
+    /// A small report with two runs, three metrics and a warning.
+    pub(crate) fn sample(aggregators: &[&str]) -> Report {
+        let metrics = vec![
+            MetricColumn {
+                name: "ap".into(),
+                trec: Some(TrecEvalMeasure::mean("map")),
+            },
+            MetricColumn {
+                name: "p@10".into(),
+                trec: Some(TrecEvalMeasure::mean("P_10")),
+            },
+            MetricColumn {
+                name: "num_ret".into(),
+                trec: Some(TrecEvalMeasure::sum("num_ret")),
+            },
+            MetricColumn {
+                name: "ap(norm=hits)@5".into(),
+                trec: None,
+            },
+        ];
+        let run = |name: &str, base: f64| {
+            let per_query = vec![
+                vec![base, base / 2.0],
+                vec![0.3, 0.1],
+                vec![10.0, 7.0],
+                vec![1.0, f64::NAN],
+            ];
+            let aggregates = per_query
+                .iter()
+                .map(|column: &Vec<f64>| {
+                    aggregators
+                        .iter()
+                        .map(|a| match *a {
+                            "mean" => (column[0] + column[1]) / 2.0,
+                            _ => column[0].min(column[1]),
+                        })
+                        .collect()
+                })
+                .collect();
+            RunResult {
+                name: name.into(),
+                queries: vec!["q1".into(), "q,2".into()],
+                per_query,
+                aggregates,
+            }
+        };
+        Report {
+            metrics,
+            aggregators: aggregators.iter().map(|a| (*a).to_owned()).collect(),
+            runs: vec![run("baseline", 0.5), run("v2", 0.75)],
+            warnings: vec![RunWarning {
+                run: "v2".into(),
+                warning: Warning::RunOnlyQueries {
+                    count: 1,
+                    examples: vec!["q9".into()],
+                },
+            }],
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! Bad input never panics and never passes silently: each kind gives exit
+//! code 2 and a message naming the file, the line and what was expected.
+//! Query-set mismatches are warnings on stderr (exit 0).
+
+use super::{run_in, scratch, transcript};
+
+const QRELS: &str = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n";
+const RUN: &str = "q1 Q0 a 1 0.9 t\nq1 Q0 b 2 0.5 t\nq2 Q0 c 1 0.7 t\n";
+
+/// Runs `rankeval <args>` in a directory holding `files`, and snapshots it.
+fn snapshot(name: &str, files: &[(&str, &str)], args: &[&str]) {
+    let dir = scratch(files);
+    let result = run_in(dir.path(), args);
+    assert_eq!(result.0, 2, "{name} must fail with exit code 2: {result:?}");
+    assert!(!result.2.contains("panicked"), "{}", result.2);
+    insta::assert_snapshot!(name, transcript(args, result));
+}
+
+fn eval(name: &str, qrels: &str, run: &str) {
+    snapshot(
+        name,
+        &[("qrels.txt", qrels), ("run.trec", run)],
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "map",
+        ],
+    );
+}
+
+#[test]
+fn malformed_qrels_line() {
+    eval("error_malformed_qrels_line", "q1 0 a 1\nq1 0 b\n", RUN);
+}
+
+#[test]
+fn malformed_run_line() {
+    eval(
+        "error_malformed_run_line",
+        QRELS,
+        "q1 Q0 a 1 0.9 t\nq1 Q0 b 0.5 t\n",
+    );
+}
+
+#[test]
+fn non_numeric_score() {
+    eval(
+        "error_non_numeric_score",
+        QRELS,
+        "q1 Q0 a 1 0.9 t\nq1 Q0 b 2 high t\n",
+    );
+}
+
+#[test]
+fn non_numeric_grade() {
+    eval("error_non_numeric_grade", "q1 0 a 1\nq1 0 b yes\n", RUN);
+}
+
+#[test]
+fn duplicate_document() {
+    eval(
+        "error_duplicate_document",
+        QRELS,
+        "q1 Q0 a 1 0.9 t\nq1 Q0 b 2 0.5 t\nq1 Q0 a 3 0.1 t\n",
+    );
+}
+
+#[test]
+fn duplicate_document_kept_first_on_request() {
+    let dir = scratch(&[
+        ("qrels.txt", QRELS),
+        ("run.trec", "q1 Q0 a 1 0.9 t\nq1 Q0 a 2 0.1 t\n"),
+    ]);
+    let (code, stdout, _) = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "p@1",
+            "--duplicates",
+            "first",
+            "--format",
+            "csv",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(stdout, "run,query,aggregate,p@1\nrun,,mean,1\n");
+}
+
+#[test]
+fn judgement_with_two_grades() {
+    eval(
+        "error_judgement_with_two_grades",
+        "q1 0 a 1\nq1 0 b 0\nq1 0 a 2\n",
+        RUN,
+    );
+}
+
+#[test]
+fn empty_file() {
+    eval("error_empty_run", QRELS, "");
+}
+
+#[test]
+fn missing_file() {
+    snapshot(
+        "error_missing_run_file",
+        &[("qrels.txt", QRELS)],
+        &["eval", "--qrels", "qrels.txt", "--run", "nope.trec"],
+    );
+}
+
+#[test]
+fn bad_jsonl_line() {
+    snapshot(
+        "error_bad_jsonl_line",
+        &[(
+            "run.jsonl",
+            "{\"query\": \"q1\", \"predicted\": [\"a\"], \"relevant\": [\"a\"]}\n{\"query\": \"q2\", \"predicted\": \"a\"}\n",
+        )],
+        &["eval", "--run", "run.jsonl", "-m", "map"],
+    );
+}
+
+#[test]
+fn unknown_metric_flag() {
+    snapshot(
+        "error_unknown_metric_flag",
+        &[("qrels.txt", QRELS), ("run.trec", RUN)],
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "ndgc@10",
+        ],
+    );
+}
+
+#[test]
+fn zero_cutoff_flag() {
+    snapshot(
+        "error_zero_cutoff_flag",
+        &[("qrels.txt", QRELS), ("run.trec", RUN)],
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "p@0",
+        ],
+    );
+}
+
+#[test]
+fn bad_syntax_flag() {
+    snapshot(
+        "error_bad_syntax_flag",
+        &[("qrels.txt", QRELS), ("run.trec", RUN)],
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "ap(norm=truncated@10",
+        ],
+    );
+}
+
+#[test]
+fn zero_relevance_level_flag() {
+    snapshot(
+        "error_zero_rel_flag",
+        &[("qrels.txt", QRELS), ("run.trec", RUN)],
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "--rel",
+            "0",
+        ],
+    );
+}
+
+#[test]
+fn run_without_qrels_must_be_jsonl() {
+    snapshot(
+        "error_no_qrels_for_trec_run",
+        &[("run.trec", RUN)],
+        &["eval", "--run", "run.trec"],
+    );
+}
+
+/// An experiment file with `body` after a valid head.
+fn experiment(name: &str, body: &str) {
+    let toml = format!("qrels = \"qrels.txt\"\n\n[[runs]]\npath = \"run.trec\"\n{body}");
+    snapshot(
+        name,
+        &[("qrels.txt", QRELS), ("run.trec", RUN), ("exp.toml", &toml)],
+        &["run", "exp.toml"],
+    );
+}
+
+#[test]
+fn config_unknown_key() {
+    experiment(
+        "config_unknown_key",
+        "\n[[metrics]]\ntype = \"precision\"\nk = 10\n\n[[aggregators]]\ntype = \"mean\"\n\n[output]\nformat = \"json\"\n",
+    );
+}
+
+#[test]
+fn config_unknown_run_key() {
+    experiment("config_unknown_run_key", "nmae = \"bm25\"\n");
+}
+
+#[test]
+fn config_unknown_metric() {
+    experiment(
+        "config_unknown_metric",
+        "\n[[metrics]]\ntype = \"ndgc\"\nk = 10\n",
+    );
+}
+
+#[test]
+fn config_zero_cutoff() {
+    experiment(
+        "config_zero_cutoff",
+        "\n[[metrics]]\ntype = \"precision\"\n\n[[metrics]]\ntype = \"average_precision\"\nnormalization = \"truncated\"\nk = 0\n",
+    );
+}
+
+#[test]
+fn config_unknown_parameter() {
+    experiment(
+        "config_unknown_parameter",
+        "\n[[metrics]]\ntype = \"average_precision\"\nnromalization = \"truncated\"\n",
+    );
+}
+
+#[test]
+fn config_bad_parameter_value() {
+    experiment(
+        "config_bad_parameter_value",
+        "\n[[metrics]]\ntype = \"ap\"\nnorm = \"trunc\"\n",
+    );
+}
+
+#[test]
+fn config_missing_type() {
+    experiment("config_missing_type", "\n[[metrics]]\nk = 10\n");
+}
+
+#[test]
+fn config_missing_run_file() {
+    snapshot(
+        "config_missing_run_file",
+        &[
+            ("qrels.txt", QRELS),
+            (
+                "exp.toml",
+                "qrels = \"qrels.txt\"\n\n[[runs]]\nname = \"bm25\"\npath = \"runs/bm25.trec\"\n",
+            ),
+        ],
+        &["run", "exp.toml"],
+    );
+}
+
+#[test]
+fn config_missing_qrels_file() {
+    snapshot(
+        "config_missing_qrels_file",
+        &[
+            ("run.trec", RUN),
+            (
+                "exp.toml",
+                "qrels = \"data/qrels.txt\"\n\n[[runs]]\npath = \"run.trec\"\n",
+            ),
+        ],
+        &["run", "exp.toml"],
+    );
+}
+
+#[test]
+fn config_duplicate_run_names() {
+    experiment(
+        "config_duplicate_run_names",
+        "\n[[runs]]\nname = \"run\"\npath = \"qrels.txt\"\n",
+    );
+}
+
+#[test]
+fn config_zero_relevance_level() {
+    snapshot(
+        "config_zero_rel",
+        &[
+            ("qrels.txt", QRELS),
+            ("run.trec", RUN),
+            (
+                "exp.toml",
+                "qrels = \"qrels.txt\"\nrel = 0\n\n[[runs]]\npath = \"run.trec\"\n",
+            ),
+        ],
+        &["run", "exp.toml"],
+    );
+}
+
+#[test]
+fn config_invalid_toml() {
+    experiment("config_invalid_toml", "\n[[metrics]\ntype = \"map\"\n");
+}
+
+#[test]
+fn config_no_runs() {
+    snapshot(
+        "config_no_runs",
+        &[
+            ("qrels.txt", QRELS),
+            ("exp.toml", "qrels = \"qrels.txt\"\n"),
+        ],
+        &["run", "exp.toml"],
+    );
+}
+
+#[test]
+fn config_errors_come_before_reading_data() {
+    // The run file is malformed, but the unknown metric is reported first.
+    let toml =
+        "qrels = \"qrels.txt\"\n\n[[runs]]\npath = \"run.trec\"\n\n[[metrics]]\ntype = \"nope\"\n";
+    let dir = scratch(&[
+        ("qrels.txt", QRELS),
+        ("run.trec", "garbage\n"),
+        ("exp.toml", toml),
+    ]);
+    let (code, _, stderr) = run_in(dir.path(), &["run", "exp.toml"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("error: exp.toml:7: metrics[1]: unknown metric `nope`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn query_mismatches_are_warnings_not_silence() {
+    let dir = scratch(&[
+        ("qrels.txt", "q1 0 a 1\nq2 0 c 2\nq3 0 d 1\n"),
+        ("run.trec", "q1 Q0 a 1 0.9 t\nq9 Q0 c 1 0.7 t\n"),
+    ]);
+    let args = &[
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.trec",
+        "-m",
+        "p@1",
+        "--format",
+        "json",
+    ];
+    let result = run_in(dir.path(), args);
+    assert_eq!(result.0, 0);
+    insta::assert_snapshot!("warnings_query_mismatch", transcript(args, result));
+}

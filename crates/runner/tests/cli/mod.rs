@@ -1,0 +1,70 @@
+//! Tests of the `rankeval` binary: snapshots of every output format, of the
+//! listings and help, and of the error for each kind of bad input; values
+//! checked against trec_eval through the binary.
+//!
+//! Every run clears the environment and starts from the workspace root or a
+//! temporary directory, with relative paths, so snapshots hold neither
+//! absolute paths nor timings.
+
+mod errors;
+mod help;
+mod quickstart;
+mod trec_eval;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace root, where `examples/` is.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs `rankeval` with `args` from `dir`; returns the exit code, stdout and stderr.
+pub fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_rankeval"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .output()
+        .expect("the rankeval binary runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Runs `rankeval` from the workspace root.
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    run_in(&workspace(), args)
+}
+
+/// The text a snapshot holds: the command, the exit code, stdout and stderr.
+pub fn transcript(args: &[&str], (code, stdout, stderr): (i32, String, String)) -> String {
+    format!(
+        "$ rankeval {}\nexit_code: {code}\n----- stdout -----\n{stdout}----- stderr -----\n{stderr}",
+        args.join(" ")
+    )
+}
+
+/// Snapshots `rankeval <args>` run from the workspace root.
+#[macro_export]
+macro_rules! rankeval_snapshot {
+    ($name:expr, $args:expr) => {{
+        let args: &[&str] = $args;
+        insta::assert_snapshot!($name, $crate::cli::transcript(args, $crate::cli::run(args)));
+    }};
+}
+
+/// A scratch directory with `files` written in it.
+pub fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create parent");
+        }
+        std::fs::write(path, text).expect("write a scratch file");
+    }
+    dir
+}
