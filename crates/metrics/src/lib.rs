@@ -4,34 +4,77 @@
 //! registered with the same macro a user's crate uses, and each keeps its
 //! math in a pure function (tested directly) behind a thin serde struct.
 //!
-//! | metric (`type`) | aliases | canonical name | parameters |
-//! |---|---|---|---|
-//! | `precision` | `p` | `p@10` | `k`, `rel`, `denominator = k \| retrieved` |
-//! | `recall` | `r` | `r@10` | `k`, `rel` |
-//! | `reciprocal_rank` | `rr`, `mrr` | `rr@10` | `k`, `rel` |
-//! | `average_precision` | `ap`, `map` | `ap(norm=truncated)@10` | `k`, `rel`, `normalization = relevant \| truncated \| hits` |
-//! | `hit_rate` | `success` | `hit_rate@10` | `k`, `rel` |
+//! | metric (`type`) | aliases | canonical name | parameters | trec_eval |
+//! |---|---|---|---|---|
+//! | `precision` | `p` | `p@10` | `k`, `rel`, `denominator = k \| retrieved` | `P_k`, `set_P` |
+//! | `recall` | `r` | `r@10` | `k`, `rel` | `recall_k`, `set_recall` |
+//! | `reciprocal_rank` | `rr`, `mrr` | `rr@10` | `k`, `rel` | `recip_rank` |
+//! | `average_precision` | `ap`, `map` | `ap(norm=truncated)@10` | `k`, `rel`, `normalization = relevant \| truncated \| hits` | `map`, `map_cut_k` |
+//! | `hit_rate` | `success` | `hit_rate@10` | `k`, `rel` | `success_k` |
+//! | `dcg` | | `dcg(gain=exponential)@10` | `k`, `gain = linear \| exponential` | |
+//! | `ndcg` | | `ndcg@10` | `k`, `gain = linear \| exponential` | `ndcg`, `ndcg_cut_k` (linear) |
+//! | `r_precision` | `rprec` | `rprec` | `rel` | `Rprec` |
+//! | `bpref` | | `bpref` | `k`, `rel` | `bpref` |
+//! | `f1` | `set_f` | `f1@10` | `k`, `rel` | `set_F` |
+//! | `rbp` | `rank_biased_precision` | `rbp(p=0.9,gain=graded)` | `k`, `rel`, `p = 0.8`, `gain = binary \| graded` | `rbp` (`p=0.9,gain=graded`) |
+//! | `err` | `expected_reciprocal_rank` | `err(max_grade=3)@20` | `k`, `max_grade = 4` | |
+//! | `num_ret` | | `num_ret` | `k` | `num_ret` |
+//! | `num_rel` | | `num_rel` | `rel` | `num_rel` |
+//! | `num_rel_ret` | | `num_rel_ret` | `k`, `rel` | `num_rel_ret` |
 //!
-//! | aggregator | aliases |
-//! |---|---|
-//! | `mean` | `avg` |
+//! | aggregator | aliases | parameters |
+//! |---|---|---|
+//! | `mean` | `avg` | |
+//! | `median` | | |
+//! | `std` | `std_dev`, `stdev` | `ddof = 1` (sample) |
+//! | `min` | | |
+//! | `max` | | |
+//! | `sum` | `total` | |
+//! | `gmean` | `geometric_mean`, `gm` | `floor = 0.00001` (trec_eval `gm_map`) |
 //!
-//! Semantics follow `docs/metrics.md` (and the spec it comes from). A binary
-//! must link this crate for the registry to hold these metrics: the runner
-//! does (`rankeval_runner::metrics`); a binary of your own that depends only
-//! on `rankeval-core` must name it once, `use rankeval_metrics as _;`.
+//! Semantics follow `docs/metrics.md` (and the spec it comes from), which a
+//! test checks against this registry. A binary must link this crate for the
+//! registry to hold these metrics: the runner does
+//! (`rankeval_runner::metrics`); a binary of your own that depends only on
+//! `rankeval-core` must name it once, `use rankeval_metrics as _;`.
 
 pub mod aggregators;
 pub mod average_precision;
+pub mod bpref;
 mod common;
+pub mod dcg;
+pub mod err;
+pub mod f1;
 pub mod hit_rate;
+pub mod ndcg;
+pub mod num_rel;
+pub mod num_rel_ret;
+pub mod num_ret;
 pub mod precision;
+pub mod r_precision;
+pub mod rbp;
 pub mod recall;
 pub mod reciprocal_rank;
 
+pub use aggregators::gmean::GeometricMean;
+pub use aggregators::max::Max;
 pub use aggregators::mean::Mean;
+pub use aggregators::median::Median;
+pub use aggregators::min::Min;
+pub use aggregators::std_dev::StdDev;
+pub use aggregators::sum::Sum;
 pub use average_precision::{ApNormalization, AveragePrecision};
+pub use bpref::Bpref;
+pub use dcg::{Dcg, Gain};
+pub use err::ExpectedReciprocalRank;
+pub use f1::F1;
 pub use hit_rate::HitRate;
+pub use ndcg::Ndcg;
+pub use num_rel::NumRel;
+pub use num_rel_ret::NumRelRet;
+pub use num_ret::NumRet;
 pub use precision::{Precision, PrecisionDenominator};
+pub use r_precision::RPrecision;
+pub use rbp::{Persistence, Rbp, RbpGain};
 pub use recall::Recall;
 pub use reciprocal_rank::ReciprocalRank;

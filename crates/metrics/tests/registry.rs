@@ -1,7 +1,7 @@
 //! The registry's invariants, checked at test time (typetag only notices a
 //! clash when it deserializes), and the errors a user sees for a bad name.
 
-use rankeval_core::registry::{self, parse_metric};
+use rankeval_core::registry::{self, parse_aggregator, parse_metric};
 use rankeval_core::{PluginError, PluginKind, testing};
 
 #[test]
@@ -19,8 +19,18 @@ fn the_built_ins_are_registered() {
     let names: Vec<&str> = registry::metrics().iter().map(|d| d.name).collect();
     for name in [
         "average_precision",
+        "bpref",
+        "dcg",
+        "err",
+        "f1",
         "hit_rate",
+        "ndcg",
+        "num_rel",
+        "num_rel_ret",
+        "num_ret",
         "precision",
+        "r_precision",
+        "rbp",
         "recall",
         "reciprocal_rank",
     ] {
@@ -29,7 +39,13 @@ fn the_built_ins_are_registered() {
     let mut sorted = names.clone();
     sorted.sort();
     assert_eq!(names, sorted, "listings are sorted by name");
-    assert!(registry::aggregators().iter().any(|d| d.name == "mean"));
+    let aggregators: Vec<&str> = registry::aggregators().iter().map(|d| d.name).collect();
+    for name in ["gmean", "max", "mean", "median", "min", "std", "sum"] {
+        assert!(
+            aggregators.contains(&name),
+            "{name} missing from {aggregators:?}"
+        );
+    }
 }
 
 #[test]
@@ -42,6 +58,12 @@ fn aliases_build_the_same_metric() {
         ("ap(norm=hits)", "average_precision(normalization=hits)"),
         ("success@3", "hit_rate@3"),
         ("P@10", "precision@10"),
+        ("rprec", "r_precision"),
+        ("Rprec(rel=2)", "r_precision(rel=2)"),
+        ("set_f", "f1"),
+        ("rank_biased_precision(p=0.9)@10", "rbp(p=0.9)@10"),
+        ("expected_reciprocal_rank@20", "err(max_grade=4)@20"),
+        ("nDCG@10", "ndcg(gain=linear,k=10)"),
     ] {
         assert_eq!(
             parse_metric(a).unwrap().name(),
@@ -73,12 +95,17 @@ fn unknown_metric_lists_close_names() {
         PluginError::Unknown {
             kind: PluginKind::Metric,
             name: "precison".into(),
-            suggestions: vec!["precision"]
+            suggestions: vec!["precision", "r_precision"]
         }
     );
     assert_eq!(
         error.to_string(),
-        "unknown metric `precison`; did you mean `precision`?"
+        "unknown metric `precison`; did you mean one of `precision`, `r_precision`?"
+    );
+    let error = parse_metric("bperf").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "unknown metric `bperf`; did you mean `bpref`?"
     );
 }
 
@@ -123,4 +150,48 @@ fn syntax_errors_point_at_the_offset() {
         error.to_string(),
         "expected `,` or `)` at offset 17 in `ap(norm=truncated@10`, found `@`"
     );
+}
+
+#[test]
+fn aggregator_aliases_and_parameters() {
+    for (a, b) in [
+        ("avg", "mean"),
+        ("std_dev", "std(ddof=1)"),
+        ("stdev(ddof=0)", "std(ddof=0)"),
+        ("geometric_mean", "gmean(floor=0.00001)"),
+        ("gm(floor=0.001)", "gmean(floor=0.001)"),
+        ("total", "sum"),
+    ] {
+        assert_eq!(
+            parse_aggregator(a).unwrap().name(),
+            parse_aggregator(b).unwrap().name()
+        );
+    }
+}
+
+#[test]
+fn out_of_range_parameters_are_refused_with_their_reason() {
+    let error = parse_metric("rbp(p=1.5)").unwrap_err();
+    assert_eq!(error.param(), Some("p"));
+    assert!(
+        error
+            .to_string()
+            .contains("p must be strictly between 0 and 1"),
+        "{error}"
+    );
+    assert_eq!(parse_metric("rbp(p=1)").unwrap_err().param(), Some("p"));
+    let error = parse_metric("rbp(rel=2,gain=graded)").unwrap_err();
+    assert!(error.to_string().contains("rel has no effect"), "{error}");
+    let error = parse_metric("err(max_grade=0)").unwrap_err();
+    assert!(
+        error.to_string().contains("max_grade must be from 1"),
+        "{error}"
+    );
+    let error = parse_aggregator("gmean(floor=0)").unwrap_err();
+    assert!(
+        error.to_string().contains("floor must be a positive"),
+        "{error}"
+    );
+    let error = parse_aggregator("std(ddof=-1)").unwrap_err();
+    assert_eq!(error.param(), Some("ddof"));
 }

@@ -176,3 +176,83 @@ fn the_three_normalizations_on_one_query() {
         (1.0 / 2.0) / 2.0
     );
 }
+
+// The worked examples of docs/metrics.md for the graded, set and count
+// metrics, on the spec's cases (relevant documents judged 1, nothing else
+// judged).
+
+#[test]
+fn dcg_and_ndcg_case_a() {
+    let dcg = 1.0 / 3f64.log2() + 1.0 / 5f64.log2();
+    assert_eq!(score("dcg@5", CASE_A.0, CASE_A.1), dcg);
+    assert_eq!(score("dcg(gain=exponential)@5", CASE_A.0, CASE_A.1), dcg);
+    // Z is never retrieved but is in the ideal: 1, 1, 1.
+    let ideal = 1.0 / 2f64.log2() + 1.0 / 3f64.log2() + 1.0 / 4f64.log2();
+    let ndcg = score("ndcg@5", CASE_A.0, CASE_A.1);
+    assert_eq!(ndcg, dcg / ideal);
+    assert!((ndcg - 0.498189).abs() < 1e-6);
+}
+
+#[test]
+fn r_precision_cases_c_and_i() {
+    assert_eq!(score("rprec", CASE_C.0, CASE_C.1), 2.0 / 4.0);
+    assert_eq!(
+        score_pattern("r_precision", 10, &[1, 3, 6, 9, 10]),
+        2.0 / 5.0
+    );
+}
+
+#[test]
+fn bpref_case_a_with_nothing_judged_non_relevant() {
+    // A, C, E are unjudged: nothing judged non-relevant is above B or D.
+    assert_eq!(score("bpref", CASE_A.0, CASE_A.1), (1.0 + 1.0) / 3.0);
+}
+
+#[test]
+fn f1_case_c() {
+    let (p, r) = (2.0 / 5.0, 2.0 / 4.0);
+    let f1 = score("f1@5", CASE_C.0, CASE_C.1);
+    assert_eq!(f1, 2.0 * p * r / (p + r));
+    assert!((f1 - 0.444444).abs() < 1e-6);
+}
+
+#[test]
+fn rbp_and_err_case_f() {
+    let p: f64 = 0.8;
+    let rbp = score_pattern("rbp", 10, CASE_F);
+    assert!(
+        (rbp - (1.0 - p) * (1.0 + p + p * p + p * p * p * p + p.powi(6) + p.powi(9))).abs() < 1e-12
+    );
+    assert!((rbp - 0.649192).abs() < 1e-6);
+    assert!((score_pattern("rbp(p=0.9)", 10, CASE_F) - 0.428496).abs() < 1e-6);
+    assert!((score_pattern("err(max_grade=1)", 10, CASE_F) - 0.685193).abs() < 1e-6);
+    assert!((score_pattern("err", 10, CASE_F) - 0.131830).abs() < 1e-6);
+}
+
+#[test]
+fn counts_case_c() {
+    assert_eq!(score("num_ret", CASE_C.0, CASE_C.1), 8.0);
+    assert_eq!(score("num_rel", CASE_C.0, CASE_C.1), 4.0);
+    assert_eq!(score("num_rel_ret", CASE_C.0, CASE_C.1), 3.0);
+    assert_eq!(score("num_rel_ret@5", CASE_C.0, CASE_C.1), 2.0);
+}
+
+#[test]
+fn hit_rate_case_d() {
+    assert_eq!(score("hit_rate@3", CASE_D.0, CASE_D.1), 0.0);
+    assert_eq!(score("hit_rate@5", CASE_D.0, CASE_D.1), 1.0);
+}
+
+#[test]
+fn aggregators_over_cases_a_and_b() {
+    let a = score("ap(norm=truncated)@5", CASE_A.0, CASE_A.1);
+    let b = score("ap(norm=truncated)@5", CASE_B.0, CASE_B.1);
+    let aggregate = |spec: &str| parse_aggregator(spec).unwrap().aggregate(&[a, b]);
+    assert!((aggregate("std") - 0.082496).abs() < 1e-6);
+    assert!((aggregate("std(ddof=0)") - 0.058333).abs() < 1e-6);
+    assert_eq!(aggregate("median"), (a + b) / 2.0);
+    assert_eq!(aggregate("min"), b);
+    assert_eq!(aggregate("max"), a);
+    assert_eq!(aggregate("sum"), a + b);
+    assert_eq!(aggregate("gmean"), ((a.ln() + b.ln()) / 2.0).exp());
+}

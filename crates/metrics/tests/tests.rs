@@ -4,11 +4,17 @@
 //!   through the registry (short syntax), the judge and the metric.
 //! - `registry`: the registry's invariants and round trips, and the errors
 //!   of the short syntax.
+//! - `properties`: invariants every metric keeps on random judged rankings
+//!   (proptest).
+//! - `docs`: `docs/metrics.md` documents every registered metric and
+//!   aggregator with the parameters and defaults of its descriptor.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 // The registry is filled by linking this crate; name it so it is linked.
 use rankeval_metrics as _;
 
+mod docs;
+mod properties;
 mod registry;
 mod spec_vectors;

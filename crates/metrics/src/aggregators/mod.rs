@@ -1,3 +1,9 @@
 //! The built-in aggregators: how a metric's per-query values become one number.
 
+pub mod gmean;
+pub mod max;
 pub mod mean;
+pub mod median;
+pub mod min;
+pub mod std_dev;
+pub mod sum;

@@ -1,0 +1,49 @@
+//! The smallest per-query value.
+
+use rankeval_core::Aggregator;
+use serde::{Deserialize, Serialize};
+
+/// The smallest of `values`; NaN when there are none.
+///
+/// ```
+/// use rankeval_metrics::aggregators::min::min;
+/// assert_eq!(min(&[0.5, 0.25, 1.0]), 0.25);
+/// ```
+pub fn min(values: &[f64]) -> f64 {
+    values.iter().copied().reduce(f64::min).unwrap_or(f64::NAN)
+}
+
+/// The `min` aggregator.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Min {}
+
+#[typetag::serde(name = "min")]
+impl Aggregator for Min {
+    fn name(&self) -> String {
+        "min".to_owned()
+    }
+    fn aggregate(&self, per_query: &[f64]) -> f64 {
+        min(per_query)
+    }
+}
+
+rankeval_core::register_aggregator! {
+    name: "min",
+    aliases: &[],
+    summary: "smallest per-query value (the worst query)",
+    params: &[],
+    example: || Box::new(Min {}),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smallest_or_nan() {
+        assert_eq!(min(&[0.5, 0.0, 1.0]), 0.0);
+        assert_eq!(min(&[2.0]), 2.0);
+        assert!(min(&[]).is_nan());
+    }
+}

@@ -1,0 +1,54 @@
+//! The sum over the evaluated queries, as trec_eval's `all` line gives the
+//! counts (`num_ret`, `num_rel`, `num_rel_ret`).
+
+use rankeval_core::Aggregator;
+use serde::{Deserialize, Serialize};
+
+/// The sum of `values`, in order; NaN when there are none (no value, as for
+/// every aggregator, rather than a 0 that looks like a measurement).
+///
+/// ```
+/// use rankeval_metrics::aggregators::sum::sum;
+/// // trec_eval's test run: num_rel of queries 301, 302, 303.
+/// assert_eq!(sum(&[474.0, 77.0, 10.0]), 561.0);
+/// ```
+pub fn sum(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.iter().fold(0.0, |sum, x| sum + x)
+}
+
+/// The `sum` aggregator (alias `total`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sum {}
+
+#[typetag::serde(name = "sum")]
+impl Aggregator for Sum {
+    fn name(&self) -> String {
+        "sum".to_owned()
+    }
+    fn aggregate(&self, per_query: &[f64]) -> f64 {
+        sum(per_query)
+    }
+}
+
+rankeval_core::register_aggregator! {
+    name: "sum",
+    aliases: &["total"],
+    summary: "sum over the evaluated queries (trec_eval's all line for counts)",
+    params: &[],
+    example: || Box::new(Sum {}),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sum_in_order_or_nan() {
+        assert_eq!(sum(&[1.0, 2.0, 0.5]), 1.0 + 2.0 + 0.5);
+        assert!(sum(&[]).is_nan());
+    }
+}

@@ -1,0 +1,179 @@
+//! Normalized discounted cumulative gain@k.
+//!
+//! `nDCG@k = DCG@k / IDCG@k`, where IDCG@k is the DCG of the ideal ranking:
+//! every judged grade of the query, in descending order, cut at k. 0 when
+//! IDCG is 0. Grades below 0 count as 0, and every positive grade is a gain
+//! whatever the relevance level (as trec_eval; ranx instead drops grades
+//! below its threshold). With linear gain this is trec_eval's `ndcg` (no
+//! cutoff) and `ndcg_cut_k`.
+
+use rankeval_core::registry::PARAM_K;
+use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Metric, TrecEvalMeasure};
+use serde::{Deserialize, Serialize};
+
+use crate::common::is_none;
+use crate::dcg::{Gain, PARAM_GAIN, dcg, discounted_sum};
+
+/// nDCG@k of one query.
+///
+/// # Example
+/// Grades 0, 2, 1 retrieved and a grade-2 document missed: the ideal
+/// order is 2, 2, 1.
+/// ```
+/// use rankeval_metrics::ndcg::ndcg;
+/// use rankeval_metrics::dcg::Gain;
+/// use rankeval_core::{testing, Cutoff};
+/// let q = testing::judged("0 2 1", &[2]);
+/// let dcg = 2.0 / 3f64.log2() + 1.0 / 4f64.log2();
+/// let ideal = 2.0 / 2f64.log2() + 2.0 / 3f64.log2() + 1.0 / 4f64.log2();
+/// assert_eq!(ndcg(&q.view(), Cutoff::new(3), Gain::Linear), dcg / ideal);
+/// ```
+pub fn ndcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64 {
+    let ideal = q.ideal_grades();
+    let ideal = match k {
+        Some(k) => &ideal[..k.get().min(ideal.len())],
+        None => ideal,
+    };
+    let ideal_dcg = discounted_sum(ideal.iter().copied(), gain);
+    if ideal_dcg > 0.0 {
+        dcg(q, k, gain) / ideal_dcg
+    } else {
+        0.0
+    }
+}
+
+/// The `ndcg` metric.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ndcg {
+    /// Cutoff; `None` = the whole list.
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub k: Option<Cutoff>,
+    /// How a grade becomes a gain.
+    #[serde(default)]
+    pub gain: Gain,
+}
+
+impl Ndcg {
+    /// nDCG at `k` with linear gain (`None` if `k` is 0).
+    pub fn at(k: usize) -> Option<Self> {
+        Some(Self {
+            k: Some(Cutoff::new(k)?),
+            gain: Gain::Linear,
+        })
+    }
+}
+
+#[typetag::serde(name = "ndcg")]
+impl Metric for Ndcg {
+    fn name(&self) -> String {
+        CanonicalName::new("ndcg")
+            .param_unless_default("gain", self.gain, Gain::Linear)
+            .cutoff(self.k)
+    }
+    fn depth(&self) -> Option<Cutoff> {
+        self.k
+    }
+    fn score(&self, q: &JudgedRanking<'_>) -> f64 {
+        ndcg(q, self.k, self.gain)
+    }
+    fn trec_eval(&self) -> Option<TrecEvalMeasure> {
+        if self.gain != Gain::Linear {
+            return None;
+        }
+        Some(match self.k {
+            Some(k) => TrecEvalMeasure::mean(format!("ndcg_cut_{k}")),
+            None => TrecEvalMeasure::mean("ndcg"),
+        })
+    }
+}
+
+rankeval_core::register_metric! {
+    name: "ndcg",
+    aliases: &[],
+    summary: "DCG@k divided by the DCG@k of the ideal ordering of all judged grades",
+    params: &[PARAM_K, PARAM_GAIN],
+    example: || Box::new(Ndcg { k: Cutoff::new(10), gain: Gain::Exponential }),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rankeval_core::testing::judged;
+
+    fn at(pattern: &str, unretrieved: &[i32], k: Option<usize>, gain: Gain) -> f64 {
+        ndcg(
+            &judged(pattern, unretrieved).view(),
+            k.and_then(Cutoff::new),
+            gain,
+        )
+    }
+
+    #[test]
+    fn divides_by_the_ideal_cut_at_k() {
+        // Ranked 1 0 3; the qrels also hold an unretrieved 2: ideal 3 2 1 0.
+        let dcg2 = 1.0 / 2f64.log2();
+        let ideal2 = 3.0 / 2f64.log2() + 2.0 / 3f64.log2();
+        assert_eq!(at("1 0 3", &[2], Some(2), Gain::Linear), dcg2 / ideal2);
+        let dcg = 1.0 / 2f64.log2() + 3.0 / 4f64.log2();
+        let ideal = 3.0 / 2f64.log2() + 2.0 / 3f64.log2() + 1.0 / 4f64.log2();
+        assert_eq!(at("1 0 3", &[2], None, Gain::Linear), dcg / ideal);
+    }
+
+    #[test]
+    fn exponential_gain() {
+        let dcg = (2.0 - 1.0) / 2f64.log2() + (8.0 - 1.0) / 4f64.log2();
+        let ideal = (8.0 - 1.0) / 2f64.log2() + (2.0 - 1.0) / 3f64.log2();
+        assert_eq!(at("1 0 3", &[], None, Gain::Exponential), dcg / ideal);
+    }
+
+    #[test]
+    fn ideal_ranking_scores_one() {
+        assert_eq!(at("3 2 2 1 0", &[0, -1], None, Gain::Linear), 1.0);
+        assert_eq!(at("3 2 2 1 0", &[], Some(3), Gain::Exponential), 1.0);
+    }
+
+    #[test]
+    fn negative_grades_count_zero_and_every_positive_grade_counts() {
+        // The negative grade adds nothing to DCG nor to the ideal.
+        let dcg = 1.0 / 3f64.log2();
+        let ideal = 1.0 / 2f64.log2();
+        assert_eq!(at("- 1", &[-1], None, Gain::Linear), dcg / ideal);
+        // The level plays no part: grade 1 is a gain even at level 3.
+        let q = judged("- 1", &[-1]).with_level(3);
+        assert_eq!(ndcg(&q.view(), None, Gain::Linear), dcg / ideal);
+    }
+
+    #[test]
+    fn no_gain_in_the_qrels_gives_zero() {
+        assert_eq!(at("0 0 .", &[-1], Some(3), Gain::Linear), 0.0);
+        assert_eq!(at("", &[], None, Gain::Linear), 0.0);
+        assert_eq!(at("", &[2], Some(5), Gain::Linear), 0.0 / 2.0);
+    }
+
+    #[test]
+    fn list_shorter_than_k() {
+        // One retrieved, four in the ideal top 5.
+        let ideal = 1.0 / 2f64.log2() + 1.0 / 3f64.log2() + 1.0 / 4f64.log2() + 1.0 / 5f64.log2();
+        assert_eq!(
+            at("1", &[1, 1, 1], Some(5), Gain::Linear),
+            (1.0 / 2f64.log2()) / ideal
+        );
+    }
+
+    #[test]
+    fn canonical_names_and_trec_eval() {
+        assert_eq!(Ndcg::at(10).unwrap().name(), "ndcg@10");
+        assert_eq!(
+            Ndcg::at(10).unwrap().trec_eval().unwrap().name,
+            "ndcg_cut_10"
+        );
+        assert_eq!(Ndcg::default().trec_eval().unwrap().name, "ndcg");
+        let burges = Ndcg {
+            k: Cutoff::new(5),
+            gain: Gain::Exponential,
+        };
+        assert_eq!(burges.name(), "ndcg(gain=exponential)@5");
+        assert!(burges.trec_eval().is_none());
+    }
+}
