@@ -8,12 +8,15 @@
 //! - `determinism`: 1 thread and several give the same bits;
 //! - `plugin`: a metric defined here, outside `crates/metrics`, registers
 //!   and evaluates by name;
-//! - `readers`: every kind of bad input is an error naming file and line.
+//! - `readers`: every kind of bad input is an error naming file and line;
+//! - `csv_reader`: the CSV/TSV reader, its errors, and CSV evaluating like
+//!   the same data as TREC.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli;
 mod common;
+mod csv_reader;
 mod determinism;
 mod plugin;
 mod readers;

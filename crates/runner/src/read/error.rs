@@ -64,6 +64,27 @@ pub enum ReadErrorKind {
         /// What was expected, e.g. "a number".
         expected: &'static str,
     },
+    /// A line of a CSV/TSV file has not as many fields as its header.
+    #[error(
+        "expected {expected} field{} as in the header, found {found}",
+        if *expected == 1 { "" } else { "s" }
+    )]
+    ColumnCount {
+        /// How many fields the header has.
+        expected: usize,
+        /// How many fields the line has.
+        found: usize,
+    },
+    /// A CSV/TSV field is not the number its column should hold.
+    #[error("column `{column}`: `{text}` is not {expected}")]
+    BadColumnValue {
+        /// The column's name in the header, e.g. "rating".
+        column: String,
+        /// The text found (shortened if long).
+        text: String,
+        /// What was expected, e.g. "a number".
+        expected: &'static str,
+    },
     /// A field is empty or otherwise unusable.
     #[error("{0}")]
     BadField(String),

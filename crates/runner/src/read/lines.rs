@@ -61,8 +61,19 @@ pub(crate) fn parse_lines<P: LineParser>(
     parser: &P,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Parsed<P::Sink>, Failure> {
+    parse_lines_from(input, parser, progress, 1)
+}
+
+/// [`parse_lines`] for input whose first lines (a header) were read already:
+/// the first line of `input` is numbered `first_line`.
+pub(crate) fn parse_lines_from<P: LineParser>(
+    input: &mut dyn Read,
+    parser: &P,
+    progress: &(dyn Fn(u64) + Sync),
+    first_line: u32,
+) -> Result<Parsed<P::Sink>, Failure> {
     let mut buffer: Vec<u8> = Vec::new();
-    let mut next_line: u32 = 1;
+    let mut next_line: u32 = first_line;
     let mut joined: Option<P::Sink> = None;
     let mut data_lines = 0u64;
     loop {
@@ -218,6 +229,16 @@ mod tests {
             panic!("a bad line must fail");
         };
         assert_eq!(error.line, 200_001);
+    }
+
+    #[test]
+    fn numbering_can_start_after_a_header() {
+        let text: String = (0..100_000).map(|i| format!("line {i}\n")).collect();
+        let parsed = parse_lines_from(&mut text.as_bytes(), &Collect, &|_| {}, 3).unwrap();
+        assert!(text.len() > PIECE, "the input must span several pieces");
+        let last = parsed.sink.last().unwrap();
+        assert_eq!(last, &(100_002, "line 99999".to_owned()));
+        assert_eq!(parsed.sink[0].0, 3);
     }
 
     #[test]

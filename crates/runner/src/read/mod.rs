@@ -1,11 +1,31 @@
-//! Readers: TREC qrels and runs, and JSON Lines, from a file (plain or gzip,
-//! detected by its first bytes) or from bytes in memory, into the core model.
+//! Readers: TREC qrels and runs, JSON Lines, and CSV/TSV with a header line,
+//! from a file (plain or gzip, detected by its first bytes) or from bytes in
+//! memory, into the core model.
+//!
+//! The format follows the file name ([`Format::from_path`]) or is set with
+//! [`Input::with_format`]:
+//!
+//! - [`Format::Trec`]: qrels `query iteration document grade`, runs
+//!   `query Q0 document rank score tag`;
+//! - [`Format::Jsonl`]: one query per line,
+//!   `{"query": ..., "predicted": [...], "relevant": {...}}`;
+//! - [`Format::Csv`]: recommender logs with a header line, runs
+//!   `user,item,score` or `user,item,rank` and ground truth
+//!   `user,item[,grade]`, columns found by name ([`CsvOptions`], set with
+//!   [`Input::with_csv`]) and in any order, extra columns ignored. A run with
+//!   a score column is ordered like a TREC run (score descending, ties by
+//!   document id descending); with only a rank column, by rank ascending,
+//!   ties broken like tied scores (the rank is stored as the score `-rank`).
+//!   Missing grades are 1. Fields may be quoted (RFC 4180) but not span
+//!   lines; a byte order mark is skipped; `.tsv` files are split on tabs.
 //!
 //! Every error names the file, the line and what was expected; nothing is
 //! dropped silently: a malformed line, a bad number, a document repeated in
 //! one query's list (unless `duplicates = "first"`), a document judged twice
-//! with two grades, a repeated JSONL query, an empty file are all errors.
+//! with two grades, a repeated JSONL query, a CSV header without a needed
+//! column, an empty file (or a CSV file with only its header) are all errors.
 
+mod csv;
 mod error;
 mod fields;
 mod jsonl;
@@ -13,16 +33,19 @@ mod lines;
 mod trec;
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
 use rankeval_core::{Duplicates, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError};
 
+pub use csv::CsvOptions;
 pub use error::{ReadError, ReadErrorKind};
 
+use csv::{CSV_LINE, CsvQrels, CsvRun, Header};
+use error::LineError;
 use jsonl::{JSONL_LINE, Jsonl, JsonlSink};
-use lines::{Failure, LineParser, Parsed, parse_lines};
+use lines::{Failure, LineParser, Parsed, parse_lines, parse_lines_from};
 use trec::{QRELS_LINE, RUN_LINE, TrecQrels, TrecRun};
 
 /// The layout of an input file.
@@ -34,22 +57,32 @@ pub enum Format {
     Trec,
     /// JSON Lines, one query per line (see the module docs of the reader).
     Jsonl,
+    /// CSV or TSV with a header line: runs `user,item,score` or
+    /// `user,item,rank`, ground truth `user,item[,grade]`; column names and
+    /// delimiter per [`CsvOptions`].
+    Csv,
 }
 
 impl Format {
     /// The format a file name suggests: `.jsonl`, `.ndjson` and `.json` are
-    /// JSON Lines (also with `.gz` after them); anything else is TREC.
+    /// JSON Lines, `.csv` and `.tsv` are CSV (all also with `.gz` after
+    /// them); anything else is TREC.
     pub fn from_path(path: &Path) -> Format {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().to_ascii_lowercase())
-            .unwrap_or_default();
-        let name = name.strip_suffix(".gz").unwrap_or(&name);
-        match Path::new(name).extension().and_then(|e| e.to_str()) {
+        match extension(path).as_deref() {
             Some("jsonl" | "ndjson" | "json") => Format::Jsonl,
+            Some("csv" | "tsv") => Format::Csv,
             _ => Format::Trec,
         }
     }
+}
+
+/// The lowercase extension of a file name, under a `.gz` suffix.
+fn extension(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    Path::new(name)
+        .extension()
+        .map(|e| e.to_string_lossy().into_owned())
 }
 
 /// Where input comes from: a file, or bytes already in memory.
@@ -58,6 +91,7 @@ pub struct Input {
     name: String,
     origin: Origin,
     format: Format,
+    csv: CsvOptions,
 }
 
 #[derive(Clone, Debug)]
@@ -75,16 +109,29 @@ impl Input {
             name: path.display().to_string(),
             format: Format::from_path(path),
             origin: Origin::File(path.to_owned()),
+            csv: CsvOptions::default(),
         }
     }
 
-    /// Bytes in memory (plain or gzip), called `name` in errors.
+    /// Bytes in memory (plain or gzip), called `name` in errors. For CSV, a
+    /// `name` ending in `.tsv` (or `.tsv.gz`) makes tab the default
+    /// delimiter, as for a file.
     pub fn bytes(name: impl Into<String>, bytes: impl Into<Vec<u8>>, format: Format) -> Self {
         Self {
             name: name.into(),
             origin: Origin::Bytes(bytes.into()),
             format,
+            csv: CsvOptions::default(),
         }
+    }
+
+    /// The same input, read as CSV/TSV with these column names and
+    /// delimiter. With `delimiter: None`, a file named `*.tsv` (or
+    /// `*.tsv.gz`) is split on tabs, any other on commas.
+    pub fn with_csv(mut self, options: CsvOptions) -> Self {
+        self.format = Format::Csv;
+        self.csv = options;
+        self
     }
 
     /// The same input, read as `format`.
@@ -107,6 +154,11 @@ impl Input {
     /// The format it will be read as.
     pub fn format(&self) -> Format {
         self.format
+    }
+
+    /// The column names and delimiter used if it is read as CSV.
+    pub fn csv_options(&self) -> &CsvOptions {
+        &self.csv
     }
 
     /// The size in bytes, if known without reading (for progress reports).
@@ -144,6 +196,13 @@ impl Input {
         ReadError::new(&self.name, line, kind)
     }
 
+    fn failure(&self, failure: Failure) -> ReadError {
+        match failure {
+            Failure::Io(e) => self.error(None, e.into()),
+            Failure::Line(e) => e.in_file(&self.name),
+        }
+    }
+
     fn parse<P: LineParser>(
         &self,
         parser: &P,
@@ -151,14 +210,53 @@ impl Input {
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Parsed<P::Sink>, ReadError> {
         let mut reader = self.open().map_err(|e| self.error(None, e.into()))?;
-        let parsed = parse_lines(&mut reader, parser, progress).map_err(|f| match f {
-            Failure::Io(e) => self.error(None, e.into()),
-            Failure::Line(e) => e.in_file(&self.name),
-        })?;
+        let parsed = parse_lines(&mut reader, parser, progress).map_err(|f| self.failure(f))?;
         if parsed.data_lines == 0 {
             return Err(self.error(None, ReadErrorKind::Empty { expected }));
         }
         Ok(parsed)
+    }
+
+    /// The CSV delimiter: the one set, else tab for a `.tsv` name, else comma.
+    fn csv_delimiter(&self) -> Result<u8, ReadError> {
+        let tsv = match &self.origin {
+            Origin::File(path) => extension(path),
+            Origin::Bytes(_) => extension(Path::new(&self.name)),
+        }
+        .is_some_and(|e| e == "tsv");
+        self.csv
+            .delimiter_byte(tsv)
+            .map_err(|message| self.error(None, ReadErrorKind::BadField(message)))
+    }
+
+    /// Reads a CSV header, makes the parser for its columns with `parser`,
+    /// and parses the data lines after it in parallel.
+    fn parse_csv<P: LineParser>(
+        &self,
+        parser: impl FnOnce(&Header, &CsvOptions) -> Result<P, LineError>,
+        progress: Progress<'_>,
+    ) -> Result<P::Sink, ReadError> {
+        let delimiter = self.csv_delimiter()?;
+        let plain = self.open().map_err(|e| self.error(None, e.into()))?;
+        let mut reader = BufReader::with_capacity(1 << 16, plain);
+        let header = csv::read_header(&mut reader, delimiter)
+            .map_err(|f| self.failure(f))?
+            .ok_or_else(|| self.error(None, ReadErrorKind::Empty { expected: CSV_LINE }))?;
+        progress(header.bytes);
+        let parser = parser(&header, &self.csv).map_err(|e| e.in_file(&self.name))?;
+        let first_line = header.line.saturating_add(1);
+        let parsed = parse_lines_from(&mut reader, &parser, progress, first_line)
+            .map_err(|f| self.failure(f))?;
+        if parsed.data_lines == 0 {
+            return Err(self.error(
+                None,
+                ReadErrorKind::BadField(format!(
+                    "the file has a header (line {}) but no data line",
+                    header.line
+                )),
+            ));
+        }
+        Ok(parsed.sink)
     }
 }
 
@@ -191,6 +289,10 @@ pub fn read_qrels_with(input: &Input, progress: Progress<'_>) -> Result<Qrels, R
             }
             finish_qrels(input, sink.qrels)
         }
+        Format::Csv => {
+            let sink = input.parse_csv(CsvQrels::new, progress)?;
+            finish_qrels(input, sink)
+        }
     }
 }
 
@@ -222,6 +324,10 @@ pub fn read_run_with(
                 None
             };
             Ok((finish_run(input, sink.run, options)?, qrels))
+        }
+        Format::Csv => {
+            let sink = input.parse_csv(CsvRun::new, progress)?;
+            Ok((finish_run(input, sink, options)?, None))
         }
     }
 }
