@@ -1,7 +1,7 @@
 //! # rankeval-runner
 //!
 //! Evaluates ranked lists (search results, recommendations, RAG retrieval)
-//! against graded judgements: readers for TREC and JSON Lines files, the
+//! against graded judgements: readers for TREC, JSON Lines and CSV files, the
 //! parallel engine, and (in the `rankeval` binary) experiments and reports.
 //! It links the built-in metrics of [`rankeval_metrics`], re-exported as
 //! [`metrics`], so the registry knows them by name.
@@ -79,4 +79,6 @@ pub use rankeval_core::{
     Aggregator, Duplicates, Metric, PluginError, Qrels, QrelsBuilder, RelevanceLevel, Run,
     RunBuilder,
 };
-pub use read::{Format, Input, ReadError, ReadErrorKind, ReadOptions, read_qrels, read_run};
+pub use read::{
+    CsvOptions, Format, Input, ReadError, ReadErrorKind, ReadOptions, read_qrels, read_run,
+};

@@ -9,17 +9,19 @@ use rankeval_core::{Aggregator, Duplicates, Metric, RelevanceLevel};
 use super::{CliError, OutputArgs};
 use crate::engine::{Missing, Options};
 use crate::experiment::{DEFAULT_METRICS, Experiment, NamedRun, run_names, unique_by_name};
-use crate::read::{Format, Input, ReadOptions};
+use crate::read::{CsvOptions, Format, Input, ReadOptions};
 
 /// Arguments of `rankeval eval`.
 #[derive(Debug, Args)]
 pub(super) struct EvalArgs {
     /// Qrels file (TREC `query iteration document grade`, JSON Lines with
-    /// `relevant`). Optional when every run is JSON Lines with `relevant`.
+    /// `relevant`, or CSV `user,item[,grade]`). Optional when every run is
+    /// JSON Lines with `relevant`.
     #[arg(long, value_name = "FILE")]
     qrels: Option<PathBuf>,
-    /// Run file (TREC `query Q0 document rank score tag`, or JSON Lines);
-    /// repeat for several runs. Plain or gzip.
+    /// Run file (TREC `query Q0 document rank score tag`, JSON Lines, or CSV
+    /// `user,item,score` / `user,item,rank`); repeat for several runs. Plain
+    /// or gzip.
     #[arg(long = "run", value_name = "FILE", required = true)]
     runs: Vec<PathBuf>,
     /// Metric in the short syntax `name(param=value,...)@k`, e.g. `ndcg@10`,
@@ -46,7 +48,65 @@ pub(super) struct EvalArgs {
     #[arg(long, value_enum, value_name = "FORMAT")]
     input_format: Option<InputFormatArg>,
     #[command(flatten)]
+    csv: CsvArgs,
+    #[command(flatten)]
     output: OutputArgs,
+}
+
+/// Column names and delimiter of CSV/TSV inputs (`.csv`, `.tsv`).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "CSV input")]
+struct CsvArgs {
+    /// Column with the query (user) id.
+    #[arg(long = "csv-query", value_name = "COLUMN", default_value = "user")]
+    query: String,
+    /// Column with the document (item) id.
+    #[arg(long = "csv-doc", value_name = "COLUMN", default_value = "item")]
+    doc: String,
+    /// Column with a run's scores (higher is better).
+    #[arg(long = "csv-score", value_name = "COLUMN", default_value = "score")]
+    score: String,
+    /// Column with a run's ranks (1 is best), used when there is no score column.
+    #[arg(long = "csv-rank", value_name = "COLUMN", default_value = "rank")]
+    rank: String,
+    /// Column with the grades of ground truth (grade 1 when the column is absent).
+    #[arg(long = "csv-grade", value_name = "COLUMN", default_value = "grade")]
+    grade: String,
+    /// Field delimiter: one character, or `tab` [default: tab for .tsv, else comma].
+    #[arg(long = "csv-delimiter", value_name = "CHAR")]
+    delimiter: Option<String>,
+}
+
+impl CsvArgs {
+    fn options(&self) -> Result<CsvOptions, CliError> {
+        let delimiter = match self.delimiter.as_deref() {
+            None => None,
+            Some("tab" | "\\t") => Some('\t'),
+            Some(text) => {
+                let mut chars = text.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => Some(c),
+                    _ => {
+                        return Err(CliError::Usage(format!(
+                            "--csv-delimiter {text}: give one character, or `tab`"
+                        )));
+                    }
+                }
+            }
+        };
+        let options = CsvOptions {
+            query: self.query.clone(),
+            doc: self.doc.clone(),
+            score: self.score.clone(),
+            rank: self.rank.clone(),
+            grade: self.grade.clone(),
+            delimiter,
+        };
+        options
+            .check()
+            .map_err(|reason| CliError::Usage(format!("--csv-delimiter: {reason}")))?;
+        Ok(options)
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -71,6 +131,8 @@ enum InputFormatArg {
     Trec,
     /// JSON Lines, one query per line.
     Jsonl,
+    /// CSV or TSV with a header line.
+    Csv,
 }
 
 impl EvalArgs {
@@ -83,12 +145,19 @@ impl EvalArgs {
                 self.rel
             ))
         })?;
+        let csv = self.csv.options()?;
         let input = |path: &PathBuf| {
             let input = Input::file(path);
-            match self.input_format {
+            let input = match self.input_format {
                 Some(InputFormatArg::Trec) => input.with_format(Format::Trec),
                 Some(InputFormatArg::Jsonl) => input.with_format(Format::Jsonl),
+                Some(InputFormatArg::Csv) => input.with_format(Format::Csv),
                 None => input,
+            };
+            if input.format() == Format::Csv {
+                input.with_csv(csv.clone())
+            } else {
+                input
             }
         };
         for path in self.qrels.iter().chain(&self.runs) {

@@ -43,7 +43,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Evaluate runs against qrels given on the command line.
-    Eval(eval::EvalArgs),
+    Eval(Box<eval::EvalArgs>),
     /// Run a TOML experiment: qrels, named runs, metrics and aggregators.
     Run(RunArgs),
     /// List every registered metric and aggregator with its parameters.
@@ -62,6 +62,7 @@ struct RunArgs {
 
 /// How and where to print the report.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Output")]
 struct OutputArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::engine::Missing;
-use crate::read::Format;
+use crate::read::{CsvOptions, Format};
 
 /// A `[[metrics]]` or `[[aggregators]]` table: `type` and parameters.
 pub(crate) type RawPlugin = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
@@ -30,6 +30,8 @@ pub(crate) struct RawExperiment {
     pub(crate) duplicates: Option<Duplicates>,
     /// The default relevance level of every metric.
     pub(crate) rel: Option<RelevanceLevel>,
+    /// Column names and delimiter of every CSV input.
+    pub(crate) csv: Option<Spanned<CsvOptions>>,
     /// The runs to evaluate.
     #[serde(default)]
     pub(crate) runs: Vec<Spanned<RawRun>>,

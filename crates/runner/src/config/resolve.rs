@@ -13,7 +13,7 @@ use super::ConfigError;
 use super::raw::{RawExperiment, RawPlugin};
 use crate::engine::Options;
 use crate::experiment::{DEFAULT_METRICS, Experiment, NamedRun, unique_by_name};
-use crate::read::{Format, Input, ReadOptions};
+use crate::read::{CsvOptions, Format, Input, ReadOptions};
 
 /// Loads and resolves the experiment file at `path`.
 pub fn load(path: &Path) -> Result<Experiment, ConfigError> {
@@ -77,14 +77,32 @@ impl Resolver<'_> {
     }
 
     fn resolve(&self, raw: RawExperiment) -> Result<Experiment, ConfigError> {
-        let qrels = match &raw.qrels {
-            Some(path) => {
-                let input = Input::file(self.file(path, "qrels")?);
-                Some(match raw.qrels_format {
-                    Some(format) => input.with_format(format),
-                    None => input,
-                })
+        let csv = match &raw.csv {
+            Some(options) => {
+                options
+                    .get_ref()
+                    .check()
+                    .map_err(|reason| self.invalid(options, "csv.delimiter", reason))?;
+                options.get_ref().clone()
             }
+            None => CsvOptions::default(),
+        };
+        let with_format = |input: Input, format: Option<Format>| {
+            let input = match format {
+                Some(format) => input.with_format(format),
+                None => input,
+            };
+            if input.format() == Format::Csv {
+                input.with_csv(csv.clone())
+            } else {
+                input
+            }
+        };
+        let qrels = match &raw.qrels {
+            Some(path) => Some(with_format(
+                Input::file(self.file(path, "qrels")?),
+                raw.qrels_format,
+            )),
             None => None,
         };
         if raw.runs.is_empty() {
@@ -125,10 +143,7 @@ impl Resolver<'_> {
                     format!("another run is already named `{name}`; give each run its own `name`"),
                 ));
             }
-            let mut input = Input::file(&file);
-            if let Some(format) = table.format {
-                input = input.with_format(format);
-            }
+            let input = with_format(Input::file(&file), table.format);
             if qrels.is_none() && input.format() != Format::Jsonl {
                 return Err(self.invalid(
                     &table.path,

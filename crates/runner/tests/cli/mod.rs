@@ -6,6 +6,7 @@
 //! temporary directory, with relative paths, so snapshots hold neither
 //! absolute paths nor timings.
 
+mod csv;
 mod errors;
 mod help;
 mod quickstart;
