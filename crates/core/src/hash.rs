@@ -12,9 +12,3 @@ const SEED: u64 = 0x5EED_0F2A_4B1D_u64;
 pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
     FixedState::with_seed(SEED).hash_one(bytes)
 }
-
-/// Hash of a byte string within one list (a query's judgements).
-#[inline]
-pub(crate) fn hash_in_list(list: u32, bytes: &[u8]) -> u64 {
-    FixedState::with_seed(SEED).hash_one((list, bytes))
-}

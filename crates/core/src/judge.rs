@@ -4,6 +4,7 @@
 //! ranked document down to the deepest rank any metric needs, and hands the
 //! same view to every metric. Metrics never see document ids.
 
+use crate::hash::hash_bytes;
 use crate::params::{Cutoff, RelevanceLevel};
 use crate::qrels::Qrels;
 use crate::run::RankedList;
@@ -166,10 +167,16 @@ impl<'a> JudgedRanking<'a> {
     }
 }
 
-/// Builds judged rankings, reusing one buffer; one per thread.
+/// Builds judged rankings, reusing its buffers; one per thread.
+///
+/// For each query it hashes that query's judged documents into a small
+/// table (it fits in the CPU cache), then looks up each ranked document
+/// down to the judged depth.
 #[derive(Debug)]
 pub struct Judge {
     ranked: Vec<Judgement>,
+    /// Open addressing: `fingerprint << 32 | (entry + 1)`, 0 = empty.
+    table: Vec<u64>,
     depth: Option<usize>,
     default_level: RelevanceLevel,
 }
@@ -180,6 +187,7 @@ impl Judge {
     pub fn new(depth: Option<usize>, default_level: RelevanceLevel) -> Self {
         Self {
             ranked: Vec::new(),
+            table: Vec::new(),
             depth,
             default_level,
         }
@@ -195,13 +203,45 @@ impl Judge {
     ) -> JudgedRanking<'s> {
         self.ranked.clear();
         let retrieved = list.map_or(0, |l| l.len());
-        if let Some(list) = list {
-            let depth = self.depth.map_or(retrieved, |d| d.min(retrieved));
-            self.ranked.extend((0..depth).map(|i| {
-                qrels
-                    .grade(query, list.doc(i))
-                    .map_or(Judgement::UNJUDGED, Judgement::judged)
-            }));
+        let depth = self.depth.map_or(retrieved, |d| d.min(retrieved));
+        if let Some(list) = list
+            && depth > 0
+        {
+            let judged = &qrels.store.lists[query as usize];
+            let store = &qrels.store;
+            let capacity = (2 * judged.len).next_power_of_two().max(2);
+            let mask = capacity - 1;
+            self.table.clear();
+            self.table.resize(capacity, 0);
+            for j in 0..judged.len {
+                let hash = hash_bytes(store.doc(judged, j));
+                let mut slot = hash as usize & mask;
+                while self.table[slot] != 0 {
+                    slot = (slot + 1) & mask;
+                }
+                self.table[slot] = ((hash >> 32) << 32) | (j as u64 + 1);
+            }
+            let grades = &store.values[judged.start..judged.start + judged.len];
+            for i in 0..depth {
+                let doc = list.doc(i);
+                let hash = hash_bytes(doc);
+                let fingerprint = hash >> 32;
+                let mut slot = hash as usize & mask;
+                let mut judgement = Judgement::UNJUDGED;
+                loop {
+                    let occupant = self.table[slot];
+                    if occupant == 0 {
+                        break;
+                    }
+                    let j = (occupant & 0xFFFF_FFFF) as usize - 1;
+                    if occupant >> 32 == fingerprint && store.doc(judged, j) == doc {
+                        judgement = Judgement::judged(grades[j]);
+                        break;
+                    }
+                    slot = (slot + 1) & mask;
+                }
+                self.ranked.push(judgement);
+            }
         }
         JudgedRanking::new(
             &self.ranked,

@@ -38,10 +38,13 @@ pub(crate) enum Repeat {
 pub(crate) trait ListRules<V>: Sync {
     /// `first` was pushed before `second`, for the same document.
     fn on_repeat(&self, first: V, second: V) -> Repeat;
-    /// Whether this list is put in order by `compare` (or kept as pushed).
+    /// Whether this list is put in order (or kept as pushed).
     fn sorts(&self, list: &List) -> bool;
-    /// The order of two entries of one list (document ids are distinct).
-    fn compare(&self, a: (V, &[u8]), b: (V, &[u8])) -> Ordering;
+    /// The order of two entries by value alone (scores, grades).
+    fn compare_values(&self, a: V, b: V) -> Ordering;
+    /// The order of two entries with equal values, by document id (ids in
+    /// one list are distinct).
+    fn compare_docs(&self, a: &[u8], b: &[u8]) -> Ordering;
 }
 
 /// Why a store could not take an entry.
@@ -103,6 +106,18 @@ impl<V> Default for ListStore<V> {
 }
 
 impl<V: Copy + Send + Sync> ListStore<V> {
+    /// An empty store with room for `entries` entries and `doc_bytes` bytes
+    /// of document ids.
+    pub(crate) fn with_capacity(entries: usize, doc_bytes: usize) -> Self {
+        Self {
+            bytes: Vec::with_capacity(doc_bytes),
+            ends: Vec::with_capacity(entries),
+            values: Vec::with_capacity(entries),
+            origins: Vec::with_capacity(entries),
+            ..Self::default()
+        }
+    }
+
     /// Number of entries.
     pub(crate) fn num_entries(&self) -> usize {
         self.values.len()
@@ -173,6 +188,47 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         self.origins.push(origin);
         block.len += 1;
         Ok(())
+    }
+
+    /// Number of blocks (runs of entries of one query, in push order).
+    pub(crate) fn num_blocks(&self) -> usize {
+        self.lists.len()
+    }
+
+    /// The query of the first block, if any.
+    pub(crate) fn first_query(&self) -> Option<&[u8]> {
+        self.lists.first().map(|b| self.queries.resolve(b.query))
+    }
+
+    /// Moves the entries of the last block into a store of their own.
+    pub(crate) fn split_last(&mut self) -> Option<ListStore<V>> {
+        let block = self.lists.pop()?;
+        let query = self.queries.resolve(block.query).to_vec();
+        // Ids are dense in order of first appearance: a query first seen in
+        // the last block is the last id, and no other block names it.
+        if block.query as usize == self.queries.len() - 1
+            && self.lists.iter().all(|b| b.query != block.query)
+        {
+            self.queries.pop();
+        }
+        let mut out = ListStore::with_capacity(block.len, self.bytes.len() - block.byte_start);
+        let id = out.queries.intern(&query);
+        out.lists.push(List {
+            query: id,
+            start: 0,
+            len: block.len,
+            byte_start: 0,
+            ..block
+        });
+        out.bytes.extend_from_slice(&self.bytes[block.byte_start..]);
+        out.ends.extend_from_slice(&self.ends[block.start..]);
+        out.values.extend_from_slice(&self.values[block.start..]);
+        out.origins.extend_from_slice(&self.origins[block.start..]);
+        self.bytes.truncate(block.byte_start);
+        self.ends.truncate(block.start);
+        self.values.truncate(block.start);
+        self.origins.truncate(block.start);
+        Some(out)
     }
 
     /// Moves `other`'s entries after this store's, adding `origin_offset` to
@@ -383,7 +439,7 @@ fn split_lists<V>(store: &mut ListStore<V>) -> Vec<ListMut<'_, V>> {
 
 /// Per-thread buffers reused from list to list.
 struct Scratch<V> {
-    table: Vec<u32>,
+    table: Vec<u64>,
     keep: Vec<bool>,
     perm: Vec<u32>,
     bytes: Vec<u8>,
@@ -408,6 +464,9 @@ impl<V> Default for Scratch<V> {
 
 impl<V: Copy> Scratch<V> {
     /// Finds documents repeated in the list and drops or refuses them.
+    ///
+    /// An open-addressing table of (fingerprint, entry) pairs sized for the
+    /// list: document bytes are compared only when fingerprints match.
     fn resolve_repeats(
         &mut self,
         list: &mut ListMut<'_, V>,
@@ -426,15 +485,17 @@ impl<V: Copy> Scratch<V> {
         let mut dropped = 0;
         for i in 0..n {
             let doc = list.doc(i);
-            let mut slot = hash_bytes(doc) as usize & mask;
+            let hash = hash_bytes(doc);
+            let fingerprint = hash >> 32;
+            let mut slot = hash as usize & mask;
             loop {
                 let occupant = self.table[slot];
                 if occupant == 0 {
-                    self.table[slot] = i as u32 + 1;
+                    self.table[slot] = (fingerprint << 32) | (i as u64 + 1);
                     break;
                 }
-                let j = occupant as usize - 1;
-                if list.doc(j) == doc {
+                let j = (occupant & 0xFFFF_FFFF) as usize - 1;
+                if occupant >> 32 == fingerprint && list.doc(j) == doc {
                     match rules.on_repeat(list.values[j], list.values[i]) {
                         Repeat::DropSecond => {
                             self.keep[i] = false;
@@ -480,30 +541,65 @@ impl<V: Copy> Scratch<V> {
         Ok(())
     }
 
-    /// Puts the list in the order of the rules, unless it already is.
+    /// Puts the list in the order of the rules.
+    ///
+    /// Lists usually come ordered by value already (a run sorted by score),
+    /// with only the documents of tied values out of order: then only each
+    /// run of equal values is sorted. Otherwise the whole list is sorted.
     fn order(&mut self, list: &mut ListMut<'_, V>, rules: &impl ListRules<V>) {
         let n = list.list.len;
         if n < 2 || !rules.sorts(list.list) {
             return;
         }
-        let in_order = (1..n).all(|i| {
-            rules.compare(
-                (list.values[i - 1], list.doc(i - 1)),
-                (list.values[i], list.doc(i)),
-            ) != Ordering::Greater
-        });
-        if in_order {
+        let by_value = (1..n)
+            .all(|i| rules.compare_values(list.values[i - 1], list.values[i]) != Ordering::Greater);
+        if !by_value {
+            self.sort_range(list, 0, n, rules);
             return;
         }
+        let mut start = 0;
+        while start < n {
+            let mut end = start + 1;
+            while end < n
+                && rules.compare_values(list.values[start], list.values[end]) == Ordering::Equal
+            {
+                end += 1;
+            }
+            if end - start > 1
+                && (start + 1..end)
+                    .any(|i| rules.compare_docs(list.doc(i - 1), list.doc(i)) == Ordering::Greater)
+            {
+                self.sort_range(list, start, end, rules);
+            }
+            start = end;
+        }
+    }
+
+    /// Sorts entries `start..end` of the list by the rules' order, moving
+    /// their bytes, ends, values and origins.
+    fn sort_range(
+        &mut self,
+        list: &mut ListMut<'_, V>,
+        start: usize,
+        end: usize,
+        rules: &impl ListRules<V>,
+    ) {
         self.perm.clear();
-        self.perm.extend(0..n as u32);
+        self.perm.extend(start as u32..end as u32);
         {
             let view = &*list;
             self.perm.sort_unstable_by(|&a, &b| {
                 let (a, b) = (a as usize, b as usize);
-                rules.compare((view.values[a], view.doc(a)), (view.values[b], view.doc(b)))
+                rules
+                    .compare_values(view.values[a], view.values[b])
+                    .then_with(|| rules.compare_docs(view.doc(a), view.doc(b)))
             });
         }
+        let byte_start = if start == 0 {
+            0
+        } else {
+            list.ends[start - 1] as usize
+        };
         self.bytes.clear();
         self.ends.clear();
         self.values.clear();
@@ -511,14 +607,14 @@ impl<V: Copy> Scratch<V> {
         for &i in &self.perm {
             let i = i as usize;
             self.bytes.extend_from_slice(list.doc(i));
-            self.ends.push(self.bytes.len() as u32);
+            self.ends.push((byte_start + self.bytes.len()) as u32);
             self.values.push(list.values[i]);
             self.origins.push(list.origins[i]);
         }
-        list.bytes[..self.bytes.len()].copy_from_slice(&self.bytes);
-        list.ends[..n].copy_from_slice(&self.ends);
-        list.values[..n].copy_from_slice(&self.values);
-        list.origins[..n].copy_from_slice(&self.origins);
+        list.bytes[byte_start..byte_start + self.bytes.len()].copy_from_slice(&self.bytes);
+        list.ends[start..end].copy_from_slice(&self.ends);
+        list.values[start..end].copy_from_slice(&self.values);
+        list.origins[start..end].copy_from_slice(&self.origins);
     }
 }
 
@@ -539,8 +635,11 @@ mod tests {
         fn sorts(&self, list: &List) -> bool {
             !list.ranked
         }
-        fn compare(&self, a: (i32, &[u8]), b: (i32, &[u8])) -> Ordering {
-            b.0.cmp(&a.0).then_with(|| b.1.cmp(a.1))
+        fn compare_values(&self, a: i32, b: i32) -> Ordering {
+            b.cmp(&a)
+        }
+        fn compare_docs(&self, a: &[u8], b: &[u8]) -> Ordering {
+            b.cmp(a)
         }
     }
 
@@ -642,6 +741,28 @@ mod tests {
             contents(&done),
             owned(&[("q1", &[("c", 3), ("b", 2), ("a", 1)]), ("q2", &[("d", 4)])])
         );
+    }
+
+    #[test]
+    fn split_last_moves_the_last_block_out() {
+        let mut store = store_of(&[
+            ("q1", "a", 1),
+            ("q2", "b", 2),
+            ("q2", "c", 3),
+            ("q1", "d", 4),
+        ]);
+        let last = store.split_last().unwrap();
+        assert_eq!(contents(&last), owned(&[("q1", &[("d", 4)])]));
+        // q1 is still used by the first block, so it stays interned.
+        assert_eq!(store.queries.len(), 2);
+        let q2 = store.split_last().unwrap();
+        assert_eq!(contents(&q2), owned(&[("q2", &[("b", 2), ("c", 3)])]));
+        // q2 was first seen in that block: forgotten.
+        assert_eq!(store.queries.len(), 1);
+        let done = store.finish(&Descending).unwrap();
+        assert_eq!(contents(&done), owned(&[("q1", &[("a", 1)])]));
+        let mut empty = ListStore::<i32>::default();
+        assert!(empty.split_last().is_none());
     }
 
     #[test]

@@ -1,16 +1,15 @@
 //! Qrels: the graded judgements of documents, per query.
 //!
-//! Each query's judgements are stored in ideal order (grade descending), so
-//! that the ideal grades nDCG needs and the relevant count `|R|` at any
-//! threshold are read off one contiguous slice, and one hash index answers
-//! "what is the grade of this document for this query?".
+//! Each query's judgements are stored in ideal order (grade descending, then
+//! document id ascending), so that the ideal grades nDCG needs and the
+//! relevant count `|R|` at any threshold are read off one contiguous slice,
+//! and a document's grade is found by a binary search in each grade group.
+//! The engine's [`Judge`](crate::Judge) builds a small hash table per query
+//! instead, which stays in the CPU cache.
 
 use std::cmp::Ordering;
 
-use hashbrown::HashTable;
-
 use crate::error::QrelsError;
-use crate::hash::hash_in_list;
 use crate::id::Id;
 use crate::judge::Grade;
 use crate::lists::{FinishError, List, ListRules, ListStore, PushError, Repeat};
@@ -18,9 +17,7 @@ use crate::lists::{FinishError, List, ListRules, ListStore, PushError, Repeat};
 /// Judgements per query; built with a [`QrelsBuilder`].
 #[derive(Clone, Debug)]
 pub struct Qrels {
-    store: ListStore<Grade>,
-    /// Entry index of each judgement, hashed by (query, document).
-    index: HashTable<u32>,
+    pub(crate) store: ListStore<Grade>,
 }
 
 /// Collects judgements in any order; [`finish`](QrelsBuilder::finish) checks
@@ -38,6 +35,15 @@ impl QrelsBuilder {
     /// An empty builder.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty builder with room for `entries` entries whose document ids
+    /// total about `doc_bytes` bytes (readers size each chunk's builder so).
+    pub fn with_capacity(entries: usize, doc_bytes: usize) -> Self {
+        Self {
+            store: ListStore::with_capacity(entries, doc_bytes),
+            pushed: 0,
+        }
     }
 
     /// Judges `doc` with `grade` for `query`.
@@ -90,7 +96,8 @@ impl QrelsBuilder {
         self.store.num_entries() == 0
     }
 
-    /// Checks for conflicting grades, orders and indexes the judgements.
+    /// Checks for conflicting grades and puts each query's judgements in
+    /// ideal order.
     pub fn finish(self) -> Result<Qrels, QrelsError> {
         let store = self.store.finish(&QrelsRules).map_err(|e| match e {
             FinishError::Repeat(e) => QrelsError::ConflictingGrades {
@@ -105,16 +112,7 @@ impl QrelsBuilder {
                 unreachable!("qrels entries are never pushed as ranked")
             }
         })?;
-        let mut index = HashTable::with_capacity(store.num_entries());
-        for (q, list) in store.lists.iter().enumerate() {
-            for i in 0..list.len {
-                let hash = hash_in_list(q as u32, store.doc(list, i));
-                index.insert_unique(hash, (list.start + i) as u32, |_| {
-                    unreachable!("the table never grows: its capacity holds every entry")
-                });
-            }
-        }
-        Ok(Qrels { store, index })
+        Ok(Qrels { store })
     }
 }
 
@@ -140,8 +138,12 @@ impl ListRules<Grade> for QrelsRules {
         true
     }
 
-    fn compare(&self, a: (Grade, &[u8]), b: (Grade, &[u8])) -> Ordering {
-        b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1))
+    fn compare_values(&self, a: Grade, b: Grade) -> Ordering {
+        b.cmp(&a)
+    }
+
+    fn compare_docs(&self, a: &[u8], b: &[u8]) -> Ordering {
+        a.cmp(b)
     }
 }
 
@@ -177,19 +179,27 @@ impl Qrels {
         &self.store.values[list.start..list.start + list.len]
     }
 
-    /// The grade of `doc` for query `index`, if it is judged.
-    #[inline]
+    /// The grade of `doc` for query `index`, if it is judged: a binary
+    /// search in each group of equal grades (few, in practice).
     pub fn grade(&self, index: u32, doc: &[u8]) -> Option<Grade> {
         let list = &self.store.lists[index as usize];
-        let hash = hash_in_list(index, doc);
-        self.index
-            .find(hash, |&entry| {
-                let entry = entry as usize;
-                entry >= list.start
-                    && entry < list.start + list.len
-                    && self.store.doc(list, entry - list.start) == doc
-            })
-            .map(|&entry| self.store.values[entry as usize])
+        let grades = &self.store.values[list.start..list.start + list.len];
+        let mut start = 0;
+        while start < grades.len() {
+            let grade = grades[start];
+            let end = start + grades[start..].partition_point(|&g| g == grade);
+            let (mut low, mut high) = (start, end);
+            while low < high {
+                let middle = low + (high - low) / 2;
+                match self.store.doc(list, middle).cmp(doc) {
+                    std::cmp::Ordering::Less => low = middle + 1,
+                    std::cmp::Ordering::Greater => high = middle,
+                    std::cmp::Ordering::Equal => return Some(grade),
+                }
+            }
+            start = end;
+        }
+        None
     }
 
     /// The grade of `doc` for `query`, if it is judged.
@@ -222,6 +232,30 @@ mod tests {
         assert_eq!(qrels.grade_of("q3", "a"), None);
         let q1 = qrels.query_index(b"q1").unwrap();
         assert_eq!(qrels.ideal_grades(q1), [2, 1, 0, -1]);
+    }
+
+    #[test]
+    fn grade_lookups_agree_with_a_map() {
+        let mut expected = std::collections::HashMap::new();
+        let mut b = QrelsBuilder::new();
+        for i in 0..500u64 {
+            let (query, doc, grade) = (
+                i % 7,
+                format!("doc{}", i * 37 % 211),
+                (i * 13 % 9) as i64 - 2,
+            );
+            if expected.insert((query, doc.clone()), grade).is_none() {
+                b.push(query, &doc, grade).unwrap();
+            }
+        }
+        let qrels = b.finish().unwrap();
+        for query in 0..8u64 {
+            for d in 0..220 {
+                let doc = format!("doc{d}");
+                let want = expected.get(&(query, doc.clone())).map(|&g| g as i32);
+                assert_eq!(qrels.grade_of(query, &doc), want, "{query} {doc}");
+            }
+        }
     }
 
     #[test]

@@ -48,6 +48,15 @@ impl RunBuilder {
         Self::default()
     }
 
+    /// An empty builder with room for `entries` entries whose document ids
+    /// total about `doc_bytes` bytes (readers size each chunk's builder so).
+    pub fn with_capacity(entries: usize, doc_bytes: usize) -> Self {
+        Self {
+            store: ListStore::with_capacity(entries, doc_bytes),
+            pushed: 0,
+        }
+    }
+
     /// Adds `doc` with `score` to the list of `query`.
     pub fn push_scored(
         &mut self,
@@ -133,6 +142,25 @@ impl RunBuilder {
         self.store.num_entries()
     }
 
+    /// Number of blocks: runs of consecutive entries of one query. A run
+    /// grouped by query has one block per query.
+    pub fn num_blocks(&self) -> usize {
+        self.store.num_blocks()
+    }
+
+    /// The query of the first entry pushed, if any.
+    pub fn first_query(&self) -> Option<&[u8]> {
+        self.store.first_query()
+    }
+
+    /// Moves the last block (the entries of the query pushed last, since it
+    /// was last started) into a builder of its own: used to hold back a
+    /// query that may continue in the next chunk of input.
+    pub fn split_last_block(&mut self) -> Option<RunBuilder> {
+        let store = self.store.split_last()?;
+        Some(RunBuilder { store, pushed: 0 })
+    }
+
     /// Whether nothing was pushed.
     pub fn is_empty(&self) -> bool {
         self.store.num_entries() == 0
@@ -177,8 +205,12 @@ impl ListRules<f64> for RunRules {
         !list.ranked
     }
 
-    fn compare(&self, a: (f64, &[u8]), b: (f64, &[u8])) -> Ordering {
-        compare_scored(a, b)
+    fn compare_values(&self, a: f64, b: f64) -> Ordering {
+        b.partial_cmp(&a).unwrap_or(Ordering::Equal)
+    }
+
+    fn compare_docs(&self, a: &[u8], b: &[u8]) -> Ordering {
+        b.cmp(a)
     }
 }
 
@@ -304,6 +336,62 @@ mod tests {
         let run = b.finish(Duplicates::Error).unwrap();
         // -0.0 == 0.0, so z and y tie and z (greater bytes) comes first.
         assert_eq!(docs(&run, "q"), ["a", "d9", "d10", "z", "y"]);
+    }
+
+    #[test]
+    fn lists_sorted_by_score_get_only_their_ties_reordered() {
+        let mut b = RunBuilder::new();
+        for (doc, score) in [
+            ("a", 3.0),
+            ("d10", 2.0),
+            ("d9", 2.0),
+            ("b", 2.0),
+            ("x", 1.0),
+            ("y", 1.0),
+            ("p", 0.0),
+            ("q", -0.0),
+        ] {
+            b.push_scored("q", doc, score).unwrap();
+        }
+        let run = b.finish(Duplicates::Error).unwrap();
+        assert_eq!(docs(&run, "q"), ["a", "d9", "d10", "b", "y", "x", "q", "p"]);
+    }
+
+    #[test]
+    fn finishing_orders_like_a_full_sort_on_random_lists() {
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for case in 0..300 {
+            let len = 1 + next(60) as usize;
+            let mut entries: Vec<(String, f64)> = (0..len)
+                .map(|i| (format!("d{}", i * 7 % 61), (next(6) as f64) / 2.0 - 1.0))
+                .collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            entries.dedup_by(|a, b| a.0 == b.0);
+            if case % 2 == 0 {
+                // Sorted by score with ties in arbitrary order: the fast path.
+                entries.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap());
+            }
+            let mut builder = RunBuilder::new();
+            for (doc, score) in &entries {
+                let score = if *score == 0.0 && next(2) == 0 {
+                    -0.0
+                } else {
+                    *score
+                };
+                builder.push_scored("q", doc, score).unwrap();
+            }
+            let run = builder.finish(Duplicates::Error).unwrap();
+            let mut expected = entries.clone();
+            expected.sort_by(|a, b| compare_scored((a.1, a.0.as_bytes()), (b.1, b.0.as_bytes())));
+            let expected: Vec<String> = expected.into_iter().map(|(d, _)| d).collect();
+            assert_eq!(docs(&run, "q"), expected, "case {case}");
+        }
     }
 
     #[test]
