@@ -519,6 +519,11 @@ impl LineParser for CsvRun {
         RunBuilder::new()
     }
 
+    fn sink_for(&self, lines: usize, bytes: usize) -> RunBuilder {
+        // Document ids are a fraction of a line; a guess, grown if short.
+        RunBuilder::with_capacity(lines, bytes / 4)
+    }
+
     #[inline]
     fn parse(&self, sink: &mut RunBuilder, line: &[u8], number: u32) -> Result<(), LineError> {
         self.layout
@@ -534,8 +539,8 @@ impl LineParser for CsvRun {
             .map_err(|kind| LineError::new(number, kind))
     }
 
-    fn join(&self, sink: &mut RunBuilder, later: RunBuilder) -> Result<(), LineError> {
-        sink.append(later, 0);
+    fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u32) -> Result<(), LineError> {
+        sink.append(later, offset);
         Ok(())
     }
 }
@@ -573,6 +578,10 @@ impl LineParser for CsvQrels {
         QrelsBuilder::new()
     }
 
+    fn sink_for(&self, lines: usize, bytes: usize) -> QrelsBuilder {
+        QrelsBuilder::with_capacity(lines, bytes / 3)
+    }
+
     #[inline]
     fn parse(&self, sink: &mut QrelsBuilder, line: &[u8], number: u32) -> Result<(), LineError> {
         self.layout
@@ -588,8 +597,13 @@ impl LineParser for CsvQrels {
             .map_err(|kind| LineError::new(number, kind))
     }
 
-    fn join(&self, sink: &mut QrelsBuilder, later: QrelsBuilder) -> Result<(), LineError> {
-        sink.append(later, 0);
+    fn join(
+        &self,
+        sink: &mut QrelsBuilder,
+        later: QrelsBuilder,
+        offset: u32,
+    ) -> Result<(), LineError> {
+        sink.append(later, offset);
         Ok(())
     }
 }

@@ -145,6 +145,20 @@ impl LineError {
         Self { line, kind }
     }
 
+    /// The same error, `offset` lines further down (lines inside the kind too).
+    pub(crate) fn shifted(mut self, offset: u32) -> Self {
+        self.line = self.line.saturating_add(offset);
+        match &mut self.kind {
+            ReadErrorKind::DuplicateDoc { first_line, .. }
+            | ReadErrorKind::ConflictingGrades { first_line, .. }
+            | ReadErrorKind::RepeatedQuery { first_line, .. } => {
+                *first_line = first_line.saturating_add(offset);
+            }
+            _ => {}
+        }
+        self
+    }
+
     pub(crate) fn in_file(self, path: &str) -> ReadError {
         ReadError::new(path, Some(self.line), self.kind)
     }

@@ -202,8 +202,9 @@ impl LineParser for Jsonl {
         Ok(())
     }
 
-    fn join(&self, sink: &mut JsonlSink, later: JsonlSink) -> Result<(), LineError> {
+    fn join(&self, sink: &mut JsonlSink, later: JsonlSink, offset: u32) -> Result<(), LineError> {
         for (query, line) in later.seen {
+            let line = line.saturating_add(offset);
             if let Some(&first) = sink.seen.get(&query) {
                 return Err(LineError::new(
                     line,
@@ -215,8 +216,8 @@ impl LineParser for Jsonl {
             }
             sink.seen.insert(query, line);
         }
-        sink.run.append(later.run, 0);
-        sink.qrels.append(later.qrels, 0);
+        sink.run.append(later.run, offset);
+        sink.qrels.append(later.qrels, offset);
         sink.predicted_lines += later.predicted_lines;
         sink.relevant_lines += later.relevant_lines;
         Ok(())

@@ -1,13 +1,16 @@
 //! Parsing a line-oriented input in parallel.
 //!
-//! The input is read in large blocks; each block is cut at its last newline
-//! and split into pieces at line boundaries; pieces are parsed in parallel,
-//! each into its own sink (a builder), and the sinks are joined in input
-//! order, so the result and the first error reported are the same whatever
-//! the number of threads. Line numbers are exact: each piece learns its first
-//! line number from a newline count of the pieces before it.
+//! A reader thread reads the input in large blocks, each cut after its last
+//! newline, into two buffers used in turn, so that reading the next block
+//! overlaps parsing this one. Each block is split into pieces at line
+//! boundaries; pieces are parsed in parallel, each into its own sink (a
+//! builder) with line numbers counted from 1, and the sinks are joined in
+//! input order, shifted by the lines before them. The result, the line
+//! numbers and the first error reported are the same whatever the number of
+//! threads.
 
 use std::io::{self, Read};
+use std::sync::mpsc;
 
 use rayon::prelude::*;
 
@@ -41,10 +44,37 @@ pub(crate) trait LineParser: Sync {
     type Sink: Send;
     /// A new, empty sink.
     fn sink(&self) -> Self::Sink;
-    /// Parses one non-blank line, numbered `line`, into `sink`.
+    /// A new, empty sink sized for a piece of `lines` lines and `bytes` bytes.
+    fn sink_for(&self, lines: usize, bytes: usize) -> Self::Sink {
+        let _ = (lines, bytes);
+        self.sink()
+    }
+    /// Parses one non-blank line, numbered `number` within its piece, into `sink`.
     fn parse(&self, sink: &mut Self::Sink, line: &[u8], number: u32) -> Result<(), LineError>;
-    /// Appends `later` (the next piece's sink) to `sink`.
-    fn join(&self, sink: &mut Self::Sink, later: Self::Sink) -> Result<(), LineError>;
+    /// Appends `later` (the next piece's sink, numbered from 1) to `sink`,
+    /// adding `line_offset` to its line numbers. Errors name absolute lines.
+    fn join(
+        &self,
+        sink: &mut Self::Sink,
+        later: Self::Sink,
+        line_offset: u32,
+    ) -> Result<(), LineError>;
+    /// Called in the piece's task after its last line: a chance to finish
+    /// work on the piece while it is in the cache. Errors name piece lines.
+    fn end_piece(&self, sink: &mut Self::Sink) -> Result<(), LineError> {
+        let _ = sink;
+        Ok(())
+    }
+    /// The first piece's sink as the start of the whole input's.
+    fn first(&self, piece: Self::Sink, line_offset: u32) -> Result<Self::Sink, LineError> {
+        if line_offset == 0 {
+            Ok(piece)
+        } else {
+            let mut sink = self.sink();
+            self.join(&mut sink, piece, line_offset)?;
+            Ok(sink)
+        }
+    }
 }
 
 /// What a whole input parsed into.
@@ -57,69 +87,111 @@ pub(crate) struct Parsed<S> {
 /// Parses every line of `input` with `parser`; `progress` is told how many
 /// bytes each block held.
 pub(crate) fn parse_lines<P: LineParser>(
-    input: &mut dyn Read,
+    input: &mut (dyn Read + Send),
     parser: &P,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Parsed<P::Sink>, Failure> {
     parse_lines_from(input, parser, progress, 1)
 }
 
+/// A block of whole lines, from the reader thread.
+struct Block {
+    bytes: Vec<u8>,
+    last: bool,
+}
+
 /// [`parse_lines`] for input whose first lines (a header) were read already:
 /// the first line of `input` is numbered `first_line`.
 pub(crate) fn parse_lines_from<P: LineParser>(
-    input: &mut dyn Read,
+    input: &mut (dyn Read + Send),
     parser: &P,
     progress: &(dyn Fn(u64) + Sync),
     first_line: u32,
 ) -> Result<Parsed<P::Sink>, Failure> {
-    let mut buffer: Vec<u8> = Vec::new();
-    let mut next_line: u32 = first_line;
-    let mut joined: Option<P::Sink> = None;
-    let mut data_lines = 0u64;
-    loop {
-        let want = BLOCK.max(buffer.len() + PIECE) - buffer.len();
-        let got = (&mut *input)
-            .take(want as u64)
-            .read_to_end(&mut buffer)
-            .map_err(Failure::Io)?;
-        let end_of_input = got < want;
-        let cut = if end_of_input {
-            buffer.len()
-        } else {
-            match memchr::memrchr(b'\n', &buffer) {
-                Some(newline) => newline + 1,
-                // One line longer than the block: read on.
-                None => continue,
+    std::thread::scope(|scope| {
+        let (full_tx, full_rx) = mpsc::sync_channel::<io::Result<Block>>(1);
+        let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
+        for _ in 0..2 {
+            let _ = empty_tx.send(Vec::new());
+        }
+        scope.spawn(move || read_blocks(input, &full_tx, &empty_rx));
+        let mut offset = first_line.saturating_sub(1);
+        let mut joined: Option<P::Sink> = None;
+        let mut data_lines = 0u64;
+        for block in full_rx {
+            let block = block.map_err(Failure::Io)?;
+            let results: Vec<Result<Piece<P::Sink>, LineError>> = split_pieces(&block.bytes)
+                .into_par_iter()
+                .map(|piece| parse_piece(parser, piece))
+                .collect();
+            for result in results {
+                let piece = result.map_err(|e| e.shifted(offset))?;
+                data_lines += piece.data_lines;
+                match &mut joined {
+                    None => joined = Some(parser.first(piece.sink, offset)?),
+                    Some(all) => parser.join(all, piece.sink, offset)?,
+                }
+                offset = offset.saturating_add(piece.newlines);
             }
-        };
-        let pieces = split_pieces(&buffer[..cut], &mut next_line);
-        let results: Vec<Result<(P::Sink, u64), LineError>> = pieces
-            .into_par_iter()
-            .map(|(piece, first_line)| parse_piece(parser, piece, first_line))
-            .collect();
-        for result in results {
-            let (sink, lines) = result?;
-            data_lines += lines;
-            match &mut joined {
-                None => joined = Some(sink),
-                Some(all) => parser.join(all, sink)?,
+            progress(block.bytes.len() as u64);
+            let last = block.last;
+            // The reader may have stopped already; then the buffer is not needed.
+            let _ = empty_tx.send(block.bytes);
+            if last {
+                break;
             }
         }
-        progress(cut as u64);
-        buffer.drain(..cut);
-        if end_of_input {
-            break;
-        }
-    }
-    Ok(Parsed {
-        sink: joined.unwrap_or_else(|| parser.sink()),
-        data_lines,
+        Ok(Parsed {
+            sink: joined.unwrap_or_else(|| parser.sink()),
+            data_lines,
+        })
     })
 }
 
-/// Splits `block` into pieces of about `PIECE` bytes at line boundaries,
-/// each with the number of its first line.
-fn split_pieces<'a>(block: &'a [u8], next_line: &mut u32) -> Vec<(&'a [u8], u32)> {
+/// The reader thread: fills the buffers it is given with whole lines.
+fn read_blocks(
+    input: &mut (dyn Read + Send),
+    full: &mpsc::SyncSender<io::Result<Block>>,
+    empty: &mpsc::Receiver<Vec<u8>>,
+) {
+    let mut carry: Vec<u8> = Vec::new();
+    // Stops when the parser has gone (a closed channel).
+    while let Ok(mut buffer) = empty.recv() {
+        buffer.clear();
+        buffer.append(&mut carry);
+        let (cut, last) = loop {
+            let want = BLOCK.max(buffer.len() + PIECE) - buffer.len();
+            match (&mut *input).take(want as u64).read_to_end(&mut buffer) {
+                Err(error) => {
+                    let _ = full.send(Err(error));
+                    return;
+                }
+                Ok(got) if got < want => break (buffer.len(), true),
+                Ok(_) => {
+                    if let Some(newline) = memchr::memrchr(b'\n', &buffer) {
+                        break (newline + 1, false);
+                    }
+                    // One line longer than the block: read on.
+                }
+            }
+        };
+        carry.extend_from_slice(&buffer[cut..]);
+        buffer.truncate(cut);
+        if full
+            .send(Ok(Block {
+                bytes: buffer,
+                last,
+            }))
+            .is_err()
+            || last
+        {
+            return;
+        }
+    }
+}
+
+/// Splits `block` into pieces of about `PIECE` bytes at line boundaries.
+fn split_pieces(block: &[u8]) -> Vec<&[u8]> {
     let mut pieces = Vec::with_capacity(block.len() / PIECE + 1);
     let mut start = 0;
     while start < block.len() {
@@ -127,27 +199,34 @@ fn split_pieces<'a>(block: &'a [u8], next_line: &mut u32) -> Vec<(&'a [u8], u32)
         if end < block.len() {
             end = memchr::memchr(b'\n', &block[end..]).map_or(block.len(), |i| end + i + 1);
         }
-        let piece = &block[start..end];
-        pieces.push((piece, *next_line));
-        let newlines = memchr::memchr_iter(b'\n', piece).count();
-        *next_line = next_line.saturating_add(u32::try_from(newlines).unwrap_or(u32::MAX));
+        pieces.push(&block[start..end]);
         start = end;
     }
     pieces
 }
 
-fn parse_piece<P: LineParser>(
-    parser: &P,
-    piece: &[u8],
-    first_line: u32,
-) -> Result<(P::Sink, u64), LineError> {
-    let mut sink = parser.sink();
-    let mut number = first_line;
+/// One piece, parsed.
+struct Piece<S> {
+    sink: S,
+    /// Non-blank lines.
+    data_lines: u64,
+    /// Newlines in the piece: how far the next piece's numbers are shifted.
+    newlines: u32,
+}
+
+fn parse_piece<P: LineParser>(parser: &P, piece: &[u8]) -> Result<Piece<P::Sink>, LineError> {
+    let lines = memchr::memchr_iter(b'\n', piece).count() + 1;
+    let mut sink = parser.sink_for(lines, piece.len());
+    let mut number: u32 = 1;
     let mut data_lines = 0;
+    let mut newlines = 0;
     let mut rest = piece;
     while !rest.is_empty() {
         let (line, after) = match memchr::memchr(b'\n', rest) {
-            Some(i) => (&rest[..i], &rest[i + 1..]),
+            Some(i) => {
+                newlines += 1;
+                (&rest[..i], &rest[i + 1..])
+            }
             None => (rest, &rest[rest.len()..]),
         };
         let maybe_blank = line.first().is_none_or(|&b| b.is_ascii_whitespace());
@@ -158,7 +237,12 @@ fn parse_piece<P: LineParser>(
         number = number.saturating_add(1);
         rest = after;
     }
-    Ok((sink, data_lines))
+    parser.end_piece(&mut sink)?;
+    Ok(Piece {
+        sink,
+        data_lines,
+        newlines,
+    })
 }
 
 #[cfg(test)]
@@ -183,8 +267,13 @@ mod tests {
             sink.push((number, String::from_utf8_lossy(line).into_owned()));
             Ok(())
         }
-        fn join(&self, sink: &mut Self::Sink, later: Self::Sink) -> Result<(), LineError> {
-            sink.extend(later);
+        fn join(
+            &self,
+            sink: &mut Self::Sink,
+            later: Self::Sink,
+            offset: u32,
+        ) -> Result<(), LineError> {
+            sink.extend(later.into_iter().map(|(n, line)| (n + offset, line)));
             Ok(())
         }
     }

@@ -26,6 +26,10 @@ impl LineParser for TrecQrels {
         QrelsBuilder::new()
     }
 
+    fn sink_for(&self, lines: usize, bytes: usize) -> QrelsBuilder {
+        QrelsBuilder::with_capacity(lines, bytes / 3)
+    }
+
     #[inline]
     fn parse(&self, sink: &mut QrelsBuilder, line: &[u8], number: u32) -> Result<(), LineError> {
         let mut fields = Fields::new(line);
@@ -43,8 +47,13 @@ impl LineParser for TrecQrels {
             .map_err(|e| LineError::new(number, qrels_push_error(e)))
     }
 
-    fn join(&self, sink: &mut QrelsBuilder, later: QrelsBuilder) -> Result<(), LineError> {
-        sink.append(later, 0);
+    fn join(
+        &self,
+        sink: &mut QrelsBuilder,
+        later: QrelsBuilder,
+        offset: u32,
+    ) -> Result<(), LineError> {
+        sink.append(later, offset);
         Ok(())
     }
 }
@@ -57,6 +66,11 @@ impl LineParser for TrecRun {
 
     fn sink(&self) -> RunBuilder {
         RunBuilder::new()
+    }
+
+    fn sink_for(&self, lines: usize, bytes: usize) -> RunBuilder {
+        // Document ids are a fraction of a line; a guess, grown if short.
+        RunBuilder::with_capacity(lines, bytes / 4)
     }
 
     #[inline]
@@ -87,8 +101,8 @@ impl LineParser for TrecRun {
             .map_err(|e| LineError::new(number, run_push_error(e)))
     }
 
-    fn join(&self, sink: &mut RunBuilder, later: RunBuilder) -> Result<(), LineError> {
-        sink.append(later, 0);
+    fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u32) -> Result<(), LineError> {
+        sink.append(later, offset);
         Ok(())
     }
 }
