@@ -4,7 +4,7 @@
 
 use rankeval_core::{Aggregator, Metric, Qrels};
 
-use crate::engine::{Options, evaluate};
+use crate::engine::{Options, evaluate, evaluate_input};
 use crate::read::{Input, ReadError, ReadOptions, read_qrels_with, read_run_with};
 use crate::report::{MetricColumn, Report, RunResult, RunWarning};
 
@@ -67,20 +67,29 @@ impl Experiment {
             warnings: Vec::new(),
         };
         for run in &self.runs {
-            let (list, own_qrels) = read_run_with(&run.input, self.read, progress)?;
-            let qrels = match (&shared_qrels, &own_qrels) {
-                (Some(qrels), _) | (None, Some(qrels)) => qrels,
-                (None, None) => {
-                    return Err(ReadError {
-                        path: run.input.name().to_owned(),
-                        line: None,
-                        kind: crate::read::ReadErrorKind::BadField(
-                            "no qrels: give qrels, or a JSON Lines run with `relevant`".into(),
-                        ),
-                    });
+            let evaluation = match &shared_qrels {
+                Some(qrels) => evaluate_input(
+                    qrels,
+                    &run.input,
+                    self.read,
+                    &self.metrics,
+                    &self.options,
+                    progress,
+                )?,
+                None => {
+                    let (list, own_qrels) = read_run_with(&run.input, self.read, progress)?;
+                    let Some(qrels) = own_qrels else {
+                        return Err(ReadError {
+                            path: run.input.name().to_owned(),
+                            line: None,
+                            kind: crate::read::ReadErrorKind::BadField(
+                                "no qrels: give qrels, or a JSON Lines run with `relevant`".into(),
+                            ),
+                        });
+                    };
+                    evaluate(&qrels, &list, &self.metrics, &self.options)
                 }
             };
-            let evaluation = evaluate(qrels, &list, &self.metrics, &self.options);
             let per_query: Vec<Vec<f64>> = (0..self.metrics.len())
                 .map(|m| evaluation.column(m))
                 .collect();

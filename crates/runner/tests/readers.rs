@@ -234,3 +234,28 @@ fn jsonl_errors_name_the_line() {
         "data.jsonl:1: the line has neither `predicted` nor `relevant`"
     );
 }
+
+#[test]
+fn jsonl_line_numbers_stay_exact_across_pieces() {
+    let line = |q: usize| format!(r#"{{"query": "q{q}", "predicted": ["a", "b", "c", "d"]}}"#);
+    let lines = |repeat_at: usize, repeated: usize| -> String {
+        (1..=40_000)
+            .map(|n| if n == repeat_at { line(repeated) } else { line(n) } + "\n")
+            .collect()
+    };
+    let text = lines(35_000, 30_000);
+    assert!(
+        text.len() > 2 << 20,
+        "the input must span several parse pieces"
+    );
+    // Both occurrences far from the first piece.
+    assert_eq!(
+        jsonl(&text).unwrap_err(),
+        "data.jsonl:35000: query `q30000` appears again (first on line 30000); give each query one line"
+    );
+    // The first occurrence in the first piece, the repeat in a later one.
+    assert_eq!(
+        jsonl(&lines(39_000, 3)).unwrap_err(),
+        "data.jsonl:39000: query `q3` appears again (first on line 3); give each query one line"
+    );
+}

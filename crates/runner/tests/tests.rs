@@ -9,6 +9,8 @@
 //! - `plugin`: a metric defined here, outside `crates/metrics`, registers
 //!   and evaluates by name;
 //! - `readers`: every kind of bad input is an error naming file and line;
+//! - `streaming`: evaluating while reading gives the same bits as reading
+//!   whole.
 //! - `csv_reader`: the CSV/TSV reader, its errors, and CSV evaluating like
 //!   the same data as TREC.
 
@@ -20,4 +22,5 @@ mod csv_reader;
 mod determinism;
 mod plugin;
 mod readers;
+mod streaming;
 mod trec_eval;

@@ -31,36 +31,50 @@ pub struct Coverage {
     pub run_only: Vec<String>,
 }
 
-/// One evaluated query: its index in the qrels, and in the run if it has a list there.
-pub(crate) type Row = (u32, Option<u32>);
+/// One evaluated query: its index in the qrels, and where its list is (an
+/// index in the run, a slot of scores), if it has one.
+pub(crate) type Row<L> = (u32, Option<L>);
 
-/// Pairs the qrels' queries with the run's, sorted by query id, and records
-/// what was left out.
-pub(crate) fn align(qrels: &Qrels, run: &Run, missing: Missing) -> (Vec<Row>, Coverage) {
+/// Pairs the qrels' queries with the run's lists (`listed` finds a query's
+/// list), sorted by query id, and records what was left out; `run_only` are
+/// the run's queries without judgements.
+pub(crate) fn align<L>(
+    qrels: &Qrels,
+    listed: impl Fn(u32) -> Option<L>,
+    mut run_only: Vec<String>,
+    missing: Missing,
+) -> (Vec<Row<L>>, Coverage) {
     let mut coverage = Coverage::default();
-    let mut rows: Vec<Row> = Vec::with_capacity(qrels.num_queries());
+    let mut rows: Vec<Row<L>> = Vec::with_capacity(qrels.num_queries());
     for q in 0..qrels.num_queries() as u32 {
-        let name = qrels.query_name(q);
-        match (run.query_index(name.as_bytes()), missing) {
-            (Some(r), _) => rows.push((q, Some(r))),
+        match (listed(q), missing) {
+            (Some(list), _) => rows.push((q, Some(list))),
             (None, Missing::Zero) => {
                 rows.push((q, None));
-                coverage.missing_scored_zero.push(name.to_owned());
+                coverage
+                    .missing_scored_zero
+                    .push(qrels.query_name(q).to_owned());
             }
-            (None, Missing::Skip) => coverage.missing_skipped.push(name.to_owned()),
+            (None, Missing::Skip) => coverage
+                .missing_skipped
+                .push(qrels.query_name(q).to_owned()),
         }
     }
-    coverage.run_only = run
-        .queries()
-        .filter(|name| qrels.query_index(name.as_bytes()).is_none())
-        .map(str::to_owned)
-        .collect();
     rows.sort_unstable_by(|a, b| qrels.query_name(a.0).cmp(qrels.query_name(b.0)));
     coverage.missing_skipped.sort_unstable();
     coverage.missing_scored_zero.sort_unstable();
-    coverage.run_only.sort_unstable();
+    run_only.sort_unstable();
+    coverage.run_only = run_only;
     coverage.evaluated = rows.len();
     (rows, coverage)
+}
+
+/// The run's queries that have no judgements.
+pub(crate) fn run_only(qrels: &Qrels, run: &Run) -> Vec<String> {
+    run.queries()
+        .filter(|name| qrels.query_index(name.as_bytes()).is_none())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Something the user should know about an evaluation.

@@ -7,12 +7,14 @@
 //! of threads.
 
 mod coverage;
+mod stream;
 
-use rankeval_core::{Aggregator, Judge, Metric, Qrels, RelevanceLevel, Run};
+use rankeval_core::{Aggregator, Judge, Metric, Qrels, RankedList, RelevanceLevel, Run};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub use coverage::{Coverage, Missing, Warning};
+pub use stream::{evaluate_grouped, evaluate_input};
 
 /// The evaluation policies: which queries count, and the relevance level.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,7 +42,12 @@ pub fn evaluate(
     metrics: &[Box<dyn Metric>],
     options: &Options,
 ) -> Evaluation {
-    let (rows, coverage) = coverage::align(qrels, run, options.missing);
+    let (rows, coverage) = coverage::align(
+        qrels,
+        |q| run.query_index(qrels.query_name(q).as_bytes()),
+        coverage::run_only(qrels, run),
+        options.missing,
+    );
     let depth = judged_depth(metrics);
     let width = metrics.len();
     let mut values = vec![0.0; rows.len() * width];
@@ -51,32 +58,63 @@ pub fn evaluate(
             .for_each_init(
                 || Judge::new(depth, options.level),
                 |judge, (slots, &(query, list))| {
-                    let judged = judge.judge(qrels, query, list.map(|r| run.list_at(r)));
-                    for (slot, metric) in slots.iter_mut().zip(metrics) {
-                        *slot = metric.score(&judged);
-                    }
+                    score_query(
+                        judge,
+                        qrels,
+                        query,
+                        list.map(|r| run.list_at(r)),
+                        metrics,
+                        slots,
+                    );
                 },
             );
     }
-    Evaluation {
-        queries: rows
-            .iter()
-            .map(|&(q, _)| qrels.query_name(q).to_owned())
-            .collect(),
-        metrics: metrics.iter().map(|m| m.name()).collect(),
-        values,
-        coverage,
+    Evaluation::new(qrels, &rows, metrics, values, coverage)
+}
+
+/// Judges one query once and scores every metric on it, into `slots`.
+pub(crate) fn score_query(
+    judge: &mut Judge,
+    qrels: &Qrels,
+    query: u32,
+    list: Option<RankedList<'_>>,
+    metrics: &[Box<dyn Metric>],
+    slots: &mut [f64],
+) {
+    let judged = judge.judge(qrels, query, list);
+    for (slot, metric) in slots.iter_mut().zip(metrics) {
+        *slot = metric.score(&judged);
     }
 }
 
 /// The deepest rank any metric reads; `None` if one reads the whole list.
-fn judged_depth(metrics: &[Box<dyn Metric>]) -> Option<usize> {
+pub(crate) fn judged_depth(metrics: &[Box<dyn Metric>]) -> Option<usize> {
     metrics
         .iter()
         .try_fold(0, |deepest, m| m.depth().map(|k| deepest.max(k.get())))
 }
 
 impl Evaluation {
+    /// An evaluation of the queries in `rows` (in report order), with their
+    /// values query-major in `values`.
+    pub(crate) fn new<L>(
+        qrels: &Qrels,
+        rows: &[coverage::Row<L>],
+        metrics: &[Box<dyn Metric>],
+        values: Vec<f64>,
+        coverage: Coverage,
+    ) -> Self {
+        Evaluation {
+            queries: rows
+                .iter()
+                .map(|(q, _)| qrels.query_name(*q).to_owned())
+                .collect(),
+            metrics: metrics.iter().map(|m| m.name()).collect(),
+            values,
+            coverage,
+        }
+    }
+
     /// The evaluated query ids, in report order (byte order).
     pub fn queries(&self) -> &[String] {
         &self.queries

@@ -30,6 +30,7 @@ mod error;
 mod fields;
 mod jsonl;
 mod lines;
+pub(crate) mod stream;
 mod trec;
 
 use std::fs::File;
@@ -346,13 +347,21 @@ fn no_lines_with(input: &Input, key: &str) -> ReadError {
 }
 
 fn finish_run(input: &Input, builder: RunBuilder, options: ReadOptions) -> Result<Run, ReadError> {
-    builder.finish(options.duplicates).map_err(|e| match e {
+    builder.finish(options.duplicates).map_err(|e| {
+        let (line, kind) = run_error_at(e);
+        input.error(line, kind)
+    })
+}
+
+/// A core error from finishing a run, as the line it is on and the problem.
+fn run_error_at(error: RunError) -> (Option<u32>, ReadErrorKind) {
+    match error {
         RunError::DuplicateDoc {
             query,
             doc,
             first,
             second,
-        } => input.error(
+        } => (
             Some(second),
             ReadErrorKind::DuplicateDoc {
                 query,
@@ -360,14 +369,14 @@ fn finish_run(input: &Input, builder: RunBuilder, options: ReadOptions) -> Resul
                 first_line: first,
             },
         ),
-        RunError::MixedOrdering { query } => input.error(
+        RunError::MixedOrdering { query } => (
             None,
             ReadErrorKind::BadField(format!(
                 "query `{query}` has lines with scores and lines without"
             )),
         ),
-        other => input.error(None, ReadErrorKind::Data(other.to_string())),
-    })
+        other => (None, ReadErrorKind::Data(other.to_string())),
+    }
 }
 
 fn finish_qrels(input: &Input, builder: QrelsBuilder) -> Result<Qrels, ReadError> {

@@ -1,0 +1,3 @@
+//! Shared by the benchmarks.
+
+pub mod generate;

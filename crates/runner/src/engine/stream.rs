@@ -1,0 +1,161 @@
+//! Evaluating a run file while it is read (the engine's side of
+//! `read::stream`): each complete query is judged and scored where it was
+//! parsed, and only its scores are kept. The values are the same bits as
+//! reading the run whole and calling [`evaluate`](super::evaluate): the
+//! same finishing, judging and scoring run on the same lists.
+
+use rankeval_core::{Judge, Metric, Qrels, RelevanceLevel, Run};
+use rayon::prelude::*;
+
+use super::coverage::{self, Row};
+use super::{Evaluation, Options, evaluate, judged_depth, score_query};
+use crate::read::stream::{ListScorer, stream_run};
+use crate::read::{Input, Progress, ReadError, ReadOptions, read_run_with};
+
+/// Reads the run in `input` and evaluates it against `qrels`.
+///
+/// A TREC or CSV run grouped by query (each query's lines together, as
+/// systems write them) is evaluated while it is read and never held whole in
+/// memory; any other run is read whole first. The result is the same.
+pub fn evaluate_input(
+    qrels: &Qrels,
+    input: &Input,
+    read: ReadOptions,
+    metrics: &[Box<dyn Metric>],
+    options: &Options,
+    progress: Progress<'_>,
+) -> Result<Evaluation, ReadError> {
+    if let Some(evaluation) = evaluate_grouped(qrels, input, read, metrics, options, progress)? {
+        return Ok(evaluation);
+    }
+    let (run, _) = read_run_with(input, read, &|_| {})?;
+    Ok(evaluate(qrels, &run, metrics, options))
+}
+
+/// Evaluates the run in `input` while reading it, if it is a TREC or CSV run
+/// grouped by query; `None` if it is not (a query's lines are split up, or
+/// it is JSON Lines): then read it whole, as
+/// [`evaluate_input`] does.
+pub fn evaluate_grouped(
+    qrels: &Qrels,
+    input: &Input,
+    read: ReadOptions,
+    metrics: &[Box<dyn Metric>],
+    options: &Options,
+    progress: Progress<'_>,
+) -> Result<Option<Evaluation>, ReadError> {
+    let scorer = QueryScorer {
+        qrels,
+        metrics,
+        depth: judged_depth(metrics),
+        level: options.level,
+    };
+    Ok(match stream_run(input, read, &scorer, progress)? {
+        Some(scores) => scorer.assemble(scores, options),
+        None => None,
+    })
+}
+
+/// Judges and scores complete queries.
+struct QueryScorer<'a> {
+    qrels: &'a Qrels,
+    metrics: &'a [Box<dyn Metric>],
+    depth: Option<usize>,
+    level: RelevanceLevel,
+}
+
+/// Scores of complete queries, in no particular order.
+#[derive(Default)]
+struct Scores {
+    /// The qrels index of each scored query.
+    queries: Vec<u32>,
+    /// Their values, query-major.
+    values: Vec<f64>,
+    /// Queries of the run without judgements.
+    run_only: Vec<String>,
+}
+
+impl ListScorer for QueryScorer<'_> {
+    type Scores = Scores;
+
+    fn score(&self, part: &Run, scores: &mut Scores) {
+        let mut judge = Judge::new(self.depth, self.level);
+        let width = self.metrics.len();
+        for r in 0..part.num_queries() as u32 {
+            let name = part.query_name(r);
+            match self.qrels.query_index(name.as_bytes()) {
+                Some(query) => {
+                    scores.queries.push(query);
+                    let start = scores.values.len();
+                    scores.values.resize(start + width, 0.0);
+                    let slots = &mut scores.values[start..];
+                    score_query(
+                        &mut judge,
+                        self.qrels,
+                        query,
+                        Some(part.list_at(r)),
+                        self.metrics,
+                        slots,
+                    );
+                }
+                None => scores.run_only.push(name.to_owned()),
+            }
+        }
+    }
+
+    fn merge(&self, scores: &mut Scores, later: Scores) {
+        scores.queries.extend(later.queries);
+        scores.values.extend(later.values);
+        scores.run_only.extend(later.run_only);
+    }
+}
+
+impl QueryScorer<'_> {
+    /// The evaluation, or `None` if a query was scored twice: the run was
+    /// not grouped by query after all.
+    fn assemble(&self, scores: Scores, options: &Options) -> Option<Evaluation> {
+        let width = self.metrics.len();
+        let mut slot_of = vec![u32::MAX; self.qrels.num_queries()];
+        for (slot, &query) in scores.queries.iter().enumerate() {
+            let seen = &mut slot_of[query as usize];
+            if *seen != u32::MAX {
+                return None;
+            }
+            *seen = slot as u32;
+        }
+        let mut run_only = scores.run_only;
+        run_only.sort_unstable();
+        if run_only.windows(2).any(|pair| pair[0] == pair[1]) {
+            return None;
+        }
+        let (rows, coverage): (Vec<Row<u32>>, _) = coverage::align(
+            self.qrels,
+            |q| Some(slot_of[q as usize]).filter(|&slot| slot != u32::MAX),
+            run_only,
+            options.missing,
+        );
+        let mut values = vec![0.0; rows.len() * width];
+        if width > 0 {
+            values
+                .par_chunks_mut(width)
+                .zip(rows.par_iter())
+                .for_each_init(
+                    || Judge::new(self.depth, self.level),
+                    |judge, (slots, &(query, slot))| match slot {
+                        Some(slot) => {
+                            let start = slot as usize * width;
+                            slots.copy_from_slice(&scores.values[start..start + width]);
+                        }
+                        None => score_query(judge, self.qrels, query, None, self.metrics, slots),
+                    },
+                );
+        }
+        Some(Evaluation::new(
+            self.qrels,
+            &rows,
+            self.metrics,
+            values,
+            coverage,
+        ))
+    }
+}
