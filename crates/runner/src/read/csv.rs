@@ -519,9 +519,10 @@ impl LineParser for CsvRun {
         RunBuilder::new()
     }
 
-    fn sink_for(&self, lines: usize, bytes: usize) -> RunBuilder {
-        // Document ids are a fraction of a line; a guess, grown if short.
-        RunBuilder::with_capacity(lines, bytes / 4)
+    fn sink_for(&self, _lines: usize, bytes: usize) -> RunBuilder {
+        // A run line has at least 12 bytes; document ids are a fraction of
+        // a line (a guess, grown if short).
+        RunBuilder::with_capacity(bytes / 12 + 1, bytes / 4)
     }
 
     #[inline]
@@ -578,8 +579,9 @@ impl LineParser for CsvQrels {
         QrelsBuilder::new()
     }
 
-    fn sink_for(&self, lines: usize, bytes: usize) -> QrelsBuilder {
-        QrelsBuilder::with_capacity(lines, bytes / 3)
+    fn sink_for(&self, _lines: usize, bytes: usize) -> QrelsBuilder {
+        // A qrels line has at least 8 bytes.
+        QrelsBuilder::with_capacity(bytes / 8 + 1, bytes / 3)
     }
 
     #[inline]

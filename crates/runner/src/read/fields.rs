@@ -21,6 +21,14 @@ fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r')
 }
 
+impl Fields<'_> {
+    /// Whether another field follows.
+    #[inline]
+    pub(crate) fn has_more(&self) -> bool {
+        self.rest.iter().any(|&b| !is_space(b))
+    }
+}
+
 impl<'a> Iterator for Fields<'a> {
     type Item = &'a [u8];
 
@@ -124,7 +132,8 @@ fn plain_decimal(text: &[u8]) -> Option<f64> {
         return None;
     }
     let decimals = point.map_or(0, |p| digits.len() - 1 - p);
-    let value = mantissa as f64 / POWERS_OF_TEN[decimals];
+    // Below 2^53, so exact as an i64 and as an f64.
+    let value = mantissa as i64 as f64 / POWERS_OF_TEN[decimals];
     Some(if negative { -value } else { value })
 }
 

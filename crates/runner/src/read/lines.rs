@@ -19,7 +19,8 @@ use super::fields::is_blank;
 
 /// Bytes read per block. Large enough to keep every thread busy, small
 /// enough that the block is a fraction of the memory the parsed data takes.
-const BLOCK: usize = 32 << 20;
+/// Unit tests use smaller blocks, to cross block boundaries cheaply.
+const BLOCK: usize = if cfg!(test) { 4 << 20 } else { 32 << 20 };
 /// Target size of one piece parsed by one task.
 const PIECE: usize = 1 << 20;
 
@@ -44,7 +45,7 @@ pub(crate) trait LineParser: Sync {
     type Sink: Send;
     /// A new, empty sink.
     fn sink(&self) -> Self::Sink;
-    /// A new, empty sink sized for a piece of `lines` lines and `bytes` bytes.
+    /// A new, empty sink sized for a piece of at most `lines` lines and `bytes` bytes.
     fn sink_for(&self, lines: usize, bytes: usize) -> Self::Sink {
         let _ = (lines, bytes);
         self.sink()
@@ -78,20 +79,11 @@ pub(crate) trait LineParser: Sync {
 }
 
 /// What a whole input parsed into.
+#[derive(Debug)]
 pub(crate) struct Parsed<S> {
     pub(crate) sink: S,
     /// Number of non-blank lines.
     pub(crate) data_lines: u64,
-}
-
-/// Parses every line of `input` with `parser`; `progress` is told how many
-/// bytes each block held.
-pub(crate) fn parse_lines<P: LineParser>(
-    input: &mut (dyn Read + Send),
-    parser: &P,
-    progress: &(dyn Fn(u64) + Sync),
-) -> Result<Parsed<P::Sink>, Failure> {
-    parse_lines_from(input, parser, progress, 1)
 }
 
 /// A block of whole lines, from the reader thread.
@@ -100,8 +92,9 @@ struct Block {
     last: bool,
 }
 
-/// [`parse_lines`] for input whose first lines (a header) were read already:
-/// the first line of `input` is numbered `first_line`.
+/// Parses every line of `input` with `parser`, the first numbered
+/// `first_line` (after a header); `progress` is told how many bytes each
+/// block held.
 pub(crate) fn parse_lines_from<P: LineParser>(
     input: &mut (dyn Read + Send),
     parser: &P,
@@ -115,24 +108,10 @@ pub(crate) fn parse_lines_from<P: LineParser>(
             let _ = empty_tx.send(Vec::new());
         }
         scope.spawn(move || read_blocks(input, &full_tx, &empty_rx));
-        let mut offset = first_line.saturating_sub(1);
-        let mut joined: Option<P::Sink> = None;
-        let mut data_lines = 0u64;
+        let mut joiner = Joiner::new(first_line);
         for block in full_rx {
             let block = block.map_err(Failure::Io)?;
-            let results: Vec<Result<Piece<P::Sink>, LineError>> = split_pieces(&block.bytes)
-                .into_par_iter()
-                .map(|piece| parse_piece(parser, piece))
-                .collect();
-            for result in results {
-                let piece = result.map_err(|e| e.shifted(offset))?;
-                data_lines += piece.data_lines;
-                match &mut joined {
-                    None => joined = Some(parser.first(piece.sink, offset)?),
-                    Some(all) => parser.join(all, piece.sink, offset)?,
-                }
-                offset = offset.saturating_add(piece.newlines);
-            }
+            joiner.block(parser, &block.bytes)?;
             progress(block.bytes.len() as u64);
             let last = block.last;
             // The reader may have stopped already; then the buffer is not needed.
@@ -141,11 +120,83 @@ pub(crate) fn parse_lines_from<P: LineParser>(
                 break;
             }
         }
-        Ok(Parsed {
-            sink: joined.unwrap_or_else(|| parser.sink()),
-            data_lines,
-        })
+        Ok(joiner.finish(parser))
     })
+}
+
+/// Parses every line of `bytes`, a whole input in memory (or mapped), in
+/// blocks of whole lines; `release(start, end)` is told when a range of
+/// `bytes` is parsed and no longer needed. The first line is `first_line`.
+pub(crate) fn parse_bytes<P: LineParser>(
+    bytes: &[u8],
+    parser: &P,
+    progress: &(dyn Fn(u64) + Sync),
+    first_line: u32,
+    release: &dyn Fn(usize, usize),
+) -> Result<Parsed<P::Sink>, LineError> {
+    let mut joiner = Joiner::new(first_line);
+    let mut start = 0;
+    while start < bytes.len() {
+        let mut end = (start + BLOCK).min(bytes.len());
+        if end < bytes.len() {
+            end = match memchr::memrchr(b'\n', &bytes[start..end]) {
+                Some(newline) => start + newline + 1,
+                // One line longer than a block: up to its end.
+                None => memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i + 1),
+            };
+        }
+        joiner.block(parser, &bytes[start..end])?;
+        progress((end - start) as u64);
+        release(start, end);
+        start = end;
+    }
+    Ok(joiner.finish(parser))
+}
+
+/// Joins the sinks of parsed pieces in input order, shifting line numbers.
+struct Joiner<S> {
+    offset: u32,
+    joined: Option<S>,
+    data_lines: u64,
+}
+
+impl<S: Send> Joiner<S> {
+    fn new(first_line: u32) -> Self {
+        Self {
+            offset: first_line.saturating_sub(1),
+            joined: None,
+            data_lines: 0,
+        }
+    }
+
+    /// Parses one block of whole lines, pieces in parallel, and joins them.
+    fn block<P: LineParser<Sink = S>>(
+        &mut self,
+        parser: &P,
+        block: &[u8],
+    ) -> Result<(), LineError> {
+        let results: Vec<Result<Piece<S>, LineError>> = split_pieces(block)
+            .into_par_iter()
+            .map(|piece| parse_piece(parser, piece))
+            .collect();
+        for result in results {
+            let piece = result.map_err(|e| e.shifted(self.offset))?;
+            self.data_lines += piece.data_lines;
+            match &mut self.joined {
+                None => self.joined = Some(parser.first(piece.sink, self.offset)?),
+                Some(all) => parser.join(all, piece.sink, self.offset)?,
+            }
+            self.offset = self.offset.saturating_add(piece.newlines);
+        }
+        Ok(())
+    }
+
+    fn finish<P: LineParser<Sink = S>>(self, parser: &P) -> Parsed<S> {
+        Parsed {
+            sink: self.joined.unwrap_or_else(|| parser.sink()),
+            data_lines: self.data_lines,
+        }
+    }
 }
 
 /// The reader thread: fills the buffers it is given with whole lines.
@@ -215,8 +266,9 @@ struct Piece<S> {
 }
 
 fn parse_piece<P: LineParser>(parser: &P, piece: &[u8]) -> Result<Piece<P::Sink>, LineError> {
-    let lines = memchr::memchr_iter(b'\n', piece).count() + 1;
-    let mut sink = parser.sink_for(lines, piece.len());
+    // No line is shorter than 2 bytes with its newline; capacity that is
+    // reserved but never written costs no memory.
+    let mut sink = parser.sink_for(piece.len() / 2 + 1, piece.len());
     let mut number: u32 = 1;
     let mut data_lines = 0;
     let mut newlines = 0;
@@ -278,8 +330,29 @@ mod tests {
         }
     }
 
+    /// Parses `text` as a stream, and in memory; both must agree.
     fn parse(text: &str) -> Result<Parsed<Vec<(u32, String)>>, Failure> {
-        parse_lines(&mut text.as_bytes(), &Collect, &|_| {})
+        let streamed = parse_lines_from(&mut text.as_bytes(), &Collect, &|_| {}, 1);
+        let released = std::sync::Mutex::new(Vec::new());
+        let in_memory = parse_bytes(text.as_bytes(), &Collect, &|_| {}, 1, &|start, end| {
+            released.lock().unwrap().push((start, end))
+        });
+        match (&streamed, &in_memory) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!((&a.sink, a.data_lines), (&b.sink, b.data_lines));
+                // Released ranges follow each other and cover the input.
+                let released = released.into_inner().unwrap();
+                let mut next = 0;
+                for (start, end) in released {
+                    assert_eq!(start, next);
+                    next = end;
+                }
+                assert_eq!(next, text.len());
+            }
+            (Err(Failure::Line(a)), Err(b)) => assert_eq!(a.line, b.line),
+            other => panic!("the stream and in-memory parses disagree: {other:?}"),
+        }
+        streamed
     }
 
     #[test]
@@ -324,10 +397,31 @@ mod tests {
     fn numbering_can_start_after_a_header() {
         let text: String = (0..100_000).map(|i| format!("line {i}\n")).collect();
         let parsed = parse_lines_from(&mut text.as_bytes(), &Collect, &|_| {}, 3).unwrap();
+        let in_memory = parse_bytes(text.as_bytes(), &Collect, &|_| {}, 3, &|_, _| {}).unwrap();
+        assert_eq!(parsed.sink, in_memory.sink);
         assert!(text.len() > PIECE, "the input must span several pieces");
         let last = parsed.sink.last().unwrap();
         assert_eq!(last, &(100_002, "line 99999".to_owned()));
         assert_eq!(parsed.sink[0].0, 3);
+    }
+
+    #[test]
+    fn blocks_in_memory_end_at_line_ends_even_for_lines_longer_than_a_block() {
+        let long = "x".repeat(BLOCK + 10);
+        let text = format!("a\n{long}\nb\n");
+        let parsed = parse(&text).unwrap();
+        assert_eq!(parsed.sink.len(), 3);
+        assert_eq!(parsed.sink[1].0, 2);
+        assert_eq!(parsed.sink[2], (3, "b".to_owned()));
+    }
+
+    #[test]
+    fn many_blocks_in_memory() {
+        let text: String = (1..=1_500_000).map(|i| format!("{i}\n")).collect();
+        assert!(text.len() > BLOCK, "the input must span several blocks");
+        let parsed = parse(&text).unwrap();
+        assert_eq!(parsed.data_lines, 1_500_000);
+        assert_eq!(parsed.sink[1_234_566], (1_234_567, "1234567".to_owned()));
     }
 
     #[test]

@@ -30,6 +30,7 @@ mod error;
 mod fields;
 mod jsonl;
 mod lines;
+mod mapped;
 pub(crate) mod stream;
 mod trec;
 
@@ -46,7 +47,8 @@ pub use error::{ReadError, ReadErrorKind};
 use csv::{CSV_LINE, CsvQrels, CsvRun, Header};
 use error::LineError;
 use jsonl::{JSONL_LINE, Jsonl, JsonlSink};
-use lines::{Failure, LineParser, Parsed, parse_lines, parse_lines_from};
+use lines::{Failure, LineParser, Parsed, parse_bytes, parse_lines_from};
+use mapped::Mapped;
 use trec::{QRELS_LINE, RUN_LINE, TrecQrels, TrecRun};
 
 /// The layout of an input file.
@@ -170,12 +172,37 @@ impl Input {
         }
     }
 
-    /// Opens the input, decompressing gzip transparently.
-    fn open(&self) -> io::Result<Box<dyn Read + Send + '_>> {
-        let mut plain: Box<dyn Read + Send> = match &self.origin {
-            Origin::File(path) => Box::new(File::open(path)?),
-            Origin::Bytes(bytes) => Box::new(bytes.as_slice()),
+    /// The input's bytes where they can be parsed in place (in memory, or a
+    /// plain file mapped into memory), else a stream (gzip, a pipe).
+    fn source(&self) -> io::Result<Source<'_>> {
+        let mapped;
+        let bytes: &[u8] = match &self.origin {
+            Origin::Bytes(bytes) => bytes,
+            Origin::File(path) => {
+                let file = File::open(path)?;
+                match Mapped::open(&file) {
+                    Some(map) => {
+                        mapped = map;
+                        if !is_gzip(mapped.bytes()) {
+                            return Ok(Source::Mapped(mapped));
+                        }
+                        return Ok(Source::Stream(Box::new(MultiGzDecoder::new(
+                            io::Cursor::new(MappedBytes(mapped)),
+                        ))));
+                    }
+                    None => return self.stream(Box::new(file)),
+                }
+            }
         };
+        if is_gzip(bytes) {
+            Ok(Source::Stream(Box::new(MultiGzDecoder::new(bytes))))
+        } else {
+            Ok(Source::Bytes(bytes))
+        }
+    }
+
+    /// A stream over `plain`, decompressing gzip transparently.
+    fn stream<'a>(&self, mut plain: Box<dyn Read + Send + 'a>) -> io::Result<Source<'a>> {
         let mut magic = [0u8; 2];
         let mut seen = 0;
         while seen < 2 {
@@ -186,10 +213,10 @@ impl Input {
         }
         let head = io::Cursor::new(magic[..seen].to_vec());
         let whole = head.chain(plain);
-        if magic[..seen] == [0x1f, 0x8b] {
-            Ok(Box::new(MultiGzDecoder::new(whole)))
+        if is_gzip(&magic[..seen]) {
+            Ok(Source::Stream(Box::new(MultiGzDecoder::new(whole))))
         } else {
-            Ok(Box::new(whole))
+            Ok(Source::Stream(Box::new(whole)))
         }
     }
 
@@ -210,12 +237,42 @@ impl Input {
         expected: &'static str,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Parsed<P::Sink>, ReadError> {
-        let mut reader = self.open().map_err(|e| self.error(None, e.into()))?;
-        let parsed = parse_lines(&mut reader, parser, progress).map_err(|f| self.failure(f))?;
+        let source = self.source().map_err(|e| self.error(None, e.into()))?;
+        let parsed = self.parse_from(source, 0, 1, parser, progress)?;
         if parsed.data_lines == 0 {
             return Err(self.error(None, ReadErrorKind::Empty { expected }));
         }
         Ok(parsed)
+    }
+
+    /// Parses `source` from byte `skip` on (after a header), its first
+    /// line numbered `first_line`.
+    fn parse_from<P: LineParser>(
+        &self,
+        source: Source<'_>,
+        skip: usize,
+        first_line: u32,
+        parser: &P,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Parsed<P::Sink>, ReadError> {
+        match source {
+            Source::Bytes(bytes) => {
+                parse_bytes(&bytes[skip..], parser, progress, first_line, &|_, _| {})
+                    .map_err(|e| e.in_file(&self.name))
+            }
+            Source::Mapped(map) => parse_bytes(
+                &map.bytes()[skip..],
+                parser,
+                progress,
+                first_line,
+                &|start, end| map.release(skip + start, skip + end),
+            )
+            .map_err(|e| e.in_file(&self.name)),
+            Source::Stream(mut stream) => {
+                parse_lines_from(&mut stream, parser, progress, first_line)
+                    .map_err(|f| self.failure(f))
+            }
+        }
     }
 
     /// The CSV delimiter: the one set, else tab for a `.tsv` name, else comma.
@@ -238,16 +295,34 @@ impl Input {
         progress: Progress<'_>,
     ) -> Result<P::Sink, ReadError> {
         let delimiter = self.csv_delimiter()?;
-        let plain = self.open().map_err(|e| self.error(None, e.into()))?;
-        let mut reader = BufReader::with_capacity(1 << 16, plain);
-        let header = csv::read_header(&mut reader, delimiter)
-            .map_err(|f| self.failure(f))?
-            .ok_or_else(|| self.error(None, ReadErrorKind::Empty { expected: CSV_LINE }))?;
+        let source = self.source().map_err(|e| self.error(None, e.into()))?;
+        let (source, header) = match source {
+            Source::Stream(plain) => {
+                let mut reader = BufReader::with_capacity(1 << 16, plain);
+                let header =
+                    csv::read_header(&mut reader, delimiter).map_err(|f| self.failure(f))?;
+                (Source::Stream(Box::new(reader)), header)
+            }
+            in_place => {
+                let mut rest = match &in_place {
+                    Source::Bytes(bytes) => *bytes,
+                    Source::Mapped(map) => map.bytes(),
+                    Source::Stream(_) => &[],
+                };
+                let header = csv::read_header(&mut rest, delimiter).map_err(|f| self.failure(f))?;
+                (in_place, header)
+            }
+        };
+        let header =
+            header.ok_or_else(|| self.error(None, ReadErrorKind::Empty { expected: CSV_LINE }))?;
         progress(header.bytes);
         let parser = parser(&header, &self.csv).map_err(|e| e.in_file(&self.name))?;
         let first_line = header.line.saturating_add(1);
-        let parsed = parse_lines_from(&mut reader, &parser, progress, first_line)
-            .map_err(|f| self.failure(f))?;
+        let skip = match &source {
+            Source::Stream(_) => 0,
+            _ => header.bytes as usize,
+        };
+        let parsed = self.parse_from(source, skip, first_line, &parser, progress)?;
         if parsed.data_lines == 0 {
             return Err(self.error(
                 None,
@@ -259,6 +334,29 @@ impl Input {
         }
         Ok(parsed.sink)
     }
+}
+
+/// Where an input's bytes come from.
+enum Source<'a> {
+    /// Already in memory.
+    Bytes(&'a [u8]),
+    /// A plain file, mapped.
+    Mapped(Mapped),
+    /// Read through a stream: gzip, or a file that cannot be mapped.
+    Stream(Box<dyn Read + Send + 'a>),
+}
+
+/// A mapped file as bytes, for the gzip decoder.
+struct MappedBytes(Mapped);
+
+impl AsRef<[u8]> for MappedBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.0.bytes()
+    }
+}
+
+fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
 }
 
 /// How to read a run.

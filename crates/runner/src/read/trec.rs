@@ -26,8 +26,9 @@ impl LineParser for TrecQrels {
         QrelsBuilder::new()
     }
 
-    fn sink_for(&self, lines: usize, bytes: usize) -> QrelsBuilder {
-        QrelsBuilder::with_capacity(lines, bytes / 3)
+    fn sink_for(&self, _lines: usize, bytes: usize) -> QrelsBuilder {
+        // A qrels line has at least 8 bytes.
+        QrelsBuilder::with_capacity(bytes / 8 + 1, bytes / 3)
     }
 
     #[inline]
@@ -68,16 +69,16 @@ impl LineParser for TrecRun {
         RunBuilder::new()
     }
 
-    fn sink_for(&self, lines: usize, bytes: usize) -> RunBuilder {
-        // Document ids are a fraction of a line; a guess, grown if short.
-        RunBuilder::with_capacity(lines, bytes / 4)
+    fn sink_for(&self, _lines: usize, bytes: usize) -> RunBuilder {
+        // A run line has at least 12 bytes; document ids are a fraction of
+        // a line (a guess, grown if short).
+        RunBuilder::with_capacity(bytes / 12 + 1, bytes / 4)
     }
 
     #[inline]
     fn parse(&self, sink: &mut RunBuilder, line: &[u8], number: u32) -> Result<(), LineError> {
         let mut fields = Fields::new(line);
-        let (Some(query), Some(_q0), Some(doc), Some(_rank), Some(score), Some(_tag)) = (
-            fields.next(),
+        let (Some(query), Some(_q0), Some(doc), Some(_rank), Some(score)) = (
             fields.next(),
             fields.next(),
             fields.next(),
@@ -86,6 +87,10 @@ impl LineParser for TrecRun {
         ) else {
             return Err(field_count(number, line, RUN_LINE));
         };
+        // The tag must be there; it and anything after it are not read.
+        if !fields.has_more() {
+            return Err(field_count(number, line, RUN_LINE));
+        }
         let score = parse_f64("score", score).map_err(|e| LineError::new(number, e))?;
         if score.is_nan() {
             return Err(LineError::new(
