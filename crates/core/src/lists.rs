@@ -45,6 +45,9 @@ pub(crate) trait ListRules<V>: Sync {
     /// The order of two entries with equal values, by document id (ids in
     /// one list are distinct).
     fn compare_docs(&self, a: &[u8], b: &[u8]) -> Ordering;
+    /// Whether entries with equal values are put in document order; if not,
+    /// they keep their input order.
+    const TIES_BY_DOC: bool = true;
 }
 
 /// Why a store could not take an entry.
@@ -564,7 +567,7 @@ impl<V: Copy> Scratch<V> {
     /// Lists usually come ordered by value already (a run sorted by score),
     /// with only the documents of tied values out of order: then only each
     /// run of equal values is sorted. Otherwise the whole list is sorted.
-    fn order(&mut self, list: &mut ListMut<'_, V>, rules: &impl ListRules<V>) {
+    fn order<R: ListRules<V>>(&mut self, list: &mut ListMut<'_, V>, rules: &R) {
         let n = list.list.len;
         if n < 2 || !rules.sorts(list.list) {
             return;
@@ -573,6 +576,9 @@ impl<V: Copy> Scratch<V> {
             .all(|i| rules.compare_values(list.values[i - 1], list.values[i]) != Ordering::Greater);
         if !by_value {
             self.sort_range(list, 0, n, rules);
+            return;
+        }
+        if !R::TIES_BY_DOC {
             return;
         }
         let mut start = 0;
@@ -595,23 +601,30 @@ impl<V: Copy> Scratch<V> {
 
     /// Sorts entries `start..end` of the list by the rules' order, moving
     /// their bytes, ends, values and origins.
-    fn sort_range(
+    fn sort_range<R: ListRules<V>>(
         &mut self,
         list: &mut ListMut<'_, V>,
         start: usize,
         end: usize,
-        rules: &impl ListRules<V>,
+        rules: &R,
     ) {
         self.perm.clear();
         self.perm.extend(start as u32..end as u32);
         {
             let view = &*list;
-            self.perm.sort_unstable_by(|&a, &b| {
-                let (a, b) = (a as usize, b as usize);
-                rules
-                    .compare_values(view.values[a], view.values[b])
-                    .then_with(|| rules.compare_docs(view.doc(a), view.doc(b)))
-            });
+            if R::TIES_BY_DOC {
+                self.perm.sort_unstable_by(|&a, &b| {
+                    let (a, b) = (a as usize, b as usize);
+                    rules
+                        .compare_values(view.values[a], view.values[b])
+                        .then_with(|| rules.compare_docs(view.doc(a), view.doc(b)))
+                });
+            } else {
+                // Stable: equal values keep their input order.
+                self.perm.sort_by(|&a, &b| {
+                    rules.compare_values(view.values[a as usize], view.values[b as usize])
+                });
+            }
         }
         let byte_start = if start == 0 {
             0

@@ -1,11 +1,10 @@
 //! Qrels: the graded judgements of documents, per query.
 //!
-//! Each query's judgements are stored in ideal order (grade descending, then
-//! document id ascending), so that the ideal grades nDCG needs and the
-//! relevant count `|R|` at any threshold are read off one contiguous slice,
-//! and a document's grade is found by a binary search in each grade group.
-//! The engine's [`Judge`](crate::Judge) builds a small hash table per query
-//! instead, which stays in the CPU cache.
+//! Each query's judgements are stored in ideal order (grade descending;
+//! equal grades in input order), so that the ideal grades nDCG needs and the
+//! relevant count `|R|` at any threshold are read off one contiguous slice.
+//! The engine's [`Judge`](crate::Judge) finds grades through a small hash
+//! table per query, which stays in the CPU cache.
 
 use std::cmp::Ordering;
 
@@ -145,6 +144,8 @@ impl ListRules<Grade> for QrelsRules {
     fn compare_docs(&self, a: &[u8], b: &[u8]) -> Ordering {
         a.cmp(b)
     }
+
+    const TIES_BY_DOC: bool = false;
 }
 
 impl Qrels {
@@ -179,27 +180,13 @@ impl Qrels {
         &self.store.values[list.start..list.start + list.len]
     }
 
-    /// The grade of `doc` for query `index`, if it is judged: a binary
-    /// search in each group of equal grades (few, in practice).
+    /// The grade of `doc` for query `index`, if it is judged: a scan of the
+    /// query's judgements (the engine judges whole lists another way).
     pub fn grade(&self, index: u32, doc: &[u8]) -> Option<Grade> {
         let list = &self.store.lists[index as usize];
-        let grades = &self.store.values[list.start..list.start + list.len];
-        let mut start = 0;
-        while start < grades.len() {
-            let grade = grades[start];
-            let end = start + grades[start..].partition_point(|&g| g == grade);
-            let (mut low, mut high) = (start, end);
-            while low < high {
-                let middle = low + (high - low) / 2;
-                match self.store.doc(list, middle).cmp(doc) {
-                    std::cmp::Ordering::Less => low = middle + 1,
-                    std::cmp::Ordering::Greater => high = middle,
-                    std::cmp::Ordering::Equal => return Some(grade),
-                }
-            }
-            start = end;
-        }
-        None
+        (0..list.len)
+            .find(|&i| self.store.doc(list, i) == doc)
+            .map(|i| self.store.values[list.start + i])
     }
 
     /// The grade of `doc` for `query`, if it is judged.
