@@ -213,8 +213,8 @@ impl Judge {
             let mask = capacity - 1;
             self.table.clear();
             self.table.resize(capacity, 0);
-            for j in 0..judged.len {
-                let hash = hash_bytes(store.doc(judged, j));
+            for (j, doc) in store.docs(judged).enumerate() {
+                let hash = hash_bytes(doc);
                 let mut slot = hash as usize & mask;
                 while self.table[slot] != 0 {
                     slot = (slot + 1) & mask;
@@ -222,26 +222,24 @@ impl Judge {
                 self.table[slot] = ((hash >> 32) << 32) | (j as u64 + 1);
             }
             let grades = &store.values[judged.start..judged.start + judged.len];
-            for i in 0..depth {
-                let doc = list.doc(i);
+            let table = &self.table;
+            // One independent lookup per rank, so that the CPU overlaps them.
+            self.ranked.extend(list.docs().take(depth).map(|doc| {
                 let hash = hash_bytes(doc);
                 let fingerprint = hash >> 32;
                 let mut slot = hash as usize & mask;
-                let mut judgement = Judgement::UNJUDGED;
                 loop {
-                    let occupant = self.table[slot];
+                    let occupant = table[slot];
                     if occupant == 0 {
-                        break;
+                        return Judgement::UNJUDGED;
                     }
                     let j = (occupant & 0xFFFF_FFFF) as usize - 1;
                     if occupant >> 32 == fingerprint && store.doc(judged, j) == doc {
-                        judgement = Judgement::judged(grades[j]);
-                        break;
+                        return Judgement::judged(grades[j]);
                     }
                     slot = (slot + 1) & mask;
                 }
-                self.ranked.push(judgement);
-            }
+            }));
         }
         JudgedRanking::new(
             &self.ranked,

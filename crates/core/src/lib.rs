@@ -25,7 +25,7 @@
 //! Query ids are interned to dense integers once per run and per qrels; the
 //! engine matches the two once per query. Document ids stay bytes in one
 //! arena per run: a run's document is only ever compared within its own
-//! query (duplicates, ties) and looked up once in the qrels' hash index when
+//! query (duplicates, ties) and looked up once in its query's judgements when
 //! judged, so a global table of every document id (millions of strings for a
 //! web-scale run) would cost memory and cache misses for nothing.
 //!

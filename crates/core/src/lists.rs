@@ -14,6 +14,9 @@ use rayon::prelude::*;
 use crate::hash::hash_bytes;
 use crate::interner::Interner;
 
+/// Stores with fewer entries are finished on the calling thread.
+const SEQUENTIAL_BELOW: usize = 1 << 16;
+
 /// One query's entries: `len` entries from `start`, their document bytes
 /// from `byte_start`.
 #[derive(Clone, Copy, Debug)]
@@ -124,6 +127,15 @@ impl<V: Copy + Send + Sync> ListStore<V> {
     /// Number of entries.
     pub(crate) fn num_entries(&self) -> usize {
         self.values.len()
+    }
+
+    /// The document ids of `list`, in order: one slice after the other.
+    pub(crate) fn docs<'a>(&'a self, list: &List) -> Docs<'a> {
+        Docs {
+            bytes: &self.bytes[list.byte_start..],
+            ends: &self.ends[list.start..list.start + list.len],
+            start: 0,
+        }
     }
 
     /// Document id of entry `i` of `list`.
@@ -290,15 +302,28 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         if self.lists.len() != self.queries.len() {
             self.regroup()?;
         }
-        let errors: Vec<RepeatError<V>> = split_lists(&mut self)
-            .into_par_iter()
-            .map_init(Scratch::default, |scratch, mut list| {
-                scratch.resolve_repeats(&mut list, rules)?;
-                scratch.order(&mut list, rules);
-                Ok(())
-            })
-            .filter_map(Result::err)
-            .collect();
+        let finish_list = |scratch: &mut Scratch<V>, mut list: ListMut<'_, V>| {
+            scratch.resolve_repeats(&mut list, rules)?;
+            scratch.order(&mut list, rules);
+            Ok(())
+        };
+        let lists = split_lists(&mut self);
+        // A small store (a chunk of a file, finished inside a parallel task)
+        // is done in one go; a large one in parallel.
+        let errors: Vec<RepeatError<V>> =
+            if lists.iter().map(|l| l.list.len).sum::<usize>() < SEQUENTIAL_BELOW {
+                let mut scratch = Scratch::default();
+                lists
+                    .into_iter()
+                    .filter_map(|list| finish_list(&mut scratch, list).err())
+                    .collect()
+            } else {
+                lists
+                    .into_par_iter()
+                    .map_init(Scratch::default, finish_list)
+                    .filter_map(Result::err)
+                    .collect()
+            };
         if let Some(mut first) = errors.into_iter().min_by_key(|e| (e.second.1, e.query)) {
             first.query_name = self.query_name(first.query);
             return Err(FinishError::Repeat(first));
@@ -392,6 +417,33 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         Ok(())
     }
 }
+
+/// The document ids of one list, in order.
+pub(crate) struct Docs<'a> {
+    bytes: &'a [u8],
+    ends: &'a [u32],
+    start: usize,
+}
+
+impl<'a> Iterator for Docs<'a> {
+    type Item = &'a [u8];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let (&end, rest) = self.ends.split_first()?;
+        let end = end as usize;
+        let doc = &self.bytes[self.start..end];
+        self.start = end;
+        self.ends = rest;
+        Some(doc)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.ends.len(), Some(self.ends.len()))
+    }
+}
+
+impl ExactSizeIterator for Docs<'_> {}
 
 /// Byte equality without a library call for the short ids of most files.
 #[inline]

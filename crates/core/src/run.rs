@@ -265,6 +265,11 @@ impl Run {
     pub fn query_name(&self, index: u32) -> &str {
         std::str::from_utf8(self.store.queries.resolve(index)).unwrap_or("\u{fffd}")
     }
+
+    /// The id of the query with dense index `index`, as bytes.
+    pub fn query_bytes(&self, index: u32) -> &[u8] {
+        self.store.queries.resolve(index)
+    }
 }
 
 /// One query's documents, best first.
@@ -293,8 +298,7 @@ impl<'a> RankedList<'a> {
 
     /// The documents, best first.
     pub fn docs(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + 'a {
-        let (store, list) = (self.store, self.list);
-        (0..list.len).map(move |i| store.doc(&list, i))
+        self.store.docs(&self.list)
     }
 
     /// The score of the document at position `i`, or `None` for lists given

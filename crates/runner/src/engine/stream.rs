@@ -82,8 +82,7 @@ impl ListScorer for QueryScorer<'_> {
         let mut judge = Judge::new(self.depth, self.level);
         let width = self.metrics.len();
         for r in 0..part.num_queries() as u32 {
-            let name = part.query_name(r);
-            match self.qrels.query_index(name.as_bytes()) {
+            match self.qrels.query_index(part.query_bytes(r)) {
                 Some(query) => {
                     scores.queries.push(query);
                     let start = scores.values.len();
@@ -98,7 +97,7 @@ impl ListScorer for QueryScorer<'_> {
                         slots,
                     );
                 }
-                None => scores.run_only.push(name.to_owned()),
+                None => scores.run_only.push(part.query_name(r).to_owned()),
             }
         }
     }
