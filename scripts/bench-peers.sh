@@ -11,7 +11,8 @@
 #   pytrec_eval    `pip install pytrec-eval-terrier` for $PYTHON (default python3)
 #   ranx           `pip install ranx` for $PYTHON; timed warm (numba's cache filled
 #                  by a first run); RANX_COLD=1 also times a run with the cache cleared
-# Other settings: RUNS (default 5) runs per tool after one warm-up run.
+# Other settings: RUNS (default 5) rounds after a warm-up round; in each round
+# every tool runs once, so that a change in the machine's load hits all alike.
 # Inputs are generated (seeded) under target/bench-data/ and never committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,39 +47,53 @@ measure() {
     echo "$(( (end - start) / 1000000 )) $rss"
 }
 
-# Median wall time (ms) and largest RSS (KB) of RUNS runs after a warm-up.
-median() {
-    local times=() rss_max=0 line ms rss
-    measure "$@" >/dev/null
-    for _ in $(seq "$RUNS"); do
-        line=$(measure "$@"); ms=${line% *}; rss=${line#* }
-        times+=("$ms")
-        [ "$rss" != "-" ] && [ "$rss" -gt "$rss_max" ] && rss_max=$rss
-    done
-    printf '%s\n' "${times[@]}" | sort -n | awk -v rss="$rss_max" '{a[NR]=$1} END {print a[int((NR+1)/2)], rss}'
+# Median wall time (ms) and largest RSS (KB) of a list of "ms rss" lines.
+summarize() {
+    awk '{ms[NR]=$1; if ($2 != "-" && $2 > rss) rss=$2} END {
+        n = asort_ms(ms, NR); print ms[int((NR + 1) / 2)], (rss == "" ? "-" : rss)
+    }
+    function asort_ms(a, n,   i, j, t) {
+        for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+        return n
+    }'
 }
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(date -u +%Y-%m-%d)"
-echo "metrics: MAP, MRR, P@10, recall@10, nDCG@10; whole process; median of $RUNS runs after one warm-up"
+echo "metrics: MAP, MRR, P@10, recall@10, nDCG@10; whole process; median of $RUNS rounds (every tool once per round) after a warm-up round"
 printf '\n%-12s %-20s %10s %10s %12s %12s\n' shape tool seconds "peak MB" "x rankeval" "x wc -l"
 for shape in "${shapes[@]}"; do
     read -r qrels run < <(cargo bench -q -p rankeval-runner --bench end_to_end -- generate "$shape" 2>/dev/null | tail -n 1)
-    rows=()
-    rows+=("wc -l|$(median wc -l "$run")")
-    rows+=("rankeval|$(median "$rankeval" eval --qrels "$qrels" --run "$run" -m ap -m rr -m p@10 -m recall@10 -m ndcg@10 --format json)")
+    # Each command is a string of shell-quoted words (paths may hold spaces).
+    q() { printf '%q ' "$@"; }
+    names=("wc -l" "rankeval")
+    commands=("$(q wc -l "$run")"
+              "$(q "$rankeval" eval --qrels "$qrels" --run "$run" -m ap -m rr -m p@10 -m recall@10 -m ndcg@10 --format json)")
     if [ $have_trec_eval = 1 ]; then
-        rows+=("trec_eval|$(median "$TREC_EVAL" -m map -m recip_rank -m P.10 -m recall.10 -m ndcg_cut.10 "$qrels" "$run")")
+        names+=("trec_eval"); commands+=("$(q "$TREC_EVAL" -m map -m recip_rank -m P.10 -m recall.10 -m ndcg_cut.10 "$qrels" "$run")")
     fi
     if [ $have_pytrec = 1 ]; then
-        rows+=("pytrec_eval|$(median "$PYTHON" scripts/peers/evaluate.py pytrec_eval "$qrels" "$run")")
+        names+=("pytrec_eval"); commands+=("$(q "$PYTHON" scripts/peers/evaluate.py pytrec_eval "$qrels" "$run")")
     fi
     if [ $have_ranx = 1 ]; then
-        rows+=("ranx (warm)|$(median "$PYTHON" scripts/peers/evaluate.py ranx "$qrels" "$run")")
-        if [ "${RANX_COLD:-0}" = 1 ]; then
-            cache=$("$PYTHON" -c 'import os, ranx; print(os.path.dirname(ranx.__file__))')
-            find "$cache" -name '*.nbi' -delete -o -name '*.nbc' -delete
-            rows+=("ranx (cold)|$(measure "$PYTHON" scripts/peers/evaluate.py ranx "$qrels" "$run")")
-        fi
+        names+=("ranx (warm)"); commands+=("$(q "$PYTHON" scripts/peers/evaluate.py ranx "$qrels" "$run")")
+    fi
+    # Every tool once per round, round after round (round 0 warms up), so
+    # that a change in the machine's load hits every tool alike.
+    results=()
+    for round in $(seq 0 "$RUNS"); do
+        for i in "${!commands[@]}"; do
+            line=$(eval "measure ${commands[$i]}")
+            [ "$round" -gt 0 ] && results[$i]+="$line"$'\n'
+        done
+    done
+    rows=()
+    for i in "${!names[@]}"; do
+        rows+=("${names[$i]}|$(printf '%s' "${results[$i]}" | summarize)")
+    done
+    if [ $have_ranx = 1 ] && [ "${RANX_COLD:-0}" = 1 ]; then
+        cache=$("$PYTHON" -c 'import os, ranx; print(os.path.dirname(ranx.__file__))')
+        find "$cache" \( -name '*.nbi' -o -name '*.nbc' \) -delete
+        rows+=("ranx (cold)|$(measure "$PYTHON" scripts/peers/evaluate.py ranx "$qrels" "$run")")
     fi
     base=$(printf '%s\n' "${rows[@]}" | awk -F'|' '$1=="rankeval" {split($2, a, " "); print a[1]}')
     floor=$(printf '%s\n' "${rows[@]}" | awk -F'|' '$1=="wc -l" {split($2, a, " "); print a[1]}')

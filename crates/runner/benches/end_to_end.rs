@@ -1,6 +1,7 @@
 //! End-to-end benchmark of `rankeval eval`: whole process, median of several
 //! runs, on generated TREC files, next to the floor measured in the same
-//! run: reading the same file and counting its lines with memchr.
+//! run: reading the same file through a reused buffer and counting its lines
+//! with memchr (what `wc -l` does).
 //!
 //! ```text
 //! cargo bench -p rankeval-runner --bench end_to_end                 # 1k x 100, 100k x 100, 7k x 1000
@@ -89,7 +90,7 @@ fn main() -> ExitCode {
     }
     println!("machine: {}", machine());
     println!(
-        "rankeval eval -m {} ; whole process, median of {runs} runs; floor = read the file + count lines with memchr, same run\n",
+        "rankeval eval -m {} ; whole process, median of {runs} rounds (every shape once per round, after a warm-up round); floor = read the file + count lines with memchr, same round\n",
         METRICS.join(" -m ")
     );
     println!(
@@ -105,80 +106,121 @@ fn main() -> ExitCode {
         "peak RSS",
         "x file"
     );
-    for shape in shapes {
-        let files = generate(&shape, &data_dir()).expect("generate the inputs");
-        let size = std::fs::metadata(&files.run).unwrap().len();
-        let (floor, lines) = floor(&files.run, runs);
-        let mut args = vec![
-            "eval".to_owned(),
-            "--qrels".to_owned(),
-            files.qrels.display().to_string(),
-            "--run".to_owned(),
-            files.run.display().to_string(),
-            "--format".to_owned(),
-            "json".to_owned(),
-        ];
-        for m in METRICS {
-            args.push("-m".to_owned());
-            args.push((*m).to_owned());
+    // Measure every shape once per round, round after round, so that a
+    // change in the machine's load hits every shape alike.
+    let prepared: Vec<Prepared> = shapes.iter().map(prepare).collect();
+    let mut floors = vec![Vec::new(); prepared.len()];
+    let mut walls = vec![Vec::new(); prepared.len()];
+    let mut peaks = vec![0u64; prepared.len()];
+    for round in 0..=runs {
+        for (i, shape) in prepared.iter().enumerate() {
+            let floor = floor_once(&shape.run);
+            let (wall, rss) = process_once(&shape.args);
+            // Round 0 warms the page cache and is not counted.
+            if round > 0 {
+                floors[i].push(floor);
+                walls[i].push(wall);
+                peaks[i] = peaks[i].max(rss);
+            }
         }
-        let (wall, rss_kb) = median_process(env!("CARGO_BIN_EXE_rankeval"), &args, runs);
-        let mb = size as f64 / 1e6;
+    }
+    for (i, shape) in prepared.iter().enumerate() {
+        let floor = median(&mut floors[i]);
+        let wall = median(&mut walls[i]);
+        let mb = shape.size as f64 / 1e6;
         println!(
             "{:<12} {:>11} {:>8.1} {:>9.4} {:>9.4} {:>7.1} {:>10.1}M {:>7.0} {:>6} MB {:>8.2}",
-            shape.name(),
-            lines,
+            shape.name,
+            shape.lines,
             mb,
             floor.as_secs_f64(),
             wall.as_secs_f64(),
             wall.as_secs_f64() / floor.as_secs_f64(),
-            lines as f64 / wall.as_secs_f64() / 1e6,
+            shape.lines as f64 / wall.as_secs_f64() / 1e6,
             mb / wall.as_secs_f64(),
-            rss_kb / 1024,
-            (rss_kb * 1024) as f64 / size as f64,
+            peaks[i] / 1024,
+            (peaks[i] * 1024) as f64 / shape.size as f64,
         );
     }
     ExitCode::SUCCESS
 }
 
-/// The floor: read `path` whole and count its lines with memchr; median time.
-fn floor(path: &Path, runs: usize) -> (Duration, usize) {
-    let mut times = Vec::with_capacity(runs);
-    let mut lines = 0;
-    for _ in 0..runs.max(1) + 1 {
-        let start = Instant::now();
-        let bytes = std::fs::read(path).unwrap();
-        lines = memchr::memchr_iter(b'\n', &bytes).count();
-        times.push(start.elapsed());
-    }
-    times.remove(0); // the first run warms the page cache
-    times.sort();
-    (times[times.len() / 2], lines)
+/// A generated shape, ready to measure.
+struct Prepared {
+    name: String,
+    run: PathBuf,
+    size: u64,
+    lines: usize,
+    args: Vec<String>,
 }
 
-/// Runs `program` `runs` times (after one warm-up), each under a wrapper
-/// that reports its wall time and peak RSS; the median time and largest RSS.
-fn median_process(program: &str, args: &[String], runs: usize) -> (Duration, u64) {
-    let mut times = Vec::with_capacity(runs);
-    let mut peak = 0;
-    for run in 0..runs.max(1) + 1 {
-        let output = Command::new(std::env::current_exe().unwrap())
-            .arg("__measure")
-            .arg(program)
-            .args(args)
-            .stderr(Stdio::inherit())
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "rankeval failed");
-        let text = String::from_utf8(output.stdout).unwrap();
-        let (wall, rss) = text.trim().split_once(' ').unwrap();
-        if run > 0 {
-            times.push(Duration::from_secs_f64(wall.parse().unwrap()));
-            peak = peak.max(rss.parse::<u64>().unwrap());
-        }
+fn prepare(shape: &Shape) -> Prepared {
+    let files = generate(shape, &data_dir()).expect("generate the inputs");
+    let size = std::fs::metadata(&files.run).unwrap().len();
+    let lines = memchr::memchr_iter(b'\n', &std::fs::read(&files.run).unwrap()).count();
+    let mut args = vec![
+        "eval".to_owned(),
+        "--qrels".to_owned(),
+        files.qrels.display().to_string(),
+        "--run".to_owned(),
+        files.run.display().to_string(),
+        "--format".to_owned(),
+        "json".to_owned(),
+    ];
+    for m in METRICS {
+        args.push("-m".to_owned());
+        args.push((*m).to_owned());
     }
+    Prepared {
+        name: shape.name(),
+        run: files.run,
+        size,
+        lines,
+        args,
+    }
+}
+
+fn median(times: &mut [Duration]) -> Duration {
     times.sort();
-    (times[times.len() / 2], peak)
+    times[times.len() / 2]
+}
+
+/// The floor: read `path` through one reused 1 MiB buffer (as `wc -l`
+/// does) and count its lines with memchr.
+fn floor_once(path: &Path) -> Duration {
+    use std::io::Read;
+    let start = Instant::now();
+    let mut file = std::fs::File::open(path).unwrap();
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut lines = 0;
+    loop {
+        let got = file.read(&mut buffer).unwrap();
+        if got == 0 {
+            break;
+        }
+        lines += memchr::memchr_iter(b'\n', &buffer[..got]).count();
+    }
+    std::hint::black_box(lines);
+    start.elapsed()
+}
+
+/// Runs `rankeval` once under a wrapper that reports its wall time and
+/// peak RSS (KiB).
+fn process_once(args: &[String]) -> (Duration, u64) {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .arg("__measure")
+        .arg(env!("CARGO_BIN_EXE_rankeval"))
+        .args(args)
+        .stderr(Stdio::inherit())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "rankeval failed");
+    let text = String::from_utf8(output.stdout).unwrap();
+    let (wall, rss) = text.trim().split_once(' ').unwrap();
+    (
+        Duration::from_secs_f64(wall.parse().unwrap()),
+        rss.parse().unwrap(),
+    )
 }
 
 /// The wrapper: runs the command with stdout discarded; prints its wall

@@ -2,8 +2,9 @@
 
 use super::error::{ReadErrorKind, excerpt};
 
-/// The whitespace-separated fields of a line (spaces and tabs; a trailing
-/// `\r` is whitespace too, for files written on Windows).
+/// The whitespace-separated fields of a line: fields are separated by
+/// spaces and tabs, and by any other byte up to 0x20 (so a trailing `\r`
+/// of a file written on Windows is whitespace too).
 #[derive(Clone)]
 pub(crate) struct Fields<'a> {
     rest: &'a [u8],
@@ -16,9 +17,20 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// Fields are separated by spaces and tabs; any byte up to 0x20 (a `\r`
+/// at the end of a line, other control bytes) separates fields too.
 #[inline]
 fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\r')
+    b <= b' '
+}
+
+/// High bit set in each byte of `word` that is at most 0x20, exactly.
+#[inline]
+fn space_bytes(word: u64) -> u64 {
+    const LOWS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    // (b & 0x7F) + 0x5F reaches 0x80 exactly when b & 0x7F >= 0x21; bytes
+    // with the high bit set are never spaces. No carry crosses bytes.
+    !(((word & LOWS) + 0x5F5F_5F5F_5F5F_5F5F) | word) & HIGHS
 }
 
 impl Fields<'_> {
@@ -42,19 +54,10 @@ impl<'a> Iterator for Fields<'a> {
     }
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// High bit set in the lowest byte of `word` equal to `byte` (higher bits
-/// may be set spuriously; only the lowest one is exact).
-#[inline]
-fn bytes_equal(word: u64, byte: u8) -> u64 {
-    let x = word ^ (ONES * u64::from(byte));
-    x.wrapping_sub(ONES) & !x & HIGHS
-}
-
-/// The position of the first space, tab or `\r` in `field`, or its length:
-/// eight bytes at a time, then one at a time.
+/// The position of the first separator (a byte up to 0x20) in `field`, or
+/// its length: eight bytes at a time, then one at a time.
 #[inline]
 fn first_space(field: &[u8]) -> usize {
     let mut i = 0;
@@ -62,7 +65,7 @@ fn first_space(field: &[u8]) -> usize {
         let mut bytes = [0u8; 8];
         bytes.copy_from_slice(chunk);
         let word = u64::from_le_bytes(bytes);
-        let found = bytes_equal(word, b' ') | bytes_equal(word, b'\t') | bytes_equal(word, b'\r');
+        let found = space_bytes(word);
         if found != 0 {
             return i + (found.trailing_zeros() / 8) as usize;
         }

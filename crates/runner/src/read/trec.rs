@@ -1,5 +1,6 @@
 //! TREC formats: qrels `query iteration document grade` and runs
-//! `query Q0 document rank score tag`, fields separated by spaces or tabs.
+//! `query Q0 document rank score tag`, fields separated by spaces or tabs
+//! (any byte up to 0x20 separates fields).
 //!
 //! As in trec_eval, the iteration, `Q0`, rank and tag fields are read but
 //! not used (a run's order comes from its scores), and text after a run's
@@ -91,25 +92,37 @@ impl LineParser for TrecRun {
         if !fields.has_more() {
             return Err(field_count(number, line, RUN_LINE));
         }
-        let score = parse_f64("score", score).map_err(|e| LineError::new(number, e))?;
-        if score.is_nan() {
-            return Err(LineError::new(
-                number,
-                ReadErrorKind::BadNumber {
-                    field: "score",
-                    text: "NaN".into(),
-                    expected: "a number that can be ordered",
-                },
-            ));
-        }
-        sink.push_scored_at(query, doc, score, number)
-            .map_err(|e| LineError::new(number, run_push_error(e)))
+        push_scored(sink, query, doc, score, number)
     }
 
     fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u32) -> Result<(), LineError> {
         sink.append(later, offset);
         Ok(())
     }
+}
+
+/// Parses a run line's score and adds the entry.
+#[inline]
+fn push_scored(
+    sink: &mut RunBuilder,
+    query: &[u8],
+    doc: &[u8],
+    score: &[u8],
+    number: u32,
+) -> Result<(), LineError> {
+    let score = parse_f64("score", score).map_err(|e| LineError::new(number, e))?;
+    if score.is_nan() {
+        return Err(LineError::new(
+            number,
+            ReadErrorKind::BadNumber {
+                field: "score",
+                text: "NaN".into(),
+                expected: "a number that can be ordered",
+            },
+        ));
+    }
+    sink.push_scored_at(query, doc, score, number)
+        .map_err(|e| LineError::new(number, run_push_error(e)))
 }
 
 fn field_count(number: u32, line: &[u8], expected: &'static str) -> LineError {

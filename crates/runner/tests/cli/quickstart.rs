@@ -110,3 +110,19 @@ fn output_file_is_written_whole() {
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
 }
+
+#[test]
+fn readme_shows_what_the_main_command_prints() {
+    let readme = std::fs::read_to_string(super::workspace().join("README.md")).unwrap();
+    let quoted = readme
+        .split("The first prints:\n\n```text\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("README quotes the quickstart's output after \"The first prints:\"");
+    let (code, stdout, _) = super::run(&["run", EXPERIMENT]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        quoted, stdout,
+        "README.md quotes an outdated quickstart output"
+    );
+}
