@@ -47,6 +47,13 @@ impl Interner {
             .copied()
     }
 
+    /// Forgets every string, keeping the memory.
+    pub(crate) fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+        self.table.clear();
+    }
+
     /// Forgets the most recently interned string (its id becomes free again).
     pub(crate) fn pop(&mut self) {
         let Some(last) = self.ends.len().checked_sub(1) else {

@@ -99,7 +99,7 @@ pub use judge::{Grade, Judge, JudgedRanking, Judgement};
 pub use metric::{Metric, TrecAll, TrecEvalMeasure};
 pub use params::{CanonicalName, Cutoff, ParamValue, RelevanceLevel};
 pub use qrels::{Qrels, QrelsBuilder};
-pub use run::{Duplicates, RankedList, Run, RunBuilder, compare_scored};
+pub use run::{Duplicates, ListBuffer, RankedList, Run, RunBuilder, compare_scored};
 
 #[doc(hidden)]
 pub mod __private {

@@ -337,6 +337,44 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         String::from_utf8_lossy(self.queries.resolve(id)).into_owned()
     }
 
+    /// Finishes a store that holds one block (one query's entries, pushed
+    /// in order): resolves repeats and orders it in place with `scratch`,
+    /// allocating nothing once the buffers have grown. Origins are kept.
+    pub(crate) fn finish_single(
+        &mut self,
+        rules: &impl ListRules<V>,
+        scratch: &mut Scratch<V>,
+    ) -> Result<(), RepeatError<V>> {
+        debug_assert!(self.lists.len() <= 1);
+        let Some(list) = self.lists.first_mut() else {
+            return Ok(());
+        };
+        let mut whole = ListMut {
+            list,
+            bytes: &mut self.bytes,
+            ends: &mut self.ends,
+            values: &mut self.values,
+            origins: &mut self.origins,
+        };
+        if let Err(mut error) = scratch.resolve_repeats(&mut whole, rules) {
+            error.query_name =
+                String::from_utf8_lossy(self.queries.resolve(error.query)).into_owned();
+            return Err(error);
+        }
+        scratch.order(&mut whole, rules);
+        Ok(())
+    }
+
+    /// Empties the store, keeping its buffers.
+    pub(crate) fn clear(&mut self) {
+        self.queries.clear();
+        self.lists.clear();
+        self.bytes.clear();
+        self.ends.clear();
+        self.values.clear();
+        self.origins.clear();
+    }
+
     /// Makes each query's entries contiguous, in query id order, keeping
     /// input order within a query.
     fn regroup(&mut self) -> Result<(), FinishError<V>> {
@@ -447,7 +485,7 @@ impl ExactSizeIterator for Docs<'_> {}
 
 /// Byte equality without a library call for the short ids of most files.
 #[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
@@ -511,7 +549,7 @@ fn split_lists<V>(store: &mut ListStore<V>) -> Vec<ListMut<'_, V>> {
 }
 
 /// Per-thread buffers reused from list to list.
-struct Scratch<V> {
+pub(crate) struct Scratch<V> {
     table: Vec<u64>,
     keep: Vec<bool>,
     perm: Vec<u32>,

@@ -4,7 +4,7 @@
 //! reading the run whole and calling [`evaluate`](super::evaluate): the
 //! same finishing, judging and scoring run on the same lists.
 
-use rankeval_core::{Judge, Metric, Qrels, RelevanceLevel, Run};
+use rankeval_core::{Judge, Metric, Qrels, RankedList, RelevanceLevel};
 use rayon::prelude::*;
 
 use super::coverage::{self, Row};
@@ -67,6 +67,8 @@ struct QueryScorer<'a> {
 /// Scores of complete queries, in no particular order.
 #[derive(Default)]
 struct Scores {
+    /// The judge of this part, reused from query to query.
+    judge: Option<Judge>,
     /// The qrels index of each scored query.
     queries: Vec<u32>,
     /// Their values, query-major.
@@ -78,27 +80,21 @@ struct Scores {
 impl ListScorer for QueryScorer<'_> {
     type Scores = Scores;
 
-    fn score(&self, part: &Run, scores: &mut Scores) {
-        let mut judge = Judge::new(self.depth, self.level);
-        let width = self.metrics.len();
-        for r in 0..part.num_queries() as u32 {
-            match self.qrels.query_index(part.query_bytes(r)) {
-                Some(query) => {
-                    scores.queries.push(query);
-                    let start = scores.values.len();
-                    scores.values.resize(start + width, 0.0);
-                    let slots = &mut scores.values[start..];
-                    score_query(
-                        &mut judge,
-                        self.qrels,
-                        query,
-                        Some(part.list_at(r)),
-                        self.metrics,
-                        slots,
-                    );
-                }
-                None => scores.run_only.push(part.query_name(r).to_owned()),
+    fn score_list(&self, query: &[u8], list: RankedList<'_>, scores: &mut Scores) {
+        match self.qrels.query_index(query) {
+            Some(q) => {
+                let judge = scores
+                    .judge
+                    .get_or_insert_with(|| Judge::new(self.depth, self.level));
+                scores.queries.push(q);
+                let start = scores.values.len();
+                scores.values.resize(start + self.metrics.len(), 0.0);
+                let slots = &mut scores.values[start..];
+                score_query(judge, self.qrels, q, Some(list), self.metrics, slots);
             }
+            None => scores
+                .run_only
+                .push(String::from_utf8_lossy(query).into_owned()),
         }
     }
 

@@ -41,7 +41,7 @@ use rankeval_core::{QrelsBuilder, RunBuilder};
 
 use super::error::{LineError, ReadErrorKind, excerpt};
 use super::fields::{is_blank, parse_i64};
-use super::lines::{Failure, LineParser};
+use super::lines::{Failure, LineParser, RunLines, RunSink};
 use super::trec::{qrels_push_error, run_push_error};
 
 /// What a CSV file looks like, for messages.
@@ -527,6 +527,23 @@ impl LineParser for CsvRun {
 
     #[inline]
     fn parse(&self, sink: &mut RunBuilder, line: &[u8], number: u32) -> Result<(), LineError> {
+        self.parse_into(sink, line, number)
+    }
+
+    fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u32) -> Result<(), LineError> {
+        sink.append(later, offset);
+        Ok(())
+    }
+}
+
+impl RunLines for CsvRun {
+    #[inline]
+    fn parse_into<S: RunSink>(
+        &self,
+        sink: &mut S,
+        line: &[u8],
+        number: u32,
+    ) -> Result<(), LineError> {
         self.layout
             .with_fields(line, |[query, doc, value]| {
                 let value = self.layout.number(value)?;
@@ -538,11 +555,6 @@ impl LineParser for CsvRun {
                     .map_err(run_push_error)
             })
             .map_err(|kind| LineError::new(number, kind))
-    }
-
-    fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u32) -> Result<(), LineError> {
-        sink.append(later, offset);
-        Ok(())
     }
 }
 

@@ -78,6 +78,43 @@ pub(crate) trait LineParser: Sync {
     }
 }
 
+/// Where a run's entries go as lines are parsed: a builder, or an
+/// evaluator that scores each query as soon as it is complete.
+pub(crate) trait RunSink {
+    /// Adds `doc` with `score` to `query`'s list; `at` is its line.
+    fn push_scored_at(
+        &mut self,
+        query: &[u8],
+        doc: &[u8],
+        score: f64,
+        at: u32,
+    ) -> Result<(), rankeval_core::RunError>;
+}
+
+impl RunSink for rankeval_core::RunBuilder {
+    #[inline]
+    fn push_scored_at(
+        &mut self,
+        query: &[u8],
+        doc: &[u8],
+        score: f64,
+        at: u32,
+    ) -> Result<(), rankeval_core::RunError> {
+        rankeval_core::RunBuilder::push_scored_at(self, query, doc, score, at)
+    }
+}
+
+/// A run's line format, parsing into any [`RunSink`].
+pub(crate) trait RunLines: Sync {
+    /// Parses one non-blank line, numbered `number`, into `sink`.
+    fn parse_into<S: RunSink>(
+        &self,
+        sink: &mut S,
+        line: &[u8],
+        number: u32,
+    ) -> Result<(), LineError>;
+}
+
 /// What a whole input parsed into.
 #[derive(Debug)]
 pub(crate) struct Parsed<S> {

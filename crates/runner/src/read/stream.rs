@@ -1,22 +1,23 @@
 //! Reading a run while evaluating it.
 //!
 //! A run grouped by query (every TREC or CSV run a system writes) can be
-//! evaluated piece by piece: in the task that parsed a piece, the queries
-//! that start and end inside it are finished (repeats, order), judged and
-//! scored at once, while their lines are in the CPU cache, and only their
-//! scores are kept. The first and last query of each piece may continue in
-//! the neighbouring pieces; they are held back, joined in input order and
-//! scored at the end. So the run is never stored whole.
+//! evaluated as it is parsed: each piece's parser collects one query at a
+//! time in a small reused buffer, and when the next query starts, finishes
+//! the one collected (repeats, order), judges and scores it while it is in
+//! the CPU cache, and keeps only its scores. The first and last query of
+//! each piece may continue in the neighbouring pieces; they are held back,
+//! joined in input order and scored at the end. So the run is never stored
+//! whole.
 //!
 //! Whether the run really is grouped is for the scorer to tell (a query
 //! scored twice); the caller then reads it the general way.
 
-use rankeval_core::{Duplicates, Run, RunBuilder};
+use rankeval_core::{Duplicates, ListBuffer, RankedList, Run, RunBuilder, RunError};
 use rayon::prelude::*;
 
 use super::csv::CsvRun;
 use super::error::{LineError, ReadError};
-use super::lines::LineParser;
+use super::lines::{LineParser, RunLines, RunSink};
 use super::trec::{RUN_LINE, TrecRun};
 use super::{Format, Input, Progress, ReadOptions, finish_run, run_error_at};
 
@@ -24,8 +25,14 @@ use super::{Format, Input, Progress, ReadOptions, finish_run, run_error_at};
 pub(crate) trait ListScorer: Sync {
     /// What scoring parts of the run gives.
     type Scores: Send + Default;
+    /// Scores `query`'s complete, finished `list` into `scores`.
+    fn score_list(&self, query: &[u8], list: RankedList<'_>, scores: &mut Self::Scores);
     /// Scores every list of `part`, a set of complete queries, into `scores`.
-    fn score(&self, part: &Run, scores: &mut Self::Scores);
+    fn score(&self, part: &Run, scores: &mut Self::Scores) {
+        for r in 0..part.num_queries() as u32 {
+            self.score_list(part.query_bytes(r), part.list_at(r), scores);
+        }
+    }
     /// Appends `later` to `scores`.
     fn merge(&self, scores: &mut Self::Scores, later: Self::Scores);
 }
@@ -97,14 +104,17 @@ impl<'a, P, S> Streaming<'a, P, S> {
 
 /// A piece being parsed, or the pieces before it joined.
 struct StreamSink<T> {
-    /// The piece's first query, when the piece moved on to another one.
+    /// The query being read.
+    current: ListBuffer,
+    /// The piece's first query, once the piece moved on to another one.
     head: Option<RunBuilder>,
-    /// The lines after the first query (all of them until it moves on).
-    body: RunBuilder,
     /// Whether a second query started in the piece.
     moved_on: bool,
     /// The piece's last query, which the next piece may continue.
     tail: Option<RunBuilder>,
+    /// A problem found while finishing a query (a repeated document), with
+    /// its own line; reported after the line that revealed it.
+    failed: Option<LineError>,
     /// Scores of the complete queries.
     scores: T,
     /// Joined: the last query so far, which the next piece may continue.
@@ -114,12 +124,13 @@ struct StreamSink<T> {
 }
 
 impl<T: Default> StreamSink<T> {
-    fn new(body: RunBuilder) -> Self {
+    fn new() -> Self {
         Self {
+            current: ListBuffer::new(),
             head: None,
-            body,
             moved_on: false,
             tail: None,
+            failed: None,
             scores: T::default(),
             open: None,
             held_back: Vec::new(),
@@ -137,50 +148,89 @@ fn shifted(builder: RunBuilder, offset: u32) -> RunBuilder {
     moved
 }
 
+/// Pushes a piece's entries into its sink, finishing each query as the next
+/// one starts.
+struct Pusher<'s, 'p, S: ListScorer> {
+    sink: &'s mut StreamSink<S::Scores>,
+    scorer: &'p S,
+    duplicates: Duplicates,
+}
+
+impl<S: ListScorer> Pusher<'_, '_, S> {
+    /// The query in the buffer is complete: finish, judge and score it.
+    fn complete(&mut self) {
+        let sink = &mut *self.sink;
+        match sink.current.finish(self.duplicates) {
+            Ok(Some((query, list))) => self.scorer.score_list(query, list, &mut sink.scores),
+            Ok(None) => {}
+            Err(error) => {
+                if sink.failed.is_none() {
+                    let (line, kind) = run_error_at(error);
+                    sink.failed = Some(LineError::new(line.unwrap_or(1), kind));
+                }
+            }
+        }
+        sink.current.clear();
+    }
+}
+
+impl<S: ListScorer> RunSink for Pusher<'_, '_, S> {
+    #[inline]
+    fn push_scored_at(
+        &mut self,
+        query: &[u8],
+        doc: &[u8],
+        score: f64,
+        at: u32,
+    ) -> Result<(), RunError> {
+        if self.sink.current.holds_other_query(query) {
+            if self.sink.moved_on {
+                self.complete();
+            } else {
+                // The piece's first query ended: it may have begun in the
+                // piece before, so it is held, not scored.
+                self.sink.head = Some(self.sink.current.take_builder());
+                self.sink.moved_on = true;
+            }
+        }
+        self.sink.current.push_scored_at(query, doc, score, at)
+    }
+}
+
 impl<P, S> LineParser for Streaming<'_, P, S>
 where
-    P: LineParser<Sink = RunBuilder>,
+    P: RunLines,
     S: ListScorer,
 {
     type Sink = StreamSink<S::Scores>;
 
     fn sink(&self) -> Self::Sink {
-        StreamSink::new(self.inner.sink())
-    }
-
-    fn sink_for(&self, lines: usize, bytes: usize) -> Self::Sink {
-        StreamSink::new(self.inner.sink_for(lines, bytes))
+        StreamSink::new()
     }
 
     #[inline]
     fn parse(&self, sink: &mut Self::Sink, line: &[u8], number: u32) -> Result<(), LineError> {
-        self.inner.parse(&mut sink.body, line, number)?;
-        if !sink.moved_on && sink.body.num_blocks() > 1 {
-            // The first query ended: set it aside with the one line of the next.
-            let mut head = std::mem::take(&mut sink.body);
-            if let Some(next) = head.split_last_block() {
-                sink.body = next;
-            }
-            sink.head = Some(head);
-            sink.moved_on = true;
+        let mut pusher = Pusher {
+            sink,
+            scorer: self.scorer,
+            duplicates: self.duplicates,
+        };
+        self.inner.parse_into(&mut pusher, line, number)?;
+        match sink.failed.take() {
+            Some(error) => Err(error),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn end_piece(&self, sink: &mut Self::Sink) -> Result<(), LineError> {
-        if !sink.moved_on {
-            if !sink.body.is_empty() {
-                sink.head = Some(std::mem::take(&mut sink.body));
+        if !sink.current.is_empty() {
+            let last = sink.current.take_builder();
+            if sink.moved_on {
+                sink.tail = Some(last);
+            } else {
+                sink.head = Some(last);
             }
-            return Ok(());
         }
-        sink.tail = sink.body.split_last_block();
-        let complete = std::mem::take(&mut sink.body);
-        let part = complete.finish(self.duplicates).map_err(|error| {
-            let (line, kind) = run_error_at(error);
-            LineError::new(line.unwrap_or(1), kind)
-        })?;
-        self.scorer.score(&part, &mut sink.scores);
         Ok(())
     }
 

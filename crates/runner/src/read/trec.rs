@@ -10,7 +10,7 @@ use rankeval_core::{QrelsBuilder, QrelsError, RunBuilder, RunError};
 
 use super::error::{LineError, ReadErrorKind};
 use super::fields::{Fields, parse_f64, parse_i64};
-use super::lines::LineParser;
+use super::lines::{LineParser, RunLines, RunSink};
 
 /// What a qrels line looks like, for messages.
 pub(crate) const QRELS_LINE: &str = "4 fields: query iteration document grade";
@@ -78,6 +78,23 @@ impl LineParser for TrecRun {
 
     #[inline]
     fn parse(&self, sink: &mut RunBuilder, line: &[u8], number: u32) -> Result<(), LineError> {
+        self.parse_into(sink, line, number)
+    }
+
+    fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u32) -> Result<(), LineError> {
+        sink.append(later, offset);
+        Ok(())
+    }
+}
+
+impl RunLines for TrecRun {
+    #[inline]
+    fn parse_into<S: RunSink>(
+        &self,
+        sink: &mut S,
+        line: &[u8],
+        number: u32,
+    ) -> Result<(), LineError> {
         let mut fields = Fields::new(line);
         let (Some(query), Some(_q0), Some(doc), Some(_rank), Some(score)) = (
             fields.next(),
@@ -94,17 +111,12 @@ impl LineParser for TrecRun {
         }
         push_scored(sink, query, doc, score, number)
     }
-
-    fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u32) -> Result<(), LineError> {
-        sink.append(later, offset);
-        Ok(())
-    }
 }
 
 /// Parses a run line's score and adds the entry.
 #[inline]
-fn push_scored(
-    sink: &mut RunBuilder,
+fn push_scored<S: RunSink>(
+    sink: &mut S,
     query: &[u8],
     doc: &[u8],
     score: &[u8],
