@@ -54,20 +54,6 @@ impl Interner {
         self.table.clear();
     }
 
-    /// Forgets the most recently interned string (its id becomes free again).
-    pub(crate) fn pop(&mut self) {
-        let Some(last) = self.ends.len().checked_sub(1) else {
-            return;
-        };
-        let hash = hash_bytes(resolve(&self.bytes, &self.ends, last as u32));
-        if let Ok(entry) = self.table.find_entry(hash, |&id| id as usize == last) {
-            entry.remove();
-        }
-        let start = if last == 0 { 0 } else { self.ends[last - 1] };
-        self.bytes.truncate(start);
-        self.ends.pop();
-    }
-
     /// The string named by `id`.
     ///
     /// # Panics
@@ -117,19 +103,6 @@ mod tests {
         assert_eq!(interner.resolve(2), b"");
         assert_eq!(interner.get(b"q1"), Some(1));
         assert_eq!(interner.get(b"q3"), None);
-    }
-
-    #[test]
-    fn pop_forgets_the_last_string() {
-        let mut interner = Interner::new();
-        interner.intern(b"a");
-        interner.intern(b"bb");
-        interner.pop();
-        assert_eq!(interner.len(), 1);
-        assert_eq!(interner.get(b"bb"), None);
-        assert_eq!(interner.intern(b"cc"), 1);
-        assert_eq!(interner.resolve(1), b"cc");
-        assert_eq!(interner.get(b"a"), Some(0));
     }
 
     #[test]

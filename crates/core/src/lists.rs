@@ -207,45 +207,9 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         Ok(())
     }
 
-    /// Number of blocks (runs of entries of one query, in push order).
-    pub(crate) fn num_blocks(&self) -> usize {
-        self.lists.len()
-    }
-
     /// The query of the first block, if any.
     pub(crate) fn first_query(&self) -> Option<&[u8]> {
         self.lists.first().map(|b| self.queries.resolve(b.query))
-    }
-
-    /// Moves the entries of the last block into a store of their own.
-    pub(crate) fn split_last(&mut self) -> Option<ListStore<V>> {
-        let block = self.lists.pop()?;
-        let query = self.queries.resolve(block.query).to_vec();
-        // Ids are dense in order of first appearance: a query first seen in
-        // the last block is the last id, and no other block names it.
-        if block.query as usize == self.queries.len() - 1
-            && self.lists.iter().all(|b| b.query != block.query)
-        {
-            self.queries.pop();
-        }
-        let mut out = ListStore::with_capacity(block.len, self.bytes.len() - block.byte_start);
-        let id = out.queries.intern(&query);
-        out.lists.push(List {
-            query: id,
-            start: 0,
-            len: block.len,
-            byte_start: 0,
-            ..block
-        });
-        out.bytes.extend_from_slice(&self.bytes[block.byte_start..]);
-        out.ends.extend_from_slice(&self.ends[block.start..]);
-        out.values.extend_from_slice(&self.values[block.start..]);
-        out.origins.extend_from_slice(&self.origins[block.start..]);
-        self.bytes.truncate(block.byte_start);
-        self.ends.truncate(block.start);
-        self.values.truncate(block.start);
-        self.origins.truncate(block.start);
-        Some(out)
     }
 
     /// Moves `other`'s entries after this store's, adding `origin_offset` to
@@ -862,28 +826,6 @@ mod tests {
             contents(&done),
             owned(&[("q1", &[("c", 3), ("b", 2), ("a", 1)]), ("q2", &[("d", 4)])])
         );
-    }
-
-    #[test]
-    fn split_last_moves_the_last_block_out() {
-        let mut store = store_of(&[
-            ("q1", "a", 1),
-            ("q2", "b", 2),
-            ("q2", "c", 3),
-            ("q1", "d", 4),
-        ]);
-        let last = store.split_last().unwrap();
-        assert_eq!(contents(&last), owned(&[("q1", &[("d", 4)])]));
-        // q1 is still used by the first block, so it stays interned.
-        assert_eq!(store.queries.len(), 2);
-        let q2 = store.split_last().unwrap();
-        assert_eq!(contents(&q2), owned(&[("q2", &[("b", 2), ("c", 3)])]));
-        // q2 was first seen in that block: forgotten.
-        assert_eq!(store.queries.len(), 1);
-        let done = store.finish(&Descending).unwrap();
-        assert_eq!(contents(&done), owned(&[("q1", &[("a", 1)])]));
-        let mut empty = ListStore::<i32>::default();
-        assert!(empty.split_last().is_none());
     }
 
     #[test]

@@ -144,28 +144,14 @@ impl RunBuilder {
         self.store.num_entries()
     }
 
-    /// Number of blocks: runs of consecutive entries of one query. A run
-    /// grouped by query has one block per query.
-    pub fn num_blocks(&self) -> usize {
-        self.store.num_blocks()
+    /// Whether nothing was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.store.num_entries() == 0
     }
 
     /// The query of the first entry pushed, if any.
     pub fn first_query(&self) -> Option<&[u8]> {
         self.store.first_query()
-    }
-
-    /// Moves the last block (the entries of the query pushed last, since it
-    /// was last started) into a builder of its own: used to hold back a
-    /// query that may continue in the next chunk of input.
-    pub fn split_last_block(&mut self) -> Option<RunBuilder> {
-        let store = self.store.split_last()?;
-        Some(RunBuilder { store, pushed: 0 })
-    }
-
-    /// Whether nothing was pushed.
-    pub fn is_empty(&self) -> bool {
-        self.store.num_entries() == 0
     }
 
     /// Groups entries by query, applies `duplicates`, and orders every list.
