@@ -3,7 +3,8 @@
     python3 scripts/cross_check.py [--trials 300] [--seed 1]
 
 Run by hand, not in CI. Needs `pip install pytrec-eval-terrier` and a
-release build of rankeval (built here if missing). Each trial generates
+release build of rankeval (built here if missing; set RANKEVAL_BIN to
+use another binary). Each trial generates
 random qrels and a run with exact ties, near-equal scores, graded and
 negative judgements, ids whose byte order matters ("d9" vs "d10"), queries
 in only one of the two files, and evaluates them with both tools at
@@ -32,7 +33,11 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BINARY = os.path.join(ROOT, "target", "release", "rankeval")
+# RANKEVAL_BIN overrides the binary; otherwise the release build under
+# CARGO_TARGET_DIR (as cargo resolves it, from the workspace root) or target/.
+BINARY = os.environ.get("RANKEVAL_BIN") or os.path.join(
+    ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release", "rankeval"
+)
 
 # rankeval metric (short syntax) -> pytrec_eval measure.
 MEASURES = {

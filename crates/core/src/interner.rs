@@ -47,13 +47,6 @@ impl Interner {
             .copied()
     }
 
-    /// Forgets every string, keeping the memory.
-    pub(crate) fn clear(&mut self) {
-        self.bytes.clear();
-        self.ends.clear();
-        self.table.clear();
-    }
-
     /// The string named by `id`.
     ///
     /// # Panics

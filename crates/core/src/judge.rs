@@ -4,10 +4,14 @@
 //! ranked document down to the deepest rank any metric needs, and hands the
 //! same view to every metric. Metrics never see document ids.
 
+use std::cmp::Ordering;
+
+use crate::buffer::ListBuffer;
+use crate::error::RunError;
 use crate::hash::hash_bytes;
 use crate::params::{Cutoff, RelevanceLevel};
 use crate::qrels::Qrels;
-use crate::run::RankedList;
+use crate::run::{Duplicates, RankedList};
 
 /// A relevance grade, as in the qrels. Grades may be negative (trec_eval's
 /// "in the pool but not judged"); those are never relevant.
@@ -175,11 +179,24 @@ impl<'a> JudgedRanking<'a> {
 #[derive(Debug)]
 pub struct Judge {
     ranked: Vec<Judgement>,
-    /// Open addressing: `fingerprint << 32 | (entry + 1)`, 0 = empty.
+    /// Open addressing: `fingerprint << 32 | (entry + 1)`, 0 = empty; in
+    /// [`judge_buffer`](Self::judge_buffer), [`RUN_ENTRY`] marks a run entry.
     table: Vec<u64>,
+    /// `judge_buffer`: per judged document, the run entry that found it, plus 1.
+    seen: Vec<u32>,
+    /// `judge_buffer`: per run entry, its judgement (in input order).
+    judgements: Vec<Judgement>,
+    /// `judge_buffer`: the run entries kept, in ranked order.
+    order: Vec<u32>,
     depth: Option<usize>,
     default_level: RelevanceLevel,
 }
+
+/// In [`Judge::judge_buffer`]'s table, the bit that marks a run entry (the
+/// others are judged documents).
+const RUN_ENTRY: u64 = 1 << 31;
+/// The entry bits of a table slot.
+const ENTRY: u64 = RUN_ENTRY - 1;
 
 impl Judge {
     /// A judge that looks up grades down to `depth` (`None`: the whole list)
@@ -188,6 +205,9 @@ impl Judge {
         Self {
             ranked: Vec::new(),
             table: Vec::new(),
+            seen: Vec::new(),
+            judgements: Vec::new(),
+            order: Vec::new(),
             depth,
             default_level,
         }
@@ -207,8 +227,8 @@ impl Judge {
         if let Some(list) = list
             && depth > 0
         {
-            let judged = &qrels.store.lists[query as usize];
-            let store = &qrels.store;
+            let (store, judged) = qrels.judged(query);
+            let judged = &judged;
             let capacity = (2 * judged.len).next_power_of_two().max(2);
             let mask = capacity - 1;
             self.table.clear();
@@ -248,6 +268,150 @@ impl Judge {
             self.default_level,
         )
     }
+
+    /// Finishes and judges the scored entries in `buffer` in one pass: the
+    /// same judged ranking as [`RunBuilder::finish`](crate::RunBuilder::finish)
+    /// with `duplicates` followed by [`judge`](Self::judge), and the same
+    /// error for a repeated document.
+    ///
+    /// `query` is the buffer's query in `qrels`; for a query the qrels do not
+    /// judge (`None`), the entries are only checked for repeats and `None` is
+    /// returned.
+    pub fn judge_buffer<'s>(
+        &'s mut self,
+        qrels: &'s Qrels,
+        query: Option<u32>,
+        buffer: &ListBuffer,
+        duplicates: Duplicates,
+    ) -> Result<Option<JudgedRanking<'s>>, RunError> {
+        let n = buffer.len();
+        let judged = query.map(|q| qrels.judged(q));
+        let num_judged = judged.map_or(0, |(_, l)| l.len);
+        let capacity = (2 * (n + num_judged)).next_power_of_two().max(2);
+        let mask = capacity - 1;
+        self.table.clear();
+        self.table.resize(capacity, 0);
+        self.seen.clear();
+        self.seen.resize(num_judged, 0);
+        self.judgements.clear();
+        if let Some((store, judged)) = &judged {
+            for (j, doc) in store.docs(judged).enumerate() {
+                let hash = hash_bytes(doc);
+                let mut slot = hash as usize & mask;
+                while self.table[slot] != 0 {
+                    slot = (slot + 1) & mask;
+                }
+                self.table[slot] = ((hash >> 32) << 32) | (j as u64 + 1);
+            }
+        }
+        let grades = judged.map_or(&[][..], |(store, l)| {
+            &store.values[l.start..l.start + l.len]
+        });
+        self.order.clear();
+        for i in 0..n {
+            let doc = buffer.doc(i);
+            let hash = hash_bytes(doc);
+            let fingerprint = hash >> 32;
+            let mut slot = hash as usize & mask;
+            // The judgement of entry i, or `None` for a repeat to drop.
+            let judgement = loop {
+                let occupant = self.table[slot];
+                if occupant == 0 {
+                    self.table[slot] = (fingerprint << 32) | RUN_ENTRY | (i as u64 + 1);
+                    break Some(Judgement::UNJUDGED);
+                }
+                if occupant >> 32 == fingerprint {
+                    let entry = (occupant & ENTRY) as usize - 1;
+                    let first = if occupant & RUN_ENTRY != 0 {
+                        (buffer.doc(entry) == doc).then_some(entry)
+                    } else if let Some((store, judged)) = &judged
+                        && store.doc(judged, entry) == doc
+                    {
+                        match self.seen[entry] {
+                            0 => {
+                                self.seen[entry] = i as u32 + 1;
+                                break Some(Judgement::judged(grades[entry]));
+                            }
+                            seen => Some(seen as usize - 1),
+                        }
+                    } else {
+                        None
+                    };
+                    if let Some(first) = first {
+                        match duplicates {
+                            Duplicates::Error => {
+                                return Err(RunError::DuplicateDoc {
+                                    query: String::from_utf8_lossy(buffer.query_bytes())
+                                        .into_owned(),
+                                    doc: String::from_utf8_lossy(doc).into_owned(),
+                                    first: buffer.line(first),
+                                    second: buffer.line(i),
+                                });
+                            }
+                            Duplicates::First => break None,
+                        }
+                    }
+                }
+                slot = (slot + 1) & mask;
+            };
+            match judgement {
+                Some(judgement) => {
+                    self.judgements.push(judgement);
+                    self.order.push(i as u32);
+                }
+                None => self.judgements.push(Judgement::UNJUDGED),
+            }
+        }
+        let Some(query) = query else {
+            return Ok(None);
+        };
+        order_entries(&mut self.order, buffer);
+        let retrieved = self.order.len();
+        let depth = self.depth.map_or(retrieved, |d| d.min(retrieved));
+        self.ranked.clear();
+        let judgements = &self.judgements;
+        self.ranked
+            .extend(self.order[..depth].iter().map(|&i| judgements[i as usize]));
+        Ok(Some(JudgedRanking::new(
+            &self.ranked,
+            retrieved,
+            qrels.ideal_grades(query),
+            self.default_level,
+        )))
+    }
+}
+
+/// Puts the entries `order` names in the run order of the spec: score
+/// descending, ties by document id descending (the ids are distinct).
+///
+/// Lists usually come sorted by score already, with only the documents of
+/// tied scores out of order: then only those runs of ties are sorted.
+fn order_entries(order: &mut [u32], buffer: &ListBuffer) {
+    let score = |i: u32| buffer.score(i as usize);
+    let doc = |i: u32| buffer.doc(i as usize);
+    let by_score = order.windows(2).all(|w| score(w[0]) >= score(w[1]));
+    if !by_score {
+        order.sort_unstable_by(|&a, &b| {
+            score(b)
+                .partial_cmp(&score(a))
+                .unwrap_or(Ordering::Equal)
+                .then_with(|| doc(b).cmp(doc(a)))
+        });
+        return;
+    }
+    let mut start = 0;
+    while start < order.len() {
+        let tie = score(order[start]);
+        let mut end = start + 1;
+        while end < order.len() && score(order[end]) == tie {
+            end += 1;
+        }
+        let ties = &mut order[start..end];
+        if ties.windows(2).any(|w| doc(w[0]) < doc(w[1])) {
+            ties.sort_unstable_by(|&a, &b| doc(b).cmp(doc(a)));
+        }
+        start = end;
+    }
 }
 
 #[cfg(test)]
@@ -271,6 +435,92 @@ mod tests {
         assert!(!two.is_relevant(3));
         assert!(two.is_judged_nonrelevant(3));
         assert_eq!(two.gain(), 2);
+    }
+
+    #[test]
+    fn judging_a_buffer_is_finishing_then_judging() {
+        use crate::ListBuffer;
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut qrels = QrelsBuilder::new();
+        for d in 0..60 {
+            if next(2) == 0 {
+                qrels
+                    .push("q", format!("d{d}"), next(5) as i64 - 1)
+                    .unwrap();
+            }
+        }
+        qrels.push("other", "d1", 1).unwrap();
+        let qrels = qrels.finish().unwrap();
+        let mut buffer = ListBuffer::new();
+        let (mut repeats, mut sorted) = (0, 0);
+        for case in 0..600 {
+            let depth = [None, Some(1), Some(5), Some(30)][case % 4];
+            let duplicates = [Duplicates::Error, Duplicates::First][case / 4 % 2];
+            let query = if case % 10 == 9 { "unjudged" } else { "q" };
+            let by_score = next(2) == 0;
+            sorted += usize::from(by_score);
+            let mut builder = RunBuilder::new();
+            buffer.clear();
+            let mut score = 10.0;
+            for at in 1..=next(50) as u32 {
+                // Few documents, so that some repeat; coarse scores, so that
+                // many tie; sometimes in score order already.
+                let doc = format!("d{}", next(if case % 3 == 0 { 40 } else { 400 }));
+                score = if by_score {
+                    score - next(3) as f64 * 0.5
+                } else {
+                    next(6) as f64 - 2.0
+                };
+                let score = if score == 0.0 && next(2) == 0 {
+                    -0.0
+                } else {
+                    score
+                };
+                builder
+                    .push_scored_at(query.as_bytes(), doc.as_bytes(), score, at)
+                    .unwrap();
+                buffer
+                    .push_scored_at(query.as_bytes(), doc.as_bytes(), score, at)
+                    .unwrap();
+            }
+            let index = qrels.query_index(query.as_bytes());
+            let expected = builder.finish(duplicates).map(|run| {
+                index.zip(run.list(query)).map(|(q, list)| {
+                    let mut judge = Judge::new(depth, RelevanceLevel::DEFAULT);
+                    let judged = judge.judge(&qrels, q, Some(list));
+                    (
+                        judged.ranked().to_vec(),
+                        judged.retrieved(),
+                        judged.ideal_grades().to_vec(),
+                    )
+                })
+            });
+            let mut judge = Judge::new(depth, RelevanceLevel::DEFAULT);
+            let got = judge
+                .judge_buffer(&qrels, index, &buffer, duplicates)
+                .map(|judged| {
+                    judged.map(|judged| {
+                        (
+                            judged.ranked().to_vec(),
+                            judged.retrieved(),
+                            judged.ideal_grades().to_vec(),
+                        )
+                    })
+                });
+            repeats += usize::from(expected.is_err());
+            // An empty buffer is a query with no list at all.
+            if buffer.is_empty() {
+                continue;
+            }
+            assert_eq!(got, expected, "case {case}");
+        }
+        assert!(repeats > 30 && sorted > 200, "{repeats} {sorted}");
     }
 
     #[test]

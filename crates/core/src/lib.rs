@@ -75,6 +75,7 @@
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
 mod aggregate;
+mod buffer;
 pub mod error;
 mod hash;
 mod id;
@@ -92,14 +93,15 @@ pub mod syntax;
 pub mod testing;
 
 pub use aggregate::Aggregator;
+pub use buffer::ListBuffer;
 pub use error::{PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError};
 pub use id::Id;
 pub use interner::Interner;
 pub use judge::{Grade, Judge, JudgedRanking, Judgement};
 pub use metric::{Metric, TrecAll, TrecEvalMeasure};
 pub use params::{CanonicalName, Cutoff, ParamValue, RelevanceLevel};
-pub use qrels::{Qrels, QrelsBuilder};
-pub use run::{Duplicates, ListBuffer, RankedList, Run, RunBuilder, compare_scored};
+pub use qrels::{Qrels, QrelsBuilder, QrelsPart, QrelsParts};
+pub use run::{Duplicates, RankedList, Run, RunBuilder, compare_scored};
 
 #[doc(hidden)]
 pub mod __private {

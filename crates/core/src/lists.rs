@@ -263,6 +263,22 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         mut self,
         rules: &impl ListRules<V>,
     ) -> Result<ListStore<V>, FinishError<V>> {
+        let errors = self.finish_in_place(rules)?;
+        if let Some(mut first) = errors.into_iter().min_by_key(|e| (e.second.1, e.query)) {
+            first.query_name = self.query_name(first.query);
+            return Err(FinishError::Repeat(first));
+        }
+        self.origins = Vec::new();
+        Ok(self)
+    }
+
+    /// [`finish`](Self::finish) in place, keeping origins: every repeat the
+    /// rules refuse is returned (the first of each list, in input order),
+    /// and a list with one is left grouped but otherwise as pushed.
+    pub(crate) fn finish_in_place(
+        &mut self,
+        rules: &impl ListRules<V>,
+    ) -> Result<Vec<RepeatError<V>>, FinishError<V>> {
         if self.lists.len() != self.queries.len() {
             self.regroup()?;
         }
@@ -271,10 +287,10 @@ impl<V: Copy + Send + Sync> ListStore<V> {
             scratch.order(&mut list, rules);
             Ok(())
         };
-        let lists = split_lists(&mut self);
+        let lists = split_lists(self);
         // A small store (a chunk of a file, finished inside a parallel task)
         // is done in one go; a large one in parallel.
-        let errors: Vec<RepeatError<V>> =
+        Ok(
             if lists.iter().map(|l| l.list.len).sum::<usize>() < SEQUENTIAL_BELOW {
                 let mut scratch = Scratch::default();
                 lists
@@ -287,56 +303,13 @@ impl<V: Copy + Send + Sync> ListStore<V> {
                     .map_init(Scratch::default, finish_list)
                     .filter_map(Result::err)
                     .collect()
-            };
-        if let Some(mut first) = errors.into_iter().min_by_key(|e| (e.second.1, e.query)) {
-            first.query_name = self.query_name(first.query);
-            return Err(FinishError::Repeat(first));
-        }
-        self.origins = Vec::new();
-        Ok(self)
+            },
+        )
     }
 
     /// The text of query `id`.
-    fn query_name(&self, id: u32) -> String {
+    pub(crate) fn query_name(&self, id: u32) -> String {
         String::from_utf8_lossy(self.queries.resolve(id)).into_owned()
-    }
-
-    /// Finishes a store that holds one block (one query's entries, pushed
-    /// in order): resolves repeats and orders it in place with `scratch`,
-    /// allocating nothing once the buffers have grown. Origins are kept.
-    pub(crate) fn finish_single(
-        &mut self,
-        rules: &impl ListRules<V>,
-        scratch: &mut Scratch<V>,
-    ) -> Result<(), RepeatError<V>> {
-        debug_assert!(self.lists.len() <= 1);
-        let Some(list) = self.lists.first_mut() else {
-            return Ok(());
-        };
-        let mut whole = ListMut {
-            list,
-            bytes: &mut self.bytes,
-            ends: &mut self.ends,
-            values: &mut self.values,
-            origins: &mut self.origins,
-        };
-        if let Err(mut error) = scratch.resolve_repeats(&mut whole, rules) {
-            error.query_name =
-                String::from_utf8_lossy(self.queries.resolve(error.query)).into_owned();
-            return Err(error);
-        }
-        scratch.order(&mut whole, rules);
-        Ok(())
-    }
-
-    /// Empties the store, keeping its buffers.
-    pub(crate) fn clear(&mut self) {
-        self.queries.clear();
-        self.lists.clear();
-        self.bytes.clear();
-        self.ends.clear();
-        self.values.clear();
-        self.origins.clear();
     }
 
     /// Makes each query's entries contiguous, in query id order, keeping
@@ -447,20 +420,11 @@ impl<'a> Iterator for Docs<'a> {
 
 impl ExactSizeIterator for Docs<'_> {}
 
-/// Byte equality without a library call for the short ids of most files.
+/// Byte equality written as a loop, which beats a library call for the
+/// few bytes of most ids.
 #[inline]
 pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    if a.len() <= 16 {
-        let mut x = [0u8; 16];
-        let mut y = [0u8; 16];
-        x[..a.len()].copy_from_slice(a);
-        y[..b.len()].copy_from_slice(b);
-        return x == y;
-    }
-    a == b
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// One list's slice of every column, for parallel processing.

@@ -10,13 +10,20 @@ use std::cmp::Ordering;
 
 use crate::error::QrelsError;
 use crate::id::Id;
+use crate::interner::Interner;
 use crate::judge::Grade;
-use crate::lists::{FinishError, List, ListRules, ListStore, PushError, Repeat};
+use crate::lists::{FinishError, List, ListRules, ListStore, PushError, Repeat, RepeatError};
 
-/// Judgements per query; built with a [`QrelsBuilder`].
+/// Judgements per query; built with a [`QrelsBuilder`], or from pieces
+/// read in parallel with [`QrelsParts`].
 #[derive(Clone, Debug)]
 pub struct Qrels {
-    pub(crate) store: ListStore<Grade>,
+    /// The query ids, in order of first appearance.
+    queries: Interner,
+    /// Where query `q`'s judgements are: list `.1` of part `.0`.
+    lists: Vec<(u32, u32)>,
+    /// Finished stores: one per piece the qrels were read in.
+    parts: Vec<ListStore<Grade>>,
 }
 
 /// Collects judgements in any order; [`finish`](QrelsBuilder::finish) checks
@@ -98,20 +105,225 @@ impl QrelsBuilder {
     /// Checks for conflicting grades and puts each query's judgements in
     /// ideal order.
     pub fn finish(self) -> Result<Qrels, QrelsError> {
-        let store = self.store.finish(&QrelsRules).map_err(|e| match e {
-            FinishError::Repeat(e) => QrelsError::ConflictingGrades {
-                query: e.query_name,
-                doc: String::from_utf8_lossy(&e.doc).into_owned(),
-                first_grade: e.first.0,
-                first: e.first.1,
-                second_grade: e.second.0,
-                second: e.second.1,
-            },
+        let mut store = self.store.finish(&QrelsRules).map_err(|e| match e {
+            FinishError::Repeat(e) => conflict(e, 0),
             FinishError::MixedOrdering { .. } => {
                 unreachable!("qrels entries are never pushed as ranked")
             }
         })?;
-        Ok(Qrels { store })
+        let queries = std::mem::take(&mut store.queries);
+        Ok(Qrels {
+            lists: (0..queries.len() as u32).map(|q| (0, q)).collect(),
+            queries,
+            parts: vec![store],
+        })
+    }
+
+    /// Finishes these judgements as one piece of larger qrels (a block of
+    /// lines of a file read in parallel), right where they were read: each
+    /// query's judgements are checked and ordered now, and
+    /// [`QrelsParts::finish`] joins the pieces later, joining only the
+    /// queries that continue from one piece into another.
+    pub fn finish_part(self) -> QrelsPart {
+        let mut store = self.store;
+        let conflicts = match store.finish_in_place(&QrelsRules) {
+            Ok(conflicts) => conflicts,
+            Err(FinishError::Repeat(e)) => vec![e],
+            Err(FinishError::MixedOrdering { .. }) => {
+                unreachable!("qrels entries are never pushed as ranked")
+            }
+        };
+        QrelsPart {
+            store,
+            conflicts,
+            offset: 0,
+        }
+    }
+}
+
+/// One piece of qrels, finished on its own; see [`QrelsBuilder::finish_part`].
+#[derive(Debug)]
+pub struct QrelsPart {
+    /// Finished, with positions (origins) kept.
+    store: ListStore<Grade>,
+    /// The conflicting grades found in the piece, the first of each query.
+    conflicts: Vec<RepeatError<Grade>>,
+    /// Added to the piece's positions to make them the input's.
+    offset: u32,
+}
+
+/// Qrels read in pieces, in input order, each finished on its own: the
+/// pieces are kept as they are (nothing is copied) and a query whose
+/// judgements continue from one piece into the next is joined from them.
+/// The result, and the error for conflicting grades, are the same as
+/// pushing every judgement into one [`QrelsBuilder`].
+#[derive(Debug, Default)]
+pub struct QrelsParts {
+    parts: Vec<QrelsPart>,
+}
+
+impl QrelsParts {
+    /// No pieces yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds the next piece, whose positions are `position_offset` less
+    /// than the input's.
+    pub fn push(&mut self, mut part: QrelsPart, position_offset: u32) {
+        part.offset = part.offset.saturating_add(position_offset);
+        self.parts.push(part);
+    }
+
+    /// Adds `later`'s pieces after these, their positions shifted by
+    /// `position_offset`.
+    pub fn append(&mut self, later: QrelsParts, position_offset: u32) {
+        for part in later.parts {
+            self.push(part, position_offset);
+        }
+    }
+
+    /// Whether no piece was added.
+    pub fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    /// Joins the pieces into qrels; fails on the first conflicting grades
+    /// in input order.
+    pub fn finish(self) -> Result<Qrels, QrelsError> {
+        let mut parts: Vec<ListStore<Grade>> = Vec::with_capacity(self.parts.len() + 1);
+        let mut queries = Interner::new();
+        let mut lists: Vec<(u32, u32)> = Vec::new();
+        // For each query judged in more than one piece, every (piece, list)
+        // holding its judgements, in input order.
+        let mut spanning: Vec<(u32, Vec<(u32, u32)>)> = Vec::new();
+        let mut spanning_of: Vec<u32> = Vec::new();
+        let mut conflicts: Vec<(u32, RepeatError<Grade>)> = Vec::new();
+        let mut offsets = Vec::with_capacity(self.parts.len());
+        for (p, part) in self.parts.into_iter().enumerate() {
+            let p = p as u32;
+            for list in 0..part.store.lists.len() as u32 {
+                let known = queries.len() as u32;
+                let q = queries.intern(part.store.queries.resolve(list));
+                if q == known {
+                    lists.push((p, list));
+                    spanning_of.push(u32::MAX);
+                    continue;
+                }
+                let group = &mut spanning_of[q as usize];
+                if *group == u32::MAX {
+                    *group = spanning.len() as u32;
+                    spanning.push((q, vec![lists[q as usize]]));
+                }
+                spanning[*group as usize].1.push((p, list));
+            }
+            for mut conflict in part.conflicts {
+                conflict.query_name = part.store.query_name(conflict.query);
+                conflicts.push((p, conflict));
+            }
+            offsets.push(part.offset);
+            parts.push(part.store);
+        }
+        // Conflicts within one piece stand for queries in that piece only;
+        // those of joined queries are looked for again, over all pieces.
+        let mut first: Option<RepeatError<Grade>> = None;
+        let mut keep_first = |mut conflict: RepeatError<Grade>, offset: u32| {
+            conflict.first.1 = conflict.first.1.saturating_add(offset);
+            conflict.second.1 = conflict.second.1.saturating_add(offset);
+            if first
+                .as_ref()
+                .is_none_or(|f| conflict.second.1 < f.second.1)
+            {
+                first = Some(conflict);
+            }
+        };
+        for (p, conflict) in conflicts {
+            let q = queries.get(conflict.query_name.as_bytes());
+            if q.is_some_and(|q| spanning_of[q as usize] == u32::MAX) {
+                keep_first(conflict, offsets[p as usize]);
+            }
+        }
+        if !spanning.is_empty() {
+            let mut joined = ListStore::default();
+            // (position, piece, list, entry of the list)
+            let mut entries: Vec<(u32, u32, u32, usize)> = Vec::new();
+            for (q, pieces) in &spanning {
+                entries.clear();
+                for &(p, list) in pieces {
+                    let store = &parts[p as usize];
+                    let l = store.lists[list as usize];
+                    let offset = offsets[p as usize];
+                    entries.extend((0..l.len).map(|i| {
+                        (
+                            store.origins[l.start + i].saturating_add(offset),
+                            p,
+                            list,
+                            i,
+                        )
+                    }));
+                }
+                // Input order, so that repeats resolve as in one builder.
+                entries.sort_unstable();
+                let name = queries.resolve(*q);
+                for &(origin, p, list, i) in &entries {
+                    let store = &parts[p as usize];
+                    let l = store.lists[list as usize];
+                    let pushed = joined.push(
+                        name,
+                        store.doc(&l, i),
+                        store.values[l.start + i],
+                        origin,
+                        false,
+                    );
+                    debug_assert!(pushed.is_ok(), "these entries were pushed once already");
+                }
+            }
+            let joined_conflicts = match joined.finish_in_place(&QrelsRules) {
+                Ok(conflicts) => conflicts,
+                Err(FinishError::Repeat(e)) => vec![e],
+                Err(FinishError::MixedOrdering { .. }) => {
+                    unreachable!("qrels entries are never pushed as ranked")
+                }
+            };
+            for mut conflict in joined_conflicts {
+                conflict.query_name = joined.query_name(conflict.query);
+                keep_first(conflict, 0);
+            }
+            let p = parts.len() as u32;
+            for (list, (q, _)) in spanning.iter().enumerate() {
+                lists[*q as usize] = (p, list as u32);
+            }
+            parts.push(joined);
+        }
+        if let Some(conflict) = first {
+            return Err(conflict_error(conflict));
+        }
+        for part in &mut parts {
+            part.origins = Vec::new();
+        }
+        Ok(Qrels {
+            queries,
+            lists,
+            parts,
+        })
+    }
+}
+
+/// A refused repeat as the qrels error, its positions shifted by `offset`.
+fn conflict(mut e: RepeatError<Grade>, offset: u32) -> QrelsError {
+    e.first.1 = e.first.1.saturating_add(offset);
+    e.second.1 = e.second.1.saturating_add(offset);
+    conflict_error(e)
+}
+
+fn conflict_error(e: RepeatError<Grade>) -> QrelsError {
+    QrelsError::ConflictingGrades {
+        query: e.query_name,
+        doc: String::from_utf8_lossy(&e.doc).into_owned(),
+        first_grade: e.first.0,
+        first: e.first.1,
+        second_grade: e.second.0,
+        second: e.second.1,
     }
 }
 
@@ -151,42 +363,53 @@ impl ListRules<Grade> for QrelsRules {
 impl Qrels {
     /// Number of queries with at least one judgement.
     pub fn num_queries(&self) -> usize {
-        self.store.lists.len()
+        self.lists.len()
     }
 
     /// Number of judgements.
     pub fn num_judgements(&self) -> usize {
-        self.store.lists.iter().map(|l| l.len).sum()
+        (0..self.lists.len() as u32)
+            .map(|q| self.judged(q).1.len)
+            .sum()
     }
 
     /// The query ids, in order of first appearance.
     pub fn queries(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        (0..self.store.lists.len() as u32).map(|q| self.query_name(q))
+        (0..self.lists.len() as u32).map(|q| self.query_name(q))
     }
 
     /// The dense index of `query` (position in [`queries`](Self::queries)).
     pub fn query_index(&self, query: &[u8]) -> Option<u32> {
-        self.store.queries.get(query)
+        self.queries.get(query)
     }
 
     /// The id of the query with dense index `index`.
     pub fn query_name(&self, index: u32) -> &str {
-        std::str::from_utf8(self.store.queries.resolve(index)).unwrap_or("\u{fffd}")
+        std::str::from_utf8(self.queries.resolve(index)).unwrap_or("\u{fffd}")
+    }
+
+    /// The judgements of query `index`: the store that holds them and
+    /// where they are in it.
+    #[inline]
+    pub(crate) fn judged(&self, index: u32) -> (&ListStore<Grade>, List) {
+        let (part, list) = self.lists[index as usize];
+        let store = &self.parts[part as usize];
+        (store, store.lists[list as usize])
     }
 
     /// Every grade judged for the query `index`, in descending order.
     pub fn ideal_grades(&self, index: u32) -> &[Grade] {
-        let list = &self.store.lists[index as usize];
-        &self.store.values[list.start..list.start + list.len]
+        let (store, list) = self.judged(index);
+        &store.values[list.start..list.start + list.len]
     }
 
     /// The grade of `doc` for query `index`, if it is judged: a scan of the
     /// query's judgements (the engine judges whole lists another way).
     pub fn grade(&self, index: u32, doc: &[u8]) -> Option<Grade> {
-        let list = &self.store.lists[index as usize];
+        let (store, list) = self.judged(index);
         (0..list.len)
-            .find(|&i| self.store.doc(list, i) == doc)
-            .map(|i| self.store.values[list.start + i])
+            .find(|&i| store.doc(&list, i) == doc)
+            .map(|i| store.values[list.start + i])
     }
 
     /// The grade of `doc` for `query`, if it is judged.
@@ -243,6 +466,82 @@ mod tests {
                 assert_eq!(qrels.grade_of(query, &doc), want, "{query} {doc}");
             }
         }
+    }
+
+    /// Everything a reader of the qrels can see, or the error.
+    fn observed(qrels: Result<Qrels, QrelsError>, docs: &[String]) -> String {
+        match qrels {
+            Err(e) => e.to_string(),
+            Ok(qrels) => {
+                let mut seen = format!("{} {} ", qrels.num_queries(), qrels.num_judgements());
+                for (q, name) in qrels.queries().enumerate() {
+                    let grades: Vec<_> = docs
+                        .iter()
+                        .map(|d| qrels.grade(q as u32, d.as_bytes()))
+                        .collect();
+                    seen += &format!("{name}: {:?} {grades:?}\n", qrels.ideal_grades(q as u32));
+                }
+                seen
+            }
+        }
+    }
+
+    #[test]
+    fn qrels_joined_from_pieces_are_those_of_one_builder() {
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let docs: Vec<String> = (0..40).map(|d| format!("d{d}")).collect();
+        let (mut conflicts, mut joined) = (0, 0);
+        for case in 0..400 {
+            // Queries mostly grouped, some interleaved; repeated judgements,
+            // now and then with another grade.
+            let lines: Vec<(String, String, i64)> = (0..next(120) + 1)
+                .map(|i| {
+                    let query = if next(8) == 0 { next(6) } else { i / 15 };
+                    let d = next(if case % 3 == 0 { 12 } else { 40 });
+                    let grade = if next(80) == 0 {
+                        next(4)
+                    } else {
+                        (d + query) % 4
+                    };
+                    (
+                        format!("q{query}"),
+                        docs[d as usize].clone(),
+                        grade as i64 - 1,
+                    )
+                })
+                .collect();
+            let mut whole = QrelsBuilder::new();
+            let mut parts = QrelsParts::new();
+            let mut piece = QrelsBuilder::new();
+            let mut piece_start = 0;
+            for (i, (query, doc, grade)) in lines.iter().enumerate() {
+                let line = i as u32 + 1;
+                whole
+                    .push_at(query.as_bytes(), doc.as_bytes(), *grade, line)
+                    .unwrap();
+                piece
+                    .push_at(query.as_bytes(), doc.as_bytes(), *grade, line - piece_start)
+                    .unwrap();
+                if next(10) == 0 {
+                    parts.push(std::mem::take(&mut piece).finish_part(), piece_start);
+                    piece_start = line;
+                }
+            }
+            parts.push(piece.finish_part(), piece_start);
+            let expected = observed(whole.finish(), &docs);
+            conflicts += usize::from(expected.contains("twice"));
+            joined += usize::from(parts.parts.len() > 1);
+            assert_eq!(observed(parts.finish(), &docs), expected, "case {case}");
+        }
+        // Both outcomes were compared, many times over.
+        assert!(conflicts > 50 && conflicts < 350, "{conflicts}");
+        assert!(joined > 300, "{joined}");
     }
 
     #[test]

@@ -12,9 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::RunError;
 use crate::id::Id;
-use crate::lists::{
-    FinishError, List, ListRules, ListStore, PushError, Repeat, RepeatError, Scratch, same_bytes,
-};
+use crate::lists::{FinishError, List, ListRules, ListStore, PushError, Repeat, RepeatError};
 
 /// What to do with a document that appears twice in one query's list.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -171,109 +169,6 @@ fn duplicate_error(e: RepeatError<f64>) -> RunError {
         doc: String::from_utf8_lossy(&e.doc).into_owned(),
         first: e.first.1,
         second: e.second.1,
-    }
-}
-
-/// One query's scored list, built and finished in place again and again
-/// with no allocation once its buffers have grown: for evaluating a run one
-/// query at a time while reading it, with the same repeat handling and order
-/// as [`RunBuilder::finish`].
-#[derive(Default)]
-pub struct ListBuffer {
-    store: ListStore<f64>,
-    scratch: Scratch<f64>,
-}
-
-impl std::fmt::Debug for ListBuffer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ListBuffer")
-            .field("entries", &self.store.num_entries())
-            .finish_non_exhaustive()
-    }
-}
-
-impl ListBuffer {
-    /// An empty buffer.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The query of the entries, if there are any.
-    pub fn query(&self) -> Option<&[u8]> {
-        self.store.first_query()
-    }
-
-    /// Number of entries.
-    pub fn len(&self) -> usize {
-        self.store.num_entries()
-    }
-
-    /// Whether there is no entry.
-    pub fn is_empty(&self) -> bool {
-        self.store.num_entries() == 0
-    }
-
-    /// Whether the buffer holds entries of a query other than `query`.
-    #[inline]
-    pub fn holds_other_query(&self, query: &[u8]) -> bool {
-        self.store
-            .first_query()
-            .is_some_and(|q| !same_bytes(q, query))
-    }
-
-    /// Adds `doc` with `score` at position `at`; every entry must be for the
-    /// same query (see [`query`](Self::query)).
-    #[inline]
-    pub fn push_scored_at(
-        &mut self,
-        query: &[u8],
-        doc: &[u8],
-        score: f64,
-        at: u32,
-    ) -> Result<(), RunError> {
-        debug_assert!(self.query().is_none_or(|q| q == query));
-        if score.is_nan() {
-            return Err(RunError::NanScore {
-                query: String::from_utf8_lossy(query).into_owned(),
-                doc: String::from_utf8_lossy(doc).into_owned(),
-                at,
-            });
-        }
-        self.store
-            .push(query, doc, score, at, false)
-            .map_err(|e| push_error(e, at))
-    }
-
-    /// Applies `duplicates` and orders the list; then the query and its
-    /// list, best first (`None` if the buffer is empty).
-    pub fn finish(
-        &mut self,
-        duplicates: Duplicates,
-    ) -> Result<Option<(&[u8], RankedList<'_>)>, RunError> {
-        self.store
-            .finish_single(&RunRules { duplicates }, &mut self.scratch)
-            .map_err(duplicate_error)?;
-        let store = &self.store;
-        Ok(store.lists.first().map(|&list| {
-            (
-                store.queries.resolve(list.query),
-                RankedList { store, list },
-            )
-        }))
-    }
-
-    /// Empties the buffer, keeping its memory.
-    pub fn clear(&mut self) {
-        self.store.clear();
-    }
-
-    /// Moves the entries out, as a builder (to join a query that continues
-    /// in another chunk), leaving the buffer empty.
-    pub fn take_builder(&mut self) -> RunBuilder {
-        RunBuilder {
-            store: std::mem::take(&mut self.store),
-            pushed: 0,
-        }
     }
 }
 
@@ -491,56 +386,6 @@ mod tests {
             let expected: Vec<String> = expected.into_iter().map(|(d, _)| d).collect();
             assert_eq!(docs(&run, "q"), expected, "case {case}");
         }
-    }
-
-    #[test]
-    fn a_list_buffer_finishes_like_a_builder_again_and_again() {
-        let mut buffer = ListBuffer::new();
-        for round in 0..3 {
-            let entries = [
-                ("d10", 1.0),
-                ("d9", 1.0),
-                ("a", 2.0 + f64::from(round)),
-                ("d10", 0.5),
-            ];
-            let mut builder = RunBuilder::new();
-            for (at, (doc, score)) in entries.iter().enumerate() {
-                buffer
-                    .push_scored_at(b"q", doc.as_bytes(), *score, at as u32 + 1)
-                    .unwrap();
-                builder
-                    .push_scored_at(b"q", doc.as_bytes(), *score, at as u32 + 1)
-                    .unwrap();
-            }
-            assert_eq!(buffer.query(), Some(&b"q"[..]));
-            let expected = builder.clone().finish(Duplicates::First).unwrap();
-            let (query, list) = buffer.finish(Duplicates::First).unwrap().unwrap();
-            assert_eq!(query, b"q");
-            let got: Vec<(&[u8], Option<f64>)> = (0..list.len())
-                .map(|i| (list.doc(i), list.score(i)))
-                .collect();
-            let want = expected.list("q").unwrap();
-            let want: Vec<(&[u8], Option<f64>)> = (0..want.len())
-                .map(|i| (want.doc(i), want.score(i)))
-                .collect();
-            assert_eq!(got, want);
-            buffer.clear();
-            for (at, (doc, score)) in entries.iter().enumerate() {
-                buffer
-                    .push_scored_at(b"q", doc.as_bytes(), *score, at as u32 + 1)
-                    .unwrap();
-            }
-            assert_eq!(
-                buffer.finish(Duplicates::Error).err(),
-                builder.finish(Duplicates::Error).err()
-            );
-            buffer.clear();
-            assert!(buffer.is_empty());
-        }
-        buffer.push_scored_at(b"q2", b"x", 1.0, 9).unwrap();
-        let builder = buffer.take_builder();
-        assert_eq!(builder.len(), 1);
-        assert!(buffer.is_empty());
     }
 
     #[test]

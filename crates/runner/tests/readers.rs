@@ -80,7 +80,7 @@ fn bad_numbers_are_named() {
     );
     assert_eq!(
         run_error("q1 Q0 d1 1 nan t\n"),
-        "run.trec:1: score `NaN` is not a number that can be ordered"
+        "run.trec:1: score `nan` is not a number that can be ordered"
     );
 }
 

@@ -4,7 +4,9 @@
 //! reading the run whole and calling [`evaluate`](super::evaluate): the
 //! same finishing, judging and scoring run on the same lists.
 
-use rankeval_core::{Judge, Metric, Qrels, RankedList, RelevanceLevel};
+use rankeval_core::{
+    Duplicates, Judge, ListBuffer, Metric, Qrels, RankedList, RelevanceLevel, RunError,
+};
 use rayon::prelude::*;
 
 use super::coverage::{self, Row};
@@ -96,6 +98,36 @@ impl ListScorer for QueryScorer<'_> {
                 .run_only
                 .push(String::from_utf8_lossy(query).into_owned()),
         }
+    }
+
+    fn score_buffer(
+        &self,
+        buffer: &ListBuffer,
+        duplicates: Duplicates,
+        scores: &mut Scores,
+    ) -> Result<(), RunError> {
+        let Some(query_id) = buffer.query() else {
+            return Ok(());
+        };
+        let query = self.qrels.query_index(query_id);
+        let judge = scores
+            .judge
+            .get_or_insert_with(|| Judge::new(self.depth, self.level));
+        let Some(judged) = judge.judge_buffer(self.qrels, query, buffer, duplicates)? else {
+            scores
+                .run_only
+                .push(String::from_utf8_lossy(query_id).into_owned());
+            return Ok(());
+        };
+        if let Some(query) = query {
+            scores.queries.push(query);
+        }
+        let start = scores.values.len();
+        scores.values.resize(start + self.metrics.len(), 0.0);
+        for (slot, metric) in scores.values[start..].iter_mut().zip(self.metrics) {
+            *slot = metric.score(&judged);
+        }
+        Ok(())
     }
 
     fn merge(&self, scores: &mut Scores, later: Scores) {

@@ -77,6 +77,106 @@ fn first_space(field: &[u8]) -> usize {
         .unwrap_or(field.len() - i)
 }
 
+/// The first 64 bytes of the input at a line start, as two bit masks:
+/// bit `i` of `spaces` is set if byte `i` separates fields (any byte up to
+/// 0x20, the newline too), and `line_end` is the position of the first
+/// newline. Fields of lines up to 63 bytes are then found with a few bit
+/// operations each, with no byte-by-byte loop.
+pub(crate) struct Window {
+    spaces: u64,
+    line_end: u32,
+}
+
+impl Window {
+    /// The window at the start of `bytes`, if 64 bytes are left and a
+    /// newline is among them.
+    #[inline]
+    pub(crate) fn new(bytes: &[u8]) -> Option<Self> {
+        let chunk: &[u8; 64] = bytes.get(..64)?.try_into().ok()?;
+        let (spaces, newlines) = masks(chunk);
+        (newlines != 0).then(|| Self {
+            spaces,
+            line_end: newlines.trailing_zeros(),
+        })
+    }
+
+    /// Where the line ends (its newline).
+    #[inline]
+    pub(crate) fn line_end(&self) -> usize {
+        self.line_end as usize
+    }
+
+    /// The end of the field that starts at `at`: the next separator.
+    #[inline]
+    pub(crate) fn field_end(&self, at: usize) -> usize {
+        next_bit(self.spaces, at)
+    }
+
+    /// The start of the field after a separator at `at`, or `None` if the
+    /// line ends first.
+    #[inline]
+    pub(crate) fn next_field(&self, at: usize) -> Option<usize> {
+        let start = next_bit(!self.spaces, at);
+        (start < self.line_end as usize).then_some(start)
+    }
+}
+
+/// Bit masks of the separators (bytes up to 0x20) and the newlines in
+/// `chunk`, with SSE2 (every x86-64 processor has it): 16 bytes per compare.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[allow(unsafe_code)]
+#[inline]
+fn masks(chunk: &[u8; 64]) -> (u64, u64) {
+    // SAFETY: the function only needs SSE2, which the `cfg` above makes
+    // sure the target has; it reads nothing but `chunk`.
+    unsafe { masks_sse2(chunk) }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+fn masks_sse2(chunk: &[u8; 64]) -> (u64, u64) {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_set_epi64x, _mm_set1_epi8,
+    };
+    let mut spaces = 0u64;
+    let mut newlines = 0u64;
+    for (i, sixteen) in chunk.chunks_exact(16).enumerate() {
+        let (low, high) = sixteen.split_at(8);
+        let word = |half: &[u8]| {
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(half);
+            i64::from_le_bytes(bytes)
+        };
+        let v = _mm_set_epi64x(word(high), word(low));
+        // Unsigned b <= 0x20 exactly when min(b, 0x20) == b.
+        let space = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x20)), v);
+        let newline = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8));
+        spaces |= u64::from(_mm_movemask_epi8(space) as u16) << (16 * i);
+        newlines |= u64::from(_mm_movemask_epi8(newline) as u16) << (16 * i);
+    }
+    (spaces, newlines)
+}
+
+/// Bit masks of the separators (bytes up to 0x20) and the newlines in
+/// `chunk`, a byte at a time.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline]
+fn masks(chunk: &[u8; 64]) -> (u64, u64) {
+    let mut spaces = 0u64;
+    let mut newlines = 0u64;
+    for (i, &b) in chunk.iter().enumerate() {
+        spaces |= u64::from(is_space(b)) << i;
+        newlines |= u64::from(b == b'\n') << i;
+    }
+    (spaces, newlines)
+}
+
+/// The position of the first set bit of `mask` at or after `at` (< 64), or 64.
+#[inline]
+fn next_bit(mask: u64, at: usize) -> usize {
+    (mask & (u64::MAX << (at & 63))).trailing_zeros() as usize
+}
+
 /// Whether a line holds only whitespace.
 #[inline]
 pub(crate) fn is_blank(line: &[u8]) -> bool {
@@ -115,29 +215,146 @@ fn plain_decimal(text: &[u8]) -> Option<f64> {
         [b'+', rest @ ..] => (false, rest),
         _ => (false, text),
     };
-    if digits.is_empty() || digits.len() > 16 {
+    if digits.len() > 16 {
         return None;
     }
-    let mut mantissa: u64 = 0;
-    let mut count = 0;
-    let mut point = None;
-    for (i, &b) in digits.iter().enumerate() {
-        match b {
-            b'0'..=b'9' => {
-                mantissa = mantissa * 10 + u64::from(b - b'0');
-                count += 1;
+    let (mantissa, whole) = leading_digits(digits, 0);
+    let (mantissa, decimals) = match digits.get(whole) {
+        None => (mantissa, 0),
+        Some(b'.') => {
+            let (mantissa, read) = leading_digits(&digits[whole + 1..], mantissa);
+            if whole + 1 + read != digits.len() {
+                return None;
             }
-            b'.' if point.is_none() => point = Some(i),
-            _ => return None,
+            (mantissa, read)
         }
-    }
+        Some(_) => return None,
+    };
+    let count = whole + decimals;
     if count == 0 || count > 15 {
         return None;
     }
-    let decimals = point.map_or(0, |p| digits.len() - 1 - p);
-    // Below 2^53, so exact as an i64 and as an f64.
+    // Below 10^15 < 2^53, so exact as an i64 and as an f64.
     let value = mantissa as i64 as f64 / POWERS_OF_TEN[decimals];
     Some(if negative { -value } else { value })
+}
+
+/// `mantissa` extended by the decimal digits at the start of `text`, and
+/// how many there were.
+#[inline]
+fn leading_digits(text: &[u8], mut mantissa: u64) -> (u64, usize) {
+    for (i, &b) in text.iter().enumerate() {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return (mantissa, i);
+        }
+        mantissa = mantissa * 10 + u64::from(digit);
+    }
+    (mantissa, text.len())
+}
+
+/// The value of the plain decimal in `bytes[start..end]`, as
+/// [`plain_decimal`] gives it, read eight bytes at a time: `None` unless it
+/// has at most 7 digits before the point and 8 after it, and 8 bytes can
+/// be read from where each part starts (the caller then parses the field
+/// the general way).
+///
+/// Each part is checked and converted in one 64-bit word: all digits are
+/// checked at once, and eight digits are combined with three
+/// multiplications (the method of simdjson and fast_float).
+#[inline]
+pub(crate) fn decimal_at(bytes: &[u8], start: usize, end: usize) -> Option<f64> {
+    let (negative, at) = match *bytes.get(start)? {
+        b'-' => (true, start + 1),
+        b'+' => (false, start + 1),
+        _ => (false, start),
+    };
+    let word = word_at(bytes, at)?;
+    let whole = first_non_digit(word);
+    if whole == 8 {
+        return None;
+    }
+    let point = at + whole;
+    let (mantissa, decimals) = if point == end {
+        if whole == 0 {
+            return None;
+        }
+        (digits_value(word, whole), 0)
+    } else {
+        if bytes.get(point) != Some(&b'.') {
+            return None;
+        }
+        let fraction = word_at(bytes, point + 1)?;
+        let decimals = end.checked_sub(point + 1)?;
+        if decimals > 8 || first_non_digit(fraction) < decimals || whole + decimals == 0 {
+            return None;
+        }
+        (
+            digits_value(word, whole) * POWERS_OF_TEN_U64[decimals]
+                + digits_value(fraction, decimals),
+            decimals,
+        )
+    };
+    // At most 15 digits: below 2^53, so exact as an i64 and as an f64.
+    let value = mantissa as i64 as f64 / POWERS_OF_TEN[decimals];
+    Some(if negative { -value } else { value })
+}
+
+/// Powers of ten as integers, for combining the two parts of a decimal.
+const POWERS_OF_TEN_U64: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// The eight bytes at `at`, as a little-endian word, if there are eight.
+#[inline]
+fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
+    let chunk: [u8; 8] = bytes.get(at..at + 8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(chunk))
+}
+
+/// How many of the lowest bytes of `word` are ASCII digits before the
+/// first that is not (8 if all are). A carry only ever moves up, so the
+/// lowest flagged byte is exact.
+#[inline]
+fn first_non_digit(word: u64) -> usize {
+    let above = word.wrapping_add(0x4646_4646_4646_4646);
+    let below = word.wrapping_sub(0x3030_3030_3030_3030);
+    ((above | below) & 0x8080_8080_8080_8080).trailing_zeros() as usize / 8
+}
+
+/// The number written by the lowest `count` bytes of `word` (ASCII digits,
+/// the first in the lowest byte; `count <= 8`).
+#[inline]
+fn digits_value(word: u64, count: usize) -> u64 {
+    if count == 0 {
+        return 0;
+    }
+    // Digit values moved to the top bytes: the bytes below are leading
+    // zeros. A borrow from a byte past `count` only moves up and out.
+    let values = word.wrapping_sub(0x3030_3030_3030_3030) << (8 * (8 - count));
+    eight_digit_value(values)
+}
+
+/// The number written by eight digit values (0 to 9), the first in the
+/// lowest byte.
+#[inline]
+fn eight_digit_value(word: u64) -> u64 {
+    const MASK: u64 = 0x0000_00FF_0000_00FF;
+    const MUL1: u64 = 100 + (1_000_000 << 32);
+    const MUL2: u64 = 1 + (10_000 << 32);
+    let pairs = word.wrapping_mul(10).wrapping_add(word >> 8);
+    ((pairs & MASK)
+        .wrapping_mul(MUL1)
+        .wrapping_add(((pairs >> 16) & MASK).wrapping_mul(MUL2)))
+        >> 32
 }
 
 /// Parses an integer field (a grade).
@@ -258,6 +475,122 @@ mod tests {
         ] {
             assert_eq!(plain_decimal(other.as_bytes()), None, "{other}");
         }
+    }
+
+    /// Whether `text` is a decimal that `decimal_at` must read: an
+    /// optional sign, at most 7 digits, optionally a point and at most 8
+    /// digits, and a digit somewhere.
+    fn fast_path_shape(text: &str) -> bool {
+        let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+        let (whole, fraction) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+        let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+        digits(whole)
+            && digits(fraction)
+            && whole.len() <= 7
+            && fraction.len() <= 8
+            && whole.len() + fraction.len() > 0
+    }
+
+    #[test]
+    fn eight_bytes_at_a_time_agree_with_the_general_path() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "+0",
+            "0.0",
+            "1.",
+            ".5",
+            "-.5",
+            "+.5",
+            "22.809361",
+            "-3.25",
+            "999999999999999",
+            "9999999999999999",
+            "99999999.9999999",
+            "0.000000000000001",
+            "123456789.012345",
+            "1.000000001",
+            "",
+            "-",
+            "+",
+            ".",
+            "-.",
+            "1.2.3",
+            "1e5",
+            "12a4",
+            "1 2",
+            "--1",
+            "+-1",
+            "0x10",
+            "1,5",
+            "inf",
+            "nan",
+            "١٢",
+            "/",
+            ":",
+        ]
+        .iter()
+        .map(|t| (*t).to_owned())
+        .collect();
+        let others = b".-+e/: x";
+        for _ in 0..400_000 {
+            let len = next(18) as usize;
+            let text: String = (0..len)
+                .map(|_| {
+                    // Mostly digits; points, signs and other bytes now and then.
+                    let pick = next(32) as usize;
+                    char::from(match pick {
+                        0..24 => b'0' + (pick % 10) as u8,
+                        _ => others[pick - 24],
+                    })
+                })
+                .collect();
+            texts.push(text);
+            // A decimal of the fast path's shape, and the same with one byte
+            // changed.
+            let whole: String = (0..next(9))
+                .map(|_| char::from(b'0' + next(10) as u8))
+                .collect();
+            let fraction: String = (0..next(10))
+                .map(|_| char::from(b'0' + next(10) as u8))
+                .collect();
+            let sign = ["", "-", "+"][next(3) as usize];
+            let decimal = format!("{sign}{whole}.{fraction}");
+            let mut changed = decimal.clone().into_bytes();
+            let at = next(changed.len() as u64) as usize;
+            changed[at] = others[next(others.len() as u64) as usize];
+            texts.push(decimal);
+            texts.push(String::from_utf8(changed).unwrap());
+        }
+        let mut fast = 0;
+        for text in &texts {
+            // The field inside a line, with bytes after it as in a file.
+            let line = format!("q Q0 d 1 {text} tag-with-some-length\n");
+            let start = 9;
+            let end = start + text.len();
+            let general = parse_f64("score", text.as_bytes()).ok();
+            if let Some(value) = decimal_at(line.as_bytes(), start, end) {
+                fast += 1;
+                let general = general.unwrap_or_else(|| panic!("{text:?} is not a number"));
+                assert_eq!(value.to_bits(), general.to_bits(), "{text:?}");
+                assert_eq!(
+                    plain_decimal(text.as_bytes()).map(f64::to_bits),
+                    Some(value.to_bits())
+                );
+            } else {
+                assert!(!fast_path_shape(text), "{text:?} must take the fast path");
+            }
+        }
+        assert!(fast > 200_000, "{fast}");
+        // Too few bytes after the field: left to the general path.
+        assert_eq!(decimal_at(b"1.5", 0, 3), None);
     }
 
     #[test]

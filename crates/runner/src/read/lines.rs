@@ -52,6 +52,17 @@ pub(crate) trait LineParser: Sync {
     }
     /// Parses one non-blank line, numbered `number` within its piece, into `sink`.
     fn parse(&self, sink: &mut Self::Sink, line: &[u8], number: u32) -> Result<(), LineError>;
+    /// Parses every line of `piece` (whole lines, numbered from 1) into
+    /// `sink`, blank lines skipped. Formats with a faster way through a
+    /// whole piece override it; the result must be the same.
+    fn parse_piece(&self, sink: &mut Self::Sink, piece: &[u8]) -> Result<LineCounts, LineError> {
+        each_line(
+            piece,
+            sink,
+            |_, _, _| Ok(None),
+            |sink, line, number| self.parse(sink, line, number),
+        )
+    }
     /// Appends `later` (the next piece's sink, numbered from 1) to `sink`,
     /// adding `line_offset` to its line numbers. Errors name absolute lines.
     fn join(
@@ -89,6 +100,13 @@ pub(crate) trait RunSink {
         score: f64,
         at: u32,
     ) -> Result<(), rankeval_core::RunError>;
+    /// A problem found after a push returned (an earlier query, finished
+    /// when this line began another one, repeats a document), with its own
+    /// line; asked after every line.
+    #[inline]
+    fn take_failure(&mut self) -> Option<LineError> {
+        None
+    }
 }
 
 impl RunSink for rankeval_core::RunBuilder {
@@ -113,6 +131,77 @@ pub(crate) trait RunLines: Sync {
         line: &[u8],
         number: u32,
     ) -> Result<(), LineError>;
+    /// Parses every line of `piece` into `sink`, as
+    /// [`LineParser::parse_piece`] does.
+    fn parse_piece_into<S: RunSink>(
+        &self,
+        sink: &mut S,
+        piece: &[u8],
+    ) -> Result<LineCounts, LineError> {
+        each_line(
+            piece,
+            sink,
+            |_, _, _| Ok(None),
+            |sink, line, number| {
+                self.parse_into(sink, line, number)?;
+                sink.take_failure().map_or(Ok(()), Err)
+            },
+        )
+    }
+}
+
+/// How many lines a piece held.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct LineCounts {
+    /// Non-blank lines.
+    pub(crate) data_lines: u64,
+    /// Newlines: how far the next piece's numbers are shifted.
+    pub(crate) newlines: u32,
+}
+
+/// Goes through the lines of `piece`, numbered from 1: each is offered to
+/// `fast` first (with `sink`), which parses a line of the usual shape at the start of
+/// the bytes it is given and returns its length (without the newline), or
+/// `None` to leave it to `slow`; `slow` gets every other non-blank line,
+/// without its newline. Blank lines are skipped.
+#[inline]
+pub(crate) fn each_line<T: ?Sized>(
+    piece: &[u8],
+    sink: &mut T,
+    mut fast: impl FnMut(&mut T, &[u8], u32) -> Result<Option<usize>, LineError>,
+    mut slow: impl FnMut(&mut T, &[u8], u32) -> Result<(), LineError>,
+) -> Result<LineCounts, LineError> {
+    let mut counts = LineCounts::default();
+    let mut number: u32 = 1;
+    let mut at = 0;
+    while at < piece.len() {
+        let rest = &piece[at..];
+        let length = match fast(sink, rest, number)? {
+            Some(length) => {
+                counts.data_lines += 1;
+                length
+            }
+            None => {
+                let length = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+                let line = &rest[..length];
+                let maybe_blank = line.first().is_none_or(|&b| b.is_ascii_whitespace());
+                if !(maybe_blank && is_blank(line)) {
+                    slow(sink, line, number)?;
+                    counts.data_lines += 1;
+                }
+                length
+            }
+        };
+        if length < rest.len() {
+            // The newline.
+            counts.newlines += 1;
+            at += length + 1;
+        } else {
+            at = piece.len();
+        }
+        number = number.saturating_add(1);
+    }
+    Ok(counts)
 }
 
 /// What a whole input parsed into.
@@ -218,12 +307,12 @@ impl<S: Send> Joiner<S> {
             .collect();
         for result in results {
             let piece = result.map_err(|e| e.shifted(self.offset))?;
-            self.data_lines += piece.data_lines;
+            self.data_lines += piece.counts.data_lines;
             match &mut self.joined {
                 None => self.joined = Some(parser.first(piece.sink, self.offset)?),
                 Some(all) => parser.join(all, piece.sink, self.offset)?,
             }
-            self.offset = self.offset.saturating_add(piece.newlines);
+            self.offset = self.offset.saturating_add(piece.counts.newlines);
         }
         Ok(())
     }
@@ -296,42 +385,16 @@ fn split_pieces(block: &[u8]) -> Vec<&[u8]> {
 /// One piece, parsed.
 struct Piece<S> {
     sink: S,
-    /// Non-blank lines.
-    data_lines: u64,
-    /// Newlines in the piece: how far the next piece's numbers are shifted.
-    newlines: u32,
+    counts: LineCounts,
 }
 
 fn parse_piece<P: LineParser>(parser: &P, piece: &[u8]) -> Result<Piece<P::Sink>, LineError> {
     // No line is shorter than 2 bytes with its newline; capacity that is
     // reserved but never written costs no memory.
     let mut sink = parser.sink_for(piece.len() / 2 + 1, piece.len());
-    let mut number: u32 = 1;
-    let mut data_lines = 0;
-    let mut newlines = 0;
-    let mut rest = piece;
-    while !rest.is_empty() {
-        let (line, after) = match memchr::memchr(b'\n', rest) {
-            Some(i) => {
-                newlines += 1;
-                (&rest[..i], &rest[i + 1..])
-            }
-            None => (rest, &rest[rest.len()..]),
-        };
-        let maybe_blank = line.first().is_none_or(|&b| b.is_ascii_whitespace());
-        if !(maybe_blank && is_blank(line)) {
-            parser.parse(&mut sink, line, number)?;
-            data_lines += 1;
-        }
-        number = number.saturating_add(1);
-        rest = after;
-    }
+    let counts = parser.parse_piece(&mut sink, piece)?;
     parser.end_piece(&mut sink)?;
-    Ok(Piece {
-        sink,
-        data_lines,
-        newlines,
-    })
+    Ok(Piece { sink, counts })
 }
 
 #[cfg(test)]

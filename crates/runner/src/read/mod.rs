@@ -379,7 +379,11 @@ pub fn read_qrels_with(input: &Input, progress: Progress<'_>) -> Result<Qrels, R
     match input.format {
         Format::Trec => {
             let parsed = input.parse(&TrecQrels, QRELS_LINE, progress)?;
-            finish_qrels(input, parsed.sink)
+            parsed
+                .sink
+                .parts
+                .finish()
+                .map_err(|e| qrels_error(input, e))
         }
         Format::Jsonl => {
             let sink = input.parse(&Jsonl, JSONL_LINE, progress)?.sink;
@@ -478,7 +482,12 @@ fn run_error_at(error: RunError) -> (Option<u32>, ReadErrorKind) {
 }
 
 fn finish_qrels(input: &Input, builder: QrelsBuilder) -> Result<Qrels, ReadError> {
-    builder.finish().map_err(|e| match e {
+    builder.finish().map_err(|e| qrels_error(input, e))
+}
+
+/// A core error from finishing qrels, as a read error in `input`.
+fn qrels_error(input: &Input, error: QrelsError) -> ReadError {
+    match error {
         QrelsError::ConflictingGrades {
             query,
             doc,
@@ -497,5 +506,5 @@ fn finish_qrels(input: &Input, builder: QrelsBuilder) -> Result<Qrels, ReadError
             },
         ),
         other => input.error(None, ReadErrorKind::Data(other.to_string())),
-    })
+    }
 }

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use super::csv::CsvRun;
 use super::error::{LineError, ReadError};
-use super::lines::{LineParser, RunLines, RunSink};
+use super::lines::{LineCounts, LineParser, RunLines, RunSink};
 use super::trec::{RUN_LINE, TrecRun};
 use super::{Format, Input, Progress, ReadOptions, finish_run, run_error_at};
 
@@ -27,6 +27,14 @@ pub(crate) trait ListScorer: Sync {
     type Scores: Send + Default;
     /// Scores `query`'s complete, finished `list` into `scores`.
     fn score_list(&self, query: &[u8], list: RankedList<'_>, scores: &mut Self::Scores);
+    /// Finishes (repeats per `duplicates`, order) and scores the complete
+    /// list of one query in `buffer` into `scores`.
+    fn score_buffer(
+        &self,
+        buffer: &ListBuffer,
+        duplicates: Duplicates,
+        scores: &mut Self::Scores,
+    ) -> Result<(), RunError>;
     /// Scores every list of `part`, a set of complete queries, into `scores`.
     fn score(&self, part: &Run, scores: &mut Self::Scores) {
         for r in 0..part.num_queries() as u32 {
@@ -160,9 +168,11 @@ impl<S: ListScorer> Pusher<'_, '_, S> {
     /// The query in the buffer is complete: finish, judge and score it.
     fn complete(&mut self) {
         let sink = &mut *self.sink;
-        match sink.current.finish(self.duplicates) {
-            Ok(Some((query, list))) => self.scorer.score_list(query, list, &mut sink.scores),
-            Ok(None) => {}
+        match self
+            .scorer
+            .score_buffer(&sink.current, self.duplicates, &mut sink.scores)
+        {
+            Ok(()) => {}
             Err(error) => {
                 if sink.failed.is_none() {
                     let (line, kind) = run_error_at(error);
@@ -195,6 +205,11 @@ impl<S: ListScorer> RunSink for Pusher<'_, '_, S> {
         }
         self.sink.current.push_scored_at(query, doc, score, at)
     }
+
+    #[inline]
+    fn take_failure(&mut self) -> Option<LineError> {
+        self.sink.failed.take()
+    }
 }
 
 impl<P, S> LineParser for Streaming<'_, P, S>
@@ -220,6 +235,15 @@ where
             Some(error) => Err(error),
             None => Ok(()),
         }
+    }
+
+    fn parse_piece(&self, sink: &mut Self::Sink, piece: &[u8]) -> Result<LineCounts, LineError> {
+        let mut pusher = Pusher {
+            sink,
+            scorer: self.scorer,
+            duplicates: self.duplicates,
+        };
+        self.inner.parse_piece_into(&mut pusher, piece)
     }
 
     fn end_piece(&self, sink: &mut Self::Sink) -> Result<(), LineError> {

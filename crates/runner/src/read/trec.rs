@@ -6,11 +6,11 @@
 //! not used (a run's order comes from its scores), and text after a run's
 //! sixth field is ignored.
 
-use rankeval_core::{QrelsBuilder, QrelsError, RunBuilder, RunError};
+use rankeval_core::{QrelsBuilder, QrelsError, QrelsParts, RunBuilder, RunError};
 
-use super::error::{LineError, ReadErrorKind};
-use super::fields::{Fields, parse_f64, parse_i64};
-use super::lines::{LineParser, RunLines, RunSink};
+use super::error::{LineError, ReadErrorKind, excerpt};
+use super::fields::{Fields, Window, decimal_at, parse_f64, parse_i64};
+use super::lines::{LineCounts, LineParser, RunLines, RunSink, each_line};
 
 /// What a qrels line looks like, for messages.
 pub(crate) const QRELS_LINE: &str = "4 fields: query iteration document grade";
@@ -20,20 +20,32 @@ pub(crate) const RUN_LINE: &str = "6 fields: query Q0 document rank score tag";
 /// Parses TREC qrels lines.
 pub(crate) struct TrecQrels;
 
-impl LineParser for TrecQrels {
-    type Sink = QrelsBuilder;
+/// Qrels being read: the piece being parsed, then the finished pieces.
+#[derive(Debug, Default)]
+pub(crate) struct QrelsSink {
+    /// The lines of the piece being parsed.
+    builder: QrelsBuilder,
+    /// Finished pieces, in input order.
+    pub(crate) parts: QrelsParts,
+}
 
-    fn sink(&self) -> QrelsBuilder {
-        QrelsBuilder::new()
+impl LineParser for TrecQrels {
+    type Sink = QrelsSink;
+
+    fn sink(&self) -> QrelsSink {
+        QrelsSink::default()
     }
 
-    fn sink_for(&self, _lines: usize, bytes: usize) -> QrelsBuilder {
+    fn sink_for(&self, _lines: usize, bytes: usize) -> QrelsSink {
         // A qrels line has at least 8 bytes.
-        QrelsBuilder::with_capacity(bytes / 8 + 1, bytes / 3)
+        QrelsSink {
+            builder: QrelsBuilder::with_capacity(bytes / 8 + 1, bytes / 3),
+            parts: QrelsParts::new(),
+        }
     }
 
     #[inline]
-    fn parse(&self, sink: &mut QrelsBuilder, line: &[u8], number: u32) -> Result<(), LineError> {
+    fn parse(&self, sink: &mut QrelsSink, line: &[u8], number: u32) -> Result<(), LineError> {
         let mut fields = Fields::new(line);
         let (Some(query), Some(_iteration), Some(doc), Some(grade), None) = (
             fields.next(),
@@ -44,20 +56,84 @@ impl LineParser for TrecQrels {
         ) else {
             return Err(field_count(number, line, QRELS_LINE));
         };
-        let grade = parse_i64("grade", grade).map_err(|e| LineError::new(number, e))?;
-        sink.push_at(query, doc, grade, number)
-            .map_err(|e| LineError::new(number, qrels_push_error(e)))
+        push_judgement(&mut sink.builder, query, doc, grade, number)
     }
 
-    fn join(
-        &self,
-        sink: &mut QrelsBuilder,
-        later: QrelsBuilder,
-        offset: u32,
-    ) -> Result<(), LineError> {
-        sink.append(later, offset);
+    fn parse_piece(&self, sink: &mut QrelsSink, piece: &[u8]) -> Result<LineCounts, LineError> {
+        each_line(
+            piece,
+            sink,
+            |sink, rest, number| {
+                let Some(line) = qrels_line(rest) else {
+                    return Ok(None);
+                };
+                push_judgement(&mut sink.builder, line.query, line.doc, line.grade, number)?;
+                Ok(Some(line.length))
+            },
+            |sink, line, number| self.parse(sink, line, number),
+        )
+    }
+
+    /// Checks and orders the piece's judgements while they are in the cache.
+    fn end_piece(&self, sink: &mut QrelsSink) -> Result<(), LineError> {
+        let builder = std::mem::take(&mut sink.builder);
+        if !builder.is_empty() {
+            sink.parts.push(builder.finish_part(), 0);
+        }
         Ok(())
     }
+
+    fn join(&self, sink: &mut QrelsSink, later: QrelsSink, offset: u32) -> Result<(), LineError> {
+        sink.parts.append(later.parts, offset);
+        Ok(())
+    }
+}
+
+/// The fields of a qrels line of the usual shape.
+struct QrelsLine<'a> {
+    query: &'a [u8],
+    doc: &'a [u8],
+    grade: &'a [u8],
+    /// The line's length, without its newline.
+    length: usize,
+}
+
+/// The qrels line at the start of `bytes`, if it has the usual shape: four
+/// fields, the first at the start of the line and the last right before
+/// the newline, all within 64 bytes. Any other line is left to the general
+/// path, which gives the same result or the error.
+#[inline]
+fn qrels_line(bytes: &[u8]) -> Option<QrelsLine<'_>> {
+    let window = Window::new(bytes)?;
+    let query_end = window.field_end(0);
+    if query_end == 0 {
+        return None;
+    }
+    let iteration = window.next_field(query_end)?;
+    let doc = window.next_field(window.field_end(iteration))?;
+    let doc_end = window.field_end(doc);
+    let grade = window.next_field(doc_end)?;
+    let grade_end = window.field_end(grade);
+    (grade_end == window.line_end()).then(|| QrelsLine {
+        query: &bytes[..query_end],
+        doc: &bytes[doc..doc_end],
+        grade: &bytes[grade..grade_end],
+        length: grade_end,
+    })
+}
+
+/// Parses a qrels line's grade and adds the judgement.
+#[inline]
+fn push_judgement(
+    sink: &mut QrelsBuilder,
+    query: &[u8],
+    doc: &[u8],
+    grade: &[u8],
+    number: u32,
+) -> Result<(), LineError> {
+    let grade = parse_i64("grade", grade).map_err(|e| LineError::new(number, e))?;
+    sink.push_at(query, doc, grade, number)
+        .map_err(|e| LineError::new(number, qrels_push_error(e)))
 }
 
 /// Parses TREC run lines.
@@ -79,6 +155,10 @@ impl LineParser for TrecRun {
     #[inline]
     fn parse(&self, sink: &mut RunBuilder, line: &[u8], number: u32) -> Result<(), LineError> {
         self.parse_into(sink, line, number)
+    }
+
+    fn parse_piece(&self, sink: &mut RunBuilder, piece: &[u8]) -> Result<LineCounts, LineError> {
+        self.parse_piece_into(sink, piece)
     }
 
     fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u32) -> Result<(), LineError> {
@@ -111,6 +191,79 @@ impl RunLines for TrecRun {
         }
         push_scored(sink, query, doc, score, number)
     }
+
+    fn parse_piece_into<S: RunSink>(
+        &self,
+        sink: &mut S,
+        piece: &[u8],
+    ) -> Result<LineCounts, LineError> {
+        each_line(
+            piece,
+            sink,
+            |sink, rest, number| {
+                let Some(line) = run_line(rest) else {
+                    return Ok(None);
+                };
+                match decimal_at(rest, line.score_start, line.score_end) {
+                    Some(score) => push_score(sink, line.query, line.doc, score, number)?,
+                    None => push_scored(
+                        sink,
+                        line.query,
+                        line.doc,
+                        &rest[line.score_start..line.score_end],
+                        number,
+                    )?,
+                }
+                match sink.take_failure() {
+                    Some(failure) => Err(failure),
+                    None => Ok(Some(line.length)),
+                }
+            },
+            |sink, line, number| {
+                self.parse_into(sink, line, number)?;
+                sink.take_failure().map_or(Ok(()), Err)
+            },
+        )
+    }
+}
+
+/// The fields of a run line of the usual shape that are read.
+struct RunLine<'a> {
+    query: &'a [u8],
+    doc: &'a [u8],
+    /// Where the score is in the line.
+    score_start: usize,
+    score_end: usize,
+    /// The line's length, without its newline.
+    length: usize,
+}
+
+/// The run line at the start of `bytes`, if it has the usual shape: six
+/// fields or more, the first at the start of the line, all within 64
+/// bytes. Any other line is left to the general path, which gives the same
+/// result or the error.
+#[inline]
+fn run_line(bytes: &[u8]) -> Option<RunLine<'_>> {
+    let window = Window::new(bytes)?;
+    let query_end = window.field_end(0);
+    if query_end == 0 {
+        return None;
+    }
+    let q0 = window.next_field(query_end)?;
+    let doc = window.next_field(window.field_end(q0))?;
+    let doc_end = window.field_end(doc);
+    let rank = window.next_field(doc_end)?;
+    let score = window.next_field(window.field_end(rank))?;
+    let score_end = window.field_end(score);
+    // The tag must be there; it and anything after it are not read.
+    window.next_field(score_end)?;
+    Some(RunLine {
+        query: &bytes[..query_end],
+        doc: &bytes[doc..doc_end],
+        score_start: score,
+        score_end,
+        length: window.line_end(),
+    })
 }
 
 /// Parses a run line's score and adds the entry.
@@ -122,17 +275,29 @@ fn push_scored<S: RunSink>(
     score: &[u8],
     number: u32,
 ) -> Result<(), LineError> {
-    let score = parse_f64("score", score).map_err(|e| LineError::new(number, e))?;
-    if score.is_nan() {
+    let value = parse_f64("score", score).map_err(|e| LineError::new(number, e))?;
+    if value.is_nan() {
         return Err(LineError::new(
             number,
             ReadErrorKind::BadNumber {
                 field: "score",
-                text: "NaN".into(),
+                text: excerpt(score),
                 expected: "a number that can be ordered",
             },
         ));
     }
+    push_score(sink, query, doc, value, number)
+}
+
+/// Adds an entry whose score is parsed (and not NaN).
+#[inline]
+fn push_score<S: RunSink>(
+    sink: &mut S,
+    query: &[u8],
+    doc: &[u8],
+    score: f64,
+    number: u32,
+) -> Result<(), LineError> {
     sink.push_scored_at(query, doc, score, number)
         .map_err(|e| LineError::new(number, run_push_error(e)))
 }
@@ -169,5 +334,187 @@ pub(crate) fn qrels_push_error(error: QrelsError) -> ReadErrorKind {
             expected: "a grade between -2147483647 and 2147483647",
         },
         other => ReadErrorKind::Data(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records every entry pushed, to compare two ways of parsing.
+    #[derive(Debug, Default, PartialEq)]
+    struct Entries(Vec<(String, String, u64, u32)>);
+
+    impl RunSink for Entries {
+        fn push_scored_at(
+            &mut self,
+            query: &[u8],
+            doc: &[u8],
+            score: f64,
+            at: u32,
+        ) -> Result<(), RunError> {
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            self.0.push((text(query), text(doc), score.to_bits(), at));
+            Ok(())
+        }
+    }
+
+    /// The outcome of parsing `piece` a line at a time, through the
+    /// general path only.
+    fn line_by_line<S>(
+        piece: &[u8],
+        sink: &mut S,
+        parse: impl Fn(&mut S, &[u8], u32) -> Result<(), LineError>,
+    ) -> Result<LineCounts, String> {
+        each_line(piece, sink, |_, _, _| Ok(None), parse)
+            .map_err(|e| format!("{}: {}", e.line, e.kind))
+    }
+
+    /// Random lines of both formats, most of the usual shape and some not:
+    /// tabs, runs of spaces, `\r\n`, leading blanks, blank lines, long
+    /// lines, scores the fast path leaves alone, no final newline; with
+    /// `errors`, now and then extra or missing fields and bad numbers.
+    fn random_lines(seed: u64, run: bool, errors: bool) -> Vec<u8> {
+        let mut state = seed;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut text = Vec::new();
+        for line in 0..400 {
+            let separator = |next: &mut dyn FnMut(u64) -> u64| match next(12) {
+                0 => "\t",
+                1 => "  ",
+                2 => " \t ",
+                _ => " ",
+            };
+            let mut fields: Vec<String> = vec![
+                format!("q{}", line / 7),
+                if run { "Q0".into() } else { "0".into() },
+                format!("doc-{}", next(1000)),
+            ];
+            if run {
+                fields.push(format!("{}", line % 7 + 1));
+                fields.push(match next(20) {
+                    0 => "1e-3".into(),
+                    1 => "-0".into(),
+                    2 if errors => "x1".into(),
+                    3 => "12345678.123456789".into(),
+                    _ => format!("{}.{:06}", next(100), next(1_000_000)),
+                });
+                fields.push(if next(15) == 0 {
+                    "a-very-long-run-tag-that-pushes-the-line-past-sixty-four-bytes".into()
+                } else {
+                    "tag".into()
+                });
+            } else {
+                fields.push(match next(20) {
+                    0 => "-1".into(),
+                    1 if errors => "2.5".into(),
+                    _ => format!("{}", next(4)),
+                });
+            }
+            match next(if errors { 30 } else { 1 << 40 }) {
+                0 => {
+                    fields.pop();
+                }
+                1 => fields.push("extra".into()),
+                _ => {}
+            }
+            if run && next(30) == 0 {
+                // Text after the tag is ignored.
+                fields.push("more text".into());
+            }
+            if next(25) == 0 {
+                text.extend_from_slice(b"  ");
+            }
+            for (i, field) in fields.iter().enumerate() {
+                if i > 0 {
+                    text.extend_from_slice(separator(&mut next).as_bytes());
+                }
+                text.extend_from_slice(field.as_bytes());
+            }
+            match next(20) {
+                0 => text.extend_from_slice(b"\r\n"),
+                1 => text.extend_from_slice(b" \n"),
+                2 => text.extend_from_slice(b"\n\n"),
+                _ => text.push(b'\n'),
+            }
+        }
+        if next(2) == 0 {
+            text.pop();
+        }
+        text
+    }
+
+    #[test]
+    fn the_fast_path_for_run_lines_parses_like_the_general_one() {
+        for seed in 1..200 {
+            let text = random_lines(seed * 0x9E37_79B9, true, seed % 4 == 0);
+            // Every prefix that ends at a line boundary, so that errors are
+            // compared too (the first bad line ends the parse).
+            let mut fast = Entries::default();
+            let fast_result = TrecRun
+                .parse_piece_into(&mut fast, &text)
+                .map_err(|e| format!("{}: {}", e.line, e.kind));
+            let mut slow = Entries::default();
+            let slow_result = line_by_line(&text, &mut slow, |sink, line, number| {
+                TrecRun.parse_into(sink, line, number)
+            });
+            assert_eq!(fast, slow, "seed {seed}");
+            match (fast_result, slow_result) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(
+                        (a.data_lines, a.newlines),
+                        (b.data_lines, b.newlines),
+                        "seed {seed}"
+                    );
+                }
+                (a, b) => assert_eq!(a.err(), b.err(), "seed {seed}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_path_for_qrels_lines_parses_like_the_general_one() {
+        let describe = |sink: QrelsSink| {
+            let mut parts = sink.parts;
+            parts.push(sink.builder.finish_part(), 0);
+            match parts.finish() {
+                Ok(qrels) => format!(
+                    "{:?}",
+                    qrels
+                        .queries()
+                        .enumerate()
+                        .map(|(q, name)| (name.to_owned(), qrels.ideal_grades(q as u32).to_vec()))
+                        .collect::<Vec<_>>()
+                ),
+                Err(e) => e.to_string(),
+            }
+        };
+        for seed in 1..200 {
+            let text = random_lines(seed * 0x2545_F491, false, seed % 4 == 0);
+            let mut fast = QrelsSink::default();
+            let fast_result = TrecQrels
+                .parse_piece(&mut fast, &text)
+                .map_err(|e| format!("{}: {}", e.line, e.kind));
+            let mut slow = QrelsSink::default();
+            let slow_result = line_by_line(&text, &mut slow, |sink, line, number| {
+                TrecQrels.parse(sink, line, number)
+            });
+            match (fast_result, slow_result) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(
+                        (a.data_lines, a.newlines),
+                        (b.data_lines, b.newlines),
+                        "seed {seed}"
+                    );
+                    assert_eq!(describe(fast), describe(slow), "seed {seed}");
+                }
+                (a, b) => assert_eq!(a.err(), b.err(), "seed {seed}"),
+            }
+        }
     }
 }
