@@ -6,9 +6,10 @@
 
 use std::cmp::Ordering;
 
-use crate::buffer::ListBuffer;
+use crate::buffer::{Keys, ListBuffer};
 use crate::error::RunError;
 use crate::hash::hash_bytes;
+use crate::lists::same_bytes;
 use crate::params::{Cutoff, RelevanceLevel};
 use crate::qrels::Qrels;
 use crate::run::{Duplicates, RankedList};
@@ -254,7 +255,7 @@ impl Judge {
                         return Judgement::UNJUDGED;
                     }
                     let j = (occupant & 0xFFFF_FFFF) as usize - 1;
-                    if occupant >> 32 == fingerprint && store.doc(judged, j) == doc {
+                    if occupant >> 32 == fingerprint && same_bytes(store.doc(judged, j), doc) {
                         return Judgement::judged(grades[j]);
                     }
                     slot = (slot + 1) & mask;
@@ -287,7 +288,7 @@ impl Judge {
         let n = buffer.len();
         let judged = query.map(|q| qrels.judged(q));
         let num_judged = judged.map_or(0, |(_, l)| l.len);
-        let capacity = (2 * (n + num_judged)).next_power_of_two().max(2);
+        let capacity = (4 * (n + num_judged)).next_power_of_two();
         let mask = capacity - 1;
         self.table.clear();
         self.table.resize(capacity, 0);
@@ -323,9 +324,9 @@ impl Judge {
                 if occupant >> 32 == fingerprint {
                     let entry = (occupant & ENTRY) as usize - 1;
                     let first = if occupant & RUN_ENTRY != 0 {
-                        (buffer.doc(entry) == doc).then_some(entry)
+                        same_bytes(buffer.doc(entry), doc).then_some(entry)
                     } else if let Some((store, judged)) = &judged
-                        && store.doc(judged, entry) == doc
+                        && same_bytes(store.doc(judged, entry), doc)
                     {
                         match self.seen[entry] {
                             0 => {
@@ -383,11 +384,23 @@ impl Judge {
 
 /// Puts the entries `order` names in the run order of the spec: score
 /// descending, ties by document id descending (the ids are distinct).
+fn order_entries(order: &mut [u32], buffer: &ListBuffer) {
+    match buffer.keys() {
+        Keys::Fixed(keys) => order_by(order, |i| keys[i as usize], buffer),
+        Keys::Float(scores) => order_by(order, |i| scores[i as usize], buffer),
+    }
+}
+
+/// [`order_entries`] with the score of entry `i` as `score(i)`.
 ///
 /// Lists usually come sorted by score already, with only the documents of
 /// tied scores out of order: then only those runs of ties are sorted.
-fn order_entries(order: &mut [u32], buffer: &ListBuffer) {
-    let score = |i: u32| buffer.score(i as usize);
+#[inline]
+fn order_by<K: PartialOrd + Copy>(
+    order: &mut [u32],
+    score: impl Fn(u32) -> K,
+    buffer: &ListBuffer,
+) {
     let doc = |i: u32| buffer.doc(i as usize);
     let by_score = order.windows(2).all(|w| score(w[0]) >= score(w[1]));
     if !by_score {
@@ -417,7 +430,7 @@ fn order_entries(order: &mut [u32], buffer: &ListBuffer) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Duplicates, QrelsBuilder, RunBuilder};
+    use crate::{Decimal, Duplicates, QrelsBuilder, RunBuilder};
 
     #[test]
     fn judgement_semantics() {
@@ -482,6 +495,18 @@ mod tests {
                 } else {
                     score
                 };
+                if case % 5 < 3 {
+                    // Read as decimals, mostly with the same places (kept as
+                    // integers), now and then with others (kept as f64).
+                    let places = if next(15) == 0 { 3 } else { 2 };
+                    let scaled = (score.abs() * 10f64.powi(places)).round() as u64;
+                    let negative = score.is_sign_negative();
+                    let decimal = Decimal::new(negative, scaled, places as u8).unwrap();
+                    let (q, d) = (query.as_bytes(), doc.as_bytes());
+                    builder.push_scored_at(q, d, decimal.value(), at).unwrap();
+                    buffer.push_decimal_at(q, d, decimal, at).unwrap();
+                    continue;
+                }
                 builder
                     .push_scored_at(query.as_bytes(), doc.as_bytes(), score, at)
                     .unwrap();

@@ -93,7 +93,7 @@ pub mod syntax;
 pub mod testing;
 
 pub use aggregate::Aggregator;
-pub use buffer::ListBuffer;
+pub use buffer::{Decimal, ListBuffer};
 pub use error::{PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError};
 pub use id::Id;
 pub use interner::Interner;

@@ -1,8 +1,9 @@
 //! Qrels: the graded judgements of documents, per query.
 //!
-//! Each query's judgements are stored in ideal order (grade descending;
-//! equal grades in input order), so that the ideal grades nDCG needs and the
-//! relevant count `|R|` at any threshold are read off one contiguous slice.
+//! Each query's judgements are stored in input order, and its grades once
+//! more in ideal order (descending), so that the ideal grades nDCG needs and
+//! the relevant count `|R|` at any threshold are read off one contiguous
+//! slice.
 //! The engine's [`Judge`](crate::Judge) finds grades through a small hash
 //! table per query, which stays in the CPU cache.
 
@@ -24,6 +25,9 @@ pub struct Qrels {
     lists: Vec<(u32, u32)>,
     /// Finished stores: one per piece the qrels were read in.
     parts: Vec<ListStore<Grade>>,
+    /// Per part, the grades of each list in descending order, in the
+    /// places of the list's entries.
+    ideals: Vec<Vec<Grade>>,
 }
 
 /// Collects judgements in any order; [`finish`](QrelsBuilder::finish) checks
@@ -102,8 +106,7 @@ impl QrelsBuilder {
         self.store.num_entries() == 0
     }
 
-    /// Checks for conflicting grades and puts each query's judgements in
-    /// ideal order.
+    /// Checks for conflicting grades and orders each query's grades.
     pub fn finish(self) -> Result<Qrels, QrelsError> {
         let mut store = self.store.finish(&QrelsRules).map_err(|e| match e {
             FinishError::Repeat(e) => conflict(e, 0),
@@ -115,13 +118,14 @@ impl QrelsBuilder {
         Ok(Qrels {
             lists: (0..queries.len() as u32).map(|q| (0, q)).collect(),
             queries,
+            ideals: vec![ideal_grades(&store)],
             parts: vec![store],
         })
     }
 
     /// Finishes these judgements as one piece of larger qrels (a block of
     /// lines of a file read in parallel), right where they were read: each
-    /// query's judgements are checked and ordered now, and
+    /// query's judgements are checked and its grades ordered now, and
     /// [`QrelsParts::finish`] joins the pieces later, joining only the
     /// queries that continue from one piece into another.
     pub fn finish_part(self) -> QrelsPart {
@@ -134,6 +138,7 @@ impl QrelsBuilder {
             }
         };
         QrelsPart {
+            ideal: ideal_grades(&store),
             store,
             conflicts,
             offset: 0,
@@ -146,6 +151,8 @@ impl QrelsBuilder {
 pub struct QrelsPart {
     /// Finished, with positions (origins) kept.
     store: ListStore<Grade>,
+    /// The grades of each list in descending order.
+    ideal: Vec<Grade>,
     /// The conflicting grades found in the piece, the first of each query.
     conflicts: Vec<RepeatError<Grade>>,
     /// Added to the piece's positions to make them the input's.
@@ -192,6 +199,7 @@ impl QrelsParts {
     /// in input order.
     pub fn finish(self) -> Result<Qrels, QrelsError> {
         let mut parts: Vec<ListStore<Grade>> = Vec::with_capacity(self.parts.len() + 1);
+        let mut ideals: Vec<Vec<Grade>> = Vec::with_capacity(self.parts.len() + 1);
         let mut queries = Interner::new();
         let mut lists: Vec<(u32, u32)> = Vec::new();
         // For each query judged in more than one piece, every (piece, list)
@@ -223,6 +231,7 @@ impl QrelsParts {
             }
             offsets.push(part.offset);
             parts.push(part.store);
+            ideals.push(part.ideal);
         }
         // Conflicts within one piece stand for queries in that piece only;
         // those of joined queries are looked for again, over all pieces.
@@ -293,6 +302,7 @@ impl QrelsParts {
             for (list, (q, _)) in spanning.iter().enumerate() {
                 lists[*q as usize] = (p, list as u32);
             }
+            ideals.push(ideal_grades(&joined));
             parts.push(joined);
         }
         if let Some(conflict) = first {
@@ -305,8 +315,19 @@ impl QrelsParts {
             queries,
             lists,
             parts,
+            ideals,
         })
     }
+}
+
+/// The grades of each of `store`'s lists in descending order, in the places
+/// of the list's entries.
+fn ideal_grades(store: &ListStore<Grade>) -> Vec<Grade> {
+    let mut ideal = store.values.clone();
+    for list in &store.lists {
+        ideal[list.start..list.start + list.len].sort_unstable_by(|a, b| b.cmp(a));
+    }
+    ideal
 }
 
 /// A refused repeat as the qrels error, its positions shifted by `offset`.
@@ -345,8 +366,10 @@ impl ListRules<Grade> for QrelsRules {
         }
     }
 
+    /// Judgements keep their input order; only their grades are ordered,
+    /// apart (see [`ideal_grades`]).
     fn sorts(&self, _list: &List) -> bool {
-        true
+        false
     }
 
     fn compare_values(&self, a: Grade, b: Grade) -> Ordering {
@@ -388,6 +411,11 @@ impl Qrels {
         std::str::from_utf8(self.queries.resolve(index)).unwrap_or("\u{fffd}")
     }
 
+    /// The id of the query with dense index `index`, as bytes (UTF-8).
+    pub fn query_bytes(&self, index: u32) -> &[u8] {
+        self.queries.resolve(index)
+    }
+
     /// The judgements of query `index`: the store that holds them and
     /// where they are in it.
     #[inline]
@@ -399,8 +427,9 @@ impl Qrels {
 
     /// Every grade judged for the query `index`, in descending order.
     pub fn ideal_grades(&self, index: u32) -> &[Grade] {
-        let (store, list) = self.judged(index);
-        &store.values[list.start..list.start + list.len]
+        let (part, list) = self.lists[index as usize];
+        let list = self.parts[part as usize].lists[list as usize];
+        &self.ideals[part as usize][list.start..list.start + list.len]
     }
 
     /// The grade of `doc` for query `index`, if it is judged: a scan of the

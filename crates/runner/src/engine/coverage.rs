@@ -4,6 +4,7 @@
 use std::fmt;
 
 use rankeval_core::{Qrels, Run};
+use rayon::slice::ParallelSliceMut;
 use serde::{Deserialize, Serialize};
 
 /// What to do with a query that has judgements but no list in the run.
@@ -38,7 +39,7 @@ pub(crate) type Row<L> = (u32, Option<L>);
 /// Pairs the qrels' queries with the run's lists (`listed` finds a query's
 /// list), sorted by query id, and records what was left out; `run_only` are
 /// the run's queries without judgements.
-pub(crate) fn align<L>(
+pub(crate) fn align<L: Send>(
     qrels: &Qrels,
     listed: impl Fn(u32) -> Option<L>,
     mut run_only: Vec<String>,
@@ -60,7 +61,7 @@ pub(crate) fn align<L>(
                 .push(qrels.query_name(q).to_owned()),
         }
     }
-    rows.sort_unstable_by(|a, b| qrels.query_name(a.0).cmp(qrels.query_name(b.0)));
+    rows.par_sort_unstable_by(|a, b| qrels.query_bytes(a.0).cmp(qrels.query_bytes(b.0)));
     coverage.missing_skipped.sort_unstable();
     coverage.missing_scored_zero.sort_unstable();
     run_only.sort_unstable();

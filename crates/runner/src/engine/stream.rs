@@ -77,6 +77,9 @@ struct Scores {
     values: Vec<f64>,
     /// Queries of the run without judgements.
     run_only: Vec<String>,
+    /// The qrels index of the last query scored: runs and qrels usually
+    /// list queries in the same order, so the next query is tried first.
+    last: Option<u32>,
 }
 
 impl ListScorer for QueryScorer<'_> {
@@ -109,7 +112,17 @@ impl ListScorer for QueryScorer<'_> {
         let Some(query_id) = buffer.query() else {
             return Ok(());
         };
-        let query = self.qrels.query_index(query_id);
+        let next = scores.last.map_or(0, |q| q + 1);
+        let query = if (next as usize) < self.qrels.num_queries()
+            && self.qrels.query_bytes(next) == query_id
+        {
+            Some(next)
+        } else {
+            self.qrels.query_index(query_id)
+        };
+        if query.is_some() {
+            scores.last = query;
+        }
         let judge = scores
             .judge
             .get_or_insert_with(|| Judge::new(self.depth, self.level));

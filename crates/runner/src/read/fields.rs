@@ -1,5 +1,7 @@
 //! Byte-level field splitting and number parsing for line formats.
 
+use rankeval_core::Decimal;
+
 use super::error::{ReadErrorKind, excerpt};
 
 /// The whitespace-separated fields of a line: fields are separated by
@@ -92,8 +94,15 @@ impl Window {
     /// newline is among them.
     #[inline]
     pub(crate) fn new(bytes: &[u8]) -> Option<Self> {
-        let chunk: &[u8; 64] = bytes.get(..64)?.try_into().ok()?;
-        let (spaces, newlines) = masks(chunk);
+        // Most lines end within 32 bytes (qrels) or just past them (runs).
+        let low: &[u8; 32] = bytes.get(..32)?.try_into().ok()?;
+        let (mut spaces, mut newlines) = masks(low);
+        if newlines == 0 {
+            let high: &[u8; 32] = bytes.get(32..64)?.try_into().ok()?;
+            let (high_spaces, high_newlines) = masks(high);
+            spaces |= high_spaces << 32;
+            newlines = high_newlines << 32;
+        }
         (newlines != 0).then(|| Self {
             spaces,
             line_end: newlines.trailing_zeros(),
@@ -126,7 +135,7 @@ impl Window {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[allow(unsafe_code)]
 #[inline]
-fn masks(chunk: &[u8; 64]) -> (u64, u64) {
+fn masks(chunk: &[u8; 32]) -> (u64, u64) {
     // SAFETY: the function only needs SSE2, which the `cfg` above makes
     // sure the target has; it reads nothing but `chunk`.
     unsafe { masks_sse2(chunk) }
@@ -134,7 +143,7 @@ fn masks(chunk: &[u8; 64]) -> (u64, u64) {
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2")]
-fn masks_sse2(chunk: &[u8; 64]) -> (u64, u64) {
+fn masks_sse2(chunk: &[u8; 32]) -> (u64, u64) {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_set_epi64x, _mm_set1_epi8,
     };
@@ -161,7 +170,7 @@ fn masks_sse2(chunk: &[u8; 64]) -> (u64, u64) {
 /// `chunk`, a byte at a time.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline]
-fn masks(chunk: &[u8; 64]) -> (u64, u64) {
+fn masks(chunk: &[u8; 32]) -> (u64, u64) {
     let mut spaces = 0u64;
     let mut newlines = 0u64;
     for (i, &b) in chunk.iter().enumerate() {
@@ -186,8 +195,8 @@ pub(crate) fn is_blank(line: &[u8]) -> bool {
 /// Parses a float field (a score).
 #[inline]
 pub(crate) fn parse_f64(field: &'static str, text: &[u8]) -> Result<f64, ReadErrorKind> {
-    if let Some(value) = plain_decimal(text) {
-        return Ok(value);
+    if let Some(decimal) = plain_decimal(text) {
+        return Ok(decimal.value());
     }
     fast_float2::parse(text).map_err(|_| ReadErrorKind::BadNumber {
         field,
@@ -196,20 +205,15 @@ pub(crate) fn parse_f64(field: &'static str, text: &[u8]) -> Result<f64, ReadErr
     })
 }
 
-/// Powers of ten that are exact in an f64.
-const POWERS_OF_TEN: [f64; 16] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-];
-
-/// The value of a plain decimal such as `-12.345678` (optional sign,
-/// digits, optional point and digits) with at most 15 digits, else `None`.
+/// A plain decimal such as `-12.345678` (optional sign, digits, optional
+/// point and digits) with at most 15 digits, else `None`.
 ///
-/// Clinger's fast path: the digits form an integer below 2^53 and the power
-/// of ten is exact, so one division rounds correctly: the same bits as any
-/// correct parser. Everything else (exponents, long mantissas, `inf`) goes
-/// to the general parser.
+/// Its [`Decimal::value`] is Clinger's fast path: the digits form an
+/// integer below 2^53 and the power of ten is exact, so one division rounds
+/// correctly: the same bits as any correct parser. Everything else
+/// (exponents, long mantissas, `inf`) goes to the general parser.
 #[inline]
-fn plain_decimal(text: &[u8]) -> Option<f64> {
+fn plain_decimal(text: &[u8]) -> Option<Decimal> {
     let (negative, digits) = match text {
         [b'-', rest @ ..] => (true, rest),
         [b'+', rest @ ..] => (false, rest),
@@ -234,9 +238,7 @@ fn plain_decimal(text: &[u8]) -> Option<f64> {
     if count == 0 || count > 15 {
         return None;
     }
-    // Below 10^15 < 2^53, so exact as an i64 and as an f64.
-    let value = mantissa as i64 as f64 / POWERS_OF_TEN[decimals];
-    Some(if negative { -value } else { value })
+    Decimal::new(negative, mantissa, decimals as u8)
 }
 
 /// `mantissa` extended by the decimal digits at the start of `text`, and
@@ -253,17 +255,16 @@ fn leading_digits(text: &[u8], mut mantissa: u64) -> (u64, usize) {
     (mantissa, text.len())
 }
 
-/// The value of the plain decimal in `bytes[start..end]`, as
-/// [`plain_decimal`] gives it, read eight bytes at a time: `None` unless it
-/// has at most 7 digits before the point and 8 after it, and 8 bytes can
-/// be read from where each part starts (the caller then parses the field
-/// the general way).
+/// The plain decimal in `bytes[start..end]`, as [`plain_decimal`] reads
+/// it, read eight bytes at a time: `None` unless it has at most 7 digits
+/// before the point and 8 after it, and 8 bytes can be read from where each
+/// part starts (the caller then parses the field the general way).
 ///
 /// Each part is checked and converted in one 64-bit word: all digits are
 /// checked at once, and eight digits are combined with three
 /// multiplications (the method of simdjson and fast_float).
 #[inline]
-pub(crate) fn decimal_at(bytes: &[u8], start: usize, end: usize) -> Option<f64> {
+pub(crate) fn decimal_at(bytes: &[u8], start: usize, end: usize) -> Option<Decimal> {
     let (negative, at) = match *bytes.get(start)? {
         b'-' => (true, start + 1),
         b'+' => (false, start + 1),
@@ -295,9 +296,8 @@ pub(crate) fn decimal_at(bytes: &[u8], start: usize, end: usize) -> Option<f64> 
             decimals,
         )
     };
-    // At most 15 digits: below 2^53, so exact as an i64 and as an f64.
-    let value = mantissa as i64 as f64 / POWERS_OF_TEN[decimals];
-    Some(if negative { -value } else { value })
+    // At most 7 + 8 digits.
+    Decimal::new(negative, mantissa, decimals as u8)
 }
 
 /// Powers of ten as integers, for combining the two parts of a decimal.
@@ -454,7 +454,7 @@ mod tests {
         for text in &texts {
             let exact: f64 = text.parse().unwrap();
             if let Some(fast) = plain_decimal(text.as_bytes()) {
-                assert_eq!(fast.to_bits(), exact.to_bits(), "{text}");
+                assert_eq!(fast.value().to_bits(), exact.to_bits(), "{text}");
                 fast_path += 1;
             }
             let parsed = parse_f64("score", text.as_bytes()).unwrap();
@@ -576,14 +576,11 @@ mod tests {
             let start = 9;
             let end = start + text.len();
             let general = parse_f64("score", text.as_bytes()).ok();
-            if let Some(value) = decimal_at(line.as_bytes(), start, end) {
+            if let Some(decimal) = decimal_at(line.as_bytes(), start, end) {
                 fast += 1;
                 let general = general.unwrap_or_else(|| panic!("{text:?} is not a number"));
-                assert_eq!(value.to_bits(), general.to_bits(), "{text:?}");
-                assert_eq!(
-                    plain_decimal(text.as_bytes()).map(f64::to_bits),
-                    Some(value.to_bits())
-                );
+                assert_eq!(decimal.value().to_bits(), general.to_bits(), "{text:?}");
+                assert_eq!(plain_decimal(text.as_bytes()), Some(decimal), "{text:?}");
             } else {
                 assert!(!fast_path_shape(text), "{text:?} must take the fast path");
             }

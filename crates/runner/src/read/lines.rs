@@ -100,6 +100,18 @@ pub(crate) trait RunSink {
         score: f64,
         at: u32,
     ) -> Result<(), rankeval_core::RunError>;
+    /// [`push_scored_at`](Self::push_scored_at) for a score read as a
+    /// plain decimal.
+    #[inline]
+    fn push_decimal_at(
+        &mut self,
+        query: &[u8],
+        doc: &[u8],
+        score: rankeval_core::Decimal,
+        at: u32,
+    ) -> Result<(), rankeval_core::RunError> {
+        self.push_scored_at(query, doc, score.value(), at)
+    }
     /// A problem found after a push returned (an earlier query, finished
     /// when this line began another one, repeats a document), with its own
     /// line; asked after every line.

@@ -12,7 +12,7 @@
 //! Whether the run really is grouped is for the scorer to tell (a query
 //! scored twice); the caller then reads it the general way.
 
-use rankeval_core::{Duplicates, ListBuffer, RankedList, Run, RunBuilder, RunError};
+use rankeval_core::{Decimal, Duplicates, ListBuffer, RankedList, Run, RunBuilder, RunError};
 use rayon::prelude::*;
 
 use super::csv::CsvRun;
@@ -165,6 +165,22 @@ struct Pusher<'s, 'p, S: ListScorer> {
 }
 
 impl<S: ListScorer> Pusher<'_, '_, S> {
+    /// Before an entry of `query`: if the buffer holds another query, that
+    /// query is complete.
+    #[inline]
+    fn next_entry(&mut self, query: &[u8]) {
+        if self.sink.current.holds_other_query(query) {
+            if self.sink.moved_on {
+                self.complete();
+            } else {
+                // The piece's first query ended: it may have begun in the
+                // piece before, so it is held, not scored.
+                self.sink.head = Some(self.sink.current.take_builder());
+                self.sink.moved_on = true;
+            }
+        }
+    }
+
     /// The query in the buffer is complete: finish, judge and score it.
     fn complete(&mut self) {
         let sink = &mut *self.sink;
@@ -193,17 +209,20 @@ impl<S: ListScorer> RunSink for Pusher<'_, '_, S> {
         score: f64,
         at: u32,
     ) -> Result<(), RunError> {
-        if self.sink.current.holds_other_query(query) {
-            if self.sink.moved_on {
-                self.complete();
-            } else {
-                // The piece's first query ended: it may have begun in the
-                // piece before, so it is held, not scored.
-                self.sink.head = Some(self.sink.current.take_builder());
-                self.sink.moved_on = true;
-            }
-        }
+        self.next_entry(query);
         self.sink.current.push_scored_at(query, doc, score, at)
+    }
+
+    #[inline]
+    fn push_decimal_at(
+        &mut self,
+        query: &[u8],
+        doc: &[u8],
+        score: Decimal,
+        at: u32,
+    ) -> Result<(), RunError> {
+        self.next_entry(query);
+        self.sink.current.push_decimal_at(query, doc, score, at)
     }
 
     #[inline]

@@ -205,7 +205,9 @@ impl RunLines for TrecRun {
                     return Ok(None);
                 };
                 match decimal_at(rest, line.score_start, line.score_end) {
-                    Some(score) => push_score(sink, line.query, line.doc, score, number)?,
+                    Some(score) => sink
+                        .push_decimal_at(line.query, line.doc, score, number)
+                        .map_err(|e| LineError::new(number, run_push_error(e)))?,
                     None => push_scored(
                         sink,
                         line.query,
@@ -286,19 +288,7 @@ fn push_scored<S: RunSink>(
             },
         ));
     }
-    push_score(sink, query, doc, value, number)
-}
-
-/// Adds an entry whose score is parsed (and not NaN).
-#[inline]
-fn push_score<S: RunSink>(
-    sink: &mut S,
-    query: &[u8],
-    doc: &[u8],
-    score: f64,
-    number: u32,
-) -> Result<(), LineError> {
-    sink.push_scored_at(query, doc, score, number)
+    sink.push_scored_at(query, doc, value, number)
         .map_err(|e| LineError::new(number, run_push_error(e)))
 }
 
