@@ -25,6 +25,16 @@ impl Interner {
         Self::default()
     }
 
+    /// An empty interner with room for `strings` strings of `bytes` bytes
+    /// in all, so that it does not grow while they are added.
+    pub fn with_capacity(strings: usize, bytes: usize) -> Self {
+        Self {
+            bytes: Vec::with_capacity(bytes),
+            ends: Vec::with_capacity(strings),
+            table: HashTable::with_capacity(strings),
+        }
+    }
+
     /// The id of `key`, adding it if it is new.
     pub fn intern(&mut self, key: &[u8]) -> u32 {
         let hash = hash_bytes(key);
@@ -58,6 +68,16 @@ impl Interner {
     /// How many distinct strings are interned.
     pub fn len(&self) -> usize {
         self.ends.len()
+    }
+
+    /// How many strings fit before the interner grows.
+    pub fn capacity(&self) -> usize {
+        self.ends.capacity()
+    }
+
+    /// The total length of the interned strings, in bytes.
+    pub fn byte_len(&self) -> usize {
+        self.bytes.len()
     }
 
     /// Whether nothing is interned.

@@ -515,7 +515,8 @@ impl<V: Copy> Scratch<V> {
         if n < 2 {
             return Ok(());
         }
-        let capacity = (2 * n).next_power_of_two();
+        // Four slots per entry: probes rarely collide.
+        let capacity = (4 * n).next_power_of_two();
         let mask = capacity - 1;
         self.table.clear();
         self.table.resize(capacity, 0);

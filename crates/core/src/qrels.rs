@@ -200,12 +200,16 @@ impl QrelsParts {
     pub fn finish(self) -> Result<Qrels, QrelsError> {
         let mut parts: Vec<ListStore<Grade>> = Vec::with_capacity(self.parts.len() + 1);
         let mut ideals: Vec<Vec<Grade>> = Vec::with_capacity(self.parts.len() + 1);
-        let mut queries = Interner::new();
-        let mut lists: Vec<(u32, u32)> = Vec::new();
+        // Room for every piece's queries: the table never grows.
+        let mut queries = Interner::with_capacity(
+            self.parts.iter().map(|p| p.store.queries.len()).sum(),
+            self.parts.iter().map(|p| p.store.queries.byte_len()).sum(),
+        );
+        let mut lists: Vec<(u32, u32)> = Vec::with_capacity(queries.capacity());
         // For each query judged in more than one piece, every (piece, list)
         // holding its judgements, in input order.
         let mut spanning: Vec<(u32, Vec<(u32, u32)>)> = Vec::new();
-        let mut spanning_of: Vec<u32> = Vec::new();
+        let mut spanning_of: Vec<u32> = Vec::with_capacity(queries.capacity());
         let mut conflicts: Vec<(u32, RepeatError<Grade>)> = Vec::new();
         let mut offsets = Vec::with_capacity(self.parts.len());
         for (p, part) in self.parts.into_iter().enumerate() {
@@ -324,10 +328,36 @@ impl QrelsParts {
 /// of the list's entries.
 fn ideal_grades(store: &ListStore<Grade>) -> Vec<Grade> {
     let mut ideal = store.values.clone();
+    let mut counts = Vec::new();
     for list in &store.lists {
-        ideal[list.start..list.start + list.len].sort_unstable_by(|a, b| b.cmp(a));
+        sort_descending(&mut ideal[list.start..list.start + list.len], &mut counts);
     }
     ideal
+}
+
+/// Sorts `grades` in descending order: by counting when they span a small
+/// range (as grades do), else by comparing.
+fn sort_descending(grades: &mut [Grade], counts: &mut Vec<u32>) {
+    const SMALL_RANGE: i64 = 64;
+    let (Some(&min), Some(&max)) = (grades.iter().min(), grades.iter().max()) else {
+        return;
+    };
+    let range = i64::from(max) - i64::from(min);
+    if range >= SMALL_RANGE || grades.len() < 8 {
+        grades.sort_unstable_by(|a, b| b.cmp(a));
+        return;
+    }
+    counts.clear();
+    counts.resize(range as usize + 1, 0);
+    for &grade in grades.iter() {
+        counts[(i64::from(grade) - i64::from(min)) as usize] += 1;
+    }
+    let mut at = 0;
+    for (offset, &count) in counts.iter().enumerate().rev() {
+        let grade = (i64::from(min) + offset as i64) as Grade;
+        grades[at..at + count as usize].fill(grade);
+        at += count as usize;
+    }
 }
 
 /// A refused repeat as the qrels error, its positions shifted by `offset`.
@@ -571,6 +601,29 @@ mod tests {
         // Both outcomes were compared, many times over.
         assert!(conflicts > 50 && conflicts < 350, "{conflicts}");
         assert!(joined > 300, "{joined}");
+    }
+
+    #[test]
+    fn grades_are_sorted_descending_by_counting_or_comparing() {
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut counts = Vec::new();
+        for case in 0..2000 {
+            let spread = [3, 10, 100, 1 << 31][case % 4];
+            let grades: Vec<Grade> = (0..next(60))
+                .map(|_| (next(spread) as i64 - (spread / 2) as i64) as Grade)
+                .collect();
+            let mut expected = grades.clone();
+            expected.sort_by(|a, b| b.cmp(a));
+            let mut sorted = grades;
+            sort_descending(&mut sorted, &mut counts);
+            assert_eq!(sorted, expected, "case {case}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Input files mapped into memory: parsed where the kernel keeps them,
-//! without copying them into buffers first. The one place rankeval uses
-//! `unsafe`, for the two calls the mapping needs.
+//! without copying them into buffers first. One of the two places rankeval
+//! uses `unsafe` (the other is the SSE2 call in `fields.rs`), for the two
+//! calls the mapping needs.
 
 #![allow(unsafe_code)]
 
