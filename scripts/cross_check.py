@@ -9,7 +9,8 @@ random qrels and a run with exact ties, near-equal scores, graded and
 negative judgements, ids whose byte order matters ("d9" vs "d10"), queries
 in only one of the two files, and evaluates them with both tools at
 relevance levels 1 and 2. For every measure the two share, it reports the
-largest difference over all queries and trials.
+largest difference over all queries and trials, and for gm_map and gm_bpref
+(geometric means, trec_eval's convention for zeros) over all trials.
 
 pytrec_eval (trec_eval 9) stores scores as f32: two scores that differ as
 f64 but not as f32 are a tie for it, broken by document id, where rankeval
@@ -25,6 +26,7 @@ trials where it fails are counted and listed, not compared.
 
 import argparse
 import json
+import math
 import os
 import random
 import struct
@@ -63,9 +65,13 @@ MEASURES = {
     "num_rel": "num_rel",
     "num_rel_ret": "num_rel_ret",
 }
+# rankeval metric -> pytrec_eval measure whose per-query values are logs,
+# and whose aggregate is exp(mean): compared with rankeval's `gmean`.
+GEOMETRIC = {"ap": "gm_map", "bpref": "gm_bpref"}
 FAMILIES = {
     "map", "map_cut", "P", "set_P", "recall", "set_recall", "recip_rank", "ndcg",
     "ndcg_cut", "Rprec", "bpref", "success", "set_F", "num_ret", "num_rel", "num_rel_ret",
+    "gm_map", "gm_bpref",
 }
 
 
@@ -142,9 +148,10 @@ def pytrec(qrels, run, level):
 
 
 def rankeval(qrels_path, run_path, level):
-    """rankeval's per-query values: {spec in MEASURES: {query: value}}."""
+    """rankeval's per-query values, {spec in MEASURES: {query: value}}, and
+    geometric means, {spec in GEOMETRIC: value}."""
     args = [BINARY, "eval", "--qrels", qrels_path, "--run", run_path, "--rel", str(level),
-            "--format", "json", "--per-query"]
+            "--format", "json", "--per-query", "-a", "mean", "-a", "gmean"]
     for metric in MEASURES:
         args += ["-m", metric]
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
@@ -153,7 +160,9 @@ def rankeval(qrels_path, run_path, level):
     names = list(report["metrics"])
     assert len(names) == len(MEASURES), names
     per_query = report.get("per_query", {})
-    return {spec: per_query.get(name, {}) for spec, name in zip(MEASURES, names)}
+    by_spec = dict(zip(MEASURES, names))
+    geometric = {spec: report["metrics"][by_spec[spec]]["gmean"] for spec in GEOMETRIC}
+    return {spec: per_query.get(name, {}) for spec, name in by_spec.items()}, geometric
 
 
 def main():
@@ -171,6 +180,7 @@ def main():
     rng = random.Random(options.seed)
     worst = {m: 0.0 for m in MEASURES}
     worst_f32 = {m: 0.0 for m in MEASURES}
+    worst_geometric = {m: 0.0 for m in GEOMETRIC}
     counts = {"compared": 0, "explained": 0, "unexplained": 0}
     unexplained = []
     pytrec_failed = []
@@ -185,8 +195,17 @@ def main():
                 if theirs is None:
                     pytrec_failed.append((trial, level))
                     continue
-                ours = rankeval(qrels_path, run_path, level)
-                ours_f32 = rankeval(qrels_path, rounded_path, level)
+                ours, _ = rankeval(qrels_path, run_path, level)
+                ours_f32, geometric_f32 = rankeval(qrels_path, rounded_path, level)
+                for metric, measure in GEOMETRIC.items():
+                    logs = [per_query[measure] for per_query in theirs.values()]
+                    if logs:
+                        expected = math.exp(sum(logs) / len(logs))
+                        diff = abs(geometric_f32[metric] - expected)
+                        worst_geometric[metric] = max(worst_geometric[metric], diff)
+                        if diff > 1e-9:
+                            counts["unexplained"] += 1
+                            unexplained.append((trial, level, "all", GEOMETRIC[metric], geometric_f32[metric], expected))
                 for metric, measure in MEASURES.items():
                     for q, per_query in theirs.items():
                         counts["compared"] += 1
@@ -207,6 +226,9 @@ def main():
     print(f"{'rankeval':<12} {'pytrec_eval':<12} {'largest difference':>20} {'with f32 scores':>16}")
     for metric, measure in MEASURES.items():
         print(f"{metric:<12} {measure:<12} {worst[metric]:>20.3g} {worst_f32[metric]:>16.3g}")
+    for metric, measure in GEOMETRIC.items():
+        label = f"{metric} gmean"
+        print(f"{label:<12} {measure:<12} {'':>20} {worst_geometric[metric]:>16.3g}")
     for case in unexplained[:20]:
         print("unexplained (trial, level, query, metric, rankeval, pytrec_eval):", case)
     return 1 if counts["unexplained"] else 0

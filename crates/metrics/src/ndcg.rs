@@ -34,12 +34,42 @@ pub fn ndcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64 {
         Some(k) => &ideal[..k.get().min(ideal.len())],
         None => ideal,
     };
+    let top = ideal.first().copied().unwrap_or(0);
+    if gain == Gain::Exponential && top > LARGEST_UNSCALED_GRADE {
+        return scaled_exponential_ndcg(q, k, ideal, top);
+    }
     let ideal_dcg = discounted_sum(ideal.iter().copied(), gain);
     if ideal_dcg > 0.0 {
         dcg(q, k, gain) / ideal_dcg
     } else {
         0.0
     }
+}
+
+/// Above this grade, `2^g` overflows an `f64` (at 1024) or comes close:
+/// exponential gains are then divided by `2^top` first, which leaves the
+/// ratio unchanged. Grades up to it are computed as written, so their
+/// values do not change.
+const LARGEST_UNSCALED_GRADE: i32 = 1000;
+
+/// nDCG with exponential gain, every gain `2^g - 1` divided by `2^top`
+/// (the largest grade of the ideal ranking), so that no gain overflows.
+fn scaled_exponential_ndcg(
+    q: &JudgedRanking<'_>,
+    k: Option<Cutoff>,
+    ideal: &[rankeval_core::Grade],
+    top: rankeval_core::Grade,
+) -> f64 {
+    let top = f64::from(top);
+    let sum = |grades: &mut dyn Iterator<Item = rankeval_core::Grade>| {
+        grades
+            .enumerate()
+            .filter(|&(_, g)| g > 0)
+            .map(|(i, g)| ((f64::from(g) - top).exp2() - (-top).exp2()) / ((i + 2) as f64).log2())
+            .fold(0.0, |sum, x| sum + x)
+    };
+    // `top > 0`, so the ideal sum is positive.
+    sum(&mut q.top(k).iter().map(|j| j.grade())) / sum(&mut ideal.iter().copied())
 }
 
 /// The `ndcg` metric.
@@ -125,6 +155,32 @@ mod tests {
         let dcg = (2.0 - 1.0) / 2f64.log2() + (8.0 - 1.0) / 4f64.log2();
         let ideal = (8.0 - 1.0) / 2f64.log2() + (2.0 - 1.0) / 3f64.log2();
         assert_eq!(at("1 0 3", &[], None, Gain::Exponential), dcg / ideal);
+    }
+
+    /// nDCG of a ranking of judged `grades`, the ideal being those grades.
+    fn of_grades(grades: &[i32], gain: Gain) -> f64 {
+        use rankeval_core::{Judgement, RelevanceLevel};
+        let ranked: Vec<Judgement> = grades.iter().map(|&g| Judgement::judged(g)).collect();
+        let mut ideal = grades.to_vec();
+        ideal.sort_unstable_by(|a, b| b.cmp(a));
+        let q = JudgedRanking::new(&ranked, ranked.len(), &ideal, RelevanceLevel::DEFAULT);
+        ndcg(&q, None, gain)
+    }
+
+    #[test]
+    fn exponential_gain_of_huge_grades_does_not_overflow() {
+        // 2^1030 overflows an f64; the ratio is taken with every gain
+        // divided by 2^1030 (the -1 of each gain is then below an ulp).
+        let dcg = 2f64.powi(-6) / 2f64.log2() + 1.0 / 3f64.log2();
+        let ideal = 1.0 / 2f64.log2() + 2f64.powi(-6) / 3f64.log2();
+        let got = of_grades(&[1024, 1030], Gain::Exponential);
+        assert!(((got - dcg / ideal) / (dcg / ideal)).abs() < 1e-15, "{got}");
+        assert_eq!(of_grades(&[1030, 1024, 0, -1], Gain::Exponential), 1.0);
+        assert_eq!(of_grades(&[i32::MAX, 1], Gain::Exponential), 1.0);
+        // Grades up to the limit are computed as written.
+        let dcg = (2f64.powi(999) - 1.0) / 2f64.log2() + (2f64.powi(1000) - 1.0) / 3f64.log2();
+        let ideal = (2f64.powi(1000) - 1.0) / 2f64.log2() + (2f64.powi(999) - 1.0) / 3f64.log2();
+        assert_eq!(of_grades(&[999, 1000], Gain::Exponential), dcg / ideal);
     }
 
     #[test]

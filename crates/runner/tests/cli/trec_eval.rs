@@ -107,3 +107,91 @@ fn rel_two_matches_out_test_aql() {
         "out.test.aql",
     );
 }
+
+/// The values trec_eval gives for `measure`, per query and `all`.
+fn measure(expected: &str, measure: &str) -> BTreeMap<String, String> {
+    let text =
+        std::fs::read_to_string(crate::common::data(&format!("trec_eval/{expected}"))).unwrap();
+    lines(&text)
+        .into_iter()
+        .filter(|((m, _), _)| m == measure)
+        .map(|((_, query), value)| (query, value))
+        .collect()
+}
+
+/// `rankeval`'s `--format trec` lines for `measure`, per query and `all`.
+fn printed(stdout: &str, measure: &str) -> BTreeMap<String, String> {
+    lines(stdout)
+        .into_iter()
+        .filter(|((m, _), _)| m == measure)
+        .map(|((_, query), value)| (query, value))
+        .collect()
+}
+
+#[test]
+fn the_experiment_level_rel_key_is_trec_evals_l() {
+    let data = crate::common::data("trec_eval");
+    let toml = format!(
+        "qrels = {:?}\nrel = 2\n\n[[runs]]\nname = \"test\"\npath = {:?}\n\n\
+         [[metrics]]\ntype = \"average_precision\"\n\n\
+         [[metrics]]\ntype = \"precision\"\nk = 10\n\n\
+         [[metrics]]\ntype = \"bpref\"\n",
+        data.join("qrels.rel_level").display().to_string(),
+        data.join("results.test").display().to_string(),
+    );
+    let dir = super::scratch(&[("experiment.toml", &toml)]);
+    let (code, stdout, stderr) = super::run_in(
+        dir.path(),
+        &["run", "experiment.toml", "--format", "trec", "--per-query"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    for name in ["map", "P_10", "bpref"] {
+        let expected = measure("out.test.aql", name);
+        assert_eq!(expected.len(), 4, "{name}: three queries and all");
+        assert_eq!(printed(&stdout, name), expected, "{name}");
+    }
+}
+
+#[test]
+fn a_metrics_own_rel_overrides_the_experiment_level() {
+    let args = [
+        "eval",
+        "--qrels",
+        "qrels.rel_level",
+        "--run",
+        "results.test",
+        "--rel",
+        "2",
+        "-m",
+        "p(rel=1)@10",
+        "--format",
+        "trec",
+        "--per-query",
+    ];
+    let (code, stdout, stderr) = super::run_in(&crate::common::data("trec_eval"), &args);
+    assert_eq!(code, 0, "{stderr}");
+    // Its level differs from the experiment's, so it is not trec_eval's
+    // `P_10` at `-l2` and keeps its own name; its values are those of
+    // `p@10` at level 1, which differ from level 2's.
+    assert!(printed(&stdout, "P_10").is_empty());
+    let graded_at_one = printed(&stdout, "p(rel=1)@10");
+    assert_eq!(graded_at_one.len(), 4);
+    assert_ne!(graded_at_one, measure("out.test.aql", "P_10"));
+    let (code, plain, stderr) = super::run_in(
+        &crate::common::data("trec_eval"),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.rel_level",
+            "--run",
+            "results.test",
+            "-m",
+            "p@10",
+            "--format",
+            "trec",
+            "--per-query",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(graded_at_one, printed(&plain, "P_10"));
+}
