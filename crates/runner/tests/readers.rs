@@ -259,3 +259,78 @@ fn jsonl_line_numbers_stay_exact_across_pieces() {
         "data.jsonl:39000: query `q3` appears again (first on line 3); give each query one line"
     );
 }
+
+/// Qrels of many pieces (queries cut at piece boundaries, and one query
+/// judged again far from its other lines) as the TREC reader reads them in
+/// parallel, and as one builder holds them.
+fn large_qrels(conflict: bool) -> (String, rankeval_runner::QrelsBuilder) {
+    let mut text = String::new();
+    let mut builder = rankeval_runner::QrelsBuilder::new();
+    let mut line = 0;
+    let mut push = |text: &mut String, q: usize, d: usize, g: i64| {
+        text.push_str(&format!("query-{q:05} 0 document-{d:06} {g}\n"));
+        line += 1;
+        builder
+            .push_at(
+                format!("query-{q:05}").as_bytes(),
+                format!("document-{d:06}").as_bytes(),
+                g,
+                line,
+            )
+            .unwrap();
+    };
+    for q in 0..4_000 {
+        for d in 0..40 {
+            push(&mut text, q, d * 7 + q % 5, ((q + d) % 5) as i64 - 1);
+        }
+    }
+    // Query 3 again, at the end: joined with its first lines.
+    push(&mut text, 3, 999_999, 2);
+    push(&mut text, 3, 3, if conflict { 3 } else { 2 });
+    (text, builder)
+}
+
+#[test]
+fn qrels_read_in_pieces_are_those_of_one_builder() {
+    let (text, builder) = large_qrels(false);
+    assert!(text.len() > 3 << 20, "the qrels must span several pieces");
+    let read = read_qrels(&Input::bytes("qrels.txt", text, Format::Trec)).unwrap();
+    let built = builder.finish().unwrap();
+    assert_eq!(read.num_queries(), built.num_queries());
+    assert_eq!(read.num_judgements(), built.num_judgements());
+    for (q, name) in built.queries().enumerate() {
+        let r = read.query_index(name.as_bytes()).unwrap();
+        assert_eq!(read.query_name(r), name);
+        assert_eq!(read.ideal_grades(r), built.ideal_grades(q as u32), "{name}");
+        for d in [0, 3, 10, 200, 999_999] {
+            let doc = format!("document-{d:06}");
+            assert_eq!(
+                read.grade(r, doc.as_bytes()),
+                built.grade(q as u32, doc.as_bytes()),
+                "{name} {doc}"
+            );
+        }
+    }
+    assert_eq!(
+        read.queries().collect::<Vec<_>>(),
+        built.queries().collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_conflict_across_pieces_names_both_lines() {
+    let (text, _) = large_qrels(true);
+    let lines = text.lines().count();
+    let message = read_qrels(&Input::bytes("qrels.txt", text, Format::Trec))
+        .unwrap_err()
+        .to_string();
+    // Query 3's first line (121) judged document-000003 with grade 2; the
+    // last line judges it 3, some hundred pieces later.
+    assert_eq!(
+        message,
+        format!(
+            "qrels.txt:{lines}: document `document-000003` of query `query-00003` is judged \
+             3 here but 2 on line 121"
+        )
+    );
+}
