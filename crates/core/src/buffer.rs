@@ -12,7 +12,7 @@
 
 use crate::error::RunError;
 use crate::lists::same_bytes;
-use crate::run::RunBuilder;
+use crate::run::{RunBuilder, refuse_nan};
 
 /// A score written as a plain decimal: `mantissa / 10^places`, with the
 /// sign apart so that `-0` stays `-0.0`. Readers that parse decimals
@@ -137,13 +137,7 @@ impl ListBuffer {
         score: f64,
         at: u32,
     ) -> Result<(), RunError> {
-        if score.is_nan() {
-            return Err(RunError::NanScore {
-                query: String::from_utf8_lossy(query).into_owned(),
-                doc: String::from_utf8_lossy(doc).into_owned(),
-                at,
-            });
-        }
+        refuse_nan(query, doc, score, at)?;
         self.start(query, at, None)?;
         self.keep_floats();
         self.scores.push(score);

@@ -110,13 +110,7 @@ impl RunBuilder {
         score: f64,
         at: u32,
     ) -> Result<(), RunError> {
-        if score.is_nan() {
-            return Err(RunError::NanScore {
-                query: String::from_utf8_lossy(query).into_owned(),
-                doc: String::from_utf8_lossy(doc).into_owned(),
-                at,
-            });
-        }
+        refuse_nan(query, doc, score, at)?;
         self.store
             .push(query, doc, score, at, false)
             .map_err(|e| push_error(e, at))
@@ -170,6 +164,19 @@ fn duplicate_error(e: RepeatError<f64>) -> RunError {
         first: e.first.1,
         second: e.second.1,
     }
+}
+
+/// A NaN score has no place in an order: the error for one at `at`.
+#[inline]
+pub(crate) fn refuse_nan(query: &[u8], doc: &[u8], score: f64, at: u32) -> Result<(), RunError> {
+    if score.is_nan() {
+        return Err(RunError::NanScore {
+            query: String::from_utf8_lossy(query).into_owned(),
+            doc: String::from_utf8_lossy(doc).into_owned(),
+            at,
+        });
+    }
+    Ok(())
 }
 
 fn push_error(error: PushError, at: u32) -> RunError {

@@ -124,9 +124,29 @@ impl Window {
     /// The start of the field after a separator at `at`, or `None` if the
     /// line ends first.
     #[inline]
-    pub(crate) fn next_field(&self, at: usize) -> Option<usize> {
+    fn next_field(&self, at: usize) -> Option<usize> {
         let start = next_bit(!self.spaces, at);
         (start < self.line_end as usize).then_some(start)
+    }
+
+    /// The byte ranges of the line's first `N` fields, if the first starts
+    /// at the start of the line and there are `N` of them.
+    #[inline]
+    pub(crate) fn fields<const N: usize>(&self) -> Option<[std::ops::Range<usize>; N]> {
+        let mut fields = [const { 0..0 }; N];
+        let mut start = 0;
+        for (i, field) in fields.iter_mut().enumerate() {
+            if i > 0 {
+                start = self.next_field(start)?;
+            }
+            let end = self.field_end(start);
+            if end == start {
+                return None;
+            }
+            *field = start..end;
+            start = end;
+        }
+        Some(fields)
     }
 }
 

@@ -105,20 +105,12 @@ struct QrelsLine<'a> {
 #[inline]
 fn qrels_line(bytes: &[u8]) -> Option<QrelsLine<'_>> {
     let window = Window::new(bytes)?;
-    let query_end = window.field_end(0);
-    if query_end == 0 {
-        return None;
-    }
-    let iteration = window.next_field(query_end)?;
-    let doc = window.next_field(window.field_end(iteration))?;
-    let doc_end = window.field_end(doc);
-    let grade = window.next_field(doc_end)?;
-    let grade_end = window.field_end(grade);
-    (grade_end == window.line_end()).then(|| QrelsLine {
-        query: &bytes[..query_end],
-        doc: &bytes[doc..doc_end],
-        grade: &bytes[grade..grade_end],
-        length: grade_end,
+    let [query, _iteration, doc, grade] = window.fields()?;
+    (grade.end == window.line_end()).then(|| QrelsLine {
+        query: &bytes[query],
+        doc: &bytes[doc],
+        length: grade.end,
+        grade: &bytes[grade],
     })
 }
 
@@ -204,17 +196,11 @@ impl RunLines for TrecRun {
                 let Some(line) = run_line(rest) else {
                     return Ok(None);
                 };
-                match decimal_at(rest, line.score_start, line.score_end) {
+                match decimal_at(rest, line.score.start, line.score.end) {
                     Some(score) => sink
                         .push_decimal_at(line.query, line.doc, score, number)
                         .map_err(|e| LineError::new(number, run_push_error(e)))?,
-                    None => push_scored(
-                        sink,
-                        line.query,
-                        line.doc,
-                        &rest[line.score_start..line.score_end],
-                        number,
-                    )?,
+                    None => push_scored(sink, line.query, line.doc, &rest[line.score], number)?,
                 }
                 match sink.take_failure() {
                     Some(failure) => Err(failure),
@@ -234,8 +220,7 @@ struct RunLine<'a> {
     query: &'a [u8],
     doc: &'a [u8],
     /// Where the score is in the line.
-    score_start: usize,
-    score_end: usize,
+    score: std::ops::Range<usize>,
     /// The line's length, without its newline.
     length: usize,
 }
@@ -247,23 +232,12 @@ struct RunLine<'a> {
 #[inline]
 fn run_line(bytes: &[u8]) -> Option<RunLine<'_>> {
     let window = Window::new(bytes)?;
-    let query_end = window.field_end(0);
-    if query_end == 0 {
-        return None;
-    }
-    let q0 = window.next_field(query_end)?;
-    let doc = window.next_field(window.field_end(q0))?;
-    let doc_end = window.field_end(doc);
-    let rank = window.next_field(doc_end)?;
-    let score = window.next_field(window.field_end(rank))?;
-    let score_end = window.field_end(score);
     // The tag must be there; it and anything after it are not read.
-    window.next_field(score_end)?;
+    let [query, _q0, doc, _rank, score, _tag] = window.fields()?;
     Some(RunLine {
-        query: &bytes[..query_end],
-        doc: &bytes[doc..doc_end],
-        score_start: score,
-        score_end,
+        query: &bytes[query],
+        doc: &bytes[doc],
+        score,
         length: window.line_end(),
     })
 }
