@@ -189,6 +189,8 @@ pub struct Judge {
     judgements: Vec<Judgement>,
     /// `judge_buffer`: the run entries kept, in ranked order.
     order: Vec<u32>,
+    /// `judge_buffer`: the repeats the last call left out.
+    dropped: usize,
     depth: Option<usize>,
     default_level: RelevanceLevel,
 }
@@ -209,6 +211,7 @@ impl Judge {
             seen: Vec::new(),
             judgements: Vec::new(),
             order: Vec::new(),
+            dropped: 0,
             depth,
             default_level,
         }
@@ -268,6 +271,12 @@ impl Judge {
             qrels.ideal_grades(query),
             self.default_level,
         )
+    }
+
+    /// How many repeated documents the last [`judge_buffer`](Self::judge_buffer)
+    /// left out (with [`Duplicates::First`]).
+    pub fn repeats_dropped(&self) -> usize {
+        self.dropped
     }
 
     /// Finishes and judges the scored entries in `buffer` in one pass: the
@@ -363,6 +372,7 @@ impl Judge {
                 None => self.judgements.push(Judgement::UNJUDGED),
             }
         }
+        self.dropped = n - self.order.len();
         let Some(query) = query else {
             return Ok(None);
         };

@@ -29,6 +29,8 @@ pub enum Duplicates {
 #[derive(Clone, Debug)]
 pub struct Run {
     store: ListStore<f64>,
+    /// Entries left out as repeats of a document (`Duplicates::First`).
+    dropped: usize,
 }
 
 /// Collects a run's entries in any order, then orders them with
@@ -149,8 +151,15 @@ impl RunBuilder {
     /// Groups entries by query, applies `duplicates`, and orders every list.
     pub fn finish(self, duplicates: Duplicates) -> Result<Run, RunError> {
         let rules = RunRules { duplicates };
+        let pushed = self.store.num_entries();
         match self.store.finish(&rules) {
-            Ok(store) => Ok(Run { store }),
+            Ok(store) => {
+                let kept = store.lists.iter().map(|l| l.len).sum::<usize>();
+                Ok(Run {
+                    store,
+                    dropped: pushed - kept,
+                })
+            }
             Err(FinishError::Repeat(e)) => Err(duplicate_error(e)),
             Err(FinishError::MixedOrdering { query }) => Err(RunError::MixedOrdering { query }),
         }
@@ -223,6 +232,12 @@ impl Run {
     /// Number of queries with a list.
     pub fn num_queries(&self) -> usize {
         self.store.lists.len()
+    }
+
+    /// How many entries were left out as repeats of a document in their
+    /// query's list (with [`Duplicates::First`]; 0 otherwise).
+    pub fn duplicates_dropped(&self) -> usize {
+        self.dropped
     }
 
     /// Number of entries over all lists.

@@ -208,7 +208,39 @@ fn duplicates_are_refused_with_exact_lines_or_the_first_kept() {
             duplicates: Duplicates::First,
         };
         same_and_streamed(&qrels, &text, first_kept, Options::default());
+        let kept = streamed(&qrels_parsed, &input, first_kept, &Options::default()).unwrap();
+        assert_eq!(kept.coverage().duplicates_dropped, 1);
+        assert!(
+            kept.warnings()
+                .contains(&rankeval_runner::Warning::DuplicatesDropped { count: 1 })
+        );
     }
+}
+
+#[test]
+fn repeats_left_out_are_counted_in_every_query_on_both_paths() {
+    // q1 is judged, q9 only in the run: each repeats a document twice.
+    let qrels = "q1 0 a 1\nq1 0 b 0\n";
+    let run = "q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 a 3 1 t\nq1 Q0 a 4 0.5 t\n\
+               q9 Q0 x 1 2 t\nq9 Q0 x 2 1 t\nq9 Q0 x 3 0 t\n";
+    let first_kept = ReadOptions {
+        duplicates: Duplicates::First,
+    };
+    same(qrels, run, first_kept, Options::default());
+    let evaluation = streamed(
+        &qrels_of(qrels),
+        &Input::bytes("run.trec", run, Format::Trec),
+        first_kept,
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(evaluation.coverage().duplicates_dropped, 4);
+    let warning = rankeval_runner::Warning::DuplicatesDropped { count: 4 };
+    assert!(evaluation.warnings().contains(&warning));
+    assert_eq!(
+        warning.to_string(),
+        "4 entries of the run repeated a document already in their query's list and were left out (duplicates = first keeps the first)"
+    );
 }
 
 #[test]

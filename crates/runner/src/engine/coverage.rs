@@ -30,6 +30,9 @@ pub struct Coverage {
     pub missing_scored_zero: Vec<String>,
     /// Queries in the run with no judgements at all: not evaluated.
     pub run_only: Vec<String>,
+    /// Run entries left out as repeats of a document in their query's list
+    /// (`duplicates = "first"`).
+    pub duplicates_dropped: usize,
 }
 
 /// One evaluated query: its index in the qrels, and where its list is (an
@@ -106,6 +109,12 @@ pub enum Warning {
     },
     /// No query was evaluated: every aggregate is NaN.
     NoQueryEvaluated,
+    /// Entries of the run repeat a document of their query's list and were
+    /// left out, the first occurrence kept (`duplicates = "first"`).
+    DuplicatesDropped {
+        /// How many entries were left out.
+        count: usize,
+    },
 }
 
 const EXAMPLES: usize = 5;
@@ -131,6 +140,11 @@ impl Coverage {
             warnings.push(Warning::MissingQueriesScoredZero {
                 count: self.missing_scored_zero.len(),
                 examples: sample(&self.missing_scored_zero),
+            });
+        }
+        if self.duplicates_dropped > 0 {
+            warnings.push(Warning::DuplicatesDropped {
+                count: self.duplicates_dropped,
             });
         }
         if self.evaluated == 0 {
@@ -187,6 +201,13 @@ impl fmt::Display for Warning {
             Warning::NoQueryEvaluated => {
                 f.write_str("no query was evaluated: the run and the qrels share no query id")
             }
+            Warning::DuplicatesDropped { count } => write!(
+                f,
+                "{count} {} of the run repeated a document already in {} query's list and {} left out (duplicates = first keeps the first)",
+                if *count == 1 { "entry" } else { "entries" },
+                if *count == 1 { "its" } else { "their" },
+                if *count == 1 { "was" } else { "were" },
+            ),
         }
     }
 }

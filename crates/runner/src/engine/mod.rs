@@ -42,12 +42,13 @@ pub fn evaluate(
     metrics: &[Box<dyn Metric>],
     options: &Options,
 ) -> Evaluation {
-    let (rows, coverage) = coverage::align(
+    let (rows, mut coverage) = coverage::align(
         qrels,
         |q| run.query_index(qrels.query_name(q).as_bytes()),
         coverage::run_only(qrels, run),
         options.missing,
     );
+    coverage.duplicates_dropped = run.duplicates_dropped();
     let depth = judged_depth(metrics);
     let width = metrics.len();
     let mut values = vec![0.0; rows.len() * width];

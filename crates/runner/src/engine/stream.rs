@@ -5,7 +5,7 @@
 //! same finishing, judging and scoring run on the same lists.
 
 use rankeval_core::{
-    Duplicates, Judge, ListBuffer, Metric, Qrels, RankedList, RelevanceLevel, RunError,
+    Duplicates, Judge, ListBuffer, Metric, Qrels, RankedList, RelevanceLevel, Run, RunError,
 };
 use rayon::prelude::*;
 
@@ -77,6 +77,8 @@ struct Scores {
     values: Vec<f64>,
     /// Queries of the run without judgements.
     run_only: Vec<String>,
+    /// Run entries left out as repeats (`duplicates = "first"`).
+    dropped: usize,
     /// The qrels index of the last query scored: runs and qrels usually
     /// list queries in the same order, so the next query is tried first.
     last: Option<u32>,
@@ -126,12 +128,15 @@ impl ListScorer for QueryScorer<'_> {
         let judge = scores
             .judge
             .get_or_insert_with(|| Judge::new(self.depth, self.level));
-        let Some(judged) = judge.judge_buffer(self.qrels, query, buffer, duplicates)? else {
+        let judged = judge.judge_buffer(self.qrels, query, buffer, duplicates)?;
+        let Some(judged) = judged else {
+            scores.dropped += judge.repeats_dropped();
             scores
                 .run_only
                 .push(String::from_utf8_lossy(query_id).into_owned());
             return Ok(());
         };
+        scores.dropped += buffer.len() - judged.retrieved();
         if let Some(query) = query {
             scores.queries.push(query);
         }
@@ -143,7 +148,15 @@ impl ListScorer for QueryScorer<'_> {
         Ok(())
     }
 
+    fn score(&self, part: &Run, scores: &mut Scores) {
+        scores.dropped += part.duplicates_dropped();
+        for r in 0..part.num_queries() as u32 {
+            self.score_list(part.query_bytes(r), part.list_at(r), scores);
+        }
+    }
+
     fn merge(&self, scores: &mut Scores, later: Scores) {
+        scores.dropped += later.dropped;
         scores.queries.extend(later.queries);
         scores.values.extend(later.values);
         scores.run_only.extend(later.run_only);
@@ -168,12 +181,13 @@ impl QueryScorer<'_> {
         if run_only.windows(2).any(|pair| pair[0] == pair[1]) {
             return None;
         }
-        let (rows, coverage): (Vec<Row<u32>>, _) = coverage::align(
+        let (rows, mut coverage): (Vec<Row<u32>>, _) = coverage::align(
             self.qrels,
             |q| Some(slot_of[q as usize]).filter(|&slot| slot != u32::MAX),
             run_only,
             options.missing,
         );
+        coverage.duplicates_dropped = scores.dropped;
         let mut values = vec![0.0; rows.len() * width];
         if width > 0 {
             values
