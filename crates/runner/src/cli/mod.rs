@@ -127,7 +127,7 @@ pub enum CliError {
     /// The report could not be written.
     #[error("cannot write {path}: {source}")]
     Write {
-        /// The output file.
+        /// The output file, or `<stdout>`.
         path: String,
         /// Why.
         source: std::io::Error,
@@ -148,11 +148,21 @@ pub fn main_from(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) ->
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(error) => {
-            let _ = error.print();
-            return if error.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
+            let printed = error.print();
+            if error.use_stderr() {
+                return ExitCode::from(2);
+            }
+            // `--help` and `--version` go to stdout, which may fail too.
+            return match printed {
+                Err(source) if source.kind() != std::io::ErrorKind::BrokenPipe => {
+                    let error = CliError::Write {
+                        path: output::STDOUT.to_owned(),
+                        source,
+                    };
+                    let _ = writeln!(std::io::stderr(), "error: {error}");
+                    ExitCode::from(2)
+                }
+                _ => ExitCode::SUCCESS,
             };
         }
     };
