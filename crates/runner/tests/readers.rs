@@ -200,7 +200,7 @@ fn jsonl_errors_name_the_line() {
             "{line1}\n{{\"query\": \"u2\", \"predicted\": [\"A\"\n"
         ))
         .unwrap_err(),
-        "data.jsonl:2: invalid JSON line: EOF while parsing a list at line 1 column 33"
+        "data.jsonl:2: invalid JSON line: EOF while parsing a list at column 33"
     );
     assert_eq!(
         jsonl(&format!("{line1}\n{line1}\n")).unwrap_err(),

@@ -130,6 +130,50 @@ fn bad_jsonl_line() {
     );
 }
 
+/// `rankeval eval --run run.jsonl` on a run holding its own judgements.
+fn jsonl(name: &str, lines: &str) {
+    snapshot(
+        name,
+        &[("run.jsonl", lines)],
+        &["eval", "--run", "run.jsonl", "-m", "map"],
+    );
+}
+
+#[test]
+fn jsonl_empty_ids() {
+    jsonl(
+        "error_jsonl_empty_query_id",
+        "{\"query\": \"\", \"predicted\": [\"\"], \"relevant\": {\"\": 1}}\n",
+    );
+    jsonl(
+        "error_jsonl_empty_document_id",
+        "{\"query\": \"q1\", \"predicted\": [\"a\", \"\"], \"relevant\": {\"a\": 1}}\n",
+    );
+}
+
+#[test]
+fn jsonl_ids_with_whitespace_or_control_characters() {
+    let good = "{\"query\": \"q1\", \"predicted\": [\"a\"], \"relevant\": {\"a\": 1}}\n";
+    jsonl(
+        "error_jsonl_query_id_with_tab_and_newline",
+        &format!(
+            "{good}{{\"query\": \"e\\tf\\ng\", \"predicted\": [\"a\"], \"relevant\": [\"a\"]}}\n"
+        ),
+    );
+    jsonl(
+        "error_jsonl_predicted_id_with_space",
+        &format!(
+            "{good}{{\"query\": \"q2\", \"predicted\": [\"a\", \"b c\"], \"relevant\": [\"a\"]}}\n"
+        ),
+    );
+    jsonl(
+        "error_jsonl_relevant_id_with_control_character",
+        &format!(
+            "{good}{{\"query\": \"q2\", \"predicted\": [\"a\"], \"relevant\": {{\"a\\u0007\": 1}}}}\n"
+        ),
+    );
+}
+
 #[test]
 fn unknown_metric_flag() {
     snapshot(
