@@ -119,6 +119,39 @@ impl Experiment {
     }
 }
 
+/// Why a path cannot be an input.
+#[derive(Debug)]
+pub(crate) enum InputProblem {
+    /// Nothing is there.
+    Missing,
+    /// A directory is there.
+    Directory,
+    /// Whatever is there cannot be looked at.
+    Unreadable(std::io::Error),
+}
+
+impl std::fmt::Display for InputProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputProblem::Missing => f.write_str("no such file"),
+            InputProblem::Directory => f.write_str("is a directory, not a file"),
+            InputProblem::Unreadable(error) => write!(f, "cannot read: {error}"),
+        }
+    }
+}
+
+/// Why `path` cannot be read as an input, if it cannot be: it does not
+/// exist, or it is a directory. Anything else that exists will do, not only
+/// a regular file: a FIFO, `/dev/stdin`, a shell's `<(...)`.
+pub(crate) fn input_problem(path: &std::path::Path) -> Option<InputProblem> {
+    match std::fs::metadata(path) {
+        Ok(metadata) if metadata.is_dir() => Some(InputProblem::Directory),
+        Ok(_) => None,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Some(InputProblem::Missing),
+        Err(error) => Some(InputProblem::Unreadable(error)),
+    }
+}
+
 /// Keeps the first of each canonical name, in order.
 pub(crate) fn unique_by_name<T: rankeval_core::registry::Plugin + ?Sized>(
     items: Vec<Box<T>>,
@@ -162,6 +195,32 @@ pub(crate) fn run_names(paths: &[std::path::PathBuf]) -> Vec<String> {
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    #[test]
+    fn any_existing_path_but_a_directory_is_an_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.trec");
+        std::fs::write(&file, "q1 Q0 a 1 1 t\n").unwrap();
+        assert!(input_problem(&file).is_none());
+        let problem = |path: &std::path::Path| input_problem(path).map(|p| p.to_string());
+        assert_eq!(
+            problem(dir.path()).as_deref(),
+            Some("is a directory, not a file")
+        );
+        assert_eq!(
+            problem(&dir.path().join("nope")).as_deref(),
+            Some("no such file")
+        );
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("run.fifo");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                assert!(input_problem(&fifo).is_none());
+            }
+            assert!(input_problem(std::path::Path::new("/dev/null")).is_none());
+        }
+    }
 
     #[test]
     fn run_names_are_stems_unless_they_clash() {

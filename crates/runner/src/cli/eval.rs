@@ -8,7 +8,9 @@ use rankeval_core::{Aggregator, Duplicates, Metric, RelevanceLevel};
 
 use super::{CliError, OutputArgs};
 use crate::engine::{Missing, Options};
-use crate::experiment::{DEFAULT_METRICS, Experiment, NamedRun, run_names, unique_by_name};
+use crate::experiment::{
+    DEFAULT_METRICS, Experiment, NamedRun, input_problem, run_names, unique_by_name,
+};
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
 
 /// Arguments of `rankeval eval`.
@@ -161,8 +163,8 @@ impl EvalArgs {
             }
         };
         for path in self.qrels.iter().chain(&self.runs) {
-            if !path.is_file() {
-                return Err(CliError::Usage(format!("{}: no such file", path.display())));
+            if let Some(problem) = input_problem(path) {
+                return Err(CliError::Usage(format!("{}: {problem}", path.display())));
             }
         }
         let runs: Vec<NamedRun> = run_names(&self.runs)

@@ -12,7 +12,9 @@ use toml::Spanned;
 use super::ConfigError;
 use super::raw::{RawExperiment, RawPlugin};
 use crate::engine::Options;
-use crate::experiment::{DEFAULT_METRICS, Experiment, NamedRun, unique_by_name};
+use crate::experiment::{
+    DEFAULT_METRICS, Experiment, InputProblem, NamedRun, input_problem, unique_by_name,
+};
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
 
 /// Loads and resolves the experiment file at `path`.
@@ -61,18 +63,21 @@ impl Resolver<'_> {
         }
     }
 
-    /// A file named by `key`, relative to the experiment file, which must exist.
+    /// A file named by `key`, relative to the experiment file, which must
+    /// exist and not be a directory (a FIFO or `/dev/stdin` will do).
     fn file(&self, value: &Spanned<String>, key: &str) -> Result<PathBuf, ConfigError> {
         let file = self.base.join(value.get_ref());
-        if file.is_file() {
-            Ok(file)
-        } else {
-            Err(ConfigError::MissingFile {
+        match input_problem(&file) {
+            None => Ok(file),
+            Some(InputProblem::Missing) => Err(ConfigError::MissingFile {
                 path: self.path.to_owned(),
                 line: self.line(value),
                 key: key.to_owned(),
                 file,
-            })
+            }),
+            Some(problem) => {
+                Err(self.invalid(value, key, format!("{}: {problem}", file.display())))
+            }
         }
     }
 

@@ -9,6 +9,7 @@
 mod csv;
 mod errors;
 mod help;
+mod inputs;
 mod output;
 mod quickstart;
 mod trec_eval;
