@@ -1,6 +1,6 @@
 //! `rankeval eval`: an experiment from command-line flags.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use rankeval_core::registry;
@@ -167,6 +167,22 @@ impl EvalArgs {
                 return Err(CliError::Usage(format!("{}: {problem}", path.display())));
             }
         }
+        for (later, path) in self.runs.iter().enumerate() {
+            if let Some(first) = self.runs[..later].iter().find(|p| same_file(p, path)) {
+                return Err(CliError::Usage(if first == path {
+                    format!(
+                        "--run {} is given twice; give each run once",
+                        path.display()
+                    )
+                } else {
+                    format!(
+                        "--run {} is the same file as --run {}; give each run once",
+                        path.display(),
+                        first.display()
+                    )
+                }));
+            }
+        }
         let runs: Vec<NamedRun> = run_names(&self.runs)
             .into_iter()
             .zip(&self.runs)
@@ -233,5 +249,23 @@ impl EvalArgs {
             },
         };
         Ok((experiment, self.output))
+    }
+}
+
+/// Whether two paths name one file (both exist: checked before).
+fn same_file(a: &Path, b: &Path) -> bool {
+    if a == b {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(a), Ok(b)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return (a.dev(), a.ino()) == (b.dev(), b.ino());
+        }
+    }
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
 }

@@ -251,6 +251,22 @@ fn run_without_qrels_must_be_jsonl() {
     );
 }
 
+#[test]
+fn same_run_twice() {
+    let files = &[("qrels.txt", QRELS), ("run.trec", RUN)];
+    let args = ["eval", "--qrels", "qrels.txt", "--run", "run.trec"];
+    snapshot(
+        "error_same_run_twice",
+        files,
+        &[&args[..], &["--run", "run.trec"]].concat(),
+    );
+    snapshot(
+        "error_same_run_file_twice",
+        files,
+        &[&args[..], &["--run", "./run.trec"]].concat(),
+    );
+}
+
 /// An experiment file with `body` after a valid head.
 fn experiment(name: &str, body: &str) {
     let toml = format!("qrels = \"qrels.txt\"\n\n[[runs]]\npath = \"run.trec\"\n{body}");
