@@ -13,6 +13,7 @@ mod inputs;
 mod output;
 mod quickstart;
 mod trec_eval;
+mod unicode;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
