@@ -5,8 +5,8 @@
 use rankeval_core::{Aggregator, Metric, Qrels};
 
 use crate::engine::{Options, evaluate, evaluate_input};
-use crate::read::{Input, ReadError, ReadOptions, read_qrels_with, read_run_with};
-use crate::report::{MetricColumn, Report, RunResult, RunWarning};
+use crate::read::{Format, Input, ReadError, ReadOptions, read_qrels_with, read_run_with};
+use crate::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning};
 
 /// Metrics used when none are given.
 pub const DEFAULT_METRICS: &[&str] = &["ap", "rr", "p@10", "recall@100", "ndcg@10"];
@@ -67,7 +67,15 @@ impl Experiment {
             warnings: Vec::new(),
         };
         for run in &self.runs {
+            let mut ignored_judgements = None;
             let evaluation = match &shared_qrels {
+                // Read here rather than by `evaluate_input`, to see whether
+                // the run held judgements of its own.
+                Some(qrels) if run.input.format() == Format::Jsonl => {
+                    let (list, own_qrels) = read_run_with(&run.input, self.read, progress)?;
+                    ignored_judgements = own_qrels.map(|own| own.num_queries());
+                    evaluate(qrels, &list, &self.metrics, &self.options)
+                }
                 Some(qrels) => evaluate_input(
                     qrels,
                     &run.input,
@@ -102,11 +110,20 @@ impl Experiment {
                         .collect()
                 })
                 .collect();
+            if let (Some(count), Some(qrels)) = (ignored_judgements, &self.qrels) {
+                report.warnings.push(RunWarning {
+                    run: run.name.clone(),
+                    warning: ReportWarning::RunJudgementsIgnored {
+                        count,
+                        qrels: qrels.name().to_owned(),
+                    },
+                });
+            }
             report
                 .warnings
                 .extend(evaluation.warnings().into_iter().map(|warning| RunWarning {
                     run: run.name.clone(),
-                    warning,
+                    warning: warning.into(),
                 }));
             report.runs.push(RunResult {
                 name: run.name.clone(),

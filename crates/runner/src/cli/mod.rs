@@ -213,6 +213,11 @@ fn report(experiment: &Experiment, output: &OutputArgs) -> Result<(), CliError> 
     for warning in &report.warnings {
         let _ = writeln!(stderr, "warning: {warning}");
     }
+    if let FormatArg::Trec = output.format
+        && let Some(warning) = trec_aggregators_warning(&report.aggregators)
+    {
+        let _ = writeln!(stderr, "warning: {warning}");
+    }
     let text = report.render(
         output.format.into(),
         RenderOptions {
@@ -220,4 +225,22 @@ fn report(experiment: &Experiment, output: &OutputArgs) -> Result<(), CliError> 
         },
     );
     output::write(&text, output.output.as_deref())
+}
+
+/// `--format trec` prints means (and `gm_` lines for gmean), as trec_eval
+/// does: say so when other aggregators were asked for, rather than leave
+/// them out without a word.
+fn trec_aggregators_warning(aggregators: &[String]) -> Option<String> {
+    let left_out: Vec<String> = aggregators
+        .iter()
+        .filter(|a| !matches!(a.as_str(), "mean" | "gmean"))
+        .map(|a| format!("`{a}`"))
+        .collect();
+    (!left_out.is_empty()).then(|| {
+        format!(
+            "--format trec prints means only, as trec_eval does (and gm_ lines for gmean); \
+             not shown: {}; the other formats show every aggregator",
+            left_out.join(", ")
+        )
+    })
 }

@@ -437,3 +437,72 @@ fn query_mismatches_are_warnings_not_silence() {
     assert_eq!(result.0, 0);
     insta::assert_snapshot!("warnings_query_mismatch", transcript(args, result));
 }
+
+#[test]
+fn run_judgements_ignored_for_qrels_are_a_warning() {
+    let dir = scratch(&[
+        ("qrels.txt", "q1 0 a 1\nq2 0 c 2\n"),
+        (
+            "run.jsonl",
+            "{\"query\": \"q1\", \"predicted\": [\"a\"], \"relevant\": [\"b\"]}\n\
+             {\"query\": \"q2\", \"predicted\": [\"c\"]}\n",
+        ),
+    ]);
+    let args = &[
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.jsonl",
+        "-m",
+        "p@1",
+        "--format",
+        "json",
+    ];
+    let result = run_in(dir.path(), args);
+    assert_eq!(result.0, 0);
+    insta::assert_snapshot!("warnings_run_judgements_ignored", transcript(args, result));
+}
+
+#[test]
+fn trec_format_warns_of_aggregators_it_leaves_out() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", RUN)]);
+    let args = &[
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.trec",
+        "-m",
+        "p@1",
+        "-a",
+        "median",
+        "-a",
+        "gmean",
+        "-a",
+        "mean",
+        "--format",
+        "trec",
+    ];
+    let result = run_in(dir.path(), args);
+    assert_eq!(result.0, 0);
+    insta::assert_snapshot!("warnings_trec_format_means_only", transcript(args, result));
+    // Means (and gmean's gm_ lines) are what trec_eval prints: no warning.
+    let (code, _, stderr) = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "p@1",
+            "-a",
+            "gmean",
+            "--format",
+            "trec",
+        ],
+    );
+    assert_eq!((code, stderr.as_str()), (0, ""));
+}
