@@ -41,13 +41,15 @@ pub struct Experiment {
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
 impl Experiment {
-    /// Total size of the inputs in bytes, where known (for a progress bar).
+    /// The inputs: the qrels (if any), then the runs.
+    pub fn inputs(&self) -> impl Iterator<Item = &Input> {
+        self.qrels.iter().chain(self.runs.iter().map(|r| &r.input))
+    }
+
+    /// Total size of the inputs in bytes, where known. A gzip file counts
+    /// its size on disk, less than the bytes read from it.
     pub fn input_size(&self) -> u64 {
-        self.qrels
-            .iter()
-            .chain(self.runs.iter().map(|r| &r.input))
-            .filter_map(Input::len_hint)
-            .sum()
+        self.inputs().filter_map(Input::len_hint).sum()
     }
 
     /// Reads the inputs, evaluates every run and aggregates.

@@ -7,6 +7,7 @@
 mod eval;
 mod list;
 mod output;
+mod progress;
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
@@ -14,7 +15,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 use rankeval_core::{PluginError, RegistryError};
 
 use crate::config::ConfigError;
@@ -190,22 +190,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
     }
 }
 
-/// Inputs larger than this get a progress bar (on a terminal).
-const PROGRESS_FROM_BYTES: u64 = 64 << 20;
-
 fn report(experiment: &Experiment, output: &OutputArgs) -> Result<(), CliError> {
-    let size = experiment.input_size();
-    let bar = if size >= PROGRESS_FROM_BYTES && std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(size);
-        if let Ok(style) = ProgressStyle::with_template(
-            "{spinner} reading {bytes}/{total_bytes} [{bar:30}] {bytes_per_sec}, {eta} left",
-        ) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = progress::display(experiment, std::io::stderr().is_terminal());
     let report = experiment.execute(&|bytes| bar.inc(bytes));
     bar.finish_and_clear();
     let report = report?;
