@@ -157,11 +157,13 @@ impl Parser<'_> {
                 self.pos += 1;
             }
             let digits = &self.input[start..self.pos];
-            let k = digits.parse::<i64>().map_err(|_| {
+            // Digits too many for i64 still make a number, which `k` refuses
+            // as too large, as it does in a TOML table.
+            let k = ParamValue::from_digits(digits).ok_or_else(|| {
                 self.pos = start;
                 self.error("a cutoff (a positive integer) after `@`")
             })?;
-            params.push(("k".to_owned(), ParamValue::Integer(k)));
+            params.push(("k".to_owned(), k));
         }
         self.skip_ws();
         if self.pos != self.input.len() {
@@ -223,6 +225,10 @@ mod tests {
         assert_eq!(
             Spec::parse("ndcg()@0").unwrap().params,
             vec![p("k", ParamValue::Integer(0))]
+        );
+        assert_eq!(
+            Spec::parse("p@9223372036854775808").unwrap().params,
+            vec![p("k", ParamValue::BigInteger(9_223_372_036_854_775_808))]
         );
     }
 

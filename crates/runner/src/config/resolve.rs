@@ -10,7 +10,7 @@ use rankeval_core::{Aggregator, Metric, ParamValue};
 use toml::Spanned;
 
 use super::ConfigError;
-use super::raw::{RawExperiment, RawPlugin};
+use super::raw::{RawExperiment, RawPlugin, RawValue};
 use crate::engine::Options;
 use crate::experiment::{
     DEFAULT_METRICS, Experiment, InputProblem, NamedRun, input_problem, unique_by_name,
@@ -226,17 +226,18 @@ impl Resolver<'_> {
                 "the table has no `type` (the metric or aggregator name)",
             ));
         };
-        let Some(name) = type_value.get_ref().as_str() else {
+        let RawValue::Toml(toml::Value::String(name)) = type_value.get_ref() else {
             return Err(self.invalid(type_value, format!("{key}.type"), "`type` must be a string"));
         };
         let mut params = Vec::with_capacity(entries.len());
         for (param, value) in entries.iter().filter(|(k, _)| k.get_ref() != "type") {
             let value = match value.get_ref() {
-                toml::Value::Integer(i) => ParamValue::Integer(*i),
-                toml::Value::Float(x) => ParamValue::Float(*x),
-                toml::Value::Boolean(b) => ParamValue::Bool(*b),
-                toml::Value::String(s) => ParamValue::String(s.clone()),
-                other => {
+                RawValue::BigInteger(i) => ParamValue::BigInteger(*i),
+                RawValue::Toml(toml::Value::Integer(i)) => ParamValue::Integer(*i),
+                RawValue::Toml(toml::Value::Float(x)) => ParamValue::Float(*x),
+                RawValue::Toml(toml::Value::Boolean(b)) => ParamValue::Bool(*b),
+                RawValue::Toml(toml::Value::String(s)) => ParamValue::String(s.clone()),
+                RawValue::Toml(other) => {
                     return Err(self.invalid(
                         value,
                         format!("{key}.{}", param.get_ref()),
