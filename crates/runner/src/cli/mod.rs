@@ -109,7 +109,7 @@ pub enum CliError {
     #[error("{0}")]
     Usage(String),
     /// A `-m` or `-a` value names no plugin, or a bad parameter.
-    #[error("{flag} {value}: {source}")]
+    #[error("{flag} {value}: {}", crate::config::plugin_message(source))]
     Plugin {
         /// The flag, e.g. `-m`.
         flag: &'static str,

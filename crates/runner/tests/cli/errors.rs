@@ -506,3 +506,63 @@ fn trec_format_warns_of_aggregators_it_leaves_out() {
     );
     assert_eq!((code, stderr.as_str()), (0, ""));
 }
+
+/// The same bad metric given to `-m` and as a TOML `[[metrics]]` table: the
+/// message after each front end's own prefix (`-m SPEC: ` and
+/// `exp.toml:LINE: metrics[1]: `) is the same text.
+#[test]
+fn flag_and_experiment_file_give_the_same_metric_errors() {
+    let cases: &[(&str, &str)] = &[
+        ("ndgc", "type = \"ndgc\""),
+        ("ap@0", "type = \"ap\"\nk = 0"),
+        ("ap(norm=bogus)", "type = \"ap\"\nnorm = \"bogus\""),
+        ("ap(nrom=truncated)", "type = \"ap\"\nnrom = \"truncated\""),
+        ("p(rel=0)", "type = \"p\"\nrel = 0"),
+        (
+            "p@99999999999999999999",
+            "type = \"p\"\nk = 99999999999999999999",
+        ),
+        (
+            "p(k=18446744073709551616)",
+            "type = \"p\"\nk = 18446744073709551616",
+        ),
+        ("p(k=-3)", "type = \"p\"\nk = -3"),
+        ("P_10", "type = \"P_10\""),
+        ("map_cut_100", "type = \"map_cut_100\""),
+        ("recip_rank", "type = \"recip_rank\""),
+    ];
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", RUN)]);
+    let mut transcript = String::new();
+    for (spec, table) in cases {
+        let (code, _, flag) = run_in(
+            dir.path(),
+            &[
+                "eval",
+                "--qrels",
+                "qrels.txt",
+                "--run",
+                "run.trec",
+                "-m",
+                spec,
+            ],
+        );
+        assert_eq!(code, 2, "{spec}: {flag}");
+        let flag = flag
+            .strip_prefix(&format!("error: -m {spec}: "))
+            .unwrap_or_else(|| panic!("{spec}: {flag}"));
+        let toml = format!(
+            "qrels = \"qrels.txt\"\n\n[[runs]]\npath = \"run.trec\"\n\n[[metrics]]\n{table}\n"
+        );
+        std::fs::write(dir.path().join("exp.toml"), toml).unwrap();
+        let (code, _, config) = run_in(dir.path(), &["run", "exp.toml"]);
+        assert_eq!(code, 2, "{table}: {config}");
+        let config = config
+            .strip_prefix("error: exp.toml:")
+            .and_then(|rest| rest.split_once(": metrics[1]: "))
+            .map(|(_line, message)| message)
+            .unwrap_or_else(|| panic!("{table}: {config}"));
+        assert_eq!(flag, config, "-m {spec} and [[metrics]] {table}");
+        transcript.push_str(&format!("-m {spec}\n  {flag}"));
+    }
+    insta::assert_snapshot!("metric_errors_flag_and_toml", transcript);
+}
