@@ -288,10 +288,13 @@ fn push_predicted(
     match scores {
         Some(scores) => {
             if scores.len() != predicted.len() {
+                let plural = |n: usize| if n == 1 { "" } else { "s" };
                 return Err(fail(ReadErrorKind::BadField(format!(
-                    "`scores` has {} values but `predicted` has {} documents",
+                    "`scores` has {} value{} but `predicted` has {} document{}",
                     scores.len(),
-                    predicted.len()
+                    plural(scores.len()),
+                    predicted.len(),
+                    plural(predicted.len())
                 ))));
             }
             for (doc, &score) in predicted.iter().zip(scores) {

@@ -566,3 +566,49 @@ fn flag_and_experiment_file_give_the_same_metric_errors() {
     }
     insta::assert_snapshot!("metric_errors_flag_and_toml", transcript);
 }
+
+#[test]
+fn empty_qrels_file() {
+    eval("error_empty_qrels", "", RUN);
+}
+
+#[test]
+fn bad_or_truncated_gzip() {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(RUN.repeat(50).as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let args = &["eval", "--qrels", "qrels.txt", "--run", "run.trec.gz"];
+    for (name, bytes) in [
+        ("error_truncated_gzip", &gz[..gz.len() / 2]),
+        (
+            "error_bad_gzip_header",
+            &b"\x1f\x8bnot really gzip at all"[..],
+        ),
+    ] {
+        let dir = scratch(&[("qrels.txt", QRELS)]);
+        std::fs::write(dir.path().join("run.trec.gz"), bytes).unwrap();
+        let result = run_in(dir.path(), args);
+        assert_eq!(result.0, 2, "{name}: {result:?}");
+        assert!(!result.2.contains("panicked"), "{}", result.2);
+        insta::assert_snapshot!(name, transcript(args, result));
+    }
+}
+
+#[test]
+fn jsonl_query_on_two_lines() {
+    jsonl(
+        "error_jsonl_repeated_query",
+        "{\"query\": \"q1\", \"predicted\": [\"a\"], \"relevant\": [\"a\"]}\n\
+         {\"query\": \"q2\", \"predicted\": [\"b\"], \"relevant\": [\"b\"]}\n\
+         {\"query\": \"q1\", \"predicted\": [\"c\"]}\n",
+    );
+}
+
+#[test]
+fn jsonl_scores_and_predicted_differ_in_length() {
+    jsonl(
+        "error_jsonl_scores_length",
+        "{\"query\": \"q1\", \"predicted\": [\"a\", \"b\"], \"scores\": [0.5], \"relevant\": [\"a\"]}\n",
+    );
+}
