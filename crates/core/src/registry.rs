@@ -61,8 +61,8 @@ pub const PARAM_K: ParamDoc = ParamDoc {
 pub const PARAM_REL: ParamDoc = ParamDoc {
     name: "rel",
     alias: None,
-    default: "1",
-    doc: "relevance level: a grade of at least rel is relevant (trec_eval -l; the experiment's level when unset)",
+    default: "unset",
+    doc: "relevance level: a grade of at least rel is relevant (trec_eval -l); unset = the experiment's level (--rel, TOML rel; 1 unless set)",
 };
 
 /// A registered plugin: a metric (`Descriptor<dyn Metric>`) or an
