@@ -182,8 +182,10 @@ pub(crate) fn unique_by_name<T: rankeval_core::registry::Plugin + ?Sized>(
         .collect()
 }
 
-/// A report name for each run path: the file name without its extensions,
-/// made unique by the parent directory where two runs share it.
+/// A report name for each run path: the file name without `.gz` and then
+/// without its last extension (`bm25.trec.gz` is `bm25`, `model.v2.jsonl`
+/// is `model.v2`); where two runs would share a name, each is named by its
+/// path as given.
 pub(crate) fn run_names(paths: &[std::path::PathBuf]) -> Vec<String> {
     let stem = |path: &std::path::Path| {
         let name = path
@@ -253,5 +255,11 @@ mod tests {
         .map(PathBuf::from)
         .collect();
         assert_eq!(run_names(&paths), ["bm25", "dense", "a/x.trec", "b/x.trec"]);
+        // One extension goes, as docs/cli.md says: not every dot.
+        let paths = [
+            PathBuf::from("model.v2.jsonl"),
+            PathBuf::from("x.v1.trec.gz"),
+        ];
+        assert_eq!(run_names(&paths), ["model.v2", "x.v1"]);
     }
 }

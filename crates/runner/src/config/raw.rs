@@ -110,7 +110,8 @@ pub(crate) struct RawExperiment {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawRun {
-    /// The name in reports; the file name without extension by default.
+    /// The name in reports; by default the file name without `.gz` and its
+    /// last extension.
     pub(crate) name: Option<Spanned<String>>,
     /// The run file, relative to the experiment file.
     pub(crate) path: Spanned<String>,
