@@ -61,8 +61,8 @@ pub const PARAM_K: ParamDoc = ParamDoc {
 pub const PARAM_REL: ParamDoc = ParamDoc {
     name: "rel",
     alias: None,
-    default: "1",
-    doc: "relevance level: a grade of at least rel is relevant (trec_eval -l; the experiment's level when unset)",
+    default: "unset",
+    doc: "relevance level: a grade of at least rel is relevant (trec_eval -l); unset = the experiment's level (--rel, TOML rel; 1 unless set)",
 };
 
 /// A registered plugin: a metric (`Descriptor<dyn Metric>`) or an
@@ -116,6 +116,9 @@ pub trait Plugin: sealed::Sealed + 'static {
     /// The plugin's canonical name.
     #[doc(hidden)]
     fn canonical_name(plugin: &Self) -> String;
+    /// The registered plugin that computes trec_eval's measure `name`.
+    #[doc(hidden)]
+    fn trec_eval_match(name: &str) -> Option<TrecEvalEquivalent>;
 }
 
 mod sealed {
@@ -138,6 +141,9 @@ impl Plugin for dyn Metric {
     fn canonical_name(plugin: &Self) -> String {
         plugin.name()
     }
+    fn trec_eval_match(name: &str) -> Option<TrecEvalEquivalent> {
+        trec_eval_equivalent(name)
+    }
 }
 
 impl Plugin for dyn Aggregator {
@@ -156,6 +162,72 @@ impl Plugin for dyn Aggregator {
     fn canonical_name(plugin: &Self) -> String {
         plugin.name()
     }
+    fn trec_eval_match(_name: &str) -> Option<TrecEvalEquivalent> {
+        None
+    }
+}
+
+/// The metric that computes one of trec_eval's measures.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrecEvalEquivalent {
+    /// The metric's registered name, its TOML `type` (`precision`).
+    pub plugin: &'static str,
+    /// The cutoff, when the measure has one (`P_10`: 10).
+    pub k: Option<u64>,
+    /// The metric's canonical name, for `-m` (`p@10`).
+    pub canonical: String,
+}
+
+impl fmt::Display for TrecEvalEquivalent {
+    /// `p@10` (TOML: type = "precision", k = 10)
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` (TOML: type = \"{}\"", self.canonical, self.plugin)?;
+        if let Some(k) = self.k {
+            write!(f, ", k = {k}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// The registered metric that computes trec_eval's measure `name` (`P_10`,
+/// `map_cut_10`, `recip_rank`, `Rprec`; case-insensitive), if one does.
+///
+/// Derived from the registry, not from a list: every metric is built with
+/// its default parameters, and with `k = N` for a name ending in `_N`, and
+/// asked for its [`trec_eval`](Metric::trec_eval) name. So a plugin crate's
+/// metric that declares a trec_eval measure is found as well.
+pub fn trec_eval_equivalent(name: &str) -> Option<TrecEvalEquivalent> {
+    let cutoff = name
+        .rsplit_once('_')
+        .and_then(|(_, digits)| digits.parse::<u64>().ok())
+        .filter(|&k| k > 0 && i64::try_from(k).is_ok());
+    for descriptor in metrics() {
+        let has_k = descriptor.params.iter().any(|p| p.name == PARAM_K.name);
+        let ks = std::iter::once(None).chain(cutoff.filter(|_| has_k).map(Some));
+        for k in ks {
+            let mut pairs = vec![(
+                "type".to_owned(),
+                ParamValue::String(descriptor.name.to_owned()),
+            )];
+            if let Some(k) = k {
+                pairs.push((PARAM_K.name.to_owned(), ParamValue::Integer(k as i64)));
+            }
+            let Ok(metric) = <dyn Metric as Plugin>::deserialize_pairs(pairs) else {
+                continue;
+            };
+            if metric
+                .trec_eval()
+                .is_some_and(|measure| measure.name.eq_ignore_ascii_case(name))
+            {
+                return Some(TrecEvalEquivalent {
+                    plugin: descriptor.name,
+                    k,
+                    canonical: metric.name(),
+                });
+            }
+        }
+    }
+    None
 }
 
 /// Every registered descriptor of a kind, sorted by name.
@@ -185,13 +257,21 @@ pub fn find<T: Plugin + ?Sized>(name: &str) -> Result<&'static Descriptor<T>, Pl
     {
         return Ok(found);
     }
-    let candidates = all
-        .iter()
-        .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()));
+    // A trec_eval measure (`P_10`) points at the metric that computes it,
+    // not at names spelt alike; `trec_eval_equivalent` gives its parameters.
+    let suggestions = match T::trec_eval_match(name) {
+        Some(equivalent) => vec![equivalent.plugin],
+        None => {
+            let candidates = all
+                .iter()
+                .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()));
+            close_names(&wanted, candidates)
+        }
+    };
     Err(PluginError::Unknown {
         kind: T::KIND,
         name: name.to_owned(),
-        suggestions: close_names(&wanted, candidates),
+        suggestions,
     })
 }
 

@@ -2,7 +2,9 @@
 //! `name(param=value,...)@k`, e.g. `ap(normalization=truncated)@10`,
 //! `precision(denominator=retrieved,rel=2)@5`, `reciprocal_rank`.
 //!
-//! Grammar (whitespace allowed between tokens; names are case-insensitive):
+//! Grammar (whitespace allowed between tokens; names are kept as written,
+//! and the registry matches them case-insensitively, so that an error
+//! echoes a name as written, as for a TOML table):
 //!
 //! ```text
 //! spec   = name [ "(" [ param { "," param } ] ")" ] [ "@" digits ]
@@ -21,9 +23,9 @@ use crate::params::ParamValue;
 /// A parsed spec: a plugin name and its parameters as written.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Spec {
-    /// The metric or aggregator name or alias, lowercased.
+    /// The metric or aggregator name or alias, as written.
     pub name: String,
-    /// Parameters in the order written, names lowercased; `@k` is `("k", k)`.
+    /// Parameters in the order written, names as written; `@k` is `("k", k)`.
     pub params: Vec<(String, ParamValue)>,
 }
 
@@ -85,7 +87,7 @@ impl Parser<'_> {
             }
             self.pos += 1;
         }
-        Ok(self.input[start..self.pos].to_ascii_lowercase())
+        Ok(self.input[start..self.pos].to_owned())
     }
 
     fn value(&mut self) -> Result<ParamValue, SyntaxError> {
@@ -157,11 +159,13 @@ impl Parser<'_> {
                 self.pos += 1;
             }
             let digits = &self.input[start..self.pos];
-            let k = digits.parse::<i64>().map_err(|_| {
+            // Digits too many for i64 still make a number, which `k` refuses
+            // as too large, as it does in a TOML table.
+            let k = ParamValue::from_digits(digits).ok_or_else(|| {
                 self.pos = start;
                 self.error("a cutoff (a positive integer) after `@`")
             })?;
-            params.push(("k".to_owned(), ParamValue::Integer(k)));
+            params.push(("k".to_owned(), k));
         }
         self.skip_ws();
         if self.pos != self.input.len() {
@@ -196,9 +200,9 @@ mod tests {
         assert_eq!(
             Spec::parse(" AP ( Normalization = truncated ) @ 10 ").unwrap(),
             Spec {
-                name: "ap".into(),
+                name: "AP".into(),
                 params: vec![
-                    p("normalization", ParamValue::String("truncated".into())),
+                    p("Normalization", ParamValue::String("truncated".into())),
                     p("k", ParamValue::Integer(10)),
                 ]
             }
@@ -223,6 +227,10 @@ mod tests {
         assert_eq!(
             Spec::parse("ndcg()@0").unwrap().params,
             vec![p("k", ParamValue::Integer(0))]
+        );
+        assert_eq!(
+            Spec::parse("p@9223372036854775808").unwrap().params,
+            vec![p("k", ParamValue::BigInteger(9_223_372_036_854_775_808))]
         );
     }
 

@@ -195,3 +195,75 @@ fn out_of_range_parameters_are_refused_with_their_reason() {
     let error = parse_aggregator("std(ddof=-1)").unwrap_err();
     assert_eq!(error.param(), Some("ddof"));
 }
+
+#[test]
+fn trec_eval_measure_names_point_at_their_metric() {
+    for (measure, plugin, canonical) in [
+        ("P_10", "precision", "p@10"),
+        ("map_cut_10", "average_precision", "ap@10"),
+        ("ndcg_cut_10", "ndcg", "ndcg@10"),
+        ("recall_5", "recall", "r@5"),
+        ("success_1", "hit_rate", "hit_rate@1"),
+        ("recip_rank", "reciprocal_rank", "rr"),
+        ("set_P", "precision", "p"),
+        ("Rprec", "r_precision", "rprec"),
+        ("set_F", "f1", "f1"),
+    ] {
+        let equivalent = registry::trec_eval_equivalent(measure).expect(measure);
+        assert_eq!(
+            (equivalent.plugin, equivalent.canonical.as_str()),
+            (plugin, canonical),
+            "{measure}"
+        );
+        // And that metric prints under this very trec_eval name.
+        let metric = parse_metric(canonical).unwrap();
+        assert_eq!(metric.trec_eval().unwrap().name, measure);
+    }
+    assert_eq!(
+        registry::trec_eval_equivalent("P_10").unwrap().to_string(),
+        "`p@10` (TOML: type = \"precision\", k = 10)"
+    );
+    for nothing in ["P_0", "gm_map", "ndgc", "P_x", "map_cut_"] {
+        assert_eq!(registry::trec_eval_equivalent(nothing), None, "{nothing}");
+    }
+    // The unknown-name error points at the metric, not at names spelt alike.
+    assert_eq!(
+        parse_metric("map_cut_10").unwrap_err().to_string(),
+        "unknown metric `map_cut_10`; did you mean `average_precision`?"
+    );
+}
+
+#[test]
+fn every_trec_eval_name_a_metric_declares_leads_back_to_it() {
+    for descriptor in registry::metrics() {
+        for spec in [
+            descriptor.name.to_owned(),
+            format!("{}@10", descriptor.name),
+        ] {
+            let Ok(metric) = parse_metric(&spec) else {
+                continue;
+            };
+            if let Some(measure) = metric.trec_eval() {
+                let equivalent = registry::trec_eval_equivalent(&measure.name)
+                    .unwrap_or_else(|| panic!("{spec}: {}", measure.name));
+                assert_eq!(equivalent.canonical, metric.name(), "{}", measure.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_cutoff_too_large_says_so_in_either_syntax() {
+    let expected = format!(
+        "metric `precision`: invalid value for parameter `k`: k is too large: the largest \
+         cutoff is {}",
+        usize::MAX
+    );
+    for spec in ["p@99999999999999999999", "p(k=99999999999999999999)"] {
+        assert_eq!(
+            parse_metric(spec).unwrap_err().to_string(),
+            expected,
+            "{spec}"
+        );
+    }
+}

@@ -5,8 +5,8 @@
 use rankeval_core::{Aggregator, Metric, Qrels};
 
 use crate::engine::{Options, evaluate, evaluate_input};
-use crate::read::{Input, ReadError, ReadOptions, read_qrels_with, read_run_with};
-use crate::report::{MetricColumn, Report, RunResult, RunWarning};
+use crate::read::{Format, Input, ReadError, ReadOptions, read_qrels_with, read_run_with};
+use crate::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning};
 
 /// Metrics used when none are given.
 pub const DEFAULT_METRICS: &[&str] = &["ap", "rr", "p@10", "recall@100", "ndcg@10"];
@@ -41,13 +41,15 @@ pub struct Experiment {
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
 impl Experiment {
-    /// Total size of the inputs in bytes, where known (for a progress bar).
+    /// The inputs: the qrels (if any), then the runs.
+    pub fn inputs(&self) -> impl Iterator<Item = &Input> {
+        self.qrels.iter().chain(self.runs.iter().map(|r| &r.input))
+    }
+
+    /// Total size of the inputs in bytes, where known. A gzip file counts
+    /// its size on disk, less than the bytes read from it.
     pub fn input_size(&self) -> u64 {
-        self.qrels
-            .iter()
-            .chain(self.runs.iter().map(|r| &r.input))
-            .filter_map(Input::len_hint)
-            .sum()
+        self.inputs().filter_map(Input::len_hint).sum()
     }
 
     /// Reads the inputs, evaluates every run and aggregates.
@@ -67,7 +69,15 @@ impl Experiment {
             warnings: Vec::new(),
         };
         for run in &self.runs {
+            let mut ignored_judgements = None;
             let evaluation = match &shared_qrels {
+                // Read here rather than by `evaluate_input`, to see whether
+                // the run held judgements of its own.
+                Some(qrels) if run.input.format() == Format::Jsonl => {
+                    let (list, own_qrels) = read_run_with(&run.input, self.read, progress)?;
+                    ignored_judgements = own_qrels.map(|own| own.num_queries());
+                    evaluate(qrels, &list, &self.metrics, &self.options)
+                }
                 Some(qrels) => evaluate_input(
                     qrels,
                     &run.input,
@@ -102,11 +112,20 @@ impl Experiment {
                         .collect()
                 })
                 .collect();
+            if let (Some(count), Some(qrels)) = (ignored_judgements, &self.qrels) {
+                report.warnings.push(RunWarning {
+                    run: run.name.clone(),
+                    warning: ReportWarning::RunJudgementsIgnored {
+                        count,
+                        qrels: qrels.name().to_owned(),
+                    },
+                });
+            }
             report
                 .warnings
                 .extend(evaluation.warnings().into_iter().map(|warning| RunWarning {
                     run: run.name.clone(),
-                    warning,
+                    warning: warning.into(),
                 }));
             report.runs.push(RunResult {
                 name: run.name.clone(),
@@ -116,6 +135,39 @@ impl Experiment {
             });
         }
         Ok(report)
+    }
+}
+
+/// Why a path cannot be an input.
+#[derive(Debug)]
+pub(crate) enum InputProblem {
+    /// Nothing is there.
+    Missing,
+    /// A directory is there.
+    Directory,
+    /// Whatever is there cannot be looked at.
+    Unreadable(std::io::Error),
+}
+
+impl std::fmt::Display for InputProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputProblem::Missing => f.write_str("no such file"),
+            InputProblem::Directory => f.write_str("is a directory, not a file"),
+            InputProblem::Unreadable(error) => write!(f, "cannot read: {error}"),
+        }
+    }
+}
+
+/// Why `path` cannot be read as an input, if it cannot be: it does not
+/// exist, or it is a directory. Anything else that exists will do, not only
+/// a regular file: a FIFO, `/dev/stdin`, a shell's `<(...)`.
+pub(crate) fn input_problem(path: &std::path::Path) -> Option<InputProblem> {
+    match std::fs::metadata(path) {
+        Ok(metadata) if metadata.is_dir() => Some(InputProblem::Directory),
+        Ok(_) => None,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Some(InputProblem::Missing),
+        Err(error) => Some(InputProblem::Unreadable(error)),
     }
 }
 
@@ -130,8 +182,10 @@ pub(crate) fn unique_by_name<T: rankeval_core::registry::Plugin + ?Sized>(
         .collect()
 }
 
-/// A report name for each run path: the file name without its extensions,
-/// made unique by the parent directory where two runs share it.
+/// A report name for each run path: the file name without `.gz` and then
+/// without its last extension (`bm25.trec.gz` is `bm25`, `model.v2.jsonl`
+/// is `model.v2`); where two runs would share a name, each is named by its
+/// path as given.
 pub(crate) fn run_names(paths: &[std::path::PathBuf]) -> Vec<String> {
     let stem = |path: &std::path::Path| {
         let name = path
@@ -164,6 +218,32 @@ mod tests {
     use std::path::PathBuf;
 
     #[test]
+    fn any_existing_path_but_a_directory_is_an_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.trec");
+        std::fs::write(&file, "q1 Q0 a 1 1 t\n").unwrap();
+        assert!(input_problem(&file).is_none());
+        let problem = |path: &std::path::Path| input_problem(path).map(|p| p.to_string());
+        assert_eq!(
+            problem(dir.path()).as_deref(),
+            Some("is a directory, not a file")
+        );
+        assert_eq!(
+            problem(&dir.path().join("nope")).as_deref(),
+            Some("no such file")
+        );
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("run.fifo");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                assert!(input_problem(&fifo).is_none());
+            }
+            assert!(input_problem(std::path::Path::new("/dev/null")).is_none());
+        }
+    }
+
+    #[test]
     fn run_names_are_stems_unless_they_clash() {
         let paths: Vec<PathBuf> = [
             "runs/bm25.trec",
@@ -175,5 +255,11 @@ mod tests {
         .map(PathBuf::from)
         .collect();
         assert_eq!(run_names(&paths), ["bm25", "dense", "a/x.trec", "b/x.trec"]);
+        // One extension goes, as docs/cli.md says: not every dot.
+        let paths = [
+            PathBuf::from("model.v2.jsonl"),
+            PathBuf::from("x.v1.trec.gz"),
+        ];
+        assert_eq!(run_names(&paths), ["model.v2", "x.v1"]);
     }
 }

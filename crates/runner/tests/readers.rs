@@ -200,7 +200,7 @@ fn jsonl_errors_name_the_line() {
             "{line1}\n{{\"query\": \"u2\", \"predicted\": [\"A\"\n"
         ))
         .unwrap_err(),
-        "data.jsonl:2: invalid JSON line: EOF while parsing a list at line 1 column 33"
+        "data.jsonl:2: invalid JSON line: EOF while parsing a list at column 33"
     );
     assert_eq!(
         jsonl(&format!("{line1}\n{line1}\n")).unwrap_err(),
@@ -208,7 +208,7 @@ fn jsonl_errors_name_the_line() {
     );
     assert_eq!(
         jsonl(r#"{"query": "u1", "predicted": ["A", "B"], "scores": [1]}"#).unwrap_err(),
-        "data.jsonl:1: `scores` has 1 values but `predicted` has 2 documents"
+        "data.jsonl:1: `scores` has 1 value but `predicted` has 2 documents"
     );
     assert!(
         jsonl(r#"{"query": "u1", "predicted": ["A"], "score": [1]}"#)

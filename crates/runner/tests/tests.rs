@@ -13,6 +13,7 @@
 //!   whole.
 //! - `csv_reader`: the CSV/TSV reader, its errors, and CSV evaluating like
 //!   the same data as TREC.
+//! - `readme`: README's library example is the crate doc's doc test.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -22,5 +23,6 @@ mod csv_reader;
 mod determinism;
 mod plugin;
 mod readers;
+mod readme;
 mod streaming;
 mod trec_eval;

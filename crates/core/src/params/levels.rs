@@ -46,10 +46,10 @@ impl<'de> Deserialize<'de> for Cutoff {
                 f.write_str("a positive integer")
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Cutoff, E> {
-                usize::try_from(v)
-                    .ok()
-                    .and_then(Cutoff::new)
-                    .ok_or_else(|| E::custom("k must be a positive integer; 0 is not a cutoff (leave k out to use the whole list)"))
+                match usize::try_from(v) {
+                    Ok(k) => Cutoff::new(k).ok_or_else(|| E::custom("k must be a positive integer; 0 is not a cutoff (leave k out to use the whole list)")),
+                    Err(_) => Err(too_large()),
+                }
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Cutoff, E> {
                 match u64::try_from(v) {
@@ -57,9 +57,32 @@ impl<'de> Deserialize<'de> for Cutoff {
                     Err(_) => Err(E::custom(format!("k must be a positive integer, not {v}"))),
                 }
             }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<Cutoff, E> {
+                match u64::try_from(v) {
+                    Ok(v) => self.visit_u64(v),
+                    Err(_) => Err(too_large()),
+                }
+            }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<Cutoff, E> {
+                match u128::try_from(v) {
+                    Ok(v) => self.visit_u128(v),
+                    Err(_) => Err(E::custom(
+                        "k must be a positive integer, not a negative one",
+                    )),
+                }
+            }
         }
         deserializer.deserialize_u64(CutoffVisitor)
     }
+}
+
+/// `k` beyond any list's length; the same words whether it came from the
+/// short syntax or a TOML table (as an `i64`, `u64` or `i128`).
+fn too_large<E: de::Error>() -> E {
+    E::custom(format!(
+        "k is too large: the largest cutoff is {}",
+        usize::MAX
+    ))
 }
 
 /// The relevance level `rel`: documents with a grade of at least this are
@@ -109,6 +132,11 @@ impl<'de> Deserialize<'de> for RelevanceLevel {
                 f.write_str("an integer grade of at least 1")
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<RelevanceLevel, E> {
+                if let Ok(v) = u128::try_from(v)
+                    && v > Grade::MAX as u128
+                {
+                    return self.visit_u128(v);
+                }
                 Grade::try_from(v).ok().and_then(RelevanceLevel::new).ok_or_else(|| {
                     E::custom(format!(
                         "rel must be a grade of at least 1, not {v} (grades of 0 and below are never relevant)"
@@ -116,7 +144,24 @@ impl<'de> Deserialize<'de> for RelevanceLevel {
                 })
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<RelevanceLevel, E> {
-                self.visit_i64(i64::try_from(v).unwrap_or(i64::MAX))
+                self.visit_u128(v.into())
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<RelevanceLevel, E> {
+                match Grade::try_from(v) {
+                    Ok(v) => self.visit_i64(v.into()),
+                    Err(_) => Err(E::custom(format!(
+                        "rel is too large: the largest grade is {}",
+                        Grade::MAX
+                    ))),
+                }
+            }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<RelevanceLevel, E> {
+                match u128::try_from(v) {
+                    Ok(v) => self.visit_u128(v),
+                    Err(_) => Err(E::custom(format!(
+                        "rel must be a grade of at least 1, not {v} (grades of 0 and below are never relevant)"
+                    ))),
+                }
             }
         }
         deserializer.deserialize_i64(LevelVisitor)
@@ -136,6 +181,33 @@ mod tests {
         }
         let zero = serde_json::from_str::<Cutoff>("0").unwrap_err().to_string();
         assert!(zero.contains("k must be a positive integer"), "{zero}");
+    }
+
+    #[test]
+    fn too_large_says_so_however_it_arrives() {
+        use crate::params::ParamValue;
+        let message = |value: ParamValue| Cutoff::deserialize(value).unwrap_err().to_string();
+        let expected = format!("k is too large: the largest cutoff is {}", usize::MAX);
+        assert_eq!(message(ParamValue::BigInteger(1 << 70)), expected);
+        assert_eq!(message(ParamValue::BigInteger(i128::MAX)), expected);
+        assert!(message(ParamValue::BigInteger(-(1 << 70))).contains("positive"));
+        let level = |value: ParamValue| RelevanceLevel::deserialize(value).unwrap_err().to_string();
+        for big in [
+            ParamValue::Integer(1 << 40),
+            ParamValue::BigInteger(1 << 70),
+        ] {
+            assert_eq!(
+                level(big),
+                "rel is too large: the largest grade is 2147483647"
+            );
+        }
+        assert!(level(ParamValue::BigInteger(-(1 << 70))).contains("at least 1"));
+        assert_eq!(
+            RelevanceLevel::deserialize(ParamValue::Integer(2147483647))
+                .unwrap()
+                .get(),
+            Grade::MAX
+        );
     }
 
     #[test]

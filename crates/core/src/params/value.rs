@@ -15,6 +15,10 @@ pub enum ParamValue {
     Bool(bool),
     /// An integer, e.g. `k = 10`.
     Integer(i64),
+    /// An integer beyond the range of `i64` (held as `i128`, saturated past
+    /// it), so that the parameter it is given to can say it is too large
+    /// rather than that it is not an integer.
+    BigInteger(i128),
     /// A float, e.g. `p = 0.8`.
     Float(f64),
     /// A string, e.g. `normalization = "truncated"`.
@@ -31,6 +35,8 @@ impl ParamValue {
             _ => {
                 if let Ok(i) = text.parse::<i64>() {
                     ParamValue::Integer(i)
+                } else if let Some(big) = parse_big_integer(text) {
+                    big
                 } else if let Some(f) = parse_float(text) {
                     ParamValue::Float(f)
                 } else {
@@ -40,15 +46,39 @@ impl ParamValue {
         }
     }
 
+    /// An integer written in decimal digits (as after `@` in the short
+    /// syntax): `Integer` if it fits in `i64`, else `BigInteger`; `None` if
+    /// `digits` is not an optional sign and one or more ASCII digits.
+    pub fn from_digits(digits: &str) -> Option<Self> {
+        match digits.parse::<i64>() {
+            Ok(i) => Some(ParamValue::Integer(i)),
+            Err(_) => parse_big_integer(digits),
+        }
+    }
+
     /// What kind of value this is, for messages.
     pub fn kind(&self) -> &'static str {
         match self {
             ParamValue::Bool(_) => "a boolean",
-            ParamValue::Integer(_) => "an integer",
+            ParamValue::Integer(_) | ParamValue::BigInteger(_) => "an integer",
             ParamValue::Float(_) => "a float",
             ParamValue::String(_) => "a string",
         }
     }
+}
+
+/// An optional sign and digits too large for `i64`, saturated to `i128`.
+fn parse_big_integer(text: &str) -> Option<ParamValue> {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let saturated = if text.starts_with('-') {
+        i128::MIN
+    } else {
+        i128::MAX
+    };
+    Some(ParamValue::BigInteger(text.parse().unwrap_or(saturated)))
 }
 
 /// Floats as the short syntax writes them: digits, with a point or exponent;
@@ -81,6 +111,7 @@ impl fmt::Display for ParamValue {
         match self {
             ParamValue::Bool(b) => write!(f, "{b}"),
             ParamValue::Integer(i) => write!(f, "{i}"),
+            ParamValue::BigInteger(i) => write!(f, "{i}"),
             ParamValue::Float(x) => {
                 if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e15 {
                     write!(f, "{x:.1}")
@@ -110,6 +141,7 @@ impl<'de> de::Deserializer<'de> for ParamValue {
         match self {
             ParamValue::Bool(b) => visitor.visit_bool(b),
             ParamValue::Integer(i) => visitor.visit_i64(i),
+            ParamValue::BigInteger(i) => visitor.visit_i128(i),
             ParamValue::Float(x) => visitor.visit_f64(x),
             ParamValue::String(s) => visitor.visit_string(s),
         }
@@ -174,6 +206,22 @@ mod tests {
             ParamValue::from_text("inf"),
             ParamValue::String("inf".into())
         );
+        // Past i64, still an integer (not a float), so `k` can say it is too large.
+        assert_eq!(
+            ParamValue::from_text("99999999999999999999"),
+            ParamValue::BigInteger(99_999_999_999_999_999_999)
+        );
+        assert_eq!(
+            ParamValue::from_text("-9223372036854775809"),
+            ParamValue::BigInteger(-9_223_372_036_854_775_809)
+        );
+        assert_eq!(
+            ParamValue::from_digits(&"9".repeat(50)),
+            Some(ParamValue::BigInteger(i128::MAX))
+        );
+        assert_eq!(ParamValue::from_digits("12"), Some(ParamValue::Integer(12)));
+        assert_eq!(ParamValue::from_digits(""), None);
+        assert_eq!(ParamValue::from_digits("1.5"), None);
     }
 
     #[test]
@@ -183,6 +231,7 @@ mod tests {
             ParamValue::Float(0.8),
             ParamValue::Float(1.0),
             ParamValue::Float(1e-7),
+            ParamValue::BigInteger(99_999_999_999_999_999_999),
             ParamValue::Bool(false),
             ParamValue::String("hits".into()),
         ] {

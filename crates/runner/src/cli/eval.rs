@@ -1,6 +1,6 @@
 //! `rankeval eval`: an experiment from command-line flags.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use rankeval_core::registry;
@@ -8,7 +8,9 @@ use rankeval_core::{Aggregator, Duplicates, Metric, RelevanceLevel};
 
 use super::{CliError, OutputArgs};
 use crate::engine::{Missing, Options};
-use crate::experiment::{DEFAULT_METRICS, Experiment, NamedRun, run_names, unique_by_name};
+use crate::experiment::{
+    DEFAULT_METRICS, Experiment, NamedRun, input_problem, run_names, unique_by_name,
+};
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
 
 /// Arguments of `rankeval eval`.
@@ -161,8 +163,24 @@ impl EvalArgs {
             }
         };
         for path in self.qrels.iter().chain(&self.runs) {
-            if !path.is_file() {
-                return Err(CliError::Usage(format!("{}: no such file", path.display())));
+            if let Some(problem) = input_problem(path) {
+                return Err(CliError::Usage(format!("{}: {problem}", path.display())));
+            }
+        }
+        for (later, path) in self.runs.iter().enumerate() {
+            if let Some(first) = self.runs[..later].iter().find(|p| same_file(p, path)) {
+                return Err(CliError::Usage(if first == path {
+                    format!(
+                        "--run {} is given twice; give each run once",
+                        path.display()
+                    )
+                } else {
+                    format!(
+                        "--run {} is the same file as --run {}; give each run once",
+                        path.display(),
+                        first.display()
+                    )
+                }));
             }
         }
         let runs: Vec<NamedRun> = run_names(&self.runs)
@@ -231,5 +249,23 @@ impl EvalArgs {
             },
         };
         Ok((experiment, self.output))
+    }
+}
+
+/// Whether two paths name one file (both exist: checked before).
+fn same_file(a: &Path, b: &Path) -> bool {
+    if a == b {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(a), Ok(b)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return (a.dev(), a.ino()) == (b.dev(), b.ino());
+        }
+    }
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
 }

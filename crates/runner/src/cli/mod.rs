@@ -7,6 +7,7 @@
 mod eval;
 mod list;
 mod output;
+mod progress;
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
@@ -14,7 +15,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 use rankeval_core::{PluginError, RegistryError};
 
 use crate::config::ConfigError;
@@ -109,7 +109,7 @@ pub enum CliError {
     #[error("{0}")]
     Usage(String),
     /// A `-m` or `-a` value names no plugin, or a bad parameter.
-    #[error("{flag} {value}: {source}")]
+    #[error("{flag} {value}: {}", crate::config::plugin_message(source))]
     Plugin {
         /// The flag, e.g. `-m`.
         flag: &'static str,
@@ -127,7 +127,7 @@ pub enum CliError {
     /// The report could not be written.
     #[error("cannot write {path}: {source}")]
     Write {
-        /// The output file.
+        /// The output file, or `<stdout>`.
         path: String,
         /// Why.
         source: std::io::Error,
@@ -148,11 +148,21 @@ pub fn main_from(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) ->
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(error) => {
-            let _ = error.print();
-            return if error.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
+            let printed = error.print();
+            if error.use_stderr() {
+                return ExitCode::from(2);
+            }
+            // `--help` and `--version` go to stdout, which may fail too.
+            return match printed {
+                Err(source) if source.kind() != std::io::ErrorKind::BrokenPipe => {
+                    let error = CliError::Write {
+                        path: output::STDOUT.to_owned(),
+                        source,
+                    };
+                    let _ = writeln!(std::io::stderr(), "error: {error}");
+                    ExitCode::from(2)
+                }
+                _ => ExitCode::SUCCESS,
             };
         }
     };
@@ -180,27 +190,18 @@ fn run(cli: Cli) -> Result<(), CliError> {
     }
 }
 
-/// Inputs larger than this get a progress bar (on a terminal).
-const PROGRESS_FROM_BYTES: u64 = 64 << 20;
-
 fn report(experiment: &Experiment, output: &OutputArgs) -> Result<(), CliError> {
-    let size = experiment.input_size();
-    let bar = if size >= PROGRESS_FROM_BYTES && std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(size);
-        if let Ok(style) = ProgressStyle::with_template(
-            "{spinner} reading {bytes}/{total_bytes} [{bar:30}] {bytes_per_sec}, {eta} left",
-        ) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = progress::display(experiment, std::io::stderr().is_terminal());
     let report = experiment.execute(&|bytes| bar.inc(bytes));
     bar.finish_and_clear();
     let report = report?;
     let mut stderr = std::io::stderr().lock();
     for warning in &report.warnings {
+        let _ = writeln!(stderr, "warning: {warning}");
+    }
+    if let FormatArg::Trec = output.format
+        && let Some(warning) = trec_aggregators_warning(&report.aggregators)
+    {
         let _ = writeln!(stderr, "warning: {warning}");
     }
     let text = report.render(
@@ -210,4 +211,22 @@ fn report(experiment: &Experiment, output: &OutputArgs) -> Result<(), CliError> 
         },
     );
     output::write(&text, output.output.as_deref())
+}
+
+/// `--format trec` prints means (and `gm_` lines for gmean), as trec_eval
+/// does: say so when other aggregators were asked for, rather than leave
+/// them out without a word.
+fn trec_aggregators_warning(aggregators: &[String]) -> Option<String> {
+    let left_out: Vec<String> = aggregators
+        .iter()
+        .filter(|a| !matches!(a.as_str(), "mean" | "gmean"))
+        .map(|a| format!("`{a}`"))
+        .collect();
+    (!left_out.is_empty()).then(|| {
+        format!(
+            "--format trec prints means only, as trec_eval does (and gm_ lines for gmean); \
+             not shown: {}; the other formats show every aggregator",
+            left_out.join(", ")
+        )
+    })
 }

@@ -9,7 +9,8 @@ mod resolve;
 
 use std::path::PathBuf;
 
-use rankeval_core::PluginError;
+use rankeval_core::registry::trec_eval_equivalent;
+use rankeval_core::{PluginError, PluginKind};
 
 pub use resolve::load;
 
@@ -58,7 +59,7 @@ pub enum ConfigError {
         file: PathBuf,
     },
     /// A metric or aggregator cannot be built.
-    #[error("{path}:{line}: {key}: {source}")]
+    #[error("{path}:{line}: {key}: {}", plugin_message(source))]
     Plugin {
         /// The experiment file.
         path: String,
@@ -69,4 +70,20 @@ pub enum ConfigError {
         /// Why.
         source: Box<PluginError>,
     },
+}
+
+/// A metric or aggregator error as both front ends (`-m` and TOML) print
+/// it. An unknown metric that is a trec_eval measure (`P_10`, `map_cut_10`,
+/// `recip_rank`) names the metric that computes it, from the registry.
+pub(crate) fn plugin_message(error: &PluginError) -> String {
+    if let PluginError::Unknown {
+        kind: PluginKind::Metric,
+        name,
+        ..
+    } = error
+        && let Some(equivalent) = trec_eval_equivalent(name)
+    {
+        return format!("unknown metric `{name}`; it is trec_eval's name for {equivalent}");
+    }
+    error.to_string()
 }

@@ -11,7 +11,70 @@ use crate::engine::Missing;
 use crate::read::{CsvOptions, Format};
 
 /// A `[[metrics]]` or `[[aggregators]]` table: `type` and parameters.
-pub(crate) type RawPlugin = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
+pub(crate) type RawPlugin = BTreeMap<Spanned<String>, Spanned<RawValue>>;
+
+/// A parameter's value as written: any TOML value, or an integer beyond
+/// `i64` that `toml::Value` cannot hold (`k = 99999999999999999999`), kept
+/// so that the parameter can say it is too large, as the short syntax does.
+#[derive(Debug)]
+pub(crate) enum RawValue {
+    /// A value `toml::Value` holds.
+    Toml(toml::Value),
+    /// An integer past `i64` (saturated past `i128`).
+    BigInteger(i128),
+}
+
+impl<'de> Deserialize<'de> for RawValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct RawVisitor;
+        impl<'de> serde::de::Visitor<'de> for RawVisitor {
+            type Value = RawValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any valid TOML value")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<RawValue, E> {
+                Ok(RawValue::Toml(toml::Value::Boolean(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<RawValue, E> {
+                Ok(RawValue::Toml(toml::Value::Integer(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<RawValue, E> {
+                Ok(match i64::try_from(v) {
+                    Ok(v) => RawValue::Toml(toml::Value::Integer(v)),
+                    Err(_) => RawValue::BigInteger(v.into()),
+                })
+            }
+            fn visit_i128<E>(self, v: i128) -> Result<RawValue, E> {
+                Ok(match i64::try_from(v) {
+                    Ok(v) => RawValue::Toml(toml::Value::Integer(v)),
+                    Err(_) => RawValue::BigInteger(v),
+                })
+            }
+            fn visit_u128<E>(self, v: u128) -> Result<RawValue, E> {
+                Ok(RawValue::BigInteger(i128::try_from(v).unwrap_or(i128::MAX)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<RawValue, E> {
+                Ok(RawValue::Toml(toml::Value::Float(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<RawValue, E> {
+                Ok(RawValue::Toml(toml::Value::String(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<RawValue, E> {
+                Ok(RawValue::Toml(toml::Value::String(v)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<RawValue, A::Error> {
+                toml::Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(RawValue::Toml)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<RawValue, A::Error> {
+                // Tables, and dates (which toml hands over as a map).
+                toml::Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(RawValue::Toml)
+            }
+        }
+        deserializer.deserialize_any(RawVisitor)
+    }
+}
 
 /// The whole experiment file.
 #[derive(Debug, Deserialize)]
@@ -47,7 +110,8 @@ pub(crate) struct RawExperiment {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawRun {
-    /// The name in reports; the file name without extension by default.
+    /// The name in reports; by default the file name without `.gz` and its
+    /// last extension.
     pub(crate) name: Option<Spanned<String>>,
     /// The run file, relative to the experiment file.
     pub(crate) path: Spanned<String>,

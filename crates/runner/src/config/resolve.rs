@@ -10,9 +10,11 @@ use rankeval_core::{Aggregator, Metric, ParamValue};
 use toml::Spanned;
 
 use super::ConfigError;
-use super::raw::{RawExperiment, RawPlugin};
+use super::raw::{RawExperiment, RawPlugin, RawValue};
 use crate::engine::Options;
-use crate::experiment::{DEFAULT_METRICS, Experiment, NamedRun, unique_by_name};
+use crate::experiment::{
+    DEFAULT_METRICS, Experiment, InputProblem, NamedRun, input_problem, unique_by_name,
+};
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
 
 /// Loads and resolves the experiment file at `path`.
@@ -61,18 +63,21 @@ impl Resolver<'_> {
         }
     }
 
-    /// A file named by `key`, relative to the experiment file, which must exist.
+    /// A file named by `key`, relative to the experiment file, which must
+    /// exist and not be a directory (a FIFO or `/dev/stdin` will do).
     fn file(&self, value: &Spanned<String>, key: &str) -> Result<PathBuf, ConfigError> {
         let file = self.base.join(value.get_ref());
-        if file.is_file() {
-            Ok(file)
-        } else {
-            Err(ConfigError::MissingFile {
+        match input_problem(&file) {
+            None => Ok(file),
+            Some(InputProblem::Missing) => Err(ConfigError::MissingFile {
                 path: self.path.to_owned(),
                 line: self.line(value),
                 key: key.to_owned(),
                 file,
-            })
+            }),
+            Some(problem) => {
+                Err(self.invalid(value, key, format!("{}: {problem}", file.display())))
+            }
         }
     }
 
@@ -221,17 +226,18 @@ impl Resolver<'_> {
                 "the table has no `type` (the metric or aggregator name)",
             ));
         };
-        let Some(name) = type_value.get_ref().as_str() else {
+        let RawValue::Toml(toml::Value::String(name)) = type_value.get_ref() else {
             return Err(self.invalid(type_value, format!("{key}.type"), "`type` must be a string"));
         };
         let mut params = Vec::with_capacity(entries.len());
         for (param, value) in entries.iter().filter(|(k, _)| k.get_ref() != "type") {
             let value = match value.get_ref() {
-                toml::Value::Integer(i) => ParamValue::Integer(*i),
-                toml::Value::Float(x) => ParamValue::Float(*x),
-                toml::Value::Boolean(b) => ParamValue::Bool(*b),
-                toml::Value::String(s) => ParamValue::String(s.clone()),
-                other => {
+                RawValue::BigInteger(i) => ParamValue::BigInteger(*i),
+                RawValue::Toml(toml::Value::Integer(i)) => ParamValue::Integer(*i),
+                RawValue::Toml(toml::Value::Float(x)) => ParamValue::Float(*x),
+                RawValue::Toml(toml::Value::Boolean(b)) => ParamValue::Bool(*b),
+                RawValue::Toml(toml::Value::String(s)) => ParamValue::String(s.clone()),
+                RawValue::Toml(other) => {
                     return Err(self.invalid(
                         value,
                         format!("{key}.{}", param.get_ref()),

@@ -5,6 +5,8 @@
 //! ```
 //!
 //! - `query`: a string or an integer;
+//! - ids (of queries and documents) are not empty and hold no whitespace
+//!   and no control character, as in TREC files;
 //! - `predicted` (optional): document ids, already ranked, best first; with
 //!   an optional `scores` array of the same length the list is ordered by
 //!   score instead (ties by document id, as for TREC runs);
@@ -23,7 +25,7 @@ use rankeval_core::{QrelsBuilder, RunBuilder};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::error::{LineError, ReadErrorKind};
+use super::error::{LineError, ReadErrorKind, excerpt};
 use super::lines::LineParser;
 use super::trec::{qrels_push_error, run_push_error};
 
@@ -161,7 +163,8 @@ impl LineParser for Jsonl {
     fn parse(&self, sink: &mut JsonlSink, line: &[u8], number: u32) -> Result<(), LineError> {
         let fail = |kind| LineError::new(number, kind);
         let parsed: Line<'_> =
-            serde_json::from_slice(line).map_err(|e| fail(ReadErrorKind::Json(e.to_string())))?;
+            serde_json::from_slice(line).map_err(|e| fail(ReadErrorKind::Json(json_reason(&e))))?;
+        check_ids(&parsed).map_err(fail)?;
         let query = parsed.query.0.as_bytes();
         if parsed.predicted.is_none() && parsed.relevant.is_none() {
             return Err(fail(ReadErrorKind::BadField(
@@ -224,6 +227,54 @@ impl LineParser for Jsonl {
     }
 }
 
+/// serde's message without its "at line 1": the line is the file's, named
+/// already; the column stays.
+fn json_reason(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let position = format!(" at line {} column {}", error.line(), error.column());
+    match text.strip_suffix(&position) {
+        Some(reason) if error.column() > 0 => format!("{reason} at column {}", error.column()),
+        Some(reason) => reason.to_owned(),
+        None => text,
+    }
+}
+
+/// Refuses a line with an id that is empty or holds whitespace or a control
+/// character, naming the key it is under: such an id cannot be written back
+/// to a TREC file (split on whitespace) nor to a table or CSV report.
+fn check_ids(line: &Line<'_>) -> Result<(), ReadErrorKind> {
+    check_id(&line.query, "query")?;
+    for doc in line.predicted.iter().flatten() {
+        check_id(doc, "predicted")?;
+    }
+    for (doc, _) in line.relevant.iter().flat_map(|r| &r.0) {
+        check_id(doc, "relevant")?;
+    }
+    Ok(())
+}
+
+fn check_id(id: &JsonId<'_>, key: &str) -> Result<(), ReadErrorKind> {
+    let id = id.0.as_ref();
+    if id.is_empty() {
+        return Err(ReadErrorKind::BadField(format!(
+            "`{key}`: an id cannot be empty"
+        )));
+    }
+    // Most ids are printable ASCII: one pass over the bytes.
+    if id.bytes().all(|b| b > b' ' && b < 0x7f) {
+        return Ok(());
+    }
+    match id.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        Some(c) => Err(ReadErrorKind::BadField(format!(
+            "`{key}`: the id `{}` contains U+{:04X}; ids cannot contain whitespace or \
+             control characters (as in TREC files)",
+            excerpt(id.escape_debug().to_string().as_bytes()),
+            u32::from(c)
+        ))),
+        None => Ok(()),
+    }
+}
+
 fn push_predicted(
     run: &mut RunBuilder,
     query: &[u8],
@@ -237,10 +288,13 @@ fn push_predicted(
     match scores {
         Some(scores) => {
             if scores.len() != predicted.len() {
+                let plural = |n: usize| if n == 1 { "" } else { "s" };
                 return Err(fail(ReadErrorKind::BadField(format!(
-                    "`scores` has {} values but `predicted` has {} documents",
+                    "`scores` has {} value{} but `predicted` has {} document{}",
                     scores.len(),
-                    predicted.len()
+                    plural(scores.len()),
+                    predicted.len(),
+                    plural(predicted.len())
                 ))));
             }
             for (doc, &score) in predicted.iter().zip(scores) {

@@ -68,7 +68,48 @@ pub struct RunWarning {
     /// The run it is about.
     pub run: String,
     /// What happened.
-    pub warning: Warning,
+    pub warning: ReportWarning,
+}
+
+/// What a report warns about: the engine's warnings on which queries
+/// counted, and those on how the inputs were used. In JSON, an object with
+/// `kind` (snake_case) and the fields of the variant.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ReportWarning {
+    /// A JSON Lines run holds judgements of its own (`relevant`), which
+    /// were not used because qrels were given.
+    RunJudgementsIgnored {
+        /// How many of the run's queries have judgements.
+        count: usize,
+        /// The qrels used instead, as named by the user.
+        qrels: String,
+    },
+    /// Which queries were evaluated, and which were not.
+    #[serde(untagged)]
+    Coverage(Warning),
+}
+
+impl From<Warning> for ReportWarning {
+    fn from(warning: Warning) -> Self {
+        ReportWarning::Coverage(warning)
+    }
+}
+
+impl fmt::Display for ReportWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReportWarning::RunJudgementsIgnored { count, qrels } => write!(
+                f,
+                "the run's own judgements (`relevant`, on {count} {}) were ignored: the qrels \
+                 of {qrels} were used (to use the run's own, leave out --qrels; TOML: the \
+                 `qrels` key)",
+                if *count == 1 { "query" } else { "queries" }
+            ),
+            ReportWarning::Coverage(warning) => warning.fmt(f),
+        }
+    }
 }
 
 impl fmt::Display for RunWarning {
@@ -219,13 +260,23 @@ pub(crate) mod tests {
             metrics,
             aggregators: aggregators.iter().map(|a| (*a).to_owned()).collect(),
             runs: vec![run("baseline", 0.5), run("v2", 0.75)],
-            warnings: vec![RunWarning {
-                run: "v2".into(),
-                warning: Warning::RunOnlyQueries {
-                    count: 1,
-                    examples: vec!["q9".into()],
+            warnings: vec![
+                RunWarning {
+                    run: "v2".into(),
+                    warning: ReportWarning::RunJudgementsIgnored {
+                        count: 2,
+                        qrels: "qrels.txt".into(),
+                    },
                 },
-            }],
+                RunWarning {
+                    run: "v2".into(),
+                    warning: Warning::RunOnlyQueries {
+                        count: 1,
+                        examples: vec!["q9".into()],
+                    }
+                    .into(),
+                },
+            ],
         }
     }
 }

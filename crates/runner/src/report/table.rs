@@ -1,6 +1,8 @@
 //! The terminal table: metrics as rows, runs as columns, numbers aligned on
 //! the right; with per-query values, one more table per run.
 
+use unicode_width::UnicodeWidthStr;
+
 use super::{RenderOptions, Report, per_query_rows, summary_rows};
 
 pub(super) fn render(report: &Report, options: RenderOptions) -> String {
@@ -16,13 +18,14 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
 }
 
 /// Rows as text: the first column on the left, the others on the right.
+/// Widths are terminal columns, so wide (CJK) characters count as two.
 fn aligned(rows: &[Vec<String>]) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
             rows.iter()
                 .filter_map(|r| r.get(c))
-                .map(|cell| cell.chars().count())
+                .map(|cell| cell.width())
                 .max()
                 .unwrap_or(0)
         })
@@ -31,10 +34,14 @@ fn aligned(rows: &[Vec<String>]) -> String {
     for row in rows {
         let mut line = String::new();
         for (c, cell) in row.iter().enumerate() {
+            let padding = " ".repeat(widths[c].saturating_sub(cell.width()));
             if c == 0 {
-                line.push_str(&format!("{cell:<width$}", width = widths[c]));
+                line.push_str(cell);
+                line.push_str(&padding);
             } else {
-                line.push_str(&format!("  {cell:>width$}", width = widths[c]));
+                line.push_str("  ");
+                line.push_str(&padding);
+                line.push_str(cell);
             }
         }
         out.push_str(line.trim_end());
@@ -52,6 +59,25 @@ mod tests {
     fn summary_and_per_query() {
         let report = sample(&["mean"]);
         insta::assert_snapshot!(render(&report, RenderOptions { per_query: true }));
+    }
+
+    #[test]
+    fn wide_characters_take_two_columns() {
+        let mut report = sample(&["mean"]);
+        report.runs[0].queries = vec!["검색어".into(), "q2".into()];
+        report.runs[1].name = "모델".into();
+        let text = render(&report, RenderOptions { per_query: true });
+        let widths = |text: &str| -> Vec<usize> {
+            text.lines()
+                .take_while(|l| !l.is_empty())
+                .map(UnicodeWidthStr::width)
+                .collect()
+        };
+        let summary = widths(&text);
+        assert!(summary.windows(2).all(|w| w[0] == w[1]), "{text}");
+        let per_query = widths(text.split("(per query)\n").nth(1).unwrap());
+        assert!(per_query.windows(2).all(|w| w[0] == w[1]), "{text}");
+        insta::assert_snapshot!(text);
     }
 
     #[test]

@@ -130,6 +130,50 @@ fn bad_jsonl_line() {
     );
 }
 
+/// `rankeval eval --run run.jsonl` on a run holding its own judgements.
+fn jsonl(name: &str, lines: &str) {
+    snapshot(
+        name,
+        &[("run.jsonl", lines)],
+        &["eval", "--run", "run.jsonl", "-m", "map"],
+    );
+}
+
+#[test]
+fn jsonl_empty_ids() {
+    jsonl(
+        "error_jsonl_empty_query_id",
+        "{\"query\": \"\", \"predicted\": [\"\"], \"relevant\": {\"\": 1}}\n",
+    );
+    jsonl(
+        "error_jsonl_empty_document_id",
+        "{\"query\": \"q1\", \"predicted\": [\"a\", \"\"], \"relevant\": {\"a\": 1}}\n",
+    );
+}
+
+#[test]
+fn jsonl_ids_with_whitespace_or_control_characters() {
+    let good = "{\"query\": \"q1\", \"predicted\": [\"a\"], \"relevant\": {\"a\": 1}}\n";
+    jsonl(
+        "error_jsonl_query_id_with_tab_and_newline",
+        &format!(
+            "{good}{{\"query\": \"e\\tf\\ng\", \"predicted\": [\"a\"], \"relevant\": [\"a\"]}}\n"
+        ),
+    );
+    jsonl(
+        "error_jsonl_predicted_id_with_space",
+        &format!(
+            "{good}{{\"query\": \"q2\", \"predicted\": [\"a\", \"b c\"], \"relevant\": [\"a\"]}}\n"
+        ),
+    );
+    jsonl(
+        "error_jsonl_relevant_id_with_control_character",
+        &format!(
+            "{good}{{\"query\": \"q2\", \"predicted\": [\"a\"], \"relevant\": {{\"a\\u0007\": 1}}}}\n"
+        ),
+    );
+}
+
 #[test]
 fn unknown_metric_flag() {
     snapshot(
@@ -204,6 +248,22 @@ fn run_without_qrels_must_be_jsonl() {
         "error_no_qrels_for_trec_run",
         &[("run.trec", RUN)],
         &["eval", "--run", "run.trec"],
+    );
+}
+
+#[test]
+fn same_run_twice() {
+    let files = &[("qrels.txt", QRELS), ("run.trec", RUN)];
+    let args = ["eval", "--qrels", "qrels.txt", "--run", "run.trec"];
+    snapshot(
+        "error_same_run_twice",
+        files,
+        &[&args[..], &["--run", "run.trec"]].concat(),
+    );
+    snapshot(
+        "error_same_run_file_twice",
+        files,
+        &[&args[..], &["--run", "./run.trec"]].concat(),
     );
 }
 
@@ -376,4 +436,179 @@ fn query_mismatches_are_warnings_not_silence() {
     let result = run_in(dir.path(), args);
     assert_eq!(result.0, 0);
     insta::assert_snapshot!("warnings_query_mismatch", transcript(args, result));
+}
+
+#[test]
+fn run_judgements_ignored_for_qrels_are_a_warning() {
+    let dir = scratch(&[
+        ("qrels.txt", "q1 0 a 1\nq2 0 c 2\n"),
+        (
+            "run.jsonl",
+            "{\"query\": \"q1\", \"predicted\": [\"a\"], \"relevant\": [\"b\"]}\n\
+             {\"query\": \"q2\", \"predicted\": [\"c\"]}\n",
+        ),
+    ]);
+    let args = &[
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.jsonl",
+        "-m",
+        "p@1",
+        "--format",
+        "json",
+    ];
+    let result = run_in(dir.path(), args);
+    assert_eq!(result.0, 0);
+    insta::assert_snapshot!("warnings_run_judgements_ignored", transcript(args, result));
+}
+
+#[test]
+fn trec_format_warns_of_aggregators_it_leaves_out() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", RUN)]);
+    let args = &[
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.trec",
+        "-m",
+        "p@1",
+        "-a",
+        "median",
+        "-a",
+        "gmean",
+        "-a",
+        "mean",
+        "--format",
+        "trec",
+    ];
+    let result = run_in(dir.path(), args);
+    assert_eq!(result.0, 0);
+    insta::assert_snapshot!("warnings_trec_format_means_only", transcript(args, result));
+    // Means (and gmean's gm_ lines) are what trec_eval prints: no warning.
+    let (code, _, stderr) = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "p@1",
+            "-a",
+            "gmean",
+            "--format",
+            "trec",
+        ],
+    );
+    assert_eq!((code, stderr.as_str()), (0, ""));
+}
+
+/// The same bad metric given to `-m` and as a TOML `[[metrics]]` table: the
+/// message after each front end's own prefix (`-m SPEC: ` and
+/// `exp.toml:LINE: metrics[1]: `) is the same text.
+#[test]
+fn flag_and_experiment_file_give_the_same_metric_errors() {
+    let cases: &[(&str, &str)] = &[
+        ("ndgc", "type = \"ndgc\""),
+        ("ap@0", "type = \"ap\"\nk = 0"),
+        ("ap(norm=bogus)", "type = \"ap\"\nnorm = \"bogus\""),
+        ("ap(nrom=truncated)", "type = \"ap\"\nnrom = \"truncated\""),
+        ("p(rel=0)", "type = \"p\"\nrel = 0"),
+        (
+            "p@99999999999999999999",
+            "type = \"p\"\nk = 99999999999999999999",
+        ),
+        (
+            "p(k=18446744073709551616)",
+            "type = \"p\"\nk = 18446744073709551616",
+        ),
+        ("p(k=-3)", "type = \"p\"\nk = -3"),
+        ("P_10", "type = \"P_10\""),
+        ("map_cut_100", "type = \"map_cut_100\""),
+        ("recip_rank", "type = \"recip_rank\""),
+    ];
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", RUN)]);
+    let mut transcript = String::new();
+    for (spec, table) in cases {
+        let (code, _, flag) = run_in(
+            dir.path(),
+            &[
+                "eval",
+                "--qrels",
+                "qrels.txt",
+                "--run",
+                "run.trec",
+                "-m",
+                spec,
+            ],
+        );
+        assert_eq!(code, 2, "{spec}: {flag}");
+        let flag = flag
+            .strip_prefix(&format!("error: -m {spec}: "))
+            .unwrap_or_else(|| panic!("{spec}: {flag}"));
+        let toml = format!(
+            "qrels = \"qrels.txt\"\n\n[[runs]]\npath = \"run.trec\"\n\n[[metrics]]\n{table}\n"
+        );
+        std::fs::write(dir.path().join("exp.toml"), toml).unwrap();
+        let (code, _, config) = run_in(dir.path(), &["run", "exp.toml"]);
+        assert_eq!(code, 2, "{table}: {config}");
+        let config = config
+            .strip_prefix("error: exp.toml:")
+            .and_then(|rest| rest.split_once(": metrics[1]: "))
+            .map(|(_line, message)| message)
+            .unwrap_or_else(|| panic!("{table}: {config}"));
+        assert_eq!(flag, config, "-m {spec} and [[metrics]] {table}");
+        transcript.push_str(&format!("-m {spec}\n  {flag}"));
+    }
+    insta::assert_snapshot!("metric_errors_flag_and_toml", transcript);
+}
+
+#[test]
+fn empty_qrels_file() {
+    eval("error_empty_qrels", "", RUN);
+}
+
+#[test]
+fn bad_or_truncated_gzip() {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(RUN.repeat(50).as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let args = &["eval", "--qrels", "qrels.txt", "--run", "run.trec.gz"];
+    for (name, bytes) in [
+        ("error_truncated_gzip", &gz[..gz.len() / 2]),
+        (
+            "error_bad_gzip_header",
+            &b"\x1f\x8bnot really gzip at all"[..],
+        ),
+    ] {
+        let dir = scratch(&[("qrels.txt", QRELS)]);
+        std::fs::write(dir.path().join("run.trec.gz"), bytes).unwrap();
+        let result = run_in(dir.path(), args);
+        assert_eq!(result.0, 2, "{name}: {result:?}");
+        assert!(!result.2.contains("panicked"), "{}", result.2);
+        insta::assert_snapshot!(name, transcript(args, result));
+    }
+}
+
+#[test]
+fn jsonl_query_on_two_lines() {
+    jsonl(
+        "error_jsonl_repeated_query",
+        "{\"query\": \"q1\", \"predicted\": [\"a\"], \"relevant\": [\"a\"]}\n\
+         {\"query\": \"q2\", \"predicted\": [\"b\"], \"relevant\": [\"b\"]}\n\
+         {\"query\": \"q1\", \"predicted\": [\"c\"]}\n",
+    );
+}
+
+#[test]
+fn jsonl_scores_and_predicted_differ_in_length() {
+    jsonl(
+        "error_jsonl_scores_length",
+        "{\"query\": \"q1\", \"predicted\": [\"a\", \"b\"], \"scores\": [0.5], \"relevant\": [\"a\"]}\n",
+    );
 }

@@ -9,8 +9,11 @@
 mod csv;
 mod errors;
 mod help;
+mod inputs;
+mod output;
 mod quickstart;
 mod trec_eval;
+mod unicode;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
