@@ -213,9 +213,9 @@ fn report(experiment: &Experiment, output: &OutputArgs) -> Result<(), CliError> 
     output::write(&text, output.output.as_deref())
 }
 
-/// `--format trec` prints means (and `gm_` lines for gmean), as trec_eval
-/// does: say so when other aggregators were asked for, rather than leave
-/// them out without a word.
+/// `--format trec` prints means (and, for gmean, trec_eval's `gm_map` and
+/// `gm_bpref`), as trec_eval does: say so when other aggregators were asked
+/// for, rather than leave them out without a word.
 fn trec_aggregators_warning(aggregators: &[String]) -> Option<String> {
     let left_out: Vec<String> = aggregators
         .iter()
@@ -224,7 +224,7 @@ fn trec_aggregators_warning(aggregators: &[String]) -> Option<String> {
         .collect();
     (!left_out.is_empty()).then(|| {
         format!(
-            "--format trec prints means only, as trec_eval does (and gm_ lines for gmean); \
+            "--format trec prints means only, as trec_eval does (and gm_map, gm_bpref for gmean); \
              not shown: {}; the other formats show every aggregator",
             left_out.join(", ")
         )

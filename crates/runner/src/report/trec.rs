@@ -6,13 +6,17 @@
 //! measures, then the `all` lines. A metric trec_eval has prints under its
 //! trec_eval name (`P_10`, `map_cut_100`, `ndcg`...), with trec_eval's
 //! summary: the mean, or the sum for counts; a `gmean` aggregator adds
-//! trec_eval's `gm_` line (`gm_map`). A metric trec_eval lacks prints under
+//! trec_eval's `gm_map` and `gm_bpref` lines. A metric trec_eval lacks prints under
 //! its canonical name, with the mean. Other aggregators appear in the other
 //! formats only.
 
 use rankeval_core::TrecAll;
 
 use super::{MetricColumn, RenderOptions, Report};
+
+/// The measures trec_eval also gives a geometric mean for (`gm_map`,
+/// `gm_bpref`); no other `gm_` line is a trec_eval name.
+const GEOMETRIC: [&str; 2] = ["map", "bpref"];
 
 pub(super) fn render(report: &Report, options: RenderOptions) -> String {
     let mut out = String::new();
@@ -36,7 +40,7 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
             };
             line(&mut out, &measure(metric), "all", &value(metric, all));
             if let (Some(a), Some(trec)) = (gmean, &metric.trec)
-                && trec.all == TrecAll::Mean
+                && GEOMETRIC.contains(&trec.name.as_str())
             {
                 let name = format!("gm_{}", trec.name);
                 line(&mut out, &name, "all", &four_decimals(run.aggregates[m][a]));
