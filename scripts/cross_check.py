@@ -19,6 +19,11 @@ also evaluated by rankeval with the run's scores rounded to f32, which must
 give exactly pytrec_eval's values; a difference on the f64 run counts as
 explained only then. Any other difference is reported as unexplained.
 
+With TREC_EVAL=/path/to/trec_eval (trec_eval 10, which keeps scores as
+f64), every trial is also evaluated by trec_eval itself on the f64 run, and
+rankeval's values must equal its printed ones to their 4 decimals; this
+shows the f32 scores are the only source of the differences with pytrec_eval.
+
 pytrec_eval-terrier 0.5.11 crashes (segfault) or hangs on some of these
 inputs, so each of its evaluations runs in a child process with a timeout;
 trials where it fails are counted and listed, not compared.
@@ -40,6 +45,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINARY = os.environ.get("RANKEVAL_BIN") or os.path.join(
     ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release", "rankeval"
 )
+
+# Optional trec_eval 10 binary to compare with as well (see above).
+TREC_EVAL = os.environ.get("TREC_EVAL")
 
 # rankeval metric (short syntax) -> pytrec_eval measure.
 MEASURES = {
@@ -147,6 +155,26 @@ def pytrec(qrels, run, level):
     return json.loads(done.stdout)
 
 
+def trec_eval(qrels_path, run_path, level):
+    """trec_eval's printed per-query values, {measure: {query: value}}, or
+    None if it fails."""
+    args = [TREC_EVAL, "-q", "-l", str(level)]
+    cutoffs = {"map_cut": ".5,10", "P": ".5,10", "recall": ".5,10", "ndcg_cut": ".5,10", "success": ".1,5"}
+    for family in sorted(FAMILIES):
+        if not family.startswith("gm_"):
+            args += ["-m", family + cutoffs.get(family, "")]
+    args += [qrels_path, run_path]
+    done = subprocess.run(args, capture_output=True, text=True)
+    if done.returncode != 0:
+        return None
+    values = {}
+    for line in done.stdout.splitlines():
+        measure, query, value = line.split()
+        if query != "all":
+            values.setdefault(measure, {})[query] = float(value)
+    return values
+
+
 def rankeval(qrels_path, run_path, level):
     """rankeval's per-query values, {spec in MEASURES: {query: value}}, and
     geometric means, {spec in GEOMETRIC: value}."""
@@ -181,9 +209,11 @@ def main():
     worst = {m: 0.0 for m in MEASURES}
     worst_f32 = {m: 0.0 for m in MEASURES}
     worst_geometric = {m: 0.0 for m in GEOMETRIC}
-    counts = {"compared": 0, "explained": 0, "unexplained": 0}
+    counts = {"compared": 0, "explained": 0, "unexplained": 0, "trec_eval": 0}
+    worst_trec_eval = {m: 0.0 for m in MEASURES}
     unexplained = []
     pytrec_failed = []
+    trec_eval_failed = []
     with tempfile.TemporaryDirectory() as directory:
         for trial in range(options.trials):
             qrels, run = generate(rng)
@@ -196,6 +226,20 @@ def main():
                     pytrec_failed.append((trial, level))
                     continue
                 ours, _ = rankeval(qrels_path, run_path, level)
+                if TREC_EVAL:
+                    printed = trec_eval(qrels_path, run_path, level)
+                    if printed is None:
+                        trec_eval_failed.append((trial, level))
+                        printed = {}
+                    for metric, measure in MEASURES.items():
+                        for q, value in printed.get(measure, {}).items():
+                            counts["trec_eval"] += 1
+                            diff = abs(ours[metric][q] - value)
+                            worst_trec_eval[metric] = max(worst_trec_eval[metric], diff)
+                            # Printed to 4 decimals: half a unit of the last one.
+                            if diff > 5e-5 + 1e-12:
+                                counts["unexplained"] += 1
+                                unexplained.append((trial, level, q, metric, ours[metric][q], f"trec_eval {value}"))
                 ours_f32, geometric_f32 = rankeval(qrels_path, rounded_path, level)
                 for metric, measure in GEOMETRIC.items():
                     logs = [per_query[measure] for per_query in theirs.values()]
@@ -220,12 +264,18 @@ def main():
                             counts["explained"] += 1
     print(f"{options.trials} trials x 2 relevance levels; {counts['compared']} (metric, query) values compared")
     print(f"differences explained by pytrec_eval's f32 scores: {counts['explained']}; unexplained: {counts['unexplained']}")
+    if TREC_EVAL:
+        print(f"{counts['trec_eval']} (metric, query) values compared with trec_eval (f64 scores, 4 printed decimals)")
+    if trec_eval_failed:
+        print(f"trec_eval failed on {len(trec_eval_failed)} (trial, level) pairs, not compared: {trec_eval_failed}")
     if pytrec_failed:
         print(f"pytrec_eval crashed or hung on {len(pytrec_failed)} (trial, level) pairs, not compared: {pytrec_failed}")
     print()
-    print(f"{'rankeval':<12} {'pytrec_eval':<12} {'largest difference':>20} {'with f32 scores':>16}")
+    te = f" {'vs trec_eval':>13}" if TREC_EVAL else ""
+    print(f"{'rankeval':<12} {'pytrec_eval':<12} {'largest difference':>20} {'with f32 scores':>16}{te}")
     for metric, measure in MEASURES.items():
-        print(f"{metric:<12} {measure:<12} {worst[metric]:>20.3g} {worst_f32[metric]:>16.3g}")
+        te = f" {worst_trec_eval[metric]:>13.3g}" if TREC_EVAL else ""
+        print(f"{metric:<12} {measure:<12} {worst[metric]:>20.3g} {worst_f32[metric]:>16.3g}{te}")
     for metric, measure in GEOMETRIC.items():
         label = f"{metric} gmean"
         print(f"{label:<12} {measure:<12} {'':>20} {worst_geometric[metric]:>16.3g}")
