@@ -26,7 +26,9 @@ shows the f32 scores are the only source of the differences with pytrec_eval.
 
 pytrec_eval-terrier 0.5.11 crashes (segfault) or hangs on some of these
 inputs, so each of its evaluations runs in a child process with a timeout;
-trials where it fails are counted and listed, not compared.
+trials where it fails are counted and listed, not compared. trec_eval
+refuses the same inputs (a query judged only with negative grades: "Can't
+calculate measure"); those are listed too.
 """
 
 import argparse
@@ -175,6 +177,31 @@ def trec_eval(qrels_path, run_path, level):
     return values
 
 
+def compare_with_trec_eval(qrels_path, run_path, level, ours, trial, state):
+    """Compares rankeval's values `ours` with trec_eval's printed ones:
+    the same queries, and every value within the print precision."""
+    counts, worst, unexplained, failed = state
+    printed = trec_eval(qrels_path, run_path, level)
+    if printed is None:
+        failed.append((trial, level))
+        return
+    for metric, measure in MEASURES.items():
+        theirs = printed.get(measure, {})
+        if set(theirs) != set(ours[metric]):
+            counts["unexplained"] += 1
+            unexplained.append((trial, level, "queries", metric, sorted(ours[metric]), f"trec_eval {sorted(theirs)}"))
+        for q, value in theirs.items():
+            if q not in ours[metric]:
+                continue
+            counts["trec_eval"] += 1
+            diff = abs(ours[metric][q] - value)
+            worst[metric] = max(worst[metric], diff)
+            # Printed to 4 decimals: half a unit of the last one.
+            if diff > 5e-5 + 1e-12:
+                counts["unexplained"] += 1
+                unexplained.append((trial, level, q, metric, ours[metric][q], f"trec_eval {value}"))
+
+
 def rankeval(qrels_path, run_path, level):
     """rankeval's per-query values, {spec in MEASURES: {query: value}}, and
     geometric means, {spec in GEOMETRIC: value}."""
@@ -214,6 +241,7 @@ def main():
     unexplained = []
     pytrec_failed = []
     trec_eval_failed = []
+    state = (counts, worst_trec_eval, unexplained, trec_eval_failed)
     with tempfile.TemporaryDirectory() as directory:
         for trial in range(options.trials):
             qrels, run = generate(rng)
@@ -221,25 +249,13 @@ def main():
             qrels_path, run_path = write(qrels, run, directory)
             _, rounded_path = write(qrels, rounded, directory, "rounded.trec")
             for level in (1, 2):
+                ours, _ = rankeval(qrels_path, run_path, level)
+                if TREC_EVAL:
+                    compare_with_trec_eval(qrels_path, run_path, level, ours, trial, state)
                 theirs = pytrec(qrels, run, level)
                 if theirs is None:
                     pytrec_failed.append((trial, level))
                     continue
-                ours, _ = rankeval(qrels_path, run_path, level)
-                if TREC_EVAL:
-                    printed = trec_eval(qrels_path, run_path, level)
-                    if printed is None:
-                        trec_eval_failed.append((trial, level))
-                        printed = {}
-                    for metric, measure in MEASURES.items():
-                        for q, value in printed.get(measure, {}).items():
-                            counts["trec_eval"] += 1
-                            diff = abs(ours[metric][q] - value)
-                            worst_trec_eval[metric] = max(worst_trec_eval[metric], diff)
-                            # Printed to 4 decimals: half a unit of the last one.
-                            if diff > 5e-5 + 1e-12:
-                                counts["unexplained"] += 1
-                                unexplained.append((trial, level, q, metric, ours[metric][q], f"trec_eval {value}"))
                 ours_f32, geometric_f32 = rankeval(qrels_path, rounded_path, level)
                 for metric, measure in GEOMETRIC.items():
                     logs = [per_query[measure] for per_query in theirs.values()]
