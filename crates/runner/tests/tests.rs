@@ -14,6 +14,8 @@
 //! - `csv_reader`: the CSV/TSV reader, its errors, and CSV evaluating like
 //!   the same data as TREC.
 //! - `readme`: README's library example is the crate doc's doc test.
+//! - `html_curves`: the HTML report's precision-recall curve equals
+//!   trec_eval's `iprec_at_recall` on its test suite.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -21,6 +23,7 @@ mod cli;
 mod common;
 mod csv_reader;
 mod determinism;
+mod html_curves;
 mod plugin;
 mod readers;
 mod readme;

@@ -20,6 +20,8 @@ use rankeval_core::{PluginError, RegistryError};
 use crate::config::ConfigError;
 use crate::experiment::Experiment;
 use crate::read::ReadError;
+use crate::report::html::{self, HtmlExtras};
+use crate::report::html_curves::CurvePlan;
 use crate::report::{OutputFormat, RenderOptions};
 
 /// Evaluate ranked lists (search results, recommendations, RAG retrieval)
@@ -87,6 +89,8 @@ enum FormatArg {
     Markdown,
     /// trec_eval's layout: measure, query or `all`, value.
     Trec,
+    /// One self-contained HTML page with charts (use with -o report.html).
+    Html,
 }
 
 impl From<FormatArg> for OutputFormat {
@@ -97,6 +101,7 @@ impl From<FormatArg> for OutputFormat {
             FormatArg::Csv => OutputFormat::Csv,
             FormatArg::Markdown => OutputFormat::Markdown,
             FormatArg::Trec => OutputFormat::Trec,
+            FormatArg::Html => OutputFormat::Html,
         }
     }
 }
@@ -180,21 +185,40 @@ fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Eval(args) => {
             let (experiment, output) = args.into_experiment()?;
-            report(&experiment, &output)
+            report(experiment, &output)
         }
         Command::Run(args) => {
             let experiment = crate::config::load(&args.experiment)?;
-            report(&experiment, &args.output)
+            report(experiment, &args.output)
         }
         Command::Metrics => output::write(&list::render(), None),
     }
 }
 
-fn report(experiment: &Experiment, output: &OutputArgs) -> Result<(), CliError> {
-    let bar = progress::display(experiment, std::io::stderr().is_terminal());
+fn report(mut experiment: Experiment, output: &OutputArgs) -> Result<(), CliError> {
+    // The HTML page's curves are metrics too: evaluated with the user's,
+    // then taken back out of the report.
+    let curves = matches!(output.format, FormatArg::Html).then(|| {
+        let plan = CurvePlan::new(&experiment.metrics);
+        experiment.metrics.extend(plan.metrics());
+        plan
+    });
+    let bar = progress::display(&experiment, std::io::stderr().is_terminal());
     let report = experiment.execute(&|bytes| bar.inc(bytes));
     bar.finish_and_clear();
     let report = report?;
+    let (report, curves) = match curves {
+        Some(plan) => {
+            let deepest = experiment.metrics[..plan.user_metrics]
+                .iter()
+                .filter_map(|m| m.depth())
+                .map(|k| k.get())
+                .max();
+            let (report, curves) = plan.split(report, deepest);
+            (report, Some(curves))
+        }
+        None => (report, None),
+    };
     let mut stderr = std::io::stderr().lock();
     for warning in &report.warnings {
         let _ = writeln!(stderr, "warning: {warning}");
@@ -204,12 +228,20 @@ fn report(experiment: &Experiment, output: &OutputArgs) -> Result<(), CliError> 
     {
         let _ = writeln!(stderr, "warning: {warning}");
     }
-    let text = report.render(
-        output.format.into(),
-        RenderOptions {
-            per_query: output.per_query,
-        },
-    );
+    let options = RenderOptions {
+        per_query: output.per_query,
+    };
+    let text = match &curves {
+        Some(curves) => html::render(
+            &report,
+            options,
+            HtmlExtras {
+                curves: Some(curves),
+                comparison: None,
+            },
+        ),
+        None => report.render(output.format.into(), options),
+    };
     output::write(&text, output.output.as_deref())
 }
 

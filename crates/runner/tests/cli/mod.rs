@@ -9,6 +9,7 @@
 mod csv;
 mod errors;
 mod help;
+mod html;
 mod inputs;
 mod output;
 mod quickstart;
