@@ -66,6 +66,10 @@ pub struct Bpref {
 
 #[typetag::serde(name = "bpref")]
 impl Metric for Bpref {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::bpref(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("bpref")
             .param_if_set("rel", self.rel)

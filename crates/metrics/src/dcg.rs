@@ -96,6 +96,10 @@ pub struct Dcg {
 
 #[typetag::serde(name = "dcg")]
 impl Metric for Dcg {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::dcg(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("dcg")
             .param_unless_default("gain", self.gain, Gain::Linear)

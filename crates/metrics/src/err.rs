@@ -72,6 +72,10 @@ impl Default for ExpectedReciprocalRank {
 
 #[typetag::serde(name = "err")]
 impl Metric for ExpectedReciprocalRank {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::err(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("err")
             .param_unless_default("max_grade", self.max_grade, DEFAULT_MAX_GRADE)

@@ -96,6 +96,10 @@ impl Ndcg {
 
 #[typetag::serde(name = "ndcg")]
 impl Metric for Ndcg {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::ndcg(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("ndcg")
             .param_unless_default("gain", self.gain, Gain::Linear)

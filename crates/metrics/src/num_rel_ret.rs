@@ -39,6 +39,10 @@ pub struct NumRelRet {
 
 #[typetag::serde(name = "num_rel_ret")]
 impl Metric for NumRelRet {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::num_rel_ret(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("num_rel_ret")
             .param_if_set("rel", self.rel)

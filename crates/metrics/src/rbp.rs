@@ -158,6 +158,10 @@ pub struct Rbp {
 
 #[typetag::serde(name = "rbp")]
 impl Metric for Rbp {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::rbp(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("rbp")
             .param_if_set("rel", self.rel)

@@ -5,6 +5,7 @@
 //! Exit codes: 0 success; 2 usage, configuration or data error.
 
 mod eval;
+mod explain;
 mod list;
 mod output;
 mod progress;
@@ -35,6 +36,7 @@ use crate::report::{OutputFormat, RenderOptions};
         rankeval eval --qrels qrels.txt --run bm25.trec -m ndcg@10 -m map\n  \
         rankeval eval --run predictions.jsonl -m \"ap(norm=truncated)@10\" --per-query\n  \
         rankeval run experiment.toml --format markdown\n  \
+        rankeval explain --qrels qrels.txt --run bm25.trec --query 301 -m ap -m \"ap@5\"\n  \
         rankeval metrics"
 )]
 pub struct Cli {
@@ -50,6 +52,9 @@ enum Command {
     Run(RunArgs),
     /// List every registered metric and aggregator with its parameters.
     Metrics,
+    /// Show how each metric gets its value for one query: the ranked list,
+    /// the per-rank terms and the formula with the numbers put in.
+    Explain(Box<explain::ExplainArgs>),
 }
 
 /// Arguments of `rankeval run`.
@@ -192,6 +197,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             report(experiment, &args.output)
         }
         Command::Metrics => output::write(&list::render(), None),
+        Command::Explain(args) => explain::run(*args),
     }
 }
 

@@ -8,6 +8,7 @@
 
 mod csv;
 mod errors;
+mod explain;
 mod help;
 mod html;
 mod inputs;
