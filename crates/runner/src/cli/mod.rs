@@ -137,9 +137,18 @@ pub enum CliError {
     Registry(#[from] RegistryError),
 }
 
+/// Tells the command line that standard output was closed when the process
+/// started (see `main.rs`): writing the report there is then an error.
+pub fn stdout_was_closed() {
+    output::note_stdout_closed();
+}
+
 /// Runs the command line with the process's arguments; the `rankeval`
 /// binary's whole `main`.
 pub fn main() -> ExitCode {
+    // First: the signal handlers' pipe may take a closed stdout's number.
+    output::check_stdout();
+    crate::signals::install();
     main_from(std::env::args_os())
 }
 
@@ -153,6 +162,10 @@ pub fn main_from(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) ->
                 return ExitCode::from(2);
             }
             // `--help` and `--version` go to stdout, which may fail too.
+            if let Some(error) = output::stdout_closed() {
+                let _ = writeln!(std::io::stderr(), "error: {error}");
+                return ExitCode::from(2);
+            }
             return match printed {
                 Err(source) if source.kind() != std::io::ErrorKind::BrokenPipe => {
                     let error = CliError::Write {

@@ -8,6 +8,7 @@
 
 mod csv;
 mod errors;
+mod faults;
 mod help;
 mod inputs;
 mod output;

@@ -1,0 +1,174 @@
+//! Faults of the environment rather than of the data: inputs that cannot be
+//! read twice, files changed while read, signals, closed outputs.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use super::{run_in, scratch};
+
+const QRELS: &str = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq2 0 d 1\n";
+/// Query q1's lines are split up by q2's: not grouped by query.
+const UNGROUPED: &str = "q1 Q0 b 1 0.9 t\nq2 Q0 c 1 0.7 t\nq1 Q0 a 2 0.5 t\nq2 Q0 d 2 0.6 t\n";
+
+/// `rankeval <args>` in `dir` (temporary files in `tmp`) with `stdin`
+/// piped in; exit code, stdout, stderr.
+fn with_stdin(dir: &Path, tmp: &Path, args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rankeval"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("TMPDIR", tmp)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the rankeval binary runs");
+    let mut pipe = child.stdin.take().expect("a stdin pipe");
+    let _ = pipe.write_all(stdin);
+    drop(pipe);
+    let output = child.wait_with_output().expect("rankeval finishes");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn gzip(text: &str) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(text.as_bytes()).unwrap();
+    encoder.finish().unwrap()
+}
+
+const EVAL: [&str; 10] = [
+    "eval",
+    "--qrels",
+    "qrels.txt",
+    "-m",
+    "ap",
+    "-m",
+    "p@1",
+    "--per-query",
+    "--format",
+    "csv",
+];
+
+#[cfg(unix)]
+#[test]
+fn an_ungrouped_run_from_a_pipe_is_read_as_from_a_file() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", UNGROUPED)]);
+    let tmp = tempfile::tempdir().unwrap();
+    let from_file = run_in(dir.path(), &[&EVAL[..], &["--run", "run.trec"]].concat());
+    assert_eq!((from_file.0, from_file.2.as_str()), (0, ""));
+    assert!(from_file.1.contains("run,q1,"), "{}", from_file.1);
+    let expected = from_file.1.replace("\nrun,", "\nstdin,");
+    let args = [&EVAL[..], &["--run", "/dev/stdin"]].concat();
+    for input in [UNGROUPED.as_bytes().to_vec(), gzip(UNGROUPED)] {
+        let (code, stdout, stderr) = with_stdin(dir.path(), tmp.path(), &args, &input);
+        assert_eq!((code, stderr.as_str()), (0, ""));
+        assert_eq!(stdout, expected);
+        let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+        assert!(left.is_empty(), "the spill file is removed: {left:?}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn an_ungrouped_run_from_a_fifo_is_read_as_from_a_file() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", UNGROUPED)]);
+    let from_file = run_in(dir.path(), &[&EVAL[..], &["--run", "run.trec"]].concat());
+    let fifo = dir.path().join("fifo.trec");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let writer = std::thread::spawn(move || {
+        // Opening blocks until rankeval opens the other end.
+        std::fs::write(&fifo, UNGROUPED).unwrap();
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rankeval"))
+        .args([&EVAL[..], &["--run", "fifo.trec"]].concat())
+        .current_dir(dir.path())
+        .env_clear()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Before the fix the second read of the FIFO waited for a writer forever.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("rankeval hangs on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    writer.join().unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        from_file.1.replace("\nrun,", "\nfifo,")
+    );
+}
+
+/// `rankeval <args>` in `dir` with standard output closed (`>&-`).
+#[cfg(unix)]
+fn stdout_closed(dir: &Path, args: &[&str]) -> (i32, String) {
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" \"$@\" >&-")
+        .arg(env!("CARGO_BIN_EXE_rankeval"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_is_an_error() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", UNGROUPED)]);
+    let (code, stderr) = stdout_closed(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "ap",
+        ],
+    );
+    assert_eq!(
+        (code, stderr.as_str()),
+        (2, "error: cannot write <stdout>: it is closed\n")
+    );
+    let (code, stderr) = stdout_closed(dir.path(), &["--help"]);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (2, "error: cannot write <stdout>: it is closed\n")
+    );
+    // With -o, standard output is not needed.
+    let (code, stderr) = stdout_closed(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "ap",
+            "-o",
+            "out.txt",
+        ],
+    );
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert!(dir.path().join("out.txt").exists());
+}
