@@ -193,17 +193,35 @@ fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Eval(args) => {
             let (experiment, output) = args.into_experiment()?;
-            report(&experiment, &output)
+            report(&experiment, &output, None)
         }
         Command::Run(args) => {
             let experiment = crate::config::load(&args.experiment)?;
-            report(&experiment, &args.output)
+            report(&experiment, &args.output, Some(&args.experiment))
         }
         Command::Metrics => output::write(&list::render(), None),
     }
 }
 
-fn report(experiment: &Experiment, output: &OutputArgs) -> Result<(), CliError> {
+fn report(
+    experiment: &Experiment,
+    output: &OutputArgs,
+    config: Option<&std::path::Path>,
+) -> Result<(), CliError> {
+    if let Some(target) = &output.output {
+        let inputs = experiment
+            .qrels
+            .iter()
+            .filter_map(|q| Some(("the qrels", q.path()?)))
+            .chain(
+                experiment
+                    .runs
+                    .iter()
+                    .filter_map(|r| Some(("a run", r.input.path()?))),
+            )
+            .chain(config.map(|c| ("the experiment file", c)));
+        output::refuse_an_input(target, inputs)?;
+    }
     let bar = progress::display(experiment, std::io::stderr().is_terminal());
     let report = experiment.execute(&|bytes| bar.inc(bytes));
     bar.finish_and_clear();

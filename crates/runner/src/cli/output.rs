@@ -22,6 +22,42 @@ pub(super) fn write(text: &str, path: Option<&Path>) -> Result<(), CliError> {
     }
 }
 
+/// Refuses `-o target` when `target` is one of `inputs` (as `(role, path)`):
+/// the same file, however named (compared by device and inode where there
+/// are such, else by canonical path). Writing the report there would
+/// destroy the input.
+pub(super) fn refuse_an_input<'a>(
+    target: &Path,
+    inputs: impl Iterator<Item = (&'static str, &'a Path)>,
+) -> Result<(), CliError> {
+    let Ok(out) = fs::metadata(target) else {
+        return Ok(()); // A new file is no input.
+    };
+    for (role, input) in inputs {
+        if let Ok(metadata) = fs::metadata(input)
+            && same_file(target, &out, input, &metadata)
+        {
+            return Err(CliError::Usage(format!(
+                "-o {}: it is {role} ({}); the report would overwrite it",
+                target.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(_: &Path, a: &fs::Metadata, _: &Path, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &Path, _: &fs::Metadata, b: &Path, _: &fs::Metadata) -> bool {
+    matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
+}
+
 /// Whether standard output was closed when the process started (`>&-`).
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
@@ -96,7 +132,11 @@ fn write_file(text: &str, path: &Path) -> io::Result<()> {
                 "it is a directory",
             ));
         }
-        if !metadata.is_file() {
+        if metadata.is_file() {
+            // Replacing a file one may not write is not for a report to do:
+            // asking to write it (without truncating) fails as `>` would.
+            fs::OpenOptions::new().write(true).open(path)?;
+        } else {
             let mut file = fs::OpenOptions::new()
                 .write(true)
                 .truncate(true)

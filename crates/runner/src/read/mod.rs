@@ -153,6 +153,14 @@ impl Input {
         self
     }
 
+    /// The file it is read from, if it is one.
+    pub fn path(&self) -> Option<&Path> {
+        match &self.origin {
+            Origin::File(path) | Origin::Teed(path, _) => Some(path),
+            Origin::Bytes(_) => None,
+        }
+    }
+
     /// The name errors use.
     pub fn name(&self) -> &str {
         &self.name

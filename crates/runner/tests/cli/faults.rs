@@ -172,3 +172,90 @@ fn a_closed_stdout_is_an_error() {
     assert_eq!((code, stderr.as_str()), (0, ""));
     assert!(dir.path().join("out.txt").exists());
 }
+
+#[test]
+fn the_report_may_not_overwrite_an_input() {
+    let toml = "qrels = \"qrels.txt\"\n\n[[runs]]\npath = \"run.trec\"\n";
+    let dir = scratch(&[
+        ("qrels.txt", QRELS),
+        ("run.trec", UNGROUPED),
+        ("exp.toml", toml),
+    ]);
+    let eval = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.trec",
+        "-m",
+        "ap",
+        "-o",
+    ];
+    for (name, target) in [("run", "run.trec"), ("qrels", "./qrels.txt")] {
+        let args = [&eval[..], &[target]].concat();
+        let result = run_in(dir.path(), &args);
+        assert_eq!(result.0, 2);
+        insta::assert_snapshot!(
+            format!("error_output_is_the_{name}"),
+            super::transcript(&args, result)
+        );
+    }
+    for (name, target) in [
+        ("experiment", "exp.toml"),
+        ("run_of_experiment", "run.trec"),
+    ] {
+        let args = ["run", "exp.toml", "-o", target];
+        let result = run_in(dir.path(), &args);
+        assert_eq!(result.0, 2);
+        insta::assert_snapshot!(
+            format!("error_output_is_the_{name}"),
+            super::transcript(&args, result)
+        );
+    }
+    for (file, text) in [
+        ("qrels.txt", QRELS),
+        ("run.trec", UNGROUPED),
+        ("exp.toml", toml),
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(file)).unwrap(),
+            text
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn the_report_does_not_replace_a_file_one_cannot_write() {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: geteuid only reads the process's user id.
+    #[allow(unsafe_code)]
+    if unsafe { libc::geteuid() } == 0 {
+        return; // root may write any file: nothing to refuse
+    }
+    let dir = scratch(&[
+        ("qrels.txt", QRELS),
+        ("run.trec", UNGROUPED),
+        ("kept.txt", "mine\n"),
+    ]);
+    let kept = dir.path().join("kept.txt");
+    std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let args = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.trec",
+        "-m",
+        "ap",
+        "-o",
+        "kept.txt",
+    ];
+    let (code, _, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("error: cannot write kept.txt: "),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "mine\n");
+}
