@@ -43,6 +43,7 @@ use rankeval_core::{Duplicates, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder
 
 pub use csv::CsvOptions;
 pub use error::{ReadError, ReadErrorKind};
+pub use lines::MAX_LINE_BYTES;
 
 use csv::{CSV_LINE, CsvQrels, CsvRun, Header};
 use error::LineError;

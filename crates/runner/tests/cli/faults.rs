@@ -259,3 +259,42 @@ fn the_report_does_not_replace_a_file_one_cannot_write() {
     );
     assert_eq!(std::fs::read_to_string(&kept).unwrap(), "mine\n");
 }
+
+/// A stream with no newline (`/dev/zero`) is refused once a line passes
+/// the limit, instead of growing memory without bound.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_line_over_the_limit_is_an_error() {
+    let dir = scratch(&[
+        ("qrels.txt", QRELS),
+        ("qrels.csv", "user,item,grade\nq1,a,1\n"),
+    ]);
+    let trec = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "/dev/zero",
+        "-m",
+        "ap",
+    ];
+    let csv = [
+        "eval",
+        "--qrels",
+        "qrels.csv",
+        "--run",
+        "/dev/zero",
+        "--input-format",
+        "csv",
+        "-m",
+        "ap",
+    ];
+    for (name, args) in [("trec", &trec[..]), ("csv", &csv[..])] {
+        let result = run_in(dir.path(), args);
+        assert_eq!(result.0, 2);
+        insta::assert_snapshot!(
+            format!("error_line_too_long_{name}"),
+            super::transcript(args, result)
+        );
+    }
+}
