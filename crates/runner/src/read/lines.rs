@@ -24,6 +24,9 @@ const BLOCK: usize = if cfg!(test) { 4 << 20 } else { 32 << 20 };
 /// Target size of one piece parsed by one task.
 const PIECE: usize = 1 << 20;
 
+/// The UTF-8 byte order mark, skipped at the start of every text input.
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// The longest line any reader takes, in bytes (64 MiB): a longer one is an
 /// error naming its file and line. It bounds the memory a stream without
 /// newlines (`/dev/zero`, a gzip bomb) can take, and is far above any real
@@ -261,7 +264,8 @@ pub(crate) fn parse_lines_from<P: LineParser>(
         for _ in 0..2 {
             let _ = empty_tx.send(Vec::new());
         }
-        scope.spawn(move || read_blocks(input, &full_tx, &empty_rx));
+        let at_start = first_line == 1;
+        scope.spawn(move || read_blocks(input, at_start, &full_tx, &empty_rx));
         let mut joiner = Joiner::new(first_line);
         for block in full_rx {
             let block = block.map_err(Failure::Io)?;
@@ -292,7 +296,12 @@ pub(crate) fn parse_bytes<P: LineParser>(
     release: &dyn Fn(usize, usize),
 ) -> Result<Parsed<P::Sink>, LineError> {
     let mut joiner = Joiner::new(first_line);
-    let mut start = 0;
+    // A UTF-8 byte order mark at the start of the input is no data.
+    let mut start = if first_line == 1 && bytes.starts_with(BOM) {
+        BOM.len()
+    } else {
+        0
+    };
     while start < bytes.len() {
         let mut end = (start + BLOCK).min(bytes.len());
         if end < bytes.len() {
@@ -366,6 +375,7 @@ impl<S: Send> Joiner<S> {
 /// The reader thread: fills the buffers it is given with whole lines.
 fn read_blocks(
     input: &mut (dyn Read + Send),
+    mut at_start: bool,
     full: &mpsc::SyncSender<io::Result<Block>>,
     empty: &mpsc::Receiver<Vec<u8>>,
 ) {
@@ -387,6 +397,13 @@ fn read_blocks(
                 }
                 Ok(got) => got,
             };
+            // A UTF-8 byte order mark at the start of the input is no data.
+            if std::mem::take(&mut at_start) && buffer.starts_with(BOM) {
+                buffer.drain(..BOM.len());
+                if buffer.len() <= before {
+                    continue;
+                }
+            }
             // Only the new bytes are searched, so a long line costs time
             // linear in its length.
             let new = &buffer[before..];
@@ -627,6 +644,21 @@ mod tests {
             panic!("an endless line must fail");
         };
         assert_eq!(error.line, 3);
+    }
+
+    #[test]
+    fn a_byte_order_mark_at_the_start_is_skipped() {
+        let parsed = parse("\u{FEFF}a\n\u{FEFF}b\n").unwrap();
+        assert_eq!(
+            parsed.sink,
+            [(1, "a".to_owned()), (2, "\u{FEFF}b".to_owned())],
+            "only at the start of the input"
+        );
+        assert_eq!(parse("\u{FEFF}").unwrap().data_lines, 0);
+        // After a header (CSV), the header reader has dealt with it.
+        let text = "\u{FEFF}a\n";
+        let later = parse_bytes(text.as_bytes(), &Collect, &|_| {}, 2, &|_, _| {}).unwrap();
+        assert_eq!(later.sink, [(2, "\u{FEFF}a".to_owned())]);
     }
 
     #[test]

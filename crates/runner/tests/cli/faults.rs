@@ -298,3 +298,47 @@ fn a_line_over_the_limit_is_an_error() {
         );
     }
 }
+
+/// A UTF-8 byte order mark (as Windows editors write) is skipped in every
+/// text format: the values are those of the file without it.
+#[test]
+fn a_byte_order_mark_is_skipped_in_every_text_format() {
+    const BOM: &str = "\u{FEFF}";
+    let jsonl = "{\"query\": \"q1\", \"predicted\": [\"b\", \"a\"]}\n{\"query\": \"q2\", \"predicted\": [\"c\", \"d\"]}\n";
+    let csv = "user,item,score\nq1,b,0.9\nq1,a,0.5\nq2,c,0.7\nq2,d,0.6\n";
+    let files = [
+        ("qrels.txt", QRELS.to_owned()),
+        ("bom/qrels.txt", format!("{BOM}{QRELS}")),
+        ("run.trec", UNGROUPED.to_owned()),
+        ("bom/run.trec", format!("{BOM}{UNGROUPED}")),
+        ("run.jsonl", jsonl.to_owned()),
+        ("bom/run.jsonl", format!("{BOM}{jsonl}")),
+        ("run.csv", csv.to_owned()),
+        ("bom/run.csv", format!("{BOM}{csv}")),
+    ];
+    let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    let dir = scratch(&files);
+    for run in ["run.trec", "run.jsonl", "run.csv"] {
+        let eval = |prefix: &str| {
+            let qrels = format!("{prefix}qrels.txt");
+            let run = format!("{prefix}{run}");
+            let args = [
+                "eval",
+                "--qrels",
+                &qrels,
+                "--run",
+                &run,
+                "-m",
+                "ap",
+                "--per-query",
+                "--format",
+                "csv",
+            ];
+            run_in(dir.path(), &args)
+        };
+        let (plain, with_bom) = (eval(""), eval("bom/"));
+        assert_eq!((plain.0, plain.2.as_str()), (0, ""), "{run}");
+        assert_eq!((with_bom.0, with_bom.2.as_str()), (0, ""), "{run}");
+        assert_eq!(plain.1, with_bom.1, "{run}");
+    }
+}
