@@ -302,6 +302,7 @@ pub(crate) fn parse_bytes<P: LineParser>(
     } else {
         0
     };
+    let mut released = 0;
     while start < bytes.len() {
         let mut end = (start + BLOCK).min(bytes.len());
         if end < bytes.len() {
@@ -320,8 +321,13 @@ pub(crate) fn parse_bytes<P: LineParser>(
         }
         joiner.block(parser, &bytes[start..end])?;
         progress((end - start) as u64);
-        release(start, end);
+        // From 0 on the first block: a skipped mark is released too.
+        release(released, end);
+        released = end;
         start = end;
+    }
+    if released < bytes.len() {
+        release(released, bytes.len());
     }
     Ok(joiner.finish(parser))
 }
