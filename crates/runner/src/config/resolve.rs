@@ -125,6 +125,7 @@ impl Resolver<'_> {
             .collect();
         let default_names = crate::experiment::run_names(&paths);
         let mut runs: Vec<NamedRun> = Vec::with_capacity(raw.runs.len());
+        let mut names = std::collections::HashSet::with_capacity(raw.runs.len());
         for (index, (run, default_name)) in raw.runs.iter().zip(default_names).enumerate() {
             let key = format!("runs[{}]", index + 1);
             let table = run.get_ref();
@@ -140,7 +141,7 @@ impl Resolver<'_> {
                 Some(name) => name.get_ref().clone(),
                 None => default_name,
             };
-            if runs.iter().any(|r| r.name == name) {
+            if !names.insert(name.clone()) {
                 let at = table.name.as_ref().unwrap_or(&table.path);
                 return Err(self.invalid(
                     at,
