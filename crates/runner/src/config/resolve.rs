@@ -159,7 +159,20 @@ impl Resolver<'_> {
             }
             runs.push(NamedRun { name, input });
         }
-        let metrics = if raw.metrics.is_empty() {
+        for (key, list) in [("metrics", &raw.metrics), ("aggregators", &raw.aggregators)] {
+            if let Some(list) = list
+                && list.get_ref().is_empty()
+            {
+                return Err(self.invalid(
+                    list,
+                    key,
+                    format!("the list is empty: give at least one, or leave `{key}` out for the defaults"),
+                ));
+            }
+        }
+        let metrics = if let Some(list) = &raw.metrics {
+            self.plugins::<dyn Metric>(list.get_ref(), "metrics")?
+        } else {
             DEFAULT_METRICS
                 .iter()
                 .map(|spec| registry::parse_metric(spec))
@@ -170,10 +183,10 @@ impl Resolver<'_> {
                     key: "metrics".into(),
                     source: Box::new(source),
                 })?
-        } else {
-            self.plugins::<dyn Metric>(&raw.metrics, "metrics")?
         };
-        let aggregators = if raw.aggregators.is_empty() {
+        let aggregators = if let Some(list) = &raw.aggregators {
+            self.plugins::<dyn Aggregator>(list.get_ref(), "aggregators")?
+        } else {
             vec![
                 registry::parse_aggregator("mean").map_err(|source| ConfigError::Plugin {
                     path: self.path.to_owned(),
@@ -182,8 +195,6 @@ impl Resolver<'_> {
                     source: Box::new(source),
                 })?,
             ]
-        } else {
-            self.plugins::<dyn Aggregator>(&raw.aggregators, "aggregators")?
         };
         Ok(Experiment {
             qrels,

@@ -342,3 +342,27 @@ fn a_byte_order_mark_is_skipped_in_every_text_format() {
         assert_eq!(plain.1, with_bom.1, "{run}");
     }
 }
+
+/// An empty list asks for nothing: an error naming the key, not the
+/// defaults in silence.
+#[test]
+fn an_empty_metrics_or_aggregators_list_is_an_error() {
+    for (name, key) in [
+        ("metrics", "metrics = []"),
+        ("aggregators", "aggregators = []"),
+    ] {
+        let toml = format!("qrels = \"qrels.txt\"\n{key}\n\n[[runs]]\npath = \"run.trec\"\n");
+        let dir = scratch(&[
+            ("qrels.txt", QRELS),
+            ("run.trec", UNGROUPED),
+            ("exp.toml", &toml),
+        ]);
+        let args = ["run", "exp.toml"];
+        let result = run_in(dir.path(), &args);
+        assert_eq!(result.0, 2);
+        insta::assert_snapshot!(
+            format!("error_empty_{name}"),
+            super::transcript(&args, result)
+        );
+    }
+}
