@@ -44,7 +44,12 @@ pub(super) struct EvalArgs {
     duplicates: DuplicatesArg,
     /// Default relevance level: grades of at least N are relevant (like
     /// trec_eval -l); a metric's own `rel` wins.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        allow_negative_numbers = true
+    )]
     rel: i32,
     /// Read every input as this format, whatever its name says.
     #[arg(long, value_enum, value_name = "FORMAT")]

@@ -154,8 +154,13 @@ pub fn main() -> ExitCode {
 
 /// Runs the command line with `args` (the first is the program name).
 pub fn main_from(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitCode {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
+        Err(error) if error.kind() == clap::error::ErrorKind::InvalidUtf8 => {
+            let _ = writeln!(std::io::stderr(), "error: {}", invalid_utf8(&args));
+            return ExitCode::from(2);
+        }
         Err(error) => {
             let printed = error.print();
             if error.use_stderr() {
@@ -185,6 +190,29 @@ pub fn main_from(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) ->
             let _ = writeln!(std::io::stderr(), "error: {error}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Names the first argument that is not UTF-8 (clap's message names none),
+/// with the flag it belongs to; invalid bytes shown as U+FFFD.
+fn invalid_utf8(args: &[OsString]) -> String {
+    let at = args
+        .iter()
+        .skip(1)
+        .position(|a| a.to_str().is_none())
+        .map(|i| i + 1);
+    match at {
+        Some(i) => {
+            let arg = args[i].to_string_lossy();
+            let flag = args[i - 1].to_str().filter(|f| f.starts_with('-') && i > 1);
+            match flag {
+                Some(flag) if !arg.starts_with('-') => {
+                    format!("{flag} {arg}: the value is not valid UTF-8")
+                }
+                _ => format!("argument {i} (`{arg}`) is not valid UTF-8"),
+            }
+        }
+        None => "an argument is not valid UTF-8".to_owned(),
     }
 }
 

@@ -366,3 +366,42 @@ fn an_empty_metrics_or_aggregators_list_is_an_error() {
         );
     }
 }
+
+#[test]
+fn a_negative_relevance_level_says_what_a_level_must_be() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", UNGROUPED)]);
+    let args = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.trec",
+        "--rel",
+        "-1",
+    ];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 2);
+    insta::assert_snapshot!("error_negative_rel", super::transcript(&args, result));
+}
+
+/// An argument that is not UTF-8 is named, with its flag.
+#[cfg(unix)]
+#[test]
+fn an_argument_that_is_not_utf8_is_named() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", UNGROUPED)]);
+    let bad = OsStr::from_bytes(b"p\xff@5");
+    let output = Command::new(env!("CARGO_BIN_EXE_rankeval"))
+        .args(["eval", "--qrels", "qrels.txt", "--run", "run.trec", "-m"])
+        .arg(bad)
+        .current_dir(dir.path())
+        .env_clear()
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    insta::assert_snapshot!(
+        "error_argument_not_utf8",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
