@@ -54,7 +54,7 @@ impl fmt::Display for ApNormalization {
 /// use rankeval_metrics::average_precision::{average_precision, ApNormalization};
 /// use rankeval_core::{testing, Cutoff};
 /// let q = testing::binary("0 1 0 1 0", 3);
-/// let ap = average_precision(&q.view(), Cutoff::new(5), 1, ApNormalization::Truncated);
+/// let ap = average_precision(&q.view(), Cutoff::new(5), 1.0, ApNormalization::Truncated);
 /// assert_eq!(ap, (1.0 / 2.0 + 2.0 / 4.0) / 3.0);
 /// ```
 pub fn average_precision(
@@ -116,6 +116,10 @@ impl Metric for AveragePrecision {
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
         crate::explain::average_precision(self, q)
     }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("ap")
             .param_if_set("rel", self.rel)
@@ -170,7 +174,7 @@ mod tests {
 
     fn ap(pattern: &str, relevant: usize, k: Option<usize>, n: ApNormalization) -> f64 {
         let k = k.map(|k| Cutoff::new(k).unwrap());
-        average_precision(&binary(pattern, relevant).view(), k, 1, n)
+        average_precision(&binary(pattern, relevant).view(), k, 1.0, n)
     }
 
     #[test]

@@ -383,10 +383,10 @@ pub(crate) fn f1(m: &F1, q: &JudgedRanking<'_>) -> Explanation {
 pub(crate) fn rbp(m: &Rbp, q: &JudgedRanking<'_>) -> Explanation {
     let level = q.level(m.rel);
     let p = m.p.get();
-    let max_grade = f64::from(q.ideal_grades().first().copied().unwrap_or(0).max(0));
+    let max_grade = q.ideal_grades().first().copied().unwrap_or(0.0).max(0.0);
     let utility = |j: Judgement| match m.gain {
         RbpGain::Binary => f64::from(u8::from(j.is_relevant(level))),
-        RbpGain::Graded if j.gain() > 0 => f64::from(j.gain()) / max_grade,
+        RbpGain::Graded if j.gain() > 0.0 => j.gain() / max_grade,
         RbpGain::Graded => 0.0,
     };
     let mut weight = 1.0;
@@ -426,13 +426,14 @@ pub(crate) fn rbp(m: &Rbp, q: &JudgedRanking<'_>) -> Explanation {
 /// ERR: `sum of R(i) x P(reach i) / i`, with `R(i) = (2^g - 1) / 2^max`.
 pub(crate) fn err(m: &ExpectedReciprocalRank, q: &JudgedRanking<'_>) -> Explanation {
     let max_grade = m.max_grade.clamp(1, crate::err::MAX_GRADE_LIMIT);
-    let scale = f64::from(max_grade).exp2();
+    let top: Grade = max_grade.into();
+    let scale = top.exp2();
     let stop = |j: Judgement| {
-        let g = j.gain().min(max_grade);
-        if g == 0 {
+        let g = j.gain().min(top);
+        if g == 0.0 {
             0.0
         } else {
-            (f64::from(g).exp2() - 1.0) / scale
+            (g.exp2() - 1.0) / scale
         }
     };
     let stops = per_rank(q, m.k, |_, j| Some(stop(j)));

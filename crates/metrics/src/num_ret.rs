@@ -37,6 +37,11 @@ impl Metric for NumRet {
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
         crate::explain::num_ret(self, q)
     }
+    /// Counts retrieved documents, judged or not.
+    fn uses_default_level(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("num_ret").cutoff(self.k)
     }

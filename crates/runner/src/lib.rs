@@ -70,6 +70,7 @@ pub mod experiment;
 pub mod explain;
 pub mod read;
 pub mod report;
+pub mod signals;
 
 pub use rankeval_core as core;
 pub use rankeval_metrics as metrics;

@@ -168,7 +168,7 @@ fn explain_equals_eval_with_ties_grades_negatives_and_duplicates() {
         ["c", "a", "h", "d", "b", "i", "f", "e", "g"]
     );
     assert_eq!(e.ranking.grades[2], None);
-    assert_eq!(e.ranking.grades[3], Some(-1));
+    assert_eq!(e.ranking.grades[3], Some(-1.0));
 }
 
 #[test]

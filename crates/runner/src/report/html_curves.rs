@@ -200,7 +200,7 @@ mod tests {
     fn interpolated_precision_is_the_best_precision_at_or_past_a_recall() {
         // Relevant at ranks 1, 3, 6 of 4 relevant: (P, R) = (1, .25), (.667, .5), (.5, .75).
         let q = testing::binary("1 0 1 0 0 1", 4);
-        let at = |r: f64| interpolated_precision(&q.view(), 1, r);
+        let at = |r: f64| interpolated_precision(&q.view(), 1.0, r);
         assert_eq!(at(0.0), 1.0);
         assert_eq!(at(0.25), 1.0);
         // 0.3 x 4 = 1.2 rounds to 1 relevant document, 0.4 x 4 = 1.6 to 2.
@@ -216,7 +216,7 @@ mod tests {
     #[test]
     fn no_relevant_document_gives_zero() {
         let q = testing::binary("0 0 0", 0);
-        assert_eq!(interpolated_precision(&q.view(), 1, 0.0), 0.0);
+        assert_eq!(interpolated_precision(&q.view(), 1.0, 0.0), 0.0);
     }
 
     #[test]

@@ -9,6 +9,8 @@
 mod csv;
 mod errors;
 mod explain;
+mod faults;
+mod grades;
 mod help;
 mod html;
 mod inputs;
