@@ -53,6 +53,8 @@ try {
 
   const response = await page.goto(url, { waitUntil: "load" });
   if (!response || !response.ok()) failures.push(`cannot load ${url}`);
+  // The first screen, before section screenshots scroll the page.
+  await page.screenshot({ path: `${outDir}/top.png` });
 
   // Charts: read the DOM from Node (JavaScript is off inside the page).
   const figures = await page.locator("figure.chart").all();
@@ -87,7 +89,6 @@ try {
     await section.screenshot({ path: `${outDir}/${id}.png` });
   }
   await page.screenshot({ path: `${outDir}/page.png`, fullPage: true });
-  await page.screenshot({ path: `${outDir}/top.png` });
   console.log(
     `charts: ${Object.entries(counts)
       .map(([k, v]) => `${k}=${v}`)
