@@ -162,25 +162,28 @@ pub fn sign_flip_columns(columns: &[&[f64]], resampling: &Resampling) -> Vec<Sig
 
 /// The observed sum, computed exactly as a resample with every sign `+` is.
 fn observed_sum(column: &[f64]) -> f64 {
-    let mut table = Vec::new();
+    let mut table = [0.0; 256];
     let mut sum = 0.0;
     for block in column.chunks(BLOCK) {
         fill_table(block, &mut table);
-        sum += table[table.len() - 1];
+        sum += table[255];
     }
     sum
 }
 
 /// `table[pattern]` = the sum over the block of `+d` where the pattern's bit
-/// is set and `-d` where it is clear.
-fn fill_table(block: &[f64], table: &mut Vec<f64>) {
+/// is set and `-d` where it is clear. A block of fewer than 8 queries
+/// ignores the pattern's high bits (its entries repeat), so any byte indexes
+/// the table without a mask or a bounds check.
+fn fill_table(block: &[f64], table: &mut [f64; 256]) {
     let size = 1usize << block.len();
-    table.clear();
-    table.resize(size, 0.0);
     table[0] = block.iter().map(|d| -d).sum();
     for pattern in 1..size {
         let bit = pattern.trailing_zeros() as usize;
         table[pattern] = table[pattern & (pattern - 1)] + 2.0 * block[bit];
+    }
+    for pattern in size..256 {
+        table[pattern] = table[pattern & (size - 1)];
     }
 }
 
@@ -209,16 +212,15 @@ fn enumerated_bytes(start: u64, size: usize, blocks: usize) -> Vec<u8> {
 /// For each column, how many of the chunk's resamples reach its threshold.
 fn count_chunk(columns: &[&[f64]], thresholds: &[f64], bytes: &[u8], size: usize) -> Vec<u64> {
     let mut sums = vec![0.0f64; columns.len() * size];
-    let mut table = Vec::with_capacity(1 << BLOCK);
+    let mut table = [0.0; 256];
     let blocks = bytes.len() / size.max(1);
     for block in 0..blocks {
         let patterns = &bytes[block * size..(block + 1) * size];
         for (column, acc) in columns.iter().zip(sums.chunks_mut(size)) {
             let values = &column[block * BLOCK..((block + 1) * BLOCK).min(column.len())];
             fill_table(values, &mut table);
-            let mask = table.len() - 1;
             for (sum, pattern) in acc.iter_mut().zip(patterns) {
-                *sum += table[usize::from(*pattern) & mask];
+                *sum += table[usize::from(*pattern)];
             }
         }
     }
