@@ -21,7 +21,10 @@ pub enum Duplicates {
     /// Refuse the run, naming both positions (the default).
     #[default]
     Error,
-    /// Keep the first occurrence in input order and drop the others.
+    /// Keep the best-ranked occurrence and drop the others: the first in
+    /// the ordered list (the highest score; for a list given ranked, the
+    /// first given). For a scored run the file order means nothing, so it
+    /// is not the first line.
     First,
 }
 
@@ -41,7 +44,7 @@ pub struct Run {
 #[derive(Clone, Debug, Default)]
 pub struct RunBuilder {
     store: ListStore<f64>,
-    pushed: u32,
+    pushed: u64,
 }
 
 impl RunBuilder {
@@ -97,7 +100,7 @@ impl RunBuilder {
     /// Gives `query` a list even if it stays empty: the query was run and
     /// retrieved nothing (which scores 0), rather than not run at all.
     /// `at` is the position errors name.
-    pub fn declare_query(&mut self, query: &[u8], ranked: bool, at: u32) -> Result<(), RunError> {
+    pub fn declare_query(&mut self, query: &[u8], ranked: bool, at: u64) -> Result<(), RunError> {
         self.store
             .declare(query, ranked)
             .map_err(|e| push_error(e, at))
@@ -110,7 +113,7 @@ impl RunBuilder {
         query: &[u8],
         doc: &[u8],
         score: f64,
-        at: u32,
+        at: u64,
     ) -> Result<(), RunError> {
         refuse_nan(query, doc, score, at)?;
         self.store
@@ -120,7 +123,7 @@ impl RunBuilder {
 
     /// [`push_ranked`](Self::push_ranked) with an explicit position.
     #[inline]
-    pub fn push_ranked_at(&mut self, query: &[u8], doc: &[u8], at: u32) -> Result<(), RunError> {
+    pub fn push_ranked_at(&mut self, query: &[u8], doc: &[u8], at: u64) -> Result<(), RunError> {
         self.store
             .push(query, doc, f64::NAN, at, true)
             .map_err(|e| push_error(e, at))
@@ -128,7 +131,7 @@ impl RunBuilder {
 
     /// Moves `other`'s entries after this builder's, adding `position_offset`
     /// to their positions (used to join chunks of a file parsed in parallel).
-    pub fn append(&mut self, other: RunBuilder, position_offset: u32) {
+    pub fn append(&mut self, other: RunBuilder, position_offset: u64) {
         self.pushed = self.pushed.saturating_add(other.pushed);
         self.store.append(other.store, position_offset);
     }
@@ -177,7 +180,7 @@ fn duplicate_error(e: RepeatError<f64>) -> RunError {
 
 /// A NaN score has no place in an order: the error for one at `at`.
 #[inline]
-pub(crate) fn refuse_nan(query: &[u8], doc: &[u8], score: f64, at: u32) -> Result<(), RunError> {
+pub(crate) fn refuse_nan(query: &[u8], doc: &[u8], score: f64, at: u64) -> Result<(), RunError> {
     if score.is_nan() {
         return Err(RunError::NanScore {
             query: String::from_utf8_lossy(query).into_owned(),
@@ -188,7 +191,7 @@ pub(crate) fn refuse_nan(query: &[u8], doc: &[u8], score: f64, at: u32) -> Resul
     Ok(())
 }
 
-fn push_error(error: PushError, at: u32) -> RunError {
+fn push_error(error: PushError, at: u64) -> RunError {
     match error {
         PushError::QueryNotUtf8 => RunError::QueryNotUtf8 { at },
         PushError::ListTooLarge => RunError::ListTooLarge { at },
@@ -200,9 +203,14 @@ struct RunRules {
 }
 
 impl ListRules<f64> for RunRules {
-    fn on_repeat(&self, _first: f64, _second: f64) -> Repeat {
+    /// With [`Duplicates::First`], the occurrence ranked higher stays: the
+    /// later one if its score is higher. Entries given ranked have NaN
+    /// scores, so the first given stays; equal scores are the same
+    /// document at the same rank, so either is the one kept.
+    fn on_repeat(&self, first: f64, second: f64) -> Repeat {
         match self.duplicates {
             Duplicates::Error => Repeat::Fail,
+            Duplicates::First if second > first => Repeat::DropFirst,
             Duplicates::First => Repeat::DropSecond,
         }
     }
@@ -374,6 +382,28 @@ mod tests {
     }
 
     #[test]
+    fn positions_past_four_billion_are_kept_exactly() {
+        let far = 5_000_000_000_u64;
+        let mut b = RunBuilder::new();
+        b.push_scored_at(b"q", b"d", 1.0, far).unwrap();
+        let mut later = RunBuilder::new();
+        later.push_scored_at(b"q", b"d", 2.0, 7).unwrap();
+        b.append(later, far);
+        let error = b.finish(Duplicates::Error).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                RunError::DuplicateDoc {
+                    first: 5_000_000_000,
+                    second: 5_000_000_007,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+    }
+
+    #[test]
     fn finishing_orders_like_a_full_sort_on_random_lists() {
         let mut state = 0x9E37_79B9_7F4A_7C15_u64;
         let mut next = move |n: u64| {
@@ -432,7 +462,7 @@ mod tests {
     }
 
     #[test]
-    fn duplicates_are_refused_or_the_first_kept() {
+    fn duplicates_are_refused_or_the_best_ranked_kept() {
         let build = || {
             let mut b = RunBuilder::new();
             b.push_scored("q", "a", 1.0).unwrap();
@@ -449,9 +479,29 @@ mod tests {
                 second: 3
             }
         );
+        // The best-ranked occurrence (score 5, third line) stays, not the
+        // first line.
         let run = build().finish(Duplicates::First).unwrap();
-        assert_eq!(docs(&run, "q"), ["b", "a"]);
-        assert_eq!(run.list("q").unwrap().score(1), Some(1.0));
+        assert_eq!(docs(&run, "q"), ["a", "b"]);
+        assert_eq!(run.list("q").unwrap().score(0), Some(5.0));
+        assert_eq!(run.duplicates_dropped(), 1);
+
+        // Three occurrences, the best in the middle; equal scores.
+        let mut b = RunBuilder::new();
+        for (doc, score) in [("a", 2.0), ("c", 2.5), ("a", 4.0), ("a", 3.0), ("c", 2.5)] {
+            b.push_scored("q", doc, score).unwrap();
+        }
+        let run = b.finish(Duplicates::First).unwrap();
+        assert_eq!(docs(&run, "q"), ["a", "c"]);
+        assert_eq!(run.list("q").unwrap().score(0), Some(4.0));
+        assert_eq!(run.duplicates_dropped(), 3);
+
+        // A list given ranked: the first given is the best-ranked.
+        let mut b = RunBuilder::new();
+        b.push_list("q", ["x", "y", "x", "z", "y"]).unwrap();
+        let run = b.finish(Duplicates::First).unwrap();
+        assert_eq!(docs(&run, "q"), ["x", "y", "z"]);
+        assert_eq!(run.duplicates_dropped(), 2);
     }
 
     #[test]

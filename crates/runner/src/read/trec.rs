@@ -9,7 +9,8 @@
 use rankeval_core::{QrelsBuilder, QrelsError, QrelsParts, RunBuilder, RunError};
 
 use super::error::{LineError, ReadErrorKind, excerpt};
-use super::fields::{Fields, Window, decimal_at, parse_f64, parse_i64};
+use super::fields::{Fields, Window, decimal_at, parse_f64};
+use super::grade::parse_grade;
 use super::lines::{LineCounts, LineParser, RunLines, RunSink, each_line};
 
 /// What a qrels line looks like, for messages.
@@ -45,7 +46,7 @@ impl LineParser for TrecQrels {
     }
 
     #[inline]
-    fn parse(&self, sink: &mut QrelsSink, line: &[u8], number: u32) -> Result<(), LineError> {
+    fn parse(&self, sink: &mut QrelsSink, line: &[u8], number: u64) -> Result<(), LineError> {
         let mut fields = Fields::new(line);
         let (Some(query), Some(_iteration), Some(doc), Some(grade), None) = (
             fields.next(),
@@ -83,7 +84,7 @@ impl LineParser for TrecQrels {
         Ok(())
     }
 
-    fn join(&self, sink: &mut QrelsSink, later: QrelsSink, offset: u32) -> Result<(), LineError> {
+    fn join(&self, sink: &mut QrelsSink, later: QrelsSink, offset: u64) -> Result<(), LineError> {
         sink.parts.append(later.parts, offset);
         Ok(())
     }
@@ -121,9 +122,18 @@ fn push_judgement(
     query: &[u8],
     doc: &[u8],
     grade: &[u8],
-    number: u32,
+    number: u64,
 ) -> Result<(), LineError> {
-    let grade = parse_i64("grade", grade).map_err(|e| LineError::new(number, e))?;
+    let grade = parse_grade(grade).map_err(|expected| {
+        LineError::new(
+            number,
+            ReadErrorKind::BadNumber {
+                field: "grade",
+                text: excerpt(grade),
+                expected,
+            },
+        )
+    })?;
     sink.push_at(query, doc, grade, number)
         .map_err(|e| LineError::new(number, qrels_push_error(e)))
 }
@@ -145,7 +155,7 @@ impl LineParser for TrecRun {
     }
 
     #[inline]
-    fn parse(&self, sink: &mut RunBuilder, line: &[u8], number: u32) -> Result<(), LineError> {
+    fn parse(&self, sink: &mut RunBuilder, line: &[u8], number: u64) -> Result<(), LineError> {
         self.parse_into(sink, line, number)
     }
 
@@ -153,7 +163,7 @@ impl LineParser for TrecRun {
         self.parse_piece_into(sink, piece)
     }
 
-    fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u32) -> Result<(), LineError> {
+    fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u64) -> Result<(), LineError> {
         sink.append(later, offset);
         Ok(())
     }
@@ -165,7 +175,7 @@ impl RunLines for TrecRun {
         &self,
         sink: &mut S,
         line: &[u8],
-        number: u32,
+        number: u64,
     ) -> Result<(), LineError> {
         let mut fields = Fields::new(line);
         let (Some(query), Some(_q0), Some(doc), Some(_rank), Some(score)) = (
@@ -249,7 +259,7 @@ fn push_scored<S: RunSink>(
     query: &[u8],
     doc: &[u8],
     score: &[u8],
-    number: u32,
+    number: u64,
 ) -> Result<(), LineError> {
     let value = parse_f64("score", score).map_err(|e| LineError::new(number, e))?;
     if value.is_nan() {
@@ -266,7 +276,7 @@ fn push_scored<S: RunSink>(
         .map_err(|e| LineError::new(number, run_push_error(e)))
 }
 
-fn field_count(number: u32, line: &[u8], expected: &'static str) -> LineError {
+fn field_count(number: u64, line: &[u8], expected: &'static str) -> LineError {
     LineError::new(
         number,
         ReadErrorKind::FieldCount {
@@ -292,10 +302,10 @@ pub(crate) fn qrels_push_error(error: QrelsError) -> ReadErrorKind {
         QrelsError::QueryNotUtf8 { .. } => {
             ReadErrorKind::BadField("the query id is not valid UTF-8".into())
         }
-        QrelsError::GradeOutOfRange { grade, .. } => ReadErrorKind::BadNumber {
+        QrelsError::InvalidGrade { grade, reason, .. } => ReadErrorKind::BadNumber {
             field: "grade",
-            text: grade.to_string(),
-            expected: "a grade between -2147483647 and 2147483647",
+            text: super::grade::shown(grade),
+            expected: super::grade::expected(reason),
         },
         other => ReadErrorKind::Data(other.to_string()),
     }
@@ -307,7 +317,7 @@ mod tests {
 
     /// Records every entry pushed, to compare two ways of parsing.
     #[derive(Debug, Default, PartialEq)]
-    struct Entries(Vec<(String, String, u64, u32)>);
+    struct Entries(Vec<(String, String, u64, u64)>);
 
     impl RunSink for Entries {
         fn push_scored_at(
@@ -315,7 +325,7 @@ mod tests {
             query: &[u8],
             doc: &[u8],
             score: f64,
-            at: u32,
+            at: u64,
         ) -> Result<(), RunError> {
             let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
             self.0.push((text(query), text(doc), score.to_bits(), at));
@@ -328,7 +338,7 @@ mod tests {
     fn line_by_line<S>(
         piece: &[u8],
         sink: &mut S,
-        parse: impl Fn(&mut S, &[u8], u32) -> Result<(), LineError>,
+        parse: impl Fn(&mut S, &[u8], u64) -> Result<(), LineError>,
     ) -> Result<LineCounts, String> {
         each_line(piece, sink, |_, _, _| Ok(None), parse)
             .map_err(|e| format!("{}: {}", e.line, e.kind))
