@@ -25,6 +25,8 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::error::CompareError;
+use crate::paired::{validate_differences, validate_level};
 use crate::rng::{below, chunk_rng};
 use crate::ttest::Interval;
 
@@ -46,10 +48,18 @@ pub struct Bootstrap {
     pub resamples: u64,
 }
 
-/// The bootstrap of one column (validated: at least 2 finite values, at
-/// most `u32::MAX`; `resamples >= 1`; `0 < level < 1`).
-pub fn bootstrap(differences: &[f64], level: f64, resamples: u64, seed: u64) -> Bootstrap {
-    bootstrap_columns(&[differences], level, resamples, seed)[0]
+/// The bootstrap of one column (at least 2 finite values, at most
+/// `u32::MAX`; `resamples >= 1`; `0 < level < 1`).
+pub fn bootstrap(
+    differences: &[f64],
+    level: f64,
+    resamples: u64,
+    seed: u64,
+) -> Result<Bootstrap, CompareError> {
+    let mut results = bootstrap_columns(&[differences], level, resamples, seed)?;
+    results
+        .pop()
+        .ok_or(CompareError::TooFewQueries { queries: 0 })
 }
 
 /// The bootstrap of several columns of the same length, sharing the drawn
@@ -59,11 +69,19 @@ pub fn bootstrap_columns(
     level: f64,
     resamples: u64,
     seed: u64,
-) -> Vec<Bootstrap> {
+) -> Result<Vec<Bootstrap>, CompareError> {
+    validate_differences(columns)?;
+    validate_level(level)?;
+    if resamples == 0 {
+        return Err(CompareError::NoResamples);
+    }
     let Some(first) = columns.first() else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let n = first.len();
+    if n > u32::MAX as usize {
+        return Err(CompareError::TooManyQueries { queries: n });
+    }
     let chunks = resamples.div_ceil(CHUNK);
     // means[chunk][column * size + r]
     let per_chunk: Vec<Vec<f64>> = (0..chunks)
@@ -73,7 +91,7 @@ pub fn bootstrap_columns(
             resample_chunk(columns, n, seed, chunk, size)
         })
         .collect();
-    columns
+    Ok(columns
         .iter()
         .enumerate()
         .map(|(c, column)| {
@@ -84,7 +102,7 @@ pub fn bootstrap_columns(
             }
             summarize(column, means, level)
         })
-        .collect()
+        .collect())
 }
 
 fn resample_chunk(columns: &[&[f64]], n: usize, seed: u64, chunk: u64, size: usize) -> Vec<f64> {

@@ -167,12 +167,12 @@ pub fn compare_all(
         .iter()
         .zip(&diffs)
         .map(|((b, c), d)| t_comparison(b, c, d, options))
-        .collect();
+        .collect::<Result<_, _>>()?;
     match options.test {
         Test::T => {}
         Test::Wilcoxon => {
             for (comparison, d) in out.iter_mut().zip(&diffs) {
-                let w = wilcoxon(d);
+                let w = wilcoxon(d)?;
                 comparison.p_value = w.p_value;
                 comparison.wilcoxon = Some(w);
             }
@@ -180,17 +180,22 @@ pub fn compare_all(
         Test::Randomization | Test::Bootstrap => {
             for group in groups_by_length(&diffs) {
                 let columns: Vec<&[f64]> = group.iter().map(|i| diffs[*i].as_slice()).collect();
-                resample_group(&mut out, &group, &columns, options);
+                resample_group(&mut out, &group, &columns, options)?;
             }
         }
     }
     Ok(out)
 }
 
-fn t_comparison(baseline: &[f64], candidate: &[f64], d: &[f64], options: &Options) -> Comparison {
-    let t = paired_t(d, options.level);
+fn t_comparison(
+    baseline: &[f64],
+    candidate: &[f64],
+    d: &[f64],
+    options: &Options,
+) -> Result<Comparison, CompareError> {
+    let t = paired_t(d, options.level)?;
     let resampling = options.test.is_resampling();
-    Comparison {
+    Ok(Comparison {
         summary: Summary::new(baseline, candidate, d),
         interval: t.interval,
         p_value: t.p_value,
@@ -207,25 +212,31 @@ fn t_comparison(baseline: &[f64], candidate: &[f64], d: &[f64], options: &Option
             correction: None,
             family_size: None,
         },
-    }
+    })
 }
 
-fn resample_group(out: &mut [Comparison], group: &[usize], columns: &[&[f64]], options: &Options) {
+fn resample_group(
+    out: &mut [Comparison],
+    group: &[usize],
+    columns: &[&[f64]],
+    options: &Options,
+) -> Result<(), CompareError> {
     let r = &options.resampling;
     if options.test == Test::Randomization {
-        let results = sign_flip_columns(columns, r);
+        let results = sign_flip_columns(columns, r)?;
         for (i, result) in group.iter().zip(results) {
             out[*i].p_value = result.p_value;
             out[*i].provenance.exact = Some(result.exact);
         }
     } else {
-        let results = bootstrap_columns(columns, options.level, r.resamples, r.seed);
+        let results = bootstrap_columns(columns, options.level, r.resamples, r.seed)?;
         for (i, result) in group.iter().zip(results) {
             out[*i].p_value = result.p_value;
             out[*i].interval = result.interval;
             out[*i].provenance.interval_method = IntervalMethod::BootstrapPercentile;
         }
     }
+    Ok(())
 }
 
 /// Indices of the columns grouped by length, groups in order of first

@@ -9,6 +9,8 @@ pub enum Side {
     Baseline,
     /// The candidate column (the run compared with the baseline).
     Candidate,
+    /// A column of per-query differences given directly.
+    Difference,
 }
 
 impl std::fmt::Display for Side {
@@ -16,6 +18,7 @@ impl std::fmt::Display for Side {
         f.write_str(match self {
             Side::Baseline => "baseline",
             Side::Candidate => "candidate",
+            Side::Difference => "difference",
         })
     }
 }
@@ -70,6 +73,16 @@ pub enum CompareError {
         /// Its number of values.
         len: usize,
         /// The number of values of system #0.
+        expected: usize,
+    },
+    /// Columns tested together do not have the same number of queries.
+    #[error("column #{column} (0-based) has {len} values, column #0 has {expected}")]
+    ColumnLengths {
+        /// 0-based column number.
+        column: usize,
+        /// Its number of values.
+        len: usize,
+        /// The number of values of column #0.
         expected: usize,
     },
     /// An all-pairs comparison needs at least two systems.

@@ -35,6 +35,39 @@ fn check_finite(column: &[f64], side: Side) -> Result<(), CompareError> {
     }
 }
 
+/// Checks columns of per-query differences tested together: the same
+/// length, at least two queries, every value finite.
+pub fn validate_differences(columns: &[&[f64]]) -> Result<(), CompareError> {
+    let Some(first) = columns.first() else {
+        return Ok(());
+    };
+    for (column, values) in columns.iter().enumerate() {
+        if values.len() != first.len() {
+            return Err(CompareError::ColumnLengths {
+                column,
+                len: values.len(),
+                expected: first.len(),
+            });
+        }
+        check_finite(values, Side::Difference)?;
+    }
+    if first.len() < 2 {
+        return Err(CompareError::TooFewQueries {
+            queries: first.len(),
+        });
+    }
+    Ok(())
+}
+
+/// Checks a confidence level: strictly between 0 and 1.
+pub fn validate_level(level: f64) -> Result<(), CompareError> {
+    if level > 0.0 && level < 1.0 {
+        Ok(())
+    } else {
+        Err(CompareError::InvalidLevel { level })
+    }
+}
+
 /// The per-query differences `candidate - baseline`, in query order.
 pub fn differences(baseline: &[f64], candidate: &[f64]) -> Vec<f64> {
     candidate.iter().zip(baseline).map(|(c, b)| c - b).collect()

@@ -37,6 +37,8 @@ use rand_core::Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::error::CompareError;
+use crate::paired::validate_differences;
 use crate::rng::chunk_rng;
 
 /// Largest query count for which all sign vectors are enumerated by default.
@@ -91,21 +93,30 @@ pub struct SignFlip {
     pub extreme: u64,
 }
 
-/// The sign-flip test of one column of per-query differences (validated:
-/// at least 2 finite values; `resampling.resamples >= 1`).
-pub fn sign_flip(differences: &[f64], resampling: &Resampling) -> SignFlip {
-    sign_flip_columns(&[differences], resampling)[0]
+/// The sign-flip test of one column of per-query differences (at least 2
+/// finite values; `resampling.resamples >= 1`).
+pub fn sign_flip(differences: &[f64], resampling: &Resampling) -> Result<SignFlip, CompareError> {
+    let mut results = sign_flip_columns(&[differences], resampling)?;
+    results
+        .pop()
+        .ok_or(CompareError::TooFewQueries { queries: 0 })
 }
 
 /// The sign-flip test of several columns of differences of the same length
 /// (the same queries), sharing the random sign vectors: each result equals
 /// [`sign_flip`] on that column alone.
-pub fn sign_flip_columns(columns: &[&[f64]], resampling: &Resampling) -> Vec<SignFlip> {
+pub fn sign_flip_columns(
+    columns: &[&[f64]],
+    resampling: &Resampling,
+) -> Result<Vec<SignFlip>, CompareError> {
+    validate_differences(columns)?;
+    if resampling.resamples == 0 {
+        return Err(CompareError::NoResamples);
+    }
     let Some(first) = columns.first() else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let n = first.len();
-    debug_assert!(columns.iter().all(|c| c.len() == n));
     let blocks = n.div_ceil(BLOCK);
     let thresholds: Vec<f64> = columns
         .iter()
@@ -142,7 +153,7 @@ pub fn sign_flip_columns(columns: &[&[f64]], resampling: &Resampling) -> Vec<Sig
             *total += count;
         }
     }
-    counts
+    Ok(counts
         .into_iter()
         .map(|extreme| {
             let p_value = if exact {
@@ -157,7 +168,7 @@ pub fn sign_flip_columns(columns: &[&[f64]], resampling: &Resampling) -> Vec<Sig
                 extreme,
             }
         })
-        .collect()
+        .collect())
 }
 
 /// The observed sum, computed exactly as a resample with every sign `+` is.

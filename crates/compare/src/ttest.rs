@@ -5,7 +5,8 @@
 use serde::Serialize;
 use statrs::distribution::{Continuous, ContinuousCDF, StudentsT};
 
-use crate::paired::{mean, sample_sd};
+use crate::error::CompareError;
+use crate::paired::{mean, sample_sd, validate_differences, validate_level};
 
 /// A two-sided confidence interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -37,9 +38,11 @@ pub struct TTest {
     pub interval: Interval,
 }
 
-/// The paired t-test of `differences` (at least two finite values; the
-/// caller validates) with a two-sided interval at `level`.
-pub fn paired_t(differences: &[f64], level: f64) -> TTest {
+/// The paired t-test of `differences` (at least two finite values) with a
+/// two-sided interval at `level` (strictly between 0 and 1).
+pub fn paired_t(differences: &[f64], level: f64) -> Result<TTest, CompareError> {
+    validate_differences(&[differences])?;
+    validate_level(level)?;
     let n = differences.len() as f64;
     let df = n - 1.0;
     let m = mean(differences);
@@ -52,7 +55,7 @@ pub fn paired_t(differences: &[f64], level: f64) -> TTest {
         } else {
             (m.signum() * f64::INFINITY, 0.0)
         };
-        return TTest {
+        return Ok(TTest {
             t,
             df,
             standard_error: 0.0,
@@ -62,14 +65,14 @@ pub fn paired_t(differences: &[f64], level: f64) -> TTest {
                 upper: m,
                 level,
             },
-        };
+        });
     }
     let t = m / se;
     let dist = student(df);
     let p = (2.0 * dist.sf(t.abs())).min(1.0);
     let q = t_quantile_upper(df, (1.0 - level) / 2.0);
     // As scipy: (-/+ q) * se + mean.
-    TTest {
+    Ok(TTest {
         t,
         df,
         standard_error: se,
@@ -79,7 +82,7 @@ pub fn paired_t(differences: &[f64], level: f64) -> TTest {
             upper: q * se + m,
             level,
         },
-    }
+    })
 }
 
 fn student(df: f64) -> StudentsT {

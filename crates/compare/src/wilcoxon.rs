@@ -22,6 +22,9 @@
 
 use serde::Serialize;
 
+use crate::error::CompareError;
+use crate::paired::validate_differences;
+
 /// How the p-value was computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -47,8 +50,10 @@ pub struct Wilcoxon {
     pub zeros: usize,
 }
 
-/// The signed-rank test of the per-query differences.
-pub fn wilcoxon(differences: &[f64]) -> Wilcoxon {
+/// The signed-rank test of the per-query differences (at least two finite
+/// values).
+pub fn wilcoxon(differences: &[f64]) -> Result<Wilcoxon, CompareError> {
+    validate_differences(&[differences])?;
     let n = differences.len();
     let nonzero: Vec<f64> = differences.iter().copied().filter(|d| *d != 0.0).collect();
     let zeros = n - nonzero.len();
@@ -66,7 +71,7 @@ pub fn wilcoxon(differences: &[f64]) -> Wilcoxon {
     let statistic = r_plus2.min(r_minus2) as f64 / 2.0;
     let (ties, tie_correction) = tie_groups(&nonzero);
     if m == 0 {
-        return Wilcoxon {
+        return Ok(Wilcoxon {
             statistic,
             p_value: 1.0,
             method: if n <= 13 {
@@ -75,7 +80,7 @@ pub fn wilcoxon(differences: &[f64]) -> Wilcoxon {
                 WilcoxonMethod::Normal
             },
             zeros,
-        };
+        });
     }
     let (method, p_value) = if n > 50 {
         (WilcoxonMethod::Normal, normal_p(r_plus2, m, tie_correction))
@@ -89,12 +94,12 @@ pub fn wilcoxon(differences: &[f64]) -> Wilcoxon {
     } else {
         (WilcoxonMethod::Normal, normal_p(r_plus2, m, tie_correction))
     };
-    Wilcoxon {
+    Ok(Wilcoxon {
         statistic,
         p_value,
         method,
         zeros,
-    }
+    })
 }
 
 /// Twice the average rank of each `|d|` (1-based), in input order.

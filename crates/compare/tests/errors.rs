@@ -104,6 +104,52 @@ fn options_are_checked() {
 }
 
 #[test]
+fn the_column_functions_check_their_input() {
+    use rankeval_compare::bootstrap::{bootstrap, bootstrap_columns};
+    use rankeval_compare::sign_flip::sign_flip_columns;
+    use rankeval_compare::ttest::paired_t;
+    use rankeval_compare::wilcoxon::wilcoxon;
+    let short: &[f64] = &[0.1];
+    let ok: &[f64] = &[0.1, -0.2, 0.3];
+    let nan: &[f64] = &[0.1, f64::NAN];
+    let r = Resampling::default();
+    assert_eq!(
+        paired_t(short, 0.95),
+        Err(CompareError::TooFewQueries { queries: 1 })
+    );
+    assert!(matches!(
+        paired_t(ok, 1.0),
+        Err(CompareError::InvalidLevel { .. })
+    ));
+    assert!(matches!(
+        wilcoxon(nan),
+        Err(CompareError::NotFinite {
+            side: Side::Difference,
+            index: 1,
+            ..
+        })
+    ));
+    assert_eq!(
+        sign_flip_columns(&[ok, &[0.1, 0.2]], &r),
+        Err(CompareError::ColumnLengths {
+            column: 1,
+            len: 2,
+            expected: 3
+        })
+    );
+    assert_eq!(
+        sign_flip_columns(&[ok], &Resampling { resamples: 0, ..r }),
+        Err(CompareError::NoResamples)
+    );
+    assert_eq!(bootstrap(ok, 0.95, 0, 1), Err(CompareError::NoResamples));
+    assert!(matches!(
+        bootstrap(ok, f64::NAN, 10, 1),
+        Err(CompareError::InvalidLevel { .. })
+    ));
+    assert_eq!(bootstrap_columns(&[], 0.95, 10, 1), Ok(Vec::new()));
+}
+
+#[test]
 fn corrections_refuse_non_probabilities() {
     for bad in [f64::NAN, -0.1, 1.5] {
         let error = correct(&[0.1, bad], Correction::Holm).expect_err("not a probability");
@@ -164,6 +210,10 @@ proptest! {
             let _ = compare(&b, &c, &options);
         }
         let _ = randomized_tukey_hsd(&[&b, &c], 20, 1);
+        let _ = rankeval_compare::sign_flip::sign_flip_columns(&[&b, &c], &Resampling::default());
+        let _ = rankeval_compare::bootstrap::bootstrap_columns(&[&b, &c], level, 20, 1);
+        let _ = rankeval_compare::wilcoxon::wilcoxon(&b);
+        let _ = rankeval_compare::ttest::paired_t(&c, level);
         let _ = correct(&b, Correction::Holm);
     }
 }

@@ -48,7 +48,8 @@ fn ttest_matches_scipy_ttest_rel_within_1e_12() {
             number(&case["upper"]),
             1e-12,
         );
-        let t = rankeval_compare::ttest::paired_t(&differences(&baseline, &candidate), 0.95);
+        let t = rankeval_compare::ttest::paired_t(&differences(&baseline, &candidate), 0.95)
+            .expect("valid");
         assert_close(
             &format!("case {i} t"),
             t.t,
@@ -65,7 +66,7 @@ fn wilcoxon_matches_scipy_defaults() {
     let mut methods = std::collections::BTreeSet::new();
     for (i, case) in all.iter().enumerate() {
         let (baseline, candidate) = pair(case);
-        let w = wilcoxon(&differences(&baseline, &candidate));
+        let w = wilcoxon(&differences(&baseline, &candidate)).expect("valid");
         methods.insert(format!("{:?}", w.method));
         assert_eq!(
             w.statistic,
@@ -95,7 +96,7 @@ fn bootstrap_percentile_interval_is_within_resampling_error_of_scipy() {
         let (baseline, candidate) = pair(case);
         let level = number(&case["level"]);
         let b = case["resamples"].as_u64().expect("resamples");
-        let ours = bootstrap(&differences(&baseline, &candidate), level, b, 42);
+        let ours = bootstrap(&differences(&baseline, &candidate), level, b, 42).expect("valid");
         let se = number(&case["standard_error"]);
         let q = (1.0 - level) / 2.0;
         let z = statrs_quantile(1.0 - q);
@@ -154,7 +155,7 @@ fn sign_flip_enumeration_equals_exact_rational_count() {
     for (i, case) in cases("sign_flip.json").iter().enumerate() {
         let (baseline, candidate) = pair(case);
         let d = differences(&baseline, &candidate);
-        let result = sign_flip(&d, &Resampling::default());
+        let result = sign_flip(&d, &Resampling::default()).expect("valid");
         let total = case["total"].as_u64().expect("total");
         let extreme = case["extreme"].as_u64().expect("extreme");
         assert!(result.exact, "case {i}");
@@ -183,7 +184,7 @@ fn sign_flip_monte_carlo_is_within_its_error_of_the_exact_p() {
             continue;
         }
         let d = differences(&baseline, &candidate);
-        let exact = sign_flip(&d, &Resampling::default());
+        let exact = sign_flip(&d, &Resampling::default()).expect("valid");
         let monte_carlo = sign_flip(
             &d,
             &Resampling {
@@ -191,7 +192,8 @@ fn sign_flip_monte_carlo_is_within_its_error_of_the_exact_p() {
                 seed: 7,
                 exact_up_to: 0,
             },
-        );
+        )
+        .expect("valid");
         assert!(exact.exact && !monte_carlo.exact);
         let p = exact.p_value;
         let tolerance = 4.5 * (p * (1.0 - p) / b as f64).sqrt() + 1.0 / (b + 1) as f64;
@@ -264,7 +266,9 @@ fn tukey_hsd_is_within_monte_carlo_error_of_exact_enumeration() {
 fn tukey_hsd_of_two_systems_is_the_sign_flip_test() {
     let case = &cases("sign_flip.json")[5];
     let (baseline, candidate) = pair(case);
-    let exact = sign_flip(&differences(&baseline, &candidate), &Resampling::default()).p_value;
+    let exact = sign_flip(&differences(&baseline, &candidate), &Resampling::default())
+        .expect("valid")
+        .p_value;
     let b = 20_000u64;
     let hsd = randomized_tukey_hsd(&[&baseline, &candidate], b, 11).expect("valid");
     let tolerance = 4.5 * (exact * (1.0 - exact) / b as f64).sqrt() + 1.0 / (b + 1) as f64;
