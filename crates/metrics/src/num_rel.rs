@@ -17,8 +17,8 @@ use crate::common::is_none;
 /// use rankeval_metrics::num_rel::num_rel;
 /// use rankeval_core::testing;
 /// let q = testing::judged("2 0 1", &[3, -1]);
-/// assert_eq!(num_rel(&q.view(), 1), 3.0);
-/// assert_eq!(num_rel(&q.view(), 2), 2.0);
+/// assert_eq!(num_rel(&q.view(), 1.0), 3.0);
+/// assert_eq!(num_rel(&q.view(), 2.0), 2.0);
 /// ```
 pub fn num_rel(q: &JudgedRanking<'_>, level: Grade) -> f64 {
     q.num_relevant(level) as f64
@@ -68,10 +68,10 @@ mod tests {
     #[test]
     fn counts_relevant_judgements_retrieved_or_not() {
         let q = judged("1 - . 0 2", &[3, 1, 0]);
-        assert_eq!(num_rel(&q.view(), 1), 4.0);
-        assert_eq!(num_rel(&q.view(), 2), 2.0);
-        assert_eq!(num_rel(&q.view(), 4), 0.0);
-        assert_eq!(num_rel(&judged("", &[]).view(), 1), 0.0);
+        assert_eq!(num_rel(&q.view(), 1.0), 4.0);
+        assert_eq!(num_rel(&q.view(), 2.0), 2.0);
+        assert_eq!(num_rel(&q.view(), 4.0), 0.0);
+        assert_eq!(num_rel(&judged("", &[]).view(), 1.0), 0.0);
     }
 
     #[test]

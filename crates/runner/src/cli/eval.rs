@@ -43,14 +43,16 @@ pub(super) struct EvalArgs {
     #[arg(long, value_enum, default_value_t = DuplicatesArg::Error)]
     duplicates: DuplicatesArg,
     /// Default relevance level: grades of at least N are relevant (like
-    /// trec_eval -l); a metric's own `rel` wins.
+    /// trec_eval -l); N may be a decimal (3.5) and must be above 0. A
+    /// metric's own `rel` wins; metrics that use grades as gains (ndcg,
+    /// dcg, err, rbp with gain=graded) do not use it.
     #[arg(
         long,
         value_name = "N",
-        default_value_t = 1,
+        default_value_t = 1.0,
         allow_negative_numbers = true
     )]
-    rel: i32,
+    rel: f64,
     /// Read every input as this format, whatever its name says.
     #[arg(long, value_enum, value_name = "FORMAT")]
     input_format: Option<InputFormatArg>,
@@ -147,10 +149,17 @@ impl EvalArgs {
     /// returns it with the output flags.
     pub(super) fn into_experiment(self) -> Result<(Experiment, OutputArgs), CliError> {
         let level = RelevanceLevel::new(self.rel).ok_or_else(|| {
-            CliError::Usage(format!(
-                "--rel {}: the relevance level must be at least 1 (grades of 0 and below are never relevant)",
-                self.rel
-            ))
+            CliError::Usage(if self.rel > 0.0 {
+                format!(
+                    "--rel {}: the relevance level is too large: the largest grade is 2147483647",
+                    self.rel
+                )
+            } else {
+                format!(
+                    "--rel {}: the relevance level must be a positive grade (grades of 0 and below are never relevant)",
+                    self.rel
+                )
+            })
         })?;
         let csv = self.csv.options()?;
         let input = |path: &PathBuf| {
