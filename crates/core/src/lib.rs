@@ -94,7 +94,9 @@ pub mod testing;
 
 pub use aggregate::Aggregator;
 pub use buffer::{Decimal, ListBuffer};
-pub use error::{PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError};
+pub use error::{
+    PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError, shorten_id,
+};
 pub use id::Id;
 pub use interner::Interner;
 pub use judge::{Grade, GradeError, Judge, JudgedRanking, Judgement, MAX_GRADE, check_grade};

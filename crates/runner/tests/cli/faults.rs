@@ -405,3 +405,29 @@ fn an_argument_that_is_not_utf8_is_named() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// Warnings and errors cut long ids: a 1 MB id gives a short message.
+#[test]
+fn long_ids_are_cut_in_warnings_and_errors() {
+    let long = "x".repeat(1 << 20);
+    let run = format!(
+        "{long} Q0 a 1 0.9 t\nq1 Q0 a 1 0.9 t\nq1 Q0 {long} 2 0.5 t\nq1 Q0 {long} 3 0.4 t\n"
+    );
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", &run)]);
+    let args = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.trec",
+        "-m",
+        "ap",
+    ];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 2);
+    insta::assert_snapshot!("error_long_id_cut", super::transcript(&args, result));
+    let args = [&args[..], &["--duplicates", "first"]].concat();
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 0);
+    insta::assert_snapshot!("warning_long_id_cut", result.2);
+}
