@@ -138,6 +138,14 @@ impl Resolver<'_> {
                         "a run name cannot be empty",
                     ));
                 }
+                Some(name) if name.get_ref().chars().any(char::is_control) => {
+                    return Err(self.invalid(
+                        name,
+                        format!("{key}.name"),
+                        "a run name cannot hold a control character (a newline, a tab): \
+                         it would break the report's layout",
+                    ));
+                }
                 Some(name) => name.get_ref().clone(),
                 None => default_name,
             };

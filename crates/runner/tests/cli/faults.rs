@@ -431,3 +431,37 @@ fn long_ids_are_cut_in_warnings_and_errors() {
     assert_eq!(result.0, 0);
     insta::assert_snapshot!("warning_long_id_cut", result.2);
 }
+
+#[test]
+fn csv_ids_are_checked_as_in_trec_and_run_names_cannot_break_a_layout() {
+    let csv = "user,item,score\nq1,a b,0.9\n";
+    let toml = "qrels = \"qrels.txt\"\n\n[[runs]]\nname = \"two\\nlines\"\npath = \"run.trec\"\n";
+    let dir = scratch(&[
+        ("qrels.txt", QRELS),
+        ("run.csv", csv),
+        ("run.trec", UNGROUPED),
+        ("exp.toml", toml),
+    ]);
+    let args = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.csv",
+        "-m",
+        "ap",
+    ];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 2);
+    insta::assert_snapshot!(
+        "error_csv_id_with_a_space",
+        super::transcript(&args, result)
+    );
+    let args = ["run", "exp.toml"];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 2);
+    insta::assert_snapshot!(
+        "error_run_name_with_a_newline",
+        super::transcript(&args, result)
+    );
+}
