@@ -465,3 +465,17 @@ fn csv_ids_are_checked_as_in_trec_and_run_names_cannot_break_a_layout() {
         super::transcript(&args, result)
     );
 }
+
+#[test]
+fn a_toml_file_that_is_not_utf8_names_the_line() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", UNGROUPED)]);
+    std::fs::write(
+        dir.path().join("exp.toml"),
+        b"qrels = \"qrels.txt\"\n\n[[runs]]\nname = \"b\xe9\"\npath = \"run.trec\"\n",
+    )
+    .unwrap();
+    let args = ["run", "exp.toml"];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 2);
+    insta::assert_snapshot!("error_toml_not_utf8", super::transcript(&args, result));
+}
