@@ -242,6 +242,9 @@ pub struct Judge {
     judgements: Vec<Judgement>,
     /// `judge_buffer`: the run entries kept, in ranked order.
     order: Vec<u32>,
+    /// `judge_buffer`: per run entry, whether a better-ranked occurrence of
+    /// its document replaced it (empty unless one did).
+    replaced: Vec<bool>,
     /// `judge_buffer`: the repeats the last call left out.
     dropped: usize,
     depth: Option<usize>,
@@ -264,6 +267,7 @@ impl Judge {
             seen: Vec::new(),
             judgements: Vec::new(),
             order: Vec::new(),
+            replaced: Vec::new(),
             dropped: 0,
             depth,
             default_level,
@@ -371,6 +375,18 @@ impl Judge {
             &store.values[l.start..l.start + l.len]
         });
         self.order.clear();
+        // With `Duplicates::First`, the best-ranked occurrence of a
+        // document is kept: a later entry with a higher score takes the
+        // place of the one kept so far (equal scores: the same document at
+        // the same rank, so either is the one kept).
+        let keys = buffer.keys();
+        let ranks_higher = |a: usize, b: usize| match keys {
+            Keys::Fixed(keys) => keys[a] > keys[b],
+            Keys::Float(scores) => scores[a] > scores[b],
+        };
+        // Entries kept, then replaced by a better-ranked occurrence.
+        let mut replaced = 0;
+        self.replaced.clear();
         for i in 0..n {
             let doc = buffer.doc(i);
             let hash = hash_bytes(doc);
@@ -385,8 +401,9 @@ impl Judge {
                 }
                 if occupant >> 32 == fingerprint {
                     let entry = (occupant & ENTRY) as usize - 1;
+                    // The earlier occurrence kept, and where it is recorded.
                     let first = if occupant & RUN_ENTRY != 0 {
-                        same_bytes(buffer.doc(entry), doc).then_some(entry)
+                        same_bytes(buffer.doc(entry), doc).then_some((entry, None))
                     } else if let Some((store, judged)) = &judged
                         && same_bytes(store.doc(judged, entry), doc)
                     {
@@ -395,12 +412,12 @@ impl Judge {
                                 self.seen[entry] = i as u32 + 1;
                                 break Some(Judgement::judged(grades[entry]));
                             }
-                            seen => Some(seen as usize - 1),
+                            seen => Some((seen as usize - 1, Some(entry))),
                         }
                     } else {
                         None
                     };
-                    if let Some(first) = first {
+                    if let Some((first, judged_entry)) = first {
                         match duplicates {
                             Duplicates::Error => {
                                 return Err(RunError::DuplicateDoc {
@@ -409,6 +426,21 @@ impl Judge {
                                     first: buffer.line(first),
                                     second: buffer.line(i),
                                 });
+                            }
+                            Duplicates::First if ranks_higher(i, first) => {
+                                match judged_entry {
+                                    Some(entry) => self.seen[entry] = i as u32 + 1,
+                                    None => {
+                                        self.table[slot] =
+                                            (fingerprint << 32) | RUN_ENTRY | (i as u64 + 1);
+                                    }
+                                }
+                                if self.replaced.is_empty() {
+                                    self.replaced.resize(n, false);
+                                }
+                                self.replaced[first] = true;
+                                replaced += 1;
+                                break Some(self.judgements[first]);
                             }
                             Duplicates::First => break None,
                         }
@@ -423,6 +455,10 @@ impl Judge {
                 }
                 None => self.judgements.push(Judgement::UNJUDGED),
             }
+        }
+        if replaced > 0 {
+            let replaced = &self.replaced;
+            self.order.retain(|&i| !replaced[i as usize]);
         }
         self.dropped = n - self.order.len();
         let Some(query) = query else {
@@ -526,14 +562,15 @@ mod tests {
         for d in 0..60 {
             if next(2) == 0 {
                 qrels
-                    .push("q", format!("d{d}"), next(5) as f64 - 1.0)
+                    // Integer and half grades.
+                    .push("q", format!("d{d}"), next(9) as f64 * 0.5 - 1.0)
                     .unwrap();
             }
         }
         qrels.push("other", "d1", 1).unwrap();
         let qrels = qrels.finish().unwrap();
         let mut buffer = ListBuffer::new();
-        let (mut repeats, mut sorted) = (0, 0);
+        let (mut repeats, mut sorted, mut better_later) = (0, 0, 0);
         for case in 0..600 {
             let depth = [None, Some(1), Some(5), Some(30)][case % 4];
             let duplicates = [Duplicates::Error, Duplicates::First][case / 4 % 2];
@@ -541,6 +578,7 @@ mod tests {
             let by_score = next(2) == 0;
             sorted += usize::from(by_score);
             let mut builder = RunBuilder::new();
+            let mut pushed: Vec<(String, f64)> = Vec::new();
             buffer.clear();
             let mut score = 10.0;
             for at in 1..=next(50) {
@@ -566,18 +604,21 @@ mod tests {
                     let decimal = Decimal::new(negative, scaled, places as u8).unwrap();
                     let (q, d) = (query.as_bytes(), doc.as_bytes());
                     builder.push_scored_at(q, d, decimal.value(), at).unwrap();
+                    pushed.push((doc.clone(), decimal.value()));
                     buffer.push_decimal_at(q, d, decimal, at).unwrap();
                     continue;
                 }
                 builder
                     .push_scored_at(query.as_bytes(), doc.as_bytes(), score, at)
                     .unwrap();
+                pushed.push((doc.clone(), score));
                 buffer
                     .push_scored_at(query.as_bytes(), doc.as_bytes(), score, at)
                     .unwrap();
             }
             let index = qrels.query_index(query.as_bytes());
             let expected = builder.finish(duplicates).map(|run| {
+                let dropped = run.duplicates_dropped();
                 index.zip(run.list(query)).map(|(q, list)| {
                     let mut judge = Judge::new(depth, RelevanceLevel::DEFAULT);
                     let judged = judge.judge(&qrels, q, Some(list));
@@ -585,6 +626,7 @@ mod tests {
                         judged.ranked().to_vec(),
                         judged.retrieved(),
                         judged.ideal_grades().to_vec(),
+                        dropped,
                     )
                 })
             });
@@ -597,17 +639,34 @@ mod tests {
                             judged.ranked().to_vec(),
                             judged.retrieved(),
                             judged.ideal_grades().to_vec(),
+                            0,
                         )
+                    })
+                })
+                .map(|judged| {
+                    judged.map(|(ranked, retrieved, ideal, _)| {
+                        (ranked, retrieved, ideal, judge.repeats_dropped())
                     })
                 });
             repeats += usize::from(expected.is_err());
+            // Cases where `First` keeps a later occurrence than the first
+            // line, and it is judged: they tell the two rules apart.
+            if duplicates == Duplicates::First && query == "q" {
+                better_later += usize::from(pushed.iter().enumerate().any(|(i, (doc, score))| {
+                    qrels.grade_of("q", doc.as_str()).is_some()
+                        && pushed[..i].iter().any(|(d, s)| d == doc && s < score)
+                }));
+            }
             // An empty buffer is a query with no list at all.
             if buffer.is_empty() {
                 continue;
             }
             assert_eq!(got, expected, "case {case}");
         }
-        assert!(repeats > 30 && sorted > 200, "{repeats} {sorted}");
+        assert!(
+            repeats > 30 && sorted > 200 && better_later > 20,
+            "{repeats} {sorted} {better_later}"
+        );
     }
 
     #[test]

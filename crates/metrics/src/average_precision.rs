@@ -112,6 +112,10 @@ impl AveragePrecision {
 
 #[typetag::serde(name = "average_precision")]
 impl Metric for AveragePrecision {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("ap")
             .param_if_set("rel", self.rel)

@@ -66,6 +66,10 @@ pub struct Bpref {
 
 #[typetag::serde(name = "bpref")]
 impl Metric for Bpref {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("bpref")
             .param_if_set("rel", self.rel)

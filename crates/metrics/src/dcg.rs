@@ -99,6 +99,11 @@ pub struct Dcg {
 
 #[typetag::serde(name = "dcg")]
 impl Metric for Dcg {
+    /// Grades are gains; no level plays a part.
+    fn uses_default_level(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("dcg")
             .param_unless_default("gain", self.gain, Gain::Linear)

@@ -75,6 +75,11 @@ impl Default for ExpectedReciprocalRank {
 
 #[typetag::serde(name = "err")]
 impl Metric for ExpectedReciprocalRank {
+    /// Grades are gains; no level plays a part.
+    fn uses_default_level(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("err")
             .param_unless_default("max_grade", self.max_grade, DEFAULT_MAX_GRADE)

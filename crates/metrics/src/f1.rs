@@ -48,6 +48,10 @@ pub struct F1 {
 
 #[typetag::serde(name = "f1")]
 impl Metric for F1 {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("f1")
             .param_if_set("rel", self.rel)

@@ -41,6 +41,10 @@ pub struct HitRate {
 
 #[typetag::serde(name = "hit_rate")]
 impl Metric for HitRate {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("hit_rate")
             .param_if_set("rel", self.rel)

@@ -95,6 +95,11 @@ impl Ndcg {
 
 #[typetag::serde(name = "ndcg")]
 impl Metric for Ndcg {
+    /// Grades are gains; no level plays a part.
+    fn uses_default_level(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("ndcg")
             .param_unless_default("gain", self.gain, Gain::Linear)

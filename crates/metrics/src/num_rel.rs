@@ -35,6 +35,10 @@ pub struct NumRel {
 
 #[typetag::serde(name = "num_rel")]
 impl Metric for NumRel {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("num_rel")
             .param_if_set("rel", self.rel)

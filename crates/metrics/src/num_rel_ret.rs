@@ -39,6 +39,10 @@ pub struct NumRelRet {
 
 #[typetag::serde(name = "num_rel_ret")]
 impl Metric for NumRelRet {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("num_rel_ret")
             .param_if_set("rel", self.rel)

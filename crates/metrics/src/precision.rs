@@ -86,6 +86,10 @@ impl Precision {
 
 #[typetag::serde(name = "precision")]
 impl Metric for Precision {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("p")
             .param_if_set("rel", self.rel)

@@ -40,6 +40,10 @@ pub struct RPrecision {
 
 #[typetag::serde(name = "r_precision")]
 impl Metric for RPrecision {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("rprec")
             .param_if_set("rel", self.rel)

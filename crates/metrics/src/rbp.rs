@@ -158,6 +158,11 @@ pub struct Rbp {
 
 #[typetag::serde(name = "rbp")]
 impl Metric for Rbp {
+    /// Graded gain uses grades as they are; binary gain reads the level.
+    fn uses_default_level(&self) -> bool {
+        self.gain == RbpGain::Binary && self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("rbp")
             .param_if_set("rel", self.rel)
@@ -202,7 +207,7 @@ const PARAMS: &[ParamDoc] = &[
         name: "gain",
         alias: None,
         default: "binary",
-        doc: "binary: 1 if relevant at rel; graded: grade / the query's highest grade (trec_eval)",
+        doc: "binary: 1 if relevant at rel; graded: grade / the query's highest grade (trec_eval), rel not used",
     },
 ];
 

@@ -48,6 +48,10 @@ impl Recall {
 
 #[typetag::serde(name = "recall")]
 impl Metric for Recall {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("r")
             .param_if_set("rel", self.rel)

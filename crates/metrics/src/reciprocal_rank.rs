@@ -40,6 +40,10 @@ pub struct ReciprocalRank {
 
 #[typetag::serde(name = "reciprocal_rank")]
 impl Metric for ReciprocalRank {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("rr")
             .param_if_set("rel", self.rel)

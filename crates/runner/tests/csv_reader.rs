@@ -280,7 +280,7 @@ fn duplicate_items_are_refused_unless_first_is_kept() {
     assert_eq!(
         run_error(text),
         "run.csv:5: document `a` appears twice in the list of query `u1` (first on line 2); \
-         to keep the first occurrence, use --duplicates first (TOML: duplicates = \"first\")"
+         to keep the best-ranked occurrence, use --duplicates first (TOML: duplicates = \"first\")"
     );
     let options = ReadOptions {
         duplicates: Duplicates::First,

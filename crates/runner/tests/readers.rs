@@ -92,7 +92,7 @@ fn duplicate_documents_are_refused_unless_first_is_kept() {
     assert_eq!(
         run_error(text),
         "run.trec:4: document `a` appears twice in the list of query `q1` (first on line 1); \
-         to keep the first occurrence, use --duplicates first (TOML: duplicates = \"first\")"
+         to keep the best-ranked occurrence, use --duplicates first (TOML: duplicates = \"first\")"
     );
     let options = ReadOptions {
         duplicates: Duplicates::First,
@@ -232,7 +232,7 @@ fn jsonl_errors_name_the_line() {
     assert_eq!(
         jsonl(r#"{"query": "u1", "predicted": ["A", "B", "A"]}"#).unwrap_err(),
         "data.jsonl:1: document `A` appears twice in the list of query `u1` (first on line 1); \
-         to keep the first occurrence, use --duplicates first (TOML: duplicates = \"first\")"
+         to keep the best-ranked occurrence, use --duplicates first (TOML: duplicates = \"first\")"
     );
     assert_eq!(
         jsonl(r#"{"query": "u1", "relevant": {"A": 1}}"#).unwrap_err(),

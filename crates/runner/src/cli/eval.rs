@@ -39,7 +39,8 @@ pub(super) struct EvalArgs {
     /// like trec_eval -c).
     #[arg(long, value_enum, default_value_t = MissingArg::Skip)]
     missing: MissingArg,
-    /// A document repeated in one query's list: an error, or keep the first.
+    /// A document repeated in one query's list: an error, or keep its
+    /// best-ranked occurrence.
     #[arg(long, value_enum, default_value_t = DuplicatesArg::Error)]
     duplicates: DuplicatesArg,
     /// Default relevance level: grades of at least N are relevant (like
@@ -130,7 +131,8 @@ enum MissingArg {
 enum DuplicatesArg {
     /// Refuse the run, naming both lines.
     Error,
-    /// Keep the first occurrence.
+    /// Keep the best-ranked occurrence (highest score; for a list given
+    /// ranked, the first given), not the first line.
     First,
 }
 

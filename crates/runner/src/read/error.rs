@@ -102,7 +102,7 @@ pub enum ReadErrorKind {
     /// A document appears twice in one query's list.
     #[error(
         "document `{doc}` appears twice in the list of query `{query}` (first on line {first_line}); \
-         to keep the first occurrence, use --duplicates first (TOML: duplicates = \"first\")"
+         to keep the best-ranked occurrence, use --duplicates first (TOML: duplicates = \"first\")"
     )]
     DuplicateDoc {
         /// The query.

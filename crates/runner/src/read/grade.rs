@@ -30,6 +30,16 @@ pub(crate) fn grade_from_number(number: f64) -> Result<Grade, &'static str> {
     check_grade(number).map_err(expected)
 }
 
+/// A number as messages show it: `3.5`, `10000000000`, but `1e300` rather
+/// than 301 digits.
+pub(crate) fn shown(number: f64) -> String {
+    if number.abs() < 1e16 {
+        number.to_string()
+    } else {
+        format!("{number:e}")
+    }
+}
+
 /// What was expected, for a number [`check_grade`] refused.
 pub(crate) fn expected(error: GradeError) -> &'static str {
     match error {

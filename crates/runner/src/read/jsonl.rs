@@ -26,7 +26,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::error::{LineError, ReadErrorKind, excerpt};
-use super::grade::{EXPECTED_GRADE, grade_from_number};
+use super::grade::{EXPECTED_GRADE, grade_from_number, shown};
 use super::lines::LineParser;
 use super::trec::{qrels_push_error, run_push_error};
 
@@ -146,7 +146,7 @@ impl<'de> Deserialize<'de> for Grade {
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Grade, E> {
                 grade_from_number(v)
                     .map(Grade)
-                    .map_err(|expected| E::custom(format!("grade {v} is not {expected}")))
+                    .map_err(|expected| E::custom(format!("grade {} is not {expected}", shown(v))))
             }
         }
         deserializer.deserialize_any(GradeVisitor)

@@ -304,7 +304,7 @@ pub(crate) fn qrels_push_error(error: QrelsError) -> ReadErrorKind {
         }
         QrelsError::InvalidGrade { grade, reason, .. } => ReadErrorKind::BadNumber {
             field: "grade",
-            text: grade.to_string(),
+            text: super::grade::shown(grade),
             expected: super::grade::expected(reason),
         },
         other => ReadErrorKind::Data(other.to_string()),

@@ -9,6 +9,7 @@
 mod csv;
 mod errors;
 mod faults;
+mod grades;
 mod help;
 mod inputs;
 mod output;
