@@ -292,3 +292,43 @@ pub enum QrelsError {
         at: u64,
     },
 }
+
+/// The longest id, in characters, that messages show whole.
+pub const MESSAGE_ID_CHARS: usize = 64;
+
+/// An id as messages show it: lossy UTF-8, cut after
+/// [`MESSAGE_ID_CHARS`] characters with its full length in bytes, so that
+/// a 100 MB id gives a short warning. Every error and warning that names
+/// an id goes through this.
+pub fn shorten_id(id: &[u8]) -> String {
+    // Enough bytes for the characters kept (at most 4 bytes each).
+    let head = &id[..id.len().min(MESSAGE_ID_CHARS * 4 + 4)];
+    let text = String::from_utf8_lossy(head);
+    let mut chars = text.char_indices();
+    match chars.nth(MESSAGE_ID_CHARS) {
+        None if head.len() == id.len() => text.into_owned(),
+        cut => {
+            let end = cut.map_or(text.len(), |(at, _)| at);
+            format!("{}… ({} bytes)", &text[..end], id.len())
+        }
+    }
+}
+
+#[cfg(test)]
+mod shorten_tests {
+    use super::*;
+
+    #[test]
+    fn short_ids_are_whole_and_long_ones_are_cut_with_their_length() {
+        assert_eq!(shorten_id(b"q1"), "q1");
+        assert_eq!(shorten_id(b"q\xff"), "q\u{FFFD}");
+        let exact = "x".repeat(MESSAGE_ID_CHARS);
+        assert_eq!(shorten_id(exact.as_bytes()), exact);
+        let long = "é".repeat(10_000_000);
+        let short = shorten_id(long.as_bytes());
+        assert_eq!(
+            short,
+            format!("{}… (20000000 bytes)", "é".repeat(MESSAGE_ID_CHARS))
+        );
+    }
+}

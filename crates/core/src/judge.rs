@@ -421,9 +421,8 @@ impl Judge {
                         match duplicates {
                             Duplicates::Error => {
                                 return Err(RunError::DuplicateDoc {
-                                    query: String::from_utf8_lossy(buffer.query_bytes())
-                                        .into_owned(),
-                                    doc: String::from_utf8_lossy(doc).into_owned(),
+                                    query: crate::shorten_id(buffer.query_bytes()),
+                                    doc: crate::shorten_id(doc),
                                     first: buffer.line(first),
                                     second: buffer.line(i),
                                 });

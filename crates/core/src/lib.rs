@@ -95,7 +95,9 @@ pub mod testing;
 
 pub use aggregate::Aggregator;
 pub use buffer::{Decimal, ListBuffer};
-pub use error::{PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError};
+pub use error::{
+    PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError, shorten_id,
+};
 pub use explain::Explanation;
 pub use id::Id;
 pub use interner::Interner;

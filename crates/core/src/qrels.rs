@@ -9,7 +9,7 @@
 
 use std::cmp::Ordering;
 
-use crate::error::QrelsError;
+use crate::error::{QrelsError, shorten_id};
 use crate::id::Id;
 use crate::interner::Interner;
 use crate::judge::{Grade, check_grade};
@@ -383,7 +383,7 @@ fn conflict(mut e: RepeatError<Grade>, offset: u64) -> QrelsError {
 fn conflict_error(e: RepeatError<Grade>) -> QrelsError {
     QrelsError::ConflictingGrades {
         query: e.query_name,
-        doc: String::from_utf8_lossy(&e.doc).into_owned(),
+        doc: shorten_id(&e.doc),
         first_grade: e.first.0,
         first: e.first.1,
         second_grade: e.second.0,

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::RunError;
+use crate::error::{RunError, shorten_id};
 use crate::id::Id;
 use crate::lists::{FinishError, List, ListRules, ListStore, PushError, Repeat, RepeatError};
 
@@ -171,8 +171,8 @@ impl RunBuilder {
 
 fn duplicate_error(e: RepeatError<f64>) -> RunError {
     RunError::DuplicateDoc {
-        query: e.query_name,
-        doc: String::from_utf8_lossy(&e.doc).into_owned(),
+        query: shorten_id(e.query_name.as_bytes()),
+        doc: shorten_id(&e.doc),
         first: e.first.1,
         second: e.second.1,
     }
@@ -183,8 +183,8 @@ fn duplicate_error(e: RepeatError<f64>) -> RunError {
 pub(crate) fn refuse_nan(query: &[u8], doc: &[u8], score: f64, at: u64) -> Result<(), RunError> {
     if score.is_nan() {
         return Err(RunError::NanScore {
-            query: String::from_utf8_lossy(query).into_owned(),
-            doc: String::from_utf8_lossy(doc).into_owned(),
+            query: shorten_id(query),
+            doc: shorten_id(doc),
             at,
         });
     }

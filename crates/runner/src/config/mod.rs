@@ -26,6 +26,14 @@ pub enum ConfigError {
         /// Why.
         source: std::io::Error,
     },
+    /// The file is not UTF-8 text (TOML must be).
+    #[error("{path}:{line}: the file is not valid UTF-8 (TOML files are UTF-8 text)")]
+    NotUtf8 {
+        /// The experiment file.
+        path: String,
+        /// The line of the first invalid byte.
+        line: u64,
+    },
     /// The file is not valid TOML, or a key or value does not fit.
     #[error("{path}: {}", source.to_string().trim_end())]
     Toml {

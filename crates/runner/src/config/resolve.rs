@@ -20,9 +20,16 @@ use crate::read::{CsvOptions, Format, Input, ReadOptions};
 /// Loads and resolves the experiment file at `path`.
 pub fn load(path: &Path) -> Result<Experiment, ConfigError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+    let bytes = std::fs::read(path).map_err(|source| ConfigError::Read {
         path: name.clone(),
         source,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let before = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        ConfigError::NotUtf8 {
+            path: name.clone(),
+            line: 1 + memchr::memchr_iter(b'\n', before).count() as u64,
+        }
     })?;
     let raw: RawExperiment = toml::from_str(&text).map_err(|source| ConfigError::Toml {
         path: name.clone(),
@@ -136,6 +143,14 @@ impl Resolver<'_> {
                         name,
                         format!("{key}.name"),
                         "a run name cannot be empty",
+                    ));
+                }
+                Some(name) if name.get_ref().chars().any(char::is_control) => {
+                    return Err(self.invalid(
+                        name,
+                        format!("{key}.name"),
+                        "a run name cannot hold a control character (a newline, a tab): \
+                         it would break the report's layout",
                     ));
                 }
                 Some(name) => name.get_ref().clone(),

@@ -122,7 +122,12 @@ const EXAMPLES: usize = 5;
 impl Coverage {
     /// The warnings this coverage calls for.
     pub fn warnings(&self) -> Vec<Warning> {
-        let sample = |ids: &[String]| ids.iter().take(EXAMPLES).cloned().collect();
+        let sample = |ids: &[String]| {
+            ids.iter()
+                .take(EXAMPLES)
+                .map(|id| rankeval_core::shorten_id(id.as_bytes()))
+                .collect()
+        };
         let mut warnings = Vec::new();
         if !self.run_only.is_empty() {
             warnings.push(Warning::RunOnlyQueries {

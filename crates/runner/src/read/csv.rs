@@ -102,6 +102,27 @@ impl CsvOptions {
     }
 }
 
+/// Refuses an id with whitespace or a control character, as the TREC and
+/// JSON Lines readers do (such an id could not be written back to a TREC
+/// file, and is most often a misread column).
+#[inline]
+fn check_id(id: &[u8], column: &str) -> Result<(), ReadErrorKind> {
+    // Most ids are printable ASCII: one pass over the bytes.
+    if id.iter().all(|&b| b > b' ' && b < 0x7f) {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(id);
+    match text.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        Some(c) => Err(ReadErrorKind::BadField(format!(
+            "column `{column}`: the id `{}` contains U+{:04X}; ids cannot contain whitespace \
+             or control characters (as in TREC files)",
+            excerpt(text.escape_debug().to_string().as_bytes()),
+            u32::from(c)
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The UTF-8 byte order mark some tools write at the start of a file.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -406,6 +427,7 @@ impl Layout {
             if field.is_empty() {
                 return Err(empty(name));
             }
+            check_id(field, name)?;
         }
         Ok(fields)
     }
@@ -658,7 +680,7 @@ mod tests {
             wanted: [2, 0, 2],
             names: ["user".into(), "item".into(), "score".into()],
         };
-        for line in ["i,x,u,1", "i,,u,", "item 1,x y,user 2,0.5", "a,b,c,d\r"] {
+        for line in ["i,x,u,1", "i,,u,", "item_1,x y,user_2,0.5", "a,b,c,d\r"] {
             let fast = layout.plain_fields(strip_cr(line.as_bytes())).unwrap();
             let slow = layout.quoted_fields(strip_cr(line.as_bytes())).unwrap();
             assert_eq!(fast.unwrap(), [&*slow[0], &*slow[1], &*slow[2]], "{line}");
@@ -689,6 +711,18 @@ mod tests {
             with_fields("\"\",x,u,1").unwrap_err(),
             "column `item` is empty"
         );
+        // Ids are checked as in TREC and JSON Lines, quoted or not.
+        for (line, c) in [
+            ("i,x,u 2,1", "0020"),
+            ("i\t1,x,u,1", "0009"),
+            ("i,x,\"u\0\",1", "0000"),
+        ] {
+            let message = with_fields(line).unwrap_err();
+            assert!(
+                message.contains(&format!("contains U+{c}; ids cannot contain")),
+                "{message}"
+            );
+        }
     }
 
     #[test]

@@ -172,17 +172,10 @@ impl LineError {
     }
 }
 
-/// Shortens a field for a message, keeping it readable.
+/// Shortens a field for a message, keeping it readable (the one helper of
+/// the core, [`rankeval_core::shorten_id`]).
 pub(crate) fn excerpt(bytes: &[u8]) -> String {
-    const MAX: usize = 40;
-    let text = String::from_utf8_lossy(bytes);
-    if text.chars().count() <= MAX {
-        text.into_owned()
-    } else {
-        let mut short: String = text.chars().take(MAX).collect();
-        short.push('…');
-        short
-    }
+    rankeval_core::shorten_id(bytes)
 }
 
 impl fmt::Display for LineError {

@@ -212,7 +212,7 @@ impl LineParser for Jsonl {
                 return Err(LineError::new(
                     line,
                     ReadErrorKind::RepeatedQuery {
-                        query: String::from_utf8_lossy(&query).into_owned(),
+                        query: rankeval_core::shorten_id(&query),
                         first_line: first,
                     },
                 ));

@@ -405,3 +405,77 @@ fn an_argument_that_is_not_utf8_is_named() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// Warnings and errors cut long ids: a 1 MB id gives a short message.
+#[test]
+fn long_ids_are_cut_in_warnings_and_errors() {
+    let long = "x".repeat(1 << 20);
+    let run = format!(
+        "{long} Q0 a 1 0.9 t\nq1 Q0 a 1 0.9 t\nq1 Q0 {long} 2 0.5 t\nq1 Q0 {long} 3 0.4 t\n"
+    );
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", &run)]);
+    let args = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.trec",
+        "-m",
+        "ap",
+    ];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 2);
+    insta::assert_snapshot!("error_long_id_cut", super::transcript(&args, result));
+    let args = [&args[..], &["--duplicates", "first"]].concat();
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 0);
+    insta::assert_snapshot!("warning_long_id_cut", result.2);
+}
+
+#[test]
+fn csv_ids_are_checked_as_in_trec_and_run_names_cannot_break_a_layout() {
+    let csv = "user,item,score\nq1,a b,0.9\n";
+    let toml = "qrels = \"qrels.txt\"\n\n[[runs]]\nname = \"two\\nlines\"\npath = \"run.trec\"\n";
+    let dir = scratch(&[
+        ("qrels.txt", QRELS),
+        ("run.csv", csv),
+        ("run.trec", UNGROUPED),
+        ("exp.toml", toml),
+    ]);
+    let args = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.csv",
+        "-m",
+        "ap",
+    ];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 2);
+    insta::assert_snapshot!(
+        "error_csv_id_with_a_space",
+        super::transcript(&args, result)
+    );
+    let args = ["run", "exp.toml"];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 2);
+    insta::assert_snapshot!(
+        "error_run_name_with_a_newline",
+        super::transcript(&args, result)
+    );
+}
+
+#[test]
+fn a_toml_file_that_is_not_utf8_names_the_line() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", UNGROUPED)]);
+    std::fs::write(
+        dir.path().join("exp.toml"),
+        b"qrels = \"qrels.txt\"\n\n[[runs]]\nname = \"b\xe9\"\npath = \"run.trec\"\n",
+    )
+    .unwrap();
+    let args = ["run", "exp.toml"];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 2);
+    insta::assert_snapshot!("error_toml_not_utf8", super::transcript(&args, result));
+}
