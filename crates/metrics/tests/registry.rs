@@ -23,7 +23,10 @@ fn the_built_ins_are_registered() {
         "dcg",
         "err",
         "f1",
+        "fallout",
         "hit_rate",
+        "judged",
+        "ncrr",
         "ndcg",
         "num_rel",
         "num_rel_ret",
@@ -33,6 +36,7 @@ fn the_built_ins_are_registered() {
         "rbp",
         "recall",
         "reciprocal_rank",
+        "roc_auc",
     ] {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
@@ -126,7 +130,7 @@ fn bad_values_and_unknown_parameters_name_the_parameter() {
     assert_eq!(
         error.to_string(),
         "metric `average_precision`: invalid value for parameter `normalization`: unknown \
-         variant `trunc`, expected one of `relevant`, `truncated`, `hits`"
+         variant `trunc`, expected one of `relevant`, `truncated`, `hits`, `k`"
     );
     let error = parse_metric("precision(denom=retrieved)").unwrap_err();
     assert_eq!(

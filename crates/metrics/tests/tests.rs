@@ -8,6 +8,8 @@
 //!   (proptest).
 //! - `docs`: `docs/metrics.md` documents every registered metric and
 //!   aggregator with the parameters and defaults of its descriptor.
+//! - `peers`: the peers' variants on the values their own test suites
+//!   publish (RecTools, Microsoft recommenders, cornac).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -15,6 +17,7 @@
 use rankeval_metrics as _;
 
 mod docs;
+mod peers;
 mod properties;
 mod registry;
 mod spec_vectors;
