@@ -25,6 +25,7 @@
 //! | `fallout` | `fall_out` | `fallout@10` | `k`, `rel`, `negatives = retrieved \| judged` | |
 //! | `roc_auc` | `auc` | `auc@100` | `k`, `rel`, `negatives = retrieved \| judged` | |
 //! | `ncrr` | | `ncrr@10` | `k`, `rel` | |
+//! | `weighted` | | `weighted(gain=binary,discount=geometric,norm=weights)@10` | `k`, `rel`, `gain`, `gains`, `discount`, `p`, `normalization` | |
 //!
 //! | aggregator | aliases | parameters |
 //! |---|---|---|
@@ -66,6 +67,7 @@ pub mod rbp;
 pub mod recall;
 pub mod reciprocal_rank;
 pub mod roc_auc;
+pub mod weighted;
 
 pub use aggregators::gmean::GeometricMean;
 pub use aggregators::max::Max;
@@ -96,3 +98,4 @@ pub use rbp::{Persistence, Rbp, RbpGain};
 pub use recall::Recall;
 pub use reciprocal_rank::ReciprocalRank;
 pub use roc_auc::RocAuc;
+pub use weighted::{Discount, GainMap, Weighted, WeightedGain, WeightedNormalization};

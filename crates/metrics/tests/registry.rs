@@ -37,6 +37,7 @@ fn the_built_ins_are_registered() {
         "recall",
         "reciprocal_rank",
         "roc_auc",
+        "weighted",
     ] {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
@@ -85,7 +86,12 @@ fn every_documented_parameter_is_accepted_by_its_struct() {
                 "rel" => "2".to_owned(),
                 _ => p.default.to_owned(),
             };
-            let spec = format!("{}({}={value})", d.name, p.name);
+            let spec = match (d.name, p.name) {
+                // Parameters that only act with another one set.
+                ("weighted", "rel") => "weighted(gain=binary,rel=2)".to_owned(),
+                ("weighted", "gains") => "weighted(gain=map,gains=\"1=2\")".to_owned(),
+                _ => format!("{}({}={value})", d.name, p.name),
+            };
             parse_metric(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
         }
     }

@@ -10,6 +10,8 @@
 //!   aggregator with the parameters and defaults of its descriptor.
 //! - `peers`: the peers' variants on the values their own test suites
 //!   publish (RecTools, Microsoft recommenders, cornac).
+//! - `weighted`: the declarative metric gives the built-ins it overlaps
+//!   with bit for bit.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -21,3 +23,4 @@ mod peers;
 mod properties;
 mod registry;
 mod spec_vectors;
+mod weighted;
