@@ -76,6 +76,7 @@
 
 mod aggregate;
 mod buffer;
+pub mod corpus;
 pub mod error;
 mod hash;
 mod id;
@@ -94,6 +95,7 @@ pub mod testing;
 
 pub use aggregate::Aggregator;
 pub use buffer::{Decimal, ListBuffer};
+pub use corpus::{CorpusInputs, CorpusMetric, CorpusState, Requires, Training};
 pub use error::{PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError};
 pub use id::Id;
 pub use interner::Interner;

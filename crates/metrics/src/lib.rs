@@ -48,6 +48,7 @@ pub mod average_precision;
 pub mod beta;
 pub mod bpref;
 mod common;
+pub mod corpus;
 pub mod dcg;
 pub mod err;
 pub mod f1;

@@ -14,11 +14,14 @@
 //! - `csv_reader`: the CSV/TSV reader, its errors, and CSV evaluating like
 //!   the same data as TREC.
 //! - `readme`: README's library example is the crate doc's doc test.
+//! - `corpus`: corpus metrics (beyond accuracy) on RecTools' published
+//!   values, and the same bits for any split of the lists.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli;
 mod common;
+mod corpus;
 mod csv_reader;
 mod determinism;
 mod plugin;

@@ -1,4 +1,4 @@
-//! `rankeval metrics`: every registered metric and aggregator, from the
+//! `rankeval metrics`: every registered metric, aggregator and corpus metric, from the
 //! registry itself, sorted by name.
 
 use rankeval_core::registry::{self, Descriptor, Plugin};
@@ -9,6 +9,13 @@ pub(super) fn render() -> String {
     section(&mut out, &registry::metrics(), |d| (d.example)().name());
     out.push_str("\nAggregators (-a, TOML [[aggregators]]):\n");
     section(&mut out, &registry::aggregators(), |d| (d.example)().name());
+    out.push_str(
+        "\nCorpus metrics (one value per run, beyond accuracy; library only for now,\n\
+         rankeval_runner::evaluate_corpus, not yet in -m or TOML):\n",
+    );
+    section(&mut out, &registry::corpus_metrics(), |d| {
+        (d.example)().name()
+    });
     out.push_str(
         "\nShort syntax: name(param=value,...)@k, e.g. ap(norm=truncated)@10 or \
          precision(denominator=retrieved,rel=2)@5.\n",
