@@ -99,7 +99,7 @@ pub use corpus::{CorpusInputs, CorpusMetric, CorpusState, Requires, Training};
 pub use error::{PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError};
 pub use id::Id;
 pub use interner::Interner;
-pub use judge::{Grade, Judge, JudgedRanking, Judgement};
+pub use judge::{Grade, GradeError, Judge, JudgedRanking, Judgement, MAX_GRADE, check_grade};
 pub use metric::{Metric, TrecAll, TrecEvalMeasure};
 pub use params::{CanonicalName, Cutoff, ParamValue, RelevanceLevel};
 pub use qrels::{Qrels, QrelsBuilder, QrelsPart, QrelsParts};

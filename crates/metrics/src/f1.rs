@@ -26,7 +26,7 @@ use crate::common::{hits, is_none, ratio};
 /// use rankeval_core::{testing, Cutoff};
 /// let q = testing::binary("1 1 0 0 0 0 0 1", 4);
 /// let (p, r) = (2.0 / 5.0, 2.0 / 4.0);
-/// assert_eq!(f1(&q.view(), Cutoff::new(5), 1), 2.0 * p * r / (p + r));
+/// assert_eq!(f1(&q.view(), Cutoff::new(5), 1.0), 2.0 * p * r / (p + r));
 /// ```
 pub fn f1(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
     f_beta(q, k, level, Beta::ONE)
@@ -44,7 +44,7 @@ pub fn f1(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
 /// use rankeval_core::{testing, Cutoff};
 /// let q = testing::binary("0 1", 3);
 /// let beta = Beta::new(2f64.sqrt()).unwrap();
-/// let f = f_beta(&q.view(), Cutoff::new(2), 1, beta);
+/// let f = f_beta(&q.view(), Cutoff::new(2), 1.0, beta);
 /// assert!((f - 0.375).abs() < 1e-15);
 /// ```
 pub fn f_beta(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade, beta: Beta) -> f64 {
@@ -76,6 +76,10 @@ pub struct F1 {
 
 #[typetag::serde(name = "f1")]
 impl Metric for F1 {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("f1")
             .param_if_set("rel", self.rel)
@@ -126,35 +130,35 @@ mod tests {
     fn harmonic_mean_of_precision_and_recall() {
         let q = binary("1110101001", 8);
         assert_eq!(
-            f1(&q.view(), Cutoff::new(3), 1),
+            f1(&q.view(), Cutoff::new(3), 1.0),
             harmonic(3.0 / 3.0, 3.0 / 8.0)
         );
-        assert_eq!(f1(&q.view(), None, 1), harmonic(6.0 / 10.0, 6.0 / 8.0));
+        assert_eq!(f1(&q.view(), None, 1.0), harmonic(6.0 / 10.0, 6.0 / 8.0));
     }
 
     #[test]
     fn list_shorter_than_k_counts_misses() {
         let q = binary("11", 2);
         assert_eq!(
-            f1(&q.view(), Cutoff::new(5), 1),
+            f1(&q.view(), Cutoff::new(5), 1.0),
             harmonic(2.0 / 5.0, 2.0 / 2.0)
         );
     }
 
     #[test]
     fn zero_when_nothing_relevant_is_found() {
-        assert_eq!(f1(&binary("000", 2).view(), None, 1), 0.0);
-        assert_eq!(f1(&binary("000", 0).view(), Cutoff::new(2), 1), 0.0);
-        assert_eq!(f1(&binary("", 2).view(), None, 1), 0.0);
+        assert_eq!(f1(&binary("000", 2).view(), None, 1.0), 0.0);
+        assert_eq!(f1(&binary("000", 0).view(), Cutoff::new(2), 1.0), 0.0);
+        assert_eq!(f1(&binary("", 2).view(), None, 1.0), 0.0);
     }
 
     #[test]
     fn level_and_negative_grades() {
         let q = judged("2 1 - 2", &[3]);
         // Level 2: hits 2 of 4 retrieved, |R| = 3.
-        assert_eq!(f1(&q.view(), None, 2), harmonic(2.0 / 4.0, 2.0 / 3.0));
+        assert_eq!(f1(&q.view(), None, 2.0), harmonic(2.0 / 4.0, 2.0 / 3.0));
         // Level 1: hits 3 of 4, |R| = 4; the -1 is not relevant.
-        assert_eq!(f1(&q.view(), None, 1), harmonic(3.0 / 4.0, 3.0 / 4.0));
+        assert_eq!(f1(&q.view(), None, 1.0), harmonic(3.0 / 4.0, 3.0 / 4.0));
     }
 
     #[test]
@@ -180,14 +184,14 @@ mod tests {
     fn beta_weighs_recall_against_precision() {
         let q = binary("1100", 8);
         let (p, r) = (2.0 / 4.0, 2.0 / 8.0);
-        let at = |beta: f64| f_beta(&q.view(), None, 1, Beta::new(beta).unwrap());
+        let at = |beta: f64| f_beta(&q.view(), None, 1.0, Beta::new(beta).unwrap());
         assert_eq!(at(2.0), (1.0 + 4.0) * p * r / (4.0 * p + r));
         assert_eq!(at(0.5), (1.0 + 0.25) * p * r / (0.25 * p + r));
         // beta = 1 is F1 bit for bit, and a larger beta moves toward recall.
         assert_eq!(at(1.0), harmonic(p, r));
         assert!(at(0.5) > at(1.0) && at(1.0) > at(2.0) && at(2.0) > r);
         assert_eq!(
-            f_beta(&binary("00", 3).view(), None, 1, Beta::new(2.0).unwrap()),
+            f_beta(&binary("00", 3).view(), None, 1.0, Beta::new(2.0).unwrap()),
             0.0
         );
     }
@@ -199,8 +203,8 @@ mod tests {
         // items 1, 2; relevant 4, 2, 3) and 0.75 for user 3 (recommended 1;
         // relevant 1).
         let beta = Beta::new(2f64.powf(0.5)).unwrap();
-        let user1 = f_beta(&binary("0 1", 3).view(), Cutoff::new(2), 1, beta);
-        let user3 = f_beta(&binary("1", 1).view(), Cutoff::new(2), 1, beta);
+        let user1 = f_beta(&binary("0 1", 3).view(), Cutoff::new(2), 1.0, beta);
+        let user3 = f_beta(&binary("1", 1).view(), Cutoff::new(2), 1.0, beta);
         assert!((user1 - 0.375).abs() < 1e-15, "{user1}");
         assert!((user3 - 0.75).abs() < 1e-15, "{user3}");
     }

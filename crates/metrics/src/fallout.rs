@@ -32,9 +32,9 @@ use crate::negatives::{Negatives, PARAM_NEGATIVES};
 /// use rankeval_core::{testing, Cutoff};
 /// let q = testing::judged("1 . 0 1 .", &[0]);
 /// // Negatives in the list: ranks 2, 3, 5; two of them in the top 3.
-/// assert_eq!(fallout(&q.view(), Cutoff::new(3), 1, Negatives::Retrieved), 2.0 / 3.0);
+/// assert_eq!(fallout(&q.view(), Cutoff::new(3), 1.0, Negatives::Retrieved), 2.0 / 3.0);
 /// // Judged negatives: rank 3 and the unretrieved one; one in the top 3.
-/// assert_eq!(fallout(&q.view(), Cutoff::new(3), 1, Negatives::Judged), 1.0 / 2.0);
+/// assert_eq!(fallout(&q.view(), Cutoff::new(3), 1.0, Negatives::Judged), 1.0 / 2.0);
 /// ```
 pub fn fallout(
     q: &JudgedRanking<'_>,
@@ -87,6 +87,9 @@ impl Metric for Fallout {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         fallout(q, self.k, q.level(self.rel), self.negatives)
     }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
 }
 
 rankeval_core::register_metric! {
@@ -114,11 +117,11 @@ mod tests {
         // negative is in the top 2.
         let q = binary("1 0 1", 2);
         assert_eq!(
-            fallout(&q.view(), Cutoff::new(2), 1, Negatives::Retrieved),
+            fallout(&q.view(), Cutoff::new(2), 1.0, Negatives::Retrieved),
             1.0
         );
         assert_eq!(
-            fallout(&q.view(), Cutoff::new(1), 1, Negatives::Retrieved),
+            fallout(&q.view(), Cutoff::new(1), 1.0, Negatives::Retrieved),
             0.0
         );
     }
@@ -126,20 +129,20 @@ mod tests {
     #[test]
     fn negatives_in_the_top_k_over_all_negatives() {
         let q = binary("0110 0100", 3);
-        let at = |k, n| fallout(&q.view(), Cutoff::new(k), 1, n);
+        let at = |k, n| fallout(&q.view(), Cutoff::new(k), 1.0, n);
         assert_eq!(at(1, Negatives::Retrieved), 1.0 / 5.0);
         assert_eq!(at(4, Negatives::Retrieved), 2.0 / 5.0);
         assert_eq!(at(8, Negatives::Retrieved), 5.0 / 5.0);
         // All documents are judged here, so both choices agree.
         assert_eq!(at(4, Negatives::Judged), at(4, Negatives::Retrieved));
-        assert_eq!(fallout(&q.view(), None, 1, Negatives::Retrieved), 1.0);
+        assert_eq!(fallout(&q.view(), None, 1.0, Negatives::Retrieved), 1.0);
     }
 
     #[test]
     fn level_and_unjudged_documents() {
         // Grades 2 1 . 0 -, a 0 unretrieved, level 2: the 1 is a negative.
         let q = judged("2 1 . 0 -", &[0]);
-        let at = |k, n| fallout(&q.view(), Cutoff::new(k), 2, n);
+        let at = |k, n| fallout(&q.view(), Cutoff::new(k), 2.0, n);
         // Retrieved: negatives are ranks 2 to 5 (4 of them).
         assert_eq!(at(3, Negatives::Retrieved), 2.0 / 4.0);
         // Judged: the 1, the retrieved 0 and the unretrieved 0 (the -1 is
@@ -152,15 +155,15 @@ mod tests {
     fn no_negatives_gives_zero() {
         let q = binary("11", 2);
         assert_eq!(
-            fallout(&q.view(), Cutoff::new(2), 1, Negatives::Retrieved),
+            fallout(&q.view(), Cutoff::new(2), 1.0, Negatives::Retrieved),
             0.0
         );
         assert_eq!(
-            fallout(&q.view(), Cutoff::new(2), 1, Negatives::Judged),
+            fallout(&q.view(), Cutoff::new(2), 1.0, Negatives::Judged),
             0.0
         );
         assert_eq!(
-            fallout(&binary("", 0).view(), None, 1, Negatives::Retrieved),
+            fallout(&binary("", 0).view(), None, 1.0, Negatives::Retrieved),
             0.0
         );
     }

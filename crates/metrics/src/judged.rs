@@ -52,6 +52,9 @@ impl Metric for Judged {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         judged(q, self.k)
     }
+    fn uses_default_level(&self) -> bool {
+        false
+    }
 }
 
 rankeval_core::register_metric! {

@@ -21,7 +21,7 @@ use crate::common::is_none;
 /// use rankeval_metrics::ncrr::ncrr;
 /// use rankeval_core::testing;
 /// let q = testing::binary("0 1 1", 2);
-/// assert_eq!(ncrr(&q.view(), None, 1), (1.0 / 3.0 + 1.0 / 2.0) / (1.0 + 1.0 / 2.0));
+/// assert_eq!(ncrr(&q.view(), None, 1.0), (1.0 / 3.0 + 1.0 / 2.0) / (1.0 + 1.0 / 2.0));
 /// ```
 pub fn ncrr(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
     let crr = q
@@ -62,6 +62,9 @@ impl Metric for Ncrr {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         ncrr(q, self.k, q.level(self.rel))
     }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
 }
 
 rankeval_core::register_metric! {
@@ -81,7 +84,7 @@ mod tests {
         ncrr(
             &binary(pattern, relevant).view(),
             k.and_then(Cutoff::new),
-            1,
+            1.0,
         )
     }
 

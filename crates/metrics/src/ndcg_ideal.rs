@@ -60,8 +60,8 @@ pub fn ndcg_ideal_k(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64
         return 0.0;
     };
     let depth = k.map_or(q.retrieved(), Cutoff::get);
-    if gain == Gain::Exponential && f64::from(top) > LARGEST_UNSCALED_GRADE {
-        return scaled_exponential(q, k, f64::from(top), depth);
+    if gain == Gain::Exponential && top > LARGEST_UNSCALED_GRADE {
+        return scaled_exponential(q, k, top, depth);
     }
     let ideal = discounted_sum(std::iter::repeat_n(top, depth), gain);
     if ideal > 0.0 {
@@ -81,9 +81,11 @@ fn scaled_exponential(q: &JudgedRanking<'_>, k: Option<Cutoff>, top: f64, depth:
         }
     };
     let discount = |i: usize| ((i + 2) as f64).log2();
-    let dcg = q.top(k).iter().enumerate().fold(0.0, |sum, (i, j)| {
-        sum + scaled(f64::from(j.grade())) / discount(i)
-    });
+    let dcg = q
+        .top(k)
+        .iter()
+        .enumerate()
+        .fold(0.0, |sum, (i, j)| sum + scaled(j.grade()) / discount(i));
     let ideal = (0..depth).fold(0.0, |sum, i| sum + scaled(top) / discount(i));
     dcg / ideal
 }
@@ -164,8 +166,8 @@ mod tests {
     #[test]
     fn huge_exponential_grades_do_not_overflow() {
         use rankeval_core::{Judgement, RelevanceLevel};
-        let ranked = [Judgement::judged(1030), Judgement::judged(0)];
-        let ideal = [1030, 0];
+        let ranked = [Judgement::judged(1030.0), Judgement::judged(0.0)];
+        let ideal = [1030.0, 0.0];
         let q = JudgedRanking::new(&ranked, 2, &ideal, RelevanceLevel::DEFAULT);
         let got = ndcg_ideal_k(&q, Cutoff::new(2), Gain::Exponential);
         assert!((got - 1.0 / ideal_of(1.0, 2)).abs() < 1e-15, "{got}");

@@ -24,7 +24,7 @@ use crate::common::{hits, is_none, ratio};
 /// use rankeval_metrics::r_precision::r_precision;
 /// use rankeval_core::testing;
 /// let q = testing::binary("1 1 0 0 0 0 0 1", 4);
-/// assert_eq!(r_precision(&q.view(), 1), 2.0 / 4.0);
+/// assert_eq!(r_precision(&q.view(), 1.0), 2.0 / 4.0);
 /// ```
 pub fn r_precision(q: &JudgedRanking<'_>, level: Grade) -> f64 {
     r_precision_at(q, None, level)
@@ -40,8 +40,8 @@ pub fn r_precision(q: &JudgedRanking<'_>, level: Grade) -> f64 {
 /// use rankeval_metrics::r_precision::r_precision_at;
 /// use rankeval_core::{testing, Cutoff};
 /// let q = testing::binary("1 1 0 0 0 0 0 1", 4);
-/// assert_eq!(r_precision_at(&q.view(), Cutoff::new(2), 1), 2.0 / 4.0);
-/// assert_eq!(r_precision_at(&q.view(), Cutoff::new(1), 1), 1.0 / 4.0);
+/// assert_eq!(r_precision_at(&q.view(), Cutoff::new(2), 1.0), 2.0 / 4.0);
+/// assert_eq!(r_precision_at(&q.view(), Cutoff::new(1), 1.0), 1.0 / 4.0);
 /// ```
 pub fn r_precision_at(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
     let relevant = q.num_relevant(level);
@@ -66,6 +66,10 @@ pub struct RPrecision {
 
 #[typetag::serde(name = "r_precision")]
 impl Metric for RPrecision {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("rprec")
             .param_if_set("rel", self.rel)
@@ -97,46 +101,46 @@ mod tests {
 
     #[test]
     fn precision_at_the_number_of_relevant() {
-        assert_eq!(r_precision(&binary("1010 11", 5).view(), 1), 3.0 / 5.0);
-        assert_eq!(r_precision(&binary("0111", 3).view(), 1), 2.0 / 3.0);
-        assert_eq!(r_precision(&binary("111", 3).view(), 1), 3.0 / 3.0);
+        assert_eq!(r_precision(&binary("1010 11", 5).view(), 1.0), 3.0 / 5.0);
+        assert_eq!(r_precision(&binary("0111", 3).view(), 1.0), 2.0 / 3.0);
+        assert_eq!(r_precision(&binary("111", 3).view(), 1.0), 3.0 / 3.0);
     }
 
     #[test]
     fn list_shorter_than_r_counts_misses() {
-        assert_eq!(r_precision(&binary("1", 4).view(), 1), 1.0 / 4.0);
-        assert_eq!(r_precision(&binary("", 4).view(), 1), 0.0 / 4.0);
+        assert_eq!(r_precision(&binary("1", 4).view(), 1.0), 1.0 / 4.0);
+        assert_eq!(r_precision(&binary("", 4).view(), 1.0), 0.0 / 4.0);
     }
 
     #[test]
     fn a_cutoff_caps_the_ranks_read_but_not_the_divisor() {
         let q = binary("0110 1001", 5);
-        let at = |k| r_precision_at(&q.view(), Cutoff::new(k), 1);
+        let at = |k| r_precision_at(&q.view(), Cutoff::new(k), 1.0);
         // min(|R|, k) = k below |R|: hits in the top k over |R|.
         assert_eq!(at(1), 0.0 / 5.0);
         assert_eq!(at(3), 2.0 / 5.0);
         // At or past |R| the cap changes nothing: plain R-precision.
         assert_eq!(at(5), 3.0 / 5.0);
-        assert_eq!(at(8), r_precision(&q.view(), 1));
+        assert_eq!(at(8), r_precision(&q.view(), 1.0));
         assert_eq!(
-            r_precision_at(&binary("000", 0).view(), Cutoff::new(2), 1),
+            r_precision_at(&binary("000", 0).view(), Cutoff::new(2), 1.0),
             0.0
         );
     }
 
     #[test]
     fn no_relevant_gives_zero() {
-        assert_eq!(r_precision(&binary("000", 0).view(), 1), 0.0);
-        assert_eq!(r_precision(&judged("", &[]).view(), 1), 0.0);
+        assert_eq!(r_precision(&binary("000", 0).view(), 1.0), 0.0);
+        assert_eq!(r_precision(&judged("", &[]).view(), 1.0), 0.0);
     }
 
     #[test]
     fn level_and_negative_grades() {
         // At level 2, |R| = 2 (the 3 and the 2); the top 2 hold one of them.
         let q = judged("3 1 - 2", &[]);
-        assert_eq!(r_precision(&q.view(), 2), 1.0 / 2.0);
+        assert_eq!(r_precision(&q.view(), 2.0), 1.0 / 2.0);
         // At level 1, |R| = 3; the top 3 hold the 3 and the 1 (not the -1).
-        assert_eq!(r_precision(&q.view(), 1), 2.0 / 3.0);
+        assert_eq!(r_precision(&q.view(), 1.0), 2.0 / 3.0);
     }
 
     #[test]

@@ -30,7 +30,7 @@ use crate::negatives::{Negatives, PARAM_NEGATIVES};
 /// use rankeval_metrics::negatives::Negatives;
 /// use rankeval_core::testing;
 /// let q = testing::binary("1 0 1 0", 2);
-/// assert_eq!(roc_auc(&q.view(), None, 1, Negatives::Retrieved), 0.75);
+/// assert_eq!(roc_auc(&q.view(), None, 1.0, Negatives::Retrieved), 0.75);
 /// ```
 pub fn roc_auc(
     q: &JudgedRanking<'_>,
@@ -87,6 +87,9 @@ impl Metric for RocAuc {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         roc_auc(q, self.k, q.level(self.rel), self.negatives)
     }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
 }
 
 rankeval_core::register_metric! {
@@ -108,7 +111,7 @@ mod tests {
 
     fn auc(pattern: &str, k: Option<usize>, negatives: Negatives) -> f64 {
         let q = judged(pattern, &[]);
-        roc_auc(&q.view(), k.and_then(Cutoff::new), 1, negatives)
+        roc_auc(&q.view(), k.and_then(Cutoff::new), 1.0, negatives)
     }
 
     #[test]
@@ -164,7 +167,7 @@ mod tests {
             };
             let q = binary(&pattern, labels.iter().filter(|&&l| l).count());
             assert_eq!(
-                roc_auc(&q.view(), None, 1, Negatives::Retrieved),
+                roc_auc(&q.view(), None, 1.0, Negatives::Retrieved),
                 expected,
                 "{pattern}"
             );
@@ -179,7 +182,10 @@ mod tests {
         // At level 2 the 1 is a negative: 2 1 2 0 -> pairs (2,1) (2,0) (2,0)
         // in order, (2 at rank 3, 1 at rank 2) not: 3 of 4.
         let q = judged("2 1 2 0", &[]);
-        assert_eq!(roc_auc(&q.view(), None, 2, Negatives::Retrieved), 3.0 / 4.0);
+        assert_eq!(
+            roc_auc(&q.view(), None, 2.0, Negatives::Retrieved),
+            3.0 / 4.0
+        );
     }
 
     #[test]

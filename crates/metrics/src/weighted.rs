@@ -121,7 +121,9 @@ impl GainMap {
             let grade: Grade = grade
                 .trim()
                 .parse()
-                .map_err(|_| format!("`{}` in `{item}` is not a grade", grade.trim()))?;
+                .ok()
+                .filter(|g: &Grade| g.is_finite())
+                .ok_or_else(|| format!("`{}` in `{item}` is not a grade", grade.trim()))?;
             let gain: f64 = gain
                 .trim()
                 .parse()
@@ -313,6 +315,9 @@ impl Metric for Weighted {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         self.value(q)
     }
+    fn uses_default_level(&self) -> bool {
+        self.gain == WeightedGain::Binary && self.rel.is_none()
+    }
     fn validate(&self) -> Result<(), String> {
         if self.rel.is_some() && self.gain != WeightedGain::Binary {
             return Err(format!(
@@ -478,13 +483,14 @@ mod tests {
     fn gain_maps_parse_and_print_in_grade_order() {
         let map = GainMap::parse(" 2=9, 1=3 ").unwrap();
         assert_eq!(map.to_string(), "\"1=3,2=9\"");
-        assert_eq!(map.of(2), 9.0);
-        assert_eq!(map.of(3), 3.0);
-        assert_eq!(map.of(-1), 0.0);
+        assert_eq!(map.of(2.0), 9.0);
+        assert_eq!(map.of(3.0), 3.0);
+        assert_eq!(map.of(-1.0), 0.0);
         for (bad, why) in [
             ("", "no grade=gain"),
             ("1", "not grade=gain"),
             ("a=1", "not a grade"),
+            ("nan=1", "not a grade"),
             ("1=x", "not a non-negative gain"),
             ("1=-2", "not a non-negative gain"),
             ("1=inf", "not a non-negative gain"),

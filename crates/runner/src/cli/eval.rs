@@ -39,13 +39,21 @@ pub(super) struct EvalArgs {
     /// like trec_eval -c).
     #[arg(long, value_enum, default_value_t = MissingArg::Skip)]
     missing: MissingArg,
-    /// A document repeated in one query's list: an error, or keep the first.
+    /// A document repeated in one query's list: an error, or keep its
+    /// best-ranked occurrence.
     #[arg(long, value_enum, default_value_t = DuplicatesArg::Error)]
     duplicates: DuplicatesArg,
     /// Default relevance level: grades of at least N are relevant (like
-    /// trec_eval -l); a metric's own `rel` wins.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    rel: i32,
+    /// trec_eval -l); N may be a decimal (3.5) and must be above 0. A
+    /// metric's own `rel` wins; metrics that use grades as gains (ndcg,
+    /// dcg, err, rbp with gain=graded) do not use it.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1.0,
+        allow_negative_numbers = true
+    )]
+    rel: f64,
     /// Read every input as this format, whatever its name says.
     #[arg(long, value_enum, value_name = "FORMAT")]
     input_format: Option<InputFormatArg>,
@@ -123,7 +131,8 @@ enum MissingArg {
 enum DuplicatesArg {
     /// Refuse the run, naming both lines.
     Error,
-    /// Keep the first occurrence.
+    /// Keep the best-ranked occurrence (highest score; for a list given
+    /// ranked, the first given), not the first line.
     First,
 }
 
@@ -142,10 +151,17 @@ impl EvalArgs {
     /// returns it with the output flags.
     pub(super) fn into_experiment(self) -> Result<(Experiment, OutputArgs), CliError> {
         let level = RelevanceLevel::new(self.rel).ok_or_else(|| {
-            CliError::Usage(format!(
-                "--rel {}: the relevance level must be at least 1 (grades of 0 and below are never relevant)",
-                self.rel
-            ))
+            CliError::Usage(if self.rel > 0.0 {
+                format!(
+                    "--rel {}: the relevance level is too large: the largest grade is 2147483647",
+                    self.rel
+                )
+            } else {
+                format!(
+                    "--rel {}: the relevance level must be a positive grade (grades of 0 and below are never relevant)",
+                    self.rel
+                )
+            })
         })?;
         let csv = self.csv.options()?;
         let input = |path: &PathBuf| {

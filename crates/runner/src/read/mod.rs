@@ -28,6 +28,7 @@
 mod csv;
 mod error;
 mod fields;
+mod grade;
 mod jsonl;
 mod lines;
 mod mapped;

@@ -8,6 +8,7 @@
 
 mod csv;
 mod errors;
+mod grades;
 mod help;
 mod inputs;
 mod output;
