@@ -209,11 +209,15 @@ pub(crate) fn run_names(paths: &[std::path::PathBuf]) -> Vec<String> {
         }
     };
     let stems: Vec<String> = paths.iter().map(|p| stem(p)).collect();
+    let mut counts = std::collections::HashMap::with_capacity(stems.len());
+    for s in &stems {
+        *counts.entry(s.as_str()).or_insert(0usize) += 1;
+    }
     paths
         .iter()
         .zip(&stems)
         .map(|(path, s)| {
-            if stems.iter().filter(|other| *other == s).count() > 1 {
+            if counts[s.as_str()] > 1 {
                 path.display().to_string()
             } else {
                 s.clone()

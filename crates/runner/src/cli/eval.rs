@@ -183,8 +183,10 @@ impl EvalArgs {
                 return Err(CliError::Usage(format!("{}: {problem}", path.display())));
             }
         }
-        for (later, path) in self.runs.iter().enumerate() {
-            if let Some(first) = self.runs[..later].iter().find(|p| same_file(p, path)) {
+        // One identity per path, looked up in a map: linear in the runs.
+        let mut seen = std::collections::HashMap::with_capacity(self.runs.len());
+        for path in &self.runs {
+            if let Some(first) = seen.insert(file_identity(path), path) {
                 return Err(CliError::Usage(if first == path {
                     format!(
                         "--run {} is given twice; give each run once",
@@ -269,19 +271,25 @@ impl EvalArgs {
 }
 
 /// Whether two paths name one file (both exist: checked before).
-fn same_file(a: &Path, b: &Path) -> bool {
-    if a == b {
-        return true;
-    }
+fn file_identity(path: &Path) -> FileIdentity {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        if let (Ok(a), Ok(b)) = (std::fs::metadata(a), std::fs::metadata(b)) {
-            return (a.dev(), a.ino()) == (b.dev(), b.ino());
+        if let Ok(metadata) = std::fs::metadata(path) {
+            return FileIdentity::Inode(metadata.dev(), metadata.ino());
         }
     }
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
+    match path.canonicalize() {
+        Ok(canonical) => FileIdentity::Path(canonical),
+        Err(_) => FileIdentity::Path(path.to_owned()),
     }
+}
+
+/// What makes two paths the same file: device and inode where there are
+/// such, else the canonical path (or the path as given, if it has none).
+#[derive(PartialEq, Eq, Hash)]
+enum FileIdentity {
+    #[cfg(unix)]
+    Inode(u64, u64),
+    Path(std::path::PathBuf),
 }

@@ -35,7 +35,7 @@
 //! `memchr` on the delimiter, without allocating.
 
 use std::borrow::Cow;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use rankeval_core::{QrelsBuilder, RunBuilder};
 
@@ -128,9 +128,19 @@ pub(crate) fn read_header(
     let mut bytes = 0u64;
     loop {
         buffer.clear();
-        let got = reader.read_until(b'\n', &mut buffer).map_err(Failure::Io)?;
+        let limit = super::MAX_LINE_BYTES as u64 + 1;
+        let got = (&mut *reader)
+            .take(limit)
+            .read_until(b'\n', &mut buffer)
+            .map_err(Failure::Io)?;
         if got == 0 {
             return Ok(None);
+        }
+        if got as u64 == limit && buffer.last() != Some(&b'\n') {
+            let kind = ReadErrorKind::LineTooLong {
+                limit: super::MAX_LINE_BYTES,
+            };
+            return Err(LineError::new(line.saturating_add(1), kind).into());
         }
         bytes += got as u64;
         line = line.saturating_add(1);

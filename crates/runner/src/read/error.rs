@@ -46,6 +46,14 @@ pub enum ReadErrorKind {
         /// What a data line looks like.
         expected: &'static str,
     },
+    /// A line is longer than [`MAX_LINE_BYTES`](super::MAX_LINE_BYTES)
+    /// (no newline for that long: not a text file of the expected format,
+    /// or one line of a huge list).
+    #[error("the line is longer than {} MiB, the limit for one line", limit >> 20)]
+    LineTooLong {
+        /// The limit in bytes.
+        limit: usize,
+    },
     /// A line has the wrong number of fields.
     #[error("expected {expected}, found {found} field{}", if *found == 1 { "" } else { "s" })]
     FieldCount {

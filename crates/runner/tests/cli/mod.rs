@@ -8,6 +8,7 @@
 
 mod csv;
 mod errors;
+mod faults;
 mod grades;
 mod help;
 mod inputs;
