@@ -12,6 +12,8 @@ pub enum PluginKind {
     Metric,
     /// An [`Aggregator`](crate::Aggregator).
     Aggregator,
+    /// A [`CorpusMetric`](crate::CorpusMetric).
+    CorpusMetric,
 }
 
 impl fmt::Display for PluginKind {
@@ -19,6 +21,7 @@ impl fmt::Display for PluginKind {
         f.write_str(match self {
             PluginKind::Metric => "metric",
             PluginKind::Aggregator => "aggregator",
+            PluginKind::CorpusMetric => "corpus metric",
         })
     }
 }

@@ -76,6 +76,7 @@
 
 mod aggregate;
 mod buffer;
+pub mod corpus;
 pub mod error;
 pub mod explain;
 mod hash;
@@ -99,6 +100,7 @@ pub use error::{
     PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError, shorten_id,
 };
 pub use explain::Explanation;
+pub use corpus::{CorpusInputs, CorpusMetric, CorpusState, Requires, Training};
 pub use id::Id;
 pub use interner::Interner;
 pub use judge::{Grade, GradeError, Judge, JudgedRanking, Judgement, MAX_GRADE, check_grade};

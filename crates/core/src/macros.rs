@@ -54,3 +54,21 @@ macro_rules! register_aggregator {
         }
     };
 }
+
+/// Registers a [`CorpusMetric`](crate::CorpusMetric), like
+/// [`register_metric!`](crate::register_metric) does a metric.
+#[macro_export]
+macro_rules! register_corpus_metric {
+    ($($field:ident : $value:expr),+ $(,)?) => {
+        $crate::__private::inventory::submit! {
+            $crate::registry::CorpusMetricDescriptor {
+                $($field: $value,)+
+                defined_at: $crate::registry::Location {
+                    file: ::core::file!(),
+                    line: ::core::line!(),
+                    module: ::core::module_path!(),
+                },
+            }
+        }
+    };
+}

@@ -14,6 +14,7 @@ use serde::de::value::MapDeserializer;
 use serde::de::{self, Deserialize};
 
 use crate::aggregate::Aggregator;
+use crate::corpus::CorpusMetric;
 use crate::error::{PluginError, PluginKind, RegistryError};
 use crate::metric::Metric;
 use crate::params::ParamValue;
@@ -96,9 +97,12 @@ impl<T: ?Sized> fmt::Debug for Descriptor<T> {
 pub type MetricDescriptor = Descriptor<dyn Metric>;
 /// An aggregator's descriptor.
 pub type AggregatorDescriptor = Descriptor<dyn Aggregator>;
+/// A corpus metric's descriptor.
+pub type CorpusMetricDescriptor = Descriptor<dyn CorpusMetric>;
 
 inventory::collect!(MetricDescriptor);
 inventory::collect!(AggregatorDescriptor);
+inventory::collect!(CorpusMetricDescriptor);
 
 /// The trait objects that have a registry: `dyn Metric` and
 /// `dyn Aggregator`. Not for implementing outside this crate.
@@ -125,6 +129,28 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for dyn super::Metric {}
     impl Sealed for dyn super::Aggregator {}
+    impl Sealed for dyn super::CorpusMetric {}
+}
+
+impl Plugin for dyn CorpusMetric {
+    const KIND: PluginKind = PluginKind::CorpusMetric;
+    fn registered() -> Vec<&'static Descriptor<Self>> {
+        inventory::iter::<CorpusMetricDescriptor>
+            .into_iter()
+            .collect()
+    }
+    fn deserialize_pairs(pairs: Vec<(String, ParamValue)>) -> Result<Box<Self>, de::value::Error> {
+        Box::<dyn CorpusMetric>::deserialize(MapDeserializer::new(pairs.into_iter()))
+    }
+    fn check(plugin: &Self) -> Result<(), String> {
+        plugin.validate()
+    }
+    fn canonical_name(plugin: &Self) -> String {
+        plugin.name()
+    }
+    fn trec_eval_match(_name: &str) -> Option<TrecEvalEquivalent> {
+        None
+    }
 }
 
 impl Plugin for dyn Metric {
@@ -374,6 +400,16 @@ pub fn parse_aggregator(spec: &str) -> Result<Box<dyn Aggregator>, PluginError> 
     parse::<dyn Aggregator>(spec)
 }
 
+/// Parses and builds a corpus metric from the short syntax.
+pub fn parse_corpus_metric(spec: &str) -> Result<Box<dyn CorpusMetric>, PluginError> {
+    parse::<dyn CorpusMetric>(spec)
+}
+
+/// Every registered corpus metric, sorted by name.
+pub fn corpus_metrics() -> Vec<&'static CorpusMetricDescriptor> {
+    descriptors::<dyn CorpusMetric>()
+}
+
 /// Registered names within a small edit distance of `wanted`, best first.
 fn close_names<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     let mut scored: Vec<(f64, &str)> = candidates
@@ -395,7 +431,8 @@ fn close_names<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> V
 /// deserializes, so binaries and tests call this up front.
 pub fn check() -> Result<(), RegistryError> {
     check_kind::<dyn Metric>()?;
-    check_kind::<dyn Aggregator>()
+    check_kind::<dyn Aggregator>()?;
+    check_kind::<dyn CorpusMetric>()
 }
 
 fn check_kind<T: Plugin + ?Sized>() -> Result<(), RegistryError> {

@@ -8,6 +8,7 @@
 //! | `relevant` (default) | `|R|` | trec_eval `map`, `map_cut_k`; ranx, ir_measures |
 //! | `truncated` | `min(|R|, k)` | Kaggle, recometrics, seeds 000 and 003 |
 //! | `hits` | `hits@k` | seed 001 (precision averaged over the hits only) |
+//! | `k` | `k` | RecTools `MAP(divide_by_k=True)` |
 //!
 //! `N = 0` gives 0. With no cutoff `k = n`, so truncated AP divides by
 //! `min(|R|, n)`. The "mean of P@i for i = 1..k" reading is not AP and is
@@ -34,6 +35,8 @@ pub enum ApNormalization {
     Truncated,
     /// `hits@k`: the mean precision at the relevant ranks retrieved.
     Hits,
+    /// `k` (`n` without a cutoff): RecTools' `MAP(divide_by_k=True)`.
+    K,
 }
 
 impl fmt::Display for ApNormalization {
@@ -42,6 +45,7 @@ impl fmt::Display for ApNormalization {
             ApNormalization::Relevant => "relevant",
             ApNormalization::Truncated => "truncated",
             ApNormalization::Hits => "hits",
+            ApNormalization::K => "k",
         })
     }
 }
@@ -76,6 +80,7 @@ pub fn average_precision(
         ApNormalization::Relevant => relevant,
         ApNormalization::Truncated => relevant.min(k.map_or(q.retrieved(), Cutoff::get)),
         ApNormalization::Hits => hits,
+        ApNormalization::K => k.map_or(q.retrieved(), Cutoff::get),
     };
     if divisor == 0 {
         0.0
@@ -150,7 +155,7 @@ const PARAMS: &[ParamDoc] = &[
         name: "normalization",
         alias: Some("norm"),
         default: "relevant",
-        doc: "divide by relevant: |R| (trec_eval); truncated: min(|R|, k); hits: hits@k",
+        doc: "divide by relevant: |R| (trec_eval); truncated: min(|R|, k); hits: hits@k; k: k (RecTools divide_by_k)",
     },
 ];
 

@@ -77,6 +77,10 @@ pub(crate) fn precision(m: &Precision, q: &JudgedRanking<'_>) -> Explanation {
             let d = depth.min(q.retrieved());
             (d, format!("min(k, n) = {d}"))
         }
+        PrecisionDenominator::Truncated => {
+            let d = depth.min(q.num_relevant(level));
+            (d, format!("min(k, |R|) = {d}"))
+        }
     };
     Explanation::new(m, q)
         .level(level)
@@ -160,6 +164,7 @@ pub(crate) fn average_precision(m: &AveragePrecision, q: &JudgedRanking<'_>) -> 
             (d, format!("min(|R|, {k}) = {d}"))
         }
         ApNormalization::Hits => (hits, format!("hits{} = {hits}", at(m.k))),
+        ApNormalization::K => (depth, format!("k = {depth}")),
     };
     let formula = if divisor == 0 {
         format!("{} = 0 (divided by {by})", m.name())

@@ -3,13 +3,18 @@
 //! `F1@k = 2 P R / (P + R)` with `P = hits@k / k` and `R = hits@k / |R|`;
 //! 0 when both are 0. With no cutoff `k = n`, which is trec_eval's `set_F`
 //! (with its default beta of 1).
+//!
+//! With `beta`, the F-measure `F_beta = (1 + beta^2) P R / (beta^2 P + R)`
+//! (trec_eval `set_F` with its `beta` parameter, RecTools `F1Beta`); `beta
+//! = 1` is F1, bit for bit.
 
-use rankeval_core::registry::{PARAM_K, PARAM_REL};
+use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
 };
 use serde::{Deserialize, Serialize};
 
+use crate::beta::Beta;
 use crate::common::{hits, is_none, ratio};
 
 /// F1@k of one query.
@@ -24,11 +29,31 @@ use crate::common::{hits, is_none, ratio};
 /// assert_eq!(f1(&q.view(), Cutoff::new(5), 1.0), 2.0 * p * r / (p + r));
 /// ```
 pub fn f1(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
+    f_beta(q, k, level, Beta::ONE)
+}
+
+/// F_beta@k of one query: `(1 + beta^2) P R / (beta^2 P + R)`, 0 when
+/// both are 0.
+///
+/// # Example
+/// RecTools' `F1Beta(k=2, beta=sqrt(2))` test, its user 1: recommended
+/// 1, 2 (2 relevant), relevant 4, 2, 3: P = 1/2, R = 1/3, and F = 0.375.
+/// ```
+/// use rankeval_metrics::f1::f_beta;
+/// use rankeval_metrics::beta::Beta;
+/// use rankeval_core::{testing, Cutoff};
+/// let q = testing::binary("0 1", 3);
+/// let beta = Beta::new(2f64.sqrt()).unwrap();
+/// let f = f_beta(&q.view(), Cutoff::new(2), 1.0, beta);
+/// assert!((f - 0.375).abs() < 1e-15);
+/// ```
+pub fn f_beta(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade, beta: Beta) -> f64 {
     let hits = hits(q.top(k), level);
     let precision = ratio(hits, k.map_or(q.retrieved(), Cutoff::get));
     let recall = ratio(hits, q.num_relevant(level));
+    let b2 = beta.get() * beta.get();
     if precision + recall > 0.0 {
-        2.0 * precision * recall / (precision + recall)
+        (1.0 + b2) * precision * recall / (b2 * precision + recall)
     } else {
         0.0
     }
@@ -44,6 +69,9 @@ pub struct F1 {
     /// Relevance level; `None` = the experiment's.
     #[serde(default, skip_serializing_if = "is_none")]
     pub rel: Option<RelevanceLevel>,
+    /// How many times recall weighs more than precision; 1 = F1.
+    #[serde(default)]
+    pub beta: Beta,
 }
 
 #[typetag::serde(name = "f1")]
@@ -59,26 +87,39 @@ impl Metric for F1 {
     fn name(&self) -> String {
         CanonicalName::new("f1")
             .param_if_set("rel", self.rel)
+            .param_unless_default("beta", self.beta, Beta::ONE)
             .cutoff(self.k)
     }
     fn depth(&self) -> Option<Cutoff> {
         self.k
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
-        f1(q, self.k, q.level(self.rel))
+        f_beta(q, self.k, q.level(self.rel), self.beta)
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
-        (self.rel.is_none() && self.k.is_none()).then(|| TrecEvalMeasure::mean("set_F"))
+        (self.rel.is_none() && self.k.is_none() && self.beta == Beta::ONE)
+            .then(|| TrecEvalMeasure::mean("set_F"))
     }
 }
 
 rankeval_core::register_metric! {
     name: "f1",
-    aliases: &["set_f"],
-    summary: "harmonic mean of precision@k and recall@k",
-    params: &[PARAM_K, PARAM_REL],
-    example: || Box::new(F1 { k: Cutoff::new(10), rel: RelevanceLevel::new(2) }),
+    aliases: &["set_f", "f_beta"],
+    summary: "harmonic mean of precision@k and recall@k (F_beta with beta)",
+    params: PARAMS,
+    example: || Box::new(F1 { k: Cutoff::new(10), rel: RelevanceLevel::new(2), beta: Beta::new(2.0).unwrap_or_default() }),
 }
+
+const PARAMS: &[ParamDoc] = &[
+    PARAM_K,
+    PARAM_REL,
+    ParamDoc {
+        name: "beta",
+        alias: None,
+        default: "1",
+        doc: "F_beta = (1 + beta^2) P R / (beta^2 P + R); 1 = F1, 2 weighs recall more (trec_eval set_F, RecTools F1Beta)",
+    },
+];
 
 #[cfg(test)]
 mod tests {
@@ -131,8 +172,44 @@ mod tests {
         let m = F1 {
             k: Cutoff::new(10),
             rel: None,
+            beta: Beta::ONE,
         };
         assert_eq!(m.name(), "f1@10");
         assert!(m.trec_eval().is_none());
+        let m = F1 {
+            beta: Beta::new(0.5).unwrap(),
+            ..F1::default()
+        };
+        assert_eq!(m.name(), "f1(beta=0.5)");
+        assert!(m.trec_eval().is_none());
+    }
+
+    #[test]
+    fn beta_weighs_recall_against_precision() {
+        let q = binary("1100", 8);
+        let (p, r) = (2.0 / 4.0, 2.0 / 8.0);
+        let at = |beta: f64| f_beta(&q.view(), None, 1.0, Beta::new(beta).unwrap());
+        assert_eq!(at(2.0), (1.0 + 4.0) * p * r / (4.0 * p + r));
+        assert_eq!(at(0.5), (1.0 + 0.25) * p * r / (0.25 * p + r));
+        // beta = 1 is F1 bit for bit, and a larger beta moves toward recall.
+        assert_eq!(at(1.0), harmonic(p, r));
+        assert!(at(0.5) > at(1.0) && at(1.0) > at(2.0) && at(2.0) > r);
+        assert_eq!(
+            f_beta(&binary("00", 3).view(), None, 1.0, Beta::new(2.0).unwrap()),
+            0.0
+        );
+    }
+
+    #[test]
+    fn rectools_f1beta_published_values() {
+        // RecTools tests/metrics/test_classification.py, TestF1Beta:
+        // F1Beta(k=2, beta=2 ** (1 / 2)) gives 0.375 for user 1 (recommended
+        // items 1, 2; relevant 4, 2, 3) and 0.75 for user 3 (recommended 1;
+        // relevant 1).
+        let beta = Beta::new(2f64.powf(0.5)).unwrap();
+        let user1 = f_beta(&binary("0 1", 3).view(), Cutoff::new(2), 1.0, beta);
+        let user3 = f_beta(&binary("1", 1).view(), Cutoff::new(2), 1.0, beta);
+        assert!((user1 - 0.375).abs() < 1e-15, "{user1}");
+        assert!((user3 - 0.75).abs() < 1e-15, "{user3}");
     }
 }

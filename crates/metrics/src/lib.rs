@@ -6,21 +6,26 @@
 //!
 //! | metric (`type`) | aliases | canonical name | parameters | trec_eval |
 //! |---|---|---|---|---|
-//! | `precision` | `p` | `p@10` | `k`, `rel`, `denominator = k \| retrieved` | `P_k`, `set_P` |
+//! | `precision` | `p` | `p@10` | `k`, `rel`, `denominator = k \| retrieved \| truncated` | `P_k`, `set_P` |
 //! | `recall` | `r` | `r@10` | `k`, `rel` | `recall_k`, `set_recall` |
 //! | `reciprocal_rank` | `rr`, `mrr` | `rr@10` | `k`, `rel` | `recip_rank` |
-//! | `average_precision` | `ap`, `map` | `ap(norm=truncated)@10` | `k`, `rel`, `normalization = relevant \| truncated \| hits` | `map`, `map_cut_k` |
+//! | `average_precision` | `ap`, `map` | `ap(norm=truncated)@10` | `k`, `rel`, `normalization = relevant \| truncated \| hits \| k` | `map`, `map_cut_k` |
 //! | `hit_rate` | `success` | `hit_rate@10` | `k`, `rel` | `success_k` |
 //! | `dcg` | | `dcg(gain=exponential)@10` | `k`, `gain = linear \| exponential` | |
-//! | `ndcg` | | `ndcg@10` | `k`, `gain = linear \| exponential` | `ndcg`, `ndcg_cut_k` (linear) |
-//! | `r_precision` | `rprec` | `rprec` | `rel` | `Rprec` |
+//! | `ndcg` | | `ndcg@10` | `k`, `gain = linear \| exponential`, `ideal = judged \| k` | `ndcg`, `ndcg_cut_k` (linear) |
+//! | `r_precision` | `rprec` | `rprec` | `k`, `rel` | `Rprec` (no `k`) |
 //! | `bpref` | | `bpref` | `k`, `rel` | `bpref` |
-//! | `f1` | `set_f` | `f1@10` | `k`, `rel` | `set_F` |
+//! | `f1` | `set_f`, `f_beta` | `f1@10` | `k`, `rel`, `beta = 1` | `set_F` |
 //! | `rbp` | `rank_biased_precision` | `rbp(p=0.9,gain=graded)` | `k`, `rel`, `p = 0.8`, `gain = binary \| graded` | `rbp` (`p=0.9,gain=graded`) |
 //! | `err` | `expected_reciprocal_rank` | `err(max_grade=3)@20` | `k`, `max_grade = 4` | |
 //! | `num_ret` | | `num_ret` | `k` | `num_ret` |
 //! | `num_rel` | | `num_rel` | `rel` | `num_rel` |
 //! | `num_rel_ret` | | `num_rel_ret` | `k`, `rel` | `num_rel_ret` |
+//! | `judged` | | `judged@10` | `k` | |
+//! | `fallout` | `fall_out` | `fallout@10` | `k`, `rel`, `negatives = retrieved \| judged` | |
+//! | `roc_auc` | `auc` | `auc@100` | `k`, `rel`, `negatives = retrieved \| judged` | |
+//! | `ncrr` | | `ncrr@10` | `k`, `rel` | |
+//! | `weighted` | | `weighted(gain=binary,discount=geometric,norm=weights)@10` | `k`, `rel`, `gain`, `gains`, `discount`, `p`, `normalization` | |
 //!
 //! | aggregator | aliases | parameters |
 //! |---|---|---|
@@ -40,14 +45,21 @@
 
 pub mod aggregators;
 pub mod average_precision;
+pub mod beta;
 pub mod bpref;
 mod common;
+pub mod corpus;
 pub mod dcg;
 pub mod err;
 mod explain;
 pub mod f1;
+pub mod fallout;
 pub mod hit_rate;
+pub mod judged;
+pub mod ncrr;
 pub mod ndcg;
+pub mod ndcg_ideal;
+pub mod negatives;
 pub mod num_rel;
 pub mod num_rel_ret;
 pub mod num_ret;
@@ -56,6 +68,8 @@ pub mod r_precision;
 pub mod rbp;
 pub mod recall;
 pub mod reciprocal_rank;
+pub mod roc_auc;
+pub mod weighted;
 
 pub use aggregators::gmean::GeometricMean;
 pub use aggregators::max::Max;
@@ -65,12 +79,18 @@ pub use aggregators::min::Min;
 pub use aggregators::std_dev::StdDev;
 pub use aggregators::sum::Sum;
 pub use average_precision::{ApNormalization, AveragePrecision};
+pub use beta::Beta;
 pub use bpref::Bpref;
 pub use dcg::{Dcg, Gain};
 pub use err::ExpectedReciprocalRank;
 pub use f1::F1;
+pub use fallout::Fallout;
 pub use hit_rate::HitRate;
+pub use judged::Judged;
+pub use ncrr::Ncrr;
 pub use ndcg::Ndcg;
+pub use ndcg_ideal::NdcgIdeal;
+pub use negatives::Negatives;
 pub use num_rel::NumRel;
 pub use num_rel_ret::NumRelRet;
 pub use num_ret::NumRet;
@@ -79,3 +99,5 @@ pub use r_precision::RPrecision;
 pub use rbp::{Persistence, Rbp, RbpGain};
 pub use recall::Recall;
 pub use reciprocal_rank::ReciprocalRank;
+pub use roc_auc::RocAuc;
+pub use weighted::{Discount, GainMap, Weighted, WeightedGain, WeightedNormalization};

@@ -6,13 +6,18 @@
 //! whatever the relevance level (as trec_eval; ranx instead drops grades
 //! below its threshold). With linear gain this is trec_eval's `ndcg` (no
 //! cutoff) and `ndcg_cut_k`.
+//!
+//! With `ideal = "k"`, IDCG@k is instead the DCG of k documents of the
+//! query's top grade, whatever `|R|` (RecTools, C/W/L SDCG; see
+//! [`ndcg_ideal`](crate::ndcg_ideal)).
 
-use rankeval_core::registry::PARAM_K;
+use rankeval_core::registry::{PARAM_K, ParamDoc};
 use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Metric, TrecEvalMeasure};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
 use crate::dcg::{Gain, PARAM_GAIN, dcg, discounted_sum};
+use crate::ndcg_ideal::{NdcgIdeal, ndcg_ideal_k};
 
 /// nDCG@k of one query.
 ///
@@ -81,6 +86,9 @@ pub struct Ndcg {
     /// How a grade becomes a gain.
     #[serde(default)]
     pub gain: Gain,
+    /// What DCG is divided by.
+    #[serde(default)]
+    pub ideal: NdcgIdeal,
 }
 
 impl Ndcg {
@@ -89,6 +97,7 @@ impl Ndcg {
         Some(Self {
             k: Some(Cutoff::new(k)?),
             gain: Gain::Linear,
+            ideal: NdcgIdeal::Judged,
         })
     }
 }
@@ -107,16 +116,20 @@ impl Metric for Ndcg {
     fn name(&self) -> String {
         CanonicalName::new("ndcg")
             .param_unless_default("gain", self.gain, Gain::Linear)
+            .param_unless_default("ideal", self.ideal, NdcgIdeal::Judged)
             .cutoff(self.k)
     }
     fn depth(&self) -> Option<Cutoff> {
         self.k
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
-        ndcg(q, self.k, self.gain)
+        match self.ideal {
+            NdcgIdeal::Judged => ndcg(q, self.k, self.gain),
+            NdcgIdeal::K => ndcg_ideal_k(q, self.k, self.gain),
+        }
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
-        if self.gain != Gain::Linear {
+        if self.gain != Gain::Linear || self.ideal != NdcgIdeal::Judged {
             return None;
         }
         Some(match self.k {
@@ -130,9 +143,16 @@ rankeval_core::register_metric! {
     name: "ndcg",
     aliases: &[],
     summary: "DCG@k divided by the DCG@k of the ideal ordering of all judged grades",
-    params: &[PARAM_K, PARAM_GAIN],
-    example: || Box::new(Ndcg { k: Cutoff::new(10), gain: Gain::Exponential }),
+    params: &[PARAM_K, PARAM_GAIN, PARAM_IDEAL],
+    example: || Box::new(Ndcg { k: Cutoff::new(10), gain: Gain::Exponential, ideal: NdcgIdeal::K }),
 }
+
+const PARAM_IDEAL: ParamDoc = ParamDoc {
+    name: "ideal",
+    alias: None,
+    default: "judged",
+    doc: "judged: the query's judged grades, descending (trec_eval); k: k documents of its top grade (RecTools, SDCG)",
+};
 
 #[cfg(test)]
 mod tests {
@@ -239,8 +259,15 @@ mod tests {
         let burges = Ndcg {
             k: Cutoff::new(5),
             gain: Gain::Exponential,
+            ideal: NdcgIdeal::Judged,
         };
         assert_eq!(burges.name(), "ndcg(gain=exponential)@5");
         assert!(burges.trec_eval().is_none());
+        let rectools = Ndcg {
+            ideal: NdcgIdeal::K,
+            ..Ndcg::at(10).unwrap()
+        };
+        assert_eq!(rectools.name(), "ndcg(ideal=k)@10");
+        assert!(rectools.trec_eval().is_none());
     }
 }

@@ -23,6 +23,9 @@ pub enum PrecisionDenominator {
     K,
     /// `min(k, n)`: only the retrieved ranks count; 0 for an empty list.
     Retrieved,
+    /// `min(k, |R|)`: a perfect top k scores 1 even when `|R| < k`
+    /// (RecTools `Precision(r_precision=True)`, recometrics `tp_at_k`).
+    Truncated,
 }
 
 impl fmt::Display for PrecisionDenominator {
@@ -30,6 +33,7 @@ impl fmt::Display for PrecisionDenominator {
         f.write_str(match self {
             PrecisionDenominator::K => "k",
             PrecisionDenominator::Retrieved => "retrieved",
+            PrecisionDenominator::Truncated => "truncated",
         })
     }
 }
@@ -55,6 +59,7 @@ pub fn precision(
     let divisor = match denominator {
         PrecisionDenominator::K => depth,
         PrecisionDenominator::Retrieved => depth.min(q.retrieved()),
+        PrecisionDenominator::Truncated => depth.min(q.num_relevant(level)),
     };
     ratio(hits(top, level), divisor)
 }
@@ -124,7 +129,7 @@ const PARAMS: &[ParamDoc] = &[
         name: "denominator",
         alias: None,
         default: "k",
-        doc: "k: hits/k (trec_eval, ranx); retrieved: hits/min(k, n), 0 for an empty list",
+        doc: "k: hits/k (trec_eval, ranx); retrieved: hits/min(k, n), 0 for an empty list; truncated: hits/min(k, |R|) (RecTools r_precision)",
     },
 ];
 

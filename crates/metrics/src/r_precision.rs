@@ -2,8 +2,13 @@
 //!
 //! `R-Prec = hits@|R| / |R|`, 0 when `|R| = 0` (trec_eval `Rprec`). A list
 //! shorter than `|R|` counts its missing ranks as misses.
+//!
+//! With a cutoff `k`, only the top `min(|R|, k)` ranks are read, and the
+//! hits there are still divided by `|R|`: `hits@min(|R|, k) / |R|`
+//! (Microsoft recommenders' `r_precision_at_k`, where "k indicates the
+//! maximum possible R"). Without a cutoff this is trec_eval's `Rprec`.
 
-use rankeval_core::registry::PARAM_REL;
+use rankeval_core::registry::{PARAM_K, PARAM_REL};
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
 };
@@ -22,8 +27,26 @@ use crate::common::{hits, is_none, ratio};
 /// assert_eq!(r_precision(&q.view(), 1.0), 2.0 / 4.0);
 /// ```
 pub fn r_precision(q: &JudgedRanking<'_>, level: Grade) -> f64 {
+    r_precision_at(q, None, level)
+}
+
+/// R-precision of one query with the rank read capped at `k`:
+/// `hits@min(|R|, k) / |R|` (Microsoft recommenders' `r_precision_at_k`).
+///
+/// # Example
+/// `|R| = 4`, relevant at ranks 1, 2 and 8; at `k = 2` only the top 2 are
+/// read, and the hits there are still divided by 4.
+/// ```
+/// use rankeval_metrics::r_precision::r_precision_at;
+/// use rankeval_core::{testing, Cutoff};
+/// let q = testing::binary("1 1 0 0 0 0 0 1", 4);
+/// assert_eq!(r_precision_at(&q.view(), Cutoff::new(2), 1.0), 2.0 / 4.0);
+/// assert_eq!(r_precision_at(&q.view(), Cutoff::new(1), 1.0), 1.0 / 4.0);
+/// ```
+pub fn r_precision_at(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
     let relevant = q.num_relevant(level);
-    match Cutoff::new(relevant) {
+    let depth = k.map_or(relevant, |k| relevant.min(k.get()));
+    match Cutoff::new(depth) {
         Some(r) => ratio(hits(q.top(Some(r)), level), relevant),
         None => 0.0,
     }
@@ -33,6 +56,9 @@ pub fn r_precision(q: &JudgedRanking<'_>, level: Grade) -> f64 {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RPrecision {
+    /// Cap on the rank read (`min(|R|, k)`); `None` = `|R|` (trec_eval).
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub k: Option<Cutoff>,
     /// Relevance level; `None` = the experiment's.
     #[serde(default, skip_serializing_if = "is_none")]
     pub rel: Option<RelevanceLevel>,
@@ -51,22 +77,25 @@ impl Metric for RPrecision {
     fn name(&self) -> String {
         CanonicalName::new("rprec")
             .param_if_set("rel", self.rel)
-            .finish()
+            .cutoff(self.k)
+    }
+    fn depth(&self) -> Option<Cutoff> {
+        self.k
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
-        r_precision(q, q.level(self.rel))
+        r_precision_at(q, self.k, q.level(self.rel))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
-        self.rel.is_none().then(|| TrecEvalMeasure::mean("Rprec"))
+        (self.rel.is_none() && self.k.is_none()).then(|| TrecEvalMeasure::mean("Rprec"))
     }
 }
 
 rankeval_core::register_metric! {
     name: "r_precision",
     aliases: &["rprec"],
-    summary: "precision at rank |R|: hits@|R| / |R|",
-    params: &[PARAM_REL],
-    example: || Box::new(RPrecision { rel: RelevanceLevel::new(2) }),
+    summary: "precision at rank |R|: hits@|R| / |R|; with k, hits@min(|R|, k) / |R|",
+    params: &[PARAM_K, PARAM_REL],
+    example: || Box::new(RPrecision { k: Cutoff::new(10), rel: RelevanceLevel::new(2) }),
 }
 
 #[cfg(test)]
@@ -85,6 +114,22 @@ mod tests {
     fn list_shorter_than_r_counts_misses() {
         assert_eq!(r_precision(&binary("1", 4).view(), 1.0), 1.0 / 4.0);
         assert_eq!(r_precision(&binary("", 4).view(), 1.0), 0.0 / 4.0);
+    }
+
+    #[test]
+    fn a_cutoff_caps_the_ranks_read_but_not_the_divisor() {
+        let q = binary("0110 1001", 5);
+        let at = |k| r_precision_at(&q.view(), Cutoff::new(k), 1.0);
+        // min(|R|, k) = k below |R|: hits in the top k over |R|.
+        assert_eq!(at(1), 0.0 / 5.0);
+        assert_eq!(at(3), 2.0 / 5.0);
+        // At or past |R| the cap changes nothing: plain R-precision.
+        assert_eq!(at(5), 3.0 / 5.0);
+        assert_eq!(at(8), r_precision(&q.view(), 1.0));
+        assert_eq!(
+            r_precision_at(&binary("000", 0).view(), Cutoff::new(2), 1.0),
+            0.0
+        );
     }
 
     #[test]
@@ -107,9 +152,16 @@ mod tests {
         assert_eq!(RPrecision::default().name(), "rprec");
         assert_eq!(RPrecision::default().trec_eval().unwrap().name, "Rprec");
         let m = RPrecision {
+            k: None,
             rel: RelevanceLevel::new(2),
         };
         assert_eq!(m.name(), "rprec(rel=2)");
+        assert!(m.trec_eval().is_none());
+        let m = RPrecision {
+            k: Cutoff::new(10),
+            rel: None,
+        };
+        assert_eq!(m.name(), "rprec@10");
         assert!(m.trec_eval().is_none());
     }
 }

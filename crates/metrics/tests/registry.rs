@@ -23,7 +23,10 @@ fn the_built_ins_are_registered() {
         "dcg",
         "err",
         "f1",
+        "fallout",
         "hit_rate",
+        "judged",
+        "ncrr",
         "ndcg",
         "num_rel",
         "num_rel_ret",
@@ -33,6 +36,8 @@ fn the_built_ins_are_registered() {
         "rbp",
         "recall",
         "reciprocal_rank",
+        "roc_auc",
+        "weighted",
     ] {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
@@ -81,7 +86,12 @@ fn every_documented_parameter_is_accepted_by_its_struct() {
                 "rel" => "2".to_owned(),
                 _ => p.default.to_owned(),
             };
-            let spec = format!("{}({}={value})", d.name, p.name);
+            let spec = match (d.name, p.name) {
+                // Parameters that only act with another one set.
+                ("weighted", "rel") => "weighted(gain=binary,rel=2)".to_owned(),
+                ("weighted", "gains") => "weighted(gain=map,gains=\"1=2\")".to_owned(),
+                _ => format!("{}({}={value})", d.name, p.name),
+            };
             parse_metric(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
         }
     }
@@ -126,7 +136,7 @@ fn bad_values_and_unknown_parameters_name_the_parameter() {
     assert_eq!(
         error.to_string(),
         "metric `average_precision`: invalid value for parameter `normalization`: unknown \
-         variant `trunc`, expected one of `relevant`, `truncated`, `hits`"
+         variant `trunc`, expected one of `relevant`, `truncated`, `hits`, `k`"
     );
     let error = parse_metric("precision(denom=retrieved)").unwrap_err();
     assert_eq!(

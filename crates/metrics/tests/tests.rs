@@ -11,6 +11,10 @@
 //!   `Metric::uses_default_level` tells the truth.
 //! - `docs`: `docs/metrics.md` documents every registered metric and
 //!   aggregator with the parameters and defaults of its descriptor.
+//! - `peers`: the peers' variants on the values their own test suites
+//!   publish (RecTools, Microsoft recommenders, cornac).
+//! - `weighted`: the declarative metric gives the built-ins it overlaps
+//!   with bit for bit.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -19,6 +23,8 @@ use rankeval_metrics as _;
 
 mod docs;
 mod grades;
+mod peers;
 mod properties;
 mod registry;
 mod spec_vectors;
+mod weighted;

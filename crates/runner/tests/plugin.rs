@@ -34,7 +34,7 @@ impl Metric for JudgedShare {
 
 rankeval_runner::core::register_metric! {
     name: "judged_share",
-    aliases: &["judged"],
+    aliases: &["share_judged"],
     summary: "share of the top k that the qrels judge (relevant or not)",
     params: &[PARAM_K],
     example: || Box::new(JudgedShare { k: Cutoff::new(10) }),
@@ -58,7 +58,7 @@ fn evaluates_by_name_and_alias() {
     run.push_list("q", ["a", "x", "b", "y"]).unwrap();
     let run = run.finish(Duplicates::Error).unwrap();
     let metrics = vec![
-        parse_metric("judged@4").unwrap(),
+        parse_metric("share_judged@4").unwrap(),
         parse_metric("judged_share(k=2)").unwrap(),
     ];
     let evaluation = evaluate(&qrels, &run, &metrics, &Options::default());

@@ -18,11 +18,14 @@
 //!   every metric, with ties, grades, negatives and repeats.
 //! - `html_curves`: the HTML report's precision-recall curve equals
 //!   trec_eval's `iprec_at_recall` on its test suite.
+//! - `corpus`: corpus metrics (beyond accuracy) on RecTools' published
+//!   values, and the same bits for any split of the lists.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli;
 mod common;
+mod corpus;
 mod csv_reader;
 mod determinism;
 mod explain;

@@ -1,4 +1,4 @@
-//! `rankeval metrics`: every registered metric and aggregator, from the
+//! `rankeval metrics`: every registered metric, aggregator and corpus metric, from the
 //! registry itself, sorted by name.
 
 use rankeval_core::registry::{self, Descriptor, PARAM_REL, Plugin};
@@ -16,6 +16,16 @@ pub(super) fn render() -> String {
     section(
         &mut out,
         &registry::aggregators(),
+        |d| (d.example)().name(),
+        |_| None,
+    );
+    out.push_str(
+        "\nCorpus metrics (one value per run, beyond accuracy; library only for now,\n\
+         rankeval_runner::evaluate_corpus, not yet in -m or TOML):\n",
+    );
+    section(
+        &mut out,
+        &registry::corpus_metrics(),
         |d| (d.example)().name(),
         |_| None,
     );

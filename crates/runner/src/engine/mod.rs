@@ -6,6 +6,7 @@
 //! sum sequentially, so the results are the same bits whatever the number
 //! of threads.
 
+mod corpus;
 mod coverage;
 mod stream;
 
@@ -13,6 +14,7 @@ use rankeval_core::{Aggregator, Judge, Metric, Qrels, RankedList, RelevanceLevel
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub use corpus::evaluate_corpus;
 pub use coverage::{Coverage, Missing, Warning};
 pub use stream::{evaluate_grouped, evaluate_input};
 

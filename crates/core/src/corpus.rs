@@ -1,0 +1,235 @@
+//! The `CorpusMetric` trait: one number for a whole run, not per query.
+//!
+//! Beyond-accuracy metrics of recommender systems (catalog coverage, Gini
+//! index, novelty, ...) look at what a system recommends across all its
+//! lists, so they do not fit [`Metric`](crate::Metric) (one query) nor
+//! [`Aggregator`](crate::Aggregator) (one column of per-query values). A
+//! corpus metric instead keeps a **state** that sees each ranked list once
+//! (`update`), that two parts of the data can **merge**, and that gives one
+//! value at the end (`finish`):
+//!
+//! ```text
+//! init -> update(list 1) -> update(list 2) ...  \
+//!                                                 merge -> ... -> finish
+//! init -> update(list 7) -> update(list 8) ...  /
+//! ```
+//!
+//! so a run can be split across threads (or machines) and merged. The
+//! result must not depend on how the lists were split: `merge` must be
+//! associative and commutative **to the bit**. Integer counts are; sums of
+//! floats are not, so a per-list float is kept with the list's position
+//! ([`PerList`]) and summed in run order at `finish`. Item counts
+//! ([`ItemCounts`]) merge exactly.
+
+use std::any::Any;
+use std::fmt;
+
+use std::collections::{HashMap, HashSet};
+
+use crate::params::Cutoff;
+
+/// What a corpus metric may read besides the run: the catalog, the
+/// training interactions and item features. Every input is optional; a
+/// metric says which it needs in [`CorpusMetric::requires`], and the runner
+/// refuses to start without them.
+#[derive(Clone, Debug, Default)]
+pub struct CorpusInputs {
+    /// Every item that could be recommended (its size is coverage's
+    /// denominator).
+    pub catalog: Option<Vec<Box<[u8]>>>,
+    /// Training interactions, summarized: per item, how many distinct users
+    /// interacted with it; and the number of distinct users.
+    pub training: Option<Training>,
+}
+
+/// Training interactions, summarized per item.
+#[derive(Clone, Debug, Default)]
+pub struct Training {
+    /// Per item, the number of distinct users who interacted with it.
+    pub users_per_item: HashMap<Box<[u8]>, u64>,
+    /// The number of distinct users in the interactions.
+    pub users: u64,
+}
+
+impl Training {
+    /// Summarizes `(user, item)` interactions; a repeated pair counts once.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a [u8], &'a [u8])>) -> Self {
+        let mut seen: HashSet<Pair> = HashSet::new();
+        let mut users: HashSet<Box<[u8]>> = HashSet::new();
+        let mut users_per_item: HashMap<Box<[u8]>, u64> = HashMap::new();
+        for (user, item) in pairs {
+            if seen.insert((user.into(), item.into())) {
+                users.insert(user.into());
+                *users_per_item.entry(item.into()).or_insert(0) += 1;
+            }
+        }
+        Training {
+            users_per_item,
+            users: users.len() as u64,
+        }
+    }
+
+    /// How many users interacted with `item` (0 if none).
+    pub fn users_of(&self, item: &[u8]) -> u64 {
+        self.users_per_item.get(item).copied().unwrap_or(0)
+    }
+}
+
+/// A `(user, item)` interaction.
+type Pair = (Box<[u8]>, Box<[u8]>);
+
+/// Which inputs a corpus metric needs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Requires {
+    /// The catalog of items.
+    pub catalog: bool,
+    /// Training interactions.
+    pub training: bool,
+}
+
+/// A corpus metric's state, owned by the metric that made it (it
+/// downcasts it).
+pub type CorpusState = Box<dyn Any + Send>;
+
+/// One metric over a whole run: init, update per ranked list, merge,
+/// finish. See the [module docs](self) for the determinism contract.
+///
+/// Register it with [`register_corpus_metric!`](crate::register_corpus_metric)
+/// and `#[typetag::serde(name = "...")]` with the same name, as a
+/// [`Metric`](crate::Metric).
+#[typetag::serde(tag = "type")]
+pub trait CorpusMetric: Send + Sync + fmt::Debug {
+    /// The canonical name, as [`Metric::name`](crate::Metric::name).
+    fn name(&self) -> String;
+
+    /// The deepest rank this metric reads (`None`: the whole list).
+    fn depth(&self) -> Option<Cutoff> {
+        None
+    }
+
+    /// The inputs it needs besides the run. Default: none.
+    fn requires(&self) -> Requires {
+        Requires::default()
+    }
+
+    /// Checks the parameters together. Default: accept.
+    fn validate(&self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// A state that has seen no list.
+    fn init(&self) -> CorpusState;
+
+    /// Sees one ranked list: its item ids, best first, cut at
+    /// [`depth`](Self::depth); `position` is the list's place in the run
+    /// (0, 1, ...), unique per list.
+    fn update(&self, state: &mut CorpusState, position: u64, list: &[&[u8]], inputs: &CorpusInputs);
+
+    /// Adds `other`'s lists to `state`.
+    fn merge(&self, state: &mut CorpusState, other: CorpusState);
+
+    /// The value over every list seen.
+    fn finish(&self, state: CorpusState, inputs: &CorpusInputs) -> f64;
+}
+
+/// How many times each item was recommended: merges exactly.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ItemCounts {
+    /// Per item, the number of lists that hold it.
+    pub counts: HashMap<Box<[u8]>, u64>,
+    /// The number of lists seen.
+    pub lists: u64,
+}
+
+impl ItemCounts {
+    /// Counts the items of one list.
+    pub fn add(&mut self, list: &[&[u8]]) {
+        self.lists += 1;
+        for item in list {
+            match self.counts.get_mut(*item) {
+                Some(count) => *count += 1,
+                None => {
+                    self.counts.insert((*item).into(), 1);
+                }
+            }
+        }
+    }
+
+    /// Adds `other`'s counts.
+    pub fn merge(&mut self, other: ItemCounts) {
+        self.lists += other.lists;
+        for (item, count) in other.counts {
+            *self.counts.entry(item).or_insert(0) += count;
+        }
+    }
+
+    /// The counts in a fixed order (by item id), for sums that must not
+    /// depend on the hash order.
+    pub fn sorted(&self) -> Vec<(&[u8], u64)> {
+        let mut all: Vec<(&[u8], u64)> = self.counts.iter().map(|(k, &v)| (&k[..], v)).collect();
+        all.sort_unstable();
+        all
+    }
+}
+
+/// One float per list, kept with the list's position and summed in run
+/// order: the same bits however the lists were split and merged.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PerList {
+    values: Vec<(u64, f64)>,
+}
+
+impl PerList {
+    /// Records the value of the list at `position`.
+    pub fn push(&mut self, position: u64, value: f64) {
+        self.values.push((position, value));
+    }
+
+    /// Adds `other`'s values.
+    pub fn merge(&mut self, mut other: PerList) {
+        self.values.append(&mut other.values);
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no value was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The mean of the values, summed in position order; 0 if none.
+    pub fn mean(mut self) -> f64 {
+        if self.values.is_empty() {
+            return 0.0;
+        }
+        self.values.sort_unstable_by_key(|&(position, _)| position);
+        let sum = self.values.iter().fold(0.0, |sum, &(_, v)| sum + v);
+        sum / self.values.len() as f64
+    }
+}
+
+/// Downcasts a state made by the same metric's `init`.
+///
+/// # Panics
+/// If `state` was made by another metric: a bug in the caller, which
+/// must hand each metric its own states.
+pub fn state_mut<T: 'static>(state: &mut CorpusState) -> &mut T {
+    match state.downcast_mut::<T>() {
+        Some(s) => s,
+        None => panic!("a corpus metric was given another metric's state"),
+    }
+}
+
+/// Takes a state made by the same metric's `init` by value.
+///
+/// # Panics
+/// As [`state_mut`].
+pub fn into_state<T: 'static>(state: CorpusState) -> T {
+    match state.downcast::<T>() {
+        Ok(s) => *s,
+        Err(_) => panic!("a corpus metric was given another metric's state"),
+    }
+}

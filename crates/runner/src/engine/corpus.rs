@@ -1,0 +1,53 @@
+//! Corpus metrics over a stored run: lists in fixed chunks, in parallel,
+//! each chunk's states merged in chunk order.
+//!
+//! The chunks do not depend on the number of threads, and the states
+//! merge exactly (see `rankeval_core::corpus`), so the values are the same
+//! bits for any thread count. This is a separate pass over the run: the
+//! per-query engine and its benchmark are untouched.
+
+use rankeval_core::{CorpusInputs, CorpusMetric, CorpusState, Run};
+use rayon::prelude::*;
+
+/// Lists per chunk: a state per chunk and metric, merged in order.
+const CHUNK: usize = 1024;
+
+/// Evaluates every corpus metric on every list of `run` (in query order;
+/// each list cut at the metric's depth), and returns one value per metric,
+/// in the order given.
+pub fn evaluate_corpus(
+    run: &Run,
+    metrics: &[Box<dyn CorpusMetric>],
+    inputs: &CorpusInputs,
+) -> Vec<f64> {
+    let queries: Vec<u32> = (0..run.num_queries() as u32).collect();
+    let parts: Vec<Vec<CorpusState>> = queries
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut states: Vec<CorpusState> = metrics.iter().map(|m| m.init()).collect();
+            let mut docs: Vec<&[u8]> = Vec::new();
+            for &query in chunk {
+                docs.clear();
+                docs.extend(run.list_at(query).docs());
+                for (metric, state) in metrics.iter().zip(&mut states) {
+                    let depth = metric
+                        .depth()
+                        .map_or(docs.len(), |k| k.get().min(docs.len()));
+                    metric.update(state, u64::from(query), &docs[..depth], inputs);
+                }
+            }
+            states
+        })
+        .collect();
+    let mut merged: Vec<CorpusState> = metrics.iter().map(|m| m.init()).collect();
+    for part in parts {
+        for ((metric, state), other) in metrics.iter().zip(&mut merged).zip(part) {
+            metric.merge(state, other);
+        }
+    }
+    metrics
+        .iter()
+        .zip(merged)
+        .map(|(metric, state)| metric.finish(state, inputs))
+        .collect()
+}
