@@ -17,6 +17,9 @@ cargo build --quiet -p rankeval-runner --bin rankeval
 VIRTUAL_ENV="$PWD/$venv" PATH="$PWD/$venv/bin:$PATH" \
     maturin develop --quiet --manifest-path crates/python/Cargo.toml
 
+# The type stubs (_native.pyi) agree with how the package uses the module.
+"$venv/bin/python" -m mypy --config-file crates/python/pyproject.toml crates/python/python/rankeval_rs
+
 status=0
 "$venv/bin/python" -m pytest -q crates/python/tests "$@" || status=$?
 if [ "$status" -eq 5 ]; then

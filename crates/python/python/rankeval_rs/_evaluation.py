@@ -120,11 +120,13 @@ def evaluate(
         named = [(str(name), value) for name, value in run_or_runs.items()]
     else:
         named = list(zip(run_names(list(run_or_runs)), run_or_runs))
-    columns = dict(query=query, doc=doc, format=format, delimiter=delimiter)
-    judged = None if qrels is None else to_qrels(qrels, grade=grade, **columns)
+    judged = None if qrels is None else to_qrels(
+        qrels, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter
+    )
     runs = [
-        (name, to_run(value, score=score, rank=rank, duplicates=duplicates, name=f"run `{name}`"
-                      if not single else "run", **columns))
+        (name, to_run(value, query=query, doc=doc, score=score, rank=rank, format=format,
+                      delimiter=delimiter, duplicates=duplicates,
+                      name="run" if single else f"run `{name}`"))
         for name, value in named
     ]
     results = [Evaluation(*result) for result in _native.evaluate(judged, runs, specs, missing, rel)]

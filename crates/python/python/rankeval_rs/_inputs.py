@@ -167,6 +167,7 @@ def _arrow_ids(array, name: str, column: str):
     elif pa.types.is_large_binary(kind):
         array = array.cast(pa.large_string())
     kind = array.type
+    offsets_type: type[np.signedinteger[Any]]
     if pa.types.is_string(kind):
         layout, offsets_type = "utf8", np.int32
     elif pa.types.is_large_string(kind):
