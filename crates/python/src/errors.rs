@@ -29,7 +29,7 @@ create_exception!(
 
 /// An exception of type `T` with `file`, `line` and `message` attributes,
 /// its text `file:line: message` as the command line prints it.
-pub fn located<T: pyo3::PyTypeInfo>(file: Option<&str>, line: Option<u32>, message: &str) -> PyErr {
+pub fn located<T: pyo3::PyTypeInfo>(file: Option<&str>, line: Option<u64>, message: &str) -> PyErr {
     let text = match (file, line) {
         (Some(file), Some(line)) => format!("{file}:{line}: {message}"),
         (Some(file), None) => format!("{file}: {message}"),

@@ -225,7 +225,7 @@ fn with_id<R>(object: &Bound<'_, PyAny>, what: &str, f: impl FnOnce(&[u8]) -> R)
 #[pyfunction]
 pub fn qrels_from_dict(judgements: &Bound<'_, PyDict>, name: &str) -> PyResult<PyQrels> {
     let mut builder = QrelsBuilder::new();
-    let mut at = 0u32;
+    let mut at = 0u64;
     let failed = |e: QrelsError| qrels_error(name, &e);
     for (query, docs) in judgements.iter() {
         with_id(&query, "query", |q| -> PyResult<()> {
@@ -271,7 +271,7 @@ pub fn qrels_from_dict(judgements: &Bound<'_, PyDict>, name: &str) -> PyResult<P
 pub fn run_from_dict(lists: &Bound<'_, PyDict>, name: &str, duplicates: &str) -> PyResult<PyRun> {
     let duplicates = self::duplicates(duplicates)?;
     let mut builder = RunBuilder::new();
-    let mut at = 0u32;
+    let mut at = 0u64;
     let failed = |e: RunError| run_error(name, &e);
     for (query, docs) in lists.iter() {
         with_id(&query, "query", |q| -> PyResult<()> {
@@ -336,8 +336,8 @@ fn tasks(rows: usize) -> Vec<(usize, usize)> {
 }
 
 /// The 1-based position of `row`, as errors name it.
-fn position(row: usize) -> u32 {
-    u32::try_from(row + 1).unwrap_or(u32::MAX)
+fn position(row: usize) -> u64 {
+    u64::try_from(row).map_or(u64::MAX, |row| row.saturating_add(1))
 }
 
 /// Qrels from columns of equal length (grade 1 where `grade` is `None`),
