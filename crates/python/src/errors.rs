@@ -77,7 +77,7 @@ pub fn run_error(name: &str, error: &RunError) -> PyErr {
 pub fn qrels_error(name: &str, error: &QrelsError) -> PyErr {
     let line = match error {
         QrelsError::ConflictingGrades { second, .. } => Some(*second),
-        QrelsError::GradeOutOfRange { at, .. }
+        QrelsError::InvalidGrade { at, .. }
         | QrelsError::QueryNotUtf8 { at }
         | QrelsError::ListTooLarge { at } => Some(*at),
         _ => None,

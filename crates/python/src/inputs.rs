@@ -233,9 +233,9 @@ pub fn qrels_from_dict(judgements: &Bound<'_, PyDict>, name: &str) -> PyResult<P
             builder.declare_query(q, at).map_err(failed)?;
             if let Ok(graded) = docs.cast::<PyDict>() {
                 for (doc, grade) in graded.iter() {
-                    let grade: i64 = grade.extract().map_err(|_| {
+                    let grade: f64 = grade.extract().map_err(|_| {
                         PyTypeError::new_err(format!(
-                            "{name}: the grade of document {} in query {} must be an int, found {}",
+                            "{name}: the grade of document {} in query {} must be a number, found {}",
                             doc.repr().map(|r| r.to_string()).unwrap_or_default(),
                             query.repr().map(|r| r.to_string()).unwrap_or_default(),
                             grade.repr().map(|r| r.to_string()).unwrap_or_default(),
@@ -248,7 +248,8 @@ pub fn qrels_from_dict(judgements: &Bound<'_, PyDict>, name: &str) -> PyResult<P
             } else if let Ok(listed) = docs.cast::<PyList>() {
                 for doc in listed.iter() {
                     at = at.saturating_add(1);
-                    with_id(&doc, "document", |d| builder.push_at(q, d, 1, at))?.map_err(failed)?;
+                    with_id(&doc, "document", |d| builder.push_at(q, d, 1.0, at))?
+                        .map_err(failed)?;
                 }
             } else {
                 return Err(PyTypeError::new_err(format!(
@@ -354,7 +355,7 @@ pub fn qrels_from_columns<'py>(
     doc_name: &str,
     doc: &Bound<'py, PyAny>,
     grade_name: &str,
-    grade: Option<PyReadonlyArray1<'py, i64>>,
+    grade: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<PyQrels> {
     let query = IdColumn::extract(query, query_name)?;
     let doc = IdColumn::extract(doc, doc_name)?;
@@ -377,7 +378,7 @@ pub fn qrels_from_columns<'py>(
             .map(|(start, end)| {
                 let mut builder = QrelsBuilder::with_capacity(end - start, (end - start) * 8);
                 for row in start..end {
-                    let grade = grades.map_or(1, |g| g[row]);
+                    let grade = grades.map_or(1.0, |g| g[row]);
                     queries.with(row, |q| {
                         docs.with(row, |d| builder.push_at(q, d, grade, position(row)))
                     })?;

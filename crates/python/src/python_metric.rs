@@ -4,10 +4,10 @@
 //!
 //! The function is called once per evaluated query, from the engine's
 //! worker threads, each taking the GIL for the call, with three arguments:
-//! the grades by rank (NumPy `int32`, ranks 1..k or the whole list; 0 for a
+//! the grades by rank (NumPy `float64`, ranks 1..k or the whole list; 0 for a
 //! document the qrels do not mention), the number of relevant documents
 //! (grade at least the relevance level), and every judged grade of the
-//! query in descending order (the ideal ranking, NumPy `int32`). It returns
+//! query in descending order (the ideal ranking, NumPy `float64`). It returns
 //! a number. The first exception it raises stops the evaluation and is
 //! raised from `evaluate`.
 
@@ -212,7 +212,7 @@ impl Metric for PythonMetric {
             if error.is_some() {
                 return f64::NAN;
             }
-            let grades: Vec<i32> = query.top(self.k).iter().map(|j| j.grade()).collect();
+            let grades: Vec<f64> = query.top(self.k).iter().map(|j| j.grade()).collect();
             let grades = PyArray1::from_vec(py, grades);
             let ideal = PyArray1::from_slice(py, query.ideal_grades());
             let relevant = query.num_relevant(query.level(None));

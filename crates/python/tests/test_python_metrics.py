@@ -54,8 +54,8 @@ def test_it_sees_grades_by_rank_the_relevant_count_and_the_ideal_grades():
     rankeval_rs.evaluate(qrels, run, ["record@5"])
     rankeval_rs.evaluate(qrels, run, ["record"], rel=2)
     assert seen == [
-        ([0, 2, 0, 1, -1], 3, [3, 2, 1, 0, -1], np.int32, np.int32),
-        ([0, 2, 0, 1, -1, 0], 2, [3, 2, 1, 0, -1], np.int32, np.int32),
+        ([0, 2, 0, 1, -1], 3, [3, 2, 1, 0, -1], np.float64, np.float64),
+        ([0, 2, 0, 1, -1, 0], 2, [3, 2, 1, 0, -1], np.float64, np.float64),
     ]
 
 

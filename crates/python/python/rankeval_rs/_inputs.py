@@ -110,6 +110,7 @@ class _Table:
         return np.ascontiguousarray(series.to_numpy(dtype=np.float64, na_value=np.nan))
 
     def grades(self, column: str) -> np.ndarray:
+        """Grades as float64 (integers or fractions, as the CLI reads them)."""
         if self.arrow is not None:
             array = self.arrow.column(column)
             _no_missing_arrow(array, self.name, column)
@@ -118,17 +119,9 @@ class _Table:
             series = self.pandas[column]
             _no_missing(series.isna().to_numpy(), self.name, column)
             values = series.to_numpy()
-        if values.dtype.kind in "iu":
-            return np.ascontiguousarray(values, dtype=np.int64)
-        if values.dtype.kind == "f":
-            whole = np.floor(values) == values
-            if not whole.all():
-                row = int(np.argmin(whole))
-                raise input_error(
-                    self.name, row + 1, f"column `{column}`: grade {values[row]!r} is not an integer"
-                )
-            return values.astype(np.int64)
-        raise input_error(self.name, None, f"column `{column}` must hold integer grades, found {values.dtype}")
+        if values.dtype.kind not in "iuf":
+            raise input_error(self.name, None, f"column `{column}` must hold numeric grades, found {values.dtype}")
+        return np.ascontiguousarray(values, dtype=np.float64)
 
 
 def _no_missing(missing: np.ndarray, name: str, column: str) -> None:

@@ -41,7 +41,7 @@ class Run:
 IdColumn = npt.NDArray[np.int64] | tuple[str, npt.NDArray[Any], npt.NDArray[np.uint8]] | npt.NDArray[np.object_]
 
 #: A metric function: (grades by rank, relevant count, ideal grades) -> value.
-MetricFunction = Callable[[npt.NDArray[np.int32], int, npt.NDArray[np.int32]], float]
+MetricFunction = Callable[[npt.NDArray[np.float64], int, npt.NDArray[np.float64]], float]
 
 def qrels_from_file(
     path: str | PathLike[str],
@@ -73,7 +73,7 @@ def qrels_from_columns(
     doc_name: str,
     doc: IdColumn,
     grade_name: str,
-    grade: npt.NDArray[np.int64] | None,
+    grade: npt.NDArray[np.float64] | None,
 ) -> Qrels: ...
 def run_from_columns(
     name: str,
