@@ -145,9 +145,11 @@ def tools(qrels_path: Path, run_path: Path):
         measures = [AP, RR, P @ 10, R @ 10, nDCG @ 10]
         def from_frame(frame):
             run = frame.rename(columns={"query": "query_id", "doc": "doc_id"})
-            return ir_measures.calc_aggregate(measures, qrels, run)
+            means = ir_measures.calc_aggregate(measures, qrels, run)
+            return {str(m): means[m] for m in measures}  # in the benchmark's order
         def from_file(_):
-            return ir_measures.calc_aggregate(measures, qrels, ir_measures.read_trec_run(str(run_path)))
+            means = ir_measures.calc_aggregate(measures, qrels, ir_measures.read_trec_run(str(run_path)))
+            return {str(m): means[m] for m in measures}
         return {"DataFrame": from_frame, "file": from_file}
 
     return [("rankeval_rs", rankeval_rs_cases), ("pytrec_eval", pytrec_eval_cases),
