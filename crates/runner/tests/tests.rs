@@ -14,6 +14,10 @@
 //! - `csv_reader`: the CSV/TSV reader, its errors, and CSV evaluating like
 //!   the same data as TREC.
 //! - `readme`: README's library example is the crate doc's doc test.
+//! - `explain`: `rankeval explain` gives eval's values bit for bit, for
+//!   every metric, with ties, grades, negatives and repeats.
+//! - `html_curves`: the HTML report's precision-recall curve equals
+//!   trec_eval's `iprec_at_recall` on its test suite.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -21,6 +25,8 @@ mod cli;
 mod common;
 mod csv_reader;
 mod determinism;
+mod explain;
+mod html_curves;
 mod plugin;
 mod readers;
 mod readme;
