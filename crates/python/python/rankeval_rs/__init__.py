@@ -1,0 +1,64 @@
+"""rankeval_rs: ranking evaluation from Python, computed by rankeval's Rust
+engine (the numbers of the ``rankeval`` command, bit for bit).
+
+>>> import rankeval_rs
+>>> result = rankeval_rs.evaluate("qrels.txt", "run.trec", ["ndcg@10", "ap"])  # doctest: +SKIP
+>>> result.means, result.per_query()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _native
+from ._evaluation import DEFAULT_METRICS, Evaluation, RankevalWarning, evaluate
+from ._inputs import to_qrels, to_run
+from ._native import (
+    InputError,
+    MetricError,
+    Qrels,
+    RankevalError,
+    Run,
+    python_metrics,
+    register_metric,
+    unregister_metric,
+)
+
+__all__ = [
+    "DEFAULT_METRICS",
+    "Evaluation",
+    "InputError",
+    "MetricError",
+    "Qrels",
+    "RankevalError",
+    "RankevalWarning",
+    "Run",
+    "evaluate",
+    "metric_names",
+    "python_metrics",
+    "qrels",
+    "register_metric",
+    "run",
+    "unregister_metric",
+]
+
+
+def qrels(data: Any, *, query: str = "user", doc: str = "item", grade: str = "grade",
+          format: str | None = None, delimiter: str | None = None) -> Qrels:
+    """Reads qrels once, to evaluate many runs against them (see :func:`evaluate`
+    for what ``data`` may be)."""
+    return to_qrels(data, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter)
+
+
+def run(data: Any, *, query: str = "user", doc: str = "item", score: str = "score",
+        rank: str = "rank", format: str | None = None, delimiter: str | None = None,
+        duplicates: str = "error") -> Run:
+    """Converts a run once (a file is read when evaluated, as the CLI does)."""
+    return to_run(data, query=query, doc=doc, score=score, rank=rank, format=format,
+                  delimiter=delimiter, duplicates=duplicates)
+
+
+def metric_names() -> list[str]:
+    """The built-in metrics' names, sorted (as ``rankeval metrics`` lists them),
+    then the registered Python metrics."""
+    return list(_native.metric_names()) + list(python_metrics())

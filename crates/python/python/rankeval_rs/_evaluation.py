@@ -1,0 +1,155 @@
+"""`evaluate` and its results. Every number comes from the native engine;
+this module only picks the inputs apart and shapes what comes back."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _native
+from ._inputs import is_path, run_names, to_qrels, to_run
+
+#: Metrics used when none are given (as the command line's `eval`).
+DEFAULT_METRICS: tuple[str, ...] = ("ap", "rr", "p@10", "recall@100", "ndcg@10")
+
+
+class RankevalWarning(UserWarning):
+    """Something the user should know about an evaluation: queries only in
+    the run or only in the qrels, repeated documents left out."""
+
+
+class Evaluation:
+    """The results of one run: per-query values and their means.
+
+    - ``run``: the run's name;
+    - ``metrics``: canonical metric names (``"ap(norm=truncated)@10"``), in the order given;
+    - ``queries``: the evaluated query ids, in byte order (as the CLI reports them);
+    - ``values``: a float64 array, one row per query, one column per metric;
+    - ``means``: ``{metric: mean over the evaluated queries}``;
+    - ``warnings``: the warnings, also issued as :class:`RankevalWarning`.
+    """
+
+    __slots__ = ("run", "metrics", "queries", "values", "means", "warnings")
+
+    def __init__(self, run: str, metrics: list[str], queries: list[str], values: np.ndarray,
+                 means: list[float], warnings: list[str]):
+        self.run = run
+        self.metrics = metrics
+        self.queries = queries
+        self.values = values
+        self.means = dict(zip(metrics, means))
+        self.warnings = warnings
+
+    def __getitem__(self, metric: str) -> float:
+        """The mean of `metric` (its canonical name)."""
+        return self.means[metric]
+
+    def per_query(self, metric: str | None = None) -> Any:
+        """Per-query values as a pandas DataFrame indexed by ``query`` (one
+        column per metric), or one metric's values as a Series."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.values, index=pd.Index(self.queries, name="query"),
+                             columns=list(self.metrics), copy=False)
+        return frame if metric is None else frame[metric]
+
+    def to_arrow(self) -> Any:
+        """Per-query values as a pyarrow Table: a ``query`` column, then one
+        float64 column per metric."""
+        import pyarrow as pa
+
+        columns = {"query": pa.array(self.queries, type=pa.string())}
+        for index, metric in enumerate(self.metrics):
+            columns[metric] = pa.array(np.ascontiguousarray(self.values[:, index]))
+        return pa.table(columns)
+
+    def __repr__(self) -> str:
+        means = ", ".join(f"{m}={v:.4f}" for m, v in self.means.items())
+        return f"Evaluation(run={self.run!r}, queries={len(self.queries)}, {means})"
+
+
+def evaluate(
+    qrels: Any,
+    run_or_runs: Any,
+    metrics: str | Sequence[str] = DEFAULT_METRICS,
+    *,
+    missing: str = "skip",
+    duplicates: str = "error",
+    rel: int = 1,
+    query: str = "user",
+    doc: str = "item",
+    score: str = "score",
+    rank: str = "rank",
+    grade: str = "grade",
+    format: str | None = None,
+    delimiter: str | None = None,
+) -> Any:
+    """Evaluates a run (or several) against qrels, as ``rankeval eval`` does.
+
+    ``qrels`` and each run are a file path (TREC, JSON Lines or CSV/TSV, by
+    extension or ``format=``; plain or gzip), a dict of dicts
+    (``{"q1": {"d1": 1}}``; a run may also map a query to a list of
+    documents, best first), a pandas DataFrame or an Arrow table (pyarrow,
+    polars) with the columns named by ``query``, ``doc``, ``score`` (or
+    ``rank``) and ``grade`` (defaults as the CLI's CSV columns), or a
+    :class:`Qrels` / :class:`Run` made before. ``qrels`` may be ``None``
+    when every run is a JSON Lines file holding its own judgements.
+
+    ``run_or_runs`` is one run (returns an :class:`Evaluation`), or a dict
+    ``{name: run}`` or a list of runs (returns ``{name: Evaluation}``; a
+    list's names are the file stems, as the CLI names them).
+
+    ``metrics`` use the CLI's syntax: ``"ndcg@10"``,
+    ``"ap(norm=truncated)@10"``, and the names of metrics registered with
+    :func:`register_metric`. ``missing`` (``"skip"`` or ``"zero"``),
+    ``duplicates`` (``"error"`` or ``"first"``) and ``rel`` are the CLI's
+    ``--missing``, ``--duplicates`` and ``--rel``.
+
+    Raises :class:`InputError` (with ``file``, ``line``, ``message``) for
+    bad input and :class:`MetricError` for a bad metric; issues a
+    :class:`RankevalWarning` per warning.
+    """
+    specs = [metrics] if isinstance(metrics, str) else list(metrics)
+    single = not isinstance(run_or_runs, (Mapping, list, tuple)) or _is_dict_run(run_or_runs)
+    if single:
+        named = [(_single_name(run_or_runs), run_or_runs)]
+    elif isinstance(run_or_runs, Mapping):
+        named = [(str(name), value) for name, value in run_or_runs.items()]
+    else:
+        named = list(zip(run_names(list(run_or_runs)), run_or_runs))
+    judged = None if qrels is None else to_qrels(
+        qrels, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter
+    )
+    runs = [
+        (name, to_run(value, query=query, doc=doc, score=score, rank=rank, format=format,
+                      delimiter=delimiter, duplicates=duplicates,
+                      name="run" if single else f"run `{name}`"))
+        for name, value in named
+    ]
+    results = [Evaluation(*result) for result in _native.evaluate(judged, runs, specs, missing, rel)]
+    for result in results:
+        for text in result.warnings:
+            warnings.warn(text, RankevalWarning, stacklevel=2)
+    return results[0] if single else {r.run: r for r in results}
+
+
+def _is_dict_run(value: Any) -> bool:
+    """Whether a mapping is one run `{query: {doc: score}}` (or `{query: [docs]}`)
+    rather than `{name: run}`: its values are dicts or lists of ids."""
+    if not isinstance(value, Mapping):
+        return False
+    first = next(iter(value.values()), None)
+    if first is None:
+        return True
+    if isinstance(first, list):
+        return all(isinstance(d, (str, int)) for d in first)
+    return isinstance(first, Mapping) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in first.values()
+    )
+
+
+def _single_name(value: Any) -> str:
+    return run_names([value])[0] if is_path(value) else "run"

@@ -1,0 +1,248 @@
+"""Qrels and runs from what users have: file paths, dicts of dicts, pandas
+DataFrames and Arrow tables (pyarrow, polars). Only conversion happens here:
+columns go to the native module as NumPy arrays or views on Arrow buffers,
+without a Python object per row where the data allow it."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from . import _native
+from ._native import InputError, Qrels, Run
+
+
+def input_error(file: str | None, line: int | None, message: str) -> InputError:
+    """An InputError with the attributes the native ones carry."""
+    if file is not None and line is not None:
+        text = f"{file}:{line}: {message}"
+    elif file is not None:
+        text = f"{file}: {message}"
+    else:
+        text = message
+    error = InputError(text)
+    error.file, error.line, error.message = file, line, message
+    return error
+
+
+def is_path(value: Any) -> bool:
+    return isinstance(value, (str, os.PathLike))
+
+
+def _is_pandas(value: Any) -> bool:
+    return type(value).__module__.split(".")[0] == "pandas" and hasattr(value, "columns")
+
+
+def _is_arrow_table(value: Any) -> bool:
+    return hasattr(value, "__arrow_c_stream__") or type(value).__module__.split(".")[0] in (
+        "pyarrow",
+        "polars",
+    )
+
+
+def _pyarrow():
+    try:
+        import pyarrow
+    except ImportError:
+        return None
+    return pyarrow
+
+
+class _Table:
+    """Named columns of a pandas DataFrame or an Arrow table."""
+
+    def __init__(self, data: Any, name: str):
+        self.name = name
+        if _is_pandas(data):
+            self.pandas, self.arrow = data, None
+            self.columns = [str(c) for c in data.columns]
+        else:
+            pa = _pyarrow()
+            if pa is None:
+                raise TypeError(f"{name}: reading an Arrow table needs pyarrow (pip install pyarrow)")
+            self.pandas, self.arrow = None, pa.table(data)
+            self.columns = list(self.arrow.column_names)
+
+    def has(self, column: str) -> bool:
+        return column in self.columns
+
+    def require(self, column: str, what: str) -> None:
+        if not self.has(column):
+            raise input_error(
+                self.name,
+                None,
+                f"no column `{column}` ({what}); its columns: "
+                + ", ".join(f"`{c}`" for c in self.columns),
+            )
+
+    def ids(self, column: str):
+        """An id column: int64 array, Arrow string offsets and data, or objects."""
+        if self.arrow is not None:
+            return _arrow_ids(self.arrow.column(column), self.name, column)
+        series = self.pandas[column]
+        kind = series.dtype.kind
+        if kind in "iu" and not series.hasnans:
+            return series.to_numpy(dtype=np.int64)
+        if kind == "f":
+            raise input_error(self.name, None, f"column `{column}` holds floats; ids must be strings or integers")
+        pa = _pyarrow()
+        if pa is not None:
+            try:
+                array = pa.array(series, from_pandas=True)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                array = None
+            if array is not None:
+                return _arrow_ids(array, self.name, column)
+        values = series.to_numpy(dtype=object)
+        _no_missing(series.isna().to_numpy(), self.name, column)
+        return values
+
+    def floats(self, column: str) -> np.ndarray:
+        if self.arrow is not None:
+            array = self.arrow.column(column)
+            _no_missing_arrow(array, self.name, column)
+            return np.ascontiguousarray(array.to_numpy(), dtype=np.float64)
+        series = self.pandas[column]
+        if series.dtype.kind not in "iuf":
+            raise input_error(self.name, None, f"column `{column}` must hold numbers, found {series.dtype}")
+        return np.ascontiguousarray(series.to_numpy(dtype=np.float64, na_value=np.nan))
+
+    def grades(self, column: str) -> np.ndarray:
+        """Grades as float64 (integers or fractions, as the CLI reads them)."""
+        if self.arrow is not None:
+            array = self.arrow.column(column)
+            _no_missing_arrow(array, self.name, column)
+            values = array.to_numpy()
+        else:
+            series = self.pandas[column]
+            _no_missing(series.isna().to_numpy(), self.name, column)
+            values = series.to_numpy()
+        if values.dtype.kind not in "iuf":
+            raise input_error(self.name, None, f"column `{column}` must hold numeric grades, found {values.dtype}")
+        return np.ascontiguousarray(values, dtype=np.float64)
+
+
+def _no_missing(missing: np.ndarray, name: str, column: str) -> None:
+    if missing.any():
+        row = int(np.argmax(missing))
+        raise input_error(name, row + 1, f"column `{column}` has a missing value")
+
+
+def _no_missing_arrow(array, name: str, column: str) -> None:
+    if array.null_count:
+        pa = _pyarrow()
+        missing = array.is_null()
+        if hasattr(missing, "combine_chunks"):
+            missing = missing.combine_chunks()
+        row = int(pa.compute.index(missing, True).as_py())
+        raise input_error(name, row + 1, f"column `{column}` has a missing value")
+
+
+def _arrow_ids(array, name: str, column: str):
+    """Views on an Arrow string array's buffers (no copy), or int64 ids."""
+    pa = _pyarrow()
+    import pyarrow.compute  # noqa: F401  (for _no_missing_arrow)
+
+    if isinstance(array, pa.ChunkedArray):
+        array = array.chunk(0) if array.num_chunks == 1 else array.combine_chunks()
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    _no_missing_arrow(array, name, column)
+    kind = array.type
+    if pa.types.is_integer(kind):
+        return np.ascontiguousarray(array.to_numpy(), dtype=np.int64)
+    if pa.types.is_string_view(kind) or pa.types.is_binary_view(kind):
+        array = array.cast(pa.large_string())
+    elif pa.types.is_binary(kind):
+        array = array.cast(pa.string())
+    elif pa.types.is_large_binary(kind):
+        array = array.cast(pa.large_string())
+    kind = array.type
+    offsets_type: type[np.signedinteger[Any]]
+    if pa.types.is_string(kind):
+        layout, offsets_type = "utf8", np.int32
+    elif pa.types.is_large_string(kind):
+        layout, offsets_type = "large_utf8", np.int64
+    else:
+        raise input_error(name, None, f"column `{column}` holds {kind}; ids must be strings or integers")
+    _, offsets, data = array.buffers()
+    offsets = np.frombuffer(offsets, dtype=offsets_type)[array.offset : array.offset + len(array) + 1]
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.empty(0, dtype=np.uint8)
+    return (layout, offsets, data)
+
+
+def to_qrels(data: Any, *, query: str, doc: str, grade: str, format: str | None,
+             delimiter: str | None, name: str = "qrels") -> Qrels:
+    """Qrels from a path, a dict of dicts, a DataFrame or an Arrow table."""
+    if isinstance(data, Qrels):
+        return data
+    if is_path(data):
+        return _native.qrels_from_file(
+            os.fspath(data), format, query, doc, "score", "rank", grade, delimiter
+        )
+    if isinstance(data, dict):
+        return _native.qrels_from_dict(data, name)
+    if _is_pandas(data) or _is_arrow_table(data):
+        table = _Table(data, f"{name} table")
+        table.require(query, "query ids; set query=")
+        table.require(doc, "document ids; set doc=")
+        grades = table.grades(grade) if table.has(grade) else None
+        return _native.qrels_from_columns(
+            table.name, query, table.ids(query), doc, table.ids(doc), grade, grades
+        )
+    raise TypeError(
+        f"{name}: expected a file path, a dict {{query: {{doc: grade}}}}, a pandas DataFrame "
+        f"or an Arrow table, found {type(data).__name__}"
+    )
+
+
+def to_run(data: Any, *, query: str, doc: str, score: str, rank: str, format: str | None,
+           delimiter: str | None, duplicates: str, name: str = "run") -> Run:
+    """A run from a path, a dict of dicts, a DataFrame or an Arrow table."""
+    if isinstance(data, Run):
+        return data
+    if is_path(data):
+        return _native.run_from_file(
+            os.fspath(data), format, query, doc, score, rank, "grade", delimiter, duplicates
+        )
+    if isinstance(data, dict):
+        return _native.run_from_dict(data, name, duplicates)
+    if _is_pandas(data) or _is_arrow_table(data):
+        table = _Table(data, f"{name} table")
+        table.require(query, "query ids; set query=")
+        table.require(doc, "document ids; set doc=")
+        if table.has(score):
+            order, by_rank, order_name = table.floats(score), False, score
+        elif table.has(rank):
+            order, by_rank, order_name = table.floats(rank), True, rank
+        else:
+            table.require(score, f"or `{rank}`: a run needs scores or ranks; set score= or rank=")
+        return _native.run_from_columns(
+            table.name, query, table.ids(query), doc, table.ids(doc), order_name, order,
+            by_rank, duplicates,
+        )
+    raise TypeError(
+        f"{name}: expected a file path, a dict {{query: {{doc: score}}}}, a pandas DataFrame "
+        f"or an Arrow table, found {type(data).__name__}"
+    )
+
+
+def run_names(paths: list[Any]) -> list[str]:
+    """Names of runs given as a list: file stems as the command line makes them
+    (one extension and a `.gz` go; the whole path where two stems clash),
+    `run1`, `run2`... for anything else."""
+    def stem(index: int, value: Any) -> str:
+        if not is_path(value):
+            return f"run{index + 1}"
+        name = os.path.basename(os.fspath(value))
+        name = name[:-3] if name.endswith(".gz") else name
+        head, dot, _ = name.rpartition(".")
+        return head if dot and head else name
+
+    stems = [stem(i, p) for i, p in enumerate(paths)]
+    return [
+        os.fspath(p) if is_path(p) and stems.count(s) > 1 else s
+        for p, s in zip(paths, stems)
+    ]

@@ -1,0 +1,106 @@
+"""Type stubs of the native module (Rust, PyO3). Use the functions of
+`rankeval_rs` instead; these are its building blocks."""
+
+from collections.abc import Callable
+from os import PathLike
+from typing import Any, final
+
+import numpy as np
+import numpy.typing as npt
+
+class RankevalError(Exception):
+    """Base class of every error rankeval raises."""
+
+    file: str | None
+    line: int | None
+    message: str
+
+class InputError(RankevalError):
+    """Qrels or a run could not be read (file or in-memory input, 1-based line or row)."""
+
+class MetricError(RankevalError):
+    """A metric spec does not build, or a Python metric failed."""
+
+@final
+class Qrels:
+    """Relevance judgements, read once."""
+
+    @property
+    def num_queries(self) -> int: ...
+    @property
+    def num_judgements(self) -> int: ...
+
+@final
+class Run:
+    """A run: in memory, or a file read when evaluated."""
+
+    @property
+    def file(self) -> str | None: ...
+
+#: An id column: int64 ids, Arrow string buffers, or an object array of str/int.
+IdColumn = npt.NDArray[np.int64] | tuple[str, npt.NDArray[Any], npt.NDArray[np.uint8]] | npt.NDArray[np.object_]
+
+#: A metric function: (grades by rank, relevant count, ideal grades) -> value.
+MetricFunction = Callable[[npt.NDArray[np.float64], int, npt.NDArray[np.float64]], float]
+
+def qrels_from_file(
+    path: str | PathLike[str],
+    format: str | None,
+    query: str,
+    doc: str,
+    score: str,
+    rank: str,
+    grade: str,
+    delimiter: str | None,
+) -> Qrels: ...
+def run_from_file(
+    path: str | PathLike[str],
+    format: str | None,
+    query: str,
+    doc: str,
+    score: str,
+    rank: str,
+    grade: str,
+    delimiter: str | None,
+    duplicates: str,
+) -> Run: ...
+def qrels_from_dict(judgements: dict[Any, Any], name: str) -> Qrels: ...
+def run_from_dict(lists: dict[Any, Any], name: str, duplicates: str) -> Run: ...
+def qrels_from_columns(
+    name: str,
+    query_name: str,
+    query: IdColumn,
+    doc_name: str,
+    doc: IdColumn,
+    grade_name: str,
+    grade: npt.NDArray[np.float64] | None,
+) -> Qrels: ...
+def run_from_columns(
+    name: str,
+    query_name: str,
+    query: IdColumn,
+    doc_name: str,
+    doc: IdColumn,
+    order_name: str,
+    order: npt.NDArray[np.float64],
+    by_rank: bool,
+    duplicates: str,
+) -> Run: ...
+def evaluate(
+    qrels: Qrels | None,
+    runs: list[tuple[str, Run]],
+    specs: list[str],
+    missing: str,
+    rel: int,
+) -> list[tuple[str, list[str], list[str], npt.NDArray[np.float64], list[float], list[str]]]: ...
+def register_metric(name: str, function: MetricFunction) -> None:
+    """Registers `function` as the metric `name`, usable as `"name"` or `"name@k"`."""
+
+def unregister_metric(name: str) -> bool:
+    """Forgets the Python metric `name`; whether it was registered."""
+
+def python_metrics() -> list[str]:
+    """The registered Python metrics' names, sorted."""
+
+def metric_names() -> list[str]:
+    """The built-in metrics' names, sorted."""

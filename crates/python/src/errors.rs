@@ -1,0 +1,91 @@
+//! Rust errors as Python exceptions: one hierarchy under `RankevalError`,
+//! each carrying the file (or in-memory input), the line (or row) and the
+//! message of the Rust error as attributes.
+
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::{PyErr, Python, create_exception};
+use rankeval_core::{PluginError, QrelsError, RunError};
+use rankeval_runner::ReadError;
+
+create_exception!(
+    rankeval_rs,
+    RankevalError,
+    PyException,
+    "Base class of every error rankeval raises; `file`, `line` and `message` say where and what."
+);
+create_exception!(
+    rankeval_rs,
+    InputError,
+    RankevalError,
+    "Qrels or a run could not be read: `file` names the file (or the in-memory input), `line` the 1-based line (or row), `message` the problem."
+);
+create_exception!(
+    rankeval_rs,
+    MetricError,
+    RankevalError,
+    "A metric could not be built from its spec, or a Python metric failed."
+);
+
+/// An exception of type `T` with `file`, `line` and `message` attributes,
+/// its text `file:line: message` as the command line prints it.
+pub fn located<T: pyo3::PyTypeInfo>(file: Option<&str>, line: Option<u64>, message: &str) -> PyErr {
+    let text = match (file, line) {
+        (Some(file), Some(line)) => format!("{file}:{line}: {message}"),
+        (Some(file), None) => format!("{file}: {message}"),
+        _ => message.to_owned(),
+    };
+    Python::attach(|py| {
+        let error = PyErr::from_type(py.get_type::<T>(), (text,));
+        let value = error.value(py);
+        let set = || -> PyResult<()> {
+            value.setattr("file", file)?;
+            value.setattr("line", line)?;
+            value.setattr("message", message)?;
+            Ok(())
+        };
+        match set() {
+            Ok(()) => error,
+            Err(failed) => failed,
+        }
+    })
+}
+
+/// A reader's error: the file, line and problem it names.
+pub fn read_error(error: &ReadError) -> PyErr {
+    located::<InputError>(Some(&error.path), error.line, &error.kind.to_string())
+}
+
+/// An error building a run from in-memory data called `name`; the line is
+/// the 1-based entry (row) the error is at.
+pub fn run_error(name: &str, error: &RunError) -> PyErr {
+    let line = match error {
+        RunError::DuplicateDoc { second, .. } => Some(*second),
+        RunError::NanScore { at, .. }
+        | RunError::QueryNotUtf8 { at }
+        | RunError::ListTooLarge { at } => Some(*at),
+        _ => None,
+    };
+    let mut message = error.to_string();
+    if matches!(error, RunError::DuplicateDoc { .. }) {
+        message.push_str("; to keep the first occurrence, pass duplicates=\"first\"");
+    }
+    located::<InputError>(Some(name), line, &message)
+}
+
+/// An error building qrels from in-memory data called `name`.
+pub fn qrels_error(name: &str, error: &QrelsError) -> PyErr {
+    let line = match error {
+        QrelsError::ConflictingGrades { second, .. } => Some(*second),
+        QrelsError::InvalidGrade { at, .. }
+        | QrelsError::QueryNotUtf8 { at }
+        | QrelsError::ListTooLarge { at } => Some(*at),
+        _ => None,
+    };
+    located::<InputError>(Some(name), line, &error.to_string())
+}
+
+/// A metric spec that does not build.
+pub fn metric_error(spec: &str, error: &PluginError) -> PyErr {
+    located::<MetricError>(None, None, &format!("metric `{spec}`: {error}"))
+}

@@ -1,0 +1,457 @@
+//! Qrels and runs from what Python users have: files (read as the command
+//! line reads them), dicts of dicts (as ranx and pytrec_eval take them) and
+//! table columns (pandas, pyarrow), into the core model.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use numpy::PyReadonlyArray1;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyInt, PyList, PyString};
+use rankeval_core::{Duplicates, Id, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError};
+use rankeval_runner::{CsvOptions, Format, Input, ReadOptions, read_qrels};
+use rayon::prelude::*;
+
+use crate::columns::IdColumn;
+use crate::errors::{qrels_error, read_error, run_error};
+
+/// Rows per task when a table is read in parallel.
+const ROWS_PER_TASK: usize = 1 << 16;
+
+/// Relevance judgements, read once and evaluated against any number of runs.
+#[pyclass(name = "Qrels", module = "rankeval_rs", frozen)]
+pub struct PyQrels {
+    /// The judgements.
+    pub qrels: Arc<Qrels>,
+}
+
+/// Where a run comes from: built in memory, or a file read while it is
+/// evaluated (as the command line does, without holding it whole).
+pub enum RunSource {
+    /// A run built from Python data.
+    Memory(Arc<Run>),
+    /// A file, read when evaluated.
+    File {
+        /// The file, its format and CSV columns.
+        input: Input,
+        /// The duplicates policy.
+        read: ReadOptions,
+    },
+}
+
+/// A run: one ranked list per query.
+#[pyclass(name = "Run", module = "rankeval_rs", frozen)]
+pub struct PyRun {
+    /// Where it comes from.
+    pub source: RunSource,
+}
+
+#[pymethods]
+impl PyQrels {
+    /// The number of judged queries.
+    #[getter]
+    fn num_queries(&self) -> usize {
+        self.qrels.num_queries()
+    }
+
+    /// The number of judgements.
+    #[getter]
+    fn num_judgements(&self) -> usize {
+        self.qrels.num_judgements()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Qrels({} queries, {} judgements)",
+            self.qrels.num_queries(),
+            self.qrels.num_judgements()
+        )
+    }
+}
+
+#[pymethods]
+impl PyRun {
+    /// The file the run is read from, or `None` for a run in memory.
+    #[getter]
+    fn file(&self) -> Option<String> {
+        match &self.source {
+            RunSource::File { input, .. } => Some(input.name().to_owned()),
+            RunSource::Memory(_) => None,
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        match &self.source {
+            RunSource::Memory(run) => format!(
+                "Run({} queries, {} entries)",
+                run.num_queries(),
+                run.num_entries()
+            ),
+            RunSource::File { input, .. } => format!("Run(file={:?})", input.name()),
+        }
+    }
+}
+
+/// `"error"` or `"first"`.
+pub fn duplicates(value: &str) -> PyResult<Duplicates> {
+    match value {
+        "error" => Ok(Duplicates::Error),
+        "first" => Ok(Duplicates::First),
+        other => Err(PyValueError::new_err(format!(
+            "duplicates={other:?}: expected \"error\" or \"first\""
+        ))),
+    }
+}
+
+/// A file input as the command line makes it: the format from the name
+/// unless given, CSV columns and delimiter applied to CSV files.
+#[allow(clippy::too_many_arguments)]
+fn file_input(
+    path: PathBuf,
+    format: Option<&str>,
+    query: String,
+    doc: String,
+    score: String,
+    rank: String,
+    grade: String,
+    delimiter: Option<char>,
+) -> PyResult<Input> {
+    if !path.is_file() {
+        let problem = if path.exists() {
+            "is not a file"
+        } else {
+            "no such file"
+        };
+        return Err(crate::errors::located::<crate::errors::InputError>(
+            Some(&path.display().to_string()),
+            None,
+            problem,
+        ));
+    }
+    let input = Input::file(&path);
+    let input = match format {
+        None => input,
+        Some("trec") => input.with_format(Format::Trec),
+        Some("jsonl") => input.with_format(Format::Jsonl),
+        Some("csv") => input.with_format(Format::Csv),
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "format={other:?}: expected \"trec\", \"jsonl\" or \"csv\""
+            )));
+        }
+    };
+    if input.format() != Format::Csv {
+        return Ok(input);
+    }
+    let csv = CsvOptions {
+        query,
+        doc,
+        score,
+        rank,
+        grade,
+        delimiter,
+    };
+    csv.check().map_err(PyValueError::new_err)?;
+    Ok(input.with_csv(csv))
+}
+
+/// Reads qrels from a file (TREC, JSON Lines or CSV).
+#[pyfunction]
+#[pyo3(signature = (path, format, query, doc, score, rank, grade, delimiter))]
+#[allow(clippy::too_many_arguments)]
+pub fn qrels_from_file(
+    py: Python<'_>,
+    path: PathBuf,
+    format: Option<&str>,
+    query: String,
+    doc: String,
+    score: String,
+    rank: String,
+    grade: String,
+    delimiter: Option<char>,
+) -> PyResult<PyQrels> {
+    let input = file_input(path, format, query, doc, score, rank, grade, delimiter)?;
+    let qrels = py
+        .detach(|| read_qrels(&input))
+        .map_err(|e| read_error(&e))?;
+    Ok(PyQrels {
+        qrels: Arc::new(qrels),
+    })
+}
+
+/// A run file (TREC, JSON Lines or CSV), read when it is evaluated.
+#[pyfunction]
+#[pyo3(signature = (path, format, query, doc, score, rank, grade, delimiter, duplicates))]
+#[allow(clippy::too_many_arguments)]
+pub fn run_from_file(
+    path: PathBuf,
+    format: Option<&str>,
+    query: String,
+    doc: String,
+    score: String,
+    rank: String,
+    grade: String,
+    delimiter: Option<char>,
+    duplicates: &str,
+) -> PyResult<PyRun> {
+    let read = ReadOptions {
+        duplicates: self::duplicates(duplicates)?,
+    };
+    let input = file_input(path, format, query, doc, score, rank, grade, delimiter)?;
+    Ok(PyRun {
+        source: RunSource::File { input, read },
+    })
+}
+
+/// Calls `f` with the bytes of a `str` or `int` id.
+fn with_id<R>(object: &Bound<'_, PyAny>, what: &str, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
+    if let Ok(text) = object.cast::<PyString>() {
+        Ok(f(text.to_str()?.as_bytes()))
+    } else if object.is_instance_of::<PyInt>() {
+        let value: i64 = object.extract()?;
+        Ok(value.with_bytes(f))
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "{what} ids must be str or int, found {} `{}`",
+            object.get_type().name()?,
+            object.repr()?
+        )))
+    }
+}
+
+/// Qrels from `{query: {doc: grade}}` (or `{query: [doc, ...]}`, grade 1),
+/// called `name` in errors; lines in errors count judgements from 1.
+#[pyfunction]
+pub fn qrels_from_dict(judgements: &Bound<'_, PyDict>, name: &str) -> PyResult<PyQrels> {
+    let mut builder = QrelsBuilder::new();
+    let mut at = 0u64;
+    let failed = |e: QrelsError| qrels_error(name, &e);
+    for (query, docs) in judgements.iter() {
+        with_id(&query, "query", |q| -> PyResult<()> {
+            at = at.saturating_add(1);
+            builder.declare_query(q, at).map_err(failed)?;
+            if let Ok(graded) = docs.cast::<PyDict>() {
+                for (doc, grade) in graded.iter() {
+                    let grade: f64 = grade.extract().map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "{name}: the grade of document {} in query {} must be a number, found {}",
+                            doc.repr().map(|r| r.to_string()).unwrap_or_default(),
+                            query.repr().map(|r| r.to_string()).unwrap_or_default(),
+                            grade.repr().map(|r| r.to_string()).unwrap_or_default(),
+                        ))
+                    })?;
+                    at = at.saturating_add(1);
+                    with_id(&doc, "document", |d| builder.push_at(q, d, grade, at))?
+                        .map_err(failed)?;
+                }
+            } else if let Ok(listed) = docs.cast::<PyList>() {
+                for doc in listed.iter() {
+                    at = at.saturating_add(1);
+                    with_id(&doc, "document", |d| builder.push_at(q, d, 1.0, at))?
+                        .map_err(failed)?;
+                }
+            } else {
+                return Err(PyTypeError::new_err(format!(
+                    "{name}: the judgements of query {} must be a dict {{doc: grade}} or a list of docs",
+                    query.repr()?
+                )));
+            }
+            Ok(())
+        })??;
+    }
+    let qrels = builder.finish().map_err(failed)?;
+    Ok(PyQrels {
+        qrels: Arc::new(qrels),
+    })
+}
+
+/// A run from `{query: {doc: score}}` or `{query: [doc, ...]}` (ranked,
+/// best first), called `name` in errors.
+#[pyfunction]
+pub fn run_from_dict(lists: &Bound<'_, PyDict>, name: &str, duplicates: &str) -> PyResult<PyRun> {
+    let duplicates = self::duplicates(duplicates)?;
+    let mut builder = RunBuilder::new();
+    let mut at = 0u64;
+    let failed = |e: RunError| run_error(name, &e);
+    for (query, docs) in lists.iter() {
+        with_id(&query, "query", |q| -> PyResult<()> {
+            at = at.saturating_add(1);
+            if let Ok(scored) = docs.cast::<PyDict>() {
+                builder.declare_query(q, false, at).map_err(failed)?;
+                for (doc, score) in scored.iter() {
+                    let score: f64 = score.extract().map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "{name}: the score of document {} in query {} must be a number, found {}",
+                            doc.repr().map(|r| r.to_string()).unwrap_or_default(),
+                            query.repr().map(|r| r.to_string()).unwrap_or_default(),
+                            score.repr().map(|r| r.to_string()).unwrap_or_default(),
+                        ))
+                    })?;
+                    at = at.saturating_add(1);
+                    with_id(&doc, "document", |d| {
+                        builder.push_scored_at(q, d, score, at)
+                    })?
+                    .map_err(failed)?;
+                }
+            } else if let Ok(listed) = docs.cast::<PyList>() {
+                builder.declare_query(q, true, at).map_err(failed)?;
+                for doc in listed.iter() {
+                    at = at.saturating_add(1);
+                    with_id(&doc, "document", |d| builder.push_ranked_at(q, d, at))?
+                        .map_err(failed)?;
+                }
+            } else {
+                return Err(PyTypeError::new_err(format!(
+                    "{name}: the list of query {} must be a dict {{doc: score}} or a list of docs, best first",
+                    query.repr()?
+                )));
+            }
+            Ok(())
+        })??;
+    }
+    let run = builder.finish(duplicates).map_err(failed)?;
+    Ok(PyRun {
+        source: RunSource::Memory(Arc::new(run)),
+    })
+}
+
+/// Checks that every column has `rows` rows.
+fn same_length(columns: &[(&str, usize)]) -> PyResult<usize> {
+    let rows = columns.first().map_or(0, |c| c.1);
+    match columns.iter().find(|c| c.1 != rows) {
+        Some((name, len)) => Err(PyValueError::new_err(format!(
+            "column `{name}` has {len} rows, column `{}` {rows}",
+            columns[0].0
+        ))),
+        None => Ok(rows),
+    }
+}
+
+/// Row ranges of at most [`ROWS_PER_TASK`] rows.
+fn tasks(rows: usize) -> Vec<(usize, usize)> {
+    (0..rows)
+        .step_by(ROWS_PER_TASK)
+        .map(|start| (start, (start + ROWS_PER_TASK).min(rows)))
+        .collect()
+}
+
+/// The 1-based position of `row`, as errors name it.
+fn position(row: usize) -> u64 {
+    u64::try_from(row).map_or(u64::MAX, |row| row.saturating_add(1))
+}
+
+/// Qrels from columns of equal length (grade 1 where `grade` is `None`),
+/// read in parallel with the GIL released; errors name `name` and the
+/// 1-based row.
+#[pyfunction]
+#[pyo3(signature = (name, query_name, query, doc_name, doc, grade_name, grade))]
+#[allow(clippy::too_many_arguments)]
+pub fn qrels_from_columns<'py>(
+    py: Python<'py>,
+    name: &str,
+    query_name: &str,
+    query: &Bound<'py, PyAny>,
+    doc_name: &str,
+    doc: &Bound<'py, PyAny>,
+    grade_name: &str,
+    grade: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<PyQrels> {
+    let query = IdColumn::extract(query, query_name)?;
+    let doc = IdColumn::extract(doc, doc_name)?;
+    let mut lengths = vec![(query_name, query.len()), (doc_name, doc.len())];
+    if let Some(grade) = &grade {
+        lengths.push((grade_name, grade.len()?));
+    }
+    let rows = same_length(&lengths)?;
+    let (queries, docs) = (query.ids()?, doc.ids()?);
+    let grades = match &grade {
+        Some(g) => Some(
+            g.as_slice()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        ),
+        None => None,
+    };
+    let built = py.detach(|| {
+        let parts: Vec<Result<QrelsBuilder, QrelsError>> = tasks(rows)
+            .into_par_iter()
+            .map(|(start, end)| {
+                let mut builder = QrelsBuilder::with_capacity(end - start, (end - start) * 8);
+                for row in start..end {
+                    let grade = grades.map_or(1.0, |g| g[row]);
+                    queries.with(row, |q| {
+                        docs.with(row, |d| builder.push_at(q, d, grade, position(row)))
+                    })?;
+                }
+                Ok(builder)
+            })
+            .collect();
+        let mut joined = QrelsBuilder::new();
+        for part in parts {
+            joined.append(part?, 0);
+        }
+        joined.finish()
+    });
+    let qrels = built.map_err(|e| qrels_error(name, &e))?;
+    Ok(PyQrels {
+        qrels: Arc::new(qrels),
+    })
+}
+
+/// A run from columns of equal length, ordered by `score` (descending,
+/// ties by document id descending) or, without scores, by `rank`
+/// (ascending, ties as for scores), as a CSV run; read in parallel with the
+/// GIL released. Errors name `name` and the 1-based row.
+#[pyfunction]
+#[pyo3(signature = (name, query_name, query, doc_name, doc, order_name, order, by_rank, duplicates))]
+#[allow(clippy::too_many_arguments)]
+pub fn run_from_columns<'py>(
+    py: Python<'py>,
+    name: &str,
+    query_name: &str,
+    query: &Bound<'py, PyAny>,
+    doc_name: &str,
+    doc: &Bound<'py, PyAny>,
+    order_name: &str,
+    order: PyReadonlyArray1<'py, f64>,
+    by_rank: bool,
+    duplicates: &str,
+) -> PyResult<PyRun> {
+    let duplicates = self::duplicates(duplicates)?;
+    let query = IdColumn::extract(query, query_name)?;
+    let doc = IdColumn::extract(doc, doc_name)?;
+    let rows = same_length(&[
+        (query_name, query.len()),
+        (doc_name, doc.len()),
+        (order_name, order.len()?),
+    ])?;
+    let (queries, docs) = (query.ids()?, doc.ids()?);
+    let order = order
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let built = py.detach(|| {
+        let parts: Vec<Result<RunBuilder, RunError>> = tasks(rows)
+            .into_par_iter()
+            .map(|(start, end)| {
+                let mut builder = RunBuilder::with_capacity(end - start, (end - start) * 8);
+                for (row, &value) in order.iter().enumerate().take(end).skip(start) {
+                    // A rank is stored as the score -rank, as the CSV reader does.
+                    let score = if by_rank { -value } else { value };
+                    queries.with(row, |q| {
+                        docs.with(row, |d| builder.push_scored_at(q, d, score, position(row)))
+                    })?;
+                }
+                Ok(builder)
+            })
+            .collect();
+        let mut joined = RunBuilder::new();
+        for part in parts {
+            joined.append(part?, 0);
+        }
+        joined.finish(duplicates)
+    });
+    let run = built.map_err(|e| run_error(name, &e))?;
+    Ok(PyRun {
+        source: RunSource::Memory(Arc::new(run)),
+    })
+}

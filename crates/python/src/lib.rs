@@ -1,0 +1,48 @@
+//! Python bindings of rankeval: the native module `rankeval_rs._native`.
+//!
+//! This layer only converts and maps errors: inputs become the core's
+//! `Qrels` and `Run` (files through the runner's readers, dicts and table
+//! columns through the builders), metrics come from the registry (or are
+//! Python functions, see [`python_metric`]), and every number is computed
+//! by the runner's engine with the GIL released. The Python package
+//! (`python/rankeval_rs`) dispatches on input types and shapes the results.
+
+mod columns;
+mod errors;
+mod evaluate;
+mod inputs;
+mod python_metric;
+
+use pyo3::prelude::*;
+
+/// The native module; `rankeval_rs/__init__.py` wraps it.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("RankevalError", py.get_type::<errors::RankevalError>())?;
+    m.add("InputError", py.get_type::<errors::InputError>())?;
+    m.add("MetricError", py.get_type::<errors::MetricError>())?;
+    m.add_class::<inputs::PyQrels>()?;
+    m.add_class::<inputs::PyRun>()?;
+    m.add_function(wrap_pyfunction!(inputs::qrels_from_file, m)?)?;
+    m.add_function(wrap_pyfunction!(inputs::run_from_file, m)?)?;
+    m.add_function(wrap_pyfunction!(inputs::qrels_from_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(inputs::run_from_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(inputs::qrels_from_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(inputs::run_from_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate::evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(python_metric::register_metric, m)?)?;
+    m.add_function(wrap_pyfunction!(python_metric::unregister_metric, m)?)?;
+    m.add_function(wrap_pyfunction!(python_metric::python_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(metric_names, m)?)?;
+    Ok(())
+}
+
+/// Every built-in metric's name, sorted (as `rankeval metrics` lists them).
+#[pyfunction]
+fn metric_names() -> Vec<&'static str> {
+    rankeval_runner::core::registry::metrics()
+        .iter()
+        .map(|d| d.name)
+        .collect()
+}

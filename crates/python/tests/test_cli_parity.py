@@ -1,0 +1,114 @@
+"""The package gives the CLI's numbers bit for bit: every metric `rankeval
+metrics` lists, by default and with its example parameters, on the same
+files, with each option."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import rankeval_rs
+
+from conftest import cli, cli_json
+
+
+def cli_metrics() -> list[tuple[str, str, bool]]:
+    """(name, example, takes a cutoff k) of every metric `rankeval metrics` lists."""
+    done = cli("metrics")
+    assert done.returncode == 0, done.stderr
+    text = done.stdout.split("Aggregators")[0]
+    blocks = re.split(r"^  (?=[a-z])", text, flags=re.M)[1:]
+    listed = []
+    for block in blocks:
+        name = re.match(r"[a-z][a-z0-9_]*", block).group(0)
+        example = re.search(r"^      example: (\S+)$", block, re.M).group(1)
+        listed.append((name, example, re.search(r"^      k ", block, re.M) is not None))
+    assert listed
+    return listed
+
+
+def all_specs() -> list[str]:
+    specs = []
+    for name, example, cutoff in cli_metrics():
+        specs += [name, f"{name}@5", example] if cutoff else [name, example]
+    return list(dict.fromkeys(specs))
+
+
+def test_the_cli_lists_the_metrics_the_package_knows():
+    assert [name for name, _, _ in cli_metrics()] == list(rankeval_rs.metric_names())
+
+
+def assert_same(result: rankeval_rs.Evaluation, report: dict) -> None:
+    (run,) = report["runs"]
+    assert result.metrics == list(run["metrics"])
+    for index, metric in enumerate(result.metrics):
+        expected = run["per_query"][metric]
+        assert result.queries == list(expected)
+        values = result.values[:, index]
+        for query, value in zip(result.queries, values):
+            assert value == expected[query] and type(expected[query]) in (int, float), (metric, query)
+        assert result.means[metric] == run["metrics"][metric]["mean"], metric
+
+
+@pytest.mark.parametrize(
+    "options,cli_options",
+    [
+        ({}, []),
+        ({"missing": "zero"}, ["--missing", "zero"]),
+        ({"rel": 2}, ["--rel", "2"]),
+    ],
+)
+def test_every_metric_equals_the_cli_bit_for_bit(files, options, cli_options):
+    specs = all_specs()
+    report = cli_json(files.qrels_trec, files.run_trec, specs, *cli_options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankeval_rs.RankevalWarning)
+        result = rankeval_rs.evaluate(files.qrels_trec, files.run_trec, specs, **options)
+    assert len(result.metrics) == len(specs)
+    assert_same(result, report)
+
+
+@pytest.mark.parametrize("run", ["run_trec", "run_csv", "run_jsonl"])
+def test_each_file_format_equals_the_cli(files, run):
+    specs = ["ap", "ndcg@10", "ap(norm=truncated)@10", "p@10", "rr", "bpref"]
+    path = getattr(files, run)
+    report = cli_json(files.qrels_trec, path, specs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankeval_rs.RankevalWarning)
+        assert_same(rankeval_rs.evaluate(files.qrels_trec, path, specs), report)
+
+
+def test_duplicates_first_equals_the_cli(files, tmp_path):
+    run = tmp_path / "dup.trec"
+    lines = files.run_trec.read_text().splitlines()
+    run.write_text("\n".join(lines + lines[:3]) + "\n")
+    report = cli_json(files.qrels_trec, run, ["ap", "p@5"], "--duplicates", "first")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = rankeval_rs.evaluate(files.qrels_trec, run, ["ap", "p@5"], duplicates="first")
+    assert "run `dup`: 3 entries of the run repeated a document" in [str(w.message)[:51] for w in caught]
+    assert_same(result, report)
+
+
+def test_warnings_say_what_the_cli_says(files):
+    done = cli("eval", "--qrels", str(files.qrels_trec), "--run", str(files.run_trec), "-m", "ap")
+    expected = [line.removeprefix("warning: ") for line in done.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(expected) == 2  # queries only in the run, queries only in the qrels
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = rankeval_rs.evaluate(files.qrels_trec, files.run_trec, "ap")
+    texts = [str(w.message) for w in caught if issubclass(w.category, rankeval_rs.RankevalWarning)]
+    assert texts == expected == result.warnings
+
+
+def test_several_runs_are_named_as_the_cli_names_them(files):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankeval_rs.RankevalWarning)
+        results = rankeval_rs.evaluate(files.qrels_trec, [files.run_trec, files.run_csv], ["ap"])
+    # Both stems are `run`, so the paths name them, as on the command line.
+    assert list(results) == [str(files.run_trec), str(files.run_csv)]
+    first, second = results.values()
+    assert np.array_equal(first.values, second.values)

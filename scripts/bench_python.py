@@ -1,0 +1,241 @@
+"""In-process benchmark of the Python package (rankeval_rs) against the
+Python peers, on the same data and metrics (MAP, MRR, P@10, recall@10,
+nDCG@10): pytrec_eval (pip pytrec-eval-terrier), ranx (warm: numba compiled
+by a first call) and ir_measures.
+
+    python scripts/bench_python.py [--shapes 10000x100 100000x100] [--rounds 3] [--seed 7]
+
+For each shape (queries x documents per query) it generates a seeded TREC
+qrels file (grades 0-3) and run (scores with ties) under
+target/bench-python/, reads the run once into a pandas DataFrame (columns
+query, doc, score; not timed), then times, per tool, one evaluation of the
+run given as that DataFrame (the conversion into the tool's own form
+included) and given as the file (read included). Qrels are loaded once per
+tool, outside the timings. Each figure is the median of the rounds (ranx
+and rankeval_rs get a warm-up call first; ranx compiles its numba code
+then); ratios are against rankeval_rs from the DataFrame, measured in the
+same run. Peers that are not
+installed are skipped with a word. The means of each tool are compared with
+rankeval_rs's (ties are ordered differently by ranx, so small differences
+there are expected).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+METRICS = ["ap", "rr", "p@10", "recall@10", "ndcg@10"]
+
+
+def generate(queries: int, depth: int, seed: int) -> tuple[Path, Path]:
+    """Seeded TREC qrels and run under target/bench-python/ (made once)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as csv
+
+    folder = ROOT / "target" / "bench-python" / f"{queries}x{depth}-seed{seed}"
+    qrels_path, run_path = folder / "qrels.txt", folder / "run.trec"
+    if qrels_path.exists() and run_path.exists():
+        return qrels_path, run_path
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    pool = depth * 20  # each query's documents come from its own pool
+
+    def ids(prefix: str, values: np.ndarray) -> pa.Array:
+        return pc.binary_join_element_wise(prefix, pa.array(values).cast(pa.string()), "")
+
+    # Run: `depth` distinct documents per query, scores with 3 decimals (ties).
+    q = np.repeat(np.arange(queries), depth)
+    docs = np.concatenate([rng.choice(pool, depth, replace=False) for _ in range(queries)])
+    scores = np.round(rng.random(queries * depth), 3)
+    rank = np.tile(np.arange(1, depth + 1), queries)
+    run = pa.table({
+        "q": ids("q", q), "q0": pa.array(np.full(q.size, "Q0")), "doc": ids("d", docs),
+        "rank": rank, "score": scores, "tag": pa.array(np.full(q.size, "bench")),
+    })
+    # Qrels: 30 judged documents per query, grades 0-3, half of them retrieved.
+    judged = 30
+    jq = np.repeat(np.arange(queries), judged)
+    jdocs = np.concatenate([
+        np.concatenate([docs[i * depth:(i + 1) * depth][: judged // 2],
+                        rng.choice(np.arange(pool, pool * 2), judged - judged // 2, replace=False)])
+        for i in range(queries)
+    ])
+    grades = rng.choice([0, 0, 1, 1, 2, 3], jq.size)
+    qrels = pa.table({"q": ids("q", jq), "it": pa.array(np.zeros(jq.size, dtype=np.int64)),
+                      "doc": ids("d", jdocs), "grade": grades})
+    options = csv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    csv.write_csv(run, run_path, options)
+    csv.write_csv(qrels, qrels_path, options)
+    return qrels_path, run_path
+
+
+def read_run_frame(run_path: Path):
+    import pyarrow.csv as csv
+
+    table = csv.read_csv(
+        run_path,
+        read_options=csv.ReadOptions(column_names=["query", "q0", "doc", "rank", "score", "tag"]),
+        parse_options=csv.ParseOptions(delimiter=" "),
+        convert_options=csv.ConvertOptions(include_columns=["query", "doc", "score"]),
+    )
+    return table.to_pandas()
+
+
+def tools(qrels_path: Path, run_path: Path):
+    """(name, setup) pairs; setup loads the qrels and returns {case: callable}."""
+    def rankeval_rs_cases():
+        import rankeval_rs
+
+        qrels = rankeval_rs.qrels(qrels_path)
+        def evaluate(run):
+            return rankeval_rs.evaluate(qrels, run, METRICS, query="query", doc="doc").means
+        return {"DataFrame": evaluate, "file": lambda _: evaluate(run_path)}
+
+    def pytrec_eval_cases():
+        import pytrec_eval
+
+        with open(qrels_path) as f:
+            qrels = pytrec_eval.parse_qrel(f)
+        evaluator = pytrec_eval.RelevanceEvaluator(
+            qrels, {"map", "recip_rank", "P_10", "recall_10", "ndcg_cut_10"})
+        names = ["map", "recip_rank", "P_10", "recall_10", "ndcg_cut_10"]
+
+        def means(run):
+            results = evaluator.evaluate(run)
+            return {m: statistics.fmean(r[m] for r in results.values()) for m in names}
+
+        def from_frame(frame):
+            run: dict = {}
+            for q, d, s in zip(frame["query"].tolist(), frame["doc"].tolist(), frame["score"].tolist()):
+                run.setdefault(q, {})[d] = s
+            return means(run)
+
+        def from_file(_):
+            with open(run_path) as f:
+                return means(pytrec_eval.parse_run(f))
+        return {"DataFrame": from_frame, "file": from_file}
+
+    def ranx_cases():
+        from ranx import Qrels, Run, evaluate
+
+        qrels = Qrels.from_file(str(qrels_path), kind="trec")
+        names = ["map", "mrr", "precision@10", "recall@10", "ndcg@10"]
+        def from_frame(frame):
+            # ranx takes string ids only as `object` columns.
+            frame = frame.astype({"query": object, "doc": object})
+            run = Run.from_df(frame, q_id_col="query", doc_id_col="doc", score_col="score")
+            return evaluate(qrels, run, names)
+        def from_file(_):
+            return evaluate(qrels, Run.from_file(str(run_path), kind="trec"), names)
+        return {"DataFrame": from_frame, "file": from_file}
+
+    def ir_measures_cases():
+        import ir_measures
+        from ir_measures import AP, RR, P, R, nDCG
+
+        qrels = list(ir_measures.read_trec_qrels(str(qrels_path)))
+        measures = [AP, RR, P @ 10, R @ 10, nDCG @ 10]
+        def from_frame(frame):
+            run = frame.rename(columns={"query": "query_id", "doc": "doc_id"})
+            means = ir_measures.calc_aggregate(measures, qrels, run)
+            return {str(m): means[m] for m in measures}  # in the benchmark's order
+        def from_file(_):
+            means = ir_measures.calc_aggregate(measures, qrels, ir_measures.read_trec_run(str(run_path)))
+            return {str(m): means[m] for m in measures}
+        return {"DataFrame": from_frame, "file": from_file}
+
+    return [("rankeval_rs", rankeval_rs_cases), ("pytrec_eval", pytrec_eval_cases),
+            ("ranx (warm)", ranx_cases), ("ir_measures", ir_measures_cases)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shapes", nargs="+", default=["10000x100", "100000x100"])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+
+    import os
+    import platform
+
+    print(f"machine: {os.cpu_count()} CPUs, {platform.processor() or platform.machine()}, Python {platform.python_version()}")
+    print(f"metrics: {', '.join(METRICS)}; seed {args.seed}; median of {args.rounds} rounds (ranx and rankeval_rs warmed up)")
+    for shape in args.shapes:
+        queries, depth = (int(x) for x in shape.split("x"))
+        qrels_path, run_path = generate(queries, depth, args.seed)
+        frame = read_run_frame(run_path)
+        print(f"\n{shape}: {len(frame):,} run lines ({run_path.stat().st_size / 1e6:.0f} MB), "
+              f"DataFrame dtypes {dict(frame.dtypes.astype(str))}")
+        timings: dict[tuple[str, str], float] = {}
+        reference = None
+        for name, setup in tools(qrels_path, run_path):
+            try:
+                cases = setup()
+            except ImportError as missing:
+                print(f"  {name}: skipped ({missing.name} is not installed)")
+                continue
+            for case, call in cases.items():
+                # A warm-up call where it matters (ranx compiles its numba
+                # code; rankeval_rs is cheap); the slow peers' first round
+                # is timed, to keep the benchmark short.
+                warm = name.startswith(("ranx", "rankeval_rs"))
+                samples = []
+                try:
+                    means = call(frame) if warm else None
+                    for _ in range(args.rounds):
+                        start = time.perf_counter()
+                        means = call(frame)
+                        samples.append(time.perf_counter() - start)
+                except Exception as failed:  # a peer's failure is reported, not fatal
+                    print(f"  {name:12} {case:9} failed: {type(failed).__name__}: {failed}")
+                    continue
+                if reference is None:
+                    reference = list(means.values())
+                timings[(name, case)] = statistics.median(samples)
+                diff = max(abs(a - b) for a, b in zip(reference, means.values()))
+                print(f"  {name:12} {case:9} {timings[(name, case)]:9.3f} s   max |mean - rankeval_rs| {diff:.1e}",
+                      flush=True)
+        base = timings[("rankeval_rs", "DataFrame")]
+        print(f"  ratios to rankeval_rs from the DataFrame ({base:.3f} s):")
+        for (name, case), seconds in timings.items():
+            print(f"    {name:12} {case:9} {seconds / base:8.1f}x")
+        peers = [s for (n, _), s in timings.items() if n != "rankeval_rs"]
+        if peers:
+            print(f"  fastest peer / rankeval_rs (DataFrame): {min(peers) / base:.1f}x")
+        python_metric_cost(qrels_path, run_path, queries, args.rounds)
+    return 0
+
+
+def python_metric_cost(qrels_path: Path, run_path: Path, queries: int, rounds: int) -> None:
+    """The cost per query of a metric written in Python: the same evaluation
+    with and without it (a one-line NumPy precision@10)."""
+    import rankeval_rs
+
+    rankeval_rs.register_metric(
+        "bench_p", lambda grades, num_relevant, ideal: float(np.count_nonzero(grades >= 1)) / 10)
+    qrels = rankeval_rs.qrels(qrels_path)
+    run = rankeval_rs.run(run_path)
+    def timed(metrics: list[str]) -> float:
+        rankeval_rs.evaluate(qrels, run, metrics)
+        samples = []
+        for _ in range(rounds):
+            start = time.perf_counter()
+            rankeval_rs.evaluate(qrels, run, metrics)
+            samples.append(time.perf_counter() - start)
+        return statistics.median(samples)
+    builtin, python = timed(["p@10"]), timed(["p@10", "bench_p@10"])
+    print(f"  a Python metric (numpy p@10) costs {(python - builtin) / queries * 1e6:.1f} us per query "
+          f"({builtin:.3f} s with p@10 alone, {python:.3f} s with bench_p@10 too)")
+    rankeval_rs.unregister_metric("bench_p")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
