@@ -13,10 +13,13 @@
 //!   whole.
 //! - `csv_reader`: the CSV/TSV reader, its errors, and CSV evaluating like
 //!   the same data as TREC.
+//! - `arrow_reader`: Parquet and Arrow IPC, and the same data in every
+//!   format giving the same values bit for bit.
 //! - `readme`: README's library example is the crate doc's doc test.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod arrow_reader;
 mod cli;
 mod common;
 mod csv_reader;

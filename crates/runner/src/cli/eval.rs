@@ -17,13 +17,14 @@ use crate::read::{CsvOptions, Format, Input, ReadOptions};
 #[derive(Debug, Args)]
 pub(super) struct EvalArgs {
     /// Qrels file (TREC `query iteration document grade`, JSON Lines with
-    /// `relevant`, or CSV `user,item[,grade]`). Optional when every run is
-    /// JSON Lines with `relevant`.
+    /// `relevant`, CSV `user,item[,grade]`, or a Parquet/Arrow table of
+    /// those columns). Optional when every run is JSON Lines with `relevant`.
     #[arg(long, value_name = "FILE")]
     qrels: Option<PathBuf>,
-    /// Run file (TREC `query Q0 document rank score tag`, JSON Lines, or CSV
-    /// `user,item,score` / `user,item,rank`); repeat for several runs. Plain
-    /// or gzip.
+    /// Run file (TREC `query Q0 document rank score tag`, JSON Lines, CSV
+    /// `user,item,score` / `user,item,rank`, or Parquet/Arrow with those
+    /// columns or list columns `user, items, scores`); repeat for several
+    /// runs. Text formats plain or gzip.
     #[arg(long = "run", value_name = "FILE", required = true)]
     runs: Vec<PathBuf>,
     /// Metric in the short syntax `name(param=value,...)@k`, e.g. `ndcg@10`,
@@ -55,9 +56,9 @@ pub(super) struct EvalArgs {
     output: OutputArgs,
 }
 
-/// Column names and delimiter of CSV/TSV inputs (`.csv`, `.tsv`).
+/// Column names of CSV/TSV, Parquet and Arrow inputs, and the CSV delimiter.
 #[derive(Debug, Args)]
-#[command(next_help_heading = "CSV input")]
+#[command(next_help_heading = "Columns (CSV, Parquet, Arrow input)")]
 struct CsvArgs {
     /// Column with the query (user) id.
     #[arg(long = "csv-query", value_name = "COLUMN", default_value = "user")]
@@ -135,6 +136,10 @@ enum InputFormatArg {
     Jsonl,
     /// CSV or TSV with a header line.
     Csv,
+    /// Parquet, a long table or list columns.
+    Parquet,
+    /// Arrow IPC (Feather v2 file, or stream).
+    Arrow,
 }
 
 impl EvalArgs {
@@ -154,10 +159,12 @@ impl EvalArgs {
                 Some(InputFormatArg::Trec) => input.with_format(Format::Trec),
                 Some(InputFormatArg::Jsonl) => input.with_format(Format::Jsonl),
                 Some(InputFormatArg::Csv) => input.with_format(Format::Csv),
+                Some(InputFormatArg::Parquet) => input.with_format(Format::Parquet),
+                Some(InputFormatArg::Arrow) => input.with_format(Format::Arrow),
                 None => input,
             };
-            if input.format() == Format::Csv {
-                input.with_csv(csv.clone())
+            if input.has_columns() {
+                input.with_columns(csv.clone())
             } else {
                 input
             }

@@ -97,8 +97,8 @@ impl Resolver<'_> {
                 Some(format) => input.with_format(format),
                 None => input,
             };
-            if input.format() == Format::Csv {
-                input.with_csv(csv.clone())
+            if input.has_columns() {
+                input.with_columns(csv.clone())
             } else {
                 input
             }

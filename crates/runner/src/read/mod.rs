@@ -18,6 +18,12 @@
 //!   ties broken like tied scores (the rank is stored as the score `-rank`).
 //!   Missing grades are 1. Fields may be quoted (RFC 4180) but not span
 //!   lines; a byte order mark is skipped; `.tsv` files are split on tabs.
+//! - [`Format::Parquet`] and [`Format::Arrow`] (Arrow IPC: Feather v2 files
+//!   and streams): tables read with the arrow-rs crates, long
+//!   (`user, item, score|rank|grade`) or with list columns
+//!   (`user, items: list<string>, scores: list<double>`), with the same
+//!   column mapping as CSV; see the `table` module. Data already in Arrow
+//!   form is read with [`run_from_batches`] and [`qrels_from_batches`].
 //!
 //! Every error names the file, the line and what was expected; nothing is
 //! dropped silently: a malformed line, a bad number, a document repeated in
@@ -28,10 +34,14 @@
 mod csv;
 mod error;
 mod fields;
+mod grade;
+mod ipc;
 mod jsonl;
 mod lines;
 mod mapped;
+mod parquet;
 pub(crate) mod stream;
+mod table;
 mod trec;
 
 use std::fs::File;
@@ -41,8 +51,12 @@ use std::path::{Path, PathBuf};
 use flate2::read::MultiGzDecoder;
 use rankeval_core::{Duplicates, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError};
 
+/// The Arrow crate whose record batches [`run_from_batches`] takes, so that
+/// callers build them with the same version.
+pub use arrow_array;
 pub use csv::CsvOptions;
 pub use error::{ReadError, ReadErrorKind};
+pub use table::{qrels_from_batches, run_from_batches};
 
 use csv::{CSV_LINE, CsvQrels, CsvRun, Header};
 use error::LineError;
@@ -64,16 +78,25 @@ pub enum Format {
     /// `user,item,rank`, ground truth `user,item[,grade]`; column names and
     /// delimiter per [`CsvOptions`].
     Csv,
+    /// Parquet: a long table or one with list columns, column names per
+    /// [`CsvOptions`].
+    Parquet,
+    /// Arrow IPC, file (Feather v2) or stream: tables as for Parquet.
+    #[serde(alias = "feather", alias = "ipc")]
+    Arrow,
 }
 
 impl Format {
     /// The format a file name suggests: `.jsonl`, `.ndjson` and `.json` are
     /// JSON Lines, `.csv` and `.tsv` are CSV (all also with `.gz` after
-    /// them); anything else is TREC.
+    /// them), `.parquet` and `.pq` Parquet, `.arrow`, `.arrows`, `.feather`
+    /// and `.ipc` Arrow IPC; anything else is TREC.
     pub fn from_path(path: &Path) -> Format {
         match extension(path).as_deref() {
             Some("jsonl" | "ndjson" | "json") => Format::Jsonl,
             Some("csv" | "tsv") => Format::Csv,
+            Some("parquet" | "pq") => Format::Parquet,
+            Some("arrow" | "arrows" | "feather" | "ipc") => Format::Arrow,
             _ => Format::Trec,
         }
     }
@@ -135,6 +158,19 @@ impl Input {
         self.format = Format::Csv;
         self.csv = options;
         self
+    }
+
+    /// The same input with these column names (and, for CSV, delimiter),
+    /// its format unchanged: they apply to CSV, Parquet and Arrow.
+    pub fn with_columns(mut self, columns: CsvOptions) -> Self {
+        self.csv = columns;
+        self
+    }
+
+    /// Whether this input's format reads columns by name (CSV, Parquet,
+    /// Arrow), so that a column mapping applies to it.
+    pub fn has_columns(&self) -> bool {
+        matches!(self.format, Format::Csv | Format::Parquet | Format::Arrow)
     }
 
     /// The same input, read as `format`.
@@ -275,6 +311,65 @@ impl Input {
         }
     }
 
+    /// The whole input in memory: the mapped file or the bytes given as
+    /// they are, anything else (gzip, a pipe) read to its end.
+    fn with_all_bytes<T>(
+        &self,
+        then: impl FnOnce(&[u8]) -> Result<T, ReadError>,
+    ) -> Result<T, ReadError> {
+        let io = |e: io::Error| self.error(None, e.into());
+        match self.source().map_err(io)? {
+            Source::Bytes(bytes) => then(bytes),
+            Source::Mapped(map) => then(map.bytes()),
+            Source::Stream(mut stream) => {
+                let mut all = Vec::new();
+                stream.read_to_end(&mut all).map_err(io)?;
+                then(&all)
+            }
+        }
+    }
+
+    /// A Parquet input: a regular file is read by row group, anything else
+    /// (bytes, a pipe) in memory. Gzip is refused: Parquet compresses its
+    /// own columns and needs to seek.
+    fn parquet_source(&self) -> Result<parquet::ParquetSource<'_>, ReadError> {
+        if let Origin::File(path) = &self.origin
+            && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        {
+            let mut magic = [0u8; 2];
+            let read = File::open(path).and_then(|mut f| f.read(&mut magic));
+            if read.is_ok_and(|n| n == 2) && is_gzip(&magic) {
+                return Err(self.gzip_parquet());
+            }
+            return Ok(parquet::ParquetSource::File(path));
+        }
+        let bytes = match &self.origin {
+            Origin::Bytes(bytes) => bytes.clone(),
+            Origin::File(path) => {
+                let mut all = Vec::new();
+                File::open(path)
+                    .and_then(|mut f| f.read_to_end(&mut all))
+                    .map_err(|e| self.error(None, e.into()))?;
+                all
+            }
+        };
+        if is_gzip(&bytes) {
+            return Err(self.gzip_parquet());
+        }
+        Ok(parquet::ParquetSource::Bytes(bytes.into()))
+    }
+
+    fn gzip_parquet(&self) -> ReadError {
+        self.error(
+            None,
+            ReadErrorKind::BadField(
+                "a Parquet file cannot be read through gzip (Parquet compresses its own \
+                 columns); decompress it first"
+                    .into(),
+            ),
+        )
+    }
+
     /// The CSV delimiter: the one set, else tab for a `.tsv` name, else comma.
     fn csv_delimiter(&self) -> Result<u8, ReadError> {
         let tsv = match &self.origin {
@@ -396,6 +491,12 @@ pub fn read_qrels_with(input: &Input, progress: Progress<'_>) -> Result<Qrels, R
             let sink = input.parse_csv(CsvQrels::new, progress)?;
             finish_qrels(input, sink)
         }
+        Format::Parquet => {
+            parquet::read_qrels(&input.name, input.parquet_source()?, &input.csv, progress)
+        }
+        Format::Arrow => {
+            input.with_all_bytes(|bytes| ipc::read_qrels(&input.name, bytes, &input.csv, progress))
+        }
     }
 }
 
@@ -432,6 +533,16 @@ pub fn read_run_with(
             let sink = input.parse_csv(CsvRun::new, progress)?;
             Ok((finish_run(input, sink, options)?, None))
         }
+        Format::Parquet => {
+            let source = input.parquet_source()?;
+            let run = parquet::read_run(&input.name, source, &input.csv, options, progress)?;
+            Ok((run, None))
+        }
+        Format::Arrow => input
+            .with_all_bytes(|bytes| {
+                ipc::read_run(&input.name, bytes, &input.csv, options, progress)
+            })
+            .map(|run| (run, None)),
     }
 }
 

@@ -69,7 +69,7 @@ pub(crate) fn stream_run<S: ListScorer>(
             },
             progress,
         )?,
-        Format::Jsonl => return Ok(None),
+        Format::Jsonl | Format::Parquet | Format::Arrow => return Ok(None),
     };
     let StreamSink {
         mut scores,
