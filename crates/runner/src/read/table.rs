@@ -549,7 +549,7 @@ impl Layout {
                 second,
             } => self.error(
                 name,
-                u64::from(second),
+                second,
                 1,
                 format!(
                     "document `{doc}` appears twice in the list of query `{query}` (first on \
@@ -593,7 +593,7 @@ impl Layout {
                 second,
             } => self.error(
                 name,
-                u64::from(second),
+                second,
                 1,
                 format!(
                     "document `{doc}` of query `{query}` is judged {second_grade} here but \
@@ -606,9 +606,9 @@ impl Layout {
 }
 
 /// The position the builders keep for row `row` of a batch starting after
-/// `start` rows (1-based, saturating past `u32`).
-fn position(start: u64, row: usize) -> u32 {
-    u32::try_from(start + row as u64 + 1).unwrap_or(u32::MAX)
+/// `start` rows: the row's number, from 1.
+fn position(start: u64, row: usize) -> u64 {
+    start + row as u64 + 1
 }
 
 fn plural(n: usize) -> &'static str {
