@@ -213,6 +213,47 @@ impl Data {
         out
     }
 
+    /// JSON Lines with one row per line: (qrels, run).
+    fn json_rows(&self) -> (String, String) {
+        let qrels = self
+            .judged
+            .iter()
+            .map(|(q, d, g)| {
+                serde_json::json!({"user": q, "item": d, "grade": g}).to_string() + "\n"
+            })
+            .collect();
+        let run = self
+            .scored
+            .iter()
+            .map(|(q, d, s)| {
+                serde_json::json!({"user": q, "item": d, "score": s}).to_string() + "\n"
+            })
+            .collect();
+        (qrels, run)
+    }
+
+    /// Dicts of dicts, as ranx saves them: (qrels, run).
+    fn dicts(&self) -> (String, String) {
+        let mut qrels = serde_json::Map::new();
+        for (q, d, g) in &self.judged {
+            let entry = qrels
+                .entry(q.clone())
+                .or_insert_with(|| serde_json::json!({}));
+            entry[d] = (*g).into();
+        }
+        let mut run = serde_json::Map::new();
+        for (q, d, s) in &self.scored {
+            let entry = run
+                .entry(q.clone())
+                .or_insert_with(|| serde_json::json!({}));
+            entry[d] = (*s).into();
+        }
+        (
+            serde_json::Value::Object(qrels).to_string(),
+            serde_json::Value::Object(run).to_string(),
+        )
+    }
+
     /// Long tables, split into batches of `rows` rows.
     fn long(&self, rows: usize) -> (Vec<RecordBatch>, Vec<RecordBatch>) {
         let qrels = self
@@ -322,6 +363,19 @@ fn every_format_gives_the_same_values_bit_for_bit() {
     let jsonl = Input::bytes("both.jsonl", data.jsonl(), Format::Jsonl);
     check("jsonl", qrels_of(&jsonl).unwrap(), run_of(&jsonl).unwrap());
 
+    let (rows_qrels, rows_run) = data.json_rows();
+    check(
+        "jsonl rows",
+        qrels_of(&Input::bytes("q.jsonl", rows_qrels, Format::Jsonl)).unwrap(),
+        run_of(&Input::bytes("r.jsonl", rows_run, Format::Jsonl)).unwrap(),
+    );
+    let (dict_qrels, dict_run) = data.dicts();
+    check(
+        "dict of dicts",
+        qrels_of(&Input::bytes("q.json", dict_qrels, Format::Jsonl)).unwrap(),
+        run_of(&Input::bytes("r.json", dict_run, Format::Jsonl)).unwrap(),
+    );
+
     let (long_qrels, long_run) = data.long(1000);
     let pq = |b: &[RecordBatch], name: &str| Input::bytes(name, parquet(b, 700), Format::Parquet);
     check(
@@ -352,7 +406,7 @@ fn every_format_gives_the_same_values_bit_for_bit() {
         qrels_from_batches("qrels", &long_qrels, &columns).unwrap(),
         run_from_batches("run", &long_run, &columns, ReadOptions::default()).unwrap(),
     );
-    assert_eq!(seen.len(), 7);
+    assert_eq!(seen.len(), 9);
 }
 
 #[test]

@@ -15,6 +15,8 @@
 //!   the same data as TREC.
 //! - `arrow_reader`: Parquet and Arrow IPC, and the same data in every
 //!   format giving the same values bit for bit.
+//! - `json_reader`: JSON Lines with other and renamed keys, rows per line,
+//!   dicts of dicts.
 //! - `readme`: README's library example is the crate doc's doc test.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -24,6 +26,7 @@ mod cli;
 mod common;
 mod csv_reader;
 mod determinism;
+mod json_reader;
 mod plugin;
 mod readers;
 mod readme;

@@ -58,9 +58,10 @@ pub(super) struct EvalArgs {
 
 /// Column names of CSV/TSV, Parquet and Arrow inputs, and the CSV delimiter.
 #[derive(Debug, Args)]
-#[command(next_help_heading = "Columns (CSV, Parquet, Arrow input)")]
+#[command(next_help_heading = "Columns and keys (CSV, JSON, Parquet, Arrow input)")]
 struct CsvArgs {
-    /// Column with the query (user) id.
+    /// Column with the query (user) id; in JSON Lines with one query per
+    /// line, the key of the query (there `query` unless set).
     #[arg(long = "csv-query", value_name = "COLUMN", default_value = "user")]
     query: String,
     /// Column with the document (item) id.
@@ -78,6 +79,19 @@ struct CsvArgs {
     /// Field delimiter: one character, or `tab` [default: tab for .tsv, else comma].
     #[arg(long = "csv-delimiter", value_name = "CHAR")]
     delimiter: Option<String>,
+    /// JSON Lines with one query per line: the key of the ranked list.
+    #[arg(
+        long = "json-predicted",
+        value_name = "KEY",
+        default_value = "predicted"
+    )]
+    predicted: String,
+    /// JSON Lines with one query per line: the key of the list's scores.
+    #[arg(long = "json-scores", value_name = "KEY", default_value = "scores")]
+    scores: String,
+    /// JSON Lines with one query per line: the key of the judgements.
+    #[arg(long = "json-relevant", value_name = "KEY", default_value = "relevant")]
+    relevant: String,
 }
 
 impl CsvArgs {
@@ -104,6 +118,9 @@ impl CsvArgs {
             rank: self.rank.clone(),
             grade: self.grade.clone(),
             delimiter,
+            predicted: self.predicted.clone(),
+            scores: self.scores.clone(),
+            relevant: self.relevant.clone(),
         };
         options
             .check()
@@ -132,8 +149,13 @@ enum DuplicatesArg {
 enum InputFormatArg {
     /// TREC qrels and runs.
     Trec,
-    /// JSON Lines, one query per line.
+    /// JSON Lines: one query per line, one row per line, or a dict of
+    /// dicts, told by the first line.
     Jsonl,
+    /// JSON Lines with one row per line and document, read like CSV.
+    JsonlRows,
+    /// One JSON dict of dicts: query -> document -> score or grade.
+    Json,
     /// CSV or TSV with a header line.
     Csv,
     /// Parquet, a long table or list columns.
@@ -158,16 +180,14 @@ impl EvalArgs {
             let input = match self.input_format {
                 Some(InputFormatArg::Trec) => input.with_format(Format::Trec),
                 Some(InputFormatArg::Jsonl) => input.with_format(Format::Jsonl),
+                Some(InputFormatArg::JsonlRows) => input.with_format(Format::JsonlRows),
+                Some(InputFormatArg::Json) => input.with_format(Format::Json),
                 Some(InputFormatArg::Csv) => input.with_format(Format::Csv),
                 Some(InputFormatArg::Parquet) => input.with_format(Format::Parquet),
                 Some(InputFormatArg::Arrow) => input.with_format(Format::Arrow),
                 None => input,
             };
-            if input.has_columns() {
-                input.with_columns(csv.clone())
-            } else {
-                input
-            }
+            input.with_columns(csv.clone())
         };
         for path in self.qrels.iter().chain(&self.runs) {
             if let Some(problem) = input_problem(path) {

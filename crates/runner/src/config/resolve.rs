@@ -97,11 +97,7 @@ impl Resolver<'_> {
                 Some(format) => input.with_format(format),
                 None => input,
             };
-            if input.has_columns() {
-                input.with_columns(csv.clone())
-            } else {
-                input
-            }
+            input.with_columns(csv.clone())
         };
         let qrels = match &raw.qrels {
             Some(path) => Some(with_format(

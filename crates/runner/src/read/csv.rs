@@ -64,6 +64,15 @@ pub struct CsvOptions {
     pub grade: String,
     /// Field delimiter; default: tab for `.tsv` names, else comma.
     pub delimiter: Option<char>,
+    /// JSON Lines with one query per line: the key of the ranked list.
+    /// Default "predicted".
+    pub predicted: String,
+    /// JSON Lines with one query per line: the key of the scores of the
+    /// ranked list. Default "scores".
+    pub scores: String,
+    /// JSON Lines with one query per line: the key of the judgements.
+    /// Default "relevant".
+    pub relevant: String,
 }
 
 impl Default for CsvOptions {
@@ -75,6 +84,9 @@ impl Default for CsvOptions {
             rank: "rank".to_owned(),
             grade: "grade".to_owned(),
             delimiter: None,
+            predicted: "predicted".to_owned(),
+            scores: "scores".to_owned(),
+            relevant: "relevant".to_owned(),
         }
     }
 }

@@ -36,6 +36,7 @@ mod error;
 mod fields;
 mod grade;
 mod ipc;
+mod json;
 mod jsonl;
 mod lines;
 mod mapped;
@@ -60,7 +61,7 @@ pub use table::{qrels_from_batches, run_from_batches};
 
 use csv::{CSV_LINE, CsvQrels, CsvRun, Header};
 use error::LineError;
-use jsonl::{JSONL_LINE, Jsonl, JsonlSink};
+use jsonl::{JSONL_LINE, JsonKeys, Jsonl, JsonlSink};
 use lines::{Failure, LineParser, Parsed, parse_bytes, parse_lines_from};
 use mapped::Mapped;
 use trec::{QRELS_LINE, RUN_LINE, TrecQrels, TrecRun};
@@ -72,8 +73,17 @@ pub enum Format {
     /// TREC qrels (`query iteration document grade`) or run
     /// (`query Q0 document rank score tag`).
     Trec,
-    /// JSON Lines, one query per line (see the module docs of the reader).
+    /// JSON Lines: one query per line (see the module docs of the reader),
+    /// or one row per line, or a dict of dicts, told apart by the first
+    /// line (see [`Format::JsonlRows`] and [`Format::Json`]).
     Jsonl,
+    /// JSON Lines with one row per line and document
+    /// (`{"user": 1, "item": "i7", "score": 0.9}`), read like CSV.
+    #[serde(rename = "jsonl-rows")]
+    JsonlRows,
+    /// One JSON document mapping queries to documents to scores or grades
+    /// (`{"q1": {"d1": 12.5}}`), as ranx saves and pytrec_eval takes.
+    Json,
     /// CSV or TSV with a header line: runs `user,item,score` or
     /// `user,item,rank`, ground truth `user,item[,grade]`; column names and
     /// delimiter per [`CsvOptions`].
@@ -480,13 +490,7 @@ pub fn read_qrels_with(input: &Input, progress: Progress<'_>) -> Result<Qrels, R
                 .finish()
                 .map_err(|e| qrels_error(input, e))
         }
-        Format::Jsonl => {
-            let sink = input.parse(&Jsonl, JSONL_LINE, progress)?.sink;
-            if sink.relevant_lines == 0 {
-                return Err(no_lines_with(input, "relevant"));
-            }
-            finish_qrels(input, sink.qrels)
-        }
+        Format::Jsonl | Format::JsonlRows | Format::Json => input.read_json_qrels(progress),
         Format::Csv => {
             let sink = input.parse_csv(CsvQrels::new, progress)?;
             finish_qrels(input, sink)
@@ -517,18 +521,7 @@ pub fn read_run_with(
             let parsed = input.parse(&TrecRun, RUN_LINE, progress)?;
             Ok((finish_run(input, parsed.sink, options)?, None))
         }
-        Format::Jsonl => {
-            let sink: JsonlSink = input.parse(&Jsonl, JSONL_LINE, progress)?.sink;
-            if sink.predicted_lines == 0 {
-                return Err(no_lines_with(input, "predicted"));
-            }
-            let qrels = if sink.relevant_lines > 0 {
-                Some(finish_qrels(input, sink.qrels)?)
-            } else {
-                None
-            };
-            Ok((finish_run(input, sink.run, options)?, qrels))
-        }
+        Format::Jsonl | Format::JsonlRows | Format::Json => input.read_json_run(options, progress),
         Format::Csv => {
             let sink = input.parse_csv(CsvRun::new, progress)?;
             Ok((finish_run(input, sink, options)?, None))
@@ -546,17 +539,184 @@ pub fn read_run_with(
     }
 }
 
-fn no_lines_with(input: &Input, key: &str) -> ReadError {
+fn no_lines_with(input: &Input, key: &str, holds: &str) -> ReadError {
     input.error(
         None,
-        ReadErrorKind::BadField(format!(
-            "no line has `{key}`, so the file holds no {}",
-            match key {
-                "predicted" => "run",
-                _ => "qrels",
-            }
-        )),
+        ReadErrorKind::BadField(format!("no line has `{key}`, so the file holds no {holds}")),
     )
+}
+
+/// The first line of `bytes` that is not blank (without its line end).
+fn first_line(bytes: &[u8]) -> &[u8] {
+    bytes
+        .split(|&b| b == b'\n')
+        .find(|line| !line.trim_ascii().is_empty())
+        .unwrap_or_default()
+}
+
+impl Input {
+    /// The source, and its first non-blank line (read ahead and put back for
+    /// a stream).
+    fn source_with_head(&self) -> Result<(Source<'_>, Vec<u8>), ReadError> {
+        use std::io::BufRead;
+        let io = |e: io::Error| self.error(None, e.into());
+        match self.source().map_err(io)? {
+            Source::Stream(stream) => {
+                let mut reader = BufReader::with_capacity(1 << 16, stream);
+                let mut head = Vec::new();
+                loop {
+                    let start = head.len();
+                    if reader.read_until(b'\n', &mut head).map_err(io)? == 0
+                        || !head[start..].trim_ascii().is_empty()
+                    {
+                        break;
+                    }
+                }
+                let line = first_line(&head).to_vec();
+                let source = Source::Stream(Box::new(io::Cursor::new(head).chain(reader)));
+                Ok((source, line))
+            }
+            in_place => {
+                let bytes = match &in_place {
+                    Source::Bytes(bytes) => bytes,
+                    Source::Mapped(map) => map.bytes(),
+                    Source::Stream(_) => &[][..],
+                };
+                let line = first_line(bytes).to_vec();
+                Ok((in_place, line))
+            }
+        }
+    }
+
+    /// The JSON shape to read: the one the format names, else told from
+    /// the first line.
+    fn json_shape(&self, head: &[u8]) -> json::Shape {
+        match self.format {
+            Format::JsonlRows => json::Shape::Rows,
+            Format::Json => json::Shape::DictOfDicts,
+            _ => json::shape(head, &JsonKeys::of(&self.csv)),
+        }
+    }
+
+    /// The whole source as bytes, read to its end if it is a stream.
+    fn all_of<T>(
+        &self,
+        source: Source<'_>,
+        then: impl FnOnce(&[u8]) -> Result<T, ReadError>,
+    ) -> Result<T, ReadError> {
+        match source {
+            Source::Bytes(bytes) => then(bytes),
+            Source::Mapped(map) => then(map.bytes()),
+            Source::Stream(mut stream) => {
+                let mut all = Vec::new();
+                stream
+                    .read_to_end(&mut all)
+                    .map_err(|e| self.error(None, e.into()))?;
+                then(&all)
+            }
+        }
+    }
+
+    fn parse_all<P: LineParser>(
+        &self,
+        source: Source<'_>,
+        parser: &P,
+        expected: &'static str,
+        progress: Progress<'_>,
+    ) -> Result<P::Sink, ReadError> {
+        let parsed = self.parse_from(source, 0, 1, parser, progress)?;
+        if parsed.data_lines == 0 {
+            return Err(self.error(None, ReadErrorKind::Empty { expected }));
+        }
+        Ok(parsed.sink)
+    }
+
+    /// Reads a JSON input as a run (and the qrels a file with one query per
+    /// line may hold).
+    fn read_json_run(
+        &self,
+        options: ReadOptions,
+        progress: Progress<'_>,
+    ) -> Result<(Run, Option<Qrels>), ReadError> {
+        let (source, head) = self.source_with_head()?;
+        match self.json_shape(&head) {
+            json::Shape::QueryLines => {
+                let keys = JsonKeys::of(&self.csv);
+                let sink: JsonlSink =
+                    self.parse_all(source, &Jsonl::new(keys.clone()), JSONL_LINE, progress)?;
+                if sink.predicted_lines == 0 {
+                    return Err(no_lines_with(self, &keys.predicted, "run"));
+                }
+                let qrels = if sink.relevant_lines > 0 {
+                    Some(finish_qrels(self, sink.qrels)?)
+                } else {
+                    None
+                };
+                Ok((finish_run(self, sink.run, options)?, qrels))
+            }
+            json::Shape::Rows => {
+                let rows = json::Rows::run(&self.csv, &head)
+                    .map_err(|m| self.error(None, ReadErrorKind::BadField(m)))?;
+                let sink = self.parse_all(source, &json::RowRun(rows), json::ROW_LINE, progress)?;
+                Ok((finish_run(self, sink, options)?, None))
+            }
+            json::Shape::DictOfDicts => {
+                let run = self.all_of(source, |bytes| {
+                    progress(bytes.len() as u64);
+                    let mut run = RunBuilder::new();
+                    let entries = json::read_dict_of_dicts(bytes, &mut run)
+                        .map_err(|k| self.error(None, k))?;
+                    if entries == 0 && run.is_empty() {
+                        return Err(self.error(
+                            None,
+                            ReadErrorKind::Empty {
+                                expected: json::DICT_OF_DICTS,
+                            },
+                        ));
+                    }
+                    Ok(run)
+                })?;
+                Ok((finish_run(self, run, options)?, None))
+            }
+        }
+    }
+
+    /// Reads a JSON input as qrels.
+    fn read_json_qrels(&self, progress: Progress<'_>) -> Result<Qrels, ReadError> {
+        let (source, head) = self.source_with_head()?;
+        match self.json_shape(&head) {
+            json::Shape::QueryLines => {
+                let keys = JsonKeys::of(&self.csv);
+                let sink: JsonlSink =
+                    self.parse_all(source, &Jsonl::new(keys.clone()), JSONL_LINE, progress)?;
+                if sink.relevant_lines == 0 {
+                    return Err(no_lines_with(self, &keys.relevant, "qrels"));
+                }
+                finish_qrels(self, sink.qrels)
+            }
+            json::Shape::Rows => {
+                let rows = json::Rows::qrels(&self.csv, &head);
+                let sink =
+                    self.parse_all(source, &json::RowQrels(rows), json::ROW_LINE, progress)?;
+                finish_qrels(self, sink)
+            }
+            json::Shape::DictOfDicts => self.all_of(source, |bytes| {
+                progress(bytes.len() as u64);
+                let mut qrels = QrelsBuilder::new();
+                let entries =
+                    json::read_dict_of_dicts(bytes, &mut qrels).map_err(|k| self.error(None, k))?;
+                if entries == 0 && qrels.is_empty() {
+                    return Err(self.error(
+                        None,
+                        ReadErrorKind::Empty {
+                            expected: json::DICT_OF_DICTS,
+                        },
+                    ));
+                }
+                finish_qrels(self, qrels)
+            }),
+        }
+    }
 }
 
 fn finish_run(input: &Input, builder: RunBuilder, options: ReadOptions) -> Result<Run, ReadError> {

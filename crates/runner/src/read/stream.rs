@@ -69,7 +69,9 @@ pub(crate) fn stream_run<S: ListScorer>(
             },
             progress,
         )?,
-        Format::Jsonl | Format::Parquet | Format::Arrow => return Ok(None),
+        Format::Jsonl | Format::JsonlRows | Format::Json | Format::Parquet | Format::Arrow => {
+            return Ok(None);
+        }
     };
     let StreamSink {
         mut scores,
