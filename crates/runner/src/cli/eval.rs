@@ -24,8 +24,9 @@ pub(super) struct EvalArgs {
     /// Run file (TREC `query Q0 document rank score tag`, JSON Lines, CSV
     /// `user,item,score` / `user,item,rank`, or Parquet/Arrow with those
     /// columns or list columns `user, items, scores`); repeat for several
-    /// runs. Text formats plain or gzip.
-    #[arg(long = "run", value_name = "FILE", required = true)]
+    /// runs. Text formats plain or gzip. `NAME=FILE` names the run in
+    /// reports (when no file is called `NAME=FILE`).
+    #[arg(long = "run", value_name = "[NAME=]FILE", required = true)]
     runs: Vec<PathBuf>,
     /// Metric in the short syntax `name(param=value,...)@k`, e.g. `ndcg@10`,
     /// `"ap(norm=truncated)@10"`, `mrr`; repeat for several. Default:
@@ -50,6 +51,20 @@ pub(super) struct EvalArgs {
     /// Read every input as this format, whatever its name says.
     #[arg(long, value_enum, value_name = "FORMAT")]
     input_format: Option<InputFormatArg>,
+    /// Read the qrels as this format (over --input-format).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    qrels_format: Option<InputFormatArg>,
+    /// Read every run as this format (over --input-format).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    run_format: Option<InputFormatArg>,
+    /// The qrels' own column settings over the --csv-*/--json-* flags,
+    /// `key=value,...` with keys query, doc, score, rank, grade, delimiter,
+    /// predicted, scores, relevant (e.g. `query=user_id,doc=item_id`).
+    #[arg(long, value_name = "KEY=VALUE,...")]
+    qrels_columns: Option<String>,
+    /// The runs' own column settings, as --qrels-columns.
+    #[arg(long, value_name = "KEY=VALUE,...")]
+    run_columns: Option<String>,
     #[command(flatten)]
     csv: CsvArgs,
     #[command(flatten)]
@@ -167,7 +182,7 @@ enum InputFormatArg {
 impl EvalArgs {
     /// Builds the experiment, checking every flag before any data is read;
     /// returns it with the output flags.
-    pub(super) fn into_experiment(self) -> Result<(Experiment, OutputArgs), CliError> {
+    pub(super) fn into_experiment(mut self) -> Result<(Experiment, OutputArgs), CliError> {
         let level = RelevanceLevel::new(self.rel).ok_or_else(|| {
             CliError::Usage(format!(
                 "--rel {}: the relevance level must be at least 1 (grades of 0 and below are never relevant)",
@@ -175,20 +190,19 @@ impl EvalArgs {
             ))
         })?;
         let csv = self.csv.options()?;
-        let input = |path: &PathBuf| {
+        let qrels_columns = with_columns(&csv, self.qrels_columns.as_deref(), "--qrels-columns")?;
+        let run_columns = with_columns(&csv, self.run_columns.as_deref(), "--run-columns")?;
+        let input = |path: &PathBuf, format: Option<InputFormatArg>, columns: &CsvOptions| {
             let input = Input::file(path);
-            let input = match self.input_format {
-                Some(InputFormatArg::Trec) => input.with_format(Format::Trec),
-                Some(InputFormatArg::Jsonl) => input.with_format(Format::Jsonl),
-                Some(InputFormatArg::JsonlRows) => input.with_format(Format::JsonlRows),
-                Some(InputFormatArg::Json) => input.with_format(Format::Json),
-                Some(InputFormatArg::Csv) => input.with_format(Format::Csv),
-                Some(InputFormatArg::Parquet) => input.with_format(Format::Parquet),
-                Some(InputFormatArg::Arrow) => input.with_format(Format::Arrow),
+            let input = match format.or(self.input_format) {
+                Some(format) => input.with_format(format.format()),
                 None => input,
             };
-            input.with_columns(csv.clone())
+            input.with_columns(columns.clone())
         };
+        let (given_names, run_paths): (Vec<Option<String>>, Vec<PathBuf>) =
+            self.runs.iter().map(|run| split_named(run)).unzip();
+        let runs_given = std::mem::replace(&mut self.runs, run_paths);
         for path in self.qrels.iter().chain(&self.runs) {
             if let Some(problem) = input_problem(path) {
                 return Err(CliError::Usage(format!("{}: {problem}", path.display())));
@@ -210,12 +224,13 @@ impl EvalArgs {
                 }));
             }
         }
-        let runs: Vec<NamedRun> = run_names(&self.runs)
+        let names = names_of_runs(&self.runs, given_names, &runs_given)?;
+        let runs: Vec<NamedRun> = names
             .into_iter()
             .zip(&self.runs)
             .map(|(name, path)| NamedRun {
                 name,
-                input: input(path),
+                input: input(path, self.run_format, &run_columns),
             })
             .collect();
         if self.qrels.is_none()
@@ -257,7 +272,10 @@ impl EvalArgs {
             })
             .collect::<Result<Vec<Box<dyn Aggregator>>, _>>()?;
         let experiment = Experiment {
-            qrels: self.qrels.as_ref().map(input),
+            qrels: self
+                .qrels
+                .as_ref()
+                .map(|path| input(path, self.qrels_format, &qrels_columns)),
             runs,
             metrics: unique_by_name(metrics),
             aggregators: unique_by_name(aggregators),
@@ -277,6 +295,92 @@ impl EvalArgs {
         };
         Ok((experiment, self.output))
     }
+}
+
+impl InputFormatArg {
+    fn format(self) -> Format {
+        match self {
+            InputFormatArg::Trec => Format::Trec,
+            InputFormatArg::Jsonl => Format::Jsonl,
+            InputFormatArg::JsonlRows => Format::JsonlRows,
+            InputFormatArg::Json => Format::Json,
+            InputFormatArg::Csv => Format::Csv,
+            InputFormatArg::Parquet => Format::Parquet,
+            InputFormatArg::Arrow => Format::Arrow,
+        }
+    }
+}
+
+/// `base` with the settings of `flag`'s value `key=value,...` over it.
+fn with_columns(
+    base: &CsvOptions,
+    given: Option<&str>,
+    flag: &str,
+) -> Result<CsvOptions, CliError> {
+    let mut columns = base.clone();
+    for setting in given.into_iter().flat_map(|g| g.split(',')) {
+        let Some((key, value)) = setting.split_once('=') else {
+            return Err(CliError::Usage(format!(
+                "{flag} {}: `{setting}` is not `key=value` (keys: {})",
+                given.unwrap_or_default(),
+                CsvOptions::KEYS.join(", ")
+            )));
+        };
+        columns
+            .set(key.trim(), value.trim())
+            .map_err(|reason| CliError::Usage(format!("{flag}: {reason}")))?;
+    }
+    Ok(columns)
+}
+
+/// A `--run` value as its name (if given as `NAME=FILE`) and file: a value
+/// that is an existing path is a file; else `NAME=FILE` where FILE exists.
+fn split_named(run: &Path) -> (Option<String>, PathBuf) {
+    if run.exists() {
+        return (None, run.to_owned());
+    }
+    match run.to_str().and_then(|text| text.split_once('=')) {
+        Some((name, file)) if !name.is_empty() && Path::new(file).exists() => {
+            (Some(name.to_owned()), PathBuf::from(file))
+        }
+        _ => (None, run.to_owned()),
+    }
+}
+
+/// The report name of each run: the one given, else from its file name;
+/// names must be unique and printable in every report layout.
+fn names_of_runs(
+    paths: &[PathBuf],
+    given: Vec<Option<String>>,
+    as_given: &[PathBuf],
+) -> Result<Vec<String>, CliError> {
+    let defaults = run_names(paths);
+    let mut names: Vec<String> = Vec::with_capacity(paths.len());
+    let mut seen = std::collections::HashMap::new();
+    for ((default, given), flag) in defaults.into_iter().zip(given).zip(as_given) {
+        let name = match given {
+            Some(name) => {
+                if name.chars().any(|c| c.is_control()) || name.trim().is_empty() {
+                    return Err(CliError::Usage(format!(
+                        "--run {}: a run name cannot be blank nor hold a tab, newline or other \
+                         control character",
+                        flag.display()
+                    )));
+                }
+                name
+            }
+            None => default,
+        };
+        if let Some(first) = seen.insert(name.clone(), flag) {
+            return Err(CliError::Usage(format!(
+                "--run {} and --run {} are both named `{name}`; name them with NAME=FILE",
+                first.display(),
+                flag.display()
+            )));
+        }
+        names.push(name);
+    }
+    Ok(names)
 }
 
 /// Whether two paths name one file (both exist: checked before).

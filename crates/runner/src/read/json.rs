@@ -42,9 +42,11 @@ pub(crate) enum Shape {
 /// or more): a first key whose value is an object, other than the query
 /// lines' own keys, or a first line that is not a whole JSON value (a
 /// pretty-printed document), makes a dict of dicts; a first line with
-/// `predicted` or `relevant` (as `keys` names them) is a query line; any
-/// other first line a row.
-pub(crate) fn shape(start: &[u8], keys: &JsonKeys) -> Shape {
+/// `predicted` or `relevant` (as the options name them) is a query line,
+/// else one with a document column (`item` or `doc`, as named) a row, else
+/// a query line.
+pub(crate) fn shape(start: &[u8], options: &CsvOptions) -> Shape {
+    let keys = &JsonKeys::of(options);
     let first_line = start
         .split(|&b| b == b'\n')
         .find(|line| !line.trim_ascii().is_empty())
@@ -65,7 +67,7 @@ pub(crate) fn shape(start: &[u8], keys: &JsonKeys) -> Shape {
         _ => {}
     }
     // A whole first line: its keys.
-    let mut has_query_keys = false;
+    let mut shape = Shape::QueryLines;
     let whole = serde_json::from_slice::<de::IgnoredAny>(first_line).is_ok();
     if !whole {
         let trimmed = first_line.trim_ascii();
@@ -77,13 +79,14 @@ pub(crate) fn shape(start: &[u8], keys: &JsonKeys) -> Shape {
     if let Ok(object) =
         serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(first_line)
     {
-        has_query_keys = object.keys().any(|k| keys.marks_a_query_line(k));
+        let doc = names(&options.doc, "item", &["doc"]);
+        if !object.keys().any(|k| keys.marks_a_query_line(k))
+            && object.keys().any(|k| doc.contains(k))
+        {
+            shape = Shape::Rows;
+        }
     }
-    if has_query_keys {
-        Shape::QueryLines
-    } else {
-        Shape::Rows
-    }
+    shape
 }
 
 /// Looks at the first entry of an object: whether its key is a query

@@ -594,7 +594,7 @@ impl Input {
         match self.format {
             Format::JsonlRows => json::Shape::Rows,
             Format::Json => json::Shape::DictOfDicts,
-            _ => json::shape(head, &JsonKeys::of(&self.csv)),
+            _ => json::shape(head, &self.csv),
         }
     }
 

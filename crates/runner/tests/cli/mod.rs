@@ -11,6 +11,7 @@ mod errors;
 mod help;
 mod inputs;
 mod output;
+mod per_input;
 mod quickstart;
 mod trec_eval;
 mod unicode;
