@@ -443,6 +443,24 @@ fn files_are_found_by_extension_and_read_by_row_group() {
 }
 
 #[test]
+fn gzip_parquet_and_decimal_grades_are_read() {
+    use std::io::Write;
+    let b = batch(vec![
+        ("user", strings(&["u1", "u1"])),
+        ("item", strings(&["a", "b"])),
+        ("grade", Arc::new(Float64Array::from(vec![3.5, 0.5]))),
+    ]);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&parquet(&[b], 10)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("truth.parquet.gz");
+    std::fs::write(&path, gz.finish().unwrap()).unwrap();
+    let qrels = qrels_of(&Input::file(&path)).unwrap();
+    assert_eq!(qrels.grade_of("u1", "a"), Some(3.5));
+    assert_eq!(qrels.grade_of("u1", "b"), Some(0.5));
+}
+
+#[test]
 fn list_columns_without_scores_are_ranked_and_empty_lists_count() {
     let mut items = ListBuilder::new(StringBuilder::new());
     for list in [&["c", "a", "b"][..], &[], &["z"]] {
@@ -478,7 +496,7 @@ fn list_columns_without_scores_are_ranked_and_empty_lists_count() {
         ("items", Arc::new(items.finish())),
     ]);
     let qrels = qrels_from_batches("truth", &[b], &CsvOptions::default()).unwrap();
-    assert_eq!(qrels.grade_of("u1", "b"), Some(1));
+    assert_eq!(qrels.grade_of("u1", "b"), Some(1.0));
     assert_eq!(qrels.num_judgements(), 2);
 }
 
@@ -746,10 +764,10 @@ fn errors_name_the_file_the_row_and_the_column() {
     let b = batch(vec![
         ("user", strings(&["u1", "u1"])),
         ("item", strings(&["a", "a"])),
-        ("grade", float(vec![1.0, 2.5])),
+        ("grade", float(vec![1.0, 3e9])),
     ]);
     case(
-        "fractional grade",
+        "grade out of range",
         qrels_of(&Input::bytes(
             "truth.parquet",
             parquet(&[b], 5),

@@ -22,9 +22,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 
 use super::csv::CsvOptions;
 use super::error::{LineError, ReadErrorKind, excerpt};
-use super::grade::grade_of_number;
 use super::jsonl::JsonKeys;
 use super::lines::LineParser;
+use super::table::grade_of_number;
 use super::trec::{qrels_push_error, run_push_error};
 
 /// The shape of a JSON input.
@@ -396,7 +396,7 @@ impl LineParser for RowQrels {
                     ReadErrorKind::BadField(format!("`{}`: {problem}", self.0.value[0])),
                 )
             })?,
-            None => 1,
+            None => 1.0,
         };
         sink.push_at(query.0.as_bytes(), doc.0.as_bytes(), grade, number)
             .map_err(|e| LineError::new(number, qrels_push_error(e)))

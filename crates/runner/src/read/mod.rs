@@ -57,6 +57,7 @@ use rankeval_core::{Duplicates, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder
 pub use arrow_array;
 pub use csv::CsvOptions;
 pub use error::{ReadError, ReadErrorKind};
+pub use lines::MAX_LINE_BYTES;
 pub use table::{qrels_from_batches, run_from_batches};
 
 use csv::{CSV_LINE, CsvQrels, CsvRun, Header};
@@ -64,6 +65,7 @@ use error::LineError;
 use jsonl::{JSONL_LINE, JsonKeys, Jsonl, JsonlSink};
 use lines::{Failure, LineParser, Parsed, parse_bytes, parse_lines_from};
 use mapped::Mapped;
+pub(crate) use mapped::name_at as mapped_name_at;
 use trec::{QRELS_LINE, RUN_LINE, TrecQrels, TrecRun};
 
 /// The layout of an input file.
@@ -134,6 +136,9 @@ pub struct Input {
 enum Origin {
     File(PathBuf),
     Bytes(Vec<u8>),
+    /// A file that cannot be read twice (a pipe), its bytes copied to a
+    /// spill file as they are read (see `stream::Spill`).
+    Teed(PathBuf, std::sync::Arc<File>),
 }
 
 impl Input {
@@ -195,6 +200,14 @@ impl Input {
         self
     }
 
+    /// The file it is read from, if it is one.
+    pub fn path(&self) -> Option<&Path> {
+        match &self.origin {
+            Origin::File(path) | Origin::Teed(path, _) => Some(path),
+            Origin::Bytes(_) => None,
+        }
+    }
+
     /// The name errors use.
     pub fn name(&self) -> &str {
         &self.name
@@ -215,6 +228,7 @@ impl Input {
         match &self.origin {
             Origin::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
             Origin::Bytes(bytes) => Some(bytes.len() as u64),
+            Origin::Teed(..) => None,
         }
     }
 
@@ -226,7 +240,7 @@ impl Input {
             Origin::Bytes(bytes) => bytes,
             Origin::File(path) => {
                 let file = File::open(path)?;
-                match Mapped::open(&file) {
+                match Mapped::open(&file, &self.name) {
                     Some(map) => {
                         mapped = map;
                         if !is_gzip(mapped.bytes()) {
@@ -238,6 +252,10 @@ impl Input {
                     }
                     None => return self.stream(Box::new(file)),
                 }
+            }
+            Origin::Teed(path, spill) => {
+                let teed = stream::Tee::new(File::open(path)?, spill.clone());
+                return self.stream(Box::new(teed));
             }
         };
         if is_gzip(bytes) {
@@ -339,51 +357,26 @@ impl Input {
         }
     }
 
-    /// A Parquet input: a regular file is read by row group, anything else
-    /// (bytes, a pipe) in memory. Gzip is refused: Parquet compresses its
-    /// own columns and needs to seek.
+    /// A Parquet input: a plain regular file is read by row group, anything
+    /// else (bytes, a pipe, gzip) in memory first (Parquet needs to seek).
     fn parquet_source(&self) -> Result<parquet::ParquetSource<'_>, ReadError> {
         if let Origin::File(path) = &self.origin
             && std::fs::metadata(path).is_ok_and(|m| m.is_file())
         {
             let mut magic = [0u8; 2];
             let read = File::open(path).and_then(|mut f| f.read(&mut magic));
-            if read.is_ok_and(|n| n == 2) && is_gzip(&magic) {
-                return Err(self.gzip_parquet());
+            if !(read.is_ok_and(|n| n == 2) && is_gzip(&magic)) {
+                return Ok(parquet::ParquetSource::File(path));
             }
-            return Ok(parquet::ParquetSource::File(path));
         }
-        let bytes = match &self.origin {
-            Origin::Bytes(bytes) => bytes.clone(),
-            Origin::File(path) => {
-                let mut all = Vec::new();
-                File::open(path)
-                    .and_then(|mut f| f.read_to_end(&mut all))
-                    .map_err(|e| self.error(None, e.into()))?;
-                all
-            }
-        };
-        if is_gzip(&bytes) {
-            return Err(self.gzip_parquet());
-        }
+        let bytes = self.with_all_bytes(|bytes| Ok(bytes.to_vec()))?;
         Ok(parquet::ParquetSource::Bytes(bytes.into()))
-    }
-
-    fn gzip_parquet(&self) -> ReadError {
-        self.error(
-            None,
-            ReadErrorKind::BadField(
-                "a Parquet file cannot be read through gzip (Parquet compresses its own \
-                 columns); decompress it first"
-                    .into(),
-            ),
-        )
     }
 
     /// The CSV delimiter: the one set, else tab for a `.tsv` name, else comma.
     fn csv_delimiter(&self) -> Result<u8, ReadError> {
         let tsv = match &self.origin {
-            Origin::File(path) => extension(path),
+            Origin::File(path) | Origin::Teed(path, _) => extension(path),
             Origin::Bytes(_) => extension(Path::new(&self.name)),
         }
         .is_some_and(|e| e == "tsv");

@@ -50,7 +50,7 @@ use rayon::prelude::*;
 use super::ReadOptions;
 use super::csv::CsvOptions;
 use super::error::{ReadError, ReadErrorKind, excerpt};
-use super::grade::grade_of_number;
+use super::grade::{grade_from_number, shown};
 use super::trec::{qrels_push_error, run_push_error};
 
 /// Reads a run from Arrow record batches, with `columns` naming the
@@ -490,13 +490,13 @@ impl Layout {
             let at = position(start, row);
             let number = start + row as u64 + 1;
             let grade_at = |index: usize| match &columns.values {
-                None => Ok(1),
+                None => Ok(1.0),
                 Some(values) => grade_of_number(values[index])
                     .map_err(|problem| self.error(name, number, 2, problem)),
             };
             let fail = |column: usize, e: QrelsError| {
                 let column = match e {
-                    QrelsError::GradeOutOfRange { .. } if columns.values.is_some() => 2,
+                    QrelsError::InvalidGrade { .. } if columns.values.is_some() => 2,
                     _ => column,
                 };
                 self.error(name, number, column, qrels_push_error(e).to_string())
@@ -603,6 +603,12 @@ impl Layout {
             other => ReadError::new(name, None, ReadErrorKind::Data(other.to_string())),
         })
     }
+}
+
+/// A number from a structured input (a column, a JSON value) as a grade,
+/// through the one grade check every reader shares; the error says why.
+pub(crate) fn grade_of_number(value: f64) -> Result<rankeval_core::Grade, String> {
+    grade_from_number(value).map_err(|expected| format!("grade {} is not {expected}", shown(value)))
 }
 
 /// The position the builders keep for row `row` of a batch starting after
