@@ -77,6 +77,7 @@
 mod aggregate;
 mod buffer;
 pub mod error;
+pub mod explain;
 mod hash;
 mod id;
 mod interner;
@@ -95,6 +96,7 @@ pub mod testing;
 pub use aggregate::Aggregator;
 pub use buffer::{Decimal, ListBuffer};
 pub use error::{PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError};
+pub use explain::Explanation;
 pub use id::Id;
 pub use interner::Interner;
 pub use judge::{Grade, GradeError, Judge, JudgedRanking, Judgement, MAX_GRADE, check_grade};

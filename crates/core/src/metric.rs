@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::explain::Explanation;
 use crate::judge::JudgedRanking;
 use crate::params::Cutoff;
 
@@ -60,6 +61,15 @@ pub trait Metric: Send + Sync + fmt::Debug {
     /// these. Default: none.
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         None
+    }
+
+    /// How the value for one query comes about: per-rank terms, the
+    /// quantities divided by, the formula with the numbers put in
+    /// (`rankeval explain` prints it beside the ranked list). Its `value`
+    /// must be [`score`](Metric::score)'s, bit for bit. Default: the value
+    /// alone, `name = value`.
+    fn explain(&self, query: &JudgedRanking<'_>) -> Explanation {
+        Explanation::new(self, query)
     }
 }
 

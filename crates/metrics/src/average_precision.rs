@@ -112,6 +112,10 @@ impl AveragePrecision {
 
 #[typetag::serde(name = "average_precision")]
 impl Metric for AveragePrecision {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::average_precision(self, q)
+    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }

@@ -66,6 +66,10 @@ pub struct Bpref {
 
 #[typetag::serde(name = "bpref")]
 impl Metric for Bpref {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::bpref(self, q)
+    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }

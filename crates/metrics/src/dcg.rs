@@ -99,6 +99,10 @@ pub struct Dcg {
 
 #[typetag::serde(name = "dcg")]
 impl Metric for Dcg {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::dcg(self, q)
+    }
     /// Grades are gains; no level plays a part.
     fn uses_default_level(&self) -> bool {
         false

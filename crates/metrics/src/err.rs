@@ -75,6 +75,10 @@ impl Default for ExpectedReciprocalRank {
 
 #[typetag::serde(name = "err")]
 impl Metric for ExpectedReciprocalRank {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::err(self, q)
+    }
     /// Grades are gains; no level plays a part.
     fn uses_default_level(&self) -> bool {
         false

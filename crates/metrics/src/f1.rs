@@ -48,6 +48,10 @@ pub struct F1 {
 
 #[typetag::serde(name = "f1")]
 impl Metric for F1 {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::f1(self, q)
+    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }

@@ -41,6 +41,10 @@ pub struct HitRate {
 
 #[typetag::serde(name = "hit_rate")]
 impl Metric for HitRate {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::hit_rate(self, q)
+    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }

@@ -44,6 +44,7 @@ pub mod bpref;
 mod common;
 pub mod dcg;
 pub mod err;
+mod explain;
 pub mod f1;
 pub mod hit_rate;
 pub mod ndcg;

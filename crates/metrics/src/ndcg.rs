@@ -95,6 +95,10 @@ impl Ndcg {
 
 #[typetag::serde(name = "ndcg")]
 impl Metric for Ndcg {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::ndcg(self, q)
+    }
     /// Grades are gains; no level plays a part.
     fn uses_default_level(&self) -> bool {
         false

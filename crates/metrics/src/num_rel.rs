@@ -35,6 +35,10 @@ pub struct NumRel {
 
 #[typetag::serde(name = "num_rel")]
 impl Metric for NumRel {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::num_rel(self, q)
+    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }

@@ -39,6 +39,10 @@ pub struct NumRelRet {
 
 #[typetag::serde(name = "num_rel_ret")]
 impl Metric for NumRelRet {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::num_rel_ret(self, q)
+    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }

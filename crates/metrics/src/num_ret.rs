@@ -33,6 +33,10 @@ pub struct NumRet {
 
 #[typetag::serde(name = "num_ret")]
 impl Metric for NumRet {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::num_ret(self, q)
+    }
     /// Counts retrieved documents, judged or not.
     fn uses_default_level(&self) -> bool {
         false

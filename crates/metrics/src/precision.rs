@@ -86,6 +86,10 @@ impl Precision {
 
 #[typetag::serde(name = "precision")]
 impl Metric for Precision {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::precision(self, q)
+    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }

@@ -40,6 +40,10 @@ pub struct RPrecision {
 
 #[typetag::serde(name = "r_precision")]
 impl Metric for RPrecision {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::r_precision(self, q)
+    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }

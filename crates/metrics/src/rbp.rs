@@ -158,6 +158,10 @@ pub struct Rbp {
 
 #[typetag::serde(name = "rbp")]
 impl Metric for Rbp {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::rbp(self, q)
+    }
     /// Graded gain uses grades as they are; binary gain reads the level.
     fn uses_default_level(&self) -> bool {
         self.gain == RbpGain::Binary && self.rel.is_none()

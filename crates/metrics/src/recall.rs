@@ -48,6 +48,10 @@ impl Recall {
 
 #[typetag::serde(name = "recall")]
 impl Metric for Recall {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::recall(self, q)
+    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }

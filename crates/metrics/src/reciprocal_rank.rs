@@ -40,6 +40,10 @@ pub struct ReciprocalRank {
 
 #[typetag::serde(name = "reciprocal_rank")]
 impl Metric for ReciprocalRank {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::reciprocal_rank(self, q)
+    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }

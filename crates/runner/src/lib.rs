@@ -67,6 +67,7 @@ pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod experiment;
+pub mod explain;
 pub mod read;
 pub mod report;
 pub mod signals;

@@ -18,6 +18,10 @@
 //! - `json_reader`: JSON Lines with other and renamed keys, rows per line,
 //!   dicts of dicts.
 //! - `readme`: README's library example is the crate doc's doc test.
+//! - `explain`: `rankeval explain` gives eval's values bit for bit, for
+//!   every metric, with ties, grades, negatives and repeats.
+//! - `html_curves`: the HTML report's precision-recall curve equals
+//!   trec_eval's `iprec_at_recall` on its test suite.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -26,6 +30,8 @@ mod cli;
 mod common;
 mod csv_reader;
 mod determinism;
+mod explain;
+mod html_curves;
 mod json_reader;
 mod plugin;
 mod readers;

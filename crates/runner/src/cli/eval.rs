@@ -153,7 +153,7 @@ impl CsvArgs {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
-enum MissingArg {
+pub(super) enum MissingArg {
     /// Leave the query out (trec_eval's default).
     Skip,
     /// Score it 0 on an empty ranking (trec_eval -c).
@@ -161,7 +161,7 @@ enum MissingArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
-enum DuplicatesArg {
+pub(super) enum DuplicatesArg {
     /// Refuse the run, naming both lines.
     Error,
     /// Keep the best-ranked occurrence (highest score; for a list given

@@ -5,6 +5,7 @@
 //! Exit codes: 0 success; 2 usage, configuration or data error.
 
 mod eval;
+mod explain;
 mod list;
 mod output;
 mod progress;
@@ -20,6 +21,8 @@ use rankeval_core::{PluginError, RegistryError};
 use crate::config::ConfigError;
 use crate::experiment::Experiment;
 use crate::read::ReadError;
+use crate::report::html::{self, HtmlExtras};
+use crate::report::html_curves::CurvePlan;
 use crate::report::{OutputFormat, RenderOptions};
 
 /// Evaluate ranked lists (search results, recommendations, RAG retrieval)
@@ -33,6 +36,7 @@ use crate::report::{OutputFormat, RenderOptions};
         rankeval eval --qrels qrels.txt --run bm25.trec -m ndcg@10 -m map\n  \
         rankeval eval --run predictions.jsonl -m \"ap(norm=truncated)@10\" --per-query\n  \
         rankeval run experiment.toml --format markdown\n  \
+        rankeval explain --qrels qrels.txt --run bm25.trec --query 301 -m ap -m \"ap@5\"\n  \
         rankeval metrics"
 )]
 pub struct Cli {
@@ -48,6 +52,9 @@ enum Command {
     Run(RunArgs),
     /// List every registered metric and aggregator with its parameters.
     Metrics,
+    /// Show how each metric gets its value for one query: the ranked list,
+    /// the per-rank terms and the formula with the numbers put in.
+    Explain(Box<explain::ExplainArgs>),
 }
 
 /// Arguments of `rankeval run`.
@@ -87,6 +94,8 @@ enum FormatArg {
     Markdown,
     /// trec_eval's layout: measure, query or `all`, value.
     Trec,
+    /// One self-contained HTML page with charts (use with -o report.html).
+    Html,
 }
 
 impl From<FormatArg> for OutputFormat {
@@ -97,6 +106,7 @@ impl From<FormatArg> for OutputFormat {
             FormatArg::Csv => OutputFormat::Csv,
             FormatArg::Markdown => OutputFormat::Markdown,
             FormatArg::Trec => OutputFormat::Trec,
+            FormatArg::Html => OutputFormat::Html,
         }
     }
 }
@@ -221,18 +231,19 @@ fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Eval(args) => {
             let (experiment, output) = args.into_experiment()?;
-            report(&experiment, &output, None)
+            report(experiment, &output, None)
         }
         Command::Run(args) => {
             let experiment = crate::config::load(&args.experiment)?;
-            report(&experiment, &args.output, Some(&args.experiment))
+            report(experiment, &args.output, Some(&args.experiment))
         }
         Command::Metrics => output::write(&list::render(), None),
+        Command::Explain(args) => explain::run(*args),
     }
 }
 
 fn report(
-    experiment: &Experiment,
+    mut experiment: Experiment,
     output: &OutputArgs,
     config: Option<&std::path::Path>,
 ) -> Result<(), CliError> {
@@ -250,10 +261,29 @@ fn report(
             .chain(config.map(|c| ("the experiment file", c)));
         output::refuse_an_input(target, inputs)?;
     }
-    let bar = progress::display(experiment, std::io::stderr().is_terminal());
+    // The HTML page's curves are metrics too: evaluated with the user's,
+    // then taken back out of the report.
+    let curves = matches!(output.format, FormatArg::Html).then(|| {
+        let plan = CurvePlan::new(&experiment.metrics);
+        experiment.metrics.extend(plan.metrics());
+        plan
+    });
+    let bar = progress::display(&experiment, std::io::stderr().is_terminal());
     let report = experiment.execute(&|bytes| bar.inc(bytes));
     bar.finish_and_clear();
     let report = report?;
+    let (report, curves) = match curves {
+        Some(plan) => {
+            let deepest = experiment.metrics[..plan.user_metrics]
+                .iter()
+                .filter_map(|m| m.depth())
+                .map(|k| k.get())
+                .max();
+            let (report, curves) = plan.split(report, deepest);
+            (report, Some(curves))
+        }
+        None => (report, None),
+    };
     let mut stderr = std::io::stderr().lock();
     for warning in &report.warnings {
         let _ = writeln!(stderr, "warning: {warning}");
@@ -263,12 +293,20 @@ fn report(
     {
         let _ = writeln!(stderr, "warning: {warning}");
     }
-    let text = report.render(
-        output.format.into(),
-        RenderOptions {
-            per_query: output.per_query,
-        },
-    );
+    let options = RenderOptions {
+        per_query: output.per_query,
+    };
+    let text = match &curves {
+        Some(curves) => html::render(
+            &report,
+            options,
+            HtmlExtras {
+                curves: Some(curves),
+                comparison: None,
+            },
+        ),
+        None => report.render(output.format.into(), options),
+    };
     output::write(&text, output.output.as_deref())
 }
 

@@ -5,6 +5,9 @@
 //! always available); whether a format prints them is a rendering option.
 
 mod csv;
+pub mod html;
+pub mod html_curves;
+mod html_svg;
 mod json;
 mod markdown;
 mod table;
@@ -151,6 +154,9 @@ pub enum OutputFormat {
     Markdown,
     /// trec_eval's layout: `measure<TAB>query|all<TAB>value`.
     Trec,
+    /// One self-contained HTML page with charts (see [`html`]); rendered
+    /// here without curves, which [`html::render`] takes from the engine.
+    Html,
 }
 
 /// How to render a report.
@@ -169,6 +175,7 @@ impl Report {
             OutputFormat::Csv => csv::render(self, options),
             OutputFormat::Markdown => markdown::render(self, options),
             OutputFormat::Trec => trec::render(self, options),
+            OutputFormat::Html => html::render(self, options, html::HtmlExtras::default()),
         }
     }
 

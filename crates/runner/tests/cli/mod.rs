@@ -8,9 +8,11 @@
 
 mod csv;
 mod errors;
+mod explain;
 mod faults;
 mod grades;
 mod help;
+mod html;
 mod inputs;
 mod output;
 mod per_input;

@@ -1,0 +1,168 @@
+//! The paired bootstrap of the mean difference.
+//!
+//! Variant: the nonparametric bootstrap resampling *queries* with
+//! replacement (each resample draws `n` query positions uniformly, keeping
+//! each query's baseline and candidate values together), the statistic is
+//! the mean of the drawn differences, and the interval is the **percentile**
+//! interval: the `(1 - level) / 2` and `(1 + level) / 2` quantiles of the
+//! `B` resampled means, with linear interpolation between order statistics
+//! (numpy's default `percentile`, as `scipy.stats.bootstrap(...,
+//! method="percentile")` uses).
+//!
+//! p-value: the two-sided test of "mean difference = 0" by the shifted
+//! bootstrap (Efron & Tibshirani 1993, section 16.4; Sakai 2006 uses the
+//! studentized form): the resampled means centred on the observed mean
+//! approximate the null distribution, so
+//! `p = (b + 1) / (B + 1)` with `b = #{ |mean*_r - mean| >= |mean| }`.
+//!
+//! Query positions are uniform integers from 32-bit ChaCha20 draws
+//! (Lemire's unbiased method, [`crate::rng::below`]); resamples are cut
+//! into chunks of [`CHUNK`], chunk `k` drawing from stream `k`, and each
+//! resample's mean is summed in draw order. Several columns with the same
+//! queries share the drawn positions, so each column's result equals the
+//! result of that column alone.
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::error::CompareError;
+use crate::paired::{validate_differences, validate_level};
+use crate::rng::{below, chunk_rng};
+use crate::ttest::Interval;
+
+/// Resamples per chunk (per random stream). Part of the definition of the
+/// results.
+pub const CHUNK: u64 = 256;
+
+/// The outcome of a paired bootstrap on one column of differences.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Bootstrap {
+    /// The percentile interval of the mean difference.
+    pub interval: Interval,
+    /// The shifted-bootstrap two-sided p-value `(b + 1) / (B + 1)`.
+    pub p_value: f64,
+    /// Standard deviation (`B - 1`) of the resampled means: the bootstrap
+    /// standard error.
+    pub standard_error: f64,
+    /// Number of resamples `B`.
+    pub resamples: u64,
+}
+
+/// The bootstrap of one column (at least 2 finite values, at most
+/// `u32::MAX`; `resamples >= 1`; `0 < level < 1`).
+pub fn bootstrap(
+    differences: &[f64],
+    level: f64,
+    resamples: u64,
+    seed: u64,
+) -> Result<Bootstrap, CompareError> {
+    let mut results = bootstrap_columns(&[differences], level, resamples, seed)?;
+    results
+        .pop()
+        .ok_or(CompareError::TooFewQueries { queries: 0 })
+}
+
+/// The bootstrap of several columns of the same length, sharing the drawn
+/// query positions; each result equals [`bootstrap`] of that column alone.
+pub fn bootstrap_columns(
+    columns: &[&[f64]],
+    level: f64,
+    resamples: u64,
+    seed: u64,
+) -> Result<Vec<Bootstrap>, CompareError> {
+    validate_differences(columns)?;
+    validate_level(level)?;
+    if resamples == 0 {
+        return Err(CompareError::NoResamples);
+    }
+    let Some(first) = columns.first() else {
+        return Ok(Vec::new());
+    };
+    let n = first.len();
+    if n > u32::MAX as usize {
+        return Err(CompareError::TooManyQueries { queries: n });
+    }
+    let chunks = resamples.div_ceil(CHUNK);
+    // means[chunk][column * size + r]
+    let per_chunk: Vec<Vec<f64>> = (0..chunks)
+        .into_par_iter()
+        .map(|chunk| {
+            let size = (resamples - chunk * CHUNK).min(CHUNK) as usize;
+            resample_chunk(columns, n, seed, chunk, size)
+        })
+        .collect();
+    Ok(columns
+        .iter()
+        .enumerate()
+        .map(|(c, column)| {
+            let mut means = Vec::with_capacity(resamples as usize);
+            for chunk in &per_chunk {
+                let size = chunk.len() / columns.len();
+                means.extend_from_slice(&chunk[c * size..(c + 1) * size]);
+            }
+            summarize(column, means, level)
+        })
+        .collect())
+}
+
+fn resample_chunk(columns: &[&[f64]], n: usize, seed: u64, chunk: u64, size: usize) -> Vec<f64> {
+    let mut rng = chunk_rng(seed, chunk);
+    let mut means = vec![0.0; columns.len() * size];
+    let mut sums = vec![0.0; columns.len()];
+    let bound = n as u32;
+    for r in 0..size {
+        sums.iter_mut().for_each(|s| *s = 0.0);
+        for _ in 0..n {
+            let i = below(&mut rng, bound) as usize;
+            for (sum, column) in sums.iter_mut().zip(columns) {
+                *sum += column[i];
+            }
+        }
+        for (c, sum) in sums.iter().enumerate() {
+            means[c * size + r] = sum / n as f64;
+        }
+    }
+    means
+}
+
+fn summarize(column: &[f64], mut means: Vec<f64>, level: f64) -> Bootstrap {
+    let observed = crate::paired::mean(column);
+    let extreme = means
+        .iter()
+        .filter(|m| (*m - observed).abs() >= observed.abs())
+        .count() as u64;
+    let resamples = means.len() as u64;
+    let centre = crate::paired::mean(&means);
+    let standard_error = if means.len() > 1 {
+        let squares: f64 = means.iter().map(|m| (m - centre) * (m - centre)).sum();
+        (squares / (means.len() - 1) as f64).sqrt()
+    } else {
+        0.0
+    };
+    means.sort_by(f64::total_cmp);
+    Bootstrap {
+        interval: Interval {
+            lower: percentile(&means, (1.0 - level) / 2.0),
+            upper: percentile(&means, (1.0 + level) / 2.0),
+            level,
+        },
+        p_value: (extreme + 1) as f64 / (resamples + 1) as f64,
+        standard_error,
+        resamples,
+    }
+}
+
+/// numpy's default (`linear`) percentile of sorted values at `q` in [0, 1].
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let h = (sorted.len() - 1) as f64 * q;
+    let low = h.floor();
+    let i = low as usize;
+    let Some(next) = sorted.get(i + 1) else {
+        return sorted[sorted.len() - 1];
+    };
+    let fraction = h - low;
+    sorted[i] + fraction * (next - sorted[i])
+}

@@ -1,0 +1,125 @@
+//! The one error type of the crate: every invalid input is reported, never
+//! panicked on.
+
+/// Which column of a paired comparison an error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// The baseline column (the reference run).
+    Baseline,
+    /// The candidate column (the run compared with the baseline).
+    Candidate,
+    /// A column of per-query differences given directly.
+    Difference,
+}
+
+impl std::fmt::Display for Side {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Side::Baseline => "baseline",
+            Side::Candidate => "candidate",
+            Side::Difference => "difference",
+        })
+    }
+}
+
+/// Why a comparison, correction or gate could not be computed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompareError {
+    /// The two columns do not have one value per query each.
+    #[error(
+        "the baseline has {baseline} per-query values but the candidate has {candidate}; the columns must pair query by query"
+    )]
+    LengthMismatch {
+        /// Values in the baseline column.
+        baseline: usize,
+        /// Values in the candidate column.
+        candidate: usize,
+    },
+    /// A paired test needs at least two queries (one for the Tukey HSD's
+    /// columns as well).
+    #[error("a paired comparison needs at least 2 queries, got {queries}")]
+    TooFewQueries {
+        /// The number of queries given.
+        queries: usize,
+    },
+    /// A per-query value is NaN or infinite.
+    #[error("the {side} value of query #{index} (0-based) is {value}, not a finite number")]
+    NotFinite {
+        /// The column holding the value.
+        side: Side,
+        /// Its 0-based position in query order.
+        index: usize,
+        /// The value itself (NaN or infinite).
+        value: f64,
+    },
+    /// A value of the Tukey HSD's score matrix is NaN or infinite.
+    #[error("system #{system} (0-based), query #{index}: {value} is not a finite number")]
+    NotFiniteScore {
+        /// 0-based system (column) number.
+        system: usize,
+        /// 0-based query position.
+        index: usize,
+        /// The value itself.
+        value: f64,
+    },
+    /// The systems of an all-pairs comparison do not all have the same
+    /// number of queries.
+    #[error("system #{system} (0-based) has {len} per-query values, system #0 has {expected}")]
+    RaggedSystems {
+        /// 0-based system number.
+        system: usize,
+        /// Its number of values.
+        len: usize,
+        /// The number of values of system #0.
+        expected: usize,
+    },
+    /// Columns tested together do not have the same number of queries.
+    #[error("column #{column} (0-based) has {len} values, column #0 has {expected}")]
+    ColumnLengths {
+        /// 0-based column number.
+        column: usize,
+        /// Its number of values.
+        len: usize,
+        /// The number of values of column #0.
+        expected: usize,
+    },
+    /// An all-pairs comparison needs at least two systems.
+    #[error("an all-pairs comparison needs at least 2 systems, got {systems}")]
+    TooFewSystems {
+        /// The number of systems given.
+        systems: usize,
+    },
+    /// The confidence level is not strictly between 0 and 1.
+    #[error("the confidence level must be strictly between 0 and 1, got {level}")]
+    InvalidLevel {
+        /// The level given.
+        level: f64,
+    },
+    /// A resampling test was asked for zero resamples.
+    #[error("the number of resamples must be at least 1")]
+    NoResamples,
+    /// The bootstrap draws query positions as 32-bit numbers.
+    #[error("the bootstrap supports at most {max} queries, got {queries}", max = u32::MAX)]
+    TooManyQueries {
+        /// The number of queries given.
+        queries: usize,
+    },
+    /// A p-value given to a correction is NaN or outside `[0, 1]`.
+    #[error("p-value #{index} (0-based) of the family is {value}, not a probability")]
+    InvalidPValue {
+        /// 0-based position in the family.
+        index: usize,
+        /// The value given.
+        value: f64,
+    },
+    /// A gate parameter (floor, margin, alpha) is not a usable number.
+    #[error("gate `{rule}`: {message}")]
+    InvalidGate {
+        /// The rule's name (`at_least`, `non_inferior`, `superior`).
+        rule: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+}

@@ -1,0 +1,45 @@
+//! Paired comparisons of retrieval runs: significance tests, confidence
+//! intervals, effect sizes, multiple-testing corrections and quality gates.
+//!
+//! Everything here is a pure function over per-query columns (one `f64` per
+//! query, both columns in the same query order): no I/O, no configuration.
+//! The runner pairs queries, builds the columns and renders the results;
+//! this crate computes. It depends on nothing of rankeval's, and the runner
+//! depends on it (runner -> compare -> metrics -> core).
+//!
+//! * [`compare`] / [`compare_all`]: difference of means, interval, p-value,
+//!   effect size, wins / ties / losses, with one [`Test`]: Student's paired
+//!   t ([`ttest`]), the sign-flip randomization test ([`sign_flip`]), the
+//!   paired bootstrap ([`bootstrap`]) or Wilcoxon's signed-rank test
+//!   ([`wilcoxon`]).
+//! * [`randomized_tukey_hsd`]: all pairs of several systems.
+//! * [`correct`] / [`correct_family`]: Holm, Bonferroni, Benjamini-Hochberg.
+//! * [`Gate`]: `at_least`, `non_inferior`, `superior`.
+//!
+//! Random tests use ChaCha20 with a seed ([`rng`]); their results are the
+//! same bits for any thread count on any machine. See `docs/compare.md`.
+
+pub mod bootstrap;
+pub mod compare;
+pub mod correction;
+pub mod error;
+pub mod gate;
+pub mod paired;
+pub mod rng;
+pub mod sign_flip;
+pub mod ttest;
+pub mod tukey;
+pub mod wilcoxon;
+
+pub use compare::{
+    Comparison, DEFAULT_LEVEL, IntervalMethod, Options, Provenance, Test, compare, compare_all,
+    correct_family,
+};
+pub use correction::{Correction, correct};
+pub use error::{CompareError, Side};
+pub use gate::{Gate, GateOutcome, Margin, Quantity, Relation};
+pub use paired::{Summary, WinsTiesLosses};
+pub use rng::{DEFAULT_SEED, RNG_NAME};
+pub use sign_flip::Resampling;
+pub use ttest::Interval;
+pub use tukey::{TukeyHsd, TukeyPair, randomized_tukey_hsd};

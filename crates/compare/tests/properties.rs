@@ -1,0 +1,124 @@
+//! Invariants on random inputs (proptest).
+
+use proptest::prelude::*;
+use rankeval_compare::sign_flip::Resampling;
+use rankeval_compare::{Correction, Options, Test, compare, correct};
+
+/// Metric-like paired columns: 2 to 40 queries, values in [0, 1], some
+/// quantized to tenths (ties and zero differences).
+fn paired() -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
+    (2usize..40, any::<bool>()).prop_flat_map(|(n, quantized)| {
+        let value = (0u32..=1000).prop_map(move |v| {
+            let x = f64::from(v) / 1000.0;
+            if quantized {
+                (x * 10.0).round() / 10.0
+            } else {
+                x
+            }
+        });
+        (
+            prop::collection::vec(value.clone(), n),
+            prop::collection::vec(value, n),
+        )
+    })
+}
+
+fn options(test: Test) -> Options {
+    Options {
+        test,
+        resampling: Resampling {
+            resamples: 500,
+            exact_up_to: 10,
+            ..Resampling::default()
+        },
+        ..Options::default()
+    }
+}
+
+const TESTS: [Test; 4] = [
+    Test::T,
+    Test::Randomization,
+    Test::Bootstrap,
+    Test::Wilcoxon,
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn p_values_are_probabilities_and_resampled_ones_never_zero((b, c) in paired()) {
+        for test in TESTS {
+            let r = compare(&b, &c, &options(test)).expect("valid");
+            prop_assert!(r.p_value <= 1.0, "{test:?}: {}", r.p_value);
+            if test == Test::T {
+                prop_assert!(r.p_value >= 0.0);
+            } else {
+                prop_assert!(r.p_value > 0.0, "{test:?}: {}", r.p_value);
+            }
+        }
+    }
+
+    #[test]
+    fn the_t_interval_contains_the_mean_difference((b, c) in paired(), level in 0.5f64..0.999) {
+        let r = compare(&b, &c, &Options { level, ..Options::default() }).expect("valid");
+        prop_assert!(r.interval.lower <= r.summary.difference && r.summary.difference <= r.interval.upper,
+            "{:?} {}", r.interval, r.summary.difference);
+        let wider = compare(&b, &c, &Options { level: (level + 1.0) / 2.0, ..Options::default() }).expect("valid");
+        prop_assert!(wider.interval.lower <= r.interval.lower && r.interval.upper <= wider.interval.upper);
+    }
+
+    #[test]
+    fn swapping_baseline_and_candidate_negates_the_difference_and_keeps_p((b, c) in paired()) {
+        for test in TESTS {
+            let forward = compare(&b, &c, &options(test)).expect("valid");
+            let backward = compare(&c, &b, &options(test)).expect("valid");
+            prop_assert_eq!(backward.summary.difference, -forward.summary.difference);
+            prop_assert_eq!(backward.p_value, forward.p_value, "{:?}", test);
+            prop_assert_eq!(backward.summary.effect_size, forward.summary.effect_size.map(|e| -e));
+            prop_assert_eq!(backward.summary.outcomes.wins, forward.summary.outcomes.losses);
+            prop_assert_eq!(backward.summary.outcomes.ties, forward.summary.outcomes.ties);
+            let scale = forward.interval.upper.abs().max(forward.interval.lower.abs()).max(1e-300);
+            prop_assert!((backward.interval.lower + forward.interval.upper).abs() <= 1e-12 * scale);
+            prop_assert!((backward.interval.upper + forward.interval.lower).abs() <= 1e-12 * scale);
+        }
+    }
+
+    #[test]
+    fn outcomes_count_every_query_and_effect_size_has_the_difference_sign((b, c) in paired()) {
+        let r = compare(&b, &c, &Options::default()).expect("valid");
+        let o = r.summary.outcomes;
+        prop_assert_eq!(o.wins + o.ties + o.losses, b.len());
+        match r.summary.effect_size {
+            Some(e) => prop_assert!(e == 0.0 && r.summary.difference == 0.0 || e.signum() == r.summary.difference.signum()),
+            None => prop_assert_eq!(r.summary.sd_difference, 0.0),
+        }
+    }
+
+    #[test]
+    fn the_same_column_is_never_significantly_different(b in prop::collection::vec(0.0f64..1.0, 2..30)) {
+        for test in TESTS {
+            let r = compare(&b, &b, &options(test)).expect("valid");
+            prop_assert_eq!(r.p_value, 1.0, "{:?}", test);
+            prop_assert_eq!(r.summary.effect_size, None);
+            prop_assert_eq!((r.interval.lower, r.interval.upper), (0.0, 0.0));
+        }
+    }
+
+    #[test]
+    fn corrections_are_monotone_bounded_and_ordered(p in prop::collection::vec(0.0f64..=1.0, 0..30)) {
+        let holm = correct(&p, Correction::Holm).expect("valid");
+        let bonferroni = correct(&p, Correction::Bonferroni).expect("valid");
+        let bh = correct(&p, Correction::BenjaminiHochberg).expect("valid");
+        for i in 0..p.len() {
+            // BH <= Holm mathematically; statsmodels' `p / (1 / m)` can exceed
+            // `p * m` by an ulp, so allow a few.
+            let ulps = 1.0 + 4.0 * f64::EPSILON;
+            prop_assert!(p[i] <= bh[i] && bh[i] <= holm[i] * ulps && holm[i] <= bonferroni[i] && bonferroni[i] <= 1.0);
+            for j in 0..p.len() {
+                if p[i] <= p[j] {
+                    prop_assert!(holm[i] <= holm[j] && bh[i] <= bh[j] && bonferroni[i] <= bonferroni[j]);
+                }
+            }
+        }
+    }
+}

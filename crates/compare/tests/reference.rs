@@ -1,0 +1,276 @@
+//! Results compared with the reference tools' values (see
+//! `scripts/compare_fixtures.py`).
+
+use rankeval_compare::bootstrap::bootstrap;
+use rankeval_compare::paired::differences;
+use rankeval_compare::sign_flip::{Resampling, sign_flip};
+use rankeval_compare::wilcoxon::wilcoxon;
+use rankeval_compare::{Correction, Options, Test, compare, correct, randomized_tukey_hsd};
+
+use crate::fixtures::{cases, floats, number, pair};
+
+fn assert_close(what: &str, got: f64, want: f64, tolerance: f64) {
+    assert!(
+        (got - want).abs() <= tolerance,
+        "{what}: got {got:e}, scipy {want:e}, |diff| {:e} > {tolerance:e}",
+        (got - want).abs()
+    );
+}
+
+#[test]
+fn ttest_matches_scipy_ttest_rel_within_1e_12() {
+    let all = cases("ttest.json");
+    assert!(all.len() >= 10);
+    for (i, case) in all.iter().enumerate() {
+        let (baseline, candidate) = pair(case);
+        let options = Options {
+            level: number(&case["level"]),
+            ..Options::default()
+        };
+        let c = compare(&baseline, &candidate, &options).expect("valid case");
+        let p = number(&case["p_value"]);
+        assert_close(&format!("case {i} p"), c.p_value, p, 1e-12);
+        // Tail p-values: also relatively close.
+        assert!(
+            (c.p_value - p).abs() <= 1e-9 * p.max(1e-300),
+            "case {i}: p {} vs {p}",
+            c.p_value
+        );
+        assert_close(
+            &format!("case {i} lower"),
+            c.interval.lower,
+            number(&case["lower"]),
+            1e-12,
+        );
+        assert_close(
+            &format!("case {i} upper"),
+            c.interval.upper,
+            number(&case["upper"]),
+            1e-12,
+        );
+        let t = rankeval_compare::ttest::paired_t(&differences(&baseline, &candidate), 0.95)
+            .expect("valid");
+        assert_close(
+            &format!("case {i} t"),
+            t.t,
+            number(&case["statistic"]),
+            1e-10,
+        );
+        assert_eq!(t.df, number(&case["df"]));
+    }
+}
+
+#[test]
+fn wilcoxon_matches_scipy_defaults() {
+    let all = cases("wilcoxon.json");
+    let mut methods = std::collections::BTreeSet::new();
+    for (i, case) in all.iter().enumerate() {
+        let (baseline, candidate) = pair(case);
+        let w = wilcoxon(&differences(&baseline, &candidate)).expect("valid");
+        methods.insert(format!("{:?}", w.method));
+        assert_eq!(
+            w.statistic,
+            number(&case["statistic"]),
+            "case {i} statistic"
+        );
+        assert_close(
+            &format!("case {i} p ({:?})", w.method),
+            w.p_value,
+            number(&case["p_value"]),
+            1e-12,
+        );
+    }
+    // The fixtures exercise every branch of scipy's method="auto".
+    assert_eq!(methods.len(), 3, "{methods:?}");
+}
+
+/// The percentile interval of two independent bootstraps of the same data
+/// differ by resampling error only. The q-quantile of B resampled means has
+/// standard error sqrt(q (1 - q) / B) / f(x_q), and the bootstrap
+/// distribution of a mean is close to normal with sd `se`, so
+/// f(x_q) = phi(z_q) / se. The difference of two independent estimates has
+/// sqrt(2) times that error; we allow 5 of those standard errors.
+#[test]
+fn bootstrap_percentile_interval_is_within_resampling_error_of_scipy() {
+    for (i, case) in cases("bootstrap.json").iter().enumerate() {
+        let (baseline, candidate) = pair(case);
+        let level = number(&case["level"]);
+        let b = case["resamples"].as_u64().expect("resamples");
+        let ours = bootstrap(&differences(&baseline, &candidate), level, b, 42).expect("valid");
+        let se = number(&case["standard_error"]);
+        let q = (1.0 - level) / 2.0;
+        let z = statrs_quantile(1.0 - q);
+        let density = (-z * z / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        let tolerance = 5.0 * 2f64.sqrt() * (q * (1.0 - q) / b as f64).sqrt() / density * se;
+        assert_close(
+            &format!("case {i} lower"),
+            ours.interval.lower,
+            number(&case["lower"]),
+            tolerance,
+        );
+        assert_close(
+            &format!("case {i} upper"),
+            ours.interval.upper,
+            number(&case["upper"]),
+            tolerance,
+        );
+        // The standard error of an sd estimate from B draws is about
+        // sd / sqrt(2 B); allow 5 of them for each side.
+        assert_close(
+            &format!("case {i} standard error"),
+            ours.standard_error,
+            se,
+            5.0 * 2f64.sqrt() * se / (2.0 * b as f64).sqrt(),
+        );
+    }
+}
+
+fn statrs_quantile(p: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    Normal::standard().inverse_cdf(p)
+}
+
+#[test]
+fn corrections_equal_statsmodels_multipletests_bit_for_bit() {
+    let all = cases("corrections.json");
+    for (i, case) in all.iter().enumerate() {
+        let p = floats(&case["p_bits"]);
+        for (correction, key) in [
+            (Correction::Holm, "holm_bits"),
+            (Correction::Bonferroni, "bonferroni_bits"),
+            (Correction::BenjaminiHochberg, "fdr_bh_bits"),
+        ] {
+            let got = correct(&p, correction).expect("valid p-values");
+            let want = floats(&case[key]);
+            let got_bits: Vec<u64> = got.iter().map(|x| x.to_bits()).collect();
+            let want_bits: Vec<u64> = want.iter().map(|x| x.to_bits()).collect();
+            assert_eq!(got_bits, want_bits, "case {i} {key}: {got:?} vs {want:?}");
+        }
+        assert_eq!(correct(&p, Correction::None).expect("valid"), p);
+    }
+}
+
+#[test]
+fn sign_flip_enumeration_equals_exact_rational_count() {
+    for (i, case) in cases("sign_flip.json").iter().enumerate() {
+        let (baseline, candidate) = pair(case);
+        let d = differences(&baseline, &candidate);
+        let result = sign_flip(&d, &Resampling::default()).expect("valid");
+        let total = case["total"].as_u64().expect("total");
+        let extreme = case["extreme"].as_u64().expect("extreme");
+        assert!(result.exact, "case {i}");
+        assert_eq!(
+            (result.extreme, result.resamples),
+            (extreme, total),
+            "case {i}"
+        );
+        assert_eq!(result.p_value, extreme as f64 / total as f64);
+    }
+}
+
+/// Monte Carlo p-values against the exact ones: with B resamples the
+/// estimate (b + 1) / (B + 1) has standard error sqrt(p (1 - p) / B); we
+/// allow 4.5 of them plus the 1 / (B + 1) offset.
+#[test]
+fn sign_flip_monte_carlo_is_within_its_error_of_the_exact_p() {
+    let b = 20_000u64;
+    let mut checked = 0;
+    for case in cases("sign_flip.json")
+        .iter()
+        .chain(cases("ttest.json").iter())
+    {
+        let (baseline, candidate) = pair(case);
+        if baseline.len() > 20 {
+            continue;
+        }
+        let d = differences(&baseline, &candidate);
+        let exact = sign_flip(&d, &Resampling::default()).expect("valid");
+        let monte_carlo = sign_flip(
+            &d,
+            &Resampling {
+                resamples: b,
+                seed: 7,
+                exact_up_to: 0,
+            },
+        )
+        .expect("valid");
+        assert!(exact.exact && !monte_carlo.exact);
+        let p = exact.p_value;
+        let tolerance = 4.5 * (p * (1.0 - p) / b as f64).sqrt() + 1.0 / (b + 1) as f64;
+        assert_close(
+            &format!("n = {}", d.len()),
+            monte_carlo.p_value,
+            p,
+            tolerance,
+        );
+        checked += 1;
+    }
+    assert!(checked >= 8, "{checked}");
+}
+
+#[test]
+fn randomization_comparison_reports_the_exact_p_and_provenance() {
+    let case = &cases("sign_flip.json")[3];
+    let (baseline, candidate) = pair(case);
+    let options = Options {
+        test: Test::Randomization,
+        ..Options::default()
+    };
+    let c = compare(&baseline, &candidate, &options).expect("valid");
+    let exact = case["extreme"].as_u64().expect("extreme") as f64
+        / case["total"].as_u64().expect("total") as f64;
+    assert_eq!(c.p_value, exact);
+    assert_eq!(c.provenance.exact, Some(true));
+    assert_eq!(c.provenance.seed, Some(42));
+    assert_eq!(c.provenance.resamples, Some(10_000));
+}
+
+/// The randomized Tukey HSD against the exact share of within-query
+/// permutations (rational arithmetic), within Monte Carlo error.
+#[test]
+fn tukey_hsd_is_within_monte_carlo_error_of_exact_enumeration() {
+    let b = 20_000u64;
+    for (i, case) in cases("tukey.json").iter().enumerate() {
+        let systems: Vec<Vec<f64>> = case["systems_bits"]
+            .as_array()
+            .expect("systems")
+            .iter()
+            .map(floats)
+            .collect();
+        let columns: Vec<&[f64]> = systems.iter().map(Vec::as_slice).collect();
+        let hsd = randomized_tukey_hsd(&columns, b, 3).expect("valid");
+        let total = case["total"].as_u64().expect("total") as f64;
+        for (pair, want) in hsd
+            .pairs
+            .iter()
+            .zip(case["pairs"].as_array().expect("pairs"))
+        {
+            assert_eq!(pair.first as u64, want["first"].as_u64().expect("first"));
+            assert_eq!(pair.second as u64, want["second"].as_u64().expect("second"));
+            let p = want["extreme"].as_u64().expect("extreme") as f64 / total;
+            let tolerance = 4.5 * (p * (1.0 - p) / b as f64).sqrt() + 1.0 / (b + 1) as f64;
+            assert_close(
+                &format!("case {i} pair {pair:?}"),
+                pair.p_value,
+                p,
+                tolerance,
+            );
+        }
+    }
+}
+
+/// With two systems, permuting within a query is flipping the sign of the
+/// difference, and the range is |mean difference|: the randomized Tukey HSD
+/// is the sign-flip test.
+#[test]
+fn tukey_hsd_of_two_systems_is_the_sign_flip_test() {
+    let case = &cases("sign_flip.json")[5];
+    let (baseline, candidate) = pair(case);
+    let exact = sign_flip(&differences(&baseline, &candidate), &Resampling::default())
+        .expect("valid")
+        .p_value;
+    let b = 20_000u64;
+    let hsd = randomized_tukey_hsd(&[&baseline, &candidate], b, 11).expect("valid");
+    let tolerance = 4.5 * (exact * (1.0 - exact) / b as f64).sqrt() + 1.0 / (b + 1) as f64;
+    assert_close("two systems", hsd.pairs[0].p_value, exact, tolerance);
+}

@@ -1,0 +1,17 @@
+//! rankeval-compare's tests, one binary:
+//!
+//! * `reference`: against scipy / statsmodels values and exact enumerations
+//!   written by `scripts/compare_fixtures.py` into `tests/data/`;
+//! * `determinism`: thread counts, the pinned RNG stream, shared draws;
+//! * `properties`: proptest invariants;
+//! * `gates`: each rule passing and failing;
+//! * `errors`: every invalid input is an error, never a panic.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod determinism;
+mod errors;
+mod fixtures;
+mod gates;
+mod properties;
+mod reference;
