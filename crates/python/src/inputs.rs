@@ -151,6 +151,7 @@ fn file_input(
         rank,
         grade,
         delimiter,
+        ..CsvOptions::default()
     };
     csv.check().map_err(PyValueError::new_err)?;
     Ok(input.with_csv(csv))

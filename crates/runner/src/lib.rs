@@ -83,5 +83,6 @@ pub use rankeval_core::{
     RunBuilder,
 };
 pub use read::{
-    CsvOptions, Format, Input, ReadError, ReadErrorKind, ReadOptions, read_qrels, read_run,
+    CsvOptions, Format, Input, ReadError, ReadErrorKind, ReadOptions, qrels_from_batches,
+    read_qrels, read_run, run_from_batches,
 };

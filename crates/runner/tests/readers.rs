@@ -212,10 +212,10 @@ fn jsonl_errors_name_the_line() {
         jsonl(r#"{"query": "u1", "predicted": ["A", "B"], "scores": [1]}"#).unwrap_err(),
         "data.jsonl:1: `scores` has 1 value but `predicted` has 2 documents"
     );
+    // Other keys are ignored (a JSON Lines file as it comes: `model`,
+    // `timestamp`, features...).
     assert!(
-        jsonl(r#"{"query": "u1", "predicted": ["A"], "score": [1]}"#)
-            .unwrap_err()
-            .starts_with("data.jsonl:1: invalid JSON line: unknown field `score`, expected one of"),
+        jsonl(r#"{"query": "u1", "model": {"v": 2}, "predicted": ["A"], "score": [1]}"#).is_ok()
     );
     assert!(
         jsonl(r#"{"query": "u1", "predicted": ["A"], "relevant": {"A": 1e10}}"#)

@@ -13,6 +13,10 @@
 //!   whole.
 //! - `csv_reader`: the CSV/TSV reader, its errors, and CSV evaluating like
 //!   the same data as TREC.
+//! - `arrow_reader`: Parquet and Arrow IPC, and the same data in every
+//!   format giving the same values bit for bit.
+//! - `json_reader`: JSON Lines with other and renamed keys, rows per line,
+//!   dicts of dicts.
 //! - `readme`: README's library example is the crate doc's doc test.
 //! - `explain`: `rankeval explain` gives eval's values bit for bit, for
 //!   every metric, with ties, grades, negatives and repeats.
@@ -23,6 +27,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod arrow_reader;
 mod cli;
 mod common;
 mod corpus;
@@ -30,6 +35,7 @@ mod csv_reader;
 mod determinism;
 mod explain;
 mod html_curves;
+mod json_reader;
 mod plugin;
 mod readers;
 mod readme;

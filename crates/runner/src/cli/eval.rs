@@ -17,14 +17,16 @@ use crate::read::{CsvOptions, Format, Input, ReadOptions};
 #[derive(Debug, Args)]
 pub(super) struct EvalArgs {
     /// Qrels file (TREC `query iteration document grade`, JSON Lines with
-    /// `relevant`, or CSV `user,item[,grade]`). Optional when every run is
-    /// JSON Lines with `relevant`.
+    /// `relevant`, CSV `user,item[,grade]`, or a Parquet/Arrow table of
+    /// those columns). Optional when every run is JSON Lines with `relevant`.
     #[arg(long, value_name = "FILE")]
     qrels: Option<PathBuf>,
-    /// Run file (TREC `query Q0 document rank score tag`, JSON Lines, or CSV
-    /// `user,item,score` / `user,item,rank`); repeat for several runs. Plain
-    /// or gzip.
-    #[arg(long = "run", value_name = "FILE", required = true)]
+    /// Run file (TREC `query Q0 document rank score tag`, JSON Lines, CSV
+    /// `user,item,score` / `user,item,rank`, or Parquet/Arrow with those
+    /// columns or list columns `user, items, scores`); repeat for several
+    /// runs. Text formats plain or gzip. `NAME=FILE` names the run in
+    /// reports (when no file is called `NAME=FILE`).
+    #[arg(long = "run", value_name = "[NAME=]FILE", required = true)]
     runs: Vec<PathBuf>,
     /// Metric in the short syntax `name(param=value,...)@k`, e.g. `ndcg@10`,
     /// `"ap(norm=truncated)@10"`, `mrr`; repeat for several. Default:
@@ -57,17 +59,32 @@ pub(super) struct EvalArgs {
     /// Read every input as this format, whatever its name says.
     #[arg(long, value_enum, value_name = "FORMAT")]
     input_format: Option<InputFormatArg>,
+    /// Read the qrels as this format (over --input-format).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    qrels_format: Option<InputFormatArg>,
+    /// Read every run as this format (over --input-format).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    run_format: Option<InputFormatArg>,
+    /// The qrels' own column settings over the --csv-*/--json-* flags,
+    /// `key=value,...` with keys query, doc, score, rank, grade, delimiter,
+    /// predicted, scores, relevant (e.g. `query=user_id,doc=item_id`).
+    #[arg(long, value_name = "KEY=VALUE,...")]
+    qrels_columns: Option<String>,
+    /// The runs' own column settings, as --qrels-columns.
+    #[arg(long, value_name = "KEY=VALUE,...")]
+    run_columns: Option<String>,
     #[command(flatten)]
     csv: CsvArgs,
     #[command(flatten)]
     output: OutputArgs,
 }
 
-/// Column names and delimiter of CSV/TSV inputs (`.csv`, `.tsv`).
+/// Column names of CSV/TSV, Parquet and Arrow inputs, and the CSV delimiter.
 #[derive(Debug, Args)]
-#[command(next_help_heading = "CSV input")]
+#[command(next_help_heading = "Columns and keys (CSV, JSON, Parquet, Arrow input)")]
 struct CsvArgs {
-    /// Column with the query (user) id.
+    /// Column with the query (user) id; in JSON Lines with one query per
+    /// line, the key of the query (there `query` unless set).
     #[arg(long = "csv-query", value_name = "COLUMN", default_value = "user")]
     query: String,
     /// Column with the document (item) id.
@@ -85,6 +102,19 @@ struct CsvArgs {
     /// Field delimiter: one character, or `tab` [default: tab for .tsv, else comma].
     #[arg(long = "csv-delimiter", value_name = "CHAR")]
     delimiter: Option<String>,
+    /// JSON Lines with one query per line: the key of the ranked list.
+    #[arg(
+        long = "json-predicted",
+        value_name = "KEY",
+        default_value = "predicted"
+    )]
+    predicted: String,
+    /// JSON Lines with one query per line: the key of the list's scores.
+    #[arg(long = "json-scores", value_name = "KEY", default_value = "scores")]
+    scores: String,
+    /// JSON Lines with one query per line: the key of the judgements.
+    #[arg(long = "json-relevant", value_name = "KEY", default_value = "relevant")]
+    relevant: String,
 }
 
 impl CsvArgs {
@@ -111,6 +141,9 @@ impl CsvArgs {
             rank: self.rank.clone(),
             grade: self.grade.clone(),
             delimiter,
+            predicted: self.predicted.clone(),
+            scores: self.scores.clone(),
+            relevant: self.relevant.clone(),
         };
         options
             .check()
@@ -140,16 +173,25 @@ pub(super) enum DuplicatesArg {
 enum InputFormatArg {
     /// TREC qrels and runs.
     Trec,
-    /// JSON Lines, one query per line.
+    /// JSON Lines: one query per line, one row per line, or a dict of
+    /// dicts, told by the first line.
     Jsonl,
+    /// JSON Lines with one row per line and document, read like CSV.
+    JsonlRows,
+    /// One JSON dict of dicts: query -> document -> score or grade.
+    Json,
     /// CSV or TSV with a header line.
     Csv,
+    /// Parquet, a long table or list columns.
+    Parquet,
+    /// Arrow IPC (Feather v2 file, or stream).
+    Arrow,
 }
 
 impl EvalArgs {
     /// Builds the experiment, checking every flag before any data is read;
     /// returns it with the output flags.
-    pub(super) fn into_experiment(self) -> Result<(Experiment, OutputArgs), CliError> {
+    pub(super) fn into_experiment(mut self) -> Result<(Experiment, OutputArgs), CliError> {
         let level = RelevanceLevel::new(self.rel).ok_or_else(|| {
             CliError::Usage(if self.rel > 0.0 {
                 format!(
@@ -164,20 +206,19 @@ impl EvalArgs {
             })
         })?;
         let csv = self.csv.options()?;
-        let input = |path: &PathBuf| {
+        let qrels_columns = with_columns(&csv, self.qrels_columns.as_deref(), "--qrels-columns")?;
+        let run_columns = with_columns(&csv, self.run_columns.as_deref(), "--run-columns")?;
+        let input = |path: &PathBuf, format: Option<InputFormatArg>, columns: &CsvOptions| {
             let input = Input::file(path);
-            let input = match self.input_format {
-                Some(InputFormatArg::Trec) => input.with_format(Format::Trec),
-                Some(InputFormatArg::Jsonl) => input.with_format(Format::Jsonl),
-                Some(InputFormatArg::Csv) => input.with_format(Format::Csv),
+            let input = match format.or(self.input_format) {
+                Some(format) => input.with_format(format.format()),
                 None => input,
             };
-            if input.format() == Format::Csv {
-                input.with_csv(csv.clone())
-            } else {
-                input
-            }
+            input.with_columns(columns.clone())
         };
+        let (given_names, run_paths): (Vec<Option<String>>, Vec<PathBuf>) =
+            self.runs.iter().map(|run| split_named(run)).unzip();
+        let runs_given = std::mem::replace(&mut self.runs, run_paths);
         for path in self.qrels.iter().chain(&self.runs) {
             if let Some(problem) = input_problem(path) {
                 return Err(CliError::Usage(format!("{}: {problem}", path.display())));
@@ -201,12 +242,13 @@ impl EvalArgs {
                 }));
             }
         }
-        let runs: Vec<NamedRun> = run_names(&self.runs)
+        let names = names_of_runs(&self.runs, given_names, &runs_given)?;
+        let runs: Vec<NamedRun> = names
             .into_iter()
             .zip(&self.runs)
             .map(|(name, path)| NamedRun {
                 name,
-                input: input(path),
+                input: input(path, self.run_format, &run_columns),
             })
             .collect();
         if self.qrels.is_none()
@@ -248,7 +290,10 @@ impl EvalArgs {
             })
             .collect::<Result<Vec<Box<dyn Aggregator>>, _>>()?;
         let experiment = Experiment {
-            qrels: self.qrels.as_ref().map(input),
+            qrels: self
+                .qrels
+                .as_ref()
+                .map(|path| input(path, self.qrels_format, &qrels_columns)),
             runs,
             metrics: unique_by_name(metrics),
             aggregators: unique_by_name(aggregators),
@@ -268,6 +313,92 @@ impl EvalArgs {
         };
         Ok((experiment, self.output))
     }
+}
+
+impl InputFormatArg {
+    fn format(self) -> Format {
+        match self {
+            InputFormatArg::Trec => Format::Trec,
+            InputFormatArg::Jsonl => Format::Jsonl,
+            InputFormatArg::JsonlRows => Format::JsonlRows,
+            InputFormatArg::Json => Format::Json,
+            InputFormatArg::Csv => Format::Csv,
+            InputFormatArg::Parquet => Format::Parquet,
+            InputFormatArg::Arrow => Format::Arrow,
+        }
+    }
+}
+
+/// `base` with the settings of `flag`'s value `key=value,...` over it.
+fn with_columns(
+    base: &CsvOptions,
+    given: Option<&str>,
+    flag: &str,
+) -> Result<CsvOptions, CliError> {
+    let mut columns = base.clone();
+    for setting in given.into_iter().flat_map(|g| g.split(',')) {
+        let Some((key, value)) = setting.split_once('=') else {
+            return Err(CliError::Usage(format!(
+                "{flag} {}: `{setting}` is not `key=value` (keys: {})",
+                given.unwrap_or_default(),
+                CsvOptions::KEYS.join(", ")
+            )));
+        };
+        columns
+            .set(key.trim(), value.trim())
+            .map_err(|reason| CliError::Usage(format!("{flag}: {reason}")))?;
+    }
+    Ok(columns)
+}
+
+/// A `--run` value as its name (if given as `NAME=FILE`) and file: a value
+/// that is an existing path is a file; else `NAME=FILE` where FILE exists.
+fn split_named(run: &Path) -> (Option<String>, PathBuf) {
+    if run.exists() {
+        return (None, run.to_owned());
+    }
+    match run.to_str().and_then(|text| text.split_once('=')) {
+        Some((name, file)) if !name.is_empty() && Path::new(file).exists() => {
+            (Some(name.to_owned()), PathBuf::from(file))
+        }
+        _ => (None, run.to_owned()),
+    }
+}
+
+/// The report name of each run: the one given, else from its file name;
+/// names must be unique and printable in every report layout.
+fn names_of_runs(
+    paths: &[PathBuf],
+    given: Vec<Option<String>>,
+    as_given: &[PathBuf],
+) -> Result<Vec<String>, CliError> {
+    let defaults = run_names(paths);
+    let mut names: Vec<String> = Vec::with_capacity(paths.len());
+    let mut seen = std::collections::HashMap::new();
+    for ((default, given), flag) in defaults.into_iter().zip(given).zip(as_given) {
+        let name = match given {
+            Some(name) => {
+                if name.chars().any(|c| c.is_control()) || name.trim().is_empty() {
+                    return Err(CliError::Usage(format!(
+                        "--run {}: a run name cannot be blank nor hold a tab, newline or other \
+                         control character",
+                        flag.display()
+                    )));
+                }
+                name
+            }
+            None => default,
+        };
+        if let Some(first) = seen.insert(name.clone(), flag) {
+            return Err(CliError::Usage(format!(
+                "--run {} and --run {} are both named `{name}`; name them with NAME=FILE",
+                first.display(),
+                flag.display()
+            )));
+        }
+        names.push(name);
+    }
+    Ok(names)
 }
 
 /// Whether two paths name one file (both exist: checked before).

@@ -83,8 +83,9 @@ pub(crate) struct RawExperiment {
     /// A label for the experiment (documentation only).
     #[allow(dead_code)]
     pub(crate) name: Option<String>,
-    /// The qrels file, relative to the experiment file.
-    pub(crate) qrels: Option<Spanned<String>>,
+    /// The qrels: a file relative to the experiment file, or a table with
+    /// its `path`, `format` and column settings.
+    pub(crate) qrels: Option<Spanned<RawQrels>>,
     /// The qrels' format, when its name does not say.
     pub(crate) qrels_format: Option<Format>,
     /// Queries judged but missing from a run: skip or zero.
@@ -93,7 +94,8 @@ pub(crate) struct RawExperiment {
     pub(crate) duplicates: Option<Duplicates>,
     /// The default relevance level of every metric.
     pub(crate) rel: Option<RelevanceLevel>,
-    /// Column names and delimiter of every CSV input.
+    /// Column names, JSON keys and delimiter of every input (each input's
+    /// own settings win).
     pub(crate) csv: Option<Spanned<CsvOptions>>,
     /// The runs to evaluate.
     #[serde(default)]
@@ -104,15 +106,106 @@ pub(crate) struct RawExperiment {
     pub(crate) aggregators: Option<Spanned<Vec<Spanned<RawPlugin>>>>,
 }
 
-/// One `[[runs]]` table.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawRun {
-    /// The name in reports; by default the file name without `.gz` and its
-    /// last extension.
-    pub(crate) name: Option<Spanned<String>>,
-    /// The run file, relative to the experiment file.
-    pub(crate) path: Spanned<String>,
-    /// The run's format, when its name does not say.
-    pub(crate) format: Option<Format>,
+/// An input table (`[[runs]]`, `[qrels]`) with the column settings every
+/// input may carry (see [`CsvOptions::KEYS`](crate::read::CsvOptions::KEYS)),
+/// each overriding the `[csv]` table. Written out rather than flattened, so
+/// that unknown keys stay errors and spans stay known.
+macro_rules! input_table {
+    ($(#[$meta:meta])* struct $name:ident { $($(#[$field_meta:meta])* $field:ident: $type:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub(crate) struct $name {
+            $($(#[$field_meta])* pub(crate) $field: $type,)*
+            /// Column with the query id (JSON Lines: the query's key).
+            pub(crate) query: Option<Spanned<String>>,
+            /// Column with the document id.
+            pub(crate) doc: Option<Spanned<String>>,
+            /// Column with scores.
+            pub(crate) score: Option<Spanned<String>>,
+            /// Column with ranks.
+            pub(crate) rank: Option<Spanned<String>>,
+            /// Column with grades.
+            pub(crate) grade: Option<Spanned<String>>,
+            /// CSV delimiter.
+            pub(crate) delimiter: Option<Spanned<String>>,
+            /// JSON Lines key of the ranked list.
+            pub(crate) predicted: Option<Spanned<String>>,
+            /// JSON Lines key of the scores.
+            pub(crate) scores: Option<Spanned<String>>,
+            /// JSON Lines key of the judgements.
+            pub(crate) relevant: Option<Spanned<String>>,
+        }
+
+        impl $name {
+            /// The column settings given, by key.
+            pub(crate) fn columns(&self) -> impl Iterator<Item = (&'static str, &Spanned<String>)> {
+                [
+                    ("query", &self.query),
+                    ("doc", &self.doc),
+                    ("score", &self.score),
+                    ("rank", &self.rank),
+                    ("grade", &self.grade),
+                    ("delimiter", &self.delimiter),
+                    ("predicted", &self.predicted),
+                    ("scores", &self.scores),
+                    ("relevant", &self.relevant),
+                ]
+                .into_iter()
+                .filter_map(|(key, value)| value.as_ref().map(|v| (key, v)))
+            }
+        }
+    };
+}
+
+input_table! {
+    /// One `[[runs]]` table.
+    struct RawRun {
+        /// The name in reports; by default the file name without `.gz` and
+        /// its last extension.
+        name: Option<Spanned<String>>,
+        /// The run file, relative to the experiment file.
+        path: Spanned<String>,
+        /// The run's format, when its name does not say.
+        format: Option<Format>,
+    }
+}
+
+input_table! {
+    /// A `[qrels]` table.
+    struct RawQrelsTable {
+        /// The qrels file, relative to the experiment file.
+        path: Spanned<String>,
+        /// Its format, when its name does not say.
+        format: Option<Format>,
+    }
+}
+
+/// `qrels = "path"` or a `[qrels]` table.
+#[derive(Debug)]
+pub(crate) enum RawQrels {
+    /// Only the path.
+    Path(String),
+    /// A table.
+    Table(Box<RawQrelsTable>),
+}
+
+impl<'de> Deserialize<'de> for RawQrels {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct QrelsVisitor;
+        impl<'de> serde::de::Visitor<'de> for QrelsVisitor {
+            type Value = RawQrels;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a path, or a table with `path` (and `format`, column settings)")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<RawQrels, E> {
+                Ok(RawQrels::Path(v.to_owned()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<RawQrels, A::Error> {
+                RawQrelsTable::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(|table| RawQrels::Table(Box::new(table)))
+            }
+        }
+        deserializer.deserialize_any(QrelsVisitor)
+    }
 }

@@ -10,7 +10,7 @@ use rankeval_core::{Aggregator, Metric, ParamValue};
 use toml::Spanned;
 
 use super::ConfigError;
-use super::raw::{RawExperiment, RawPlugin, RawValue};
+use super::raw::{RawExperiment, RawPlugin, RawQrels, RawValue};
 use crate::engine::Options;
 use crate::experiment::{
     DEFAULT_METRICS, Experiment, InputProblem, NamedRun, input_problem, unique_by_name,
@@ -73,19 +73,44 @@ impl Resolver<'_> {
     /// A file named by `key`, relative to the experiment file, which must
     /// exist and not be a directory (a FIFO or `/dev/stdin` will do).
     fn file(&self, value: &Spanned<String>, key: &str) -> Result<PathBuf, ConfigError> {
-        let file = self.base.join(value.get_ref());
+        self.file_at(value.get_ref(), self.line(value), key)
+    }
+
+    /// [`file`](Self::file) for a path whose key is on `line`.
+    fn file_at(&self, value: &str, line: usize, key: &str) -> Result<PathBuf, ConfigError> {
+        let file = self.base.join(value);
         match input_problem(&file) {
             None => Ok(file),
             Some(InputProblem::Missing) => Err(ConfigError::MissingFile {
                 path: self.path.to_owned(),
-                line: self.line(value),
+                line,
                 key: key.to_owned(),
                 file,
             }),
-            Some(problem) => {
-                Err(self.invalid(value, key, format!("{}: {problem}", file.display())))
-            }
+            Some(problem) => Err(ConfigError::Invalid {
+                path: self.path.to_owned(),
+                line,
+                key: key.to_owned(),
+                reason: format!("{}: {problem}", file.display()),
+            }),
         }
+    }
+
+    /// The `[csv]` settings with an input's own over them; an error names
+    /// the key (`runs[2].query`) and its line.
+    fn columns(
+        &self,
+        base: &CsvOptions,
+        given: Vec<(&str, &Spanned<String>)>,
+        table: &str,
+    ) -> Result<CsvOptions, ConfigError> {
+        let mut columns = base.clone();
+        for (key, value) in given {
+            columns
+                .set(key, value.get_ref())
+                .map_err(|reason| self.invalid(value, format!("{table}.{key}"), reason))?;
+        }
+        Ok(columns)
     }
 
     fn resolve(&self, raw: RawExperiment) -> Result<Experiment, ConfigError> {
@@ -99,22 +124,36 @@ impl Resolver<'_> {
             }
             None => CsvOptions::default(),
         };
-        let with_format = |input: Input, format: Option<Format>| {
+        let with_format = |input: Input, format: Option<Format>, columns: CsvOptions| {
             let input = match format {
                 Some(format) => input.with_format(format),
                 None => input,
             };
-            if input.format() == Format::Csv {
-                input.with_csv(csv.clone())
-            } else {
-                input
-            }
+            input.with_columns(columns)
         };
         let qrels = match &raw.qrels {
-            Some(path) => Some(with_format(
-                Input::file(self.file(path, "qrels")?),
-                raw.qrels_format,
-            )),
+            Some(spanned) => Some(match spanned.get_ref() {
+                RawQrels::Path(path) => with_format(
+                    Input::file(self.file_at(path, self.line(spanned), "qrels")?),
+                    raw.qrels_format,
+                    csv.clone(),
+                ),
+                RawQrels::Table(table) => {
+                    if raw.qrels_format.is_some() {
+                        return Err(self.invalid(
+                            spanned,
+                            "qrels_format",
+                            "give the format once: `format` in the [qrels] table",
+                        ));
+                    }
+                    let columns = self.columns(&csv, table.columns().collect(), "qrels")?;
+                    with_format(
+                        Input::file(self.file(&table.path, "qrels.path")?),
+                        table.format,
+                        columns,
+                    )
+                }
+            }),
             None => None,
         };
         if raw.runs.is_empty() {
@@ -164,7 +203,8 @@ impl Resolver<'_> {
                     format!("another run is already named `{name}`; give each run its own `name`"),
                 ));
             }
-            let input = with_format(Input::file(&file), table.format);
+            let columns = self.columns(&csv, table.columns().collect(), &key)?;
+            let input = with_format(Input::file(&file), table.format, columns);
             if qrels.is_none() && input.format() != Format::Jsonl {
                 return Err(self.invalid(
                     &table.path,

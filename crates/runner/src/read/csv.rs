@@ -65,6 +65,15 @@ pub struct CsvOptions {
     pub grade: String,
     /// Field delimiter; default: tab for `.tsv` names, else comma.
     pub delimiter: Option<char>,
+    /// JSON Lines with one query per line: the key of the ranked list.
+    /// Default "predicted".
+    pub predicted: String,
+    /// JSON Lines with one query per line: the key of the scores of the
+    /// ranked list. Default "scores".
+    pub scores: String,
+    /// JSON Lines with one query per line: the key of the judgements.
+    /// Default "relevant".
+    pub relevant: String,
 }
 
 impl Default for CsvOptions {
@@ -76,11 +85,68 @@ impl Default for CsvOptions {
             rank: "rank".to_owned(),
             grade: "grade".to_owned(),
             delimiter: None,
+            predicted: "predicted".to_owned(),
+            scores: "scores".to_owned(),
+            relevant: "relevant".to_owned(),
         }
     }
 }
 
 impl CsvOptions {
+    /// The names of the settings [`set`](Self::set) takes, as TOML keys and
+    /// in `--qrels-columns` / `--run-columns`.
+    pub const KEYS: &'static [&'static str] = &[
+        "query",
+        "doc",
+        "score",
+        "rank",
+        "grade",
+        "delimiter",
+        "predicted",
+        "scores",
+        "relevant",
+    ];
+
+    /// Sets one column name, JSON key or the delimiter by its name (one of
+    /// [`KEYS`](Self::KEYS)). The error says what is wrong, without naming
+    /// where the setting came from.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        if value.is_empty() {
+            return Err(format!("`{key}` cannot be empty"));
+        }
+        let slot = match key {
+            "query" => &mut self.query,
+            "doc" => &mut self.doc,
+            "score" => &mut self.score,
+            "rank" => &mut self.rank,
+            "grade" => &mut self.grade,
+            "predicted" => &mut self.predicted,
+            "scores" => &mut self.scores,
+            "relevant" => &mut self.relevant,
+            "delimiter" => {
+                let mut chars = value.chars();
+                self.delimiter = match (value, chars.next(), chars.next()) {
+                    ("tab" | "\\t", _, _) => Some('\t'),
+                    (_, Some(c), None) => Some(c),
+                    _ => {
+                        return Err(format!(
+                            "`delimiter` is `{value}`: give one character, or `tab`"
+                        ));
+                    }
+                };
+                return self.check();
+            }
+            other => {
+                return Err(format!(
+                    "unknown column setting `{other}`; expected one of {}",
+                    Self::KEYS.join(", ")
+                ));
+            }
+        };
+        *slot = value.to_owned();
+        Ok(())
+    }
+
     /// Checks what can be checked before reading: the delimiter must be one
     /// ASCII character other than `"`, `\r` and `\n`. The error is a
     /// message naming the option.

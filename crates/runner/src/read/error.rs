@@ -136,6 +136,16 @@ pub enum ReadErrorKind {
         /// The line where it first appeared.
         first_line: u64,
     },
+    /// A problem at a row and column of a table (Parquet, Arrow).
+    #[error("row {row}, column `{column}`: {problem}")]
+    AtRow {
+        /// The row, counted from 1 over the whole input.
+        row: u64,
+        /// The column's name.
+        column: String,
+        /// What is wrong.
+        problem: String,
+    },
     /// Any other problem with the data, from the core model.
     #[error("{0}")]
     Data(String),

@@ -14,8 +14,10 @@
 //!   no fraction such as `1.0`), or a list of documents (grade 1).
 //!
 //! A file with `relevant` serves as qrels, one with `predicted` as a run,
-//! one with both as both. Unknown keys are refused, so that a misspelt
-//! `scores` is not silently ignored; each query appears on one line.
+//! one with both as both; each query appears on one line. Other keys
+//! (`model`, `timestamp`, features...) are ignored. The four keys can be
+//! renamed ([`JsonKeys`], from the column options: `query`, `predicted`,
+//! `scores`, `relevant`), e.g. to `user_id`, `items`, `ground_truth`.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -23,8 +25,9 @@ use std::fmt;
 
 use rankeval_core::{QrelsBuilder, RunBuilder};
 use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use super::csv::CsvOptions;
 use super::error::{LineError, ReadErrorKind, excerpt};
 use super::grade::{EXPECTED_GRADE, grade_from_number, shown};
 use super::lines::LineParser;
@@ -35,7 +38,48 @@ pub(crate) const JSONL_LINE: &str =
     r#"one JSON object per line: {"query": ..., "predicted": [...], "relevant": {...}}"#;
 
 /// Parses JSONL lines into a run and qrels at once.
-pub(crate) struct Jsonl;
+pub(crate) struct Jsonl {
+    keys: JsonKeys,
+}
+
+impl Jsonl {
+    /// The parser for lines with these keys.
+    pub(crate) fn new(keys: JsonKeys) -> Self {
+        Self { keys }
+    }
+}
+
+/// The names of the four keys of a line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct JsonKeys {
+    pub(crate) query: String,
+    pub(crate) predicted: String,
+    pub(crate) scores: String,
+    pub(crate) relevant: String,
+}
+
+impl JsonKeys {
+    /// The keys the column options name: `query` is the CSV query column
+    /// when that is set (not its default `user`), else `query`.
+    pub(crate) fn of(options: &CsvOptions) -> Self {
+        let defaults = CsvOptions::default();
+        Self {
+            query: if options.query == defaults.query {
+                "query".to_owned()
+            } else {
+                options.query.clone()
+            },
+            predicted: options.predicted.clone(),
+            scores: options.scores.clone(),
+            relevant: options.relevant.clone(),
+        }
+    }
+
+    /// Whether `key` is one of the keys that mark a line with one query.
+    pub(crate) fn marks_a_query_line(&self, key: &str) -> bool {
+        key == self.predicted || key == self.relevant
+    }
+}
 
 /// What a piece of a JSONL file parses into.
 #[derive(Default)]
@@ -49,21 +93,72 @@ pub(crate) struct JsonlSink {
     seen: HashMap<Box<[u8]>, u64>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One line, its keys found by the names in [`JsonKeys`].
 struct Line<'a> {
-    #[serde(borrow)]
     query: JsonId<'a>,
-    #[serde(default, borrow)]
     predicted: Option<Vec<JsonId<'a>>>,
-    #[serde(default)]
     scores: Option<Vec<f64>>,
-    #[serde(default, borrow)]
     relevant: Option<Relevant<'a>>,
 }
 
+/// Reads a [`Line`] with these key names, skipping other keys.
+struct LineSeed<'k>(&'k JsonKeys);
+
+impl<'de, 'k> DeserializeSeed<'de> for LineSeed<'k> {
+    type Value = Line<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Line<'de>, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for LineSeed<'_> {
+    type Value = Line<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Line<'de>, M::Error> {
+        let keys = self.0;
+        let mut query = None;
+        let mut predicted = None;
+        let mut scores = None;
+        let mut relevant = None;
+        fn once<T, E: de::Error>(slot: &mut Option<T>, value: T, key: &str) -> Result<(), E> {
+            if slot.replace(value).is_some() {
+                return Err(E::custom(format!("key `{key}` appears twice")));
+            }
+            Ok(())
+        }
+        while let Some(JsonId(key)) = map.next_key::<JsonId<'de>>()? {
+            let key = key.as_ref();
+            if key == keys.query {
+                once(&mut query, map.next_value::<JsonId<'de>>()?, key)?;
+            } else if key == keys.predicted {
+                once(&mut predicted, map.next_value::<Vec<JsonId<'de>>>()?, key)?;
+            } else if key == keys.scores {
+                once(&mut scores, map.next_value::<Vec<f64>>()?, key)?;
+            } else if key == keys.relevant {
+                once(&mut relevant, map.next_value::<Relevant<'de>>()?, key)?;
+            } else {
+                map.next_value::<de::IgnoredAny>()?;
+            }
+        }
+        let query = query.ok_or_else(|| {
+            <M::Error as de::Error>::custom(format!("missing field `{}`", keys.query))
+        })?;
+        Ok(Line {
+            query,
+            predicted,
+            scores,
+            relevant,
+        })
+    }
+}
+
 /// An id: a JSON string or integer.
-struct JsonId<'a>(Cow<'a, str>);
+pub(crate) struct JsonId<'a>(pub(crate) Cow<'a, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for JsonId<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -162,14 +257,19 @@ impl LineParser for Jsonl {
 
     fn parse(&self, sink: &mut JsonlSink, line: &[u8], number: u64) -> Result<(), LineError> {
         let fail = |kind| LineError::new(number, kind);
-        let parsed: Line<'_> =
-            serde_json::from_slice(line).map_err(|e| fail(ReadErrorKind::Json(json_reason(&e))))?;
-        check_ids(&parsed).map_err(fail)?;
+        let keys = &self.keys;
+        let mut deserializer = serde_json::Deserializer::from_slice(line);
+        let parsed = LineSeed(keys)
+            .deserialize(&mut deserializer)
+            .and_then(|line| deserializer.end().map(|()| line))
+            .map_err(|e| fail(ReadErrorKind::Json(json_reason(&e))))?;
+        check_ids(&parsed, keys).map_err(fail)?;
         let query = parsed.query.0.as_bytes();
         if parsed.predicted.is_none() && parsed.relevant.is_none() {
-            return Err(fail(ReadErrorKind::BadField(
-                "the line has neither `predicted` nor `relevant`".into(),
-            )));
+            return Err(fail(ReadErrorKind::BadField(format!(
+                "the line has neither `{}` nor `{}`",
+                keys.predicted, keys.relevant
+            ))));
         }
         if let Some(first) = sink.seen.insert(query.into(), number) {
             return Err(fail(ReadErrorKind::RepeatedQuery {
@@ -185,11 +285,13 @@ impl LineParser for Jsonl {
                 predicted,
                 parsed.scores.as_deref(),
                 number,
+                keys,
             )?;
         } else if parsed.scores.is_some() {
-            return Err(fail(ReadErrorKind::BadField(
-                "`scores` is given without `predicted`".into(),
-            )));
+            return Err(fail(ReadErrorKind::BadField(format!(
+                "`{}` is given without `{}`",
+                keys.scores, keys.predicted
+            ))));
         }
         if let Some(Relevant(judged)) = &parsed.relevant {
             sink.relevant_lines += 1;
@@ -229,7 +331,7 @@ impl LineParser for Jsonl {
 
 /// serde's message without its "at line 1": the line is the file's, named
 /// already; the column stays.
-fn json_reason(error: &serde_json::Error) -> String {
+pub(crate) fn json_reason(error: &serde_json::Error) -> String {
     let text = error.to_string();
     let position = format!(" at line {} column {}", error.line(), error.column());
     match text.strip_suffix(&position) {
@@ -242,18 +344,18 @@ fn json_reason(error: &serde_json::Error) -> String {
 /// Refuses a line with an id that is empty or holds whitespace or a control
 /// character, naming the key it is under: such an id cannot be written back
 /// to a TREC file (split on whitespace) nor to a table or CSV report.
-fn check_ids(line: &Line<'_>) -> Result<(), ReadErrorKind> {
-    check_id(&line.query, "query")?;
+fn check_ids(line: &Line<'_>, keys: &JsonKeys) -> Result<(), ReadErrorKind> {
+    check_id(&line.query, &keys.query)?;
     for doc in line.predicted.iter().flatten() {
-        check_id(doc, "predicted")?;
+        check_id(doc, &keys.predicted)?;
     }
     for (doc, _) in line.relevant.iter().flat_map(|r| &r.0) {
-        check_id(doc, "relevant")?;
+        check_id(doc, &keys.relevant)?;
     }
     Ok(())
 }
 
-fn check_id(id: &JsonId<'_>, key: &str) -> Result<(), ReadErrorKind> {
+pub(crate) fn check_id(id: &JsonId<'_>, key: &str) -> Result<(), ReadErrorKind> {
     let id = id.0.as_ref();
     if id.is_empty() {
         return Err(ReadErrorKind::BadField(format!(
@@ -281,6 +383,7 @@ fn push_predicted(
     predicted: &[JsonId<'_>],
     scores: Option<&[f64]>,
     number: u64,
+    keys: &JsonKeys,
 ) -> Result<(), LineError> {
     let fail = |kind| LineError::new(number, kind);
     run.declare_query(query, scores.is_none(), number)
@@ -290,9 +393,11 @@ fn push_predicted(
             if scores.len() != predicted.len() {
                 let plural = |n: usize| if n == 1 { "" } else { "s" };
                 return Err(fail(ReadErrorKind::BadField(format!(
-                    "`scores` has {} value{} but `predicted` has {} document{}",
+                    "`{}` has {} value{} but `{}` has {} document{}",
+                    keys.scores,
                     scores.len(),
                     plural(scores.len()),
+                    keys.predicted,
                     predicted.len(),
                     plural(predicted.len())
                 ))));

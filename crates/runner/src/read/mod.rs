@@ -18,6 +18,12 @@
 //!   ties broken like tied scores (the rank is stored as the score `-rank`).
 //!   Missing grades are 1. Fields may be quoted (RFC 4180) but not span
 //!   lines; a byte order mark is skipped; `.tsv` files are split on tabs.
+//! - [`Format::Parquet`] and [`Format::Arrow`] (Arrow IPC: Feather v2 files
+//!   and streams): tables read with the arrow-rs crates, long
+//!   (`user, item, score|rank|grade`) or with list columns
+//!   (`user, items: list<string>, scores: list<double>`), with the same
+//!   column mapping as CSV; see the `table` module. Data already in Arrow
+//!   form is read with [`run_from_batches`] and [`qrels_from_batches`].
 //!
 //! Every error names the file, the line and what was expected; nothing is
 //! dropped silently: a malformed line, a bad number, a document repeated in
@@ -29,10 +35,14 @@ mod csv;
 mod error;
 mod fields;
 mod grade;
+mod ipc;
+mod json;
 mod jsonl;
 mod lines;
 mod mapped;
+mod parquet;
 pub(crate) mod stream;
+mod table;
 mod trec;
 
 use std::fs::File;
@@ -42,13 +52,17 @@ use std::path::{Path, PathBuf};
 use flate2::read::MultiGzDecoder;
 use rankeval_core::{Duplicates, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError};
 
+/// The Arrow crate whose record batches [`run_from_batches`] takes, so that
+/// callers build them with the same version.
+pub use arrow_array;
 pub use csv::CsvOptions;
 pub use error::{ReadError, ReadErrorKind};
 pub use lines::MAX_LINE_BYTES;
+pub use table::{qrels_from_batches, run_from_batches};
 
 use csv::{CSV_LINE, CsvQrels, CsvRun, Header};
 use error::LineError;
-use jsonl::{JSONL_LINE, Jsonl, JsonlSink};
+use jsonl::{JSONL_LINE, JsonKeys, Jsonl, JsonlSink};
 use lines::{Failure, LineParser, Parsed, parse_bytes, parse_lines_from};
 use mapped::Mapped;
 pub(crate) use mapped::name_at as mapped_name_at;
@@ -61,22 +75,40 @@ pub enum Format {
     /// TREC qrels (`query iteration document grade`) or run
     /// (`query Q0 document rank score tag`).
     Trec,
-    /// JSON Lines, one query per line (see the module docs of the reader).
+    /// JSON Lines: one query per line (see the module docs of the reader),
+    /// or one row per line, or a dict of dicts, told apart by the first
+    /// line (see [`Format::JsonlRows`] and [`Format::Json`]).
     Jsonl,
+    /// JSON Lines with one row per line and document
+    /// (`{"user": 1, "item": "i7", "score": 0.9}`), read like CSV.
+    #[serde(rename = "jsonl-rows")]
+    JsonlRows,
+    /// One JSON document mapping queries to documents to scores or grades
+    /// (`{"q1": {"d1": 12.5}}`), as ranx saves and pytrec_eval takes.
+    Json,
     /// CSV or TSV with a header line: runs `user,item,score` or
     /// `user,item,rank`, ground truth `user,item[,grade]`; column names and
     /// delimiter per [`CsvOptions`].
     Csv,
+    /// Parquet: a long table or one with list columns, column names per
+    /// [`CsvOptions`].
+    Parquet,
+    /// Arrow IPC, file (Feather v2) or stream: tables as for Parquet.
+    #[serde(alias = "feather", alias = "ipc")]
+    Arrow,
 }
 
 impl Format {
     /// The format a file name suggests: `.jsonl`, `.ndjson` and `.json` are
     /// JSON Lines, `.csv` and `.tsv` are CSV (all also with `.gz` after
-    /// them); anything else is TREC.
+    /// them), `.parquet` and `.pq` Parquet, `.arrow`, `.arrows`, `.feather`
+    /// and `.ipc` Arrow IPC; anything else is TREC.
     pub fn from_path(path: &Path) -> Format {
         match extension(path).as_deref() {
             Some("jsonl" | "ndjson" | "json") => Format::Jsonl,
             Some("csv" | "tsv") => Format::Csv,
+            Some("parquet" | "pq") => Format::Parquet,
+            Some("arrow" | "arrows" | "feather" | "ipc") => Format::Arrow,
             _ => Format::Trec,
         }
     }
@@ -141,6 +173,19 @@ impl Input {
         self.format = Format::Csv;
         self.csv = options;
         self
+    }
+
+    /// The same input with these column names (and, for CSV, delimiter),
+    /// its format unchanged: they apply to CSV, Parquet and Arrow.
+    pub fn with_columns(mut self, columns: CsvOptions) -> Self {
+        self.csv = columns;
+        self
+    }
+
+    /// Whether this input's format reads columns by name (CSV, Parquet,
+    /// Arrow), so that a column mapping applies to it.
+    pub fn has_columns(&self) -> bool {
+        matches!(self.format, Format::Csv | Format::Parquet | Format::Arrow)
     }
 
     /// The same input, read as `format`.
@@ -294,6 +339,40 @@ impl Input {
         }
     }
 
+    /// The whole input in memory: the mapped file or the bytes given as
+    /// they are, anything else (gzip, a pipe) read to its end.
+    fn with_all_bytes<T>(
+        &self,
+        then: impl FnOnce(&[u8]) -> Result<T, ReadError>,
+    ) -> Result<T, ReadError> {
+        let io = |e: io::Error| self.error(None, e.into());
+        match self.source().map_err(io)? {
+            Source::Bytes(bytes) => then(bytes),
+            Source::Mapped(map) => then(map.bytes()),
+            Source::Stream(mut stream) => {
+                let mut all = Vec::new();
+                stream.read_to_end(&mut all).map_err(io)?;
+                then(&all)
+            }
+        }
+    }
+
+    /// A Parquet input: a plain regular file is read by row group, anything
+    /// else (bytes, a pipe, gzip) in memory first (Parquet needs to seek).
+    fn parquet_source(&self) -> Result<parquet::ParquetSource<'_>, ReadError> {
+        if let Origin::File(path) = &self.origin
+            && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        {
+            let mut magic = [0u8; 2];
+            let read = File::open(path).and_then(|mut f| f.read(&mut magic));
+            if !(read.is_ok_and(|n| n == 2) && is_gzip(&magic)) {
+                return Ok(parquet::ParquetSource::File(path));
+            }
+        }
+        let bytes = self.with_all_bytes(|bytes| Ok(bytes.to_vec()))?;
+        Ok(parquet::ParquetSource::Bytes(bytes.into()))
+    }
+
     /// The CSV delimiter: the one set, else tab for a `.tsv` name, else comma.
     fn csv_delimiter(&self) -> Result<u8, ReadError> {
         let tsv = match &self.origin {
@@ -404,16 +483,16 @@ pub fn read_qrels_with(input: &Input, progress: Progress<'_>) -> Result<Qrels, R
                 .finish()
                 .map_err(|e| qrels_error(input, e))
         }
-        Format::Jsonl => {
-            let sink = input.parse(&Jsonl, JSONL_LINE, progress)?.sink;
-            if sink.relevant_lines == 0 {
-                return Err(no_lines_with(input, "relevant"));
-            }
-            finish_qrels(input, sink.qrels)
-        }
+        Format::Jsonl | Format::JsonlRows | Format::Json => input.read_json_qrels(progress),
         Format::Csv => {
             let sink = input.parse_csv(CsvQrels::new, progress)?;
             finish_qrels(input, sink)
+        }
+        Format::Parquet => {
+            parquet::read_qrels(&input.name, input.parquet_source()?, &input.csv, progress)
+        }
+        Format::Arrow => {
+            input.with_all_bytes(|bytes| ipc::read_qrels(&input.name, bytes, &input.csv, progress))
         }
     }
 }
@@ -435,36 +514,202 @@ pub fn read_run_with(
             let parsed = input.parse(&TrecRun, RUN_LINE, progress)?;
             Ok((finish_run(input, parsed.sink, options)?, None))
         }
-        Format::Jsonl => {
-            let sink: JsonlSink = input.parse(&Jsonl, JSONL_LINE, progress)?.sink;
-            if sink.predicted_lines == 0 {
-                return Err(no_lines_with(input, "predicted"));
-            }
-            let qrels = if sink.relevant_lines > 0 {
-                Some(finish_qrels(input, sink.qrels)?)
-            } else {
-                None
-            };
-            Ok((finish_run(input, sink.run, options)?, qrels))
-        }
+        Format::Jsonl | Format::JsonlRows | Format::Json => input.read_json_run(options, progress),
         Format::Csv => {
             let sink = input.parse_csv(CsvRun::new, progress)?;
             Ok((finish_run(input, sink, options)?, None))
         }
+        Format::Parquet => {
+            let source = input.parquet_source()?;
+            let run = parquet::read_run(&input.name, source, &input.csv, options, progress)?;
+            Ok((run, None))
+        }
+        Format::Arrow => input
+            .with_all_bytes(|bytes| {
+                ipc::read_run(&input.name, bytes, &input.csv, options, progress)
+            })
+            .map(|run| (run, None)),
     }
 }
 
-fn no_lines_with(input: &Input, key: &str) -> ReadError {
+fn no_lines_with(input: &Input, key: &str, holds: &str) -> ReadError {
     input.error(
         None,
-        ReadErrorKind::BadField(format!(
-            "no line has `{key}`, so the file holds no {}",
-            match key {
-                "predicted" => "run",
-                _ => "qrels",
-            }
-        )),
+        ReadErrorKind::BadField(format!("no line has `{key}`, so the file holds no {holds}")),
     )
+}
+
+/// The first line of `bytes` that is not blank (without its line end).
+fn first_line(bytes: &[u8]) -> &[u8] {
+    bytes
+        .split(|&b| b == b'\n')
+        .find(|line| !line.trim_ascii().is_empty())
+        .unwrap_or_default()
+}
+
+impl Input {
+    /// The source, and its first non-blank line (read ahead and put back for
+    /// a stream).
+    fn source_with_head(&self) -> Result<(Source<'_>, Vec<u8>), ReadError> {
+        use std::io::BufRead;
+        let io = |e: io::Error| self.error(None, e.into());
+        match self.source().map_err(io)? {
+            Source::Stream(stream) => {
+                let mut reader = BufReader::with_capacity(1 << 16, stream);
+                let mut head = Vec::new();
+                loop {
+                    let start = head.len();
+                    if reader.read_until(b'\n', &mut head).map_err(io)? == 0
+                        || !head[start..].trim_ascii().is_empty()
+                    {
+                        break;
+                    }
+                }
+                let line = first_line(&head).to_vec();
+                let source = Source::Stream(Box::new(io::Cursor::new(head).chain(reader)));
+                Ok((source, line))
+            }
+            in_place => {
+                let bytes = match &in_place {
+                    Source::Bytes(bytes) => bytes,
+                    Source::Mapped(map) => map.bytes(),
+                    Source::Stream(_) => &[][..],
+                };
+                let line = first_line(bytes).to_vec();
+                Ok((in_place, line))
+            }
+        }
+    }
+
+    /// The JSON shape to read: the one the format names, else told from
+    /// the first line.
+    fn json_shape(&self, head: &[u8]) -> json::Shape {
+        match self.format {
+            Format::JsonlRows => json::Shape::Rows,
+            Format::Json => json::Shape::DictOfDicts,
+            _ => json::shape(head, &self.csv),
+        }
+    }
+
+    /// The whole source as bytes, read to its end if it is a stream.
+    fn all_of<T>(
+        &self,
+        source: Source<'_>,
+        then: impl FnOnce(&[u8]) -> Result<T, ReadError>,
+    ) -> Result<T, ReadError> {
+        match source {
+            Source::Bytes(bytes) => then(bytes),
+            Source::Mapped(map) => then(map.bytes()),
+            Source::Stream(mut stream) => {
+                let mut all = Vec::new();
+                stream
+                    .read_to_end(&mut all)
+                    .map_err(|e| self.error(None, e.into()))?;
+                then(&all)
+            }
+        }
+    }
+
+    fn parse_all<P: LineParser>(
+        &self,
+        source: Source<'_>,
+        parser: &P,
+        expected: &'static str,
+        progress: Progress<'_>,
+    ) -> Result<P::Sink, ReadError> {
+        let parsed = self.parse_from(source, 0, 1, parser, progress)?;
+        if parsed.data_lines == 0 {
+            return Err(self.error(None, ReadErrorKind::Empty { expected }));
+        }
+        Ok(parsed.sink)
+    }
+
+    /// Reads a JSON input as a run (and the qrels a file with one query per
+    /// line may hold).
+    fn read_json_run(
+        &self,
+        options: ReadOptions,
+        progress: Progress<'_>,
+    ) -> Result<(Run, Option<Qrels>), ReadError> {
+        let (source, head) = self.source_with_head()?;
+        match self.json_shape(&head) {
+            json::Shape::QueryLines => {
+                let keys = JsonKeys::of(&self.csv);
+                let sink: JsonlSink =
+                    self.parse_all(source, &Jsonl::new(keys.clone()), JSONL_LINE, progress)?;
+                if sink.predicted_lines == 0 {
+                    return Err(no_lines_with(self, &keys.predicted, "run"));
+                }
+                let qrels = if sink.relevant_lines > 0 {
+                    Some(finish_qrels(self, sink.qrels)?)
+                } else {
+                    None
+                };
+                Ok((finish_run(self, sink.run, options)?, qrels))
+            }
+            json::Shape::Rows => {
+                let rows = json::Rows::run(&self.csv, &head)
+                    .map_err(|m| self.error(None, ReadErrorKind::BadField(m)))?;
+                let sink = self.parse_all(source, &json::RowRun(rows), json::ROW_LINE, progress)?;
+                Ok((finish_run(self, sink, options)?, None))
+            }
+            json::Shape::DictOfDicts => {
+                let run = self.all_of(source, |bytes| {
+                    progress(bytes.len() as u64);
+                    let mut run = RunBuilder::new();
+                    let entries = json::read_dict_of_dicts(bytes, &mut run)
+                        .map_err(|k| self.error(None, k))?;
+                    if entries == 0 && run.is_empty() {
+                        return Err(self.error(
+                            None,
+                            ReadErrorKind::Empty {
+                                expected: json::DICT_OF_DICTS,
+                            },
+                        ));
+                    }
+                    Ok(run)
+                })?;
+                Ok((finish_run(self, run, options)?, None))
+            }
+        }
+    }
+
+    /// Reads a JSON input as qrels.
+    fn read_json_qrels(&self, progress: Progress<'_>) -> Result<Qrels, ReadError> {
+        let (source, head) = self.source_with_head()?;
+        match self.json_shape(&head) {
+            json::Shape::QueryLines => {
+                let keys = JsonKeys::of(&self.csv);
+                let sink: JsonlSink =
+                    self.parse_all(source, &Jsonl::new(keys.clone()), JSONL_LINE, progress)?;
+                if sink.relevant_lines == 0 {
+                    return Err(no_lines_with(self, &keys.relevant, "qrels"));
+                }
+                finish_qrels(self, sink.qrels)
+            }
+            json::Shape::Rows => {
+                let rows = json::Rows::qrels(&self.csv, &head);
+                let sink =
+                    self.parse_all(source, &json::RowQrels(rows), json::ROW_LINE, progress)?;
+                finish_qrels(self, sink)
+            }
+            json::Shape::DictOfDicts => self.all_of(source, |bytes| {
+                progress(bytes.len() as u64);
+                let mut qrels = QrelsBuilder::new();
+                let entries =
+                    json::read_dict_of_dicts(bytes, &mut qrels).map_err(|k| self.error(None, k))?;
+                if entries == 0 && qrels.is_empty() {
+                    return Err(self.error(
+                        None,
+                        ReadErrorKind::Empty {
+                            expected: json::DICT_OF_DICTS,
+                        },
+                    ));
+                }
+                finish_qrels(self, qrels)
+            }),
+        }
+    }
 }
 
 fn finish_run(input: &Input, builder: RunBuilder, options: ReadOptions) -> Result<Run, ReadError> {

@@ -73,7 +73,9 @@ pub(crate) fn stream_run<S: ListScorer>(
             },
             progress,
         )?,
-        Format::Jsonl => return Ok(None),
+        Format::Jsonl | Format::JsonlRows | Format::Json | Format::Parquet | Format::Arrow => {
+            return Ok(None);
+        }
     };
     let StreamSink {
         mut scores,

@@ -26,5 +26,5 @@ fn run_help() {
 fn usage_errors_exit_2() {
     let (code, _, stderr) = super::run(&["eval", "--qrels", "x"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("--run <FILE>"), "{stderr}");
+    assert!(stderr.contains("--run <[NAME=]FILE>"), "{stderr}");
 }

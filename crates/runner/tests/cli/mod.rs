@@ -15,6 +15,7 @@ mod help;
 mod html;
 mod inputs;
 mod output;
+mod per_input;
 mod quickstart;
 mod trec_eval;
 mod unicode;
