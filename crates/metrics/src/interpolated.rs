@@ -12,8 +12,11 @@
 use std::fmt;
 
 use rankeval_core::registry::{PARAM_REL, ParamDoc};
-use rankeval_core::{CanonicalName, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure};
-use serde::{Deserialize, Serialize};
+use rankeval_core::{
+    CanonicalName, Grade, JudgedRanking, Metric, ParamValue, RelevanceLevel, TrecEvalMeasure,
+};
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use crate::common::is_none;
 
@@ -141,14 +144,71 @@ rankeval_core::register_metric! {
     example: || Box::new(IprecAtRecall { recall: 0.2, rel: None }),
 }
 
+/// Recall levels, written `0.25,0.5,0.75` (ascending, as trec_eval reads
+/// them for `11pt_avg..25,.5,.75`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecallLevels(Vec<f64>);
+
+impl RecallLevels {
+    /// Reads comma-separated levels, each 0 to 1, ascending.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let levels = text
+            .split(',')
+            .map(|x| {
+                let v: f64 = x
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("`{x}` is not a number"))?;
+                check_recall(v).map(|()| v)
+            })
+            .collect::<Result<Vec<f64>, String>>()?;
+        if levels.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(format!("recall levels must be ascending: `{text}`"));
+        }
+        Ok(RecallLevels(levels))
+    }
+
+    /// The levels.
+    pub fn get(&self) -> &[f64] {
+        &self.0
+    }
+
+    fn text(&self) -> String {
+        let text: Vec<String> = self.0.iter().map(f64::to_string).collect();
+        text.join(",")
+    }
+}
+
+impl fmt::Display for RecallLevels {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", ParamValue::String(self.text()))
+    }
+}
+
+impl Serialize for RecallLevels {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text())
+    }
+}
+
+impl<'de> Deserialize<'de> for RecallLevels {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        RecallLevels::parse(&text).map_err(de::Error::custom)
+    }
+}
+
 /// The `eleven_point_average` metric: the mean interpolated precision over
-/// the recall levels 0.0, 0.1, ..., 1.0 (trec_eval `11pt_avg`).
+/// the recall levels 0.0, 0.1, ..., 1.0 (trec_eval `11pt_avg`), or others.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ElevenPointAverage {
     /// Relevance level; `None` = the experiment's.
     #[serde(default, skip_serializing_if = "is_none")]
     pub rel: Option<RelevanceLevel>,
+    /// Other recall levels than the 11 standard ones.
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub levels: Option<RecallLevels>,
 }
 
 /// The mean interpolated precision over `levels` (trec_eval `11pt_avg`).
@@ -173,24 +233,40 @@ impl Metric for ElevenPointAverage {
     fn name(&self) -> String {
         CanonicalName::new("eleven_point_average")
             .param_if_set("rel", self.rel)
+            .param_if_set("levels", self.levels.as_ref())
             .finish()
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
-        eleven_point_average(q, &ELEVEN_POINTS, q.level(self.rel))
+        let levels = self
+            .levels
+            .as_ref()
+            .map_or(&ELEVEN_POINTS[..], RecallLevels::get);
+        eleven_point_average(q, levels, q.level(self.rel))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
-        self.rel
-            .is_none()
-            .then(|| TrecEvalMeasure::mean("11pt_avg"))
+        (self.rel.is_none() && self.levels.is_none()).then(|| TrecEvalMeasure::mean("11pt_avg"))
     }
 }
+
+const ELEVEN_PARAMS: &[ParamDoc] = &[
+    PARAM_REL,
+    ParamDoc {
+        name: "levels",
+        alias: None,
+        default: "unset",
+        doc: "recall levels, ascending, e.g. \"0.25,0.5,0.75\"; unset = 0.0, 0.1, ..., 1.0",
+    },
+];
 
 rankeval_core::register_metric! {
     name: "eleven_point_average",
     aliases: &["eleven_pt_avg"],
     summary: "mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (11pt_avg)",
-    params: &[PARAM_REL],
-    example: || Box::new(ElevenPointAverage { rel: RelevanceLevel::new(2) }),
+    params: ELEVEN_PARAMS,
+    example: || Box::new(ElevenPointAverage {
+        rel: RelevanceLevel::new(2),
+        levels: RecallLevels::parse("0.25,0.5,0.75").ok(),
+    }),
 }
 
 #[cfg(test)]

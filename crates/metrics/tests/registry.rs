@@ -86,6 +86,7 @@ fn every_documented_parameter_is_accepted_by_its_struct() {
             let value = match p.name {
                 "k" => "5".to_owned(),
                 "rel" => "2".to_owned(),
+                "levels" => "\"0.25,0.5\"".to_owned(),
                 _ if p.default == "required" => continue,
                 _ => p.default.to_owned(),
             };

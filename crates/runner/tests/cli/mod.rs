@@ -13,6 +13,7 @@ mod inputs;
 mod output;
 mod quickstart;
 mod trec_eval;
+mod trec_eval_command;
 mod unicode;
 
 use std::path::{Path, PathBuf};
