@@ -80,7 +80,7 @@ pub struct ListBuffer {
     /// `Some(places)` while the scores are kept in `fixed`.
     places: Option<u8>,
     /// Each entry's position (line number).
-    lines: Vec<u32>,
+    lines: Vec<u64>,
 }
 
 /// A buffer's scores, as [`ListBuffer::keys`] gives them.
@@ -135,7 +135,7 @@ impl ListBuffer {
         query: &[u8],
         doc: &[u8],
         score: f64,
-        at: u32,
+        at: u64,
     ) -> Result<(), RunError> {
         refuse_nan(query, doc, score, at)?;
         self.start(query, at, None)?;
@@ -152,7 +152,7 @@ impl ListBuffer {
         query: &[u8],
         doc: &[u8],
         score: Decimal,
-        at: u32,
+        at: u64,
     ) -> Result<(), RunError> {
         self.start(query, at, Some(score.places))?;
         if self.places == Some(score.places) {
@@ -167,7 +167,7 @@ impl ListBuffer {
     /// Takes `query` as the buffer's query if the buffer is empty, keeping
     /// scores as decimals of `places` places if given.
     #[inline]
-    fn start(&mut self, query: &[u8], at: u32, places: Option<u8>) -> Result<(), RunError> {
+    fn start(&mut self, query: &[u8], at: u64, places: Option<u8>) -> Result<(), RunError> {
         if self.is_empty() {
             if std::str::from_utf8(query).is_err() {
                 return Err(RunError::QueryNotUtf8 { at });
@@ -196,7 +196,7 @@ impl ListBuffer {
     }
 
     #[inline]
-    fn push_doc(&mut self, doc: &[u8], at: u32) -> Result<(), RunError> {
+    fn push_doc(&mut self, doc: &[u8], at: u64) -> Result<(), RunError> {
         self.bytes.extend_from_slice(doc);
         let end = u32::try_from(self.bytes.len()).map_err(|_| RunError::ListTooLarge { at })?;
         self.ends.push(end);
@@ -245,7 +245,7 @@ impl ListBuffer {
 
     /// The position of entry `i`.
     #[inline]
-    pub(crate) fn line(&self, i: usize) -> u32 {
+    pub(crate) fn line(&self, i: usize) -> u64 {
         self.lines[i]
     }
 

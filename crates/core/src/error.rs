@@ -210,9 +210,9 @@ pub enum RunError {
         /// The document id (lossy UTF-8).
         doc: String,
         /// Position of the first occurrence.
-        first: u32,
+        first: u64,
         /// Position of the repeat.
-        second: u32,
+        second: u64,
     },
     /// A score is NaN, which has no place in an order.
     #[error("the score of document `{doc}` in query `{query}` is NaN (at {at})")]
@@ -222,7 +222,7 @@ pub enum RunError {
         /// The document id (lossy UTF-8).
         doc: String,
         /// Position of the entry.
-        at: u32,
+        at: u64,
     },
     /// A query has both entries with scores and entries given in rank order.
     #[error("query `{query}` mixes ranked entries with scored entries")]
@@ -234,13 +234,13 @@ pub enum RunError {
     #[error("a query id is not valid UTF-8 (at {at})")]
     QueryNotUtf8 {
         /// Position of the entry.
-        at: u32,
+        at: u64,
     },
     /// One query's document ids exceed 4 GiB.
     #[error("the document ids of one query exceed 4 GiB (at {at})")]
     ListTooLarge {
         /// Position of the entry.
-        at: u32,
+        at: u64,
     },
 }
 
@@ -262,11 +262,11 @@ pub enum QrelsError {
         /// The first grade.
         first_grade: i32,
         /// Position of the first judgement.
-        first: u32,
+        first: u64,
         /// The second grade.
         second_grade: i32,
         /// Position of the second judgement.
-        second: u32,
+        second: u64,
     },
     /// A grade is outside the range rankeval stores.
     #[error("grade {grade} is out of range (at {at})")]
@@ -274,18 +274,18 @@ pub enum QrelsError {
         /// The grade.
         grade: i64,
         /// Position of the judgement.
-        at: u32,
+        at: u64,
     },
     /// A query id is not UTF-8 text.
     #[error("a query id is not valid UTF-8 (at {at})")]
     QueryNotUtf8 {
         /// Position of the judgement.
-        at: u32,
+        at: u64,
     },
     /// One query's document ids exceed 4 GiB.
     #[error("the document ids of one query exceed 4 GiB (at {at})")]
     ListTooLarge {
         /// Position of the judgement.
-        at: u32,
+        at: u64,
     },
 }

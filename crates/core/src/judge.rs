@@ -491,7 +491,7 @@ mod tests {
             let mut builder = RunBuilder::new();
             buffer.clear();
             let mut score = 10.0;
-            for at in 1..=next(50) as u32 {
+            for at in 1..=next(50) {
                 // Few documents, so that some repeat; coarse scores, so that
                 // many tie; sometimes in score order already.
                 let doc = format!("d{}", next(if case % 3 == 0 { 40 } else { 400 }));

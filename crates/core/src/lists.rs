@@ -69,8 +69,8 @@ pub(crate) struct RepeatError<V> {
     /// The query's id text, filled in by `finish`.
     pub(crate) query_name: String,
     pub(crate) doc: Vec<u8>,
-    pub(crate) first: (V, u32),
-    pub(crate) second: (V, u32),
+    pub(crate) first: (V, u64),
+    pub(crate) second: (V, u64),
 }
 
 /// Why `finish` failed.
@@ -95,7 +95,7 @@ pub(crate) struct ListStore<V> {
     pub(crate) ends: Vec<u32>,
     pub(crate) values: Vec<V>,
     /// Where each entry came from (line number or push index); dropped once finished.
-    pub(crate) origins: Vec<u32>,
+    pub(crate) origins: Vec<u64>,
 }
 
 impl<V> Default for ListStore<V> {
@@ -172,7 +172,7 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         query: &[u8],
         doc: &[u8],
         value: V,
-        origin: u32,
+        origin: u64,
         ranked: bool,
     ) -> Result<(), PushError> {
         let same_block = match self.lists.last() {
@@ -214,7 +214,7 @@ impl<V: Copy + Send + Sync> ListStore<V> {
 
     /// Moves `other`'s entries after this store's, adding `origin_offset` to
     /// their origins. A block that continues this store's last query joins it.
-    pub(crate) fn append(&mut self, other: ListStore<V>, origin_offset: u32) {
+    pub(crate) fn append(&mut self, other: ListStore<V>, origin_offset: u64) {
         let base_entry = self.values.len();
         let base_byte = self.bytes.len();
         let mut continued = None;
@@ -358,7 +358,7 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         let mut bytes = vec![0u8; next_byte];
         let mut ends = vec![0u32; next_entry];
         let mut values = Vec::with_capacity(next_entry);
-        let mut origins = vec![0u32; next_entry];
+        let mut origins = vec![0u64; next_entry];
         // Values need an initial element to be placed by index.
         if let Some(&first) = self.values.first() {
             values.resize(next_entry, first);
@@ -433,7 +433,7 @@ struct ListMut<'a, V> {
     bytes: &'a mut [u8],
     ends: &'a mut [u32],
     values: &'a mut [V],
-    origins: &'a mut [u32],
+    origins: &'a mut [u64],
 }
 
 impl<V> ListMut<'_, V> {
@@ -484,7 +484,7 @@ pub(crate) struct Scratch<V> {
     bytes: Vec<u8>,
     ends: Vec<u32>,
     values: Vec<V>,
-    origins: Vec<u32>,
+    origins: Vec<u64>,
 }
 
 impl<V> Default for Scratch<V> {
@@ -716,7 +716,7 @@ mod tests {
         let mut store = ListStore::default();
         for (origin, (q, d, v)) in lines.iter().enumerate() {
             store
-                .push(q.as_bytes(), d.as_bytes(), *v, origin as u32 + 1, false)
+                .push(q.as_bytes(), d.as_bytes(), *v, origin as u64 + 1, false)
                 .unwrap();
         }
         store

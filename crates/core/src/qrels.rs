@@ -38,7 +38,7 @@ pub struct Qrels {
 #[derive(Clone, Debug, Default)]
 pub struct QrelsBuilder {
     store: ListStore<Grade>,
-    pushed: u32,
+    pushed: u64,
 }
 
 impl QrelsBuilder {
@@ -65,7 +65,7 @@ impl QrelsBuilder {
 
     /// Gives `query` a place in the qrels even with no judgement: the query
     /// counts, with no relevant document. `at` is the position errors name.
-    pub fn declare_query(&mut self, query: &[u8], at: u32) -> Result<(), QrelsError> {
+    pub fn declare_query(&mut self, query: &[u8], at: u64) -> Result<(), QrelsError> {
         self.store
             .declare(query, false)
             .map_err(|e| push_error(e, at))
@@ -78,7 +78,7 @@ impl QrelsBuilder {
         query: &[u8],
         doc: &[u8],
         grade: i64,
-        at: u32,
+        at: u64,
     ) -> Result<(), QrelsError> {
         let grade = match Grade::try_from(grade) {
             Ok(g) if g != Grade::MIN => g,
@@ -91,7 +91,7 @@ impl QrelsBuilder {
 
     /// Moves `other`'s judgements after this builder's, adding
     /// `position_offset` to their positions.
-    pub fn append(&mut self, other: QrelsBuilder, position_offset: u32) {
+    pub fn append(&mut self, other: QrelsBuilder, position_offset: u64) {
         self.pushed = self.pushed.saturating_add(other.pushed);
         self.store.append(other.store, position_offset);
     }
@@ -156,7 +156,7 @@ pub struct QrelsPart {
     /// The conflicting grades found in the piece, the first of each query.
     conflicts: Vec<RepeatError<Grade>>,
     /// Added to the piece's positions to make them the input's.
-    offset: u32,
+    offset: u64,
 }
 
 /// Qrels read in pieces, in input order, each finished on its own: the
@@ -177,14 +177,14 @@ impl QrelsParts {
 
     /// Adds the next piece, whose positions are `position_offset` less
     /// than the input's.
-    pub fn push(&mut self, mut part: QrelsPart, position_offset: u32) {
+    pub fn push(&mut self, mut part: QrelsPart, position_offset: u64) {
         part.offset = part.offset.saturating_add(position_offset);
         self.parts.push(part);
     }
 
     /// Adds `later`'s pieces after these, their positions shifted by
     /// `position_offset`.
-    pub fn append(&mut self, later: QrelsParts, position_offset: u32) {
+    pub fn append(&mut self, later: QrelsParts, position_offset: u64) {
         for part in later.parts {
             self.push(part, position_offset);
         }
@@ -240,7 +240,7 @@ impl QrelsParts {
         // Conflicts within one piece stand for queries in that piece only;
         // those of joined queries are looked for again, over all pieces.
         let mut first: Option<RepeatError<Grade>> = None;
-        let mut keep_first = |mut conflict: RepeatError<Grade>, offset: u32| {
+        let mut keep_first = |mut conflict: RepeatError<Grade>, offset: u64| {
             conflict.first.1 = conflict.first.1.saturating_add(offset);
             conflict.second.1 = conflict.second.1.saturating_add(offset);
             if first
@@ -259,7 +259,7 @@ impl QrelsParts {
         if !spanning.is_empty() {
             let mut joined = ListStore::default();
             // (position, piece, list, entry of the list)
-            let mut entries: Vec<(u32, u32, u32, usize)> = Vec::new();
+            let mut entries: Vec<(u64, u32, u32, usize)> = Vec::new();
             for (q, pieces) in &spanning {
                 entries.clear();
                 for &(p, list) in pieces {
@@ -361,7 +361,7 @@ fn sort_descending(grades: &mut [Grade], counts: &mut Vec<u32>) {
 }
 
 /// A refused repeat as the qrels error, its positions shifted by `offset`.
-fn conflict(mut e: RepeatError<Grade>, offset: u32) -> QrelsError {
+fn conflict(mut e: RepeatError<Grade>, offset: u64) -> QrelsError {
     e.first.1 = e.first.1.saturating_add(offset);
     e.second.1 = e.second.1.saturating_add(offset);
     conflict_error(e)
@@ -378,7 +378,7 @@ fn conflict_error(e: RepeatError<Grade>) -> QrelsError {
     }
 }
 
-fn push_error(error: PushError, at: u32) -> QrelsError {
+fn push_error(error: PushError, at: u64) -> QrelsError {
     match error {
         PushError::QueryNotUtf8 => QrelsError::QueryNotUtf8 { at },
         PushError::ListTooLarge => QrelsError::ListTooLarge { at },
@@ -580,7 +580,7 @@ mod tests {
             let mut piece = QrelsBuilder::new();
             let mut piece_start = 0;
             for (i, (query, doc, grade)) in lines.iter().enumerate() {
-                let line = i as u32 + 1;
+                let line = i as u64 + 1;
                 whole
                     .push_at(query.as_bytes(), doc.as_bytes(), *grade, line)
                     .unwrap();

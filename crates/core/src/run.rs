@@ -41,7 +41,7 @@ pub struct Run {
 #[derive(Clone, Debug, Default)]
 pub struct RunBuilder {
     store: ListStore<f64>,
-    pushed: u32,
+    pushed: u64,
 }
 
 impl RunBuilder {
@@ -97,7 +97,7 @@ impl RunBuilder {
     /// Gives `query` a list even if it stays empty: the query was run and
     /// retrieved nothing (which scores 0), rather than not run at all.
     /// `at` is the position errors name.
-    pub fn declare_query(&mut self, query: &[u8], ranked: bool, at: u32) -> Result<(), RunError> {
+    pub fn declare_query(&mut self, query: &[u8], ranked: bool, at: u64) -> Result<(), RunError> {
         self.store
             .declare(query, ranked)
             .map_err(|e| push_error(e, at))
@@ -110,7 +110,7 @@ impl RunBuilder {
         query: &[u8],
         doc: &[u8],
         score: f64,
-        at: u32,
+        at: u64,
     ) -> Result<(), RunError> {
         refuse_nan(query, doc, score, at)?;
         self.store
@@ -120,7 +120,7 @@ impl RunBuilder {
 
     /// [`push_ranked`](Self::push_ranked) with an explicit position.
     #[inline]
-    pub fn push_ranked_at(&mut self, query: &[u8], doc: &[u8], at: u32) -> Result<(), RunError> {
+    pub fn push_ranked_at(&mut self, query: &[u8], doc: &[u8], at: u64) -> Result<(), RunError> {
         self.store
             .push(query, doc, f64::NAN, at, true)
             .map_err(|e| push_error(e, at))
@@ -128,7 +128,7 @@ impl RunBuilder {
 
     /// Moves `other`'s entries after this builder's, adding `position_offset`
     /// to their positions (used to join chunks of a file parsed in parallel).
-    pub fn append(&mut self, other: RunBuilder, position_offset: u32) {
+    pub fn append(&mut self, other: RunBuilder, position_offset: u64) {
         self.pushed = self.pushed.saturating_add(other.pushed);
         self.store.append(other.store, position_offset);
     }
@@ -177,7 +177,7 @@ fn duplicate_error(e: RepeatError<f64>) -> RunError {
 
 /// A NaN score has no place in an order: the error for one at `at`.
 #[inline]
-pub(crate) fn refuse_nan(query: &[u8], doc: &[u8], score: f64, at: u32) -> Result<(), RunError> {
+pub(crate) fn refuse_nan(query: &[u8], doc: &[u8], score: f64, at: u64) -> Result<(), RunError> {
     if score.is_nan() {
         return Err(RunError::NanScore {
             query: String::from_utf8_lossy(query).into_owned(),
@@ -188,7 +188,7 @@ pub(crate) fn refuse_nan(query: &[u8], doc: &[u8], score: f64, at: u32) -> Resul
     Ok(())
 }
 
-fn push_error(error: PushError, at: u32) -> RunError {
+fn push_error(error: PushError, at: u64) -> RunError {
     match error {
         PushError::QueryNotUtf8 => RunError::QueryNotUtf8 { at },
         PushError::ListTooLarge => RunError::ListTooLarge { at },
@@ -371,6 +371,28 @@ mod tests {
         }
         let run = b.finish(Duplicates::Error).unwrap();
         assert_eq!(docs(&run, "q"), ["a", "d9", "d10", "b", "y", "x", "q", "p"]);
+    }
+
+    #[test]
+    fn positions_past_four_billion_are_kept_exactly() {
+        let far = 5_000_000_000_u64;
+        let mut b = RunBuilder::new();
+        b.push_scored_at(b"q", b"d", 1.0, far).unwrap();
+        let mut later = RunBuilder::new();
+        later.push_scored_at(b"q", b"d", 2.0, 7).unwrap();
+        b.append(later, far);
+        let error = b.finish(Duplicates::Error).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                RunError::DuplicateDoc {
+                    first: 5_000_000_000,
+                    second: 5_000_000_007,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
     }
 
     #[test]

@@ -107,7 +107,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// The header of a CSV file.
 pub(crate) struct Header {
     /// Its line number (blank lines may come before it).
-    pub(crate) line: u32,
+    pub(crate) line: u64,
     /// Bytes read up to the end of the header line.
     pub(crate) bytes: u64,
     /// The column names, unquoted, with spaces around them trimmed.
@@ -123,7 +123,7 @@ pub(crate) fn read_header(
     delimiter: u8,
 ) -> Result<Option<Header>, Failure> {
     let mut buffer = Vec::new();
-    let mut line = 0u32;
+    let mut line = 0u64;
     let mut bytes = 0u64;
     loop {
         buffer.clear();
@@ -526,11 +526,11 @@ impl LineParser for CsvRun {
     }
 
     #[inline]
-    fn parse(&self, sink: &mut RunBuilder, line: &[u8], number: u32) -> Result<(), LineError> {
+    fn parse(&self, sink: &mut RunBuilder, line: &[u8], number: u64) -> Result<(), LineError> {
         self.parse_into(sink, line, number)
     }
 
-    fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u32) -> Result<(), LineError> {
+    fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u64) -> Result<(), LineError> {
         sink.append(later, offset);
         Ok(())
     }
@@ -542,7 +542,7 @@ impl RunLines for CsvRun {
         &self,
         sink: &mut S,
         line: &[u8],
-        number: u32,
+        number: u64,
     ) -> Result<(), LineError> {
         self.layout
             .with_fields(line, |[query, doc, value]| {
@@ -597,7 +597,7 @@ impl LineParser for CsvQrels {
     }
 
     #[inline]
-    fn parse(&self, sink: &mut QrelsBuilder, line: &[u8], number: u32) -> Result<(), LineError> {
+    fn parse(&self, sink: &mut QrelsBuilder, line: &[u8], number: u64) -> Result<(), LineError> {
         self.layout
             .with_fields(line, |[query, doc, grade]| {
                 let grade = if self.layout.wanted[2] == NONE {
@@ -615,7 +615,7 @@ impl LineParser for CsvQrels {
         &self,
         sink: &mut QrelsBuilder,
         later: QrelsBuilder,
-        offset: u32,
+        offset: u64,
     ) -> Result<(), LineError> {
         sink.append(later, offset);
         Ok(())

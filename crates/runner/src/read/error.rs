@@ -11,13 +11,13 @@ pub struct ReadError {
     /// The file as the user named it (or the name given to in-memory bytes).
     pub path: String,
     /// The 1-based line, when the problem is on one.
-    pub line: Option<u32>,
+    pub line: Option<u64>,
     /// What is wrong.
     pub kind: ReadErrorKind,
 }
 
 impl ReadError {
-    pub(crate) fn new(path: &str, line: Option<u32>, kind: ReadErrorKind) -> Self {
+    pub(crate) fn new(path: &str, line: Option<u64>, kind: ReadErrorKind) -> Self {
         Self {
             path: path.to_owned(),
             line,
@@ -102,7 +102,7 @@ pub enum ReadErrorKind {
         /// The document.
         doc: String,
         /// The line of the first occurrence.
-        first_line: u32,
+        first_line: u64,
     },
     /// A document is judged twice for one query with two grades.
     #[error(
@@ -116,7 +116,7 @@ pub enum ReadErrorKind {
         /// The first grade.
         first_grade: i32,
         /// The line of the first judgement.
-        first_line: u32,
+        first_line: u64,
         /// The grade on this line.
         second_grade: i32,
     },
@@ -126,7 +126,7 @@ pub enum ReadErrorKind {
         /// The query.
         query: String,
         /// The line where it first appeared.
-        first_line: u32,
+        first_line: u64,
     },
     /// Any other problem with the data, from the core model.
     #[error("{0}")]
@@ -136,17 +136,17 @@ pub enum ReadErrorKind {
 /// A problem on one line, before the file name is known to the parser.
 #[derive(Debug)]
 pub(crate) struct LineError {
-    pub(crate) line: u32,
+    pub(crate) line: u64,
     pub(crate) kind: ReadErrorKind,
 }
 
 impl LineError {
-    pub(crate) fn new(line: u32, kind: ReadErrorKind) -> Self {
+    pub(crate) fn new(line: u64, kind: ReadErrorKind) -> Self {
         Self { line, kind }
     }
 
     /// The same error, `offset` lines further down (lines inside the kind too).
-    pub(crate) fn shifted(mut self, offset: u32) -> Self {
+    pub(crate) fn shifted(mut self, offset: u64) -> Self {
         self.line = self.line.saturating_add(offset);
         match &mut self.kind {
             ReadErrorKind::DuplicateDoc { first_line, .. }

@@ -45,7 +45,7 @@ pub(crate) struct JsonlSink {
     pub(crate) predicted_lines: u64,
     pub(crate) relevant_lines: u64,
     /// First line of each query, to refuse a repeat.
-    seen: HashMap<Box<[u8]>, u32>,
+    seen: HashMap<Box<[u8]>, u64>,
 }
 
 #[derive(Deserialize)]
@@ -160,7 +160,7 @@ impl LineParser for Jsonl {
         JsonlSink::default()
     }
 
-    fn parse(&self, sink: &mut JsonlSink, line: &[u8], number: u32) -> Result<(), LineError> {
+    fn parse(&self, sink: &mut JsonlSink, line: &[u8], number: u64) -> Result<(), LineError> {
         let fail = |kind| LineError::new(number, kind);
         let parsed: Line<'_> =
             serde_json::from_slice(line).map_err(|e| fail(ReadErrorKind::Json(json_reason(&e))))?;
@@ -205,7 +205,7 @@ impl LineParser for Jsonl {
         Ok(())
     }
 
-    fn join(&self, sink: &mut JsonlSink, later: JsonlSink, offset: u32) -> Result<(), LineError> {
+    fn join(&self, sink: &mut JsonlSink, later: JsonlSink, offset: u64) -> Result<(), LineError> {
         for (query, line) in later.seen {
             let line = line.saturating_add(offset);
             if let Some(&first) = sink.seen.get(&query) {
@@ -280,7 +280,7 @@ fn push_predicted(
     query: &[u8],
     predicted: &[JsonId<'_>],
     scores: Option<&[f64]>,
-    number: u32,
+    number: u64,
 ) -> Result<(), LineError> {
     let fail = |kind| LineError::new(number, kind);
     run.declare_query(query, scores.is_none(), number)

@@ -51,7 +51,7 @@ pub(crate) trait LineParser: Sync {
         self.sink()
     }
     /// Parses one non-blank line, numbered `number` within its piece, into `sink`.
-    fn parse(&self, sink: &mut Self::Sink, line: &[u8], number: u32) -> Result<(), LineError>;
+    fn parse(&self, sink: &mut Self::Sink, line: &[u8], number: u64) -> Result<(), LineError>;
     /// Parses every line of `piece` (whole lines, numbered from 1) into
     /// `sink`, blank lines skipped. Formats with a faster way through a
     /// whole piece override it; the result must be the same.
@@ -69,7 +69,7 @@ pub(crate) trait LineParser: Sync {
         &self,
         sink: &mut Self::Sink,
         later: Self::Sink,
-        line_offset: u32,
+        line_offset: u64,
     ) -> Result<(), LineError>;
     /// Called in the piece's task after its last line: a chance to finish
     /// work on the piece while it is in the cache. Errors name piece lines.
@@ -78,7 +78,7 @@ pub(crate) trait LineParser: Sync {
         Ok(())
     }
     /// The first piece's sink as the start of the whole input's.
-    fn first(&self, piece: Self::Sink, line_offset: u32) -> Result<Self::Sink, LineError> {
+    fn first(&self, piece: Self::Sink, line_offset: u64) -> Result<Self::Sink, LineError> {
         if line_offset == 0 {
             Ok(piece)
         } else {
@@ -98,7 +98,7 @@ pub(crate) trait RunSink {
         query: &[u8],
         doc: &[u8],
         score: f64,
-        at: u32,
+        at: u64,
     ) -> Result<(), rankeval_core::RunError>;
     /// [`push_scored_at`](Self::push_scored_at) for a score read as a
     /// plain decimal.
@@ -108,7 +108,7 @@ pub(crate) trait RunSink {
         query: &[u8],
         doc: &[u8],
         score: rankeval_core::Decimal,
-        at: u32,
+        at: u64,
     ) -> Result<(), rankeval_core::RunError> {
         self.push_scored_at(query, doc, score.value(), at)
     }
@@ -128,7 +128,7 @@ impl RunSink for rankeval_core::RunBuilder {
         query: &[u8],
         doc: &[u8],
         score: f64,
-        at: u32,
+        at: u64,
     ) -> Result<(), rankeval_core::RunError> {
         rankeval_core::RunBuilder::push_scored_at(self, query, doc, score, at)
     }
@@ -141,7 +141,7 @@ pub(crate) trait RunLines: Sync {
         &self,
         sink: &mut S,
         line: &[u8],
-        number: u32,
+        number: u64,
     ) -> Result<(), LineError>;
     /// Parses every line of `piece` into `sink`, as
     /// [`LineParser::parse_piece`] does.
@@ -168,7 +168,7 @@ pub(crate) struct LineCounts {
     /// Non-blank lines.
     pub(crate) data_lines: u64,
     /// Newlines: how far the next piece's numbers are shifted.
-    pub(crate) newlines: u32,
+    pub(crate) newlines: u64,
 }
 
 /// Goes through the lines of `piece`, numbered from 1: each is offered to
@@ -180,11 +180,11 @@ pub(crate) struct LineCounts {
 pub(crate) fn each_line<T: ?Sized>(
     piece: &[u8],
     sink: &mut T,
-    mut fast: impl FnMut(&mut T, &[u8], u32) -> Result<Option<usize>, LineError>,
-    mut slow: impl FnMut(&mut T, &[u8], u32) -> Result<(), LineError>,
+    mut fast: impl FnMut(&mut T, &[u8], u64) -> Result<Option<usize>, LineError>,
+    mut slow: impl FnMut(&mut T, &[u8], u64) -> Result<(), LineError>,
 ) -> Result<LineCounts, LineError> {
     let mut counts = LineCounts::default();
-    let mut number: u32 = 1;
+    let mut number: u64 = 1;
     let mut at = 0;
     while at < piece.len() {
         let rest = &piece[at..];
@@ -237,7 +237,7 @@ pub(crate) fn parse_lines_from<P: LineParser>(
     input: &mut (dyn Read + Send),
     parser: &P,
     progress: &(dyn Fn(u64) + Sync),
-    first_line: u32,
+    first_line: u64,
 ) -> Result<Parsed<P::Sink>, Failure> {
     std::thread::scope(|scope| {
         let (full_tx, full_rx) = mpsc::sync_channel::<io::Result<Block>>(1);
@@ -269,7 +269,7 @@ pub(crate) fn parse_bytes<P: LineParser>(
     bytes: &[u8],
     parser: &P,
     progress: &(dyn Fn(u64) + Sync),
-    first_line: u32,
+    first_line: u64,
     release: &dyn Fn(usize, usize),
 ) -> Result<Parsed<P::Sink>, LineError> {
     let mut joiner = Joiner::new(first_line);
@@ -293,13 +293,13 @@ pub(crate) fn parse_bytes<P: LineParser>(
 
 /// Joins the sinks of parsed pieces in input order, shifting line numbers.
 struct Joiner<S> {
-    offset: u32,
+    offset: u64,
     joined: Option<S>,
     data_lines: u64,
 }
 
 impl<S: Send> Joiner<S> {
-    fn new(first_line: u32) -> Self {
+    fn new(first_line: u64) -> Self {
         Self {
             offset: first_line.saturating_sub(1),
             joined: None,
@@ -417,11 +417,11 @@ mod tests {
     /// Collects (line number, text) pairs; refuses lines saying "bad".
     struct Collect;
     impl LineParser for Collect {
-        type Sink = Vec<(u32, String)>;
+        type Sink = Vec<(u64, String)>;
         fn sink(&self) -> Self::Sink {
             Vec::new()
         }
-        fn parse(&self, sink: &mut Self::Sink, line: &[u8], number: u32) -> Result<(), LineError> {
+        fn parse(&self, sink: &mut Self::Sink, line: &[u8], number: u64) -> Result<(), LineError> {
             if line == b"bad" {
                 return Err(LineError::new(
                     number,
@@ -435,7 +435,7 @@ mod tests {
             &self,
             sink: &mut Self::Sink,
             later: Self::Sink,
-            offset: u32,
+            offset: u64,
         ) -> Result<(), LineError> {
             sink.extend(later.into_iter().map(|(n, line)| (n + offset, line)));
             Ok(())
@@ -443,7 +443,7 @@ mod tests {
     }
 
     /// Parses `text` as a stream, and in memory; both must agree.
-    fn parse(text: &str) -> Result<Parsed<Vec<(u32, String)>>, Failure> {
+    fn parse(text: &str) -> Result<Parsed<Vec<(u64, String)>>, Failure> {
         let streamed = parse_lines_from(&mut text.as_bytes(), &Collect, &|_| {}, 1);
         let released = std::sync::Mutex::new(Vec::new());
         let in_memory = parse_bytes(text.as_bytes(), &Collect, &|_| {}, 1, &|start, end| {
@@ -515,6 +515,19 @@ mod tests {
         let last = parsed.sink.last().unwrap();
         assert_eq!(last, &(100_002, "line 99999".to_owned()));
         assert_eq!(parsed.sink[0].0, 3);
+    }
+
+    #[test]
+    fn line_numbers_go_past_four_billion() {
+        // As if 2^32 lines came before (a header count, or earlier blocks).
+        let first = u64::from(u32::MAX) + 2;
+        let text = "a\nb\nbad\n";
+        let parsed = parse_lines_from(&mut "a\nb\n".as_bytes(), &Collect, &|_| {}, first).unwrap();
+        assert_eq!(parsed.sink[1], (first + 1, "b".to_owned()));
+        let Err(error) = parse_bytes(text.as_bytes(), &Collect, &|_| {}, first, &|_, _| {}) else {
+            panic!("a bad line must fail");
+        };
+        assert_eq!(error.line, 4_294_967_299);
     }
 
     #[test]

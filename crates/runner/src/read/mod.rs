@@ -220,7 +220,7 @@ impl Input {
         }
     }
 
-    fn error(&self, line: Option<u32>, kind: ReadErrorKind) -> ReadError {
+    fn error(&self, line: Option<u64>, kind: ReadErrorKind) -> ReadError {
         ReadError::new(&self.name, line, kind)
     }
 
@@ -251,7 +251,7 @@ impl Input {
         &self,
         source: Source<'_>,
         skip: usize,
-        first_line: u32,
+        first_line: u64,
         parser: &P,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Parsed<P::Sink>, ReadError> {
@@ -456,7 +456,7 @@ fn finish_run(input: &Input, builder: RunBuilder, options: ReadOptions) -> Resul
 }
 
 /// A core error from finishing a run, as the line it is on and the problem.
-fn run_error_at(error: RunError) -> (Option<u32>, ReadErrorKind) {
+fn run_error_at(error: RunError) -> (Option<u64>, ReadErrorKind) {
     match error {
         RunError::DuplicateDoc {
             query,

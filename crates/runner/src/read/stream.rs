@@ -147,7 +147,7 @@ impl<T: Default> StreamSink<T> {
 }
 
 /// `builder` with `offset` added to its line numbers.
-fn shifted(builder: RunBuilder, offset: u32) -> RunBuilder {
+fn shifted(builder: RunBuilder, offset: u64) -> RunBuilder {
     if offset == 0 {
         return builder;
     }
@@ -207,7 +207,7 @@ impl<S: ListScorer> RunSink for Pusher<'_, '_, S> {
         query: &[u8],
         doc: &[u8],
         score: f64,
-        at: u32,
+        at: u64,
     ) -> Result<(), RunError> {
         self.next_entry(query);
         self.sink.current.push_scored_at(query, doc, score, at)
@@ -219,7 +219,7 @@ impl<S: ListScorer> RunSink for Pusher<'_, '_, S> {
         query: &[u8],
         doc: &[u8],
         score: Decimal,
-        at: u32,
+        at: u64,
     ) -> Result<(), RunError> {
         self.next_entry(query);
         self.sink.current.push_decimal_at(query, doc, score, at)
@@ -243,7 +243,7 @@ where
     }
 
     #[inline]
-    fn parse(&self, sink: &mut Self::Sink, line: &[u8], number: u32) -> Result<(), LineError> {
+    fn parse(&self, sink: &mut Self::Sink, line: &[u8], number: u64) -> Result<(), LineError> {
         let mut pusher = Pusher {
             sink,
             scorer: self.scorer,
@@ -277,7 +277,7 @@ where
         Ok(())
     }
 
-    fn join(&self, sink: &mut Self::Sink, later: Self::Sink, offset: u32) -> Result<(), LineError> {
+    fn join(&self, sink: &mut Self::Sink, later: Self::Sink, offset: u64) -> Result<(), LineError> {
         if let Some(head) = later.head {
             let head = shifted(head, offset);
             match sink.open.take() {
@@ -300,7 +300,7 @@ where
         Ok(())
     }
 
-    fn first(&self, piece: Self::Sink, offset: u32) -> Result<Self::Sink, LineError> {
+    fn first(&self, piece: Self::Sink, offset: u64) -> Result<Self::Sink, LineError> {
         let mut sink = self.sink();
         self.join(&mut sink, piece, offset)?;
         Ok(sink)

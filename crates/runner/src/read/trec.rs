@@ -45,7 +45,7 @@ impl LineParser for TrecQrels {
     }
 
     #[inline]
-    fn parse(&self, sink: &mut QrelsSink, line: &[u8], number: u32) -> Result<(), LineError> {
+    fn parse(&self, sink: &mut QrelsSink, line: &[u8], number: u64) -> Result<(), LineError> {
         let mut fields = Fields::new(line);
         let (Some(query), Some(_iteration), Some(doc), Some(grade), None) = (
             fields.next(),
@@ -83,7 +83,7 @@ impl LineParser for TrecQrels {
         Ok(())
     }
 
-    fn join(&self, sink: &mut QrelsSink, later: QrelsSink, offset: u32) -> Result<(), LineError> {
+    fn join(&self, sink: &mut QrelsSink, later: QrelsSink, offset: u64) -> Result<(), LineError> {
         sink.parts.append(later.parts, offset);
         Ok(())
     }
@@ -121,7 +121,7 @@ fn push_judgement(
     query: &[u8],
     doc: &[u8],
     grade: &[u8],
-    number: u32,
+    number: u64,
 ) -> Result<(), LineError> {
     let grade = parse_i64("grade", grade).map_err(|e| LineError::new(number, e))?;
     sink.push_at(query, doc, grade, number)
@@ -145,7 +145,7 @@ impl LineParser for TrecRun {
     }
 
     #[inline]
-    fn parse(&self, sink: &mut RunBuilder, line: &[u8], number: u32) -> Result<(), LineError> {
+    fn parse(&self, sink: &mut RunBuilder, line: &[u8], number: u64) -> Result<(), LineError> {
         self.parse_into(sink, line, number)
     }
 
@@ -153,7 +153,7 @@ impl LineParser for TrecRun {
         self.parse_piece_into(sink, piece)
     }
 
-    fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u32) -> Result<(), LineError> {
+    fn join(&self, sink: &mut RunBuilder, later: RunBuilder, offset: u64) -> Result<(), LineError> {
         sink.append(later, offset);
         Ok(())
     }
@@ -165,7 +165,7 @@ impl RunLines for TrecRun {
         &self,
         sink: &mut S,
         line: &[u8],
-        number: u32,
+        number: u64,
     ) -> Result<(), LineError> {
         let mut fields = Fields::new(line);
         let (Some(query), Some(_q0), Some(doc), Some(_rank), Some(score)) = (
@@ -249,7 +249,7 @@ fn push_scored<S: RunSink>(
     query: &[u8],
     doc: &[u8],
     score: &[u8],
-    number: u32,
+    number: u64,
 ) -> Result<(), LineError> {
     let value = parse_f64("score", score).map_err(|e| LineError::new(number, e))?;
     if value.is_nan() {
@@ -266,7 +266,7 @@ fn push_scored<S: RunSink>(
         .map_err(|e| LineError::new(number, run_push_error(e)))
 }
 
-fn field_count(number: u32, line: &[u8], expected: &'static str) -> LineError {
+fn field_count(number: u64, line: &[u8], expected: &'static str) -> LineError {
     LineError::new(
         number,
         ReadErrorKind::FieldCount {
@@ -307,7 +307,7 @@ mod tests {
 
     /// Records every entry pushed, to compare two ways of parsing.
     #[derive(Debug, Default, PartialEq)]
-    struct Entries(Vec<(String, String, u64, u32)>);
+    struct Entries(Vec<(String, String, u64, u64)>);
 
     impl RunSink for Entries {
         fn push_scored_at(
@@ -315,7 +315,7 @@ mod tests {
             query: &[u8],
             doc: &[u8],
             score: f64,
-            at: u32,
+            at: u64,
         ) -> Result<(), RunError> {
             let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
             self.0.push((text(query), text(doc), score.to_bits(), at));
@@ -328,7 +328,7 @@ mod tests {
     fn line_by_line<S>(
         piece: &[u8],
         sink: &mut S,
-        parse: impl Fn(&mut S, &[u8], u32) -> Result<(), LineError>,
+        parse: impl Fn(&mut S, &[u8], u64) -> Result<(), LineError>,
     ) -> Result<LineCounts, String> {
         each_line(piece, sink, |_, _, _| Ok(None), parse)
             .map_err(|e| format!("{}: {}", e.line, e.kind))
