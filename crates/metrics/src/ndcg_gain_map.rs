@@ -111,8 +111,42 @@ fn levels(q: &JudgedRanking<'_>, map: &GainMap) -> Vec<Level> {
             }
         }
     }
-    levels.sort_by(|a, b| a.gain.total_cmp(&b.gain));
+    merge_sort(&mut levels);
     levels
+}
+
+/// trec_eval's order of grade levels: `qsort` with the comparator
+/// `(int)(gain1 - gain2)`, which calls gains less than 1 apart equal. glibc's
+/// `qsort` is a top-down merge sort, stable: this is the same algorithm, so
+/// the order (and so the ideal ranking) is trec_eval's even for such gains.
+fn merge_sort(levels: &mut Vec<Level>) {
+    fn compare(a: &Level, b: &Level) -> i64 {
+        // C's double-to-int conversion truncates toward zero.
+        (a.gain - b.gain) as i64
+    }
+    fn sort(items: Vec<Level>) -> Vec<Level> {
+        if items.len() <= 1 {
+            return items;
+        }
+        let mut items = items;
+        let right = items.split_off(items.len() / 2);
+        let (left, right) = (sort(items), sort(right));
+        let mut merged = Vec::with_capacity(left.len() + right.len());
+        let (mut left, mut right) = (left.into_iter().peekable(), right.into_iter().peekable());
+        while let (Some(l), Some(r)) = (left.peek(), right.peek()) {
+            let next = if compare(l, r) <= 0 {
+                left.next()
+            } else {
+                right.next()
+            };
+            merged.extend(next);
+        }
+        merged.extend(left);
+        merged.extend(right);
+        merged
+    }
+    let items = std::mem::take(levels);
+    *levels = sort(items);
 }
 
 fn gain_of(judgement: Judgement, levels: &[Level]) -> f64 {

@@ -114,3 +114,71 @@ fn f32_scores_turn_near_ties_into_ties() {
     assert_eq!(p1(&[]), "P_1                   \tall\t1.0000\n");
     assert_eq!(p1(&["--f32"]), "P_1                   \tall\t0.0000\n");
 }
+
+/// trec_eval 10's quirks, as its binary printed them on this input: under
+/// `-c` a query the run lacks is scored on one unjudged document (removed
+/// by `-J`, so interpolated precision divides 0 by 0 and prints `-nan`
+/// where the recall level needs 0 documents), its relstring is cleared,
+/// and `num_rel` on the `all` line counts every judgement above 0, whatever
+/// `-l`.
+#[test]
+fn trec_evals_quirks_under_c_and_j() {
+    let dir = crate::cli::scratch(&[
+        ("qrels", "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"),
+        ("run", "q1 Q0 x1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n"),
+    ]);
+    let args = [
+        "trec_eval",
+        "-q",
+        "-c",
+        "-l2",
+        "-J",
+        "-m",
+        "iprec_at_recall.0,0.5",
+        "-m",
+        "11pt_avg",
+        "-m",
+        "num_rel",
+        "-m",
+        "relstring",
+        "-m",
+        "num_ret",
+        "qrels",
+        "run",
+    ];
+    let (code, stdout, _) = crate::cli::run_in(dir.path(), &args);
+    assert_eq!(code, 0);
+    let want = "\
+num_ret               \tq1\t1
+num_rel               \tq1\t0
+iprec_at_recall_0.00  \tq1\t0.0000
+iprec_at_recall_0.50  \tq1\t0.0000
+relstring             \tq1\t'0'
+11pt_avg              \tq1\t0.0000
+num_ret               \tq2\t0
+num_rel               \tq2\t1
+iprec_at_recall_0.00  \tq2\t  -nan
+iprec_at_recall_0.50  \tq2\t0.0000
+relstring             \tq2\t''
+11pt_avg              \tq2\t  -nan
+num_ret               \tall\t1
+num_rel               \tall\t2
+iprec_at_recall_0.00  \tall\t  -nan
+iprec_at_recall_0.50  \tall\t0.0000
+11pt_avg              \tall\t  -nan
+";
+    assert_eq!(stdout, want);
+}
+
+#[test]
+fn a_qrels_query_without_results_is_left_out_with_a_warning() {
+    let dir = crate::cli::scratch(&[
+        ("qrels", "q1 0 d1 1\nq2 0 d3 1\n"),
+        ("run", "q1 Q0 d1 1 2.0 t\n"),
+    ]);
+    let (code, stdout, stderr) =
+        crate::cli::run_in(dir.path(), &["trec_eval", "-m", "num_q", "qrels", "run"]);
+    assert_eq!(code, 0);
+    assert_eq!(stdout, "num_q                 \tall\t1\n");
+    assert!(stderr.contains("1 qrels query has no results"), "{stderr}");
+}

@@ -29,6 +29,10 @@ pub struct QueryValues {
     pub query: String,
     /// Whether the run has no ranking for it (only with `-c`).
     pub missing: bool,
+    /// Whether the ranking scored is empty (after `-M` and `-J`).
+    pub empty: bool,
+    /// `|R|` at the relevance level.
+    pub num_rel: usize,
     /// One value per metric of the plan.
     pub values: Vec<f64>,
     /// One string per relstring line of the plan.
@@ -60,7 +64,14 @@ pub fn evaluate(qrels: &Qrels, run: &Run, plan: &Plan, settings: Settings) -> Ve
             || (Judge::new(None, settings.level), Vec::new()),
             |(judge, kept), &(q, list)| {
                 let judged = judge.judge(qrels, q, list.map(|l| run.list_at(l)));
-                let ranked = cut(judged.ranked(), settings, kept);
+                // trec_eval scores a query the run lacks (-c) on a ranking
+                // of one document no qrels mention ("ceci_nest_pas_un_docno").
+                let ranked = if list.is_some() {
+                    judged.ranked()
+                } else {
+                    &BOGUS[..]
+                };
+                let ranked = cut(ranked, settings, kept);
                 let view = JudgedRanking::new(
                     ranked,
                     ranked.len(),
@@ -70,6 +81,8 @@ pub fn evaluate(qrels: &Qrels, run: &Run, plan: &Plan, settings: Settings) -> Ve
                 QueryValues {
                     query: qrels.query_name(q).to_owned(),
                     missing: list.is_none(),
+                    empty: ranked.is_empty(),
+                    num_rel: judged.num_relevant(settings.level.get()),
                     values: plan.metrics.iter().map(|m| m.score(&view)).collect(),
                     relstrings: relstring_lens
                         .iter()
@@ -80,6 +93,9 @@ pub fn evaluate(qrels: &Qrels, run: &Run, plan: &Plan, settings: Settings) -> Ve
         )
         .collect()
 }
+
+/// trec_eval's ranking for a query the run lacks, under `-c`.
+const BOGUS: [Judgement; 1] = [Judgement::UNJUDGED];
 
 /// The ranking after `-M` and `-J`.
 fn cut<'a>(

@@ -48,6 +48,9 @@ pub enum Line {
         metric: usize,
         /// Whether it is a count: printed as an integer, summed on `all`.
         count: bool,
+        /// Interpolated precision's lowest recall level: on an empty ranking
+        /// trec_eval gives NaN (0 / 0) where `round(level * |R|)` is 0.
+        nan_level: Option<f64>,
     },
     /// An `all` line only: the geometric mean of a metric's values, each
     /// floored at 0.00001 (trec_eval's `gm_map`, `gm_bpref`).
@@ -366,6 +369,7 @@ pub fn plan(requests: &[String]) -> Result<Plan, MeasureError> {
             name,
             metric: plan.metrics.len() - 1,
             count,
+            nan_level: None,
         });
     }
     Ok(plan)
@@ -388,12 +392,17 @@ fn params_error(family: &Family, problem: impl Into<String>) -> MeasureError {
 
 fn add_family(plan: &mut Plan, family: &Family, params: Option<&str>) -> Result<(), MeasureError> {
     let push_value = |plan: &mut Plan, name: String, m: Box<dyn Metric>| {
+        let nan_level = match family.name {
+            "iprec_at_recall" | "11pt_avg" => Some(interpolation_floor(&*m)),
+            _ => None,
+        };
         let count = m.trec_eval().is_some_and(|t| t.all == TrecAll::Sum);
         plan.metrics.push(m);
         plan.lines.push(Line::Value {
             name,
             metric: plan.metrics.len() - 1,
             count,
+            nan_level,
         });
     };
     let no_params = |params: Option<&str>| match params {
@@ -525,6 +534,19 @@ fn add_family(plan: &mut Plan, family: &Family, params: Option<&str>) -> Result<
         },
     }
     Ok(())
+}
+
+/// The lowest recall level an interpolated precision metric reads.
+fn interpolation_floor(metric: &dyn Metric) -> f64 {
+    let json = serde_json::to_value(metric).unwrap_or_default();
+    if let Some(recall) = json["recall"].as_f64() {
+        return recall;
+    }
+    json["levels"]
+        .as_str()
+        .and_then(|l| l.split(',').next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(0.0)
 }
 
 /// C's `atol`: leading blanks, a sign, digits; whatever follows is ignored

@@ -14,7 +14,7 @@ pub mod measures;
 pub mod output;
 
 use std::ffi::OsString;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -72,7 +72,8 @@ pub fn main_from(args: &[OsString]) -> ExitCode {
     }
 }
 
-/// Runs the command, writing the report (or help) to `out`.
+/// Runs the command, writing the report (or help) to `out` and warnings
+/// to stderr.
 pub fn run(args: &[OsString], out: &mut dyn Write) -> Result<(), TrecEvalError> {
     let args = args::parse(args)?;
     if args.help {
@@ -136,6 +137,26 @@ fn evaluate_files(args: &TrecArgs) -> Result<String, TrecEvalError> {
         judged_only: args.judged_only,
     };
     let queries = evaluate::evaluate(&qrels, &run, &plan, settings);
+    if !args.complete {
+        let left_out = (0..qrels.num_queries() as u32)
+            .filter(|&q| run.query_index(qrels.query_bytes(q)).is_none())
+            .count();
+        if left_out > 0 {
+            // trec_eval 10 stops there ("result qid ... not found in qrels",
+            // exit 4); trec_eval 9 and rankeval leave the query out.
+            let _ = writeln!(
+                std::io::stderr(),
+                "trec_eval: warning: {left_out} qrels {} no results in the run and {} left out of the averages (trec_eval 10 stops here; -c scores {} 0)",
+                if left_out == 1 {
+                    "query has"
+                } else {
+                    "queries have"
+                },
+                if left_out == 1 { "is" } else { "are" },
+                if left_out == 1 { "it" } else { "them" },
+            );
+        }
+    }
     if queries.is_empty() {
         return Err(TrecEvalError::NoQueries);
     }
@@ -147,7 +168,7 @@ fn evaluate_files(args: &TrecArgs) -> Result<String, TrecEvalError> {
         output::Print {
             per_query: args.per_query,
             summary: !args.no_summary,
-            complete: args.complete,
+            complete_num_rel: args.complete.then(|| positive_judgements(&qrels)),
         },
     ))
 }
@@ -171,6 +192,19 @@ fn scores_as_f32(run: &Run) -> Result<Run, TrecEvalError> {
     builder.finish(Duplicates::Error).map_err(failed)
 }
 
+/// Judgements with a grade above 0, over every query of the qrels.
+fn positive_judgements(qrels: &rankeval_core::Qrels) -> u64 {
+    (0..qrels.num_queries() as u32)
+        .map(|q| {
+            qrels
+                .ideal_grades(q)
+                .iter()
+                .filter(|&&g| f64::from(g) > 0.0)
+                .count() as u64
+        })
+        .sum()
+}
+
 /// Gives every utility metric of the plan the collection size `-N`.
 fn set_collection(plan: &mut measures::Plan, n: u64) {
     for metric in &mut plan.metrics {
@@ -186,19 +220,43 @@ fn set_collection(plan: &mut measures::Plan, n: u64) {
     }
 }
 
-/// The run's tag: the 6th field of the results file's first line, as
-/// trec_eval prints it on its `runid` line.
+/// The run's tag as trec_eval prints it on its `runid` line: the 6th field
+/// of the results file's last line (blank lines and `#` comments aside).
+/// Only the file's tail is read, unless its lines are longer.
 fn run_id(path: &str) -> String {
-    let Ok(file) = std::fs::File::open(path) else {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut file) = std::fs::File::open(path) else {
         return String::new();
     };
-    let mut first = String::new();
-    let _ = std::io::BufReader::new(file).read_line(&mut first);
-    first
-        .split_ascii_whitespace()
-        .nth(5)
-        .unwrap_or_default()
-        .to_owned()
+    let len = file.metadata().map_or(0, |m| m.len());
+    let mut tail_size = 64 * 1024;
+    loop {
+        let start = len.saturating_sub(tail_size);
+        let mut tail = Vec::new();
+        if file.seek(SeekFrom::Start(start)).is_err() || file.read_to_end(&mut tail).is_err() {
+            return String::new();
+        }
+        let text = String::from_utf8_lossy(&tail);
+        let mut lines: Vec<&str> = text.lines().collect();
+        if start > 0 && !lines.is_empty() {
+            lines.remove(0); // maybe cut in the middle
+        }
+        let last = lines.iter().rev().find(|l| {
+            let t = l.trim_start();
+            !t.is_empty() && !t.starts_with('#')
+        });
+        if let Some(line) = last {
+            return line
+                .split_ascii_whitespace()
+                .nth(5)
+                .unwrap_or_default()
+                .to_owned();
+        }
+        if start == 0 {
+            return String::new();
+        }
+        tail_size *= 8;
+    }
 }
 
 /// `-h`: what this trec_eval does.

@@ -19,8 +19,9 @@ pub struct Print {
     pub per_query: bool,
     /// `-n` turns this off: the `all` lines.
     pub summary: bool,
-    /// `-c`: averages divide by every qrels query (here, every query evaluated).
-    pub complete: bool,
+    /// `-c`: trec_eval's `num_rel` on the `all` line is then the number
+    /// of judgements with a grade above 0 in the whole qrels, whatever `-l`.
+    pub complete_num_rel: Option<u64>,
 }
 
 /// The report as trec_eval prints it.
@@ -35,13 +36,15 @@ pub fn render(plan: &Plan, queries: &[QueryValues], run_id: &str, print: Print) 
                         name,
                         metric,
                         count,
+                        nan_level,
                     } => {
-                        let value = per_query_value(name, q, *metric);
+                        let value = per_query_value(name, q, *metric, *nan_level);
                         push(&mut out, name, &q.query, &format_value(value, *count));
                     }
                     Line::RelString { name, .. } => {
-                        // A query the run lacks has an empty ranking: ''.
+                        // trec_eval clears it for a query the run lacks (-c).
                         let text = relstring.next().map_or("", String::as_str);
+                        let text = if q.missing { "" } else { text };
                         push(&mut out, name, &q.query, &format!("'{text}'"));
                     }
                     Line::RunId | Line::NumQ | Line::GeometricMean { .. } => {}
@@ -58,16 +61,20 @@ pub fn render(plan: &Plan, queries: &[QueryValues], run_id: &str, print: Print) 
                     name,
                     metric,
                     count,
+                    nan_level,
                 } => {
                     let mut sum = 0.0;
                     for q in queries {
-                        sum += per_query_value(name, q, *metric);
+                        sum += per_query_value(name, q, *metric, *nan_level);
                     }
-                    let value = if *count || queries.is_empty() {
-                        sum
-                    } else {
-                        sum / queries.len() as f64
-                    };
+                    let value =
+                        if let (Some(n), "num_rel") = (print.complete_num_rel, name.as_str()) {
+                            n as f64
+                        } else if *count || queries.is_empty() {
+                            sum
+                        } else {
+                            sum / queries.len() as f64
+                        };
                     push(&mut out, name, "all", &format_value(value, *count));
                 }
                 Line::GeometricMean { name, metric } => {
@@ -86,13 +93,21 @@ pub fn render(plan: &Plan, queries: &[QueryValues], run_id: &str, print: Print) 
     out
 }
 
-/// A query's value, with trec_eval's clean-up for a query the run lacks
-/// (`-c`): `num_ret`, `utility`, `unj*` and `rbp_resid` are set to 0 there.
-fn per_query_value(name: &str, q: &QueryValues, metric: usize) -> f64 {
+/// trec_eval's NaN, `0.0 / 0.0` on x86-64: the sign bit is set, so C's
+/// printf writes `-nan`.
+const C_NAN: f64 = f64::from_bits(0xFFF8_0000_0000_0000);
+
+/// A query's value as trec_eval has it: 0 for `num_ret`, `utility`, `unj*`
+/// and `rbp_resid` on a query the run lacks (`-c`; trec_eval clears them),
+/// and NaN for interpolated precision on an empty ranking (after `-J`),
+/// where trec_eval divides 0 by 0 (rankeval's metrics give 0 there).
+fn per_query_value(name: &str, q: &QueryValues, metric: usize, nan_level: Option<f64>) -> f64 {
     let cleared =
         name == "num_ret" || name == "utility" || name.starts_with("unj") || name == "rbp_resid";
     if q.missing && cleared {
         0.0
+    } else if q.empty && nan_level.is_some_and(|x| (x * q.num_rel as f64).round() == 0.0) {
+        C_NAN
     } else {
         q.values[metric]
     }
@@ -103,7 +118,13 @@ fn format_value(value: f64, count: bool) -> String {
     if count {
         format!("{}", value as i64)
     } else if value.is_nan() {
-        "nan".to_owned()
+        // C's printf: `-nan` when the sign bit is set, padded to 6.
+        let text = if value.is_sign_negative() {
+            "-nan"
+        } else {
+            "nan"
+        };
+        format!("{text:>6}")
     } else {
         format!("{value:6.4}")
     }
