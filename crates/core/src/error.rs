@@ -260,19 +260,22 @@ pub enum QrelsError {
         /// The document id (lossy UTF-8).
         doc: String,
         /// The first grade.
-        first_grade: i32,
+        first_grade: f64,
         /// Position of the first judgement.
         first: u64,
         /// The second grade.
-        second_grade: i32,
+        second_grade: f64,
         /// Position of the second judgement.
         second: u64,
     },
-    /// A grade is outside the range rankeval stores.
-    #[error("grade {grade} is out of range (at {at})")]
-    GradeOutOfRange {
-        /// The grade.
-        grade: i64,
+    /// A grade is not one rankeval stores (NaN, infinite, or beyond
+    /// [`MAX_GRADE`](crate::MAX_GRADE)).
+    #[error("grade {grade} is not a grade: {reason} (at {at})")]
+    InvalidGrade {
+        /// The number given.
+        grade: f64,
+        /// What is wrong with it.
+        reason: crate::GradeError,
         /// Position of the judgement.
         at: u64,
     },

@@ -14,59 +14,112 @@ use crate::params::{Cutoff, RelevanceLevel};
 use crate::qrels::Qrels;
 use crate::run::{Duplicates, RankedList};
 
-/// A relevance grade, as in the qrels. Grades may be negative (trec_eval's
-/// "in the pool but not judged"); those are never relevant.
-pub type Grade = i32;
+/// A relevance grade, as in the qrels: any finite number in
+/// `-2147483647..=2147483647`, integer (`2`) or decimal (`3.5`, half-star
+/// ratings). Grades may be negative (trec_eval's "in the pool but not
+/// judged"); grades of 0 and below are never relevant.
+///
+/// An `f64` holds every integer grade exactly, so integer grades give the
+/// same numbers, bit for bit, as integer arithmetic did. Readers refuse NaN
+/// and infinities, and store `-0` as `0`.
+pub type Grade = f64;
+
+/// The largest grade magnitude readers accept (that of `i32`).
+pub const MAX_GRADE: Grade = 2_147_483_647.0;
+
+/// Why a number is not a grade; see [`check_grade`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GradeError {
+    /// NaN or an infinity.
+    #[error("a grade must be a finite number")]
+    NotFinite,
+    /// Beyond [`MAX_GRADE`] in magnitude.
+    #[error("a grade must be between -2147483647 and 2147483647")]
+    OutOfRange,
+}
+
+/// `grade` as stored: finite, within [`MAX_GRADE`], `-0` as `0`. Every
+/// reader and builder goes through this one check.
+#[inline]
+pub fn check_grade(grade: f64) -> Result<Grade, GradeError> {
+    if !grade.is_finite() {
+        Err(GradeError::NotFinite)
+    } else if grade.abs() > MAX_GRADE {
+        Err(GradeError::OutOfRange)
+    } else {
+        // `-0.0 + 0.0` is `+0.0`; every other value is unchanged.
+        Ok(grade + 0.0)
+    }
+}
 
 /// What the qrels say of the document at one rank: a grade, or nothing.
 ///
 /// A document the qrels do not mention has grade 0 for every metric; only
-/// bpref tells it apart from a judged non-relevant one.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+/// bpref tells it apart from a judged non-relevant one. The unjudged
+/// sentinel is NaN, which no grade can be (readers refuse it): every
+/// comparison with it is false, so "relevant" and "judged non-relevant"
+/// need no extra branch.
+#[derive(Clone, Copy)]
 #[repr(transparent)]
 pub struct Judgement(Grade);
 
+impl PartialEq for Judgement {
+    /// Bitwise: two unjudged documents are equal.
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for Judgement {}
+
+impl std::hash::Hash for Judgement {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.to_bits().hash(state);
+    }
+}
+
 impl Judgement {
     /// The document is not in the qrels.
-    pub const UNJUDGED: Judgement = Judgement(Grade::MIN);
+    pub const UNJUDGED: Judgement = Judgement(Grade::NAN);
 
-    /// The document is judged with `grade` (`Grade::MIN` is reserved).
+    /// The document is judged with `grade` (a finite grade, see
+    /// [`check_grade`]).
     #[inline]
     pub const fn judged(grade: Grade) -> Self {
-        debug_assert!(grade != Grade::MIN);
+        debug_assert!(grade.is_finite());
         Judgement(grade)
     }
 
     /// Whether the qrels mention the document.
     #[inline]
     pub const fn is_judged(self) -> bool {
-        self.0 != Grade::MIN
+        !self.0.is_nan()
     }
 
     /// The grade, 0 for an unjudged document.
     #[inline]
     pub const fn grade(self) -> Grade {
-        if self.is_judged() { self.0 } else { 0 }
+        if self.is_judged() { self.0 } else { 0.0 }
     }
 
-    /// Whether the document is relevant at `level` (grade >= level >= 1).
+    /// Whether the document is relevant at `level` (grade >= level > 0).
     #[inline]
     pub const fn is_relevant(self, level: Grade) -> bool {
         self.0 >= level
     }
 
-    /// Whether the document is judged non-relevant at `level`: a grade from
-    /// 0 to `level - 1` (negative grades are not "judged" here, as in
-    /// trec_eval's bpref).
+    /// Whether the document is judged non-relevant at `level`: a grade
+    /// from 0 up to, not including, `level` (negative grades are not
+    /// "judged" here, as in trec_eval's bpref).
     #[inline]
     pub const fn is_judged_nonrelevant(self, level: Grade) -> bool {
-        self.0 >= 0 && self.0 < level
+        self.0 >= 0.0 && self.0 < level
     }
 
     /// The grade floored at 0: the gain of graded metrics.
     #[inline]
     pub const fn gain(self) -> Grade {
-        if self.0 > 0 { self.0 } else { 0 }
+        if self.0 > 0.0 { self.0 } else { 0.0 }
     }
 }
 
@@ -165,10 +218,10 @@ impl<'a> JudgedRanking<'a> {
     }
 
     /// The number of judged non-relevant documents at `level` (grades
-    /// 0 to `level - 1`), bpref's `|N|`.
+    /// from 0 up to `level`, not included), bpref's `|N|`.
     #[inline]
     pub fn num_judged_nonrelevant(&self, level: Grade) -> usize {
-        self.ideal.partition_point(|&g| g >= 0) - self.num_relevant(level)
+        self.ideal.partition_point(|&g| g >= 0.0) - self.num_relevant(level)
     }
 }
 
@@ -189,6 +242,9 @@ pub struct Judge {
     judgements: Vec<Judgement>,
     /// `judge_buffer`: the run entries kept, in ranked order.
     order: Vec<u32>,
+    /// `judge_buffer`: per run entry, whether a better-ranked occurrence of
+    /// its document replaced it (empty unless one did).
+    replaced: Vec<bool>,
     /// `judge_buffer`: the repeats the last call left out.
     dropped: usize,
     depth: Option<usize>,
@@ -211,6 +267,7 @@ impl Judge {
             seen: Vec::new(),
             judgements: Vec::new(),
             order: Vec::new(),
+            replaced: Vec::new(),
             dropped: 0,
             depth,
             default_level,
@@ -318,6 +375,18 @@ impl Judge {
             &store.values[l.start..l.start + l.len]
         });
         self.order.clear();
+        // With `Duplicates::First`, the best-ranked occurrence of a
+        // document is kept: a later entry with a higher score takes the
+        // place of the one kept so far (equal scores: the same document at
+        // the same rank, so either is the one kept).
+        let keys = buffer.keys();
+        let ranks_higher = |a: usize, b: usize| match keys {
+            Keys::Fixed(keys) => keys[a] > keys[b],
+            Keys::Float(scores) => scores[a] > scores[b],
+        };
+        // Entries kept, then replaced by a better-ranked occurrence.
+        let mut replaced = 0;
+        self.replaced.clear();
         for i in 0..n {
             let doc = buffer.doc(i);
             let hash = hash_bytes(doc);
@@ -332,8 +401,9 @@ impl Judge {
                 }
                 if occupant >> 32 == fingerprint {
                     let entry = (occupant & ENTRY) as usize - 1;
+                    // The earlier occurrence kept, and where it is recorded.
                     let first = if occupant & RUN_ENTRY != 0 {
-                        same_bytes(buffer.doc(entry), doc).then_some(entry)
+                        same_bytes(buffer.doc(entry), doc).then_some((entry, None))
                     } else if let Some((store, judged)) = &judged
                         && same_bytes(store.doc(judged, entry), doc)
                     {
@@ -342,12 +412,12 @@ impl Judge {
                                 self.seen[entry] = i as u32 + 1;
                                 break Some(Judgement::judged(grades[entry]));
                             }
-                            seen => Some(seen as usize - 1),
+                            seen => Some((seen as usize - 1, Some(entry))),
                         }
                     } else {
                         None
                     };
-                    if let Some(first) = first {
+                    if let Some((first, judged_entry)) = first {
                         match duplicates {
                             Duplicates::Error => {
                                 return Err(RunError::DuplicateDoc {
@@ -357,6 +427,21 @@ impl Judge {
                                     first: buffer.line(first),
                                     second: buffer.line(i),
                                 });
+                            }
+                            Duplicates::First if ranks_higher(i, first) => {
+                                match judged_entry {
+                                    Some(entry) => self.seen[entry] = i as u32 + 1,
+                                    None => {
+                                        self.table[slot] =
+                                            (fingerprint << 32) | RUN_ENTRY | (i as u64 + 1);
+                                    }
+                                }
+                                if self.replaced.is_empty() {
+                                    self.replaced.resize(n, false);
+                                }
+                                self.replaced[first] = true;
+                                replaced += 1;
+                                break Some(self.judgements[first]);
                             }
                             Duplicates::First => break None,
                         }
@@ -371,6 +456,10 @@ impl Judge {
                 }
                 None => self.judgements.push(Judgement::UNJUDGED),
             }
+        }
+        if replaced > 0 {
+            let replaced = &self.replaced;
+            self.order.retain(|&i| !replaced[i as usize]);
         }
         self.dropped = n - self.order.len();
         let Some(query) = query else {
@@ -446,18 +535,18 @@ mod tests {
     fn judgement_semantics() {
         let unjudged = Judgement::UNJUDGED;
         assert!(!unjudged.is_judged());
-        assert_eq!(unjudged.grade(), 0);
-        assert!(!unjudged.is_relevant(1));
-        assert!(!unjudged.is_judged_nonrelevant(1));
-        let negative = Judgement::judged(-1);
-        assert!(!negative.is_relevant(1));
-        assert!(!negative.is_judged_nonrelevant(1));
-        assert_eq!(negative.gain(), 0);
-        let two = Judgement::judged(2);
-        assert!(two.is_relevant(2));
-        assert!(!two.is_relevant(3));
-        assert!(two.is_judged_nonrelevant(3));
-        assert_eq!(two.gain(), 2);
+        assert_eq!(unjudged.grade(), 0.0);
+        assert!(!unjudged.is_relevant(1.0));
+        assert!(!unjudged.is_judged_nonrelevant(1.0));
+        let negative = Judgement::judged(-1.0);
+        assert!(!negative.is_relevant(1.0));
+        assert!(!negative.is_judged_nonrelevant(1.0));
+        assert_eq!(negative.gain(), 0.0);
+        let two = Judgement::judged(2.0);
+        assert!(two.is_relevant(2.0));
+        assert!(!two.is_relevant(3.0));
+        assert!(two.is_judged_nonrelevant(3.0));
+        assert_eq!(two.gain(), 2.0);
     }
 
     #[test]
@@ -474,14 +563,15 @@ mod tests {
         for d in 0..60 {
             if next(2) == 0 {
                 qrels
-                    .push("q", format!("d{d}"), next(5) as i64 - 1)
+                    // Integer and half grades.
+                    .push("q", format!("d{d}"), next(9) as f64 * 0.5 - 1.0)
                     .unwrap();
             }
         }
         qrels.push("other", "d1", 1).unwrap();
         let qrels = qrels.finish().unwrap();
         let mut buffer = ListBuffer::new();
-        let (mut repeats, mut sorted) = (0, 0);
+        let (mut repeats, mut sorted, mut better_later) = (0, 0, 0);
         for case in 0..600 {
             let depth = [None, Some(1), Some(5), Some(30)][case % 4];
             let duplicates = [Duplicates::Error, Duplicates::First][case / 4 % 2];
@@ -489,6 +579,7 @@ mod tests {
             let by_score = next(2) == 0;
             sorted += usize::from(by_score);
             let mut builder = RunBuilder::new();
+            let mut pushed: Vec<(String, f64)> = Vec::new();
             buffer.clear();
             let mut score = 10.0;
             for at in 1..=next(50) {
@@ -514,18 +605,21 @@ mod tests {
                     let decimal = Decimal::new(negative, scaled, places as u8).unwrap();
                     let (q, d) = (query.as_bytes(), doc.as_bytes());
                     builder.push_scored_at(q, d, decimal.value(), at).unwrap();
+                    pushed.push((doc.clone(), decimal.value()));
                     buffer.push_decimal_at(q, d, decimal, at).unwrap();
                     continue;
                 }
                 builder
                     .push_scored_at(query.as_bytes(), doc.as_bytes(), score, at)
                     .unwrap();
+                pushed.push((doc.clone(), score));
                 buffer
                     .push_scored_at(query.as_bytes(), doc.as_bytes(), score, at)
                     .unwrap();
             }
             let index = qrels.query_index(query.as_bytes());
             let expected = builder.finish(duplicates).map(|run| {
+                let dropped = run.duplicates_dropped();
                 index.zip(run.list(query)).map(|(q, list)| {
                     let mut judge = Judge::new(depth, RelevanceLevel::DEFAULT);
                     let judged = judge.judge(&qrels, q, Some(list));
@@ -533,6 +627,7 @@ mod tests {
                         judged.ranked().to_vec(),
                         judged.retrieved(),
                         judged.ideal_grades().to_vec(),
+                        dropped,
                     )
                 })
             });
@@ -545,17 +640,34 @@ mod tests {
                             judged.ranked().to_vec(),
                             judged.retrieved(),
                             judged.ideal_grades().to_vec(),
+                            0,
                         )
+                    })
+                })
+                .map(|judged| {
+                    judged.map(|(ranked, retrieved, ideal, _)| {
+                        (ranked, retrieved, ideal, judge.repeats_dropped())
                     })
                 });
             repeats += usize::from(expected.is_err());
+            // Cases where `First` keeps a later occurrence than the first
+            // line, and it is judged: they tell the two rules apart.
+            if duplicates == Duplicates::First && query == "q" {
+                better_later += usize::from(pushed.iter().enumerate().any(|(i, (doc, score))| {
+                    qrels.grade_of("q", doc.as_str()).is_some()
+                        && pushed[..i].iter().any(|(d, s)| d == doc && s < score)
+                }));
+            }
             // An empty buffer is a query with no list at all.
             if buffer.is_empty() {
                 continue;
             }
             assert_eq!(got, expected, "case {case}");
         }
-        assert!(repeats > 30 && sorted > 200, "{repeats} {sorted}");
+        assert!(
+            repeats > 30 && sorted > 200 && better_later > 20,
+            "{repeats} {sorted} {better_later}"
+        );
     }
 
     #[test]
@@ -576,22 +688,22 @@ mod tests {
             judged.ranked(),
             [
                 Judgement::UNJUDGED,
-                Judgement::judged(2),
-                Judgement::judged(0)
+                Judgement::judged(2.0),
+                Judgement::judged(0.0)
             ]
         );
         assert_eq!(judged.retrieved(), 4);
-        assert_eq!(judged.ideal_grades(), [3, 2, 1, 0, -1]);
-        assert_eq!(judged.num_relevant(1), 3);
-        assert_eq!(judged.num_relevant(2), 2);
-        assert_eq!(judged.num_judged_nonrelevant(1), 1);
-        assert_eq!(judged.num_judged_nonrelevant(2), 2);
+        assert_eq!(judged.ideal_grades(), [3.0, 2.0, 1.0, 0.0, -1.0]);
+        assert_eq!(judged.num_relevant(1.0), 3);
+        assert_eq!(judged.num_relevant(2.0), 2);
+        assert_eq!(judged.num_judged_nonrelevant(1.0), 1);
+        assert_eq!(judged.num_judged_nonrelevant(2.0), 2);
         assert_eq!(judged.top(Cutoff::new(2)).len(), 2);
         assert_eq!(judged.top(Cutoff::new(10)).len(), 3);
 
         let missing = judge.judge(&qrels, q, None);
         assert_eq!(missing.retrieved(), 0);
         assert!(missing.ranked().is_empty());
-        assert_eq!(missing.num_relevant(1), 3);
+        assert_eq!(missing.num_relevant(1.0), 3);
     }
 }

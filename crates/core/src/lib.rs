@@ -97,7 +97,7 @@ pub use buffer::{Decimal, ListBuffer};
 pub use error::{PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError};
 pub use id::Id;
 pub use interner::Interner;
-pub use judge::{Grade, Judge, JudgedRanking, Judgement};
+pub use judge::{Grade, GradeError, Judge, JudgedRanking, Judgement, MAX_GRADE, check_grade};
 pub use metric::{Metric, TrecAll, TrecEvalMeasure};
 pub use params::{CanonicalName, Cutoff, ParamValue, RelevanceLevel};
 pub use qrels::{Qrels, QrelsBuilder, QrelsPart, QrelsParts};

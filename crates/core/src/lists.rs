@@ -33,6 +33,8 @@ pub(crate) struct List {
 pub(crate) enum Repeat {
     /// Keep the first occurrence, drop the later one.
     DropSecond,
+    /// Keep the later occurrence, drop the one kept so far.
+    DropFirst,
     /// Refuse the data.
     Fail,
 }
@@ -539,6 +541,12 @@ impl<V: Copy> Scratch<V> {
                     match rules.on_repeat(list.values[j], list.values[i]) {
                         Repeat::DropSecond => {
                             self.keep[i] = false;
+                            dropped += 1;
+                            break;
+                        }
+                        Repeat::DropFirst => {
+                            self.keep[j] = false;
+                            self.table[slot] = (fingerprint << 32) | (i as u64 + 1);
                             dropped += 1;
                             break;
                         }

@@ -44,6 +44,16 @@ pub trait Metric: Send + Sync + fmt::Debug {
         Ok(())
     }
 
+    /// Whether the metric reads the experiment's relevance level
+    /// ([`JudgedRanking::default_level`], set with `--rel` or TOML `rel`):
+    /// it judges relevance by a level and sets no `rel` of its own. A metric
+    /// that uses grades as gains (nDCG, ERR) or ignores grades returns
+    /// `false`, so that a `--rel` no metric reads is a warning rather than a
+    /// silent no-op. Default: `true` (no warning).
+    fn uses_default_level(&self) -> bool {
+        true
+    }
+
     /// The trec_eval measure that computes the same number, if there is one
     /// (with the experiment's relevance level as trec_eval's `-l`, so only
     /// when the metric sets no `rel` of its own). `--format trec` prints

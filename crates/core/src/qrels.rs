@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 use crate::error::QrelsError;
 use crate::id::Id;
 use crate::interner::Interner;
-use crate::judge::Grade;
+use crate::judge::{Grade, check_grade};
 use crate::lists::{FinishError, List, ListRules, ListStore, PushError, Repeat, RepeatError};
 
 /// Judgements per query; built with a [`QrelsBuilder`], or from pieces
@@ -56,8 +56,16 @@ impl QrelsBuilder {
         }
     }
 
-    /// Judges `doc` with `grade` for `query`.
-    pub fn push(&mut self, query: impl Id, doc: impl Id, grade: i64) -> Result<(), QrelsError> {
+    /// Judges `doc` with `grade` for `query` (an integer or decimal grade:
+    /// `2`, `3.5`; NaN, infinities and grades beyond
+    /// [`MAX_GRADE`](crate::MAX_GRADE) are refused).
+    pub fn push(
+        &mut self,
+        query: impl Id,
+        doc: impl Id,
+        grade: impl Into<f64>,
+    ) -> Result<(), QrelsError> {
+        let grade = grade.into();
         self.pushed = self.pushed.saturating_add(1);
         let at = self.pushed;
         query.with_bytes(|q| doc.with_bytes(|d| self.push_at(q, d, grade, at)))
@@ -77,13 +85,11 @@ impl QrelsBuilder {
         &mut self,
         query: &[u8],
         doc: &[u8],
-        grade: i64,
+        grade: f64,
         at: u64,
     ) -> Result<(), QrelsError> {
-        let grade = match Grade::try_from(grade) {
-            Ok(g) if g != Grade::MIN => g,
-            _ => return Err(QrelsError::GradeOutOfRange { grade, at }),
-        };
+        let grade =
+            check_grade(grade).map_err(|reason| QrelsError::InvalidGrade { grade, reason, at })?;
         self.store
             .push(query, doc, grade, at, false)
             .map_err(|e| push_error(e, at))
@@ -335,26 +341,33 @@ fn ideal_grades(store: &ListStore<Grade>) -> Vec<Grade> {
     ideal
 }
 
-/// Sorts `grades` in descending order: by counting when they span a small
-/// range (as grades do), else by comparing.
+/// Sorts `grades` in descending order. Integer grades spanning a small
+/// range (as grades usually do) are sorted by counting; anything else
+/// (decimal grades, a wide range) by comparing.
 fn sort_descending(grades: &mut [Grade], counts: &mut Vec<u32>) {
-    const SMALL_RANGE: i64 = 64;
-    let (Some(&min), Some(&max)) = (grades.iter().min(), grades.iter().max()) else {
+    const SMALL_RANGE: f64 = 64.0;
+    if grades.len() < 8 {
+        grades.sort_unstable_by(|a, b| b.total_cmp(a));
         return;
-    };
-    let range = i64::from(max) - i64::from(min);
-    if range >= SMALL_RANGE || grades.len() < 8 {
-        grades.sort_unstable_by(|a, b| b.cmp(a));
+    }
+    let (mut min, mut max, mut integers) = (Grade::INFINITY, Grade::NEG_INFINITY, true);
+    for &grade in grades.iter() {
+        min = min.min(grade);
+        max = max.max(grade);
+        integers &= grade.fract() == 0.0;
+    }
+    if !integers || max - min >= SMALL_RANGE {
+        grades.sort_unstable_by(|a, b| b.total_cmp(a));
         return;
     }
     counts.clear();
-    counts.resize(range as usize + 1, 0);
+    counts.resize((max - min) as usize + 1, 0);
     for &grade in grades.iter() {
-        counts[(i64::from(grade) - i64::from(min)) as usize] += 1;
+        counts[(grade - min) as usize] += 1;
     }
     let mut at = 0;
     for (offset, &count) in counts.iter().enumerate().rev() {
-        let grade = (i64::from(min) + offset as i64) as Grade;
+        let grade = min + offset as Grade;
         grades[at..at + count as usize].fill(grade);
         at += count as usize;
     }
@@ -389,7 +402,8 @@ struct QrelsRules;
 
 impl ListRules<Grade> for QrelsRules {
     fn on_repeat(&self, first: Grade, second: Grade) -> Repeat {
-        if first == second {
+        // Bitwise: stored grades are never NaN or -0.
+        if first.to_bits() == second.to_bits() {
             Repeat::DropSecond
         } else {
             Repeat::Fail
@@ -403,7 +417,7 @@ impl ListRules<Grade> for QrelsRules {
     }
 
     fn compare_values(&self, a: Grade, b: Grade) -> Ordering {
-        b.cmp(&a)
+        b.total_cmp(&a)
     }
 
     fn compare_docs(&self, a: &[u8], b: &[u8]) -> Ordering {
@@ -494,13 +508,13 @@ mod tests {
         let qrels = b.finish().unwrap();
         assert_eq!(qrels.num_queries(), 2);
         assert_eq!(qrels.num_judgements(), 5);
-        assert_eq!(qrels.grade_of("q1", "a"), Some(1));
-        assert_eq!(qrels.grade_of("q2", "a"), Some(3));
-        assert_eq!(qrels.grade_of("q1", "c"), Some(-1));
+        assert_eq!(qrels.grade_of("q1", "a"), Some(1.0));
+        assert_eq!(qrels.grade_of("q2", "a"), Some(3.0));
+        assert_eq!(qrels.grade_of("q1", "c"), Some(-1.0));
         assert_eq!(qrels.grade_of("q2", "b"), None);
         assert_eq!(qrels.grade_of("q3", "a"), None);
         let q1 = qrels.query_index(b"q1").unwrap();
-        assert_eq!(qrels.ideal_grades(q1), [2, 1, 0, -1]);
+        assert_eq!(qrels.ideal_grades(q1), [2.0, 1.0, 0.0, -1.0]);
     }
 
     #[test]
@@ -511,7 +525,8 @@ mod tests {
             let (query, doc, grade) = (
                 i % 7,
                 format!("doc{}", i * 37 % 211),
-                (i * 13 % 9) as i64 - 2,
+                // Integer and half grades.
+                (i * 13 % 9) as f64 / [1.0, 2.0][i as usize % 2] - 2.0,
             );
             if expected.insert((query, doc.clone()), grade).is_none() {
                 b.push(query, &doc, grade).unwrap();
@@ -521,7 +536,7 @@ mod tests {
         for query in 0..8u64 {
             for d in 0..220 {
                 let doc = format!("doc{d}");
-                let want = expected.get(&(query, doc.clone())).map(|&g| g as i32);
+                let want = expected.get(&(query, doc.clone())).copied();
                 assert_eq!(qrels.grade_of(query, &doc), want, "{query} {doc}");
             }
         }
@@ -559,7 +574,7 @@ mod tests {
         for case in 0..400 {
             // Queries mostly grouped, some interleaved; repeated judgements,
             // now and then with another grade.
-            let lines: Vec<(String, String, i64)> = (0..next(120) + 1)
+            let lines: Vec<(String, String, f64)> = (0..next(120) + 1)
                 .map(|i| {
                     let query = if next(8) == 0 { next(6) } else { i / 15 };
                     let d = next(if case % 3 == 0 { 12 } else { 40 });
@@ -571,7 +586,8 @@ mod tests {
                     (
                         format!("q{query}"),
                         docs[d as usize].clone(),
-                        grade as i64 - 1,
+                        // Now and then a decimal grade.
+                        grade as f64 - [1.0, 0.5][usize::from(next(5) == 0)],
                     )
                 })
                 .collect();
@@ -615,11 +631,20 @@ mod tests {
         let mut counts = Vec::new();
         for case in 0..2000 {
             let spread = [3, 10, 100, 1 << 31][case % 4];
+            // Integers, and now and then one decimal grade among them.
+            let decimal = case % 3 == 0;
             let grades: Vec<Grade> = (0..next(60))
-                .map(|_| (next(spread) as i64 - (spread / 2) as i64) as Grade)
+                .map(|_| {
+                    let grade = (next(spread) as i64 - (spread / 2) as i64) as Grade;
+                    if decimal && next(20) == 0 {
+                        grade + 0.5
+                    } else {
+                        grade
+                    }
+                })
                 .collect();
             let mut expected = grades.clone();
-            expected.sort_by(|a, b| b.cmp(a));
+            expected.sort_by(|a, b| b.total_cmp(a));
             let mut sorted = grades;
             sort_descending(&mut sorted, &mut counts);
             assert_eq!(sorted, expected, "case {case}");
@@ -636,24 +661,58 @@ mod tests {
             QrelsError::ConflictingGrades {
                 query: "q1".into(),
                 doc: "a".into(),
-                first_grade: 1,
+                first_grade: 1.0,
                 first: 1,
-                second_grade: 2,
+                second_grade: 2.0,
                 second: 2
             }
         );
     }
 
     #[test]
-    fn grades_outside_i32_are_refused() {
+    fn grades_outside_i32_or_not_finite_are_refused() {
+        use crate::GradeError;
         let mut b = QrelsBuilder::new();
-        assert!(matches!(
-            b.push("q", "d", i64::from(i32::MAX) + 1),
-            Err(QrelsError::GradeOutOfRange { .. })
-        ));
-        assert!(matches!(
-            b.push("q", "d", i64::from(i32::MIN)),
-            Err(QrelsError::GradeOutOfRange { .. })
-        ));
+        for (grade, reason) in [
+            (f64::from(i32::MAX) + 1.0, GradeError::OutOfRange),
+            (f64::from(i32::MIN), GradeError::OutOfRange),
+            (f64::NAN, GradeError::NotFinite),
+            (f64::INFINITY, GradeError::NotFinite),
+            (f64::NEG_INFINITY, GradeError::NotFinite),
+        ] {
+            assert!(
+                matches!(
+                    b.push("q", "d", grade),
+                    Err(QrelsError::InvalidGrade { reason: r, .. }) if r == reason
+                ),
+                "{grade}"
+            );
+        }
+        assert!(b.is_empty());
+    }
+
+    #[test]
+    fn decimal_grades_are_kept_as_they_are_and_minus_zero_is_zero() {
+        let mut b = QrelsBuilder::new();
+        for (doc, grade) in [("a", 0.5), ("b", 4.5), ("c", -0.0), ("d", 2.0), ("e", 0.1)] {
+            b.push("q", doc, grade).unwrap();
+        }
+        let qrels = b.finish().unwrap();
+        assert_eq!(qrels.grade_of("q", "e"), Some(0.1));
+        assert_eq!(
+            qrels.grade_of("q", "c").map(f64::to_bits),
+            Some(0.0f64.to_bits())
+        );
+        let q = qrels.query_index(b"q").unwrap();
+        assert_eq!(qrels.ideal_grades(q), [4.5, 2.0, 0.5, 0.1, 0.0]);
+        // The same grade twice is one judgement; another grade is a conflict.
+        let mut b = QrelsBuilder::new();
+        b.push("q", "a", 0.5).unwrap();
+        b.push("q", "a", 0.5).unwrap();
+        assert_eq!(b.finish().unwrap().num_judgements(), 1);
+        let mut b = QrelsBuilder::new();
+        b.push("q", "a", 0.5).unwrap();
+        b.push("q", "a", 1).unwrap();
+        assert!(b.finish().is_err());
     }
 }

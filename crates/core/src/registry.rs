@@ -62,7 +62,7 @@ pub const PARAM_REL: ParamDoc = ParamDoc {
     name: "rel",
     alias: None,
     default: "unset",
-    doc: "relevance level: a grade of at least rel is relevant (trec_eval -l); unset = the experiment's level (--rel, TOML rel; 1 unless set)",
+    doc: "relevance level: a grade of at least rel is relevant (trec_eval -l); a positive number, decimals too (3.5); unset = the experiment's level (--rel, TOML rel; 1 unless set)",
 };
 
 /// A registered plugin: a metric (`Descriptor<dyn Metric>`) or an

@@ -21,7 +21,10 @@ pub enum Duplicates {
     /// Refuse the run, naming both positions (the default).
     #[default]
     Error,
-    /// Keep the first occurrence in input order and drop the others.
+    /// Keep the best-ranked occurrence and drop the others: the first in
+    /// the ordered list (the highest score; for a list given ranked, the
+    /// first given). For a scored run the file order means nothing, so it
+    /// is not the first line.
     First,
 }
 
@@ -200,9 +203,14 @@ struct RunRules {
 }
 
 impl ListRules<f64> for RunRules {
-    fn on_repeat(&self, _first: f64, _second: f64) -> Repeat {
+    /// With [`Duplicates::First`], the occurrence ranked higher stays: the
+    /// later one if its score is higher. Entries given ranked have NaN
+    /// scores, so the first given stays; equal scores are the same
+    /// document at the same rank, so either is the one kept.
+    fn on_repeat(&self, first: f64, second: f64) -> Repeat {
         match self.duplicates {
             Duplicates::Error => Repeat::Fail,
+            Duplicates::First if second > first => Repeat::DropFirst,
             Duplicates::First => Repeat::DropSecond,
         }
     }
@@ -454,7 +462,7 @@ mod tests {
     }
 
     #[test]
-    fn duplicates_are_refused_or_the_first_kept() {
+    fn duplicates_are_refused_or_the_best_ranked_kept() {
         let build = || {
             let mut b = RunBuilder::new();
             b.push_scored("q", "a", 1.0).unwrap();
@@ -471,9 +479,29 @@ mod tests {
                 second: 3
             }
         );
+        // The best-ranked occurrence (score 5, third line) stays, not the
+        // first line.
         let run = build().finish(Duplicates::First).unwrap();
-        assert_eq!(docs(&run, "q"), ["b", "a"]);
-        assert_eq!(run.list("q").unwrap().score(1), Some(1.0));
+        assert_eq!(docs(&run, "q"), ["a", "b"]);
+        assert_eq!(run.list("q").unwrap().score(0), Some(5.0));
+        assert_eq!(run.duplicates_dropped(), 1);
+
+        // Three occurrences, the best in the middle; equal scores.
+        let mut b = RunBuilder::new();
+        for (doc, score) in [("a", 2.0), ("c", 2.5), ("a", 4.0), ("a", 3.0), ("c", 2.5)] {
+            b.push_scored("q", doc, score).unwrap();
+        }
+        let run = b.finish(Duplicates::First).unwrap();
+        assert_eq!(docs(&run, "q"), ["a", "c"]);
+        assert_eq!(run.list("q").unwrap().score(0), Some(4.0));
+        assert_eq!(run.duplicates_dropped(), 3);
+
+        // A list given ranked: the first given is the best-ranked.
+        let mut b = RunBuilder::new();
+        b.push_list("q", ["x", "y", "x", "z", "y"]).unwrap();
+        let run = b.finish(Duplicates::First).unwrap();
+        assert_eq!(docs(&run, "q"), ["x", "y", "z"]);
+        assert_eq!(run.duplicates_dropped(), 2);
     }
 
     #[test]

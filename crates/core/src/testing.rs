@@ -25,8 +25,9 @@ impl OwnedJudged {
         JudgedRanking::new(&self.ranked, self.ranked.len(), &self.ideal, self.level)
     }
 
-    /// Sets the experiment's relevance level (default 1).
-    pub fn with_level(mut self, level: i32) -> Self {
+    /// Sets the experiment's relevance level (default 1; a positive
+    /// integer or decimal).
+    pub fn with_level(mut self, level: impl Into<f64>) -> Self {
         self.level = RelevanceLevel::new(level).unwrap_or_default();
         self
     }
@@ -40,21 +41,43 @@ impl OwnedJudged {
 /// A ranking from a pattern, one character per rank, best first:
 /// `0`-`9` a judged grade, `-` grade -1, `.` a document the qrels do not
 /// mention; spaces are ignored. `unretrieved` are the grades of judged
-/// documents that are not in the ranking.
+/// documents that are not in the ranking. For decimal grades, see
+/// [`graded`].
 ///
 /// # Panics
 /// On any other character.
-pub fn judged(pattern: &str, unretrieved: &[Grade]) -> OwnedJudged {
-    let ranked: Vec<Judgement> = pattern
+pub fn judged(pattern: &str, unretrieved: &[i32]) -> OwnedJudged {
+    let ranked: Vec<Option<Grade>> = pattern
         .chars()
         .filter(|c| !c.is_whitespace())
         .map(|c| match c {
-            '.' => Judgement::UNJUDGED,
-            '-' => Judgement::judged(-1),
+            '.' => None,
+            '-' => Some(-1.0),
             d => match d.to_digit(10) {
-                Some(g) => Judgement::judged(g as Grade),
+                Some(g) => Some(g.into()),
                 None => panic!("unexpected character {c:?} in pattern {pattern:?}"),
             },
+        })
+        .collect();
+    let unretrieved: Vec<Grade> = unretrieved.iter().map(|&g| g.into()).collect();
+    graded(&ranked, &unretrieved)
+}
+
+/// A ranking of any grades, best first (`None`: a document the qrels do
+/// not mention), with `unretrieved` the grades of judged documents not in
+/// the ranking.
+///
+/// # Panics
+/// On a grade that is NaN or infinite.
+pub fn graded(ranked: &[Option<Grade>], unretrieved: &[Grade]) -> OwnedJudged {
+    let ranked: Vec<Judgement> = ranked
+        .iter()
+        .map(|g| match g {
+            Some(g) => match crate::judge::check_grade(*g) {
+                Ok(g) => Judgement::judged(g),
+                Err(e) => panic!("grade {g}: {e}"),
+            },
+            None => Judgement::UNJUDGED,
         })
         .collect();
     let mut ideal: Vec<Grade> = ranked
@@ -63,7 +86,7 @@ pub fn judged(pattern: &str, unretrieved: &[Grade]) -> OwnedJudged {
         .map(|j| j.grade())
         .chain(unretrieved.iter().copied())
         .collect();
-    ideal.sort_unstable_by(|a, b| b.cmp(a));
+    ideal.sort_unstable_by(|a, b| b.total_cmp(a));
     OwnedJudged {
         ranked,
         ideal,

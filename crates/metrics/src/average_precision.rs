@@ -54,7 +54,7 @@ impl fmt::Display for ApNormalization {
 /// use rankeval_metrics::average_precision::{average_precision, ApNormalization};
 /// use rankeval_core::{testing, Cutoff};
 /// let q = testing::binary("0 1 0 1 0", 3);
-/// let ap = average_precision(&q.view(), Cutoff::new(5), 1, ApNormalization::Truncated);
+/// let ap = average_precision(&q.view(), Cutoff::new(5), 1.0, ApNormalization::Truncated);
 /// assert_eq!(ap, (1.0 / 2.0 + 2.0 / 4.0) / 3.0);
 /// ```
 pub fn average_precision(
@@ -112,6 +112,10 @@ impl AveragePrecision {
 
 #[typetag::serde(name = "average_precision")]
 impl Metric for AveragePrecision {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("ap")
             .param_if_set("rel", self.rel)
@@ -166,7 +170,7 @@ mod tests {
 
     fn ap(pattern: &str, relevant: usize, k: Option<usize>, n: ApNormalization) -> f64 {
         let k = k.map(|k| Cutoff::new(k).unwrap());
-        average_precision(&binary(pattern, relevant).view(), k, 1, n)
+        average_precision(&binary(pattern, relevant).view(), k, 1.0, n)
     }
 
     #[test]

@@ -27,7 +27,7 @@ use crate::common::is_none;
 /// use rankeval_core::testing;
 /// let q = testing::judged("0 1 . 0 1", &[1, 0, 0]);
 /// let expected = ((1.0 - 1.0 / 3.0) + (1.0 - 2.0 / 3.0)) / 3.0;
-/// assert_eq!(bpref(&q.view(), None, 1), expected);
+/// assert_eq!(bpref(&q.view(), None, 1.0), expected);
 /// ```
 pub fn bpref(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
     let relevant = q.num_relevant(level);
@@ -66,6 +66,10 @@ pub struct Bpref {
 
 #[typetag::serde(name = "bpref")]
 impl Metric for Bpref {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("bpref")
             .param_if_set("rel", self.rel)
@@ -105,29 +109,32 @@ mod tests {
 
     #[test]
     fn relevant_above_every_non_relevant_scores_one() {
-        assert_eq!(at("1 1 0 0", &[], None, 1), (1.0 + 1.0) / 2.0);
+        assert_eq!(at("1 1 0 0", &[], None, 1.0), (1.0 + 1.0) / 2.0);
         // A relevant document never retrieved adds 0 to the sum.
-        assert_eq!(at("1 0 0", &[1], None, 1), 1.0 / 2.0);
+        assert_eq!(at("1 0 0", &[1], None, 1.0), 1.0 / 2.0);
     }
 
     #[test]
     fn counts_judged_non_relevant_above_each_relevant() {
         // |R| = 2, |N| = 3: the bound is min(2, 3) = 2.
         assert_eq!(
-            at("0 1 0 0 1", &[], None, 1),
+            at("0 1 0 0 1", &[], None, 1.0),
             ((1.0 - 1.0 / 2.0) + (1.0 - 2.0 / 2.0)) / 2.0
         );
         // |R| = 2, |N| = 1: the bound is 1.
-        assert_eq!(at("0 1 1", &[], None, 1), ((1.0 - 1.0) + (1.0 - 1.0)) / 2.0);
+        assert_eq!(
+            at("0 1 1", &[], None, 1.0),
+            ((1.0 - 1.0) + (1.0 - 1.0)) / 2.0
+        );
     }
 
     #[test]
     fn non_relevant_above_is_capped_at_r() {
         // |R| = 1, |N| = 3: min(3, 1) / min(1, 3) = 1.
-        assert_eq!(at("0 0 0 1", &[], None, 1), (1.0 - 1.0 / 1.0) / 1.0);
+        assert_eq!(at("0 0 0 1", &[], None, 1.0), (1.0 - 1.0 / 1.0) / 1.0);
         // |R| = 2, |N| = 4, 3 non-relevant above the second: min(3, 2) / 2.
         assert_eq!(
-            at("1 0 0 0 1", &[0], None, 1),
+            at("1 0 0 0 1", &[0], None, 1.0),
             (1.0 + (1.0 - 2.0 / 2.0)) / 2.0
         );
     }
@@ -136,31 +143,31 @@ mod tests {
     fn unjudged_and_negative_grades_are_skipped() {
         // Only the 0 at rank 3 is judged non-relevant; |N| = 1 + 1.
         assert_eq!(
-            at(". - 0 1 1", &[0], None, 1),
+            at(". - 0 1 1", &[0], None, 1.0),
             ((1.0 - 1.0 / 2.0) + (1.0 - 1.0 / 2.0)) / 2.0
         );
         // Negative grades do not count in |N| either: |R| = 1, |N| = 1.
-        assert_eq!(at("0 1", &[-1, -1], None, 1), (1.0 - 1.0 / 1.0) / 1.0);
+        assert_eq!(at("0 1", &[-1, -1], None, 1.0), (1.0 - 1.0 / 1.0) / 1.0);
     }
 
     #[test]
     fn level_moves_grades_below_it_into_n() {
         // At level 2 the 1s are judged non-relevant: |R| = 1, |N| = 2.
-        assert_eq!(at("1 2 1", &[], None, 2), (1.0 - 1.0 / 1.0) / 1.0);
-        assert_eq!(at("1 2 1", &[], None, 1), (1.0 + 1.0 + 1.0) / 3.0);
+        assert_eq!(at("1 2 1", &[], None, 2.0), (1.0 - 1.0 / 1.0) / 1.0);
+        assert_eq!(at("1 2 1", &[], None, 1.0), (1.0 + 1.0 + 1.0) / 3.0);
     }
 
     #[test]
     fn cutoff_and_edge_cases() {
         // The relevant document at rank 3 is past the cutoff: it adds 0.
-        assert_eq!(at("1 0 1", &[0, 0], Some(2), 1), (1.0 + 0.0) / 2.0);
+        assert_eq!(at("1 0 1", &[0, 0], Some(2), 1.0), (1.0 + 0.0) / 2.0);
         assert_eq!(
-            at("1 0 1", &[0, 0], None, 1),
+            at("1 0 1", &[0, 0], None, 1.0),
             (1.0 + (1.0 - 1.0 / 2.0)) / 2.0
         );
-        assert_eq!(bpref(&binary("", 3).view(), None, 1), 0.0 / 3.0);
-        assert_eq!(bpref(&binary("000", 0).view(), None, 1), 0.0);
-        assert_eq!(at("1 1", &[], Some(5), 1), (1.0 + 1.0) / 2.0);
+        assert_eq!(bpref(&binary("", 3).view(), None, 1.0), 0.0 / 3.0);
+        assert_eq!(bpref(&binary("000", 0).view(), None, 1.0), 0.0);
+        assert_eq!(at("1 1", &[], Some(5), 1.0), (1.0 + 1.0) / 2.0);
     }
 
     #[test]

@@ -26,17 +26,20 @@ pub enum Gain {
 }
 
 impl Gain {
-    /// The gain of `grade`; grades below 0 count as 0.
+    /// The gain of `grade`, used as it is (decimal grades too: a grade of
+    /// 3.5 gains 3.5, or `2^3.5 - 1`); grades below 0 count as 0.
     ///
     /// ```
     /// use rankeval_metrics::dcg::Gain;
-    /// assert_eq!(Gain::Linear.of(3), 3.0);
-    /// assert_eq!(Gain::Exponential.of(3), 2.0 * 2.0 * 2.0 - 1.0);
-    /// assert_eq!(Gain::Exponential.of(-1), 0.0);
+    /// assert_eq!(Gain::Linear.of(3.0), 3.0);
+    /// assert_eq!(Gain::Linear.of(3.5), 3.5);
+    /// assert_eq!(Gain::Exponential.of(3.0), 2.0 * 2.0 * 2.0 - 1.0);
+    /// assert_eq!(Gain::Exponential.of(0.5), 2f64.sqrt() - 1.0);
+    /// assert_eq!(Gain::Exponential.of(-1.0), 0.0);
     /// ```
     #[inline]
     pub fn of(self, grade: Grade) -> f64 {
-        let g = f64::from(grade.max(0));
+        let g = if grade > 0.0 { grade } else { 0.0 };
         match self {
             Gain::Linear => g,
             Gain::Exponential => g.exp2() - 1.0,
@@ -96,6 +99,11 @@ pub struct Dcg {
 
 #[typetag::serde(name = "dcg")]
 impl Metric for Dcg {
+    /// Grades are gains; no level plays a part.
+    fn uses_default_level(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("dcg")
             .param_unless_default("gain", self.gain, Gain::Linear)

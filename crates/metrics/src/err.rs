@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::common::is_none;
 
 /// The largest `max_grade` accepted (so that `2^max_grade` stays exact).
-pub const MAX_GRADE_LIMIT: Grade = 64;
+pub const MAX_GRADE_LIMIT: i32 = 64;
 
 /// ERR@k of one query with grades capped at `max_grade` (at least 1).
 ///
@@ -25,17 +25,20 @@ pub const MAX_GRADE_LIMIT: Grade = 64;
 /// let (r1, r2) = (3.0 / 16.0, 15.0 / 16.0);
 /// assert_eq!(err(&q.view(), None, 4), r1 / 1.0 + (1.0 - r1) * r2 / 2.0);
 /// ```
-pub fn err(q: &JudgedRanking<'_>, k: Option<Cutoff>, max_grade: Grade) -> f64 {
-    let max_grade = max_grade.clamp(1, MAX_GRADE_LIMIT);
-    let scale = f64::from(max_grade).exp2();
+///
+/// Grades are used as they are: a decimal grade `g` (a half-star 3.5)
+/// satisfies with `R = (2^g - 1) / 2^max_grade`, as an integer one does.
+pub fn err(q: &JudgedRanking<'_>, k: Option<Cutoff>, max_grade: i32) -> f64 {
+    let max_grade: Grade = max_grade.clamp(1, MAX_GRADE_LIMIT).into();
+    let scale = max_grade.exp2();
     let mut not_yet_satisfied = 1.0;
     let mut sum = 0.0;
     for (i, judgement) in q.top(k).iter().enumerate() {
         let grade = judgement.gain().min(max_grade);
-        if grade == 0 {
+        if grade == 0.0 {
             continue;
         }
-        let satisfied = (f64::from(grade).exp2() - 1.0) / scale;
+        let satisfied = (grade.exp2() - 1.0) / scale;
         sum += not_yet_satisfied * satisfied / (i + 1) as f64;
         not_yet_satisfied *= 1.0 - satisfied;
     }
@@ -51,13 +54,13 @@ pub struct ExpectedReciprocalRank {
     pub k: Option<Cutoff>,
     /// The highest grade: `R = (2^g - 1) / 2^max_grade`.
     #[serde(default = "default_max_grade")]
-    pub max_grade: Grade,
+    pub max_grade: i32,
 }
 
 /// The default `max_grade`, 4 (gdeval's).
-pub const DEFAULT_MAX_GRADE: Grade = 4;
+pub const DEFAULT_MAX_GRADE: i32 = 4;
 
-fn default_max_grade() -> Grade {
+fn default_max_grade() -> i32 {
     DEFAULT_MAX_GRADE
 }
 
@@ -72,6 +75,11 @@ impl Default for ExpectedReciprocalRank {
 
 #[typetag::serde(name = "err")]
 impl Metric for ExpectedReciprocalRank {
+    /// Grades are gains; no level plays a part.
+    fn uses_default_level(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("err")
             .param_unless_default("max_grade", self.max_grade, DEFAULT_MAX_GRADE)
@@ -118,7 +126,7 @@ mod tests {
     use super::*;
     use rankeval_core::testing::judged;
 
-    fn at(pattern: &str, k: Option<usize>, max_grade: Grade) -> f64 {
+    fn at(pattern: &str, k: Option<usize>, max_grade: i32) -> f64 {
         err(
             &judged(pattern, &[]).view(),
             k.and_then(Cutoff::new),

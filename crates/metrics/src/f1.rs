@@ -21,7 +21,7 @@ use crate::common::{hits, is_none, ratio};
 /// use rankeval_core::{testing, Cutoff};
 /// let q = testing::binary("1 1 0 0 0 0 0 1", 4);
 /// let (p, r) = (2.0 / 5.0, 2.0 / 4.0);
-/// assert_eq!(f1(&q.view(), Cutoff::new(5), 1), 2.0 * p * r / (p + r));
+/// assert_eq!(f1(&q.view(), Cutoff::new(5), 1.0), 2.0 * p * r / (p + r));
 /// ```
 pub fn f1(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
     let hits = hits(q.top(k), level);
@@ -48,6 +48,10 @@ pub struct F1 {
 
 #[typetag::serde(name = "f1")]
 impl Metric for F1 {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("f1")
             .param_if_set("rel", self.rel)
@@ -85,35 +89,35 @@ mod tests {
     fn harmonic_mean_of_precision_and_recall() {
         let q = binary("1110101001", 8);
         assert_eq!(
-            f1(&q.view(), Cutoff::new(3), 1),
+            f1(&q.view(), Cutoff::new(3), 1.0),
             harmonic(3.0 / 3.0, 3.0 / 8.0)
         );
-        assert_eq!(f1(&q.view(), None, 1), harmonic(6.0 / 10.0, 6.0 / 8.0));
+        assert_eq!(f1(&q.view(), None, 1.0), harmonic(6.0 / 10.0, 6.0 / 8.0));
     }
 
     #[test]
     fn list_shorter_than_k_counts_misses() {
         let q = binary("11", 2);
         assert_eq!(
-            f1(&q.view(), Cutoff::new(5), 1),
+            f1(&q.view(), Cutoff::new(5), 1.0),
             harmonic(2.0 / 5.0, 2.0 / 2.0)
         );
     }
 
     #[test]
     fn zero_when_nothing_relevant_is_found() {
-        assert_eq!(f1(&binary("000", 2).view(), None, 1), 0.0);
-        assert_eq!(f1(&binary("000", 0).view(), Cutoff::new(2), 1), 0.0);
-        assert_eq!(f1(&binary("", 2).view(), None, 1), 0.0);
+        assert_eq!(f1(&binary("000", 2).view(), None, 1.0), 0.0);
+        assert_eq!(f1(&binary("000", 0).view(), Cutoff::new(2), 1.0), 0.0);
+        assert_eq!(f1(&binary("", 2).view(), None, 1.0), 0.0);
     }
 
     #[test]
     fn level_and_negative_grades() {
         let q = judged("2 1 - 2", &[3]);
         // Level 2: hits 2 of 4 retrieved, |R| = 3.
-        assert_eq!(f1(&q.view(), None, 2), harmonic(2.0 / 4.0, 2.0 / 3.0));
+        assert_eq!(f1(&q.view(), None, 2.0), harmonic(2.0 / 4.0, 2.0 / 3.0));
         // Level 1: hits 3 of 4, |R| = 4; the -1 is not relevant.
-        assert_eq!(f1(&q.view(), None, 1), harmonic(3.0 / 4.0, 3.0 / 4.0));
+        assert_eq!(f1(&q.view(), None, 1.0), harmonic(3.0 / 4.0, 3.0 / 4.0));
     }
 
     #[test]

@@ -78,7 +78,7 @@ pub fn g(q: &JudgedRanking<'_>) -> f64 {
 /// use rankeval_metrics::g::bin_g;
 /// use rankeval_core::testing;
 /// let q = testing::binary("1 0 1", 3);
-/// assert_eq!(bin_g(&q.view(), 1), (1.0 / 2f64.log2() + 1.0 / 3f64.log2()) / 3.0);
+/// assert_eq!(bin_g(&q.view(), 1.0), (1.0 / 2f64.log2() + 1.0 / 3f64.log2()) / 3.0);
 /// ```
 pub fn bin_g(q: &JudgedRanking<'_>, level: Grade) -> f64 {
     let mut rel_so_far = 0_usize;
@@ -112,6 +112,9 @@ impl Metric for G {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         Some(TrecEvalMeasure::mean("G"))
     }
+    fn uses_default_level(&self) -> bool {
+        false
+    }
 }
 
 rankeval_core::register_metric! {
@@ -144,6 +147,9 @@ impl Metric for BinG {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.rel.is_none().then(|| TrecEvalMeasure::mean("binG"))
     }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
 }
 
 rankeval_core::register_metric! {
@@ -164,10 +170,10 @@ mod tests {
         // Relevant at ranks 2 and 4 (1 and 2 non-relevant above), |R| = 2.
         let q = binary("0 1 0 1", 2);
         assert_eq!(
-            bin_g(&q.view(), 1),
+            bin_g(&q.view(), 1.0),
             (1.0 / 3f64.log2() + 1.0 / 4f64.log2()) / 2.0
         );
-        assert_eq!(bin_g(&binary("00", 2).view(), 1), 0.0);
+        assert_eq!(bin_g(&binary("00", 2).view(), 1.0), 0.0);
     }
 
     #[test]

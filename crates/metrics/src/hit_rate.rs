@@ -16,8 +16,8 @@ use crate::common::is_none;
 /// use rankeval_metrics::hit_rate::hit_rate;
 /// use rankeval_core::{testing, Cutoff};
 /// let q = testing::binary("0 0 1", 1);
-/// assert_eq!(hit_rate(&q.view(), Cutoff::new(2), 1), 0.0);
-/// assert_eq!(hit_rate(&q.view(), Cutoff::new(3), 1), 1.0);
+/// assert_eq!(hit_rate(&q.view(), Cutoff::new(2), 1.0), 0.0);
+/// assert_eq!(hit_rate(&q.view(), Cutoff::new(3), 1.0), 1.0);
 /// ```
 pub fn hit_rate(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
     if q.top(k).iter().any(|j| j.is_relevant(level)) {
@@ -41,6 +41,10 @@ pub struct HitRate {
 
 #[typetag::serde(name = "hit_rate")]
 impl Metric for HitRate {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("hit_rate")
             .param_if_set("rel", self.rel)
@@ -75,9 +79,9 @@ mod tests {
 
     #[test]
     fn any_relevant_in_the_top_k() {
-        assert_eq!(hit_rate(&binary("000", 1).view(), None, 1), 0.0);
-        assert_eq!(hit_rate(&binary("0001", 1).view(), None, 1), 1.0);
-        assert_eq!(hit_rate(&binary("", 1).view(), Cutoff::new(1), 1), 0.0);
+        assert_eq!(hit_rate(&binary("000", 1).view(), None, 1.0), 0.0);
+        assert_eq!(hit_rate(&binary("0001", 1).view(), None, 1.0), 1.0);
+        assert_eq!(hit_rate(&binary("", 1).view(), Cutoff::new(1), 1.0), 0.0);
     }
 
     #[test]

@@ -34,7 +34,7 @@ const EPSILON: f64 = 0.00001;
 /// let q = testing::judged("1 . 1", &[]);
 /// let eps = 0.00001;
 /// let second = 1.0 / 3.0 + (2.0 / 3.0) * (1.0 / 2.0) * ((1.0 + eps) / (1.0 + 2.0 * eps));
-/// assert_eq!(inf_ap(&q.view(), 1), (1.0 + second) / 2.0);
+/// assert_eq!(inf_ap(&q.view(), 1.0), (1.0 + second) / 2.0);
 /// ```
 pub fn inf_ap(q: &JudgedRanking<'_>, level: Grade) -> f64 {
     let (mut nonrel, mut rel, mut pool_unjudged) = (0_i64, 0_i64, 0_i64);
@@ -92,6 +92,9 @@ impl Metric for InfAp {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.rel.is_none().then(|| TrecEvalMeasure::mean("infAP"))
     }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
 }
 
 rankeval_core::register_metric! {
@@ -113,8 +116,8 @@ mod tests {
         // second term: 1/3 + 2/3 * (2/2) * ((1 + eps) / (2 + 2 eps)).
         let q = judged("1 0 1", &[1]);
         let second = 1.0 / 3.0 + (2.0 / 3.0) * 1.0 * ((1.0 + EPSILON) / (2.0 + 2.0 * EPSILON));
-        assert_eq!(inf_ap(&q.view(), 1), (1.0 + second) / 3.0);
-        assert!((inf_ap(&q.view(), 1) - (1.0 + 2.0 / 3.0) / 3.0).abs() < 1e-5);
+        assert_eq!(inf_ap(&q.view(), 1.0), (1.0 + second) / 3.0);
+        assert!((inf_ap(&q.view(), 1.0) - (1.0 + 2.0 / 3.0) / 3.0).abs() < 1e-5);
     }
 
     #[test]
@@ -123,11 +126,11 @@ mod tests {
         // 1/2 + 1/2 * (1/1) * (eps / (0 + 2 eps)) = 1/2 + 1/4.
         let q = judged("- 1", &[]);
         assert_eq!(
-            inf_ap(&q.view(), 1),
+            inf_ap(&q.view(), 1.0),
             0.5 + 0.5 * (EPSILON / (2.0 * EPSILON))
         );
         // `.` (not in the pool): 1/2 + 1/2 * (0/1) * ... = 1/2.
-        assert_eq!(inf_ap(&judged(". 1", &[]).view(), 1), 0.5);
-        assert_eq!(inf_ap(&judged("0 0", &[]).view(), 1), 0.0);
+        assert_eq!(inf_ap(&judged(". 1", &[]).view(), 1.0), 0.5);
+        assert_eq!(inf_ap(&judged("0 0", &[]).view(), 1.0), 0.0);
     }
 }

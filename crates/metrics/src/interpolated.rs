@@ -33,7 +33,7 @@ pub const ELEVEN_POINTS: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.
 /// use rankeval_metrics::interpolated::interpolated_precision;
 /// use rankeval_core::testing;
 /// let q = testing::binary("1 0 0 1 0", 4);
-/// assert_eq!(interpolated_precision(&q.view(), &[0.25, 0.5, 0.75], 1), [1.0, 0.5, 0.0]);
+/// assert_eq!(interpolated_precision(&q.view(), &[0.25, 0.5, 0.75], 1.0), [1.0, 0.5, 0.0]);
 /// ```
 pub fn interpolated_precision(q: &JudgedRanking<'_>, levels: &[f64], level: Grade) -> Vec<f64> {
     let ranked = q.ranked();
@@ -123,6 +123,9 @@ impl Metric for IprecAtRecall {
         self.rel
             .is_none()
             .then(|| TrecEvalMeasure::mean(format!("iprec_at_recall_{}", TwoDecimals(self.recall))))
+    }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
     }
 }
 
@@ -219,7 +222,7 @@ pub struct ElevenPointAverage {
 /// use rankeval_core::testing;
 /// // One relevant document, at rank 2: precision 1/2 at every level.
 /// let q = testing::binary("0 1", 1);
-/// assert_eq!(eleven_point_average(&q.view(), &ELEVEN_POINTS, 1), 11.0 * 0.5 / 11.0);
+/// assert_eq!(eleven_point_average(&q.view(), &ELEVEN_POINTS, 1.0), 11.0 * 0.5 / 11.0);
 /// ```
 pub fn eleven_point_average(q: &JudgedRanking<'_>, levels: &[f64], level: Grade) -> f64 {
     let values = interpolated_precision(q, levels, level);
@@ -245,6 +248,9 @@ impl Metric for ElevenPointAverage {
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         (self.rel.is_none() && self.levels.is_none()).then(|| TrecEvalMeasure::mean("11pt_avg"))
+    }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
     }
 }
 
@@ -279,7 +285,7 @@ mod tests {
         // |R| = 3; relevant at ranks 2, 3 and 6: precision 1/2, 2/3, 3/6.
         let q = binary("0 1 1 0 0 1", 3);
         let v = q.view();
-        let got = interpolated_precision(&v, &ELEVEN_POINTS, 1);
+        let got = interpolated_precision(&v, &ELEVEN_POINTS, 1.0);
         // Documents needed: round(x * 3) = 0 0 1 1 1 2 2 2 2 3 3 (0.5 * 3 =
         // 1.5 rounds up). From the 1st or 2nd relevant (ranks 2, 3) on, the
         // best precision is 2/3 (rank 3); from the 3rd (rank 6) on, 3/6.
@@ -293,10 +299,10 @@ mod tests {
     #[test]
     fn levels_past_the_relevant_retrieved_are_zero() {
         let q = binary("1 0", 4);
-        let got = interpolated_precision(&q.view(), &[0.25, 0.5, 1.0], 1);
+        let got = interpolated_precision(&q.view(), &[0.25, 0.5, 1.0], 1.0);
         assert_eq!(got, [1.0, 0.0, 0.0]);
         assert_eq!(
-            interpolated_precision(&binary("", 2).view(), &[0.0], 1),
+            interpolated_precision(&binary("", 2).view(), &[0.0], 1.0),
             [0.0]
         );
     }

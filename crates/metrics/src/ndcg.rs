@@ -34,7 +34,7 @@ pub fn ndcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64 {
         Some(k) => &ideal[..k.get().min(ideal.len())],
         None => ideal,
     };
-    let top = ideal.first().copied().unwrap_or(0);
+    let top = ideal.first().copied().unwrap_or(0.0);
     if gain == Gain::Exponential && top > LARGEST_UNSCALED_GRADE {
         return scaled_exponential_ndcg(q, k, ideal, top);
     }
@@ -50,7 +50,7 @@ pub fn ndcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64 {
 /// exponential gains are then divided by `2^top` first, which leaves the
 /// ratio unchanged. Grades up to it are computed as written, so their
 /// values do not change.
-const LARGEST_UNSCALED_GRADE: i32 = 1000;
+const LARGEST_UNSCALED_GRADE: rankeval_core::Grade = 1000.0;
 
 /// nDCG with exponential gain, every gain `2^g - 1` divided by `2^top`
 /// (the largest grade of the ideal ranking), so that no gain overflows.
@@ -60,12 +60,11 @@ fn scaled_exponential_ndcg(
     ideal: &[rankeval_core::Grade],
     top: rankeval_core::Grade,
 ) -> f64 {
-    let top = f64::from(top);
     let sum = |grades: &mut dyn Iterator<Item = rankeval_core::Grade>| {
         grades
             .enumerate()
-            .filter(|&(_, g)| g > 0)
-            .map(|(i, g)| ((f64::from(g) - top).exp2() - (-top).exp2()) / ((i + 2) as f64).log2())
+            .filter(|&(_, g)| g > 0.0)
+            .map(|(i, g)| ((g - top).exp2() - (-top).exp2()) / ((i + 2) as f64).log2())
             .fold(0.0, |sum, x| sum + x)
     };
     // `top > 0`, so the ideal sum is positive.
@@ -96,6 +95,11 @@ impl Ndcg {
 
 #[typetag::serde(name = "ndcg")]
 impl Metric for Ndcg {
+    /// Grades are gains; no level plays a part.
+    fn uses_default_level(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("ndcg")
             .param_unless_default("gain", self.gain, Gain::Linear)
@@ -160,9 +164,12 @@ mod tests {
     /// nDCG of a ranking of judged `grades`, the ideal being those grades.
     fn of_grades(grades: &[i32], gain: Gain) -> f64 {
         use rankeval_core::{Judgement, RelevanceLevel};
-        let ranked: Vec<Judgement> = grades.iter().map(|&g| Judgement::judged(g)).collect();
-        let mut ideal = grades.to_vec();
-        ideal.sort_unstable_by(|a, b| b.cmp(a));
+        let ranked: Vec<Judgement> = grades
+            .iter()
+            .map(|&g| Judgement::judged(g.into()))
+            .collect();
+        let mut ideal: Vec<f64> = grades.iter().map(|&g| g.into()).collect();
+        ideal.sort_unstable_by(|a, b| b.total_cmp(a));
         let q = JudgedRanking::new(&ranked, ranked.len(), &ideal, RelevanceLevel::DEFAULT);
         ndcg(&q, None, gain)
     }

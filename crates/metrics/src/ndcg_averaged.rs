@@ -85,7 +85,7 @@ pub fn ndcg_rel(q: &JudgedRanking<'_>) -> f64 {
 /// use rankeval_core::testing;
 /// let q = testing::judged("1 2", &[]);
 /// let l3 = 3f64.log2();
-/// assert_eq!(rndcg(&q.view(), 1), (1.0 / 2.0 + (1.0 + 2.0 / l3) / (2.0 + 1.0 / l3)) / 2.0);
+/// assert_eq!(rndcg(&q.view(), 1.0), (1.0 / 2.0 + (1.0 + 2.0 / l3) / (2.0 + 1.0 / l3)) / 2.0);
 /// ```
 pub fn rndcg(q: &JudgedRanking<'_>, level: Grade) -> f64 {
     if q.num_relevant(level) == 0 {
@@ -161,6 +161,9 @@ impl Metric for NdcgRel {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         Some(TrecEvalMeasure::mean("ndcg_rel"))
     }
+    fn uses_default_level(&self) -> bool {
+        false
+    }
 }
 
 rankeval_core::register_metric! {
@@ -193,6 +196,9 @@ impl Metric for Rndcg {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.rel.is_none().then(|| TrecEvalMeasure::mean("Rndcg"))
     }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
 }
 
 rankeval_core::register_metric! {
@@ -220,8 +226,8 @@ mod tests {
 
     #[test]
     fn rndcg_needs_a_relevant_document() {
-        assert_eq!(rndcg(&judged("0 0", &[]).view(), 1), 0.0);
+        assert_eq!(rndcg(&judged("0 0", &[]).view(), 1.0), 0.0);
         // A perfect ranking is 1 at every point.
-        assert_eq!(rndcg(&judged("2 1 0", &[]).view(), 1), 1.0);
+        assert_eq!(rndcg(&judged("2 1 0", &[]).view(), 1.0), 1.0);
     }
 }

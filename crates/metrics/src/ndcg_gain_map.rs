@@ -93,7 +93,7 @@ fn levels(q: &JudgedRanking<'_>, map: &GainMap) -> Vec<Level> {
     let grades: Vec<i64> = q
         .ideal_grades()
         .iter()
-        .map(|&g| f64::from(g))
+        .copied()
         .filter(|&g| g >= 0.0)
         .map(|g| g as i64)
         .collect();
@@ -153,7 +153,7 @@ fn gain_of(judgement: Judgement, levels: &[Level]) -> f64 {
     if !judgement.is_judged() {
         return 0.0;
     }
-    let grade = f64::from(judgement.grade());
+    let grade = judgement.grade();
     levels
         .iter()
         .find(|l| l.grade as f64 == grade)
@@ -217,6 +217,9 @@ impl Metric for NdcgGainMap {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         ndcg_gain_map(q, &self.gains)
+    }
+    fn uses_default_level(&self) -> bool {
+        false
     }
 }
 

@@ -15,7 +15,7 @@ use crate::common::is_none;
 /// use rankeval_metrics::num_nonrel_judged_ret::num_nonrel_judged_ret;
 /// use rankeval_core::testing;
 /// let q = testing::judged("0 1 . - 0 2", &[]);
-/// assert_eq!(num_nonrel_judged_ret(&q.view(), 2), 3.0);
+/// assert_eq!(num_nonrel_judged_ret(&q.view(), 2.0), 3.0);
 /// ```
 pub fn num_nonrel_judged_ret(q: &JudgedRanking<'_>, level: Grade) -> f64 {
     q.ranked()
@@ -48,6 +48,9 @@ impl Metric for NumNonrelJudgedRet {
             .is_none()
             .then(|| TrecEvalMeasure::sum("num_nonrel_judged_ret"))
     }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
 }
 
 rankeval_core::register_metric! {
@@ -66,7 +69,7 @@ mod tests {
     #[test]
     fn counts_judged_below_the_level() {
         let q = judged("0 1 . - 0 2", &[0]);
-        assert_eq!(num_nonrel_judged_ret(&q.view(), 1), 2.0);
-        assert_eq!(num_nonrel_judged_ret(&q.view(), 3), 4.0);
+        assert_eq!(num_nonrel_judged_ret(&q.view(), 1.0), 2.0);
+        assert_eq!(num_nonrel_judged_ret(&q.view(), 3.0), 4.0);
     }
 }

@@ -17,8 +17,8 @@ use crate::common::is_none;
 /// use rankeval_metrics::num_rel::num_rel;
 /// use rankeval_core::testing;
 /// let q = testing::judged("2 0 1", &[3, -1]);
-/// assert_eq!(num_rel(&q.view(), 1), 3.0);
-/// assert_eq!(num_rel(&q.view(), 2), 2.0);
+/// assert_eq!(num_rel(&q.view(), 1.0), 3.0);
+/// assert_eq!(num_rel(&q.view(), 2.0), 2.0);
 /// ```
 pub fn num_rel(q: &JudgedRanking<'_>, level: Grade) -> f64 {
     q.num_relevant(level) as f64
@@ -35,6 +35,10 @@ pub struct NumRel {
 
 #[typetag::serde(name = "num_rel")]
 impl Metric for NumRel {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("num_rel")
             .param_if_set("rel", self.rel)
@@ -68,10 +72,10 @@ mod tests {
     #[test]
     fn counts_relevant_judgements_retrieved_or_not() {
         let q = judged("1 - . 0 2", &[3, 1, 0]);
-        assert_eq!(num_rel(&q.view(), 1), 4.0);
-        assert_eq!(num_rel(&q.view(), 2), 2.0);
-        assert_eq!(num_rel(&q.view(), 4), 0.0);
-        assert_eq!(num_rel(&judged("", &[]).view(), 1), 0.0);
+        assert_eq!(num_rel(&q.view(), 1.0), 4.0);
+        assert_eq!(num_rel(&q.view(), 2.0), 2.0);
+        assert_eq!(num_rel(&q.view(), 4.0), 0.0);
+        assert_eq!(num_rel(&judged("", &[]).view(), 1.0), 0.0);
     }
 
     #[test]

@@ -18,8 +18,8 @@ use crate::common::{hits, is_none};
 /// use rankeval_metrics::num_rel_ret::num_rel_ret;
 /// use rankeval_core::{testing, Cutoff};
 /// let q = testing::binary("1 0 1 1", 5);
-/// assert_eq!(num_rel_ret(&q.view(), None, 1), 3.0);
-/// assert_eq!(num_rel_ret(&q.view(), Cutoff::new(2), 1), 1.0);
+/// assert_eq!(num_rel_ret(&q.view(), None, 1.0), 3.0);
+/// assert_eq!(num_rel_ret(&q.view(), Cutoff::new(2), 1.0), 1.0);
 /// ```
 pub fn num_rel_ret(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
     hits(q.top(k), level) as f64
@@ -39,6 +39,10 @@ pub struct NumRelRet {
 
 #[typetag::serde(name = "num_rel_ret")]
 impl Metric for NumRelRet {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("num_rel_ret")
             .param_if_set("rel", self.rel)
@@ -71,11 +75,11 @@ mod tests {
     #[test]
     fn counts_relevant_retrieved() {
         let q = judged("1 - . 0 2", &[3]);
-        assert_eq!(num_rel_ret(&q.view(), None, 1), 2.0);
-        assert_eq!(num_rel_ret(&q.view(), None, 2), 1.0);
-        assert_eq!(num_rel_ret(&q.view(), Cutoff::new(3), 1), 1.0);
-        assert_eq!(num_rel_ret(&q.view(), Cutoff::new(9), 1), 2.0);
-        assert_eq!(num_rel_ret(&judged("", &[1]).view(), None, 1), 0.0);
+        assert_eq!(num_rel_ret(&q.view(), None, 1.0), 2.0);
+        assert_eq!(num_rel_ret(&q.view(), None, 2.0), 1.0);
+        assert_eq!(num_rel_ret(&q.view(), Cutoff::new(3), 1.0), 1.0);
+        assert_eq!(num_rel_ret(&q.view(), Cutoff::new(9), 1.0), 2.0);
+        assert_eq!(num_rel_ret(&judged("", &[1]).view(), None, 1.0), 0.0);
     }
 
     #[test]

@@ -33,6 +33,11 @@ pub struct NumRet {
 
 #[typetag::serde(name = "num_ret")]
 impl Metric for NumRet {
+    /// Counts retrieved documents, judged or not.
+    fn uses_default_level(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("num_ret").cutoff(self.k)
     }

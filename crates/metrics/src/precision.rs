@@ -42,7 +42,7 @@ impl fmt::Display for PrecisionDenominator {
 /// use rankeval_metrics::precision::{precision, PrecisionDenominator};
 /// use rankeval_core::{testing, Cutoff};
 /// let q = testing::binary("1 1 0 0 0 0 0 1", 4);
-/// assert_eq!(precision(&q.view(), Cutoff::new(5), 1, PrecisionDenominator::K), 2.0 / 5.0);
+/// assert_eq!(precision(&q.view(), Cutoff::new(5), 1.0, PrecisionDenominator::K), 2.0 / 5.0);
 /// ```
 pub fn precision(
     q: &JudgedRanking<'_>,
@@ -86,6 +86,10 @@ impl Precision {
 
 #[typetag::serde(name = "precision")]
 impl Metric for Precision {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("p")
             .param_if_set("rel", self.rel)
@@ -141,7 +145,7 @@ mod tests {
         precision(
             &binary(pattern, relevant).view(),
             Cutoff::new(k),
-            1,
+            1.0,
             denominator,
         )
     }
@@ -167,11 +171,11 @@ mod tests {
     fn no_cutoff_divides_by_the_list_length() {
         let q = binary("0101", 3);
         assert_eq!(
-            precision(&q.view(), None, 1, PrecisionDenominator::K),
+            precision(&q.view(), None, 1.0, PrecisionDenominator::K),
             2.0 / 4.0
         );
         assert_eq!(
-            precision(&binary("", 3).view(), None, 1, PrecisionDenominator::K),
+            precision(&binary("", 3).view(), None, 1.0, PrecisionDenominator::K),
             0.0
         );
     }
@@ -180,11 +184,11 @@ mod tests {
     fn level_raises_the_bar() {
         let q = rankeval_core::testing::judged("2 1 0 2", &[]);
         assert_eq!(
-            precision(&q.view(), Cutoff::new(4), 2, PrecisionDenominator::K),
+            precision(&q.view(), Cutoff::new(4), 2.0, PrecisionDenominator::K),
             2.0 / 4.0
         );
         assert_eq!(
-            precision(&q.view(), Cutoff::new(4), 1, PrecisionDenominator::K),
+            precision(&q.view(), Cutoff::new(4), 1.0, PrecisionDenominator::K),
             3.0 / 4.0
         );
     }

@@ -19,7 +19,7 @@ use crate::common::{hits, is_none, ratio};
 /// use rankeval_metrics::r_precision::r_precision;
 /// use rankeval_core::testing;
 /// let q = testing::binary("1 1 0 0 0 0 0 1", 4);
-/// assert_eq!(r_precision(&q.view(), 1), 2.0 / 4.0);
+/// assert_eq!(r_precision(&q.view(), 1.0), 2.0 / 4.0);
 /// ```
 pub fn r_precision(q: &JudgedRanking<'_>, level: Grade) -> f64 {
     let relevant = q.num_relevant(level);
@@ -40,6 +40,10 @@ pub struct RPrecision {
 
 #[typetag::serde(name = "r_precision")]
 impl Metric for RPrecision {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("rprec")
             .param_if_set("rel", self.rel)
@@ -68,30 +72,30 @@ mod tests {
 
     #[test]
     fn precision_at_the_number_of_relevant() {
-        assert_eq!(r_precision(&binary("1010 11", 5).view(), 1), 3.0 / 5.0);
-        assert_eq!(r_precision(&binary("0111", 3).view(), 1), 2.0 / 3.0);
-        assert_eq!(r_precision(&binary("111", 3).view(), 1), 3.0 / 3.0);
+        assert_eq!(r_precision(&binary("1010 11", 5).view(), 1.0), 3.0 / 5.0);
+        assert_eq!(r_precision(&binary("0111", 3).view(), 1.0), 2.0 / 3.0);
+        assert_eq!(r_precision(&binary("111", 3).view(), 1.0), 3.0 / 3.0);
     }
 
     #[test]
     fn list_shorter_than_r_counts_misses() {
-        assert_eq!(r_precision(&binary("1", 4).view(), 1), 1.0 / 4.0);
-        assert_eq!(r_precision(&binary("", 4).view(), 1), 0.0 / 4.0);
+        assert_eq!(r_precision(&binary("1", 4).view(), 1.0), 1.0 / 4.0);
+        assert_eq!(r_precision(&binary("", 4).view(), 1.0), 0.0 / 4.0);
     }
 
     #[test]
     fn no_relevant_gives_zero() {
-        assert_eq!(r_precision(&binary("000", 0).view(), 1), 0.0);
-        assert_eq!(r_precision(&judged("", &[]).view(), 1), 0.0);
+        assert_eq!(r_precision(&binary("000", 0).view(), 1.0), 0.0);
+        assert_eq!(r_precision(&judged("", &[]).view(), 1.0), 0.0);
     }
 
     #[test]
     fn level_and_negative_grades() {
         // At level 2, |R| = 2 (the 3 and the 2); the top 2 hold one of them.
         let q = judged("3 1 - 2", &[]);
-        assert_eq!(r_precision(&q.view(), 2), 1.0 / 2.0);
+        assert_eq!(r_precision(&q.view(), 2.0), 1.0 / 2.0);
         // At level 1, |R| = 3; the top 3 hold the 3 and the 1 (not the -1).
-        assert_eq!(r_precision(&q.view(), 1), 2.0 / 3.0);
+        assert_eq!(r_precision(&q.view(), 1.0), 2.0 / 3.0);
     }
 
     #[test]

@@ -113,7 +113,7 @@ impl fmt::Display for RbpGain {
 /// use rankeval_core::testing;
 /// let q = testing::binary("1 0 1", 2);
 /// let p = Persistence::new(0.5).unwrap();
-/// assert_eq!(rbp(&q.view(), None, p, RbpGain::Binary, 1), (1.0 - 0.5) * (1.0 + 0.5 * 0.5));
+/// assert_eq!(rbp(&q.view(), None, p, RbpGain::Binary, 1.0), (1.0 - 0.5) * (1.0 + 0.5 * 0.5));
 /// ```
 pub fn rbp(
     q: &JudgedRanking<'_>,
@@ -123,13 +123,13 @@ pub fn rbp(
     level: Grade,
 ) -> f64 {
     let p = p.get();
-    let max_grade = f64::from(q.ideal_grades().first().copied().unwrap_or(0).max(0));
+    let max_grade = q.ideal_grades().first().copied().unwrap_or(0.0).max(0.0);
     let mut weight = 1.0;
     let mut sum = 0.0;
     for judgement in q.top(k) {
         let utility = match gain {
             RbpGain::Binary => f64::from(u8::from(judgement.is_relevant(level))),
-            RbpGain::Graded if judgement.gain() > 0 => f64::from(judgement.gain()) / max_grade,
+            RbpGain::Graded if judgement.gain() > 0.0 => judgement.gain() / max_grade,
             RbpGain::Graded => 0.0,
         };
         sum += utility * weight;
@@ -158,6 +158,11 @@ pub struct Rbp {
 
 #[typetag::serde(name = "rbp")]
 impl Metric for Rbp {
+    /// Graded gain uses grades as they are; binary gain reads the level.
+    fn uses_default_level(&self) -> bool {
+        self.gain == RbpGain::Binary && self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("rbp")
             .param_if_set("rel", self.rel)
@@ -204,7 +209,7 @@ const PARAMS: &[ParamDoc] = &[
         name: "gain",
         alias: None,
         default: "binary",
-        doc: "binary: 1 if relevant at rel; graded: grade / the query's highest grade (trec_eval)",
+        doc: "binary: 1 if relevant at rel; graded: grade / the query's highest grade (trec_eval), rel not used",
     },
 ];
 
@@ -236,7 +241,7 @@ mod tests {
         let p = 0.8;
         let expected = (1.0 - p) * (1.0 + p * p + p * p * p);
         assert_eq!(
-            rbp(&q.view(), None, persistence(p), RbpGain::Binary, 1),
+            rbp(&q.view(), None, persistence(p), RbpGain::Binary, 1.0),
             expected
         );
         let top2 = (1.0 - p) * 1.0;
@@ -246,7 +251,7 @@ mod tests {
                 Cutoff::new(2),
                 persistence(p),
                 RbpGain::Binary,
-                1
+                1.0
             ),
             top2
         );
@@ -258,7 +263,7 @@ mod tests {
         let p = 0.5;
         let expected = (1.0 - p) * (p + p * p * p);
         assert_eq!(
-            rbp(&q.view(), None, persistence(p), RbpGain::Binary, 2),
+            rbp(&q.view(), None, persistence(p), RbpGain::Binary, 2.0),
             expected
         );
     }
@@ -270,7 +275,7 @@ mod tests {
         let p = 0.9;
         let expected = (1.0 - p) * (2.0 / 4.0 + 1.0 / 4.0 * (p * p * p));
         assert_eq!(
-            rbp(&q.view(), None, persistence(p), RbpGain::Graded, 1),
+            rbp(&q.view(), None, persistence(p), RbpGain::Graded, 1.0),
             expected
         );
     }
@@ -278,13 +283,16 @@ mod tests {
     #[test]
     fn empty_list_and_no_relevant_give_zero() {
         let p = persistence(0.8);
-        assert_eq!(rbp(&binary("", 3).view(), None, p, RbpGain::Binary, 1), 0.0);
         assert_eq!(
-            rbp(&binary("000", 0).view(), None, p, RbpGain::Graded, 1),
+            rbp(&binary("", 3).view(), None, p, RbpGain::Binary, 1.0),
             0.0
         );
         assert_eq!(
-            rbp(&judged("0 -", &[-1]).view(), None, p, RbpGain::Graded, 1),
+            rbp(&binary("000", 0).view(), None, p, RbpGain::Graded, 1.0),
+            0.0
+        );
+        assert_eq!(
+            rbp(&judged("0 -", &[-1]).view(), None, p, RbpGain::Graded, 1.0),
             0.0
         );
     }

@@ -78,6 +78,9 @@ impl Metric for RbpResid {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         (self.p == Persistence::TREC_EVAL).then(|| TrecEvalMeasure::mean("rbp_resid"))
     }
+    fn uses_default_level(&self) -> bool {
+        false
+    }
 }
 
 const PARAMS: &[ParamDoc] = &[ParamDoc {

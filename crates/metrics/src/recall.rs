@@ -18,7 +18,7 @@ use crate::common::{hits, is_none, ratio};
 /// use rankeval_core::{testing, Cutoff};
 /// // Spec vector c: A B C L Y U F Z against A K B Z; K is never retrieved.
 /// let q = testing::binary("1 1 0 0 0 0 0 1", 4);
-/// assert_eq!(recall(&q.view(), Cutoff::new(5), 1), 2.0 / 4.0);
+/// assert_eq!(recall(&q.view(), Cutoff::new(5), 1.0), 2.0 / 4.0);
 /// ```
 pub fn recall(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
     ratio(hits(q.top(k), level), q.num_relevant(level))
@@ -48,6 +48,10 @@ impl Recall {
 
 #[typetag::serde(name = "recall")]
 impl Metric for Recall {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("r")
             .param_if_set("rel", self.rel)
@@ -86,13 +90,13 @@ mod tests {
     #[test]
     fn hits_over_all_relevant() {
         let q = binary("1110101001", 8);
-        assert_eq!(recall(&q.view(), Cutoff::new(3), 1), 3.0 / 8.0);
-        assert_eq!(recall(&q.view(), None, 1), 6.0 / 8.0);
+        assert_eq!(recall(&q.view(), Cutoff::new(3), 1.0), 3.0 / 8.0);
+        assert_eq!(recall(&q.view(), None, 1.0), 6.0 / 8.0);
     }
 
     #[test]
     fn no_relevant_gives_zero() {
-        assert_eq!(recall(&binary("000", 0).view(), None, 1), 0.0);
+        assert_eq!(recall(&binary("000", 0).view(), None, 1.0), 0.0);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::common::is_none;
 /// use rankeval_core::{testing, Cutoff};
 /// // Spec vector e: A B C L Y U F Z against C K B Z: B at rank 2.
 /// let q = testing::binary("0 1 1 0 0 0 0 1", 4);
-/// assert_eq!(reciprocal_rank(&q.view(), Cutoff::new(5), 1), 1.0 / 2.0);
+/// assert_eq!(reciprocal_rank(&q.view(), Cutoff::new(5), 1.0), 1.0 / 2.0);
 /// ```
 pub fn reciprocal_rank(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
     q.top(k)
@@ -40,6 +40,10 @@ pub struct ReciprocalRank {
 
 #[typetag::serde(name = "reciprocal_rank")]
 impl Metric for ReciprocalRank {
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
+
     fn name(&self) -> String {
         CanonicalName::new("rr")
             .param_if_set("rel", self.rel)
@@ -72,15 +76,15 @@ mod tests {
     #[test]
     fn first_relevant_rank() {
         assert_eq!(
-            reciprocal_rank(&binary("0001", 1).view(), None, 1),
+            reciprocal_rank(&binary("0001", 1).view(), None, 1.0),
             1.0 / 4.0
         );
-        assert_eq!(reciprocal_rank(&binary("1001", 2).view(), None, 1), 1.0);
+        assert_eq!(reciprocal_rank(&binary("1001", 2).view(), None, 1.0), 1.0);
         assert_eq!(
-            reciprocal_rank(&binary("0001", 1).view(), Cutoff::new(3), 1),
+            reciprocal_rank(&binary("0001", 1).view(), Cutoff::new(3), 1.0),
             0.0
         );
-        assert_eq!(reciprocal_rank(&binary("", 1).view(), None, 1), 0.0);
+        assert_eq!(reciprocal_rank(&binary("", 1).view(), None, 1.0), 0.0);
     }
 
     #[test]

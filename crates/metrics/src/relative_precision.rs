@@ -21,7 +21,7 @@ use crate::common::{hits, is_none, ratio};
 /// use rankeval_metrics::relative_precision::relative_precision;
 /// use rankeval_core::{testing, Cutoff};
 /// let q = testing::binary("0 0 1 0 0 0", 2);
-/// assert_eq!(relative_precision(&q.view(), Cutoff::new(5), 1), 1.0 / 2.0);
+/// assert_eq!(relative_precision(&q.view(), Cutoff::new(5), 1.0), 1.0 / 2.0);
 /// ```
 pub fn relative_precision(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
     let depth = k.map_or(q.retrieved(), Cutoff::get);
@@ -59,6 +59,9 @@ impl Metric for RelativePrecision {
             None => TrecEvalMeasure::mean("set_relative_P"),
         })
     }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
 }
 
 rankeval_core::register_metric! {
@@ -77,12 +80,18 @@ mod tests {
     #[test]
     fn divides_by_the_smaller_of_k_and_r() {
         let q = binary("1 1 0 1", 5);
-        assert_eq!(relative_precision(&q.view(), Cutoff::new(2), 1), 2.0 / 2.0);
-        assert_eq!(relative_precision(&q.view(), Cutoff::new(10), 1), 3.0 / 5.0);
+        assert_eq!(
+            relative_precision(&q.view(), Cutoff::new(2), 1.0),
+            2.0 / 2.0
+        );
+        assert_eq!(
+            relative_precision(&q.view(), Cutoff::new(10), 1.0),
+            3.0 / 5.0
+        );
         // No cutoff: n = 4 < |R| = 5.
-        assert_eq!(relative_precision(&q.view(), None, 1), 3.0 / 4.0);
-        assert_eq!(relative_precision(&binary("00", 0).view(), None, 1), 0.0);
-        assert_eq!(relative_precision(&binary("", 2).view(), None, 1), 0.0);
+        assert_eq!(relative_precision(&q.view(), None, 1.0), 3.0 / 4.0);
+        assert_eq!(relative_precision(&binary("00", 0).view(), None, 1.0), 0.0);
+        assert_eq!(relative_precision(&binary("", 2).view(), None, 1.0), 0.0);
     }
 
     #[test]

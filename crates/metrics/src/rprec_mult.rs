@@ -20,7 +20,7 @@ use crate::common::{hits, is_none, ratio};
 /// use rankeval_metrics::rprec_mult::rprec_mult;
 /// use rankeval_core::testing;
 /// let q = testing::binary("0 1 1 1", 4);
-/// assert_eq!(rprec_mult(&q.view(), 0.5, 1), 1.0 / 2.0);
+/// assert_eq!(rprec_mult(&q.view(), 0.5, 1.0), 1.0 / 2.0);
 /// ```
 pub fn rprec_mult(q: &JudgedRanking<'_>, mult: f64, level: Grade) -> f64 {
     let cutoff = (mult * q.num_relevant(level) as f64 + 0.9) as usize;
@@ -71,6 +71,9 @@ impl Metric for RprecMult {
             .is_none()
             .then(|| TrecEvalMeasure::mean(format!("Rprec_mult_{}", TwoDecimals(self.mult))))
     }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
 }
 
 const PARAMS: &[ParamDoc] = &[
@@ -100,11 +103,11 @@ mod tests {
     fn cutoff_rounds_as_trec_eval() {
         // |R| = 3: mult 0.2 -> floor(0.6 + 0.9) = 1; 0.4 -> floor(2.1) = 2; 2.0 -> 6.
         let q = binary("1 0 1 1", 3);
-        assert_eq!(rprec_mult(&q.view(), 0.2, 1), 1.0);
-        assert_eq!(rprec_mult(&q.view(), 0.4, 1), 1.0 / 2.0);
+        assert_eq!(rprec_mult(&q.view(), 0.2, 1.0), 1.0);
+        assert_eq!(rprec_mult(&q.view(), 0.4, 1.0), 1.0 / 2.0);
         // Past the list's 4 ranks: 3 hits over 6.
-        assert_eq!(rprec_mult(&q.view(), 2.0, 1), 3.0 / 6.0);
-        assert_eq!(rprec_mult(&binary("0", 0).view(), 1.0, 1), 0.0);
+        assert_eq!(rprec_mult(&q.view(), 2.0, 1.0), 3.0 / 6.0);
+        assert_eq!(rprec_mult(&binary("0", 0).view(), 1.0, 1.0), 0.0);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::common::{hits, is_none};
 /// use rankeval_metrics::set_map::set_map;
 /// use rankeval_core::testing;
 /// let q = testing::binary("1 0 1 0", 3);
-/// assert_eq!(set_map(&q.view(), 1), (2.0 * 2.0) / (4.0 * 3.0));
+/// assert_eq!(set_map(&q.view(), 1.0), (2.0 * 2.0) / (4.0 * 3.0));
 /// ```
 pub fn set_map(q: &JudgedRanking<'_>, level: Grade) -> f64 {
     let n = q.ranked().len();
@@ -48,6 +48,9 @@ impl Metric for SetMap {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.rel.is_none().then(|| TrecEvalMeasure::mean("set_map"))
     }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
 }
 
 rankeval_core::register_metric! {
@@ -66,10 +69,10 @@ mod tests {
     #[test]
     fn precision_times_recall() {
         assert_eq!(
-            set_map(&binary("1 1 0", 4).view(), 1),
+            set_map(&binary("1 1 0", 4).view(), 1.0),
             (2.0 / 3.0) * (2.0 / 4.0)
         );
-        assert_eq!(set_map(&binary("", 4).view(), 1), 0.0);
-        assert_eq!(set_map(&binary("0", 0).view(), 1), 0.0);
+        assert_eq!(set_map(&binary("", 4).view(), 1.0), 0.0);
+        assert_eq!(set_map(&binary("0", 0).view(), 1.0), 0.0);
     }
 }

@@ -9,7 +9,7 @@ use rankeval_core::{JudgedRanking, Judgement};
 #[inline]
 pub(crate) fn gain(judgement: Judgement) -> f64 {
     if judgement.is_judged() && judgement.grade() >= Default::default() {
-        f64::from(judgement.grade())
+        judgement.grade()
     } else {
         0.0
     }
@@ -19,9 +19,7 @@ pub(crate) fn gain(judgement: Judgement) -> f64 {
 /// grade of the query, 0 past them.
 #[inline]
 pub(crate) fn ideal(q: &JudgedRanking<'_>, i: usize) -> f64 {
-    q.ideal_grades()
-        .get(i)
-        .map_or(0.0, |&g| f64::from(g).max(0.0))
+    q.ideal_grades().get(i).map_or(0.0, |&g| g.max(0.0))
 }
 
 /// trec_eval's starting "ideal gain": the gain of the highest level that has

@@ -49,6 +49,9 @@ impl Metric for Unjudged {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.k.map(|k| TrecEvalMeasure::mean(format!("unj_{k}")))
     }
+    fn uses_default_level(&self) -> bool {
+        false
+    }
 }
 
 rankeval_core::register_metric! {

@@ -115,6 +115,9 @@ impl Metric for Utility {
         };
         (self.rel.is_none() && *self == default).then(|| TrecEvalMeasure::mean("utility"))
     }
+    fn uses_default_level(&self) -> bool {
+        self.rel.is_none()
+    }
 }
 
 const PARAMS: &[ParamDoc] = &[

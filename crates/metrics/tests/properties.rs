@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use rankeval_core::registry::{self, parse_metric};
 use rankeval_core::testing::{self, OwnedJudged};
-use rankeval_core::{Cutoff, Grade, JudgedRanking, Metric};
+use rankeval_core::{Cutoff, JudgedRanking, Metric};
 use rankeval_metrics::average_precision::{ApNormalization, average_precision};
 
 /// Specs beyond the registered examples: every variant, with and without
@@ -133,7 +133,7 @@ fn pattern(max_len: usize) -> impl Strategy<Value = String> {
 }
 
 /// Grades of judged documents that the ranking does not hold.
-fn unretrieved() -> impl Strategy<Value = Vec<Grade>> {
+fn unretrieved() -> impl Strategy<Value = Vec<i32>> {
     prop::collection::vec(-1..=4, 0..8)
 }
 
@@ -145,13 +145,13 @@ fn query() -> impl Strategy<Value = OwnedJudged> {
 }
 
 /// The grades a pattern gives its judged documents.
-fn judged_grades(pattern: &str) -> Vec<Grade> {
+fn judged_grades(pattern: &str) -> Vec<i32> {
     let q = testing::judged(pattern, &[]);
     q.view()
         .ranked()
         .iter()
         .filter(|j| j.is_judged())
-        .map(|j| j.grade())
+        .map(|j| j.grade() as i32)
         .collect()
 }
 

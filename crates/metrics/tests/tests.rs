@@ -6,6 +6,9 @@
 //!   of the short syntax.
 //! - `properties`: invariants every metric keeps on random judged rankings
 //!   (proptest).
+//! - `grades`: integer grades give the bits of the integer formulas
+//!   (proptest), decimal grades and levels are used as they are, and
+//!   `Metric::uses_default_level` tells the truth.
 //! - `docs`: `docs/metrics.md` documents every registered metric and
 //!   aggregator with the parameters and defaults of its descriptor.
 
@@ -15,6 +18,7 @@
 use rankeval_metrics as _;
 
 mod docs;
+mod grades;
 mod properties;
 mod registry;
 mod spec_vectors;

@@ -2,7 +2,7 @@
 //! every check done. The `eval` command builds one from its flags, the `run`
 //! command from a TOML file; both execute it the same way.
 
-use rankeval_core::{Aggregator, Metric, Qrels};
+use rankeval_core::{Aggregator, Metric, Qrels, RelevanceLevel};
 
 use crate::engine::{Options, evaluate, evaluate_input};
 use crate::read::{Format, Input, ReadError, ReadOptions, read_qrels_with, read_run_with};
@@ -68,6 +68,16 @@ impl Experiment {
             runs: Vec::with_capacity(self.runs.len()),
             warnings: Vec::new(),
         };
+        if self.options.level != RelevanceLevel::DEFAULT
+            && !self.metrics.iter().any(|m| m.uses_default_level())
+        {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::LevelUnused {
+                    level: self.options.level,
+                },
+            });
+        }
         for run in &self.runs {
             let mut ignored_judgements = None;
             let evaluation = match &shared_qrels {
@@ -199,11 +209,15 @@ pub(crate) fn run_names(paths: &[std::path::PathBuf]) -> Vec<String> {
         }
     };
     let stems: Vec<String> = paths.iter().map(|p| stem(p)).collect();
+    let mut counts = std::collections::HashMap::with_capacity(stems.len());
+    for s in &stems {
+        *counts.entry(s.as_str()).or_insert(0usize) += 1;
+    }
     paths
         .iter()
         .zip(&stems)
         .map(|(path, s)| {
-            if stems.iter().filter(|other| *other == s).count() > 1 {
+            if counts[s.as_str()] > 1 {
                 path.display().to_string()
             } else {
                 s.clone()

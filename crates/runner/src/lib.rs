@@ -69,6 +69,7 @@ pub mod engine;
 pub mod experiment;
 pub mod read;
 pub mod report;
+pub mod signals;
 
 pub use rankeval_core as core;
 pub use rankeval_metrics as metrics;

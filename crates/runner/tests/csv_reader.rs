@@ -89,16 +89,16 @@ fn ground_truth_with_and_without_grades() {
         "user,item,grade,when\nu1,a,2,monday\nu1,b,0,\nu2,a,-1,\nu2,c,3.0,\n",
     ))
     .unwrap();
-    assert_eq!(graded.grade_of("u1", "a"), Some(2));
-    assert_eq!(graded.grade_of("u1", "b"), Some(0));
-    assert_eq!(graded.grade_of("u2", "a"), Some(-1));
-    assert_eq!(graded.grade_of("u2", "c"), Some(3));
+    assert_eq!(graded.grade_of("u1", "a"), Some(2.0));
+    assert_eq!(graded.grade_of("u1", "b"), Some(0.0));
+    assert_eq!(graded.grade_of("u2", "a"), Some(-1.0));
+    assert_eq!(graded.grade_of("u2", "c"), Some(3.0));
     assert_eq!(graded.num_judgements(), 4);
 
     let binary = qrels_of(&csv("truth.csv", "item,user\na,u1\nb,u1\na,u2\na,u1\n")).unwrap();
-    assert_eq!(binary.grade_of("u1", "a"), Some(1));
-    assert_eq!(binary.grade_of("u1", "b"), Some(1));
-    assert_eq!(binary.grade_of("u2", "a"), Some(1));
+    assert_eq!(binary.grade_of("u1", "a"), Some(1.0));
+    assert_eq!(binary.grade_of("u1", "b"), Some(1.0));
+    assert_eq!(binary.grade_of("u2", "a"), Some(1.0));
     // The same pair twice is one judgement.
     assert_eq!(binary.num_judgements(), 3);
 }
@@ -130,8 +130,8 @@ fn custom_column_names_and_tsv() {
         ..options.clone()
     };
     let qrels = qrels_of(&csv("truth.tsv", truth_text).with_csv(semicolon)).unwrap();
-    assert_eq!(qrels.grade_of("u1", "x"), Some(5));
-    assert_eq!(qrels.grade_of("u1", "y"), Some(0));
+    assert_eq!(qrels.grade_of("u1", "x"), Some(5.0));
+    assert_eq!(qrels.grade_of("u1", "y"), Some(0.0));
 
     // An explicit comma wins over the `.tsv` name.
     let comma = CsvOptions {
@@ -139,7 +139,7 @@ fn custom_column_names_and_tsv() {
         ..options
     };
     let qrels = qrels_of(&csv("truth.tsv", "user_id,item_id\nu1,x\n").with_csv(comma)).unwrap();
-    assert_eq!(qrels.grade_of("u1", "x"), Some(1));
+    assert_eq!(qrels.grade_of("u1", "x"), Some(1.0));
 }
 
 #[test]
@@ -164,12 +164,12 @@ fn quoted_fields_follow_rfc_4180_within_a_line() {
 fn byte_order_mark_crlf_and_blank_lines() {
     let text = "\u{feff}user,item,grade\r\nu1,a,1\r\n\r\nu1,b,2\r\n";
     let qrels = qrels_of(&csv("truth.csv", text)).unwrap();
-    assert_eq!(qrels.grade_of("u1", "a"), Some(1));
-    assert_eq!(qrels.grade_of("u1", "b"), Some(2));
+    assert_eq!(qrels.grade_of("u1", "a"), Some(1.0));
+    assert_eq!(qrels.grade_of("u1", "b"), Some(2.0));
     // Blank lines before the header count in line numbers.
     assert_eq!(
         qrels_error("\u{feff}\n\nuser,item,grade\nu1,a,1\n\nu1,a,x\n"),
-        "truth.csv:6: column `grade`: `x` is not an integer"
+        "truth.csv:6: column `grade`: `x` is not a grade (an integer or a decimal such as 3.5)"
     );
 }
 
@@ -240,9 +240,9 @@ fn malformed_lines_and_bad_values_name_line_column_and_text() {
         ..CsvOptions::default()
     };
     assert_eq!(
-        qrels_of(&csv("truth.csv", "user,item,rating\nu1,a,4.5\n").with_csv(rating.clone()))
+        qrels_of(&csv("truth.csv", "user,item,rating\nu1,a,inf\n").with_csv(rating.clone()))
             .unwrap_err(),
-        "truth.csv:2: column `rating`: `4.5` is not an integer"
+        "truth.csv:2: column `rating`: `inf` is not a finite grade"
     );
     assert_eq!(
         qrels_of(&csv("truth.csv", "user,item,rating\nu1,a,3000000000\n").with_csv(rating))
@@ -279,7 +279,7 @@ fn duplicate_items_are_refused_unless_first_is_kept() {
     assert_eq!(
         run_error(text),
         "run.csv:5: document `a` appears twice in the list of query `u1` (first on line 2); \
-         to keep the first occurrence, use --duplicates first (TOML: duplicates = \"first\")"
+         to keep the best-ranked occurrence, use --duplicates first (TOML: duplicates = \"first\")"
     );
     let options = ReadOptions {
         duplicates: Duplicates::First,

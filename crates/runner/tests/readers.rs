@@ -64,12 +64,14 @@ fn malformed_lines_name_file_line_and_shape() {
 fn bad_numbers_are_named() {
     assert_eq!(
         qrels_error("q1 0 d1 high\n"),
-        "qrels.txt:1: grade `high` is not an integer"
+        "qrels.txt:1: grade `high` is not a grade (an integer or a decimal such as 3.5)"
     );
-    assert_eq!(
-        qrels_error("q1 0 d1 1.5\n"),
-        "qrels.txt:1: grade `1.5` is not an integer"
-    );
+    for text in ["nan", "NaN", "inf", "-infinity", "1e999"] {
+        assert_eq!(
+            qrels_error(&format!("q1 0 d1 1\nq1 0 d2 {text}\n")),
+            format!("qrels.txt:2: grade `{text}` is not a finite grade")
+        );
+    }
     assert_eq!(
         qrels_error("q1 0 d1 99999999999\n"),
         "qrels.txt:1: grade `99999999999` is not a grade between -2147483647 and 2147483647"
@@ -90,7 +92,7 @@ fn duplicate_documents_are_refused_unless_first_is_kept() {
     assert_eq!(
         run_error(text),
         "run.trec:4: document `a` appears twice in the list of query `q1` (first on line 1); \
-         to keep the first occurrence, use --duplicates first (TOML: duplicates = \"first\")"
+         to keep the best-ranked occurrence, use --duplicates first (TOML: duplicates = \"first\")"
     );
     let options = ReadOptions {
         duplicates: Duplicates::First,
@@ -187,8 +189,8 @@ fn jsonl_serves_as_run_and_qrels() {
     assert_eq!(docs(&run, "u1"), ["A", "B", "C"]);
     assert_eq!(docs(&run, "7"), ["1", "3"]);
     assert!(run.list("u3").unwrap().is_empty());
-    assert_eq!(qrels.grade_of("u1", "D"), Some(2));
-    assert_eq!(qrels.grade_of("7", "3"), Some(1));
+    assert_eq!(qrels.grade_of("u1", "D"), Some(2.0));
+    assert_eq!(qrels.grade_of("7", "3"), Some(1.0));
     assert_eq!(qrels.num_queries(), 3);
 }
 
@@ -216,14 +218,21 @@ fn jsonl_errors_name_the_line() {
             .starts_with("data.jsonl:1: invalid JSON line: unknown field `score`, expected one of"),
     );
     assert!(
-        jsonl(r#"{"query": "u1", "predicted": ["A"], "relevant": {"A": 1.5}}"#)
+        jsonl(r#"{"query": "u1", "predicted": ["A"], "relevant": {"A": 1e10}}"#)
             .unwrap_err()
-            .starts_with("data.jsonl:1: invalid JSON line: grade 1.5 is not an integer"),
+            .starts_with(
+                "data.jsonl:1: invalid JSON line: grade 10000000000 is not a grade between -2147483647 and 2147483647"
+            ),
+    );
+    assert!(
+        jsonl(r#"{"query": "u1", "predicted": ["A"], "relevant": {"A": "high"}}"#)
+            .unwrap_err()
+            .contains("expected a grade (an integer or a decimal such as 3.5)"),
     );
     assert_eq!(
         jsonl(r#"{"query": "u1", "predicted": ["A", "B", "A"]}"#).unwrap_err(),
         "data.jsonl:1: document `A` appears twice in the list of query `u1` (first on line 1); \
-         to keep the first occurrence, use --duplicates first (TOML: duplicates = \"first\")"
+         to keep the best-ranked occurrence, use --duplicates first (TOML: duplicates = \"first\")"
     );
     assert_eq!(
         jsonl(r#"{"query": "u1", "relevant": {"A": 1}}"#).unwrap_err(),
@@ -274,7 +283,7 @@ fn large_qrels(conflict: bool) -> (String, rankeval_runner::QrelsBuilder) {
             .push_at(
                 format!("query-{q:05}").as_bytes(),
                 format!("document-{d:06}").as_bytes(),
-                g,
+                g as f64,
                 line,
             )
             .unwrap();

@@ -239,7 +239,7 @@ fn repeats_left_out_are_counted_in_every_query_on_both_paths() {
     assert!(evaluation.warnings().contains(&warning));
     assert_eq!(
         warning.to_string(),
-        "4 entries of the run repeated a document already in their query's list and were left out (duplicates = first keeps the first)"
+        "4 entries of the run repeated a document already in their query's list and were left out (duplicates = first keeps the best-ranked occurrence)"
     );
 }
 

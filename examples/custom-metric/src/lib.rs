@@ -14,7 +14,7 @@
 //! `rankeval metrics`.
 
 use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
-use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Metric, RelevanceLevel};
+use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
 use serde::{Deserialize, Serialize};
 
 /// The default attention decay per rank.
@@ -27,9 +27,9 @@ pub const DEFAULT_DECAY: f64 = 0.85;
 /// use rankeval_example_custom_metric::attention_share;
 /// // Relevant at ranks 1 and 3 of 3, decay 0.5: weights 1, 0.5, 0.25.
 /// let q = testing::binary("1 0 1", 2);
-/// assert_eq!(attention_share(&q.view(), Cutoff::new(3), 1, 0.5), (1.0 + 0.25) / (1.0 + 0.5 + 0.25));
+/// assert_eq!(attention_share(&q.view(), Cutoff::new(3), 1.0, 0.5), (1.0 + 0.25) / (1.0 + 0.5 + 0.25));
 /// ```
-pub fn attention_share(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: i32, decay: f64) -> f64 {
+pub fn attention_share(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade, decay: f64) -> f64 {
     let depth = k.map_or(q.retrieved(), Cutoff::get);
     let top = q.top(k);
     let mut weight = 1.0;
@@ -116,7 +116,7 @@ mod tests {
     fn decay_one_is_precision() {
         let q = binary("1 0 1 0", 2);
         assert_eq!(
-            attention_share(&q.view(), Cutoff::new(4), 1, 1.0),
+            attention_share(&q.view(), Cutoff::new(4), 1.0, 1.0),
             2.0 / 4.0
         );
     }
@@ -125,7 +125,7 @@ mod tests {
     fn a_short_list_counts_its_missing_slots() {
         let q = binary("1", 1);
         assert_eq!(
-            attention_share(&q.view(), Cutoff::new(2), 1, 0.5),
+            attention_share(&q.view(), Cutoff::new(2), 1.0, 0.5),
             1.0 / (1.0 + 0.5)
         );
     }

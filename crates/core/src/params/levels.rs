@@ -8,7 +8,7 @@ use std::num::NonZeroUsize;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::judge::Grade;
+use crate::judge::{Grade, MAX_GRADE};
 
 /// A rank cutoff `k`: a positive integer. `k = 0` is a configuration error
 /// (the spec), not "no cutoff"; no cutoff is `Option::<Cutoff>::None`.
@@ -86,28 +86,55 @@ fn too_large<E: de::Error>() -> E {
 }
 
 /// The relevance level `rel`: documents with a grade of at least this are
-/// relevant (trec_eval's `-l`). At least 1: grades of 0 and below are never
-/// relevant, and unjudged documents have grade 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(transparent)]
+/// relevant (trec_eval's `-l`). Any positive finite number: `rel = 2`,
+/// `rel = 3.5` (half-star ratings), `rel = 0.5`. Grades of 0 and below are
+/// never relevant (and unjudged documents have grade 0), so `rel` must be
+/// above 0; a level between 0 and 1 makes every positive grade from it up
+/// relevant (`rel = 0.5`: grades 0.5, 1, 1.5, ...).
+#[derive(Clone, Copy, Debug)]
 pub struct RelevanceLevel(Grade);
 
 impl RelevanceLevel {
     /// The default level, 1.
-    pub const DEFAULT: RelevanceLevel = RelevanceLevel(1);
+    pub const DEFAULT: RelevanceLevel = RelevanceLevel(1.0);
 
-    /// The level `grade`, or `None` if it is below 1.
-    pub const fn new(grade: Grade) -> Option<Self> {
-        if grade >= 1 {
-            Some(RelevanceLevel(grade))
-        } else {
-            None
-        }
+    /// The level `level`, or `None` unless it is a positive finite number
+    /// no larger than [`MAX_GRADE`].
+    pub fn new(level: impl Into<f64>) -> Option<Self> {
+        let level = level.into();
+        (level > 0.0 && level <= MAX_GRADE).then_some(RelevanceLevel(level))
     }
 
     /// The lowest relevant grade.
     pub const fn get(self) -> Grade {
         self.0
+    }
+}
+
+// Levels are positive and finite: their bits order as their values do.
+impl PartialEq for RelevanceLevel {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for RelevanceLevel {}
+
+impl std::hash::Hash for RelevanceLevel {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.to_bits().hash(state);
+    }
+}
+
+impl PartialOrd for RelevanceLevel {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for RelevanceLevel {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
     }
 }
 
@@ -118,9 +145,38 @@ impl Default for RelevanceLevel {
 }
 
 impl fmt::Display for RelevanceLevel {
+    /// `2` for an integer level, `3.5` for a decimal one (Rust's shortest
+    /// round-trip form), as the short syntax takes it back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
     }
+}
+
+impl Serialize for RelevanceLevel {
+    /// An integer level as an integer (`rel = 2` in TOML and JSON, as
+    /// written), a decimal one as a float.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.0.fract() == 0.0 {
+            serializer.serialize_i64(self.0 as i64)
+        } else {
+            serializer.serialize_f64(self.0)
+        }
+    }
+}
+
+/// The error for a level that is not a positive number.
+fn not_positive<E: de::Error>(v: impl fmt::Display) -> E {
+    E::custom(format!(
+        "rel must be a positive grade, not {v} (grades of 0 and below are never relevant)"
+    ))
+}
+
+/// The error for a level beyond every grade.
+fn level_too_large<E: de::Error>() -> E {
+    E::custom(format!(
+        "rel is too large: the largest grade is {}",
+        MAX_GRADE
+    ))
 }
 
 impl<'de> Deserialize<'de> for RelevanceLevel {
@@ -129,42 +185,40 @@ impl<'de> Deserialize<'de> for RelevanceLevel {
         impl Visitor<'_> for LevelVisitor {
             type Value = RelevanceLevel;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an integer grade of at least 1")
+                f.write_str("a positive grade (an integer or a decimal such as 3.5)")
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<RelevanceLevel, E> {
-                if let Ok(v) = u128::try_from(v)
-                    && v > Grade::MAX as u128
-                {
-                    return self.visit_u128(v);
-                }
-                Grade::try_from(v).ok().and_then(RelevanceLevel::new).ok_or_else(|| {
-                    E::custom(format!(
-                        "rel must be a grade of at least 1, not {v} (grades of 0 and below are never relevant)"
-                    ))
-                })
+                self.visit_i128(v.into())
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<RelevanceLevel, E> {
-                self.visit_u128(v.into())
+                self.visit_i128(v.into())
             }
             fn visit_u128<E: de::Error>(self, v: u128) -> Result<RelevanceLevel, E> {
-                match Grade::try_from(v) {
-                    Ok(v) => self.visit_i64(v.into()),
-                    Err(_) => Err(E::custom(format!(
-                        "rel is too large: the largest grade is {}",
-                        Grade::MAX
-                    ))),
+                match i128::try_from(v) {
+                    Ok(v) => self.visit_i128(v),
+                    Err(_) => Err(level_too_large()),
                 }
             }
             fn visit_i128<E: de::Error>(self, v: i128) -> Result<RelevanceLevel, E> {
-                match u128::try_from(v) {
-                    Ok(v) => self.visit_u128(v),
-                    Err(_) => Err(E::custom(format!(
-                        "rel must be a grade of at least 1, not {v} (grades of 0 and below are never relevant)"
-                    ))),
+                if v < 1 {
+                    Err(not_positive(v))
+                } else if v > MAX_GRADE as i128 {
+                    Err(level_too_large())
+                } else {
+                    Ok(RelevanceLevel(v as f64))
+                }
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RelevanceLevel, E> {
+                if v.is_nan() || v <= 0.0 {
+                    Err(not_positive(v))
+                } else if v > MAX_GRADE {
+                    Err(level_too_large())
+                } else {
+                    Ok(RelevanceLevel(v))
                 }
             }
         }
-        deserializer.deserialize_i64(LevelVisitor)
+        deserializer.deserialize_any(LevelVisitor)
     }
 }
 
@@ -201,26 +255,60 @@ mod tests {
                 "rel is too large: the largest grade is 2147483647"
             );
         }
-        assert!(level(ParamValue::BigInteger(-(1 << 70))).contains("at least 1"));
+        assert!(level(ParamValue::BigInteger(-(1 << 70))).contains("positive"));
+        assert_eq!(
+            level(ParamValue::Float(3e9)),
+            "rel is too large: the largest grade is 2147483647"
+        );
         assert_eq!(
             RelevanceLevel::deserialize(ParamValue::Integer(2147483647))
                 .unwrap()
                 .get(),
-            Grade::MAX
+            MAX_GRADE
         );
     }
 
     #[test]
-    fn level_is_at_least_one() {
+    fn level_is_a_positive_finite_grade() {
         assert_eq!(
             serde_json::from_str::<RelevanceLevel>("2").unwrap().get(),
-            2
+            2.0
         );
-        for bad in ["0", "-1", "1.5"] {
+        assert_eq!(
+            serde_json::from_str::<RelevanceLevel>("3.5").unwrap().get(),
+            3.5
+        );
+        assert_eq!(
+            serde_json::from_str::<RelevanceLevel>("0.5").unwrap().get(),
+            0.5
+        );
+        for bad in ["0", "-1", "0.0", "-0.0", "-2.5", "\"2\"", "1e400"] {
             assert!(
                 serde_json::from_str::<RelevanceLevel>(bad).is_err(),
                 "{bad}"
             );
         }
+        let zero = serde_json::from_str::<RelevanceLevel>("0")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            zero.contains("rel must be a positive grade, not 0"),
+            "{zero}"
+        );
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 3e9] {
+            assert_eq!(RelevanceLevel::new(bad), None, "{bad}");
+        }
+        assert_eq!(RelevanceLevel::new(2).unwrap().get(), 2.0);
+    }
+
+    #[test]
+    fn level_prints_and_serializes_as_written() {
+        let two = RelevanceLevel::new(2).unwrap();
+        let half = RelevanceLevel::new(3.5).unwrap();
+        assert_eq!(two.to_string(), "2");
+        assert_eq!(half.to_string(), "3.5");
+        assert_eq!(serde_json::to_string(&two).unwrap(), "2");
+        assert_eq!(serde_json::to_string(&half).unwrap(), "3.5");
+        assert!(two < half && RelevanceLevel::new(0.5).unwrap() < two);
     }
 }

@@ -39,13 +39,21 @@ pub(super) struct EvalArgs {
     /// like trec_eval -c).
     #[arg(long, value_enum, default_value_t = MissingArg::Skip)]
     missing: MissingArg,
-    /// A document repeated in one query's list: an error, or keep the first.
+    /// A document repeated in one query's list: an error, or keep its
+    /// best-ranked occurrence.
     #[arg(long, value_enum, default_value_t = DuplicatesArg::Error)]
     duplicates: DuplicatesArg,
     /// Default relevance level: grades of at least N are relevant (like
-    /// trec_eval -l); a metric's own `rel` wins.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    rel: i32,
+    /// trec_eval -l); N may be a decimal (3.5) and must be above 0. A
+    /// metric's own `rel` wins; metrics that use grades as gains (ndcg,
+    /// dcg, err, rbp with gain=graded) do not use it.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1.0,
+        allow_negative_numbers = true
+    )]
+    rel: f64,
     /// Read every input as this format, whatever its name says.
     #[arg(long, value_enum, value_name = "FORMAT")]
     input_format: Option<InputFormatArg>,
@@ -123,7 +131,8 @@ enum MissingArg {
 enum DuplicatesArg {
     /// Refuse the run, naming both lines.
     Error,
-    /// Keep the first occurrence.
+    /// Keep the best-ranked occurrence (highest score; for a list given
+    /// ranked, the first given), not the first line.
     First,
 }
 
@@ -142,10 +151,17 @@ impl EvalArgs {
     /// returns it with the output flags.
     pub(super) fn into_experiment(self) -> Result<(Experiment, OutputArgs), CliError> {
         let level = RelevanceLevel::new(self.rel).ok_or_else(|| {
-            CliError::Usage(format!(
-                "--rel {}: the relevance level must be at least 1 (grades of 0 and below are never relevant)",
-                self.rel
-            ))
+            CliError::Usage(if self.rel > 0.0 {
+                format!(
+                    "--rel {}: the relevance level is too large: the largest grade is 2147483647",
+                    self.rel
+                )
+            } else {
+                format!(
+                    "--rel {}: the relevance level must be a positive grade (grades of 0 and below are never relevant)",
+                    self.rel
+                )
+            })
         })?;
         let csv = self.csv.options()?;
         let input = |path: &PathBuf| {
@@ -167,8 +183,10 @@ impl EvalArgs {
                 return Err(CliError::Usage(format!("{}: {problem}", path.display())));
             }
         }
-        for (later, path) in self.runs.iter().enumerate() {
-            if let Some(first) = self.runs[..later].iter().find(|p| same_file(p, path)) {
+        // One identity per path, looked up in a map: linear in the runs.
+        let mut seen = std::collections::HashMap::with_capacity(self.runs.len());
+        for path in &self.runs {
+            if let Some(first) = seen.insert(file_identity(path), path) {
                 return Err(CliError::Usage(if first == path {
                     format!(
                         "--run {} is given twice; give each run once",
@@ -253,19 +271,25 @@ impl EvalArgs {
 }
 
 /// Whether two paths name one file (both exist: checked before).
-fn same_file(a: &Path, b: &Path) -> bool {
-    if a == b {
-        return true;
-    }
+fn file_identity(path: &Path) -> FileIdentity {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        if let (Ok(a), Ok(b)) = (std::fs::metadata(a), std::fs::metadata(b)) {
-            return (a.dev(), a.ino()) == (b.dev(), b.ino());
+        if let Ok(metadata) = std::fs::metadata(path) {
+            return FileIdentity::Inode(metadata.dev(), metadata.ino());
         }
     }
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
+    match path.canonicalize() {
+        Ok(canonical) => FileIdentity::Path(canonical),
+        Err(_) => FileIdentity::Path(path.to_owned()),
     }
+}
+
+/// What makes two paths the same file: device and inode where there are
+/// such, else the canonical path (or the path as given, if it has none).
+#[derive(PartialEq, Eq, Hash)]
+enum FileIdentity {
+    #[cfg(unix)]
+    Inode(u64, u64),
+    Path(std::path::PathBuf),
 }

@@ -1,14 +1,24 @@
 //! `rankeval metrics`: every registered metric and aggregator, from the
 //! registry itself, sorted by name.
 
-use rankeval_core::registry::{self, Descriptor, Plugin};
+use rankeval_core::registry::{self, Descriptor, PARAM_REL, Plugin};
 
 /// The listing as text.
 pub(super) fn render() -> String {
     let mut out = String::from("Metrics (use the name or an alias in -m and in TOML `type`):\n");
-    section(&mut out, &registry::metrics(), |d| (d.example)().name());
+    section(
+        &mut out,
+        &registry::metrics(),
+        |d| (d.example)().name(),
+        level_note,
+    );
     out.push_str("\nAggregators (-a, TOML [[aggregators]]):\n");
-    section(&mut out, &registry::aggregators(), |d| (d.example)().name());
+    section(
+        &mut out,
+        &registry::aggregators(),
+        |d| (d.example)().name(),
+        |_| None,
+    );
     out.push_str(
         "\nShort syntax: name(param=value,...)@k, e.g. ap(norm=truncated)@10 or \
          precision(denominator=retrieved,rel=2)@5.\n",
@@ -20,6 +30,7 @@ fn section<T: Plugin + ?Sized>(
     out: &mut String,
     descriptors: &[&'static Descriptor<T>],
     example: impl Fn(&Descriptor<T>) -> String,
+    note: impl Fn(&Descriptor<T>) -> Option<&'static str>,
 ) {
     for d in descriptors {
         out.push('\n');
@@ -51,8 +62,21 @@ fn section<T: Plugin + ?Sized>(
             ));
             out.push('\n');
         }
+        if let Some(note) = note(d) {
+            out.push_str(&format!("      {}\n", wrap(note, 6, LINE_WIDTH - 6)));
+        }
         out.push_str(&format!("      example: {}\n", example(d)));
     }
+}
+
+/// For a metric without a `rel` parameter: that the experiment's relevance
+/// level does not change it (a `--rel` given for it alone is a warning).
+fn level_note(d: &Descriptor<dyn rankeval_core::Metric>) -> Option<&'static str> {
+    let has_rel = d.params.iter().any(|p| p.name == PARAM_REL.name);
+    (!has_rel).then_some(
+        "no rel: no relevance level plays a part (graded metrics use grades as gains), so \
+         --rel and TOML `rel` do not change it",
+    )
 }
 
 /// Lines of the listing stay within this many columns where they can.

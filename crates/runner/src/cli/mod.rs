@@ -145,9 +145,18 @@ pub enum CliError {
     Registry(#[from] RegistryError),
 }
 
+/// Tells the command line that standard output was closed when the process
+/// started (see `main.rs`): writing the report there is then an error.
+pub fn stdout_was_closed() {
+    output::note_stdout_closed();
+}
+
 /// Runs the command line with the process's arguments; the `rankeval`
 /// binary's whole `main`.
 pub fn main() -> ExitCode {
+    // First: the signal handlers' pipe may take a closed stdout's number.
+    output::check_stdout();
+    crate::signals::install();
     main_from(std::env::args_os())
 }
 
@@ -161,14 +170,22 @@ pub fn main_from(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) ->
     if args.get(1).is_some_and(|a| a == "trec_eval") {
         return trec_eval::main_from(&args[2..]);
     }
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
+        Err(error) if error.kind() == clap::error::ErrorKind::InvalidUtf8 => {
+            let _ = writeln!(std::io::stderr(), "error: {}", invalid_utf8(&args));
+            return ExitCode::from(2);
+        }
         Err(error) => {
             let printed = error.print();
             if error.use_stderr() {
                 return ExitCode::from(2);
             }
             // `--help` and `--version` go to stdout, which may fail too.
+            if let Some(error) = output::stdout_closed() {
+                let _ = writeln!(std::io::stderr(), "error: {error}");
+                return ExitCode::from(2);
+            }
             return match printed {
                 Err(source) if source.kind() != std::io::ErrorKind::BrokenPipe => {
                     let error = CliError::Write {
@@ -191,16 +208,39 @@ pub fn main_from(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) ->
     }
 }
 
+/// Names the first argument that is not UTF-8 (clap's message names none),
+/// with the flag it belongs to; invalid bytes shown as U+FFFD.
+fn invalid_utf8(args: &[OsString]) -> String {
+    let at = args
+        .iter()
+        .skip(1)
+        .position(|a| a.to_str().is_none())
+        .map(|i| i + 1);
+    match at {
+        Some(i) => {
+            let arg = args[i].to_string_lossy();
+            let flag = args[i - 1].to_str().filter(|f| f.starts_with('-') && i > 1);
+            match flag {
+                Some(flag) if !arg.starts_with('-') => {
+                    format!("{flag} {arg}: the value is not valid UTF-8")
+                }
+                _ => format!("argument {i} (`{arg}`) is not valid UTF-8"),
+            }
+        }
+        None => "an argument is not valid UTF-8".to_owned(),
+    }
+}
+
 fn run(cli: Cli) -> Result<(), CliError> {
     rankeval_core::registry::check()?;
     match cli.command {
         Command::Eval(args) => {
             let (experiment, output) = args.into_experiment()?;
-            report(&experiment, &output)
+            report(&experiment, &output, None)
         }
         Command::Run(args) => {
             let experiment = crate::config::load(&args.experiment)?;
-            report(&experiment, &args.output)
+            report(&experiment, &args.output, Some(&args.experiment))
         }
         Command::Metrics => output::write(&list::render(), None),
         // Handled before parsing, in `main_from`.
@@ -210,7 +250,25 @@ fn run(cli: Cli) -> Result<(), CliError> {
     }
 }
 
-fn report(experiment: &Experiment, output: &OutputArgs) -> Result<(), CliError> {
+fn report(
+    experiment: &Experiment,
+    output: &OutputArgs,
+    config: Option<&std::path::Path>,
+) -> Result<(), CliError> {
+    if let Some(target) = &output.output {
+        let inputs = experiment
+            .qrels
+            .iter()
+            .filter_map(|q| Some(("the qrels", q.path()?)))
+            .chain(
+                experiment
+                    .runs
+                    .iter()
+                    .filter_map(|r| Some(("a run", r.input.path()?))),
+            )
+            .chain(config.map(|c| ("the experiment file", c)));
+        output::refuse_an_input(target, inputs)?;
+    }
     let bar = progress::display(experiment, std::io::stderr().is_terminal());
     let report = experiment.execute(&|bytes| bar.inc(bytes));
     bar.finish_and_clear();

@@ -4,6 +4,7 @@
 use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::CliError;
 
@@ -21,9 +22,85 @@ pub(super) fn write(text: &str, path: Option<&Path>) -> Result<(), CliError> {
     }
 }
 
+/// Refuses `-o target` when `target` is one of `inputs` (as `(role, path)`):
+/// the same file, however named (compared by device and inode where there
+/// are such, else by canonical path). Writing the report there would
+/// destroy the input.
+pub(super) fn refuse_an_input<'a>(
+    target: &Path,
+    inputs: impl Iterator<Item = (&'static str, &'a Path)>,
+) -> Result<(), CliError> {
+    let Ok(out) = fs::metadata(target) else {
+        return Ok(()); // A new file is no input.
+    };
+    for (role, input) in inputs {
+        if let Ok(metadata) = fs::metadata(input)
+            && same_file(target, &out, input, &metadata)
+        {
+            return Err(CliError::Usage(format!(
+                "-o {}: it is {role} ({}); the report would overwrite it",
+                target.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(_: &Path, a: &fs::Metadata, _: &Path, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &Path, _: &fs::Metadata, b: &Path, _: &fs::Metadata) -> bool {
+    matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
+}
+
+/// Whether standard output was closed when the process started (`>&-`).
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Records that standard output was closed when the process started (the
+/// `rankeval` binary calls it before Rust's runtime replaces the closed
+/// descriptor by `/dev/null`).
+pub(super) fn note_stdout_closed() {
+    STDOUT_CLOSED.store(true, Ordering::Relaxed);
+}
+
+/// Notes whether standard output is open; call first thing in `main`, as a
+/// file opened later may take its descriptor number. Rust's `stdout`
+/// silently drops what is written to a closed descriptor, which would lose
+/// the report and exit 0.
+pub(super) fn check_stdout() {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Err(error) = io::stdout().as_fd().try_clone_to_owned()
+            && error.raw_os_error() == Some(9)
+        {
+            note_stdout_closed();
+        }
+    }
+}
+
+/// The error for writing to a standard output that is closed, if it is.
+pub(super) fn stdout_closed() -> Option<CliError> {
+    STDOUT_CLOSED
+        .load(Ordering::Relaxed)
+        .then(|| CliError::Write {
+            path: STDOUT.to_owned(),
+            source: io::Error::new(io::ErrorKind::BrokenPipe, "it is closed"),
+        })
+}
+
 /// Writes `text` to stdout. A closed pipe (`| head`) is not an error worth
-/// reporting; any other failure (a full disk, `> /dev/full`) is.
+/// reporting; any other failure (a full disk, `> /dev/full`, a closed
+/// descriptor) is.
 pub(super) fn write_stdout(text: &str) -> Result<(), CliError> {
+    if let Some(error) = stdout_closed() {
+        return Err(error);
+    }
     let mut stdout = io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())
@@ -55,7 +132,11 @@ fn write_file(text: &str, path: &Path) -> io::Result<()> {
                 "it is a directory",
             ));
         }
-        if !metadata.is_file() {
+        if metadata.is_file() {
+            // Replacing a file one may not write is not for a report to do:
+            // asking to write it (without truncating) fails as `>` would.
+            fs::OpenOptions::new().write(true).open(path)?;
+        } else {
             let mut file = fs::OpenOptions::new()
                 .write(true)
                 .truncate(true)
@@ -72,6 +153,8 @@ fn write_file(text: &str, path: &Path) -> io::Result<()> {
     // The temporary file's name is no business of the user's: errors name
     // the target only, so tempfile's "at path .tmpXXXX" is taken off.
     let mut file = builder.tempfile_in(directory).map_err(without_temp_path)?;
+    // Removed if a signal ends the process before it is renamed into place.
+    let _registered = Registered::new(file.path());
     if let Some(metadata) = &existing {
         // Set explicitly: the umask would narrow permissions given at creation.
         file.as_file().set_permissions(metadata.permissions())?;
@@ -80,6 +163,22 @@ fn write_file(text: &str, path: &Path) -> io::Result<()> {
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// A temporary file registered for removal on a signal while it lives.
+struct Registered(std::path::PathBuf);
+
+impl Registered {
+    fn new(path: &Path) -> Self {
+        crate::signals::register(path);
+        Self(path.to_owned())
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        crate::signals::unregister(&self.0);
+    }
 }
 
 /// Asks for `0o666` on a new file; the kernel takes the umask off, as for

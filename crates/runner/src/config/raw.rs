@@ -98,12 +98,10 @@ pub(crate) struct RawExperiment {
     /// The runs to evaluate.
     #[serde(default)]
     pub(crate) runs: Vec<Spanned<RawRun>>,
-    /// The metrics.
-    #[serde(default)]
-    pub(crate) metrics: Vec<Spanned<RawPlugin>>,
-    /// The aggregators.
-    #[serde(default)]
-    pub(crate) aggregators: Vec<Spanned<RawPlugin>>,
+    /// The metrics; `None` (the key left out) for the defaults.
+    pub(crate) metrics: Option<Spanned<Vec<Spanned<RawPlugin>>>>,
+    /// The aggregators; `None` (the key left out) for the mean.
+    pub(crate) aggregators: Option<Spanned<Vec<Spanned<RawPlugin>>>>,
 }
 
 /// One `[[runs]]` table.

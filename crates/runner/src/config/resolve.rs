@@ -125,6 +125,7 @@ impl Resolver<'_> {
             .collect();
         let default_names = crate::experiment::run_names(&paths);
         let mut runs: Vec<NamedRun> = Vec::with_capacity(raw.runs.len());
+        let mut names = std::collections::HashSet::with_capacity(raw.runs.len());
         for (index, (run, default_name)) in raw.runs.iter().zip(default_names).enumerate() {
             let key = format!("runs[{}]", index + 1);
             let table = run.get_ref();
@@ -140,7 +141,7 @@ impl Resolver<'_> {
                 Some(name) => name.get_ref().clone(),
                 None => default_name,
             };
-            if runs.iter().any(|r| r.name == name) {
+            if !names.insert(name.clone()) {
                 let at = table.name.as_ref().unwrap_or(&table.path);
                 return Err(self.invalid(
                     at,
@@ -158,7 +159,20 @@ impl Resolver<'_> {
             }
             runs.push(NamedRun { name, input });
         }
-        let metrics = if raw.metrics.is_empty() {
+        for (key, list) in [("metrics", &raw.metrics), ("aggregators", &raw.aggregators)] {
+            if let Some(list) = list
+                && list.get_ref().is_empty()
+            {
+                return Err(self.invalid(
+                    list,
+                    key,
+                    format!("the list is empty: give at least one, or leave `{key}` out for the defaults"),
+                ));
+            }
+        }
+        let metrics = if let Some(list) = &raw.metrics {
+            self.plugins::<dyn Metric>(list.get_ref(), "metrics")?
+        } else {
             DEFAULT_METRICS
                 .iter()
                 .map(|spec| registry::parse_metric(spec))
@@ -169,10 +183,10 @@ impl Resolver<'_> {
                     key: "metrics".into(),
                     source: Box::new(source),
                 })?
-        } else {
-            self.plugins::<dyn Metric>(&raw.metrics, "metrics")?
         };
-        let aggregators = if raw.aggregators.is_empty() {
+        let aggregators = if let Some(list) = &raw.aggregators {
+            self.plugins::<dyn Aggregator>(list.get_ref(), "aggregators")?
+        } else {
             vec![
                 registry::parse_aggregator("mean").map_err(|source| ConfigError::Plugin {
                     path: self.path.to_owned(),
@@ -181,8 +195,6 @@ impl Resolver<'_> {
                     source: Box::new(source),
                 })?,
             ]
-        } else {
-            self.plugins::<dyn Aggregator>(&raw.aggregators, "aggregators")?
         };
         Ok(Experiment {
             qrels,

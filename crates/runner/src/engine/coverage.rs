@@ -110,7 +110,7 @@ pub enum Warning {
     /// No query was evaluated: every aggregate is NaN.
     NoQueryEvaluated,
     /// Entries of the run repeat a document of their query's list and were
-    /// left out, the first occurrence kept (`duplicates = "first"`).
+    /// left out, the best-ranked occurrence kept (`duplicates = "first"`).
     DuplicatesDropped {
         /// How many entries were left out.
         count: usize,
@@ -203,7 +203,7 @@ impl fmt::Display for Warning {
             }
             Warning::DuplicatesDropped { count } => write!(
                 f,
-                "{count} {} of the run repeated a document already in {} query's list and {} left out (duplicates = first keeps the first)",
+                "{count} {} of the run repeated a document already in {} query's list and {} left out (duplicates = first keeps the best-ranked occurrence)",
                 if *count == 1 { "entry" } else { "entries" },
                 if *count == 1 { "its" } else { "their" },
                 if *count == 1 { "was" } else { "were" },

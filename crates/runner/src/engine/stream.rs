@@ -11,14 +11,19 @@ use rayon::prelude::*;
 
 use super::coverage::{self, Row};
 use super::{Evaluation, Options, evaluate, judged_depth, score_query};
-use crate::read::stream::{ListScorer, stream_run};
-use crate::read::{Input, Progress, ReadError, ReadOptions, read_run_with};
+use crate::read::stream::{ListScorer, Spill, stream_run};
+use crate::read::{Format, Input, Progress, ReadError, ReadOptions, read_run_with};
 
 /// Reads the run in `input` and evaluates it against `qrels`.
 ///
 /// A TREC or CSV run grouped by query (each query's lines together, as
 /// systems write them) is evaluated while it is read and never held whole in
 /// memory; any other run is read whole first. The result is the same.
+///
+/// A run that cannot be read twice (a pipe, a FIFO, `<(...)`) is copied to
+/// a temporary spill file as it is streamed (its bytes as they come, still
+/// compressed if gzip): if it turns out not to be grouped, it is read whole
+/// from there.
 pub fn evaluate_input(
     qrels: &Qrels,
     input: &Input,
@@ -27,10 +32,16 @@ pub fn evaluate_input(
     options: &Options,
     progress: Progress<'_>,
 ) -> Result<Evaluation, ReadError> {
-    if let Some(evaluation) = evaluate_grouped(qrels, input, read, metrics, options, progress)? {
+    let streams = matches!(input.format(), Format::Trec | Format::Csv);
+    let spill = if streams { Spill::new(input)? } else { None };
+    let first = spill.as_ref().map_or(input, Spill::teed);
+    if let Some(evaluation) = evaluate_grouped(qrels, first, read, metrics, options, progress)? {
         return Ok(evaluation);
     }
-    let (run, _) = read_run_with(input, read, &|_| {})?;
+    let (run, _) = match &spill {
+        Some(spill) => read_run_with(&spill.replay(), read, &|_| {})?,
+        None => read_run_with(input, read, &|_| {})?,
+    };
     Ok(evaluate(qrels, &run, metrics, options))
 }
 

@@ -18,7 +18,7 @@
 //!   [`RankedList::score`](rankeval_core::RankedList::score) returns).
 //!   A run with both orders by score and ignores the rank, as trec_eval does.
 //! - Ground truth has a grade column, or none and then every listed pair has
-//!   grade 1. A grade is an integer (`2`, or `2.0`).
+//!   grade 1. A grade is an integer or a decimal (`2`, `2.0`, `3.5`).
 //! - The delimiter is a comma, or a tab for files named `*.tsv` (also
 //!   `*.tsv.gz`), or the one set in the options. A UTF-8 byte order mark
 //!   before the header is skipped; lines may end with `\r\n`; blank lines are
@@ -35,12 +35,13 @@
 //! `memchr` on the delimiter, without allocating.
 
 use std::borrow::Cow;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use rankeval_core::{QrelsBuilder, RunBuilder};
 
 use super::error::{LineError, ReadErrorKind, excerpt};
-use super::fields::{is_blank, parse_i64};
+use super::fields::is_blank;
+use super::grade::parse_grade;
 use super::lines::{Failure, LineParser, RunLines, RunSink};
 use super::trec::{qrels_push_error, run_push_error};
 
@@ -127,9 +128,19 @@ pub(crate) fn read_header(
     let mut bytes = 0u64;
     loop {
         buffer.clear();
-        let got = reader.read_until(b'\n', &mut buffer).map_err(Failure::Io)?;
+        let limit = super::MAX_LINE_BYTES as u64 + 1;
+        let got = (&mut *reader)
+            .take(limit)
+            .read_until(b'\n', &mut buffer)
+            .map_err(Failure::Io)?;
         if got == 0 {
             return Ok(None);
+        }
+        if got as u64 == limit && buffer.last() != Some(&b'\n') {
+            let kind = ReadErrorKind::LineTooLong {
+                limit: super::MAX_LINE_BYTES,
+            };
+            return Err(LineError::new(line.saturating_add(1), kind).into());
         }
         bytes += got as u64;
         line = line.saturating_add(1);
@@ -419,9 +430,10 @@ impl Layout {
         }
     }
 
-    /// The value field as a grade: an integer, or a float with no fraction.
+    /// The value field as a grade (integer or decimal), read as every
+    /// reader reads grades.
     #[inline]
-    fn grade(&self, text: &[u8]) -> Result<i64, ReadErrorKind> {
+    fn grade(&self, text: &[u8]) -> Result<f64, ReadErrorKind> {
         let column = &self.names[2];
         let text = trim_number(text);
         if text.is_empty() {
@@ -432,22 +444,7 @@ impl Layout {
             text: excerpt(text),
             expected,
         };
-        let integer = text
-            .iter()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+'));
-        let grade = if integer {
-            parse_i64("grade", text).map_err(|_| bad("an integer"))?
-        } else {
-            match fast_float2::parse::<f64, _>(text) {
-                Ok(value) if value.fract() == 0.0 && value.abs() < 1e15 => value as i64,
-                Ok(value) if value.fract() == 0.0 => i64::MAX,
-                _ => return Err(bad("an integer")),
-            }
-        };
-        if grade.unsigned_abs() > i32::MAX as u64 {
-            return Err(bad("a grade between -2147483647 and 2147483647"));
-        }
-        Ok(grade)
+        parse_grade(text).map_err(bad)
     }
 }
 
@@ -601,7 +598,7 @@ impl LineParser for CsvQrels {
         self.layout
             .with_fields(line, |[query, doc, grade]| {
                 let grade = if self.layout.wanted[2] == NONE {
-                    1
+                    1.0
                 } else {
                     self.layout.grade(grade)?
                 };
@@ -713,7 +710,7 @@ mod tests {
     }
 
     #[test]
-    fn numbers_may_be_padded_and_grades_may_be_whole_floats() {
+    fn numbers_may_be_padded_and_grades_may_be_decimals() {
         let layout = Layout {
             delimiter: b',',
             width: 3,
@@ -721,18 +718,22 @@ mod tests {
             names: ["user".into(), "item".into(), "rating".into()],
         };
         assert_eq!(layout.number(b" 2.5\t").unwrap(), 2.5);
-        assert_eq!(layout.grade(b" 3 ").unwrap(), 3);
-        assert_eq!(layout.grade(b"2.0").unwrap(), 2);
-        assert_eq!(layout.grade(b"-1").unwrap(), -1);
-        assert_eq!(layout.grade(b"+1e0").unwrap(), 1);
-        for bad in [&b"1-"[..], b"--1", b"x", b"inf", b"NaN", b"1.0.0"] {
+        assert_eq!(layout.grade(b" 3 ").unwrap(), 3.0);
+        assert_eq!(layout.grade(b"2.0").unwrap(), 2.0);
+        assert_eq!(layout.grade(b"-1").unwrap(), -1.0);
+        assert_eq!(layout.grade(b"+1e0").unwrap(), 1.0);
+        assert_eq!(layout.grade(b"4.5").unwrap(), 4.5);
+        for bad in [&b"1-"[..], b"--1", b"x", b"1.0.0"] {
             let message = layout.grade(bad).unwrap_err().to_string();
-            assert!(message.ends_with("is not an integer"), "{message}");
+            assert!(
+                message.ends_with("is not a grade (an integer or a decimal such as 3.5)"),
+                "{message}"
+            );
         }
-        assert_eq!(
-            layout.grade(b"4.5").unwrap_err().to_string(),
-            "column `rating`: `4.5` is not an integer"
-        );
+        for bad in [&b"inf"[..], b"NaN", b"-infinity"] {
+            let message = layout.grade(bad).unwrap_err().to_string();
+            assert!(message.ends_with("is not a finite grade"), "{message}");
+        }
         assert_eq!(
             layout.grade(b"1e12").unwrap_err().to_string(),
             "column `rating`: `1e12` is not a grade between -2147483647 and 2147483647"

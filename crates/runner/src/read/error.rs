@@ -46,6 +46,14 @@ pub enum ReadErrorKind {
         /// What a data line looks like.
         expected: &'static str,
     },
+    /// A line is longer than [`MAX_LINE_BYTES`](super::MAX_LINE_BYTES)
+    /// (no newline for that long: not a text file of the expected format,
+    /// or one line of a huge list).
+    #[error("the line is longer than {} MiB, the limit for one line", limit >> 20)]
+    LineTooLong {
+        /// The limit in bytes.
+        limit: usize,
+    },
     /// A line has the wrong number of fields.
     #[error("expected {expected}, found {found} field{}", if *found == 1 { "" } else { "s" })]
     FieldCount {
@@ -94,7 +102,7 @@ pub enum ReadErrorKind {
     /// A document appears twice in one query's list.
     #[error(
         "document `{doc}` appears twice in the list of query `{query}` (first on line {first_line}); \
-         to keep the first occurrence, use --duplicates first (TOML: duplicates = \"first\")"
+         to keep the best-ranked occurrence, use --duplicates first (TOML: duplicates = \"first\")"
     )]
     DuplicateDoc {
         /// The query.
@@ -114,11 +122,11 @@ pub enum ReadErrorKind {
         /// The document.
         doc: String,
         /// The first grade.
-        first_grade: i32,
+        first_grade: f64,
         /// The line of the first judgement.
         first_line: u64,
         /// The grade on this line.
-        second_grade: i32,
+        second_grade: f64,
     },
     /// The same query appears on two lines of a file with one query per line.
     #[error("query `{query}` appears again (first on line {first_line}); give each query one line")]

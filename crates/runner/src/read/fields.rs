@@ -370,32 +370,6 @@ fn eight_digit_value(word: u64) -> u64 {
         >> 32
 }
 
-/// Parses an integer field (a grade).
-#[inline]
-pub(crate) fn parse_i64(field: &'static str, text: &[u8]) -> Result<i64, ReadErrorKind> {
-    let bad = || ReadErrorKind::BadNumber {
-        field,
-        text: excerpt(text),
-        expected: "an integer",
-    };
-    let (negative, digits) = match text {
-        [b'-', rest @ ..] => (true, rest),
-        [b'+', rest @ ..] => (false, rest),
-        _ => (false, text),
-    };
-    if digits.is_empty() || digits.len() > 18 {
-        return Err(bad());
-    }
-    let mut value: i64 = 0;
-    for &b in digits {
-        if !b.is_ascii_digit() {
-            return Err(bad());
-        }
-        value = value * 10 + i64::from(b - b'0');
-    }
-    Ok(if negative { -value } else { value })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -609,12 +583,5 @@ mod tests {
         assert_eq!(parse_f64("score", b"-1e-3").unwrap(), -1e-3);
         assert!(parse_f64("score", b"1.2.3").is_err());
         assert!(parse_f64("score", b"").is_err());
-        assert_eq!(parse_i64("grade", b"-1").unwrap(), -1);
-        assert_eq!(parse_i64("grade", b"+2").unwrap(), 2);
-        for bad in [&b"1.0"[..], b"", b"-", b"x", b"1234567890123456789"] {
-            assert!(parse_i64("grade", bad).is_err(), "{bad:?}");
-        }
-        let message = parse_i64("grade", b"high").unwrap_err().to_string();
-        assert_eq!(message, "grade `high` is not an integer");
     }
 }

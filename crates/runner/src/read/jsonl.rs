@@ -26,6 +26,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::error::{LineError, ReadErrorKind, excerpt};
+use super::grade::{EXPECTED_GRADE, grade_from_number, shown};
 use super::lines::LineParser;
 use super::trec::{qrels_push_error, run_push_error};
 
@@ -93,7 +94,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for JsonId<'a> {
 }
 
 /// The judgements of a line: `{"doc": grade}` or `["doc", ...]`.
-struct Relevant<'a>(Vec<(JsonId<'a>, i64)>);
+struct Relevant<'a>(Vec<(JsonId<'a>, f64)>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Relevant<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -113,7 +114,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Relevant<'a> {
             fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
                 let mut judged = Vec::new();
                 while let Some(doc) = seq.next_element::<JsonId<'de>>()? {
-                    judged.push((doc, 1));
+                    judged.push((doc, 1.0));
                 }
                 Ok(Relevant(judged))
             }
@@ -122,8 +123,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Relevant<'a> {
     }
 }
 
-/// A grade: an integer, or a float without a fraction.
-struct Grade(i64);
+/// A grade: a JSON number, integer or decimal, checked as every reader
+/// checks grades.
+struct Grade(f64);
 
 impl<'de> Deserialize<'de> for Grade {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -131,22 +133,20 @@ impl<'de> Deserialize<'de> for Grade {
         impl Visitor<'_> for GradeVisitor {
             type Value = Grade;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an integer grade")
+                f.write_str(EXPECTED_GRADE)
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Grade, E> {
-                Ok(Grade(v))
+                // Beyond 2^53 the conversion rounds, but such a number is
+                // out of the grade range anyway.
+                self.visit_f64(v as f64)
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Grade, E> {
-                i64::try_from(v)
-                    .map(Grade)
-                    .map_err(|_| E::custom(format!("grade {v} is out of range")))
+                self.visit_f64(v as f64)
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Grade, E> {
-                if v.fract() == 0.0 && v.abs() < 1e15 {
-                    Ok(Grade(v as i64))
-                } else {
-                    Err(E::custom(format!("grade {v} is not an integer")))
-                }
+                grade_from_number(v)
+                    .map(Grade)
+                    .map_err(|expected| E::custom(format!("grade {} is not {expected}", shown(v))))
             }
         }
         deserializer.deserialize_any(GradeVisitor)

@@ -14,7 +14,7 @@ use std::sync::mpsc;
 
 use rayon::prelude::*;
 
-use super::error::LineError;
+use super::error::{LineError, ReadErrorKind};
 use super::fields::is_blank;
 
 /// Bytes read per block. Large enough to keep every thread busy, small
@@ -23,6 +23,18 @@ use super::fields::is_blank;
 const BLOCK: usize = if cfg!(test) { 4 << 20 } else { 32 << 20 };
 /// Target size of one piece parsed by one task.
 const PIECE: usize = 1 << 20;
+
+/// The UTF-8 byte order mark, skipped at the start of every text input.
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The longest line any reader takes, in bytes (64 MiB): a longer one is an
+/// error naming its file and line. It bounds the memory a stream without
+/// newlines (`/dev/zero`, a gzip bomb) can take, and is far above any real
+/// line (a JSON Lines list of a million ids is about 20 MB).
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+/// The limit used; unit tests use a smaller one, to cross it cheaply. At
+/// least `BLOCK`, so that a line within one block is never too long.
+const LINE_LIMIT: usize = if cfg!(test) { 8 << 20 } else { MAX_LINE_BYTES };
 
 /// Why parsing stopped.
 #[derive(Debug)]
@@ -228,6 +240,13 @@ pub(crate) struct Parsed<S> {
 struct Block {
     bytes: Vec<u8>,
     last: bool,
+    /// The line after these is longer than [`LINE_LIMIT`]: reading stopped.
+    too_long: bool,
+}
+
+/// The error for a line longer than the limit, numbered `line`.
+fn too_long(line: u64) -> LineError {
+    LineError::new(line, ReadErrorKind::LineTooLong { limit: LINE_LIMIT })
 }
 
 /// Parses every line of `input` with `parser`, the first numbered
@@ -245,12 +264,16 @@ pub(crate) fn parse_lines_from<P: LineParser>(
         for _ in 0..2 {
             let _ = empty_tx.send(Vec::new());
         }
-        scope.spawn(move || read_blocks(input, &full_tx, &empty_rx));
+        let at_start = first_line == 1;
+        scope.spawn(move || read_blocks(input, at_start, &full_tx, &empty_rx));
         let mut joiner = Joiner::new(first_line);
         for block in full_rx {
             let block = block.map_err(Failure::Io)?;
             joiner.block(parser, &block.bytes)?;
             progress(block.bytes.len() as u64);
+            if block.too_long {
+                return Err(Failure::Line(too_long(joiner.offset.saturating_add(1))));
+            }
             let last = block.last;
             // The reader may have stopped already; then the buffer is not needed.
             let _ = empty_tx.send(block.bytes);
@@ -273,20 +296,38 @@ pub(crate) fn parse_bytes<P: LineParser>(
     release: &dyn Fn(usize, usize),
 ) -> Result<Parsed<P::Sink>, LineError> {
     let mut joiner = Joiner::new(first_line);
-    let mut start = 0;
+    // A UTF-8 byte order mark at the start of the input is no data.
+    let mut start = if first_line == 1 && bytes.starts_with(BOM) {
+        BOM.len()
+    } else {
+        0
+    };
+    let mut released = 0;
     while start < bytes.len() {
         let mut end = (start + BLOCK).min(bytes.len());
         if end < bytes.len() {
             end = match memchr::memrchr(b'\n', &bytes[start..end]) {
                 Some(newline) => start + newline + 1,
                 // One line longer than a block: up to its end.
-                None => memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i + 1),
+                None => {
+                    let limit = bytes.len().min(start.saturating_add(LINE_LIMIT + 1));
+                    match memchr::memchr(b'\n', &bytes[end..limit]) {
+                        Some(i) => end + i + 1,
+                        None if bytes.len() - start <= LINE_LIMIT => bytes.len(),
+                        None => return Err(too_long(joiner.offset.saturating_add(1))),
+                    }
+                }
             };
         }
         joiner.block(parser, &bytes[start..end])?;
         progress((end - start) as u64);
-        release(start, end);
+        // From 0 on the first block: a skipped mark is released too.
+        release(released, end);
+        released = end;
         start = end;
+    }
+    if released < bytes.len() {
+        release(released, bytes.len());
     }
     Ok(joiner.finish(parser))
 }
@@ -340,6 +381,7 @@ impl<S: Send> Joiner<S> {
 /// The reader thread: fills the buffers it is given with whole lines.
 fn read_blocks(
     input: &mut (dyn Read + Send),
+    mut at_start: bool,
     full: &mpsc::SyncSender<io::Result<Block>>,
     empty: &mpsc::Receiver<Vec<u8>>,
 ) {
@@ -347,32 +389,61 @@ fn read_blocks(
     // Stops when the parser has gone (a closed channel).
     while let Ok(mut buffer) = empty.recv() {
         buffer.clear();
+        // The carried bytes are the start of a line: no newline in them.
         buffer.append(&mut carry);
-        let (cut, last) = loop {
-            let want = BLOCK.max(buffer.len() + PIECE) - buffer.len();
-            match (&mut *input).take(want as u64).read_to_end(&mut buffer) {
+        // Where the last (incomplete) line of `buffer` starts.
+        let mut line_start = 0;
+        let (cut, last, too_long) = loop {
+            let before = buffer.len();
+            let want = BLOCK.max(before + PIECE) - before;
+            let got = match (&mut *input).take(want as u64).read_to_end(&mut buffer) {
                 Err(error) => {
                     let _ = full.send(Err(error));
                     return;
                 }
-                Ok(got) if got < want => break (buffer.len(), true),
-                Ok(_) => {
-                    if let Some(newline) = memchr::memrchr(b'\n', &buffer) {
-                        break (newline + 1, false);
-                    }
-                    // One line longer than the block: read on.
+                Ok(got) => got,
+            };
+            // A UTF-8 byte order mark at the start of the input is no data.
+            if std::mem::take(&mut at_start) && buffer.starts_with(BOM) {
+                buffer.drain(..BOM.len());
+                if buffer.len() <= before {
+                    continue;
                 }
             }
+            // Only the new bytes are searched, so a long line costs time
+            // linear in its length.
+            let new = &buffer[before..];
+            if let Some(first) = memchr::memchr(b'\n', new) {
+                if before + first - line_start > LINE_LIMIT {
+                    break (line_start, false, true);
+                }
+                let newline = memchr::memrchr(b'\n', new).unwrap_or(first);
+                line_start = before + newline + 1;
+            }
+            if buffer.len() - line_start > LINE_LIMIT {
+                break (line_start, false, true);
+            }
+            if got < want {
+                break (buffer.len(), true, false);
+            }
+            if line_start > 0 {
+                break (line_start, false, false);
+            }
+            // One line longer than the block: read on.
         };
-        carry.extend_from_slice(&buffer[cut..]);
+        if !too_long {
+            carry.extend_from_slice(&buffer[cut..]);
+        }
         buffer.truncate(cut);
         if full
             .send(Ok(Block {
                 bytes: buffer,
                 last,
+                too_long,
             }))
             .is_err()
             || last
+            || too_long
         {
             return;
         }
@@ -412,7 +483,6 @@ fn parse_piece<P: LineParser>(parser: &P, piece: &[u8]) -> Result<Piece<P::Sink>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::error::ReadErrorKind;
 
     /// Collects (line number, text) pairs; refuses lines saying "bad".
     struct Collect;
@@ -547,6 +617,54 @@ mod tests {
         let parsed = parse(&text).unwrap();
         assert_eq!(parsed.data_lines, 1_500_000);
         assert_eq!(parsed.sink[1_234_566], (1_234_567, "1234567".to_owned()));
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_an_error_naming_it() {
+        let long = "x".repeat(LINE_LIMIT + 1);
+        for (text, line) in [
+            (format!("a\nb\n{long}\nc\n"), 3),
+            (format!("a\nb\n{long}"), 3),
+            (format!("a\nb\nc{}\n{long}", "y".repeat(BLOCK - 3)), 4),
+        ] {
+            let Err(Failure::Line(error)) = parse(&text) else {
+                panic!("a line over the limit must fail");
+            };
+            assert_eq!(error.line, line);
+            assert!(matches!(error.kind, ReadErrorKind::LineTooLong { .. }));
+        }
+        // At the limit, a line is read.
+        let text = format!("a\n{}\nb\n", "x".repeat(LINE_LIMIT));
+        assert_eq!(parse(&text).unwrap().data_lines, 3);
+    }
+
+    #[test]
+    fn an_endless_line_is_refused_in_bounded_memory() {
+        let mut zeros = std::io::repeat(0);
+        let Err(Failure::Line(error)) = parse_lines_from(&mut zeros, &Collect, &|_| {}, 1) else {
+            panic!("an endless line must fail");
+        };
+        assert_eq!(error.line, 1);
+        let mut endless = b"q 1\nq 2\n".chain(std::io::repeat(b'7'));
+        let Err(Failure::Line(error)) = parse_lines_from(&mut endless, &Collect, &|_| {}, 1) else {
+            panic!("an endless line must fail");
+        };
+        assert_eq!(error.line, 3);
+    }
+
+    #[test]
+    fn a_byte_order_mark_at_the_start_is_skipped() {
+        let parsed = parse("\u{FEFF}a\n\u{FEFF}b\n").unwrap();
+        assert_eq!(
+            parsed.sink,
+            [(1, "a".to_owned()), (2, "\u{FEFF}b".to_owned())],
+            "only at the start of the input"
+        );
+        assert_eq!(parse("\u{FEFF}").unwrap().data_lines, 0);
+        // After a header (CSV), the header reader has dealt with it.
+        let text = "\u{FEFF}a\n";
+        let later = parse_bytes(text.as_bytes(), &Collect, &|_| {}, 2, &|_, _| {}).unwrap();
+        assert_eq!(later.sink, [(2, "\u{FEFF}a".to_owned())]);
     }
 
     #[test]

@@ -28,6 +28,7 @@
 mod csv;
 mod error;
 mod fields;
+mod grade;
 mod jsonl;
 mod lines;
 mod mapped;
@@ -43,12 +44,14 @@ use rankeval_core::{Duplicates, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder
 
 pub use csv::CsvOptions;
 pub use error::{ReadError, ReadErrorKind};
+pub use lines::MAX_LINE_BYTES;
 
 use csv::{CSV_LINE, CsvQrels, CsvRun, Header};
 use error::LineError;
 use jsonl::{JSONL_LINE, Jsonl, JsonlSink};
 use lines::{Failure, LineParser, Parsed, parse_bytes, parse_lines_from};
 use mapped::Mapped;
+pub(crate) use mapped::name_at as mapped_name_at;
 use trec::{QRELS_LINE, RUN_LINE, TrecQrels, TrecRun};
 
 /// The layout of an input file.
@@ -101,6 +104,9 @@ pub struct Input {
 enum Origin {
     File(PathBuf),
     Bytes(Vec<u8>),
+    /// A file that cannot be read twice (a pipe), its bytes copied to a
+    /// spill file as they are read (see `stream::Spill`).
+    Teed(PathBuf, std::sync::Arc<File>),
 }
 
 impl Input {
@@ -149,6 +155,14 @@ impl Input {
         self
     }
 
+    /// The file it is read from, if it is one.
+    pub fn path(&self) -> Option<&Path> {
+        match &self.origin {
+            Origin::File(path) | Origin::Teed(path, _) => Some(path),
+            Origin::Bytes(_) => None,
+        }
+    }
+
     /// The name errors use.
     pub fn name(&self) -> &str {
         &self.name
@@ -169,6 +183,7 @@ impl Input {
         match &self.origin {
             Origin::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
             Origin::Bytes(bytes) => Some(bytes.len() as u64),
+            Origin::Teed(..) => None,
         }
     }
 
@@ -180,7 +195,7 @@ impl Input {
             Origin::Bytes(bytes) => bytes,
             Origin::File(path) => {
                 let file = File::open(path)?;
-                match Mapped::open(&file) {
+                match Mapped::open(&file, &self.name) {
                     Some(map) => {
                         mapped = map;
                         if !is_gzip(mapped.bytes()) {
@@ -192,6 +207,10 @@ impl Input {
                     }
                     None => return self.stream(Box::new(file)),
                 }
+            }
+            Origin::Teed(path, spill) => {
+                let teed = stream::Tee::new(File::open(path)?, spill.clone());
+                return self.stream(Box::new(teed));
             }
         };
         if is_gzip(bytes) {
@@ -278,7 +297,7 @@ impl Input {
     /// The CSV delimiter: the one set, else tab for a `.tsv` name, else comma.
     fn csv_delimiter(&self) -> Result<u8, ReadError> {
         let tsv = match &self.origin {
-            Origin::File(path) => extension(path),
+            Origin::File(path) | Origin::Teed(path, _) => extension(path),
             Origin::Bytes(_) => extension(Path::new(&self.name)),
         }
         .is_some_and(|e| e == "tsv");

@@ -12,6 +12,10 @@
 //! Whether the run really is grouped is for the scorer to tell (a query
 //! scored twice); the caller then reads it the general way.
 
+use std::fs::File;
+use std::io::{Read, Write};
+use std::sync::Arc;
+
 use rankeval_core::{Decimal, Duplicates, ListBuffer, RankedList, Run, RunBuilder, RunError};
 use rayon::prelude::*;
 
@@ -19,7 +23,7 @@ use super::csv::CsvRun;
 use super::error::{LineError, ReadError};
 use super::lines::{LineCounts, LineParser, RunLines, RunSink};
 use super::trec::{RUN_LINE, TrecRun};
-use super::{Format, Input, Progress, ReadOptions, finish_run, run_error_at};
+use super::{Format, Input, Origin, Progress, ReadOptions, finish_run, run_error_at};
 
 /// Scores complete lists of a run as they are read (the engine's side).
 pub(crate) trait ListScorer: Sync {
@@ -304,5 +308,78 @@ where
         let mut sink = self.sink();
         self.join(&mut sink, piece, offset)?;
         Ok(sink)
+    }
+}
+
+/// A run that cannot be read twice (a pipe, a FIFO, `<(...)`), read once
+/// for streaming evaluation while its bytes (still compressed, if gzip) are
+/// copied to a temporary spill file: if the run turns out not to be grouped
+/// by query, it is read whole from the spill file instead of the pipe,
+/// which holds nothing any more. The spill file is deleted when dropped
+/// (and on INT, TERM or HUP, see `cli::signals`).
+pub(crate) struct Spill {
+    file: tempfile::NamedTempFile,
+    teed: Input,
+}
+
+impl Spill {
+    /// `None` when `input` can be read again as it is (a regular file,
+    /// bytes in memory).
+    pub(crate) fn new(input: &Input) -> Result<Option<Self>, ReadError> {
+        let Origin::File(path) = &input.origin else {
+            return Ok(None);
+        };
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            return Ok(None);
+        }
+        let io_error = |e: std::io::Error| ReadError::new(&input.name, None, e.into());
+        let file = tempfile::Builder::new()
+            .prefix(".rankeval-spill")
+            .tempfile()
+            .map_err(io_error)?;
+        crate::signals::register(file.path());
+        let copy = Arc::new(file.reopen().map_err(io_error)?);
+        let mut teed = input.clone();
+        teed.origin = Origin::Teed(path.clone(), copy);
+        Ok(Some(Self { file, teed }))
+    }
+
+    /// The input to read first: the pipe, copied to the spill file.
+    pub(crate) fn teed(&self) -> &Input {
+        &self.teed
+    }
+
+    /// The same input again, from the spill file (after [`teed`](Self::teed)
+    /// was read to its end).
+    pub(crate) fn replay(&self) -> Input {
+        let mut replay = self.teed.clone();
+        replay.origin = Origin::File(self.file.path().to_owned());
+        replay
+    }
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        crate::signals::unregister(self.file.path());
+    }
+}
+
+/// A reader that copies what it reads to a file.
+pub(crate) struct Tee {
+    inner: File,
+    copy: Arc<File>,
+}
+
+impl Tee {
+    pub(crate) fn new(inner: File, copy: Arc<File>) -> Self {
+        Self { inner, copy }
+    }
+}
+
+impl Read for Tee {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        (&*self.copy).write_all(&buf[..n])?;
+        Ok(n)
     }
 }

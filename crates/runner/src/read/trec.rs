@@ -9,7 +9,8 @@
 use rankeval_core::{QrelsBuilder, QrelsError, QrelsParts, RunBuilder, RunError};
 
 use super::error::{LineError, ReadErrorKind, excerpt};
-use super::fields::{Fields, Window, decimal_at, parse_f64, parse_i64};
+use super::fields::{Fields, Window, decimal_at, parse_f64};
+use super::grade::parse_grade;
 use super::lines::{LineCounts, LineParser, RunLines, RunSink, each_line};
 
 /// What a qrels line looks like, for messages.
@@ -123,7 +124,16 @@ fn push_judgement(
     grade: &[u8],
     number: u64,
 ) -> Result<(), LineError> {
-    let grade = parse_i64("grade", grade).map_err(|e| LineError::new(number, e))?;
+    let grade = parse_grade(grade).map_err(|expected| {
+        LineError::new(
+            number,
+            ReadErrorKind::BadNumber {
+                field: "grade",
+                text: excerpt(grade),
+                expected,
+            },
+        )
+    })?;
     sink.push_at(query, doc, grade, number)
         .map_err(|e| LineError::new(number, qrels_push_error(e)))
 }
@@ -292,10 +302,10 @@ pub(crate) fn qrels_push_error(error: QrelsError) -> ReadErrorKind {
         QrelsError::QueryNotUtf8 { .. } => {
             ReadErrorKind::BadField("the query id is not valid UTF-8".into())
         }
-        QrelsError::GradeOutOfRange { grade, .. } => ReadErrorKind::BadNumber {
+        QrelsError::InvalidGrade { grade, reason, .. } => ReadErrorKind::BadNumber {
             field: "grade",
-            text: grade.to_string(),
-            expected: "a grade between -2147483647 and 2147483647",
+            text: super::grade::shown(grade),
+            expected: super::grade::expected(reason),
         },
         other => ReadErrorKind::Data(other.to_string()),
     }

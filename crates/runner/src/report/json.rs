@@ -68,7 +68,9 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
                     Ok(Value::Object(fields)) => fields,
                     _ => serde_json::Map::new(),
                 };
-                fields.insert("run".into(), Value::String(w.run.clone()));
+                if !w.run.is_empty() {
+                    fields.insert("run".into(), Value::String(w.run.clone()));
+                }
                 fields.insert("message".into(), Value::String(w.warning.to_string()));
                 Value::Object(fields)
             })

@@ -12,7 +12,7 @@ mod trec;
 
 use std::fmt;
 
-use rankeval_core::{Metric, TrecEvalMeasure};
+use rankeval_core::{Metric, RelevanceLevel, TrecEvalMeasure};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Warning;
@@ -62,10 +62,11 @@ pub struct RunResult {
     pub aggregates: Vec<Vec<f64>>,
 }
 
-/// A warning about one run.
+/// A warning about one run, or about the whole experiment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunWarning {
-    /// The run it is about.
+    /// The run it is about; empty for a warning about the whole experiment
+    /// (then printed without a run, and without `run` in JSON).
     pub run: String,
     /// What happened.
     pub warning: ReportWarning,
@@ -85,6 +86,13 @@ pub enum ReportWarning {
         count: usize,
         /// The qrels used instead, as named by the user.
         qrels: String,
+    },
+    /// A relevance level was set for the experiment (`--rel`, TOML `rel`),
+    /// but no metric reads it: each uses grades as gains, ignores grades,
+    /// or sets a `rel` of its own.
+    LevelUnused {
+        /// The level set.
+        level: RelevanceLevel,
     },
     /// Which queries were evaluated, and which were not.
     #[serde(untagged)]
@@ -107,6 +115,12 @@ impl fmt::Display for ReportWarning {
                  `qrels` key)",
                 if *count == 1 { "query" } else { "queries" }
             ),
+            ReportWarning::LevelUnused { level } => write!(
+                f,
+                "the relevance level {level} (--rel, TOML `rel`) changes nothing: no metric \
+                 reads it (nDCG, DCG, ERR and graded RBP use grades as gains, num_ret ignores \
+                 grades, and a metric's own `rel` wins; see `rankeval metrics`)"
+            ),
             ReportWarning::Coverage(warning) => warning.fmt(f),
         }
     }
@@ -114,7 +128,11 @@ impl fmt::Display for ReportWarning {
 
 impl fmt::Display for RunWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "run `{}`: {}", self.run, self.warning)
+        if self.run.is_empty() {
+            self.warning.fmt(f)
+        } else {
+            write!(f, "run `{}`: {}", self.run, self.warning)
+        }
     }
 }
 

@@ -243,6 +243,29 @@ fn zero_relevance_level_flag() {
 }
 
 #[test]
+fn negative_not_a_number_and_huge_relevance_levels_flag() {
+    for (name, rel) in [
+        ("error_negative_rel_flag", "-1"),
+        ("error_nan_rel_flag", "nan"),
+        ("error_huge_rel_flag", "3e9"),
+    ] {
+        snapshot(
+            name,
+            &[("qrels.txt", QRELS), ("run.trec", RUN)],
+            &[
+                "eval",
+                "--qrels",
+                "qrels.txt",
+                "--run",
+                "run.trec",
+                "--rel",
+                rel,
+            ],
+        );
+    }
+}
+
+#[test]
 fn run_without_qrels_must_be_jsonl() {
     snapshot(
         "error_no_qrels_for_trec_run",

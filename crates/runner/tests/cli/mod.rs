@@ -8,6 +8,8 @@
 
 mod csv;
 mod errors;
+mod faults;
+mod grades;
 mod help;
 mod inputs;
 mod output;

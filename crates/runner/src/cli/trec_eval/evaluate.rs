@@ -130,11 +130,11 @@ pub fn relstring(ranked: &[Judgement], len: usize) -> String {
                 '-'
             } else if j.grade() < Default::default() {
                 '.'
-            } else if f64::from(j.grade()) > 9.0 {
+            } else if j.grade() > 9.0 {
                 '>'
             } else {
                 // A grade 0 to 9; a decimal grade prints its integer part.
-                char::from(b'0' + f64::from(j.grade()) as u8)
+                char::from(b'0' + j.grade() as u8)
             }
         })
         .collect()
@@ -150,7 +150,7 @@ mod tests {
         let q = judged("0 1 9 . - 3", &[]);
         assert_eq!(relstring(q.view().ranked(), 10), "019-.3");
         assert_eq!(relstring(q.view().ranked(), 2), "01");
-        assert_eq!(relstring(&[Judgement::judged(12)], 5), ">");
+        assert_eq!(relstring(&[Judgement::judged(12.0)], 5), ">");
     }
 
     #[test]

@@ -105,13 +105,13 @@ fn evaluate_files(args: &TrecArgs) -> Result<String, TrecEvalError> {
         Some(n) => set_collection(&mut plan, n as u64),
         None => {}
     }
-    // `into`: the grade type may become decimal; -l stays an integer.
-    #[allow(clippy::useless_conversion)]
+    // trec_eval's -l is an integer (grades are decimal in rankeval).
     let level = match args.level {
         None => RelevanceLevel::DEFAULT,
         Some(l) => i32::try_from(l)
             .ok()
-            .and_then(|l| RelevanceLevel::new(l.into()))
+            .filter(|&l| l >= 1)
+            .and_then(RelevanceLevel::new)
             .ok_or_else(|| TrecEvalError::Usage(format!("-l must be at least 1, not {l}")))?,
     };
     let max_docs = match args.max_docs {
@@ -195,13 +195,7 @@ fn scores_as_f32(run: &Run) -> Result<Run, TrecEvalError> {
 /// Judgements with a grade above 0, over every query of the qrels.
 fn positive_judgements(qrels: &rankeval_core::Qrels) -> u64 {
     (0..qrels.num_queries() as u32)
-        .map(|q| {
-            qrels
-                .ideal_grades(q)
-                .iter()
-                .filter(|&&g| f64::from(g) > 0.0)
-                .count() as u64
-        })
+        .map(|q| qrels.ideal_grades(q).iter().filter(|&&g| g > 0.0).count() as u64)
         .sum()
 }
 

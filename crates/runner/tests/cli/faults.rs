@@ -1,0 +1,407 @@
+//! Faults of the environment rather than of the data: inputs that cannot be
+//! read twice, files changed while read, signals, closed outputs.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use super::{run_in, scratch};
+
+const QRELS: &str = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq2 0 d 1\n";
+/// Query q1's lines are split up by q2's: not grouped by query.
+const UNGROUPED: &str = "q1 Q0 b 1 0.9 t\nq2 Q0 c 1 0.7 t\nq1 Q0 a 2 0.5 t\nq2 Q0 d 2 0.6 t\n";
+
+/// `rankeval <args>` in `dir` (temporary files in `tmp`) with `stdin`
+/// piped in; exit code, stdout, stderr.
+fn with_stdin(dir: &Path, tmp: &Path, args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rankeval"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("TMPDIR", tmp)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the rankeval binary runs");
+    let mut pipe = child.stdin.take().expect("a stdin pipe");
+    let _ = pipe.write_all(stdin);
+    drop(pipe);
+    let output = child.wait_with_output().expect("rankeval finishes");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn gzip(text: &str) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(text.as_bytes()).unwrap();
+    encoder.finish().unwrap()
+}
+
+const EVAL: [&str; 10] = [
+    "eval",
+    "--qrels",
+    "qrels.txt",
+    "-m",
+    "ap",
+    "-m",
+    "p@1",
+    "--per-query",
+    "--format",
+    "csv",
+];
+
+#[cfg(unix)]
+#[test]
+fn an_ungrouped_run_from_a_pipe_is_read_as_from_a_file() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", UNGROUPED)]);
+    let tmp = tempfile::tempdir().unwrap();
+    let from_file = run_in(dir.path(), &[&EVAL[..], &["--run", "run.trec"]].concat());
+    assert_eq!((from_file.0, from_file.2.as_str()), (0, ""));
+    assert!(from_file.1.contains("run,q1,"), "{}", from_file.1);
+    let expected = from_file.1.replace("\nrun,", "\nstdin,");
+    let args = [&EVAL[..], &["--run", "/dev/stdin"]].concat();
+    for input in [UNGROUPED.as_bytes().to_vec(), gzip(UNGROUPED)] {
+        let (code, stdout, stderr) = with_stdin(dir.path(), tmp.path(), &args, &input);
+        assert_eq!((code, stderr.as_str()), (0, ""));
+        assert_eq!(stdout, expected);
+        let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+        assert!(left.is_empty(), "the spill file is removed: {left:?}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn an_ungrouped_run_from_a_fifo_is_read_as_from_a_file() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", UNGROUPED)]);
+    let from_file = run_in(dir.path(), &[&EVAL[..], &["--run", "run.trec"]].concat());
+    let fifo = dir.path().join("fifo.trec");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let writer = std::thread::spawn(move || {
+        // Opening blocks until rankeval opens the other end.
+        std::fs::write(&fifo, UNGROUPED).unwrap();
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rankeval"))
+        .args([&EVAL[..], &["--run", "fifo.trec"]].concat())
+        .current_dir(dir.path())
+        .env_clear()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Before the fix the second read of the FIFO waited for a writer forever.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("rankeval hangs on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    writer.join().unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        from_file.1.replace("\nrun,", "\nfifo,")
+    );
+}
+
+/// `rankeval <args>` in `dir` with standard output closed (`>&-`).
+#[cfg(unix)]
+fn stdout_closed(dir: &Path, args: &[&str]) -> (i32, String) {
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" \"$@\" >&-")
+        .arg(env!("CARGO_BIN_EXE_rankeval"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_is_an_error() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", UNGROUPED)]);
+    let (code, stderr) = stdout_closed(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "ap",
+        ],
+    );
+    assert_eq!(
+        (code, stderr.as_str()),
+        (2, "error: cannot write <stdout>: it is closed\n")
+    );
+    let (code, stderr) = stdout_closed(dir.path(), &["--help"]);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (2, "error: cannot write <stdout>: it is closed\n")
+    );
+    // With -o, standard output is not needed.
+    let (code, stderr) = stdout_closed(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "ap",
+            "-o",
+            "out.txt",
+        ],
+    );
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert!(dir.path().join("out.txt").exists());
+}
+
+#[test]
+fn the_report_may_not_overwrite_an_input() {
+    let toml = "qrels = \"qrels.txt\"\n\n[[runs]]\npath = \"run.trec\"\n";
+    let dir = scratch(&[
+        ("qrels.txt", QRELS),
+        ("run.trec", UNGROUPED),
+        ("exp.toml", toml),
+    ]);
+    let eval = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.trec",
+        "-m",
+        "ap",
+        "-o",
+    ];
+    for (name, target) in [("run", "run.trec"), ("qrels", "./qrels.txt")] {
+        let args = [&eval[..], &[target]].concat();
+        let result = run_in(dir.path(), &args);
+        assert_eq!(result.0, 2);
+        insta::assert_snapshot!(
+            format!("error_output_is_the_{name}"),
+            super::transcript(&args, result)
+        );
+    }
+    for (name, target) in [
+        ("experiment", "exp.toml"),
+        ("run_of_experiment", "run.trec"),
+    ] {
+        let args = ["run", "exp.toml", "-o", target];
+        let result = run_in(dir.path(), &args);
+        assert_eq!(result.0, 2);
+        insta::assert_snapshot!(
+            format!("error_output_is_the_{name}"),
+            super::transcript(&args, result)
+        );
+    }
+    for (file, text) in [
+        ("qrels.txt", QRELS),
+        ("run.trec", UNGROUPED),
+        ("exp.toml", toml),
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(file)).unwrap(),
+            text
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn the_report_does_not_replace_a_file_one_cannot_write() {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: geteuid only reads the process's user id.
+    #[allow(unsafe_code)]
+    if unsafe { libc::geteuid() } == 0 {
+        return; // root may write any file: nothing to refuse
+    }
+    let dir = scratch(&[
+        ("qrels.txt", QRELS),
+        ("run.trec", UNGROUPED),
+        ("kept.txt", "mine\n"),
+    ]);
+    let kept = dir.path().join("kept.txt");
+    std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let args = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.trec",
+        "-m",
+        "ap",
+        "-o",
+        "kept.txt",
+    ];
+    let (code, _, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("error: cannot write kept.txt: "),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "mine\n");
+}
+
+/// A stream with no newline (`/dev/zero`) is refused once a line passes
+/// the limit, instead of growing memory without bound.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_line_over_the_limit_is_an_error() {
+    let dir = scratch(&[
+        ("qrels.txt", QRELS),
+        ("qrels.csv", "user,item,grade\nq1,a,1\n"),
+    ]);
+    let trec = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "/dev/zero",
+        "-m",
+        "ap",
+    ];
+    let csv = [
+        "eval",
+        "--qrels",
+        "qrels.csv",
+        "--run",
+        "/dev/zero",
+        "--input-format",
+        "csv",
+        "-m",
+        "ap",
+    ];
+    for (name, args) in [("trec", &trec[..]), ("csv", &csv[..])] {
+        let result = run_in(dir.path(), args);
+        assert_eq!(result.0, 2);
+        insta::assert_snapshot!(
+            format!("error_line_too_long_{name}"),
+            super::transcript(args, result)
+        );
+    }
+}
+
+/// A UTF-8 byte order mark (as Windows editors write) is skipped in every
+/// text format: the values are those of the file without it.
+#[test]
+fn a_byte_order_mark_is_skipped_in_every_text_format() {
+    const BOM: &str = "\u{FEFF}";
+    let jsonl = "{\"query\": \"q1\", \"predicted\": [\"b\", \"a\"]}\n{\"query\": \"q2\", \"predicted\": [\"c\", \"d\"]}\n";
+    let csv = "user,item,score\nq1,b,0.9\nq1,a,0.5\nq2,c,0.7\nq2,d,0.6\n";
+    let files = [
+        ("qrels.txt", QRELS.to_owned()),
+        ("bom/qrels.txt", format!("{BOM}{QRELS}")),
+        ("run.trec", UNGROUPED.to_owned()),
+        ("bom/run.trec", format!("{BOM}{UNGROUPED}")),
+        ("run.jsonl", jsonl.to_owned()),
+        ("bom/run.jsonl", format!("{BOM}{jsonl}")),
+        ("run.csv", csv.to_owned()),
+        ("bom/run.csv", format!("{BOM}{csv}")),
+    ];
+    let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    let dir = scratch(&files);
+    for run in ["run.trec", "run.jsonl", "run.csv"] {
+        let eval = |prefix: &str| {
+            let qrels = format!("{prefix}qrels.txt");
+            let run = format!("{prefix}{run}");
+            let args = [
+                "eval",
+                "--qrels",
+                &qrels,
+                "--run",
+                &run,
+                "-m",
+                "ap",
+                "--per-query",
+                "--format",
+                "csv",
+            ];
+            run_in(dir.path(), &args)
+        };
+        let (plain, with_bom) = (eval(""), eval("bom/"));
+        assert_eq!((plain.0, plain.2.as_str()), (0, ""), "{run}");
+        assert_eq!((with_bom.0, with_bom.2.as_str()), (0, ""), "{run}");
+        assert_eq!(plain.1, with_bom.1, "{run}");
+    }
+}
+
+/// An empty list asks for nothing: an error naming the key, not the
+/// defaults in silence.
+#[test]
+fn an_empty_metrics_or_aggregators_list_is_an_error() {
+    for (name, key) in [
+        ("metrics", "metrics = []"),
+        ("aggregators", "aggregators = []"),
+    ] {
+        let toml = format!("qrels = \"qrels.txt\"\n{key}\n\n[[runs]]\npath = \"run.trec\"\n");
+        let dir = scratch(&[
+            ("qrels.txt", QRELS),
+            ("run.trec", UNGROUPED),
+            ("exp.toml", &toml),
+        ]);
+        let args = ["run", "exp.toml"];
+        let result = run_in(dir.path(), &args);
+        assert_eq!(result.0, 2);
+        insta::assert_snapshot!(
+            format!("error_empty_{name}"),
+            super::transcript(&args, result)
+        );
+    }
+}
+
+#[test]
+fn a_negative_relevance_level_says_what_a_level_must_be() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", UNGROUPED)]);
+    let args = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "run.trec",
+        "--rel",
+        "-1",
+    ];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 2);
+    insta::assert_snapshot!("error_negative_rel", super::transcript(&args, result));
+}
+
+/// An argument that is not UTF-8 is named, with its flag.
+#[cfg(unix)]
+#[test]
+fn an_argument_that_is_not_utf8_is_named() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", UNGROUPED)]);
+    let bad = OsStr::from_bytes(b"p\xff@5");
+    let output = Command::new(env!("CARGO_BIN_EXE_rankeval"))
+        .args(["eval", "--qrels", "qrels.txt", "--run", "run.trec", "-m"])
+        .arg(bad)
+        .current_dir(dir.path())
+        .env_clear()
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    insta::assert_snapshot!(
+        "error_argument_not_utf8",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

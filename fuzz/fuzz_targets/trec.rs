@@ -1,0 +1,11 @@
+//! Any bytes read as a trec run and as trec qrels: values or an error naming
+//! the input, never a panic.
+
+#![no_main]
+
+#[path = "common.rs"]
+mod common;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    common::read_both(data, rankeval_runner::Format::Trec);
+});
