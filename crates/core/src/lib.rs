@@ -96,11 +96,11 @@ pub mod testing;
 
 pub use aggregate::Aggregator;
 pub use buffer::{Decimal, ListBuffer};
+pub use corpus::{CorpusInputs, CorpusMetric, CorpusState, Requires, Training};
 pub use error::{
     PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError, shorten_id,
 };
 pub use explain::Explanation;
-pub use corpus::{CorpusInputs, CorpusMetric, CorpusState, Requires, Training};
 pub use id::Id;
 pub use interner::Interner;
 pub use judge::{Grade, GradeError, Judge, JudgedRanking, Judgement, MAX_GRADE, check_grade};

@@ -170,7 +170,9 @@ impl Metric for Rbp {
     fn name(&self) -> String {
         CanonicalName::new("rbp")
             .param_if_set("rel", self.rel)
-            .param_unless_default("p", self.p, Persistence::DEFAULT)
+            // `p` always shows, so that no canonical name reads `rbp`,
+            // trec_eval's name for a different number (p = 0.9, graded).
+            .param("p", self.p)
             .param_unless_default("gain", self.gain, RbpGain::Binary)
             .cutoff(self.k)
     }
@@ -330,7 +332,7 @@ mod tests {
 
     #[test]
     fn canonical_names_and_trec_eval() {
-        assert_eq!(Rbp::default().name(), "rbp");
+        assert_eq!(Rbp::default().name(), "rbp(p=0.8)");
         assert!(Rbp::default().trec_eval().is_none());
         let trec = Rbp {
             p: Persistence::TREC_EVAL,

@@ -66,6 +66,25 @@ const SPECS: &[&str] = &[
     "weighted(gain=binary,discount=reciprocal,norm=ideal)@5",
     "weighted(gain=binary,discount=geometric,norm=unbounded)",
     "weighted(gain=exponential,discount=none,norm=weights)@5",
+    "iprec_at_recall(recall=0)",
+    "iprec_at_recall(recall=0.5)",
+    "iprec_at_recall(recall=1)",
+    "eleven_point_average",
+    "infap",
+    "rprec_mult(mult=0.2)",
+    "rprec_mult(mult=2)",
+    "utility",
+    "relative_p@5",
+    "relative_p",
+    "set_map",
+    "g",
+    "bin_g",
+    "ndcg_rel",
+    "rndcg",
+    "unjudged@5",
+    "unjudged",
+    "num_nonrel_judged_ret",
+    "rbp_resid",
 ];
 
 /// Every registered metric's example, then the specs above.
@@ -106,12 +125,15 @@ enum Range {
     NonNegative,
     /// A non-negative integer.
     Count,
+    /// Any finite number (utility's weights may be negative).
+    Finite,
 }
 
 fn range_of(metric: &dyn Metric) -> Range {
     match type_of(metric).as_str() {
         // weighted's gains and normalizations need not stay below 1.
         "dcg" | "weighted" => Range::NonNegative,
+        "utility" => Range::Finite,
         name if name.starts_with("num_") => Range::Count,
         _ => Range::Unit,
     }
@@ -161,6 +183,7 @@ proptest! {
             match range_of(&*metric) {
                 Range::Unit => prop_assert!((0.0..=1.0).contains(&value), "{name} = {value}"),
                 Range::NonNegative => prop_assert!(value >= 0.0, "{name} = {value}"),
+                Range::Finite => {}
                 Range::Count => prop_assert!(
                     value >= 0.0 && value.fract() == 0.0,
                     "{name} = {value} is not a count"

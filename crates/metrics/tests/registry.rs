@@ -80,18 +80,33 @@ fn aliases_build_the_same_metric() {
 #[test]
 fn every_documented_parameter_is_accepted_by_its_struct() {
     for d in registry::metrics() {
+        // Parameters without a default (`required`) are given in every spec.
+        let required: Vec<String> = d
+            .params
+            .iter()
+            .filter(|p| p.default == "required")
+            .map(|p| format!("{}=0.5", p.name))
+            .collect();
         for p in d.params {
             let value = match p.name {
                 "k" => "5".to_owned(),
                 "rel" => "2".to_owned(),
+                "levels" => "\"0.25,0.5\"".to_owned(),
+                _ if p.default == "required" => continue,
                 _ => p.default.to_owned(),
             };
-            let spec = match (d.name, p.name) {
+            let mut params = required.clone();
+            params.push(match (d.name, p.name) {
                 // Parameters that only act with another one set.
-                ("weighted", "rel") => "weighted(gain=binary,rel=2)".to_owned(),
-                ("weighted", "gains") => "weighted(gain=map,gains=\"1=2\")".to_owned(),
-                _ => format!("{}({}={value})", d.name, p.name),
-            };
+                ("weighted", "rel") => "gain=binary,rel=2".to_owned(),
+                ("weighted", "gains") => "gain=map,gains=\"1=2\"".to_owned(),
+                _ => format!("{}={value}", p.name),
+            });
+            let spec = format!("{}({})", d.name, params.join(","));
+            parse_metric(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        }
+        if !required.is_empty() {
+            let spec = format!("{}({})", d.name, required.join(","));
             parse_metric(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
         }
     }
@@ -276,4 +291,48 @@ fn a_cutoff_too_large_says_so_in_either_syntax() {
             "{spec}"
         );
     }
+}
+
+/// A canonical name never reads as a trec_eval measure unless the metric
+/// computes that measure: `rbp` (p = 0.8, binary) is `rbp(p=0.8)`, since
+/// trec_eval's `rbp` is p = 0.9 with graded gain.
+#[test]
+fn no_canonical_name_is_another_metrics_trec_eval_name() {
+    let mut metrics: Vec<Box<dyn rankeval_core::Metric>> =
+        registry::metrics().iter().map(|d| (d.example)()).collect();
+    for spec in [
+        "rbp",
+        "g",
+        "bin_g",
+        "ndcg_rel",
+        "rndcg",
+        "infap",
+        "set_map",
+        "utility",
+        "rbp_resid",
+        "num_nonrel_judged_ret",
+        "ndcg",
+        "bpref",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+    ] {
+        metrics.push(parse_metric(spec).unwrap());
+    }
+    let trec_names: Vec<String> = metrics
+        .iter()
+        .filter_map(|m| m.trec_eval().map(|t| t.name))
+        .collect();
+    for metric in &metrics {
+        let name = metric.name();
+        if let Some(same) = trec_names.iter().find(|t| t.eq_ignore_ascii_case(&name)) {
+            assert_eq!(
+                metric.trec_eval().map(|t| t.name).as_ref(),
+                Some(same),
+                "`{name}` reads as trec_eval's `{same}` but computes something else"
+            );
+        }
+    }
+    assert_eq!(parse_metric("rbp").unwrap().name(), "rbp(p=0.8)");
+    assert!(parse_metric("rbp").unwrap().trec_eval().is_none());
 }

@@ -28,6 +28,8 @@ pub struct PyQrels {
 
 /// Where a run comes from: built in memory, or a file read while it is
 /// evaluated (as the command line does, without holding it whole).
+// One per Python `Run` object: the size of the file variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum RunSource {
     /// A run built from Python data.
     Memory(Arc<Run>),

@@ -70,7 +70,11 @@ const BUILT_IN: &[&str] = &[
 fn metrics() -> Vec<Box<dyn Metric>> {
     let mut metrics: Vec<Box<dyn Metric>> = registry::metrics()
         .iter()
-        .flat_map(|d| [(d.example)(), parse_metric(d.name).unwrap()])
+        .flat_map(|d| {
+            // A metric with a required parameter has no bare form.
+            let bare = parse_metric(d.name).ok();
+            std::iter::once((d.example)()).chain(bare)
+        })
         .collect();
     metrics.extend(VARIANTS.iter().map(|m| parse_metric(m).unwrap()));
     metrics

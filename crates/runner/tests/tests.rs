@@ -41,3 +41,4 @@ mod readers;
 mod readme;
 mod streaming;
 mod trec_eval;
+mod trec_eval_bytes;

@@ -9,6 +9,7 @@ mod explain;
 mod list;
 mod output;
 mod progress;
+pub mod trec_eval;
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
@@ -55,6 +56,13 @@ enum Command {
     /// Show how each metric gets its value for one query: the ranked list,
     /// the per-rank terms and the formula with the numbers put in.
     Explain(Box<explain::ExplainArgs>),
+    /// trec_eval 10's command line and output (`rankeval trec_eval -h`).
+    #[command(name = "trec_eval", disable_help_flag = true)]
+    TrecEval {
+        /// trec_eval's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<OsString>,
+    },
 }
 
 /// Arguments of `rankeval run`.
@@ -165,6 +173,13 @@ pub fn main() -> ExitCode {
 /// Runs the command line with `args` (the first is the program name).
 pub fn main_from(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitCode {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // Under the name `trec_eval` (a symlink), or `rankeval trec_eval ...`.
+    if args.first().is_some_and(trec_eval::is_trec_eval_name) {
+        return trec_eval::main_from(&args[1..]);
+    }
+    if args.get(1).is_some_and(|a| a == "trec_eval") {
+        return trec_eval::main_from(&args[2..]);
+    }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(error) if error.kind() == clap::error::ErrorKind::InvalidUtf8 => {
@@ -239,6 +254,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Metrics => output::write(&list::render(), None),
         Command::Explain(args) => explain::run(*args),
+        // Handled before parsing, in `main_from`.
+        Command::TrecEval { .. } => Err(CliError::Usage(
+            "trec_eval: run as `rankeval trec_eval ...`".to_owned(),
+        )),
     }
 }
 

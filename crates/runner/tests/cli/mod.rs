@@ -18,6 +18,7 @@ mod output;
 mod per_input;
 mod quickstart;
 mod trec_eval;
+mod trec_eval_command;
 mod unicode;
 
 use std::path::{Path, PathBuf};
