@@ -15,8 +15,9 @@ import rankeval_rs
 from conftest import cli, cli_json
 
 
-def cli_metrics() -> list[tuple[str, str, bool]]:
-    """(name, example, takes a cutoff k) of every metric `rankeval metrics` lists."""
+def cli_metrics() -> list[tuple[str, str, bool, bool]]:
+    """(name, example, takes a cutoff k, has a required parameter) of every
+    metric `rankeval metrics` lists."""
     done = cli("metrics")
     assert done.returncode == 0, done.stderr
     text = done.stdout.split("Aggregators")[0]
@@ -25,20 +26,26 @@ def cli_metrics() -> list[tuple[str, str, bool]]:
     for block in blocks:
         name = re.match(r"[a-z][a-z0-9_]*", block).group(0)
         example = re.search(r"^      example: (\S+)$", block, re.M).group(1)
-        listed.append((name, example, re.search(r"^      k ", block, re.M) is not None))
+        cutoff = re.search(r"^      k ", block, re.M) is not None
+        required = re.search(r"^      [a-z_]+(?: \([a-z_]+\))?\s+required\b", block, re.M)
+        listed.append((name, example, cutoff, required is not None))
     assert listed
     return listed
 
 
 def all_specs() -> list[str]:
     specs = []
-    for name, example, cutoff in cli_metrics():
-        specs += [name, f"{name}@5", example] if cutoff else [name, example]
+    for name, example, cutoff, required in cli_metrics():
+        if required:
+            # No bare form: the example gives the required parameter.
+            specs.append(example)
+        else:
+            specs += [name, f"{name}@5", example] if cutoff else [name, example]
     return list(dict.fromkeys(specs))
 
 
 def test_the_cli_lists_the_metrics_the_package_knows():
-    assert [name for name, _, _ in cli_metrics()] == list(rankeval_rs.metric_names())
+    assert [name for name, _, _, _ in cli_metrics()] == list(rankeval_rs.metric_names())
 
 
 def assert_same(result: rankeval_rs.Evaluation, report: dict) -> None:
