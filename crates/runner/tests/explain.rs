@@ -71,8 +71,10 @@ fn metrics() -> Vec<Box<dyn Metric>> {
     let mut metrics: Vec<Box<dyn Metric>> = registry::metrics()
         .iter()
         .flat_map(|d| {
-            // A metric with a required parameter has no bare form.
-            let bare = parse_metric(d.name).ok();
+            // A metric with a required parameter has no bare form; every
+            // other metric must parse by its name alone.
+            let required = d.params.iter().any(|p| p.default == "required");
+            let bare = (!required).then(|| parse_metric(d.name).unwrap());
             std::iter::once((d.example)()).chain(bare)
         })
         .collect();
