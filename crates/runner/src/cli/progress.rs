@@ -186,6 +186,7 @@ mod tests {
             aggregators: Vec::new(),
             options: Default::default(),
             read: Default::default(),
+            comparison: None,
         };
         assert!(display(&experiment, false).is_hidden());
     }
