@@ -65,6 +65,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod corpus;
 pub mod engine;
 pub mod experiment;
 pub mod explain;
