@@ -66,6 +66,7 @@
 pub mod cli;
 pub mod compare;
 pub mod config;
+pub mod corpus;
 pub mod engine;
 pub mod experiment;
 pub mod explain;

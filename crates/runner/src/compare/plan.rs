@@ -63,6 +63,8 @@ pub fn run_plan(
                     queries: results.queries.clone(),
                     per_query,
                     aggregates,
+                    // A results file keeps no corpus metric values.
+                    corpus: vec![f64::NAN; report.corpus.len()],
                 },
             );
             Some(0)
