@@ -264,7 +264,7 @@ impl CompareArgs {
                 let path = PathBuf::from(&file);
                 if let Some(problem) = input_problem(&path) {
                     return Err(CliError::Usage(format!(
-                        "--baseline {file}: no run has that name (the runs are {}), and as a                          results file: {problem}",
+                        "--baseline {file}: no run has that name (the runs are {}), and as a results file: {problem}",
                         run_names
                             .iter()
                             .map(|n| format!("`{n}`"))

@@ -401,7 +401,7 @@ impl Resolver<'_> {
                             spanned,
                             "baseline",
                             format!(
-                                "no run is named `{name}` (the runs are {}); for a results                                  file, write `baseline = {{ results = \"{name}\" }}`",
+                                "no run is named `{name}` (the runs are {}); for a results file, write `baseline = {{ results = \"{name}\" }}`",
                                 listed(&run_names)
                             ),
                         ));

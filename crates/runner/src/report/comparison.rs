@@ -136,7 +136,11 @@ fn summary(compared: &Compared, alpha: f64) -> Vec<Vec<String>> {
 /// p, corrected p, effect size, wins / ties / losses.
 fn details(c: &ComparisonReport) -> Vec<Vec<String>> {
     let level = format!("{}% CI", c.provenance.level * 100.0);
-    let corrected = format!("p ({})", c.provenance.correction.name());
+    let corrected = if c.baseline.is_none() {
+        "p (adjusted)".to_owned()
+    } else {
+        format!("p ({})", c.provenance.correction.name())
+    };
     let mut rows = vec![
         [
             "metric",
