@@ -70,9 +70,11 @@ enum Command {
 /// Arguments of `rankeval run`.
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// The experiment file; paths in it are relative to it.
-    #[arg(value_name = "EXPERIMENT.toml")]
-    experiment: PathBuf,
+    /// The experiment file; paths in it are relative to it. Several files
+    /// (a suite of datasets) give one combined report, one section per
+    /// file, and one exit code; every file is checked before any is run.
+    #[arg(value_name = "EXPERIMENT.toml", required = true, num_args = 1..)]
+    experiments: Vec<PathBuf>,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -167,7 +169,7 @@ pub enum CliError {
 }
 
 /// What a command that succeeded says about its gates.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 enum Verdict {
     /// No gate failed (or there is none).
     #[default]
@@ -281,10 +283,13 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
             let (experiment, output) = args.into_experiment()?;
             report(experiment, &output, None)
         }
-        Command::Run(args) => {
-            let experiment = crate::config::load(&args.experiment)?;
-            report(experiment, &args.output, Some(&args.experiment))
-        }
+        Command::Run(args) => match args.experiments.as_slice() {
+            [one] => {
+                let experiment = crate::config::load(one)?;
+                report(experiment, &args.output, Some(one))
+            }
+            several => suite(several, &args.output),
+        },
         Command::Metrics => output::write(&list::render(), None).map(|()| Verdict::Passed),
         Command::Explain(args) => explain::run(*args).map(|()| Verdict::Passed),
         // Handled before parsing, in `main_from`.
@@ -295,10 +300,21 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
 }
 
 fn report(
-    mut experiment: Experiment,
+    experiment: Experiment,
     output: &OutputArgs,
     config: Option<&std::path::Path>,
 ) -> Result<Verdict, CliError> {
+    let (text, verdict) = produce(experiment, output, config)?;
+    output::write(&text, output.output.as_deref())?;
+    Ok(verdict)
+}
+
+/// Evaluates and compares an experiment; its report's text and verdict.
+fn produce(
+    mut experiment: Experiment,
+    output: &OutputArgs,
+    config: Option<&std::path::Path>,
+) -> Result<(String, Verdict), CliError> {
     if let Some(target) = &output.output {
         let inputs = experiment
             .qrels
@@ -400,8 +416,108 @@ fn report(
         ),
         (Err(plain), None) => plain.render(output.format.into(), options),
     };
-    output::write(&text, output.output.as_deref())?;
+    Ok((text, verdict))
+}
+
+/// Several experiment files: each checked, then each run, their reports
+/// combined into one (a section per file; JSON: `{"experiments": [...]}`;
+/// CSV: an `experiment` column) and the worst verdict returned.
+fn suite(files: &[PathBuf], output: &OutputArgs) -> Result<Verdict, CliError> {
+    let format: OutputFormat = output.format.into();
+    if matches!(format, OutputFormat::Html | OutputFormat::Trec) {
+        return Err(CliError::Usage(format!(
+            "--format {}: one experiment file at a time (several files are combined in \
+             table, markdown, json, csv or latex)",
+            if format == OutputFormat::Html {
+                "html"
+            } else {
+                "trec"
+            }
+        )));
+    }
+    let experiments = files
+        .iter()
+        .map(|file| crate::config::load(file))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut verdict = Verdict::Passed;
+    let mut sections = Vec::with_capacity(files.len());
+    for (file, experiment) in files.iter().zip(experiments) {
+        let (text, v) = produce(experiment, output, Some(file))?;
+        verdict = verdict.max(v);
+        sections.push((file.display().to_string(), text));
+    }
+    output::write(&combine(format, &sections), output.output.as_deref())?;
     Ok(verdict)
+}
+
+/// The reports of several experiment files as one.
+fn combine(format: OutputFormat, sections: &[(String, String)]) -> String {
+    let mut out = String::new();
+    match format {
+        OutputFormat::Json => {
+            let experiments: Vec<serde_json::Value> = sections
+                .iter()
+                .map(|(file, text)| {
+                    let mut value: serde_json::Value =
+                        serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+                    if let Some(object) = value.as_object_mut() {
+                        object.insert("experiment".into(), file.clone().into());
+                    }
+                    value
+                })
+                .collect();
+            out = serde_json::to_string_pretty(&serde_json::json!({ "experiments": experiments }))
+                .unwrap_or_default();
+            out.push('\n');
+        }
+        OutputFormat::Csv => {
+            let mut header: Option<&str> = None;
+            for (file, text) in sections {
+                let mut lines = text.lines();
+                if let Some(first) = lines.next()
+                    && header != Some(first)
+                {
+                    out.push_str("experiment,");
+                    out.push_str(first);
+                    out.push('\n');
+                    header = Some(first);
+                }
+                let quoted = if file.contains([',', '"', '\n', '\r']) {
+                    format!("\"{}\"", file.replace('"', "\"\""))
+                } else {
+                    file.clone()
+                };
+                for line in lines {
+                    out.push_str(&quoted);
+                    out.push(',');
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+        OutputFormat::Markdown => {
+            for (i, (file, text)) in sections.iter().enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str(&format!("### {file}\n\n{text}"));
+            }
+        }
+        OutputFormat::Latex => {
+            for (file, text) in sections {
+                out.push_str(&format!("% {file}\n{text}"));
+            }
+        }
+        _ => {
+            for (i, (file, text)) in sections.iter().enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str(&format!("== {file} ==\n{text}"));
+            }
+        }
+    }
+    out
 }
 
 /// The verdict of the gates, each failed one told on stderr.

@@ -223,3 +223,35 @@ fn bad_comparison_settings_in_toml_name_file_line_and_key() {
         insta::assert_snapshot!(name, transcript(&args, run_in(dir.path(), &args)));
     }
 }
+
+#[test]
+fn several_experiment_files_give_one_report_and_the_worst_exit_code() {
+    rankeval_snapshot!(
+        "compare_suite_table",
+        &["run", EXAMPLE, "examples/quickstart/experiment.toml"]
+    );
+    let (code, stdout, _) = super::run(&[
+        "run",
+        "examples/quickstart/experiment.toml",
+        EXAMPLE,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1);
+    let document: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let experiments = document["experiments"].as_array().unwrap();
+    assert_eq!(experiments.len(), 2);
+    assert_eq!(
+        experiments[0]["experiment"],
+        "examples/quickstart/experiment.toml"
+    );
+    assert!(experiments[0].get("comparison").is_none());
+    assert_eq!(experiments[1]["comparison"]["baseline"]["name"], "prod");
+    // Every file is checked before any is run.
+    let (code, stdout, stderr) = super::run(&["run", EXAMPLE, "examples/nope.toml"]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(stderr.contains("examples/nope.toml"), "{stderr}");
+    let (code, _, stderr) = super::run(&["run", EXAMPLE, EXAMPLE, "--format", "html"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("one experiment file at a time"), "{stderr}");
+}
