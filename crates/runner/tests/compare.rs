@@ -474,7 +474,10 @@ fn the_same_report_bit_for_bit_with_1_2_and_8_threads() {
     }
 }
 
-fn plan(baseline: Option<&str>, gates: Vec<GateSpec>) -> rankeval_runner::experiment::ComparisonPlan {
+fn plan(
+    baseline: Option<&str>,
+    gates: Vec<GateSpec>,
+) -> rankeval_runner::experiment::ComparisonPlan {
     rankeval_runner::experiment::ComparisonPlan {
         baseline: baseline.map(|b| rankeval_runner::experiment::BaselineRef::Run(b.into())),
         settings: Settings::default(),
