@@ -7,6 +7,7 @@
 //! by the runner's engine with the GIL released. The Python package
 //! (`python/rankeval_rs`) dispatches on input types and shapes the results.
 
+mod arrow;
 mod columns;
 mod errors;
 mod evaluate;
@@ -28,6 +29,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inputs::run_from_file, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::qrels_from_dict, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::run_from_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::qrels_from_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::run_from_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::qrels_from_columns, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::run_from_columns, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::evaluate, m)?)?;
