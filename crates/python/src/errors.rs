@@ -27,6 +27,19 @@ create_exception!(
     "A metric could not be built from its spec, or a Python metric failed."
 );
 
+create_exception!(
+    rankeval_rs,
+    ConfigError,
+    RankevalError,
+    "An experiment file (TOML) is wrong: `file` and `line` say where, `message` what."
+);
+create_exception!(
+    rankeval_rs,
+    CompareError,
+    RankevalError,
+    "A comparison cannot be made: a setting out of range, an unknown baseline, a gate that does not fit the report."
+);
+
 /// An exception of type `T` with `file`, `line` and `message` attributes,
 /// its text `file:line: message` as the command line prints it.
 pub fn located<T: pyo3::PyTypeInfo>(file: Option<&str>, line: Option<u64>, message: &str) -> PyErr {

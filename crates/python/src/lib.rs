@@ -13,6 +13,7 @@ mod errors;
 mod evaluate;
 mod inputs;
 mod python_metric;
+mod report;
 
 use pyo3::prelude::*;
 
@@ -23,6 +24,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RankevalError", py.get_type::<errors::RankevalError>())?;
     m.add("InputError", py.get_type::<errors::InputError>())?;
     m.add("MetricError", py.get_type::<errors::MetricError>())?;
+    m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
+    m.add("CompareError", py.get_type::<errors::CompareError>())?;
+    m.add_class::<report::PyReport>()?;
+    m.add_function(wrap_pyfunction!(report::run_experiment, m)?)?;
+    m.add_function(wrap_pyfunction!(report::compare, m)?)?;
     m.add_class::<inputs::PyQrels>()?;
     m.add_class::<inputs::PyRun>()?;
     m.add_function(wrap_pyfunction!(inputs::qrels_from_file, m)?)?;
