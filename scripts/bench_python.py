@@ -4,6 +4,7 @@ nDCG@10): pytrec_eval (pip pytrec-eval-terrier), ranx (warm: numba compiled
 by a first call) and ir_measures.
 
     python scripts/bench_python.py [--shapes 10000x100 100000x100] [--rounds 3] [--seed 7]
+                                   [--tools rankeval_rs pytrec_eval ranx ir_measures]
 
 For each shape (queries x documents per query) it generates a seeded TREC
 qrels file (grades 0-3) and run (scores with ties) under
@@ -14,7 +15,9 @@ included) and given as the file (read included). Qrels are loaded once per
 tool, outside the timings. Each figure is the median of the rounds (ranx
 and rankeval_rs get a warm-up call first; ranx compiles its numba code
 then); ratios are against rankeval_rs from the DataFrame, measured in the
-same run. Peers that are not
+same run. rankeval_rs's DataFrame time is also split into the conversion
+(DataFrame to Arrow to the core's Run: id interning and ordering) and the
+evaluation of the converted run. Peers that are not
 installed are skipped with a word. The means of each tool are compared with
 rankeval_rs's (ties are ordered differently by ranx, so small differences
 there are expected).
@@ -161,6 +164,8 @@ def main() -> int:
     parser.add_argument("--shapes", nargs="+", default=["10000x100", "100000x100"])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--tools", nargs="+", default=["rankeval_rs", "pytrec_eval", "ranx", "ir_measures"],
+                        help="the tools to time (rankeval_rs is always timed)")
     args = parser.parse_args()
 
     import os
@@ -177,6 +182,8 @@ def main() -> int:
         timings: dict[tuple[str, str], float] = {}
         reference = None
         for name, setup in tools(qrels_path, run_path):
+            if name != "rankeval_rs" and name.split()[0] not in args.tools:
+                continue
             try:
                 cases = setup()
             except ImportError as missing:
@@ -210,8 +217,32 @@ def main() -> int:
         peers = [s for (n, _), s in timings.items() if n != "rankeval_rs"]
         if peers:
             print(f"  fastest peer / rankeval_rs (DataFrame): {min(peers) / base:.1f}x")
+        conversion_split(qrels_path, frame, args.rounds)
         python_metric_cost(qrels_path, run_path, queries, args.rounds)
     return 0
+
+
+def median_time(call, rounds: int) -> float:
+    call()
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        call()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def conversion_split(qrels_path: Path, frame, rounds: int) -> None:
+    """Where rankeval_rs's DataFrame time goes: the conversion into a Run
+    (pandas to Arrow, then ids interned and lists ordered, in parallel with
+    the GIL released) and the evaluation of the converted run."""
+    import rankeval_rs
+
+    qrels = rankeval_rs.qrels(qrels_path)
+    convert = median_time(lambda: rankeval_rs.run(frame, query="query", doc="doc"), rounds)
+    run = rankeval_rs.run(frame, query="query", doc="doc")
+    evaluate = median_time(lambda: rankeval_rs.evaluate(qrels, run, METRICS), rounds)
+    print(f"  rankeval_rs from the DataFrame: conversion {convert:.3f} s, evaluation {evaluate:.3f} s")
 
 
 def python_metric_cost(qrels_path: Path, run_path: Path, queries: int, rounds: int) -> None:

@@ -9,11 +9,11 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankeval_runner::compare::{
-    Baseline, CompareRunError, ComparisonReport, Family, GateSpec, Settings, parse_gate,
-    read_results,
+    Baseline, CompareRunError, Compared, ComparisonReport, Family, GateSpec, Settings, parse_gate,
+    read_results, run_plan,
 };
 use rankeval_runner::config::{self, ConfigError};
-use rankeval_runner::report::{OutputFormat, RenderOptions, Report};
+use rankeval_runner::report::{OutputFormat, RenderOptions, Report, render_compared};
 use serde::de::DeserializeOwned;
 
 use crate::errors::{CompareError, ConfigError as PyConfigError, located, read_error};
@@ -24,6 +24,17 @@ use crate::errors::{CompareError, ConfigError as PyConfigError, located, read_er
 pub struct PyReport {
     /// The report.
     pub report: Report,
+    /// The experiment's own comparison (its `baseline`, `[compare]` and
+    /// gates), with the report it was made on (a baseline read from a
+    /// results file is its first run), as `rankeval run` makes it.
+    pub compared: Option<Compared>,
+}
+
+impl PyReport {
+    /// The report the experiment's output shows.
+    fn shown(&self) -> &Report {
+        self.compared.as_ref().map_or(&self.report, |c| &c.report)
+    }
 }
 
 /// One run of a report: `(name, queries, values, aggregates, corpus)`,
@@ -53,31 +64,39 @@ impl PyReport {
     /// The metrics' canonical names.
     #[getter]
     fn metrics(&self) -> Vec<String> {
-        self.report.metrics.iter().map(|m| m.name.clone()).collect()
+        self.shown()
+            .metrics
+            .iter()
+            .map(|m| m.name.clone())
+            .collect()
     }
 
     /// The aggregators' canonical names.
     #[getter]
     fn aggregators(&self) -> Vec<String> {
-        self.report.aggregators.clone()
+        self.shown().aggregators.clone()
     }
 
     /// The corpus metrics' canonical names.
     #[getter]
     fn corpus(&self) -> Vec<String> {
-        self.report.corpus.clone()
+        self.shown().corpus.clone()
     }
 
     /// The warnings, as the command line prints them.
     #[getter]
     fn warnings(&self) -> Vec<String> {
-        self.report.warnings.iter().map(|w| w.to_string()).collect()
+        self.shown()
+            .warnings
+            .iter()
+            .map(|w| w.to_string())
+            .collect()
     }
 
     /// Every run's results, in report order.
     fn runs<'py>(&self, py: Python<'py>) -> PyResult<Vec<RunParts<'py>>> {
-        let width = self.report.aggregators.len();
-        self.report
+        let width = self.shown().aggregators.len();
+        self.shown()
             .runs
             .iter()
             .map(|run| {
@@ -100,7 +119,25 @@ impl PyReport {
     fn render(&self, format: &str, per_query: bool) -> PyResult<String> {
         let format: OutputFormat =
             named(format, "format", "table, json, csv, markdown, trec, html")?;
-        Ok(self.report.render(format, RenderOptions { per_query }))
+        let options = RenderOptions { per_query };
+        Ok(match &self.compared {
+            Some(compared) => render_compared(compared, format, options),
+            None => self.report.render(format, options),
+        })
+    }
+
+    /// The experiment's own comparison, as JSON text, and whether every
+    /// gate passed; `None` when the experiment has no baseline nor gates.
+    #[getter]
+    fn comparison(&self) -> PyResult<Option<(String, bool)>> {
+        self.compared
+            .as_ref()
+            .map(|c| {
+                serde_json::to_string(&c.comparison)
+                    .map(|json| (json, c.comparison.passed()))
+                    .map_err(|e| PyValueError::new_err(format!("the comparison as JSON: {e}")))
+            })
+            .transpose()
     }
 }
 
@@ -137,7 +174,21 @@ pub fn run_experiment(py: Python<'_>, path: PathBuf) -> PyResult<PyReport> {
     let report = py
         .detach(|| experiment.execute(&|_| {}))
         .map_err(|e| read_error(&e))?;
-    Ok(PyReport { report })
+    match &experiment.comparison {
+        None => Ok(PyReport {
+            report,
+            compared: None,
+        }),
+        Some(plan) => {
+            let compared = py
+                .detach(|| run_plan(plan, report.clone(), &experiment.aggregators))
+                .map_err(|e| located::<CompareError>(None, None, &e.to_string()))?;
+            Ok(PyReport {
+                report,
+                compared: Some(compared),
+            })
+        }
+    }
 }
 
 /// Compares the runs of `report` with a baseline (a run of the report by
@@ -194,7 +245,7 @@ pub fn compare(
     };
     let failed = |e: CompareRunError| located::<CompareError>(None, None, &e.to_string());
     settings.validate().map_err(failed)?;
-    let report = &report.report;
+    let report = report.shown();
     let baseline = match (baseline, baseline_file) {
         (Some(_), Some(_)) => {
             return Err(PyValueError::new_err(

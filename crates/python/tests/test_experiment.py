@@ -132,3 +132,16 @@ def test_warnings_of_an_experiment_are_python_warnings(tmp_path):
         report = rankeval_rs.run_experiment(path)
     assert report.warnings and [str(w.message) for w in caught] == report.warnings
     assert report.runs["one"].warnings
+
+
+def test_an_experiment_with_a_baseline_and_gates_equals_the_cli():
+    path = ROOT / "examples" / "compare" / "experiment.toml"
+    report = rankeval_rs.run_experiment(path)
+    done = cli("run", str(path), "--format", "json", "--per-query")
+    assert done.returncode == 1, done.stderr  # a gate fails: the CLI exits 1
+    assert report.to_dict() == json.loads(done.stdout)
+    assert report.comparison is not None and not report.comparison.passed
+    assert report.comparison.to_dict() == json.loads(done.stdout)["comparison"]
+    for format in ("table", "markdown"):
+        assert report.render(format).rstrip("\n") == cli("run", str(path), "--format", format).stdout.rstrip("\n")
+    assert rankeval_rs.run_experiment(EXPERIMENT).comparison is None

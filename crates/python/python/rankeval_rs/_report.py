@@ -46,7 +46,10 @@ class Report:
     - ``metrics``, ``aggregators``, ``corpus``: canonical names, in report order;
     - ``runs``: ``{name: RunReport}``, in the experiment's order;
     - ``warnings``: the warnings, as the CLI prints them (also issued as
-      :class:`RankevalWarning`).
+      :class:`RankevalWarning`);
+    - ``comparison``: the experiment's own comparison and gates (its
+      ``baseline``, ``[compare]`` and ``[[gates]]``) as a :class:`Comparison`,
+      or None; a baseline read from a results file is then the first run.
     """
 
     def __init__(self, native: Any):
@@ -55,6 +58,8 @@ class Report:
         self.aggregators: list[str] = list(native.aggregators)
         self.corpus: list[str] = list(native.corpus)
         self.warnings: list[str] = list(native.warnings)
+        own = native.comparison
+        self.comparison: Comparison | None = None if own is None else Comparison(json.loads(own[0]), own[1])
         self.runs: dict[str, RunReport] = {}
         for name, queries, values, aggregates, corpus in native.runs():
             prefix = f"run `{name}`: "
@@ -68,7 +73,8 @@ class Report:
         return str(self._native.render(format, per_query))
 
     def to_dict(self, *, per_query: bool = True) -> dict[str, Any]:
-        """The CLI's JSON report (``--format json``), parsed."""
+        """The CLI's JSON report (``--format json``, with its ``comparison``
+        when the experiment has one), parsed."""
         return dict(json.loads(self.render("json", per_query=per_query)))
 
     def compare(self, baseline: str | None = None, **options: Any) -> Comparison:
