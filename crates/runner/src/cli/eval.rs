@@ -445,6 +445,9 @@ enum InputFormatArg {
     Parquet,
     /// Arrow IPC (Feather v2 file, or stream).
     Arrow,
+    /// MS MARCO's headerless TSV: runs `qid<TAB>pid<TAB>rank`, qrels
+    /// `qid 0 pid grade`.
+    Msmarco,
 }
 
 impl EvalArgs {
@@ -626,6 +629,7 @@ impl InputFormatArg {
             InputFormatArg::Csv => Format::Csv,
             InputFormatArg::Parquet => Format::Parquet,
             InputFormatArg::Arrow => Format::Arrow,
+            InputFormatArg::Msmarco => Format::Msmarco,
         }
     }
 }
