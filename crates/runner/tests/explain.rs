@@ -147,6 +147,7 @@ fn explain_equals_eval_with_ties_grades_negatives_and_duplicates() {
         &Input::file(dir.path().join("run.trec")),
         ReadOptions {
             duplicates: Duplicates::First,
+            ..ReadOptions::default()
         },
     )
     .unwrap();

@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use rankeval_core::registry;
-use rankeval_core::{Aggregator, Duplicates, Metric, RelevanceLevel};
+use rankeval_core::{Aggregator, Duplicates, Metric, RelevanceLevel, Ties};
 
 use super::{CliError, OutputArgs};
-use crate::engine::{Missing, Options};
+use crate::engine::{Missing, Options, check_ties};
 use crate::experiment::{
     DEFAULT_METRICS, Experiment, NamedRun, input_problem, run_names, unique_by_name,
 };
@@ -45,6 +45,11 @@ pub(super) struct EvalArgs {
     /// best-ranked occurrence.
     #[arg(long, value_enum, default_value_t = DuplicatesArg::Error)]
     duplicates: DuplicatesArg,
+    /// Tied scores: ranked by document id (docid, trec_eval's rule), in the
+    /// run's order (input), or each metric's expected value over every
+    /// order of the ties (average). A metric's own `ties` wins.
+    #[arg(long, value_enum, default_value_t = TiesArg::Docid)]
+    ties: TiesArg,
     /// Default relevance level: grades of at least N are relevant (like
     /// trec_eval -l); N may be a decimal (3.5) and must be above 0. A
     /// metric's own `rel` wins; metrics that use grades as gains (ndcg,
@@ -170,6 +175,27 @@ pub(super) enum DuplicatesArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+pub(super) enum TiesArg {
+    /// By document id, descending in byte order (trec_eval).
+    Docid,
+    /// In the run's order (its lines, or the order given).
+    Input,
+    /// The expected value over every order of each group of ties.
+    Average,
+}
+
+impl TiesArg {
+    /// The treatment of ties this value names.
+    pub(super) fn ties(self) -> Ties {
+        match self {
+            TiesArg::Docid => Ties::Docid,
+            TiesArg::Input => Ties::Input,
+            TiesArg::Average => Ties::Average,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum InputFormatArg {
     /// TREC qrels and runs.
     Trec,
@@ -289,6 +315,9 @@ impl EvalArgs {
                 })
             })
             .collect::<Result<Vec<Box<dyn Aggregator>>, _>>()?;
+        let ties = self.ties.ties();
+        check_ties(&metrics, ties)
+            .map_err(|reason| CliError::Usage(format!("--ties {ties}: {reason}")))?;
         let experiment = Experiment {
             qrels: self
                 .qrels
@@ -303,12 +332,14 @@ impl EvalArgs {
                     MissingArg::Zero => Missing::Zero,
                 },
                 level,
+                ties,
             },
             read: ReadOptions {
                 duplicates: match self.duplicates {
                     DuplicatesArg::Error => Duplicates::Error,
                     DuplicatesArg::First => Duplicates::First,
                 },
+                ties,
             },
         };
         Ok((experiment, self.output))

@@ -6,12 +6,12 @@
 use std::path::{Path, PathBuf};
 
 use rankeval_core::registry::{self, Plugin};
-use rankeval_core::{Aggregator, Metric, ParamValue};
+use rankeval_core::{Aggregator, Metric, ParamValue, Ties};
 use toml::Spanned;
 
 use super::ConfigError;
 use super::raw::{RawExperiment, RawPlugin, RawQrels, RawValue};
-use crate::engine::Options;
+use crate::engine::{Options, check_ties};
 use crate::experiment::{
     DEFAULT_METRICS, Experiment, InputProblem, NamedRun, input_problem, unique_by_name,
 };
@@ -251,6 +251,19 @@ impl Resolver<'_> {
                 })?,
             ]
         };
+        let ties = raw.ties.as_ref().map_or(Ties::Docid, |t| *t.get_ref());
+        if let Err(reason) = check_ties(&metrics, ties) {
+            return Err(match (&raw.ties, &raw.metrics) {
+                (Some(at), _) => self.invalid(at, "ties", reason),
+                (None, Some(at)) => self.invalid(at, "metrics", reason),
+                (None, None) => ConfigError::Invalid {
+                    path: self.path.to_owned(),
+                    line: 1,
+                    key: "ties".into(),
+                    reason,
+                },
+            });
+        }
         Ok(Experiment {
             qrels,
             runs,
@@ -259,9 +272,11 @@ impl Resolver<'_> {
             options: Options {
                 missing: raw.missing.unwrap_or_default(),
                 level: raw.rel.unwrap_or_default(),
+                ties,
             },
             read: ReadOptions {
                 duplicates: raw.duplicates.unwrap_or_default(),
+                ties,
             },
         })
     }
