@@ -487,6 +487,13 @@ impl Qrels {
             .map(|i| store.values[list.start + i])
     }
 
+    /// The judged documents of query `index` with their grades, in input
+    /// order (for inputs that are pairs, as training interactions).
+    pub fn judgements(&self, index: u32) -> impl ExactSizeIterator<Item = (&[u8], Grade)> + '_ {
+        let (store, list) = self.judged(index);
+        (0..list.len).map(move |i| (store.doc(&list, i), store.values[list.start + i]))
+    }
+
     /// The grade of `doc` for `query`, if it is judged.
     pub fn grade_of(&self, query: impl Id, doc: impl Id) -> Option<Grade> {
         let index = query.with_bytes(|q| self.query_index(q))?;

@@ -495,7 +495,15 @@ fn close_names<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> V
 pub fn check() -> Result<(), RegistryError> {
     check_kind::<dyn Metric>()?;
     check_kind::<dyn Aggregator>()?;
-    check_kind::<dyn CorpusMetric>()
+    check_kind::<dyn CorpusMetric>()?;
+    match crate::requested::shared_name() {
+        Some((name, metric, corpus)) => Err(RegistryError::SharedName {
+            name,
+            metric,
+            corpus,
+        }),
+        None => Ok(()),
+    }
 }
 
 fn check_kind<T: Plugin + ?Sized>() -> Result<(), RegistryError> {
