@@ -176,6 +176,42 @@ pub(crate) fn add_param(name: &str, key: &str, value: &str) -> String {
     }
 }
 
+/// How `metric` averaged over ties on `query`, under the name `name`
+/// (the report's): its expected value, the tie group of each rank
+/// (numbered from 1: the documents whose order is averaged over) and the
+/// number of groups. No per-rank terms: no single order gives the value.
+pub fn explain_average(
+    metric: &dyn Metric,
+    name: String,
+    query: &JudgedRanking<'_>,
+) -> Explanation {
+    let mut groups = vec![None; query.ranked().len()];
+    let mut count = 0_u32;
+    for (number, group) in query.tie_groups().enumerate() {
+        count += 1;
+        for slot in &mut groups[group] {
+            *slot = Some(f64::from(number as u32 + 1));
+        }
+    }
+    let formula = format!(
+        "{name} = mean of {} over every order of each tie group",
+        metric.name()
+    );
+    Explanation {
+        metric: name,
+        value: metric.score_tie_average(query).unwrap_or(f64::NAN),
+        level: None,
+        depth: metric.depth().map(Cutoff::get),
+        columns: Vec::new(),
+        quantities: Vec::new(),
+        formula: String::new(),
+        normalizer: None,
+    }
+    .column("tie group", groups)
+    .quantity("tie groups", f64::from(count))
+    .formula(formula)
+}
+
 #[typetag::serde(name = "tied")]
 impl Metric for Tied {
     fn name(&self) -> String {
@@ -220,26 +256,7 @@ impl Metric for Tied {
 
     fn explain(&self, query: &JudgedRanking<'_>) -> Explanation {
         match self.ties {
-            Ties::Average => {
-                // The group of each rank, numbered from 1: the documents
-                // whose order is averaged over.
-                let mut groups = vec![None; query.ranked().len()];
-                let mut count = 0_u32;
-                for (number, group) in query.tie_groups().enumerate() {
-                    count += 1;
-                    for slot in &mut groups[group] {
-                        *slot = Some((number + 1) as f64);
-                    }
-                }
-                let name = self.name();
-                Explanation::new(self, query)
-                    .column("tie group", groups)
-                    .quantity("tie groups", f64::from(count))
-                    .formula(format!(
-                        "{name} = expected value of {} over every order of each tie group",
-                        self.metric.name()
-                    ))
-            }
+            Ties::Average => explain_average(self.metric.as_ref(), self.name(), query),
             Ties::Docid | Ties::Input => {
                 let mut explanation = self.metric.explain(query);
                 explanation.metric = self.name();

@@ -56,6 +56,93 @@ impl fmt::Display for Gain {
     }
 }
 
+/// The base of DCG's logarithmic discount: a number above 1, 2 by default.
+/// Rank `i` is discounted by `log_base(i + 1)`; scikit-learn's `dcg_score`
+/// takes it as `log_base`, and ML.NET's DCG uses the natural logarithm
+/// (`base = 2.718281828459045`). In nDCG the base cancels out (every
+/// discount is divided by the same `ln(base)`), so only `dcg` takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct LogBase(f64);
+
+impl LogBase {
+    /// Base 2 (trec_eval, Järvelin and Kekäläinen's usual choice).
+    pub const TWO: LogBase = LogBase(2.0);
+
+    /// `base`, or `None` unless it is finite and above 1.
+    pub fn new(base: f64) -> Option<Self> {
+        (base > 1.0 && base.is_finite()).then_some(LogBase(base))
+    }
+
+    /// Whether this is the default, 2.
+    pub fn is_two(&self) -> bool {
+        self.0 == 2.0
+    }
+
+    /// The discount of 0-based rank `i`: `log_base(i + 2)`.
+    #[inline]
+    pub fn discount(self, i: usize) -> f64 {
+        if self.is_two() {
+            ((i + 2) as f64).log2()
+        } else {
+            ((i + 2) as f64).ln() / self.0.ln()
+        }
+    }
+}
+
+impl Default for LogBase {
+    fn default() -> Self {
+        Self::TWO
+    }
+}
+
+impl fmt::Display for LogBase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<'de> Deserialize<'de> for LogBase {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::{self, Visitor};
+        struct BaseVisitor;
+        impl Visitor<'_> for BaseVisitor {
+            type Value = LogBase;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number above 1")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<LogBase, E> {
+                LogBase::new(v).ok_or_else(|| {
+                    E::custom(format!(
+                        "base must be a number above 1 (2 by default), not {v}"
+                    ))
+                })
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<LogBase, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<LogBase, E> {
+                self.visit_f64(v as f64)
+            }
+        }
+        deserializer.deserialize_f64(BaseVisitor)
+    }
+}
+
+/// DCG@k with the discount `log_base(i + 1)` at rank `i` (base 2: [`dcg`],
+/// the same bits).
+pub fn dcg_with_base(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain, base: LogBase) -> f64 {
+    if base.is_two() {
+        return dcg(q, k, gain);
+    }
+    q.top(k)
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (i, gain.of(j.grade())))
+        .filter(|&(_, x)| x != 0.0)
+        .fold(0.0, |sum, (i, x)| sum + x / base.discount(i))
+}
+
 /// The discounted sum of the gains of `grades`, best first: rank `i`
 /// (1-based) is discounted by `1 / log2(i + 1)`. Ideal DCG is this sum over
 /// the ideal grades.
@@ -87,11 +174,21 @@ pub fn dcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64 {
 
 /// The expected DCG@k over every order of each group of tied scores.
 pub fn expected_dcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64 {
+    expected_dcg_with_base(q, k, gain, LogBase::TWO)
+}
+
+/// [`expected_dcg`] with the discount `log_base(i + 1)`.
+pub fn expected_dcg_with_base(
+    q: &JudgedRanking<'_>,
+    k: Option<Cutoff>,
+    gain: Gain,
+    base: LogBase,
+) -> f64 {
     crate::tie_average::expected_sum(
         q,
         k,
         |j| gain.of(j.grade()),
-        |mean, i| mean / ((i + 2) as f64).log2(),
+        |mean, i| mean / base.discount(i),
     )
 }
 
@@ -105,13 +202,21 @@ pub struct Dcg {
     /// How a grade becomes a gain.
     #[serde(default)]
     pub gain: Gain,
+    /// The base of the logarithmic discount.
+    #[serde(default, skip_serializing_if = "LogBase::is_two")]
+    pub base: LogBase,
 }
 
 #[typetag::serde(name = "dcg")]
 impl Metric for Dcg {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::dcg(self, q)
+        if self.base.is_two() {
+            crate::explain::dcg(self, q)
+        } else {
+            // The per-rank columns show base-2 discounts: the value alone.
+            rankeval_core::Explanation::new(self, q)
+        }
     }
     /// Grades are gains; no level plays a part.
     fn uses_default_level(&self) -> bool {
@@ -121,17 +226,18 @@ impl Metric for Dcg {
     fn name(&self) -> String {
         CanonicalName::new("dcg")
             .param_unless_default("gain", self.gain, Gain::Linear)
+            .param_unless_default("base", self.base, LogBase::TWO)
             .cutoff(self.k)
     }
     fn depth(&self) -> Option<Cutoff> {
         self.k
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
-        dcg(q, self.k, self.gain)
+        dcg_with_base(q, self.k, self.gain, self.base)
     }
     /// The expected gain of each rank, discounted.
     fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
-        Some(expected_dcg(q, self.k, self.gain))
+        Some(expected_dcg_with_base(q, self.k, self.gain, self.base))
     }
 }
 
@@ -147,9 +253,17 @@ rankeval_core::register_metric! {
     name: "dcg",
     aliases: &[],
     summary: "discounted cumulative gain: sum of gain / log2(rank + 1) over the top k",
-    params: &[PARAM_K, PARAM_GAIN],
-    example: || Box::new(Dcg { k: Cutoff::new(10), gain: Gain::Exponential }),
+    params: &[PARAM_K, PARAM_GAIN, PARAM_BASE],
+    example: || Box::new(Dcg { k: Cutoff::new(10), gain: Gain::Exponential, base: LogBase::TWO }),
 }
+
+/// The `base` parameter of `dcg`.
+const PARAM_BASE: ParamDoc = ParamDoc {
+    name: "base",
+    alias: None,
+    default: "2",
+    doc: "base of the discount log_base(rank + 1), above 1 (scikit-learn dcg_score log_base; 2.718281828459045 = ML.NET's natural log)",
+};
 
 #[cfg(test)]
 mod tests {
@@ -194,7 +308,55 @@ mod tests {
         let m = Dcg {
             k: Cutoff::new(5),
             gain: Gain::Exponential,
+            base: LogBase::TWO,
         };
         assert_eq!(m.name(), "dcg(gain=exponential)@5");
+        let m = Dcg {
+            base: LogBase::new(10.0).unwrap(),
+            ..m
+        };
+        assert_eq!(m.name(), "dcg(gain=exponential,base=10)@5");
+    }
+
+    /// scikit-learn's `dcg_score` documentation: true relevance
+    /// `[10, 0, 0, 1, 5]`, scores `[.1, .2, .3, 4, 70]`: DCG 9.49...,
+    /// at k = 2 5.63...; with scores `[1, 0, 0, 0, 1]` (a tie at the top)
+    /// and k = 1, 7.5 averaging the tie, 5.0 ignoring it.
+    #[test]
+    fn scikit_learn_published_values() {
+        // Ranked by score: 5 (70), 1 (4), 0 (.3), 0 (.2), 10 (.1).
+        let q = judged_grades(&[5.0, 1.0, 0.0, 0.0, 10.0]);
+        let value = dcg(&q.view(), None, Gain::Linear);
+        // The documentation prints the first digits: 9.49...
+        assert!((9.49..9.5).contains(&value), "{value}");
+        let value = dcg(&q.view(), Cutoff::new(2), Gain::Linear);
+        assert!((5.63..5.64).contains(&value), "{value}");
+        // Scores 1, 1 tie for 10 and 5; then 0, 0, 0.
+        let tied = judged_grades(&[10.0, 5.0, 0.0, 0.0, 1.0]);
+        let view = tied.view().with_tie_groups(&[2, 5]);
+        assert_eq!(expected_dcg(&view, Cutoff::new(1), Gain::Linear), 7.5);
+        // `ignore_ties=True` ranks 5 before 10 (a stable argsort reversed).
+        let ignored = judged_grades(&[5.0, 10.0, 0.0, 0.0, 1.0]);
+        assert_eq!(dcg(&ignored.view(), Cutoff::new(1), Gain::Linear), 5.0);
+    }
+
+    /// Base 10 and base e: every discount divided by `log2(base)`.
+    #[test]
+    fn another_base_scales_every_discount() {
+        let q = judged("2 1 0 3", &[]);
+        for base in [10.0, std::f64::consts::E] {
+            let m = Dcg {
+                base: LogBase::new(base).unwrap(),
+                ..Dcg::default()
+            };
+            let expected = dcg(&q.view(), None, Gain::Linear) * base.log2();
+            assert!((m.score(&q.view()) - expected).abs() < 1e-12);
+        }
+        assert!(LogBase::new(1.0).is_none() && LogBase::new(f64::NAN).is_none());
+    }
+
+    fn judged_grades(grades: &[f64]) -> rankeval_core::testing::OwnedJudged {
+        let ranked: Vec<Option<f64>> = grades.iter().copied().map(Some).collect();
+        rankeval_core::testing::graded(&ranked, &[])
     }
 }

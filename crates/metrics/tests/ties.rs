@@ -237,3 +237,58 @@ fn a_tie_group_of_three_by_hand() {
     let p2 = parse_metric("p(ties=average)@2").unwrap();
     assert_eq!(p2.score(&q), (1.0 / 3.0) / 2.0);
 }
+
+/// One case of `data/sklearn_ndcg_ties.json`.
+#[derive(serde::Deserialize)]
+struct SklearnCase {
+    grades: Vec<u8>,
+    scores: Vec<f64>,
+    k: Option<usize>,
+    ndcg: f64,
+}
+
+/// scikit-learn's `ndcg_score(ignore_ties=False)` on random lists with ties
+/// (`scripts/sklearn-ndcg-ties.py` wrote the fixture): `ndcg(ties=average)`
+/// gives its values to 1e-12.
+#[test]
+fn ndcg_average_matches_scikit_learn() {
+    #[derive(serde::Deserialize)]
+    struct Fixture {
+        cases: Vec<SklearnCase>,
+    }
+    let text = include_str!("data/sklearn_ndcg_ties.json");
+    let fixture: Fixture = serde_json::from_str(text).unwrap();
+    assert_eq!(fixture.cases.len(), 300);
+    let mut tied = 0;
+    for case in &fixture.cases {
+        let mut order: Vec<usize> = (0..case.grades.len()).collect();
+        order.sort_by(|&a, &b| case.scores[b].total_cmp(&case.scores[a]));
+        let ranked: Vec<Judgement> = order
+            .iter()
+            .map(|&i| Judgement::judged(case.grades[i].into()))
+            .collect();
+        let mut ends: Vec<u32> = (1..order.len())
+            .filter(|&i| case.scores[order[i]] != case.scores[order[i - 1]])
+            .map(|i| i as u32)
+            .collect();
+        ends.push(order.len() as u32);
+        tied += usize::from(ends.len() < order.len());
+        let mut ideal: Vec<Grade> = case.grades.iter().map(|&g| g.into()).collect();
+        ideal.sort_by(|a, b| b.total_cmp(a));
+        let q = JudgedRanking::new(&ranked, ranked.len(), &ideal, RelevanceLevel::DEFAULT)
+            .with_tie_groups(&ends);
+        let spec = match case.k {
+            Some(k) => format!("ndcg(ties=average)@{k}"),
+            None => "ndcg(ties=average)".to_owned(),
+        };
+        let value = parse_metric(&spec).unwrap().score(&q);
+        assert!(
+            (value - case.ndcg).abs() <= 1e-12,
+            "{spec} on {:?} {:?}: {value} != scikit-learn's {}",
+            case.grades,
+            case.scores,
+            case.ndcg
+        );
+    }
+    assert!(tied > 200, "{tied}");
+}

@@ -103,6 +103,7 @@ pub fn run_from_arrow(
 ) -> PyResult<PyRun> {
     let read = ReadOptions {
         duplicates: self::duplicates(duplicates)?,
+        ..ReadOptions::default()
     };
     let batches = batches(data, name)?;
     let columns = columns(query, doc, score, rank, "grade");

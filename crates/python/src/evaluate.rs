@@ -53,6 +53,7 @@ pub fn evaluate<'py>(
                 "rel={rel}: the relevance level must be at least 1 (grades of 0 and below are never relevant)"
             ))
         })?,
+        ..Options::default()
     };
     if specs.is_empty() {
         return Err(PyValueError::new_err("give at least one metric"));

@@ -206,6 +206,7 @@ pub fn run_from_file(
 ) -> PyResult<PyRun> {
     let read = ReadOptions {
         duplicates: self::duplicates(duplicates)?,
+        ..ReadOptions::default()
     };
     let input = file_input(path, format, query, doc, score, rank, grade, delimiter)?;
     Ok(PyRun {

@@ -9,7 +9,14 @@
 //! cargo bench -p rankeval-runner --bench end_to_end -- --linear      # 10k, 100k, 1M x 100
 //! cargo bench -p rankeval-runner --bench end_to_end -- --shape 7000x1000 --runs 9
 //! cargo bench -p rankeval-runner --bench end_to_end -- generate 7000x1000   # print the file paths
+//! cargo bench -p rankeval-runner --bench end_to_end -- --shape 100000x100 --ties average
+//! cargo bench -p rankeval-runner --bench end_to_end -- --shape 100000x100 --baseline OTHER/rankeval
 //! ```
+//!
+//! `--ties MODE` also measures each shape with `--ties MODE`, and
+//! `--baseline BIN` with another `rankeval` binary (say, a build of `main`),
+//! in the same rounds, interleaved, so that both meet the same load; the
+//! last column is the ratio to the plain run of the same shape.
 //!
 //! Inputs are generated (seeded) under `target/bench-data/` on first use and
 //! never committed. The metric set is the issue's: ap, rr, precision@10,
@@ -67,8 +74,12 @@ fn main() -> ExitCode {
     let mut runs = 5;
     let mut iter = args.iter();
     let mut custom = Vec::new();
+    let mut ties: Option<String> = None;
+    let mut baseline: Option<String> = None;
     while let Some(arg) = iter.next() {
         match arg.as_str() {
+            "--ties" => ties = Some(iter.next().expect("--ties MODE").clone()),
+            "--baseline" => baseline = Some(iter.next().expect("--baseline BIN").clone()),
             "--quick" => {
                 shapes = vec![Shape::new(1_000, 100)];
                 runs = 3;
@@ -94,7 +105,7 @@ fn main() -> ExitCode {
         METRICS.join(" -m ")
     );
     println!(
-        "{:<12} {:>11} {:>8} {:>9} {:>9} {:>7} {:>11} {:>7} {:>9} {:>8}",
+        "{:<24} {:>11} {:>8} {:>9} {:>9} {:>7} {:>11} {:>7} {:>9} {:>8} {:>9}",
         "shape",
         "lines",
         "MB",
@@ -104,18 +115,33 @@ fn main() -> ExitCode {
         "lines/s",
         "MB/s",
         "peak RSS",
-        "x file"
+        "x file",
+        "x plain"
     );
     // Measure every shape once per round, round after round, so that a
     // change in the machine's load hits every shape alike.
-    let prepared: Vec<Prepared> = shapes.iter().map(prepare).collect();
+    let mut prepared: Vec<Prepared> = Vec::new();
+    for shape in &shapes {
+        let plain = prepare(shape);
+        if let Some(mode) = &ties {
+            let mut variant = plain.variant(&format!(" ties={mode}"));
+            variant.args.extend(["--ties".to_owned(), mode.clone()]);
+            prepared.push(variant);
+        }
+        if let Some(bin) = &baseline {
+            let mut variant = plain.variant(" baseline");
+            variant.bin = bin.clone();
+            prepared.push(variant);
+        }
+        prepared.push(plain);
+    }
     let mut floors = vec![Vec::new(); prepared.len()];
     let mut walls = vec![Vec::new(); prepared.len()];
     let mut peaks = vec![0u64; prepared.len()];
     for round in 0..=runs {
         for (i, shape) in prepared.iter().enumerate() {
             let floor = floor_once(&shape.run);
-            let (wall, rss) = process_once(&shape.args);
+            let (wall, rss) = process_once(&shape.bin, &shape.args);
             // Round 0 warms the page cache and is not counted.
             if round > 0 {
                 floors[i].push(floor);
@@ -124,12 +150,18 @@ fn main() -> ExitCode {
             }
         }
     }
+    let medians: Vec<Duration> = walls.iter_mut().map(|w| median(w)).collect();
     for (i, shape) in prepared.iter().enumerate() {
         let floor = median(&mut floors[i]);
-        let wall = median(&mut walls[i]);
+        let wall = medians[i];
         let mb = shape.size as f64 / 1e6;
+        // The plain run of the same shape: the last of its group.
+        let plain = prepared[i..]
+            .iter()
+            .position(|p| p.name == shape.shape)
+            .map_or(wall, |j| medians[i + j]);
         println!(
-            "{:<12} {:>11} {:>8.1} {:>9.4} {:>9.4} {:>7.1} {:>10.1}M {:>7.0} {:>6} MB {:>8.2}",
+            "{:<24} {:>11} {:>8.1} {:>9.4} {:>9.4} {:>7.1} {:>10.1}M {:>7.0} {:>6} MB {:>8.2} {:>9.3}",
             shape.name,
             shape.lines,
             mb,
@@ -140,18 +172,35 @@ fn main() -> ExitCode {
             mb / wall.as_secs_f64(),
             peaks[i] / 1024,
             (peaks[i] * 1024) as f64 / shape.size as f64,
+            wall.as_secs_f64() / plain.as_secs_f64(),
         );
     }
     ExitCode::SUCCESS
 }
 
 /// A generated shape, ready to measure.
+#[derive(Clone)]
 struct Prepared {
+    /// The row's name: the shape, and the variant if any.
     name: String,
+    /// The shape alone.
+    shape: String,
     run: PathBuf,
     size: u64,
     lines: usize,
+    /// The `rankeval` binary.
+    bin: String,
     args: Vec<String>,
+}
+
+impl Prepared {
+    /// The same measurement, named with `suffix`, to be changed.
+    fn variant(&self, suffix: &str) -> Prepared {
+        Prepared {
+            name: format!("{}{suffix}", self.name),
+            ..self.clone()
+        }
+    }
 }
 
 fn prepare(shape: &Shape) -> Prepared {
@@ -173,9 +222,11 @@ fn prepare(shape: &Shape) -> Prepared {
     }
     Prepared {
         name: shape.name(),
+        shape: shape.name(),
         run: files.run,
         size,
         lines,
+        bin: env!("CARGO_BIN_EXE_rankeval").to_owned(),
         args,
     }
 }
@@ -206,10 +257,10 @@ fn floor_once(path: &Path) -> Duration {
 
 /// Runs `rankeval` once under a wrapper that reports its wall time and
 /// peak RSS (KiB).
-fn process_once(args: &[String]) -> (Duration, u64) {
+fn process_once(bin: &str, args: &[String]) -> (Duration, u64) {
     let output = Command::new(std::env::current_exe().unwrap())
         .arg("__measure")
-        .arg(env!("CARGO_BIN_EXE_rankeval"))
+        .arg(bin)
         .args(args)
         .stderr(Stdio::inherit())
         .output()

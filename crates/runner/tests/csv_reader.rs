@@ -284,6 +284,7 @@ fn duplicate_items_are_refused_unless_first_is_kept() {
     );
     let options = ReadOptions {
         duplicates: Duplicates::First,
+        ..ReadOptions::default()
     };
     let run = read_run(&csv("run.csv", text), options).unwrap();
     assert_eq!(docs(&run, "u1"), ["a", "b"]);

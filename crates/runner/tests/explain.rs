@@ -167,6 +167,7 @@ fn explain_equals_eval_with_ties_grades_negatives_and_duplicates() {
         &Input::file(dir.path().join("run.trec")),
         ReadOptions {
             duplicates: Duplicates::First,
+            ..ReadOptions::default()
         },
     )
     .unwrap();
@@ -426,6 +427,7 @@ fn trec_measures_terms_give_the_value() {
             &Input::file(run),
             ReadOptions {
                 duplicates: Duplicates::First,
+                ..ReadOptions::default()
             },
         )
         .unwrap();

@@ -96,6 +96,7 @@ fn duplicate_documents_are_refused_unless_first_is_kept() {
     );
     let options = ReadOptions {
         duplicates: Duplicates::First,
+        ..ReadOptions::default()
     };
     let run = read_run(&Input::bytes("run.trec", text, Format::Trec), options).unwrap();
     assert_eq!(docs(&run, "q1"), ["a", "b"]);

@@ -206,6 +206,7 @@ fn duplicates_are_refused_with_exact_lines_or_the_first_kept() {
         );
         let first_kept = ReadOptions {
             duplicates: Duplicates::First,
+            ..ReadOptions::default()
         };
         same_and_streamed(&qrels, &text, first_kept, Options::default());
         let kept = streamed(&qrels_parsed, &input, first_kept, &Options::default()).unwrap();
@@ -225,6 +226,7 @@ fn repeats_left_out_are_counted_in_every_query_on_both_paths() {
                q9 Q0 x 1 2 t\nq9 Q0 x 2 1 t\nq9 Q0 x 3 0 t\n";
     let first_kept = ReadOptions {
         duplicates: Duplicates::First,
+        ..ReadOptions::default()
     };
     same(qrels, run, first_kept, Options::default());
     let evaluation = streamed(

@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use rankeval_core::registry;
 use rankeval_core::{
-    Aggregator, Duplicates, Metric, RelevanceLevel, RequestedMetric, parse_requested,
+    Aggregator, Duplicates, Metric, RelevanceLevel, RequestedMetric, Ties, parse_requested,
 };
 
 use super::{CliError, OutputArgs};
 use crate::compare::{CompareRunError, Family, Settings, check_gates, parse_gate};
 use crate::corpus::CorpusSources;
-use crate::engine::{Missing, Options};
+use crate::engine::{Missing, Options, check_ties};
 use crate::experiment::{
     BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, NamedRun, input_problem, run_names,
     split_requested, unique_by_name,
@@ -53,6 +53,11 @@ pub(super) struct EvalArgs {
     /// best-ranked occurrence.
     #[arg(long, value_enum, default_value_t = DuplicatesArg::Error)]
     duplicates: DuplicatesArg,
+    /// Tied scores: ranked by document id (docid, trec_eval's rule), in the
+    /// run's order (input), or each metric's expected value over every
+    /// order of the ties (average). A metric's own `ties` wins.
+    #[arg(long, value_enum, default_value_t = TiesArg::Docid)]
+    ties: TiesArg,
     /// Default relevance level: grades of at least N are relevant (like
     /// trec_eval -l); N may be a decimal (3.5) and must be above 0. A
     /// metric's own `rel` wins; metrics that use grades as gains (ndcg,
@@ -429,6 +434,27 @@ pub(super) enum DuplicatesArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+pub(super) enum TiesArg {
+    /// By document id, descending in byte order (trec_eval).
+    Docid,
+    /// In the run's order (its lines, or the order given).
+    Input,
+    /// The expected value over every order of each group of ties.
+    Average,
+}
+
+impl TiesArg {
+    /// The treatment of ties this value names.
+    pub(super) fn ties(self) -> Ties {
+        match self {
+            TiesArg::Docid => Ties::Docid,
+            TiesArg::Input => Ties::Input,
+            TiesArg::Average => Ties::Average,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum InputFormatArg {
     /// TREC qrels and runs.
     Trec,
@@ -595,6 +621,9 @@ impl EvalArgs {
             MissingArg::Zero => Missing::Zero,
         };
         let metrics = unique_by_name(metrics);
+        let ties = self.ties.ties();
+        check_ties(&metrics, ties)
+            .map_err(|reason| CliError::Usage(format!("--ties {ties}: {reason}")))?;
         let comparison = self.compare.plan(&runs, &metrics, missing)?;
         let experiment = Experiment {
             qrels: self
@@ -606,12 +635,17 @@ impl EvalArgs {
             aggregators: unique_by_name(aggregators),
             corpus_metrics: unique_by_name(corpus_metrics),
             corpus_inputs,
-            options: Options { missing, level },
+            options: Options {
+                missing,
+                level,
+                ties,
+            },
             read: ReadOptions {
                 duplicates: match self.duplicates {
                     DuplicatesArg::Error => Duplicates::Error,
                     DuplicatesArg::First => Duplicates::First,
                 },
+                ties,
             },
             comparison,
         };

@@ -8,8 +8,8 @@ use rankeval_core::registry;
 use rankeval_core::{Duplicates, Metric, RelevanceLevel};
 
 use super::CliError;
-use super::eval::{DuplicatesArg, MissingArg};
-use crate::engine::{Missing, Options};
+use super::eval::{DuplicatesArg, MissingArg, TiesArg};
+use crate::engine::{Missing, Options, check_ties};
 use crate::experiment::{DEFAULT_METRICS, input_problem, run_names};
 use crate::explain::{ExplainFormat, explain, render};
 use crate::read::{Input, ReadOptions, read_qrels, read_run_with};
@@ -50,6 +50,11 @@ pub(super) struct ExplainArgs {
     /// [default: the experiment's, or skip].
     #[arg(long, value_enum)]
     missing: Option<MissingArg>,
+    /// Tied scores: by document id, in the run's order, or each metric's
+    /// expected value over every order of the ties (the table then shows
+    /// each rank's tie group) [default: the experiment's, or docid].
+    #[arg(long, value_enum)]
+    ties: Option<TiesArg>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExplainFormatArg::Table)]
     format: ExplainFormatArg,
@@ -172,6 +177,12 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             DuplicatesArg::First => Duplicates::First,
         };
     }
+    if let Some(ties) = args.ties {
+        options.ties = ties.ties();
+        read.ties = ties.ties();
+    }
+    check_ties(&metrics, options.ties)
+        .map_err(|reason| CliError::Usage(format!("--ties {}: {reason}", options.ties)))?;
     let (run, own_qrels) = read_run_with(&run_input, read, &|_| {})?;
     let (qrels, qrels_name) = match &qrels_input {
         Some(input) => (read_qrels(input)?, input.name().to_owned()),

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use rankeval_core::{Duplicates, RelevanceLevel};
+use rankeval_core::{Duplicates, RelevanceLevel, Ties};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -94,6 +94,8 @@ pub(crate) struct RawExperiment {
     pub(crate) duplicates: Option<Duplicates>,
     /// The default relevance level of every metric.
     pub(crate) rel: Option<RelevanceLevel>,
+    /// How tied scores are treated: docid, input or average.
+    pub(crate) ties: Option<Spanned<Ties>>,
     /// Column names, JSON keys and delimiter of every input (each input's
     /// own settings win).
     pub(crate) csv: Option<Spanned<CsvOptions>>,

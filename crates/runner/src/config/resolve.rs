@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use rankeval_core::registry::{self, Plugin};
-use rankeval_core::{Aggregator, CorpusMetric, Metric, ParamValue, RequestedMetric};
+use rankeval_core::{Aggregator, CorpusMetric, Metric, ParamValue, RequestedMetric, Ties};
 use toml::Spanned;
 
 use super::ConfigError;
@@ -15,7 +15,7 @@ use crate::compare::{
     CompareRunError, GateSpec, RULES, Settings, check_gates, parse_margin, rule_name,
 };
 use crate::corpus::CorpusSources;
-use crate::engine::Options;
+use crate::engine::{Options, check_ties};
 use crate::experiment::{
     BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, InputProblem, NamedRun,
     input_problem, split_requested, unique_by_name,
@@ -307,6 +307,19 @@ impl Resolver<'_> {
                 })?,
             ]
         };
+        let ties = raw.ties.as_ref().map_or(Ties::Docid, |t| *t.get_ref());
+        if let Err(reason) = check_ties(&metrics, ties) {
+            return Err(match (&raw.ties, &raw.metrics) {
+                (Some(at), _) => self.invalid(at, "ties", reason),
+                (None, Some(at)) => self.invalid(at, "metrics", reason),
+                (None, None) => ConfigError::Invalid {
+                    path: self.path.to_owned(),
+                    line: 1,
+                    key: "ties".into(),
+                    reason,
+                },
+            });
+        }
         let metrics = unique_by_name(metrics);
         let missing = raw.missing.unwrap_or_default();
         let comparison = self.comparison(&raw, &runs, &metrics, missing)?;
@@ -320,9 +333,11 @@ impl Resolver<'_> {
             options: Options {
                 missing,
                 level: raw.rel.unwrap_or_default(),
+                ties,
             },
             read: ReadOptions {
                 duplicates: raw.duplicates.unwrap_or_default(),
+                ties,
             },
             comparison,
         })

@@ -10,7 +10,10 @@ mod corpus;
 mod coverage;
 mod stream;
 
-use rankeval_core::{Aggregator, Judge, Metric, Qrels, RankedList, RelevanceLevel, Run};
+use rankeval_core::ties::{no_tie_average, supports_tie_average};
+use rankeval_core::{
+    Aggregator, Judge, JudgedRanking, Metric, Qrels, RankedList, RelevanceLevel, Run, Ties,
+};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -18,13 +21,72 @@ pub use corpus::evaluate_corpus;
 pub use coverage::{Coverage, Missing, Warning};
 pub use stream::{evaluate_grouped, evaluate_input};
 
-/// The evaluation policies: which queries count, and the relevance level.
+/// The evaluation policies: which queries count, the relevance level, and
+/// tied scores.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Options {
     /// Queries judged but missing from the run: skipped or scored 0.
     pub missing: Missing,
     /// The relevance level metrics use unless they set `rel` (trec_eval `-l`).
     pub level: RelevanceLevel,
+    /// How metrics without a `ties` of their own treat tied scores. With
+    /// `input`, a stored run must have been finished in input order
+    /// ([`RunBuilder::finish_with`](rankeval_core::RunBuilder::finish_with),
+    /// [`ReadOptions::ties`](crate::read::ReadOptions)); check the metrics
+    /// with [`check_ties`] first.
+    #[serde(default)]
+    pub ties: Ties,
+}
+
+/// Checks that every metric can treat ties as it (or, if it does not say,
+/// the experiment's `ties`) asks: `average` needs an exact method, and a
+/// metric's own `docid` or `input` must be the order of the experiment's
+/// lists (one list has one order). The error names the metric.
+pub fn check_ties(metrics: &[Box<dyn Metric>], ties: Ties) -> Result<(), String> {
+    for metric in metrics {
+        match metric.ties() {
+            None if ties == Ties::Average && !supports_tie_average(metric.as_ref()) => {
+                return Err(format!(
+                    "ties = average: {}; set ties=docid on that metric to rank its ties by document id",
+                    no_tie_average(&metric.name())
+                ));
+            }
+            Some(own @ (Ties::Docid | Ties::Input))
+                if own.orders_by_doc() != ties.orders_by_doc() =>
+            {
+                let list_order = if ties.orders_by_doc() {
+                    "by document id"
+                } else {
+                    "in input order"
+                };
+                return Err(format!(
+                    "metric `{}` asks for ties = {own}, but this experiment orders tied scores {list_order} \
+                     (ties = {ties}); set the experiment's ties = {own} (a list has one order)",
+                    metric.name()
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Whether some metric averages over ties (its own `ties` or the
+/// experiment's): then the judge finds the groups of tied scores.
+pub(crate) fn averages(metrics: &[Box<dyn Metric>], ties: Ties) -> bool {
+    metrics
+        .iter()
+        .any(|m| m.ties().unwrap_or(ties) == Ties::Average)
+}
+
+/// A judge for `options`, down to `depth`, finding tie groups if a metric
+/// averages over them.
+pub(crate) fn judge_for(
+    depth: Option<usize>,
+    options: &Options,
+    metrics: &[Box<dyn Metric>],
+) -> Judge {
+    Judge::new(depth, options.level).with_ties(options.ties, averages(metrics, options.ties))
 }
 
 /// The per-query values of some metrics on one run.
@@ -59,7 +121,7 @@ pub fn evaluate(
             .par_chunks_mut(width)
             .zip(rows.par_iter())
             .for_each_init(
-                || Judge::new(depth, options.level),
+                || judge_for(depth, options, metrics),
                 |judge, (slots, &(query, list))| {
                     score_query(
                         judge,
@@ -67,6 +129,7 @@ pub fn evaluate(
                         query,
                         list.map(|r| run.list_at(r)),
                         metrics,
+                        options.ties,
                         slots,
                     );
                 },
@@ -82,11 +145,34 @@ pub(crate) fn score_query(
     query: u32,
     list: Option<RankedList<'_>>,
     metrics: &[Box<dyn Metric>],
+    ties: Ties,
     slots: &mut [f64],
 ) {
     let judged = judge.judge(qrels, query, list);
-    for (slot, metric) in slots.iter_mut().zip(metrics) {
-        *slot = metric.score(&judged);
+    score_judged(&judged, metrics, ties, slots);
+}
+
+/// Scores every metric on one judged query, into `slots`; with `ties =
+/// average`, a metric without a `ties` of its own gives its expected value
+/// over the ties (NaN if it has none: [`check_ties`] refuses that first).
+#[inline]
+pub(crate) fn score_judged(
+    judged: &JudgedRanking<'_>,
+    metrics: &[Box<dyn Metric>],
+    ties: Ties,
+    slots: &mut [f64],
+) {
+    if ties == Ties::Average {
+        for (slot, metric) in slots.iter_mut().zip(metrics) {
+            *slot = match metric.ties() {
+                Some(_) => metric.score(judged),
+                None => metric.score_tie_average(judged).unwrap_or(f64::NAN),
+            };
+        }
+    } else {
+        for (slot, metric) in slots.iter_mut().zip(metrics) {
+            *slot = metric.score(judged);
+        }
     }
 }
 

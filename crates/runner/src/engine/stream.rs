@@ -4,13 +4,11 @@
 //! reading the run whole and calling [`evaluate`](super::evaluate): the
 //! same finishing, judging and scoring run on the same lists.
 
-use rankeval_core::{
-    Duplicates, Judge, ListBuffer, Metric, Qrels, RankedList, RelevanceLevel, Run, RunError,
-};
+use rankeval_core::{Duplicates, Judge, ListBuffer, Metric, Qrels, RankedList, Run, RunError};
 use rayon::prelude::*;
 
 use super::coverage::{self, Row};
-use super::{Evaluation, Options, evaluate, judged_depth, score_query};
+use super::{Evaluation, Options, evaluate, judge_for, judged_depth, score_judged, score_query};
 use crate::read::stream::{ListScorer, Spill, stream_run};
 use crate::read::{Format, Input, Progress, ReadError, ReadOptions, read_run_with};
 
@@ -61,7 +59,7 @@ pub fn evaluate_grouped(
         qrels,
         metrics,
         depth: judged_depth(metrics),
-        level: options.level,
+        options,
     };
     Ok(match stream_run(input, read, &scorer, progress)? {
         Some(scores) => scorer.assemble(scores, options),
@@ -74,7 +72,7 @@ struct QueryScorer<'a> {
     qrels: &'a Qrels,
     metrics: &'a [Box<dyn Metric>],
     depth: Option<usize>,
-    level: RelevanceLevel,
+    options: &'a Options,
 }
 
 /// Scores of complete queries, in no particular order.
@@ -103,12 +101,13 @@ impl ListScorer for QueryScorer<'_> {
             Some(q) => {
                 let judge = scores
                     .judge
-                    .get_or_insert_with(|| Judge::new(self.depth, self.level));
+                    .get_or_insert_with(|| judge_for(self.depth, self.options, self.metrics));
                 scores.queries.push(q);
                 let start = scores.values.len();
                 scores.values.resize(start + self.metrics.len(), 0.0);
                 let slots = &mut scores.values[start..];
-                score_query(judge, self.qrels, q, Some(list), self.metrics, slots);
+                let ties = self.options.ties;
+                score_query(judge, self.qrels, q, Some(list), self.metrics, ties, slots);
             }
             None => scores
                 .run_only
@@ -138,7 +137,7 @@ impl ListScorer for QueryScorer<'_> {
         }
         let judge = scores
             .judge
-            .get_or_insert_with(|| Judge::new(self.depth, self.level));
+            .get_or_insert_with(|| judge_for(self.depth, self.options, self.metrics));
         let judged = judge.judge_buffer(self.qrels, query, buffer, duplicates)?;
         let Some(judged) = judged else {
             scores.dropped += judge.repeats_dropped();
@@ -153,9 +152,12 @@ impl ListScorer for QueryScorer<'_> {
         }
         let start = scores.values.len();
         scores.values.resize(start + self.metrics.len(), 0.0);
-        for (slot, metric) in scores.values[start..].iter_mut().zip(self.metrics) {
-            *slot = metric.score(&judged);
-        }
+        score_judged(
+            &judged,
+            self.metrics,
+            self.options.ties,
+            &mut scores.values[start..],
+        );
         Ok(())
     }
 
@@ -205,13 +207,21 @@ impl QueryScorer<'_> {
                 .par_chunks_mut(width)
                 .zip(rows.par_iter())
                 .for_each_init(
-                    || Judge::new(self.depth, self.level),
+                    || judge_for(self.depth, self.options, self.metrics),
                     |judge, (slots, &(query, slot))| match slot {
                         Some(slot) => {
                             let start = slot as usize * width;
                             slots.copy_from_slice(&scores.values[start..start + width]);
                         }
-                        None => score_query(judge, self.qrels, query, None, self.metrics, slots),
+                        None => score_query(
+                            judge,
+                            self.qrels,
+                            query,
+                            None,
+                            self.metrics,
+                            self.options.ties,
+                            slots,
+                        ),
                     },
                 );
         }

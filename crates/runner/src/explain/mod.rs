@@ -8,10 +8,11 @@
 
 mod render;
 
-use rankeval_core::{Explanation, Grade, Judge, Metric, Qrels, Run};
+use rankeval_core::ties::explain_average;
+use rankeval_core::{Explanation, Grade, Judge, Metric, Qrels, Run, Ties};
 use serde::Serialize;
 
-use crate::engine::{Missing, Options};
+use crate::engine::{Missing, Options, averages};
 
 pub use render::{ExplainFormat, render};
 
@@ -122,7 +123,8 @@ pub fn explain(
         });
     }
     // The whole list: every metric reads its own top k of it, as in eval.
-    let mut judge = Judge::new(None, options.level);
+    let mut judge =
+        Judge::new(None, options.level).with_ties(options.ties, averages(metrics, options.ties));
     let judged = judge.judge(qrels, q, list);
     let mut ranking = Ranking {
         ideal_grades: judged.ideal_grades().to_vec(),
@@ -139,7 +141,15 @@ pub fn explain(
                 .push(judgement.is_judged().then(|| judgement.grade()));
         }
     }
-    let explanations: Vec<Explanation> = metrics.iter().map(|m| m.explain(&judged)).collect();
+    // With `ties = average`, a metric without a `ties` of its own is
+    // explained by its expected value and the tie groups.
+    let explanations: Vec<Explanation> = metrics
+        .iter()
+        .map(|m| match (options.ties, m.ties()) {
+            (Ties::Average, None) => explain_average(m.as_ref(), m.name(), &judged),
+            _ => m.explain(&judged),
+        })
+        .collect();
     let differences = differences(&explanations, ranking.documents.len());
     Ok(QueryExplanation {
         query: query.to_owned(),

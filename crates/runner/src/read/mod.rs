@@ -56,7 +56,7 @@ use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
-use rankeval_core::{Duplicates, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError};
+use rankeval_core::{Duplicates, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError, Ties};
 
 /// The Arrow crate whose record batches [`run_from_batches`] takes, so that
 /// callers build them with the same version.
@@ -478,6 +478,10 @@ fn is_gzip(bytes: &[u8]) -> bool {
 pub struct ReadOptions {
     /// What to do with a document repeated in one query's list.
     pub duplicates: Duplicates,
+    /// How tied scores are ordered when a run is finished: in input order
+    /// for `input`, by document id otherwise (`average` does not depend
+    /// on the order).
+    pub ties: Ties,
 }
 
 /// A progress hook: told the number of bytes each block of input held.
@@ -733,10 +737,12 @@ impl Input {
 }
 
 fn finish_run(input: &Input, builder: RunBuilder, options: ReadOptions) -> Result<Run, ReadError> {
-    builder.finish(options.duplicates).map_err(|e| {
-        let (line, kind) = run_error_at(e);
-        input.error(line, kind)
-    })
+    builder
+        .finish_with(options.duplicates, options.ties)
+        .map_err(|e| {
+            let (line, kind) = run_error_at(e);
+            input.error(line, kind)
+        })
 }
 
 /// A core error from finishing a run, as the line it is on and the problem.

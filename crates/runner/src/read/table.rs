@@ -541,31 +541,32 @@ impl Layout {
         for part in parts {
             run.append(part, 0);
         }
-        run.finish(options.duplicates).map_err(|e| match e {
-            RunError::DuplicateDoc {
-                query,
-                doc,
-                first,
-                second,
-            } => self.error(
-                name,
-                second,
-                1,
-                format!(
-                    "document `{doc}` appears twice in the list of query `{query}` (first on \
+        run.finish_with(options.duplicates, options.ties)
+            .map_err(|e| match e {
+                RunError::DuplicateDoc {
+                    query,
+                    doc,
+                    first,
+                    second,
+                } => self.error(
+                    name,
+                    second,
+                    1,
+                    format!(
+                        "document `{doc}` appears twice in the list of query `{query}` (first on \
                      row {first}); to keep the first occurrence, use --duplicates first \
                      (TOML: duplicates = \"first\")"
+                    ),
                 ),
-            ),
-            RunError::MixedOrdering { query } => ReadError::new(
-                name,
-                None,
-                ReadErrorKind::BadField(format!(
-                    "query `{query}` has rows with scores and rows without"
-                )),
-            ),
-            other => ReadError::new(name, None, ReadErrorKind::Data(other.to_string())),
-        })
+                RunError::MixedOrdering { query } => ReadError::new(
+                    name,
+                    None,
+                    ReadErrorKind::BadField(format!(
+                        "query `{query}` has rows with scores and rows without"
+                    )),
+                ),
+                other => ReadError::new(name, None, ReadErrorKind::Data(other.to_string())),
+            })
     }
 
     /// Joins the parts in order and finishes the qrels.

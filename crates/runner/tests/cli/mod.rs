@@ -18,6 +18,7 @@ mod inputs;
 mod output;
 mod per_input;
 mod quickstart;
+mod ties;
 mod trec_eval;
 mod trec_eval_command;
 mod unicode;
