@@ -94,6 +94,7 @@ mod run;
 pub mod syntax;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod ties;
 
 pub use aggregate::Aggregator;
 pub use buffer::{Decimal, ListBuffer};
@@ -112,6 +113,7 @@ pub use params::{CanonicalName, Cutoff, ParamValue, RelevanceLevel};
 pub use qrels::{Qrels, QrelsBuilder, QrelsPart, QrelsParts};
 pub use requested::{RequestedMetric, build_requested, parse_requested};
 pub use run::{Duplicates, RankedList, Run, RunBuilder, compare_scored};
+pub use ties::{TieGroups, Tied, Ties};
 
 #[doc(hidden)]
 pub mod __private {

@@ -424,7 +424,9 @@ impl ListRules<Grade> for QrelsRules {
         a.cmp(b)
     }
 
-    const TIES_BY_DOC: bool = false;
+    fn ties_by_doc(&self) -> bool {
+        false
+    }
 }
 
 impl Qrels {
