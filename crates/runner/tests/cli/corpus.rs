@@ -192,3 +192,21 @@ fn warnings_for_unused_inputs_and_unknown_items() {
         transcript(&args, run_in(dir.path(), &args))
     );
 }
+
+#[test]
+fn explain_says_a_corpus_metric_has_no_per_query_value() {
+    rankeval_snapshot!(
+        "corpus_explain",
+        &[
+            "explain",
+            "--qrels",
+            "examples/recommender/truth.csv",
+            "--run",
+            "examples/recommender/runs/popular.csv",
+            "--query",
+            "u1",
+            "-m",
+            "coverage@3"
+        ]
+    );
+}
