@@ -5,6 +5,7 @@
 //! through its canonical name.
 
 use crate::aggregate::Aggregator;
+use crate::corpus::CorpusMetric;
 use crate::judge::{Grade, JudgedRanking, Judgement};
 use crate::metric::Metric;
 use crate::params::{ParamValue, RelevanceLevel};
@@ -109,7 +110,7 @@ pub fn binary(pattern: &str, num_relevant: usize) -> OwnedJudged {
     judged(pattern, &vec![1; num_relevant - retrieved])
 }
 
-/// Checks every registered metric and aggregator: its example serializes
+/// Checks every registered metric, aggregator and corpus metric: its example serializes
 /// with `type` equal to its registered name, deserializes back to the same
 /// canonical name, and its canonical name parses back to an equal plugin.
 /// Returns every failure, one per line.
@@ -117,6 +118,7 @@ pub fn check_round_trips() -> Result<(), String> {
     let mut failures = Vec::new();
     round_trips::<dyn Metric>(&mut failures, |m| serde_json::to_value(m), |m| m.name());
     round_trips::<dyn Aggregator>(&mut failures, |a| serde_json::to_value(a), |a| a.name());
+    round_trips::<dyn CorpusMetric>(&mut failures, |c| serde_json::to_value(c), |c| c.name());
     if failures.is_empty() {
         Ok(())
     } else {

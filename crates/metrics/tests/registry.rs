@@ -336,3 +336,67 @@ fn no_canonical_name_is_another_metrics_trec_eval_name() {
     assert_eq!(parse_metric("rbp").unwrap().name(), "rbp(p=0.8)");
     assert!(parse_metric("rbp").unwrap().trec_eval().is_none());
 }
+
+/// The corpus plugin shape: registered, listed sorted, every documented
+/// parameter accepted at its default, aliases build the same metric, a bad
+/// value refused by name, and `-m` reaching both kinds through one parser.
+#[test]
+fn corpus_metrics_are_plugins_of_their_own_kind() {
+    use rankeval_core::registry::parse_corpus_metric;
+    use rankeval_core::{RequestedMetric, parse_requested};
+
+    let names: Vec<&str> = registry::corpus_metrics().iter().map(|d| d.name).collect();
+    assert_eq!(
+        names,
+        [
+            "avg_popularity",
+            "catalog_coverage",
+            "entropy",
+            "gini",
+            "ild",
+            "long_tail_share",
+            "novelty"
+        ]
+    );
+    for d in registry::corpus_metrics() {
+        for p in d.params {
+            let value = if p.name == "k" { "5" } else { p.default };
+            let spec = format!("{}({}={value})", d.name, p.name);
+            parse_corpus_metric(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        }
+        // A corpus metric is not a per-query metric, and the reverse.
+        assert!(parse_metric(d.name).is_err(), "{}", d.name);
+    }
+    for (a, b) in [
+        ("coverage@10", "catalog_coverage(k=10)"),
+        ("gini_index@5", "gini@5"),
+        ("shannon_entropy", "entropy"),
+        ("aplt(head_share=0.8)@10", "long_tail_share@10"),
+        ("intra_list_diversity(distance=cosine)@3", "ild@3"),
+    ] {
+        assert_eq!(
+            parse_corpus_metric(a).unwrap().name(),
+            parse_corpus_metric(b).unwrap().name()
+        );
+    }
+    let error = parse_corpus_metric("long_tail_share(head_share=0)").unwrap_err();
+    assert!(
+        error.to_string().contains("head_share must be above 0"),
+        "{error}"
+    );
+    let error = parse_corpus_metric("ild(distance=jaccard)").unwrap_err();
+    assert!(error.to_string().contains("cosine"), "{error}");
+    assert!(matches!(
+        parse_requested("ndcg@10").unwrap(),
+        RequestedMetric::Query(_)
+    ));
+    assert!(matches!(
+        parse_requested("coverage@10").unwrap(),
+        RequestedMetric::Corpus(_)
+    ));
+    // Unknown to both kinds: suggestions from both.
+    let error = parse_requested("novely@10").unwrap_err().to_string();
+    assert!(error.contains("`novelty`"), "{error}");
+    let error = parse_requested("precison@10").unwrap_err().to_string();
+    assert!(error.contains("`precision`"), "{error}");
+}

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 
 use rankeval_core::{CorpusInputs, CorpusMetric, Requires, Run};
 
-use crate::experiment::Progress;
 use crate::read::corpus::{read_catalog, read_item_features, training_from_qrels};
 use crate::read::{Input, ReadError, read_qrels_with};
 use crate::report::ReportWarning;
@@ -125,19 +124,16 @@ impl CorpusSources {
             .collect()
     }
 
-    /// Reads the inputs that some metric of `metrics` needs.
-    pub fn read(
-        &self,
-        metrics: &[Box<dyn CorpusMetric>],
-        progress: Progress<'_>,
-    ) -> Result<CorpusInputs, ReadError> {
+    /// Reads the inputs that some metric of `metrics` needs (outside the
+    /// progress bar, which counts the qrels and runs).
+    pub fn read(&self, metrics: &[Box<dyn CorpusMetric>]) -> Result<CorpusInputs, ReadError> {
         let needed = |input: CorpusInput| metrics.iter().any(|m| input.required_by(m.requires()));
         let mut inputs = CorpusInputs::default();
         if let (Some(path), true) = (&self.catalog, needed(CorpusInput::Catalog)) {
             inputs.catalog = Some(read_catalog(path)?);
         }
         if let (Some(input), true) = (&self.training, needed(CorpusInput::Training)) {
-            inputs.training = Some(training_from_qrels(&read_qrels_with(input, progress)?));
+            inputs.training = Some(training_from_qrels(&read_qrels_with(input, &|_| {})?));
         }
         if let (Some(path), true) = (&self.features, needed(CorpusInput::Features)) {
             inputs.features = Some(read_item_features(path)?);

@@ -97,7 +97,7 @@ impl Experiment {
         let corpus_inputs = if self.corpus_metrics.is_empty() {
             Default::default()
         } else {
-            self.corpus_inputs.read(&self.corpus_metrics, progress)?
+            self.corpus_inputs.read(&self.corpus_metrics)?
         };
         let mut report = Report {
             metrics: self

@@ -249,3 +249,42 @@ fn corpus_metrics_are_registered_and_round_trip() {
     let error = parse_corpus_metric("coverag@10").unwrap_err().to_string();
     assert!(error.contains("did you mean `coverage`"), "{error}");
 }
+
+/// Every corpus metric on the data of `scripts/corpus_peers.py`, run as
+/// `rankeval run` runs an experiment file, against the values RecTools
+/// (installed), RecBole and Elliot (their code re-implemented line for
+/// line, see the script) give on it.
+#[test]
+fn peers_give_the_same_values() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus_peers");
+    let experiment = rankeval_runner::config::load(&dir.join("experiment.toml")).unwrap();
+    let report = experiment.execute(&|_| {}).unwrap();
+    let ours: std::collections::HashMap<&str, f64> = report
+        .corpus
+        .iter()
+        .map(String::as_str)
+        .zip(report.runs[0].corpus.iter().copied())
+        .collect();
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let values = expected["values"].as_object().unwrap();
+    let mut checked = std::collections::HashSet::new();
+    for (key, entry) in values {
+        let name = key.split('#').next().unwrap();
+        let peer = entry["value"].as_f64().unwrap();
+        let value = *ours
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} is not in the experiment"));
+        assert!(
+            (value - peer).abs() <= 1e-12 * peer.abs().max(1.0),
+            "{name}: rankeval {value}, {} {peer}",
+            entry["peer"]
+        );
+        checked.insert(name);
+    }
+    // Every metric of the experiment has a peer's value.
+    for name in ours.keys() {
+        assert!(checked.contains(name), "{name} has no expected value");
+    }
+    assert_eq!(checked.len(), 20);
+}

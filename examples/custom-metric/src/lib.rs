@@ -13,6 +13,8 @@
 //! TOML (`type = "attention_share"`), in `-m attn(decay=0.7)@5` and in
 //! `rankeval metrics`.
 
+pub mod corpus;
+
 use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
 use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
 use serde::{Deserialize, Serialize};

@@ -150,10 +150,19 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             .metrics
             .iter()
             .map(|spec| {
-                registry::parse_metric(spec).map_err(|source| CliError::Plugin {
-                    flag: "-m",
-                    value: spec.clone(),
-                    source: Box::new(source),
+                registry::parse_metric(spec).map_err(|source| {
+                    match registry::parse_corpus_metric(spec) {
+                        Ok(corpus) => CliError::Usage(format!(
+                            "-m {spec}: {} is a corpus metric (one value for the whole run): \
+                             explain shows one query; use `rankeval eval`",
+                            corpus.name()
+                        )),
+                        Err(_) => CliError::Plugin {
+                            flag: "-m",
+                            value: spec.clone(),
+                            source: Box::new(source),
+                        },
+                    }
                 })
             })
             .collect::<Result<Vec<Box<dyn Metric>>, _>>()?;

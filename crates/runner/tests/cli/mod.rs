@@ -7,6 +7,7 @@
 //! absolute paths nor timings.
 
 mod compare;
+mod corpus;
 mod csv;
 mod errors;
 mod explain;
