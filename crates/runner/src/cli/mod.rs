@@ -24,6 +24,7 @@ use crate::experiment::Experiment;
 use crate::read::ReadError;
 use crate::report::html::{self, HtmlExtras};
 use crate::report::html_curves::CurvePlan;
+use crate::report::html_explain::explain_changed;
 use crate::report::{OutputFormat, RenderOptions};
 
 /// Evaluate ranked lists (search results, recommendations, RAG retrieval)
@@ -316,14 +317,19 @@ fn report(
         per_query: output.per_query,
     };
     let text = match &curves {
-        Some(curves) => html::render(
-            &report,
-            options,
-            HtmlExtras {
-                curves: Some(curves),
-                comparison: None,
-            },
-        ),
+        Some(curves) => {
+            // The queries that changed most, explained in both runs.
+            let explanations = explain_changed(&experiment, &report, html::baseline(&report, None));
+            html::render(
+                &report,
+                options,
+                HtmlExtras {
+                    curves: Some(curves),
+                    comparison: None,
+                    explanations: Some(&explanations),
+                },
+            )
+        }
         None => report.render(output.format.into(), options),
     };
     output::write(&text, output.output.as_deref())

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::engine::{Missing, Options};
 
+pub(crate) use render::rows as table_rows;
 pub use render::{ExplainFormat, render};
 
 /// One query explained by one or more metrics.
