@@ -34,6 +34,7 @@ fn run(name: &str, queries: &[String], salt: u64, shift: f64, metrics: usize) ->
             .map(|c| vec![stats::paired::mean(c)])
             .collect(),
         per_query,
+        corpus: Vec::new(),
     }
 }
 
@@ -59,6 +60,7 @@ fn report(n: usize) -> Report {
             },
         ],
         aggregators: vec!["mean".into()],
+        corpus: Vec::new(),
         runs: vec![
             run("bm25", &q, 1, 0.0, 2),
             run("dense", &q, 2, 0.02, 2),
