@@ -386,7 +386,7 @@ impl<'a> Page<'a> {
             .iter()
             .filter_map(|c| c.last())
             .fold(1.0f64, |a, b| a.max(*b));
-        let x = frame.x(min, max);
+        let x = frame.x(min, max).nice(6);
         let mut out = frame.open(&format!("{}: per-query values per run", r.metrics[m].name));
         frame.x_axis(&mut out, x, &r.metrics[m].name);
         for (i, (run, values)) in r.runs.iter().zip(&columns).enumerate() {
@@ -783,7 +783,7 @@ fn difference_chart(title: &str, pairs: &[Paired<'_>]) -> String {
     let largest = bars.iter().fold(0.0f64, |a, (d, _)| a.max(d.abs()));
     let largest = if largest > 0.0 { largest } else { 1.0 };
     let x = frame.x(0.0, bars.len().max(1) as f64);
-    let y = frame.y(-largest, largest);
+    let y = frame.y(-largest, largest).nice(5);
     let mut out = frame.open(title);
     frame.y_axis(&mut out, y, "difference");
     let _ = write!(
@@ -845,8 +845,8 @@ fn line_chart(
         .map(|(_, v)| *v)
         .filter(|v| v.is_finite())
         .fold(1.0f64, f64::max);
-    let x = frame.x(x_lo, x_hi);
-    let y = frame.y(0.0, y_hi);
+    let x = frame.x(x_lo, x_hi).nice(6);
+    let y = frame.y(0.0, y_hi).nice(5);
     let mut out = frame.open(title);
     frame.x_axis(&mut out, x, x_label);
     frame.y_axis(&mut out, y, y_label);
