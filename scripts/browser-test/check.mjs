@@ -51,10 +51,14 @@ try {
   });
   page.on("requestfailed", (request) => failures.push(`failed request: ${request.url()}`));
 
+  const started = Date.now();
   const response = await page.goto(url, { waitUntil: "load" });
   if (!response || !response.ok()) failures.push(`cannot load ${url}`);
+  const loaded = Date.now() - started;
   // The first screen, before section screenshots scroll the page.
   await page.screenshot({ path: `${outDir}/top.png` });
+  const painted = Date.now() - started;
+  console.log(`opened in ${loaded} ms (load event), first screen painted in ${painted} ms`);
 
   // Charts: read the DOM from Node (JavaScript is off inside the page).
   const figures = await page.locator("figure.chart").all();
