@@ -6,7 +6,9 @@
 //   node check.mjs REPORT.html OUT_DIR [kind=count ...]
 //
 // Each `kind=count` says how many charts of that kind (the figure's
-// `data-chart`) the page must hold, e.g. distribution=6 at-k=3.
+// `data-chart`) the page must hold, e.g. distribution=6 at-k=3; and
+// `explained=N`, how many changed queries open to explain tables (the
+// first is opened, and must hold two tables and two formulas).
 // Exit code 0 when every check passes, 1 otherwise (each failure printed).
 
 import { chromium } from "playwright-core";
@@ -78,6 +80,17 @@ try {
     }
     const marks = await svg.locator("rect, circle, polyline, path, line").count();
     if (marks < 5) failures.push(`${id}: only ${marks} marks`);
+  }
+  // The queries that changed most: each opens to its explain tables (one
+  // per run); open the first so its screenshot shows them.
+  const explained = page.locator("details.explained");
+  counts.explained = await explained.count();
+  if (counts.explained > 0) {
+    await explained.first().locator("summary").click();
+    const tables = await explained.first().locator("table.explain").count();
+    if (tables !== 2) failures.push(`first changed query: ${tables} explain tables, expected 2`);
+    const formulas = await explained.first().locator("p.formula").count();
+    if (formulas !== 2) failures.push(`first changed query: ${formulas} formulas, expected 2`);
   }
   for (const expectation of expectations) {
     const [kind, want] = expectation.split("=");

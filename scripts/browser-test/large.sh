@@ -39,5 +39,5 @@ end=$(date +%s%N)
 bytes=$(stat -c %s "$out/report.html")
 echo "report of $queries queries: $bytes bytes ($(( bytes / 1024 )) KiB), written in $(( (end - start) / 1000000 )) ms"
 node scripts/browser-test/check.mjs "$out/report.html" "$out/shots" \
-    distribution=5 difference=5 at-k=3 precision-recall=1
+    distribution=5 difference=5 at-k=3 precision-recall=1 explained=10
 [ "${KEEP:-0}" = 1 ] || rm -f "$out/qrels.txt" "$out/a.trec" "$out/b.trec"
