@@ -473,3 +473,61 @@ fn the_same_report_bit_for_bit_with_1_2_and_8_threads() {
         assert_eq!(one, run(8, test));
     }
 }
+
+/// The HTML page's view of a comparison: the difference of means, its
+/// interval and corrected p-value on each metric's mean row, the baseline
+/// marked, significant differences starred, and each gate with its number.
+#[test]
+fn the_html_page_shows_differences_intervals_marks_and_gates() {
+    use rankeval_runner::report::html_compare::comparison;
+    let report = report(60);
+    let settings = Settings::default();
+    let gates = vec![gate(
+        "ndcg@10",
+        None,
+        Gate::NonInferior {
+            margin: Margin::Absolute(0.01),
+        },
+    )];
+    let result = compare(
+        &report,
+        Some(&Baseline::Run("bm25".into())),
+        &settings,
+        &gates,
+    )
+    .unwrap();
+    let page = comparison(&report, &result);
+    assert_eq!(page.baseline, 0);
+    assert_eq!(page.columns.len(), 3);
+    for (m, metric) in ["ndcg@10", "ap"].iter().enumerate() {
+        assert_eq!(page.columns[0].cells[m][0], "baseline");
+        for (r, run) in ["dense", "hybrid"].iter().enumerate() {
+            let cell = result.cell(run, metric).unwrap();
+            let numbers = cell.result.as_ref().unwrap();
+            let delta = &page.columns[0].cells[m][r + 1];
+            assert!(
+                delta.starts_with(&format!("{:+.4}", numbers.summary.difference)),
+                "{delta}"
+            );
+            assert_eq!(
+                delta.ends_with('*'),
+                cell.significant(result.provenance.alpha)
+            );
+            assert_eq!(
+                page.columns[1].cells[m][r + 1],
+                format!(
+                    "[{:.4}, {:.4}]",
+                    numbers.interval.lower, numbers.interval.upper
+                )
+            );
+        }
+    }
+    // hybrid is far better: significant; the gates are one per run.
+    assert!(page.columns[0].cells[0][2].ends_with('*'));
+    assert_eq!(page.gates.len(), result.gates.len());
+    assert!(!page.gates.is_empty());
+    for (shown, gate) in page.gates.iter().zip(&result.gates) {
+        assert_eq!(shown.passed, gate.passed);
+        assert!(shown.name.contains(&gate.run));
+    }
+}

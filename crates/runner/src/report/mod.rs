@@ -6,6 +6,7 @@
 
 mod csv;
 pub mod html;
+pub mod html_compare;
 pub mod html_curves;
 pub mod html_explain;
 mod html_svg;
