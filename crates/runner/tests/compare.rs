@@ -474,60 +474,52 @@ fn the_same_report_bit_for_bit_with_1_2_and_8_threads() {
     }
 }
 
-/// The HTML page's view of a comparison: the difference of means, its
-/// interval and corrected p-value on each metric's mean row, the baseline
-/// marked, significant differences starred, and each gate with its number.
+fn plan(
+    baseline: Option<&str>,
+    gates: Vec<GateSpec>,
+) -> rankeval_runner::experiment::ComparisonPlan {
+    rankeval_runner::experiment::ComparisonPlan {
+        baseline: baseline.map(|b| rankeval_runner::experiment::BaselineRef::Run(b.into())),
+        settings: Settings::default(),
+        gates,
+    }
+}
+
 #[test]
-fn the_html_page_shows_differences_intervals_marks_and_gates() {
-    use rankeval_runner::report::html_compare::comparison;
-    let report = report(60);
-    let settings = Settings::default();
-    let gates = vec![gate(
-        "ndcg@10",
-        None,
-        Gate::NonInferior {
-            margin: Margin::Absolute(0.01),
-        },
-    )];
-    let result = compare(
-        &report,
-        Some(&Baseline::Run("bm25".into())),
-        &settings,
-        &gates,
-    )
-    .unwrap();
-    let page = comparison(&report, &result);
-    assert_eq!(page.baseline, 0);
-    assert_eq!(page.columns.len(), 3);
-    for (m, metric) in ["ndcg@10", "ap"].iter().enumerate() {
-        assert_eq!(page.columns[0].cells[m][0], "baseline");
-        for (r, run) in ["dense", "hybrid"].iter().enumerate() {
-            let cell = result.cell(run, metric).unwrap();
-            let numbers = cell.result.as_ref().unwrap();
-            let delta = &page.columns[0].cells[m][r + 1];
-            assert!(
-                delta.starts_with(&format!("{:+.4}", numbers.summary.difference)),
-                "{delta}"
-            );
-            assert_eq!(
-                delta.ends_with('*'),
-                cell.significant(result.provenance.alpha)
-            );
-            assert_eq!(
-                page.columns[1].cells[m][r + 1],
-                format!(
-                    "[{:.4}, {:.4}]",
-                    numbers.interval.lower, numbers.interval.upper
-                )
-            );
-        }
-    }
-    // hybrid is far better: significant; the gates are one per run.
-    assert!(page.columns[0].cells[0][2].ends_with('*'));
-    assert_eq!(page.gates.len(), result.gates.len());
-    assert!(!page.gates.is_empty());
-    for (shown, gate) in page.gates.iter().zip(&result.gates) {
-        assert_eq!(shown.passed, gate.passed);
-        assert!(shown.name.contains(&gate.run));
-    }
+fn latex_marks_the_runs_a_value_is_significantly_better_than() {
+    let compared =
+        rankeval_runner::compare::run_plan(&plan(Some("bm25"), Vec::new()), report(80), &[])
+            .unwrap();
+    let latex = rankeval_runner::report::render_compared(
+        &compared,
+        OutputFormat::Latex,
+        RenderOptions::default(),
+    );
+    // hybrid (c) is significantly better than bm25 (a) on both metrics;
+    // dense (b) is not.
+    assert_eq!(latex.matches("$^{a}$").count(), 2, "{latex}");
+    assert!(latex.contains("c & hybrid & \\textbf{"), "{latex}");
+    insta::assert_snapshot!(latex);
+}
+
+#[test]
+fn markdown_lists_every_gate_with_its_deciding_bound() {
+    let gates = vec![
+        gate("ap", None, Gate::Superior { alpha: 0.05 }),
+        gate(
+            "ndcg@10",
+            Some("dense"),
+            Gate::NonInferior {
+                margin: Margin::Relative(0.02),
+            },
+        ),
+    ];
+    let compared =
+        rankeval_runner::compare::run_plan(&plan(Some("bm25"), gates), report(80), &[]).unwrap();
+    let markdown = rankeval_runner::report::render_compared(
+        &compared,
+        OutputFormat::Markdown,
+        RenderOptions::default(),
+    );
+    insta::assert_snapshot!(markdown);
 }

@@ -17,6 +17,7 @@
 //!   format giving the same values bit for bit.
 //! - `json_reader`: JSON Lines with other and renamed keys, rows per line,
 //!   dicts of dicts.
+//! - `msmarco`: MS MARCO's qrels and `qid pid rank` runs.
 //! - `readme`: README's library example is the crate doc's doc test.
 //! - `explain`: `rankeval explain` gives eval's values bit for bit, for
 //!   every metric, with ties, grades, negatives and repeats.
@@ -39,6 +40,7 @@ mod determinism;
 mod explain;
 mod html_curves;
 mod json_reader;
+mod msmarco;
 mod plugin;
 mod readers;
 mod readme;

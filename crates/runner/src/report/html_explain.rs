@@ -69,11 +69,17 @@ pub fn explain_changed(
         None => None,
     };
     let mut loaded: HashMap<usize, Result<Loaded, String>> = HashMap::new();
+    // The report's runs by name: a baseline read from a results file is a
+    // run of the report but not of the experiment, and has no lists.
     let load = |r: usize| -> Result<Loaded, String> {
+        let name = &report.runs[r].name;
         let named = experiment
             .runs
-            .get(r)
-            .ok_or_else(|| "no such run".to_owned())?;
+            .iter()
+            .find(|run| &run.name == name)
+            .ok_or_else(|| {
+                format!("{name} comes from a results file, which holds values, not ranked lists")
+            })?;
         let (run, own) = read_run_with(&named.input, experiment.read, &|_| {})
             .map_err(|error| format!("the run could not be read again: {error}"))?;
         Ok(Loaded {
