@@ -241,7 +241,14 @@ impl<'a> Page<'a> {
                 let _ = write!(self.out, "<{cell}{class}>{}</{cell}>", escape(text));
             }
             for column in columns {
-                for run in 0..r.runs.len() {
+                // A run with no cell in the column (the baseline) gets none.
+                let shown = (0..r.runs.len()).filter(|&run| {
+                    column
+                        .cells
+                        .iter()
+                        .any(|row| row.get(run).is_some_and(|c| !c.is_empty()))
+                });
+                for run in shown {
                     let text = match i {
                         0 => format!("{} ({})", column.title, r.runs[run].name),
                         1 => String::new(),
@@ -905,7 +912,7 @@ nav{margin:.5em 0 1em;font-size:.95em}a{color:#0060a0}\
 .run{border-left:6px solid;padding-left:4px;font-weight:600}\
 table{border-collapse:collapse;margin:.5em 0;font-size:.92em}\
 th,td{padding:3px 10px;border-bottom:1px solid #e4e4e4;text-align:left}\
-th{background:#f4f4f4}.num{text-align:right;font-variant-numeric:tabular-nums}\
+th{background:#f4f4f4}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
 .note{color:#555;font-size:.9em;max-width:860px}\
 .win{color:#0060a0}.loss{color:#b04000}\
 .gates .pass b{color:#1a7f37}.gates .fail b{color:#c62828}\
