@@ -389,11 +389,24 @@ fn produce(
                 &compared.report,
                 html::baseline(&compared.report, Some(&comparison)),
             );
+            // A baseline read from a results file is the report's first run
+            // and has no curves (its lists were not read): an empty series
+            // keeps every other run's curves under its own name.
+            let mut curves = curves.clone();
+            if compared.report.runs.len() == curves.runs.len() + 1 {
+                curves.runs.insert(
+                    0,
+                    crate::report::html_curves::RunCurves {
+                        at_k: Vec::new(),
+                        precision_recall: Vec::new(),
+                    },
+                );
+            }
             html::render(
                 &compared.report,
                 options,
                 HtmlExtras {
-                    curves: Some(curves),
+                    curves: Some(&curves),
                     comparison: Some(&comparison),
                     explanations: Some(&explanations),
                 },
