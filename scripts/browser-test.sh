@@ -18,14 +18,23 @@ rankeval=target/debug/rankeval
 "$rankeval" run examples/quickstart/experiment.toml --format html --per-query \
     -o "$out/quickstart.html"
 node scripts/browser-test/check.mjs "$out/quickstart.html" "$out/quickstart" \
-    distribution=6 difference=6 at-k=3 precision-recall=1
+    distribution=6 difference=6 at-k=3 precision-recall=1 explained=6
 
 # One run (no comparison), from flags.
 "$rankeval" eval --qrels examples/quickstart/qrels.txt \
     --run examples/quickstart/runs/baseline.trec -m ndcg@5 -m ap \
     --format html -o "$out/one-run.html"
 node scripts/browser-test/check.mjs "$out/one-run.html" "$out/one-run" \
-    distribution=2 difference=0 at-k=3 precision-recall=1
+    distribution=2 difference=0 at-k=3 precision-recall=1 explained=0
+
+# A comparison with gates (examples/compare: its baseline is a results
+# file, so no explain tables; one gate fails, exit code 1 by design).
+status=0
+"$rankeval" run examples/compare/experiment.toml --format html \
+    -o "$out/compare.html" 2>/dev/null || status=$?
+[ "$status" -eq 1 ] || { echo "browser test: examples/compare exited $status, not 1" >&2; exit 1; }
+node scripts/browser-test/check.mjs "$out/compare.html" "$out/compare" \
+    distribution=4 difference=4 at-k=3 precision-recall=1 explained=6
 
 # The check itself must fail on a page that fetches something, and on one
 # that lacks a chart.

@@ -6,7 +6,10 @@
 //   node check.mjs REPORT.html OUT_DIR [kind=count ...]
 //
 // Each `kind=count` says how many charts of that kind (the figure's
-// `data-chart`) the page must hold, e.g. distribution=6 at-k=3.
+// `data-chart`) the page must hold, e.g. distribution=6 at-k=3; and
+// `explained=N`, how many changed queries open to explain tables (the
+// first is opened, and must hold two panels, the baseline's and the run's,
+// with a formula under each table; a panel without lists says why).
 // Exit code 0 when every check passes, 1 otherwise (each failure printed).
 
 import { chromium } from "playwright-core";
@@ -51,10 +54,14 @@ try {
   });
   page.on("requestfailed", (request) => failures.push(`failed request: ${request.url()}`));
 
+  const started = Date.now();
   const response = await page.goto(url, { waitUntil: "load" });
   if (!response || !response.ok()) failures.push(`cannot load ${url}`);
+  const loaded = Date.now() - started;
   // The first screen, before section screenshots scroll the page.
   await page.screenshot({ path: `${outDir}/top.png` });
+  const painted = Date.now() - started;
+  console.log(`opened in ${loaded} ms (load event), first screen painted in ${painted} ms`);
 
   // Charts: read the DOM from Node (JavaScript is off inside the page).
   const figures = await page.locator("figure.chart").all();
@@ -74,6 +81,20 @@ try {
     }
     const marks = await svg.locator("rect, circle, polyline, path, line").count();
     if (marks < 5) failures.push(`${id}: only ${marks} marks`);
+  }
+  // The queries that changed most: each opens to its explain tables (one
+  // per run); open the first so its screenshot shows them.
+  const explained = page.locator("details.explained");
+  counts.explained = await explained.count();
+  if (counts.explained > 0) {
+    await explained.first().locator("summary").click();
+    const panels = await explained.first().locator("div.explain").count();
+    if (panels !== 2) failures.push(`first changed query: ${panels} explain panels, expected 2`);
+    const tables = await explained.first().locator("table.explain").count();
+    const formulas = await explained.first().locator("p.formula").count();
+    if (tables < 1 || formulas !== tables) {
+      failures.push(`first changed query: ${tables} explain tables, ${formulas} formulas`);
+    }
   }
   for (const expectation of expectations) {
     const [kind, want] = expectation.split("=");

@@ -26,6 +26,7 @@ use crate::experiment::Experiment;
 use crate::read::ReadError;
 use crate::report::html::{self, HtmlExtras};
 use crate::report::html_curves::CurvePlan;
+use crate::report::html_explain::explain_changed;
 use crate::report::{OutputFormat, RenderOptions};
 
 /// Evaluate ranked lists (search results, recommendations, RAG retrieval)
@@ -381,6 +382,13 @@ fn produce(
     };
     let text = match (&compared, &curves) {
         (Ok(compared), Some(curves)) => {
+            let comparison = crate::report::html_comparison(compared);
+            // The queries that changed most, explained in both runs.
+            let explanations = explain_changed(
+                &experiment,
+                &compared.report,
+                html::baseline(&compared.report, Some(&comparison)),
+            );
             // A baseline read from a results file is the report's first run
             // and has no curves (its lists were not read): an empty series
             // keeps every other run's curves under its own name.
@@ -399,7 +407,8 @@ fn produce(
                 options,
                 HtmlExtras {
                     curves: Some(&curves),
-                    comparison: Some(&crate::report::html_comparison(compared)),
+                    comparison: Some(&comparison),
+                    explanations: Some(&explanations),
                 },
             )
         }
@@ -421,14 +430,18 @@ fn produce(
             }
             crate::report::render_compared(compared, format, options)
         }
-        (Err(plain), Some(curves)) => html::render(
-            plain,
-            options,
-            HtmlExtras {
-                curves: Some(curves),
-                comparison: None,
-            },
-        ),
+        (Err(plain), Some(curves)) => {
+            let explanations = explain_changed(&experiment, plain, html::baseline(plain, None));
+            html::render(
+                plain,
+                options,
+                HtmlExtras {
+                    curves: Some(curves),
+                    comparison: None,
+                    explanations: Some(&explanations),
+                },
+            )
+        }
         (Err(plain), None) => plain.render(output.format.into(), options),
     };
     Ok((text, verdict))

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::engine::{Missing, Options, averages};
 
+pub(crate) use render::rows as table_rows;
 pub use render::{ExplainFormat, render};
 
 /// One query explained by one or more metrics.

@@ -134,7 +134,7 @@ fn line(text: &str, markdown: bool) -> String {
 
 /// The table of one metric: rank, document, score, grade, (relevant,
 /// hits), and the metric's per-rank terms, for the ranks it reads.
-fn rows(e: &QueryExplanation, metric: &Explanation) -> Vec<Vec<String>> {
+pub(crate) fn rows(e: &QueryExplanation, metric: &Explanation) -> Vec<Vec<String>> {
     let ranks = metric.depth.map_or(e.ranking.documents.len(), |k| {
         k.min(e.ranking.documents.len())
     });

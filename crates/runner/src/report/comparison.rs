@@ -51,8 +51,8 @@ pub fn render_compared(
             &compared.report,
             options,
             HtmlExtras {
-                curves: None,
                 comparison: Some(&html_comparison(compared)),
+                ..HtmlExtras::default()
             },
         ),
     }

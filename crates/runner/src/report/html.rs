@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::html_curves::{Curves, RECALL_LEVELS};
+use super::html_explain::{ChangedExplanations, explain_table};
 use super::html_svg::{Frame, LOSS, WIN, colour, coord, escape, line_with_dots};
 use super::{RenderOptions, Report, fixed, per_query_rows, summary_rows};
 
@@ -76,14 +77,76 @@ pub struct HtmlExtras<'a> {
     pub curves: Option<&'a Curves>,
     /// Baseline, extra summary columns and gates, if compared.
     pub comparison: Option<&'a Comparison>,
+    /// The explain tables of the queries that changed most, if made
+    /// ([`super::html_explain::explain_changed`]).
+    pub explanations: Option<&'a ChangedExplanations>,
+}
+
+/// The baseline run's index: the comparison's, else the first run.
+pub fn baseline(report: &Report, comparison: Option<&Comparison>) -> usize {
+    comparison
+        .map_or(0, |c| c.baseline)
+        .min(report.runs.len().saturating_sub(1))
+}
+
+/// Queries evaluated in both `baseline` and run `r`, with metric `m`'s
+/// values (finite ones only), and how many queries were not in both.
+fn paired<'a>(report: &'a Report, baseline: usize, m: usize, r: usize) -> (Vec<Paired<'a>>, usize) {
+    let base = &report.runs[baseline];
+    let other = &report.runs[r];
+    let index: HashMap<&str, usize> = base
+        .queries
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.as_str(), i))
+        .collect();
+    let mut pairs = Vec::with_capacity(other.queries.len());
+    let mut both = 0;
+    for (j, query) in other.queries.iter().enumerate() {
+        if let Some(&i) = index.get(query.as_str()) {
+            both += 1;
+            let (b, o) = (base.per_query[m][i], other.per_query[m][j]);
+            if b.is_finite() && o.is_finite() {
+                pairs.push(Paired {
+                    query,
+                    baseline: b,
+                    other: o,
+                });
+            }
+        }
+    }
+    let only_one = base.queries.len() + other.queries.len() - 2 * both;
+    let not_a_number = both - pairs.len();
+    (pairs, only_one + not_a_number)
+}
+
+/// The [`CHANGED`] queries whose metric `m` moved most from `baseline` to
+/// run `other`, by absolute difference (ties by query id; unchanged
+/// queries left out), with their values.
+fn changed<'a>(report: &'a Report, baseline: usize, m: usize, other: usize) -> Vec<Paired<'a>> {
+    let (mut pairs, _) = paired(report, baseline, m, other);
+    pairs.retain(|p| p.difference() != 0.0);
+    pairs.sort_by(|a, b| {
+        b.difference()
+            .abs()
+            .total_cmp(&a.difference().abs())
+            .then_with(|| a.query.cmp(b.query))
+    });
+    pairs.truncate(CHANGED);
+    pairs
+}
+
+/// The ids of the queries [`changed`] lists: what the report explains.
+pub fn changed_queries(report: &Report, baseline: usize, m: usize, other: usize) -> Vec<String> {
+    changed(report, baseline, m, other)
+        .iter()
+        .map(|p| p.query.to_owned())
+        .collect()
 }
 
 /// The page for `report`.
 pub fn render(report: &Report, options: RenderOptions, extras: HtmlExtras<'_>) -> String {
-    let baseline = extras
-        .comparison
-        .map_or(0, |c| c.baseline)
-        .min(report.runs.len().saturating_sub(1));
+    let baseline = baseline(report, extras.comparison);
     let mut page = Page {
         report,
         baseline,
@@ -100,7 +163,7 @@ pub fn render(report: &Report, options: RenderOptions, extras: HtmlExtras<'_>) -
              report.</p></section>\n",
         ),
     }
-    page.changed_most();
+    page.changed_most(extras.explanations);
     page.out.push_str(
         "<footer>Made by rankeval. One file: no script, no network access needed.</footer>\n\
          </main></body></html>\n",
@@ -178,7 +241,14 @@ impl<'a> Page<'a> {
                 let _ = write!(self.out, "<{cell}{class}>{}</{cell}>", escape(text));
             }
             for column in columns {
-                for run in 0..r.runs.len() {
+                // A run with no cell in the column (the baseline) gets none.
+                let shown = (0..r.runs.len()).filter(|&run| {
+                    column
+                        .cells
+                        .iter()
+                        .any(|row| row.get(run).is_some_and(|c| !c.is_empty()))
+                });
+                for run in shown {
                     let text = match i {
                         0 => format!("{} ({})", column.title, r.runs[run].name),
                         1 => String::new(),
@@ -323,7 +393,7 @@ impl<'a> Page<'a> {
             .iter()
             .filter_map(|c| c.last())
             .fold(1.0f64, |a, b| a.max(*b));
-        let x = frame.x(min, max);
+        let x = frame.x(min, max).nice(6);
         let mut out = frame.open(&format!("{}: per-query values per run", r.metrics[m].name));
         frame.x_axis(&mut out, x, &r.metrics[m].name);
         for (i, (run, values)) in r.runs.iter().zip(&columns).enumerate() {
@@ -424,32 +494,7 @@ impl<'a> Page<'a> {
     /// Queries evaluated in both the baseline and run `r`, with metric `m`'s
     /// values (finite ones only), and how many queries were not in both.
     fn paired(&self, m: usize, r: usize) -> (Vec<Paired<'a>>, usize) {
-        let base = &self.report.runs[self.baseline];
-        let other = &self.report.runs[r];
-        let index: HashMap<&str, usize> = base
-            .queries
-            .iter()
-            .enumerate()
-            .map(|(i, q)| (q.as_str(), i))
-            .collect();
-        let mut pairs = Vec::with_capacity(other.queries.len());
-        let mut both = 0;
-        for (j, query) in other.queries.iter().enumerate() {
-            if let Some(&i) = index.get(query.as_str()) {
-                both += 1;
-                let (b, o) = (base.per_query[m][i], other.per_query[m][j]);
-                if b.is_finite() && o.is_finite() {
-                    pairs.push(Paired {
-                        query,
-                        baseline: b,
-                        other: o,
-                    });
-                }
-            }
-        }
-        let only_one = base.queries.len() + other.queries.len() - 2 * both;
-        let not_a_number = both - pairs.len();
-        (pairs, only_one + not_a_number)
+        paired(self.report, self.baseline, m, r)
     }
 
     /// The runs compared with the baseline.
@@ -601,7 +646,7 @@ impl<'a> Page<'a> {
         self.out.push_str("</div></section>\n");
     }
 
-    fn changed_most(&mut self) {
+    fn changed_most(&mut self, explanations: Option<&ChangedExplanations>) {
         let r = self.report;
         self.out
             .push_str("<section id=\"changed\"><h2>Queries that changed most</h2>\n");
@@ -610,22 +655,34 @@ impl<'a> Page<'a> {
                 .push_str("<p class=\"note\">One run: nothing to compare.</p></section>\n");
             return;
         }
-        let _ = writeln!(
+        let _ = write!(
             self.out,
             "<p class=\"note\">Per metric and run, the {CHANGED} queries whose value moved most \
-             from the baseline, by absolute difference (queries with equal values left out).</p>"
+             from the baseline, by absolute difference (queries with equal values left out)."
         );
+        match explanations {
+            Some(e) if e.unavailable.is_none() => {
+                let _ = write!(
+                    self.out,
+                    " For {}, each query opens to its explain table in both runs: the ranked \
+                     list as the metric reads it, its per-rank terms and its formula with the \
+                     numbers put in (as <code>rankeval explain</code> prints them).",
+                    escape(&r.metrics[e.metric].name)
+                );
+            }
+            Some(e) => {
+                let _ = write!(
+                    self.out,
+                    " No explain tables: {}.",
+                    escape(e.unavailable.as_deref().unwrap_or_default())
+                );
+            }
+            None => {}
+        }
+        self.out.push_str("</p>\n");
         for m in 0..r.metrics.len() {
             for other in self.compared() {
-                let (mut pairs, _) = self.paired(m, other);
-                pairs.sort_by(|a, b| {
-                    b.difference()
-                        .abs()
-                        .total_cmp(&a.difference().abs())
-                        .then_with(|| a.query.cmp(b.query))
-                });
-                pairs.retain(|p| p.difference() != 0.0);
-                pairs.truncate(CHANGED);
+                let pairs = changed(r, self.baseline, m, other);
                 let _ = write!(
                     self.out,
                     "<details{}><summary>{}: {} vs {}</summary>\
@@ -656,10 +713,49 @@ impl<'a> Page<'a> {
                     self.out
                         .push_str("<tr><td colspan=\"4\">No query changed.</td></tr>");
                 }
-                self.out.push_str("</table></details>\n");
+                self.out.push_str("</table>");
+                if let Some(e) = explanations.filter(|e| e.metric == m && e.unavailable.is_none()) {
+                    self.explained(e, other, &pairs);
+                }
+                self.out.push_str("</details>\n");
             }
         }
         self.out.push_str("</section>\n");
+    }
+
+    /// Each changed query's explain tables, the baseline's and run
+    /// `other`'s side by side.
+    fn explained(&mut self, e: &ChangedExplanations, other: usize, pairs: &[Paired<'_>]) {
+        for p in pairs {
+            let d = p.difference();
+            let _ = write!(
+                self.out,
+                "<details class=\"explained\" data-query=\"{}\"><summary>{}: {} → {} \
+                 (<span class=\"{}\">{}{}</span>)</summary><div class=\"pair\">",
+                escape(p.query),
+                escape(p.query),
+                fixed(p.baseline),
+                fixed(p.other),
+                if d > 0.0 { "win" } else { "loss" },
+                if d > 0.0 { "+" } else { "" },
+                fixed(d)
+            );
+            for run in [self.baseline, other] {
+                match e.get(run, p.query) {
+                    Some(Ok(table)) => self.out.push_str(&explain_table(table)),
+                    Some(Err(why)) => {
+                        let _ = write!(
+                            self.out,
+                            "<div class=\"explain\"><h4>{}</h4><p class=\"note\">No table: {}.</p></div>",
+                            escape(&self.report.runs[run].name),
+                            escape(why)
+                        );
+                    }
+                    None => {}
+                }
+            }
+            self.out.push_str("</div></details>");
+        }
     }
 }
 
@@ -694,7 +790,7 @@ fn difference_chart(title: &str, pairs: &[Paired<'_>]) -> String {
     let largest = bars.iter().fold(0.0f64, |a, (d, _)| a.max(d.abs()));
     let largest = if largest > 0.0 { largest } else { 1.0 };
     let x = frame.x(0.0, bars.len().max(1) as f64);
-    let y = frame.y(-largest, largest);
+    let y = frame.y(-largest, largest).nice(5);
     let mut out = frame.open(title);
     frame.y_axis(&mut out, y, "difference");
     let _ = write!(
@@ -756,8 +852,8 @@ fn line_chart(
         .map(|(_, v)| *v)
         .filter(|v| v.is_finite())
         .fold(1.0f64, f64::max);
-    let x = frame.x(x_lo, x_hi);
-    let y = frame.y(0.0, y_hi);
+    let x = frame.x(x_lo, x_hi).nice(6);
+    let y = frame.y(0.0, y_hi).nice(5);
     let mut out = frame.open(title);
     frame.x_axis(&mut out, x, x_label);
     frame.y_axis(&mut out, y, y_label);
@@ -816,7 +912,7 @@ nav{margin:.5em 0 1em;font-size:.95em}a{color:#0060a0}\
 .run{border-left:6px solid;padding-left:4px;font-weight:600}\
 table{border-collapse:collapse;margin:.5em 0;font-size:.92em}\
 th,td{padding:3px 10px;border-bottom:1px solid #e4e4e4;text-align:left}\
-th{background:#f4f4f4}.num{text-align:right;font-variant-numeric:tabular-nums}\
+th{background:#f4f4f4}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
 .note{color:#555;font-size:.9em;max-width:860px}\
 .win{color:#0060a0}.loss{color:#b04000}\
 .gates .pass b{color:#1a7f37}.gates .fail b{color:#c62828}\
@@ -825,6 +921,11 @@ figure{margin:12px 0}figcaption{font-size:.9em;color:#333}\
 svg{max-width:100%;height:auto;font-size:11px}\
 svg .grid{stroke:#eee}svg .axis{stroke:#888}svg .tick{fill:#444}svg .label{fill:#222;font-size:12px}\
 details{margin:.4em 0}summary{cursor:pointer;font-weight:600}\
+details.explained{margin-left:1em}details.explained summary{font-weight:500}\
+.pair{display:flex;flex-wrap:wrap;gap:4px 24px;align-items:flex-start}\
+.explain h4{margin:.6em 0 .2em;font-size:.95em}.explain table{font-size:.85em}\
+.explain th,.explain td{padding:2px 6px}.formula code{white-space:pre-wrap;word-break:break-word}\
+.quantities{font-size:.88em;color:#333;margin:.2em 0}\
 footer{margin-top:3em;color:#777;font-size:.85em}";
 
 #[cfg(test)]
@@ -864,6 +965,7 @@ mod tests {
             HtmlExtras {
                 curves: Some(&curves),
                 comparison: None,
+                explanations: None,
             },
         );
         insta::assert_snapshot!(html);
@@ -878,6 +980,7 @@ mod tests {
             HtmlExtras {
                 curves: Some(&curves),
                 comparison: None,
+                explanations: None,
             },
         );
         for needle in ["<script", "http://", "https://", "@import", "url(", "<link"] {
@@ -909,6 +1012,7 @@ mod tests {
             HtmlExtras {
                 curves: None,
                 comparison: Some(&comparison),
+                explanations: None,
             },
         );
         assert!(html.contains("<th class=\"num\">Δ (v2)</th>"));
@@ -966,6 +1070,7 @@ mod tests {
             HtmlExtras {
                 curves: Some(&curves),
                 comparison: None,
+                explanations: None,
             },
         );
         assert!(html.len() < 400_000, "{} bytes", html.len());
@@ -984,6 +1089,34 @@ mod tests {
             HtmlExtras::default(),
         );
         assert!(small.contains(&format!("query-{}", DOT_LIMIT - 1)));
+    }
+
+    #[test]
+    fn explain_tables_say_why_they_are_missing() {
+        let explanations = ChangedExplanations {
+            unavailable: Some("the run could not be read again".into()),
+            ..ChangedExplanations::default()
+        };
+        let html = render(
+            &large(20),
+            RenderOptions::default(),
+            HtmlExtras {
+                explanations: Some(&explanations),
+                ..HtmlExtras::default()
+            },
+        );
+        assert!(html.contains("No explain tables: the run could not be read again."));
+        assert!(!html.contains("class=\"explained\""));
+        // The changed queries are the table's rows, largest change first.
+        let queries = changed_queries(&large(20), 0, 0, 1);
+        assert_eq!(queries.len(), CHANGED);
+        let report = large(20);
+        let (pairs, _) = paired(&report, 0, 0, 1);
+        let size = |q: &str| {
+            let p = pairs.iter().find(|p| p.query == q).unwrap();
+            p.difference().abs()
+        };
+        assert!(queries.windows(2).all(|w| size(&w[0]) >= size(&w[1])));
     }
 
     #[test]

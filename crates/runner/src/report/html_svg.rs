@@ -55,13 +55,52 @@ pub(super) struct Scale {
     hi: f64,
     from: f64,
     to: f64,
+    /// The tick step when the domain was rounded out to it ([`Scale::nice`]).
+    step: Option<f64>,
 }
 
 impl Scale {
     /// `[lo, hi]` onto `[from, to]`; an empty domain is widened by 1.
     pub(super) fn new(lo: f64, hi: f64, from: f64, to: f64) -> Self {
         let (lo, hi) = if hi > lo { (lo, hi) } else { (lo, lo + 1.0) };
-        Self { lo, hi, from, to }
+        Self {
+            lo,
+            hi,
+            from,
+            to,
+            step: None,
+        }
+    }
+
+    /// The same scale with its domain rounded out to whole steps of about
+    /// `count` round ticks, so that both ends of its axis carry a tick and
+    /// a label (the axes draw exactly those ticks).
+    pub(super) fn nice(self, count: usize) -> Self {
+        if !self.lo.is_finite() || !self.hi.is_finite() {
+            return self;
+        }
+        let step = nice_step(self.lo, self.hi, count);
+        let lo = (self.lo / step + 1e-9).floor() * step;
+        let hi = (self.hi / step - 1e-9).ceil() * step;
+        Self {
+            lo,
+            hi,
+            step: Some(step),
+            ..self
+        }
+    }
+
+    /// The tick values of an axis along this scale: every step of a
+    /// [`Scale::nice`] domain, ends included, else about `count` round ones.
+    pub(super) fn ticks(&self, count: usize) -> Vec<f64> {
+        match self.step {
+            Some(step) => {
+                let first = (self.lo / step).round() as i64;
+                let last = (self.hi / step).round() as i64;
+                (first..=last).map(|i| i as f64 * step).collect()
+            }
+            None => ticks(self.lo, self.hi, count),
+        }
     }
 
     /// The pixel of `value`.
@@ -81,16 +120,22 @@ pub(super) fn ticks(lo: f64, hi: f64, count: usize) -> Vec<f64> {
     if hi <= lo || !lo.is_finite() || !hi.is_finite() {
         return vec![lo];
     }
-    let raw = (hi - lo) / count.max(1) as f64;
-    let power = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * power)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * power);
+    let step = nice_step(lo, hi, count);
     let first = (lo / step).ceil() as i64;
     let last = (hi / step + 1e-9).floor() as i64;
     (first..=last).map(|i| i as f64 * step).collect()
+}
+
+/// The round step (1, 2 or 5 times a power of ten) of about `count` ticks
+/// over `[lo, hi]`, `lo < hi`.
+fn nice_step(lo: f64, hi: f64, count: usize) -> f64 {
+    let raw = (hi - lo) / count.max(1) as f64;
+    let power = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * power)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * power)
 }
 
 /// A tick label: as few decimals as the step needs.
@@ -162,8 +207,7 @@ impl Frame {
 
     /// A horizontal axis at the bottom with ticks, grid lines and a label.
     pub(super) fn x_axis(&self, out: &mut String, x: Scale, label: &str) {
-        let (lo, hi) = x.domain();
-        let values = ticks(lo, hi, 6);
+        let values = x.ticks(6);
         let step = step_of(&values);
         for value in &values {
             let px = coord(x.at(*value));
@@ -192,8 +236,7 @@ impl Frame {
 
     /// A vertical axis on the left with ticks, grid lines and a label.
     pub(super) fn y_axis(&self, out: &mut String, y: Scale, label: &str) {
-        let (lo, hi) = y.domain();
-        let values = ticks(lo, hi, 5);
+        let values = y.ticks(5);
         let step = step_of(&values);
         for value in &values {
             let py = coord(y.at(*value));
@@ -298,6 +341,50 @@ mod tests {
         assert_eq!(ticks(1.0, 20.0, 6), [5.0, 10.0, 15.0, 20.0]);
         assert_eq!(ticks(-0.5, 0.5, 5), [-0.4, -0.2, 0.0, 0.2, 0.4]);
         assert_eq!(ticks(3.0, 3.0, 5), [3.0]);
+    }
+
+    #[test]
+    fn nice_scales_put_a_labelled_tick_at_both_ends() {
+        let frame = Frame::new(400.0, 200.0, [10.0, 10.0, 30.0, 50.0]);
+        for (lo, hi) in [
+            (-0.4329, 0.4329),
+            (0.0, 2.63),
+            (0.0, 1.0),
+            (-1.0, 1.0),
+            (0.0, 0.0123),
+            (-0.07, 0.07),
+            (0.0, 137.0),
+            (3.0, 3.0),
+        ] {
+            let y = frame.y(lo, hi).nice(5);
+            let values = y.ticks(5);
+            let (first, last) = (values[0], values[values.len() - 1]);
+            assert!(first <= lo && last >= hi, "{lo}..{hi}: {values:?}");
+            assert_eq!(y.domain(), (first, last), "{lo}..{hi}");
+            let mut out = String::new();
+            frame.y_axis(&mut out, y, "value");
+            for edge in [frame.top, frame.bottom] {
+                let label = format!("y=\"{}\" dy=\"4\" text-anchor=\"end\">", coord(edge));
+                assert!(
+                    out.contains(&label),
+                    "{lo}..{hi}: no tick label at {edge}\n{out}"
+                );
+            }
+            let x = frame.x(lo, hi).nice(6);
+            let mut out = String::new();
+            frame.x_axis(&mut out, x, "value");
+            for edge in [frame.left, frame.right] {
+                let label = format!("<text class=\"tick\" x=\"{}\"", coord(edge));
+                assert!(
+                    out.contains(&label),
+                    "{lo}..{hi}: no tick label at {edge}\n{out}"
+                );
+            }
+        }
+        // Unrounded, the top of -0.4329..0.4329 had no label (the bug).
+        let mut out = String::new();
+        frame.y_axis(&mut out, frame.y(-0.4329, 0.4329), "value");
+        assert!(!out.contains(&format!("y=\"{}\" dy", coord(frame.top))));
     }
 
     #[test]

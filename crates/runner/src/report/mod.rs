@@ -8,6 +8,7 @@ mod comparison;
 mod csv;
 pub mod html;
 pub mod html_curves;
+pub mod html_explain;
 mod html_svg;
 mod json;
 mod markdown;

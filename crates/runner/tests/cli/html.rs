@@ -59,3 +59,35 @@ fn html_is_written_to_the_output_file() {
     assert!(page.starts_with("<!DOCTYPE html>"));
     assert!(page.trim_end().ends_with("</html>"));
 }
+
+/// The HTML escape of text, as the page writes it.
+fn escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[test]
+fn the_queries_that_changed_most_hold_explains_formulas() {
+    let (code, html, stderr) = run(&["run", QUICKSTART, "--format", "html"]);
+    assert_eq!(code, 0, "{stderr}");
+    let queries: Vec<&str> = html
+        .split("<details class=\"explained\" data-query=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    // The quickstart's 6 queries all change in ap, the headline metric.
+    assert_eq!(queries.len(), 6, "{queries:?}");
+    for query in queries {
+        for run_name in ["baseline", "v2"] {
+            let (code, text, stderr) = run(&[
+                "explain", QUICKSTART, "--run", run_name, "--query", query, "-m", "ap",
+            ]);
+            assert_eq!(code, 0, "{stderr}");
+            let formula = text.lines().find(|l| l.starts_with("ap = ")).unwrap();
+            let cell = format!("<p class=\"formula\"><code>{}</code></p>", escaped(formula));
+            assert!(html.contains(&cell), "{query} in {run_name}: {cell}");
+        }
+    }
+}
