@@ -5,7 +5,9 @@
 use rankeval_core::{Aggregator, Metric, Qrels, RelevanceLevel};
 
 use crate::engine::{Options, evaluate, evaluate_input};
-use crate::read::{Format, Input, ReadError, ReadOptions, read_qrels_with, read_run_with};
+use crate::read::{
+    Format, Input, QrelsNote, ReadError, ReadOptions, read_qrels_noted, read_run_with,
+};
 use crate::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning};
 
 /// Metrics used when none are given.
@@ -54,9 +56,12 @@ impl Experiment {
 
     /// Reads the inputs, evaluates every run and aggregates.
     pub fn execute(&self, progress: Progress<'_>) -> Result<Report, ReadError> {
-        let shared_qrels: Option<Qrels> = match &self.qrels {
-            Some(input) => Some(read_qrels_with(input, progress)?),
-            None => None,
+        let (shared_qrels, note): (Option<Qrels>, _) = match &self.qrels {
+            Some(input) => {
+                let (qrels, note) = read_qrels_noted(input, progress)?;
+                (Some(qrels), note)
+            }
+            None => (None, None),
         };
         let mut report = Report {
             metrics: self
@@ -68,6 +73,18 @@ impl Experiment {
             runs: Vec::with_capacity(self.runs.len()),
             warnings: Vec::new(),
         };
+        if let (Some(QrelsNote::NoGradeColumn { grade, columns }), Some(input)) =
+            (note, &self.qrels)
+        {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::QrelsWithoutGrades {
+                    qrels: input.name().to_owned(),
+                    grade,
+                    columns,
+                },
+            });
+        }
         if self.options.level != RelevanceLevel::DEFAULT
             && !self.metrics.iter().any(|m| m.uses_default_level())
         {

@@ -17,6 +17,8 @@
 //!   format giving the same values bit for bit.
 //! - `json_reader`: JSON Lines with other and renamed keys, rows per line,
 //!   dicts of dicts.
+//! - `never_panics`: property tests: any bytes in any reader, any TOML
+//!   experiment, any metric text give values or an error naming the input.
 //! - `readme`: README's library example is the crate doc's doc test.
 //! - `explain`: `rankeval explain` gives eval's values bit for bit, for
 //!   every metric, with ties, grades, negatives and repeats.
@@ -36,6 +38,7 @@ mod determinism;
 mod explain;
 mod html_curves;
 mod json_reader;
+mod never_panics;
 mod plugin;
 mod readers;
 mod readme;
