@@ -24,6 +24,8 @@
 //!   every metric, with ties, grades, negatives and repeats.
 //! - `html_curves`: the HTML report's precision-recall curve equals
 //!   trec_eval's `iprec_at_recall` on its test suite.
+//! - `compare`: comparisons with a baseline run or results file, pairing,
+//!   corrections, gates, all pairs, thread-count determinism.
 //! - `corpus`: corpus metrics (beyond accuracy) on RecTools' published
 //!   values, and the same bits for any split of the lists.
 
@@ -32,6 +34,7 @@
 mod arrow_reader;
 mod cli;
 mod common;
+mod compare;
 mod corpus;
 mod csv_reader;
 mod determinism;

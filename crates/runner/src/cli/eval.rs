@@ -4,12 +4,14 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use rankeval_core::registry;
-use rankeval_core::{Aggregator, Duplicates, Metric, RelevanceLevel};
+use rankeval_core::{Aggregator, Duplicates, RelevanceLevel, RequestedMetric, parse_requested};
 
 use super::{CliError, OutputArgs};
+use crate::corpus::CorpusSources;
 use crate::engine::{Missing, Options};
 use crate::experiment::{
-    DEFAULT_METRICS, Experiment, NamedRun, input_problem, run_names, unique_by_name,
+    DEFAULT_METRICS, Experiment, NamedRun, input_problem, run_names, split_requested,
+    unique_by_name,
 };
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
 
@@ -29,8 +31,10 @@ pub(super) struct EvalArgs {
     #[arg(long = "run", value_name = "[NAME=]FILE", required = true)]
     runs: Vec<PathBuf>,
     /// Metric in the short syntax `name(param=value,...)@k`, e.g. `ndcg@10`,
-    /// `"ap(norm=truncated)@10"`, `mrr`; repeat for several. Default:
-    /// ap, rr, p@10, recall@100, ndcg@10. `rankeval metrics` lists them all.
+    /// `"ap(norm=truncated)@10"`, `mrr`, or a corpus metric (one value per
+    /// run) such as `coverage@10`, `novelty@10`; repeat for several.
+    /// Default: ap, rr, p@10, recall@100, ndcg@10. `rankeval metrics` lists
+    /// them all.
     #[arg(short = 'm', long = "metric", value_name = "METRIC")]
     metrics: Vec<String>,
     /// Aggregator over queries (mean, median, ...); repeat for several.
@@ -74,9 +78,37 @@ pub(super) struct EvalArgs {
     #[arg(long, value_name = "KEY=VALUE,...")]
     run_columns: Option<String>,
     #[command(flatten)]
+    corpus: CorpusArgs,
+    #[command(flatten)]
     csv: CsvArgs,
     #[command(flatten)]
     output: OutputArgs,
+}
+
+/// The inputs of corpus metrics (see docs/corpus-metrics.md).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Corpus metric inputs (coverage, gini, novelty, ild...)")]
+struct CorpusArgs {
+    /// The catalog: one item id per line (plain or gzip). Needed by
+    /// catalog_coverage and gini.
+    #[arg(long, value_name = "FILE")]
+    catalog: Option<PathBuf>,
+    /// Training interactions: `user, item` pairs in any qrels format (CSV
+    /// `user,item`, TREC qrels, Parquet, ...; grades are not used). Needed
+    /// by avg_popularity, novelty and long_tail_share.
+    #[arg(long, alias = "training", value_name = "FILE")]
+    train: Option<PathBuf>,
+    /// Read the training interactions as this format (over --input-format).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    train_format: Option<InputFormatArg>,
+    /// The training interactions' own column settings, as --qrels-columns.
+    #[arg(long, value_name = "KEY=VALUE,...")]
+    train_columns: Option<String>,
+    /// Item features or embeddings: a CSV (TSV for a .tsv name) with a
+    /// header, the item id first, then one number per column. Needed by
+    /// ild.
+    #[arg(long, value_name = "FILE")]
+    item_features: Option<PathBuf>,
 }
 
 /// Column names of CSV/TSV, Parquet and Arrow inputs, and the CSV delimiter.
@@ -208,6 +240,11 @@ impl EvalArgs {
         let csv = self.csv.options()?;
         let qrels_columns = with_columns(&csv, self.qrels_columns.as_deref(), "--qrels-columns")?;
         let run_columns = with_columns(&csv, self.run_columns.as_deref(), "--run-columns")?;
+        let train_columns = with_columns(
+            &csv,
+            self.corpus.train_columns.as_deref(),
+            "--train-columns",
+        )?;
         let input = |path: &PathBuf, format: Option<InputFormatArg>, columns: &CsvOptions| {
             let input = Input::file(path);
             let input = match format.or(self.input_format) {
@@ -219,7 +256,17 @@ impl EvalArgs {
         let (given_names, run_paths): (Vec<Option<String>>, Vec<PathBuf>) =
             self.runs.iter().map(|run| split_named(run)).unzip();
         let runs_given = std::mem::replace(&mut self.runs, run_paths);
-        for path in self.qrels.iter().chain(&self.runs) {
+        let corpus_files = [
+            &self.corpus.catalog,
+            &self.corpus.train,
+            &self.corpus.item_features,
+        ];
+        for path in self
+            .qrels
+            .iter()
+            .chain(&self.runs)
+            .chain(corpus_files.into_iter().flatten())
+        {
             if let Some(problem) = input_problem(path) {
                 return Err(CliError::Usage(format!("{}: {problem}", path.display())));
             }
@@ -264,16 +311,40 @@ impl EvalArgs {
         } else {
             self.metrics
         };
-        let metrics = metric_specs
+        let requested = metric_specs
             .into_iter()
             .map(|spec| {
-                registry::parse_metric(&spec).map_err(|source| CliError::Plugin {
-                    flag: "-m",
-                    value: spec,
-                    source: Box::new(source),
-                })
+                parse_requested(&spec)
+                    .map(|metric| (spec.clone(), metric))
+                    .map_err(|source| CliError::Plugin {
+                        flag: "-m",
+                        value: spec,
+                        source: Box::new(source),
+                    })
             })
-            .collect::<Result<Vec<Box<dyn Metric>>, _>>()?;
+            .collect::<Result<Vec<(String, RequestedMetric)>, _>>()?;
+        let corpus_inputs = CorpusSources {
+            catalog: self.corpus.catalog.clone(),
+            training: self
+                .corpus
+                .train
+                .as_ref()
+                .map(|path| input(path, self.corpus.train_format, &train_columns)),
+            features: self.corpus.item_features.clone(),
+        };
+        for (spec, metric) in &requested {
+            if let RequestedMetric::Corpus(metric) = metric
+                && let Some(missing) = corpus_inputs.missing_for(metric.as_ref())
+            {
+                return Err(CliError::Usage(format!(
+                    "-m {spec}: {} needs {} FILE: {}",
+                    metric.name(),
+                    missing.flag(),
+                    missing.what()
+                )));
+            }
+        }
+        let (metrics, corpus_metrics) = split_requested(requested.into_iter().map(|(_, m)| m));
         let aggregator_specs = if self.aggregators.is_empty() {
             vec!["mean".to_owned()]
         } else {
@@ -297,6 +368,8 @@ impl EvalArgs {
             runs,
             metrics: unique_by_name(metrics),
             aggregators: unique_by_name(aggregators),
+            corpus_metrics: unique_by_name(corpus_metrics),
+            corpus_inputs,
             options: Options {
                 missing: match self.missing {
                     MissingArg::Skip => Missing::Skip,

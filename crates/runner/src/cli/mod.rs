@@ -277,6 +277,7 @@ fn report(
                     .iter()
                     .filter_map(|r| Some(("a run", r.input.path()?))),
             )
+            .chain(experiment.corpus_inputs.paths())
             .chain(config.map(|c| ("the experiment file", c)));
         output::refuse_an_input(target, inputs)?;
     }

@@ -184,6 +184,8 @@ mod tests {
             }],
             metrics: Vec::new(),
             aggregators: Vec::new(),
+            corpus_metrics: Vec::new(),
+            corpus_inputs: Default::default(),
             options: Default::default(),
             read: Default::default(),
         };

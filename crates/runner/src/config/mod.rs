@@ -96,7 +96,7 @@ pub enum ConfigError {
 }
 
 /// The TOML error as the toml crate renders it (line, column, the line
-/// with a caret, the problem), each line of it cut to 160 characters: an
+/// with a caret, the problem), the excerpt cut to 160 characters: an
 /// excerpt of a line 200,000 characters long (`x = [[[[...`) would drown
 /// the message.
 fn toml_message(error: &toml::de::Error) -> String {
@@ -112,12 +112,20 @@ fn toml_message(error: &toml::de::Error) -> String {
         .trim_end()
         .lines()
         .map(|line| match line.char_indices().nth(WIDTH) {
-            Some((cut, _)) => format!("{}…", &line[..cut]),
-            None => line.to_owned(),
+            // Only the excerpt (`7 | x = [[[...`, and its caret line).
+            Some((cut, _)) if is_excerpt(line) => format!("{}…", &line[..cut]),
+            _ => line.to_owned(),
         })
         .collect::<Vec<_>>()
         .join("\n");
     cut + hint
+}
+
+/// Whether a line of a toml error is part of its excerpt (`7 | ...`,
+/// `  |     ^`) rather than its message.
+fn is_excerpt(line: &str) -> bool {
+    let head = line.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
+    head.starts_with('|') && line.len() - head.len() <= 12
 }
 
 /// A metric or aggregator error as both front ends (`-m` and TOML) print

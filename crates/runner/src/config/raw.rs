@@ -104,6 +104,14 @@ pub(crate) struct RawExperiment {
     pub(crate) metrics: Option<Spanned<Vec<Spanned<RawPlugin>>>>,
     /// The aggregators; `None` (the key left out) for the mean.
     pub(crate) aggregators: Option<Spanned<Vec<Spanned<RawPlugin>>>>,
+    /// The catalog of corpus metrics: a file, one item id per line.
+    pub(crate) catalog: Option<Spanned<String>>,
+    /// Training interactions of corpus metrics: a file of `user, item`
+    /// pairs read as qrels, or a table with its `path`, `format` and
+    /// column settings.
+    pub(crate) training: Option<Spanned<RawQrels>>,
+    /// Item features of corpus metrics: a CSV/TSV file, item then numbers.
+    pub(crate) item_features: Option<Spanned<String>>,
 }
 
 /// An input table (`[[runs]]`, `[qrels]`) with the column settings every

@@ -6,14 +6,16 @@
 use std::path::{Path, PathBuf};
 
 use rankeval_core::registry::{self, Plugin};
-use rankeval_core::{Aggregator, Metric, ParamValue};
+use rankeval_core::{Aggregator, CorpusMetric, Metric, ParamValue, RequestedMetric};
 use toml::Spanned;
 
 use super::ConfigError;
 use super::raw::{RawExperiment, RawPlugin, RawQrels, RawValue};
+use crate::corpus::CorpusSources;
 use crate::engine::Options;
 use crate::experiment::{
-    DEFAULT_METRICS, Experiment, InputProblem, NamedRun, input_problem, unique_by_name,
+    DEFAULT_METRICS, Experiment, InputProblem, NamedRun, input_problem, split_requested,
+    unique_by_name,
 };
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
 
@@ -254,10 +256,59 @@ impl Resolver<'_> {
                 ));
             }
         }
-        let metrics = if let Some(list) = &raw.metrics {
-            self.plugins::<dyn Metric>(list.get_ref(), "metrics")?
+        let training = match &raw.training {
+            Some(spanned) => Some(match spanned.get_ref() {
+                RawQrels::Path(path) => with_format(
+                    Input::file(self.file_at(path, self.line(spanned), "training")?),
+                    None,
+                    csv.clone(),
+                ),
+                RawQrels::Table(table) => {
+                    let columns = self.columns(&csv, table.columns().collect(), "training")?;
+                    with_format(
+                        Input::file(self.file(&table.path, "training.path")?),
+                        table.format,
+                        columns,
+                    )
+                }
+            }),
+            None => None,
+        };
+        let corpus_inputs = CorpusSources {
+            catalog: match &raw.catalog {
+                Some(path) => Some(self.file(path, "catalog")?),
+                None => None,
+            },
+            training,
+            features: match &raw.item_features {
+                Some(path) => Some(self.file(path, "item_features")?),
+                None => None,
+            },
+        };
+        let (metrics, corpus_metrics) = if let Some(list) = &raw.metrics {
+            let mut requested = Vec::with_capacity(list.get_ref().len());
+            for (index, table) in list.get_ref().iter().enumerate() {
+                let key = format!("metrics[{}]", index + 1);
+                let metric = self.requested(table, &key)?;
+                if let RequestedMetric::Corpus(corpus) = &metric
+                    && let Some(missing) = corpus_inputs.missing_for(corpus.as_ref())
+                {
+                    return Err(self.invalid(
+                        table,
+                        key,
+                        format!(
+                            "{} needs {}: add `{} = \"FILE\"` at the top of the file",
+                            corpus.name(),
+                            missing.what(),
+                            missing.key()
+                        ),
+                    ));
+                }
+                requested.push(metric);
+            }
+            split_requested(requested)
         } else {
-            DEFAULT_METRICS
+            let metrics = DEFAULT_METRICS
                 .iter()
                 .map(|spec| registry::parse_metric(spec))
                 .collect::<Result<Vec<_>, _>>()
@@ -266,7 +317,8 @@ impl Resolver<'_> {
                     line: 1,
                     key: "metrics".into(),
                     source: Box::new(source),
-                })?
+                })?;
+            (metrics, Vec::new())
         };
         let aggregators = if let Some(list) = &raw.aggregators {
             self.plugins::<dyn Aggregator>(list.get_ref(), "aggregators")?
@@ -285,6 +337,8 @@ impl Resolver<'_> {
             runs,
             metrics: unique_by_name(metrics),
             aggregators: unique_by_name(aggregators),
+            corpus_metrics: unique_by_name(corpus_metrics),
+            corpus_inputs,
             options: Options {
                 missing: raw.missing.unwrap_or_default(),
                 level: raw.rel.unwrap_or_default(),
@@ -306,6 +360,35 @@ impl Resolver<'_> {
             .enumerate()
             .map(|(index, table)| self.plugin::<T>(table, &format!("{section}[{}]", index + 1)))
             .collect()
+    }
+
+    /// A `[[metrics]]` table: a per-query metric, or a corpus metric when
+    /// no per-query metric has its `type`.
+    fn requested(
+        &self,
+        table: &Spanned<RawPlugin>,
+        key: &str,
+    ) -> Result<RequestedMetric, ConfigError> {
+        let name = table
+            .get_ref()
+            .iter()
+            .find(|(k, _)| k.get_ref() == "type")
+            .and_then(|(_, v)| match v.get_ref() {
+                RawValue::Toml(toml::Value::String(name)) => Some(name.as_str()),
+                _ => None,
+            });
+        match name {
+            Some(name)
+                if registry::find::<dyn Metric>(name).is_err()
+                    && registry::find::<dyn CorpusMetric>(name).is_ok() =>
+            {
+                self.plugin::<dyn CorpusMetric>(table, key)
+                    .map(RequestedMetric::Corpus)
+            }
+            _ => self
+                .plugin::<dyn Metric>(table, key)
+                .map(RequestedMetric::Query),
+        }
     }
 
     fn plugin<T: Plugin + ?Sized>(

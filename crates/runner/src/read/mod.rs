@@ -31,6 +31,7 @@
 //! with two grades, a repeated JSONL query, a CSV header without a needed
 //! column, an empty file (or a CSV file with only its header) are all errors.
 
+pub mod corpus;
 mod csv;
 mod error;
 mod fields;

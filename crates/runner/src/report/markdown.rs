@@ -45,4 +45,12 @@ mod tests {
             RenderOptions { per_query: true }
         ));
     }
+
+    #[test]
+    fn corpus_metrics_are_one_row_each() {
+        insta::assert_snapshot!(render(
+            &super::super::tests::sample_with_corpus(&["mean"]),
+            RenderOptions::default()
+        ));
+    }
 }

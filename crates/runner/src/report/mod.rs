@@ -27,6 +27,9 @@ pub struct Report {
     pub metrics: Vec<MetricColumn>,
     /// The aggregators' canonical names, in the order of `aggregates`.
     pub aggregators: Vec<String>,
+    /// The corpus metrics' canonical names (one value per run each, not
+    /// aggregated), in the order of every run's `corpus`.
+    pub corpus: Vec<String>,
     /// One result per run, in the order given.
     pub runs: Vec<RunResult>,
     /// What the user should know, per run.
@@ -63,6 +66,8 @@ pub struct RunResult {
     pub per_query: Vec<Vec<f64>>,
     /// `aggregates[m][a]`: aggregator `a` of metric `m`.
     pub aggregates: Vec<Vec<f64>>,
+    /// `corpus[c]`: corpus metric `c` over every list of the run.
+    pub corpus: Vec<f64>,
 }
 
 /// A warning about one run, or about the whole experiment.
@@ -108,6 +113,29 @@ pub enum ReportWarning {
         /// The columns the qrels have.
         columns: Vec<String>,
     },
+    /// A catalog was given, but recommended items are not in it: coverage
+    /// counts them (it may pass 1) and Gini adds them to the items.
+    ItemsOutsideCatalog {
+        /// How many distinct items.
+        count: usize,
+        /// The first few, in byte order.
+        examples: Vec<String>,
+    },
+    /// Item features were given, but recommended items have none: their
+    /// pairs are left out of intra-list diversity.
+    ItemsWithoutFeatures {
+        /// How many distinct items.
+        count: usize,
+        /// The first few, in byte order.
+        examples: Vec<String>,
+    },
+    /// A corpus metric input was given but no metric reads it.
+    CorpusInputUnused {
+        /// The flag that gives it, e.g. `--train`.
+        flag: &'static str,
+        /// The TOML key that gives it, e.g. `training`.
+        key: &'static str,
+    },
     /// Which queries were evaluated, and which were not.
     #[serde(untagged)]
     Coverage(Warning),
@@ -145,6 +173,32 @@ impl fmt::Display for ReportWarning {
                  counts as relevant, with grade 1 (if a column holds the grades, name it with \
                  --csv-grade, TOML `grade`)",
                 columns.join(", ")
+            ),
+            ReportWarning::ItemsOutsideCatalog { count, examples } => write!(
+                f,
+                "{count} recommended {} not in the catalog (e.g. {}): catalog coverage counts \
+                 {}, and the Gini index adds {} to the catalog's items",
+                if *count == 1 { "item is" } else { "items are" },
+                examples.join(", "),
+                if *count == 1 { "it" } else { "them" },
+                if *count == 1 { "it" } else { "them" },
+            ),
+            ReportWarning::ItemsWithoutFeatures { count, examples } => write!(
+                f,
+                "{count} recommended {} no features (e.g. {}): {} pairs are left out of \
+                 intra-list diversity",
+                if *count == 1 {
+                    "item has"
+                } else {
+                    "items have"
+                },
+                examples.join(", "),
+                if *count == 1 { "its" } else { "their" },
+            ),
+            ReportWarning::CorpusInputUnused { flag, key } => write!(
+                f,
+                "{flag} (TOML `{key}`) is not read: no metric asked for needs it (see \
+                 `rankeval metrics`, corpus metrics)"
             ),
             ReportWarning::Coverage(warning) => warning.fmt(f),
         }
@@ -236,6 +290,12 @@ fn summary_rows(report: &Report) -> Vec<Vec<String>> {
             rows.push(row);
         }
     }
+    // One value per run: not aggregated, so one row whatever the aggregators.
+    for (c, name) in report.corpus.iter().enumerate() {
+        let mut row = vec![name.clone()];
+        row.extend(report.runs.iter().map(|r| fixed(r.corpus[c])));
+        rows.push(row);
+    }
     rows
 }
 
@@ -301,11 +361,13 @@ pub(crate) mod tests {
                 queries: vec!["q1".into(), "q,2".into()],
                 per_query,
                 aggregates,
+                corpus: Vec::new(),
             }
         };
         Report {
             metrics,
             aggregators: aggregators.iter().map(|a| (*a).to_owned()).collect(),
+            corpus: Vec::new(),
             runs: vec![run("baseline", 0.5), run("v2", 0.75)],
             warnings: vec![
                 RunWarning {
@@ -325,5 +387,14 @@ pub(crate) mod tests {
                 },
             ],
         }
+    }
+
+    /// [`sample`] with two corpus metrics, one value per run each.
+    pub(crate) fn sample_with_corpus(aggregators: &[&str]) -> Report {
+        let mut report = sample(aggregators);
+        report.corpus = vec!["catalog_coverage@10".into(), "novelty@10".into()];
+        report.runs[0].corpus = vec![0.25, 3.5];
+        report.runs[1].corpus = vec![0.5, f64::NAN];
+        report
     }
 }

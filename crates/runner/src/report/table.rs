@@ -85,4 +85,13 @@ mod tests {
         let report = sample(&["mean", "min"]);
         insta::assert_snapshot!(render(&report, RenderOptions::default()));
     }
+
+    #[test]
+    fn corpus_metrics_are_one_row_each() {
+        let text = render(
+            &super::super::tests::sample_with_corpus(&["mean", "median"]),
+            RenderOptions::default(),
+        );
+        insta::assert_snapshot!(text);
+    }
 }
