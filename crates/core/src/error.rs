@@ -207,6 +207,21 @@ pub enum RegistryError {
         /// What is wrong.
         problem: String,
     },
+    /// A plugin's registered name is not its typetag name, so its TOML
+    /// `type` and short syntax would fail at use with a misleading error.
+    #[error(
+        "{kind} registered as `{name}` at {at} serializes as `{typetag}` (its #[typetag::serde(name = \"{typetag}\")]): the two names must be the same"
+    )]
+    TypetagMismatch {
+        /// Metric or aggregator.
+        kind: PluginKind,
+        /// The registered name.
+        name: &'static str,
+        /// The typetag name its example serializes with.
+        typetag: String,
+        /// Where it is registered.
+        at: Location,
+    },
 }
 
 /// A run could not be built.

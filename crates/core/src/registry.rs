@@ -137,6 +137,15 @@ pub trait Plugin: sealed::Sealed + 'static {
     /// The registered plugin that computes trec_eval's measure `name`.
     #[doc(hidden)]
     fn trec_eval_match(name: &str) -> Option<TrecEvalEquivalent>;
+    /// The typetag name the plugin serializes with (its `type`), if it
+    /// serializes.
+    #[doc(hidden)]
+    fn type_tag(plugin: &Self) -> Option<String>;
+}
+
+/// The `type` of a plugin serialized through typetag.
+fn serialized_type(value: Result<serde_json::Value, serde_json::Error>) -> Option<String> {
+    value.ok()?.get("type")?.as_str().map(str::to_owned)
 }
 
 mod sealed {
@@ -147,6 +156,9 @@ mod sealed {
 }
 
 impl Plugin for dyn CorpusMetric {
+    fn type_tag(plugin: &Self) -> Option<String> {
+        serialized_type(serde_json::to_value(plugin))
+    }
     const KIND: PluginKind = PluginKind::CorpusMetric;
     fn registered() -> Vec<&'static Descriptor<Self>> {
         inventory::iter::<CorpusMetricDescriptor>
@@ -171,6 +183,9 @@ impl Plugin for dyn CorpusMetric {
 }
 
 impl Plugin for dyn Metric {
+    fn type_tag(plugin: &Self) -> Option<String> {
+        serialized_type(serde_json::to_value(plugin))
+    }
     const KIND: PluginKind = PluginKind::Metric;
     fn registered() -> Vec<&'static Descriptor<Self>> {
         inventory::iter::<MetricDescriptor>.into_iter().collect()
@@ -193,6 +208,9 @@ impl Plugin for dyn Metric {
 }
 
 impl Plugin for dyn Aggregator {
+    fn type_tag(plugin: &Self) -> Option<String> {
+        serialized_type(serde_json::to_value(plugin))
+    }
     const KIND: PluginKind = PluginKind::Aggregator;
     fn registered() -> Vec<&'static Descriptor<Self>> {
         inventory::iter::<AggregatorDescriptor>
@@ -488,9 +506,11 @@ fn close_names<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> V
     scored.into_iter().take(3).map(|(_, c)| c).collect()
 }
 
-/// Checks the registry's invariants for both kinds: names and aliases
+/// Checks the registry's invariants for every kind: names and aliases
 /// unique, snake_case, summaries of one line of 79 columns or less,
-/// parameter names unique. Typetag notices duplicate names only when it
+/// parameter names unique, and each registered name the typetag name its
+/// example serializes with (a mismatch would otherwise pass here and fail
+/// at use, with an error about a missing parameter). Typetag notices duplicate names only when it
 /// deserializes, so binaries and tests call this up front.
 pub fn check() -> Result<(), RegistryError> {
     check_kind::<dyn Metric>()?;
@@ -529,6 +549,18 @@ fn check_kind<T: Plugin + ?Sized>() -> Result<(), RegistryError> {
                 });
             }
             seen.push((name, d.defined_at));
+        }
+        match T::type_tag(&*(d.example)()) {
+            Some(tag) if tag == d.name => {}
+            Some(typetag) => {
+                return Err(RegistryError::TypetagMismatch {
+                    kind: T::KIND,
+                    name: d.name,
+                    typetag,
+                    at: d.defined_at,
+                });
+            }
+            None => return Err(malformed("its example does not serialize".into())),
         }
         if d.summary.is_empty() || d.summary.contains('\n') || d.summary.chars().count() > 79 {
             return Err(malformed(

@@ -473,3 +473,53 @@ fn the_same_report_bit_for_bit_with_1_2_and_8_threads() {
         assert_eq!(one, run(8, test));
     }
 }
+
+fn plan(
+    baseline: Option<&str>,
+    gates: Vec<GateSpec>,
+) -> rankeval_runner::experiment::ComparisonPlan {
+    rankeval_runner::experiment::ComparisonPlan {
+        baseline: baseline.map(|b| rankeval_runner::experiment::BaselineRef::Run(b.into())),
+        settings: Settings::default(),
+        gates,
+    }
+}
+
+#[test]
+fn latex_marks_the_runs_a_value_is_significantly_better_than() {
+    let compared =
+        rankeval_runner::compare::run_plan(&plan(Some("bm25"), Vec::new()), report(80), &[])
+            .unwrap();
+    let latex = rankeval_runner::report::render_compared(
+        &compared,
+        OutputFormat::Latex,
+        RenderOptions::default(),
+    );
+    // hybrid (c) is significantly better than bm25 (a) on both metrics;
+    // dense (b) is not.
+    assert_eq!(latex.matches("$^{a}$").count(), 2, "{latex}");
+    assert!(latex.contains("c & hybrid & \\textbf{"), "{latex}");
+    insta::assert_snapshot!(latex);
+}
+
+#[test]
+fn markdown_lists_every_gate_with_its_deciding_bound() {
+    let gates = vec![
+        gate("ap", None, Gate::Superior { alpha: 0.05 }),
+        gate(
+            "ndcg@10",
+            Some("dense"),
+            Gate::NonInferior {
+                margin: Margin::Relative(0.02),
+            },
+        ),
+    ];
+    let compared =
+        rankeval_runner::compare::run_plan(&plan(Some("bm25"), gates), report(80), &[]).unwrap();
+    let markdown = rankeval_runner::report::render_compared(
+        &compared,
+        OutputFormat::Markdown,
+        RenderOptions::default(),
+    );
+    insta::assert_snapshot!(markdown);
+}

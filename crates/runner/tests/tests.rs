@@ -17,6 +17,7 @@
 //!   format giving the same values bit for bit.
 //! - `json_reader`: JSON Lines with other and renamed keys, rows per line,
 //!   dicts of dicts.
+//! - `msmarco`: MS MARCO's qrels and `qid pid rank` runs.
 //! - `never_panics`: property tests: any bytes in any reader, any TOML
 //!   experiment, any metric text give values or an error naming the input.
 //! - `readme`: README's library example is the crate doc's doc test.
@@ -41,6 +42,7 @@ mod determinism;
 mod explain;
 mod html_curves;
 mod json_reader;
+mod msmarco;
 mod never_panics;
 mod plugin;
 mod readers;

@@ -4,16 +4,20 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use rankeval_core::registry;
-use rankeval_core::{Aggregator, Duplicates, RelevanceLevel, RequestedMetric, parse_requested};
+use rankeval_core::{
+    Aggregator, Duplicates, Metric, RelevanceLevel, RequestedMetric, parse_requested,
+};
 
 use super::{CliError, OutputArgs};
+use crate::compare::{CompareRunError, Family, Settings, check_gates, parse_gate};
 use crate::corpus::CorpusSources;
 use crate::engine::{Missing, Options};
 use crate::experiment::{
-    DEFAULT_METRICS, Experiment, NamedRun, input_problem, run_names, split_requested,
-    unique_by_name,
+    BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, NamedRun, input_problem, run_names,
+    split_requested, unique_by_name,
 };
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
+use rankeval_compare::{Correction, Test};
 
 /// Arguments of `rankeval eval`.
 #[derive(Debug, Args)]
@@ -82,7 +86,230 @@ pub(super) struct EvalArgs {
     #[command(flatten)]
     csv: CsvArgs,
     #[command(flatten)]
+    compare: CompareArgs,
+    #[command(flatten)]
     output: OutputArgs,
+}
+
+/// Comparisons with a baseline, and quality gates (docs/compare.md).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Comparison and gates (docs/compare.md)")]
+struct CompareArgs {
+    /// Compare every run with this baseline, query by query: a run's name,
+    /// or a results file written by `--format json --per-query -o FILE`.
+    #[arg(long, value_name = "RUN|FILE")]
+    baseline: Option<String>,
+    /// The run of the --baseline results file, when it holds several.
+    #[arg(long, value_name = "NAME", requires = "baseline")]
+    baseline_run: Option<String>,
+    /// Without a baseline, compare every pair of runs (randomized Tukey
+    /// HSD). Implied by any other comparison flag without --baseline.
+    #[arg(long, conflicts_with = "baseline")]
+    all_pairs: bool,
+    /// The paired test [default: t].
+    #[arg(long, value_enum)]
+    test: Option<TestArg>,
+    /// Random resamples of the randomization test, the bootstrap and the
+    /// Tukey HSD [default: 10000].
+    #[arg(long, value_name = "N")]
+    resamples: Option<u64>,
+    /// Seed of their ChaCha20 generator, printed in every report [default: 42].
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Multiple-testing correction [default: holm].
+    #[arg(long, value_enum)]
+    correction: Option<CorrectionArg>,
+    /// Which comparisons are corrected together [default: runs-x-metrics].
+    #[arg(long, value_enum)]
+    family: Option<FamilyArg>,
+    /// Significance level of the marks and of `superior` gates [default: 0.05].
+    #[arg(long, value_name = "P")]
+    alpha: Option<f64>,
+    /// Confidence level of the intervals [default: 0.95].
+    #[arg(long, value_name = "LEVEL")]
+    confidence: Option<f64>,
+    /// A quality gate, `METRIC:RULE(PARAMS)`: `ndcg@10:at_least(0.4)`,
+    /// `ndcg@10:non_inferior(margin=0.01)` (or `margin=2%` of the
+    /// baseline's mean), `ap:superior` (or `superior(alpha=0.01)`); add
+    /// `run=NAME` to check one run only. Repeat for several. A failed gate
+    /// makes the exit code 1.
+    #[arg(long = "gate", value_name = "METRIC:RULE")]
+    gates: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum TestArg {
+    /// Student's paired t-test; t interval.
+    T,
+    /// Paired randomization (sign-flip) test, exact up to 20 queries.
+    Randomization,
+    /// Paired bootstrap: percentile interval, shifted-bootstrap p-value.
+    Bootstrap,
+    /// Wilcoxon signed-rank test (scipy's defaults).
+    Wilcoxon,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CorrectionArg {
+    /// Holm's step-down (family-wise error).
+    Holm,
+    /// Bonferroni (family-wise error).
+    Bonferroni,
+    /// Benjamini-Hochberg (false discovery rate).
+    #[value(alias = "bh")]
+    BenjaminiHochberg,
+    /// No correction.
+    None,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FamilyArg {
+    /// Every comparison: runs x metrics.
+    RunsXMetrics,
+    /// Each metric's comparisons.
+    PerMetric,
+    /// Each run's comparisons.
+    PerRun,
+}
+
+impl CompareArgs {
+    /// Whether any comparison flag was given.
+    fn asked(&self) -> bool {
+        self.baseline.is_some()
+            || self.all_pairs
+            || self.test.is_some()
+            || self.resamples.is_some()
+            || self.seed.is_some()
+            || self.correction.is_some()
+            || self.family.is_some()
+            || self.alpha.is_some()
+            || self.confidence.is_some()
+            || !self.gates.is_empty()
+    }
+
+    /// The comparison asked for, every flag checked, nothing read.
+    fn plan(
+        self,
+        runs: &[NamedRun],
+        metrics: &[Box<dyn Metric>],
+        missing: Missing,
+    ) -> Result<Option<ComparisonPlan>, CliError> {
+        if !self.asked() {
+            return Ok(None);
+        }
+        let mut settings = Settings {
+            missing,
+            ..Settings::default()
+        };
+        if let Some(test) = self.test {
+            settings.test = match test {
+                TestArg::T => Test::T,
+                TestArg::Randomization => Test::Randomization,
+                TestArg::Bootstrap => Test::Bootstrap,
+                TestArg::Wilcoxon => Test::Wilcoxon,
+            };
+        }
+        if let Some(correction) = self.correction {
+            settings.correction = match correction {
+                CorrectionArg::Holm => Correction::Holm,
+                CorrectionArg::Bonferroni => Correction::Bonferroni,
+                CorrectionArg::BenjaminiHochberg => Correction::BenjaminiHochberg,
+                CorrectionArg::None => Correction::None,
+            };
+        }
+        if let Some(family) = self.family {
+            settings.family = match family {
+                FamilyArg::RunsXMetrics => Family::RunsXMetrics,
+                FamilyArg::PerMetric => Family::PerMetric,
+                FamilyArg::PerRun => Family::PerRun,
+            };
+        }
+        if let Some(resamples) = self.resamples {
+            if resamples == 0 {
+                return Err(CliError::Usage("--resamples 0: give at least 1".into()));
+            }
+            settings.resamples = resamples;
+        }
+        if let Some(seed) = self.seed {
+            settings.seed = seed;
+        }
+        if let Some(alpha) = self.alpha {
+            if !(alpha > 0.0 && alpha <= 1.0) {
+                return Err(CliError::Usage(format!(
+                    "--alpha {alpha}: must be in (0, 1], e.g. 0.05"
+                )));
+            }
+            settings.alpha = alpha;
+        }
+        if let Some(level) = self.confidence {
+            if !(level > 0.0 && level < 1.0) {
+                return Err(CliError::Usage(format!(
+                    "--confidence {level}: must be strictly between 0 and 1, e.g. 0.95"
+                )));
+            }
+            settings.level = level;
+        }
+        let run_names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
+        let baseline = match self.baseline {
+            None => None,
+            Some(name) if run_names.contains(&name.as_str()) => {
+                if self.baseline_run.is_some() {
+                    return Err(CliError::Usage(format!(
+                        "--baseline-run: `{name}` is a run of this evaluation, not a results file"
+                    )));
+                }
+                Some(BaselineRef::Run(name))
+            }
+            Some(file) => {
+                let path = PathBuf::from(&file);
+                if let Some(problem) = input_problem(&path) {
+                    return Err(CliError::Usage(format!(
+                        "--baseline {file}: no run has that name (the runs are {}), and as a results file: {problem}",
+                        run_names
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+                Some(BaselineRef::Results {
+                    path,
+                    run: self.baseline_run,
+                })
+            }
+        };
+        let label = match &baseline {
+            None => None,
+            Some(BaselineRef::Run(name)) => Some(name.as_str()),
+            Some(BaselineRef::Results { .. }) => Some("\u{0}"),
+        };
+        let metric_names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
+        let metric_refs: Vec<&str> = metric_names.iter().map(String::as_str).collect();
+        let mut gates = Vec::with_capacity(self.gates.len());
+        for text in &self.gates {
+            let spec = parse_gate(text, settings.alpha, |metric| {
+                registry::parse_metric(metric)
+                    .map(|m| m.name())
+                    .map_err(|e| crate::config::plugin_message(&e))
+            })
+            .map_err(|reason| CliError::Usage(format!("--gate {text}: {reason}")))?;
+            check_gates(std::slice::from_ref(&spec), &run_names, &metric_refs, label).map_err(
+                |error| {
+                    let reason = match error {
+                        CompareRunError::Gate { reason, .. } => reason,
+                        other => other.to_string(),
+                    };
+                    CliError::Usage(format!("--gate {text}: {reason}"))
+                },
+            )?;
+            gates.push(spec);
+        }
+        Ok(Some(ComparisonPlan {
+            baseline,
+            settings,
+            gates,
+        }))
+    }
 }
 
 /// The inputs of corpus metrics (see docs/corpus-metrics.md).
@@ -218,6 +445,9 @@ enum InputFormatArg {
     Parquet,
     /// Arrow IPC (Feather v2 file, or stream).
     Arrow,
+    /// MS MARCO's headerless TSV: runs `qid<TAB>pid<TAB>rank`, qrels
+    /// `qid 0 pid grade`.
+    Msmarco,
 }
 
 impl EvalArgs {
@@ -360,29 +590,30 @@ impl EvalArgs {
                 })
             })
             .collect::<Result<Vec<Box<dyn Aggregator>>, _>>()?;
+        let missing = match self.missing {
+            MissingArg::Skip => Missing::Skip,
+            MissingArg::Zero => Missing::Zero,
+        };
+        let metrics = unique_by_name(metrics);
+        let comparison = self.compare.plan(&runs, &metrics, missing)?;
         let experiment = Experiment {
             qrels: self
                 .qrels
                 .as_ref()
                 .map(|path| input(path, self.qrels_format, &qrels_columns)),
             runs,
-            metrics: unique_by_name(metrics),
+            metrics,
             aggregators: unique_by_name(aggregators),
             corpus_metrics: unique_by_name(corpus_metrics),
             corpus_inputs,
-            options: Options {
-                missing: match self.missing {
-                    MissingArg::Skip => Missing::Skip,
-                    MissingArg::Zero => Missing::Zero,
-                },
-                level,
-            },
+            options: Options { missing, level },
             read: ReadOptions {
                 duplicates: match self.duplicates {
                     DuplicatesArg::Error => Duplicates::Error,
                     DuplicatesArg::First => Duplicates::First,
                 },
             },
+            comparison,
         };
         Ok((experiment, self.output))
     }
@@ -398,6 +629,7 @@ impl InputFormatArg {
             InputFormatArg::Csv => Format::Csv,
             InputFormatArg::Parquet => Format::Parquet,
             InputFormatArg::Arrow => Format::Arrow,
+            InputFormatArg::Msmarco => Format::Msmarco,
         }
     }
 }

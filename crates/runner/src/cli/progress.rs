@@ -188,6 +188,7 @@ mod tests {
             corpus_inputs: Default::default(),
             options: Default::default(),
             read: Default::default(),
+            comparison: None,
         };
         assert!(display(&experiment, false).is_hidden());
     }

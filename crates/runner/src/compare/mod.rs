@@ -19,6 +19,7 @@
 mod baseline;
 mod gates;
 mod pairing;
+mod plan;
 
 use rankeval_compare::{
     Correction, Gate, GateOutcome, IntervalMethod, Resampling, Summary, Test, randomized_tukey_hsd,
@@ -28,8 +29,11 @@ use serde::{Deserialize, Serialize};
 pub use baseline::{BaselineResults, parse_results, read_results};
 pub use gates::{GateSpec, parse_gate};
 pub use pairing::Pairing;
+pub use plan::{Compared, run_plan};
 pub use rankeval_compare as stats;
 pub use rankeval_compare::Interval;
+
+pub(crate) use gates::{RULES, parse_margin, rule_name};
 
 use crate::engine::Missing;
 use crate::report::Report;

@@ -7,6 +7,10 @@
 //!
 //! - [`Format::Trec`]: qrels `query iteration document grade`, runs
 //!   `query Q0 document rank score tag`;
+//! - [`Format::Msmarco`]: MS MARCO's headerless TSV: runs
+//!   `qid<TAB>pid<TAB>rank`, qrels `qid 0 pid grade` (TREC qrels). A
+//!   `.tsv` file whose first line is one of these (not a header) is read
+//!   so without being told ([`Input::file`]).
 //! - [`Format::Jsonl`]: one query per line,
 //!   `{"query": ..., "predicted": [...], "relevant": {...}}`;
 //! - [`Format::Csv`]: recommender logs with a header line, runs
@@ -42,6 +46,7 @@ mod json;
 mod jsonl;
 mod lines;
 mod mapped;
+mod msmarco;
 mod parquet;
 pub(crate) mod stream;
 mod table;
@@ -68,6 +73,7 @@ use jsonl::{JSONL_LINE, JsonKeys, Jsonl, JsonlSink};
 use lines::{Failure, LineParser, Parsed, parse_bytes, parse_lines_from};
 use mapped::Mapped;
 pub(crate) use mapped::name_at as mapped_name_at;
+use msmarco::{MSMARCO_RUN_LINE, MsmarcoRun};
 use trec::{QRELS_LINE, RUN_LINE, TrecQrels, TrecRun};
 
 /// The layout of an input file.
@@ -98,6 +104,9 @@ pub enum Format {
     /// Arrow IPC, file (Feather v2) or stream: tables as for Parquet.
     #[serde(alias = "feather", alias = "ipc")]
     Arrow,
+    /// MS MARCO's headerless TSV: runs `qid<TAB>pid<TAB>rank` (ordered by
+    /// rank), qrels `qid 0 pid grade` (as TREC).
+    Msmarco,
 }
 
 impl Format {
@@ -144,13 +153,19 @@ enum Origin {
 }
 
 impl Input {
-    /// A file, its format guessed from its name ([`Format::from_path`]).
-    /// Errors name it as given.
+    /// A file, its format guessed from its name ([`Format::from_path`]);
+    /// a plain `.tsv` file whose first line is MS MARCO's (`qid 0 pid
+    /// grade` or `qid pid rank`, no header) is [`Format::Trec`] or
+    /// [`Format::Msmarco`]. Errors name it as given.
     pub fn file(path: impl AsRef<Path>) -> Self {
         let path = path.as_ref();
+        let mut format = Format::from_path(path);
+        if format == Format::Csv && extension(path).as_deref() == Some("tsv") {
+            format = msmarco::sniff_tsv(path).unwrap_or(format);
+        }
         Self {
             name: path.display().to_string(),
-            format: Format::from_path(path),
+            format,
             origin: Origin::File(path.to_owned()),
             csv: CsvOptions::default(),
         }
@@ -520,7 +535,7 @@ pub fn read_qrels_noted(
     progress: Progress<'_>,
 ) -> Result<(Qrels, Option<QrelsNote>), ReadError> {
     match input.format {
-        Format::Trec => {
+        Format::Trec | Format::Msmarco => {
             let parsed = input.parse(&TrecQrels, QRELS_LINE, progress)?;
             let qrels = parsed
                 .sink
@@ -571,6 +586,10 @@ pub fn read_run_with(
     match input.format {
         Format::Trec => {
             let parsed = input.parse(&TrecRun, RUN_LINE, progress)?;
+            Ok((finish_run(input, parsed.sink, options)?, None))
+        }
+        Format::Msmarco => {
+            let parsed = input.parse(&MsmarcoRun, MSMARCO_RUN_LINE, progress)?;
             Ok((finish_run(input, parsed.sink, options)?, None))
         }
         Format::Jsonl | Format::JsonlRows | Format::Json => input.read_json_run(options, progress),

@@ -33,7 +33,7 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
 }
 
 /// Shortest text that reads back as the same f64; NaN is an empty cell.
-fn number(value: f64) -> String {
+pub(super) fn number(value: f64) -> String {
     if value.is_nan() {
         String::new()
     } else {
@@ -41,7 +41,7 @@ fn number(value: f64) -> String {
     }
 }
 
-fn line(out: &mut String, cells: &[String]) {
+pub(super) fn line(out: &mut String, cells: &[String]) {
     let quoted: Vec<String> = cells.iter().map(|c| quote(c)).collect();
     out.push_str(&quoted.join(","));
     out.push('\n');

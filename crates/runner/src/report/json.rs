@@ -12,7 +12,17 @@ use serde_json::Value;
 use super::{RenderOptions, Report};
 
 pub(super) fn render(report: &Report, options: RenderOptions) -> String {
+    render_with(report, options, None)
+}
+
+/// The document with a `comparison` object after the runs, when given.
+pub(super) fn render_with(
+    report: &Report,
+    options: RenderOptions,
+    comparison: Option<Value>,
+) -> String {
     let document = Document {
+        comparison,
         runs: report
             .runs
             .iter()
@@ -99,6 +109,8 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
 #[derive(Serialize)]
 struct Document<'a> {
     runs: Vec<JsonRun<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comparison: Option<Value>,
     warnings: Vec<Value>,
 }
 

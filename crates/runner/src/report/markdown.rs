@@ -13,7 +13,7 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
     out
 }
 
-fn table(rows: &[Vec<String>]) -> String {
+pub(super) fn table(rows: &[Vec<String>]) -> String {
     let mut out = String::new();
     for (r, row) in rows.iter().enumerate() {
         let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
@@ -29,7 +29,7 @@ fn table(rows: &[Vec<String>]) -> String {
 }
 
 /// Keeps a cell inside its column: `|` would end it.
-fn escape(cell: &str) -> String {
+pub(super) fn escape(cell: &str) -> String {
     cell.replace('|', "\\|")
 }
 

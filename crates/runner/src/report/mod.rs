@@ -4,6 +4,7 @@
 //! The model always keeps every per-query value (the spec says they are
 //! always available); whether a format prints them is a rendering option.
 
+mod comparison;
 mod csv;
 pub mod html;
 pub mod html_curves;
@@ -19,6 +20,8 @@ use rankeval_core::{Metric, RelevanceLevel, TrecEvalMeasure};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Warning;
+
+pub use comparison::{gate_detail, html_comparison, render_compared};
 
 /// Everything an evaluation of one or more runs produced.
 #[derive(Clone, Debug)]
@@ -233,6 +236,9 @@ pub enum OutputFormat {
     /// One self-contained HTML page with charts (see [`html`]); rendered
     /// here without curves, which [`html::render`] takes from the engine.
     Html,
+    /// A LaTeX table (booktabs): runs as rows, metrics as columns; with a
+    /// comparison, significance superscripts.
+    Latex,
 }
 
 /// How to render a report.
@@ -252,6 +258,7 @@ impl Report {
             OutputFormat::Markdown => markdown::render(self, options),
             OutputFormat::Trec => trec::render(self, options),
             OutputFormat::Html => html::render(self, options, html::HtmlExtras::default()),
+            OutputFormat::Latex => comparison::latex(self, None),
         }
     }
 
