@@ -6,7 +6,9 @@ use rankeval_core::{Aggregator, CorpusMetric, Metric, Qrels, RelevanceLevel, Run
 
 use crate::corpus::{CorpusSources, item_warnings};
 use crate::engine::{Evaluation, Options, evaluate, evaluate_corpus, evaluate_input};
-use crate::read::{Format, Input, ReadError, ReadOptions, read_qrels_with, read_run_with};
+use crate::read::{
+    Format, Input, QrelsNote, ReadError, ReadOptions, read_qrels_noted, read_run_with,
+};
 use crate::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning};
 
 /// Metrics used when none are given.
@@ -90,9 +92,12 @@ impl Experiment {
 
     /// Reads the inputs, evaluates every run and aggregates.
     pub fn execute(&self, progress: Progress<'_>) -> Result<Report, ReadError> {
-        let shared_qrels: Option<Qrels> = match &self.qrels {
-            Some(input) => Some(read_qrels_with(input, progress)?),
-            None => None,
+        let (shared_qrels, note): (Option<Qrels>, _) = match &self.qrels {
+            Some(input) => {
+                let (qrels, note) = read_qrels_noted(input, progress)?;
+                (Some(qrels), note)
+            }
+            None => (None, None),
         };
         let corpus_inputs = if self.corpus_metrics.is_empty() {
             Default::default()
@@ -110,6 +115,18 @@ impl Experiment {
             runs: Vec::with_capacity(self.runs.len()),
             warnings: Vec::new(),
         };
+        if let (Some(QrelsNote::NoGradeColumn { grade, columns }), Some(input)) =
+            (note, &self.qrels)
+        {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::QrelsWithoutGrades {
+                    qrels: input.name().to_owned(),
+                    grade,
+                    columns,
+                },
+            });
+        }
         if self.options.level != RelevanceLevel::DEFAULT
             && !self.metrics.iter().any(|m| m.uses_default_level())
         {

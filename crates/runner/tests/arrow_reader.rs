@@ -858,3 +858,50 @@ fn a_list_column_must_be_all_lists() {
         "frame: column `score` is Float64; expected a list of numbers, as the document column is a list"
     );
 }
+
+/// A long table of qrels without a grade column comes with the note that
+/// every listed pair counts as relevant (it becomes a warning), in Parquet
+/// and Arrow alike; a table with grades, and a list column without grades
+/// (binary relevance as written), come without.
+#[test]
+fn long_qrels_without_grades_are_noted_and_lists_are_not() {
+    use rankeval_runner::read::{QrelsNote, read_qrels_noted};
+    let noted = |b: RecordBatch| {
+        let parquet = Input::bytes(
+            "t.parquet",
+            parquet(std::slice::from_ref(&b), 2),
+            Format::Parquet,
+        );
+        let arrow = Input::bytes("t.arrow", ipc_file(&[b]), Format::Arrow);
+        let (_, from_parquet) = read_qrels_noted(&parquet, &|_| {}).unwrap();
+        let (_, from_arrow) = read_qrels_noted(&arrow, &|_| {}).unwrap();
+        assert_eq!(from_parquet, from_arrow);
+        from_parquet
+    };
+    let long = batch(vec![
+        ("user", strings(&["u1", "u1"])),
+        ("item", strings(&["a", "b"])),
+        ("rating", Arc::new(Int32Array::from(vec![0, 4])) as ArrayRef),
+    ]);
+    let Some(QrelsNote::NoGradeColumn { grade, columns }) = noted(long) else {
+        panic!("no note for a long table without grades");
+    };
+    assert_eq!(
+        (grade.as_str(), columns),
+        ("grade", vec!["user".into(), "item".into(), "rating".into()])
+    );
+    let graded = batch(vec![
+        ("user", strings(&["u1"])),
+        ("item", strings(&["a"])),
+        ("grade", Arc::new(Int32Array::from(vec![2])) as ArrayRef),
+    ]);
+    assert_eq!(noted(graded), None);
+    let mut items = ListBuilder::new(StringBuilder::new());
+    items.values().append_value("a");
+    items.append(true);
+    let lists = batch(vec![
+        ("user", strings(&["u1"])),
+        ("items", Arc::new(items.finish())),
+    ]);
+    assert_eq!(noted(lists), None);
+}

@@ -344,3 +344,53 @@ fn a_conflict_across_pieces_names_both_lines() {
         )
     );
 }
+
+/// A line of nothing but bytes up to 0x20, some of them control bytes
+/// other than whitespace, is an error naming the line in every text format
+/// (whichever byte comes first); a line of spaces, tabs and a `\r` is a
+/// blank line, skipped.
+#[test]
+fn a_line_of_control_bytes_only_is_an_error_naming_the_line() {
+    let expected = "the line holds only control bytes";
+    for (format, name, good) in [
+        (Format::Trec, "run.trec", "q1 Q0 a 1 0.9 t\n"),
+        (Format::Csv, "run.csv", "user,item,score\nq1,a,0.9\n"),
+        (
+            Format::Jsonl,
+            "run.jsonl",
+            "{\"query\": \"q1\", \"predicted\": [\"a\"]}\n",
+        ),
+    ] {
+        for bad in ["\x01", " \x00", "\x1f\t", "\x00\x00\x00\r"] {
+            let text = format!("{good}{bad}\n");
+            let error =
+                read_run(&Input::bytes(name, text, format), ReadOptions::default()).unwrap_err();
+            let line = good.lines().count() as u64 + 1;
+            assert_eq!(error.line, Some(line), "{name} {bad:?}: {error}");
+            assert!(error.to_string().contains(expected), "{error}");
+        }
+        let blank = format!("{good} \t\r\n\n");
+        assert!(
+            read_run(&Input::bytes(name, blank, format), ReadOptions::default()).is_ok(),
+            "{name}"
+        );
+    }
+    // A CSV header line of control bytes only, too.
+    let error = read_run(
+        &Input::bytes("run.csv", "\x01\nuser,item,score\nq1,a,0.9\n", Format::Csv),
+        ReadOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "run.csv:1: the line holds only control bytes (0x01) and no field; a blank line may \
+         hold only spaces, tabs and a carriage return"
+    );
+    let error = qrels_error("q1 0 a 1\n\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\n");
+    assert_eq!(
+        error,
+        "qrels.txt:2: the line holds only control bytes (0x00 0x00 0x00 0x00 0x00 0x00 0x00 \
+         0x00 … 10 in all) and no field; a blank line may hold only spaces, tabs and a \
+         carriage return"
+    );
+}

@@ -18,6 +18,8 @@
 //! - `json_reader`: JSON Lines with other and renamed keys, rows per line,
 //!   dicts of dicts.
 //! - `msmarco`: MS MARCO's qrels and `qid pid rank` runs.
+//! - `never_panics`: property tests: any bytes in any reader, any TOML
+//!   experiment, any metric text give values or an error naming the input.
 //! - `readme`: README's library example is the crate doc's doc test.
 //! - `explain`: `rankeval explain` gives eval's values bit for bit, for
 //!   every metric, with ties, grades, negatives and repeats.
@@ -41,6 +43,7 @@ mod explain;
 mod html_curves;
 mod json_reader;
 mod msmarco;
+mod never_panics;
 mod plugin;
 mod readers;
 mod readme;

@@ -34,13 +34,28 @@ pub enum ConfigError {
         /// The line of the first invalid byte.
         line: u64,
     },
-    /// The file is not valid TOML, or a key or value does not fit.
-    #[error("{path}: {}", source.to_string().trim_end())]
+    /// The file is not valid TOML, or a key or value does not fit (this
+    /// includes nesting deeper than the parser's limit of 80 levels).
+    #[error("{path}: {}", toml_message(source))]
     Toml {
         /// The experiment file.
         path: String,
         /// The TOML error, which gives line, column and an excerpt.
         source: toml::de::Error,
+    },
+    /// A dotted key or table header has more parts than the TOML parser
+    /// takes (it reports no position for this; the line is found here).
+    #[error(
+        "{path}:{line}: the key has {parts} dotted parts, too many: each part nests a table, \
+         and an experiment file needs a few levels at most"
+    )]
+    KeyTooDeep {
+        /// The experiment file.
+        path: String,
+        /// The line of the key.
+        line: usize,
+        /// How many parts the key has.
+        parts: usize,
     },
     /// A key has a value that cannot be used.
     #[error("{path}:{line}: {key}: {reason}")]
@@ -78,6 +93,39 @@ pub enum ConfigError {
         /// Why.
         source: Box<PluginError>,
     },
+}
+
+/// The TOML error as the toml crate renders it (line, column, the line
+/// with a caret, the problem), the excerpt cut to 160 characters: an
+/// excerpt of a line 200,000 characters long (`x = [[[[...`) would drown
+/// the message.
+fn toml_message(error: &toml::de::Error) -> String {
+    const WIDTH: usize = 160;
+    let text = error.to_string();
+    let hint = if text.contains("max recursion depth") {
+        "\n(arrays, inline tables or dotted keys are nested too deeply: an experiment file \
+         needs a few levels at most)"
+    } else {
+        ""
+    };
+    let cut = text
+        .trim_end()
+        .lines()
+        .map(|line| match line.char_indices().nth(WIDTH) {
+            // Only the excerpt (`7 | x = [[[...`, and its caret line).
+            Some((cut, _)) if is_excerpt(line) => format!("{}…", &line[..cut]),
+            _ => line.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    cut + hint
+}
+
+/// Whether a line of a toml error is part of its excerpt (`7 | ...`,
+/// `  |     ^`) rather than its message.
+fn is_excerpt(line: &str) -> bool {
+    let head = line.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
+    head.starts_with('|') && line.len() - head.len() <= 12
 }
 
 /// A metric or aggregator error as both front ends (`-m` and TOML) print

@@ -40,7 +40,7 @@ use std::io::{BufRead, Read};
 use rankeval_core::{QrelsBuilder, RunBuilder};
 
 use super::error::{LineError, ReadErrorKind, excerpt};
-use super::fields::is_blank;
+use super::fields::{control_bytes_only, is_blank};
 use super::grade::parse_grade;
 use super::lines::{Failure, LineParser, RunLines, RunSink};
 use super::trec::{qrels_push_error, run_push_error};
@@ -237,6 +237,9 @@ pub(crate) fn read_header(
         }
         let text = text.strip_suffix(b"\n").unwrap_or(text);
         if is_blank(text) {
+            if let Some(kind) = control_bytes_only(text) {
+                return Err(LineError::new(line, kind).into());
+            }
             continue;
         }
         let mut columns = Vec::new();
@@ -666,6 +669,21 @@ impl CsvQrels {
                 ],
             },
         })
+    }
+}
+
+impl CsvQrels {
+    /// Whether the header has no grade column, so that every listed pair
+    /// is relevant with grade 1.
+    pub(crate) fn ungraded(&self) -> bool {
+        self.layout.wanted[2] == NONE
+    }
+}
+
+impl Header {
+    /// The column names, as read.
+    pub(crate) fn columns(&self) -> &[String] {
+        &self.columns
     }
 }
 

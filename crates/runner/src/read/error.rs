@@ -93,6 +93,17 @@ pub enum ReadErrorKind {
         /// What was expected, e.g. "a number".
         expected: &'static str,
     },
+    /// A line holds nothing but bytes up to 0x20, some of them control
+    /// bytes other than whitespace (a NUL, a 0x01): it has no field, and is
+    /// not a blank line either (those hold only spaces, tabs and a `\r`).
+    #[error(
+        "the line holds only control bytes ({bytes}) and no field; a blank line may hold only \
+         spaces, tabs and a carriage return"
+    )]
+    ControlBytesOnly {
+        /// The bytes, in hex (the first few).
+        bytes: String,
+    },
     /// A field is empty or otherwise unusable.
     #[error("{0}")]
     BadField(String),

@@ -205,6 +205,28 @@ pub(crate) fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|&b| is_space(b))
 }
 
+/// For a line that holds no field (every byte up to 0x20): an error if it
+/// holds a control byte that is not whitespace (a NUL, a 0x01), which is no
+/// blank line but a fault worth naming; `None` for a blank line.
+#[cold]
+pub(crate) fn control_bytes_only(line: &[u8]) -> Option<ReadErrorKind> {
+    if line.iter().all(|b| b.is_ascii_whitespace() || *b == 0x0b) {
+        return None;
+    }
+    const SHOWN: usize = 8;
+    let mut bytes: Vec<String> = line
+        .iter()
+        .take(SHOWN)
+        .map(|b| format!("0x{b:02X}"))
+        .collect();
+    if line.len() > SHOWN {
+        bytes.push(format!("… {} in all", line.len()));
+    }
+    Some(ReadErrorKind::ControlBytesOnly {
+        bytes: bytes.join(" "),
+    })
+}
+
 /// Parses a float field (a score).
 #[inline]
 pub(crate) fn parse_f64(field: &'static str, text: &[u8]) -> Result<f64, ReadErrorKind> {

@@ -217,6 +217,12 @@ impl Rows {
         Self::new(options, grade, what)
     }
 
+    /// Whether these are qrels read without grades (the first line has no
+    /// grade key): every row is then relevant with grade 1.
+    pub(crate) fn ungraded(&self) -> bool {
+        self.what == Value::Absent
+    }
+
     fn new(options: &CsvOptions, value: Vec<String>, what: Value) -> Self {
         Self {
             query: names(&options.query, "user", &["query"]),
@@ -248,7 +254,7 @@ fn quoted(names: &[String]) -> String {
 }
 
 /// The keys of a JSON object line, in order (none if it is not one).
-fn first_keys(line: &[u8]) -> Vec<String> {
+pub(crate) fn first_keys(line: &[u8]) -> Vec<String> {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line)
         .map(|m| m.keys().cloned().collect())

@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use rayon::prelude::*;
 
 use super::error::{LineError, ReadErrorKind};
-use super::fields::is_blank;
+use super::fields::{control_bytes_only, is_blank};
 
 /// Bytes read per block. Large enough to keep every thread busy, small
 /// enough that the block is a fraction of the memory the parsed data takes.
@@ -208,10 +208,12 @@ pub(crate) fn each_line<T: ?Sized>(
             None => {
                 let length = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
                 let line = &rest[..length];
-                let maybe_blank = line.first().is_none_or(|&b| b.is_ascii_whitespace());
+                let maybe_blank = line.first().is_none_or(|&b| b <= b' ');
                 if !(maybe_blank && is_blank(line)) {
                     slow(sink, line, number)?;
                     counts.data_lines += 1;
+                } else if let Some(kind) = control_bytes_only(line) {
+                    return Err(LineError::new(number, kind));
                 }
                 length
             }

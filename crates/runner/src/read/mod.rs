@@ -40,6 +40,7 @@ mod csv;
 mod error;
 mod fields;
 mod grade;
+mod guard;
 mod ipc;
 mod json;
 mod jsonl;
@@ -494,19 +495,76 @@ pub fn read_qrels(input: &Input) -> Result<Qrels, ReadError> {
 
 /// Reads qrels, reporting progress.
 pub fn read_qrels_with(input: &Input, progress: Progress<'_>) -> Result<Qrels, ReadError> {
+    read_qrels_noted(input, progress).map(|(qrels, _)| qrels)
+}
+
+/// Something about qrels that changes what they mean without being an
+/// error, for a warning: the qrels are read all the same.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum QrelsNote {
+    /// A table of rows (CSV/TSV, JSON Lines rows, a long Parquet or Arrow
+    /// table) has no grade column, so every listed pair counts as relevant
+    /// with grade 1. Worth saying: a column of ratings under another name
+    /// (`rating`) would otherwise be ignored without a word, its zeros
+    /// counted relevant. Relevance given as a list (JSON Lines
+    /// `"relevant": [...]`, a list column without grades) is binary as
+    /// written, and gets no note.
+    NoGradeColumn {
+        /// The grade column looked for (`--csv-grade`, TOML `grade`).
+        grade: String,
+        /// The columns the input has (at most the first 20 are kept).
+        columns: Vec<String>,
+    },
+}
+
+impl QrelsNote {
+    /// The note for a table without the grade column `grade`.
+    pub(crate) fn no_grade_column(grade: &str, mut columns: Vec<String>) -> Self {
+        columns.truncate(20);
+        QrelsNote::NoGradeColumn {
+            grade: grade.to_owned(),
+            columns: columns
+                .iter()
+                .map(|c| error::excerpt(c.as_bytes()))
+                .collect(),
+        }
+    }
+}
+
+/// Reads qrels, reporting progress, with what the user should be told
+/// about them (see [`QrelsNote`]).
+pub fn read_qrels_noted(
+    input: &Input,
+    progress: Progress<'_>,
+) -> Result<(Qrels, Option<QrelsNote>), ReadError> {
     match input.format {
         Format::Trec | Format::Msmarco => {
             let parsed = input.parse(&TrecQrels, QRELS_LINE, progress)?;
-            parsed
+            let qrels = parsed
                 .sink
                 .parts
                 .finish()
-                .map_err(|e| qrels_error(input, e))
+                .map_err(|e| qrels_error(input, e))?;
+            Ok((qrels, None))
         }
         Format::Jsonl | Format::JsonlRows | Format::Json => input.read_json_qrels(progress),
         Format::Csv => {
-            let sink = input.parse_csv(CsvQrels::new, progress)?;
-            finish_qrels(input, sink)
+            let mut note = None;
+            let sink = input.parse_csv(
+                |header, options| {
+                    let parser = CsvQrels::new(header, options)?;
+                    if parser.ungraded() {
+                        note = Some(QrelsNote::no_grade_column(
+                            &options.grade,
+                            header.columns().to_vec(),
+                        ));
+                    }
+                    Ok(parser)
+                },
+                progress,
+            )?;
+            Ok((finish_qrels(input, sink)?, note))
         }
         Format::Parquet => {
             parquet::read_qrels(&input.name, input.parquet_source()?, &input.csv, progress)
@@ -698,8 +756,11 @@ impl Input {
         }
     }
 
-    /// Reads a JSON input as qrels.
-    fn read_json_qrels(&self, progress: Progress<'_>) -> Result<Qrels, ReadError> {
+    /// Reads a JSON input as qrels, and the note that rows have no grade.
+    fn read_json_qrels(
+        &self,
+        progress: Progress<'_>,
+    ) -> Result<(Qrels, Option<QrelsNote>), ReadError> {
         let (source, head) = self.source_with_head()?;
         match self.json_shape(&head) {
             json::Shape::QueryLines => {
@@ -709,13 +770,16 @@ impl Input {
                 if sink.relevant_lines == 0 {
                     return Err(no_lines_with(self, &keys.relevant, "qrels"));
                 }
-                finish_qrels(self, sink.qrels)
+                Ok((finish_qrels(self, sink.qrels)?, None))
             }
             json::Shape::Rows => {
                 let rows = json::Rows::qrels(&self.csv, &head);
+                let note = rows
+                    .ungraded()
+                    .then(|| QrelsNote::no_grade_column(&self.csv.grade, json::first_keys(&head)));
                 let sink =
                     self.parse_all(source, &json::RowQrels(rows), json::ROW_LINE, progress)?;
-                finish_qrels(self, sink)
+                Ok((finish_qrels(self, sink)?, note))
             }
             json::Shape::DictOfDicts => self.all_of(source, |bytes| {
                 progress(bytes.len() as u64);
@@ -730,7 +794,7 @@ impl Input {
                         },
                     ));
                 }
-                finish_qrels(self, qrels)
+                Ok((finish_qrels(self, qrels)?, None))
             }),
         }
     }

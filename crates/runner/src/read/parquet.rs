@@ -5,7 +5,9 @@
 //! from its own handle on the file and only the columns the layout needs,
 //! each into its own builder; the builders are joined in row-group order,
 //! so the result does not depend on the number of threads. Compression
-//! codecs: snappy, gzip, lz4 and zstd (brotli is not built in).
+//! codecs: snappy, gzip, lz4 and zstd (brotli is not built in). A panic
+//! of the decoder on a damaged file is an error naming the file
+//! ([`guard::decoding`](super::guard::decoding)).
 
 use std::fs::File;
 use std::path::Path;
@@ -20,8 +22,9 @@ use rayon::prelude::*;
 
 use super::csv::CsvOptions;
 use super::error::{ReadError, ReadErrorKind};
+use super::guard::decoding;
 use super::table::{Kind, Layout};
-use super::{Progress, ReadOptions};
+use super::{Progress, QrelsNote, ReadOptions};
 
 /// Rows per batch the decoder hands over.
 const BATCH_ROWS: usize = 16 * 1024;
@@ -65,13 +68,14 @@ pub(crate) fn read_run(
     layout.finish_run(name, parts, rows, options)
 }
 
-/// Reads qrels from a Parquet file.
+/// Reads qrels from a Parquet file, and the note that a long table has no
+/// grade column.
 pub(crate) fn read_qrels(
     name: &str,
     source: ParquetSource<'_>,
     columns: &CsvOptions,
     progress: Progress<'_>,
-) -> Result<Qrels, ReadError> {
+) -> Result<(Qrels, Option<QrelsNote>), ReadError> {
     let (layout, parts, rows) = match source {
         ParquetSource::File(path) => read_parts(
             name,
@@ -92,7 +96,8 @@ pub(crate) fn read_qrels(
             Layout::qrels_part,
         )?,
     };
-    layout.finish_qrels(name, parts, rows)
+    let note = layout.note(columns);
+    Ok((layout.finish_qrels(name, parts, rows)?, note))
 }
 
 /// A Parquet problem, naming the row group when there is one.
@@ -124,8 +129,10 @@ where
 {
     let io = |e: std::io::Error| ReadError::new(name, None, ReadErrorKind::Io(e));
     let first = open().map_err(io)?;
-    let metadata = ArrowReaderMetadata::load(&first, ArrowReaderOptions::new())
-        .map_err(|e| parquet_error(name, None, e))?;
+    let metadata = decoding(name, "Parquet", || {
+        ArrowReaderMetadata::load(&first, ArrowReaderOptions::new())
+            .map_err(|e| parquet_error(name, None, e))
+    })?;
     let layout = Layout::new(name, metadata.schema(), columns, kind)?;
     let mask = ProjectionMask::roots(
         metadata.metadata().file_metadata().schema_descr(),
@@ -137,34 +144,36 @@ where
         .iter()
         .scan(0u64, |seen, group| {
             let start = *seen;
-            *seen += u64::try_from(group.num_rows()).unwrap_or(0);
+            *seen = seen.saturating_add(u64::try_from(group.num_rows()).unwrap_or(0));
             Some(start)
         })
         .collect();
     let rows: u64 = groups
         .iter()
         .map(|g| u64::try_from(g.num_rows()).unwrap_or(0))
-        .sum();
+        .fold(0, u64::saturating_add);
     let parts = (0..groups.len())
         .into_par_iter()
         .map(|index| {
-            let reader = open().map_err(io)?;
-            let batches =
-                ParquetRecordBatchReaderBuilder::new_with_metadata(reader, metadata.clone())
-                    .with_row_groups(vec![index])
-                    .with_projection(mask.clone())
-                    .with_batch_size(BATCH_ROWS)
-                    .build()
-                    .map_err(|e| parquet_error(name, Some(index), e))?;
-            let mut part = new();
-            let mut start = starts[index];
-            for batch in batches {
-                let batch = batch.map_err(|e| parquet_error(name, Some(index), e))?;
-                convert(&projected, name, &batch, start, &mut part)?;
-                start += batch.num_rows() as u64;
-            }
-            progress(u64::try_from(groups[index].compressed_size()).unwrap_or(0));
-            Ok(part)
+            decoding(name, "Parquet", || {
+                let reader = open().map_err(io)?;
+                let batches =
+                    ParquetRecordBatchReaderBuilder::new_with_metadata(reader, metadata.clone())
+                        .with_row_groups(vec![index])
+                        .with_projection(mask.clone())
+                        .with_batch_size(BATCH_ROWS)
+                        .build()
+                        .map_err(|e| parquet_error(name, Some(index), e))?;
+                let mut part = new();
+                let mut start = starts[index];
+                for batch in batches {
+                    let batch = batch.map_err(|e| parquet_error(name, Some(index), e))?;
+                    convert(&projected, name, &batch, start, &mut part)?;
+                    start = start.saturating_add(batch.num_rows() as u64);
+                }
+                progress(u64::try_from(groups[index].compressed_size()).unwrap_or(0));
+                Ok(part)
+            })
         })
         .collect::<Result<Vec<B>, ReadError>>()?;
     Ok((projected, parts, rows))

@@ -47,11 +47,11 @@ use arrow_schema::{DataType, Schema};
 use rankeval_core::{Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError};
 use rayon::prelude::*;
 
-use super::ReadOptions;
 use super::csv::CsvOptions;
 use super::error::{ReadError, ReadErrorKind, excerpt};
 use super::grade::{grade_from_number, shown};
 use super::trec::{qrels_push_error, run_push_error};
+use super::{QrelsNote, ReadOptions};
 
 /// Reads a run from Arrow record batches, with `columns` naming the
 /// columns; `name` is what errors call the input. The batches must share
@@ -155,6 +155,9 @@ pub(crate) struct Layout {
     lists: bool,
     /// The column names, for messages: query, document, value.
     names: [String; 3],
+    /// Long qrels without a grade column: the table's columns, for the
+    /// warning that every listed pair counts as relevant.
+    ungraded: Option<Vec<String>>,
 }
 
 impl Layout {
@@ -220,6 +223,8 @@ impl Layout {
                 None => (None, Value::Absent),
             },
         };
+        let ungraded = (kind == Kind::Qrels && value.is_none() && !lists)
+            .then(|| schema.fields().iter().map(|f| f.name().clone()).collect());
         let names = [
             field(query).name().clone(),
             field(doc).name().clone(),
@@ -260,7 +265,16 @@ impl Layout {
             what,
             lists,
             names,
+            ungraded,
         })
+    }
+
+    /// For long qrels without a grade column, the note that says so (a list
+    /// column without grades is binary relevance as written: no note).
+    pub(crate) fn note(&self, columns: &CsvOptions) -> Option<QrelsNote> {
+        self.ungraded
+            .as_ref()
+            .map(|names| QrelsNote::no_grade_column(&columns.grade, names.clone()))
     }
 
     /// Converts `batches` (in input order, each with this layout's schema)

@@ -106,6 +106,17 @@ pub enum ReportWarning {
         /// The level set.
         level: RelevanceLevel,
     },
+    /// The qrels are a table of rows (CSV, JSON Lines rows, a long Parquet
+    /// or Arrow table) without a grade column: every listed pair counts as
+    /// relevant with grade 1.
+    QrelsWithoutGrades {
+        /// The qrels, as named by the user.
+        qrels: String,
+        /// The grade column looked for.
+        grade: String,
+        /// The columns the qrels have.
+        columns: Vec<String>,
+    },
     /// A catalog was given, but recommended items are not in it: coverage
     /// counts them (it may pass 1) and Gini adds them to the items.
     ItemsOutsideCatalog {
@@ -155,6 +166,17 @@ impl fmt::Display for ReportWarning {
                 "the relevance level {level} (--rel, TOML `rel`) changes nothing: no metric \
                  reads it (nDCG, DCG, ERR and graded RBP use grades as gains, num_ret ignores \
                  grades, and a metric's own `rel` wins; see `rankeval metrics`)"
+            ),
+            ReportWarning::QrelsWithoutGrades {
+                qrels,
+                grade,
+                columns,
+            } => write!(
+                f,
+                "the qrels of {qrels} have no `{grade}` column (columns: {}): every listed pair \
+                 counts as relevant, with grade 1 (if a column holds the grades, name it with \
+                 --csv-grade, TOML `grade`)",
+                columns.join(", ")
             ),
             ReportWarning::ItemsOutsideCatalog { count, examples } => write!(
                 f,

@@ -224,23 +224,22 @@ fn the_report_may_not_overwrite_an_input() {
     }
 }
 
+/// `-o` onto something that cannot take the report is an error that
+/// names the target, and leaves what is there as it was: a path under a
+/// regular file, a directory, and (not as root, who may write any file) a
+/// read-only file.
 #[cfg(unix)]
 #[test]
 fn the_report_does_not_replace_a_file_one_cannot_write() {
     use std::os::unix::fs::PermissionsExt;
-    // SAFETY: geteuid only reads the process's user id.
-    #[allow(unsafe_code)]
-    if unsafe { libc::geteuid() } == 0 {
-        return; // root may write any file: nothing to refuse
-    }
     let dir = scratch(&[
         ("qrels.txt", QRELS),
         ("run.trec", UNGROUPED),
         ("kept.txt", "mine\n"),
+        ("reports/kept.txt", "mine too\n"),
     ]);
     let kept = dir.path().join("kept.txt");
-    std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o444)).unwrap();
-    let args = [
+    let eval = [
         "eval",
         "--qrels",
         "qrels.txt",
@@ -249,8 +248,38 @@ fn the_report_does_not_replace_a_file_one_cannot_write() {
         "-m",
         "ap",
         "-o",
-        "kept.txt",
     ];
+    for (name, target) in [
+        ("under_a_file", "kept.txt/report.txt"),
+        ("a_directory", "reports"),
+        ("a_directory_with_a_slash", "reports/"),
+    ] {
+        let args = [&eval[..], &[target]].concat();
+        let result = run_in(dir.path(), &args);
+        assert_eq!(result.0, 2, "{target}");
+        insta::assert_snapshot!(
+            format!("error_output_{name}"),
+            super::transcript(&args, result)
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "mine\n");
+    let entries: Vec<_> = std::fs::read_dir(dir.path().join("reports"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(entries, ["kept.txt"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("reports/kept.txt")).unwrap(),
+        "mine too\n"
+    );
+
+    // SAFETY: geteuid only reads the process's user id.
+    #[allow(unsafe_code)]
+    if unsafe { libc::geteuid() } == 0 {
+        return; // root may write any file: no read-only file to refuse
+    }
+    std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let args = [&eval[..], &["kept.txt"]].concat();
     let (code, _, stderr) = run_in(dir.path(), &args);
     assert_eq!(code, 2);
     assert!(
@@ -478,4 +507,140 @@ fn a_toml_file_that_is_not_utf8_names_the_line() {
     let result = run_in(dir.path(), &args);
     assert_eq!(result.0, 2);
     insta::assert_snapshot!("error_toml_not_utf8", super::transcript(&args, result));
+}
+
+/// Qrels as rows without a grade column count every listed pair relevant:
+/// a warning says so, with the columns there are (a `rating` column under
+/// another name would otherwise be ignored in silence). Qrels with the
+/// grade column, and relevance given as a list (JSON Lines `relevant`),
+/// get no such warning; the values are those of the same pairs at grade 1.
+#[test]
+fn qrels_rows_without_grades_are_named_in_a_warning_and_lists_are_not() {
+    let run = "user,item,score\nq1,a,0.9\nq1,b,0.5\nq2,c,0.7\nq2,d,0.6\n";
+    let dir = scratch(&[
+        ("run.csv", run),
+        ("ungraded.csv", "user,item,rating\nq1,a,0\nq1,b,4\nq2,d,5\n"),
+        ("graded.csv", "user,item,grade\nq1,a,1\nq1,b,1\nq2,d,1\n"),
+        (
+            "rows.jsonl",
+            "{\"user\": \"q1\", \"item\": \"a\"}\n{\"user\": \"q1\", \"item\": \"b\"}\n{\"user\": \"q2\", \"item\": \"d\"}\n",
+        ),
+        (
+            "lists.jsonl",
+            "{\"query\": \"q1\", \"predicted\": [\"a\", \"b\"], \"relevant\": [\"a\", \"b\"]}\n{\"query\": \"q2\", \"predicted\": [\"c\", \"d\"], \"relevant\": [\"d\"]}\n",
+        ),
+    ]);
+    let eval = |qrels: &str, run: &str| {
+        let args = [
+            "eval", "--qrels", qrels, "--run", run, "-m", "ap", "-m", "p@1",
+        ];
+        (run_in(dir.path(), &args), args.map(str::to_owned))
+    };
+    let (ungraded, args) = eval("ungraded.csv", "run.csv");
+    assert_eq!(ungraded.0, 0);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    insta::assert_snapshot!(
+        "warning_qrels_without_grades",
+        super::transcript(&args, ungraded.clone())
+    );
+    let (rows, _) = eval("rows.jsonl", "run.csv");
+    assert_eq!(rows.0, 0);
+    assert!(
+        rows.2
+            .contains("have no `grade` column (columns: item, user)"),
+        "{}",
+        rows.2
+    );
+    assert_eq!(rows.1, ungraded.1);
+    let (graded, _) = eval("graded.csv", "run.csv");
+    assert_eq!((graded.0, graded.2.as_str()), (0, ""));
+    assert_eq!(graded.1, ungraded.1);
+    let lists = run_in(
+        dir.path(),
+        &["eval", "--run", "lists.jsonl", "-m", "ap", "-m", "p@1"],
+    );
+    assert_eq!((lists.0, lists.2.as_str()), (0, ""));
+}
+
+/// TOML nested too deep (arrays, inline tables, dotted keys, table
+/// headers, 100,000 levels) is an error naming the line, not a stack
+/// overflow.
+#[test]
+fn a_toml_file_nested_too_deep_is_an_error_naming_the_line() {
+    const DEPTH: usize = 100_000;
+    let head = "qrels = \"qrels.txt\"\n\n[[runs]]\npath = \"run.trec\"\n\n";
+    let dotted = vec!["a"; DEPTH].join(".");
+    for (name, body) in [
+        (
+            "arrays",
+            format!("[csv]\nx = {}{}\n", "[".repeat(DEPTH), "]".repeat(DEPTH)),
+        ),
+        (
+            "inline_tables",
+            format!("[csv]\nx = {}1{}\n", "{a=".repeat(DEPTH), "}".repeat(DEPTH)),
+        ),
+        ("dotted_keys", format!("[csv]\n{dotted} = 1\n")),
+        ("table_header", format!("[{dotted}]\n")),
+    ] {
+        let dir = scratch(&[
+            ("qrels.txt", QRELS),
+            ("run.trec", UNGROUPED),
+            ("exp.toml", &format!("{head}{body}")),
+        ]);
+        let (code, stdout, stderr) = run_in(dir.path(), &["run", "exp.toml"]);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{name}: {stderr}");
+        // The excerpt of the line is cut: the message stays short.
+        assert!(stderr.len() < 2000, "{name}: {} bytes", stderr.len());
+        insta::assert_snapshot!(format!("error_toml_too_deep_{name}"), stderr);
+    }
+}
+
+/// An Arrow IPC file or stream of a few bytes whose header claims a
+/// message or footer of 2 GiB is an error naming the file, read in bounded
+/// memory: the process runs with 1 GiB of address space, which the old
+/// reader (allocating the claimed length first) overran and aborted.
+#[cfg(target_os = "linux")]
+#[test]
+fn arrow_bytes_claiming_gigabytes_are_refused_in_bounded_memory() {
+    use std::os::unix::process::CommandExt;
+    // A stream: the continuation marker, then a metadata length of 2 GiB - 1.
+    let mut stream = vec![0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F];
+    stream.extend_from_slice(b"not a message");
+    // A file: the magic, then a footer length of 2 GiB - 1 before the magic.
+    let mut file = b"ARROW1\0\0".to_vec();
+    file.extend_from_slice(&[0xFF, 0xFF, 0xFF, 0x7F]);
+    file.extend_from_slice(b"ARROW1");
+    let dir = scratch(&[("qrels.txt", QRELS)]);
+    std::fs::write(dir.path().join("run.arrows"), &stream).unwrap();
+    std::fs::write(dir.path().join("run.arrow"), &file).unwrap();
+    for run in ["run.arrows", "run.arrow"] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rankeval"));
+        command
+            .args(["eval", "--qrels", "qrels.txt", "--run", run, "-m", "ap"])
+            .current_dir(dir.path())
+            .env_clear();
+        // SAFETY: setrlimit is async-signal-safe and touches no memory of
+        // the parent; it only lowers the child's own limit.
+        #[allow(unsafe_code)]
+        unsafe {
+            command.pre_exec(|| {
+                let limit = libc::rlimit {
+                    rlim_cur: 1 << 30,
+                    rlim_max: 1 << 30,
+                };
+                if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{run}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: {run}: cannot read as Arrow IPC: ")),
+            "{stderr}"
+        );
+        insta::assert_snapshot!(format!("error_arrow_claims_gigabytes_{run}"), stderr);
+    }
 }
