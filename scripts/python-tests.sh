@@ -12,6 +12,10 @@ if [ ! -x "$venv/bin/python" ]; then
     "${PYTHON:-python3}" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r crates/python/tests/requirements.txt
+# polars and DuckDB, as Arrow inputs: their tests are skipped (with the
+# reason) where these cannot be installed.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r crates/python/tests/requirements-optional.txt \
+    || echo "note: polars/duckdb not installed; their tests will be skipped" >&2
 
 cargo build --quiet -p rankeval-runner --bin rankeval
 VIRTUAL_ENV="$PWD/$venv" PATH="$PWD/$venv/bin:$PATH" \

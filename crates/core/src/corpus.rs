@@ -36,10 +36,100 @@ use crate::params::Cutoff;
 pub struct CorpusInputs {
     /// Every item that could be recommended (its size is coverage's
     /// denominator).
-    pub catalog: Option<Vec<Box<[u8]>>>,
+    pub catalog: Option<Catalog>,
     /// Training interactions, summarized: per item, how many distinct users
     /// interacted with it; and the number of distinct users.
     pub training: Option<Training>,
+    /// A vector of numbers per item (features or an embedding), for
+    /// distances between items.
+    pub features: Option<ItemFeatures>,
+}
+
+/// The catalog: every item that could be recommended, each once.
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    items: HashSet<Box<[u8]>>,
+}
+
+impl Catalog {
+    /// The catalog of `items`; an item given twice counts once.
+    pub fn new<I: AsRef<[u8]>>(items: impl IntoIterator<Item = I>) -> Self {
+        Catalog {
+            items: items.into_iter().map(|i| i.as_ref().into()).collect(),
+        }
+    }
+
+    /// The number of items.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether the catalog has no item.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Whether `item` is in the catalog.
+    pub fn contains(&self, item: &[u8]) -> bool {
+        self.items.contains(item)
+    }
+}
+
+/// One vector of numbers per item, all of one dimension: item features
+/// (one-hot categories, tags) or an embedding.
+#[derive(Clone, Debug, Default)]
+pub struct ItemFeatures {
+    dimension: usize,
+    rows: HashMap<Box<[u8]>, usize>,
+    values: Vec<f64>,
+}
+
+impl ItemFeatures {
+    /// Features of `dimension` numbers per item.
+    pub fn new(dimension: usize) -> Self {
+        ItemFeatures {
+            dimension,
+            rows: HashMap::new(),
+            values: Vec::new(),
+        }
+    }
+
+    /// Adds `item`'s vector; refuses (returning the vector's length) a
+    /// vector of another dimension, and an item given before (returning
+    /// `Ok(false)`).
+    pub fn insert(&mut self, item: &[u8], vector: &[f64]) -> Result<bool, usize> {
+        if vector.len() != self.dimension {
+            return Err(vector.len());
+        }
+        if self.rows.contains_key(item) {
+            return Ok(false);
+        }
+        self.rows.insert(item.into(), self.rows.len());
+        self.values.extend_from_slice(vector);
+        Ok(true)
+    }
+
+    /// The number of numbers per item.
+    pub fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    /// The number of items with a vector.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether no item has a vector.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// `item`'s vector, if it has one.
+    pub fn get(&self, item: &[u8]) -> Option<&[f64]> {
+        let row = *self.rows.get(item)?;
+        self.values
+            .get(row * self.dimension..(row + 1) * self.dimension)
+    }
 }
 
 /// Training interactions, summarized per item.
@@ -49,6 +139,11 @@ pub struct Training {
     pub users_per_item: HashMap<Box<[u8]>, u64>,
     /// The number of distinct users in the interactions.
     pub users: u64,
+    /// Per item, its place in the popularity order (most popular first,
+    /// ties by item id), for the head / long-tail split.
+    popularity_rank: HashMap<Box<[u8]>, usize>,
+    /// `cumulative[r]`: the interactions of the `r + 1` most popular items.
+    cumulative: Vec<u64>,
 }
 
 impl Training {
@@ -63,15 +158,60 @@ impl Training {
                 *users_per_item.entry(item.into()).or_insert(0) += 1;
             }
         }
+        let mut order: Vec<(&Box<[u8]>, u64)> =
+            users_per_item.iter().map(|(i, &c)| (i, c)).collect();
+        order.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        let mut total = 0;
+        let cumulative = order
+            .iter()
+            .map(|&(_, c)| {
+                total += c;
+                total
+            })
+            .collect();
+        let popularity_rank = order
+            .iter()
+            .enumerate()
+            .map(|(r, (i, _))| ((*i).clone(), r))
+            .collect();
         Training {
             users_per_item,
             users: users.len() as u64,
+            popularity_rank,
+            cumulative,
         }
     }
 
     /// How many users interacted with `item` (0 if none).
     pub fn users_of(&self, item: &[u8]) -> u64 {
         self.users_per_item.get(item).copied().unwrap_or(0)
+    }
+
+    /// The number of distinct `(user, item)` interactions.
+    pub fn interactions(&self) -> u64 {
+        self.cumulative.last().copied().unwrap_or(0)
+    }
+
+    /// How many items make the head for `head_share` (Elliot's
+    /// `pop_ratio`): the most popular items, taken one by one (ties by item
+    /// id), until they hold at least `head_share` of the interactions.
+    pub fn head_len(&self, head_share: f64) -> usize {
+        let limit = self.interactions() as f64 * head_share;
+        if limit <= 0.0 {
+            // Elliot takes the first item before it checks the limit.
+            return self.cumulative.len().min(1);
+        }
+        let below = self.cumulative.partition_point(|&sum| (sum as f64) < limit);
+        (below + 1).min(self.cumulative.len())
+    }
+
+    /// Whether `item` is in the long tail for a head of `head_len` items:
+    /// a training item outside the head. An item nobody interacted with is
+    /// in neither (as in Elliot, whose items are the training items).
+    pub fn in_long_tail(&self, item: &[u8], head_len: usize) -> bool {
+        self.popularity_rank
+            .get(item)
+            .is_some_and(|&rank| rank >= head_len)
     }
 }
 
@@ -85,6 +225,8 @@ pub struct Requires {
     pub catalog: bool,
     /// Training interactions.
     pub training: bool,
+    /// Item features or embeddings.
+    pub features: bool,
 }
 
 /// A corpus metric's state, owned by the metric that made it (it

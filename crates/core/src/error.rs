@@ -182,6 +182,19 @@ pub enum RegistryError {
         /// Where the second registration is.
         second: Location,
     },
+    /// A per-query metric and a corpus metric share a name or alias, so
+    /// `-m NAME` and TOML `type = "NAME"` could not tell which is meant.
+    #[error(
+        "`{name}` names both a metric (registered at {metric}) and a corpus metric (registered at {corpus})"
+    )]
+    SharedName {
+        /// The shared name or alias.
+        name: &'static str,
+        /// Where the per-query metric is registered.
+        metric: Location,
+        /// Where the corpus metric is registered.
+        corpus: Location,
+    },
     /// A descriptor is malformed (name not snake_case, summary too long...).
     #[error("{kind} `{name}` registered at {at}: {problem}")]
     Malformed {
@@ -193,6 +206,21 @@ pub enum RegistryError {
         at: Location,
         /// What is wrong.
         problem: String,
+    },
+    /// A plugin's registered name is not its typetag name, so its TOML
+    /// `type` and short syntax would fail at use with a misleading error.
+    #[error(
+        "{kind} registered as `{name}` at {at} serializes as `{typetag}` (its #[typetag::serde(name = \"{typetag}\")]): the two names must be the same"
+    )]
+    TypetagMismatch {
+        /// Metric or aggregator.
+        kind: PluginKind,
+        /// The registered name.
+        name: &'static str,
+        /// The typetag name its example serializes with.
+        typetag: String,
+        /// Where it is registered.
+        at: Location,
     },
 }
 

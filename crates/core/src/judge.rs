@@ -13,6 +13,7 @@ use crate::lists::same_bytes;
 use crate::params::{Cutoff, RelevanceLevel};
 use crate::qrels::Qrels;
 use crate::run::{Duplicates, RankedList};
+use crate::ties::{TieGroups, Ties};
 
 /// A relevance grade, as in the qrels: any finite number in
 /// `-2147483647..=2147483647`, integer (`2`) or decimal (`3.5`, half-star
@@ -148,6 +149,8 @@ pub struct JudgedRanking<'a> {
     retrieved: usize,
     ideal: &'a [Grade],
     default_level: RelevanceLevel,
+    /// End of each group of tied scores in `ranked` (empty: not computed).
+    tie_ends: &'a [u32],
 }
 
 impl<'a> JudgedRanking<'a> {
@@ -169,7 +172,33 @@ impl<'a> JudgedRanking<'a> {
             retrieved,
             ideal,
             default_level,
+            tie_ends: &[],
         }
+    }
+
+    /// With the groups of tied scores: `ends` are the end (exclusive) of
+    /// each group of `ranked`, increasing, the last one `ranked.len()`.
+    /// The judge sets them when a metric averages over ties, and judges a
+    /// group that the judged depth would cut down to its end.
+    ///
+    /// # Panics
+    /// If `ends` is not empty and does not end at `ranked.len()`.
+    pub fn with_tie_groups(mut self, ends: &'a [u32]) -> Self {
+        assert!(
+            ends.is_empty() || ends.last().map(|&e| e as usize) == Some(self.ranked.len()),
+            "tie groups must cover the judged ranks"
+        );
+        debug_assert!(ends.windows(2).all(|w| w[0] < w[1]));
+        self.tie_ends = ends;
+        self
+    }
+
+    /// The groups of tied scores of [`ranked`](Self::ranked), as ranges of
+    /// 0-based ranks, best first; without them (a list given already
+    /// ranked, or none computed), each rank is a group of its own.
+    #[inline]
+    pub fn tie_groups(&self) -> TieGroups<'a> {
+        TieGroups::new(self.tie_ends, self.ranked.len())
     }
 
     /// Judgements at ranks 1.. down to the judged depth.
@@ -249,6 +278,20 @@ pub struct Judge {
     dropped: usize,
     depth: Option<usize>,
     default_level: RelevanceLevel,
+    /// How tied scores are ordered (`judge_buffer`) and whether their
+    /// groups are found (`Ties::Average`).
+    ties: JudgeTies,
+    /// The end of each group of tied scores, when they are found.
+    tie_ends: Vec<u32>,
+}
+
+/// What a [`Judge`] does with tied scores.
+#[derive(Clone, Copy, Debug, Default)]
+struct JudgeTies {
+    /// Order ties by document id (else input order), in `judge_buffer`.
+    by_doc: bool,
+    /// Find the groups of tied scores.
+    groups: bool,
 }
 
 /// In [`Judge::judge_buffer`]'s table, the bit that marks a run entry (the
@@ -271,7 +314,26 @@ impl Judge {
             dropped: 0,
             depth,
             default_level,
+            ties: JudgeTies {
+                by_doc: true,
+                groups: false,
+            },
+            tie_ends: Vec::new(),
         }
+    }
+
+    /// Orders tied scores as `order` says in
+    /// [`judge_buffer`](Self::judge_buffer) (`input`: in input order; else
+    /// by document id; a stored run is in the order it was finished in),
+    /// and, if `groups`, finds the groups of tied scores
+    /// ([`JudgedRanking::tie_groups`]), judging a group that the depth
+    /// would cut down to its end.
+    pub fn with_ties(mut self, order: Ties, groups: bool) -> Self {
+        self.ties = JudgeTies {
+            by_doc: order.orders_by_doc(),
+            groups,
+        };
+        self
     }
 
     /// Judges `list` (or an empty ranking, for a query missing from the run)
@@ -284,7 +346,17 @@ impl Judge {
     ) -> JudgedRanking<'s> {
         self.ranked.clear();
         let retrieved = list.map_or(0, |l| l.len());
-        let depth = self.depth.map_or(retrieved, |d| d.min(retrieved));
+        let mut depth = self.depth.map_or(retrieved, |d| d.min(retrieved));
+        self.tie_ends.clear();
+        if self.ties.groups
+            && let Some(list) = list
+            && !list.is_ranked_as_given()
+        {
+            let score = |i: usize| list.score(i).unwrap_or(f64::NAN);
+            depth = find_tie_groups(&mut self.tie_ends, retrieved, depth, |a, b| {
+                score(a) == score(b)
+            });
+        }
         if let Some(list) = list
             && depth > 0
         {
@@ -328,6 +400,7 @@ impl Judge {
             qrels.ideal_grades(query),
             self.default_level,
         )
+        .with_tie_groups(&self.tie_ends)
     }
 
     /// How many repeated documents the last [`judge_buffer`](Self::judge_buffer)
@@ -464,19 +537,81 @@ impl Judge {
         let Some(query) = query else {
             return Ok(None);
         };
-        order_entries(&mut self.order, buffer);
+        if self.ties.by_doc {
+            order_entries(&mut self.order, buffer);
+        } else {
+            order_entries_as_input(&mut self.order, buffer);
+        }
         let retrieved = self.order.len();
-        let depth = self.depth.map_or(retrieved, |d| d.min(retrieved));
+        let mut depth = self.depth.map_or(retrieved, |d| d.min(retrieved));
+        self.tie_ends.clear();
+        if self.ties.groups {
+            let order = &self.order;
+            depth = match buffer.keys() {
+                Keys::Fixed(keys) => {
+                    find_tie_groups(&mut self.tie_ends, retrieved, depth, |a, b| {
+                        keys[order[a] as usize] == keys[order[b] as usize]
+                    })
+                }
+                Keys::Float(scores) => {
+                    find_tie_groups(&mut self.tie_ends, retrieved, depth, |a, b| {
+                        scores[order[a] as usize] == scores[order[b] as usize]
+                    })
+                }
+            };
+        }
         self.ranked.clear();
         let judgements = &self.judgements;
         self.ranked
             .extend(self.order[..depth].iter().map(|&i| judgements[i as usize]));
-        Ok(Some(JudgedRanking::new(
-            &self.ranked,
-            retrieved,
-            qrels.ideal_grades(query),
-            self.default_level,
-        )))
+        Ok(Some(
+            JudgedRanking::new(
+                &self.ranked,
+                retrieved,
+                qrels.ideal_grades(query),
+                self.default_level,
+            )
+            .with_tie_groups(&self.tie_ends),
+        ))
+    }
+}
+
+/// Finds the groups of tied scores of a list of `len` entries judged to
+/// `depth`, where `tied(a, b)` says whether ranks `a` and `b` have equal
+/// scores: their ends go to `ends`, and the depth returned reaches the end
+/// of the group that `depth` would cut.
+fn find_tie_groups(
+    ends: &mut Vec<u32>,
+    len: usize,
+    depth: usize,
+    tied: impl Fn(usize, usize) -> bool,
+) -> usize {
+    let mut depth = depth;
+    while depth > 0 && depth < len && tied(depth - 1, depth) {
+        depth += 1;
+    }
+    for i in 1..depth {
+        if !tied(i - 1, i) {
+            ends.push(i as u32);
+        }
+    }
+    if depth > 0 {
+        ends.push(depth as u32);
+    }
+    depth
+}
+
+/// Puts the entries `order` names in score order, descending, ties in
+/// input order (`ties = input`): a stable sort, as `order` is in input
+/// order.
+fn order_entries_as_input(order: &mut [u32], buffer: &ListBuffer) {
+    match buffer.keys() {
+        Keys::Fixed(keys) => order.sort_by(|&a, &b| keys[b as usize].cmp(&keys[a as usize])),
+        Keys::Float(scores) => order.sort_by(|&a, &b| {
+            scores[b as usize]
+                .partial_cmp(&scores[a as usize])
+                .unwrap_or(Ordering::Equal)
+        }),
     }
 }
 
@@ -574,6 +709,8 @@ mod tests {
         for case in 0..600 {
             let depth = [None, Some(1), Some(5), Some(30)][case % 4];
             let duplicates = [Duplicates::Error, Duplicates::First][case / 4 % 2];
+            let ties = Ties::ALL[case / 8 % 3];
+            let groups = ties == Ties::Average;
             let query = if case % 10 == 9 { "unjudged" } else { "q" };
             let by_score = next(2) == 0;
             sorted += usize::from(by_score);
@@ -617,20 +754,23 @@ mod tests {
                     .unwrap();
             }
             let index = qrels.query_index(query.as_bytes());
-            let expected = builder.finish(duplicates).map(|run| {
+            let groups_of = |judged: &JudgedRanking<'_>| judged.tie_groups().collect::<Vec<_>>();
+            let expected = builder.finish_with(duplicates, ties).map(|run| {
                 let dropped = run.duplicates_dropped();
                 index.zip(run.list(query)).map(|(q, list)| {
-                    let mut judge = Judge::new(depth, RelevanceLevel::DEFAULT);
+                    let mut judge =
+                        Judge::new(depth, RelevanceLevel::DEFAULT).with_ties(ties, groups);
                     let judged = judge.judge(&qrels, q, Some(list));
                     (
                         judged.ranked().to_vec(),
                         judged.retrieved(),
                         judged.ideal_grades().to_vec(),
+                        groups_of(&judged),
                         dropped,
                     )
                 })
             });
-            let mut judge = Judge::new(depth, RelevanceLevel::DEFAULT);
+            let mut judge = Judge::new(depth, RelevanceLevel::DEFAULT).with_ties(ties, groups);
             let got = judge
                 .judge_buffer(&qrels, index, &buffer, duplicates)
                 .map(|judged| {
@@ -639,13 +779,14 @@ mod tests {
                             judged.ranked().to_vec(),
                             judged.retrieved(),
                             judged.ideal_grades().to_vec(),
+                            groups_of(&judged),
                             0,
                         )
                     })
                 })
                 .map(|judged| {
-                    judged.map(|(ranked, retrieved, ideal, _)| {
-                        (ranked, retrieved, ideal, judge.repeats_dropped())
+                    judged.map(|(ranked, retrieved, ideal, groups, _)| {
+                        (ranked, retrieved, ideal, groups, judge.repeats_dropped())
                     })
                 });
             repeats += usize::from(expected.is_err());
@@ -704,5 +845,51 @@ mod tests {
         assert_eq!(missing.retrieved(), 0);
         assert!(missing.ranked().is_empty());
         assert_eq!(missing.num_relevant(1.0), 3);
+    }
+
+    #[test]
+    fn tie_groups_extend_the_depth_to_the_end_of_a_group() {
+        let mut qrels = QrelsBuilder::new();
+        qrels.push("q", "c", 1).unwrap();
+        let qrels = qrels.finish().unwrap();
+        let q = qrels.query_index(b"q").unwrap();
+        let mut run = RunBuilder::new();
+        for (doc, score) in [("a", 3.0), ("b", 2.0), ("c", 2.0), ("d", 2.0), ("e", 1.0)] {
+            run.push_scored("q", doc, score).unwrap();
+        }
+        let run = run.finish(Duplicates::Error).unwrap();
+        let mut judge = Judge::new(Some(2), RelevanceLevel::DEFAULT).with_ties(Ties::Average, true);
+        let judged = judge.judge(&qrels, q, run.list("q"));
+        // Rank 2 starts a group of three: judged down to rank 4.
+        assert_eq!(judged.ranked().len(), 4);
+        assert_eq!(judged.tie_groups().collect::<Vec<_>>(), [0..1, 1..4]);
+        let mut judge = Judge::new(Some(2), RelevanceLevel::DEFAULT);
+        let judged = judge.judge(&qrels, q, run.list("q"));
+        assert_eq!(judged.ranked().len(), 2);
+        assert_eq!(judged.tie_groups().count(), 2);
+    }
+
+    #[test]
+    fn input_order_keeps_tied_documents_as_given() {
+        let mut run = RunBuilder::new();
+        for (doc, score) in [("a", 1.0), ("z", 2.0), ("b", 1.0), ("c", 1.0)] {
+            run.push_scored("q", doc, score).unwrap();
+        }
+        let docs = |ties| {
+            let run = run.clone().finish_with(Duplicates::Error, ties).unwrap();
+            run.list("q")
+                .unwrap()
+                .docs()
+                .map(|d| d.to_vec())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            docs(Ties::Input),
+            [b"z".to_vec(), b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]
+        );
+        assert_eq!(
+            docs(Ties::Docid),
+            [b"z".to_vec(), b"c".to_vec(), b"b".to_vec(), b"a".to_vec()]
+        );
     }
 }

@@ -90,14 +90,18 @@ mod origins;
 pub mod params;
 mod qrels;
 pub mod registry;
+mod requested;
 mod run;
 pub mod syntax;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod ties;
 
 pub use aggregate::Aggregator;
 pub use buffer::{Decimal, ListBuffer};
-pub use corpus::{CorpusInputs, CorpusMetric, CorpusState, Requires, Training};
+pub use corpus::{
+    Catalog, CorpusInputs, CorpusMetric, CorpusState, ItemFeatures, Requires, Training,
+};
 pub use error::{
     PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError, shorten_id,
 };
@@ -108,7 +112,9 @@ pub use judge::{Grade, GradeError, Judge, JudgedRanking, Judgement, MAX_GRADE, c
 pub use metric::{Metric, TrecAll, TrecEvalMeasure};
 pub use params::{CanonicalName, Cutoff, ParamValue, RelevanceLevel};
 pub use qrels::{Qrels, QrelsBuilder, QrelsPart, QrelsParts};
+pub use requested::{RequestedMetric, build_requested, parse_requested};
 pub use run::{Duplicates, RankedList, Run, RunBuilder, compare_scored};
+pub use ties::{TieGroups, Tied, Ties};
 
 #[doc(hidden)]
 pub mod __private {

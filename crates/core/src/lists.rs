@@ -53,7 +53,9 @@ pub(crate) trait ListRules<V>: Sync {
     fn compare_docs(&self, a: &[u8], b: &[u8]) -> Ordering;
     /// Whether entries with equal values are put in document order; if not,
     /// they keep their input order.
-    const TIES_BY_DOC: bool = true;
+    fn ties_by_doc(&self) -> bool {
+        true
+    }
 }
 
 /// Why a store could not take an entry.
@@ -601,7 +603,7 @@ impl<V: Copy> Scratch<V> {
             self.sort_range(list, 0, n, rules);
             return;
         }
-        if !R::TIES_BY_DOC {
+        if !rules.ties_by_doc() {
             return;
         }
         let mut start = 0;
@@ -635,7 +637,7 @@ impl<V: Copy> Scratch<V> {
         self.perm.extend(start as u32..end as u32);
         {
             let view = &*list;
-            if R::TIES_BY_DOC {
+            if rules.ties_by_doc() {
                 self.perm.sort_unstable_by(|&a, &b| {
                     let (a, b) = (a as usize, b as usize);
                     rules

@@ -5,6 +5,7 @@ use std::fmt;
 use crate::explain::Explanation;
 use crate::judge::JudgedRanking;
 use crate::params::Cutoff;
+use crate::ties::Ties;
 
 /// One ranking metric, evaluated on one query at a time.
 ///
@@ -70,6 +71,24 @@ pub trait Metric: Send + Sync + fmt::Debug {
     /// alone, `name = value`.
     fn explain(&self, query: &JudgedRanking<'_>) -> Explanation {
         Explanation::new(self, query)
+    }
+
+    /// How this metric treats tied scores, if it says
+    /// (`ndcg(ties=average)@10`, a [`Tied`](crate::Tied)); `None`: as the
+    /// experiment says (`--ties`, TOML `ties`). Default: `None`.
+    fn ties(&self) -> Option<Ties> {
+        None
+    }
+
+    /// The expected value of [`score`](Metric::score) over every order of
+    /// each group of tied scores ([`JudgedRanking::tie_groups`]), computed
+    /// exactly: `ties = average`. `None` if the metric has no exact method;
+    /// `ties = average` is then refused for it, naming it. A metric must
+    /// return `Some` for every ranking or for none (the registry asks it on
+    /// an empty ranking). Default: `None`.
+    fn score_tie_average(&self, query: &JudgedRanking<'_>) -> Option<f64> {
+        let _ = query;
+        None
     }
 }
 

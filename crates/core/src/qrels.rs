@@ -385,7 +385,9 @@ impl ListRules<Grade> for QrelsRules {
         a.cmp(b)
     }
 
-    const TIES_BY_DOC: bool = false;
+    fn ties_by_doc(&self) -> bool {
+        false
+    }
 }
 
 impl Qrels {
@@ -443,6 +445,13 @@ impl Qrels {
         (0..list.len)
             .find(|&i| store.doc(&list, i) == doc)
             .map(|i| store.values[list.start + i])
+    }
+
+    /// The judged documents of query `index` with their grades, in input
+    /// order (for inputs that are pairs, as training interactions).
+    pub fn judgements(&self, index: u32) -> impl ExactSizeIterator<Item = (&[u8], Grade)> + '_ {
+        let (store, list) = self.judged(index);
+        (0..list.len).map(move |i| (store.doc(&list, i), store.values[list.start + i]))
     }
 
     /// The grade of `doc` for `query`, if it is judged.

@@ -19,6 +19,7 @@ use crate::error::{PluginError, PluginKind, RegistryError};
 use crate::metric::Metric;
 use crate::params::ParamValue;
 use crate::syntax::Spec;
+use crate::ties::{Tied, Ties};
 
 /// Where a plugin is registered in source, so a clash can name both places.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +65,15 @@ pub const PARAM_REL: ParamDoc = ParamDoc {
     alias: None,
     default: "unset",
     doc: "relevance level: a grade of at least rel is relevant (trec_eval -l); a positive number, decimals too (3.5); unset = the experiment's level (--rel, TOML rel; 1 unless set)",
+};
+
+/// The parameter `ties`, which every metric takes (the registry handles
+/// it, wrapping the metric in a [`Tied`](crate::Tied)).
+pub const PARAM_TIES: ParamDoc = ParamDoc {
+    name: "ties",
+    alias: None,
+    default: "unset",
+    doc: "tied scores: docid (ranked by document id, trec_eval), input (in the run's order) or average (the expected value over every order of the ties); unset = the experiment's (--ties, TOML ties; docid unless set)",
 };
 
 /// A registered plugin: a metric (`Descriptor<dyn Metric>`) or an
@@ -117,12 +127,25 @@ pub trait Plugin: sealed::Sealed + 'static {
     /// Runs the plugin's own cross-parameter checks.
     #[doc(hidden)]
     fn check(plugin: &Self) -> Result<(), String>;
+    /// The plugin with its own treatment of tied scores (the `ties`
+    /// parameter every metric takes); `None` for a kind without one.
+    #[doc(hidden)]
+    fn with_ties(plugin: Box<Self>, ties: Ties) -> Option<Result<Box<Self>, String>>;
     /// The plugin's canonical name.
     #[doc(hidden)]
     fn canonical_name(plugin: &Self) -> String;
     /// The registered plugin that computes trec_eval's measure `name`.
     #[doc(hidden)]
     fn trec_eval_match(name: &str) -> Option<TrecEvalEquivalent>;
+    /// The typetag name the plugin serializes with (its `type`), if it
+    /// serializes.
+    #[doc(hidden)]
+    fn type_tag(plugin: &Self) -> Option<String>;
+}
+
+/// The `type` of a plugin serialized through typetag.
+fn serialized_type(value: Result<serde_json::Value, serde_json::Error>) -> Option<String> {
+    value.ok()?.get("type")?.as_str().map(str::to_owned)
 }
 
 mod sealed {
@@ -133,6 +156,9 @@ mod sealed {
 }
 
 impl Plugin for dyn CorpusMetric {
+    fn type_tag(plugin: &Self) -> Option<String> {
+        serialized_type(serde_json::to_value(plugin))
+    }
     const KIND: PluginKind = PluginKind::CorpusMetric;
     fn registered() -> Vec<&'static Descriptor<Self>> {
         inventory::iter::<CorpusMetricDescriptor>
@@ -145,6 +171,9 @@ impl Plugin for dyn CorpusMetric {
     fn check(plugin: &Self) -> Result<(), String> {
         plugin.validate()
     }
+    fn with_ties(_plugin: Box<Self>, _ties: Ties) -> Option<Result<Box<Self>, String>> {
+        None
+    }
     fn canonical_name(plugin: &Self) -> String {
         plugin.name()
     }
@@ -154,6 +183,9 @@ impl Plugin for dyn CorpusMetric {
 }
 
 impl Plugin for dyn Metric {
+    fn type_tag(plugin: &Self) -> Option<String> {
+        serialized_type(serde_json::to_value(plugin))
+    }
     const KIND: PluginKind = PluginKind::Metric;
     fn registered() -> Vec<&'static Descriptor<Self>> {
         inventory::iter::<MetricDescriptor>.into_iter().collect()
@@ -164,6 +196,9 @@ impl Plugin for dyn Metric {
     fn check(plugin: &Self) -> Result<(), String> {
         plugin.validate()
     }
+    fn with_ties(plugin: Box<Self>, ties: Ties) -> Option<Result<Box<Self>, String>> {
+        Some(Tied::new(plugin, ties).map(|tied| Box::new(tied) as Box<dyn Metric>))
+    }
     fn canonical_name(plugin: &Self) -> String {
         plugin.name()
     }
@@ -173,6 +208,9 @@ impl Plugin for dyn Metric {
 }
 
 impl Plugin for dyn Aggregator {
+    fn type_tag(plugin: &Self) -> Option<String> {
+        serialized_type(serde_json::to_value(plugin))
+    }
     const KIND: PluginKind = PluginKind::Aggregator;
     fn registered() -> Vec<&'static Descriptor<Self>> {
         inventory::iter::<AggregatorDescriptor>
@@ -184,6 +222,9 @@ impl Plugin for dyn Aggregator {
     }
     fn check(plugin: &Self) -> Result<(), String> {
         plugin.validate()
+    }
+    fn with_ties(_plugin: Box<Self>, _ties: Ties) -> Option<Result<Box<Self>, String>> {
+        None
     }
     fn canonical_name(plugin: &Self) -> String {
         plugin.name()
@@ -309,23 +350,56 @@ pub fn build<T: Plugin + ?Sized>(
 ) -> Result<Box<T>, PluginError> {
     let descriptor = find::<T>(name)?;
     let mut resolved: Vec<(&'static str, ParamValue)> = Vec::with_capacity(params.len());
+    // Every metric takes `ties`, unless it declares a parameter of that name.
+    let mut ties: Option<Ties> = None;
+    let takes_ties = T::KIND == PluginKind::Metric
+        && !descriptor.params.iter().any(|p| p.name == PARAM_TIES.name);
     for (key, value) in params {
         let wanted = key.to_ascii_lowercase();
+        if takes_ties && wanted == PARAM_TIES.name {
+            if ties.is_some() {
+                return Err(PluginError::RepeatedParam {
+                    kind: T::KIND,
+                    plugin: descriptor.name,
+                    param: PARAM_TIES.name,
+                });
+            }
+            let parsed = match &value {
+                ParamValue::String(text) => Ties::ALL
+                    .into_iter()
+                    .find(|t| t.as_str() == text.to_ascii_lowercase()),
+                _ => None,
+            };
+            ties = Some(parsed.ok_or_else(|| PluginError::InvalidParam {
+                kind: T::KIND,
+                plugin: descriptor.name,
+                param: PARAM_TIES.name,
+                reason: format!("expected docid, input or average, found {value}"),
+            })?);
+            continue;
+        }
         let Some(doc) = descriptor
             .params
             .iter()
             .find(|p| p.name == wanted || p.alias == Some(wanted.as_str()))
         else {
+            let extra = takes_ties.then_some(PARAM_TIES.name);
             let candidates = descriptor
                 .params
                 .iter()
-                .flat_map(|p| std::iter::once(p.name).chain(p.alias));
+                .flat_map(|p| std::iter::once(p.name).chain(p.alias))
+                .chain(extra);
             return Err(PluginError::UnknownParam {
                 kind: T::KIND,
                 plugin: descriptor.name,
                 param: key,
                 suggestions: close_names(&wanted, candidates),
-                known: descriptor.params.iter().map(|p| p.name).collect(),
+                known: descriptor
+                    .params
+                    .iter()
+                    .map(|p| p.name)
+                    .chain(extra)
+                    .collect(),
             });
         };
         if resolved.iter().any(|(name, _)| *name == doc.name) {
@@ -353,12 +427,19 @@ pub fn build<T: Plugin + ?Sized>(
     };
     match T::deserialize_pairs(pairs(None)) {
         Ok(plugin) => {
-            T::check(&plugin).map_err(|reason| PluginError::Invalid {
+            let invalid = |reason| PluginError::Invalid {
                 kind: T::KIND,
                 plugin: descriptor.name,
                 reason,
-            })?;
-            Ok(plugin)
+            };
+            T::check(&plugin).map_err(invalid)?;
+            match ties {
+                Some(ties) => match T::with_ties(plugin, ties) {
+                    Some(tied) => tied.map_err(invalid),
+                    None => Err(invalid("takes no `ties`".to_owned())),
+                },
+                None => Ok(plugin),
+            }
         }
         Err(error) => {
             // Find the parameter at fault by trying each one alone.
@@ -425,14 +506,24 @@ fn close_names<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> V
     scored.into_iter().take(3).map(|(_, c)| c).collect()
 }
 
-/// Checks the registry's invariants for both kinds: names and aliases
+/// Checks the registry's invariants for every kind: names and aliases
 /// unique, snake_case, summaries of one line of 79 columns or less,
-/// parameter names unique. Typetag notices duplicate names only when it
+/// parameter names unique, and each registered name the typetag name its
+/// example serializes with (a mismatch would otherwise pass here and fail
+/// at use, with an error about a missing parameter). Typetag notices duplicate names only when it
 /// deserializes, so binaries and tests call this up front.
 pub fn check() -> Result<(), RegistryError> {
     check_kind::<dyn Metric>()?;
     check_kind::<dyn Aggregator>()?;
-    check_kind::<dyn CorpusMetric>()
+    check_kind::<dyn CorpusMetric>()?;
+    match crate::requested::shared_name() {
+        Some((name, metric, corpus)) => Err(RegistryError::SharedName {
+            name,
+            metric,
+            corpus,
+        }),
+        None => Ok(()),
+    }
 }
 
 fn check_kind<T: Plugin + ?Sized>() -> Result<(), RegistryError> {
@@ -458,6 +549,18 @@ fn check_kind<T: Plugin + ?Sized>() -> Result<(), RegistryError> {
                 });
             }
             seen.push((name, d.defined_at));
+        }
+        match T::type_tag(&*(d.example)()) {
+            Some(tag) if tag == d.name => {}
+            Some(typetag) => {
+                return Err(RegistryError::TypetagMismatch {
+                    kind: T::KIND,
+                    name: d.name,
+                    typetag,
+                    at: d.defined_at,
+                });
+            }
+            None => return Err(malformed("its example does not serialize".into())),
         }
         if d.summary.is_empty() || d.summary.contains('\n') || d.summary.chars().count() > 79 {
             return Err(malformed(

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{RunError, shorten_id};
 use crate::id::Id;
 use crate::lists::{FinishError, List, ListRules, ListStore, PushError, Repeat, RepeatError};
+use crate::ties::Ties;
 
 /// What to do with a document that appears twice in one query's list.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -151,9 +152,19 @@ impl RunBuilder {
         self.store.first_query()
     }
 
-    /// Groups entries by query, applies `duplicates`, and orders every list.
+    /// Groups entries by query, applies `duplicates`, and orders every list
+    /// (ties by document id).
     pub fn finish(self, duplicates: Duplicates) -> Result<Run, RunError> {
-        let rules = RunRules { duplicates };
+        self.finish_with(duplicates, Ties::Docid)
+    }
+
+    /// [`finish`](Self::finish), with tied scores ordered as `ties` says:
+    /// by document id (`docid`, `average`) or in input order (`input`).
+    pub fn finish_with(self, duplicates: Duplicates, ties: Ties) -> Result<Run, RunError> {
+        let rules = RunRules {
+            duplicates,
+            by_doc: ties.orders_by_doc(),
+        };
         let pushed = self.store.num_entries();
         match self.store.finish(&rules) {
             Ok(store) => {
@@ -200,6 +211,8 @@ fn push_error(error: PushError, at: u64) -> RunError {
 
 struct RunRules {
     duplicates: Duplicates,
+    /// Ties by document id, else in input order.
+    by_doc: bool,
 }
 
 impl ListRules<f64> for RunRules {
@@ -225,6 +238,10 @@ impl ListRules<f64> for RunRules {
 
     fn compare_docs(&self, a: &[u8], b: &[u8]) -> Ordering {
         b.cmp(a)
+    }
+
+    fn ties_by_doc(&self) -> bool {
+        self.by_doc
     }
 }
 

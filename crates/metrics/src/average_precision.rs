@@ -137,6 +137,28 @@ impl Metric for AveragePrecision {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         average_precision(q, self.k, q.level(self.rel), self.normalization)
     }
+    /// The expected sum of precisions over the (order-free) divisor; with
+    /// `normalization = hits` and a cutoff the divisor depends on the
+    /// order, and no exact method is offered.
+    fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
+        let level = q.level(self.rel);
+        let relevant = q.num_relevant(level);
+        let divisor = match self.normalization {
+            ApNormalization::Relevant => relevant,
+            ApNormalization::Truncated => relevant.min(self.k.map_or(q.retrieved(), Cutoff::get)),
+            // Without a cutoff, every relevant document retrieved counts,
+            // whatever the order.
+            ApNormalization::Hits if self.k.is_none() => crate::common::hits(q.ranked(), level),
+            ApNormalization::Hits => return None,
+            ApNormalization::K => self.k.map_or(q.retrieved(), Cutoff::get),
+        };
+        let sum = crate::tie_average::expected_precision_sum(q, self.k, level);
+        Some(if divisor == 0 {
+            0.0
+        } else {
+            sum / divisor as f64
+        })
+    }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         if self.rel.is_some() || self.normalization != ApNormalization::Relevant {
             return None;

@@ -85,6 +85,16 @@ pub fn dcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64 {
     discounted_sum(q.top(k).iter().map(|j| j.grade()), gain)
 }
 
+/// The expected DCG@k over every order of each group of tied scores.
+pub fn expected_dcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64 {
+    crate::tie_average::expected_sum(
+        q,
+        k,
+        |j| gain.of(j.grade()),
+        |mean, i| mean / ((i + 2) as f64).log2(),
+    )
+}
+
 /// The `dcg` metric.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -118,6 +128,10 @@ impl Metric for Dcg {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         dcg(q, self.k, self.gain)
+    }
+    /// The expected gain of each rank, discounted.
+    fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
+        Some(expected_dcg(q, self.k, self.gain))
     }
 }
 

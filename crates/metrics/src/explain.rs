@@ -12,7 +12,6 @@ use crate::bpref::Bpref;
 use crate::common::hits;
 use crate::dcg::{Dcg, Gain, discounted_sum};
 use crate::err::ExpectedReciprocalRank;
-use crate::f1::F1;
 use crate::hit_rate::HitRate;
 use crate::ndcg::Ndcg;
 use crate::num_rel::NumRel;
@@ -23,6 +22,20 @@ use crate::r_precision::RPrecision;
 use crate::rbp::{Rbp, RbpGain};
 use crate::recall::Recall;
 use crate::reciprocal_rank::ReciprocalRank;
+
+mod sets;
+mod trec;
+mod weighted;
+
+pub(crate) use sets::{
+    f1, fallout, judged, num_nonrel_judged_ret, relative_precision, roc_auc, rprec_mult, set_map,
+    unjudged, utility,
+};
+pub(crate) use trec::{
+    bin_g, eleven_point_average, g, infap, iprec_at_recall, ncrr, ndcg_gain_map, ndcg_rel,
+    rbp_resid, rndcg,
+};
+pub(crate) use weighted::weighted;
 
 /// One entry per judged rank: `f(i, judgement)` within the first `k` ranks,
 /// `None` past them.
@@ -351,36 +364,6 @@ pub(crate) fn bpref(m: &Bpref, q: &JudgedRanking<'_>) -> Explanation {
         ))
         .normalizer(format!(
             "divided by |R| = {relevant}, terms by min(|R|, |N|) = {bound}"
-        ))
-}
-
-/// F1: the harmonic mean of precision@k and recall@k.
-pub(crate) fn f1(m: &F1, q: &JudgedRanking<'_>) -> Explanation {
-    let level = q.level(m.rel);
-    let hits = hits(q.top(m.k), level);
-    let depth = m.k.map_or(q.retrieved(), Cutoff::get);
-    let relevant = q.num_relevant(level);
-    let p = if depth == 0 {
-        0.0
-    } else {
-        hits as f64 / depth as f64
-    };
-    let r = if relevant == 0 {
-        0.0
-    } else {
-        hits as f64 / relevant as f64
-    };
-    Explanation::new(m, q)
-        .level(level)
-        .quantity("P", p)
-        .quantity("R", r)
-        .formula(format!(
-            "{} = 2 x P x R / (P + R), P = {hits} / {depth}, R = {hits} / {relevant}: 2 x {} x {} / ({} + {})",
-            m.name(),
-            number(p),
-            number(r),
-            number(p),
-            number(r)
         ))
 }
 

@@ -96,6 +96,19 @@ impl Metric for F1 {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         f_beta(q, self.k, q.level(self.rel), self.beta)
     }
+    /// `F_beta = (1 + beta^2) hits / (beta^2 |R| + k)` is linear in the
+    /// hits (0 when `|R|` or `k` is 0): the expected hits put in.
+    fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
+        let level = q.level(self.rel);
+        let relevant = q.num_relevant(level);
+        let depth = self.k.map_or(q.retrieved(), Cutoff::get);
+        if relevant == 0 || depth == 0 {
+            return Some(0.0);
+        }
+        let hits = crate::tie_average::expected_hits(q, self.k, level);
+        let b2 = self.beta.get() * self.beta.get();
+        Some((1.0 + b2) * hits / (b2 * relevant as f64 + depth as f64))
+    }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         (self.rel.is_none() && self.k.is_none() && self.beta == Beta::ONE)
             .then(|| TrecEvalMeasure::mean("set_F"))

@@ -71,6 +71,10 @@ pub struct Fallout {
 
 #[typetag::serde(name = "fallout")]
 impl Metric for Fallout {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::fallout(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("fallout")
             .param_if_set("rel", self.rel)

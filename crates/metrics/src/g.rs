@@ -103,6 +103,10 @@ pub struct G {}
 
 #[typetag::serde(name = "g")]
 impl Metric for G {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::g(self, q)
+    }
     fn name(&self) -> String {
         "g".to_owned()
     }
@@ -136,6 +140,10 @@ pub struct BinG {
 
 #[typetag::serde(name = "bin_g")]
 impl Metric for BinG {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::bin_g(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("bin_g")
             .param_if_set("rel", self.rel)

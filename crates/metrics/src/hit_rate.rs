@@ -60,6 +60,14 @@ impl Metric for HitRate {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         hit_rate(q, self.k, q.level(self.rel))
     }
+    /// The probability of a relevant document in the top k.
+    fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
+        Some(crate::tie_average::expected_hit(
+            q,
+            self.k,
+            q.level(self.rel),
+        ))
+    }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         let k = self.k?;
         self.rel

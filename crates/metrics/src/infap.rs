@@ -81,6 +81,10 @@ pub struct InfAp {
 
 #[typetag::serde(name = "infap")]
 impl Metric for InfAp {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::infap(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("infap")
             .param_if_set("rel", self.rel)

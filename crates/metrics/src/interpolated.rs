@@ -107,6 +107,10 @@ pub struct IprecAtRecall {
 
 #[typetag::serde(name = "iprec_at_recall")]
 impl Metric for IprecAtRecall {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::iprec_at_recall(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("iprec_at_recall")
             .param("recall", self.recall)
@@ -233,6 +237,10 @@ pub fn eleven_point_average(q: &JudgedRanking<'_>, levels: &[f64], level: Grade)
 
 #[typetag::serde(name = "eleven_point_average")]
 impl Metric for ElevenPointAverage {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::eleven_point_average(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("eleven_point_average")
             .param_if_set("rel", self.rel)

@@ -43,6 +43,10 @@ pub struct Judged {
 
 #[typetag::serde(name = "judged")]
 impl Metric for Judged {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::judged(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("judged").cutoff(self.k)
     }

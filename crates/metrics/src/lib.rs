@@ -79,6 +79,7 @@ pub mod relative_precision;
 pub mod roc_auc;
 pub mod rprec_mult;
 pub mod set_map;
+pub mod tie_average;
 mod trec_gains;
 pub mod unjudged;
 pub mod utility;

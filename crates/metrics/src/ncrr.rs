@@ -51,6 +51,10 @@ pub struct Ncrr {
 
 #[typetag::serde(name = "ncrr")]
 impl Metric for Ncrr {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::ncrr(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("ncrr")
             .param_if_set("rel", self.rel)

@@ -16,7 +16,7 @@ use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Metric, TrecEvalMeasur
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
-use crate::dcg::{Gain, PARAM_GAIN, dcg, discounted_sum};
+use crate::dcg::{Gain, PARAM_GAIN, dcg, discounted_sum, expected_dcg};
 use crate::ndcg_ideal::{NdcgIdeal, ndcg_ideal_k};
 
 /// nDCG@k of one query.
@@ -76,6 +76,57 @@ fn scaled_exponential_ndcg(
     sum(&mut q.top(k).iter().map(|j| j.grade())) / sum(&mut ideal.iter().copied())
 }
 
+/// The expected nDCG@k over every order of each group of tied scores: the
+/// ideal does not depend on the order, so it is the expected DCG over the
+/// same ideal (the ideal's grades with `ideal = "k"`).
+pub fn expected_ndcg(
+    q: &JudgedRanking<'_>,
+    k: Option<Cutoff>,
+    gain: Gain,
+    ideal: NdcgIdeal,
+) -> f64 {
+    let grades = q.ideal_grades();
+    let top = grades.first().copied().unwrap_or(0.0);
+    let ideal: Vec<rankeval_core::Grade> = match ideal {
+        NdcgIdeal::Judged => match k {
+            Some(k) => grades[..k.get().min(grades.len())].to_vec(),
+            None => grades.to_vec(),
+        },
+        NdcgIdeal::K => vec![top; k.map_or(q.retrieved(), Cutoff::get)],
+    };
+    let discount = |i: usize| ((i + 2) as f64).log2();
+    if gain == Gain::Exponential && top > LARGEST_UNSCALED_GRADE {
+        let scaled = |g: rankeval_core::Grade| {
+            if g > 0.0 {
+                (g - top).exp2() - (-top).exp2()
+            } else {
+                0.0
+            }
+        };
+        let dcg = crate::tie_average::expected_sum(
+            q,
+            k,
+            |j| scaled(j.grade()),
+            |mean, i| mean / discount(i),
+        );
+        let ideal_dcg = ideal
+            .iter()
+            .enumerate()
+            .fold(0.0, |sum, (i, &g)| sum + scaled(g) / discount(i));
+        return if ideal_dcg > 0.0 {
+            dcg / ideal_dcg
+        } else {
+            0.0
+        };
+    }
+    let ideal_dcg = discounted_sum(ideal.iter().copied(), gain);
+    if ideal_dcg > 0.0 {
+        expected_dcg(q, k, gain) / ideal_dcg
+    } else {
+        0.0
+    }
+}
+
 /// The `ndcg` metric.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -127,6 +178,10 @@ impl Metric for Ndcg {
             NdcgIdeal::Judged => ndcg(q, self.k, self.gain),
             NdcgIdeal::K => ndcg_ideal_k(q, self.k, self.gain),
         }
+    }
+    /// The expected DCG over the ideal, which does not depend on the order.
+    fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
+        Some(expected_ndcg(q, self.k, self.gain, self.ideal))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         if self.gain != Gain::Linear || self.ideal != NdcgIdeal::Judged {

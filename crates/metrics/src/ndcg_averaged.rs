@@ -152,6 +152,10 @@ pub struct NdcgRel {}
 
 #[typetag::serde(name = "ndcg_rel")]
 impl Metric for NdcgRel {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::ndcg_rel(self, q)
+    }
     fn name(&self) -> String {
         "ndcg_rel".to_owned()
     }
@@ -185,6 +189,10 @@ pub struct Rndcg {
 
 #[typetag::serde(name = "rndcg")]
 impl Metric for Rndcg {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::rndcg(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("rndcg")
             .param_if_set("rel", self.rel)

@@ -73,14 +73,14 @@ impl<'de> Deserialize<'de> for GainMap {
 }
 
 /// One grade level: its grade, gain and number of judged documents.
-struct Level {
-    grade: i64,
-    gain: f64,
+pub(crate) struct Level {
+    pub(crate) grade: i64,
+    pub(crate) gain: f64,
     count: usize,
 }
 
 /// trec_eval's `setup_gains`: the levels of the query, sorted by gain.
-fn levels(q: &JudgedRanking<'_>, map: &GainMap) -> Vec<Level> {
+pub(crate) fn levels(q: &JudgedRanking<'_>, map: &GainMap) -> Vec<Level> {
     let mut levels: Vec<Level> = map
         .0
         .iter()
@@ -149,7 +149,7 @@ fn merge_sort(levels: &mut Vec<Level>) {
     *levels = sort(items);
 }
 
-fn gain_of(judgement: Judgement, levels: &[Level]) -> f64 {
+pub(crate) fn gain_of(judgement: Judgement, levels: &[Level]) -> f64 {
     if !judgement.is_judged() {
         return 0.0;
     }
@@ -158,6 +158,22 @@ fn gain_of(judgement: Judgement, levels: &[Level]) -> f64 {
         .iter()
         .find(|l| l.grade as f64 == grade)
         .map_or(0.0, |l| l.gain)
+}
+
+/// The ideal ranking's gains: each level's gain, from the highest level
+/// down, once per judged document, until a gain is not positive (as
+/// trec_eval's ndcg sorts and cuts its gain levels).
+pub(crate) fn ideal_gains(levels: &[Level]) -> Vec<f64> {
+    let mut gains = Vec::new();
+    'levels: for level in levels.iter().rev() {
+        for _ in 0..level.count {
+            if level.gain <= 0.0 {
+                break 'levels;
+            }
+            gains.push(level.gain);
+        }
+    }
+    gains
 }
 
 /// nDCG with the gains of `map`, as trec_eval's `ndcg` with parameters.
@@ -181,17 +197,10 @@ pub fn ndcg_gain_map(q: &JudgedRanking<'_>, map: &GainMap) -> f64 {
             results_dcg += gain / discount(i);
         }
     }
-    let mut ideal_dcg = 0.0;
-    let mut i = 0;
-    'levels: for level in levels.iter().rev() {
-        for _ in 0..level.count {
-            if level.gain <= 0.0 {
-                break 'levels;
-            }
-            ideal_dcg += level.gain / discount(i);
-            i += 1;
-        }
-    }
+    let ideal_dcg = ideal_gains(&levels)
+        .iter()
+        .enumerate()
+        .fold(0.0, |sum, (i, gain)| sum + gain / discount(i));
     if ideal_dcg > 0.0 {
         results_dcg / ideal_dcg
     } else {
@@ -210,6 +219,10 @@ pub struct NdcgGainMap {
 
 #[typetag::serde(name = "ndcg_gain_map")]
 impl Metric for NdcgGainMap {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::ndcg_gain_map(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("ndcg_gain_map")
             .param("gains", &self.gains)

@@ -35,6 +35,10 @@ pub struct NumNonrelJudgedRet {
 
 #[typetag::serde(name = "num_nonrel_judged_ret")]
 impl Metric for NumNonrelJudgedRet {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::num_nonrel_judged_ret(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("num_nonrel_judged_ret")
             .param_if_set("rel", self.rel)

@@ -55,6 +55,10 @@ impl Metric for NumRel {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         num_rel(q, q.level(self.rel))
     }
+    /// The count does not depend on the order.
+    fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
+        Some(num_rel(q, q.level(self.rel)))
+    }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.rel.is_none().then(|| TrecEvalMeasure::sum("num_rel"))
     }

@@ -58,6 +58,14 @@ impl Metric for NumRelRet {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         num_rel_ret(q, self.k, q.level(self.rel))
     }
+    /// The expected hits.
+    fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
+        Some(crate::tie_average::expected_hits(
+            q,
+            self.k,
+            q.level(self.rel),
+        ))
+    }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         (self.rel.is_none() && self.k.is_none()).then(|| TrecEvalMeasure::sum("num_rel_ret"))
     }

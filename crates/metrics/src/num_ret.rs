@@ -52,6 +52,10 @@ impl Metric for NumRet {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         num_ret(q, self.k)
     }
+    /// The count does not depend on the order.
+    fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
+        Some(num_ret(q, self.k))
+    }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.k.is_none().then(|| TrecEvalMeasure::sum("num_ret"))
     }

@@ -111,6 +111,22 @@ impl Metric for Precision {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         precision(q, self.k, q.level(self.rel), self.denominator)
     }
+    /// The expected hits over the same (order-free) denominator.
+    fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
+        let level = q.level(self.rel);
+        let depth = self.k.map_or(q.retrieved(), Cutoff::get);
+        let divisor = match self.denominator {
+            PrecisionDenominator::K => depth,
+            PrecisionDenominator::Retrieved => depth.min(q.retrieved()),
+            PrecisionDenominator::Truncated => depth.min(q.num_relevant(level)),
+        };
+        let hits = crate::tie_average::expected_hits(q, self.k, level);
+        Some(if divisor == 0 {
+            0.0
+        } else {
+            hits / divisor as f64
+        })
+    }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         if self.rel.is_some() || self.denominator != PrecisionDenominator::K {
             return None;

@@ -85,6 +85,16 @@ impl Metric for RPrecision {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         r_precision_at(q, self.k, q.level(self.rel))
     }
+    /// The expected hits at rank `min(|R|, k)` over `|R|`.
+    fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
+        let level = q.level(self.rel);
+        let relevant = q.num_relevant(level);
+        let depth = self.k.map_or(relevant, |k| relevant.min(k.get()));
+        Some(match Cutoff::new(depth) {
+            Some(r) => crate::tie_average::expected_hits(q, Some(r), level) / relevant as f64,
+            None => 0.0,
+        })
+    }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         (self.rel.is_none() && self.k.is_none()).then(|| TrecEvalMeasure::mean("Rprec"))
     }

@@ -67,6 +67,10 @@ impl Default for RbpResid {
 
 #[typetag::serde(name = "rbp_resid")]
 impl Metric for RbpResid {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::rbp_resid(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("rbp_resid")
             .param_unless_default("p", self.p, Persistence::TREC_EVAL)

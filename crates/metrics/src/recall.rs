@@ -67,6 +67,17 @@ impl Metric for Recall {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         recall(q, self.k, q.level(self.rel))
     }
+    /// The expected hits over `|R|`.
+    fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
+        let level = q.level(self.rel);
+        let relevant = q.num_relevant(level);
+        let hits = crate::tie_average::expected_hits(q, self.k, level);
+        Some(if relevant == 0 {
+            0.0
+        } else {
+            hits / relevant as f64
+        })
+    }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         if self.rel.is_some() {
             return None;

@@ -59,6 +59,14 @@ impl Metric for ReciprocalRank {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         reciprocal_rank(q, self.k, q.level(self.rel))
     }
+    /// The expected reciprocal rank of the first relevant document.
+    fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
+        Some(crate::tie_average::expected_reciprocal_rank(
+            q,
+            self.k,
+            q.level(self.rel),
+        ))
+    }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         (self.rel.is_none() && self.k.is_none()).then(|| TrecEvalMeasure::mean("recip_rank"))
     }

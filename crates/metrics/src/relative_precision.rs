@@ -42,6 +42,10 @@ pub struct RelativePrecision {
 
 #[typetag::serde(name = "relative_precision")]
 impl Metric for RelativePrecision {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::relative_precision(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("relative_p")
             .param_if_set("rel", self.rel)

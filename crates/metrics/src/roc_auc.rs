@@ -75,6 +75,10 @@ pub struct RocAuc {
 
 #[typetag::serde(name = "roc_auc")]
 impl Metric for RocAuc {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::roc_auc(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("auc")
             .param_if_set("rel", self.rel)

@@ -50,6 +50,10 @@ impl fmt::Display for TwoDecimals {
 
 #[typetag::serde(name = "rprec_mult")]
 impl Metric for RprecMult {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::rprec_mult(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("rprec_mult")
             .param("mult", self.mult)

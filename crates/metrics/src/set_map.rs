@@ -37,6 +37,10 @@ pub struct SetMap {
 
 #[typetag::serde(name = "set_map")]
 impl Metric for SetMap {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::set_map(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("set_map")
             .param_if_set("rel", self.rel)

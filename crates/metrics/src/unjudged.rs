@@ -37,6 +37,10 @@ pub struct Unjudged {
 
 #[typetag::serde(name = "unjudged")]
 impl Metric for Unjudged {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::unjudged(self, q)
+    }
     fn name(&self) -> String {
         CanonicalName::new("unjudged").cutoff(self.k)
     }

@@ -84,6 +84,10 @@ impl Utility {
 
 #[typetag::serde(name = "utility")]
 impl Metric for Utility {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::utility(self, q)
+    }
     fn name(&self) -> String {
         let d = Utility::default();
         CanonicalName::new("utility")

@@ -218,7 +218,7 @@ pub struct Weighted {
 impl Weighted {
     /// The gain of the document at one rank.
     #[inline]
-    fn gain_of(&self, judgement: Judgement, level: Grade) -> f64 {
+    pub(crate) fn gain_of(&self, judgement: Judgement, level: Grade) -> f64 {
         match self.gain {
             WeightedGain::Binary => f64::from(u8::from(judgement.is_relevant(level))),
             _ => self.gain_of_grade(judgement.grade()),
@@ -237,7 +237,7 @@ impl Weighted {
 
     /// The discounted sum of `gains`, best first, and the sum of the
     /// discounts of the first `depth` ranks.
-    fn discounted(&self, gains: impl Iterator<Item = f64>) -> f64 {
+    pub(crate) fn discounted(&self, gains: impl Iterator<Item = f64>) -> f64 {
         let p = self.p.get();
         let mut weight = 1.0;
         let mut sum = 0.0;
@@ -254,13 +254,13 @@ impl Weighted {
     }
 
     /// The sum of the discounts of ranks 1..=depth.
-    fn total_weight(&self, depth: usize) -> f64 {
+    pub(crate) fn total_weight(&self, depth: usize) -> f64 {
         self.discounted(std::iter::repeat_n(1.0, depth))
     }
 
     /// The discounted sum of the ideal ranking: the query's judged gains,
     /// descending, cut at k.
-    fn ideal(&self, q: &JudgedRanking<'_>, level: Grade) -> f64 {
+    pub(crate) fn ideal(&self, q: &JudgedRanking<'_>, level: Grade) -> f64 {
         let grades = q.ideal_grades();
         let depth = self.k.map_or(grades.len(), |k| k.get().min(grades.len()));
         match self.gain {
@@ -298,6 +298,10 @@ impl Weighted {
 
 #[typetag::serde(name = "weighted")]
 impl Metric for Weighted {
+    // `rankeval explain`: crate::explain holds every metric's explanation.
+    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
+        crate::explain::weighted(self, q)
+    }
     fn name(&self) -> String {
         let p = (self.discount == Discount::Geometric).then_some(self.p);
         CanonicalName::new("weighted")

@@ -11,7 +11,7 @@ use rankeval_metrics::average_precision::{ApNormalization, average_precision};
 
 /// Specs beyond the registered examples: every variant, with and without
 /// cutoffs, so each code path meets the random rankings.
-const SPECS: &[&str] = &[
+pub(crate) const SPECS: &[&str] = &[
     "p@5",
     "p",
     "p(denominator=retrieved)@5",
@@ -88,7 +88,7 @@ const SPECS: &[&str] = &[
 ];
 
 /// Every registered metric's example, then the specs above.
-fn metrics() -> Vec<Box<dyn Metric>> {
+pub(crate) fn metrics() -> Vec<Box<dyn Metric>> {
     registry::metrics()
         .iter()
         .map(|d| (d.example)())

@@ -13,6 +13,7 @@
 //!   aggregator with the parameters and defaults of its descriptor.
 //! - `peers`: the peers' variants on the values their own test suites
 //!   publish (RecTools, Microsoft recommenders, cornac).
+//! - `ties`: `ties = average` against every order of the ties, enumerated.
 //! - `weighted`: the declarative metric gives the built-ins it overlaps
 //!   with bit for bit.
 
@@ -27,4 +28,5 @@ mod peers;
 mod properties;
 mod registry;
 mod spec_vectors;
+mod ties;
 mod weighted;

@@ -6,7 +6,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::{PyErr, Python, create_exception};
 use rankeval_core::{PluginError, QrelsError, RunError};
-use rankeval_runner::ReadError;
+use rankeval_runner::{ReadError, ReadErrorKind};
 
 create_exception!(
     rankeval_rs,
@@ -25,6 +25,19 @@ create_exception!(
     MetricError,
     RankevalError,
     "A metric could not be built from its spec, or a Python metric failed."
+);
+
+create_exception!(
+    rankeval_rs,
+    ConfigError,
+    RankevalError,
+    "An experiment file (TOML) is wrong: `file` and `line` say where, `message` what."
+);
+create_exception!(
+    rankeval_rs,
+    CompareError,
+    RankevalError,
+    "A comparison cannot be made: a setting out of range, an unknown baseline, a gate that does not fit the report."
 );
 
 /// An exception of type `T` with `file`, `line` and `message` attributes,
@@ -51,9 +64,21 @@ pub fn located<T: pyo3::PyTypeInfo>(file: Option<&str>, line: Option<u64>, messa
     })
 }
 
-/// A reader's error: the file, line and problem it names.
+/// A reader's error: the file, line and problem it names. For a table
+/// (Arrow data, Parquet) the line is the 1-based row the problem is at; the
+/// command line's advice on repeated documents gets its Python spelling.
 pub fn read_error(error: &ReadError) -> PyErr {
-    located::<InputError>(Some(&error.path), error.line, &error.kind.to_string())
+    let mut message = error.kind.to_string();
+    if message.contains("--duplicates first") {
+        message.push_str("; from Python, pass duplicates=\"first\"");
+    }
+    let raised = located::<InputError>(Some(&error.path), error.line, &message);
+    if let (ReadErrorKind::AtRow { row, .. }, None) = (&error.kind, error.line) {
+        // The message already says `row N`: only the attribute is set.
+        Python::attach(|py| raised.value(py).setattr("line", *row).err()).unwrap_or(raised)
+    } else {
+        raised
+    }
 }
 
 /// An error building a run from in-memory data called `name`; the line is

@@ -137,13 +137,18 @@ fn file_input(
         Some("trec") => input.with_format(Format::Trec),
         Some("jsonl") => input.with_format(Format::Jsonl),
         Some("csv") => input.with_format(Format::Csv),
+        Some("parquet") => input.with_format(Format::Parquet),
+        Some("arrow") => input.with_format(Format::Arrow),
         Some(other) => {
             return Err(PyValueError::new_err(format!(
-                "format={other:?}: expected \"trec\", \"jsonl\" or \"csv\""
+                "format={other:?}: expected \"trec\", \"jsonl\", \"csv\", \"parquet\" or \"arrow\""
             )));
         }
     };
-    if input.format() != Format::Csv {
+    if !matches!(
+        input.format(),
+        Format::Csv | Format::Parquet | Format::Arrow
+    ) {
         return Ok(input);
     }
     let csv = CsvOptions {
@@ -156,10 +161,10 @@ fn file_input(
         ..CsvOptions::default()
     };
     csv.check().map_err(PyValueError::new_err)?;
-    Ok(input.with_csv(csv))
+    Ok(input.with_columns(csv))
 }
 
-/// Reads qrels from a file (TREC, JSON Lines or CSV).
+/// Reads qrels from a file (TREC, JSON Lines, CSV, Parquet or Arrow IPC).
 #[pyfunction]
 #[pyo3(signature = (path, format, query, doc, score, rank, grade, delimiter))]
 #[allow(clippy::too_many_arguments)]
@@ -183,7 +188,8 @@ pub fn qrels_from_file(
     })
 }
 
-/// A run file (TREC, JSON Lines or CSV), read when it is evaluated.
+/// A run file (TREC, JSON Lines, CSV, Parquet or Arrow IPC), read when it
+/// is evaluated.
 #[pyfunction]
 #[pyo3(signature = (path, format, query, doc, score, rank, grade, delimiter, duplicates))]
 #[allow(clippy::too_many_arguments)]

@@ -7,11 +7,13 @@
 //! by the runner's engine with the GIL released. The Python package
 //! (`python/rankeval_rs`) dispatches on input types and shapes the results.
 
+mod arrow;
 mod columns;
 mod errors;
 mod evaluate;
 mod inputs;
 mod python_metric;
+mod report;
 
 use pyo3::prelude::*;
 
@@ -22,12 +24,19 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RankevalError", py.get_type::<errors::RankevalError>())?;
     m.add("InputError", py.get_type::<errors::InputError>())?;
     m.add("MetricError", py.get_type::<errors::MetricError>())?;
+    m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
+    m.add("CompareError", py.get_type::<errors::CompareError>())?;
+    m.add_class::<report::PyReport>()?;
+    m.add_function(wrap_pyfunction!(report::run_experiment, m)?)?;
+    m.add_function(wrap_pyfunction!(report::compare, m)?)?;
     m.add_class::<inputs::PyQrels>()?;
     m.add_class::<inputs::PyRun>()?;
     m.add_function(wrap_pyfunction!(inputs::qrels_from_file, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::run_from_file, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::qrels_from_dict, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::run_from_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::qrels_from_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::run_from_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::qrels_from_columns, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::run_from_columns, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::evaluate, m)?)?;

@@ -90,6 +90,14 @@ def test_integer_ids_equal_their_decimal_text(tmp_path):
     assert ints.queries == ["1", "10", "2"]  # byte order of the text, as in a file
 
 
+def test_mixed_int_and_str_objects_fall_back_to_numpy(tmp_path):
+    # pyarrow cannot convert a column of both ints and strs: read element-wise.
+    qrels = pd.DataFrame({"user": [1, "b"], "item": ["x", 2], "grade": [1, 1]}, dtype=object)
+    run = pd.DataFrame({"user": [1, "b", "b"], "item": ["x", 2, "y"], "score": [1.0, 0.5, 0.9]})
+    result = rankeval_rs.evaluate(qrels.astype({"grade": int}), run, ["rr"])
+    assert result.queries == ["1", "b"] and result.means == {"rr": 0.75}
+
+
 def test_pyarrow_tables(files, data):
     qrels, run = frames(data)
     assert_equal(
@@ -103,6 +111,125 @@ def test_pyarrow_tables(files, data):
     chunked = pa.concat_tables([pa.Table.from_pandas(qrels[:50]), pa.Table.from_pandas(qrels[50:])])
     assert chunked.column("user").num_chunks == 2
     assert_equal(rankeval_rs.evaluate(chunked, large, SPECS), reference(files))
+
+
+def arrow_tables(data, ids):
+    """The seeded data as pyarrow tables with ids of the Arrow type `ids`
+    (`int64` ids are the data's numbers without their q/d prefix)."""
+    def column(values):
+        if ids == "int64":
+            return pa.array([int(v[1:]) if v[1:].isdigit() else 10**6 for v in values], pa.int64())
+        if ids == "dictionary":
+            return pa.array(values, pa.string()).dictionary_encode()
+        return pa.array(values, getattr(pa, ids)())
+    q, d, g = zip(*data.qrels)
+    rq, rd, rs = zip(*data.run)
+    qrels = pa.table({"user": column(q), "item": column(d), "grade": pa.array(g, pa.int64())})
+    run = pa.table({"user": column(rq), "item": column(rd), "score": pa.array(rs, pa.float64())})
+    return qrels, run
+
+
+def reference_of(tables):
+    """The same tables' rows as dicts of dicts (ids as text)."""
+    qrels, run = (t.to_pylist() for t in tables)
+    return rankeval_rs.evaluate(_dict_of(qrels, "grade"), _dict_of(run, "score"), SPECS)
+
+
+def _dict_of(rows, value):
+    out: dict = {}
+    for row in rows:
+        out.setdefault(str(row["user"]), {})[str(row["item"])] = row[value]
+    return out
+
+
+@pytest.mark.parametrize("ids", ["string", "large_string", "string_view", "int64", "dictionary"])
+def test_arrow_tables_of_every_id_type(files, data, ids):
+    qrels, run = arrow_tables(data, ids)
+    result = rankeval_rs.evaluate(qrels, run, SPECS)
+    if ids == "int64":
+        # Integer ids are their decimal text, as in a file.
+        assert result.queries == sorted(result.queries)
+        assert_equal(result, reference_of((qrels, run)))
+    else:
+        assert_equal(result, reference(files))
+
+
+def test_arrow_record_batches_streams_and_chunks(files, data):
+    qrels, run = arrow_tables(data, "string")
+    expected = reference(files)
+    # One record batch (__arrow_c_array__), a stream of small batches
+    # (__arrow_c_stream__), a table of many chunks.
+    assert_equal(rankeval_rs.evaluate(qrels.to_batches()[0], run.combine_chunks().to_batches()[0], SPECS), expected)
+    reader = pa.RecordBatchReader.from_batches(run.schema, run.to_batches(max_chunksize=7))
+    assert_equal(rankeval_rs.evaluate(qrels, reader, SPECS), expected)
+    chunked = pa.Table.from_batches(run.to_batches(max_chunksize=13))
+    assert chunked.column("user").num_chunks > 1
+    assert_equal(rankeval_rs.evaluate(qrels, chunked, SPECS), expected)
+
+
+def test_arrow_list_columns_as_recommenders_write_them(files, data):
+    ranked = data.ranked()
+    lists = pa.table({"user": list(ranked), "items": list(ranked.values())})
+    qrels, _ = arrow_tables(data, "string")
+    assert_equal(rankeval_rs.evaluate(qrels, lists, SPECS), reference(files))
+
+
+def test_arrow_errors_name_the_row_and_column(files):
+    run = pa.table({"user": ["q1", "q1", None], "item": ["a", "b", "c"], "score": [1.0, 2.0, 3.0]})
+    with pytest.raises(rankeval_rs.InputError) as raised:
+        rankeval_rs.evaluate(files.qrels_trec, run, "ap")
+    assert (raised.value.file, raised.value.line) == ("run table", 3)
+    assert raised.value.message == "row 3, column `user`: the value is null"
+    with pytest.raises(rankeval_rs.InputError, match="no column `score` .* or `rank`"):
+        rankeval_rs.evaluate(files.qrels_trec, run.drop_columns(["score"]), "ap")
+    with pytest.raises(rankeval_rs.InputError, match="no column `qid`"):
+        rankeval_rs.evaluate(files.qrels_trec, run, "ap", query="qid")
+    repeated = pa.table({"user": ["q1", "q1"], "item": ["a", "a"], "score": [1.0, 2.0]})
+    with pytest.raises(rankeval_rs.InputError, match='pass duplicates="first"') as raised:
+        rankeval_rs.evaluate(files.qrels_trec, repeated, "ap")
+    assert raised.value.line == 2
+    assert rankeval_rs.evaluate(files.qrels_trec, repeated, "ap", duplicates="first").queries == ["q1"]
+    with pytest.raises(rankeval_rs.InputError, match="has no rows|no rows|empty"):
+        rankeval_rs.evaluate(files.qrels_trec, repeated.slice(0, 0), "ap")
+
+
+def test_parquet_and_arrow_files_with_column_names(files, data, tmp_path):
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
+    qrels, run = arrow_tables(data, "string")
+    qrels = qrels.rename_columns(["qid", "docno", "label"])
+    run = run.rename_columns(["qid", "docno", "sim"])
+    pq.write_table(qrels, tmp_path / "qrels.parquet")
+    feather.write_feather(run, tmp_path / "run.bin")
+    names = dict(query="qid", doc="docno", grade="label", score="sim")
+    with pytest.raises(rankeval_rs.InputError):  # `.bin` is read as TREC without format=
+        rankeval_rs.evaluate(tmp_path / "qrels.parquet", tmp_path / "run.bin", SPECS, **names)
+    qrels_file = rankeval_rs.qrels(tmp_path / "qrels.parquet", query="qid", doc="docno", grade="label")
+    result = rankeval_rs.evaluate(qrels_file, rankeval_rs.run(tmp_path / "run.bin", format="arrow", query="qid",
+                                                              doc="docno", score="sim"), SPECS)
+    assert_equal(result, reference(files))
+
+
+def test_polars_dataframes(files, data):
+    pl = pytest.importorskip("polars", reason="polars is not installed (pip install polars)")
+    qrels, run = frames(data)
+    qrels, run = pl.from_pandas(qrels), pl.from_pandas(run)
+    assert run.schema["user"] in (pl.String, pl.Utf8)
+    assert_equal(rankeval_rs.evaluate(qrels, run, SPECS), reference(files))
+    cats = run.with_columns(pl.col("user").cast(pl.Categorical))
+    assert_equal(rankeval_rs.evaluate(qrels, cats, SPECS), reference(files))
+
+
+def test_duckdb_results(files, data):
+    duckdb = pytest.importorskip("duckdb", reason="duckdb is not installed (pip install duckdb)")
+    connection = duckdb.connect()
+    connection.execute(f"CREATE TABLE qrels AS SELECT * FROM read_csv('{files.qrels_csv}', header=true)")
+    connection.execute(f"CREATE TABLE run AS SELECT * FROM read_csv('{files.run_csv}', header=true)")
+    qrels = connection.sql("SELECT user AS qid, item AS docno, grade FROM qrels")
+    run = connection.sql("SELECT user AS qid, item AS docno, score FROM run")
+    result = rankeval_rs.evaluate(qrels, run, SPECS, query="qid", doc="docno")
+    assert_equal(result, reference(files))
 
 
 def test_csv_files_and_converted_inputs(files, data):

@@ -2,9 +2,10 @@
 //! every check done. The `eval` command builds one from its flags, the `run`
 //! command from a TOML file; both execute it the same way.
 
-use rankeval_core::{Aggregator, Metric, Qrels, RelevanceLevel};
+use rankeval_core::{Aggregator, CorpusMetric, Metric, Qrels, RelevanceLevel, Run};
 
-use crate::engine::{Options, evaluate, evaluate_input};
+use crate::corpus::{CorpusSources, item_warnings};
+use crate::engine::{Evaluation, Options, evaluate, evaluate_corpus, evaluate_input};
 use crate::read::{Format, Input, ReadError, ReadOptions, read_qrels_with, read_run_with};
 use crate::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning};
 
@@ -31,10 +32,45 @@ pub struct Experiment {
     pub metrics: Vec<Box<dyn Metric>>,
     /// The aggregators, unique by canonical name.
     pub aggregators: Vec<Box<dyn Aggregator>>,
+    /// The corpus metrics (one value per run), unique by canonical name;
+    /// each has the inputs it needs in `corpus_inputs` (checked when the
+    /// experiment is built).
+    pub corpus_metrics: Vec<Box<dyn CorpusMetric>>,
+    /// Where the corpus metrics' inputs are read from.
+    pub corpus_inputs: CorpusSources,
     /// Which queries count, and the relevance level.
     pub options: Options,
     /// How runs are read.
     pub read: ReadOptions,
+    /// Comparisons with a baseline and gates, when asked for.
+    pub comparison: Option<ComparisonPlan>,
+}
+
+/// What to compare and check once the runs are evaluated: resolved, every
+/// name and number checked, nothing read yet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ComparisonPlan {
+    /// The baseline; `None` to compare every pair of runs.
+    pub baseline: Option<BaselineRef>,
+    /// Test, resamples, seed, correction, family, alpha, level, `missing`.
+    pub settings: crate::compare::Settings,
+    /// The gates, metrics by canonical name.
+    pub gates: Vec<crate::compare::GateSpec>,
+}
+
+/// A baseline before it is read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BaselineRef {
+    /// A run of the experiment, by name.
+    Run(String),
+    /// A results file (`--format json --per-query`) and the run in it
+    /// (needed when it holds several).
+    Results {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The run's name in it.
+        run: Option<String>,
+    },
 }
 
 /// Told how many bytes of input have been read, for a progress bar.
@@ -58,6 +94,11 @@ impl Experiment {
             Some(input) => Some(read_qrels_with(input, progress)?),
             None => None,
         };
+        let corpus_inputs = if self.corpus_metrics.is_empty() {
+            Default::default()
+        } else {
+            self.corpus_inputs.read(&self.corpus_metrics, progress)?
+        };
         let mut report = Report {
             metrics: self
                 .metrics
@@ -65,6 +106,7 @@ impl Experiment {
                 .map(|m| MetricColumn::of(m.as_ref()))
                 .collect(),
             aggregators: self.aggregators.iter().map(|a| a.name()).collect(),
+            corpus: self.corpus_metrics.iter().map(|m| m.name()).collect(),
             runs: Vec::with_capacity(self.runs.len()),
             warnings: Vec::new(),
         };
@@ -78,24 +120,44 @@ impl Experiment {
                 },
             });
         }
+        for input in self.corpus_inputs.unused(&self.corpus_metrics) {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::CorpusInputUnused {
+                    flag: input.flag(),
+                    key: input.key(),
+                },
+            });
+        }
         for run in &self.runs {
             let mut ignored_judgements = None;
-            let evaluation = match &shared_qrels {
+            // Corpus metrics read every list of the run: it is then read
+            // whole rather than evaluated while read.
+            let stored = !self.corpus_metrics.is_empty();
+            let (evaluation, list): (Evaluation, Option<Run>) = match &shared_qrels {
                 // Read here rather than by `evaluate_input`, to see whether
                 // the run held judgements of its own.
-                Some(qrels) if run.input.format() == Format::Jsonl => {
+                Some(qrels) if run.input.format() == Format::Jsonl || stored => {
                     let (list, own_qrels) = read_run_with(&run.input, self.read, progress)?;
-                    ignored_judgements = own_qrels.map(|own| own.num_queries());
-                    evaluate(qrels, &list, &self.metrics, &self.options)
+                    if run.input.format() == Format::Jsonl {
+                        ignored_judgements = own_qrels.map(|own| own.num_queries());
+                    }
+                    (
+                        evaluate(qrels, &list, &self.metrics, &self.options),
+                        Some(list),
+                    )
                 }
-                Some(qrels) => evaluate_input(
-                    qrels,
-                    &run.input,
-                    self.read,
-                    &self.metrics,
-                    &self.options,
-                    progress,
-                )?,
+                Some(qrels) => (
+                    evaluate_input(
+                        qrels,
+                        &run.input,
+                        self.read,
+                        &self.metrics,
+                        &self.options,
+                        progress,
+                    )?,
+                    None,
+                ),
                 None => {
                     let (list, own_qrels) = read_run_with(&run.input, self.read, progress)?;
                     let Some(qrels) = own_qrels else {
@@ -107,8 +169,25 @@ impl Experiment {
                             ),
                         });
                     };
-                    evaluate(&qrels, &list, &self.metrics, &self.options)
+                    (
+                        evaluate(&qrels, &list, &self.metrics, &self.options),
+                        Some(list),
+                    )
                 }
+            };
+            let corpus = match &list {
+                Some(list) if !self.corpus_metrics.is_empty() => {
+                    report.warnings.extend(
+                        item_warnings(list, &self.corpus_metrics, &corpus_inputs)
+                            .into_iter()
+                            .map(|warning| RunWarning {
+                                run: run.name.clone(),
+                                warning,
+                            }),
+                    );
+                    evaluate_corpus(list, &self.corpus_metrics, &corpus_inputs)
+                }
+                _ => Vec::new(),
             };
             let per_query: Vec<Vec<f64>> = (0..self.metrics.len())
                 .map(|m| evaluation.column(m))
@@ -142,6 +221,7 @@ impl Experiment {
                 queries: evaluation.queries().to_vec(),
                 per_query,
                 aggregates,
+                corpus,
             });
         }
         Ok(report)
@@ -179,6 +259,25 @@ pub(crate) fn input_problem(path: &std::path::Path) -> Option<InputProblem> {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Some(InputProblem::Missing),
         Err(error) => Some(InputProblem::Unreadable(error)),
     }
+}
+
+/// Per-query metrics and corpus metrics, each in the order requested.
+pub(crate) type SplitMetrics = (Vec<Box<dyn Metric>>, Vec<Box<dyn CorpusMetric>>);
+
+/// Parts requested metrics into per-query metrics and corpus metrics,
+/// each in the order given.
+pub(crate) fn split_requested(
+    requested: impl IntoIterator<Item = rankeval_core::RequestedMetric>,
+) -> SplitMetrics {
+    let mut metrics = Vec::new();
+    let mut corpus = Vec::new();
+    for metric in requested {
+        match metric {
+            rankeval_core::RequestedMetric::Query(m) => metrics.push(m),
+            rankeval_core::RequestedMetric::Corpus(m) => corpus.push(m),
+        }
+    }
+    (metrics, corpus)
 }
 
 /// Keeps the first of each canonical name, in order.

@@ -64,7 +64,9 @@
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod cli;
+pub mod compare;
 pub mod config;
+pub mod corpus;
 pub mod engine;
 pub mod experiment;
 pub mod explain;

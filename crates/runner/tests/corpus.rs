@@ -2,7 +2,7 @@
 //! written as arithmetic, and the same bits whatever the split of the
 //! lists into merged states and the number of threads.
 
-use rankeval_runner::core::corpus::{CorpusInputs, Training};
+use rankeval_runner::core::corpus::{Catalog, CorpusInputs, ItemFeatures, Training};
 use rankeval_runner::core::registry::{self, parse_corpus_metric};
 use rankeval_runner::core::{CorpusMetric, Duplicates, Run, RunBuilder};
 use rankeval_runner::evaluate_corpus;
@@ -21,8 +21,8 @@ fn value(spec: &str, run: &Run, inputs: &CorpusInputs) -> f64 {
     evaluate_corpus(run, &[metric], inputs)[0]
 }
 
-fn catalog(items: &[&str]) -> Option<Vec<Box<[u8]>>> {
-    Some(items.iter().map(|i| i.as_bytes().into()).collect())
+fn catalog(items: &[&str]) -> Option<Catalog> {
+    Some(Catalog::new(items))
 }
 
 fn training(pairs: &[(&str, &str)]) -> Option<Training> {
@@ -45,6 +45,7 @@ fn rectools_catalog_coverage() {
         ("4", "1", 2),
     ]);
     let inputs = CorpusInputs {
+        features: None,
         catalog: catalog(&["0", "1", "2", "3", "4"]),
         training: None,
     };
@@ -70,6 +71,7 @@ fn rectools_avg_popularity() {
         ("u3", "i2"),
     ]);
     let inputs = CorpusInputs {
+        features: None,
         catalog: None,
         training: interactions,
     };
@@ -106,6 +108,7 @@ fn rectools_novelty() {
     // -log2(1/3), -log2(1/3) / 2] (i3, never interacted with, counts as
     // one user).
     let inputs = CorpusInputs {
+        features: None,
         catalog: None,
         training: training(&[("u1", "i1"), ("u1", "i2"), ("u2", "i1"), ("u3", "i1")]),
     };
@@ -137,6 +140,7 @@ fn gini_and_entropy_from_their_definitions() {
         ("q3", "b", 2),
     ]);
     let inputs = CorpusInputs {
+        features: None,
         catalog: catalog(&["a", "b", "c", "d"]),
         training: None,
     };
@@ -168,7 +172,18 @@ fn merging_any_split_gives_the_same_bits() {
                 .collect()
         })
         .collect();
+    let mut features = ItemFeatures::new(3);
+    for (n, item) in items.iter().enumerate().skip(1) {
+        let x = n as f64;
+        features
+            .insert(
+                item.as_bytes(),
+                &[x.sin(), x.cos() * 3.0, (x * 0.7).fract()],
+            )
+            .unwrap();
+    }
     let inputs = CorpusInputs {
+        features: Some(features),
         catalog: catalog(&items),
         training: training(&[
             ("u1", "a"),
@@ -219,6 +234,8 @@ fn corpus_metrics_are_registered_and_round_trip() {
             "catalog_coverage",
             "entropy",
             "gini",
+            "ild",
+            "long_tail_share",
             "novelty"
         ]
     );

@@ -5,7 +5,7 @@
 //! its per-rank terms add up to its value.
 
 use rankeval_runner::core::registry;
-use rankeval_runner::core::{Duplicates, Metric, Qrels, Run};
+use rankeval_runner::core::{Duplicates, Explanation, Metric, Qrels, Run};
 use rankeval_runner::explain::explain;
 use rankeval_runner::{
     Input, Missing, Options, ReadOptions, RelevanceLevel, evaluate, parse_metric, read_qrels,
@@ -46,26 +46,46 @@ const VARIANTS: &[&str] = &[
     "num_ret@5",
     "num_rel",
     "num_rel_ret@10",
+    "f1(beta=2)@5",
+    "fallout@5",
+    "fallout(negatives=judged)",
+    "auc",
+    "auc(negatives=judged)@5",
+    "judged@5",
+    "unjudged@5",
+    "ncrr@3",
+    "relative_p@5",
+    "rprec_mult(mult=0.5)",
+    "rprec_mult(mult=1.4)",
+    "iprec_at_recall(recall=0)",
+    "iprec_at_recall(recall=0.5)",
+    "iprec_at_recall(recall=1)",
+    "eleven_point_average",
+    "utility(a=3,b=-2,c=-1,d=1,collection=100)",
+    "rbp_resid(p=0.5)",
+    "weighted",
+    "weighted(gain=exponential,discount=reciprocal,norm=none)@5",
+    "weighted(gain=binary,discount=geometric,p=0.5,norm=unbounded)",
+    "weighted(gain=binary,discount=none,norm=weights)@3",
+    "ndcg_gain_map(gains=\"0=1,1=3,2=9\")",
 ];
 
-/// The built-in metrics, which must explain themselves beyond the default.
-const BUILT_IN: &[&str] = &[
-    "precision",
-    "recall",
-    "reciprocal_rank",
-    "average_precision",
-    "hit_rate",
-    "dcg",
-    "ndcg",
-    "r_precision",
-    "bpref",
-    "f1",
-    "rbp",
-    "err",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-];
+/// Metrics registered by this test binary, not built in (`plugin.rs`):
+/// they keep the default explanation.
+const NOT_BUILT_IN: &[&str] = &["judged_share"];
+
+/// Every built-in metric: each registered one's example and bare form.
+fn built_in() -> Vec<Box<dyn Metric>> {
+    registry::metrics()
+        .iter()
+        .filter(|d| !NOT_BUILT_IN.contains(&d.name))
+        .flat_map(|d| {
+            let required = d.params.iter().any(|p| p.default == "required");
+            let bare = (!required).then(|| parse_metric(d.name).unwrap());
+            std::iter::once((d.example)()).chain(bare)
+        })
+        .collect()
+}
 
 fn metrics() -> Vec<Box<dyn Metric>> {
     let mut metrics: Vec<Box<dyn Metric>> = registry::metrics()
@@ -186,19 +206,19 @@ fn every_built_in_metric_explains_itself() {
     )
     .unwrap();
     let query = run.queries().next().unwrap().to_owned();
-    for name in BUILT_IN {
-        let metric = parse_metric(name).unwrap();
-        let e = explain(
-            &qrels,
-            "qrels",
-            &run,
-            "run",
-            &query,
-            std::slice::from_ref(&metric),
-            &Options::default(),
-        )
-        .unwrap();
-        let e = &e.metrics[0];
+    let metrics = built_in();
+    assert!(metrics.len() > 60, "{} built-in forms", metrics.len());
+    let e = explain(
+        &qrels,
+        "qrels",
+        &run,
+        "run",
+        &query,
+        &metrics,
+        &Options::default(),
+    )
+    .unwrap();
+    for e in &e.metrics {
         assert_ne!(
             e.formula,
             format!(
@@ -206,7 +226,20 @@ fn every_built_in_metric_explains_itself() {
                 e.metric,
                 rankeval_runner::core::explain::number(e.value)
             ),
-            "{name} has only the default explanation"
+            "{} has only the default explanation",
+            e.metric
+        );
+        assert!(
+            e.formula.starts_with(&format!("{} = ", e.metric)),
+            "{}: {}",
+            e.metric,
+            e.formula
+        );
+        let n = e.columns.first().map_or(0, |c| c.values.len());
+        assert!(
+            e.columns.iter().all(|c| c.values.len() == n),
+            "{}: a column of another length",
+            e.metric
         );
     }
 }
@@ -260,4 +293,184 @@ fn summed_terms_give_the_value() {
             );
         }
     }
+}
+
+/// The sum of a column's terms (its name, or its name and a note in
+/// parentheses).
+fn column_sum(e: &Explanation, name: &str) -> f64 {
+    let noted = format!("{name} (");
+    let column = e
+        .columns
+        .iter()
+        .find(|c| c.name == name || c.name.starts_with(&noted));
+    let column = column.unwrap_or_else(|| panic!("{}: no column {name}", e.metric));
+    column.values.iter().flatten().fold(0.0, |a, b| a + b)
+}
+
+/// A named quantity.
+fn quantity(e: &Explanation, name: &str) -> f64 {
+    let q = e.quantities.iter().find(|q| q.name == name);
+    q.unwrap_or_else(|| panic!("{}: no quantity {name}", e.metric))
+        .value
+}
+
+/// `a / b`, 0 when `b` is 0.
+fn over(a: f64, b: f64) -> f64 {
+    if b == 0.0 { 0.0 } else { a / b }
+}
+
+/// The value the trec_eval measures' and NCRR's and weighted's per-rank
+/// terms and quantities give, recomputed from the explanation alone.
+fn from_terms(spec: &str, e: &Explanation) -> f64 {
+    match spec {
+        "g" => over(
+            column_sum(e, "gain / log2(2 + cost - gained)"),
+            quantity(e, "ideal total gain"),
+        ),
+        "bin_g" | "infap" => {
+            let column = if spec == "bin_g" {
+                "1 / log2(2 + above)"
+            } else {
+                "1/i + (i-1)/i x pool/(i-1) x (rel+eps)/(judged+2eps)"
+            };
+            over(column_sum(e, column), quantity(e, "|R|"))
+        }
+        "ncrr@5" => over(column_sum(e, "rel(i) / i"), quantity(e, "ICRR")),
+        "ndcg_gain_map(gains=\"1=3,2=9\")" => over(column_sum(e, "DCG term"), quantity(e, "IDCG")),
+        "weighted@5" => over(column_sum(e, "term"), quantity(e, "Z")),
+        "rbp_resid" => {
+            let unjudged = &e
+                .columns
+                .iter()
+                .find(|c| c.name == "unjudged")
+                .unwrap()
+                .values;
+            let weights = &e
+                .columns
+                .iter()
+                .find(|c| c.name == "p^(i-1)")
+                .unwrap()
+                .values;
+            let sum = unjudged
+                .iter()
+                .zip(weights)
+                .filter(|(u, _)| **u == Some(1.0))
+                .fold(0.0, |a, (_, w)| a + w.unwrap());
+            if sum == 0.0 {
+                0.0
+            } else {
+                quantity(e, "p^n") + 0.1 * sum
+            }
+        }
+        "rndcg" => {
+            let points = quantity(e, "points");
+            // Points past the list's end are in the formula only; with
+            // every point on a rank, the column gives the value.
+            over(column_sum(e, "DCG / IDCG at a point"), points)
+        }
+        "auc" => {
+            let pairs = quantity(e, "positives") * quantity(e, "negatives");
+            over(column_sum(e, "relevant above this negative"), pairs)
+        }
+        "fallout" => over(column_sum(e, "negative"), quantity(e, "|N|")),
+        "judged@5" => over(
+            column_sum(e, "judged"),
+            5f64.min(e.columns[0].values.len() as f64),
+        ),
+        "iprec_at_recall(recall=0)" => {
+            let column = &e
+                .columns
+                .iter()
+                .find(|c| c.name == "max P@j, j >= i")
+                .unwrap();
+            column.values.first().copied().flatten().unwrap_or(0.0)
+        }
+        other => unreachable!("{other}"),
+    }
+}
+
+/// The new measures' per-rank terms and quantities give their value: on
+/// trec_eval's graded test data and on the small set with ties, negative
+/// grades and a repeated document.
+#[test]
+fn trec_measures_terms_give_the_value() {
+    let specs = [
+        "g",
+        "bin_g",
+        "infap",
+        "ncrr@5",
+        "ndcg_gain_map(gains=\"1=3,2=9\")",
+        "weighted@5",
+        "rbp_resid",
+        "auc",
+        "fallout",
+        "judged@5",
+        "iprec_at_recall(recall=0)",
+    ];
+    let metrics: Vec<_> = specs.iter().map(|m| parse_metric(m).unwrap()).collect();
+    let rndcg = vec![parse_metric("rndcg").unwrap()];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("qrels.txt"), QRELS).unwrap();
+    std::fs::write(dir.path().join("run.trec"), RUN).unwrap();
+    let sets = [
+        (
+            data("trec_eval/qrels.rel_level"),
+            data("trec_eval/results.test"),
+        ),
+        (dir.path().join("qrels.txt"), dir.path().join("run.trec")),
+    ];
+    let (mut checked, mut rndcg_checked) = (0, 0);
+    for (qrels, run) in sets {
+        let qrels = read_qrels(&Input::file(qrels)).unwrap();
+        let run = read_run(
+            &Input::file(run),
+            ReadOptions {
+                duplicates: Duplicates::First,
+            },
+        )
+        .unwrap();
+        for query in run.queries() {
+            let e = explain(
+                &qrels,
+                "qrels",
+                &run,
+                "run",
+                query,
+                &metrics,
+                &Options::default(),
+            )
+            .unwrap();
+            for (spec, m) in specs.iter().zip(&e.metrics) {
+                let value = from_terms(spec, m);
+                assert!(
+                    (value - m.value).abs() < 1e-12,
+                    "{spec} on {query}: terms give {value}, value {}",
+                    m.value
+                );
+                checked += 1;
+            }
+            let e = explain(
+                &qrels,
+                "qrels",
+                &run,
+                "run",
+                query,
+                &rndcg,
+                &Options::default(),
+            )
+            .unwrap();
+            let m = &e.metrics[0];
+            // Where every point lies on a rank of the list, the column
+            // holds them all; points past the end are in the formula only.
+            let on_ranks = m.columns[4].values.iter().flatten().count() as f64;
+            if on_ranks == quantity(m, "points") {
+                let value = from_terms("rndcg", m);
+                assert!((value - m.value).abs() < 1e-12, "rndcg on {query}");
+                rndcg_checked += 1;
+            }
+        }
+    }
+    // trec_eval's 3 queries and the small set's 3 with a list.
+    assert_eq!(checked, 6 * specs.len());
+    assert!(rndcg_checked > 0);
 }

@@ -17,11 +17,14 @@
 //!   format giving the same values bit for bit.
 //! - `json_reader`: JSON Lines with other and renamed keys, rows per line,
 //!   dicts of dicts.
+//! - `msmarco`: MS MARCO's qrels and `qid pid rank` runs.
 //! - `readme`: README's library example is the crate doc's doc test.
 //! - `explain`: `rankeval explain` gives eval's values bit for bit, for
 //!   every metric, with ties, grades, negatives and repeats.
 //! - `html_curves`: the HTML report's precision-recall curve equals
 //!   trec_eval's `iprec_at_recall` on its test suite.
+//! - `compare`: comparisons with a baseline run or results file, pairing,
+//!   corrections, gates, all pairs, thread-count determinism.
 //! - `corpus`: corpus metrics (beyond accuracy) on RecTools' published
 //!   values, and the same bits for any split of the lists.
 
@@ -30,12 +33,14 @@
 mod arrow_reader;
 mod cli;
 mod common;
+mod compare;
 mod corpus;
 mod csv_reader;
 mod determinism;
 mod explain;
 mod html_curves;
 mod json_reader;
+mod msmarco;
 mod plugin;
 mod readers;
 mod readme;

@@ -68,7 +68,7 @@ impl CorpusMetric for CatalogCoverage {
         if !self.normalize {
             return distinct;
         }
-        match inputs.catalog.as_ref().map(Vec::len) {
+        match inputs.catalog.as_ref().map(|c| c.len()) {
             Some(size) if size > 0 => distinct / size as f64,
             _ => 0.0,
         }

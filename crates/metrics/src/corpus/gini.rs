@@ -84,14 +84,15 @@ impl CorpusMetric for Gini {
     }
     fn finish(&self, state: CorpusState, inputs: &CorpusInputs) -> f64 {
         let state = into_state::<ItemCounts>(state);
-        let catalog = inputs.catalog.as_deref().unwrap_or_default();
-        let outside = state
-            .counts
-            .keys()
-            .filter(|item| !catalog.iter().any(|c| c == *item))
-            .count();
+        let (size, outside) = match inputs.catalog.as_ref() {
+            Some(catalog) => (
+                catalog.len(),
+                state.counts.keys().filter(|i| !catalog.contains(i)).count(),
+            ),
+            None => (0, state.counts.len()),
+        };
         let counts: Vec<u64> = state.counts.values().copied().collect();
-        gini_index(&counts, catalog.len() + outside)
+        gini_index(&counts, size + outside)
     }
 }
 

@@ -7,12 +7,16 @@
 //! | `entropy` | Shannon entropy (nats) of the recommended items' shares | | RecBole `ShannonEntropy` |
 //! | `avg_popularity` | mean over lists of the mean training popularity of its top k | training | RecTools `AvgRecPopularity`, RecBole `AveragePopularity` |
 //! | `novelty` | mean over lists of the mean self-information `-log2(pop / users)` of its top k | training | RecTools `MeanInvUserFreq` |
+//! | `long_tail_share` | mean over lists of the share of its top k in the training long tail | training | Elliot `APLT` |
+//! | `ild` | mean over lists of the mean pairwise distance of its top k's items | item features | RecTools `IntraListDiversity` |
 //!
 //! Each keeps a state that merges exactly (see `rankeval_core::corpus`).
 
 pub mod catalog_coverage;
 pub mod entropy;
 pub mod gini;
+pub mod ild;
+pub mod long_tail;
 pub mod popularity;
 
 use rankeval_core::Cutoff;

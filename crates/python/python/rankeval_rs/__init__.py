@@ -13,7 +13,10 @@ from typing import Any
 from . import _native
 from ._evaluation import DEFAULT_METRICS, Evaluation, RankevalWarning, evaluate
 from ._inputs import to_qrels, to_run
+from ._report import Comparison, Report, RunReport, compare, run_experiment
 from ._native import (
+    CompareError,
+    ConfigError,
     InputError,
     MetricError,
     Qrels,
@@ -25,6 +28,9 @@ from ._native import (
 )
 
 __all__ = [
+    "Comparison",
+    "CompareError",
+    "ConfigError",
     "DEFAULT_METRICS",
     "Evaluation",
     "InputError",
@@ -32,13 +38,17 @@ __all__ = [
     "Qrels",
     "RankevalError",
     "RankevalWarning",
+    "Report",
     "Run",
+    "RunReport",
+    "compare",
     "evaluate",
     "metric_names",
     "python_metrics",
     "qrels",
     "register_metric",
     "run",
+    "run_experiment",
     "unregister_metric",
 ]
 

@@ -1,11 +1,14 @@
 """Qrels and runs from what users have: file paths, dicts of dicts, pandas
-DataFrames and Arrow tables (pyarrow, polars). Only conversion happens here:
-columns go to the native module as NumPy arrays or views on Arrow buffers,
-without a Python object per row where the data allow it."""
+DataFrames and anything that speaks the Arrow PyCapsule interface (pyarrow,
+polars, DuckDB, ...). Only conversion happens here: Arrow data go to the
+native module through the C data interface (no copy; read by the runner's
+Arrow reader, as Parquet files are), pandas columns through pyarrow, or,
+without pyarrow, as NumPy arrays."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -35,11 +38,60 @@ def _is_pandas(value: Any) -> bool:
     return type(value).__module__.split(".")[0] == "pandas" and hasattr(value, "columns")
 
 
-def _is_arrow_table(value: Any) -> bool:
-    return hasattr(value, "__arrow_c_stream__") or type(value).__module__.split(".")[0] in (
-        "pyarrow",
-        "polars",
-    )
+def _is_arrow(value: Any) -> bool:
+    """Whether `value` exports Arrow data through the PyCapsule interface."""
+    return hasattr(value, "__arrow_c_stream__") or hasattr(value, "__arrow_c_array__")
+
+
+#: The other names the runner's table reader finds a column under when its
+#: option is left at the default (as for Parquet files).
+_ALTERNATIVES = {"user": ("query",), "item": ("items", "doc"), "score": ("scores",),
+                 "rank": ("ranks",), "grade": ("grades",)}
+
+
+def _find(columns: list[str], name: str, default: str) -> str | None:
+    """The column `name`, or where it is left at `default`, one of the
+    default's other names, as the runner's table reader finds them."""
+    if name in columns:
+        return name
+    if name == default:
+        return next((c for c in _ALTERNATIVES[default] if c in columns), None)
+    return None
+
+
+def _pandas_arrow(frame: Any, name: str, wanted: Sequence[tuple[str, str, str | None]]) -> Any:
+    """The columns of a pandas DataFrame the reader needs, as a pyarrow
+    Table (Arrow-backed columns are shared, not copied; NaN scores stay NaN
+    so that the reader names them), or None when pyarrow is not there or a
+    column does not convert (mixed `str` and `int` objects, for instance).
+
+    `wanted` holds (option value, default, what it is for) per column, the
+    last None for an optional column."""
+    pa = _pyarrow()
+    if pa is None:
+        return None
+    columns = [str(c) for c in frame.columns]
+    names, arrays = [], []
+    for option, default, what in wanted:
+        found = _find(columns, option, default)
+        if found is None:
+            if what is None:
+                continue
+            raise input_error(
+                name, None,
+                f"no column `{option}` ({what}); its columns: " + ", ".join(f"`{c}`" for c in columns),
+            )
+        series = frame[frame.columns[columns.index(found)]]
+        try:
+            if isinstance(series.dtype, np.dtype) and series.dtype.kind in "iuf":
+                array = pa.array(series.to_numpy(), from_pandas=False)
+            else:
+                array = pa.array(series, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+            return None
+        names.append(found)
+        arrays.append(array)
+    return pa.Table.from_arrays(arrays, names=names)
 
 
 def _pyarrow():
@@ -51,19 +103,14 @@ def _pyarrow():
 
 
 class _Table:
-    """Named columns of a pandas DataFrame or an Arrow table."""
+    """Named columns of a pandas DataFrame, read without pyarrow (or where
+    pyarrow cannot convert a column): NumPy arrays, Python objects copied
+    once."""
 
     def __init__(self, data: Any, name: str):
         self.name = name
-        if _is_pandas(data):
-            self.pandas, self.arrow = data, None
-            self.columns = [str(c) for c in data.columns]
-        else:
-            pa = _pyarrow()
-            if pa is None:
-                raise TypeError(f"{name}: reading an Arrow table needs pyarrow (pip install pyarrow)")
-            self.pandas, self.arrow = None, pa.table(data)
-            self.columns = list(self.arrow.column_names)
+        self.pandas = data
+        self.columns = [str(c) for c in data.columns]
 
     def has(self, column: str) -> bool:
         return column in self.columns
@@ -79,8 +126,6 @@ class _Table:
 
     def ids(self, column: str):
         """An id column: int64 array, Arrow string offsets and data, or objects."""
-        if self.arrow is not None:
-            return _arrow_ids(self.arrow.column(column), self.name, column)
         series = self.pandas[column]
         kind = series.dtype.kind
         if kind in "iu" and not series.hasnans:
@@ -100,10 +145,6 @@ class _Table:
         return values
 
     def floats(self, column: str) -> np.ndarray:
-        if self.arrow is not None:
-            array = self.arrow.column(column)
-            _no_missing_arrow(array, self.name, column)
-            return np.ascontiguousarray(array.to_numpy(), dtype=np.float64)
         series = self.pandas[column]
         if series.dtype.kind not in "iuf":
             raise input_error(self.name, None, f"column `{column}` must hold numbers, found {series.dtype}")
@@ -111,14 +152,9 @@ class _Table:
 
     def grades(self, column: str) -> np.ndarray:
         """Grades as float64 (integers or fractions, as the CLI reads them)."""
-        if self.arrow is not None:
-            array = self.arrow.column(column)
-            _no_missing_arrow(array, self.name, column)
-            values = array.to_numpy()
-        else:
-            series = self.pandas[column]
-            _no_missing(series.isna().to_numpy(), self.name, column)
-            values = series.to_numpy()
+        series = self.pandas[column]
+        _no_missing(series.isna().to_numpy(), self.name, column)
+        values = series.to_numpy()
         if values.dtype.kind not in "iuf":
             raise input_error(self.name, None, f"column `{column}` must hold numeric grades, found {values.dtype}")
         return np.ascontiguousarray(values, dtype=np.float64)
@@ -184,7 +220,15 @@ def to_qrels(data: Any, *, query: str, doc: str, grade: str, format: str | None,
         )
     if isinstance(data, dict):
         return _native.qrels_from_dict(data, name)
-    if _is_pandas(data) or _is_arrow_table(data):
+    if _is_pandas(data):
+        wanted = [(query, "user", "query ids; set query="), (doc, "item", "document ids; set doc="),
+                  (grade, "grade", None)]
+        arrow = _pandas_arrow(data, f"{name} table", wanted)
+        if arrow is not None:
+            return _native.qrels_from_arrow(arrow, f"{name} table", *(w[0] for w in wanted))
+    elif _is_arrow(data):
+        return _native.qrels_from_arrow(data, f"{name} table", query, doc, grade)
+    if _is_pandas(data):
         table = _Table(data, f"{name} table")
         table.require(query, "query ids; set query=")
         table.require(doc, "document ids; set doc=")
@@ -209,7 +253,18 @@ def to_run(data: Any, *, query: str, doc: str, score: str, rank: str, format: st
         )
     if isinstance(data, dict):
         return _native.run_from_dict(data, name, duplicates)
-    if _is_pandas(data) or _is_arrow_table(data):
+    if _is_pandas(data):
+        columns = [str(c) for c in data.columns]
+        by_rank = _find(columns, score, "score") is None and _find(columns, rank, "rank") is not None
+        ordered_by = (rank, "rank") if by_rank else (score, "score")
+        wanted = [(query, "user", "query ids; set query="), (doc, "item", "document ids; set doc="),
+                  (*ordered_by, f"or `{rank}`: a run needs scores or ranks; set score= or rank=")]
+        arrow = _pandas_arrow(data, f"{name} table", wanted)
+        if arrow is not None:
+            return _native.run_from_arrow(arrow, f"{name} table", query, doc, score, rank, duplicates)
+    elif _is_arrow(data):
+        return _native.run_from_arrow(data, f"{name} table", query, doc, score, rank, duplicates)
+    if _is_pandas(data):
         table = _Table(data, f"{name} table")
         table.require(query, "query ids; set query=")
         table.require(doc, "document ids; set doc=")

@@ -21,6 +21,45 @@ class InputError(RankevalError):
 class MetricError(RankevalError):
     """A metric spec does not build, or a Python metric failed."""
 
+class ConfigError(RankevalError):
+    """An experiment file (TOML) is wrong."""
+
+class CompareError(RankevalError):
+    """A comparison cannot be made."""
+
+@final
+class NativeReport:
+    """The results of an experiment (see rankeval_rs.Report)."""
+
+    @property
+    def metrics(self) -> list[str]: ...
+    @property
+    def aggregators(self) -> list[str]: ...
+    @property
+    def corpus(self) -> list[str]: ...
+    @property
+    def warnings(self) -> list[str]: ...
+    def runs(
+        self,
+    ) -> list[tuple[str, list[str], npt.NDArray[np.float64], npt.NDArray[np.float64], list[float]]]: ...
+    def render(self, format: str, per_query: bool) -> str: ...
+
+def run_experiment(path: str | PathLike[str]) -> NativeReport: ...
+def compare(
+    report: NativeReport,
+    baseline: str | None,
+    baseline_file: tuple[str, str | None] | None,
+    gates: list[str],
+    test: str | None = None,
+    level: float | None = None,
+    resamples: int | None = None,
+    seed: int | None = None,
+    correction: str | None = None,
+    family: str | None = None,
+    alpha: float | None = None,
+    missing: str | None = None,
+) -> tuple[str, bool]: ...
+
 @final
 class Qrels:
     """Relevance judgements, read once."""
@@ -66,6 +105,14 @@ def run_from_file(
 ) -> Run: ...
 def qrels_from_dict(judgements: dict[Any, Any], name: str) -> Qrels: ...
 def run_from_dict(lists: dict[Any, Any], name: str, duplicates: str) -> Run: ...
+#: Arrow data through the PyCapsule interface: anything with
+#: `__arrow_c_stream__` (a table, a stream) or `__arrow_c_array__` (a record batch).
+ArrowData = Any
+
+def qrels_from_arrow(data: ArrowData, name: str, query: str, doc: str, grade: str) -> Qrels: ...
+def run_from_arrow(
+    data: ArrowData, name: str, query: str, doc: str, score: str, rank: str, duplicates: str
+) -> Run: ...
 def qrels_from_columns(
     name: str,
     query_name: str,

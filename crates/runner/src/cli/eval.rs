@@ -4,14 +4,20 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use rankeval_core::registry;
-use rankeval_core::{Aggregator, Duplicates, Metric, RelevanceLevel};
+use rankeval_core::{
+    Aggregator, Duplicates, Metric, RelevanceLevel, RequestedMetric, parse_requested,
+};
 
 use super::{CliError, OutputArgs};
+use crate::compare::{CompareRunError, Family, Settings, check_gates, parse_gate};
+use crate::corpus::CorpusSources;
 use crate::engine::{Missing, Options};
 use crate::experiment::{
-    DEFAULT_METRICS, Experiment, NamedRun, input_problem, run_names, unique_by_name,
+    BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, NamedRun, input_problem, run_names,
+    split_requested, unique_by_name,
 };
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
+use rankeval_compare::{Correction, Test};
 
 /// Arguments of `rankeval eval`.
 #[derive(Debug, Args)]
@@ -29,8 +35,10 @@ pub(super) struct EvalArgs {
     #[arg(long = "run", value_name = "[NAME=]FILE", required = true)]
     runs: Vec<PathBuf>,
     /// Metric in the short syntax `name(param=value,...)@k`, e.g. `ndcg@10`,
-    /// `"ap(norm=truncated)@10"`, `mrr`; repeat for several. Default:
-    /// ap, rr, p@10, recall@100, ndcg@10. `rankeval metrics` lists them all.
+    /// `"ap(norm=truncated)@10"`, `mrr`, or a corpus metric (one value per
+    /// run) such as `coverage@10`, `novelty@10`; repeat for several.
+    /// Default: ap, rr, p@10, recall@100, ndcg@10. `rankeval metrics` lists
+    /// them all.
     #[arg(short = 'm', long = "metric", value_name = "METRIC")]
     metrics: Vec<String>,
     /// Aggregator over queries (mean, median, ...); repeat for several.
@@ -74,9 +82,260 @@ pub(super) struct EvalArgs {
     #[arg(long, value_name = "KEY=VALUE,...")]
     run_columns: Option<String>,
     #[command(flatten)]
+    corpus: CorpusArgs,
+    #[command(flatten)]
     csv: CsvArgs,
     #[command(flatten)]
+    compare: CompareArgs,
+    #[command(flatten)]
     output: OutputArgs,
+}
+
+/// Comparisons with a baseline, and quality gates (docs/compare.md).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Comparison and gates (docs/compare.md)")]
+struct CompareArgs {
+    /// Compare every run with this baseline, query by query: a run's name,
+    /// or a results file written by `--format json --per-query -o FILE`.
+    #[arg(long, value_name = "RUN|FILE")]
+    baseline: Option<String>,
+    /// The run of the --baseline results file, when it holds several.
+    #[arg(long, value_name = "NAME", requires = "baseline")]
+    baseline_run: Option<String>,
+    /// Without a baseline, compare every pair of runs (randomized Tukey
+    /// HSD). Implied by any other comparison flag without --baseline.
+    #[arg(long, conflicts_with = "baseline")]
+    all_pairs: bool,
+    /// The paired test [default: t].
+    #[arg(long, value_enum)]
+    test: Option<TestArg>,
+    /// Random resamples of the randomization test, the bootstrap and the
+    /// Tukey HSD [default: 10000].
+    #[arg(long, value_name = "N")]
+    resamples: Option<u64>,
+    /// Seed of their ChaCha20 generator, printed in every report [default: 42].
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Multiple-testing correction [default: holm].
+    #[arg(long, value_enum)]
+    correction: Option<CorrectionArg>,
+    /// Which comparisons are corrected together [default: runs-x-metrics].
+    #[arg(long, value_enum)]
+    family: Option<FamilyArg>,
+    /// Significance level of the marks and of `superior` gates [default: 0.05].
+    #[arg(long, value_name = "P")]
+    alpha: Option<f64>,
+    /// Confidence level of the intervals [default: 0.95].
+    #[arg(long, value_name = "LEVEL")]
+    confidence: Option<f64>,
+    /// A quality gate, `METRIC:RULE(PARAMS)`: `ndcg@10:at_least(0.4)`,
+    /// `ndcg@10:non_inferior(margin=0.01)` (or `margin=2%` of the
+    /// baseline's mean), `ap:superior` (or `superior(alpha=0.01)`); add
+    /// `run=NAME` to check one run only. Repeat for several. A failed gate
+    /// makes the exit code 1.
+    #[arg(long = "gate", value_name = "METRIC:RULE")]
+    gates: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum TestArg {
+    /// Student's paired t-test; t interval.
+    T,
+    /// Paired randomization (sign-flip) test, exact up to 20 queries.
+    Randomization,
+    /// Paired bootstrap: percentile interval, shifted-bootstrap p-value.
+    Bootstrap,
+    /// Wilcoxon signed-rank test (scipy's defaults).
+    Wilcoxon,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CorrectionArg {
+    /// Holm's step-down (family-wise error).
+    Holm,
+    /// Bonferroni (family-wise error).
+    Bonferroni,
+    /// Benjamini-Hochberg (false discovery rate).
+    #[value(alias = "bh")]
+    BenjaminiHochberg,
+    /// No correction.
+    None,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FamilyArg {
+    /// Every comparison: runs x metrics.
+    RunsXMetrics,
+    /// Each metric's comparisons.
+    PerMetric,
+    /// Each run's comparisons.
+    PerRun,
+}
+
+impl CompareArgs {
+    /// Whether any comparison flag was given.
+    fn asked(&self) -> bool {
+        self.baseline.is_some()
+            || self.all_pairs
+            || self.test.is_some()
+            || self.resamples.is_some()
+            || self.seed.is_some()
+            || self.correction.is_some()
+            || self.family.is_some()
+            || self.alpha.is_some()
+            || self.confidence.is_some()
+            || !self.gates.is_empty()
+    }
+
+    /// The comparison asked for, every flag checked, nothing read.
+    fn plan(
+        self,
+        runs: &[NamedRun],
+        metrics: &[Box<dyn Metric>],
+        missing: Missing,
+    ) -> Result<Option<ComparisonPlan>, CliError> {
+        if !self.asked() {
+            return Ok(None);
+        }
+        let mut settings = Settings {
+            missing,
+            ..Settings::default()
+        };
+        if let Some(test) = self.test {
+            settings.test = match test {
+                TestArg::T => Test::T,
+                TestArg::Randomization => Test::Randomization,
+                TestArg::Bootstrap => Test::Bootstrap,
+                TestArg::Wilcoxon => Test::Wilcoxon,
+            };
+        }
+        if let Some(correction) = self.correction {
+            settings.correction = match correction {
+                CorrectionArg::Holm => Correction::Holm,
+                CorrectionArg::Bonferroni => Correction::Bonferroni,
+                CorrectionArg::BenjaminiHochberg => Correction::BenjaminiHochberg,
+                CorrectionArg::None => Correction::None,
+            };
+        }
+        if let Some(family) = self.family {
+            settings.family = match family {
+                FamilyArg::RunsXMetrics => Family::RunsXMetrics,
+                FamilyArg::PerMetric => Family::PerMetric,
+                FamilyArg::PerRun => Family::PerRun,
+            };
+        }
+        if let Some(resamples) = self.resamples {
+            if resamples == 0 {
+                return Err(CliError::Usage("--resamples 0: give at least 1".into()));
+            }
+            settings.resamples = resamples;
+        }
+        if let Some(seed) = self.seed {
+            settings.seed = seed;
+        }
+        if let Some(alpha) = self.alpha {
+            if !(alpha > 0.0 && alpha <= 1.0) {
+                return Err(CliError::Usage(format!(
+                    "--alpha {alpha}: must be in (0, 1], e.g. 0.05"
+                )));
+            }
+            settings.alpha = alpha;
+        }
+        if let Some(level) = self.confidence {
+            if !(level > 0.0 && level < 1.0) {
+                return Err(CliError::Usage(format!(
+                    "--confidence {level}: must be strictly between 0 and 1, e.g. 0.95"
+                )));
+            }
+            settings.level = level;
+        }
+        let run_names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
+        let baseline = match self.baseline {
+            None => None,
+            Some(name) if run_names.contains(&name.as_str()) => {
+                if self.baseline_run.is_some() {
+                    return Err(CliError::Usage(format!(
+                        "--baseline-run: `{name}` is a run of this evaluation, not a results file"
+                    )));
+                }
+                Some(BaselineRef::Run(name))
+            }
+            Some(file) => {
+                let path = PathBuf::from(&file);
+                if let Some(problem) = input_problem(&path) {
+                    return Err(CliError::Usage(format!(
+                        "--baseline {file}: no run has that name (the runs are {}), and as a results file: {problem}",
+                        run_names
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+                Some(BaselineRef::Results {
+                    path,
+                    run: self.baseline_run,
+                })
+            }
+        };
+        let label = match &baseline {
+            None => None,
+            Some(BaselineRef::Run(name)) => Some(name.as_str()),
+            Some(BaselineRef::Results { .. }) => Some("\u{0}"),
+        };
+        let metric_names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
+        let metric_refs: Vec<&str> = metric_names.iter().map(String::as_str).collect();
+        let mut gates = Vec::with_capacity(self.gates.len());
+        for text in &self.gates {
+            let spec = parse_gate(text, settings.alpha, |metric| {
+                registry::parse_metric(metric)
+                    .map(|m| m.name())
+                    .map_err(|e| crate::config::plugin_message(&e))
+            })
+            .map_err(|reason| CliError::Usage(format!("--gate {text}: {reason}")))?;
+            check_gates(std::slice::from_ref(&spec), &run_names, &metric_refs, label).map_err(
+                |error| {
+                    let reason = match error {
+                        CompareRunError::Gate { reason, .. } => reason,
+                        other => other.to_string(),
+                    };
+                    CliError::Usage(format!("--gate {text}: {reason}"))
+                },
+            )?;
+            gates.push(spec);
+        }
+        Ok(Some(ComparisonPlan {
+            baseline,
+            settings,
+            gates,
+        }))
+    }
+}
+
+/// The inputs of corpus metrics (see docs/corpus-metrics.md).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Corpus metric inputs (coverage, gini, novelty, ild...)")]
+struct CorpusArgs {
+    /// The catalog: one item id per line (plain or gzip). Needed by
+    /// catalog_coverage and gini.
+    #[arg(long, value_name = "FILE")]
+    catalog: Option<PathBuf>,
+    /// Training interactions: `user, item` pairs in any qrels format (CSV
+    /// `user,item`, TREC qrels, Parquet, ...; grades are not used). Needed
+    /// by avg_popularity, novelty and long_tail_share.
+    #[arg(long, alias = "training", value_name = "FILE")]
+    train: Option<PathBuf>,
+    /// Read the training interactions as this format (over --input-format).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    train_format: Option<InputFormatArg>,
+    /// The training interactions' own column settings, as --qrels-columns.
+    #[arg(long, value_name = "KEY=VALUE,...")]
+    train_columns: Option<String>,
+    /// Item features or embeddings: a CSV (TSV for a .tsv name) with a
+    /// header, the item id first, then one number per column. Needed by
+    /// ild.
+    #[arg(long, value_name = "FILE")]
+    item_features: Option<PathBuf>,
 }
 
 /// Column names of CSV/TSV, Parquet and Arrow inputs, and the CSV delimiter.
@@ -186,6 +445,9 @@ enum InputFormatArg {
     Parquet,
     /// Arrow IPC (Feather v2 file, or stream).
     Arrow,
+    /// MS MARCO's headerless TSV: runs `qid<TAB>pid<TAB>rank`, qrels
+    /// `qid 0 pid grade`.
+    Msmarco,
 }
 
 impl EvalArgs {
@@ -208,6 +470,11 @@ impl EvalArgs {
         let csv = self.csv.options()?;
         let qrels_columns = with_columns(&csv, self.qrels_columns.as_deref(), "--qrels-columns")?;
         let run_columns = with_columns(&csv, self.run_columns.as_deref(), "--run-columns")?;
+        let train_columns = with_columns(
+            &csv,
+            self.corpus.train_columns.as_deref(),
+            "--train-columns",
+        )?;
         let input = |path: &PathBuf, format: Option<InputFormatArg>, columns: &CsvOptions| {
             let input = Input::file(path);
             let input = match format.or(self.input_format) {
@@ -219,7 +486,17 @@ impl EvalArgs {
         let (given_names, run_paths): (Vec<Option<String>>, Vec<PathBuf>) =
             self.runs.iter().map(|run| split_named(run)).unzip();
         let runs_given = std::mem::replace(&mut self.runs, run_paths);
-        for path in self.qrels.iter().chain(&self.runs) {
+        let corpus_files = [
+            &self.corpus.catalog,
+            &self.corpus.train,
+            &self.corpus.item_features,
+        ];
+        for path in self
+            .qrels
+            .iter()
+            .chain(&self.runs)
+            .chain(corpus_files.into_iter().flatten())
+        {
             if let Some(problem) = input_problem(path) {
                 return Err(CliError::Usage(format!("{}: {problem}", path.display())));
             }
@@ -264,16 +541,40 @@ impl EvalArgs {
         } else {
             self.metrics
         };
-        let metrics = metric_specs
+        let requested = metric_specs
             .into_iter()
             .map(|spec| {
-                registry::parse_metric(&spec).map_err(|source| CliError::Plugin {
-                    flag: "-m",
-                    value: spec,
-                    source: Box::new(source),
-                })
+                parse_requested(&spec)
+                    .map(|metric| (spec.clone(), metric))
+                    .map_err(|source| CliError::Plugin {
+                        flag: "-m",
+                        value: spec,
+                        source: Box::new(source),
+                    })
             })
-            .collect::<Result<Vec<Box<dyn Metric>>, _>>()?;
+            .collect::<Result<Vec<(String, RequestedMetric)>, _>>()?;
+        let corpus_inputs = CorpusSources {
+            catalog: self.corpus.catalog.clone(),
+            training: self
+                .corpus
+                .train
+                .as_ref()
+                .map(|path| input(path, self.corpus.train_format, &train_columns)),
+            features: self.corpus.item_features.clone(),
+        };
+        for (spec, metric) in &requested {
+            if let RequestedMetric::Corpus(metric) = metric
+                && let Some(missing) = corpus_inputs.missing_for(metric.as_ref())
+            {
+                return Err(CliError::Usage(format!(
+                    "-m {spec}: {} needs {} FILE: {}",
+                    metric.name(),
+                    missing.flag(),
+                    missing.what()
+                )));
+            }
+        }
+        let (metrics, corpus_metrics) = split_requested(requested.into_iter().map(|(_, m)| m));
         let aggregator_specs = if self.aggregators.is_empty() {
             vec!["mean".to_owned()]
         } else {
@@ -289,27 +590,30 @@ impl EvalArgs {
                 })
             })
             .collect::<Result<Vec<Box<dyn Aggregator>>, _>>()?;
+        let missing = match self.missing {
+            MissingArg::Skip => Missing::Skip,
+            MissingArg::Zero => Missing::Zero,
+        };
+        let metrics = unique_by_name(metrics);
+        let comparison = self.compare.plan(&runs, &metrics, missing)?;
         let experiment = Experiment {
             qrels: self
                 .qrels
                 .as_ref()
                 .map(|path| input(path, self.qrels_format, &qrels_columns)),
             runs,
-            metrics: unique_by_name(metrics),
+            metrics,
             aggregators: unique_by_name(aggregators),
-            options: Options {
-                missing: match self.missing {
-                    MissingArg::Skip => Missing::Skip,
-                    MissingArg::Zero => Missing::Zero,
-                },
-                level,
-            },
+            corpus_metrics: unique_by_name(corpus_metrics),
+            corpus_inputs,
+            options: Options { missing, level },
             read: ReadOptions {
                 duplicates: match self.duplicates {
                     DuplicatesArg::Error => Duplicates::Error,
                     DuplicatesArg::First => Duplicates::First,
                 },
             },
+            comparison,
         };
         Ok((experiment, self.output))
     }
@@ -325,6 +629,7 @@ impl InputFormatArg {
             InputFormatArg::Csv => Format::Csv,
             InputFormatArg::Parquet => Format::Parquet,
             InputFormatArg::Arrow => Format::Arrow,
+            InputFormatArg::Msmarco => Format::Msmarco,
         }
     }
 }

@@ -3,6 +3,8 @@
 
 use rankeval_core::registry::{self, Descriptor, PARAM_REL, Plugin};
 
+use crate::corpus::CorpusInput;
+
 /// The listing as text.
 pub(super) fn render() -> String {
     let mut out = String::from("Metrics (use the name or an alias in -m and in TOML `type`):\n");
@@ -20,14 +22,15 @@ pub(super) fn render() -> String {
         |_| None,
     );
     out.push_str(
-        "\nCorpus metrics (one value per run, beyond accuracy; library only for now,\n\
-         rankeval_runner::evaluate_corpus, not yet in -m or TOML):\n",
+        "\nCorpus metrics (one value per run, beyond accuracy; in -m and TOML [[metrics]]\n\
+         like the others; their inputs: --catalog, --train, --item-features, TOML catalog,\n\
+         training, item_features):\n",
     );
     section(
         &mut out,
         &registry::corpus_metrics(),
         |d| (d.example)().name(),
-        |_| None,
+        needs_note,
     );
     out.push_str(
         "\nShort syntax: name(param=value,...)@k, e.g. ap(norm=truncated)@10 or \
@@ -40,7 +43,7 @@ fn section<T: Plugin + ?Sized>(
     out: &mut String,
     descriptors: &[&'static Descriptor<T>],
     example: impl Fn(&Descriptor<T>) -> String,
-    note: impl Fn(&Descriptor<T>) -> Option<&'static str>,
+    note: impl Fn(&Descriptor<T>) -> Option<String>,
 ) {
     for d in descriptors {
         out.push('\n');
@@ -73,7 +76,7 @@ fn section<T: Plugin + ?Sized>(
             out.push('\n');
         }
         if let Some(note) = note(d) {
-            out.push_str(&format!("      {}\n", wrap(note, 6, LINE_WIDTH - 6)));
+            out.push_str(&format!("      {}\n", wrap(&note, 6, LINE_WIDTH - 6)));
         }
         out.push_str(&format!("      example: {}\n", example(d)));
     }
@@ -81,12 +84,29 @@ fn section<T: Plugin + ?Sized>(
 
 /// For a metric without a `rel` parameter: that the experiment's relevance
 /// level does not change it (a `--rel` given for it alone is a warning).
-fn level_note(d: &Descriptor<dyn rankeval_core::Metric>) -> Option<&'static str> {
+fn level_note(d: &Descriptor<dyn rankeval_core::Metric>) -> Option<String> {
     let has_rel = d.params.iter().any(|p| p.name == PARAM_REL.name);
-    (!has_rel).then_some(
+    (!has_rel).then(|| {
         "no rel: no relevance level plays a part (graded metrics use grades as gains), so \
-         --rel and TOML `rel` do not change it",
-    )
+         --rel and TOML `rel` do not change it"
+            .to_owned()
+    })
+}
+
+/// For a corpus metric: the inputs it needs with its default parameters
+/// (its example's, if it has a required one), by flag and TOML key.
+fn needs_note(d: &Descriptor<dyn rankeval_core::CorpusMetric>) -> Option<String> {
+    let metric = registry::parse_corpus_metric(d.name).unwrap_or_else(|_| (d.example)());
+    let needs: Vec<String> = CorpusInput::ALL
+        .into_iter()
+        .filter(|input| input.required_by(metric.requires()))
+        .map(|input| format!("{} (TOML {})", input.flag(), input.key()))
+        .collect();
+    Some(if needs.is_empty() {
+        "needs: the run only".to_owned()
+    } else {
+        format!("needs: {}", needs.join(", "))
+    })
 }
 
 /// Lines of the listing stay within this many columns where they can.

@@ -2,7 +2,9 @@
 //! and `metrics` (the registry). [`main`] is all a binary needs, so a crate
 //! that adds its own metrics runs the full CLI with them in two lines.
 //!
-//! Exit codes: 0 success; 2 usage, configuration or data error.
+//! Exit codes: 0 success (every gate passed, or there is none); 1 a gate
+//! failed (unless `--no-fail`); 2 usage, configuration or data error, or a
+//! gate that cannot be decided.
 
 mod eval;
 mod explain;
@@ -68,9 +70,11 @@ enum Command {
 /// Arguments of `rankeval run`.
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// The experiment file; paths in it are relative to it.
-    #[arg(value_name = "EXPERIMENT.toml")]
-    experiment: PathBuf,
+    /// The experiment file; paths in it are relative to it. Several files
+    /// (a suite of datasets) give one combined report, one section per
+    /// file, and one exit code; every file is checked before any is run.
+    #[arg(value_name = "EXPERIMENT.toml", required = true, num_args = 1..)]
+    experiments: Vec<PathBuf>,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -88,6 +92,9 @@ struct OutputArgs {
     /// Write the report to FILE (whole or not at all) instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Report failed gates without failing: exit code 0 rather than 1.
+    #[arg(long, visible_alias = "report-only")]
+    no_fail: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -104,6 +111,8 @@ enum FormatArg {
     Trec,
     /// One self-contained HTML page with charts (use with -o report.html).
     Html,
+    /// A LaTeX table (booktabs); with a comparison, significance superscripts.
+    Latex,
 }
 
 impl From<FormatArg> for OutputFormat {
@@ -115,6 +124,7 @@ impl From<FormatArg> for OutputFormat {
             FormatArg::Markdown => OutputFormat::Markdown,
             FormatArg::Trec => OutputFormat::Trec,
             FormatArg::Html => OutputFormat::Html,
+            FormatArg::Latex => OutputFormat::Latex,
         }
     }
 }
@@ -153,6 +163,31 @@ pub enum CliError {
     /// Two plugins share a name.
     #[error("the metric registry is inconsistent: {0}")]
     Registry(#[from] RegistryError),
+    /// The comparison cannot be made (its baseline file cannot be read).
+    #[error(transparent)]
+    Compare(#[from] crate::compare::CompareRunError),
+}
+
+/// What a command that succeeded says about its gates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+enum Verdict {
+    /// No gate failed (or there is none).
+    #[default]
+    Passed,
+    /// A gate failed, and `--no-fail` was not given.
+    Failed,
+    /// A gate cannot be decided (a data problem).
+    Undecided,
+}
+
+impl Verdict {
+    fn code(self) -> ExitCode {
+        match self {
+            Verdict::Passed => ExitCode::SUCCESS,
+            Verdict::Failed => ExitCode::from(1),
+            Verdict::Undecided => ExitCode::from(2),
+        }
+    }
 }
 
 /// Tells the command line that standard output was closed when the process
@@ -210,7 +245,7 @@ pub fn main_from(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) ->
         }
     };
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(verdict) => verdict.code(),
         Err(error) => {
             let _ = writeln!(std::io::stderr(), "error: {error}");
             ExitCode::from(2)
@@ -241,19 +276,22 @@ fn invalid_utf8(args: &[OsString]) -> String {
     }
 }
 
-fn run(cli: Cli) -> Result<(), CliError> {
+fn run(cli: Cli) -> Result<Verdict, CliError> {
     rankeval_core::registry::check()?;
     match cli.command {
         Command::Eval(args) => {
             let (experiment, output) = args.into_experiment()?;
             report(experiment, &output, None)
         }
-        Command::Run(args) => {
-            let experiment = crate::config::load(&args.experiment)?;
-            report(experiment, &args.output, Some(&args.experiment))
-        }
-        Command::Metrics => output::write(&list::render(), None),
-        Command::Explain(args) => explain::run(*args),
+        Command::Run(args) => match args.experiments.as_slice() {
+            [one] => {
+                let experiment = crate::config::load(one)?;
+                report(experiment, &args.output, Some(one))
+            }
+            several => suite(several, &args.output),
+        },
+        Command::Metrics => output::write(&list::render(), None).map(|()| Verdict::Passed),
+        Command::Explain(args) => explain::run(*args).map(|()| Verdict::Passed),
         // Handled before parsing, in `main_from`.
         Command::TrecEval { .. } => Err(CliError::Usage(
             "trec_eval: run as `rankeval trec_eval ...`".to_owned(),
@@ -262,10 +300,21 @@ fn run(cli: Cli) -> Result<(), CliError> {
 }
 
 fn report(
+    experiment: Experiment,
+    output: &OutputArgs,
+    config: Option<&std::path::Path>,
+) -> Result<Verdict, CliError> {
+    let (text, verdict) = produce(experiment, output, config)?;
+    output::write(&text, output.output.as_deref())?;
+    Ok(verdict)
+}
+
+/// Evaluates and compares an experiment; its report's text and verdict.
+fn produce(
     mut experiment: Experiment,
     output: &OutputArgs,
     config: Option<&std::path::Path>,
-) -> Result<(), CliError> {
+) -> Result<(String, Verdict), CliError> {
     if let Some(target) = &output.output {
         let inputs = experiment
             .qrels
@@ -277,6 +326,7 @@ fn report(
                     .iter()
                     .filter_map(|r| Some(("a run", r.input.path()?))),
             )
+            .chain(experiment.corpus_inputs.paths())
             .chain(config.map(|c| ("the experiment file", c)));
         output::refuse_an_input(target, inputs)?;
     }
@@ -315,18 +365,189 @@ fn report(
     let options = RenderOptions {
         per_query: output.per_query,
     };
-    let text = match &curves {
-        Some(curves) => html::render(
-            &report,
+    // The comparison, or the report alone.
+    let compared: Result<crate::compare::Compared, crate::report::Report> =
+        match &experiment.comparison {
+            Some(plan) => Ok(crate::compare::run_plan(
+                plan,
+                report,
+                &experiment.aggregators,
+            )?),
+            None => Err(report),
+        };
+    let verdict = match &compared {
+        Ok(compared) => gate_verdict(compared, output, &mut stderr),
+        Err(_) => Verdict::Passed,
+    };
+    let text = match (&compared, &curves) {
+        (Ok(compared), Some(curves)) => html::render(
+            &compared.report,
+            options,
+            HtmlExtras {
+                curves: Some(curves),
+                comparison: Some(&crate::report::html_comparison(compared)),
+            },
+        ),
+        (Ok(compared), None) => {
+            let format: OutputFormat = output.format.into();
+            if format == OutputFormat::Trec {
+                let _ = writeln!(
+                    stderr,
+                    "warning: --format trec has no place for the comparison: it prints the \
+                     means only (the other formats show it)"
+                );
+            }
+            if format == OutputFormat::Csv && output.per_query {
+                let _ = writeln!(
+                    stderr,
+                    "warning: --format csv with a comparison prints one row per comparison, \
+                     without per-query values (--format json has both)"
+                );
+            }
+            crate::report::render_compared(compared, format, options)
+        }
+        (Err(plain), Some(curves)) => html::render(
+            plain,
             options,
             HtmlExtras {
                 curves: Some(curves),
                 comparison: None,
             },
         ),
-        None => report.render(output.format.into(), options),
+        (Err(plain), None) => plain.render(output.format.into(), options),
     };
-    output::write(&text, output.output.as_deref())
+    Ok((text, verdict))
+}
+
+/// Several experiment files: each checked, then each run, their reports
+/// combined into one (a section per file; JSON: `{"experiments": [...]}`;
+/// CSV: an `experiment` column) and the worst verdict returned.
+fn suite(files: &[PathBuf], output: &OutputArgs) -> Result<Verdict, CliError> {
+    let format: OutputFormat = output.format.into();
+    if matches!(format, OutputFormat::Html | OutputFormat::Trec) {
+        return Err(CliError::Usage(format!(
+            "--format {}: one experiment file at a time (several files are combined in \
+             table, markdown, json, csv or latex)",
+            if format == OutputFormat::Html {
+                "html"
+            } else {
+                "trec"
+            }
+        )));
+    }
+    let experiments = files
+        .iter()
+        .map(|file| crate::config::load(file))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut verdict = Verdict::Passed;
+    let mut sections = Vec::with_capacity(files.len());
+    for (file, experiment) in files.iter().zip(experiments) {
+        let (text, v) = produce(experiment, output, Some(file))?;
+        verdict = verdict.max(v);
+        sections.push((file.display().to_string(), text));
+    }
+    output::write(&combine(format, &sections), output.output.as_deref())?;
+    Ok(verdict)
+}
+
+/// The reports of several experiment files as one.
+fn combine(format: OutputFormat, sections: &[(String, String)]) -> String {
+    let mut out = String::new();
+    match format {
+        OutputFormat::Json => {
+            let experiments: Vec<serde_json::Value> = sections
+                .iter()
+                .map(|(file, text)| {
+                    let mut value: serde_json::Value =
+                        serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+                    if let Some(object) = value.as_object_mut() {
+                        object.insert("experiment".into(), file.clone().into());
+                    }
+                    value
+                })
+                .collect();
+            out = serde_json::to_string_pretty(&serde_json::json!({ "experiments": experiments }))
+                .unwrap_or_default();
+            out.push('\n');
+        }
+        OutputFormat::Csv => {
+            let mut header: Option<&str> = None;
+            for (file, text) in sections {
+                let mut lines = text.lines();
+                if let Some(first) = lines.next()
+                    && header != Some(first)
+                {
+                    out.push_str("experiment,");
+                    out.push_str(first);
+                    out.push('\n');
+                    header = Some(first);
+                }
+                let quoted = if file.contains([',', '"', '\n', '\r']) {
+                    format!("\"{}\"", file.replace('"', "\"\""))
+                } else {
+                    file.clone()
+                };
+                for line in lines {
+                    out.push_str(&quoted);
+                    out.push(',');
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+        OutputFormat::Markdown => {
+            for (i, (file, text)) in sections.iter().enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str(&format!("### {file}\n\n{text}"));
+            }
+        }
+        OutputFormat::Latex => {
+            for (file, text) in sections {
+                out.push_str(&format!("% {file}\n{text}"));
+            }
+        }
+        _ => {
+            for (i, (file, text)) in sections.iter().enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str(&format!("== {file} ==\n{text}"));
+            }
+        }
+    }
+    out
+}
+
+/// The verdict of the gates, each failed one told on stderr.
+fn gate_verdict(
+    compared: &crate::compare::Compared,
+    output: &OutputArgs,
+    stderr: &mut impl Write,
+) -> Verdict {
+    let gates = &compared.comparison.gates;
+    for gate in gates.iter().filter(|g| !g.passed) {
+        let _ = writeln!(
+            stderr,
+            "{}: gate {} for run `{}`: {}",
+            if gate.error.is_some() {
+                "error"
+            } else {
+                "gate failed"
+            },
+            gate.gate,
+            gate.run,
+            crate::report::gate_detail(gate)
+        );
+    }
+    if compared.comparison.undecided() {
+        Verdict::Undecided
+    } else if !compared.comparison.passed() && !output.no_fail {
+        Verdict::Failed
+    } else {
+        Verdict::Passed
+    }
 }
 
 /// `--format trec` prints means (and, for gmean, trec_eval's `gm_map` and

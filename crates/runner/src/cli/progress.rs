@@ -184,8 +184,11 @@ mod tests {
             }],
             metrics: Vec::new(),
             aggregators: Vec::new(),
+            corpus_metrics: Vec::new(),
+            corpus_inputs: Default::default(),
             options: Default::default(),
             read: Default::default(),
+            comparison: None,
         };
         assert!(display(&experiment, false).is_hidden());
     }

@@ -104,6 +104,115 @@ pub(crate) struct RawExperiment {
     pub(crate) metrics: Option<Spanned<Vec<Spanned<RawPlugin>>>>,
     /// The aggregators; `None` (the key left out) for the mean.
     pub(crate) aggregators: Option<Spanned<Vec<Spanned<RawPlugin>>>>,
+    /// The catalog of corpus metrics: a file, one item id per line.
+    pub(crate) catalog: Option<Spanned<String>>,
+    /// Training interactions of corpus metrics: a file of `user, item`
+    /// pairs read as qrels, or a table with its `path`, `format` and
+    /// column settings.
+    pub(crate) training: Option<Spanned<RawQrels>>,
+    /// Item features of corpus metrics: a CSV/TSV file, item then numbers.
+    pub(crate) item_features: Option<Spanned<String>>,
+    /// What the runs are compared with: a run's name, or a results file.
+    pub(crate) baseline: Option<Spanned<RawBaseline>>,
+    /// How runs are compared.
+    pub(crate) compare: Option<Spanned<RawCompare>>,
+    /// Quality gates.
+    #[serde(default)]
+    pub(crate) gates: Vec<Spanned<RawGate>>,
+}
+
+/// `baseline = "run"` or `baseline = { results = "file.json", run = "name" }`.
+#[derive(Debug)]
+pub(crate) enum RawBaseline {
+    /// A run of the experiment, by name.
+    Run(String),
+    /// A results file.
+    Results(RawBaselineResults),
+}
+
+/// `baseline = { results = "...", run = "..." }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawBaselineResults {
+    /// The results file (`--format json --per-query`), relative to the
+    /// experiment file.
+    pub(crate) results: Spanned<String>,
+    /// The run in it, when it holds several.
+    pub(crate) run: Option<Spanned<String>>,
+}
+
+impl<'de> Deserialize<'de> for RawBaseline {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct BaselineVisitor;
+        impl<'de> serde::de::Visitor<'de> for BaselineVisitor {
+            type Value = RawBaseline;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a run's name, or a table `{ results = \"file.json\" }`")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<RawBaseline, E> {
+                Ok(RawBaseline::Run(v.to_owned()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<RawBaseline, A::Error> {
+                RawBaselineResults::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(RawBaseline::Results)
+            }
+        }
+        deserializer.deserialize_any(BaselineVisitor)
+    }
+}
+
+/// The `[compare]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawCompare {
+    /// `t`, `randomization`, `bootstrap` or `wilcoxon`.
+    pub(crate) test: Option<rankeval_compare::Test>,
+    /// Random resamples.
+    pub(crate) resamples: Option<Spanned<i64>>,
+    /// Seed of the generator.
+    pub(crate) seed: Option<Spanned<i64>>,
+    /// `holm`, `bonferroni`, `benjamini_hochberg` (`bh`) or `none`.
+    pub(crate) correction: Option<rankeval_compare::Correction>,
+    /// `runs_x_metrics`, `per_metric` or `per_run`.
+    pub(crate) family: Option<crate::compare::Family>,
+    /// Significance level.
+    pub(crate) alpha: Option<Spanned<f64>>,
+    /// Confidence level of the intervals.
+    pub(crate) confidence: Option<Spanned<f64>>,
+}
+
+/// A `[[gates]]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawGate {
+    /// The run checked; every run compared when left out.
+    pub(crate) run: Option<Spanned<String>>,
+    /// The metric, in the short syntax.
+    pub(crate) metric: Spanned<String>,
+    /// `at_least`, `non_inferior` or `superior` (`-` or `_`).
+    pub(crate) rule: Spanned<String>,
+    /// `at_least`'s floor.
+    pub(crate) floor: Option<Spanned<f64>>,
+    /// `non_inferior`'s margin: a number, `"2%"`, `{ absolute = x }` or
+    /// `{ relative = x }`.
+    pub(crate) margin: Option<Spanned<RawMargin>>,
+    /// `superior`'s significance level (default: `[compare] alpha`).
+    pub(crate) alpha: Option<Spanned<f64>>,
+}
+
+/// A margin as written.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum RawMargin {
+    /// In the metric's units.
+    Number(f64),
+    /// `"2%"` or `"0.01"`.
+    Text(String),
+    /// `{ absolute = x }` or `{ relative = x }`.
+    Table(rankeval_compare::Margin),
 }
 
 /// An input table (`[[runs]]`, `[qrels]`) with the column settings every

@@ -6,16 +6,22 @@
 use std::path::{Path, PathBuf};
 
 use rankeval_core::registry::{self, Plugin};
-use rankeval_core::{Aggregator, Metric, ParamValue};
+use rankeval_core::{Aggregator, CorpusMetric, Metric, ParamValue, RequestedMetric};
 use toml::Spanned;
 
 use super::ConfigError;
-use super::raw::{RawExperiment, RawPlugin, RawQrels, RawValue};
+use super::raw::{RawBaseline, RawExperiment, RawGate, RawMargin, RawPlugin, RawQrels, RawValue};
+use crate::compare::{
+    CompareRunError, GateSpec, RULES, Settings, check_gates, parse_margin, rule_name,
+};
+use crate::corpus::CorpusSources;
 use crate::engine::Options;
 use crate::experiment::{
-    DEFAULT_METRICS, Experiment, InputProblem, NamedRun, input_problem, unique_by_name,
+    BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, InputProblem, NamedRun,
+    input_problem, split_requested, unique_by_name,
 };
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
+use rankeval_compare::{Gate, Margin};
 
 /// Loads and resolves the experiment file at `path`.
 pub fn load(path: &Path) -> Result<Experiment, ConfigError> {
@@ -225,10 +231,59 @@ impl Resolver<'_> {
                 ));
             }
         }
-        let metrics = if let Some(list) = &raw.metrics {
-            self.plugins::<dyn Metric>(list.get_ref(), "metrics")?
+        let training = match &raw.training {
+            Some(spanned) => Some(match spanned.get_ref() {
+                RawQrels::Path(path) => with_format(
+                    Input::file(self.file_at(path, self.line(spanned), "training")?),
+                    None,
+                    csv.clone(),
+                ),
+                RawQrels::Table(table) => {
+                    let columns = self.columns(&csv, table.columns().collect(), "training")?;
+                    with_format(
+                        Input::file(self.file(&table.path, "training.path")?),
+                        table.format,
+                        columns,
+                    )
+                }
+            }),
+            None => None,
+        };
+        let corpus_inputs = CorpusSources {
+            catalog: match &raw.catalog {
+                Some(path) => Some(self.file(path, "catalog")?),
+                None => None,
+            },
+            training,
+            features: match &raw.item_features {
+                Some(path) => Some(self.file(path, "item_features")?),
+                None => None,
+            },
+        };
+        let (metrics, corpus_metrics) = if let Some(list) = &raw.metrics {
+            let mut requested = Vec::with_capacity(list.get_ref().len());
+            for (index, table) in list.get_ref().iter().enumerate() {
+                let key = format!("metrics[{}]", index + 1);
+                let metric = self.requested(table, &key)?;
+                if let RequestedMetric::Corpus(corpus) = &metric
+                    && let Some(missing) = corpus_inputs.missing_for(corpus.as_ref())
+                {
+                    return Err(self.invalid(
+                        table,
+                        key,
+                        format!(
+                            "{} needs {}: add `{} = \"FILE\"` at the top of the file",
+                            corpus.name(),
+                            missing.what(),
+                            missing.key()
+                        ),
+                    ));
+                }
+                requested.push(metric);
+            }
+            split_requested(requested)
         } else {
-            DEFAULT_METRICS
+            let metrics = DEFAULT_METRICS
                 .iter()
                 .map(|spec| registry::parse_metric(spec))
                 .collect::<Result<Vec<_>, _>>()
@@ -237,7 +292,8 @@ impl Resolver<'_> {
                     line: 1,
                     key: "metrics".into(),
                     source: Box::new(source),
-                })?
+                })?;
+            (metrics, Vec::new())
         };
         let aggregators = if let Some(list) = &raw.aggregators {
             self.plugins::<dyn Aggregator>(list.get_ref(), "aggregators")?
@@ -251,18 +307,243 @@ impl Resolver<'_> {
                 })?,
             ]
         };
+        let metrics = unique_by_name(metrics);
+        let missing = raw.missing.unwrap_or_default();
+        let comparison = self.comparison(&raw, &runs, &metrics, missing)?;
         Ok(Experiment {
             qrels,
             runs,
-            metrics: unique_by_name(metrics),
+            metrics,
             aggregators: unique_by_name(aggregators),
+            corpus_metrics: unique_by_name(corpus_metrics),
+            corpus_inputs,
             options: Options {
-                missing: raw.missing.unwrap_or_default(),
+                missing,
                 level: raw.rel.unwrap_or_default(),
             },
             read: ReadOptions {
                 duplicates: raw.duplicates.unwrap_or_default(),
             },
+            comparison,
+        })
+    }
+
+    /// The comparison asked for by `baseline`, `[compare]` and `[[gates]]`,
+    /// every name and number checked; `None` when none of them is there.
+    fn comparison(
+        &self,
+        raw: &RawExperiment,
+        runs: &[NamedRun],
+        metrics: &[Box<dyn Metric>],
+        missing: crate::engine::Missing,
+    ) -> Result<Option<ComparisonPlan>, ConfigError> {
+        if raw.baseline.is_none() && raw.compare.is_none() && raw.gates.is_empty() {
+            return Ok(None);
+        }
+        let mut settings = Settings {
+            missing,
+            ..Settings::default()
+        };
+        if let Some(table) = &raw.compare {
+            let c = table.get_ref();
+            if let Some(test) = c.test {
+                settings.test = test;
+            }
+            if let Some(correction) = c.correction {
+                settings.correction = correction;
+            }
+            if let Some(family) = c.family {
+                settings.family = family;
+            }
+            if let Some(resamples) = &c.resamples {
+                settings.resamples = u64::try_from(*resamples.get_ref())
+                    .ok()
+                    .filter(|r| *r >= 1)
+                    .ok_or_else(|| {
+                        self.invalid(resamples, "compare.resamples", "must be at least 1")
+                    })?;
+            }
+            if let Some(seed) = &c.seed {
+                settings.seed = u64::try_from(*seed.get_ref()).map_err(|_| {
+                    self.invalid(seed, "compare.seed", "must be a whole number >= 0")
+                })?;
+            }
+            if let Some(alpha) = &c.alpha {
+                let a = *alpha.get_ref();
+                if !(a > 0.0 && a <= 1.0) {
+                    return Err(self.invalid(
+                        alpha,
+                        "compare.alpha",
+                        format!("must be in (0, 1], e.g. 0.05; got {a}"),
+                    ));
+                }
+                settings.alpha = a;
+            }
+            if let Some(confidence) = &c.confidence {
+                let level = *confidence.get_ref();
+                if !(level > 0.0 && level < 1.0) {
+                    return Err(self.invalid(
+                        confidence,
+                        "compare.confidence",
+                        format!("must be strictly between 0 and 1, e.g. 0.95; got {level}"),
+                    ));
+                }
+                settings.level = level;
+            }
+        }
+        let run_names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
+        let baseline = match &raw.baseline {
+            None => None,
+            Some(spanned) => Some(match spanned.get_ref() {
+                RawBaseline::Run(name) => {
+                    if !run_names.contains(&name.as_str()) {
+                        return Err(self.invalid(
+                            spanned,
+                            "baseline",
+                            format!(
+                                "no run is named `{name}` (the runs are {}); for a results file, write `baseline = {{ results = \"{name}\" }}`",
+                                listed(&run_names)
+                            ),
+                        ));
+                    }
+                    BaselineRef::Run(name.clone())
+                }
+                RawBaseline::Results(table) => {
+                    let path = self.file(&table.results, "baseline.results")?;
+                    let run = match &table.run {
+                        Some(run) if run.get_ref().trim().is_empty() => {
+                            return Err(self.invalid(run, "baseline.run", "cannot be empty"));
+                        }
+                        Some(run) => Some(run.get_ref().clone()),
+                        None => None,
+                    };
+                    BaselineRef::Results { path, run }
+                }
+            }),
+        };
+        let baseline_label = match &baseline {
+            None => None,
+            Some(BaselineRef::Run(name)) => Some(name.as_str()),
+            // A results file's run is no run of the experiment.
+            Some(BaselineRef::Results { .. }) => Some("\u{0}"),
+        };
+        let metric_names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
+        let metric_refs: Vec<&str> = metric_names.iter().map(String::as_str).collect();
+        let mut gates = Vec::with_capacity(raw.gates.len());
+        for (index, table) in raw.gates.iter().enumerate() {
+            let key = format!("gates[{}]", index + 1);
+            let spec = self.gate(table, &key, settings.alpha)?;
+            check_gates(
+                std::slice::from_ref(&spec),
+                &run_names,
+                &metric_refs,
+                baseline_label,
+            )
+            .map_err(|error| {
+                let reason = match error {
+                    CompareRunError::Gate { reason, .. } => reason,
+                    other => other.to_string(),
+                };
+                self.invalid(table, key.clone(), reason)
+            })?;
+            gates.push(spec);
+        }
+        Ok(Some(ComparisonPlan {
+            baseline,
+            settings,
+            gates,
+        }))
+    }
+
+    /// One `[[gates]]` table as a gate.
+    fn gate(
+        &self,
+        table: &Spanned<RawGate>,
+        key: &str,
+        alpha: f64,
+    ) -> Result<GateSpec, ConfigError> {
+        let g = table.get_ref();
+        let metric = registry::parse_metric(g.metric.get_ref())
+            .map_err(|source| ConfigError::Plugin {
+                path: self.path.to_owned(),
+                line: self.line(&g.metric),
+                key: format!("{key}.metric"),
+                source: Box::new(source),
+            })?
+            .name();
+        let Some(rule) = rule_name(g.rule.get_ref()) else {
+            return Err(self.invalid(
+                &g.rule,
+                format!("{key}.rule"),
+                format!("unknown rule `{}`; the rules are {RULES}", g.rule.get_ref()),
+            ));
+        };
+        let own = match rule {
+            "at_least" => "floor",
+            "non_inferior" => "margin",
+            _ => "alpha",
+        };
+        let given: [(&str, Option<usize>); 3] = [
+            ("floor", g.floor.as_ref().map(|v| self.line(v))),
+            ("margin", g.margin.as_ref().map(|v| self.line(v))),
+            ("alpha", g.alpha.as_ref().map(|v| self.line(v))),
+        ];
+        for (param, line) in given {
+            if let Some(line) = line
+                && param != own
+            {
+                return Err(ConfigError::Invalid {
+                    path: self.path.to_owned(),
+                    line,
+                    key: format!("{key}.{param}"),
+                    reason: format!("{rule} takes `{own}`, not `{param}`"),
+                });
+            }
+        }
+        let needs = |what: &str| {
+            self.invalid(
+                table,
+                key.to_owned(),
+                format!("{rule} needs `{own}` ({what})"),
+            )
+        };
+        let gate = match rule {
+            "at_least" => Gate::AtLeast {
+                floor: *g
+                    .floor
+                    .as_ref()
+                    .ok_or_else(|| needs("the lowest acceptable mean, e.g. 0.4"))?
+                    .get_ref(),
+            },
+            "non_inferior" => {
+                let margin = g.margin.as_ref().ok_or_else(|| {
+                    needs("e.g. 0.01 in the metric's units, or \"2%\" of the baseline's mean")
+                })?;
+                Gate::NonInferior {
+                    margin: match margin.get_ref() {
+                        RawMargin::Number(m) => Margin::Absolute(*m),
+                        RawMargin::Table(m) => *m,
+                        RawMargin::Text(text) => parse_margin(text).map_err(|reason| {
+                            self.invalid(margin, format!("{key}.margin"), reason)
+                        })?,
+                    },
+                }
+            }
+            _ => Gate::Superior {
+                alpha: g.alpha.as_ref().map_or(alpha, |a| *a.get_ref()),
+            },
+        };
+        gate.validate().map_err(|error| {
+            let reason = match error {
+                rankeval_compare::CompareError::InvalidGate { message, .. } => message,
+                other => other.to_string(),
+            };
+            self.invalid(table, key.to_owned(), reason)
+        })?;
+        Ok(GateSpec {
+            run: g.run.as_ref().map(|r| r.get_ref().clone()),
+            metric,
+            gate,
         })
     }
 
@@ -277,6 +558,35 @@ impl Resolver<'_> {
             .enumerate()
             .map(|(index, table)| self.plugin::<T>(table, &format!("{section}[{}]", index + 1)))
             .collect()
+    }
+
+    /// A `[[metrics]]` table: a per-query metric, or a corpus metric when
+    /// no per-query metric has its `type`.
+    fn requested(
+        &self,
+        table: &Spanned<RawPlugin>,
+        key: &str,
+    ) -> Result<RequestedMetric, ConfigError> {
+        let name = table
+            .get_ref()
+            .iter()
+            .find(|(k, _)| k.get_ref() == "type")
+            .and_then(|(_, v)| match v.get_ref() {
+                RawValue::Toml(toml::Value::String(name)) => Some(name.as_str()),
+                _ => None,
+            });
+        match name {
+            Some(name)
+                if registry::find::<dyn Metric>(name).is_err()
+                    && registry::find::<dyn CorpusMetric>(name).is_ok() =>
+            {
+                self.plugin::<dyn CorpusMetric>(table, key)
+                    .map(RequestedMetric::Corpus)
+            }
+            _ => self
+                .plugin::<dyn Metric>(table, key)
+                .map(RequestedMetric::Query),
+        }
     }
 
     fn plugin<T: Plugin + ?Sized>(
@@ -347,4 +657,13 @@ impl Resolver<'_> {
             .find(|(k, _)| k.get_ref() == param || Some(k.get_ref().as_str()) == alias)
             .map(|(k, _)| self.line(k))
     }
+}
+
+/// Names as a list for messages: `a`, `b`.
+fn listed(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

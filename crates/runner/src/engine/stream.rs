@@ -32,7 +32,7 @@ pub fn evaluate_input(
     options: &Options,
     progress: Progress<'_>,
 ) -> Result<Evaluation, ReadError> {
-    let streams = matches!(input.format(), Format::Trec | Format::Csv);
+    let streams = matches!(input.format(), Format::Trec | Format::Msmarco | Format::Csv);
     let spill = if streams { Spill::new(input)? } else { None };
     let first = spill.as_ref().map_or(input, Spill::teed);
     if let Some(evaluation) = evaluate_grouped(qrels, first, read, metrics, options, progress)? {

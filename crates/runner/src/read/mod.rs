@@ -7,6 +7,10 @@
 //!
 //! - [`Format::Trec`]: qrels `query iteration document grade`, runs
 //!   `query Q0 document rank score tag`;
+//! - [`Format::Msmarco`]: MS MARCO's headerless TSV: runs
+//!   `qid<TAB>pid<TAB>rank`, qrels `qid 0 pid grade` (TREC qrels). A
+//!   `.tsv` file whose first line is one of these (not a header) is read
+//!   so without being told ([`Input::file`]).
 //! - [`Format::Jsonl`]: one query per line,
 //!   `{"query": ..., "predicted": [...], "relevant": {...}}`;
 //! - [`Format::Csv`]: recommender logs with a header line, runs
@@ -31,6 +35,7 @@
 //! with two grades, a repeated JSONL query, a CSV header without a needed
 //! column, an empty file (or a CSV file with only its header) are all errors.
 
+pub mod corpus;
 mod csv;
 mod error;
 mod fields;
@@ -40,6 +45,7 @@ mod json;
 mod jsonl;
 mod lines;
 mod mapped;
+mod msmarco;
 mod parquet;
 pub(crate) mod stream;
 mod table;
@@ -66,6 +72,7 @@ use jsonl::{JSONL_LINE, JsonKeys, Jsonl, JsonlSink};
 use lines::{Failure, LineParser, Parsed, parse_bytes, parse_lines_from};
 use mapped::Mapped;
 pub(crate) use mapped::name_at as mapped_name_at;
+use msmarco::{MSMARCO_RUN_LINE, MsmarcoRun};
 use trec::{QRELS_LINE, RUN_LINE, TrecQrels, TrecRun};
 
 /// The layout of an input file.
@@ -96,6 +103,9 @@ pub enum Format {
     /// Arrow IPC, file (Feather v2) or stream: tables as for Parquet.
     #[serde(alias = "feather", alias = "ipc")]
     Arrow,
+    /// MS MARCO's headerless TSV: runs `qid<TAB>pid<TAB>rank` (ordered by
+    /// rank), qrels `qid 0 pid grade` (as TREC).
+    Msmarco,
 }
 
 impl Format {
@@ -142,13 +152,19 @@ enum Origin {
 }
 
 impl Input {
-    /// A file, its format guessed from its name ([`Format::from_path`]).
-    /// Errors name it as given.
+    /// A file, its format guessed from its name ([`Format::from_path`]);
+    /// a plain `.tsv` file whose first line is MS MARCO's (`qid 0 pid
+    /// grade` or `qid pid rank`, no header) is [`Format::Trec`] or
+    /// [`Format::Msmarco`]. Errors name it as given.
     pub fn file(path: impl AsRef<Path>) -> Self {
         let path = path.as_ref();
+        let mut format = Format::from_path(path);
+        if format == Format::Csv && extension(path).as_deref() == Some("tsv") {
+            format = msmarco::sniff_tsv(path).unwrap_or(format);
+        }
         Self {
             name: path.display().to_string(),
-            format: Format::from_path(path),
+            format,
             origin: Origin::File(path.to_owned()),
             csv: CsvOptions::default(),
         }
@@ -475,7 +491,7 @@ pub fn read_qrels(input: &Input) -> Result<Qrels, ReadError> {
 /// Reads qrels, reporting progress.
 pub fn read_qrels_with(input: &Input, progress: Progress<'_>) -> Result<Qrels, ReadError> {
     match input.format {
-        Format::Trec => {
+        Format::Trec | Format::Msmarco => {
             let parsed = input.parse(&TrecQrels, QRELS_LINE, progress)?;
             parsed
                 .sink
@@ -512,6 +528,10 @@ pub fn read_run_with(
     match input.format {
         Format::Trec => {
             let parsed = input.parse(&TrecRun, RUN_LINE, progress)?;
+            Ok((finish_run(input, parsed.sink, options)?, None))
+        }
+        Format::Msmarco => {
+            let parsed = input.parse(&MsmarcoRun, MSMARCO_RUN_LINE, progress)?;
             Ok((finish_run(input, parsed.sink, options)?, None))
         }
         Format::Jsonl | Format::JsonlRows | Format::Json => input.read_json_run(options, progress),

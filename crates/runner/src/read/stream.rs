@@ -22,6 +22,7 @@ use rayon::prelude::*;
 use super::csv::CsvRun;
 use super::error::{LineError, ReadError};
 use super::lines::{LineCounts, LineParser, RunLines, RunSink};
+use super::msmarco::{MSMARCO_RUN_LINE, MsmarcoRun};
 use super::trec::{RUN_LINE, TrecRun};
 use super::{Format, Input, Origin, Progress, ReadOptions, finish_run, run_error_at};
 
@@ -62,6 +63,10 @@ pub(crate) fn stream_run<S: ListScorer>(
         Format::Trec => {
             let parser = Streaming::new(TrecRun, scorer, duplicates);
             input.parse(&parser, RUN_LINE, progress)?.sink
+        }
+        Format::Msmarco => {
+            let parser = Streaming::new(MsmarcoRun, scorer, duplicates);
+            input.parse(&parser, MSMARCO_RUN_LINE, progress)?.sink
         }
         Format::Csv => input.parse_csv(
             |header, csv| {

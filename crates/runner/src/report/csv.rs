@@ -1,6 +1,9 @@
-//! CSV for a spreadsheet: columns `run,query,aggregate,<metric>...`; one row
-//! per run and aggregator (query empty), and with per-query values one row
-//! per run and query (aggregate empty). Values at full precision.
+//! CSV for a spreadsheet: columns `run,query,aggregate,<metric>...`, then
+//! one column per corpus metric; one row per run and aggregator (query
+//! empty), and with per-query values one row per run and query (aggregate
+//! empty). A corpus metric has one value per run, not aggregated: it is in
+//! every aggregate row of its run (so a filter on one aggregator keeps it)
+//! and empty in per-query rows. Values at full precision.
 
 use super::{RenderOptions, Report};
 
@@ -8,17 +11,20 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
     let mut out = String::new();
     let mut header = vec!["run".to_owned(), "query".to_owned(), "aggregate".to_owned()];
     header.extend(report.metrics.iter().map(|m| m.name.clone()));
+    header.extend(report.corpus.iter().cloned());
     line(&mut out, &header);
     for run in &report.runs {
         for (a, aggregator) in report.aggregators.iter().enumerate() {
             let mut row = vec![run.name.clone(), String::new(), aggregator.clone()];
             row.extend(run.aggregates.iter().map(|values| number(values[a])));
+            row.extend(run.corpus.iter().map(|&value| number(value)));
             line(&mut out, &row);
         }
         if options.per_query {
             for (q, query) in run.queries.iter().enumerate() {
                 let mut row = vec![run.name.clone(), query.clone(), String::new()];
                 row.extend(run.per_query.iter().map(|column| number(column[q])));
+                row.extend(run.corpus.iter().map(|_| String::new()));
                 line(&mut out, &row);
             }
         }
@@ -27,7 +33,7 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
 }
 
 /// Shortest text that reads back as the same f64; NaN is an empty cell.
-fn number(value: f64) -> String {
+pub(super) fn number(value: f64) -> String {
     if value.is_nan() {
         String::new()
     } else {
@@ -35,7 +41,7 @@ fn number(value: f64) -> String {
     }
 }
 
-fn line(out: &mut String, cells: &[String]) {
+pub(super) fn line(out: &mut String, cells: &[String]) {
     let quoted: Vec<String> = cells.iter().map(|c| quote(c)).collect();
     out.push_str(&quoted.join(","));
     out.push('\n');
@@ -59,6 +65,14 @@ mod tests {
     fn summary_and_per_query() {
         insta::assert_snapshot!(render(
             &sample(&["mean"]),
+            RenderOptions { per_query: true }
+        ));
+    }
+
+    #[test]
+    fn corpus_metrics_are_columns_of_the_aggregate_rows() {
+        insta::assert_snapshot!(render(
+            &super::super::tests::sample_with_corpus(&["mean", "median"]),
             RenderOptions { per_query: true }
         ));
     }

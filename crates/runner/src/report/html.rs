@@ -942,10 +942,12 @@ mod tests {
                 })
                 .collect(),
             aggregates: vec![vec![0.5]; metrics.len()],
+            corpus: Vec::new(),
         };
         Report {
             metrics: metrics.clone(),
             aggregators: vec!["mean".into()],
+            corpus: Vec::new(),
             runs: vec![run("baseline", 0), run("v2", 13)],
             warnings: Vec::new(),
         }

@@ -1,7 +1,9 @@
 //! One JSON document:
 //! `{"runs": [{"name", "num_queries", "metrics": {metric: {aggregator: x}},
-//! "per_query": {metric: {query: x}}}], "warnings": [...]}`, `per_query`
-//! only when asked for. NaN is `null`. Keys keep the report's order.
+//! "corpus": {metric: x}, "per_query": {metric: {query: x}}}], "warnings":
+//! [...]}`, `corpus` (corpus metrics, one value per run) only when there
+//! are some, `per_query` only when asked for. NaN is `null`. Keys keep the
+//! report's order.
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -10,7 +12,17 @@ use serde_json::Value;
 use super::{RenderOptions, Report};
 
 pub(super) fn render(report: &Report, options: RenderOptions) -> String {
+    render_with(report, options, None)
+}
+
+/// The document with a `comparison` object after the runs, when given.
+pub(super) fn render_with(
+    report: &Report,
+    options: RenderOptions,
+    comparison: Option<Value>,
+) -> String {
     let document = Document {
+        comparison,
         runs: report
             .runs
             .iter()
@@ -37,6 +49,16 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
                         })
                         .collect(),
                 ),
+                corpus: (!report.corpus.is_empty()).then(|| {
+                    Ordered(
+                        report
+                            .corpus
+                            .iter()
+                            .map(String::as_str)
+                            .zip(run.corpus.iter().copied())
+                            .collect(),
+                    )
+                }),
                 per_query: options.per_query.then(|| {
                     Ordered(
                         report
@@ -87,6 +109,8 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
 #[derive(Serialize)]
 struct Document<'a> {
     runs: Vec<JsonRun<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comparison: Option<Value>,
     warnings: Vec<Value>,
 }
 
@@ -95,6 +119,8 @@ struct JsonRun<'a> {
     name: &'a str,
     num_queries: usize,
     metrics: Ordered<'a, Ordered<'a, f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    corpus: Option<Ordered<'a, f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     per_query: Option<Ordered<'a, Ordered<'a, f64>>>,
 }
@@ -135,5 +161,20 @@ mod tests {
         let text = render(&sample(&["mean"]), RenderOptions::default());
         let parsed: Value = serde_json::from_str(&text).unwrap();
         assert!(parsed["runs"][0].get("per_query").is_none());
+    }
+
+    #[test]
+    fn corpus_metrics_are_one_value_per_run() {
+        let text = render(
+            &super::super::tests::sample_with_corpus(&["mean"]),
+            RenderOptions::default(),
+        );
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(parsed["runs"][0]["corpus"]["catalog_coverage@10"], 0.25);
+        assert!(parsed["runs"][1]["corpus"]["novelty@10"].is_null());
+        let plain = render(&sample(&["mean"]), RenderOptions::default());
+        let parsed: Value = serde_json::from_str(&plain).unwrap();
+        assert!(parsed["runs"][0].get("corpus").is_none());
+        insta::assert_snapshot!(text);
     }
 }

@@ -13,7 +13,7 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
     out
 }
 
-fn table(rows: &[Vec<String>]) -> String {
+pub(super) fn table(rows: &[Vec<String>]) -> String {
     let mut out = String::new();
     for (r, row) in rows.iter().enumerate() {
         let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
@@ -29,7 +29,7 @@ fn table(rows: &[Vec<String>]) -> String {
 }
 
 /// Keeps a cell inside its column: `|` would end it.
-fn escape(cell: &str) -> String {
+pub(super) fn escape(cell: &str) -> String {
     cell.replace('|', "\\|")
 }
 
@@ -43,6 +43,14 @@ mod tests {
         insta::assert_snapshot!(render(
             &sample(&["mean"]),
             RenderOptions { per_query: true }
+        ));
+    }
+
+    #[test]
+    fn corpus_metrics_are_one_row_each() {
+        insta::assert_snapshot!(render(
+            &super::super::tests::sample_with_corpus(&["mean"]),
+            RenderOptions::default()
         ));
     }
 }

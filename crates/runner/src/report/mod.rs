@@ -4,6 +4,7 @@
 //! The model always keeps every per-query value (the spec says they are
 //! always available); whether a format prints them is a rendering option.
 
+mod comparison;
 mod csv;
 pub mod html;
 pub mod html_curves;
@@ -20,6 +21,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Warning;
 
+pub use comparison::{gate_detail, html_comparison, render_compared};
+
 /// Everything an evaluation of one or more runs produced.
 #[derive(Clone, Debug)]
 pub struct Report {
@@ -27,6 +30,9 @@ pub struct Report {
     pub metrics: Vec<MetricColumn>,
     /// The aggregators' canonical names, in the order of `aggregates`.
     pub aggregators: Vec<String>,
+    /// The corpus metrics' canonical names (one value per run each, not
+    /// aggregated), in the order of every run's `corpus`.
+    pub corpus: Vec<String>,
     /// One result per run, in the order given.
     pub runs: Vec<RunResult>,
     /// What the user should know, per run.
@@ -63,6 +69,8 @@ pub struct RunResult {
     pub per_query: Vec<Vec<f64>>,
     /// `aggregates[m][a]`: aggregator `a` of metric `m`.
     pub aggregates: Vec<Vec<f64>>,
+    /// `corpus[c]`: corpus metric `c` over every list of the run.
+    pub corpus: Vec<f64>,
 }
 
 /// A warning about one run, or about the whole experiment.
@@ -97,6 +105,29 @@ pub enum ReportWarning {
         /// The level set.
         level: RelevanceLevel,
     },
+    /// A catalog was given, but recommended items are not in it: coverage
+    /// counts them (it may pass 1) and Gini adds them to the items.
+    ItemsOutsideCatalog {
+        /// How many distinct items.
+        count: usize,
+        /// The first few, in byte order.
+        examples: Vec<String>,
+    },
+    /// Item features were given, but recommended items have none: their
+    /// pairs are left out of intra-list diversity.
+    ItemsWithoutFeatures {
+        /// How many distinct items.
+        count: usize,
+        /// The first few, in byte order.
+        examples: Vec<String>,
+    },
+    /// A corpus metric input was given but no metric reads it.
+    CorpusInputUnused {
+        /// The flag that gives it, e.g. `--train`.
+        flag: &'static str,
+        /// The TOML key that gives it, e.g. `training`.
+        key: &'static str,
+    },
     /// Which queries were evaluated, and which were not.
     #[serde(untagged)]
     Coverage(Warning),
@@ -123,6 +154,32 @@ impl fmt::Display for ReportWarning {
                 "the relevance level {level} (--rel, TOML `rel`) changes nothing: no metric \
                  reads it (nDCG, DCG, ERR and graded RBP use grades as gains, num_ret ignores \
                  grades, and a metric's own `rel` wins; see `rankeval metrics`)"
+            ),
+            ReportWarning::ItemsOutsideCatalog { count, examples } => write!(
+                f,
+                "{count} recommended {} not in the catalog (e.g. {}): catalog coverage counts \
+                 {}, and the Gini index adds {} to the catalog's items",
+                if *count == 1 { "item is" } else { "items are" },
+                examples.join(", "),
+                if *count == 1 { "it" } else { "them" },
+                if *count == 1 { "it" } else { "them" },
+            ),
+            ReportWarning::ItemsWithoutFeatures { count, examples } => write!(
+                f,
+                "{count} recommended {} no features (e.g. {}): {} pairs are left out of \
+                 intra-list diversity",
+                if *count == 1 {
+                    "item has"
+                } else {
+                    "items have"
+                },
+                examples.join(", "),
+                if *count == 1 { "its" } else { "their" },
+            ),
+            ReportWarning::CorpusInputUnused { flag, key } => write!(
+                f,
+                "{flag} (TOML `{key}`) is not read: no metric asked for needs it (see \
+                 `rankeval metrics`, corpus metrics)"
             ),
             ReportWarning::Coverage(warning) => warning.fmt(f),
         }
@@ -157,6 +214,9 @@ pub enum OutputFormat {
     /// One self-contained HTML page with charts (see [`html`]); rendered
     /// here without curves, which [`html::render`] takes from the engine.
     Html,
+    /// A LaTeX table (booktabs): runs as rows, metrics as columns; with a
+    /// comparison, significance superscripts.
+    Latex,
 }
 
 /// How to render a report.
@@ -176,6 +236,7 @@ impl Report {
             OutputFormat::Markdown => markdown::render(self, options),
             OutputFormat::Trec => trec::render(self, options),
             OutputFormat::Html => html::render(self, options, html::HtmlExtras::default()),
+            OutputFormat::Latex => comparison::latex(self, None),
         }
     }
 
@@ -213,6 +274,12 @@ fn summary_rows(report: &Report) -> Vec<Vec<String>> {
             row.extend(report.runs.iter().map(|r| fixed(r.aggregates[m][a])));
             rows.push(row);
         }
+    }
+    // One value per run: not aggregated, so one row whatever the aggregators.
+    for (c, name) in report.corpus.iter().enumerate() {
+        let mut row = vec![name.clone()];
+        row.extend(report.runs.iter().map(|r| fixed(r.corpus[c])));
+        rows.push(row);
     }
     rows
 }
@@ -279,11 +346,13 @@ pub(crate) mod tests {
                 queries: vec!["q1".into(), "q,2".into()],
                 per_query,
                 aggregates,
+                corpus: Vec::new(),
             }
         };
         Report {
             metrics,
             aggregators: aggregators.iter().map(|a| (*a).to_owned()).collect(),
+            corpus: Vec::new(),
             runs: vec![run("baseline", 0.5), run("v2", 0.75)],
             warnings: vec![
                 RunWarning {
@@ -303,5 +372,14 @@ pub(crate) mod tests {
                 },
             ],
         }
+    }
+
+    /// [`sample`] with two corpus metrics, one value per run each.
+    pub(crate) fn sample_with_corpus(aggregators: &[&str]) -> Report {
+        let mut report = sample(aggregators);
+        report.corpus = vec!["catalog_coverage@10".into(), "novelty@10".into()];
+        report.runs[0].corpus = vec![0.25, 3.5];
+        report.runs[1].corpus = vec![0.5, f64::NAN];
+        report
     }
 }

@@ -19,7 +19,7 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
 
 /// Rows as text: the first column on the left, the others on the right.
 /// Widths are terminal columns, so wide (CJK) characters count as two.
-fn aligned(rows: &[Vec<String>]) -> String {
+pub(super) fn aligned(rows: &[Vec<String>]) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
@@ -84,5 +84,14 @@ mod tests {
     fn several_aggregators_label_their_rows() {
         let report = sample(&["mean", "min"]);
         insta::assert_snapshot!(render(&report, RenderOptions::default()));
+    }
+
+    #[test]
+    fn corpus_metrics_are_one_row_each() {
+        let text = render(
+            &super::super::tests::sample_with_corpus(&["mean", "median"]),
+            RenderOptions::default(),
+        );
+        insta::assert_snapshot!(text);
     }
 }

@@ -8,7 +8,8 @@
 //! summary: the mean, or the sum for counts; a `gmean` aggregator adds
 //! trec_eval's `gm_map` and `gm_bpref` lines. A metric trec_eval lacks prints under
 //! its canonical name, with the mean. Other aggregators appear in the other
-//! formats only.
+//! formats only. A corpus metric (one value per run) prints one `all` line
+//! under its canonical name, after the others.
 
 use rankeval_core::TrecAll;
 
@@ -45,6 +46,9 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
                 let name = format!("gm_{}", trec.name);
                 line(&mut out, &name, "all", &four_decimals(run.aggregates[m][a]));
             }
+        }
+        for (name, &value) in report.corpus.iter().zip(&run.corpus) {
+            line(&mut out, name, "all", &four_decimals(value));
         }
     }
     out
@@ -86,6 +90,14 @@ mod tests {
         insta::assert_snapshot!(render(
             &sample(&["mean", "gmean"]),
             RenderOptions { per_query: true }
+        ));
+    }
+
+    #[test]
+    fn corpus_metrics_are_all_lines() {
+        insta::assert_snapshot!(render(
+            &super::super::tests::sample_with_corpus(&["mean"]),
+            RenderOptions::default()
         ));
     }
 }

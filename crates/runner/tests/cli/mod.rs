@@ -6,6 +6,7 @@
 //! temporary directory, with relative paths, so snapshots hold neither
 //! absolute paths nor timings.
 
+mod compare;
 mod csv;
 mod errors;
 mod explain;

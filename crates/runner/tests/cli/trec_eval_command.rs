@@ -54,7 +54,8 @@ fn refused_flags_and_bad_values() {
     let cases: Vec<Vec<&str>> = vec![
         vec!["trec_eval", "-Z", "zscores.txt", q, r],
         vec!["trec_eval", "-R", "qrels_jg", q, r],
-        vec!["trec_eval", "-T", "trec_results", q, r],
+        vec!["trec_eval", "-T", "other", q, r],
+        vec!["trec_eval", "--Re", "qrels", q, r],
         vec!["trec_eval", "-D1", q, r],
         vec!["trec_eval", "-x", q, r],
         vec!["trec_eval", "--bogus", q, r],

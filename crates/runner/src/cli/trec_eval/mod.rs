@@ -6,12 +6,15 @@
 //! - [`measures`]: trec_eval's measure names and sets, in its print order,
 //!   each mapped to a registered rankeval metric;
 //! - [`evaluate`](mod@evaluate): the query set, `-c`, `-M`, `-J`, relstring;
-//! - [`output`]: the lines as trec_eval prints them.
+//! - [`output`]: the lines as trec_eval prints them;
+//! - [`zscores`]: `-Z`, values as z-scores from a file of means and
+//!   deviations.
 
 pub mod args;
 pub mod evaluate;
 pub mod measures;
 pub mod output;
+pub mod zscores;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -23,6 +26,7 @@ use rankeval_core::{Duplicates, RelevanceLevel, Run, RunBuilder, RunError};
 use crate::read::{Format, Input, ReadError, ReadOptions, read_qrels, read_run};
 use args::{ArgsError, TrecArgs};
 use measures::MeasureError;
+use zscores::{ZScoreError, ZScores};
 
 /// Why a trec_eval command failed; exit code 2 for every one.
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +40,9 @@ pub enum TrecEvalError {
     /// An input file.
     #[error(transparent)]
     Read(#[from] ReadError),
+    /// The `-Z` file.
+    #[error(transparent)]
+    ZScores(#[from] ZScoreError),
     /// A flag's value out of range.
     #[error("{0}")]
     Usage(String),
@@ -130,6 +137,10 @@ fn evaluate_files(args: &TrecArgs) -> Result<String, TrecEvalError> {
     if args.f32_scores {
         run = scores_as_f32(&run)?;
     }
+    let zscores = match &args.zscore_file {
+        Some(path) => Some(ZScores::read(Path::new(path))?),
+        None => None,
+    };
     let settings = evaluate::Settings {
         level,
         complete: args.complete,
@@ -169,6 +180,7 @@ fn evaluate_files(args: &TrecArgs) -> Result<String, TrecEvalError> {
             per_query: args.per_query,
             summary: !args.no_summary,
             complete_num_rel: args.complete.then(|| positive_judgements(&qrels)),
+            zscores: zscores.as_ref(),
         },
     ))
 }
@@ -257,7 +269,7 @@ fn run_id(path: &str) -> String {
 pub fn help() -> String {
     let mut text = String::from(
         "trec_eval [-h] [-v] [-q] [-n] [-c] [-J] [-l <num>] [-M <num>] [-N <num>]\n\
-        \x20         [-m measure[.params]] [--f32] qrels_file results_file\n\
+        \x20         [-Z zscore_file] [-m measure[.params]] [--f32] qrels_file results_file\n\
         \n\
         rankeval's trec_eval: trec_eval 10's command line and output, byte for\n\
         byte, computed by rankeval's metrics (in parallel). See docs/trec_eval.md.\n\
@@ -270,6 +282,9 @@ pub fn help() -> String {
         \x20 -M <num>    keep only the top num documents of each query\n\
         \x20 -J          score only judged documents (drop the rest first)\n\
         \x20 -N <num>    documents in the collection (utility's 4th weight)\n\
+        \x20 -Z <file>   print z-scores: (value - mean) / stddev, with the mean and\n\
+        \x20             stddev of each query and measure from the file's lines\n\
+        \x20             `qid measure mean stddev`; -1000000 where it has none\n\
         \x20 -m <m>      measure, measure.params or set; repeatable\n\
         \x20             (default: official). trec_eval names and parameters\n\
         \x20             (P.5,10  ndcg_cut.10  Rprec_mult.0.2  utility.2,-1,0,0\n\
@@ -279,7 +294,9 @@ pub fn help() -> String {
         \x20 --f32       read scores as 32-bit floats (trec_eval 9, pytrec_eval)\n\
         \x20 -h          this help;  -v  the version\n\
         \n\
-        Refused (exit 2): -R, -T (other file formats), -Z (z-scores), -D, -E (debug).\n\
+        Accepted as trec_eval's defaults: -R qrels, -T trec_results, -D 0; -o does\n\
+        nothing (as in trec_eval 10). Refused (exit 2): other -R and -T formats,\n\
+        -D above 0 (debug output). Long names as trec_eval's (--Zscore, --nosummary).\n\
         \n\
         Measure sets:\n",
     );

@@ -1,6 +1,7 @@
 //! trec_eval 10's output, byte for byte: `%-22s\t%s\t%6.4f` lines (counts
 //! `%ld`, relstring `'%s'`), per query in query order with `-q`, then the
-//! `all` lines unless `-n`, every measure in trec_eval's order.
+//! `all` lines unless `-n`, every measure in trec_eval's order. With `-Z`,
+//! every value is a z-score, printed `Z%-22s\t%s\t%6.4f` (counts too).
 
 use std::fmt::Write;
 
@@ -8,13 +9,14 @@ use rankeval_metrics::aggregators::gmean::gmean;
 
 use super::evaluate::QueryValues;
 use super::measures::{Line, Plan};
+use super::zscores::ZScores;
 
 /// trec_eval's floor for geometric means (`MIN_GEO_MEAN`).
 const MIN_GEO_MEAN: f64 = 0.00001;
 
 /// What to print.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Print {
+pub struct Print<'a> {
     /// `-q`: every query's values.
     pub per_query: bool,
     /// `-n` turns this off: the `all` lines.
@@ -22,11 +24,23 @@ pub struct Print {
     /// `-c`: trec_eval's `num_rel` on the `all` line is then the number
     /// of judgements with a grade above 0 in the whole qrels, whatever `-l`.
     pub complete_num_rel: Option<u64>,
+    /// `-Z`: print each value as a z-score from these means and deviations.
+    pub zscores: Option<&'a ZScores>,
 }
 
 /// The report as trec_eval prints it.
-pub fn render(plan: &Plan, queries: &[QueryValues], run_id: &str, print: Print) -> String {
+pub fn render(plan: &Plan, queries: &[QueryValues], run_id: &str, print: Print<'_>) -> String {
     let mut out = String::new();
+    // trec_eval prefixes every value line with `Z` under -Z (not runid,
+    // not relstring) and prints every value, counts too, as `%6.4f`.
+    let z = if print.zscores.is_some() { "Z" } else { "" };
+    let count_format = |count: bool| count && print.zscores.is_none();
+    // A value line's per-query value, as trec_eval accumulates it: the
+    // z-score under -Z.
+    let zscore = |q: &QueryValues, name: &str, value: f64| match print.zscores {
+        Some(zscores) => zscores.convert(&q.query, name, value),
+        None => value,
+    };
     if print.per_query {
         for q in queries {
             let mut relstring = q.relstrings.iter();
@@ -38,14 +52,20 @@ pub fn render(plan: &Plan, queries: &[QueryValues], run_id: &str, print: Print) 
                         count,
                         nan_level,
                     } => {
-                        let value = per_query_value(name, q, *metric, *nan_level);
-                        push(&mut out, name, &q.query, &format_value(value, *count));
+                        let value = zscore(q, name, per_query_value(name, q, *metric, *nan_level));
+                        push(
+                            &mut out,
+                            z,
+                            name,
+                            &q.query,
+                            &format_value(value, count_format(*count)),
+                        );
                     }
                     Line::RelString { name, .. } => {
                         // trec_eval clears it for a query the run lacks (-c).
                         let text = relstring.next().map_or("", String::as_str);
                         let text = if q.missing { "" } else { text };
-                        push(&mut out, name, &q.query, &format!("'{text}'"));
+                        push(&mut out, "", name, &q.query, &format!("'{text}'"));
                     }
                     Line::RunId | Line::NumQ | Line::GeometricMean { .. } => {}
                 }
@@ -55,8 +75,14 @@ pub fn render(plan: &Plan, queries: &[QueryValues], run_id: &str, print: Print) 
     if print.summary {
         for line in &plan.lines {
             match line {
-                Line::RunId => push(&mut out, "runid", "all", run_id),
-                Line::NumQ => push(&mut out, "num_q", "all", &queries.len().to_string()),
+                Line::RunId => push(&mut out, "", "runid", "all", run_id),
+                Line::NumQ => push(
+                    &mut out,
+                    z,
+                    "num_q",
+                    "all",
+                    &format_value(queries.len() as f64, count_format(true)),
+                ),
                 Line::Value {
                     name,
                     metric,
@@ -65,7 +91,7 @@ pub fn render(plan: &Plan, queries: &[QueryValues], run_id: &str, print: Print) 
                 } => {
                     let mut sum = 0.0;
                     for q in queries {
-                        sum += per_query_value(name, q, *metric, *nan_level);
+                        sum += zscore(q, name, per_query_value(name, q, *metric, *nan_level));
                     }
                     let value =
                         if let (Some(n), "num_rel") = (print.complete_num_rel, name.as_str()) {
@@ -75,16 +101,30 @@ pub fn render(plan: &Plan, queries: &[QueryValues], run_id: &str, print: Print) 
                         } else {
                             sum / queries.len() as f64
                         };
-                    push(&mut out, name, "all", &format_value(value, *count));
+                    push(
+                        &mut out,
+                        z,
+                        name,
+                        "all",
+                        &format_value(value, count_format(*count)),
+                    );
                 }
                 Line::GeometricMean { name, metric } => {
-                    let values: Vec<f64> = queries.iter().map(|q| q.values[*metric]).collect();
-                    let value = if values.is_empty() {
+                    let value = if queries.is_empty() {
                         0.0
+                    } else if print.zscores.is_some() {
+                        // trec_eval takes each query's log, floored, converts
+                        // that to a z-score, and prints exp of their mean.
+                        let mut sum = 0.0;
+                        for q in queries {
+                            sum += zscore(q, name, q.values[*metric].max(MIN_GEO_MEAN).ln());
+                        }
+                        (sum / queries.len() as f64).exp()
                     } else {
+                        let values: Vec<f64> = queries.iter().map(|q| q.values[*metric]).collect();
                         gmean(&values, MIN_GEO_MEAN)
                     };
-                    push(&mut out, name, "all", &format_value(value, false));
+                    push(&mut out, z, name, "all", &format_value(value, false));
                 }
                 Line::RelString { .. } => {}
             }
@@ -130,6 +170,8 @@ fn format_value(value: f64, count: bool) -> String {
     }
 }
 
-fn push(out: &mut String, measure: &str, query: &str, value: &str) {
-    let _ = writeln!(out, "{measure:<22}\t{query}\t{value}");
+/// One line: `{prefix}{measure:<22}\t{query}\t{value}` (trec_eval's
+/// `%s%-22s\t%s\t%s`, the prefix `Z` under -Z).
+fn push(out: &mut String, prefix: &str, measure: &str, query: &str, value: &str) {
+    let _ = writeln!(out, "{prefix}{measure:<22}\t{query}\t{value}");
 }

@@ -1,0 +1,282 @@
+//! Tied scores: how documents with equal scores are ranked or averaged.
+//!
+//! A run's list puts documents with equal scores in some order, and most
+//! metrics depend on it. Three treatments:
+//!
+//! - [`Ties::Docid`] (the default, trec_eval's rule): ties by document id
+//!   descending in byte order;
+//! - [`Ties::Input`]: ties in the order the run gives them (its lines);
+//! - [`Ties::Average`]: the expected value of the metric over every order
+//!   of each group of tied scores, computed exactly (McSherry and Najork,
+//!   ECIR 2008) by metrics that have a closed form
+//!   ([`Metric::score_tie_average`]).
+//!
+//! The order of a list is one per experiment (`--ties`, TOML `ties`); a
+//! metric may set its own `ties` (`ndcg(ties=average)@10`), which the
+//! registry turns into a [`Tied`] around the metric.
+
+use std::fmt;
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+
+use crate::explain::Explanation;
+use crate::judge::JudgedRanking;
+use crate::metric::{Metric, TrecEvalMeasure};
+use crate::params::Cutoff;
+
+/// How tied scores are treated. See the module docs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ties {
+    /// Ties by document id, descending in byte order (trec_eval 10).
+    #[default]
+    Docid,
+    /// Ties in the run's own order (file or given order).
+    Input,
+    /// The expected value over every order of each group of tied scores.
+    Average,
+}
+
+impl Ties {
+    /// Every value, in the order `--help` lists them.
+    pub const ALL: [Ties; 3] = [Ties::Docid, Ties::Input, Ties::Average];
+
+    /// The value's name, as in TOML and the short syntax.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ties::Docid => "docid",
+            Ties::Input => "input",
+            Ties::Average => "average",
+        }
+    }
+
+    /// Whether tied documents are put in document id order (`docid`, and
+    /// `average`, whose value does not depend on the order) rather than
+    /// the input order.
+    pub fn orders_by_doc(self) -> bool {
+        self != Ties::Input
+    }
+}
+
+impl fmt::Display for Ties {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The groups of tied scores of a judged ranking, as half-open ranges of
+/// ranks (0-based), best first; see [`JudgedRanking::tie_groups`].
+#[derive(Clone, Debug)]
+pub struct TieGroups<'a> {
+    ends: &'a [u32],
+    len: usize,
+    next: usize,
+    start: usize,
+}
+
+impl<'a> TieGroups<'a> {
+    /// Groups ending at `ends` (exclusive, increasing, the last one
+    /// `len`); with no ends, each of the `len` ranks is a group of its own.
+    pub(crate) fn new(ends: &'a [u32], len: usize) -> Self {
+        debug_assert!(ends.is_empty() || ends.last().map(|&e| e as usize) == Some(len));
+        Self {
+            ends,
+            len,
+            next: 0,
+            start: 0,
+        }
+    }
+}
+
+impl Iterator for TieGroups<'_> {
+    type Item = Range<usize>;
+
+    fn next(&mut self) -> Option<Range<usize>> {
+        if self.start >= self.len {
+            return None;
+        }
+        let end = if self.ends.is_empty() {
+            self.start + 1
+        } else {
+            let end = self.ends[self.next] as usize;
+            self.next += 1;
+            end
+        };
+        let group = self.start..end;
+        self.start = end;
+        Some(group)
+    }
+}
+
+/// A metric with its own `ties` (the short syntax `ndcg(ties=average)@10`,
+/// TOML `ties = "average"` in a metric's table): the registry builds the
+/// metric, then wraps it.
+///
+/// With `average` it scores [`Metric::score_tie_average`]; with `docid` or
+/// `input` it scores the list as ordered, and the experiment checks that
+/// the order asked is the order of its lists.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tied {
+    /// How this metric treats ties.
+    ties: Ties,
+    /// The metric.
+    metric: Box<dyn Metric>,
+}
+
+/// Why a metric cannot take `ties = average`.
+pub fn no_tie_average(name: &str) -> String {
+    format!(
+        "`{name}` has no exact expected value over tied scores, so ties = average is refused \
+         for it (ties = docid or input rank the tied documents instead)"
+    )
+}
+
+impl Tied {
+    /// `metric` with its own `ties`; an error naming the metric if it has
+    /// no exact method for `average`.
+    pub fn new(metric: Box<dyn Metric>, ties: Ties) -> Result<Self, String> {
+        if ties == Ties::Average && !supports_tie_average(metric.as_ref()) {
+            return Err(no_tie_average(&metric.name()));
+        }
+        Ok(Self { ties, metric })
+    }
+
+    /// The metric inside.
+    pub fn metric(&self) -> &dyn Metric {
+        self.metric.as_ref()
+    }
+}
+
+/// Whether `metric` computes an expected value over tied scores
+/// ([`Metric::score_tie_average`] gives one for an empty ranking, and so,
+/// by its contract, for every ranking).
+pub fn supports_tie_average(metric: &dyn Metric) -> bool {
+    let empty = JudgedRanking::new(&[], 0, &[], crate::RelevanceLevel::DEFAULT);
+    metric.score_tie_average(&empty).is_some()
+}
+
+/// `name` (a canonical name) with `key=value` added as its last parameter:
+/// `ndcg@10` becomes `ndcg(ties=average)@10`, `ap(norm=truncated)` becomes
+/// `ap(norm=truncated,ties=average)`.
+pub(crate) fn add_param(name: &str, key: &str, value: &str) -> String {
+    // A cutoff `@digits` ends the name, after any parameters.
+    let (base, cutoff) = match name.rfind('@') {
+        Some(at)
+            if name[at + 1..].bytes().all(|b| b.is_ascii_digit()) && !name[at + 1..].is_empty() =>
+        {
+            name.split_at(at)
+        }
+        _ => (name, ""),
+    };
+    match base.strip_suffix(')') {
+        Some(open) => format!("{open},{key}={value}){cutoff}"),
+        None => format!("{base}({key}={value}){cutoff}"),
+    }
+}
+
+#[typetag::serde(name = "tied")]
+impl Metric for Tied {
+    fn name(&self) -> String {
+        add_param(&self.metric.name(), "ties", self.ties.as_str())
+    }
+
+    fn depth(&self) -> Option<Cutoff> {
+        self.metric.depth()
+    }
+
+    fn score(&self, query: &JudgedRanking<'_>) -> f64 {
+        match self.ties {
+            // Checked when built: `Some` for every ranking.
+            Ties::Average => self.metric.score_tie_average(query).unwrap_or(f64::NAN),
+            Ties::Docid | Ties::Input => self.metric.score(query),
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        self.metric.validate()
+    }
+
+    fn uses_default_level(&self) -> bool {
+        self.metric.uses_default_level()
+    }
+
+    fn trec_eval(&self) -> Option<TrecEvalMeasure> {
+        // trec_eval ranks ties by document id.
+        match self.ties {
+            Ties::Docid => self.metric.trec_eval(),
+            Ties::Input | Ties::Average => None,
+        }
+    }
+
+    fn ties(&self) -> Option<Ties> {
+        Some(self.ties)
+    }
+
+    fn score_tie_average(&self, query: &JudgedRanking<'_>) -> Option<f64> {
+        self.metric.score_tie_average(query)
+    }
+
+    fn explain(&self, query: &JudgedRanking<'_>) -> Explanation {
+        match self.ties {
+            Ties::Average => {
+                // The group of each rank, numbered from 1: the documents
+                // whose order is averaged over.
+                let mut groups = vec![None; query.ranked().len()];
+                let mut count = 0_u32;
+                for (number, group) in query.tie_groups().enumerate() {
+                    count += 1;
+                    for slot in &mut groups[group] {
+                        *slot = Some((number + 1) as f64);
+                    }
+                }
+                let name = self.name();
+                Explanation::new(self, query)
+                    .column("tie group", groups)
+                    .quantity("tie groups", f64::from(count))
+                    .formula(format!(
+                        "{name} = expected value of {} over every order of each tie group",
+                        self.metric.name()
+                    ))
+            }
+            Ties::Docid | Ties::Input => {
+                let mut explanation = self.metric.explain(query);
+                explanation.metric = self.name();
+                explanation
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parameter_goes_last_before_the_cutoff() {
+        assert_eq!(
+            add_param("ndcg@10", "ties", "average"),
+            "ndcg(ties=average)@10"
+        );
+        assert_eq!(add_param("rr", "ties", "input"), "rr(ties=input)");
+        assert_eq!(
+            add_param("ap(norm=truncated)@5", "ties", "docid"),
+            "ap(norm=truncated,ties=docid)@5"
+        );
+        assert_eq!(
+            add_param("ap(norm=truncated)", "ties", "docid"),
+            "ap(norm=truncated,ties=docid)"
+        );
+    }
+
+    #[test]
+    fn groups_without_ends_are_single_ranks() {
+        assert_eq!(
+            TieGroups::new(&[], 3).collect::<Vec<_>>(),
+            [0..1, 1..2, 2..3]
+        );
+        assert_eq!(TieGroups::new(&[2, 5], 5).collect::<Vec<_>>(), [0..2, 2..5]);
+        assert_eq!(TieGroups::new(&[], 0).count(), 0);
+    }
+}

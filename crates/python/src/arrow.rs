@@ -1,0 +1,115 @@
+//! Arrow data from any Python library that speaks the Arrow PyCapsule
+//! interface (`__arrow_c_stream__` or `__arrow_c_array__`: pyarrow tables
+//! and record batches, polars DataFrames, DuckDB results, pandas through
+//! pyarrow), read by the runner's Arrow reader, the one that reads Parquet
+//! and Arrow IPC files for the command line.
+//!
+//! The record batches are imported through the C data interface
+//! (pyo3-arrow): the columns stay in the producer's buffers, nothing is
+//! copied into Python objects. Long batches are cut into zero-copy slices
+//! so that the runner converts them on every core; ids may be any integer
+//! or string type (`string`, `large_string`, `string_view`) or a
+//! dictionary of those, as in Parquet files.
+
+use std::sync::Arc;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3_arrow::input::AnyRecordBatch;
+use rankeval_runner::read::arrow_array::{RecordBatch, RecordBatchReader};
+use rankeval_runner::{CsvOptions, ReadOptions, qrels_from_batches, run_from_batches};
+
+use crate::errors::read_error;
+use crate::inputs::{PyQrels, PyRun, RunSource, duplicates};
+
+/// Rows per slice handed to the runner, which converts slices in parallel.
+const ROWS_PER_SLICE: usize = 1 << 16;
+
+/// The record batches of `data`, cut into slices of at most
+/// [`ROWS_PER_SLICE`] rows; one empty batch (with the schema) when the data
+/// have no rows, so that the reader reports an empty input.
+fn batches(data: AnyRecordBatch, name: &str) -> PyResult<Vec<RecordBatch>> {
+    let reader = data.into_reader()?;
+    let schema = reader.schema();
+    let mut sliced = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| {
+            PyValueError::new_err(format!("{name}: reading the Arrow stream failed: {e}"))
+        })?;
+        let rows = batch.num_rows();
+        let mut start = 0;
+        while start < rows {
+            let length = ROWS_PER_SLICE.min(rows - start);
+            sliced.push(batch.slice(start, length));
+            start += length;
+        }
+    }
+    if sliced.is_empty() {
+        sliced.push(RecordBatch::new_empty(schema));
+    }
+    Ok(sliced)
+}
+
+/// The column names as the runner's table reader takes them.
+fn columns(query: &str, doc: &str, score: &str, rank: &str, grade: &str) -> CsvOptions {
+    CsvOptions {
+        query: query.to_owned(),
+        doc: doc.to_owned(),
+        score: score.to_owned(),
+        rank: rank.to_owned(),
+        grade: grade.to_owned(),
+        ..CsvOptions::default()
+    }
+}
+
+/// Qrels from an Arrow table, record batch or stream: one row per
+/// judgement (`query`, `doc`, optional `grade`, grade 1 without it), or one
+/// row per query with list columns; `name` is what errors call the input.
+#[pyfunction]
+#[pyo3(signature = (data, name, query, doc, grade))]
+pub fn qrels_from_arrow(
+    py: Python<'_>,
+    data: AnyRecordBatch,
+    name: &str,
+    query: &str,
+    doc: &str,
+    grade: &str,
+) -> PyResult<PyQrels> {
+    let batches = batches(data, name)?;
+    let columns = columns(query, doc, "score", "rank", grade);
+    let qrels = py
+        .detach(|| qrels_from_batches(name, &batches, &columns))
+        .map_err(|e| read_error(&e))?;
+    Ok(PyQrels {
+        qrels: Arc::new(qrels),
+    })
+}
+
+/// A run from an Arrow table, record batch or stream: one row per query and
+/// document ordered by `score` (or by `rank` when there is no score
+/// column), or one row per query with list columns.
+#[pyfunction]
+#[pyo3(signature = (data, name, query, doc, score, rank, duplicates))]
+#[allow(clippy::too_many_arguments)]
+pub fn run_from_arrow(
+    py: Python<'_>,
+    data: AnyRecordBatch,
+    name: &str,
+    query: &str,
+    doc: &str,
+    score: &str,
+    rank: &str,
+    duplicates: &str,
+) -> PyResult<PyRun> {
+    let read = ReadOptions {
+        duplicates: self::duplicates(duplicates)?,
+    };
+    let batches = batches(data, name)?;
+    let columns = columns(query, doc, score, rank, "grade");
+    let run = py
+        .detach(|| run_from_batches(name, &batches, &columns, read))
+        .map_err(|e| read_error(&e))?;
+    Ok(PyRun {
+        source: RunSource::Memory(Arc::new(run)),
+    })
+}

@@ -1,0 +1,235 @@
+//! TOML experiments and comparisons: `run_experiment` executes an
+//! experiment file as `rankeval run` does and returns its [`Report`];
+//! `compare` compares a report's runs with a baseline and checks gates
+//! through the runner's comparison API, as the command line does.
+
+use std::path::PathBuf;
+
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use rankeval_runner::compare::{
+    Baseline, CompareRunError, ComparisonReport, Family, GateSpec, Settings, parse_gate,
+    read_results,
+};
+use rankeval_runner::config::{self, ConfigError};
+use rankeval_runner::report::{OutputFormat, RenderOptions, Report};
+use serde::de::DeserializeOwned;
+
+use crate::errors::{CompareError, ConfigError as PyConfigError, located, read_error};
+
+/// The results of an experiment: every run's per-query values and
+/// aggregates, and the warnings, as the command line reports them.
+#[pyclass(name = "NativeReport", module = "rankeval_rs", frozen)]
+pub struct PyReport {
+    /// The report.
+    pub report: Report,
+}
+
+/// One run of a report: `(name, queries, values, aggregates, corpus)`,
+/// `values` a `queries x metrics` array, `aggregates` a `metrics x
+/// aggregators` array.
+type RunParts<'py> = (
+    String,
+    Vec<String>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Vec<f64>,
+);
+
+/// A `rows x columns` float64 array from `columns` (each `rows` long).
+fn matrix<'py>(py: Python<'py>, columns: &[Vec<f64>], rows: usize) -> PyResult<Bound<'py, PyAny>> {
+    let mut values = Vec::with_capacity(rows * columns.len());
+    for row in 0..rows {
+        values.extend(columns.iter().map(|c| c[row]));
+    }
+    Ok(PyArray1::from_vec(py, values)
+        .reshape([rows, columns.len()])?
+        .into_any())
+}
+
+#[pymethods]
+impl PyReport {
+    /// The metrics' canonical names.
+    #[getter]
+    fn metrics(&self) -> Vec<String> {
+        self.report.metrics.iter().map(|m| m.name.clone()).collect()
+    }
+
+    /// The aggregators' canonical names.
+    #[getter]
+    fn aggregators(&self) -> Vec<String> {
+        self.report.aggregators.clone()
+    }
+
+    /// The corpus metrics' canonical names.
+    #[getter]
+    fn corpus(&self) -> Vec<String> {
+        self.report.corpus.clone()
+    }
+
+    /// The warnings, as the command line prints them.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.report.warnings.iter().map(|w| w.to_string()).collect()
+    }
+
+    /// Every run's results, in report order.
+    fn runs<'py>(&self, py: Python<'py>) -> PyResult<Vec<RunParts<'py>>> {
+        let width = self.report.aggregators.len();
+        self.report
+            .runs
+            .iter()
+            .map(|run| {
+                let aggregates: Vec<Vec<f64>> = (0..width)
+                    .map(|a| run.aggregates.iter().map(|m| m[a]).collect())
+                    .collect();
+                Ok((
+                    run.name.clone(),
+                    run.queries.clone(),
+                    matrix(py, &run.per_query, run.queries.len())?,
+                    matrix(py, &aggregates, run.aggregates.len())?,
+                    run.corpus.clone(),
+                ))
+            })
+            .collect()
+    }
+
+    /// The report in one of the command line's formats (`table`, `json`,
+    /// `csv`, `markdown`, `trec`, `html`), with per-query values or not.
+    fn render(&self, format: &str, per_query: bool) -> PyResult<String> {
+        let format: OutputFormat =
+            named(format, "format", "table, json, csv, markdown, trec, html")?;
+        Ok(self.report.render(format, RenderOptions { per_query }))
+    }
+}
+
+/// A value of a lowercase serde enum (`"bootstrap"`, `"holm"`) by name.
+fn named<T: DeserializeOwned>(value: &str, option: &str, expected: &str) -> PyResult<T> {
+    serde_json::from_value(serde_json::Value::String(value.to_owned())).map_err(|_| {
+        PyValueError::new_err(format!("{option}={value:?}: expected one of {expected}"))
+    })
+}
+
+/// An experiment file's error with its file and line.
+fn config_error(error: &ConfigError) -> PyErr {
+    let text = error.to_string();
+    let (path, line) = match error {
+        ConfigError::Read { path, .. } | ConfigError::Toml { path, .. } => (path.as_str(), None),
+        ConfigError::NotUtf8 { path, line } => (path.as_str(), Some(*line)),
+        ConfigError::Invalid { path, line, .. }
+        | ConfigError::MissingFile { path, line, .. }
+        | ConfigError::Plugin { path, line, .. } => (path.as_str(), u64::try_from(*line).ok()),
+        _ => ("", None),
+    };
+    let prefix = match line {
+        Some(line) => format!("{path}:{line}: "),
+        None => format!("{path}: "),
+    };
+    let message = text.strip_prefix(&prefix).unwrap_or(&text);
+    located::<PyConfigError>((!path.is_empty()).then_some(path), line, message)
+}
+
+/// Runs the TOML experiment at `path` as `rankeval run` does.
+#[pyfunction]
+pub fn run_experiment(py: Python<'_>, path: PathBuf) -> PyResult<PyReport> {
+    let experiment = config::load(&path).map_err(|e| config_error(&e))?;
+    let report = py
+        .detach(|| experiment.execute(&|_| {}))
+        .map_err(|e| read_error(&e))?;
+    Ok(PyReport { report })
+}
+
+/// Compares the runs of `report` with a baseline (a run of the report by
+/// name, or `(file, run)` of a JSON results file written with
+/// `--format json --per-query`) or, without one, every pair of runs, and
+/// checks `gates` (the command line's syntax, `ndcg@10:at_least(0.4)`).
+/// Returns the comparison report as JSON text (the `comparison` object of
+/// the command line's JSON) and whether every gate passed.
+#[pyfunction]
+#[pyo3(signature = (report, baseline, baseline_file, gates, test=None, level=None, resamples=None, seed=None, correction=None, family=None, alpha=None, missing=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn compare(
+    py: Python<'_>,
+    report: PyRef<'_, PyReport>,
+    baseline: Option<String>,
+    baseline_file: Option<(PathBuf, Option<String>)>,
+    gates: Vec<String>,
+    test: Option<&str>,
+    level: Option<f64>,
+    resamples: Option<u64>,
+    seed: Option<u64>,
+    correction: Option<&str>,
+    family: Option<&str>,
+    alpha: Option<f64>,
+    missing: Option<&str>,
+) -> PyResult<(String, bool)> {
+    // Anything not given is the command line's default.
+    let default = Settings::default();
+    let settings = Settings {
+        test: match test {
+            Some(test) => named(test, "test", "t, randomization, bootstrap, wilcoxon")?,
+            None => default.test,
+        },
+        level: level.unwrap_or(default.level),
+        resamples: resamples.unwrap_or(default.resamples),
+        seed: seed.unwrap_or(default.seed),
+        correction: match correction {
+            Some(c) => named(
+                c,
+                "correction",
+                "holm, bonferroni, benjamini_hochberg (bh), none",
+            )?,
+            None => default.correction,
+        },
+        family: match family {
+            Some(f) => named::<Family>(f, "family", "runs_x_metrics, per_metric, per_run")?,
+            None => default.family,
+        },
+        alpha: alpha.unwrap_or(default.alpha),
+        missing: match missing {
+            Some(m) => named(m, "missing", "skip, zero")?,
+            None => default.missing,
+        },
+    };
+    let failed = |e: CompareRunError| located::<CompareError>(None, None, &e.to_string());
+    settings.validate().map_err(failed)?;
+    let report = &report.report;
+    let baseline = match (baseline, baseline_file) {
+        (Some(_), Some(_)) => {
+            return Err(PyValueError::new_err(
+                "give the baseline as a run name or as a results file, not both",
+            ));
+        }
+        (Some(name), None) => Some(Baseline::Run(name)),
+        (None, Some((path, run))) => Some(Baseline::Results(
+            read_results(&path, run.as_deref()).map_err(failed)?,
+        )),
+        (None, None) => None,
+    };
+    let metrics: Vec<String> = report.metrics.iter().map(|m| m.name.clone()).collect();
+    let gates: Vec<GateSpec> = gates
+        .iter()
+        .map(|text| {
+            parse_gate(text, settings.alpha, |metric| {
+                rankeval_runner::parse_metric(metric)
+                    .map(|m| m.name())
+                    .or_else(|e| {
+                        // A corpus metric, or a name the report has as written.
+                        if metrics.iter().any(|m| m == metric) {
+                            Ok(metric.to_owned())
+                        } else {
+                            Err(e.to_string())
+                        }
+                    })
+            })
+            .map_err(|e| located::<CompareError>(None, None, &format!("gate `{text}`: {e}")))
+        })
+        .collect::<PyResult<_>>()?;
+    let compared: ComparisonReport = py
+        .detach(|| rankeval_runner::compare::compare(report, baseline.as_ref(), &settings, &gates))
+        .map_err(failed)?;
+    let json = serde_json::to_string(&compared)
+        .map_err(|e| PyValueError::new_err(format!("the comparison as JSON: {e}")))?;
+    Ok((json, compared.passed()))
+}

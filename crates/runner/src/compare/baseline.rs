@@ -1,0 +1,216 @@
+//! A committed baseline: the per-query results of one run as
+//! `rankeval eval|run --format json --per-query -o FILE` writes them, read
+//! back so that a new run can be compared with them query by query.
+//!
+//! Only `runs[].name` and `runs[].per_query` are read (`{metric: {query:
+//! value}}`; `null`, which the writer prints for NaN, reads as NaN); every
+//! other key is ignored, so a file written by a later rankeval with more
+//! keys still reads.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::CompareRunError;
+
+/// The per-query results of one run, read from a results file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BaselineResults {
+    /// The run's name in the file.
+    pub name: String,
+    /// The file, as named by the user.
+    pub source: String,
+    /// The metrics' canonical names, in the order of `per_query`.
+    pub metrics: Vec<String>,
+    /// The queries, in byte order of their ids.
+    pub queries: Vec<String>,
+    /// `per_query[m][q]`: metric `m` on query `q`.
+    pub per_query: Vec<Vec<f64>>,
+}
+
+impl BaselineResults {
+    /// The per-query column of `metric`, if the file has it.
+    pub fn column(&self, metric: &str) -> Option<&[f64]> {
+        self.metrics
+            .iter()
+            .position(|m| m == metric)
+            .map(|m| self.per_query[m].as_slice())
+    }
+}
+
+#[derive(Deserialize)]
+struct File<'a> {
+    #[serde(borrow)]
+    runs: Vec<FileRun<'a>>,
+}
+
+/// Values are kept as their text and parsed with `fast-float2`, which
+/// rounds correctly: serde_json's own float parsing may be off by one unit
+/// in the last place, and a baseline must read back the very bits written.
+#[derive(Deserialize)]
+struct FileRun<'a> {
+    name: String,
+    #[serde(borrow)]
+    per_query: Option<BTreeMap<String, BTreeMap<String, &'a RawValue>>>,
+}
+
+/// A per-query value as written: a number, or `null` (NaN).
+fn value(raw: &RawValue) -> Result<f64, String> {
+    let text = raw.get().trim();
+    if text == "null" {
+        return Ok(f64::NAN);
+    }
+    fast_float2::parse(text).map_err(|_| format!("`{text}` is not a number"))
+}
+
+/// Reads the run `run` (or the file's only run, when `None`) from the
+/// results file at `path`.
+pub fn read_results(path: &Path, run: Option<&str>) -> Result<BaselineResults, CompareRunError> {
+    let source = path.display().to_string();
+    let problem = |reason: String| CompareRunError::BaselineFile {
+        path: source.clone(),
+        reason,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| problem(format!("cannot read: {e}")))?;
+    parse_results(&text, &source, run)
+}
+
+/// [`read_results`] of a file's text; `source` names it in errors.
+pub fn parse_results(
+    text: &str,
+    source: &str,
+    run: Option<&str>,
+) -> Result<BaselineResults, CompareRunError> {
+    let problem = |reason: String| CompareRunError::BaselineFile {
+        path: source.to_owned(),
+        reason,
+    };
+    let file: File = serde_json::from_str(text).map_err(|e| {
+        problem(format!(
+            "not a rankeval JSON report (`--format json --per-query`): {e}"
+        ))
+    })?;
+    let names = || {
+        file.runs
+            .iter()
+            .map(|r| format!("`{}`", r.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let chosen = match run {
+        Some(name) => file.runs.iter().find(|r| r.name == name).ok_or_else(|| {
+            problem(format!(
+                "no run named `{name}` in the file (it has {})",
+                names()
+            ))
+        })?,
+        None => match file.runs.as_slice() {
+            [only] => only,
+            [] => return Err(problem("the file holds no run".into())),
+            _ => {
+                return Err(problem(format!(
+                    "the file holds several runs ({}): say which one is the baseline",
+                    names()
+                )));
+            }
+        },
+    };
+    let Some(per_query) = &chosen.per_query else {
+        return Err(problem(format!(
+            "run `{}` has no per-query values: write the file with `--format json --per-query`",
+            chosen.name
+        )));
+    };
+    let mut metrics = Vec::with_capacity(per_query.len());
+    let mut columns = Vec::with_capacity(per_query.len());
+    let mut queries: Option<Vec<String>> = None;
+    for (metric, values) in per_query {
+        let these: Vec<String> = values.keys().cloned().collect();
+        match &queries {
+            None => queries = Some(these),
+            Some(first) if *first != these => {
+                return Err(problem(format!(
+                    "run `{}`: metric `{metric}` has values for other queries than metric `{}`; \
+                     every metric must cover the same queries",
+                    chosen.name, metrics[0]
+                )));
+            }
+            Some(_) => {}
+        }
+        metrics.push(metric.clone());
+        let column = values
+            .iter()
+            .map(|(query, raw)| {
+                value(raw).map_err(|e| {
+                    problem(format!(
+                        "run `{}`, metric `{metric}`, query `{query}`: {e}",
+                        chosen.name
+                    ))
+                })
+            })
+            .collect::<Result<Vec<f64>, _>>()?;
+        columns.push(column);
+    }
+    Ok(BaselineResults {
+        name: chosen.name.clone(),
+        source: source.to_owned(),
+        metrics,
+        queries: queries.unwrap_or_default(),
+        per_query: columns,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO_RUNS: &str = r#"{"runs": [
+        {"name": "bm25", "num_queries": 2, "metrics": {"ap": {"mean": 0.5}},
+         "per_query": {"ap": {"q2": 0.25, "q1": 0.75}, "p@5": {"q1": 0.4, "q2": null}}},
+        {"name": "dense", "per_query": {"ap": {"q1": 1.0}}}
+    ], "warnings": []}"#;
+
+    #[test]
+    fn a_run_is_read_by_name_with_queries_in_byte_order() {
+        let b = parse_results(TWO_RUNS, "prod.json", Some("bm25")).unwrap();
+        assert_eq!(b.name, "bm25");
+        assert_eq!(b.metrics, ["ap", "p@5"]);
+        assert_eq!(b.queries, ["q1", "q2"]);
+        assert_eq!(b.column("ap").unwrap(), [0.75, 0.25]);
+        assert!(b.column("p@5").unwrap()[1].is_nan());
+        assert!(b.column("ndcg").is_none());
+    }
+
+    #[test]
+    fn every_problem_names_the_file() {
+        let error = |text: &str, run: Option<&str>| {
+            parse_results(text, "prod.json", run)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            error(TWO_RUNS, None),
+            "baseline prod.json: the file holds several runs (`bm25`, `dense`): say which one \
+             is the baseline"
+        );
+        assert_eq!(
+            error(TWO_RUNS, Some("x")),
+            "baseline prod.json: no run named `x` in the file (it has `bm25`, `dense`)"
+        );
+        assert_eq!(
+            error(r#"{"runs": [{"name": "a", "metrics": {}}]}"#, None),
+            "baseline prod.json: run `a` has no per-query values: write the file with \
+             `--format json --per-query`"
+        );
+        assert!(error("{", None).starts_with("baseline prod.json: not a rankeval JSON report"));
+        assert!(
+            error(
+                r#"{"runs": [{"name": "a", "per_query": {"ap": {"q1": 1}, "rr": {"q2": 1}}}]}"#,
+                None
+            )
+            .contains("metric `rr` has values for other queries than metric `ap`")
+        );
+    }
+}

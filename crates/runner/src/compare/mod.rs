@@ -1,0 +1,817 @@
+//! Comparisons of runs with a baseline, and quality gates: the
+//! statistics of [`rankeval_compare`] applied to an evaluated [`Report`].
+//!
+//! [`compare`] takes the per-query results of the runs (a [`Report`]), a
+//! [`Baseline`] (one of the runs, or per-query results read from a file
+//! with [`read_results`]), the [`Settings`] (test, resamples, seed,
+//! correction, family, `missing` policy) and the [`GateSpec`]s, and returns
+//! a [`ComparisonReport`]: for every (run, metric) the means, the
+//! difference, its confidence interval, the p-value, the corrected
+//! p-value, the paired effect size and wins / ties / losses, with how the
+//! queries were paired and where the numbers come from; then every gate's
+//! outcome. Without a baseline, every pair of runs is compared with the
+//! randomized Tukey HSD.
+//!
+//! The [`ComparisonReport`] is plain serializable data, stable for the
+//! reports, the Python package and the HTML page to build on; its JSON
+//! form is `rankeval ... --format json`'s `comparison` object.
+
+mod baseline;
+mod gates;
+mod pairing;
+mod plan;
+
+use rankeval_compare::{
+    Correction, Gate, GateOutcome, IntervalMethod, Resampling, Summary, Test, randomized_tukey_hsd,
+};
+use serde::{Deserialize, Serialize};
+
+pub use baseline::{BaselineResults, parse_results, read_results};
+pub use gates::{GateSpec, parse_gate};
+pub use pairing::Pairing;
+pub use plan::{Compared, run_plan};
+pub use rankeval_compare as stats;
+pub use rankeval_compare::Interval;
+
+pub(crate) use gates::{RULES, parse_margin, rule_name};
+
+use crate::engine::Missing;
+use crate::report::Report;
+use pairing::Alignment;
+
+/// The version of rankeval that computed a comparison, for its provenance.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Default significance level: a comparison is significant when its
+/// corrected p-value is below it, and `superior` gates use it unless they
+/// set their own.
+pub const DEFAULT_ALPHA: f64 = 0.05;
+
+/// What the runs are compared with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Baseline {
+    /// One of the report's runs, by name.
+    Run(String),
+    /// Per-query results of an earlier evaluation (see [`read_results`]).
+    Results(BaselineResults),
+}
+
+/// Which comparisons form one family for the multiple-testing correction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// Every comparison of the report: runs x metrics (the default).
+    #[default]
+    #[serde(rename = "runs_x_metrics", alias = "all")]
+    RunsXMetrics,
+    /// The comparisons of one metric (its runs) are a family.
+    PerMetric,
+    /// The comparisons of one run (its metrics) are a family.
+    PerRun,
+}
+
+impl Family {
+    /// The name used in reports and configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::RunsXMetrics => "runs_x_metrics",
+            Family::PerMetric => "per_metric",
+            Family::PerRun => "per_run",
+        }
+    }
+}
+
+/// How to compare.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Settings {
+    /// The paired test (with a baseline).
+    pub test: Test,
+    /// Confidence level of the intervals, in `(0, 1)`.
+    pub level: f64,
+    /// Random resamples of the randomization test, the bootstrap and the
+    /// randomized Tukey HSD.
+    pub resamples: u64,
+    /// Seed of their ChaCha20 generator.
+    pub seed: u64,
+    /// The multiple-testing correction.
+    pub correction: Correction,
+    /// Which comparisons are corrected together.
+    pub family: Family,
+    /// Significance level of the marks, and of `superior` gates by default.
+    pub alpha: f64,
+    /// A query that not every compared run has: left out or scored 0.
+    pub missing: Missing,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let resampling = Resampling::default();
+        Self {
+            test: Test::default(),
+            level: rankeval_compare::DEFAULT_LEVEL,
+            resamples: resampling.resamples,
+            seed: resampling.seed,
+            correction: Correction::default(),
+            family: Family::default(),
+            alpha: DEFAULT_ALPHA,
+            missing: Missing::default(),
+        }
+    }
+}
+
+impl Settings {
+    /// Checks the numbers: level and alpha in range, at least one resample.
+    /// The front ends call it before reading any data.
+    pub fn validate(&self) -> Result<(), CompareRunError> {
+        let problem = if !(self.level > 0.0 && self.level < 1.0) {
+            Some(format!(
+                "the confidence level must be strictly between 0 and 1, got {}",
+                self.level
+            ))
+        } else if !(self.alpha > 0.0 && self.alpha <= 1.0) {
+            Some(format!("alpha must be in (0, 1], got {}", self.alpha))
+        } else if self.resamples == 0 {
+            Some("the number of resamples must be at least 1".to_owned())
+        } else {
+            None
+        };
+        match problem {
+            Some(reason) => Err(CompareRunError::Settings(reason)),
+            None => Ok(()),
+        }
+    }
+
+    fn options(&self) -> rankeval_compare::Options {
+        rankeval_compare::Options {
+            test: self.test,
+            level: self.level,
+            resampling: Resampling {
+                resamples: self.resamples,
+                seed: self.seed,
+                ..Resampling::default()
+            },
+        }
+    }
+}
+
+/// Why a comparison could not be made at all. A problem with one
+/// (run, metric) only, such as a NaN value, is reported in that
+/// [`ComparisonCell`] instead.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompareRunError {
+    /// A setting is out of range.
+    #[error("comparison: {0}")]
+    Settings(String),
+    /// The baseline run is not one of the report's runs.
+    #[error("the baseline `{name}` is not a run of the experiment (the runs are {runs})")]
+    UnknownBaseline {
+        /// The name given.
+        name: String,
+        /// The runs, listed.
+        runs: String,
+    },
+    /// The results file of the baseline cannot be used.
+    #[error("baseline {path}: {reason}")]
+    BaselineFile {
+        /// The file, as named.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// A gate names a run or a metric that the report does not have, or
+    /// needs a baseline and there is none.
+    #[error("gate `{gate}`: {reason}")]
+    Gate {
+        /// The gate, in the short syntax.
+        gate: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Where the baseline came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BaselineSource {
+    /// A run of the experiment, at `index` in the report's runs.
+    Run {
+        /// Its index in the report's runs.
+        index: usize,
+    },
+    /// A run of a results file.
+    Results {
+        /// The file, as named.
+        path: String,
+    },
+}
+
+/// The baseline of a comparison.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BaselineInfo {
+    /// Its name: the run's, or the name of the run in the results file.
+    pub name: String,
+    /// Where it came from.
+    pub source: BaselineSource,
+}
+
+/// Where the numbers of a [`ComparisonReport`] come from: enough to
+/// repeat them exactly.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Provenance {
+    /// `t`, `randomization`, `bootstrap`, `wilcoxon`, or
+    /// `randomized_tukey_hsd` (all pairs, without a baseline).
+    pub test: &'static str,
+    /// How the intervals were computed.
+    pub interval_method: IntervalMethod,
+    /// Confidence level of the intervals.
+    pub level: f64,
+    /// Random resamples (random tests only).
+    pub resamples: Option<u64>,
+    /// The seed (random tests only).
+    pub seed: Option<u64>,
+    /// The random generator (random tests only).
+    pub rng: Option<&'static str>,
+    /// Queries up to which the randomization test enumerates every sign
+    /// vector instead of drawing them (randomization only).
+    pub exact_up_to: Option<usize>,
+    /// The multiple-testing correction (`none` for the Tukey HSD, whose
+    /// p-values are adjusted over the pairs of each metric by construction).
+    pub correction: Correction,
+    /// Which comparisons form a family.
+    pub family: Family,
+    /// The number of families.
+    pub families: usize,
+    /// Comparisons in the largest family.
+    pub family_size: usize,
+    /// Significance level of the marks.
+    pub alpha: f64,
+    /// The policy for a query that not every compared run has.
+    pub missing: Missing,
+    /// The rankeval version.
+    pub rankeval_version: &'static str,
+}
+
+/// One run compared with the baseline on one metric (or, without a
+/// baseline, one pair of runs).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ComparisonCell {
+    /// The run compared (the candidate).
+    pub run: String,
+    /// What it is compared with: the baseline, or the pair's first run.
+    pub baseline: String,
+    /// The metric's canonical name.
+    pub metric: String,
+    /// How the queries were paired.
+    pub pairing: Pairing,
+    /// The numbers; `None` when they cannot be computed (see `error`).
+    #[serde(flatten)]
+    pub result: Option<CellResult>,
+    /// Why there are no numbers: fewer than 2 paired queries, a value that
+    /// is not a number, a metric the baseline file does not have.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ComparisonCell {
+    /// Whether the difference is significant: the corrected p-value below
+    /// `alpha`.
+    pub fn significant(&self, alpha: f64) -> bool {
+        self.result
+            .as_ref()
+            .is_some_and(|r| r.corrected_p_value < alpha)
+    }
+}
+
+/// The numbers of one comparison.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CellResult {
+    /// Means on the paired queries, difference, its standard deviation, the
+    /// paired effect size `d_z`, wins / ties / losses.
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// Confidence interval of the difference of means.
+    pub interval: Interval,
+    /// Two-sided p-value.
+    pub p_value: f64,
+    /// The p-value corrected over its family (equal to `p_value` without
+    /// correction).
+    pub corrected_p_value: f64,
+    /// Whether the randomization test enumerated every sign vector.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact: Option<bool>,
+}
+
+/// The outcome of one gate for one run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GateCheck {
+    /// The gate as given, in the short syntax.
+    pub gate: String,
+    /// The run checked.
+    pub run: String,
+    /// The metric.
+    pub metric: String,
+    /// The rule and its parameters.
+    pub rule: Gate,
+    /// Whether it holds; `false` when it cannot be decided.
+    pub passed: bool,
+    /// The deciding number, its relation and threshold.
+    pub outcome: Option<GateOutcome>,
+    /// Why it cannot be decided (the comparison has no numbers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Every comparison and gate of a report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ComparisonReport {
+    /// The baseline; `None` when every pair of runs was compared.
+    pub baseline: Option<BaselineInfo>,
+    /// Test, interval, resamples, seed, generator, correction, family.
+    pub provenance: Provenance,
+    /// One cell per (run, metric), runs in report order within each metric
+    /// in report order (or per pair of runs, without a baseline).
+    pub comparisons: Vec<ComparisonCell>,
+    /// Every gate, for every run it applies to.
+    pub gates: Vec<GateCheck>,
+}
+
+impl ComparisonReport {
+    /// Whether every gate passed (true when there is none).
+    pub fn passed(&self) -> bool {
+        self.gates.iter().all(|g| g.passed)
+    }
+
+    /// Whether some gate could not be decided (its comparison has no
+    /// numbers): a data problem rather than a failure.
+    pub fn undecided(&self) -> bool {
+        self.gates.iter().any(|g| g.error.is_some())
+    }
+
+    /// The cell of `run` on `metric`, if compared.
+    pub fn cell(&self, run: &str, metric: &str) -> Option<&ComparisonCell> {
+        self.comparisons
+            .iter()
+            .find(|c| c.run == run && c.metric == metric)
+    }
+}
+
+/// Checks gates against a report's runs and metrics, and the baseline:
+/// run and metric exist, a rule that needs a baseline has one, no gate
+/// compares the baseline with itself.
+pub fn check_gates(
+    gates: &[GateSpec],
+    runs: &[&str],
+    metrics: &[&str],
+    baseline: Option<&str>,
+) -> Result<(), CompareRunError> {
+    for spec in gates {
+        let problem = |reason: String| CompareRunError::Gate {
+            gate: spec.to_string(),
+            reason,
+        };
+        if !metrics.contains(&spec.metric.as_str()) {
+            return Err(problem(format!(
+                "the experiment has no metric `{}` (its metrics are {})",
+                spec.metric,
+                listed(metrics)
+            )));
+        }
+        if let Some(run) = &spec.run
+            && !runs.contains(&run.as_str())
+        {
+            return Err(problem(format!(
+                "the experiment has no run `{run}` (its runs are {})",
+                listed(runs)
+            )));
+        }
+        if spec.gate.needs_baseline() {
+            match baseline {
+                None => {
+                    return Err(problem(format!(
+                        "{} compares with a baseline, and there is none (set `baseline`, or \
+                         --baseline)",
+                        spec.gate.name()
+                    )));
+                }
+                Some(b) if spec.run.as_deref() == Some(b) => {
+                    return Err(problem(format!(
+                        "`{b}` is the baseline: it cannot be compared with itself"
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+fn listed(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Compares the runs of `report` with `baseline` (or every pair of runs,
+/// without one) and checks `gates`.
+pub fn compare(
+    report: &Report,
+    baseline: Option<&Baseline>,
+    settings: &Settings,
+    gates: &[GateSpec],
+) -> Result<ComparisonReport, CompareRunError> {
+    settings.validate()?;
+    let runs: Vec<&str> = report.runs.iter().map(|r| r.name.as_str()).collect();
+    let metrics: Vec<&str> = report.metrics.iter().map(|m| m.name.as_str()).collect();
+    let info = match baseline {
+        None => None,
+        Some(Baseline::Run(name)) => {
+            let index = runs.iter().position(|r| r == name).ok_or_else(|| {
+                CompareRunError::UnknownBaseline {
+                    name: name.clone(),
+                    runs: listed(&runs),
+                }
+            })?;
+            Some(BaselineInfo {
+                name: name.clone(),
+                source: BaselineSource::Run { index },
+            })
+        }
+        Some(Baseline::Results(results)) => Some(BaselineInfo {
+            name: results.name.clone(),
+            source: BaselineSource::Results {
+                path: results.source.clone(),
+            },
+        }),
+    };
+    let baseline_run = match &info {
+        Some(BaselineInfo {
+            source: BaselineSource::Run { index },
+            ..
+        }) => Some(runs[*index]),
+        _ => None,
+    };
+    check_gates(
+        gates,
+        &runs,
+        &metrics,
+        info.as_ref().map(|b| b.name.as_str()),
+    )?;
+    let (mut comparisons, provenance_test, interval_method) = match baseline {
+        Some(baseline) => (
+            with_baseline(report, baseline, settings)?,
+            settings.test.name(),
+            match settings.test {
+                Test::Bootstrap => IntervalMethod::BootstrapPercentile,
+                _ => IntervalMethod::StudentT,
+            },
+        ),
+        None => (
+            all_pairs(report, settings),
+            "randomized_tukey_hsd",
+            IntervalMethod::StudentT,
+        ),
+    };
+    let correction = if baseline.is_some() {
+        settings.correction
+    } else {
+        Correction::None
+    };
+    let (families, family_size) = correct(&mut comparisons, settings.family, correction);
+    let random = baseline.is_none() || settings.test.is_resampling();
+    let provenance = Provenance {
+        test: provenance_test,
+        interval_method,
+        level: settings.level,
+        resamples: random.then_some(settings.resamples),
+        seed: random.then_some(settings.seed),
+        rng: random.then_some(rankeval_compare::RNG_NAME),
+        exact_up_to: (baseline.is_some() && settings.test == Test::Randomization)
+            .then_some(Resampling::default().exact_up_to),
+        correction,
+        family: settings.family,
+        families,
+        family_size,
+        alpha: settings.alpha,
+        missing: settings.missing,
+        rankeval_version: VERSION,
+    };
+    let checks = check_all(report, &comparisons, gates, baseline_run, info.is_some());
+    Ok(ComparisonReport {
+        baseline: info,
+        provenance,
+        comparisons,
+        gates: checks,
+    })
+}
+
+/// Every run but the baseline run against the baseline, metric by metric.
+fn with_baseline(
+    report: &Report,
+    baseline: &Baseline,
+    settings: &Settings,
+) -> Result<Vec<ComparisonCell>, CompareRunError> {
+    let (baseline_name, baseline_queries, baseline_index): (&str, &[String], Option<usize>) =
+        match baseline {
+            Baseline::Run(name) => {
+                let index = report
+                    .runs
+                    .iter()
+                    .position(|r| &r.name == name)
+                    .ok_or_else(|| CompareRunError::UnknownBaseline {
+                        name: name.clone(),
+                        runs: String::new(),
+                    })?;
+                (name, &report.runs[index].queries, Some(index))
+            }
+            Baseline::Results(results) => (&results.name, &results.queries, None),
+        };
+    let candidates: Vec<usize> = (0..report.runs.len())
+        .filter(|r| Some(*r) != baseline_index)
+        .collect();
+    let alignments: Vec<Alignment> = candidates
+        .iter()
+        .map(|&r| {
+            Alignment::new(
+                &[baseline_queries, &report.runs[r].queries],
+                settings.missing,
+            )
+        })
+        .collect();
+    let mut cells = Vec::with_capacity(candidates.len() * report.metrics.len());
+    // The columns of every computable cell, tested together so that the
+    // random tests draw once for all of them.
+    let mut pairs: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
+    let mut pair_cells: Vec<usize> = Vec::new();
+    for (m, metric) in report.metrics.iter().enumerate() {
+        let baseline_column: Option<&[f64]> = match (baseline, baseline_index) {
+            (_, Some(index)) => Some(&report.runs[index].per_query[m]),
+            (Baseline::Results(results), None) => results.column(&metric.name),
+            (Baseline::Run(_), None) => None,
+        };
+        for (&r, alignment) in candidates.iter().zip(&alignments) {
+            let run = &report.runs[r];
+            let mut cell = ComparisonCell {
+                run: run.name.clone(),
+                baseline: baseline_name.to_owned(),
+                metric: metric.name.clone(),
+                pairing: alignment.pairing.clone(),
+                result: None,
+                error: None,
+            };
+            match baseline_column {
+                None => {
+                    cell.error = Some(format!(
+                        "the baseline's results have no values of `{}`",
+                        metric.name
+                    ));
+                }
+                Some(b) => {
+                    let columns = (
+                        alignment.column(0, b),
+                        alignment.column(1, &run.per_query[m]),
+                    );
+                    match rankeval_compare::paired::validate(&columns.0, &columns.1) {
+                        Err(e) => cell.error = Some(e.to_string()),
+                        Ok(()) => {
+                            pair_cells.push(cells.len());
+                            pairs.push(columns);
+                        }
+                    }
+                }
+            }
+            cells.push(cell);
+        }
+    }
+    let slices: Vec<(&[f64], &[f64])> = pairs
+        .iter()
+        .map(|(b, c)| (b.as_slice(), c.as_slice()))
+        .collect();
+    match rankeval_compare::compare_all(&slices, &settings.options()) {
+        Ok(results) => {
+            for (index, result) in pair_cells.into_iter().zip(results) {
+                cells[index].result = Some(CellResult {
+                    summary: result.summary,
+                    interval: result.interval,
+                    p_value: result.p_value,
+                    corrected_p_value: result.p_value,
+                    exact: result.provenance.exact,
+                });
+            }
+        }
+        // Every column was validated and the settings too: only a limit of
+        // the test itself (the bootstrap's 2^32 queries) is left.
+        Err(e) => {
+            for index in pair_cells {
+                cells[index].error = Some(e.to_string());
+            }
+        }
+    }
+    Ok(cells)
+}
+
+/// Every pair of runs, metric by metric: the randomized Tukey HSD's
+/// p-values, with the t interval and the summary of each pair.
+fn all_pairs(report: &Report, settings: &Settings) -> Vec<ComparisonCell> {
+    let queries: Vec<&[String]> = report.runs.iter().map(|r| r.queries.as_slice()).collect();
+    let alignment = Alignment::new(&queries, settings.missing);
+    let t = rankeval_compare::Options {
+        test: Test::T,
+        ..settings.options()
+    };
+    let mut cells = Vec::new();
+    for (m, metric) in report.metrics.iter().enumerate() {
+        let columns: Vec<Vec<f64>> = report
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(r, run)| alignment.column(r, &run.per_query[m]))
+            .collect();
+        let slices: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+        let tukey = (slices.len() >= 2)
+            .then(|| randomized_tukey_hsd(&slices, settings.resamples, settings.seed));
+        for a in 0..report.runs.len() {
+            for b in a + 1..report.runs.len() {
+                let mut cell = ComparisonCell {
+                    run: report.runs[b].name.clone(),
+                    baseline: report.runs[a].name.clone(),
+                    metric: metric.name.clone(),
+                    pairing: alignment.pairing.clone(),
+                    result: None,
+                    error: None,
+                };
+                let pair = rankeval_compare::compare(&columns[a], &columns[b], &t);
+                match (pair, &tukey) {
+                    (Ok(c), Some(Ok(hsd))) => {
+                        let p = hsd
+                            .pairs
+                            .iter()
+                            .find(|p| p.first == a && p.second == b)
+                            .map_or(f64::NAN, |p| p.p_value);
+                        cell.result = Some(CellResult {
+                            summary: c.summary,
+                            interval: c.interval,
+                            p_value: p,
+                            corrected_p_value: p,
+                            exact: None,
+                        });
+                    }
+                    (Err(e), _) => cell.error = Some(e.to_string()),
+                    (_, Some(Err(e))) => cell.error = Some(e.to_string()),
+                    (Ok(_), None) => {}
+                }
+                cells.push(cell);
+            }
+        }
+    }
+    cells
+}
+
+/// Corrects each family's p-values; returns the number of families and
+/// the size of the largest.
+fn correct(cells: &mut [ComparisonCell], family: Family, correction: Correction) -> (usize, usize) {
+    let key = |cell: &ComparisonCell| match family {
+        Family::RunsXMetrics => String::new(),
+        Family::PerMetric => cell.metric.clone(),
+        Family::PerRun => format!("{}\u{0}{}", cell.baseline, cell.run),
+    };
+    let mut families: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, cell) in cells.iter().enumerate() {
+        if cell.result.is_none() {
+            continue;
+        }
+        let k = key(cell);
+        match families.iter_mut().find(|(f, _)| *f == k) {
+            Some((_, members)) => members.push(i),
+            None => families.push((k, vec![i])),
+        }
+    }
+    for (_, members) in &families {
+        let p: Vec<f64> = members
+            .iter()
+            .filter_map(|&i| cells[i].result.as_ref().map(|r| r.p_value))
+            .collect();
+        // p-values of the tests are probabilities: the correction accepts them.
+        if let Ok(corrected) = rankeval_compare::correct(&p, correction) {
+            for (&i, q) in members.iter().zip(corrected) {
+                if let Some(result) = &mut cells[i].result {
+                    result.corrected_p_value = q;
+                }
+            }
+        }
+    }
+    let largest = families.iter().map(|(_, m)| m.len()).max().unwrap_or(0);
+    (families.len(), largest)
+}
+
+/// Every gate for every run it applies to.
+fn check_all(
+    report: &Report,
+    cells: &[ComparisonCell],
+    gates: &[GateSpec],
+    baseline_run: Option<&str>,
+    has_baseline: bool,
+) -> Vec<GateCheck> {
+    let mut checks = Vec::new();
+    for spec in gates {
+        let Some(m) = report.metrics.iter().position(|m| m.name == spec.metric) else {
+            continue; // `check_gates` refused it.
+        };
+        let runs: Vec<&crate::report::RunResult> = match &spec.run {
+            Some(name) => report.runs.iter().filter(|r| &r.name == name).collect(),
+            None => report
+                .runs
+                .iter()
+                .filter(|r| !(has_baseline && Some(r.name.as_str()) == baseline_run))
+                .collect(),
+        };
+        for run in runs {
+            let cell = if has_baseline {
+                cells
+                    .iter()
+                    .find(|c| c.run == run.name && c.metric == spec.metric)
+            } else {
+                None
+            };
+            let mut check = GateCheck {
+                gate: spec.to_string(),
+                run: run.name.clone(),
+                metric: spec.metric.clone(),
+                rule: spec.gate,
+                passed: false,
+                outcome: None,
+                error: None,
+            };
+            let decided = match (spec.gate, cell) {
+                (Gate::AtLeast { .. }, _) => {
+                    let mean = rankeval_compare::paired::mean(&run.per_query[m]);
+                    spec.gate.evaluate(mean, None).map_err(|e| e.to_string())
+                }
+                (_, Some(ComparisonCell { error: Some(e), .. })) => Err(e.clone()),
+                (
+                    _,
+                    Some(ComparisonCell {
+                        result: Some(result),
+                        ..
+                    }),
+                ) => {
+                    let comparison = rankeval_compare::Comparison {
+                        summary: result.summary,
+                        interval: result.interval,
+                        p_value: result.p_value,
+                        corrected_p_value: Some(result.corrected_p_value),
+                        wilcoxon: None,
+                        provenance: placeholder_provenance(),
+                    };
+                    spec.gate
+                        .evaluate(result.summary.candidate_mean, Some(&comparison))
+                        .map_err(|e| e.to_string())
+                }
+                _ => Err("the run is not compared with a baseline".to_owned()),
+            };
+            match decided {
+                Ok(outcome) if outcome.value.is_nan() => {
+                    check.error = Some(format!(
+                        "the {} is not a number (a per-query value is NaN)",
+                        quantity_name(outcome.quantity)
+                    ));
+                }
+                Ok(outcome) => {
+                    check.passed = outcome.passed;
+                    check.outcome = Some(outcome);
+                }
+                Err(e) => check.error = Some(e),
+            }
+            checks.push(check);
+        }
+    }
+    checks
+}
+
+/// The gate rules read only the numbers of a comparison; its provenance is
+/// not looked at.
+fn placeholder_provenance() -> rankeval_compare::Provenance {
+    rankeval_compare::Provenance {
+        test: Test::T,
+        interval_method: IntervalMethod::StudentT,
+        level: rankeval_compare::DEFAULT_LEVEL,
+        resamples: None,
+        exact: None,
+        seed: None,
+        rng: None,
+        correction: None,
+        family_size: None,
+    }
+}
+
+/// How reports name the number that decided a gate.
+pub fn quantity_name(quantity: rankeval_compare::Quantity) -> &'static str {
+    match quantity {
+        rankeval_compare::Quantity::Mean => "mean",
+        rankeval_compare::Quantity::LowerBound => "lower bound of the difference",
+        rankeval_compare::Quantity::CorrectedPValue => "corrected p-value",
+        rankeval_compare::Quantity::Difference => "difference",
+    }
+}

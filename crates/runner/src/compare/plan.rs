@@ -1,0 +1,78 @@
+//! Carrying out a [`ComparisonPlan`] on an evaluated report: read the
+//! baseline's results file if there is one, compare, and make the report
+//! the renderers show (with the file's baseline as its first run).
+
+use rankeval_core::Aggregator;
+
+use super::{Baseline, CompareRunError, ComparisonReport, compare, read_results};
+use crate::experiment::{BaselineRef, ComparisonPlan};
+use crate::report::{Report, RunResult};
+
+/// A report with its comparison, ready to render.
+#[derive(Clone, Debug)]
+pub struct Compared {
+    /// The runs' results; a baseline read from a results file is its first
+    /// run (named `NAME (baseline)` if a run of the experiment has its name).
+    pub report: Report,
+    /// Every comparison and gate.
+    pub comparison: ComparisonReport,
+    /// The baseline's index in `report.runs`; `None` for all pairs.
+    pub baseline: Option<usize>,
+}
+
+/// Reads the baseline (a results file is read here), compares and checks
+/// the gates; `aggregators` aggregate a results file's values for display.
+pub fn run_plan(
+    plan: &ComparisonPlan,
+    mut report: Report,
+    aggregators: &[Box<dyn Aggregator>],
+) -> Result<Compared, CompareRunError> {
+    let baseline = match &plan.baseline {
+        None => None,
+        Some(BaselineRef::Run(name)) => Some(Baseline::Run(name.clone())),
+        Some(BaselineRef::Results { path, run }) => {
+            Some(Baseline::Results(read_results(path, run.as_deref())?))
+        }
+    };
+    let comparison = compare(&report, baseline.as_ref(), &plan.settings, &plan.gates)?;
+    let index = match &baseline {
+        None => None,
+        Some(Baseline::Run(name)) => report.runs.iter().position(|r| &r.name == name),
+        Some(Baseline::Results(results)) => {
+            let mut name = results.name.clone();
+            if report.runs.iter().any(|r| r.name == name) {
+                name.push_str(" (baseline)");
+            }
+            let per_query: Vec<Vec<f64>> = report
+                .metrics
+                .iter()
+                .map(|m| {
+                    results
+                        .column(&m.name)
+                        .map_or_else(|| vec![f64::NAN; results.queries.len()], <[f64]>::to_vec)
+                })
+                .collect();
+            let aggregates = per_query
+                .iter()
+                .map(|column| aggregators.iter().map(|a| a.aggregate(column)).collect())
+                .collect();
+            report.runs.insert(
+                0,
+                RunResult {
+                    name,
+                    queries: results.queries.clone(),
+                    per_query,
+                    aggregates,
+                    // A results file keeps no corpus metric values.
+                    corpus: vec![f64::NAN; report.corpus.len()],
+                },
+            );
+            Some(0)
+        }
+    };
+    Ok(Compared {
+        report,
+        comparison,
+        baseline: index,
+    })
+}

@@ -1,0 +1,204 @@
+//! The corpus metrics' side of an experiment: where their inputs (catalog,
+//! training interactions, item features) come from, which a metric needs,
+//! reading them once, and the warnings about recommended items the inputs
+//! do not know.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use rankeval_core::{CorpusInputs, CorpusMetric, Requires, Run};
+
+use crate::experiment::Progress;
+use crate::read::corpus::{read_catalog, read_item_features, training_from_qrels};
+use crate::read::{Input, ReadError, read_qrels_with};
+use crate::report::ReportWarning;
+
+/// One input of corpus metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CorpusInput {
+    /// The catalog of items.
+    Catalog,
+    /// Training interactions.
+    Training,
+    /// Item features or embeddings.
+    Features,
+}
+
+impl CorpusInput {
+    /// Every input, in the order errors and listings give them.
+    pub const ALL: [CorpusInput; 3] = [
+        CorpusInput::Catalog,
+        CorpusInput::Training,
+        CorpusInput::Features,
+    ];
+
+    /// The command-line flag that gives it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            CorpusInput::Catalog => "--catalog",
+            CorpusInput::Training => "--train",
+            CorpusInput::Features => "--item-features",
+        }
+    }
+
+    /// The TOML key that gives it.
+    pub fn key(self) -> &'static str {
+        match self {
+            CorpusInput::Catalog => "catalog",
+            CorpusInput::Training => "training",
+            CorpusInput::Features => "item_features",
+        }
+    }
+
+    /// What it is, in words.
+    pub fn what(self) -> &'static str {
+        match self {
+            CorpusInput::Catalog => "the catalog (one item id per line)",
+            CorpusInput::Training => "training interactions (user, item pairs)",
+            CorpusInput::Features => "item features (a CSV/TSV table: item, then numbers)",
+        }
+    }
+
+    /// Whether a metric with these needs reads it.
+    pub fn required_by(self, requires: Requires) -> bool {
+        match self {
+            CorpusInput::Catalog => requires.catalog,
+            CorpusInput::Training => requires.training,
+            CorpusInput::Features => requires.features,
+        }
+    }
+}
+
+/// Where the corpus metrics' inputs are read from; each optional.
+#[derive(Clone, Debug, Default)]
+pub struct CorpusSources {
+    /// The catalog file.
+    pub catalog: Option<PathBuf>,
+    /// The training interactions, read as qrels (`user item` pairs in any
+    /// qrels format; grades are not used).
+    pub training: Option<Input>,
+    /// The item features file.
+    pub features: Option<PathBuf>,
+}
+
+impl CorpusSources {
+    /// Whether `input` is given.
+    pub fn has(&self, input: CorpusInput) -> bool {
+        match input {
+            CorpusInput::Catalog => self.catalog.is_some(),
+            CorpusInput::Training => self.training.is_some(),
+            CorpusInput::Features => self.features.is_some(),
+        }
+    }
+
+    /// The first input `metric` needs that is not given.
+    pub fn missing_for(&self, metric: &dyn CorpusMetric) -> Option<CorpusInput> {
+        let requires = metric.requires();
+        CorpusInput::ALL
+            .into_iter()
+            .find(|&input| input.required_by(requires) && !self.has(input))
+    }
+
+    /// The files given, with what each is, for the check that the report
+    /// does not overwrite an input.
+    pub fn paths(&self) -> Vec<(&'static str, &std::path::Path)> {
+        let mut paths = Vec::new();
+        if let Some(path) = &self.catalog {
+            paths.push(("the catalog", path.as_path()));
+        }
+        if let Some(path) = self.training.as_ref().and_then(Input::path) {
+            paths.push(("the training interactions", path));
+        }
+        if let Some(path) = &self.features {
+            paths.push(("the item features", path.as_path()));
+        }
+        paths
+    }
+
+    /// The inputs given that no metric of `metrics` reads.
+    pub fn unused(&self, metrics: &[Box<dyn CorpusMetric>]) -> Vec<CorpusInput> {
+        CorpusInput::ALL
+            .into_iter()
+            .filter(|&input| {
+                self.has(input) && !metrics.iter().any(|m| input.required_by(m.requires()))
+            })
+            .collect()
+    }
+
+    /// Reads the inputs that some metric of `metrics` needs.
+    pub fn read(
+        &self,
+        metrics: &[Box<dyn CorpusMetric>],
+        progress: Progress<'_>,
+    ) -> Result<CorpusInputs, ReadError> {
+        let needed = |input: CorpusInput| metrics.iter().any(|m| input.required_by(m.requires()));
+        let mut inputs = CorpusInputs::default();
+        if let (Some(path), true) = (&self.catalog, needed(CorpusInput::Catalog)) {
+            inputs.catalog = Some(read_catalog(path)?);
+        }
+        if let (Some(input), true) = (&self.training, needed(CorpusInput::Training)) {
+            inputs.training = Some(training_from_qrels(&read_qrels_with(input, progress)?));
+        }
+        if let (Some(path), true) = (&self.features, needed(CorpusInput::Features)) {
+            inputs.features = Some(read_item_features(path)?);
+        }
+        Ok(inputs)
+    }
+}
+
+/// Examples a warning names.
+const EXAMPLES: usize = 5;
+
+/// Warnings about the recommended items (in the top k of the metrics that
+/// read an input) that the catalog or the features do not know.
+pub fn item_warnings(
+    run: &Run,
+    metrics: &[Box<dyn CorpusMetric>],
+    inputs: &CorpusInputs,
+) -> Vec<ReportWarning> {
+    let mut warnings = Vec::new();
+    let depth = |input: CorpusInput| -> Option<Option<usize>> {
+        metrics
+            .iter()
+            .filter(|m| input.required_by(m.requires()))
+            .map(|m| m.depth().map(|k| k.get()))
+            .reduce(|a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                _ => None,
+            })
+    };
+    let unknown = |depth: Option<usize>, known: &dyn Fn(&[u8]) -> bool| {
+        let mut seen: HashSet<&[u8]> = HashSet::new();
+        for query in 0..run.num_queries() as u32 {
+            let list = run.list_at(query);
+            for doc in list.docs().take(depth.unwrap_or(usize::MAX)) {
+                if !known(doc) {
+                    seen.insert(doc);
+                }
+            }
+        }
+        let mut examples: Vec<&[u8]> = seen.iter().copied().collect();
+        examples.sort_unstable();
+        (
+            seen.len(),
+            examples
+                .into_iter()
+                .take(EXAMPLES)
+                .map(rankeval_core::shorten_id)
+                .collect::<Vec<String>>(),
+        )
+    };
+    if let (Some(depth), Some(catalog)) = (depth(CorpusInput::Catalog), &inputs.catalog) {
+        let (count, examples) = unknown(depth, &|item| catalog.contains(item));
+        if count > 0 {
+            warnings.push(ReportWarning::ItemsOutsideCatalog { count, examples });
+        }
+    }
+    if let (Some(depth), Some(features)) = (depth(CorpusInput::Features), &inputs.features) {
+        let (count, examples) = unknown(depth, &|item| features.get(item).is_some());
+        if count > 0 {
+            warnings.push(ReportWarning::ItemsWithoutFeatures { count, examples });
+        }
+    }
+    warnings
+}

@@ -1,0 +1,257 @@
+//! Comparisons and gates through the binary: the worked example
+//! (`examples/compare`, a committed baseline results file and a candidate
+//! that fails one gate) in every format, the same from flags, and exit
+//! codes 0 (gates pass, or `--no-fail`), 1 (a gate fails) and 2 (a bad
+//! gate, baseline or setting, found before any data is read).
+
+use crate::cli::{run_in, scratch, transcript, workspace};
+use crate::rankeval_snapshot;
+
+const EXAMPLE: &str = "examples/compare/experiment.toml";
+
+#[test]
+fn example_table_fails_one_gate_with_exit_code_1() {
+    rankeval_snapshot!("compare_example_table", &["run", EXAMPLE]);
+}
+
+#[test]
+fn example_markdown_with_no_fail_exits_0() {
+    rankeval_snapshot!(
+        "compare_example_markdown_no_fail",
+        &["run", EXAMPLE, "--format", "markdown", "--no-fail"]
+    );
+}
+
+#[test]
+fn example_json_has_every_number_and_the_provenance() {
+    rankeval_snapshot!(
+        "compare_example_json",
+        &["run", EXAMPLE, "--format", "json"]
+    );
+    let (code, stdout, _) = super::run(&["run", EXAMPLE, "--format", "json"]);
+    assert_eq!(code, 1);
+    let document: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let comparison = &document["comparison"];
+    assert_eq!(comparison["provenance"]["seed"], 42);
+    assert_eq!(comparison["provenance"]["test"], "randomization");
+    assert_eq!(comparison["gates"].as_array().unwrap().len(), 3);
+    // The baseline from the file is the report's first run.
+    assert_eq!(document["runs"][0]["name"], "prod");
+}
+
+#[test]
+fn example_csv() {
+    rankeval_snapshot!("compare_example_csv", &["run", EXAMPLE, "--format", "csv"]);
+}
+
+#[test]
+fn example_latex() {
+    rankeval_snapshot!(
+        "compare_example_latex",
+        &["run", EXAMPLE, "--format", "latex"]
+    );
+}
+
+#[test]
+fn example_html_holds_the_gates() {
+    let (code, stdout, _) = super::run(&["run", EXAMPLE, "--format", "html"]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("<b>FAIL</b> candidate ap:superior(alpha=0.05)"));
+    assert!(stdout.contains("Baseline: <b>prod</b>. "));
+}
+
+#[test]
+fn flags_compare_and_gate_without_a_toml_file_exit_0_when_gates_pass() {
+    rankeval_snapshot!(
+        "compare_flags_pass",
+        &[
+            "eval",
+            "--qrels",
+            "examples/quickstart/qrels.txt",
+            "--run",
+            "examples/quickstart/runs/baseline.trec",
+            "--run",
+            "examples/quickstart/runs/v2.jsonl",
+            "-m",
+            "ndcg@10",
+            "-m",
+            "rr",
+            "--baseline",
+            "baseline",
+            "--test",
+            "bootstrap",
+            "--resamples",
+            "2000",
+            "--gate",
+            "ndcg@10:non_inferior(margin=2%)",
+            "--gate",
+            "rr:at_least(0.9)",
+        ]
+    );
+}
+
+#[test]
+fn flags_with_a_results_file_as_baseline_fail_a_gate_with_exit_code_1() {
+    rankeval_snapshot!(
+        "compare_flags_results_file_fail",
+        &[
+            "eval",
+            "--qrels",
+            "examples/compare/qrels.txt",
+            "--run",
+            "examples/compare/runs/candidate.jsonl",
+            "-m",
+            "ap",
+            "--baseline",
+            "examples/compare/baselines/prod.json",
+            "--gate",
+            "ap:superior",
+            "--format",
+            "markdown",
+        ]
+    );
+}
+
+#[test]
+fn all_pairs_without_a_baseline() {
+    rankeval_snapshot!(
+        "compare_all_pairs",
+        &[
+            "eval",
+            "--qrels",
+            "examples/quickstart/qrels.txt",
+            "--run",
+            "examples/quickstart/runs/baseline.trec",
+            "--run",
+            "examples/quickstart/runs/v2.jsonl",
+            "-m",
+            "ndcg@10",
+            "--all-pairs",
+            "--resamples",
+            "1000",
+        ]
+    );
+}
+
+#[test]
+fn bad_gate_flags_exit_2_before_reading() {
+    let cases: [(&str, &[&str]); 4] = [
+        ("compare_flag_unknown_rule", &["--gate", "ndcg@10:better"]),
+        (
+            "compare_flag_gate_unknown_metric",
+            &["--baseline", "baseline", "--gate", "map:superior"],
+        ),
+        (
+            "compare_flag_gate_needs_baseline",
+            &["--gate", "ndcg@10:superior"],
+        ),
+        ("compare_flag_unknown_baseline", &["--baseline", "prod"]),
+    ];
+    for (name, extra) in cases {
+        let mut args = vec![
+            "eval",
+            "--qrels",
+            "examples/quickstart/qrels.txt",
+            "--run",
+            "examples/quickstart/runs/baseline.trec",
+            "-m",
+            "ndcg@10",
+        ];
+        args.extend_from_slice(extra);
+        insta::assert_snapshot!(name, transcript(&args, super::run(&args)));
+    }
+}
+
+/// An experiment file next to the quickstart's data, with `tail` appended.
+fn experiment(tail: &str) -> tempfile::TempDir {
+    let root = workspace();
+    let qrels = std::fs::read_to_string(root.join("examples/quickstart/qrels.txt")).unwrap();
+    let run = std::fs::read_to_string(root.join("examples/quickstart/runs/baseline.trec")).unwrap();
+    let v2 = std::fs::read_to_string(root.join("examples/quickstart/runs/v2.jsonl")).unwrap();
+    let text = format!(
+        "qrels = \"qrels.txt\"\n{tail}\n[[runs]]\nname = \"bm25\"\npath = \"bm25.trec\"\n\n\
+         [[runs]]\nname = \"v2\"\npath = \"v2.jsonl\"\n"
+    );
+    scratch(&[
+        ("exp.toml", &text),
+        ("qrels.txt", &qrels),
+        ("bm25.trec", &run),
+        ("v2.jsonl", &v2),
+        (
+            "empty.json",
+            "{\"runs\": [{\"name\": \"x\", \"metrics\": {}}]}",
+        ),
+    ])
+}
+
+#[test]
+fn bad_comparison_settings_in_toml_name_file_line_and_key() {
+    let cases = [
+        ("compare_toml_unknown_baseline", "baseline = \"prod\"\n"),
+        (
+            "compare_toml_unknown_compare_key",
+            "[compare]\ntest = \"t\"\nseeds = 4\n",
+        ),
+        ("compare_toml_unknown_test", "[compare]\ntest = \"anova\"\n"),
+        ("compare_toml_bad_alpha", "[compare]\nalpha = 1.5\n"),
+        (
+            "compare_toml_gate_without_margin",
+            "baseline = \"bm25\"\n[[gates]]\nmetric = \"ndcg@10\"\nrule = \"non_inferior\"\n",
+        ),
+        (
+            "compare_toml_gate_unknown_metric",
+            "baseline = \"bm25\"\n[[gates]]\nmetric = \"ndcg@5\"\nrule = \"superior\"\n",
+        ),
+        (
+            "compare_toml_gate_wrong_parameter",
+            "baseline = \"bm25\"\n[[gates]]\nmetric = \"ndcg@10\"\nrule = \"superior\"\nfloor = 0.3\n",
+        ),
+        (
+            "compare_toml_baseline_file_missing",
+            "baseline = { results = \"prod.json\" }\n",
+        ),
+        (
+            "compare_toml_baseline_file_without_per_query",
+            "baseline = { results = \"empty.json\" }\n",
+        ),
+    ];
+    for (name, tail) in cases {
+        let dir = experiment(&format!(
+            "metrics = [{{ type = \"ndcg\", k = 10 }}]\n{tail}"
+        ));
+        let args = ["run", "exp.toml"];
+        insta::assert_snapshot!(name, transcript(&args, run_in(dir.path(), &args)));
+    }
+}
+
+#[test]
+fn several_experiment_files_give_one_report_and_the_worst_exit_code() {
+    rankeval_snapshot!(
+        "compare_suite_table",
+        &["run", EXAMPLE, "examples/quickstart/experiment.toml"]
+    );
+    let (code, stdout, _) = super::run(&[
+        "run",
+        "examples/quickstart/experiment.toml",
+        EXAMPLE,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1);
+    let document: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let experiments = document["experiments"].as_array().unwrap();
+    assert_eq!(experiments.len(), 2);
+    assert_eq!(
+        experiments[0]["experiment"],
+        "examples/quickstart/experiment.toml"
+    );
+    assert!(experiments[0].get("comparison").is_none());
+    assert_eq!(experiments[1]["comparison"]["baseline"]["name"], "prod");
+    // Every file is checked before any is run.
+    let (code, stdout, stderr) = super::run(&["run", EXAMPLE, "examples/nope.toml"]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(stderr.contains("examples/nope.toml"), "{stderr}");
+    let (code, _, stderr) = super::run(&["run", EXAMPLE, EXAMPLE, "--format", "html"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("one experiment file at a time"), "{stderr}");
+}
