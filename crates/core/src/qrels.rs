@@ -447,8 +447,9 @@ impl Qrels {
             .map(|i| store.values[list.start + i])
     }
 
-    /// The judged documents of query `index` with their grades, in input
-    /// order (for inputs that are pairs, as training interactions).
+    /// The judged documents of query `index` with their grades, in ideal
+    /// order: grade descending, equal grades in input order (for inputs
+    /// that are pairs, as training interactions, whose use is order-free).
     pub fn judgements(&self, index: u32) -> impl ExactSizeIterator<Item = (&[u8], Grade)> + '_ {
         let (store, list) = self.judged(index);
         (0..list.len).map(move |i| (store.doc(&list, i), store.values[list.start + i]))
