@@ -1,5 +1,8 @@
 """Benchmark: `rankeval trec_eval -m all_trec` against trec_eval 10 on the
 same files, whole process, one after the other, and their outputs compared.
+Prints wall and CPU time (user + system over all threads, from wait4) of
+each: on a shared machine the wall time depends on the load, the CPU time
+much less.
 
     TREC_EVAL=target/trec_eval-src/trec_eval-O3 \
         python3 scripts/trec_eval_bench.py [--queries 100000] [--docs 100] [--seed 1]
@@ -17,6 +20,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -45,12 +49,19 @@ def generate(queries, docs, seed, directory):
 
 
 def timed(command):
-    start = time.perf_counter()
-    result = subprocess.run(command, capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    if result.returncode != 0:
-        sys.exit(f"{command[0]} failed: {result.stderr[:500]}")
-    return elapsed, result.stdout
+    """Runs `command`; returns its wall time, its CPU time (user + system,
+    all threads) and its stdout."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            err.seek(0)
+            sys.exit(f"{command[0]} failed: {err.read()[:500].decode(errors='replace')}")
+        out.seek(0)
+        return elapsed, usage.ru_utime + usage.ru_stime, out.read().decode()
 
 
 def main():
@@ -63,13 +74,17 @@ def main():
         sys.exit("set TREC_EVAL to a trec_eval 10 binary")
     qrels, run = generate(args.queries, args.docs, args.seed,
                           os.path.join(ROOT, "target", "bench-data", "trec_eval"))
-    print(f"seed {args.seed}: {args.queries} queries x {args.docs} documents")
-    ours, out_ours = timed([RANKEVAL, "trec_eval", "-m", "all_trec", qrels, run])
-    theirs, out_theirs = timed([TREC_EVAL, "-m", "all_trec", qrels, run])
+    print(f"seed {args.seed}: {args.queries} queries x {args.docs} documents, "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    ours, ours_cpu, out_ours = timed([RANKEVAL, "trec_eval", "-m", "all_trec", qrels, run])
+    theirs, theirs_cpu, out_theirs = timed([TREC_EVAL, "-m", "all_trec", qrels, run])
     strip = lambda text: [l for l in text.splitlines() if not l.startswith("rbp ")]
     same = strip(out_ours) == strip(out_theirs)
-    print(f"rankeval trec_eval: {ours:.2f} s; trec_eval: {theirs:.2f} s; "
-          f"trec_eval / rankeval = {theirs / ours:.0f}x; outputs identical (rbp aside): {same}")
+    print(f"wall: rankeval trec_eval {ours:.2f} s, trec_eval {theirs:.2f} s, "
+          f"trec_eval / rankeval = {theirs / ours:.1f}x")
+    print(f"CPU (user + system, all threads): rankeval trec_eval {ours_cpu:.2f} s, "
+          f"trec_eval {theirs_cpu:.2f} s, trec_eval / rankeval = {theirs_cpu / ours_cpu:.1f}x")
+    print(f"outputs identical (rbp aside): {same}; load average after: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

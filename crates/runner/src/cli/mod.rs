@@ -380,14 +380,29 @@ fn produce(
         Err(_) => Verdict::Passed,
     };
     let text = match (&compared, &curves) {
-        (Ok(compared), Some(curves)) => html::render(
-            &compared.report,
-            options,
-            HtmlExtras {
-                curves: Some(curves),
-                comparison: Some(&crate::report::html_comparison(compared)),
-            },
-        ),
+        (Ok(compared), Some(curves)) => {
+            // A baseline read from a results file is the report's first run
+            // and has no curves (its lists were not read): an empty series
+            // keeps every other run's curves under its own name.
+            let mut curves = curves.clone();
+            if compared.report.runs.len() == curves.runs.len() + 1 {
+                curves.runs.insert(
+                    0,
+                    crate::report::html_curves::RunCurves {
+                        at_k: Vec::new(),
+                        precision_recall: Vec::new(),
+                    },
+                );
+            }
+            html::render(
+                &compared.report,
+                options,
+                HtmlExtras {
+                    curves: Some(&curves),
+                    comparison: Some(&crate::report::html_comparison(compared)),
+                },
+            )
+        }
         (Ok(compared), None) => {
             let format: OutputFormat = output.format.into();
             if format == OutputFormat::Trec {
