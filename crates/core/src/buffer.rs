@@ -12,6 +12,7 @@
 
 use crate::error::RunError;
 use crate::lists::same_bytes;
+use crate::origins::Origins;
 use crate::run::{RunBuilder, refuse_nan};
 
 /// A score written as a plain decimal: `mantissa / 10^places`, with the
@@ -79,8 +80,8 @@ pub struct ListBuffer {
     fixed: Vec<i64>,
     /// `Some(places)` while the scores are kept in `fixed`.
     places: Option<u8>,
-    /// Each entry's position (line number).
-    lines: Vec<u64>,
+    /// Each entry's position (line number), 4 bytes each.
+    lines: Origins,
 }
 
 /// A buffer's scores, as [`ListBuffer::keys`] gives them.
@@ -221,7 +222,8 @@ impl ListBuffer {
         let mut builder = RunBuilder::with_capacity(self.len(), self.bytes.len());
         for i in 0..self.len() {
             // The entries were checked when pushed: this cannot fail.
-            let _ = builder.push_scored_at(&self.query, self.doc(i), self.scores[i], self.lines[i]);
+            let _ =
+                builder.push_scored_at(&self.query, self.doc(i), self.scores[i], self.lines.get(i));
         }
         self.clear();
         builder
@@ -246,7 +248,7 @@ impl ListBuffer {
     /// The position of entry `i`.
     #[inline]
     pub(crate) fn line(&self, i: usize) -> u64 {
-        self.lines[i]
+        self.lines.get(i)
     }
 
     /// The query id, whatever the entries.

@@ -86,6 +86,7 @@ pub mod judge;
 mod lists;
 mod macros;
 mod metric;
+mod origins;
 pub mod params;
 mod qrels;
 pub mod registry;

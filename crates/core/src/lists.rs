@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use crate::hash::hash_bytes;
 use crate::interner::Interner;
+use crate::origins::{Origins, OriginsMut};
 
 /// Stores with fewer entries are finished on the calling thread.
 const SEQUENTIAL_BELOW: usize = 1 << 16;
@@ -99,7 +100,7 @@ pub(crate) struct ListStore<V> {
     pub(crate) ends: Vec<u32>,
     pub(crate) values: Vec<V>,
     /// Where each entry came from (line number or push index); dropped once finished.
-    pub(crate) origins: Vec<u64>,
+    pub(crate) origins: Origins,
 }
 
 impl<V> Default for ListStore<V> {
@@ -110,7 +111,7 @@ impl<V> Default for ListStore<V> {
             bytes: Vec::new(),
             ends: Vec::new(),
             values: Vec::new(),
-            origins: Vec::new(),
+            origins: Origins::default(),
         }
     }
 }
@@ -123,7 +124,7 @@ impl<V: Copy + Send + Sync> ListStore<V> {
             bytes: Vec::with_capacity(doc_bytes),
             ends: Vec::with_capacity(entries),
             values: Vec::with_capacity(entries),
-            origins: Vec::with_capacity(entries),
+            origins: Origins::with_capacity(entries),
             ..Self::default()
         }
     }
@@ -253,12 +254,7 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         };
         self.ends.extend_from_slice(&other.ends[rebased_until..]);
         self.values.extend_from_slice(&other.values);
-        self.origins.extend(
-            other
-                .origins
-                .iter()
-                .map(|&o| o.saturating_add(origin_offset)),
-        );
+        self.origins.append(&other.origins, origin_offset);
     }
 
     /// Groups each query's entries, resolves repeats and orders every list.
@@ -272,7 +268,7 @@ impl<V: Copy + Send + Sync> ListStore<V> {
             first.query_name = self.query_name(first.query);
             return Err(FinishError::Repeat(first));
         }
-        self.origins = Vec::new();
+        self.origins = Origins::default();
         Ok(self)
     }
 
@@ -362,7 +358,7 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         let mut bytes = vec![0u8; next_byte];
         let mut ends = vec![0u32; next_entry];
         let mut values = Vec::with_capacity(next_entry);
-        let mut origins = vec![0u64; next_entry];
+        let mut origins = self.origins.blank_like(next_entry);
         // Values need an initial element to be placed by index.
         if let Some(&first) = self.values.first() {
             values.resize(next_entry, first);
@@ -383,7 +379,7 @@ impl<V: Copy + Send + Sync> ListStore<V> {
                 let to = target.start + target.len + i;
                 ends[to] = (self.ends[block.start + i] as usize + *q_bytes) as u32;
                 values[to] = self.values[block.start + i];
-                origins[to] = self.origins[block.start + i];
+                origins.copy_from(to, &self.origins, block.start + i);
             }
             target.len += block.len;
             *q_bytes += block_bytes;
@@ -437,7 +433,7 @@ struct ListMut<'a, V> {
     bytes: &'a mut [u8],
     ends: &'a mut [u32],
     values: &'a mut [V],
-    origins: &'a mut [u64],
+    origins: OriginsMut<'a>,
 }
 
 impl<V> ListMut<'_, V> {
@@ -455,7 +451,7 @@ fn split_lists<V>(store: &mut ListStore<V>) -> Vec<ListMut<'_, V>> {
     let mut bytes = store.bytes.as_mut_slice();
     let mut ends = store.ends.as_mut_slice();
     let mut values = store.values.as_mut_slice();
-    let mut origins = store.origins.as_mut_slice();
+    let mut origins = store.origins.as_mut();
     let mut out = Vec::with_capacity(store.lists.len());
     let mut consumed_bytes = 0;
     for (index, list) in store.lists.iter_mut().enumerate() {
@@ -467,7 +463,7 @@ fn split_lists<V>(store: &mut ListStore<V>) -> Vec<ListMut<'_, V>> {
         ends = rest_e;
         let (v, rest_v) = std::mem::take(&mut values).split_at_mut(list.len);
         values = rest_v;
-        let (o, rest_o) = std::mem::take(&mut origins).split_at_mut(list.len);
+        let (o, rest_o) = std::mem::replace(&mut origins, OriginsMut::empty()).split_at(list.len);
         origins = rest_o;
         out.push(ListMut {
             list,
@@ -557,8 +553,8 @@ impl<V: Copy> Scratch<V> {
                                 query: list.list.query,
                                 query_name: String::new(),
                                 doc: doc.to_vec(),
-                                first: (list.values[j], list.origins[j]),
-                                second: (list.values[i], list.origins[i]),
+                                first: (list.values[j], list.origins.get(j)),
+                                second: (list.values[i], list.origins.get(i)),
                             });
                         }
                     }
@@ -583,7 +579,7 @@ impl<V: Copy> Scratch<V> {
                 write_byte += end - start;
                 list.ends[write] = write_byte as u32;
                 list.values[write] = list.values[read];
-                list.origins[write] = list.origins[read];
+                list.origins.copy(read, write);
                 write += 1;
             }
             list.list.len = write;
@@ -663,18 +659,16 @@ impl<V: Copy> Scratch<V> {
         self.bytes.clear();
         self.ends.clear();
         self.values.clear();
-        self.origins.clear();
         for &i in &self.perm {
             let i = i as usize;
             self.bytes.extend_from_slice(list.doc(i));
             self.ends.push((byte_start + self.bytes.len()) as u32);
             self.values.push(list.values[i]);
-            self.origins.push(list.origins[i]);
         }
         list.bytes[byte_start..byte_start + self.bytes.len()].copy_from_slice(&self.bytes);
         list.ends[start..end].copy_from_slice(&self.ends);
         list.values[start..end].copy_from_slice(&self.values);
-        list.origins[start..end].copy_from_slice(&self.origins);
+        list.origins.permute(start, &self.perm, &mut self.origins);
     }
 }
 
@@ -795,7 +789,7 @@ mod tests {
         let right = store_of(&[("q1", "c", 3), ("q2", "d", 4)]);
         left.append(right, 10);
         assert_eq!(left.lists.len(), 2);
-        assert_eq!(left.origins, vec![1, 2, 11, 12]);
+        assert_eq!(left.origins.iter().collect::<Vec<_>>(), vec![1, 2, 11, 12]);
         let done = left.finish(&Descending).unwrap();
         assert_eq!(
             contents(&done),

@@ -1,9 +1,9 @@
 //! Qrels: the graded judgements of documents, per query.
 //!
-//! Each query's judgements are stored in input order, and its grades once
-//! more in ideal order (descending), so that the ideal grades nDCG needs and
-//! the relevant count `|R|` at any threshold are read off one contiguous
-//! slice.
+//! Each query's judgements are stored in ideal order (grade descending,
+//! equal grades in input order), so that the ideal grades nDCG needs and
+//! the relevant count `|R|` at any threshold are read off the one grade
+//! column, with no second copy.
 //! The engine's [`Judge`](crate::Judge) finds grades through a small hash
 //! table per query, which stays in the CPU cache.
 
@@ -14,6 +14,7 @@ use crate::id::Id;
 use crate::interner::Interner;
 use crate::judge::{Grade, check_grade};
 use crate::lists::{FinishError, List, ListRules, ListStore, PushError, Repeat, RepeatError};
+use crate::origins::Origins;
 
 /// Judgements per query; built with a [`QrelsBuilder`], or from pieces
 /// read in parallel with [`QrelsParts`].
@@ -23,11 +24,9 @@ pub struct Qrels {
     queries: Interner,
     /// Where query `q`'s judgements are: list `.1` of part `.0`.
     lists: Vec<(u32, u32)>,
-    /// Finished stores: one per piece the qrels were read in.
+    /// Finished stores: one per piece the qrels were read in, each list
+    /// in descending order of grade.
     parts: Vec<ListStore<Grade>>,
-    /// Per part, the grades of each list in descending order, in the
-    /// places of the list's entries.
-    ideals: Vec<Vec<Grade>>,
 }
 
 /// Collects judgements in any order; [`finish`](QrelsBuilder::finish) checks
@@ -124,8 +123,7 @@ impl QrelsBuilder {
         Ok(Qrels {
             lists: (0..queries.len() as u32).map(|q| (0, q)).collect(),
             queries,
-            ideals: vec![ideal_grades(&store)],
-            parts: vec![store],
+            parts: vec![compact(store)],
         })
     }
 
@@ -144,7 +142,6 @@ impl QrelsBuilder {
             }
         };
         QrelsPart {
-            ideal: ideal_grades(&store),
             store,
             conflicts,
             offset: 0,
@@ -155,10 +152,9 @@ impl QrelsBuilder {
 /// One piece of qrels, finished on its own; see [`QrelsBuilder::finish_part`].
 #[derive(Debug)]
 pub struct QrelsPart {
-    /// Finished, with positions (origins) kept.
+    /// Finished (each list in descending order of grade), with positions
+    /// (origins) kept.
     store: ListStore<Grade>,
-    /// The grades of each list in descending order.
-    ideal: Vec<Grade>,
     /// The conflicting grades found in the piece, the first of each query.
     conflicts: Vec<RepeatError<Grade>>,
     /// Added to the piece's positions to make them the input's.
@@ -205,7 +201,6 @@ impl QrelsParts {
     /// in input order.
     pub fn finish(self) -> Result<Qrels, QrelsError> {
         let mut parts: Vec<ListStore<Grade>> = Vec::with_capacity(self.parts.len() + 1);
-        let mut ideals: Vec<Vec<Grade>> = Vec::with_capacity(self.parts.len() + 1);
         // Room for every piece's queries: the table never grows.
         let mut queries = Interner::with_capacity(
             self.parts.iter().map(|p| p.store.queries.len()).sum(),
@@ -240,8 +235,10 @@ impl QrelsParts {
                 conflicts.push((p, conflict));
             }
             offsets.push(part.offset);
-            parts.push(part.store);
-            ideals.push(part.ideal);
+            // The qrels' own table names the queries from here on.
+            let mut store = part.store;
+            store.queries = Interner::new();
+            parts.push(store);
         }
         // Conflicts within one piece stand for queries in that piece only;
         // those of joined queries are looked for again, over all pieces.
@@ -274,7 +271,7 @@ impl QrelsParts {
                     let offset = offsets[p as usize];
                     entries.extend((0..l.len).map(|i| {
                         (
-                            store.origins[l.start + i].saturating_add(offset),
+                            store.origins.get(l.start + i).saturating_add(offset),
                             p,
                             list,
                             i,
@@ -312,65 +309,29 @@ impl QrelsParts {
             for (list, (q, _)) in spanning.iter().enumerate() {
                 lists[*q as usize] = (p, list as u32);
             }
-            ideals.push(ideal_grades(&joined));
             parts.push(joined);
         }
         if let Some(conflict) = first {
             return Err(conflict_error(conflict));
         }
-        for part in &mut parts {
-            part.origins = Vec::new();
-        }
         Ok(Qrels {
             queries,
             lists,
-            parts,
-            ideals,
+            parts: parts.into_iter().map(compact).collect(),
         })
     }
 }
 
-/// The grades of each of `store`'s lists in descending order, in the places
-/// of the list's entries.
-fn ideal_grades(store: &ListStore<Grade>) -> Vec<Grade> {
-    let mut ideal = store.values.clone();
-    let mut counts = Vec::new();
-    for list in &store.lists {
-        sort_descending(&mut ideal[list.start..list.start + list.len], &mut counts);
-    }
-    ideal
-}
-
-/// Sorts `grades` in descending order. Integer grades spanning a small
-/// range (as grades usually do) are sorted by counting; anything else
-/// (decimal grades, a wide range) by comparing.
-fn sort_descending(grades: &mut [Grade], counts: &mut Vec<u32>) {
-    const SMALL_RANGE: f64 = 64.0;
-    if grades.len() < 8 {
-        grades.sort_unstable_by(|a, b| b.total_cmp(a));
-        return;
-    }
-    let (mut min, mut max, mut integers) = (Grade::INFINITY, Grade::NEG_INFINITY, true);
-    for &grade in grades.iter() {
-        min = min.min(grade);
-        max = max.max(grade);
-        integers &= grade.fract() == 0.0;
-    }
-    if !integers || max - min >= SMALL_RANGE {
-        grades.sort_unstable_by(|a, b| b.total_cmp(a));
-        return;
-    }
-    counts.clear();
-    counts.resize((max - min) as usize + 1, 0);
-    for &grade in grades.iter() {
-        counts[(grade - min) as usize] += 1;
-    }
-    let mut at = 0;
-    for (offset, &count) in counts.iter().enumerate().rev() {
-        let grade = min + offset as Grade;
-        grades[at..at + count as usize].fill(grade);
-        at += count as usize;
-    }
+/// A finished store as the qrels keep it: no positions, no query table of
+/// its own (the qrels have one for all pieces), no spare room.
+fn compact(mut store: ListStore<Grade>) -> ListStore<Grade> {
+    store.origins = Origins::default();
+    store.queries = Interner::new();
+    store.lists.shrink_to_fit();
+    store.bytes.shrink_to_fit();
+    store.ends.shrink_to_fit();
+    store.values.shrink_to_fit();
+    store
 }
 
 /// A refused repeat as the qrels error, its positions shifted by `offset`.
@@ -410,10 +371,10 @@ impl ListRules<Grade> for QrelsRules {
         }
     }
 
-    /// Judgements keep their input order; only their grades are ordered,
-    /// apart (see [`ideal_grades`]).
+    /// Judgements are put in ideal order (equal grades keep their input
+    /// order), so that the grade column is also the ideal grades.
     fn sorts(&self, _list: &List) -> bool {
-        false
+        true
     }
 
     fn compare_values(&self, a: Grade, b: Grade) -> Ordering {
@@ -473,9 +434,8 @@ impl Qrels {
 
     /// Every grade judged for the query `index`, in descending order.
     pub fn ideal_grades(&self, index: u32) -> &[Grade] {
-        let (part, list) = self.lists[index as usize];
-        let list = self.parts[part as usize].lists[list as usize];
-        &self.ideals[part as usize][list.start..list.start + list.len]
+        let (store, list) = self.judged(index);
+        &store.values[list.start..list.start + list.len]
     }
 
     /// The grade of `doc` for query `index`, if it is judged: a scan of the
@@ -487,8 +447,9 @@ impl Qrels {
             .map(|i| store.values[list.start + i])
     }
 
-    /// The judged documents of query `index` with their grades, in input
-    /// order (for inputs that are pairs, as training interactions).
+    /// The judged documents of query `index` with their grades, in ideal
+    /// order: grade descending, equal grades in input order (for inputs
+    /// that are pairs, as training interactions, whose use is order-free).
     pub fn judgements(&self, index: u32) -> impl ExactSizeIterator<Item = (&[u8], Grade)> + '_ {
         let (store, list) = self.judged(index);
         (0..list.len).map(move |i| (store.doc(&list, i), store.values[list.start + i]))
@@ -629,7 +590,7 @@ mod tests {
     }
 
     #[test]
-    fn grades_are_sorted_descending_by_counting_or_comparing() {
+    fn judgements_are_kept_in_ideal_order_and_still_found() {
         let mut state = 0x2545_F491_4F6C_DD1D_u64;
         let mut next = move |n: u64| {
             state ^= state << 13;
@@ -637,26 +598,35 @@ mod tests {
             state ^= state << 17;
             state % n
         };
-        let mut counts = Vec::new();
-        for case in 0..2000 {
+        for case in 0..500 {
             let spread = [3, 10, 100, 1 << 31][case % 4];
             // Integers, and now and then one decimal grade among them.
             let decimal = case % 3 == 0;
-            let grades: Vec<Grade> = (0..next(60))
-                .map(|_| {
-                    let grade = (next(spread) as i64 - (spread / 2) as i64) as Grade;
-                    if decimal && next(20) == 0 {
-                        grade + 0.5
-                    } else {
-                        grade
-                    }
-                })
-                .collect();
-            let mut expected = grades.clone();
+            let mut b = QrelsBuilder::new();
+            let mut judged = Vec::new();
+            for d in 0..next(60) {
+                let mut grade = (next(spread) as i64 - (spread / 2) as i64) as Grade;
+                if decimal && next(20) == 0 {
+                    grade += 0.5;
+                }
+                let doc = format!("d{d}");
+                b.push("q", doc.as_str(), grade).unwrap();
+                judged.push((doc, grade));
+            }
+            b.push("other", "d0", 1).unwrap();
+            let qrels = b.finish().unwrap();
+            let mut expected: Vec<Grade> = judged.iter().map(|(_, g)| *g).collect();
             expected.sort_by(|a, b| b.total_cmp(a));
-            let mut sorted = grades;
-            sort_descending(&mut sorted, &mut counts);
-            assert_eq!(sorted, expected, "case {case}");
+            if judged.is_empty() {
+                assert_eq!(qrels.query_index(b"q"), None);
+                continue;
+            }
+            let q = qrels.query_index(b"q").unwrap();
+            assert_eq!(qrels.ideal_grades(q), expected, "case {case}");
+            for (doc, grade) in &judged {
+                assert_eq!(qrels.grade(q, doc.as_bytes()), Some(*grade), "case {case}");
+            }
+            assert_eq!(qrels.grade(q, b"missing"), None);
         }
     }
 
