@@ -519,16 +519,25 @@ pub enum QrelsNote {
 }
 
 impl QrelsNote {
-    /// The note for a table without the grade column `grade`.
-    pub(crate) fn no_grade_column(grade: &str, mut columns: Vec<String>) -> Self {
+    /// The note for a table without the grade column `options.grade`, whose
+    /// columns are `columns`; none when every column is the query's or the
+    /// document's (nothing else could hold grades, so binary relevance is
+    /// what the file says).
+    pub(crate) fn no_grade_column(options: &CsvOptions, mut columns: Vec<String>) -> Option<Self> {
+        let unmapped = columns
+            .iter()
+            .any(|c| c != &options.query && c != &options.doc);
+        if !unmapped {
+            return None;
+        }
         columns.truncate(20);
-        QrelsNote::NoGradeColumn {
-            grade: grade.to_owned(),
+        Some(QrelsNote::NoGradeColumn {
+            grade: options.grade.clone(),
             columns: columns
                 .iter()
                 .map(|c| error::excerpt(c.as_bytes()))
                 .collect(),
-        }
+        })
     }
 }
 
@@ -555,10 +564,7 @@ pub fn read_qrels_noted(
                 |header, options| {
                     let parser = CsvQrels::new(header, options)?;
                     if parser.ungraded() {
-                        note = Some(QrelsNote::no_grade_column(
-                            &options.grade,
-                            header.columns().to_vec(),
-                        ));
+                        note = QrelsNote::no_grade_column(options, header.columns().to_vec());
                     }
                     Ok(parser)
                 },
@@ -774,9 +780,11 @@ impl Input {
             }
             json::Shape::Rows => {
                 let rows = json::Rows::qrels(&self.csv, &head);
-                let note = rows
-                    .ungraded()
-                    .then(|| QrelsNote::no_grade_column(&self.csv.grade, json::first_keys(&head)));
+                let note = if rows.ungraded() {
+                    QrelsNote::no_grade_column(&self.csv, json::first_keys(&head))
+                } else {
+                    None
+                };
                 let sink =
                     self.parse_all(source, &json::RowQrels(rows), json::ROW_LINE, progress)?;
                 Ok((finish_qrels(self, sink)?, note))

@@ -269,12 +269,14 @@ impl Layout {
         })
     }
 
-    /// For long qrels without a grade column, the note that says so (a list
-    /// column without grades is binary relevance as written: no note).
+    /// For long qrels without a grade column but with a column that could
+    /// hold grades, the note that says so (a list column without grades, or
+    /// a table of only query and document, is binary relevance as written:
+    /// no note).
     pub(crate) fn note(&self, columns: &CsvOptions) -> Option<QrelsNote> {
         self.ungraded
             .as_ref()
-            .map(|names| QrelsNote::no_grade_column(&columns.grade, names.clone()))
+            .and_then(|names| QrelsNote::no_grade_column(columns, names.clone()))
     }
 
     /// Converts `batches` (in input order, each with this layout's schema)

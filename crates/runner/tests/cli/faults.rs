@@ -523,8 +523,9 @@ fn qrels_rows_without_grades_are_named_in_a_warning_and_lists_are_not() {
         ("graded.csv", "user,item,grade\nq1,a,1\nq1,b,1\nq2,d,1\n"),
         (
             "rows.jsonl",
-            "{\"user\": \"q1\", \"item\": \"a\"}\n{\"user\": \"q1\", \"item\": \"b\"}\n{\"user\": \"q2\", \"item\": \"d\"}\n",
+            "{\"user\": \"q1\", \"item\": \"a\", \"stars\": 0}\n{\"user\": \"q1\", \"item\": \"b\", \"stars\": 4}\n{\"user\": \"q2\", \"item\": \"d\", \"stars\": 5}\n",
         ),
+        ("pairs.csv", "user,item\nq1,a\nq1,b\nq2,d\n"),
         (
             "lists.jsonl",
             "{\"query\": \"q1\", \"predicted\": [\"a\", \"b\"], \"relevant\": [\"a\", \"b\"]}\n{\"query\": \"q2\", \"predicted\": [\"c\", \"d\"], \"relevant\": [\"d\"]}\n",
@@ -547,11 +548,16 @@ fn qrels_rows_without_grades_are_named_in_a_warning_and_lists_are_not() {
     assert_eq!(rows.0, 0);
     assert!(
         rows.2
-            .contains("have no `grade` column (columns: item, user)"),
+            .contains("have no `grade` column (columns: item, stars, user)"),
         "{}",
         rows.2
     );
     assert_eq!(rows.1, ungraded.1);
+    // Only the query and document columns: nothing else could hold grades,
+    // so binary relevance is what the file says, without a warning.
+    let (pairs, _) = eval("pairs.csv", "run.csv");
+    assert_eq!((pairs.0, pairs.2.as_str()), (0, ""));
+    assert_eq!(pairs.1, ungraded.1);
     let (graded, _) = eval("graded.csv", "run.csv");
     assert_eq!((graded.0, graded.2.as_str()), (0, ""));
     assert_eq!(graded.1, ungraded.1);
