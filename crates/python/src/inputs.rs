@@ -214,6 +214,26 @@ pub fn run_from_file(
     })
 }
 
+/// `value` as a number, or a `TypeError` naming the input, the query, the
+/// document and what `value` is (a grade or a score).
+fn number(
+    value: &Bound<'_, PyAny>,
+    what: &str,
+    doc: &Bound<'_, PyAny>,
+    query: &Bound<'_, PyAny>,
+    name: &str,
+) -> PyResult<f64> {
+    let repr = |o: &Bound<'_, PyAny>| o.repr().map(|r| r.to_string()).unwrap_or_default();
+    value.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{name}: the {what} of document {} in query {} must be a number, found {}",
+            repr(doc),
+            repr(query),
+            repr(value),
+        ))
+    })
+}
+
 /// Calls `f` with the bytes of a `str` or `int` id.
 fn with_id<R>(object: &Bound<'_, PyAny>, what: &str, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
     if let Ok(text) = object.cast::<PyString>() {
@@ -243,14 +263,7 @@ pub fn qrels_from_dict(judgements: &Bound<'_, PyDict>, name: &str) -> PyResult<P
             builder.declare_query(q, at).map_err(failed)?;
             if let Ok(graded) = docs.cast::<PyDict>() {
                 for (doc, grade) in graded.iter() {
-                    let grade: f64 = grade.extract().map_err(|_| {
-                        PyTypeError::new_err(format!(
-                            "{name}: the grade of document {} in query {} must be a number, found {}",
-                            doc.repr().map(|r| r.to_string()).unwrap_or_default(),
-                            query.repr().map(|r| r.to_string()).unwrap_or_default(),
-                            grade.repr().map(|r| r.to_string()).unwrap_or_default(),
-                        ))
-                    })?;
+                    let grade = number(&grade, "grade", &doc, &query, name)?;
                     at = at.saturating_add(1);
                     with_id(&doc, "document", |d| builder.push_at(q, d, grade, at))?
                         .map_err(failed)?;
@@ -290,14 +303,7 @@ pub fn run_from_dict(lists: &Bound<'_, PyDict>, name: &str, duplicates: &str) ->
             if let Ok(scored) = docs.cast::<PyDict>() {
                 builder.declare_query(q, false, at).map_err(failed)?;
                 for (doc, score) in scored.iter() {
-                    let score: f64 = score.extract().map_err(|_| {
-                        PyTypeError::new_err(format!(
-                            "{name}: the score of document {} in query {} must be a number, found {}",
-                            doc.repr().map(|r| r.to_string()).unwrap_or_default(),
-                            query.repr().map(|r| r.to_string()).unwrap_or_default(),
-                            score.repr().map(|r| r.to_string()).unwrap_or_default(),
-                        ))
-                    })?;
+                    let score = number(&score, "score", &doc, &query, name)?;
                     at = at.saturating_add(1);
                     with_id(&doc, "document", |d| {
                         builder.push_scored_at(q, d, score, at)

@@ -96,3 +96,16 @@ def test_metric_errors():
 def test_a_run_without_qrels_needs_jsonl_judgements(files):
     with pytest.raises(InputError, match="no qrels"):
         rankeval_rs.evaluate(None, files.run_trec, "ap")
+
+
+def test_a_grade_or_score_that_is_not_a_number_names_document_and_query():
+    with pytest.raises(TypeError) as raised:
+        rankeval_rs.evaluate({"q1": {"d1": "high"}}, {"q1": {"d1": 0.5}}, "ap")
+    assert "the grade of document 'd1' in query 'q1' must be a number, found 'high'" in str(
+        raised.value
+    )
+    with pytest.raises(TypeError) as raised:
+        rankeval_rs.run({"q1": {"d1": None}})
+    assert "the score of document 'd1' in query 'q1' must be a number, found None" in str(
+        raised.value
+    )
