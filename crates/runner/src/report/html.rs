@@ -571,7 +571,33 @@ impl<'a> Page<'a> {
 
     fn curves(&mut self, curves: &Curves) {
         let r = self.report;
-        let names: Vec<&str> = r.runs.iter().map(|run| run.name.as_str()).collect();
+        // A run known only by its values (a baseline read from a results
+        // file) has no ranked lists, so no curve: the legend and a note say so.
+        let without_curve: Vec<&str> = r
+            .runs
+            .iter()
+            .zip(&curves.runs)
+            .filter(|(_, run)| {
+                !run.at_k
+                    .iter()
+                    .flatten()
+                    .chain(&run.precision_recall)
+                    .any(|v| v.is_finite())
+            })
+            .map(|(run, _)| run.name.as_str())
+            .collect();
+        let labels: Vec<String> = r
+            .runs
+            .iter()
+            .map(|run| {
+                if without_curve.contains(&run.name.as_str()) {
+                    format!("{} (no curve)", run.name)
+                } else {
+                    run.name.clone()
+                }
+            })
+            .collect();
+        let names: Vec<&str> = labels.iter().map(String::as_str).collect();
         let _ = writeln!(
             self.out,
             "<section id=\"curves\"><h2>Curves</h2>\n<p class=\"note\">Means over each run's \
@@ -580,11 +606,20 @@ impl<'a> Page<'a> {
              precision-recall curve: at each recall level r = 0, 0.1, ..., 1, the highest \
              precision at any rank where at least round(r × |R|) relevant documents have \
              been retrieved (trec_eval's iprec_at_recall). \
-             Relevance at the experiment's level.</p>\n<div class=\"grid\">",
+             Relevance at the experiment's level.{}</p>\n<div class=\"grid\">",
             if curves.capped {
                 format!(", cut to {}", curves.depth)
             } else {
                 ", or 10 when none has one".to_owned()
+            },
+            if without_curve.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " No curve for {}: only per-query values are known (a baseline read \
+                     from a results file), not the ranked lists the curves need.",
+                    escape(&without_curve.join(", "))
+                )
             },
             K = curves.depth,
         );

@@ -58,6 +58,11 @@ fn example_html_holds_the_gates() {
     assert_eq!(code, 1);
     assert!(stdout.contains("<b>FAIL</b> candidate ap:superior(alpha=0.05)"));
     assert!(stdout.contains("Baseline: <b>prod</b>. "));
+    // The baseline from a results file has values, not ranked lists: no
+    // curve, and the legend and the note say so; the candidate has its own.
+    assert!(stdout.contains("No curve for prod: only per-query values are known"));
+    assert!(stdout.contains(">prod (no curve)<"));
+    assert!(!stdout.contains("candidate (no curve)"));
 }
 
 #[test]
