@@ -24,15 +24,45 @@ pub struct Coverage {
     /// Queries evaluated, in report order (byte order of their ids).
     pub evaluated: usize,
     /// Queries with judgements but no list in the run, left out (`missing = "skip"`).
-    pub missing_skipped: Vec<String>,
+    pub missing_skipped: QuerySample,
     /// Queries with judgements but no list in the run, scored on an empty
     /// ranking (`missing = "zero"`).
-    pub missing_scored_zero: Vec<String>,
+    pub missing_scored_zero: QuerySample,
     /// Queries in the run with no judgements at all: not evaluated.
     pub run_only: Vec<String>,
     /// Run entries left out as repeats of a document in their query's list
     /// (`duplicates = "first"`).
     pub duplicates_dropped: usize,
+}
+
+/// Queries of the qrels counted, with the first few ids in byte order
+/// (what the warnings show). Only a sample is kept: qrels of a million
+/// queries run against a small run would otherwise keep a million ids.
+/// Which queries they are follows from the qrels and the run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct QuerySample {
+    /// How many queries.
+    pub count: usize,
+    /// The first [`EXAMPLES`] of their ids, in byte order.
+    pub first: Vec<String>,
+}
+
+impl QuerySample {
+    /// Counts the query `id`, keeping it if it is among the first ids.
+    fn add<'q>(&mut self, first: &mut Vec<&'q [u8]>, id: &'q [u8]) {
+        self.count += 1;
+        if first.len() == EXAMPLES && first.last().is_some_and(|last| *last <= id) {
+            return;
+        }
+        let at = first.partition_point(|kept| *kept <= id);
+        first.insert(at, id);
+        first.truncate(EXAMPLES);
+    }
+
+    /// Whether no query was counted.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
 }
 
 /// One evaluated query: its index in the qrels, and where its list is (an
@@ -49,7 +79,8 @@ pub(crate) fn align<L: Send>(
     missing: Missing,
 ) -> (Vec<Row<L>>, Coverage) {
     let mut coverage = Coverage::default();
-    let mut rows: Vec<Row<L>> = Vec::with_capacity(qrels.num_queries());
+    let mut rows: Vec<Row<L>> = Vec::new();
+    let mut first: Vec<&[u8]> = Vec::with_capacity(EXAMPLES + 1);
     for q in 0..qrels.num_queries() as u32 {
         match (listed(q), missing) {
             (Some(list), _) => rows.push((q, Some(list))),
@@ -57,16 +88,22 @@ pub(crate) fn align<L: Send>(
                 rows.push((q, None));
                 coverage
                     .missing_scored_zero
-                    .push(qrels.query_name(q).to_owned());
+                    .add(&mut first, qrels.query_bytes(q));
             }
             (None, Missing::Skip) => coverage
                 .missing_skipped
-                .push(qrels.query_name(q).to_owned()),
+                .add(&mut first, qrels.query_bytes(q)),
         }
     }
+    let sample = first
+        .iter()
+        .map(|id| String::from_utf8_lossy(id).into_owned())
+        .collect();
+    match missing {
+        Missing::Skip => coverage.missing_skipped.first = sample,
+        Missing::Zero => coverage.missing_scored_zero.first = sample,
+    }
     rows.par_sort_unstable_by(|a, b| qrels.query_bytes(a.0).cmp(qrels.query_bytes(b.0)));
-    coverage.missing_skipped.sort_unstable();
-    coverage.missing_scored_zero.sort_unstable();
     run_only.sort_unstable();
     coverage.run_only = run_only;
     coverage.evaluated = rows.len();
@@ -137,14 +174,14 @@ impl Coverage {
         }
         if !self.missing_skipped.is_empty() {
             warnings.push(Warning::MissingQueriesSkipped {
-                count: self.missing_skipped.len(),
-                examples: sample(&self.missing_skipped),
+                count: self.missing_skipped.count,
+                examples: sample(&self.missing_skipped.first),
             });
         }
         if !self.missing_scored_zero.is_empty() {
             warnings.push(Warning::MissingQueriesScoredZero {
-                count: self.missing_scored_zero.len(),
-                examples: sample(&self.missing_scored_zero),
+                count: self.missing_scored_zero.count,
+                examples: sample(&self.missing_scored_zero.first),
             });
         }
         if self.duplicates_dropped > 0 {
@@ -214,5 +251,36 @@ impl fmt::Display for Warning {
                 if *count == 1 { "was" } else { "were" },
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rankeval_core::QrelsBuilder;
+
+    #[test]
+    fn missing_queries_are_counted_with_the_first_ids_in_byte_order() {
+        let mut qrels = QrelsBuilder::new();
+        for q in ["q9", "q10", "q2", "a", "q7", "z", "q1", "b"] {
+            qrels.push(q, "d", 1).unwrap();
+        }
+        let qrels = qrels.finish().unwrap();
+        let listed = |q: u32| (qrels.query_name(q) == "q7").then_some(q);
+        let (rows, coverage) = align(&qrels, listed, Vec::new(), Missing::Skip);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(coverage.missing_skipped.count, 7);
+        assert_eq!(
+            coverage.missing_skipped.first,
+            ["a", "b", "q1", "q10", "q2"]
+        );
+        assert!(coverage.missing_scored_zero.is_empty());
+        let (rows, coverage) = align(&qrels, listed, Vec::new(), Missing::Zero);
+        assert_eq!(rows.len(), 8);
+        assert_eq!(coverage.missing_scored_zero.count, 7);
+        assert_eq!(
+            coverage.missing_scored_zero.first,
+            ["a", "b", "q1", "q10", "q2"]
+        );
     }
 }

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub use corpus::evaluate_corpus;
-pub use coverage::{Coverage, Missing, Warning};
+pub use coverage::{Coverage, Missing, QuerySample, Warning};
 pub use stream::{evaluate_grouped, evaluate_input};
 
 /// The evaluation policies: which queries count, the relevance level, and
