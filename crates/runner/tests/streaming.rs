@@ -1,7 +1,8 @@
 //! Evaluating a run while reading it gives the same bits as reading it
 //! whole and evaluating: grouped runs with queries spanning many parse
 //! pieces, ungrouped runs (read whole instead), duplicates under both
-//! policies with exact line numbers, missing and run-only queries, CSV.
+//! policies with exact line numbers, missing and run-only queries, CSV,
+//! Parquet (row groups as pieces; lists).
 
 use rankeval_runner::{
     Duplicates, Evaluation, Format, Input, Missing, Options, Qrels, ReadOptions, evaluate,
@@ -262,4 +263,170 @@ fn csv_runs_stream_like_trec() {
     let got = streamed(&qrels, &csv, ReadOptions::default(), &options).unwrap();
     assert_eq!(bits(&got), bits(&expected));
     assert!(streams(&qrels, &csv, ReadOptions::default(), &options));
+}
+
+/// A TREC run's lines (`query Q0 doc rank score tag`) in this order as a
+/// long Parquet table `user, item, score` in a temporary file, with
+/// `rows_per_group` rows per row group.
+fn parquet_run(lines: &[&str], rows_per_group: usize) -> (tempfile::TempDir, Input) {
+    use std::sync::Arc;
+    let field =
+        |i: usize| -> Vec<&str> { lines.iter().map(|l| l.split(' ').nth(i).unwrap()).collect() };
+    let scores: Vec<f64> = field(4).iter().map(|s| s.parse().unwrap()).collect();
+    let batch = arrow_array::RecordBatch::try_from_iter([
+        (
+            "user",
+            Arc::new(arrow_array::StringArray::from(field(0))) as arrow_array::ArrayRef,
+        ),
+        (
+            "item",
+            Arc::new(arrow_array::StringArray::from(field(2))) as _,
+        ),
+        (
+            "score",
+            Arc::new(arrow_array::Float64Array::from(scores)) as _,
+        ),
+    ])
+    .unwrap();
+    let properties = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(rows_per_group))
+        .build();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.parquet");
+    let file = std::fs::File::create(&path).unwrap();
+    let mut writer =
+        parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(properties)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    (dir, Input::file(&path))
+}
+
+#[test]
+fn parquet_runs_stream_by_row_group_with_the_same_bits() {
+    // A query far longer than a row group, many shorter than one, and
+    // queries across row-group boundaries.
+    let (qrels_text, run) = generate(400, |q| if q == 100 { 5_000 } else { 23 });
+    let qrels = qrels_of(&qrels_text);
+    let lines: Vec<&str> = run.lines().collect();
+    let options = Options::default();
+    let trec = Input::bytes("run.trec", run.as_str(), Format::Trec);
+    let reference = whole(&qrels, &trec, ReadOptions::default(), &options).unwrap();
+    for rows_per_group in [97, 1_000, 100_000] {
+        let (_dir, input) = parquet_run(&lines, rows_per_group);
+        assert!(streams(&qrels, &input, ReadOptions::default(), &options));
+        let got = streamed(&qrels, &input, ReadOptions::default(), &options).unwrap();
+        assert_eq!(
+            bits(&got),
+            bits(&reference),
+            "{rows_per_group} rows a group"
+        );
+        let single = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+            .install(|| streamed(&qrels, &input, ReadOptions::default(), &options).unwrap());
+        assert_eq!(bits(&single), bits(&reference));
+    }
+    // Not grouped by query (a query's rows in two places): read whole.
+    let mut ungrouped = lines.clone();
+    let moved = ungrouped.remove(3);
+    ungrouped.push(moved);
+    let (_dir, input) = parquet_run(&ungrouped, 500);
+    assert!(!streams(&qrels, &input, ReadOptions::default(), &options));
+    let got = streamed(&qrels, &input, ReadOptions::default(), &options).unwrap();
+    assert_eq!(bits(&got), bits(&reference));
+}
+
+#[test]
+fn parquet_duplicates_are_the_same_error_streamed_or_whole() {
+    let (qrels_text, run) = generate(50, |_| 30);
+    let qrels = qrels_of(&qrels_text);
+    let mut lines: Vec<String> = run.lines().map(str::to_owned).collect();
+    // Row 40 (query q1, rows 31-60) repeats the document of row 35: with
+    // 37 rows a group, q1 spans two groups and is finished after reading;
+    // with 100, it is complete inside the first one and scored there.
+    let doc = lines[34].split(' ').nth(2).unwrap().to_owned();
+    let f: Vec<String> = lines[39].split(' ').map(str::to_owned).collect();
+    lines[39] = format!("{} Q0 {doc} {} {} t", f[0], f[3], f[4]);
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    for rows_per_group in [37, 100] {
+        let (_dir, input) = parquet_run(&lines, rows_per_group);
+        let options = Options::default();
+        let error = streamed(&qrels, &input, ReadOptions::default(), &options).unwrap_err();
+        let whole_error = whole(&qrels, &input, ReadOptions::default(), &options).unwrap_err();
+        assert_eq!(error, whole_error);
+        assert!(error.contains("row 40"), "{error}");
+        assert!(error.contains("first on row 35"), "{error}");
+        let first_kept = ReadOptions {
+            duplicates: Duplicates::First,
+            ..ReadOptions::default()
+        };
+        let kept = streamed(&qrels, &input, first_kept, &options).unwrap();
+        let kept_whole = whole(&qrels, &input, first_kept, &options).unwrap();
+        assert_eq!(bits(&kept), bits(&kept_whole));
+        assert_eq!(kept.coverage().duplicates_dropped, 1);
+    }
+}
+
+#[test]
+fn parquet_lists_stream_unless_a_list_is_empty_or_unscored() {
+    use arrow_array::builder::{Float64Builder, ListBuilder, StringBuilder};
+    use std::sync::Arc;
+    let qrels = qrels_of("u1 0 a 1\nu2 0 z 1\nu3 0 c 2\n");
+    let write = |lists: &[(&str, &[(&str, f64)])], scored: bool| {
+        let mut users = StringBuilder::new();
+        let mut items = ListBuilder::new(StringBuilder::new());
+        let mut scores = ListBuilder::new(Float64Builder::new());
+        for (user, list) in lists {
+            users.append_value(user);
+            for (item, score) in *list {
+                items.values().append_value(item);
+                scores.values().append_value(*score);
+            }
+            items.append(true);
+            scores.append(true);
+        }
+        let mut columns: Vec<(&str, arrow_array::ArrayRef)> = vec![
+            ("user", Arc::new(users.finish())),
+            ("items", Arc::new(items.finish())),
+        ];
+        if scored {
+            columns.push(("scores", Arc::new(scores.finish())));
+        }
+        let batch = arrow_array::RecordBatch::try_from_iter(columns).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lists.parquet");
+        let file = std::fs::File::create(&path).unwrap();
+        let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        (dir, Input::file(&path))
+    };
+    let options = Options::default();
+    let read = ReadOptions::default();
+    let full: &[(&str, &[(&str, f64)])] = &[
+        ("u1", &[("b", 0.5), ("a", 0.9)]),
+        ("u2", &[("z", 0.1)]),
+        ("u3", &[("c", 0.3), ("d", 0.3)]),
+    ];
+    let with_empty: &[(&str, &[(&str, f64)])] = &[
+        ("u1", &[("b", 0.5), ("a", 0.9)]),
+        ("u2", &[]),
+        ("u3", &[("c", 0.3)]),
+    ];
+    for (lists, scored, streamed_expected) in [
+        (full, true, true),
+        (with_empty, true, false),
+        (full, false, false),
+    ] {
+        let (_dir, input) = write(lists, scored);
+        assert_eq!(streams(&qrels, &input, read, &options), streamed_expected);
+        let got = streamed(&qrels, &input, read, &options).unwrap();
+        let expected = whole(&qrels, &input, read, &options).unwrap();
+        assert_eq!(bits(&got), bits(&expected));
+    }
+    // The empty list counts: u2 was run and scored 0, not left out.
+    let (_dir, input) = write(with_empty, true);
+    let got = streamed(&qrels, &input, read, &options).unwrap();
+    assert_eq!(got.queries(), ["u1", "u2", "u3"]);
 }

@@ -377,17 +377,25 @@ impl Input {
     /// A Parquet input: a plain regular file is read by row group, anything
     /// else (bytes, a pipe, gzip) in memory first (Parquet needs to seek).
     fn parquet_source(&self) -> Result<parquet::ParquetSource<'_>, ReadError> {
-        if let Origin::File(path) = &self.origin
-            && std::fs::metadata(path).is_ok_and(|m| m.is_file())
-        {
-            let mut magic = [0u8; 2];
-            let read = File::open(path).and_then(|mut f| f.read(&mut magic));
-            if !(read.is_ok_and(|n| n == 2) && is_gzip(&magic)) {
-                return Ok(parquet::ParquetSource::File(path));
-            }
+        if let Some(path) = self.plain_file() {
+            return Ok(parquet::ParquetSource::File(path));
         }
         let bytes = self.with_all_bytes(|bytes| Ok(bytes.to_vec()))?;
         Ok(parquet::ParquetSource::Bytes(bytes.into()))
+    }
+
+    /// The input's path if it is a regular file that is not gzip: one
+    /// that can be opened again, and read at any offset.
+    pub(crate) fn plain_file(&self) -> Option<&Path> {
+        let Origin::File(path) = &self.origin else {
+            return None;
+        };
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            return None;
+        }
+        let mut magic = [0u8; 2];
+        let read = File::open(path).and_then(|mut f| f.read(&mut magic));
+        (!(read.is_ok_and(|n| n == 2) && is_gzip(&magic))).then_some(path.as_path())
     }
 
     /// The CSV delimiter: the one set, else tab for a `.tsv` name, else comma.

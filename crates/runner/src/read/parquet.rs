@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use super::csv::CsvOptions;
 use super::error::{ReadError, ReadErrorKind};
 use super::guard::decoding;
+use super::stream::{ListScorer, TableStream};
 use super::table::{Kind, Layout};
 use super::{Progress, QrelsNote, ReadOptions};
 
@@ -120,61 +121,161 @@ fn read_parts<R, B>(
     columns: &CsvOptions,
     kind: Kind,
     progress: Progress<'_>,
-    new: fn() -> B,
-    convert: fn(&Layout, &str, &arrow_array::RecordBatch, u64, &mut B) -> Result<(), ReadError>,
+    new: impl Fn() -> B + Sync,
+    convert: impl Fn(&Layout, &str, &arrow_array::RecordBatch, u64, &mut B) -> Result<(), ReadError>
+    + Sync,
 ) -> Result<(Layout, Vec<B>, u64), ReadError>
 where
     R: ChunkReader + 'static,
     B: Send,
 {
-    let io = |e: std::io::Error| ReadError::new(name, None, ReadErrorKind::Io(e));
-    let first = open().map_err(io)?;
-    let metadata = decoding(name, "Parquet", || {
-        ArrowReaderMetadata::load(&first, ArrowReaderOptions::new())
-            .map_err(|e| parquet_error(name, None, e))
-    })?;
-    let layout = Layout::new(name, metadata.schema(), columns, kind)?;
-    let mask = ProjectionMask::roots(
-        metadata.metadata().file_metadata().schema_descr(),
-        layout.columns(),
-    );
-    let projected = layout.projected();
-    let groups = metadata.metadata().row_groups();
-    let starts: Vec<u64> = groups
-        .iter()
-        .scan(0u64, |seen, group| {
-            let start = *seen;
-            *seen = seen.saturating_add(u64::try_from(group.num_rows()).unwrap_or(0));
-            Some(start)
-        })
-        .collect();
-    let rows: u64 = groups
-        .iter()
-        .map(|g| u64::try_from(g.num_rows()).unwrap_or(0))
-        .fold(0, u64::saturating_add);
-    let parts = (0..groups.len())
-        .into_par_iter()
-        .map(|index| {
-            decoding(name, "Parquet", || {
-                let reader = open().map_err(io)?;
-                let batches =
-                    ParquetRecordBatchReaderBuilder::new_with_metadata(reader, metadata.clone())
-                        .with_row_groups(vec![index])
-                        .with_projection(mask.clone())
-                        .with_batch_size(BATCH_ROWS)
-                        .build()
-                        .map_err(|e| parquet_error(name, Some(index), e))?;
-                let mut part = new();
-                let mut start = starts[index];
-                for batch in batches {
-                    let batch = batch.map_err(|e| parquet_error(name, Some(index), e))?;
-                    convert(&projected, name, &batch, start, &mut part)?;
-                    start = start.saturating_add(batch.num_rows() as u64);
-                }
-                progress(u64::try_from(groups[index].compressed_size()).unwrap_or(0));
-                Ok(part)
+    let footer = Footer::read(name, &open, columns, kind)?;
+    let parts = footer.convert(name, &open, progress, new, convert)?;
+    Ok((footer.projected, parts, footer.rows))
+}
+
+/// A Parquet file's footer and the layout of its table.
+struct Footer {
+    metadata: ArrowReaderMetadata,
+    /// The layout over the file's columns.
+    layout: Layout,
+    /// The layout over the columns read (the projection).
+    projected: Layout,
+    mask: ProjectionMask,
+    /// The number of rows before each row group.
+    starts: Vec<u64>,
+    /// The number of rows.
+    rows: u64,
+}
+
+impl Footer {
+    /// Reads the footer through `open` and finds the layout.
+    fn read<R: ChunkReader + 'static>(
+        name: &str,
+        open: &impl Fn() -> std::io::Result<R>,
+        columns: &CsvOptions,
+        kind: Kind,
+    ) -> Result<Self, ReadError> {
+        let io = |e: std::io::Error| ReadError::new(name, None, ReadErrorKind::Io(e));
+        let first = open().map_err(io)?;
+        let metadata = decoding(name, "Parquet", || {
+            ArrowReaderMetadata::load(&first, ArrowReaderOptions::new())
+                .map_err(|e| parquet_error(name, None, e))
+        })?;
+        let layout = Layout::new(name, metadata.schema(), columns, kind)?;
+        let mask = ProjectionMask::roots(
+            metadata.metadata().file_metadata().schema_descr(),
+            layout.columns(),
+        );
+        let projected = layout.projected();
+        let groups = metadata.metadata().row_groups();
+        let starts: Vec<u64> = groups
+            .iter()
+            .scan(0u64, |seen, group| {
+                let start = *seen;
+                *seen = seen.saturating_add(u64::try_from(group.num_rows()).unwrap_or(0));
+                Some(start)
             })
+            .collect();
+        let rows: u64 = groups
+            .iter()
+            .map(|g| u64::try_from(g.num_rows()).unwrap_or(0))
+            .fold(0, u64::saturating_add);
+        Ok(Self {
+            metadata,
+            layout,
+            projected,
+            mask,
+            starts,
+            rows,
         })
-        .collect::<Result<Vec<B>, ReadError>>()?;
-    Ok((projected, parts, rows))
+    }
+
+    /// Converts every row group in parallel, each from its own handle
+    /// (`open`), into a part made by `new` with `convert`; the parts in
+    /// row-group order.
+    fn convert<R, B>(
+        &self,
+        name: &str,
+        open: &(impl Fn() -> std::io::Result<R> + Sync),
+        progress: Progress<'_>,
+        new: impl Fn() -> B + Sync,
+        convert: impl Fn(&Layout, &str, &arrow_array::RecordBatch, u64, &mut B) -> Result<(), ReadError>
+        + Sync,
+    ) -> Result<Vec<B>, ReadError>
+    where
+        R: ChunkReader + 'static,
+        B: Send,
+    {
+        let io = |e: std::io::Error| ReadError::new(name, None, ReadErrorKind::Io(e));
+        let groups = self.metadata.metadata().row_groups();
+        (0..groups.len())
+            .into_par_iter()
+            .map(|index| {
+                decoding(name, "Parquet", || {
+                    let reader = open().map_err(io)?;
+                    let batches = ParquetRecordBatchReaderBuilder::new_with_metadata(
+                        reader,
+                        self.metadata.clone(),
+                    )
+                    .with_row_groups(vec![index])
+                    .with_projection(self.mask.clone())
+                    .with_batch_size(BATCH_ROWS)
+                    .build()
+                    .map_err(|e| parquet_error(name, Some(index), e))?;
+                    let mut part = new();
+                    let mut start = self.starts[index];
+                    for batch in batches {
+                        let batch = batch.map_err(|e| parquet_error(name, Some(index), e))?;
+                        convert(&self.projected, name, &batch, start, &mut part)?;
+                        start = start.saturating_add(batch.num_rows() as u64);
+                    }
+                    progress(u64::try_from(groups[index].compressed_size()).unwrap_or(0));
+                    Ok(part)
+                })
+            })
+            .collect()
+    }
+}
+
+/// Evaluates the run in the Parquet file at `path` while reading it, row
+/// groups in parallel, scoring each query with `scorer` as soon as its rows
+/// are complete (see [`TableStream`]). `None` when the table is not one
+/// the streaming path takes (lists without scores, an empty list): then it
+/// is read whole. The run is not checked to be grouped by query here: the
+/// scorer finds a query scored twice.
+pub(crate) fn stream_run<S: ListScorer>(
+    name: &str,
+    path: &Path,
+    columns: &CsvOptions,
+    options: ReadOptions,
+    scorer: &S,
+    progress: Progress<'_>,
+) -> Result<Option<S::Scores>, ReadError> {
+    let open = || File::open(path);
+    let footer = Footer::read(name, &open, columns, Kind::Run)?;
+    if !footer.layout.streams() {
+        return Ok(None);
+    }
+    if footer.rows == 0 {
+        return Err(super::table::empty(name));
+    }
+    let stream = TableStream::new(scorer, options.duplicates);
+    let pieces = footer.convert(
+        name,
+        &open,
+        progress,
+        || stream.sink(),
+        |layout, name, batch, start, sink| {
+            layout.run_part(name, batch, start, &mut stream.rows(sink))?;
+            match stream.take_failure(sink) {
+                Some(error) => Err(layout.run_error(name, error)),
+                None => Ok(()),
+            }
+        },
+    )?;
+    let layout = &footer.projected;
+    stream.finish(pieces, |query| {
+        layout.finish_run(name, vec![query], 1, options)
+    })
 }

@@ -23,6 +23,7 @@ use super::csv::CsvRun;
 use super::error::{LineError, ReadError};
 use super::lines::{LineCounts, LineParser, RunLines, RunSink};
 use super::msmarco::{MSMARCO_RUN_LINE, MsmarcoRun};
+use super::table::TableRunSink;
 use super::trec::{RUN_LINE, TrecRun};
 use super::{Format, Input, Origin, Progress, ReadOptions, finish_run, run_error_at};
 
@@ -78,7 +79,22 @@ pub(crate) fn stream_run<S: ListScorer>(
             },
             progress,
         )?,
-        Format::Jsonl | Format::JsonlRows | Format::Json | Format::Parquet | Format::Arrow => {
+        Format::Parquet => {
+            // Only a regular file can be read again if the run turns out
+            // not to be grouped (a pipe is read into memory first).
+            return match input.plain_file() {
+                Some(path) => super::parquet::stream_run(
+                    &input.name,
+                    path,
+                    &input.csv,
+                    options,
+                    scorer,
+                    progress,
+                ),
+                None => Ok(None),
+            };
+        }
+        Format::Jsonl | Format::JsonlRows | Format::Json | Format::Arrow => {
             return Ok(None);
         }
     };
@@ -133,7 +149,7 @@ struct StreamSink<T> {
     tail: Option<RunBuilder>,
     /// A problem found while finishing a query (a repeated document), with
     /// its own line; reported after the line that revealed it.
-    failed: Option<LineError>,
+    failed: Option<RunError>,
     /// Scores of the complete queries.
     scores: T,
     /// Joined: the last query so far, which the next piece may continue.
@@ -155,6 +171,51 @@ impl<T: Default> StreamSink<T> {
             held_back: Vec::new(),
         }
     }
+}
+
+impl<T> StreamSink<T> {
+    /// The piece ends: its last query may continue in the next piece, so
+    /// it is held, not scored.
+    fn end_piece(&mut self) {
+        if !self.current.is_empty() {
+            let last = self.current.take_builder();
+            if self.moved_on {
+                self.tail = Some(last);
+            } else {
+                self.head = Some(last);
+            }
+        }
+    }
+
+    /// Appends `later`, the next piece's sink (its positions shifted by
+    /// `offset`), joining a query that continues from one into the other.
+    fn join<S: ListScorer<Scores = T>>(&mut self, scorer: &S, later: Self, offset: u64) {
+        if let Some(head) = later.head {
+            let head = shifted(head, offset);
+            match self.open.take() {
+                Some(mut open) if open.first_query() == head.first_query() => {
+                    open.append(head, 0);
+                    self.open = Some(open);
+                }
+                other => {
+                    self.held_back.extend(other);
+                    self.open = Some(head);
+                }
+            }
+        }
+        if later.moved_on {
+            // The open query ended inside this piece.
+            self.held_back.extend(self.open.take());
+            scorer.merge(&mut self.scores, later.scores);
+            self.open = later.tail.map(|tail| shifted(tail, offset));
+        }
+    }
+}
+
+/// A core error from finishing a query's list, as the error of its line.
+fn line_error(error: RunError) -> LineError {
+    let (line, kind) = run_error_at(error);
+    LineError::new(line.unwrap_or(1), kind)
 }
 
 /// `builder` with `offset` added to its line numbers.
@@ -202,8 +263,7 @@ impl<S: ListScorer> Pusher<'_, '_, S> {
             Ok(()) => {}
             Err(error) => {
                 if sink.failed.is_none() {
-                    let (line, kind) = run_error_at(error);
-                    sink.failed = Some(LineError::new(line.unwrap_or(1), kind));
+                    sink.failed = Some(error);
                 }
             }
         }
@@ -238,7 +298,7 @@ impl<S: ListScorer> RunSink for Pusher<'_, '_, S> {
 
     #[inline]
     fn take_failure(&mut self) -> Option<LineError> {
-        self.sink.failed.take()
+        self.sink.failed.take().map(line_error)
     }
 }
 
@@ -262,7 +322,7 @@ where
         };
         self.inner.parse_into(&mut pusher, line, number)?;
         match sink.failed.take() {
-            Some(error) => Err(error),
+            Some(error) => Err(line_error(error)),
             None => Ok(()),
         }
     }
@@ -277,37 +337,12 @@ where
     }
 
     fn end_piece(&self, sink: &mut Self::Sink) -> Result<(), LineError> {
-        if !sink.current.is_empty() {
-            let last = sink.current.take_builder();
-            if sink.moved_on {
-                sink.tail = Some(last);
-            } else {
-                sink.head = Some(last);
-            }
-        }
+        sink.end_piece();
         Ok(())
     }
 
     fn join(&self, sink: &mut Self::Sink, later: Self::Sink, offset: u64) -> Result<(), LineError> {
-        if let Some(head) = later.head {
-            let head = shifted(head, offset);
-            match sink.open.take() {
-                Some(mut open) if open.first_query() == head.first_query() => {
-                    open.append(head, 0);
-                    sink.open = Some(open);
-                }
-                other => {
-                    sink.held_back.extend(other);
-                    sink.open = Some(head);
-                }
-            }
-        }
-        if later.moved_on {
-            // The open query ended inside this piece.
-            sink.held_back.extend(sink.open.take());
-            self.scorer.merge(&mut sink.scores, later.scores);
-            sink.open = later.tail.map(|tail| shifted(tail, offset));
-        }
+        sink.join(self.scorer, later, offset);
         Ok(())
     }
 
@@ -315,6 +350,129 @@ where
         let mut sink = self.sink();
         self.join(&mut sink, piece, offset)?;
         Ok(sink)
+    }
+}
+
+/// A table's rows (a Parquet row group), pushed into a sink that scores
+/// each query as soon as its rows are complete; see [`TableStream`].
+pub(crate) struct RowSink<T> {
+    sink: StreamSink<T>,
+    /// A row this sink cannot take: a list without scores or an empty
+    /// list, which only a whole [`Run`] holds. The table is then read whole.
+    unsupported: bool,
+}
+
+/// Evaluating a run table (Parquet) while it is read, piece by piece
+/// (row groups, in parallel): the same sinks and joining as for text, so
+/// the values are the same bits as reading the run whole.
+pub(crate) struct TableStream<'a, S> {
+    scorer: &'a S,
+    duplicates: Duplicates,
+}
+
+impl<'a, S: ListScorer> TableStream<'a, S> {
+    pub(crate) fn new(scorer: &'a S, duplicates: Duplicates) -> Self {
+        Self { scorer, duplicates }
+    }
+
+    /// An empty sink for one piece.
+    pub(crate) fn sink(&self) -> RowSink<S::Scores> {
+        RowSink {
+            sink: StreamSink::new(),
+            unsupported: false,
+        }
+    }
+
+    /// A sink to push rows into, scoring complete queries.
+    pub(crate) fn rows<'s>(&'a self, sink: &'s mut RowSink<S::Scores>) -> RowPusher<'s, 'a, S> {
+        RowPusher {
+            pusher: Pusher {
+                sink: &mut sink.sink,
+                scorer: self.scorer,
+                duplicates: self.duplicates,
+            },
+            unsupported: &mut sink.unsupported,
+        }
+    }
+
+    /// The first problem found while finishing a query of the piece.
+    pub(crate) fn take_failure(&self, sink: &mut RowSink<S::Scores>) -> Option<RunError> {
+        sink.sink.failed.take()
+    }
+
+    /// Joins the pieces' sinks in order, and finishes and scores the
+    /// queries held back (those that may span pieces) with `finish`.
+    /// `None` if a piece held rows only a whole run can take.
+    pub(crate) fn finish<E: Send>(
+        &self,
+        pieces: Vec<RowSink<S::Scores>>,
+        finish: impl Fn(RunBuilder) -> Result<Run, E> + Sync,
+    ) -> Result<Option<S::Scores>, E> {
+        if pieces.iter().any(|p| p.unsupported) {
+            return Ok(None);
+        }
+        let mut all = StreamSink::new();
+        for mut piece in pieces {
+            piece.sink.end_piece();
+            all.join(self.scorer, piece.sink, 0);
+        }
+        let StreamSink {
+            mut scores,
+            open,
+            mut held_back,
+            ..
+        } = all;
+        held_back.extend(open);
+        let parts: Vec<Result<S::Scores, E>> = held_back
+            .into_par_iter()
+            .map(|query| {
+                let part = finish(query)?;
+                let mut scores = S::Scores::default();
+                self.scorer.score(&part, &mut scores);
+                Ok(scores)
+            })
+            .collect();
+        for part in parts {
+            self.scorer.merge(&mut scores, part?);
+        }
+        Ok(Some(scores))
+    }
+}
+
+/// Pushes a table's rows into a piece's sink; see [`TableStream`].
+pub(crate) struct RowPusher<'s, 'p, S: ListScorer> {
+    pusher: Pusher<'s, 'p, S>,
+    unsupported: &'s mut bool,
+}
+
+impl<S: ListScorer> TableRunSink for RowPusher<'_, '_, S> {
+    fn declare_list(
+        &mut self,
+        _query: &[u8],
+        ranked: bool,
+        len: usize,
+        _at: u64,
+    ) -> Result<(), RunError> {
+        if ranked || len == 0 {
+            *self.unsupported = true;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn push_scored_at(
+        &mut self,
+        query: &[u8],
+        doc: &[u8],
+        score: f64,
+        at: u64,
+    ) -> Result<(), RunError> {
+        RunSink::push_scored_at(&mut self.pusher, query, doc, score, at)
+    }
+
+    fn push_ranked_at(&mut self, _query: &[u8], _doc: &[u8], _at: u64) -> Result<(), RunError> {
+        *self.unsupported = true;
+        Ok(())
     }
 }
 
