@@ -86,6 +86,12 @@ fn main() -> ExitCode {
             }
         }
     }
+    // The machine's load while measuring: ratios from a busy machine
+    // (other builds on the same cores) are less sure.
+    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
+        let fields: Vec<&str> = load.split_whitespace().take(3).collect();
+        println!("load average after: {}\n", fields.join(" "));
+    }
     let trec = median(&mut walls[0]);
     println!("{:<14} {:>9} {:>9} {:>8}", "run", "MB", "seconds", "x trec");
     for (i, (name, path)) in inputs.iter().enumerate() {
