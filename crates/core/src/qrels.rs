@@ -237,7 +237,27 @@ impl QrelsPart {
         let mut name_ends = Vec::with_capacity(lists.len());
         let mut starts = Vec::with_capacity(lists.len() + 1);
         let mut byte_starts = Vec::with_capacity(lists.len() + 1);
-        let mut origins = Origins::with_capacity(grades.len());
+        // Lists with no repeat dropped leave no room between them: then
+        // the columns stay where they are (the usual case).
+        let list_bytes = |l: &List| {
+            if l.len == 0 {
+                0
+            } else {
+                ends[l.start + l.len - 1] as usize
+            }
+        };
+        let dense = lists
+            .first()
+            .is_none_or(|l| l.start == 0 && l.byte_start == 0)
+            && lists.windows(2).all(|w| {
+                w[1].start == w[0].start + w[0].len
+                    && w[1].byte_start == w[0].byte_start + list_bytes(&w[0])
+            });
+        let mut origins = if dense {
+            Origins::default()
+        } else {
+            Origins::with_capacity(grades.len())
+        };
         let (mut write, mut write_byte) = (0usize, 0usize);
         let mut too_large = false;
         let mut narrow = |n: usize| {
@@ -257,17 +277,22 @@ impl QrelsPart {
             } else {
                 ends[list.start + list.len - 1] as usize
             };
-            bytes.copy_within(list.byte_start..list.byte_start + list_bytes, write_byte);
-            ends.copy_within(list.start..list.start + list.len, write);
-            grades.copy_within(list.start..list.start + list.len, write);
-            for i in list.start..list.start + list.len {
-                origins.push(all_origins.get(i));
+            if !dense {
+                bytes.copy_within(list.byte_start..list.byte_start + list_bytes, write_byte);
+                ends.copy_within(list.start..list.start + list.len, write);
+                grades.copy_within(list.start..list.start + list.len, write);
+                for i in list.start..list.start + list.len {
+                    origins.push(all_origins.get(i));
+                }
             }
             write += list.len;
             write_byte += list_bytes;
         }
         starts.push(narrow(write));
         byte_starts.push(narrow(write_byte));
+        if dense {
+            origins = all_origins;
+        }
         // The builder's room for more is given back: the pieces are all
         // held until they are joined.
         bytes.truncate(write_byte);
