@@ -56,6 +56,13 @@ pub(crate) trait ListRules<V>: Sync {
     fn ties_by_doc(&self) -> bool {
         true
     }
+    /// An integer whose ascending order is [`compare_values`](Self::compare_values)'s
+    /// order (equal keys for equal values), when there is one: lists are then
+    /// sorted as plain integers, documents compared only within runs of
+    /// equal keys. `None` sorts with `compare_values`.
+    fn value_key(&self, _value: V) -> Option<u64> {
+        None
+    }
 }
 
 /// Why a store could not take an entry.
@@ -481,6 +488,8 @@ pub(crate) struct Scratch<V> {
     table: Vec<u64>,
     keep: Vec<bool>,
     perm: Vec<u32>,
+    /// Sort keys: the value's key above the entry's place (see `sort_by_key`).
+    keys: Vec<u64>,
     bytes: Vec<u8>,
     ends: Vec<u32>,
     values: Vec<V>,
@@ -493,6 +502,7 @@ impl<V> Default for Scratch<V> {
             table: Vec::new(),
             keep: Vec::new(),
             perm: Vec::new(),
+            keys: Vec::new(),
             bytes: Vec::new(),
             ends: Vec::new(),
             values: Vec::new(),
@@ -634,8 +644,13 @@ impl<V: Copy> Scratch<V> {
         rules: &R,
     ) {
         self.perm.clear();
-        self.perm.extend(start as u32..end as u32);
-        {
+        let keyed = rules.ties_by_doc() && rules.value_key(list.values[start]).is_some();
+        if keyed {
+            self.sort_by_key(list, start, end, rules);
+        } else {
+            self.perm.extend(start as u32..end as u32);
+        }
+        if !keyed {
             let view = &*list;
             if rules.ties_by_doc() {
                 self.perm.sort_unstable_by(|&a, &b| {
@@ -669,6 +684,56 @@ impl<V: Copy> Scratch<V> {
         list.ends[start..end].copy_from_slice(&self.ends);
         list.values[start..end].copy_from_slice(&self.values);
         list.origins.permute(start, &self.perm, &mut self.origins);
+    }
+
+    /// Fills `perm` with entries `start..end` in the rules' order, by
+    /// [`ListRules::value_key`]: each entry becomes one `u64`, the value's
+    /// key in the high bits and the entry's place in the range in the low
+    /// bits (as many as the range needs), sorted as plain integers (no
+    /// comparison closure, no lookups, the standard library's sorting
+    /// networks). Entries whose keys agree in the high bits (equal values,
+    /// or values a few units in the last place apart) are then ordered by
+    /// the full comparison: value, then document id. The same order as a
+    /// comparison sort, since the ids of one list are distinct.
+    fn sort_by_key<R: ListRules<V>>(
+        &mut self,
+        list: &ListMut<'_, V>,
+        start: usize,
+        end: usize,
+        rules: &R,
+    ) {
+        let places = (end - start).saturating_sub(1) as u64;
+        let low = u64::BITS - places.leading_zeros();
+        let high = |key: u64| key.checked_shr(low).unwrap_or(0);
+        self.keys.clear();
+        self.keys.extend((start..end).map(|i| {
+            let key = rules.value_key(list.values[i]).unwrap_or(u64::MAX);
+            (high(key).checked_shl(low).unwrap_or(0)) | (i - start) as u64
+        }));
+        self.keys.sort_unstable();
+        let place_mask = (1u64 << low) - 1;
+        self.perm.extend(
+            self.keys
+                .iter()
+                .map(|&k| start as u32 + (k & place_mask) as u32),
+        );
+        let mut first = 0;
+        while first < self.keys.len() {
+            let key = high(self.keys[first]);
+            let mut last = first + 1;
+            while last < self.keys.len() && high(self.keys[last]) == key {
+                last += 1;
+            }
+            if last - first > 1 {
+                self.perm[first..last].sort_unstable_by(|&a, &b| {
+                    let (a, b) = (a as usize, b as usize);
+                    rules
+                        .compare_values(list.values[a], list.values[b])
+                        .then_with(|| rules.compare_docs(list.doc(a), list.doc(b)))
+                });
+            }
+            first = last;
+        }
     }
 }
 

@@ -291,11 +291,24 @@ impl Layout {
             .par_iter()
             .zip(row_starts(batches))
             .map(|(batch, start)| {
-                let mut run = RunBuilder::new();
+                let mut run = self.run_builder(batch);
                 self.run_part(name, batch, start, &mut run).map(|()| run)
             })
             .collect::<Result<_, _>>()?;
         self.finish_run(name, parts, total_rows(batches), options)
+    }
+
+    /// A builder with room for `batch`'s entries and document ids, so that
+    /// it does not grow (and copy) while the batch is converted.
+    pub(crate) fn run_builder(&self, batch: &RecordBatch) -> RunBuilder {
+        let doc = batch.column(self.doc);
+        let (entries, bytes) = if self.lists {
+            let values = Lists::of(doc).values.as_ref();
+            (values.len(), id_bytes(values))
+        } else {
+            (doc.len(), id_bytes(doc.as_ref()))
+        };
+        RunBuilder::with_capacity(entries, bytes)
     }
 
     /// Converts `batches` in parallel and finishes the qrels.
@@ -897,6 +910,8 @@ impl<'a> Ids<'a> {
             found
         }
         match self {
+            Ids::Utf8(a) if plain_ids(a.value_offsets(), a.value_data()) => Vec::new(),
+            Ids::LargeUtf8(a) if plain_ids(a.value_offsets(), a.value_data()) => Vec::new(),
             Ids::Utf8(a) => strings(a.iter().map(Option::unwrap_or_default), first),
             Ids::LargeUtf8(a) => strings(a.iter().map(Option::unwrap_or_default), first),
             Ids::Utf8View(a) => strings(a.iter().map(Option::unwrap_or_default), first),
@@ -917,6 +932,51 @@ impl<'a> Ids<'a> {
     }
 }
 
+/// About how many bytes the ids of `array` take as text: exact for strings,
+/// an estimate of 8 per id otherwise.
+fn id_bytes(array: &dyn Array) -> usize {
+    fn span<O: OffsetSizeTrait>(offsets: &[O]) -> usize {
+        match (offsets.first(), offsets.last()) {
+            (Some(first), Some(last)) => last.as_usize().saturating_sub(first.as_usize()),
+            _ => 0,
+        }
+    }
+    match array.data_type() {
+        DataType::Utf8 => span(array.as_string::<i32>().value_offsets()),
+        DataType::LargeUtf8 => span(array.as_string::<i64>().value_offsets()),
+        _ => array.len().saturating_mul(8),
+    }
+}
+
+/// Whether every id of a string array is fine at a glance: none is empty
+/// (the offsets ascend strictly) and every byte is printable ASCII other
+/// than a space. One pass over the offsets and one over the bytes, which
+/// the compiler vectorises; anything else is checked id by id.
+fn plain_ids<O: OffsetSizeTrait>(offsets: &[O], data: &[u8]) -> bool {
+    let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else {
+        return true;
+    };
+    let Some(bytes) = data.get(first.as_usize()..last.as_usize()) else {
+        return false;
+    };
+    // Folded without an early exit, in blocks, so that each block is one
+    // vector loop.
+    const BLOCK: usize = 4096;
+    let ascending = offsets.chunks(BLOCK).enumerate().all(|(i, block)| {
+        let joined = i == 0 || offsets[i * BLOCK - 1] < block[0];
+        joined
+            && block
+                .windows(2)
+                .fold(true, |ok, pair| ok & (pair[0] < pair[1]))
+    });
+    ascending
+        && bytes.chunks(BLOCK).all(|block| {
+            block
+                .iter()
+                .fold(true, |ok, &b| ok & (b.wrapping_sub(b'!') < 0x7f - b'!'))
+        })
+}
+
 /// Why `id` cannot be an id, if it cannot: it is empty, or holds whitespace
 /// or a control character, which no TREC file or report layout can carry.
 fn id_problem(id: &str) -> Result<(), String> {
@@ -934,5 +994,56 @@ fn id_problem(id: &str) -> Result<(), String> {
             u32::from(c)
         )),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Offsets and data of `ids`, as a string array holds them.
+    fn layout(ids: &[&str]) -> (Vec<i32>, Vec<u8>) {
+        let mut offsets = vec![0];
+        let mut data = Vec::new();
+        for id in ids {
+            data.extend_from_slice(id.as_bytes());
+            offsets.push(data.len() as i32);
+        }
+        (offsets, data)
+    }
+
+    #[test]
+    fn plain_ids_are_passed_at_a_glance_and_anything_else_is_not() {
+        let plain = |ids: &[&str]| {
+            let (offsets, data) = layout(ids);
+            plain_ids(&offsets, &data)
+        };
+        assert!(plain(&["q1", "d-7", "~!"]));
+        assert!(plain(&[]));
+        assert!(!plain(&["q1", "a b"]));
+        assert!(!plain(&["q1", ""]));
+        assert!(!plain(&["q\u{7f}"]));
+        assert!(!plain(&["dé"]), "non-ASCII ids are checked one by one");
+        // Beyond the first block of offsets and bytes.
+        let many: Vec<String> = (0..5000).map(|i| format!("d{i}")).collect();
+        let mut ids: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert!(plain(&ids));
+        ids[4095] = "";
+        assert!(!plain(&ids), "an empty id where two blocks of offsets meet");
+        ids[4095] = "d1";
+        ids[4096] = "";
+        assert!(!plain(&ids));
+        ids[4096] = "d\t1";
+        assert!(!plain(&ids));
+    }
+
+    #[test]
+    fn a_string_array_slice_is_checked_within_its_offsets() {
+        let (offsets, mut data) = layout(&["a", "b c", "d"]);
+        // The slice of the last id only: the space before it is not its.
+        assert!(plain_ids(&offsets[2..], &data));
+        assert!(!plain_ids(&offsets[1..], &data));
+        data.truncate(3);
+        assert!(!plain_ids(&offsets, &data), "offsets past the data");
     }
 }
