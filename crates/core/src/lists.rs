@@ -177,16 +177,9 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         Ok(())
     }
 
-    /// Appends one entry.
+    /// Makes the last block `query`'s (with `ranked`) if it is not.
     #[inline]
-    pub(crate) fn push(
-        &mut self,
-        query: &[u8],
-        doc: &[u8],
-        value: V,
-        origin: u64,
-        ranked: bool,
-    ) -> Result<(), PushError> {
+    fn open_block(&mut self, query: &[u8], ranked: bool) -> Result<(), PushError> {
         let same_block = match self.lists.last() {
             Some(last) => {
                 last.ranked == ranked && same_bytes(self.queries.resolve(last.query), query)
@@ -206,6 +199,20 @@ impl<V: Copy + Send + Sync> ListStore<V> {
                 ranked,
             });
         }
+        Ok(())
+    }
+
+    /// Appends one entry.
+    #[inline]
+    pub(crate) fn push(
+        &mut self,
+        query: &[u8],
+        doc: &[u8],
+        value: V,
+        origin: u64,
+        ranked: bool,
+    ) -> Result<(), PushError> {
+        self.open_block(query, ranked)?;
         let Some(block) = self.lists.last_mut() else {
             unreachable!("a block was pushed above")
         };
@@ -216,6 +223,40 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         self.values.push(value);
         self.origins.push(origin);
         block.len += 1;
+        Ok(())
+    }
+
+    /// Appends entries of one query at once, their document ids lying one
+    /// after the other in `docs`: entry `i`'s id ends at `ends[i]`
+    /// (counted from the start of `docs`; one end per value) and its origin
+    /// is `origin + i`. One copy of the bytes instead of one per entry.
+    pub(crate) fn push_contiguous(
+        &mut self,
+        query: &[u8],
+        docs: &[u8],
+        ends: impl Iterator<Item = usize>,
+        values: &[V],
+        origin: u64,
+        ranked: bool,
+    ) -> Result<(), PushError> {
+        self.open_block(query, ranked)?;
+        let Some(block) = self.lists.last_mut() else {
+            unreachable!("a block was pushed above")
+        };
+        let base = self.bytes.len() - block.byte_start;
+        if u32::try_from(base + docs.len()).is_err() {
+            return Err(PushError::ListTooLarge);
+        }
+        let before = self.ends.len();
+        self.ends
+            .extend(ends.take(values.len()).map(|end| (base + end) as u32));
+        debug_assert_eq!(self.ends.len() - before, values.len(), "one end per value");
+        self.bytes.extend_from_slice(docs);
+        self.values.extend_from_slice(values);
+        for i in 0..values.len() as u64 {
+            self.origins.push(origin.saturating_add(i));
+        }
+        block.len += values.len();
         Ok(())
     }
 

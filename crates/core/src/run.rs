@@ -122,6 +122,38 @@ impl RunBuilder {
             .map_err(|e| push_error(e, at))
     }
 
+    /// Adds several documents with scores to the list of `query` at once,
+    /// their ids lying one after the other in `docs` (as in an Arrow string
+    /// column): document `i` ends at `ends[i]`, counted from the start of
+    /// `docs` (it starts where `i - 1` ends, the first at 0), has
+    /// `scores[i]` and the position `first_at + i`. The same entries as
+    /// [`push_scored_at`](Self::push_scored_at) once per document, for one
+    /// copy of the bytes.
+    ///
+    /// # Panics
+    /// If `ends` and `scores` differ in length.
+    pub fn push_scored_contiguous(
+        &mut self,
+        query: &[u8],
+        docs: &[u8],
+        ends: impl ExactSizeIterator<Item = usize>,
+        scores: &[f64],
+        first_at: u64,
+    ) -> Result<(), RunError> {
+        assert_eq!(ends.len(), scores.len(), "one end per score");
+        if let Some(i) = scores.iter().position(|s| s.is_nan()) {
+            let at = first_at.saturating_add(i as u64);
+            return Err(RunError::NanScore {
+                query: shorten_id(query),
+                doc: String::new(),
+                at,
+            });
+        }
+        self.store
+            .push_contiguous(query, docs, ends, scores, first_at, false)
+            .map_err(|e| push_error(e, first_at))
+    }
+
     /// [`push_ranked`](Self::push_ranked) with an explicit position.
     #[inline]
     pub fn push_ranked_at(&mut self, query: &[u8], doc: &[u8], at: u64) -> Result<(), RunError> {
@@ -488,6 +520,84 @@ mod tests {
         entries.sort_by(|a, b| compare_scored((a.1, a.0.as_bytes()), (b.1, b.0.as_bytes())));
         let expected: Vec<String> = entries.into_iter().map(|(d, _)| d).collect();
         assert_eq!(docs(&run, "q"), expected);
+    }
+
+    #[test]
+    fn documents_pushed_at_once_are_those_pushed_one_by_one() {
+        let docs = ["d3", "d10", "x", "d3b", "a"];
+        let scores = [0.5, 2.0, 0.5, -1.0, 2.0];
+        let mut one_by_one = RunBuilder::new();
+        let mut at_once = RunBuilder::new();
+        for (query, range) in [("q1", 0..2), ("q2", 2..3), ("q1", 3..5)] {
+            for i in range.clone() {
+                one_by_one
+                    .push_scored_at(
+                        query.as_bytes(),
+                        docs[i].as_bytes(),
+                        scores[i],
+                        10 + i as u64,
+                    )
+                    .unwrap();
+            }
+            let bytes: String = docs[range.clone()].concat();
+            let ends = docs[range.clone()].iter().scan(0, |end, doc| {
+                *end += doc.len();
+                Some(*end)
+            });
+            at_once
+                .push_scored_contiguous(
+                    query.as_bytes(),
+                    bytes.as_bytes(),
+                    ends.collect::<Vec<_>>().into_iter(),
+                    &scores[range.clone()],
+                    10 + range.start as u64,
+                )
+                .unwrap();
+        }
+        let (a, b) = (
+            one_by_one.finish(Duplicates::Error).unwrap(),
+            at_once.finish(Duplicates::Error).unwrap(),
+        );
+        for query in ["q1", "q2"] {
+            assert_eq!(docs_of(&a, query), docs_of(&b, query));
+            let list = b.list(query).unwrap();
+            let scores: Vec<_> = (0..list.len()).map(|i| list.score(i)).collect();
+            let expected: Vec<_> = (0..list.len())
+                .map(|i| a.list(query).unwrap().score(i))
+                .collect();
+            assert_eq!(scores, expected);
+        }
+        assert_eq!(docs_of(&b, "q1"), ["d10", "a", "d3", "d3b"]);
+
+        // Positions count from `first_at`: a repeat names both.
+        let mut repeated = RunBuilder::new();
+        repeated
+            .push_scored_contiguous(b"q", b"aba", [1, 2, 3].into_iter(), &[1.0, 2.0, 3.0], 7)
+            .unwrap();
+        let error = repeated.finish(Duplicates::Error).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                RunError::DuplicateDoc {
+                    first: 7,
+                    second: 9,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        let mut nan = RunBuilder::new();
+        let error = nan
+            .push_scored_contiguous(b"q", b"ab", [1, 2].into_iter(), &[1.0, f64::NAN], 3)
+            .unwrap_err();
+        assert!(
+            matches!(error, RunError::NanScore { at: 4, .. }),
+            "{error:?}"
+        );
+    }
+
+    fn docs_of(run: &Run, query: &str) -> Vec<String> {
+        docs(run, query)
     }
 
     #[test]

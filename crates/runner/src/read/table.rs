@@ -442,6 +442,10 @@ impl Layout {
         run: &mut RunBuilder,
     ) -> Result<(), ReadError> {
         let columns = self.columns_of(name, batch, start)?;
+        if let Some(pushed) = self.run_part_contiguous(name, &columns, batch.num_rows(), start, run)
+        {
+            return pushed;
+        }
         let ordered = |value: f64| match self.what {
             Value::Rank => -value,
             _ => value,
@@ -501,6 +505,103 @@ impl Layout {
                     Ok(())
                 }
             })?;
+        }
+        Ok(())
+    }
+
+    /// [`run_part`](Self::run_part) for the common table (one row per
+    /// document, string document ids, scores or ranks with no NaN): each
+    /// run of rows of one query is pushed at once, its document ids one
+    /// slice of the string column's bytes. `None` when the table is not of
+    /// that kind (the row-by-row path then reads it, and names any error).
+    fn run_part_contiguous(
+        &self,
+        name: &str,
+        columns: &Columns<'_>,
+        rows: usize,
+        start: u64,
+        run: &mut RunBuilder,
+    ) -> Option<Result<(), ReadError>> {
+        if columns.lists.is_some() {
+            return None;
+        }
+        let values = columns.values.as_deref()?;
+        if values.iter().any(|v| v.is_nan()) {
+            return None;
+        }
+        let scores: Cow<'_, [f64]> = match self.what {
+            Value::Rank => Cow::Owned(values.iter().map(|v| -v).collect()),
+            _ => Cow::Borrowed(values),
+        };
+        let pushed = match &columns.doc {
+            Ids::Utf8(docs) => self.push_runs(
+                name,
+                columns,
+                docs.value_offsets(),
+                docs.value_data(),
+                &scores,
+                rows,
+                start,
+                run,
+            ),
+            Ids::LargeUtf8(docs) => self.push_runs(
+                name,
+                columns,
+                docs.value_offsets(),
+                docs.value_data(),
+                &scores,
+                rows,
+                start,
+                run,
+            ),
+            _ => return None,
+        };
+        Some(pushed)
+    }
+
+    /// Pushes each run of rows of one query at once; see
+    /// [`run_part_contiguous`](Self::run_part_contiguous).
+    #[allow(clippy::too_many_arguments)]
+    fn push_runs<O: OffsetSizeTrait>(
+        &self,
+        name: &str,
+        columns: &Columns<'_>,
+        offsets: &[O],
+        data: &[u8],
+        scores: &[f64],
+        rows: usize,
+        start: u64,
+        run: &mut RunBuilder,
+    ) -> Result<(), ReadError> {
+        let mut first = 0;
+        while first < rows {
+            let mut end = first + 1;
+            while end < rows && columns.query.same(end - 1, end) {
+                end += 1;
+            }
+            let from = offsets[first].as_usize();
+            let to = offsets[end].as_usize();
+            let ends = offsets[first + 1..=end].iter().map(|o| o.as_usize() - from);
+            columns
+                .query
+                .with(first, |query| {
+                    run.push_scored_contiguous(
+                        query,
+                        &data[from..to],
+                        ends,
+                        &scores[first..end],
+                        position(start, first),
+                    )
+                })
+                .map_err(|e| {
+                    self.error(
+                        name,
+                        start + first as u64 + 1,
+                        1,
+                        run_push_error(e).to_string(),
+                    )
+                })?;
+            first = end;
         }
         Ok(())
     }
@@ -882,6 +983,27 @@ impl<'a> Ids<'a> {
                 .as_bytes(),
             ),
             Ids::Dictionary(keys, values) => values.with(keys[row], then),
+        }
+    }
+
+    /// Whether rows `a` and `b` hold the same id, as far as a cheap look
+    /// tells (different dictionary keys may name one id: `false` then, and
+    /// the builder, which compares the ids, still joins the rows).
+    #[inline]
+    fn same(&self, a: usize, b: usize) -> bool {
+        match self {
+            Ids::Utf8(ids) => ids.value(a) == ids.value(b),
+            Ids::LargeUtf8(ids) => ids.value(a) == ids.value(b),
+            Ids::Utf8View(ids) => ids.value(a) == ids.value(b),
+            Ids::Signed(Signed::I8(ids)) => ids.value(a) == ids.value(b),
+            Ids::Signed(Signed::I16(ids)) => ids.value(a) == ids.value(b),
+            Ids::Signed(Signed::I32(ids)) => ids.value(a) == ids.value(b),
+            Ids::Signed(Signed::I64(ids)) => ids.value(a) == ids.value(b),
+            Ids::Unsigned(Unsigned::U8(ids)) => ids.value(a) == ids.value(b),
+            Ids::Unsigned(Unsigned::U16(ids)) => ids.value(a) == ids.value(b),
+            Ids::Unsigned(Unsigned::U32(ids)) => ids.value(a) == ids.value(b),
+            Ids::Unsigned(Unsigned::U64(ids)) => ids.value(a) == ids.value(b),
+            Ids::Dictionary(keys, _) => keys[a] == keys[b],
         }
     }
 
