@@ -63,6 +63,13 @@ fn everything() -> String {
     // Several slabs and chunks, a partial last group of 64 queries.
     let (b, c) = columns(2 * SLAB + 77, 77);
     let (b2, c2) = columns(2 * SLAB + 77, 78);
+    let options = Options {
+        resampling: Resampling {
+            resamples: 2_100,
+            ..Resampling::default()
+        },
+        ..options
+    };
     let many = compare_all(&[(&b, &c), (&b2, &c2)], &options).expect("valid");
     out += &serde_json::to_string(&many).expect("serializable");
     let systems: Vec<&[f64]> = data

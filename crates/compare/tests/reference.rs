@@ -218,14 +218,14 @@ fn the_spread_factor_tends_to_1_as_1_plus_3_over_n() {
     }
 }
 
-/// On 20,000 queries (above `MULTINOMIAL_UP_TO`, several slabs of the
+/// On 12,000 queries (above `MULTINOMIAL_UP_TO`, two slabs of the
 /// double-or-nothing bootstrap) the bootstrap distribution of the mean is
 /// normal to any precision that matters: `auto` uses the double-or-nothing
 /// bootstrap, whose percentile interval equals the t interval within its
 /// own resampling error, and its standard error `sd / sqrt(n)`.
 #[test]
 fn double_or_nothing_on_many_queries_agrees_with_the_t_interval() {
-    let n = 20_000;
+    let n = 12_000;
     let mut state = 0x1234_5678_9ABC_DEF0u64;
     let mut next = || {
         state = state
@@ -245,7 +245,7 @@ fn double_or_nothing_on_many_queries_agrees_with_the_t_interval() {
             }
         })
         .collect();
-    let resamples = 10_000;
+    let resamples = 4_000;
     let options = Options {
         test: Test::Bootstrap,
         resampling: Resampling {

@@ -205,8 +205,9 @@ fn run(queries: usize, docs: usize, threads: usize) {
 }
 
 /// A qrels and a run of `queries` x `docs`, like the end-to-end bench's
-/// files: 10 relevant documents per query (grades 1 to 3, mostly retrieved
-/// near the top) and 20 judged non-relevant, scores descending with ties.
+/// files: up to 10 relevant documents per query (grades 1 to 3, mostly
+/// retrieved near the top) and up to 20 judged non-relevant (a document
+/// drawn twice is judged once), scores descending with ties.
 fn generate(
     queries: usize,
     docs: usize,
@@ -215,9 +216,11 @@ fn generate(
     let mut qrels = QrelsBuilder::with_capacity(queries * 30, queries * 30 * 8);
     let mut run = RunBuilder::with_capacity(queries * docs, queries * docs * 8);
     let mut ids: Vec<String> = Vec::with_capacity(docs);
+    let mut judged = std::collections::HashSet::new();
     for q in 0..queries {
         let query = (1_000 + q).to_string();
         ids.clear();
+        judged.clear();
         // Distinct within the query: a random start and stride.
         let start = rng.next() % 8_000_000;
         for d in 0..docs {
@@ -230,9 +233,12 @@ fn generate(
                 let rank = (rng.unit() * rng.unit() * docs as f64) as usize;
                 ids[rank.min(docs - 1)].clone()
             };
-            qrels
-                .push(query.as_str(), doc.as_str(), (1 + rng.next() % 3) as f64)
-                .ok();
+            let grade = (1 + rng.next() % 3) as f64;
+            if judged.insert(doc.clone()) {
+                qrels
+                    .push(query.as_str(), doc.as_str(), grade)
+                    .expect("valid judgement");
+            }
         }
         for n in 0..20 {
             let doc = if n % 2 == 0 {
@@ -240,7 +246,11 @@ fn generate(
             } else {
                 format!("D{:07}", 8_000_000 + rng.next() % 800_000)
             };
-            qrels.push(query.as_str(), doc.as_str(), 0.0).ok();
+            if judged.insert(doc.clone()) {
+                qrels
+                    .push(query.as_str(), doc.as_str(), 0.0)
+                    .expect("valid judgement");
+            }
         }
         let mut score = 20.0 + rng.unit() * 5.0;
         for (rank, doc) in ids.iter().enumerate() {
