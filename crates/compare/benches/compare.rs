@@ -154,7 +154,27 @@ fn run(threads: usize) {
         };
         best(1, || compare_all(&pairs, &options))
     };
-    for columns in [1, 5] {
+    let mut bytes = vec![0u8; 1 << 28];
+    let chacha = best(1, || {
+        rand_core::Rng::fill_bytes(
+            &mut rankeval_compare::rng::chunk_rng(rankeval_compare::DEFAULT_SEED, 0),
+            &mut bytes,
+        )
+    });
+    println!(
+        "ChaCha20, 256 MiB: {chacha} ({:.2} ns CPU per byte)",
+        chacha.cpu * 1e9 / bytes.len() as f64
+    );
+    let chacha8 = best(1, || {
+        let mut rng = <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(42);
+        rand_core::Rng::fill_bytes(&mut rng, &mut bytes)
+    });
+    println!(
+        "ChaCha8, 256 MiB: {chacha8} ({:.2} ns CPU per byte)",
+        chacha8.cpu * 1e9 / bytes.len() as f64
+    );
+    drop(bytes);
+    for columns in [1, 2, 5] {
         println!(
             "1,000,000 queries: double-or-nothing bootstrap 10,000 resamples, {columns} column(s): {}",
             double_or_nothing(columns)

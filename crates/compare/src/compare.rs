@@ -251,6 +251,9 @@ fn resample_group(
             out[*i].interval = result.interval;
             out[*i].provenance.interval_method = IntervalMethod::BootstrapPercentile;
             out[*i].provenance.bootstrap = Some(result.method);
+            if result.method == BootstrapMethod::DoubleOrNothing {
+                out[*i].provenance.rng = Some(crate::rng::FAST_RNG_NAME);
+            }
         }
     }
     Ok(())

@@ -25,7 +25,7 @@
 //! same queries. Poisson(1) weights take about 1.9 bits of entropy each, 32
 //! with a table look-up on a `u32` draw, and a multiply-add per query and
 //! column: on 1,000,000 queries and 10,000 resamples that is 40 GB of
-//! ChaCha20 output alone, more than the evaluation (see docs/compare.md).
+//! generator output alone, more than the evaluation (see docs/compare.md).
 //!
 //! A resample whose weights are all 0 (probability `2^-n`) has no mean; its
 //! value is taken as the observed mean.
@@ -34,7 +34,8 @@
 //!
 //! Resamples are cut into chunks of [`CHUNK`] and queries into slabs of
 //! [`SLAB`], each slab into groups of 64 queries. Chunk `k` draws from
-//! ChaCha20 stream `k` ([`crate::rng::chunk_rng`]); slab `s` of chunk `k`
+//! ChaCha8 stream `k` ([`crate::rng::fast_chunk_rng`]: the random bits are
+//! most of this bootstrap's cost); slab `s` of chunk `k`
 //! starts at word `s * CHUNK * SLAB / 8 / 4` of that stream (a fixed
 //! stride, whatever the chunk's size), and its groups take the next
 //! `2 * size` words each: bytes `8 r .. 8 r + 8`, read as a little-endian
@@ -51,7 +52,7 @@ use rayon::prelude::*;
 use crate::bootstrap::{Bootstrap, BootstrapMethod, summarize};
 use crate::error::CompareError;
 use crate::paired::{mean, validate_differences, validate_level};
-use crate::rng::chunk_rng;
+use crate::rng::fast_chunk_rng;
 
 /// Resamples per chunk (per random stream).
 pub const CHUNK: u64 = 2048;
@@ -134,7 +135,7 @@ struct Partial {
 /// The weights of the slab's queries in the chunk's resamples, applied to
 /// every column.
 fn slab_sums(columns: &[&[f64]], seed: u64, chunk: u64, slab: usize, size: usize) -> Partial {
-    let mut rng = chunk_rng(seed, chunk);
+    let mut rng = fast_chunk_rng(seed, chunk);
     rng.set_word_pos(slab as u128 * SLAB_WORDS);
     let n = columns.first().map_or(0, |c| c.len());
     let start = slab * SLAB;
@@ -144,6 +145,10 @@ fn slab_sums(columns: &[&[f64]], seed: u64, chunk: u64, slab: usize, size: usize
     let mut bytes = vec![0u8; size * GROUP / BLOCK];
     let mut words = vec![0u64; size];
     let mut tables = vec![[0.0f64; 256]; GROUP / BLOCK];
+    let pairs = columns.len() / 2;
+    let mut pair_sums = vec![[0.0f64; 2]; pairs * size];
+    let mut pair_tables = vec![[[0.0f64; 2]; 256]; GROUP / BLOCK];
+    let mut scratch = [0.0f64; 256];
     for group_start in (start..end).step_by(GROUP) {
         let group_end = (group_start + GROUP).min(end);
         rng.fill_bytes(&mut bytes);
@@ -161,14 +166,37 @@ fn slab_sums(columns: &[&[f64]], seed: u64, chunk: u64, slab: usize, size: usize
         for (count, word) in counts.iter_mut().zip(&words) {
             *count += (word & mask).count_ones();
         }
-        for (column, acc) in columns.iter().zip(sums.chunks_mut(size)) {
+        // Two columns at a time: one look-up index, one 16-byte load and one
+        // two-lane addition serve both (the same operations, in the same
+        // order, as a column alone).
+        for (pair, acc) in pair_sums.chunks_mut(size).enumerate() {
+            for (b, table) in pair_tables.iter_mut().enumerate() {
+                for (lane, column) in columns[2 * pair..2 * pair + 2].iter().enumerate() {
+                    let values = &column[group_start..group_end];
+                    let from = (b * BLOCK).min(values.len());
+                    let to = ((b + 1) * BLOCK).min(values.len());
+                    subset_sums(&values[from..to], &mut scratch);
+                    for (entry, value) in table.iter_mut().zip(&scratch) {
+                        entry[lane] = *value;
+                    }
+                }
+            }
+            add_group_pair(acc, &words, &pair_tables);
+        }
+        if let Some(column) = columns.get(2 * pairs) {
             let values = &column[group_start..group_end];
             for (b, table) in tables.iter_mut().enumerate() {
                 let from = (b * BLOCK).min(values.len());
                 let to = ((b + 1) * BLOCK).min(values.len());
                 subset_sums(&values[from..to], table);
             }
-            add_group(acc, &words, &tables);
+            add_group(&mut sums[2 * pairs * size..], &words, &tables);
+        }
+    }
+    for (pair, acc) in pair_sums.chunks(size).enumerate() {
+        for (r, two) in acc.iter().enumerate() {
+            sums[2 * pair * size + r] = two[0];
+            sums[(2 * pair + 1) * size + r] = two[1];
         }
     }
     Partial { sums, counts }
@@ -185,6 +213,27 @@ fn add_group(acc: &mut [f64], words: &[u64], tables: &[[f64; 256]]) {
         let low = (at(t0, w, 0) + at(t1, w, 8)) + (at(t2, w, 16) + at(t3, w, 24));
         let high = (at(t4, w, 32) + at(t5, w, 40)) + (at(t6, w, 48) + at(t7, w, 56));
         *sum += low + high;
+    }
+}
+
+/// [`add_group`] for two columns at once, lane by lane.
+fn add_group_pair(acc: &mut [[f64; 2]], words: &[u64], tables: &[[[f64; 2]; 256]]) {
+    let [t0, t1, t2, t3, t4, t5, t6, t7] = tables else {
+        return;
+    };
+    let at =
+        |table: &[[f64; 2]; 256], word: u64, shift: u32| table[((word >> shift) & 0xFF) as usize];
+    let add = |x: [f64; 2], y: [f64; 2]| [x[0] + y[0], x[1] + y[1]];
+    for (sum, &w) in acc.iter_mut().zip(words) {
+        let low = add(
+            add(at(t0, w, 0), at(t1, w, 8)),
+            add(at(t2, w, 16), at(t3, w, 24)),
+        );
+        let high = add(
+            add(at(t4, w, 32), at(t5, w, 40)),
+            add(at(t6, w, 48), at(t7, w, 56)),
+        );
+        *sum = add(*sum, add(low, high));
     }
 }
 
@@ -252,7 +301,7 @@ mod tests {
         let size = 3;
         let column: Vec<f64> = (0..SLAB + 9).map(|i| (i % 13) as f64).collect();
         let second = slab_sums(&[&column], 7, 3, 1, size);
-        let mut rng = chunk_rng(7, 3);
+        let mut rng = fast_chunk_rng(7, 3);
         let mut skipped = vec![0u8; SLAB_WORDS as usize * 4];
         rng.fill_bytes(&mut skipped);
         let mut bytes = [0u8; 24];

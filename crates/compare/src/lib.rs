@@ -42,7 +42,7 @@ pub use correction::{Correction, correct};
 pub use error::{CompareError, Side};
 pub use gate::{Gate, GateOutcome, Margin, Quantity, Relation};
 pub use paired::{Summary, WinsTiesLosses};
-pub use rng::{DEFAULT_SEED, RNG_NAME};
+pub use rng::{DEFAULT_SEED, FAST_RNG_NAME, RNG_NAME};
 pub use sign_flip::Resampling;
 pub use ttest::Interval;
 pub use tukey::{TukeyHsd, TukeyPair, randomized_tukey_hsd};
