@@ -507,7 +507,7 @@ pub fn compare(
         level: settings.level,
         resamples: random.then_some(settings.resamples),
         seed: random.then_some(settings.seed),
-        rng: random.then_some(rankeval_compare::RNG_NAME),
+        rng: random.then(|| generator(&comparisons)),
         exact_up_to: (baseline.is_some() && settings.test == Test::Randomization)
             .then_some(Resampling::default().exact_up_to),
         bootstrap: (baseline.is_some() && settings.test == Test::Bootstrap)
@@ -532,6 +532,30 @@ pub fn compare(
         gates: checks,
     })
 }
+
+/// The random generator of the comparisons: ChaCha20, or ChaCha8 where
+/// the double-or-nothing bootstrap was used (both named when some of the
+/// comparisons used it and some not).
+fn generator(comparisons: &[ComparisonCell]) -> &'static str {
+    let used = |method| {
+        comparisons
+            .iter()
+            .any(|c| c.result.as_ref().and_then(|r| r.bootstrap) == Some(method))
+    };
+    match (
+        used(BootstrapMethod::DoubleOrNothing),
+        used(BootstrapMethod::Multinomial),
+    ) {
+        (true, true) => BOTH_GENERATORS,
+        (true, false) => rankeval_compare::FAST_RNG_NAME,
+        (false, _) => rankeval_compare::RNG_NAME,
+    }
+}
+
+/// The generators of a report where some comparisons used the
+/// double-or-nothing bootstrap and some the multinomial one.
+const BOTH_GENERATORS: &str = "ChaCha20 for the multinomial bootstrap, ChaCha8 for the \
+     double-or-nothing bootstrap (rand_chacha 0.10, seed_from_u64, one stream per chunk)";
 
 /// Every run but the baseline run against the baseline, metric by metric.
 fn with_baseline(

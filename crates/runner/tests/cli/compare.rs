@@ -296,6 +296,13 @@ fn the_bootstrap_variant_is_configured_and_reported() {
             (asked == "auto").then_some(10_000),
         );
         assert_eq!(comparison["comparisons"][0]["bootstrap"], used, "{setting}");
+        let generator = if used == "double_or_nothing" {
+            "ChaCha8 "
+        } else {
+            "ChaCha20 "
+        };
+        let rng = comparison["provenance"]["rng"].as_str().unwrap_or_default();
+        assert!(rng.starts_with(generator), "{setting}: {rng}");
     }
     let dir = experiment("");
     let comparison = json(
