@@ -7,13 +7,14 @@
 //! weight is 2 (a random subset of about half the queries). The weights
 //! have mean 1 and variance 1, like the multinomial bootstrap's counts
 //! (asymptotically Poisson(1)) and the Poisson bootstrap's, so the resampled
-//! means have the same variance to first order, `sum (d_i - mean)^2 / n^2`,
-//! and the percentile interval the same coverage (Owen & Eckles 2012,
-//! "Bootstrapping data arrays of arbitrary order", who use it at web scale
-//! for the reasons below). What the 0/2 weights lose is the third moment
-//! (`E[(w - 1)^3]` is 0, 1 for Poisson): the resampled means are less
-//! skewed than the multinomial bootstrap's by `O(1 / sqrt(n))`, a shift of
-//! the percentile bounds far below the Monte Carlo error of 10,000
+//! means have the same variance to first order, `sum (d_i - mean)^2 / n^2`
+//! (exactly, about `1 + 3 / n` times it: the mean of a random subset), and
+//! the percentile interval the same coverage (Owen & Eckles 2012,
+//! "Bootstrapping data arrays of arbitrary order", on this and other
+//! weighted bootstraps for large data). What the 0/2 weights lose is the
+//! third moment (`E[(w - 1)^3]` is 0, 1 for Poisson): the resampled means
+//! are less skewed than the multinomial bootstrap's by `O(1 / sqrt(n))`, a
+//! shift of the percentile bounds far below the Monte Carlo error of 10,000
 //! resamples from a few thousand queries on, which is why
 //! [`crate::bootstrap::BootstrapMethod::Auto`] uses it only above
 //! [`crate::bootstrap::MULTINOMIAL_UP_TO`] queries.
