@@ -26,7 +26,7 @@ pub struct Qrels {
     /// Where query `q`'s judgements are: list `.1` of part `.0`.
     lists: Vec<(u32, u32)>,
     /// Finished stores: one per piece the qrels were read in, each list
-    /// in descending order of grade.
+    /// in input order.
     parts: Vec<ListStore<Grade>>,
 }
 
@@ -153,8 +153,8 @@ impl QrelsBuilder {
 /// One piece of qrels, finished on its own; see [`QrelsBuilder::finish_part`].
 #[derive(Debug)]
 pub struct QrelsPart {
-    /// Finished (each list in descending order of grade), with positions
-    /// (origins) kept.
+    /// Finished (each list in input order, repeats resolved), with
+    /// positions (origins) kept.
     store: ListStore<Grade>,
     /// The conflicting grades found in the piece, the first of each query.
     conflicts: Vec<RepeatError<Grade>>,
