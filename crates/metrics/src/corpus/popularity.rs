@@ -42,7 +42,12 @@ macro_rules! per_list_metric {
             pub k: Option<Cutoff>,
         }
 
-        #[typetag::serde(name = $name)]
+        #[rankeval_core::corpus_metric(
+                            name = $name,
+                            summary = $summary,
+                            params = &[PARAM_K],
+                            example = $type { k: Cutoff::new(10) },
+                        )]
         impl CorpusMetric for $type {
             fn name(&self) -> String {
                 CanonicalName::new($name).cutoff(self.k)
@@ -80,14 +85,6 @@ macro_rules! per_list_metric {
             fn finish(&self, state: CorpusState, _: &CorpusInputs) -> f64 {
                 into_state::<PerList>(state).mean()
             }
-        }
-
-        rankeval_core::register_corpus_metric! {
-            name: $name,
-            aliases: &[],
-            summary: $summary,
-            params: &[PARAM_K],
-            example: || Box::new($type { k: Cutoff::new(10) }),
         }
     };
 }
