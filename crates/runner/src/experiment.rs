@@ -5,7 +5,7 @@
 use rankeval_core::{Aggregator, CorpusMetric, Metric, Qrels, RelevanceLevel, Run};
 
 use crate::corpus::{CorpusSources, item_warnings};
-use crate::engine::{Evaluation, Options, evaluate, evaluate_corpus, evaluate_input};
+use crate::engine::{Evaluation, Options, evaluate, evaluate_corpus_with, evaluate_input};
 use crate::read::{
     Format, Input, QrelsNote, ReadError, ReadOptions, read_qrels_noted, read_run_with,
 };
@@ -202,7 +202,12 @@ impl Experiment {
                                 warning,
                             }),
                     );
-                    evaluate_corpus(list, &self.corpus_metrics, &corpus_inputs)
+                    evaluate_corpus_with(
+                        list,
+                        &self.corpus_metrics,
+                        &corpus_inputs,
+                        self.options.score_threshold,
+                    )
                 }
                 _ => Vec::new(),
             };

@@ -15,7 +15,7 @@ use crate::compare::{
     CompareRunError, GateSpec, RULES, Settings, check_gates, parse_margin, rule_name,
 };
 use crate::corpus::CorpusSources;
-use crate::engine::{Options, check_ties};
+use crate::engine::{Options, check_ties, has_scores, unscored_run};
 use crate::experiment::{
     BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, InputProblem, NamedRun,
     input_problem, split_requested, unique_by_name,
@@ -349,6 +349,11 @@ impl Resolver<'_> {
                 },
             });
         }
+        if let Some(at) = &raw.score_threshold
+            && let Some(run) = runs.iter().find(|r| !has_scores(r.input.format()))
+        {
+            return Err(self.invalid(at, "score_threshold", unscored_run(&run.name)));
+        }
         let metrics = unique_by_name(metrics);
         let missing = raw.missing.unwrap_or_default();
         let comparison = self.comparison(&raw, &runs, &metrics, missing)?;
@@ -363,6 +368,7 @@ impl Resolver<'_> {
                 missing,
                 level: raw.rel.unwrap_or_default(),
                 ties,
+                score_threshold: raw.score_threshold.as_ref().map(|t| *t.get_ref()),
             },
             read: ReadOptions {
                 duplicates: raw.duplicates.unwrap_or_default(),
