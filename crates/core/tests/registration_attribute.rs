@@ -58,10 +58,10 @@ macro_rules! counting_metric {
         struct $type {}
 
         #[rankeval_core::corpus_metric(
-                                            name = $name,
-                                            summary = "the number of lists",
-                                            example = $type {},
-                                        )]
+                                                            name = $name,
+                                                            summary = "the number of lists",
+                                                            example = $type {},
+                                                        )]
         impl CorpusMetric for $type {
             fn name(&self) -> String {
                 $name.into()

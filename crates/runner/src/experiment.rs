@@ -177,19 +177,25 @@ impl Experiment {
                 ),
                 None => {
                     let (list, own_qrels) = read_run_with(&run.input, self.read, progress)?;
-                    let Some(qrels) = own_qrels else {
-                        return Err(ReadError {
-                            path: run.input.name().to_owned(),
-                            line: None,
-                            kind: crate::read::ReadErrorKind::BadField(
-                                "no qrels: give qrels, or a JSON Lines run with `relevant`".into(),
-                            ),
-                        });
-                    };
-                    (
-                        evaluate(&qrels, &list, &self.metrics, &self.options),
-                        Some(list),
-                    )
+                    // Corpus metrics alone need no judgements: every list counts.
+                    if own_qrels.is_none() && self.metrics.is_empty() {
+                        (Evaluation::unjudged(&list), Some(list))
+                    } else {
+                        let Some(qrels) = own_qrels else {
+                            return Err(ReadError {
+                                path: run.input.name().to_owned(),
+                                line: None,
+                                kind: crate::read::ReadErrorKind::BadField(
+                                    "no qrels: give qrels, or a JSON Lines run with `relevant`"
+                                        .into(),
+                                ),
+                            });
+                        };
+                        (
+                            evaluate(&qrels, &list, &self.metrics, &self.options),
+                            Some(list),
+                        )
+                    }
                 }
             };
             let corpus = match &list {

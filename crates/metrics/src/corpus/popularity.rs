@@ -43,11 +43,11 @@ macro_rules! per_list_metric {
         }
 
         #[rankeval_core::corpus_metric(
-                                                    name = $name,
-                                                    summary = $summary,
-                                                    params = &[PARAM_K],
-                                                    example = $type { k: Cutoff::new(10) },
-                                                )]
+                                                            name = $name,
+                                                            summary = $summary,
+                                                            params = &[PARAM_K],
+                                                            example = $type { k: Cutoff::new(10) },
+                                                        )]
         impl CorpusMetric for $type {
             fn name(&self) -> String {
                 CanonicalName::new($name).cutoff(self.k)

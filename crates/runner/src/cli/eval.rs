@@ -559,14 +559,6 @@ impl EvalArgs {
                 input: input(path, self.run_format, &run_columns),
             })
             .collect();
-        if self.qrels.is_none()
-            && let Some(run) = runs.iter().find(|r| r.input.format() != Format::Jsonl)
-        {
-            return Err(CliError::Usage(format!(
-                "--qrels is required: {} is not JSON Lines, so it holds no judgements",
-                run.input.name()
-            )));
-        }
         let metric_specs: Vec<String> = if self.metrics.is_empty() {
             DEFAULT_METRICS.iter().map(|s| (*s).to_owned()).collect()
         } else {
@@ -606,6 +598,16 @@ impl EvalArgs {
             }
         }
         let (metrics, corpus_metrics) = split_requested(requested.into_iter().map(|(_, m)| m));
+        // Corpus metrics alone need no judgements.
+        if self.qrels.is_none()
+            && !metrics.is_empty()
+            && let Some(run) = runs.iter().find(|r| r.input.format() != Format::Jsonl)
+        {
+            return Err(CliError::Usage(format!(
+                "--qrels is required: {} is not JSON Lines, so it holds no judgements",
+                run.input.name()
+            )));
+        }
         let aggregator_specs = if self.aggregators.is_empty() {
             vec!["mean".to_owned()]
         } else {

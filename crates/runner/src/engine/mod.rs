@@ -223,6 +223,24 @@ impl Evaluation {
         }
     }
 
+    /// An evaluation without judgements and without per-query metrics, for
+    /// a run evaluated by corpus metrics alone: every query of `run` counts,
+    /// in byte order.
+    pub fn unjudged(run: &Run) -> Self {
+        let mut queries: Vec<String> = run.queries().map(str::to_owned).collect();
+        queries.sort_unstable();
+        Evaluation {
+            coverage: Coverage {
+                evaluated: queries.len(),
+                duplicates_dropped: run.duplicates_dropped(),
+                ..Coverage::default()
+            },
+            queries,
+            metrics: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
     /// The evaluated query ids, in report order (byte order).
     pub fn queries(&self) -> &[String] {
         &self.queries
