@@ -57,11 +57,7 @@ macro_rules! counting_metric {
         #[derive(Debug, Serialize, Deserialize)]
         struct $type {}
 
-        #[rankeval_core::corpus_metric(
-                                                            name = $name,
-                                                            summary = "the number of lists",
-                                                            example = $type {},
-                                                        )]
+        #[rankeval_core::corpus_metric(name = $name, summary = "the number of lists", example = $type {})]
         impl CorpusMetric for $type {
             fn name(&self) -> String {
                 $name.into()
