@@ -276,6 +276,10 @@ pub struct Judge {
     replaced: Vec<bool>,
     /// `judge_buffer`: the repeats the last call left out.
     dropped: usize,
+    /// The judged query's grades in descending order (its ideal ranking).
+    ideal: Vec<Grade>,
+    /// Scratch space for ordering `ideal`.
+    counts: Vec<u32>,
     depth: Option<usize>,
     default_level: RelevanceLevel,
     /// How tied scores are ordered (`judge_buffer`) and whether their
@@ -312,6 +316,8 @@ impl Judge {
             order: Vec::new(),
             replaced: Vec::new(),
             dropped: 0,
+            ideal: Vec::new(),
+            counts: Vec::new(),
             depth,
             default_level,
             ties: JudgeTies {
@@ -394,13 +400,9 @@ impl Judge {
                 }
             }));
         }
-        JudgedRanking::new(
-            &self.ranked,
-            retrieved,
-            qrels.ideal_grades(query),
-            self.default_level,
-        )
-        .with_tie_groups(&self.tie_ends)
+        qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
+        JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
+            .with_tie_groups(&self.tie_ends)
     }
 
     /// How many repeated documents the last [`judge_buffer`](Self::judge_buffer)
@@ -564,14 +566,10 @@ impl Judge {
         let judgements = &self.judgements;
         self.ranked
             .extend(self.order[..depth].iter().map(|&i| judgements[i as usize]));
+        qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
         Ok(Some(
-            JudgedRanking::new(
-                &self.ranked,
-                retrieved,
-                qrels.ideal_grades(query),
-                self.default_level,
-            )
-            .with_tie_groups(&self.tie_ends),
+            JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
+                .with_tie_groups(&self.tie_ends),
         ))
     }
 }

@@ -831,4 +831,58 @@ mod tests {
             Err(PushError::QueryNotUtf8)
         ));
     }
+
+    /// Orders by value descending, equal values in input order (as qrels).
+    struct StableDescending;
+    impl ListRules<i32> for StableDescending {
+        fn on_repeat(&self, _first: i32, _second: i32) -> Repeat {
+            Repeat::Fail
+        }
+        fn sorts(&self, _list: &List) -> bool {
+            true
+        }
+        fn compare_values(&self, a: i32, b: i32) -> Ordering {
+            b.cmp(&a)
+        }
+        fn compare_docs(&self, a: &[u8], b: &[u8]) -> Ordering {
+            a.cmp(b)
+        }
+        fn ties_by_doc(&self) -> bool {
+            false
+        }
+    }
+
+    /// Lists ordered stably by value (few or many distinct values) take
+    /// the order of a reference sort, each entry's origin moved along.
+    #[test]
+    fn stable_order_by_value_moves_origins_along() {
+        for distinct in [1, 3, 16, 17, 40] {
+            let mut state = 12345u64 + distinct as u64;
+            let entries: Vec<(String, i32)> = (0..200)
+                .map(|i| {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (format!("d{i}"), ((state >> 33) % distinct as u64) as i32)
+                })
+                .collect();
+            let mut store = ListStore::default();
+            for (origin, (doc, value)) in entries.iter().enumerate() {
+                store
+                    .push(b"q", doc.as_bytes(), *value, origin as u64 + 7, false)
+                    .unwrap();
+            }
+            // In place: the origins are kept (finish drops them).
+            assert!(store.finish_in_place(&StableDescending).unwrap().is_empty());
+            let done = store;
+            let mut expected: Vec<(usize, &(String, i32))> = entries.iter().enumerate().collect();
+            expected.sort_by_key(|e| std::cmp::Reverse(e.1.1));
+            let got = &contents(&done)[0].1;
+            let want: Vec<(String, i32)> = expected.iter().map(|(_, e)| (*e).clone()).collect();
+            assert_eq!(got, &want, "{distinct} distinct values");
+            let origins: Vec<u64> = done.origins.iter().collect();
+            let want_origins: Vec<u64> = expected.iter().map(|(i, _)| *i as u64 + 7).collect();
+            assert_eq!(origins, want_origins, "{distinct} distinct values");
+        }
+    }
 }

@@ -1,9 +1,10 @@
 //! Qrels: the graded judgements of documents, per query.
 //!
-//! Each query's judgements are stored in ideal order (grade descending,
-//! equal grades in input order), so that the ideal grades nDCG needs and
-//! the relevant count `|R|` at any threshold are read off the one grade
-//! column, with no second copy.
+//! Each query's judgements are stored in input order, one grade column and
+//! no second copy. The ideal grades nDCG needs (and the relevant count `|R|`
+//! at any threshold) are put in descending order per query when the query
+//! is judged ([`Qrels::ideal_grades_into`]), in the parallel evaluation, so
+//! that reading large qrels does no sorting.
 //! The engine's [`Judge`](crate::Judge) finds grades through a small hash
 //! table per query, which stays in the CPU cache.
 
@@ -25,7 +26,7 @@ pub struct Qrels {
     /// Where query `q`'s judgements are: list `.1` of part `.0`.
     lists: Vec<(u32, u32)>,
     /// Finished stores: one per piece the qrels were read in, each list
-    /// in descending order of grade.
+    /// in input order.
     parts: Vec<ListStore<Grade>>,
 }
 
@@ -152,8 +153,8 @@ impl QrelsBuilder {
 /// One piece of qrels, finished on its own; see [`QrelsBuilder::finish_part`].
 #[derive(Debug)]
 pub struct QrelsPart {
-    /// Finished (each list in descending order of grade), with positions
-    /// (origins) kept.
+    /// Finished (each list in input order, repeats resolved), with
+    /// positions (origins) kept.
     store: ListStore<Grade>,
     /// The conflicting grades found in the piece, the first of each query.
     conflicts: Vec<RepeatError<Grade>>,
@@ -322,6 +323,41 @@ impl QrelsParts {
     }
 }
 
+/// Sorts `grades` in descending order. Integer grades spanning a small
+/// range (as grades usually do) are sorted by counting; anything else
+/// (decimal grades, a wide range) by comparing.
+fn sort_descending(grades: &mut [Grade], counts: &mut Vec<u32>) {
+    const SMALL_RANGE: i64 = 64;
+    let by_comparing = |grades: &mut [Grade]| grades.sort_unstable_by(|a, b| b.total_cmp(a));
+    if grades.len() < 8 {
+        return by_comparing(grades);
+    }
+    let (mut min, mut max) = (i64::MAX, i64::MIN);
+    for &grade in grades.iter() {
+        // Grades lie within the i32 range: the cast is exact for integers.
+        let integer = grade as i64;
+        if integer as Grade != grade {
+            return by_comparing(grades);
+        }
+        min = min.min(integer);
+        max = max.max(integer);
+    }
+    if max - min >= SMALL_RANGE {
+        return by_comparing(grades);
+    }
+    counts.clear();
+    counts.resize((max - min) as usize + 1, 0);
+    for &grade in grades.iter() {
+        counts[(grade as i64 - min) as usize] += 1;
+    }
+    let mut at = 0;
+    for (offset, &count) in counts.iter().enumerate().rev() {
+        let grade = (min + offset as i64) as Grade;
+        grades[at..at + count as usize].fill(grade);
+        at += count as usize;
+    }
+}
+
 /// A finished store as the qrels keep it: no positions, no query table of
 /// its own (the qrels have one for all pieces), no spare room.
 fn compact(mut store: ListStore<Grade>) -> ListStore<Grade> {
@@ -371,10 +407,10 @@ impl ListRules<Grade> for QrelsRules {
         }
     }
 
-    /// Judgements are put in ideal order (equal grades keep their input
-    /// order), so that the grade column is also the ideal grades.
+    /// Judgements keep their input order; their grades are ordered per
+    /// query when it is judged (see [`Qrels::ideal_grades_into`]).
     fn sorts(&self, _list: &List) -> bool {
-        true
+        false
     }
 
     fn compare_values(&self, a: Grade, b: Grade) -> Ordering {
@@ -433,9 +469,20 @@ impl Qrels {
     }
 
     /// Every grade judged for the query `index`, in descending order.
-    pub fn ideal_grades(&self, index: u32) -> &[Grade] {
+    pub fn ideal_grades(&self, index: u32) -> Vec<Grade> {
+        let mut ideal = Vec::new();
+        self.ideal_grades_into(index, &mut ideal, &mut Vec::new());
+        ideal
+    }
+
+    /// Every grade judged for the query `index`, in descending order, into
+    /// `ideal` (emptied first); `counts` is scratch space. The engine calls
+    /// this once per judged query, reusing both buffers.
+    pub fn ideal_grades_into(&self, index: u32, ideal: &mut Vec<Grade>, counts: &mut Vec<u32>) {
         let (store, list) = self.judged(index);
-        &store.values[list.start..list.start + list.len]
+        ideal.clear();
+        ideal.extend_from_slice(&store.values[list.start..list.start + list.len]);
+        sort_descending(ideal, counts);
     }
 
     /// The grade of `doc` for query `index`, if it is judged: a scan of the
@@ -447,9 +494,8 @@ impl Qrels {
             .map(|i| store.values[list.start + i])
     }
 
-    /// The judged documents of query `index` with their grades, in ideal
-    /// order: grade descending, equal grades in input order (for inputs
-    /// that are pairs, as training interactions, whose use is order-free).
+    /// The judged documents of query `index` with their grades, in input
+    /// order (repeats left out).
     pub fn judgements(&self, index: u32) -> impl ExactSizeIterator<Item = (&[u8], Grade)> + '_ {
         let (store, list) = self.judged(index);
         (0..list.len).map(move |i| (store.doc(&list, i), store.values[list.start + i]))
@@ -590,7 +636,7 @@ mod tests {
     }
 
     #[test]
-    fn judgements_are_kept_in_ideal_order_and_still_found() {
+    fn ideal_grades_are_sorted_by_counting_or_comparing_and_judgements_found() {
         let mut state = 0x2545_F491_4F6C_DD1D_u64;
         let mut next = move |n: u64| {
             state ^= state << 13;
