@@ -17,7 +17,7 @@ use crate::experiment::{
     split_requested, unique_by_name,
 };
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
-use rankeval_compare::{Correction, Test};
+use rankeval_compare::{BootstrapMethod, Correction, Test};
 
 /// Arguments of `rankeval eval`.
 #[derive(Debug, Args)]
@@ -126,6 +126,10 @@ struct CompareArgs {
     /// Seed of their ChaCha20 generator, printed in every report [default: 42].
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
+    /// The bootstrap's variant [default: auto: multinomial up to 10,000
+    /// queries, double-or-nothing above].
+    #[arg(long, value_enum, value_name = "VARIANT")]
+    bootstrap: Option<BootstrapArg>,
     /// Multiple-testing correction [default: holm].
     #[arg(long, value_enum)]
     correction: Option<CorrectionArg>,
@@ -160,6 +164,16 @@ enum TestArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+enum BootstrapArg {
+    /// Multinomial up to 10,000 queries, double-or-nothing above.
+    Auto,
+    /// Efron's bootstrap: n queries drawn with replacement (as scipy).
+    Multinomial,
+    /// Each query weighted 0 or 2: fast on large query sets.
+    DoubleOrNothing,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum CorrectionArg {
     /// Holm's step-down (family-wise error).
     Holm,
@@ -190,6 +204,7 @@ impl CompareArgs {
             || self.test.is_some()
             || self.resamples.is_some()
             || self.seed.is_some()
+            || self.bootstrap.is_some()
             || self.correction.is_some()
             || self.family.is_some()
             || self.alpha.is_some()
@@ -217,6 +232,13 @@ impl CompareArgs {
                 TestArg::Randomization => Test::Randomization,
                 TestArg::Bootstrap => Test::Bootstrap,
                 TestArg::Wilcoxon => Test::Wilcoxon,
+            };
+        }
+        if let Some(bootstrap) = self.bootstrap {
+            settings.bootstrap = match bootstrap {
+                BootstrapArg::Auto => BootstrapMethod::Auto,
+                BootstrapArg::Multinomial => BootstrapMethod::Multinomial,
+                BootstrapArg::DoubleOrNothing => BootstrapMethod::DoubleOrNothing,
             };
         }
         if let Some(correction) = self.correction {

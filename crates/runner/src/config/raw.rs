@@ -178,6 +178,9 @@ pub(crate) struct RawCompare {
     pub(crate) resamples: Option<Spanned<i64>>,
     /// Seed of the generator.
     pub(crate) seed: Option<Spanned<i64>>,
+    /// The bootstrap's variant: `auto`, `multinomial` or
+    /// `double_or_nothing` (`double-or-nothing`).
+    pub(crate) bootstrap: Option<rankeval_compare::BootstrapMethod>,
     /// `holm`, `bonferroni`, `benjamini_hochberg` (`bh`) or `none`.
     pub(crate) correction: Option<rankeval_compare::Correction>,
     /// `runs_x_metrics`, `per_metric` or `per_run`.

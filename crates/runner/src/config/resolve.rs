@@ -409,6 +409,9 @@ impl Resolver<'_> {
             if let Some(test) = c.test {
                 settings.test = test;
             }
+            if let Some(bootstrap) = c.bootstrap {
+                settings.bootstrap = bootstrap;
+            }
             if let Some(correction) = c.correction {
                 settings.correction = correction;
             }
