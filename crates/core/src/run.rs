@@ -394,6 +394,23 @@ impl<'a> RankedList<'a> {
     pub fn is_ranked_as_given(&self) -> bool {
         self.list.ranked
     }
+
+    /// The list without its entries scored at or below `threshold`: the
+    /// documents a system retrieved with a score above it (torchmetrics
+    /// counts a score <= 0 as not retrieved). A finished list is in score
+    /// order, so they are its top, found by binary search; a list given
+    /// already ranked has no scores and is returned whole.
+    pub fn scored_above(self, threshold: f64) -> Self {
+        if self.list.ranked {
+            return self;
+        }
+        let scores = &self.store.values[self.list.start..self.list.start + self.list.len];
+        let len = scores.partition_point(|&score| score > threshold);
+        RankedList {
+            store: self.store,
+            list: List { len, ..self.list },
+        }
+    }
 }
 
 #[cfg(test)]
@@ -406,6 +423,27 @@ mod tests {
             .docs()
             .map(|d| String::from_utf8_lossy(d).into_owned())
             .collect()
+    }
+
+    #[test]
+    fn scored_above_keeps_the_entries_scored_above_the_threshold() {
+        let mut b = RunBuilder::new();
+        for (doc, score) in [("a", 0.5), ("b", 0.0), ("c", 2.0), ("d", -1.0), ("e", -0.0)] {
+            b.push_scored("q", doc, score).unwrap();
+        }
+        b.push_list("r", ["x", "y"]).unwrap();
+        let run = b.finish(Duplicates::Error).unwrap();
+        let q = run.list("q").unwrap();
+        let kept = |t: f64| -> Vec<&[u8]> { q.scored_above(t).docs().collect() };
+        // At the threshold is out (0.0 and -0.0 are equal); above it is in.
+        assert_eq!(kept(0.0), [&b"c"[..], b"a"]);
+        assert_eq!(kept(0.5), [&b"c"[..]]);
+        assert_eq!(kept(-1.0).len(), 4);
+        assert_eq!(kept(-2.0).len(), 5);
+        assert!(kept(2.0).is_empty());
+        assert_eq!(q.scored_above(0.0).score(1), Some(0.5));
+        // A list given ranked has no scores to compare: it stays whole.
+        assert_eq!(run.list("r").unwrap().scored_above(10.0).len(), 2);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use rankeval_core::{Duplicates, RelevanceLevel, Ties};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::engine::Missing;
+use crate::engine::{Missing, ScoreThreshold};
 use crate::read::{CsvOptions, Format};
 
 /// A `[[metrics]]` or `[[aggregators]]` table: `type` and parameters.
@@ -96,6 +96,8 @@ pub(crate) struct RawExperiment {
     pub(crate) rel: Option<RelevanceLevel>,
     /// How tied scores are treated: docid, input or average.
     pub(crate) ties: Option<Spanned<Ties>>,
+    /// Entries scored at or below it are not retrieved.
+    pub(crate) score_threshold: Option<Spanned<ScoreThreshold>>,
     /// Column names, JSON keys and delimiter of every input (each input's
     /// own settings win).
     pub(crate) csv: Option<Spanned<CsvOptions>>,
