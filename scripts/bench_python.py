@@ -171,7 +171,8 @@ def main() -> int:
     import os
     import platform
 
-    print(f"machine: {os.cpu_count()} CPUs, {platform.processor() or platform.machine()}, Python {platform.python_version()}")
+    print(f"machine: {os.cpu_count()} CPUs, {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+          f"load average {load_average()}")
     print(f"metrics: {', '.join(METRICS)}; seed {args.seed}; median of {args.rounds} rounds (ranx and rankeval_rs warmed up)")
     for shape in args.shapes:
         queries, depth = (int(x) for x in shape.split("x"))
@@ -211,7 +212,7 @@ def main() -> int:
                 print(f"  {name:12} {case:9} {timings[(name, case)]:9.3f} s   max |mean - rankeval_rs| {diff:.1e}",
                       flush=True)
         base = timings[("rankeval_rs", "DataFrame")]
-        print(f"  ratios to rankeval_rs from the DataFrame ({base:.3f} s):")
+        print(f"  ratios to rankeval_rs from the DataFrame ({base:.3f} s; load average now {load_average()}):")
         for (name, case), seconds in timings.items():
             print(f"    {name:12} {case:9} {seconds / base:8.1f}x")
         peers = [s for (n, _), s in timings.items() if n != "rankeval_rs"]
@@ -220,6 +221,17 @@ def main() -> int:
         conversion_split(qrels_path, frame, args.rounds)
         python_metric_cost(qrels_path, run_path, queries, args.rounds)
     return 0
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages: the ratios are only as good
+    as the machine was quiet (rankeval_rs uses every core, the peers one)."""
+    import os
+
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 def median_time(call, rounds: int) -> float:

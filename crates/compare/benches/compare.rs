@@ -6,14 +6,19 @@
 //!
 //! * randomization: 100,000 sign-flip resamples for 3 runs x 5 metrics
 //!   (15 columns) on 10,000 queries (target: under 2 s on 2 cores);
-//! * t-test and bootstrap intervals on 1,000,000 queries (one column), with
-//!   a plain pass over the column (its mean) as the reference.
+//! * t-test and bootstrap intervals on 1,000,000 queries, with a plain pass
+//!   over the column (its mean) as the reference: the double-or-nothing
+//!   bootstrap (10,000 resamples, 1 and 5 columns) and the multinomial one
+//!   (200 resamples; linear in the resamples).
+//!
+//! `crates/runner/benches/compare.rs` measures the same against the
+//! evaluation of the queries.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use rankeval_compare::sign_flip::Resampling;
-use rankeval_compare::{Options, Test, compare, compare_all};
+use rankeval_compare::{BootstrapMethod, Options, Test, compare, compare_all};
 
 fn columns(n: usize, salt: u64) -> (Vec<f64>, Vec<f64>) {
     let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ salt;
@@ -135,10 +140,54 @@ fn run(threads: usize) {
     let mean = best(5, || b.iter().sum::<f64>() / b.len() as f64);
     let t = best(5, || compare(&b, &c, &options(Test::T, 0)));
     println!("1,000,000 queries: mean {mean}; t-test with interval {t}");
-    // Linear in the resamples: 10,000 resamples cost 50 times this.
-    let boot = best(1, || compare(&b, &c, &options(Test::Bootstrap, 200)));
+    let double_or_nothing = |columns: usize| {
+        let data: Vec<(Vec<f64>, Vec<f64>)> = (0..columns as u64)
+            .map(|i| self::columns(1_000_000, 100 + i))
+            .collect();
+        let pairs: Vec<(&[f64], &[f64])> = data
+            .iter()
+            .map(|(b, c)| (b.as_slice(), c.as_slice()))
+            .collect();
+        let options = Options {
+            bootstrap: BootstrapMethod::DoubleOrNothing,
+            ..options(Test::Bootstrap, 10_000)
+        };
+        best(1, || compare_all(&pairs, &options))
+    };
+    let mut bytes = vec![0u8; 1 << 28];
+    let chacha = best(1, || {
+        rand_core::Rng::fill_bytes(
+            &mut rankeval_compare::rng::chunk_rng(rankeval_compare::DEFAULT_SEED, 0),
+            &mut bytes,
+        )
+    });
     println!(
-        "1,000,000 queries: bootstrap 200 resamples {boot} ({:.1} ns CPU per drawn query; x50 for 10,000 resamples)",
+        "ChaCha20, 256 MiB: {chacha} ({:.2} ns CPU per byte)",
+        chacha.cpu * 1e9 / bytes.len() as f64
+    );
+    let chacha8 = best(1, || {
+        let mut rng = <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(42);
+        rand_core::Rng::fill_bytes(&mut rng, &mut bytes)
+    });
+    println!(
+        "ChaCha8, 256 MiB: {chacha8} ({:.2} ns CPU per byte)",
+        chacha8.cpu * 1e9 / bytes.len() as f64
+    );
+    drop(bytes);
+    for columns in [1, 2, 5] {
+        println!(
+            "1,000,000 queries: double-or-nothing bootstrap 10,000 resamples, {columns} column(s): {}",
+            double_or_nothing(columns)
+        );
+    }
+    // Linear in the resamples: 10,000 resamples cost 50 times this.
+    let multinomial = Options {
+        bootstrap: BootstrapMethod::Multinomial,
+        ..options(Test::Bootstrap, 200)
+    };
+    let boot = best(1, || compare(&b, &c, &multinomial));
+    println!(
+        "1,000,000 queries: multinomial bootstrap 200 resamples {boot} ({:.1} ns CPU per drawn query; x50 for 10,000 resamples)",
         boot.cpu * 1e9 / (200.0 * 1e6)
     );
 }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::bootstrap::bootstrap_columns;
+use crate::bootstrap::{BootstrapMethod, bootstrap_columns_with};
 use crate::correction::{Correction, correct};
 use crate::error::CompareError;
 use crate::paired::{Summary, differences, validate};
@@ -69,6 +69,9 @@ pub struct Options {
     pub level: f64,
     /// Resamples, seed and exact-enumeration limit of the resampling tests.
     pub resampling: Resampling,
+    /// The bootstrap's variant (default `Auto`: multinomial up to 10,000
+    /// queries, double-or-nothing above).
+    pub bootstrap: BootstrapMethod,
 }
 
 impl Default for Options {
@@ -77,6 +80,7 @@ impl Default for Options {
             test: Test::default(),
             level: DEFAULT_LEVEL,
             resampling: Resampling::default(),
+            bootstrap: BootstrapMethod::default(),
         }
     }
 }
@@ -107,6 +111,8 @@ pub struct Provenance {
     pub resamples: Option<u64>,
     /// Whether the randomization test enumerated every sign vector.
     pub exact: Option<bool>,
+    /// The bootstrap variant used (bootstrap only; never `Auto`).
+    pub bootstrap: Option<BootstrapMethod>,
     /// The seed (resampling tests only).
     pub seed: Option<u64>,
     /// The random generator (resampling tests only).
@@ -156,7 +162,10 @@ pub fn compare_all(
     options.validate()?;
     for (baseline, candidate) in pairs {
         validate(baseline, candidate)?;
-        if options.test == Test::Bootstrap && baseline.len() > u32::MAX as usize {
+        if options.test == Test::Bootstrap
+            && options.bootstrap.resolve(baseline.len()) == BootstrapMethod::Multinomial
+            && baseline.len() > u32::MAX as usize
+        {
             return Err(CompareError::TooManyQueries {
                 queries: baseline.len(),
             });
@@ -207,6 +216,7 @@ fn t_comparison(
             level: options.level,
             resamples: resampling.then_some(options.resampling.resamples),
             exact: None,
+            bootstrap: None,
             seed: resampling.then_some(options.resampling.seed),
             rng: resampling.then_some(RNG_NAME),
             correction: None,
@@ -229,11 +239,21 @@ fn resample_group(
             out[*i].provenance.exact = Some(result.exact);
         }
     } else {
-        let results = bootstrap_columns(columns, options.level, r.resamples, r.seed)?;
+        let results = bootstrap_columns_with(
+            columns,
+            options.level,
+            r.resamples,
+            r.seed,
+            options.bootstrap,
+        )?;
         for (i, result) in group.iter().zip(results) {
             out[*i].p_value = result.p_value;
             out[*i].interval = result.interval;
             out[*i].provenance.interval_method = IntervalMethod::BootstrapPercentile;
+            out[*i].provenance.bootstrap = Some(result.method);
+            if result.method == BootstrapMethod::DoubleOrNothing {
+                out[*i].provenance.rng = Some(crate::rng::FAST_RNG_NAME);
+            }
         }
     }
     Ok(())

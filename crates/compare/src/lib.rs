@@ -10,7 +10,8 @@
 //! * [`compare`] / [`compare_all`]: difference of means, interval, p-value,
 //!   effect size, wins / ties / losses, with one [`Test`]: Student's paired
 //!   t ([`ttest`]), the sign-flip randomization test ([`sign_flip`]), the
-//!   paired bootstrap ([`bootstrap`]) or Wilcoxon's signed-rank test
+//!   paired bootstrap ([`bootstrap`], multinomial or, for large query sets,
+//!   [`double_or_nothing`]) or Wilcoxon's signed-rank test
 //!   ([`wilcoxon`]).
 //! * [`randomized_tukey_hsd`]: all pairs of several systems.
 //! * [`correct`] / [`correct_family`]: Holm, Bonferroni, Benjamini-Hochberg.
@@ -22,6 +23,7 @@
 pub mod bootstrap;
 pub mod compare;
 pub mod correction;
+pub mod double_or_nothing;
 pub mod error;
 pub mod gate;
 pub mod paired;
@@ -31,6 +33,7 @@ pub mod ttest;
 pub mod tukey;
 pub mod wilcoxon;
 
+pub use bootstrap::{BootstrapMethod, MULTINOMIAL_UP_TO};
 pub use compare::{
     Comparison, DEFAULT_LEVEL, IntervalMethod, Options, Provenance, Test, compare, compare_all,
     correct_family,
@@ -39,7 +42,7 @@ pub use correction::{Correction, correct};
 pub use error::{CompareError, Side};
 pub use gate::{Gate, GateOutcome, Margin, Quantity, Relation};
 pub use paired::{Summary, WinsTiesLosses};
-pub use rng::{DEFAULT_SEED, RNG_NAME};
+pub use rng::{DEFAULT_SEED, FAST_RNG_NAME, RNG_NAME};
 pub use sign_flip::Resampling;
 pub use ttest::Interval;
 pub use tukey::{TukeyHsd, TukeyPair, randomized_tukey_hsd};

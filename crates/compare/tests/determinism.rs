@@ -1,9 +1,12 @@
 //! Same bits for any thread count; the generator's stream pinned.
 
 use rand_core::Rng;
+use rankeval_compare::double_or_nothing::{SLAB, double_or_nothing_columns};
 use rankeval_compare::rng::{DEFAULT_SEED, chunk_rng};
 use rankeval_compare::sign_flip::Resampling;
-use rankeval_compare::{Options, Test, compare, compare_all, randomized_tukey_hsd};
+use rankeval_compare::{
+    BootstrapMethod, Options, Test, compare, compare_all, randomized_tukey_hsd,
+};
 
 /// Deterministic metric-like columns without randomness from the code
 /// under test (a small LCG).
@@ -46,6 +49,29 @@ fn everything() -> String {
         let results = compare_all(&pairs, &options).expect("valid");
         out += &serde_json::to_string(&results).expect("serializable");
     }
+    let options = Options {
+        test: Test::Bootstrap,
+        bootstrap: BootstrapMethod::DoubleOrNothing,
+        resampling: Resampling {
+            resamples: 4_500,
+            ..Resampling::default()
+        },
+        ..Options::default()
+    };
+    out += &serde_json::to_string(&compare_all(&pairs, &options).expect("valid"))
+        .expect("serializable");
+    // Several slabs and chunks, a partial last group of 64 queries.
+    let (b, c) = columns(2 * SLAB + 77, 77);
+    let (b2, c2) = columns(2 * SLAB + 77, 78);
+    let options = Options {
+        resampling: Resampling {
+            resamples: 2_100,
+            ..Resampling::default()
+        },
+        ..options
+    };
+    let many = compare_all(&[(&b, &c), (&b2, &c2)], &options).expect("valid");
+    out += &serde_json::to_string(&many).expect("serializable");
     let systems: Vec<&[f64]> = data
         .iter()
         .filter(|(b, _)| b.len() == 150)
@@ -92,6 +118,47 @@ const PINNED_CHUNK_0: [u64; 4] = [
 ];
 const PINNED_CHUNK_1: [u64; 2] = [629_220_857_678_633_262, 1_525_128_642_534_362_311];
 
+/// The double-or-nothing bootstrap reads slab `s` of chunk `k` from word
+/// `s * 2048 * 8192 / 8 / 4` of ChaCha8 stream `k`: the words there are pinned
+/// (the position is part of the definition), and so are the first
+/// resampled bounds of a fixed column (the weights of the first resamples:
+/// a change of the layout of the weights changes them).
+#[test]
+fn double_or_nothing_stream_offsets_and_first_results_are_pinned() {
+    assert_eq!(SLAB, 8192);
+    let mut slab1 = rankeval_compare::rng::fast_chunk_rng(DEFAULT_SEED, 0);
+    slab1.set_word_pos(2048 * 8192 / 8 / 4);
+    let words: Vec<u64> = (0..2).map(|_| slab1.next_u64()).collect();
+    assert_eq!(words, PINNED_SLAB_1, "slab 1 changed: {words:#018x?}");
+    // One resample at level 0.5: both bounds are that resample's mean, the
+    // mean of the queries whose weight is 2 (values 2^-i: every subset has
+    // its own mean).
+    let column: Vec<f64> = (0..64).map(|i| 0.5f64.powi(i)).collect();
+    let one = double_or_nothing_columns(&[&column], 0.5, 1, DEFAULT_SEED).expect("valid");
+    // Weights of resample 0, queries 0..64: the first 8 bytes of stream 0.
+    let weights = rankeval_compare::rng::fast_chunk_rng(DEFAULT_SEED, 0).next_u64();
+    let chosen: Vec<f64> = (0..64)
+        .filter(|i| weights >> i & 1 == 1)
+        .map(|i| column[i])
+        .collect();
+    let expected = chosen.iter().sum::<f64>() / chosen.len() as f64;
+    assert!(
+        (one[0].interval.lower - expected).abs() <= 1e-15,
+        "{one:?} vs {expected}"
+    );
+    let bits = [
+        one[0].interval.lower.to_bits(),
+        one[0].interval.upper.to_bits(),
+    ];
+    assert_eq!(
+        bits, PINNED_FIRST_RESAMPLE,
+        "first resample changed: {bits:#018x?}"
+    );
+}
+
+const PINNED_SLAB_1: [u64; 2] = [0x4fbe_0077_1c11_699a, 0x32a5_195b_c887_bad9];
+const PINNED_FIRST_RESAMPLE: [u64; 2] = [0x3f9d_bed4_22d1_54ac, 0x3f9d_bed4_22d1_54ac];
+
 #[test]
 fn a_pair_compared_with_others_equals_the_pair_alone() {
     let data: Vec<(Vec<f64>, Vec<f64>)> = (0..3).map(|i| columns(120, 100 + i)).collect();
@@ -99,14 +166,16 @@ fn a_pair_compared_with_others_equals_the_pair_alone() {
         .iter()
         .map(|(b, c)| (b.as_slice(), c.as_slice()))
         .collect();
-    for test in [
-        Test::T,
-        Test::Randomization,
-        Test::Bootstrap,
-        Test::Wilcoxon,
+    for (test, bootstrap) in [
+        (Test::T, BootstrapMethod::Auto),
+        (Test::Randomization, BootstrapMethod::Auto),
+        (Test::Bootstrap, BootstrapMethod::Multinomial),
+        (Test::Bootstrap, BootstrapMethod::DoubleOrNothing),
+        (Test::Wilcoxon, BootstrapMethod::Auto),
     ] {
         let options = Options {
             test,
+            bootstrap,
             resampling: Resampling {
                 resamples: 3_000,
                 ..Resampling::default()

@@ -3,7 +3,7 @@
 use proptest::prelude::*;
 use rankeval_compare::sign_flip::Resampling;
 use rankeval_compare::{
-    CompareError, Correction, Options, Side, Test, compare, compare_all, correct,
+    BootstrapMethod, CompareError, Correction, Options, Side, Test, compare, compare_all, correct,
     randomized_tukey_hsd,
 };
 
@@ -147,6 +147,24 @@ fn the_column_functions_check_their_input() {
         Err(CompareError::InvalidLevel { .. })
     ));
     assert_eq!(bootstrap_columns(&[], 0.95, 10, 1), Ok(Vec::new()));
+    use rankeval_compare::double_or_nothing::double_or_nothing_columns;
+    assert_eq!(
+        double_or_nothing_columns(&[ok], 0.95, 0, 1),
+        Err(CompareError::NoResamples)
+    );
+    assert!(matches!(
+        double_or_nothing_columns(&[ok], 1.5, 10, 1),
+        Err(CompareError::InvalidLevel { .. })
+    ));
+    assert!(matches!(
+        double_or_nothing_columns(&[nan], 0.95, 10, 1),
+        Err(CompareError::NotFinite { index: 1, .. })
+    ));
+    assert_eq!(
+        double_or_nothing_columns(&[short], 0.95, 10, 1),
+        Err(CompareError::TooFewQueries { queries: 1 })
+    );
+    assert_eq!(double_or_nothing_columns(&[], 0.95, 10, 1), Ok(Vec::new()));
 }
 
 #[test]
@@ -206,12 +224,15 @@ proptest! {
         level in any::<f64>(),
     ) {
         for test in [Test::T, Test::Randomization, Test::Bootstrap, Test::Wilcoxon] {
-            let options = Options { test, level, resampling: Resampling { resamples: 50, ..Resampling::default() } };
-            let _ = compare(&b, &c, &options);
+            for bootstrap in [BootstrapMethod::Multinomial, BootstrapMethod::DoubleOrNothing] {
+                let options = Options { test, level, bootstrap, resampling: Resampling { resamples: 50, ..Resampling::default() } };
+                let _ = compare(&b, &c, &options);
+            }
         }
         let _ = randomized_tukey_hsd(&[&b, &c], 20, 1);
         let _ = rankeval_compare::sign_flip::sign_flip_columns(&[&b, &c], &Resampling::default());
         let _ = rankeval_compare::bootstrap::bootstrap_columns(&[&b, &c], level, 20, 1);
+        let _ = rankeval_compare::double_or_nothing::double_or_nothing_columns(&[&b, &c], level, 20, 1);
         let _ = rankeval_compare::wilcoxon::wilcoxon(&b);
         let _ = rankeval_compare::ttest::paired_t(&c, level);
         let _ = correct(&b, Correction::Holm);

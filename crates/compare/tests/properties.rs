@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use rankeval_compare::sign_flip::Resampling;
-use rankeval_compare::{Correction, Options, Test, compare, correct};
+use rankeval_compare::{BootstrapMethod, Correction, Options, Test, compare, correct};
 
 /// Metric-like paired columns: 2 to 40 queries, values in [0, 1], some
 /// quantized to tenths (ties and zero differences).
@@ -102,6 +102,30 @@ proptest! {
             prop_assert_eq!(r.summary.effect_size, None);
             prop_assert_eq!((r.interval.lower, r.interval.upper), (0.0, 0.0));
         }
+    }
+
+    #[test]
+    fn double_or_nothing_bounds_lie_among_the_differences_and_swap_exactly((b, c) in paired()) {
+        let options = Options { bootstrap: BootstrapMethod::DoubleOrNothing, ..options(Test::Bootstrap) };
+        let forward = compare(&b, &c, &options).expect("valid");
+        let backward = compare(&c, &b, &options).expect("valid");
+        prop_assert_eq!(forward.provenance.bootstrap, Some(BootstrapMethod::DoubleOrNothing));
+        prop_assert!(forward.p_value > 0.0 && forward.p_value <= 1.0);
+        // Every resample is a weighted mean of the differences (or the mean).
+        let d: Vec<f64> = c.iter().zip(&b).map(|(c, b)| c - b).collect();
+        let (low, high) = d.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(*v), h.max(*v)));
+        let slack = 1e-12;
+        prop_assert!(low - slack <= forward.interval.lower && forward.interval.lower <= forward.interval.upper
+            && forward.interval.upper <= high + slack, "{:?} not in [{low}, {high}]", forward.interval);
+        // Negated differences give negated resamples, bit for bit (the
+        // percentiles' interpolation may round differently).
+        prop_assert_eq!(backward.p_value, forward.p_value);
+        let scale = forward.interval.upper.abs().max(forward.interval.lower.abs()).max(1e-300);
+        prop_assert!((backward.interval.lower + forward.interval.upper).abs() <= 1e-12 * scale);
+        prop_assert!((backward.interval.upper + forward.interval.lower).abs() <= 1e-12 * scale);
+        let same = compare(&b, &b, &options).expect("valid");
+        prop_assert_eq!(same.p_value, 1.0);
+        prop_assert_eq!((same.interval.lower, same.interval.upper), (0.0, 0.0));
     }
 
     #[test]

@@ -5,8 +5,8 @@ use std::fmt;
 /// Summarizes one metric's per-query values (mean, median, ...).
 ///
 /// Implementors write [`name`](Aggregator::name) and
-/// [`aggregate`](Aggregator::aggregate), and register with
-/// [`register_aggregator!`](crate::register_aggregator) like metrics.
+/// [`aggregate`](Aggregator::aggregate), and register the impl with
+/// [`#[rankeval_core::aggregator(...)]`](macro@crate::aggregator) like metrics.
 #[typetag::serde(tag = "type")]
 pub trait Aggregator: Send + Sync + fmt::Debug {
     /// The canonical name, e.g. `mean`; parses back to an equal aggregator.

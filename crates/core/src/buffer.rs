@@ -12,7 +12,6 @@
 
 use crate::error::RunError;
 use crate::lists::same_bytes;
-use crate::origins::Origins;
 use crate::run::{RunBuilder, refuse_nan};
 
 /// A score written as a plain decimal: `mantissa / 10^places`, with the
@@ -80,8 +79,10 @@ pub struct ListBuffer {
     fixed: Vec<i64>,
     /// `Some(places)` while the scores are kept in `fixed`.
     places: Option<u8>,
-    /// Each entry's position (line number), 4 bytes each.
-    lines: Origins,
+    /// Each entry's position (line number). Plain 64-bit values: the buffer
+    /// holds one query at a time, so compact [`Origins`](crate::origins::Origins) would save nothing
+    /// and cost a branch per pushed line.
+    lines: Vec<u64>,
 }
 
 /// A buffer's scores, as [`ListBuffer::keys`] gives them.
@@ -222,8 +223,7 @@ impl ListBuffer {
         let mut builder = RunBuilder::with_capacity(self.len(), self.bytes.len());
         for i in 0..self.len() {
             // The entries were checked when pushed: this cannot fail.
-            let _ =
-                builder.push_scored_at(&self.query, self.doc(i), self.scores[i], self.lines.get(i));
+            let _ = builder.push_scored_at(&self.query, self.doc(i), self.scores[i], self.lines[i]);
         }
         self.clear();
         builder
@@ -248,7 +248,7 @@ impl ListBuffer {
     /// The position of entry `i`.
     #[inline]
     pub(crate) fn line(&self, i: usize) -> u64 {
-        self.lines.get(i)
+        self.lines[i]
     }
 
     /// The query id, whatever the entries.

@@ -236,8 +236,8 @@ pub type CorpusState = Box<dyn Any + Send>;
 /// One metric over a whole run: init, update per ranked list, merge,
 /// finish. See the [module docs](self) for the determinism contract.
 ///
-/// Register it with [`register_corpus_metric!`](crate::register_corpus_metric)
-/// and `#[typetag::serde(name = "...")]` with the same name, as a
+/// Register the impl with
+/// [`#[rankeval_core::corpus_metric(...)]`](macro@crate::corpus_metric), as a
 /// [`Metric`](crate::Metric).
 #[typetag::serde(tag = "type")]
 pub trait CorpusMetric: Send + Sync + fmt::Debug {

@@ -322,13 +322,6 @@ pub enum QrelsError {
         /// Position of the judgement.
         at: u64,
     },
-    /// The qrels hold 2^32 judgements or more, or one piece of them read
-    /// at once holds 4 GiB of ids or more: beyond what the compact store
-    /// indexes with 32-bit offsets.
-    #[error(
-        "the qrels are too large: 2^32 judgements or more, or 4 GiB of ids or more read in one piece"
-    )]
-    TooLarge,
 }
 
 /// The longest id, in characters, that messages show whole.

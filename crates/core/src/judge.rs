@@ -276,6 +276,10 @@ pub struct Judge {
     replaced: Vec<bool>,
     /// `judge_buffer`: the repeats the last call left out.
     dropped: usize,
+    /// The judged query's grades in descending order (its ideal ranking).
+    ideal: Vec<Grade>,
+    /// Scratch space for ordering `ideal`.
+    counts: Vec<u32>,
     depth: Option<usize>,
     default_level: RelevanceLevel,
     /// How tied scores are ordered (`judge_buffer`) and whether their
@@ -312,6 +316,8 @@ impl Judge {
             order: Vec::new(),
             replaced: Vec::new(),
             dropped: 0,
+            ideal: Vec::new(),
+            counts: Vec::new(),
             depth,
             default_level,
             ties: JudgeTies {
@@ -360,12 +366,13 @@ impl Judge {
         if let Some(list) = list
             && depth > 0
         {
-            let judged = qrels.judged(query);
-            let capacity = (2 * judged.len()).next_power_of_two().max(2);
+            let (store, judged) = qrels.judged(query);
+            let judged = &judged;
+            let capacity = (2 * judged.len).next_power_of_two().max(2);
             let mask = capacity - 1;
             self.table.clear();
             self.table.resize(capacity, 0);
-            for (j, doc) in judged.docs().enumerate() {
+            for (j, doc) in store.docs(judged).enumerate() {
                 let hash = hash_bytes(doc);
                 let mut slot = hash as usize & mask;
                 while self.table[slot] != 0 {
@@ -373,7 +380,7 @@ impl Judge {
                 }
                 self.table[slot] = ((hash >> 32) << 32) | (j as u64 + 1);
             }
-            let grades = judged.grades;
+            let grades = &store.values[judged.start..judged.start + judged.len];
             let table = &self.table;
             // One independent lookup per rank, so that the CPU overlaps them.
             self.ranked.extend(list.docs().take(depth).map(|doc| {
@@ -386,20 +393,16 @@ impl Judge {
                         return Judgement::UNJUDGED;
                     }
                     let j = (occupant & 0xFFFF_FFFF) as usize - 1;
-                    if occupant >> 32 == fingerprint && same_bytes(judged.doc(j), doc) {
+                    if occupant >> 32 == fingerprint && same_bytes(store.doc(judged, j), doc) {
                         return Judgement::judged(grades[j]);
                     }
                     slot = (slot + 1) & mask;
                 }
             }));
         }
-        JudgedRanking::new(
-            &self.ranked,
-            retrieved,
-            qrels.ideal_grades(query),
-            self.default_level,
-        )
-        .with_tie_groups(&self.tie_ends)
+        qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
+        JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
+            .with_tie_groups(&self.tie_ends)
     }
 
     /// How many repeated documents the last [`judge_buffer`](Self::judge_buffer)
@@ -425,7 +428,7 @@ impl Judge {
     ) -> Result<Option<JudgedRanking<'s>>, RunError> {
         let n = buffer.len();
         let judged = query.map(|q| qrels.judged(q));
-        let num_judged = judged.map_or(0, |j| j.len());
+        let num_judged = judged.map_or(0, |(_, l)| l.len);
         let capacity = (4 * (n + num_judged)).next_power_of_two();
         let mask = capacity - 1;
         self.table.clear();
@@ -433,8 +436,8 @@ impl Judge {
         self.seen.clear();
         self.seen.resize(num_judged, 0);
         self.judgements.clear();
-        if let Some(judged) = judged {
-            for (j, doc) in judged.docs().enumerate() {
+        if let Some((store, judged)) = &judged {
+            for (j, doc) in store.docs(judged).enumerate() {
                 let hash = hash_bytes(doc);
                 let mut slot = hash as usize & mask;
                 while self.table[slot] != 0 {
@@ -443,7 +446,9 @@ impl Judge {
                 self.table[slot] = ((hash >> 32) << 32) | (j as u64 + 1);
             }
         }
-        let grades = judged.map_or(&[][..], |j| j.grades);
+        let grades = judged.map_or(&[][..], |(store, l)| {
+            &store.values[l.start..l.start + l.len]
+        });
         self.order.clear();
         // With `Duplicates::First`, the best-ranked occurrence of a
         // document is kept: a later entry with a higher score takes the
@@ -474,8 +479,8 @@ impl Judge {
                     // The earlier occurrence kept, and where it is recorded.
                     let first = if occupant & RUN_ENTRY != 0 {
                         same_bytes(buffer.doc(entry), doc).then_some((entry, None))
-                    } else if let Some(judged) = &judged
-                        && same_bytes(judged.doc(entry), doc)
+                    } else if let Some((store, judged)) = &judged
+                        && same_bytes(store.doc(judged, entry), doc)
                     {
                         match self.seen[entry] {
                             0 => {
@@ -561,14 +566,10 @@ impl Judge {
         let judgements = &self.judgements;
         self.ranked
             .extend(self.order[..depth].iter().map(|&i| judgements[i as usize]));
+        qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
         Ok(Some(
-            JudgedRanking::new(
-                &self.ranked,
-                retrieved,
-                qrels.ideal_grades(query),
-                self.default_level,
-            )
-            .with_tie_groups(&self.tie_ends),
+            JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
+                .with_tie_groups(&self.tie_ends),
         ))
     }
 }

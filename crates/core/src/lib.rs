@@ -9,7 +9,7 @@
 //! - `rankeval-runner`, which reads files into this model, evaluates in
 //!   parallel and reports;
 //! - your own plugin crate, which implements [`Metric`] and registers it with
-//!   [`register_metric!`].
+//!   the attribute [`macro@metric`] on that impl.
 //!
 //! ## Data flow
 //!
@@ -46,7 +46,13 @@
 //!     rel: Option<RelevanceLevel>,
 //! }
 //!
-//! #[typetag::serde(name = "any_hit")]
+//! // The name, written once, is the TOML `type` and the registry's key.
+//! #[rankeval_core::metric(
+//!     name = "any_hit",
+//!     summary = "1 if a relevant document is in the top k, else 0",
+//!     params = &[PARAM_K, PARAM_REL],
+//!     example = AnyHit { k: Cutoff::new(10), rel: None },
+//! )]
 //! impl Metric for AnyHit {
 //!     fn name(&self) -> String {
 //!         CanonicalName::new("any_hit").param_if_set("rel", self.rel).cutoff(self.k)
@@ -58,14 +64,6 @@
 //!         let level = q.level(self.rel);
 //!         f64::from(u8::from(q.top(self.k).iter().any(|j| j.is_relevant(level))))
 //!     }
-//! }
-//!
-//! rankeval_core::register_metric! {
-//!     name: "any_hit",
-//!     aliases: &[],
-//!     summary: "1 if a relevant document is in the top k, else 0",
-//!     params: &[PARAM_K, PARAM_REL],
-//!     example: || Box::new(AnyHit { k: Cutoff::new(10), rel: None }),
 //! }
 //!
 //! let metric = rankeval_core::registry::parse_metric("any_hit@3").unwrap();
@@ -112,6 +110,7 @@ pub use judge::{Grade, GradeError, Judge, JudgedRanking, Judgement, MAX_GRADE, c
 pub use metric::{Metric, TrecAll, TrecEvalMeasure};
 pub use params::{CanonicalName, Cutoff, ParamValue, RelevanceLevel};
 pub use qrels::{Qrels, QrelsBuilder, QrelsPart, QrelsParts};
+pub use rankeval_macros::{aggregator, corpus_metric, metric};
 pub use requested::{RequestedMetric, build_requested, parse_requested};
 pub use run::{Duplicates, RankedList, Run, RunBuilder, compare_scored};
 pub use ties::{TieGroups, Tied, Ties};
@@ -119,4 +118,5 @@ pub use ties::{TieGroups, Tied, Ties};
 #[doc(hidden)]
 pub mod __private {
     pub use inventory;
+    pub use typetag;
 }

@@ -56,6 +56,13 @@ pub(crate) trait ListRules<V>: Sync {
     fn ties_by_doc(&self) -> bool {
         true
     }
+    /// An integer whose ascending order is [`compare_values`](Self::compare_values)'s
+    /// order (equal keys for equal values), when there is one: lists are then
+    /// sorted as plain integers, documents compared only within runs of
+    /// equal keys. `None` sorts with `compare_values`.
+    fn value_key(&self, _value: V) -> Option<u64> {
+        None
+    }
 }
 
 /// Why a store could not take an entry.
@@ -170,16 +177,9 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         Ok(())
     }
 
-    /// Appends one entry.
+    /// Makes the last block `query`'s (with `ranked`) if it is not.
     #[inline]
-    pub(crate) fn push(
-        &mut self,
-        query: &[u8],
-        doc: &[u8],
-        value: V,
-        origin: u64,
-        ranked: bool,
-    ) -> Result<(), PushError> {
+    fn open_block(&mut self, query: &[u8], ranked: bool) -> Result<(), PushError> {
         let same_block = match self.lists.last() {
             Some(last) => {
                 last.ranked == ranked && same_bytes(self.queries.resolve(last.query), query)
@@ -199,6 +199,20 @@ impl<V: Copy + Send + Sync> ListStore<V> {
                 ranked,
             });
         }
+        Ok(())
+    }
+
+    /// Appends one entry.
+    #[inline]
+    pub(crate) fn push(
+        &mut self,
+        query: &[u8],
+        doc: &[u8],
+        value: V,
+        origin: u64,
+        ranked: bool,
+    ) -> Result<(), PushError> {
+        self.open_block(query, ranked)?;
         let Some(block) = self.lists.last_mut() else {
             unreachable!("a block was pushed above")
         };
@@ -209,6 +223,40 @@ impl<V: Copy + Send + Sync> ListStore<V> {
         self.values.push(value);
         self.origins.push(origin);
         block.len += 1;
+        Ok(())
+    }
+
+    /// Appends entries of one query at once, their document ids lying one
+    /// after the other in `docs`: entry `i`'s id ends at `ends[i]`
+    /// (counted from the start of `docs`; one end per value) and its origin
+    /// is `origin + i`. One copy of the bytes instead of one per entry.
+    pub(crate) fn push_contiguous(
+        &mut self,
+        query: &[u8],
+        docs: &[u8],
+        ends: impl Iterator<Item = usize>,
+        values: &[V],
+        origin: u64,
+        ranked: bool,
+    ) -> Result<(), PushError> {
+        self.open_block(query, ranked)?;
+        let Some(block) = self.lists.last_mut() else {
+            unreachable!("a block was pushed above")
+        };
+        let base = self.bytes.len() - block.byte_start;
+        if u32::try_from(base + docs.len()).is_err() {
+            return Err(PushError::ListTooLarge);
+        }
+        let before = self.ends.len();
+        self.ends
+            .extend(ends.take(values.len()).map(|end| (base + end) as u32));
+        debug_assert_eq!(self.ends.len() - before, values.len(), "one end per value");
+        self.bytes.extend_from_slice(docs);
+        self.values.extend_from_slice(values);
+        for i in 0..values.len() as u64 {
+            self.origins.push(origin.saturating_add(i));
+        }
+        block.len += values.len();
         Ok(())
     }
 
@@ -481,6 +529,8 @@ pub(crate) struct Scratch<V> {
     table: Vec<u64>,
     keep: Vec<bool>,
     perm: Vec<u32>,
+    /// Sort keys: the value's key above the entry's place (see `sort_by_key`).
+    keys: Vec<u64>,
     bytes: Vec<u8>,
     ends: Vec<u32>,
     values: Vec<V>,
@@ -493,6 +543,7 @@ impl<V> Default for Scratch<V> {
             table: Vec::new(),
             keep: Vec::new(),
             perm: Vec::new(),
+            keys: Vec::new(),
             bytes: Vec::new(),
             ends: Vec::new(),
             values: Vec::new(),
@@ -634,8 +685,13 @@ impl<V: Copy> Scratch<V> {
         rules: &R,
     ) {
         self.perm.clear();
-        self.perm.extend(start as u32..end as u32);
-        {
+        let keyed = rules.ties_by_doc() && rules.value_key(list.values[start]).is_some();
+        if keyed {
+            self.sort_by_key(list, start, end, rules);
+        } else {
+            self.perm.extend(start as u32..end as u32);
+        }
+        if !keyed {
             let view = &*list;
             if rules.ties_by_doc() {
                 self.perm.sort_unstable_by(|&a, &b| {
@@ -669,6 +725,56 @@ impl<V: Copy> Scratch<V> {
         list.ends[start..end].copy_from_slice(&self.ends);
         list.values[start..end].copy_from_slice(&self.values);
         list.origins.permute(start, &self.perm, &mut self.origins);
+    }
+
+    /// Fills `perm` with entries `start..end` in the rules' order, by
+    /// [`ListRules::value_key`]: each entry becomes one `u64`, the value's
+    /// key in the high bits and the entry's place in the range in the low
+    /// bits (as many as the range needs), sorted as plain integers (no
+    /// comparison closure, no lookups, the standard library's sorting
+    /// networks). Entries whose keys agree in the high bits (equal values,
+    /// or values a few units in the last place apart) are then ordered by
+    /// the full comparison: value, then document id. The same order as a
+    /// comparison sort, since the ids of one list are distinct.
+    fn sort_by_key<R: ListRules<V>>(
+        &mut self,
+        list: &ListMut<'_, V>,
+        start: usize,
+        end: usize,
+        rules: &R,
+    ) {
+        let places = (end - start).saturating_sub(1) as u64;
+        let low = u64::BITS - places.leading_zeros();
+        let high = |key: u64| key.checked_shr(low).unwrap_or(0);
+        self.keys.clear();
+        self.keys.extend((start..end).map(|i| {
+            let key = rules.value_key(list.values[i]).unwrap_or(u64::MAX);
+            (high(key).checked_shl(low).unwrap_or(0)) | (i - start) as u64
+        }));
+        self.keys.sort_unstable();
+        let place_mask = (1u64 << low) - 1;
+        self.perm.extend(
+            self.keys
+                .iter()
+                .map(|&k| start as u32 + (k & place_mask) as u32),
+        );
+        let mut first = 0;
+        while first < self.keys.len() {
+            let key = high(self.keys[first]);
+            let mut last = first + 1;
+            while last < self.keys.len() && high(self.keys[last]) == key {
+                last += 1;
+            }
+            if last - first > 1 {
+                self.perm[first..last].sort_unstable_by(|&a, &b| {
+                    let (a, b) = (a as usize, b as usize);
+                    rules
+                        .compare_values(list.values[a], list.values[b])
+                        .then_with(|| rules.compare_docs(list.doc(a), list.doc(b)))
+                });
+            }
+            first = last;
+        }
     }
 }
 
@@ -830,5 +936,59 @@ mod tests {
             store.push(b"\xff", b"a", 1, 1, false),
             Err(PushError::QueryNotUtf8)
         ));
+    }
+
+    /// Orders by value descending, equal values in input order (as qrels).
+    struct StableDescending;
+    impl ListRules<i32> for StableDescending {
+        fn on_repeat(&self, _first: i32, _second: i32) -> Repeat {
+            Repeat::Fail
+        }
+        fn sorts(&self, _list: &List) -> bool {
+            true
+        }
+        fn compare_values(&self, a: i32, b: i32) -> Ordering {
+            b.cmp(&a)
+        }
+        fn compare_docs(&self, a: &[u8], b: &[u8]) -> Ordering {
+            a.cmp(b)
+        }
+        fn ties_by_doc(&self) -> bool {
+            false
+        }
+    }
+
+    /// Lists ordered stably by value (few or many distinct values) take
+    /// the order of a reference sort, each entry's origin moved along.
+    #[test]
+    fn stable_order_by_value_moves_origins_along() {
+        for distinct in [1, 3, 16, 17, 40] {
+            let mut state = 12345u64 + distinct as u64;
+            let entries: Vec<(String, i32)> = (0..200)
+                .map(|i| {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (format!("d{i}"), ((state >> 33) % distinct as u64) as i32)
+                })
+                .collect();
+            let mut store = ListStore::default();
+            for (origin, (doc, value)) in entries.iter().enumerate() {
+                store
+                    .push(b"q", doc.as_bytes(), *value, origin as u64 + 7, false)
+                    .unwrap();
+            }
+            // In place: the origins are kept (finish drops them).
+            assert!(store.finish_in_place(&StableDescending).unwrap().is_empty());
+            let done = store;
+            let mut expected: Vec<(usize, &(String, i32))> = entries.iter().enumerate().collect();
+            expected.sort_by_key(|e| std::cmp::Reverse(e.1.1));
+            let got = &contents(&done)[0].1;
+            let want: Vec<(String, i32)> = expected.iter().map(|(_, e)| (*e).clone()).collect();
+            assert_eq!(got, &want, "{distinct} distinct values");
+            let origins: Vec<u64> = done.origins.iter().collect();
+            let want_origins: Vec<u64> = expected.iter().map(|(i, _)| *i as u64 + 7).collect();
+            assert_eq!(origins, want_origins, "{distinct} distinct values");
+        }
     }
 }

@@ -1,8 +1,15 @@
-//! The registration macros: the one way a metric or aggregator, built in or
-//! not, joins the registry.
+//! The lower-level registration macros. Plugins register with the
+//! attributes [`metric`](macro@crate::metric),
+//! [`aggregator`](macro@crate::aggregator) and
+//! [`corpus_metric`](macro@crate::corpus_metric) on their impl, which name
+//! them once and write both typetag's attribute and the registration; these
+//! remain for an impl whose typetag attribute is written by hand (the
+//! startup check, `registry::check`, then compares the two names).
 
 /// Registers a metric so that it is known by name in TOML, in the short
-/// syntax and in `rankeval metrics`.
+/// syntax and in `rankeval metrics`. Prefer the attribute
+/// [`#[rankeval_core::metric(...)]`](macro@crate::metric), which writes
+/// the typetag name too.
 ///
 /// Give the fields of a [`MetricDescriptor`](crate::registry::MetricDescriptor)
 /// except `defined_at`, which the macro fills in. `name` must equal the

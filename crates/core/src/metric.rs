@@ -13,9 +13,9 @@ use crate::ties::Ties;
 /// [`score`](Metric::score); [`depth`](Metric::depth) (default: the whole
 /// list) and [`validate`](Metric::validate) (default: accept) have defaults
 /// worth overriding. A metric is a plain serde struct with
-/// `#[serde(deny_unknown_fields)]`, registered with
-/// [`register_metric!`](crate::register_metric) and tagged with
-/// `#[typetag::serde(name = "...")]` using the same name, so that a TOML
+/// `#[serde(deny_unknown_fields)]`, its `impl Metric` registered with the
+/// attribute [`#[rankeval_core::metric(name = "...", ...)]`](macro@crate::metric)
+/// (which also writes its typetag name, the same string), so that a TOML
 /// table `{ type = "average_precision", k = 10 }` and the short syntax
 /// `ap@10` both become it.
 ///

@@ -38,7 +38,7 @@ impl Origins {
     }
 
     /// Whether there is none.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -96,6 +96,7 @@ impl Origins {
     }
 
     /// Empties the column, keeping its memory.
+    #[cfg(test)]
     pub(crate) fn clear(&mut self) {
         self.narrow.clear();
         if let Some(mut wide) = self.wide.take() {
@@ -226,15 +227,20 @@ impl<'a> OriginsMut<'a> {
     pub(crate) fn permute(&mut self, start: usize, order: &[u32], scratch: &mut Vec<u64>) {
         scratch.clear();
         scratch.extend(order.iter().map(|&i| self.get(i as usize)));
+        self.write(start, scratch);
+    }
+
+    /// Entries `start..` take `positions`, each taken from this run (so
+    /// it fits a narrow run).
+    pub(crate) fn write(&mut self, start: usize, positions: &[u64]) {
         match self {
             OriginsMut::Narrow(base, narrow) => {
-                for (slot, &position) in narrow[start..].iter_mut().zip(scratch.iter()) {
-                    // Taken from this run: it fits.
+                for (slot, &position) in narrow[start..].iter_mut().zip(positions) {
                     *slot = (position - *base) as u32;
                 }
             }
             OriginsMut::Wide(wide) => {
-                wide[start..start + scratch.len()].copy_from_slice(scratch);
+                wide[start..start + positions.len()].copy_from_slice(positions);
             }
         }
     }

@@ -1,22 +1,12 @@
 //! Qrels: the graded judgements of documents, per query.
 //!
-//! Each query's judgements are stored in ideal order (grade descending,
-//! equal grades in input order), so that the ideal grades nDCG needs and
-//! the relevant count `|R|` at any threshold are read off the one grade
-//! column, with no second copy.
+//! Each query's judgements are stored in input order, one grade column and
+//! no second copy. The ideal grades nDCG needs (and the relevant count `|R|`
+//! at any threshold) are put in descending order per query when the query
+//! is judged ([`Qrels::ideal_grades_into`]), in the parallel evaluation, so
+//! that reading large qrels does no sorting.
 //! The engine's [`Judge`](crate::Judge) finds grades through a small hash
 //! table per query, which stays in the CPU cache.
-//!
-//! The finished store is flat, to keep qrels of many small queries small
-//! (1M queries of one judgement each: about 50 bytes a judgement, the id
-//! texts included): the query ids in one interner, and per query only
-//! where its judgements start; the judgements' document ids in one byte
-//! arena with a 32-bit end each, their grades in one column. Nothing is
-//! allocated per query or per judgement. Pieces of a file read in parallel
-//! are packed the same way as soon as each is finished, and copied into
-//! the flat store one after the other, each freed once copied. The rare
-//! query judged in more than one piece (a file not grouped by query) is
-//! joined in a small side store.
 
 use std::cmp::Ordering;
 
@@ -33,53 +23,11 @@ use crate::origins::Origins;
 pub struct Qrels {
     /// The query ids, in order of first appearance.
     queries: Interner,
-    /// Query `q`'s judgements are entries `starts[q]..starts[q + 1]` of the
-    /// columns below (one more than there are queries).
-    starts: Vec<u32>,
-    /// Where query `q`'s document ids start in `bytes`.
-    byte_starts: Vec<u32>,
-    /// The document ids, one after the other.
-    bytes: Vec<u8>,
-    /// The end of each document id, from its query's byte start.
-    ends: Vec<u32>,
-    /// The grade of each judgement; each query's in descending order.
-    grades: Vec<Grade>,
-    /// Queries judged in more than one piece of the input: (query, its
-    /// list in `joined`), by query. Their range in the columns is empty.
-    spanning: Vec<(u32, u32)>,
-    /// The judgements of the queries in `spanning`, joined and finished.
-    joined: ListStore<Grade>,
-}
-
-/// One query's judgements in ideal order: a view into the qrels.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Judged<'a> {
-    /// The document ids, from the first one's start.
-    bytes: &'a [u8],
-    /// The end of each document id in `bytes`.
-    ends: &'a [u32],
-    /// The grades, in descending order.
-    pub(crate) grades: &'a [Grade],
-}
-
-impl<'a> Judged<'a> {
-    /// Number of judgements.
-    #[inline]
-    pub(crate) fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// The document id of judgement `i`.
-    #[inline]
-    pub(crate) fn doc(&self, i: usize) -> &'a [u8] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.bytes[start..self.ends[i] as usize]
-    }
-
-    /// The document ids, in ideal order.
-    pub(crate) fn docs(self) -> impl ExactSizeIterator<Item = &'a [u8]> + 'a {
-        (0..self.len()).map(move |i| self.doc(i))
-    }
+    /// Where query `q`'s judgements are: list `.1` of part `.0`.
+    lists: Vec<(u32, u32)>,
+    /// Finished stores: one per piece the qrels were read in, each list
+    /// in input order.
+    parts: Vec<ListStore<Grade>>,
 }
 
 /// Collects judgements in any order; [`finish`](QrelsBuilder::finish) checks
@@ -166,9 +114,18 @@ impl QrelsBuilder {
 
     /// Checks for conflicting grades and orders each query's grades.
     pub fn finish(self) -> Result<Qrels, QrelsError> {
-        let mut parts = QrelsParts::new();
-        parts.push(self.finish_part(), 0);
-        parts.finish()
+        let mut store = self.store.finish(&QrelsRules).map_err(|e| match e {
+            FinishError::Repeat(e) => conflict(e, 0),
+            FinishError::MixedOrdering { .. } => {
+                unreachable!("qrels entries are never pushed as ranked")
+            }
+        })?;
+        let queries = std::mem::take(&mut store.queries);
+        Ok(Qrels {
+            lists: (0..queries.len() as u32).map(|q| (0, q)).collect(),
+            queries,
+            parts: vec![compact(store)],
+        })
     }
 
     /// Finishes these judgements as one piece of larger qrels (a block of
@@ -178,186 +135,37 @@ impl QrelsBuilder {
     /// queries that continue from one piece into another.
     pub fn finish_part(self) -> QrelsPart {
         let mut store = self.store;
-        let mut conflicts = match store.finish_in_place(&QrelsRules) {
+        let conflicts = match store.finish_in_place(&QrelsRules) {
             Ok(conflicts) => conflicts,
             Err(FinishError::Repeat(e)) => vec![e],
             Err(FinishError::MixedOrdering { .. }) => {
                 unreachable!("qrels entries are never pushed as ranked")
             }
         };
-        for conflict in &mut conflicts {
-            conflict.query_name = store.query_name(conflict.query);
+        QrelsPart {
+            store,
+            conflicts,
+            offset: 0,
         }
-        QrelsPart::packed(store, conflicts)
     }
 }
 
-/// One piece of qrels, finished on its own and packed; see
-/// [`QrelsBuilder::finish_part`].
+/// One piece of qrels, finished on its own; see [`QrelsBuilder::finish_part`].
 #[derive(Debug)]
 pub struct QrelsPart {
-    /// The query ids of the piece's lists, one after the other.
-    names: Vec<u8>,
-    /// The end of each list's query id in `names`.
-    name_ends: Vec<u32>,
-    /// List `i`'s judgements are `starts[i]..starts[i + 1]`.
-    starts: Vec<u32>,
-    /// Where list `i`'s document ids start in `bytes`.
-    byte_starts: Vec<u32>,
-    bytes: Vec<u8>,
-    /// The end of each document id, from its list's byte start.
-    ends: Vec<u32>,
-    /// Each list in descending order of grade.
-    grades: Vec<Grade>,
-    /// Where each judgement came from, for the queries joined later.
-    origins: Origins,
-    /// The conflicting grades found in the piece, the first of each query,
-    /// with the query's name.
+    /// Finished (each list in input order, repeats resolved), with
+    /// positions (origins) kept.
+    store: ListStore<Grade>,
+    /// The conflicting grades found in the piece, the first of each query.
     conflicts: Vec<RepeatError<Grade>>,
     /// Added to the piece's positions to make them the input's.
     offset: u64,
-    /// The piece does not fit 32-bit offsets.
-    too_large: bool,
-}
-
-impl QrelsPart {
-    /// Packs a finished store: its lists one after the other with no room
-    /// between them (repeats dropped when finishing leave some), the query
-    /// ids as plain text, no hash table.
-    fn packed(store: ListStore<Grade>, conflicts: Vec<RepeatError<Grade>>) -> Self {
-        let ListStore {
-            queries,
-            lists,
-            mut bytes,
-            mut ends,
-            values: mut grades,
-            origins: all_origins,
-        } = store;
-        let mut names = Vec::with_capacity(queries.byte_len());
-        let mut name_ends = Vec::with_capacity(lists.len());
-        let mut starts = Vec::with_capacity(lists.len() + 1);
-        let mut byte_starts = Vec::with_capacity(lists.len() + 1);
-        // Lists with no repeat dropped leave no room between them: then
-        // the columns stay where they are (the usual case).
-        let list_bytes = |l: &List| {
-            if l.len == 0 {
-                0
-            } else {
-                ends[l.start + l.len - 1] as usize
-            }
-        };
-        let dense = lists
-            .first()
-            .is_none_or(|l| l.start == 0 && l.byte_start == 0)
-            && lists.windows(2).all(|w| {
-                w[1].start == w[0].start + w[0].len
-                    && w[1].byte_start == w[0].byte_start + list_bytes(&w[0])
-            });
-        let mut origins = if dense {
-            Origins::default()
-        } else {
-            Origins::with_capacity(grades.len())
-        };
-        let (mut write, mut write_byte) = (0usize, 0usize);
-        let mut too_large = false;
-        let mut narrow = |n: usize| {
-            u32::try_from(n).unwrap_or_else(|_| {
-                too_large = true;
-                0
-            })
-        };
-        // Finished lists are in query order and in entry order.
-        for list in &lists {
-            names.extend_from_slice(queries.resolve(list.query));
-            name_ends.push(narrow(names.len()));
-            starts.push(narrow(write));
-            byte_starts.push(narrow(write_byte));
-            let list_bytes = if list.len == 0 {
-                0
-            } else {
-                ends[list.start + list.len - 1] as usize
-            };
-            if !dense {
-                bytes.copy_within(list.byte_start..list.byte_start + list_bytes, write_byte);
-                ends.copy_within(list.start..list.start + list.len, write);
-                grades.copy_within(list.start..list.start + list.len, write);
-                for i in list.start..list.start + list.len {
-                    origins.push(all_origins.get(i));
-                }
-            }
-            write += list.len;
-            write_byte += list_bytes;
-        }
-        starts.push(narrow(write));
-        byte_starts.push(narrow(write_byte));
-        if dense {
-            origins = all_origins;
-        }
-        // The builder's room for more is given back: the pieces are all
-        // held until they are joined.
-        bytes.truncate(write_byte);
-        bytes.shrink_to_fit();
-        ends.truncate(write);
-        ends.shrink_to_fit();
-        grades.truncate(write);
-        grades.shrink_to_fit();
-        Self {
-            names,
-            name_ends,
-            starts,
-            byte_starts,
-            bytes,
-            ends,
-            grades,
-            origins,
-            conflicts,
-            offset: 0,
-            too_large,
-        }
-    }
-
-    /// Number of lists (queries) in the piece.
-    fn num_lists(&self) -> usize {
-        self.starts.len() - 1
-    }
-
-    /// The query id of list `i`.
-    fn name(&self, i: usize) -> &[u8] {
-        let start = if i == 0 {
-            0
-        } else {
-            self.name_ends[i - 1] as usize
-        };
-        &self.names[start..self.name_ends[i] as usize]
-    }
-
-    /// The entries of list `i`.
-    fn range(&self, i: usize) -> std::ops::Range<usize> {
-        self.starts[i] as usize..self.starts[i + 1] as usize
-    }
-
-    /// The bytes of list `i`'s document ids.
-    fn byte_range(&self, i: usize) -> std::ops::Range<usize> {
-        self.byte_starts[i] as usize..self.byte_starts[i + 1] as usize
-    }
-
-    /// The document id of entry `e` of list `i`.
-    fn doc(&self, i: usize, e: usize) -> &[u8] {
-        let base = self.byte_starts[i] as usize;
-        let first = self.starts[i] as usize;
-        let start = if e == first {
-            0
-        } else {
-            self.ends[e - 1] as usize
-        };
-        &self.bytes[base + start..base + self.ends[e] as usize]
-    }
 }
 
 /// Qrels read in pieces, in input order, each finished on its own: the
-/// pieces are copied into the flat store one after the other, and a query
-/// whose judgements continue from one piece into another is joined from
-/// them. The result, and the error for conflicting grades, are the same as
+/// pieces are kept as they are (nothing is copied) and a query whose
+/// judgements continue from one piece into the next is joined from them.
+/// The result, and the error for conflicting grades, are the same as
 /// pushing every judgement into one [`QrelsBuilder`].
 #[derive(Debug, Default)]
 pub struct QrelsParts {
@@ -393,193 +201,180 @@ impl QrelsParts {
     /// Joins the pieces into qrels; fails on the first conflicting grades
     /// in input order.
     pub fn finish(self) -> Result<Qrels, QrelsError> {
-        if self.parts.iter().any(|p| p.too_large) {
-            return Err(QrelsError::TooLarge);
-        }
-        // First pass: the query ids, the size of each query's judgements,
-        // and which queries are judged in more than one piece.
+        let mut parts: Vec<ListStore<Grade>> = Vec::with_capacity(self.parts.len() + 1);
+        // Room for every piece's queries: the table never grows.
         let mut queries = Interner::with_capacity(
-            self.parts.iter().map(QrelsPart::num_lists).sum(),
-            self.parts.iter().map(|p| p.names.len()).sum(),
+            self.parts.iter().map(|p| p.store.queries.len()).sum(),
+            self.parts.iter().map(|p| p.store.queries.byte_len()).sum(),
         );
-        // Entries and bytes per query, made starts below.
-        let mut starts: Vec<u32> = Vec::with_capacity(queries.capacity() + 1);
-        let mut byte_starts: Vec<u32> = Vec::with_capacity(queries.capacity() + 1);
-        let mut spanning = Bits::default();
-        // Per piece, the query of each list that is not the query's first
-        // appearance (rare): the names are freed after this pass.
-        let mut repeats: Vec<Vec<(u32, u32)>> = Vec::with_capacity(self.parts.len());
-        let mut any_spanning = false;
-        let mut parts = self.parts;
-        for part in &mut parts {
-            let mut repeated = Vec::new();
-            for i in 0..part.num_lists() {
-                let known = queries.len();
-                let q = queries.intern(part.name(i));
-                if q as usize == known {
-                    starts.push(part.range(i).len() as u32);
-                    byte_starts.push(part.byte_range(i).len() as u32);
-                } else {
-                    // Judged in another piece too: joined on the side.
-                    spanning.set(q as usize);
-                    any_spanning = true;
-                    starts[q as usize] = 0;
-                    byte_starts[q as usize] = 0;
-                    repeated.push((i as u32, q));
+        let mut lists: Vec<(u32, u32)> = Vec::with_capacity(queries.capacity());
+        // For each query judged in more than one piece, every (piece, list)
+        // holding its judgements, in input order.
+        let mut spanning: Vec<(u32, Vec<(u32, u32)>)> = Vec::new();
+        let mut spanning_of: Vec<u32> = Vec::with_capacity(queries.capacity());
+        let mut conflicts: Vec<(u32, RepeatError<Grade>)> = Vec::new();
+        let mut offsets = Vec::with_capacity(self.parts.len());
+        for (p, part) in self.parts.into_iter().enumerate() {
+            let p = p as u32;
+            for list in 0..part.store.lists.len() as u32 {
+                let known = queries.len() as u32;
+                let q = queries.intern(part.store.queries.resolve(list));
+                if q == known {
+                    lists.push((p, list));
+                    spanning_of.push(u32::MAX);
+                    continue;
                 }
+                let group = &mut spanning_of[q as usize];
+                if *group == u32::MAX {
+                    *group = spanning.len() as u32;
+                    spanning.push((q, vec![lists[q as usize]]));
+                }
+                spanning[*group as usize].1.push((p, list));
             }
-            part.names = Vec::new();
-            part.name_ends = Vec::new();
-            repeats.push(repeated);
+            for mut conflict in part.conflicts {
+                conflict.query_name = part.store.query_name(conflict.query);
+                conflicts.push((p, conflict));
+            }
+            offsets.push(part.offset);
+            // The qrels' own table names the queries from here on.
+            let mut store = part.store;
+            store.queries = Interner::new();
+            parts.push(store);
         }
-        let mut total: u64 = 0;
-        for count in starts.iter_mut() {
-            let len = u64::from(*count);
-            *count = u32::try_from(total).map_err(|_| QrelsError::TooLarge)?;
-            total += len;
-        }
-        starts.push(u32::try_from(total).map_err(|_| QrelsError::TooLarge)?);
-        let mut total_bytes: u64 = 0;
-        for count in byte_starts.iter_mut() {
-            let len = u64::from(*count);
-            *count = u32::try_from(total_bytes).map_err(|_| QrelsError::TooLarge)?;
-            total_bytes += len;
-        }
-        byte_starts.push(u32::try_from(total_bytes).map_err(|_| QrelsError::TooLarge)?);
-        let entries = total as usize;
-        // Second pass: each piece copied and freed.
-        let mut bytes = Vec::with_capacity(total_bytes as usize);
-        let mut ends = Vec::with_capacity(entries);
-        let mut grades = Vec::with_capacity(entries);
-        let mut gather: ListStore<Grade> = ListStore::default();
-        let mut first_conflict: Option<RepeatError<Grade>> = None;
+        // Conflicts within one piece stand for queries in that piece only;
+        // those of joined queries are looked for again, over all pieces.
+        let mut first: Option<RepeatError<Grade>> = None;
         let mut keep_first = |mut conflict: RepeatError<Grade>, offset: u64| {
             conflict.first.1 = conflict.first.1.saturating_add(offset);
             conflict.second.1 = conflict.second.1.saturating_add(offset);
-            if first_conflict
+            if first
                 .as_ref()
                 .is_none_or(|f| conflict.second.1 < f.second.1)
             {
-                first_conflict = Some(conflict);
+                first = Some(conflict);
             }
         };
-        let mut next = 0u32;
-        for (part, repeated) in parts.into_iter().zip(repeats) {
-            let mut repeated = repeated.into_iter().peekable();
-            for i in 0..part.num_lists() {
-                let q = match repeated.next_if(|&(list, _)| list as usize == i) {
-                    Some((_, q)) => q,
-                    None => {
-                        next += 1;
-                        next - 1
-                    }
-                };
-                if !spanning.get(q as usize) {
-                    bytes.extend_from_slice(&part.bytes[part.byte_range(i)]);
-                    ends.extend_from_slice(&part.ends[part.range(i)]);
-                    grades.extend_from_slice(&part.grades[part.range(i)]);
-                    continue;
+        for (p, conflict) in conflicts {
+            let q = queries.get(conflict.query_name.as_bytes());
+            if q.is_some_and(|q| spanning_of[q as usize] == u32::MAX) {
+                keep_first(conflict, offsets[p as usize]);
+            }
+        }
+        if !spanning.is_empty() {
+            let mut joined = ListStore::default();
+            // (position, piece, list, entry of the list)
+            let mut entries: Vec<(u64, u32, u32, usize)> = Vec::new();
+            for (q, pieces) in &spanning {
+                entries.clear();
+                for &(p, list) in pieces {
+                    let store = &parts[p as usize];
+                    let l = store.lists[list as usize];
+                    let offset = offsets[p as usize];
+                    entries.extend((0..l.len).map(|i| {
+                        (
+                            store.origins.get(l.start + i).saturating_add(offset),
+                            p,
+                            list,
+                            i,
+                        )
+                    }));
                 }
-                for e in part.range(i) {
-                    let pushed = gather.push(
-                        queries.resolve(q),
-                        part.doc(i, e),
-                        part.grades[e],
-                        part.origins.get(e).saturating_add(part.offset),
+                // Input order, so that repeats resolve as in one builder.
+                entries.sort_unstable();
+                let name = queries.resolve(*q);
+                for &(origin, p, list, i) in &entries {
+                    let store = &parts[p as usize];
+                    let l = store.lists[list as usize];
+                    let pushed = joined.push(
+                        name,
+                        store.doc(&l, i),
+                        store.values[l.start + i],
+                        origin,
                         false,
                     );
                     debug_assert!(pushed.is_ok(), "these entries were pushed once already");
                 }
             }
-            // Conflicts of joined queries are looked for again, over all
-            // pieces.
-            for conflict in part.conflicts {
-                let q = queries.get(conflict.query_name.as_bytes());
-                if q.is_some_and(|q| !spanning.get(q as usize)) {
-                    keep_first(conflict, part.offset);
-                }
-            }
-        }
-        let mut joined_lists = Vec::new();
-        let mut joined: ListStore<Grade> = ListStore::default();
-        if any_spanning {
-            // Each joined query's judgements in input order, so that
-            // repeats resolve as in one builder.
-            let mut entries: Vec<(u32, u64, u32, usize)> = Vec::with_capacity(gather.num_entries());
-            for (b, block) in gather.lists.iter().enumerate() {
-                let q = queries
-                    .get(gather.queries.resolve(block.query))
-                    .unwrap_or(u32::MAX);
-                entries.extend(
-                    (0..block.len).map(|i| (q, gather.origins.get(block.start + i), b as u32, i)),
-                );
-            }
-            entries.sort_unstable();
-            for &(_, origin, b, i) in &entries {
-                let block = gather.lists[b as usize];
-                let pushed = joined.push(
-                    gather.queries.resolve(block.query),
-                    gather.doc(&block, i),
-                    gather.values[block.start + i],
-                    origin,
-                    false,
-                );
-                debug_assert!(pushed.is_ok(), "these entries were pushed once already");
-            }
-            drop(entries);
-            drop(gather);
-            let conflicts = match joined.finish_in_place(&QrelsRules) {
+            let joined_conflicts = match joined.finish_in_place(&QrelsRules) {
                 Ok(conflicts) => conflicts,
                 Err(FinishError::Repeat(e)) => vec![e],
                 Err(FinishError::MixedOrdering { .. }) => {
                     unreachable!("qrels entries are never pushed as ranked")
                 }
             };
-            for mut conflict in conflicts {
+            for mut conflict in joined_conflicts {
                 conflict.query_name = joined.query_name(conflict.query);
                 keep_first(conflict, 0);
             }
-            for (l, list) in joined.lists.iter().enumerate() {
-                if let Some(q) = queries.get(joined.queries.resolve(list.query)) {
-                    joined_lists.push((q, l as u32));
-                }
+            let p = parts.len() as u32;
+            for (list, (q, _)) in spanning.iter().enumerate() {
+                lists[*q as usize] = (p, list as u32);
             }
-            joined_lists.sort_unstable();
-            joined.origins = Origins::default();
-            joined.queries = Interner::new();
+            parts.push(joined);
         }
-        if let Some(conflict) = first_conflict {
+        if let Some(conflict) = first {
             return Err(conflict_error(conflict));
         }
         Ok(Qrels {
             queries,
-            starts,
-            byte_starts,
-            bytes,
-            ends,
-            grades,
-            spanning: joined_lists,
-            joined,
+            lists,
+            parts: parts.into_iter().map(compact).collect(),
         })
     }
 }
 
-/// A growable set of small integers.
-#[derive(Debug, Default)]
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn set(&mut self, i: usize) {
-        let word = i / 64;
-        if word >= self.0.len() {
-            self.0.resize(word + 1, 0);
+/// Sorts `grades` in descending order. Integer grades spanning a small
+/// range (as grades usually do) are sorted by counting; anything else
+/// (decimal grades, a wide range) by comparing.
+fn sort_descending(grades: &mut [Grade], counts: &mut Vec<u32>) {
+    const SMALL_RANGE: i64 = 64;
+    let by_comparing = |grades: &mut [Grade]| grades.sort_unstable_by(|a, b| b.total_cmp(a));
+    if grades.len() < 8 {
+        return by_comparing(grades);
+    }
+    let (mut min, mut max) = (i64::MAX, i64::MIN);
+    for &grade in grades.iter() {
+        // Grades lie within the i32 range: the cast is exact for integers.
+        let integer = grade as i64;
+        if integer as Grade != grade {
+            return by_comparing(grades);
         }
-        self.0[word] |= 1 << (i % 64);
+        min = min.min(integer);
+        max = max.max(integer);
     }
+    if max - min >= SMALL_RANGE {
+        return by_comparing(grades);
+    }
+    counts.clear();
+    counts.resize((max - min) as usize + 1, 0);
+    for &grade in grades.iter() {
+        counts[(grade as i64 - min) as usize] += 1;
+    }
+    let mut at = 0;
+    for (offset, &count) in counts.iter().enumerate().rev() {
+        let grade = (min + offset as i64) as Grade;
+        grades[at..at + count as usize].fill(grade);
+        at += count as usize;
+    }
+}
 
-    fn get(&self, i: usize) -> bool {
-        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
-    }
+/// A finished store as the qrels keep it: no positions, no query table of
+/// its own (the qrels have one for all pieces), no spare room.
+fn compact(mut store: ListStore<Grade>) -> ListStore<Grade> {
+    store.origins = Origins::default();
+    store.queries = Interner::new();
+    store.lists.shrink_to_fit();
+    store.bytes.shrink_to_fit();
+    store.ends.shrink_to_fit();
+    store.values.shrink_to_fit();
+    store
+}
+
+/// A refused repeat as the qrels error, its positions shifted by `offset`.
+fn conflict(mut e: RepeatError<Grade>, offset: u64) -> QrelsError {
+    e.first.1 = e.first.1.saturating_add(offset);
+    e.second.1 = e.second.1.saturating_add(offset);
+    conflict_error(e)
 }
 
 fn conflict_error(e: RepeatError<Grade>) -> QrelsError {
@@ -612,10 +407,10 @@ impl ListRules<Grade> for QrelsRules {
         }
     }
 
-    /// Judgements are put in ideal order (equal grades keep their input
-    /// order), so that the grade column is also the ideal grades.
+    /// Judgements keep their input order; their grades are ordered per
+    /// query when it is judged (see [`Qrels::ideal_grades_into`]).
     fn sorts(&self, _list: &List) -> bool {
-        true
+        false
     }
 
     fn compare_values(&self, a: Grade, b: Grade) -> Ordering {
@@ -634,22 +429,19 @@ impl ListRules<Grade> for QrelsRules {
 impl Qrels {
     /// Number of queries with at least one judgement.
     pub fn num_queries(&self) -> usize {
-        self.starts.len() - 1
+        self.lists.len()
     }
 
     /// Number of judgements.
     pub fn num_judgements(&self) -> usize {
-        self.grades.len()
-            + self
-                .spanning
-                .iter()
-                .map(|&(_, l)| self.joined.lists[l as usize].len)
-                .sum::<usize>()
+        (0..self.lists.len() as u32)
+            .map(|q| self.judged(q).1.len)
+            .sum()
     }
 
     /// The query ids, in order of first appearance.
     pub fn queries(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        (0..self.num_queries() as u32).map(|q| self.query_name(q))
+        (0..self.lists.len() as u32).map(|q| self.query_name(q))
     }
 
     /// The dense index of `query` (position in [`queries`](Self::queries)).
@@ -667,49 +459,46 @@ impl Qrels {
         self.queries.resolve(index)
     }
 
-    /// The judgements of query `index`.
+    /// The judgements of query `index`: the store that holds them and
+    /// where they are in it.
     #[inline]
-    pub(crate) fn judged(&self, index: u32) -> Judged<'_> {
-        let q = index as usize;
-        let (start, end) = (self.starts[q] as usize, self.starts[q + 1] as usize);
-        if start == end
-            && let Ok(at) = self.spanning.binary_search_by_key(&index, |&(q, _)| q)
-        {
-            let list: List = self.joined.lists[self.spanning[at].1 as usize];
-            let range = list.start..list.start + list.len;
-            return Judged {
-                bytes: &self.joined.bytes[list.byte_start..],
-                ends: &self.joined.ends[range.clone()],
-                grades: &self.joined.values[range],
-            };
-        }
-        Judged {
-            bytes: &self.bytes[self.byte_starts[q] as usize..],
-            ends: &self.ends[start..end],
-            grades: &self.grades[start..end],
-        }
+    pub(crate) fn judged(&self, index: u32) -> (&ListStore<Grade>, List) {
+        let (part, list) = self.lists[index as usize];
+        let store = &self.parts[part as usize];
+        (store, store.lists[list as usize])
     }
 
     /// Every grade judged for the query `index`, in descending order.
-    pub fn ideal_grades(&self, index: u32) -> &[Grade] {
-        self.judged(index).grades
+    pub fn ideal_grades(&self, index: u32) -> Vec<Grade> {
+        let mut ideal = Vec::new();
+        self.ideal_grades_into(index, &mut ideal, &mut Vec::new());
+        ideal
+    }
+
+    /// Every grade judged for the query `index`, in descending order, into
+    /// `ideal` (emptied first); `counts` is scratch space. The engine calls
+    /// this once per judged query, reusing both buffers.
+    pub fn ideal_grades_into(&self, index: u32, ideal: &mut Vec<Grade>, counts: &mut Vec<u32>) {
+        let (store, list) = self.judged(index);
+        ideal.clear();
+        ideal.extend_from_slice(&store.values[list.start..list.start + list.len]);
+        sort_descending(ideal, counts);
     }
 
     /// The grade of `doc` for query `index`, if it is judged: a scan of the
     /// query's judgements (the engine judges whole lists another way).
     pub fn grade(&self, index: u32, doc: &[u8]) -> Option<Grade> {
-        let judged = self.judged(index);
-        (0..judged.len())
-            .find(|&i| judged.doc(i) == doc)
-            .map(|i| judged.grades[i])
+        let (store, list) = self.judged(index);
+        (0..list.len)
+            .find(|&i| store.doc(&list, i) == doc)
+            .map(|i| store.values[list.start + i])
     }
 
-    /// The judged documents of query `index` with their grades, in ideal
-    /// order: grade descending, equal grades in input order (for inputs
-    /// that are pairs, as training interactions, whose use is order-free).
+    /// The judged documents of query `index` with their grades, in input
+    /// order (repeats left out).
     pub fn judgements(&self, index: u32) -> impl ExactSizeIterator<Item = (&[u8], Grade)> + '_ {
-        let judged = self.judged(index);
-        (0..judged.len()).map(move |i| (judged.doc(i), judged.grades[i]))
+        let (store, list) = self.judged(index);
+        (0..list.len).map(move |i| (store.doc(&list, i), store.values[list.start + i]))
     }
 
     /// The grade of `doc` for `query`, if it is judged.
@@ -847,7 +636,7 @@ mod tests {
     }
 
     #[test]
-    fn judgements_are_kept_in_ideal_order_and_still_found() {
+    fn ideal_grades_are_sorted_by_counting_or_comparing_and_judgements_found() {
         let mut state = 0x2545_F491_4F6C_DD1D_u64;
         let mut next = move |n: u64| {
             state ^= state << 13;

@@ -2,8 +2,9 @@
 //! with `inventory` from every crate linked into the binary.
 //!
 //! Descriptors hold only `&'static` data and `fn` pointers, so a crate
-//! registers one with [`register_metric!`](crate::register_metric) at
-//! compile time. Listings are sorted by name (inventory's order is
+//! registers one at compile time with the attribute
+//! [`#[metric(...)]`](macro@crate::metric) on its `impl Metric` (or
+//! [`register_metric!`](crate::register_metric), the lower-level form). Listings are sorted by name (inventory's order is
 //! unspecified). Building a plugin by name goes through one path for the
 //! short syntax and TOML: find the descriptor (by name or alias), map
 //! parameter aliases to full names, then deserialize through typetag.

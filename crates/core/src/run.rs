@@ -122,6 +122,38 @@ impl RunBuilder {
             .map_err(|e| push_error(e, at))
     }
 
+    /// Adds several documents with scores to the list of `query` at once,
+    /// their ids lying one after the other in `docs` (as in an Arrow string
+    /// column): document `i` ends at `ends[i]`, counted from the start of
+    /// `docs` (it starts where `i - 1` ends, the first at 0), has
+    /// `scores[i]` and the position `first_at + i`. The same entries as
+    /// [`push_scored_at`](Self::push_scored_at) once per document, for one
+    /// copy of the bytes.
+    ///
+    /// # Panics
+    /// If `ends` and `scores` differ in length.
+    pub fn push_scored_contiguous(
+        &mut self,
+        query: &[u8],
+        docs: &[u8],
+        ends: impl ExactSizeIterator<Item = usize>,
+        scores: &[f64],
+        first_at: u64,
+    ) -> Result<(), RunError> {
+        assert_eq!(ends.len(), scores.len(), "one end per score");
+        if let Some(i) = scores.iter().position(|s| s.is_nan()) {
+            let at = first_at.saturating_add(i as u64);
+            return Err(RunError::NanScore {
+                query: shorten_id(query),
+                doc: String::new(),
+                at,
+            });
+        }
+        self.store
+            .push_contiguous(query, docs, ends, scores, first_at, false)
+            .map_err(|e| push_error(e, first_at))
+    }
+
     /// [`push_ranked`](Self::push_ranked) with an explicit position.
     #[inline]
     pub fn push_ranked_at(&mut self, query: &[u8], doc: &[u8], at: u64) -> Result<(), RunError> {
@@ -243,6 +275,20 @@ impl ListRules<f64> for RunRules {
     fn ties_by_doc(&self) -> bool {
         self.by_doc
     }
+
+    /// Scores descending as an integer: the IEEE bits mapped to ascending
+    /// order, then inverted (`-0.0` as `0.0`; NaN scores are refused when
+    /// pushed, and lists given ranked are not sorted).
+    fn value_key(&self, score: f64) -> Option<u64> {
+        let score = if score == 0.0 { 0.0 } else { score };
+        let bits = score.to_bits();
+        let ascending = if bits >> 63 == 1 {
+            !bits
+        } else {
+            bits | 1 << 63
+        };
+        Some(!ascending)
+    }
 }
 
 /// The spec's order of two scored entries: score descending (`-0.0 == 0.0`),
@@ -348,6 +394,23 @@ impl<'a> RankedList<'a> {
     pub fn is_ranked_as_given(&self) -> bool {
         self.list.ranked
     }
+
+    /// The list without its entries scored at or below `threshold`: the
+    /// documents a system retrieved with a score above it (torchmetrics
+    /// counts a score <= 0 as not retrieved). A finished list is in score
+    /// order, so they are its top, found by binary search; a list given
+    /// already ranked has no scores and is returned whole.
+    pub fn scored_above(self, threshold: f64) -> Self {
+        if self.list.ranked {
+            return self;
+        }
+        let scores = &self.store.values[self.list.start..self.list.start + self.list.len];
+        let len = scores.partition_point(|&score| score > threshold);
+        RankedList {
+            store: self.store,
+            list: List { len, ..self.list },
+        }
+    }
 }
 
 #[cfg(test)]
@@ -360,6 +423,27 @@ mod tests {
             .docs()
             .map(|d| String::from_utf8_lossy(d).into_owned())
             .collect()
+    }
+
+    #[test]
+    fn scored_above_keeps_the_entries_scored_above_the_threshold() {
+        let mut b = RunBuilder::new();
+        for (doc, score) in [("a", 0.5), ("b", 0.0), ("c", 2.0), ("d", -1.0), ("e", -0.0)] {
+            b.push_scored("q", doc, score).unwrap();
+        }
+        b.push_list("r", ["x", "y"]).unwrap();
+        let run = b.finish(Duplicates::Error).unwrap();
+        let q = run.list("q").unwrap();
+        let kept = |t: f64| -> Vec<&[u8]> { q.scored_above(t).docs().collect() };
+        // At the threshold is out (0.0 and -0.0 are equal); above it is in.
+        assert_eq!(kept(0.0), [&b"c"[..], b"a"]);
+        assert_eq!(kept(0.5), [&b"c"[..]]);
+        assert_eq!(kept(-1.0).len(), 4);
+        assert_eq!(kept(-2.0).len(), 5);
+        assert!(kept(2.0).is_empty());
+        assert_eq!(q.scored_above(0.0).score(1), Some(0.5));
+        // A list given ranked has no scores to compare: it stays whole.
+        assert_eq!(run.list("r").unwrap().scored_above(10.0).len(), 2);
     }
 
     #[test]
@@ -454,6 +538,132 @@ mod tests {
             expected.sort_by(|a, b| compare_scored((a.1, a.0.as_bytes()), (b.1, b.0.as_bytes())));
             let expected: Vec<String> = expected.into_iter().map(|(d, _)| d).collect();
             assert_eq!(docs(&run, "q"), expected, "case {case}");
+        }
+    }
+
+    #[test]
+    fn scores_a_few_units_in_the_last_place_apart_are_ordered_exactly() {
+        // Long lists sort on keys whose lowest bits are cut off; scores
+        // that differ only there must still come out in order.
+        let mut builder = RunBuilder::new();
+        let mut entries = Vec::new();
+        for i in 0..300_u64 {
+            let score = f64::from_bits(1.0_f64.to_bits() + (i * 37 % 11));
+            let score = if i % 3 == 0 { -score } else { score };
+            let doc = format!("d{}", i * 7 % 300);
+            builder.push_scored("q", doc.as_str(), score).unwrap();
+            entries.push((doc, score));
+        }
+        let run = builder.finish(Duplicates::Error).unwrap();
+        entries.sort_by(|a, b| compare_scored((a.1, a.0.as_bytes()), (b.1, b.0.as_bytes())));
+        let expected: Vec<String> = entries.into_iter().map(|(d, _)| d).collect();
+        assert_eq!(docs(&run, "q"), expected);
+    }
+
+    #[test]
+    fn documents_pushed_at_once_are_those_pushed_one_by_one() {
+        let docs = ["d3", "d10", "x", "d3b", "a"];
+        let scores = [0.5, 2.0, 0.5, -1.0, 2.0];
+        let mut one_by_one = RunBuilder::new();
+        let mut at_once = RunBuilder::new();
+        for (query, range) in [("q1", 0..2), ("q2", 2..3), ("q1", 3..5)] {
+            for i in range.clone() {
+                one_by_one
+                    .push_scored_at(
+                        query.as_bytes(),
+                        docs[i].as_bytes(),
+                        scores[i],
+                        10 + i as u64,
+                    )
+                    .unwrap();
+            }
+            let bytes: String = docs[range.clone()].concat();
+            let ends = docs[range.clone()].iter().scan(0, |end, doc| {
+                *end += doc.len();
+                Some(*end)
+            });
+            at_once
+                .push_scored_contiguous(
+                    query.as_bytes(),
+                    bytes.as_bytes(),
+                    ends.collect::<Vec<_>>().into_iter(),
+                    &scores[range.clone()],
+                    10 + range.start as u64,
+                )
+                .unwrap();
+        }
+        let (a, b) = (
+            one_by_one.finish(Duplicates::Error).unwrap(),
+            at_once.finish(Duplicates::Error).unwrap(),
+        );
+        for query in ["q1", "q2"] {
+            assert_eq!(docs_of(&a, query), docs_of(&b, query));
+            let list = b.list(query).unwrap();
+            let scores: Vec<_> = (0..list.len()).map(|i| list.score(i)).collect();
+            let expected: Vec<_> = (0..list.len())
+                .map(|i| a.list(query).unwrap().score(i))
+                .collect();
+            assert_eq!(scores, expected);
+        }
+        assert_eq!(docs_of(&b, "q1"), ["d10", "a", "d3", "d3b"]);
+
+        // Positions count from `first_at`: a repeat names both.
+        let mut repeated = RunBuilder::new();
+        repeated
+            .push_scored_contiguous(b"q", b"aba", [1, 2, 3].into_iter(), &[1.0, 2.0, 3.0], 7)
+            .unwrap();
+        let error = repeated.finish(Duplicates::Error).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                RunError::DuplicateDoc {
+                    first: 7,
+                    second: 9,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        let mut nan = RunBuilder::new();
+        let error = nan
+            .push_scored_contiguous(b"q", b"ab", [1, 2].into_iter(), &[1.0, f64::NAN], 3)
+            .unwrap_err();
+        assert!(
+            matches!(error, RunError::NanScore { at: 4, .. }),
+            "{error:?}"
+        );
+    }
+
+    fn docs_of(run: &Run, query: &str) -> Vec<String> {
+        docs(run, query)
+    }
+
+    #[test]
+    fn score_keys_order_as_scores_compare() {
+        let scores = [
+            f64::INFINITY,
+            f64::MAX,
+            1.5,
+            1.0,
+            f64::MIN_POSITIVE,
+            5e-324,
+            0.0,
+            -0.0,
+            -5e-324,
+            -1.0,
+            -1.5,
+            f64::MIN,
+            f64::NEG_INFINITY,
+        ];
+        let rules = RunRules {
+            duplicates: Duplicates::Error,
+            by_doc: true,
+        };
+        for &a in &scores {
+            for &b in &scores {
+                let by_key = rules.value_key(a).cmp(&rules.value_key(b));
+                assert_eq!(by_key, rules.compare_values(a, b), "{a} vs {b}");
+            }
         }
     }
 

@@ -115,7 +115,17 @@ impl AveragePrecision {
     }
 }
 
-#[typetag::serde(name = "average_precision")]
+#[rankeval_core::metric(
+    name = "average_precision",
+    aliases = &["ap", "map"],
+    summary = "mean of the precision at each relevant rank in the top k (MAP)",
+    params = PARAMS,
+    example = AveragePrecision {
+        k: Cutoff::new(10),
+        rel: None,
+        normalization: ApNormalization::Truncated,
+    },
+)]
 impl Metric for AveragePrecision {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -180,18 +190,6 @@ const PARAMS: &[ParamDoc] = &[
         doc: "divide by relevant: |R| (trec_eval); truncated: min(|R|, k); hits: hits@k; k: k (RecTools divide_by_k)",
     },
 ];
-
-rankeval_core::register_metric! {
-    name: "average_precision",
-    aliases: &["ap", "map"],
-    summary: "mean of the precision at each relevant rank in the top k (MAP)",
-    params: PARAMS,
-    example: || Box::new(AveragePrecision {
-        k: Cutoff::new(10),
-        rel: None,
-        normalization: ApNormalization::Truncated,
-    }),
-}
 
 #[cfg(test)]
 mod tests {

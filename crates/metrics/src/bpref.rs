@@ -64,7 +64,12 @@ pub struct Bpref {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "bpref")]
+#[rankeval_core::metric(
+    name = "bpref",
+    summary = "share of judged non-relevant documents ranked below each relevant one",
+    params = &[PARAM_K, PARAM_REL],
+    example = Bpref { k: Cutoff::new(100), rel: RelevanceLevel::new(2) },
+)]
 impl Metric for Bpref {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -88,14 +93,6 @@ impl Metric for Bpref {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         (self.rel.is_none() && self.k.is_none()).then(|| TrecEvalMeasure::mean("bpref"))
     }
-}
-
-rankeval_core::register_metric! {
-    name: "bpref",
-    aliases: &[],
-    summary: "share of judged non-relevant documents ranked below each relevant one",
-    params: &[PARAM_K, PARAM_REL],
-    example: || Box::new(Bpref { k: Cutoff::new(100), rel: RelevanceLevel::new(2) }),
 }
 
 #[cfg(test)]

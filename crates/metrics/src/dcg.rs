@@ -207,7 +207,12 @@ pub struct Dcg {
     pub base: LogBase,
 }
 
-#[typetag::serde(name = "dcg")]
+#[rankeval_core::metric(
+    name = "dcg",
+    summary = "discounted cumulative gain: sum of gain / log2(rank + 1) over the top k",
+    params = &[PARAM_K, PARAM_GAIN, PARAM_BASE],
+    example = Dcg { k: Cutoff::new(10), gain: Gain::Exponential, base: LogBase::TWO },
+)]
 impl Metric for Dcg {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -248,14 +253,6 @@ pub(crate) const PARAM_GAIN: ParamDoc = ParamDoc {
     default: "linear",
     doc: "linear: the grade g (trec_eval); exponential: 2^g - 1 (Burges, ranx ndcg_burges)",
 };
-
-rankeval_core::register_metric! {
-    name: "dcg",
-    aliases: &[],
-    summary: "discounted cumulative gain: sum of gain / log2(rank + 1) over the top k",
-    params: &[PARAM_K, PARAM_GAIN, PARAM_BASE],
-    example: || Box::new(Dcg { k: Cutoff::new(10), gain: Gain::Exponential, base: LogBase::TWO }),
-}
 
 /// The `base` parameter of `dcg`.
 const PARAM_BASE: ParamDoc = ParamDoc {

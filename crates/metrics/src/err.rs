@@ -73,7 +73,13 @@ impl Default for ExpectedReciprocalRank {
     }
 }
 
-#[typetag::serde(name = "err")]
+#[rankeval_core::metric(
+    name = "err",
+    aliases = &["expected_reciprocal_rank"],
+    summary = "expected reciprocal rank of a user who stops at a satisfying document",
+    params = PARAMS,
+    example = ExpectedReciprocalRank { k: Cutoff::new(20), max_grade: 3 },
+)]
 impl Metric for ExpectedReciprocalRank {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -116,14 +122,6 @@ const PARAMS: &[ParamDoc] = &[
         doc: "the highest grade (1 to 64): R = (2^g - 1) / 2^max_grade; higher grades are capped",
     },
 ];
-
-rankeval_core::register_metric! {
-    name: "err",
-    aliases: &["expected_reciprocal_rank"],
-    summary: "expected reciprocal rank of a user who stops at a satisfying document",
-    params: PARAMS,
-    example: || Box::new(ExpectedReciprocalRank { k: Cutoff::new(20), max_grade: 3 }),
-}
 
 #[cfg(test)]
 mod tests {

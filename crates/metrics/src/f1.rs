@@ -74,7 +74,13 @@ pub struct F1 {
     pub beta: Beta,
 }
 
-#[typetag::serde(name = "f1")]
+#[rankeval_core::metric(
+    name = "f1",
+    aliases = &["set_f", "f_beta"],
+    summary = "harmonic mean of precision@k and recall@k (F_beta with beta)",
+    params = PARAMS,
+    example = F1 { k: Cutoff::new(10), rel: RelevanceLevel::new(2), beta: Beta::new(2.0).unwrap_or_default() },
+)]
 impl Metric for F1 {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -113,14 +119,6 @@ impl Metric for F1 {
         (self.rel.is_none() && self.k.is_none() && self.beta == Beta::ONE)
             .then(|| TrecEvalMeasure::mean("set_F"))
     }
-}
-
-rankeval_core::register_metric! {
-    name: "f1",
-    aliases: &["set_f", "f_beta"],
-    summary: "harmonic mean of precision@k and recall@k (F_beta with beta)",
-    params: PARAMS,
-    example: || Box::new(F1 { k: Cutoff::new(10), rel: RelevanceLevel::new(2), beta: Beta::new(2.0).unwrap_or_default() }),
 }
 
 const PARAMS: &[ParamDoc] = &[

@@ -69,7 +69,17 @@ pub struct Fallout {
     pub negatives: Negatives,
 }
 
-#[typetag::serde(name = "fallout")]
+#[rankeval_core::metric(
+    name = "fallout",
+    aliases = &["fall_out"],
+    summary = "share of the negatives ranked in the top k (lower is better)",
+    params = &[PARAM_K, PARAM_REL, PARAM_NEGATIVES],
+    example = Fallout {
+        k: Cutoff::new(10),
+        rel: RelevanceLevel::new(2),
+        negatives: Negatives::Judged,
+    },
+)]
 impl Metric for Fallout {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -94,18 +104,6 @@ impl Metric for Fallout {
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
-}
-
-rankeval_core::register_metric! {
-    name: "fallout",
-    aliases: &["fall_out"],
-    summary: "share of the negatives ranked in the top k (lower is better)",
-    params: &[PARAM_K, PARAM_REL, PARAM_NEGATIVES],
-    example: || Box::new(Fallout {
-        k: Cutoff::new(10),
-        rel: RelevanceLevel::new(2),
-        negatives: Negatives::Judged,
-    }),
 }
 
 #[cfg(test)]

@@ -101,7 +101,12 @@ pub fn bin_g(q: &JudgedRanking<'_>, level: Grade) -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct G {}
 
-#[typetag::serde(name = "g")]
+#[rankeval_core::metric(
+    name = "g",
+    aliases = &["normalized_gain"],
+    summary = "trec_eval's experimental normalized gain G (grades as gains)",
+    example = G {},
+)]
 impl Metric for G {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -121,14 +126,6 @@ impl Metric for G {
     }
 }
 
-rankeval_core::register_metric! {
-    name: "g",
-    aliases: &["normalized_gain"],
-    summary: "trec_eval's experimental normalized gain G (grades as gains)",
-    params: &[],
-    example: || Box::new(G {}),
-}
-
 /// The `bin_g` metric (trec_eval `binG`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -138,7 +135,13 @@ pub struct BinG {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "bin_g")]
+#[rankeval_core::metric(
+    name = "bin_g",
+    aliases = &["binary_g"],
+    summary = "trec_eval's binary G: mean of 1 / log2(2 + non-relevant above)",
+    params = &[PARAM_REL],
+    example = BinG { rel: RelevanceLevel::new(2) },
+)]
 impl Metric for BinG {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -158,14 +161,6 @@ impl Metric for BinG {
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
-}
-
-rankeval_core::register_metric! {
-    name: "bin_g",
-    aliases: &["binary_g"],
-    summary: "trec_eval's binary G: mean of 1 / log2(2 + non-relevant above)",
-    params: &[PARAM_REL],
-    example: || Box::new(BinG { rel: RelevanceLevel::new(2) }),
 }
 
 #[cfg(test)]

@@ -39,7 +39,13 @@ pub struct HitRate {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "hit_rate")]
+#[rankeval_core::metric(
+    name = "hit_rate",
+    aliases = &["success"],
+    summary = "1 if a relevant document is in the top k, else 0",
+    params = &[PARAM_K, PARAM_REL],
+    example = HitRate { k: Cutoff::new(10), rel: RelevanceLevel::new(3) },
+)]
 impl Metric for HitRate {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -74,14 +80,6 @@ impl Metric for HitRate {
             .is_none()
             .then(|| TrecEvalMeasure::mean(format!("success_{k}")))
     }
-}
-
-rankeval_core::register_metric! {
-    name: "hit_rate",
-    aliases: &["success"],
-    summary: "1 if a relevant document is in the top k, else 0",
-    params: &[PARAM_K, PARAM_REL],
-    example: || Box::new(HitRate { k: Cutoff::new(10), rel: RelevanceLevel::new(3) }),
 }
 
 #[cfg(test)]

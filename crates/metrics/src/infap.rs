@@ -79,7 +79,13 @@ pub struct InfAp {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "infap")]
+#[rankeval_core::metric(
+    name = "infap",
+    aliases = &["inferred_ap", "inf_ap"],
+    summary = "inferred AP for sampled judgements (Yilmaz and Aslam; trec_eval infAP)",
+    params = &[PARAM_REL],
+    example = InfAp { rel: RelevanceLevel::new(2) },
+)]
 impl Metric for InfAp {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -99,14 +105,6 @@ impl Metric for InfAp {
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
-}
-
-rankeval_core::register_metric! {
-    name: "infap",
-    aliases: &["inferred_ap", "inf_ap"],
-    summary: "inferred AP for sampled judgements (Yilmaz and Aslam; trec_eval infAP)",
-    params: &[PARAM_REL],
-    example: || Box::new(InfAp { rel: RelevanceLevel::new(2) }),
 }
 
 #[cfg(test)]

@@ -105,7 +105,13 @@ pub struct IprecAtRecall {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "iprec_at_recall")]
+#[rankeval_core::metric(
+    name = "iprec_at_recall",
+    aliases = &["interpolated_precision"],
+    summary = "interpolated precision at a recall level (trec_eval iprec_at_recall)",
+    params = IPREC_PARAMS,
+    example = IprecAtRecall { recall: 0.2, rel: None },
+)]
 impl Metric for IprecAtRecall {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -142,14 +148,6 @@ const IPREC_PARAMS: &[ParamDoc] = &[
     },
     PARAM_REL,
 ];
-
-rankeval_core::register_metric! {
-    name: "iprec_at_recall",
-    aliases: &["interpolated_precision"],
-    summary: "interpolated precision at a recall level (trec_eval iprec_at_recall)",
-    params: IPREC_PARAMS,
-    example: || Box::new(IprecAtRecall { recall: 0.2, rel: None }),
-}
 
 /// Recall levels, written `0.25,0.5,0.75` (ascending, as trec_eval reads
 /// them for `11pt_avg..25,.5,.75`).
@@ -235,7 +233,16 @@ pub fn eleven_point_average(q: &JudgedRanking<'_>, levels: &[f64], level: Grade)
     sum / levels.len() as f64
 }
 
-#[typetag::serde(name = "eleven_point_average")]
+#[rankeval_core::metric(
+    name = "eleven_point_average",
+    aliases = &["eleven_pt_avg"],
+    summary = "mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (11pt_avg)",
+    params = ELEVEN_PARAMS,
+    example = ElevenPointAverage {
+        rel: RelevanceLevel::new(2),
+        levels: RecallLevels::parse("0.25,0.5,0.75").ok(),
+    },
+)]
 impl Metric for ElevenPointAverage {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -271,17 +278,6 @@ const ELEVEN_PARAMS: &[ParamDoc] = &[
         doc: "recall levels, ascending, e.g. \"0.25,0.5,0.75\"; unset = 0.0, 0.1, ..., 1.0",
     },
 ];
-
-rankeval_core::register_metric! {
-    name: "eleven_point_average",
-    aliases: &["eleven_pt_avg"],
-    summary: "mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (11pt_avg)",
-    params: ELEVEN_PARAMS,
-    example: || Box::new(ElevenPointAverage {
-        rel: RelevanceLevel::new(2),
-        levels: RecallLevels::parse("0.25,0.5,0.75").ok(),
-    }),
-}
 
 #[cfg(test)]
 mod tests {

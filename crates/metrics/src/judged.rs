@@ -41,7 +41,12 @@ pub struct Judged {
     pub k: Option<Cutoff>,
 }
 
-#[typetag::serde(name = "judged")]
+#[rankeval_core::metric(
+    name = "judged",
+    summary = "share of the top k that the qrels judge: judged@k / min(k, n)",
+    params = &[PARAM_K],
+    example = Judged { k: Cutoff::new(10) },
+)]
 impl Metric for Judged {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -59,14 +64,6 @@ impl Metric for Judged {
     fn uses_default_level(&self) -> bool {
         false
     }
-}
-
-rankeval_core::register_metric! {
-    name: "judged",
-    aliases: &[],
-    summary: "share of the top k that the qrels judge: judged@k / min(k, n)",
-    params: &[PARAM_K],
-    example: || Box::new(Judged { k: Cutoff::new(10) }),
 }
 
 #[cfg(test)]

@@ -49,7 +49,12 @@ pub struct Ncrr {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "ncrr")]
+#[rankeval_core::metric(
+    name = "ncrr",
+    summary = "sum of 1/rank over the relevant top k, over its best possible value",
+    params = &[PARAM_K, PARAM_REL],
+    example = Ncrr { k: Cutoff::new(10), rel: RelevanceLevel::new(2) },
+)]
 impl Metric for Ncrr {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -69,14 +74,6 @@ impl Metric for Ncrr {
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
-}
-
-rankeval_core::register_metric! {
-    name: "ncrr",
-    aliases: &[],
-    summary: "sum of 1/rank over the relevant top k, over its best possible value",
-    params: &[PARAM_K, PARAM_REL],
-    example: || Box::new(Ncrr { k: Cutoff::new(10), rel: RelevanceLevel::new(2) }),
 }
 
 #[cfg(test)]

@@ -153,7 +153,12 @@ impl Ndcg {
     }
 }
 
-#[typetag::serde(name = "ndcg")]
+#[rankeval_core::metric(
+    name = "ndcg",
+    summary = "DCG@k divided by the DCG@k of the ideal ordering of all judged grades",
+    params = &[PARAM_K, PARAM_GAIN, PARAM_IDEAL],
+    example = Ndcg { k: Cutoff::new(10), gain: Gain::Exponential, ideal: NdcgIdeal::K },
+)]
 impl Metric for Ndcg {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -192,14 +197,6 @@ impl Metric for Ndcg {
             None => TrecEvalMeasure::mean("ndcg"),
         })
     }
-}
-
-rankeval_core::register_metric! {
-    name: "ndcg",
-    aliases: &[],
-    summary: "DCG@k divided by the DCG@k of the ideal ordering of all judged grades",
-    params: &[PARAM_K, PARAM_GAIN, PARAM_IDEAL],
-    example: || Box::new(Ndcg { k: Cutoff::new(10), gain: Gain::Exponential, ideal: NdcgIdeal::K }),
 }
 
 const PARAM_IDEAL: ParamDoc = ParamDoc {

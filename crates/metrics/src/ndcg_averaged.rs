@@ -150,7 +150,11 @@ pub fn rndcg(q: &JudgedRanking<'_>, level: Grade) -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct NdcgRel {}
 
-#[typetag::serde(name = "ndcg_rel")]
+#[rankeval_core::metric(
+    name = "ndcg_rel",
+    summary = "nDCG averaged over the relevant documents (trec_eval ndcg_rel)",
+    example = NdcgRel {},
+)]
 impl Metric for NdcgRel {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -170,14 +174,6 @@ impl Metric for NdcgRel {
     }
 }
 
-rankeval_core::register_metric! {
-    name: "ndcg_rel",
-    aliases: &[],
-    summary: "nDCG averaged over the relevant documents (trec_eval ndcg_rel)",
-    params: &[],
-    example: || Box::new(NdcgRel {}),
-}
-
 /// The `rndcg` metric (trec_eval `Rndcg`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -187,7 +183,13 @@ pub struct Rndcg {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "rndcg")]
+#[rankeval_core::metric(
+    name = "rndcg",
+    aliases = &["r_ndcg"],
+    summary = "nDCG averaged at the R levels of each grade (trec_eval Rndcg)",
+    params = &[PARAM_REL],
+    example = Rndcg { rel: RelevanceLevel::new(2) },
+)]
 impl Metric for Rndcg {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -207,14 +209,6 @@ impl Metric for Rndcg {
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
-}
-
-rankeval_core::register_metric! {
-    name: "rndcg",
-    aliases: &["r_ndcg"],
-    summary: "nDCG averaged at the R levels of each grade (trec_eval Rndcg)",
-    params: &[PARAM_REL],
-    example: || Box::new(Rndcg { rel: RelevanceLevel::new(2) }),
 }
 
 #[cfg(test)]

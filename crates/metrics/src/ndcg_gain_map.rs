@@ -217,7 +217,12 @@ pub struct NdcgGainMap {
     pub gains: GainMap,
 }
 
-#[typetag::serde(name = "ndcg_gain_map")]
+#[rankeval_core::metric(
+    name = "ndcg_gain_map",
+    summary = "nDCG with a gain per grade, as trec_eval's ndcg.1=3,2=9",
+    params = PARAMS,
+    example = NdcgGainMap { gains: GainMap(vec![(1, 3.0), (2, 9.0)]) },
+)]
 impl Metric for NdcgGainMap {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -242,14 +247,6 @@ const PARAMS: &[ParamDoc] = &[ParamDoc {
     default: "\"\"",
     doc: "grade=gain pairs, e.g. \"1=3,2=9\" (trec_eval ndcg.1=3,2=9); other grades: the grade",
 }];
-
-rankeval_core::register_metric! {
-    name: "ndcg_gain_map",
-    aliases: &[],
-    summary: "nDCG with a gain per grade, as trec_eval's ndcg.1=3,2=9",
-    params: PARAMS,
-    example: || Box::new(NdcgGainMap { gains: GainMap(vec![(1, 3.0), (2, 9.0)]) }),
-}
 
 #[cfg(test)]
 mod tests {

@@ -33,7 +33,12 @@ pub struct NumNonrelJudgedRet {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "num_nonrel_judged_ret")]
+#[rankeval_core::metric(
+    name = "num_nonrel_judged_ret",
+    summary = "number of retrieved documents judged non-relevant",
+    params = &[PARAM_REL],
+    example = NumNonrelJudgedRet { rel: RelevanceLevel::new(2) },
+)]
 impl Metric for NumNonrelJudgedRet {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -55,14 +60,6 @@ impl Metric for NumNonrelJudgedRet {
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
-}
-
-rankeval_core::register_metric! {
-    name: "num_nonrel_judged_ret",
-    aliases: &[],
-    summary: "number of retrieved documents judged non-relevant",
-    params: &[PARAM_REL],
-    example: || Box::new(NumNonrelJudgedRet { rel: RelevanceLevel::new(2) }),
 }
 
 #[cfg(test)]

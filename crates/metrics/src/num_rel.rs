@@ -33,7 +33,12 @@ pub struct NumRel {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "num_rel")]
+#[rankeval_core::metric(
+    name = "num_rel",
+    summary = "number of relevant documents in the qrels of the query, |R|",
+    params = &[PARAM_REL],
+    example = NumRel { rel: RelevanceLevel::new(2) },
+)]
 impl Metric for NumRel {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -62,14 +67,6 @@ impl Metric for NumRel {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.rel.is_none().then(|| TrecEvalMeasure::sum("num_rel"))
     }
-}
-
-rankeval_core::register_metric! {
-    name: "num_rel",
-    aliases: &[],
-    summary: "number of relevant documents in the qrels of the query, |R|",
-    params: &[PARAM_REL],
-    example: || Box::new(NumRel { rel: RelevanceLevel::new(2) }),
 }
 
 #[cfg(test)]

@@ -37,7 +37,12 @@ pub struct NumRelRet {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "num_rel_ret")]
+#[rankeval_core::metric(
+    name = "num_rel_ret",
+    summary = "number of relevant documents retrieved in the top k, hits@k",
+    params = &[PARAM_K, PARAM_REL],
+    example = NumRelRet { k: Cutoff::new(100), rel: RelevanceLevel::new(2) },
+)]
 impl Metric for NumRelRet {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -69,14 +74,6 @@ impl Metric for NumRelRet {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         (self.rel.is_none() && self.k.is_none()).then(|| TrecEvalMeasure::sum("num_rel_ret"))
     }
-}
-
-rankeval_core::register_metric! {
-    name: "num_rel_ret",
-    aliases: &[],
-    summary: "number of relevant documents retrieved in the top k, hits@k",
-    params: &[PARAM_K, PARAM_REL],
-    example: || Box::new(NumRelRet { k: Cutoff::new(100), rel: RelevanceLevel::new(2) }),
 }
 
 #[cfg(test)]

@@ -31,7 +31,12 @@ pub struct NumRet {
     pub k: Option<Cutoff>,
 }
 
-#[typetag::serde(name = "num_ret")]
+#[rankeval_core::metric(
+    name = "num_ret",
+    summary = "number of documents retrieved (cut at k)",
+    params = &[PARAM_K],
+    example = NumRet { k: Cutoff::new(1000) },
+)]
 impl Metric for NumRet {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -59,14 +64,6 @@ impl Metric for NumRet {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.k.is_none().then(|| TrecEvalMeasure::sum("num_ret"))
     }
-}
-
-rankeval_core::register_metric! {
-    name: "num_ret",
-    aliases: &[],
-    summary: "number of documents retrieved (cut at k)",
-    params: &[PARAM_K],
-    example: || Box::new(NumRet { k: Cutoff::new(1000) }),
 }
 
 #[cfg(test)]

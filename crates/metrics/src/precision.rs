@@ -89,7 +89,17 @@ impl Precision {
     }
 }
 
-#[typetag::serde(name = "precision")]
+#[rankeval_core::metric(
+    name = "precision",
+    aliases = &["p"],
+    summary = "share of the top k that is relevant: hits@k / k",
+    params = PARAMS,
+    example = Precision {
+        k: Cutoff::new(10),
+        rel: RelevanceLevel::new(2),
+        denominator: PrecisionDenominator::Retrieved,
+    },
+)]
 impl Metric for Precision {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -148,18 +158,6 @@ const PARAMS: &[ParamDoc] = &[
         doc: "k: hits/k (trec_eval, ranx); retrieved: hits/min(k, n), 0 for an empty list; truncated: hits/min(k, |R|) (RecTools r_precision)",
     },
 ];
-
-rankeval_core::register_metric! {
-    name: "precision",
-    aliases: &["p"],
-    summary: "share of the top k that is relevant: hits@k / k",
-    params: PARAMS,
-    example: || Box::new(Precision {
-        k: Cutoff::new(10),
-        rel: RelevanceLevel::new(2),
-        denominator: PrecisionDenominator::Retrieved,
-    }),
-}
 
 #[cfg(test)]
 mod tests {

@@ -64,7 +64,13 @@ pub struct RPrecision {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "r_precision")]
+#[rankeval_core::metric(
+    name = "r_precision",
+    aliases = &["rprec"],
+    summary = "precision at rank |R|: hits@|R| / |R|; with k, hits@min(|R|, k) / |R|",
+    params = &[PARAM_K, PARAM_REL],
+    example = RPrecision { k: Cutoff::new(10), rel: RelevanceLevel::new(2) },
+)]
 impl Metric for RPrecision {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -98,14 +104,6 @@ impl Metric for RPrecision {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         (self.rel.is_none() && self.k.is_none()).then(|| TrecEvalMeasure::mean("Rprec"))
     }
-}
-
-rankeval_core::register_metric! {
-    name: "r_precision",
-    aliases: &["rprec"],
-    summary: "precision at rank |R|: hits@|R| / |R|; with k, hits@min(|R|, k) / |R|",
-    params: &[PARAM_K, PARAM_REL],
-    example: || Box::new(RPrecision { k: Cutoff::new(10), rel: RelevanceLevel::new(2) }),
 }
 
 #[cfg(test)]

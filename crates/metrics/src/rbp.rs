@@ -156,7 +156,18 @@ pub struct Rbp {
     pub gain: RbpGain,
 }
 
-#[typetag::serde(name = "rbp")]
+#[rankeval_core::metric(
+    name = "rbp",
+    aliases = &["rank_biased_precision"],
+    summary = "rank-biased precision: (1 - p) * sum of gain * p^(rank - 1)",
+    params = PARAMS,
+    example = Rbp {
+        k: None,
+        rel: None,
+        p: Persistence::TREC_EVAL,
+        gain: RbpGain::Graded,
+    },
+)]
 impl Metric for Rbp {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -216,19 +227,6 @@ const PARAMS: &[ParamDoc] = &[
         doc: "binary: 1 if relevant at rel; graded: grade / the query's highest grade (trec_eval), rel not used",
     },
 ];
-
-rankeval_core::register_metric! {
-    name: "rbp",
-    aliases: &["rank_biased_precision"],
-    summary: "rank-biased precision: (1 - p) * sum of gain * p^(rank - 1)",
-    params: PARAMS,
-    example: || Box::new(Rbp {
-        k: None,
-        rel: None,
-        p: Persistence::TREC_EVAL,
-        gain: RbpGain::Graded,
-    }),
-}
 
 #[cfg(test)]
 mod tests {

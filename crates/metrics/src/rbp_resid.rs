@@ -65,7 +65,13 @@ impl Default for RbpResid {
     }
 }
 
-#[typetag::serde(name = "rbp_resid")]
+#[rankeval_core::metric(
+    name = "rbp_resid",
+    aliases = &["rbp_residual"],
+    summary = "how much RBP could rise if unjudged documents were relevant",
+    params = PARAMS,
+    example = RbpResid { p: Persistence::DEFAULT },
+)]
 impl Metric for RbpResid {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -93,14 +99,6 @@ const PARAMS: &[ParamDoc] = &[ParamDoc {
     default: "0.9",
     doc: "persistence, strictly between 0 and 1 (trec_eval's 0.9)",
 }];
-
-rankeval_core::register_metric! {
-    name: "rbp_resid",
-    aliases: &["rbp_residual"],
-    summary: "how much RBP could rise if unjudged documents were relevant",
-    params: PARAMS,
-    example: || Box::new(RbpResid { p: Persistence::DEFAULT }),
-}
 
 #[cfg(test)]
 mod tests {

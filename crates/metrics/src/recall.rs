@@ -46,7 +46,13 @@ impl Recall {
     }
 }
 
-#[typetag::serde(name = "recall")]
+#[rankeval_core::metric(
+    name = "recall",
+    aliases = &["r"],
+    summary = "share of the relevant documents found in the top k: hits@k / |R|",
+    params = &[PARAM_K, PARAM_REL],
+    example = Recall { k: Cutoff::new(100), rel: RelevanceLevel::new(2) },
+)]
 impl Metric for Recall {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -87,14 +93,6 @@ impl Metric for Recall {
             None => TrecEvalMeasure::mean("set_recall"),
         })
     }
-}
-
-rankeval_core::register_metric! {
-    name: "recall",
-    aliases: &["r"],
-    summary: "share of the relevant documents found in the top k: hits@k / |R|",
-    params: &[PARAM_K, PARAM_REL],
-    example: || Box::new(Recall { k: Cutoff::new(100), rel: RelevanceLevel::new(2) }),
 }
 
 #[cfg(test)]

@@ -38,7 +38,13 @@ pub struct ReciprocalRank {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "reciprocal_rank")]
+#[rankeval_core::metric(
+    name = "reciprocal_rank",
+    aliases = &["rr", "mrr"],
+    summary = "1 / rank of the first relevant document in the top k, else 0 (MRR)",
+    params = &[PARAM_K, PARAM_REL],
+    example = ReciprocalRank { k: Cutoff::new(10), rel: None },
+)]
 impl Metric for ReciprocalRank {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -70,14 +76,6 @@ impl Metric for ReciprocalRank {
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         (self.rel.is_none() && self.k.is_none()).then(|| TrecEvalMeasure::mean("recip_rank"))
     }
-}
-
-rankeval_core::register_metric! {
-    name: "reciprocal_rank",
-    aliases: &["rr", "mrr"],
-    summary: "1 / rank of the first relevant document in the top k, else 0 (MRR)",
-    params: &[PARAM_K, PARAM_REL],
-    example: || Box::new(ReciprocalRank { k: Cutoff::new(10), rel: None }),
 }
 
 #[cfg(test)]

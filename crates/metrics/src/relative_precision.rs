@@ -40,7 +40,13 @@ pub struct RelativePrecision {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "relative_precision")]
+#[rankeval_core::metric(
+    name = "relative_precision",
+    aliases = &["relative_p", "set_relative_p"],
+    summary = "precision over the best possible: hits@k / min(k, |R|)",
+    params = &[PARAM_K, PARAM_REL],
+    example = RelativePrecision { k: Cutoff::new(10), rel: None },
+)]
 impl Metric for RelativePrecision {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -66,14 +72,6 @@ impl Metric for RelativePrecision {
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
-}
-
-rankeval_core::register_metric! {
-    name: "relative_precision",
-    aliases: &["relative_p", "set_relative_p"],
-    summary: "precision over the best possible: hits@k / min(k, |R|)",
-    params: &[PARAM_K, PARAM_REL],
-    example: || Box::new(RelativePrecision { k: Cutoff::new(10), rel: None }),
 }
 
 #[cfg(test)]

@@ -73,7 +73,17 @@ pub struct RocAuc {
     pub negatives: Negatives,
 }
 
-#[typetag::serde(name = "roc_auc")]
+#[rankeval_core::metric(
+    name = "roc_auc",
+    aliases = &["auc"],
+    summary = "share of (relevant, negative) pairs of the top k ranked in order",
+    params = &[PARAM_K, PARAM_REL, PARAM_NEGATIVES],
+    example = RocAuc {
+        k: Cutoff::new(100),
+        rel: RelevanceLevel::new(2),
+        negatives: Negatives::Judged,
+    },
+)]
 impl Metric for RocAuc {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -94,18 +104,6 @@ impl Metric for RocAuc {
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
-}
-
-rankeval_core::register_metric! {
-    name: "roc_auc",
-    aliases: &["auc"],
-    summary: "share of (relevant, negative) pairs of the top k ranked in order",
-    params: &[PARAM_K, PARAM_REL, PARAM_NEGATIVES],
-    example: || Box::new(RocAuc {
-        k: Cutoff::new(100),
-        rel: RelevanceLevel::new(2),
-        negatives: Negatives::Judged,
-    }),
 }
 
 #[cfg(test)]

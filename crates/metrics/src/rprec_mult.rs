@@ -48,7 +48,13 @@ impl fmt::Display for TwoDecimals {
     }
 }
 
-#[typetag::serde(name = "rprec_mult")]
+#[rankeval_core::metric(
+    name = "rprec_mult",
+    aliases = &["r_precision_mult"],
+    summary = "precision at mult * |R| ranks (trec_eval Rprec_mult)",
+    params = PARAMS,
+    example = RprecMult { mult: 2.0, rel: None },
+)]
 impl Metric for RprecMult {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -89,14 +95,6 @@ const PARAMS: &[ParamDoc] = &[
     },
     PARAM_REL,
 ];
-
-rankeval_core::register_metric! {
-    name: "rprec_mult",
-    aliases: &["r_precision_mult"],
-    summary: "precision at mult * |R| ranks (trec_eval Rprec_mult)",
-    params: PARAMS,
-    example: || Box::new(RprecMult { mult: 2.0, rel: None }),
-}
 
 #[cfg(test)]
 mod tests {

@@ -35,7 +35,12 @@ pub struct SetMap {
     pub rel: Option<RelevanceLevel>,
 }
 
-#[typetag::serde(name = "set_map")]
+#[rankeval_core::metric(
+    name = "set_map",
+    summary = "unranked AP of the retrieved set: hits^2 / (n * |R|)",
+    params = &[PARAM_REL],
+    example = SetMap { rel: RelevanceLevel::new(2) },
+)]
 impl Metric for SetMap {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -55,14 +60,6 @@ impl Metric for SetMap {
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
-}
-
-rankeval_core::register_metric! {
-    name: "set_map",
-    aliases: &[],
-    summary: "unranked AP of the retrieved set: hits^2 / (n * |R|)",
-    params: &[PARAM_REL],
-    example: || Box::new(SetMap { rel: RelevanceLevel::new(2) }),
 }
 
 #[cfg(test)]

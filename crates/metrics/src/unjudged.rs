@@ -35,7 +35,13 @@ pub struct Unjudged {
     pub k: Option<Cutoff>,
 }
 
-#[typetag::serde(name = "unjudged")]
+#[rankeval_core::metric(
+    name = "unjudged",
+    aliases = &["unj"],
+    summary = "share of the top k the qrels do not judge (trec_eval unj_k)",
+    params = &[PARAM_K],
+    example = Unjudged { k: Cutoff::new(10) },
+)]
 impl Metric for Unjudged {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -56,14 +62,6 @@ impl Metric for Unjudged {
     fn uses_default_level(&self) -> bool {
         false
     }
-}
-
-rankeval_core::register_metric! {
-    name: "unjudged",
-    aliases: &["unj"],
-    summary: "share of the top k the qrels do not judge (trec_eval unj_k)",
-    params: &[PARAM_K],
-    example: || Box::new(Unjudged { k: Cutoff::new(10) }),
 }
 
 #[cfg(test)]

@@ -82,7 +82,12 @@ impl Utility {
     }
 }
 
-#[typetag::serde(name = "utility")]
+#[rankeval_core::metric(
+    name = "utility",
+    summary = "set utility: weighted sum of the retrieved set's contingency table",
+    params = PARAMS,
+    example = Utility { a: 2.0, b: -1.0, c: 0.0, d: 0.0, collection: 0, rel: None },
+)]
 impl Metric for Utility {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -157,14 +162,6 @@ const PARAMS: &[ParamDoc] = &[
     },
     PARAM_REL,
 ];
-
-rankeval_core::register_metric! {
-    name: "utility",
-    aliases: &[],
-    summary: "set utility: weighted sum of the retrieved set's contingency table",
-    params: PARAMS,
-    example: || Box::new(Utility { a: 2.0, b: -1.0, c: 0.0, d: 0.0, collection: 0, rel: None }),
-}
 
 #[cfg(test)]
 mod tests {

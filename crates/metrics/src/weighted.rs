@@ -296,7 +296,20 @@ impl Weighted {
     }
 }
 
-#[typetag::serde(name = "weighted")]
+#[rankeval_core::metric(
+    name = "weighted",
+    summary = "sum of gain x discount over the top k, normalized: a metric declared in TOML",
+    params = PARAMS,
+    example = Weighted {
+        k: Cutoff::new(10),
+        rel: None,
+        gain: WeightedGain::Map,
+        gains: GainMap::parse("1=3,2=9").ok(),
+        discount: Discount::Geometric,
+        p: Persistence::TREC_EVAL,
+        normalization: WeightedNormalization::Weights,
+    },
+)]
 impl Metric for Weighted {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
@@ -393,22 +406,6 @@ const PARAMS: &[ParamDoc] = &[
         doc: "divide by none; ideal: the ideal ranking's sum; weights: the discounts of ranks 1..k; unbounded: 1/(1-p)",
     },
 ];
-
-rankeval_core::register_metric! {
-    name: "weighted",
-    aliases: &[],
-    summary: "sum of gain x discount over the top k, normalized: a metric declared in TOML",
-    params: PARAMS,
-    example: || Box::new(Weighted {
-        k: Cutoff::new(10),
-        rel: None,
-        gain: WeightedGain::Map,
-        gains: GainMap::parse("1=3,2=9").ok(),
-        discount: Discount::Geometric,
-        p: Persistence::TREC_EVAL,
-        normalization: WeightedNormalization::Weights,
-    }),
-}
 
 #[cfg(test)]
 mod tests {

@@ -208,8 +208,17 @@ impl Metric for PythonMetric {
             return f64::NAN;
         };
         Python::attach(|py| {
-            let mut error = call.error.lock().unwrap_or_else(|p| p.into_inner());
-            if error.is_some() {
+            // The lock is held only while no Python code runs: the function
+            // may let the GIL go (the interpreter switches threads, or it
+            // sleeps), and another engine thread, holding the GIL, must not
+            // then wait for this lock.
+            let failed = |call: &PythonCall| {
+                call.error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .is_some()
+            };
+            if failed(call) {
                 return f64::NAN;
             }
             let grades: Vec<f64> = query.top(self.k).iter().map(|j| j.grade()).collect();
@@ -223,7 +232,10 @@ impl Metric for PythonMetric {
             match value {
                 Ok(value) => value,
                 Err(raised) => {
-                    *error = Some(raised);
+                    let mut error = call.error.lock().unwrap_or_else(|p| p.into_inner());
+                    if error.is_none() {
+                        *error = Some(raised);
+                    }
                     f64::NAN
                 }
             }

@@ -242,6 +242,7 @@ pub fn compare(
             Some(m) => named(m, "missing", "skip, zero")?,
             None => default.missing,
         },
+        ..default
     };
     let failed = |e: CompareRunError| located::<CompareError>(None, None, &e.to_string());
     settings.validate().map_err(failed)?;

@@ -111,3 +111,40 @@ def test_evaluation_releases_the_gil(files):
         stop.set()
         thread.join()
     assert ticks
+
+
+# A metric that lets the GIL go (here by sleeping; a long function does too,
+# when the interpreter switches threads), on several engine threads at
+# once. Run in a child process: a deadlock there fails the test by timeout
+# instead of hanging the suite.
+_LETS_THE_GIL_GO = """
+import sys, time
+import numpy as np
+import rankeval_rs
+
+def slow(grades, num_relevant, ideal):
+    time.sleep(0.0005)
+    return float(np.count_nonzero(grades >= 1))
+
+rankeval_rs.register_metric("slow", slow)
+qrels = {f"q{q}": {f"d{d}": 1 for d in range(0, 20, 3)} for q in range(400)}
+run = {f"q{q}": {f"d{d}": float(d % 7) for d in range(20)} for q in range(400)}
+result = rankeval_rs.evaluate(qrels, run, ["slow@5", "p@5"])
+assert all(result.values[:, 0] == 5 * result.values[:, 1]), result.values[:5]
+print("done")
+"""
+
+
+def test_a_python_metric_that_lets_the_gil_go_does_not_deadlock_the_engine_threads():
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, RAYON_NUM_THREADS="4")
+    try:
+        done = subprocess.run([sys.executable, "-c", _LETS_THE_GIL_GO], capture_output=True, text=True,
+                              timeout=60, env=env, check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail("evaluating a Python metric that releases the GIL hung (deadlock between the GIL and the error lock)")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done"

@@ -5,7 +5,7 @@
 use rankeval_core::{Aggregator, CorpusMetric, Metric, Qrels, RelevanceLevel, Run};
 
 use crate::corpus::{CorpusSources, item_warnings};
-use crate::engine::{Evaluation, Options, evaluate, evaluate_corpus, evaluate_input};
+use crate::engine::{Evaluation, Options, evaluate, evaluate_corpus_with, evaluate_input};
 use crate::read::{
     Format, Input, QrelsNote, ReadError, ReadOptions, read_qrels_noted, read_run_with,
 };
@@ -177,19 +177,25 @@ impl Experiment {
                 ),
                 None => {
                     let (list, own_qrels) = read_run_with(&run.input, self.read, progress)?;
-                    let Some(qrels) = own_qrels else {
-                        return Err(ReadError {
-                            path: run.input.name().to_owned(),
-                            line: None,
-                            kind: crate::read::ReadErrorKind::BadField(
-                                "no qrels: give qrels, or a JSON Lines run with `relevant`".into(),
-                            ),
-                        });
-                    };
-                    (
-                        evaluate(&qrels, &list, &self.metrics, &self.options),
-                        Some(list),
-                    )
+                    // Corpus metrics alone need no judgements: every list counts.
+                    if own_qrels.is_none() && self.metrics.is_empty() {
+                        (Evaluation::unjudged(&list), Some(list))
+                    } else {
+                        let Some(qrels) = own_qrels else {
+                            return Err(ReadError {
+                                path: run.input.name().to_owned(),
+                                line: None,
+                                kind: crate::read::ReadErrorKind::BadField(
+                                    "no qrels: give qrels, or a JSON Lines run with `relevant`"
+                                        .into(),
+                                ),
+                            });
+                        };
+                        (
+                            evaluate(&qrels, &list, &self.metrics, &self.options),
+                            Some(list),
+                        )
+                    }
                 }
             };
             let corpus = match &list {
@@ -202,7 +208,12 @@ impl Experiment {
                                 warning,
                             }),
                     );
-                    evaluate_corpus(list, &self.corpus_metrics, &corpus_inputs)
+                    evaluate_corpus_with(
+                        list,
+                        &self.corpus_metrics,
+                        &corpus_inputs,
+                        self.options.score_threshold,
+                    )
                 }
                 _ => Vec::new(),
             };

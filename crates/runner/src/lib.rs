@@ -78,9 +78,10 @@ pub use rankeval_core as core;
 pub use rankeval_metrics as metrics;
 
 pub use engine::{
-    Coverage, Evaluation, Missing, Options, QuerySample, Warning, check_ties, evaluate,
+    Coverage, Evaluation, Missing, Options, QuerySample, ScoreThreshold, Warning, check_ties,
+    evaluate,
 };
-pub use engine::{evaluate_corpus, evaluate_grouped, evaluate_input};
+pub use engine::{evaluate_corpus, evaluate_corpus_with, evaluate_grouped, evaluate_input};
 pub use rankeval_core::registry::{parse_aggregator, parse_metric};
 pub use rankeval_core::{
     Aggregator, Duplicates, Metric, PluginError, Qrels, QrelsBuilder, RelevanceLevel, Run,

@@ -5,7 +5,7 @@
 use rankeval_runner::core::corpus::{Catalog, CorpusInputs, ItemFeatures, Training};
 use rankeval_runner::core::registry::{self, parse_corpus_metric};
 use rankeval_runner::core::{CorpusMetric, Duplicates, Run, RunBuilder};
-use rankeval_runner::evaluate_corpus;
+use rankeval_runner::{ScoreThreshold, evaluate_corpus, evaluate_corpus_with};
 
 /// A run from `(user, item, rank)` rows, as RecTools' reco tables.
 fn run(rows: &[(&str, &str, u32)]) -> Run {
@@ -29,6 +29,25 @@ fn training(pairs: &[(&str, &str)]) -> Option<Training> {
     Some(Training::from_pairs(
         pairs.iter().map(|(u, i)| (u.as_bytes(), i.as_bytes())),
     ))
+}
+
+#[test]
+fn a_score_threshold_cuts_every_list_before_the_corpus_metrics() {
+    // Scores -rank: a threshold of -2 keeps ranks 1 (score -1) only; -2
+    // itself is at the threshold and not retrieved.
+    let reco = run(&[("1", "a", 1), ("1", "b", 2), ("2", "c", 1), ("2", "d", 3)]);
+    let inputs = CorpusInputs {
+        features: None,
+        catalog: catalog(&["a", "b", "c", "d"]),
+        training: None,
+    };
+    let coverage = || vec![parse_corpus_metric("catalog_coverage").unwrap()];
+    assert_eq!(evaluate_corpus(&reco, &coverage(), &inputs), [1.0]);
+    let cut = |t: f64| evaluate_corpus_with(&reco, &coverage(), &inputs, ScoreThreshold::new(t));
+    assert_eq!(cut(-2.0), [2.0 / 4.0]);
+    assert_eq!(cut(-2.5), [3.0 / 4.0]);
+    assert_eq!(cut(-4.0), [1.0]);
+    assert_eq!(cut(0.0), [0.0]);
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! A metric defined outside `crates/metrics`, registered with the same macro
+//! A metric defined outside `crates/metrics`, registered with the same attribute
 //! as the built-ins, is known by name and evaluates like them.
 
 use rankeval_runner::core::registry::{self, PARAM_K};
@@ -14,7 +14,15 @@ struct JudgedShare {
     k: Option<Cutoff>,
 }
 
-#[typetag::serde(name = "judged_share")]
+// A crate that reaches rankeval-core through the runner names the path.
+#[rankeval_runner::core::metric(
+    name = "judged_share",
+    aliases = &["share_judged"],
+    summary = "share of the top k that the qrels judge (relevant or not)",
+    params = &[PARAM_K],
+    example = JudgedShare { k: Cutoff::new(10) },
+    crate = rankeval_runner::core,
+)]
 impl Metric for JudgedShare {
     fn name(&self) -> String {
         CanonicalName::new("judged_share").cutoff(self.k)
@@ -30,14 +38,6 @@ impl Metric for JudgedShare {
         }
         top.iter().filter(|j| j.is_judged()).count() as f64 / depth as f64
     }
-}
-
-rankeval_runner::core::register_metric! {
-    name: "judged_share",
-    aliases: &["share_judged"],
-    summary: "share of the top k that the qrels judge (relevant or not)",
-    params: &[PARAM_K],
-    example: || Box::new(JudgedShare { k: Cutoff::new(10) }),
 }
 
 #[test]

@@ -37,7 +37,12 @@ pub struct ColdStartExposure {
     pub k: Option<Cutoff>,
 }
 
-#[typetag::serde(name = "cold_start_exposure")]
+#[rankeval_core::corpus_metric(
+    name = "cold_start_exposure",
+    summary = "share of lists whose top k holds an item without training interactions",
+    params = &[PARAM_K],
+    example = ColdStartExposure { k: Cutoff::new(10) },
+)]
 impl CorpusMetric for ColdStartExposure {
     fn name(&self) -> String {
         CanonicalName::new("cold_start_exposure").cutoff(self.k)
@@ -83,12 +88,4 @@ impl CorpusMetric for ColdStartExposure {
             state.exposed as f64 / state.lists as f64
         }
     }
-}
-
-rankeval_core::register_corpus_metric! {
-    name: "cold_start_exposure",
-    aliases: &[],
-    summary: "share of lists whose top k holds an item without training interactions",
-    params: &[PARAM_K],
-    example: || Box::new(ColdStartExposure { k: Cutoff::new(10) }),
 }

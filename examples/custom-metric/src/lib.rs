@@ -66,7 +66,22 @@ fn default_decay() -> f64 {
     DEFAULT_DECAY
 }
 
-#[typetag::serde(name = "attention_share")]
+#[rankeval_core::metric(
+    name = "attention_share",
+    aliases = &["attn"],
+    summary = "share of position-decayed attention in the top k landing on relevant items",
+    params = &[
+        PARAM_K,
+        PARAM_REL,
+        ParamDoc {
+            name: "decay",
+            alias: None,
+            default: "0.85",
+            doc: "attention kept from one rank to the next, in (0, 1]; 1 gives precision@k",
+        },
+    ],
+    example = AttentionShare { k: Cutoff::new(5), rel: None, decay: 0.7 },
+)]
 impl Metric for AttentionShare {
     fn name(&self) -> String {
         CanonicalName::new("attention_share")
@@ -90,23 +105,6 @@ impl Metric for AttentionShare {
             Err(format!("decay must be in (0, 1], not {}", self.decay))
         }
     }
-}
-
-rankeval_core::register_metric! {
-    name: "attention_share",
-    aliases: &["attn"],
-    summary: "share of position-decayed attention in the top k landing on relevant items",
-    params: &[
-        PARAM_K,
-        PARAM_REL,
-        ParamDoc {
-            name: "decay",
-            alias: None,
-            default: "0.85",
-            doc: "attention kept from one rank to the next, in (0, 1]; 1 gives precision@k",
-        },
-    ],
-    example: || Box::new(AttentionShare { k: Cutoff::new(5), rel: None, decay: 0.7 }),
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The full `rankeval` command line, with `attention_share` available by name.
 
-// Naming the library links it, and with it its `register_metric!`: a binary
+// Naming the library links it, and with it its `#[metric]` registration: a binary
 // that never names a plugin crate gets no metrics from it, silently.
 use rankeval_example_custom_metric as _;
 

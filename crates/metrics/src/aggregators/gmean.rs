@@ -50,7 +50,18 @@ impl Default for GeometricMean {
     }
 }
 
-#[typetag::serde(name = "gmean")]
+#[rankeval_core::aggregator(
+    name = "gmean",
+    aliases = &["geometric_mean", "gm"],
+    summary = "geometric mean, values floored at 0.00001 (trec_eval gm_map)",
+    params = &[ParamDoc {
+        name: "floor",
+        alias: None,
+        default: "0.00001",
+        doc: "values below floor count as floor (positive; trec_eval's MIN_GEO_MEAN)",
+    }],
+    example = GeometricMean { floor: 0.001 },
+)]
 impl Aggregator for GeometricMean {
     fn name(&self) -> String {
         CanonicalName::new("gmean")
@@ -70,19 +81,6 @@ impl Aggregator for GeometricMean {
             ))
         }
     }
-}
-
-rankeval_core::register_aggregator! {
-    name: "gmean",
-    aliases: &["geometric_mean", "gm"],
-    summary: "geometric mean, values floored at 0.00001 (trec_eval gm_map)",
-    params: &[ParamDoc {
-        name: "floor",
-        alias: None,
-        default: "0.00001",
-        doc: "values below floor count as floor (positive; trec_eval's MIN_GEO_MEAN)",
-    }],
-    example: || Box::new(GeometricMean { floor: 0.001 }),
 }
 
 #[cfg(test)]

@@ -18,7 +18,11 @@ pub fn max(values: &[f64]) -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct Max {}
 
-#[typetag::serde(name = "max")]
+#[rankeval_core::aggregator(
+    name = "max",
+    summary = "largest per-query value (the best query)",
+    example = Max {},
+)]
 impl Aggregator for Max {
     fn name(&self) -> String {
         "max".to_owned()
@@ -26,14 +30,6 @@ impl Aggregator for Max {
     fn aggregate(&self, per_query: &[f64]) -> f64 {
         max(per_query)
     }
-}
-
-rankeval_core::register_aggregator! {
-    name: "max",
-    aliases: &[],
-    summary: "largest per-query value (the best query)",
-    params: &[],
-    example: || Box::new(Max {}),
 }
 
 #[cfg(test)]

@@ -22,7 +22,12 @@ pub fn mean(values: &[f64]) -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct Mean {}
 
-#[typetag::serde(name = "mean")]
+#[rankeval_core::aggregator(
+    name = "mean",
+    aliases = &["avg"],
+    summary = "arithmetic mean over the evaluated queries",
+    example = Mean {},
+)]
 impl Aggregator for Mean {
     fn name(&self) -> String {
         "mean".to_owned()
@@ -30,14 +35,6 @@ impl Aggregator for Mean {
     fn aggregate(&self, per_query: &[f64]) -> f64 {
         mean(per_query)
     }
-}
-
-rankeval_core::register_aggregator! {
-    name: "mean",
-    aliases: &["avg"],
-    summary: "arithmetic mean over the evaluated queries",
-    params: &[],
-    example: || Box::new(Mean {}),
 }
 
 #[cfg(test)]

@@ -27,7 +27,11 @@ pub fn median(values: &[f64]) -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct Median {}
 
-#[typetag::serde(name = "median")]
+#[rankeval_core::aggregator(
+    name = "median",
+    summary = "median over the evaluated queries (mean of the middle two for even counts)",
+    example = Median {},
+)]
 impl Aggregator for Median {
     fn name(&self) -> String {
         "median".to_owned()
@@ -35,14 +39,6 @@ impl Aggregator for Median {
     fn aggregate(&self, per_query: &[f64]) -> f64 {
         median(per_query)
     }
-}
-
-rankeval_core::register_aggregator! {
-    name: "median",
-    aliases: &[],
-    summary: "median over the evaluated queries (mean of the middle two for even counts)",
-    params: &[],
-    example: || Box::new(Median {}),
 }
 
 #[cfg(test)]

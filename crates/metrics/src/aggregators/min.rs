@@ -18,7 +18,11 @@ pub fn min(values: &[f64]) -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct Min {}
 
-#[typetag::serde(name = "min")]
+#[rankeval_core::aggregator(
+    name = "min",
+    summary = "smallest per-query value (the worst query)",
+    example = Min {},
+)]
 impl Aggregator for Min {
     fn name(&self) -> String {
         "min".to_owned()
@@ -26,14 +30,6 @@ impl Aggregator for Min {
     fn aggregate(&self, per_query: &[f64]) -> f64 {
         min(per_query)
     }
-}
-
-rankeval_core::register_aggregator! {
-    name: "min",
-    aliases: &[],
-    summary: "smallest per-query value (the worst query)",
-    params: &[],
-    example: || Box::new(Min {}),
 }
 
 #[cfg(test)]

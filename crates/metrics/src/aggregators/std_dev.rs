@@ -53,7 +53,18 @@ impl Default for StdDev {
     }
 }
 
-#[typetag::serde(name = "std")]
+#[rankeval_core::aggregator(
+    name = "std",
+    aliases = &["std_dev", "stdev"],
+    summary = "standard deviation over the queries; sample (ddof = 1) by default",
+    params = &[ParamDoc {
+        name: "ddof",
+        alias: None,
+        default: "1",
+        doc: "divide by n - ddof: 1 = sample (pandas, R), 0 = population (numpy)",
+    }],
+    example = StdDev { ddof: 0 },
+)]
 impl Aggregator for StdDev {
     fn name(&self) -> String {
         CanonicalName::new("std")
@@ -63,19 +74,6 @@ impl Aggregator for StdDev {
     fn aggregate(&self, per_query: &[f64]) -> f64 {
         std_dev(per_query, self.ddof)
     }
-}
-
-rankeval_core::register_aggregator! {
-    name: "std",
-    aliases: &["std_dev", "stdev"],
-    summary: "standard deviation over the queries; sample (ddof = 1) by default",
-    params: &[ParamDoc {
-        name: "ddof",
-        alias: None,
-        default: "1",
-        doc: "divide by n - ddof: 1 = sample (pandas, R), 0 = population (numpy)",
-    }],
-    example: || Box::new(StdDev { ddof: 0 }),
 }
 
 #[cfg(test)]

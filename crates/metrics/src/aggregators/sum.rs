@@ -24,7 +24,12 @@ pub fn sum(values: &[f64]) -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct Sum {}
 
-#[typetag::serde(name = "sum")]
+#[rankeval_core::aggregator(
+    name = "sum",
+    aliases = &["total"],
+    summary = "sum over the evaluated queries (trec_eval's all line for counts)",
+    example = Sum {},
+)]
 impl Aggregator for Sum {
     fn name(&self) -> String {
         "sum".to_owned()
@@ -32,14 +37,6 @@ impl Aggregator for Sum {
     fn aggregate(&self, per_query: &[f64]) -> f64 {
         sum(per_query)
     }
-}
-
-rankeval_core::register_aggregator! {
-    name: "sum",
-    aliases: &["total"],
-    summary: "sum over the evaluated queries (trec_eval's all line for counts)",
-    params: &[],
-    example: || Box::new(Sum {}),
 }
 
 #[cfg(test)]

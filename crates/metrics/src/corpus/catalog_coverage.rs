@@ -38,7 +38,18 @@ impl Default for CatalogCoverage {
     }
 }
 
-#[typetag::serde(name = "catalog_coverage")]
+#[rankeval_core::corpus_metric(
+    name = "catalog_coverage",
+    aliases = &["coverage"],
+    summary = "share of the catalog in the top k of at least one list",
+    params = &[PARAM_K, ParamDoc {
+        name: "normalize",
+        alias: None,
+        default: "true",
+        doc: "true: divide by the catalog size; false: the number of distinct items",
+    }],
+    example = CatalogCoverage { k: Cutoff::new(10), normalize: false },
+)]
 impl CorpusMetric for CatalogCoverage {
     fn name(&self) -> String {
         CanonicalName::new("catalog_coverage")
@@ -73,17 +84,4 @@ impl CorpusMetric for CatalogCoverage {
             _ => 0.0,
         }
     }
-}
-
-rankeval_core::register_corpus_metric! {
-    name: "catalog_coverage",
-    aliases: &["coverage"],
-    summary: "share of the catalog in the top k of at least one list",
-    params: &[PARAM_K, ParamDoc {
-        name: "normalize",
-        alias: None,
-        default: "true",
-        doc: "true: divide by the catalog size; false: the number of distinct items",
-    }],
-    example: || Box::new(CatalogCoverage { k: Cutoff::new(10), normalize: false }),
 }

@@ -23,7 +23,13 @@ pub struct Entropy {
     pub k: Option<Cutoff>,
 }
 
-#[typetag::serde(name = "entropy")]
+#[rankeval_core::corpus_metric(
+    name = "entropy",
+    aliases = &["shannon_entropy"],
+    summary = "Shannon entropy (nats) of the shares of the items in the top k",
+    params = &[PARAM_K],
+    example = Entropy { k: Cutoff::new(10) },
+)]
 impl CorpusMetric for Entropy {
     fn name(&self) -> String {
         CanonicalName::new("entropy").cutoff(self.k)
@@ -55,12 +61,4 @@ impl CorpusMetric for Entropy {
         // -0.0 when one item is all there is: report 0.
         if sum == 0.0 { 0.0 } else { -sum }
     }
-}
-
-rankeval_core::register_corpus_metric! {
-    name: "entropy",
-    aliases: &["shannon_entropy"],
-    summary: "Shannon entropy (nats) of the shares of the items in the top k",
-    params: &[PARAM_K],
-    example: || Box::new(Entropy { k: Cutoff::new(10) }),
 }

@@ -59,7 +59,13 @@ pub struct Gini {
     pub k: Option<Cutoff>,
 }
 
-#[typetag::serde(name = "gini")]
+#[rankeval_core::corpus_metric(
+    name = "gini",
+    aliases = &["gini_index"],
+    summary = "Gini index of how often each catalog item is in a top k",
+    params = &[PARAM_K],
+    example = Gini { k: Cutoff::new(10) },
+)]
 impl CorpusMetric for Gini {
     fn name(&self) -> String {
         CanonicalName::new("gini").cutoff(self.k)
@@ -94,12 +100,4 @@ impl CorpusMetric for Gini {
         let counts: Vec<u64> = state.counts.values().copied().collect();
         gini_index(&counts, size + outside)
     }
-}
-
-rankeval_core::register_corpus_metric! {
-    name: "gini",
-    aliases: &["gini_index"],
-    summary: "Gini index of how often each catalog item is in a top k",
-    params: &[PARAM_K],
-    example: || Box::new(Gini { k: Cutoff::new(10) }),
 }

@@ -108,7 +108,18 @@ pub struct IntraListDiversity {
     pub distance: Distance,
 }
 
-#[typetag::serde(name = "ild")]
+#[rankeval_core::corpus_metric(
+    name = "ild",
+    aliases = &["intra_list_diversity"],
+    summary = "mean over lists of the mean pairwise distance of the top k's items",
+    params = &[PARAM_K, ParamDoc {
+        name: "distance",
+        alias: None,
+        default: "cosine",
+        doc: "cosine (1 - cosine similarity), hamming (differing features, as RecTools) or euclidean",
+    }],
+    example = IntraListDiversity { k: Cutoff::new(10), distance: Distance::Hamming },
+)]
 impl CorpusMetric for IntraListDiversity {
     fn name(&self) -> String {
         CanonicalName::new("ild")
@@ -147,19 +158,6 @@ impl CorpusMetric for IntraListDiversity {
     fn finish(&self, state: CorpusState, _: &CorpusInputs) -> f64 {
         into_state::<PerList>(state).mean()
     }
-}
-
-rankeval_core::register_corpus_metric! {
-    name: "ild",
-    aliases: &["intra_list_diversity"],
-    summary: "mean over lists of the mean pairwise distance of the top k's items",
-    params: &[PARAM_K, ParamDoc {
-        name: "distance",
-        alias: None,
-        default: "cosine",
-        doc: "cosine (1 - cosine similarity), hamming (differing features, as RecTools) or euclidean",
-    }],
-    example: || Box::new(IntraListDiversity { k: Cutoff::new(10), distance: Distance::Hamming }),
 }
 
 #[cfg(test)]

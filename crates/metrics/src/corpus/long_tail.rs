@@ -55,7 +55,18 @@ impl Default for LongTailShare {
     }
 }
 
-#[typetag::serde(name = "long_tail_share")]
+#[rankeval_core::corpus_metric(
+    name = "long_tail_share",
+    aliases = &["aplt"],
+    summary = "mean over lists of the share of the top k in the training long tail",
+    params = &[PARAM_K, ParamDoc {
+        name: "head_share",
+        alias: None,
+        default: "0.8",
+        doc: "the head is the most popular items holding this share of the training interactions (Elliot pop_ratio)",
+    }],
+    example = LongTailShare { k: Cutoff::new(10), head_share: 0.5 },
+)]
 impl CorpusMetric for LongTailShare {
     fn name(&self) -> String {
         CanonicalName::new("long_tail_share")
@@ -113,19 +124,6 @@ impl CorpusMetric for LongTailShare {
     fn finish(&self, state: CorpusState, _: &CorpusInputs) -> f64 {
         into_state::<PerList>(state).mean()
     }
-}
-
-rankeval_core::register_corpus_metric! {
-    name: "long_tail_share",
-    aliases: &["aplt"],
-    summary: "mean over lists of the share of the top k in the training long tail",
-    params: &[PARAM_K, ParamDoc {
-        name: "head_share",
-        alias: None,
-        default: "0.8",
-        doc: "the head is the most popular items holding this share of the training interactions (Elliot pop_ratio)",
-    }],
-    example: || Box::new(LongTailShare { k: Cutoff::new(10), head_share: 0.5 }),
 }
 
 #[cfg(test)]

@@ -16,8 +16,10 @@
 //! run order.
 
 use rankeval_core::corpus::{PerList, into_state, state_mut};
-use rankeval_core::registry::PARAM_K;
-use rankeval_core::{CanonicalName, CorpusInputs, CorpusMetric, CorpusState, Cutoff, Requires};
+use rankeval_core::registry::{PARAM_K, ParamDoc};
+use rankeval_core::{
+    CanonicalName, CorpusInputs, CorpusMetric, CorpusState, Cutoff, Requires, corpus_metric,
+};
 use serde::{Deserialize, Serialize};
 
 use super::top;
@@ -31,6 +33,11 @@ fn list_mean(list: &[&[u8]], value: impl Fn(&[u8]) -> f64) -> f64 {
     list.iter().fold(0.0, |sum, item| sum + value(item)) / list.len() as f64
 }
 
+/// The parameters of every per-list metric.
+const PARAMS: &[ParamDoc] = &[PARAM_K];
+
+// The registration stays on one line: rustfmt re-indents a multi-line
+// attribute inside `macro_rules!` on every run.
 macro_rules! per_list_metric {
     ($type:ident, $name:literal, $summary:literal, $value:expr) => {
         #[doc = concat!("The `", $name, "` corpus metric.")]
@@ -42,7 +49,14 @@ macro_rules! per_list_metric {
             pub k: Option<Cutoff>,
         }
 
-        #[typetag::serde(name = $name)]
+        impl $type {
+            /// The registry's example: the top 10.
+            fn example() -> Self {
+                Self { k: Cutoff::new(10) }
+            }
+        }
+
+        #[corpus_metric(name = $name, summary = $summary, params = PARAMS, example = $type::example())]
         impl CorpusMetric for $type {
             fn name(&self) -> String {
                 CanonicalName::new($name).cutoff(self.k)
@@ -80,14 +94,6 @@ macro_rules! per_list_metric {
             fn finish(&self, state: CorpusState, _: &CorpusInputs) -> f64 {
                 into_state::<PerList>(state).mean()
             }
-        }
-
-        rankeval_core::register_corpus_metric! {
-            name: $name,
-            aliases: &[],
-            summary: $summary,
-            params: &[PARAM_K],
-            example: || Box::new($type { k: Cutoff::new(10) }),
         }
     };
 }

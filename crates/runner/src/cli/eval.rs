@@ -11,13 +11,13 @@ use rankeval_core::{
 use super::{CliError, OutputArgs};
 use crate::compare::{CompareRunError, Family, Settings, check_gates, parse_gate};
 use crate::corpus::CorpusSources;
-use crate::engine::{Missing, Options, check_ties};
+use crate::engine::{Missing, Options, ScoreThreshold, check_ties, has_scores, unscored_run};
 use crate::experiment::{
     BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, NamedRun, input_problem, run_names,
     split_requested, unique_by_name,
 };
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
-use rankeval_compare::{Correction, Test};
+use rankeval_compare::{BootstrapMethod, Correction, Test};
 
 /// Arguments of `rankeval eval`.
 #[derive(Debug, Args)]
@@ -58,6 +58,11 @@ pub(super) struct EvalArgs {
     /// order of the ties (average). A metric's own `ties` wins.
     #[arg(long, value_enum, default_value_t = TiesArg::Docid)]
     ties: TiesArg,
+    /// Entries scored at or below T are not retrieved: each list is cut
+    /// there before any metric sees it (T = 0 gives torchmetrics' lists,
+    /// which count only scores > 0). Default: every entry counts.
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    score_threshold: Option<f64>,
     /// Default relevance level: grades of at least N are relevant (like
     /// trec_eval -l); N may be a decimal (3.5) and must be above 0. A
     /// metric's own `rel` wins; metrics that use grades as gains (ndcg,
@@ -121,6 +126,10 @@ struct CompareArgs {
     /// Seed of their ChaCha20 generator, printed in every report [default: 42].
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
+    /// The bootstrap's variant [default: auto: multinomial up to 10,000
+    /// queries, double-or-nothing above].
+    #[arg(long, value_enum, value_name = "VARIANT")]
+    bootstrap: Option<BootstrapArg>,
     /// Multiple-testing correction [default: holm].
     #[arg(long, value_enum)]
     correction: Option<CorrectionArg>,
@@ -155,6 +164,16 @@ enum TestArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+enum BootstrapArg {
+    /// Multinomial up to 10,000 queries, double-or-nothing above.
+    Auto,
+    /// Efron's bootstrap: n queries drawn with replacement (as scipy).
+    Multinomial,
+    /// Each query weighted 0 or 2: fast on large query sets.
+    DoubleOrNothing,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum CorrectionArg {
     /// Holm's step-down (family-wise error).
     Holm,
@@ -185,6 +204,7 @@ impl CompareArgs {
             || self.test.is_some()
             || self.resamples.is_some()
             || self.seed.is_some()
+            || self.bootstrap.is_some()
             || self.correction.is_some()
             || self.family.is_some()
             || self.alpha.is_some()
@@ -212,6 +232,13 @@ impl CompareArgs {
                 TestArg::Randomization => Test::Randomization,
                 TestArg::Bootstrap => Test::Bootstrap,
                 TestArg::Wilcoxon => Test::Wilcoxon,
+            };
+        }
+        if let Some(bootstrap) = self.bootstrap {
+            settings.bootstrap = match bootstrap {
+                BootstrapArg::Auto => BootstrapMethod::Auto,
+                BootstrapArg::Multinomial => BootstrapMethod::Multinomial,
+                BootstrapArg::DoubleOrNothing => BootstrapMethod::DoubleOrNothing,
             };
         }
         if let Some(correction) = self.correction {
@@ -554,14 +581,6 @@ impl EvalArgs {
                 input: input(path, self.run_format, &run_columns),
             })
             .collect();
-        if self.qrels.is_none()
-            && let Some(run) = runs.iter().find(|r| r.input.format() != Format::Jsonl)
-        {
-            return Err(CliError::Usage(format!(
-                "--qrels is required: {} is not JSON Lines, so it holds no judgements",
-                run.input.name()
-            )));
-        }
         let metric_specs: Vec<String> = if self.metrics.is_empty() {
             DEFAULT_METRICS.iter().map(|s| (*s).to_owned()).collect()
         } else {
@@ -601,6 +620,16 @@ impl EvalArgs {
             }
         }
         let (metrics, corpus_metrics) = split_requested(requested.into_iter().map(|(_, m)| m));
+        // Corpus metrics alone need no judgements.
+        if self.qrels.is_none()
+            && !metrics.is_empty()
+            && let Some(run) = runs.iter().find(|r| r.input.format() != Format::Jsonl)
+        {
+            return Err(CliError::Usage(format!(
+                "--qrels is required: {} is not JSON Lines, so it holds no judgements",
+                run.input.name()
+            )));
+        }
         let aggregator_specs = if self.aggregators.is_empty() {
             vec!["mean".to_owned()]
         } else {
@@ -624,6 +653,19 @@ impl EvalArgs {
         let ties = self.ties.ties();
         check_ties(&metrics, ties)
             .map_err(|reason| CliError::Usage(format!("--ties {ties}: {reason}")))?;
+        let score_threshold = match self.score_threshold {
+            None => None,
+            Some(value) => {
+                let usage = |reason: String| {
+                    CliError::Usage(format!("--score-threshold {value}: {reason}"))
+                };
+                let threshold = ScoreThreshold::try_from(value).map_err(usage)?;
+                if let Some(run) = runs.iter().find(|r| !has_scores(r.input.format())) {
+                    return Err(usage(unscored_run(&run.name)));
+                }
+                Some(threshold)
+            }
+        };
         let comparison = self.compare.plan(&runs, &metrics, missing)?;
         let experiment = Experiment {
             qrels: self
@@ -639,6 +681,7 @@ impl EvalArgs {
                 missing,
                 level,
                 ties,
+                score_threshold,
             },
             read: ReadOptions {
                 duplicates: match self.duplicates {

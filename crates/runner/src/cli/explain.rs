@@ -9,7 +9,7 @@ use rankeval_core::{Duplicates, Metric, RelevanceLevel};
 
 use super::CliError;
 use super::eval::{DuplicatesArg, MissingArg, TiesArg};
-use crate::engine::{Missing, Options, check_ties};
+use crate::engine::{Missing, Options, ScoreThreshold, check_ties, has_scores, unscored_run};
 use crate::experiment::{DEFAULT_METRICS, input_problem, run_names};
 use crate::explain::{ExplainFormat, explain, render};
 use crate::read::{Input, ReadOptions, read_qrels, read_run_with};
@@ -55,6 +55,10 @@ pub(super) struct ExplainArgs {
     /// each rank's tie group) [default: the experiment's, or docid].
     #[arg(long, value_enum)]
     ties: Option<TiesArg>,
+    /// Entries scored at or below T are not retrieved, as eval's
+    /// --score-threshold [default: the experiment's, or none].
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    score_threshold: Option<f64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExplainFormatArg::Table)]
     format: ExplainFormatArg,
@@ -192,6 +196,17 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
     }
     check_ties(&metrics, options.ties)
         .map_err(|reason| CliError::Usage(format!("--ties {}: {reason}", options.ties)))?;
+    if let Some(value) = args.score_threshold {
+        let usage =
+            |reason: String| CliError::Usage(format!("--score-threshold {value}: {reason}"));
+        options.score_threshold = Some(ScoreThreshold::try_from(value).map_err(usage)?);
+    }
+    if options.score_threshold.is_some() && !has_scores(run_input.format()) {
+        return Err(CliError::Usage(format!(
+            "--score-threshold: {}",
+            unscored_run(run_input.name())
+        )));
+    }
     let (run, own_qrels) = read_run_with(&run_input, read, &|_| {})?;
     let (qrels, qrels_name) = match &qrels_input {
         Some(input) => (read_qrels(input)?, input.name().to_owned()),

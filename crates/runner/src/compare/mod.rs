@@ -22,7 +22,8 @@ mod pairing;
 mod plan;
 
 use rankeval_compare::{
-    Correction, Gate, GateOutcome, IntervalMethod, Resampling, Summary, Test, randomized_tukey_hsd,
+    BootstrapMethod, Correction, Gate, GateOutcome, IntervalMethod, Resampling, Summary, Test,
+    randomized_tukey_hsd,
 };
 use serde::{Deserialize, Serialize};
 
@@ -93,6 +94,10 @@ pub struct Settings {
     pub resamples: u64,
     /// Seed of their ChaCha20 generator.
     pub seed: u64,
+    /// The bootstrap's variant: `auto` (multinomial up to
+    /// [`rankeval_compare::MULTINOMIAL_UP_TO`] queries, double-or-nothing
+    /// above), `multinomial` or `double_or_nothing`.
+    pub bootstrap: BootstrapMethod,
     /// The multiple-testing correction.
     pub correction: Correction,
     /// Which comparisons are corrected together.
@@ -111,6 +116,7 @@ impl Default for Settings {
             level: rankeval_compare::DEFAULT_LEVEL,
             resamples: resampling.resamples,
             seed: resampling.seed,
+            bootstrap: BootstrapMethod::default(),
             correction: Correction::default(),
             family: Family::default(),
             alpha: DEFAULT_ALPHA,
@@ -150,6 +156,7 @@ impl Settings {
                 seed: self.seed,
                 ..Resampling::default()
             },
+            bootstrap: self.bootstrap,
         }
     }
 }
@@ -235,6 +242,15 @@ pub struct Provenance {
     /// Queries up to which the randomization test enumerates every sign
     /// vector instead of drawing them (randomization only).
     pub exact_up_to: Option<usize>,
+    /// The bootstrap's variant as asked (`auto`, `multinomial`,
+    /// `double_or_nothing`; bootstrap only). Each comparison records the
+    /// variant used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bootstrap: Option<BootstrapMethod>,
+    /// Queries up to which `auto` uses the multinomial bootstrap (bootstrap
+    /// `auto` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multinomial_up_to: Option<usize>,
     /// The multiple-testing correction (`none` for the Tukey HSD, whose
     /// p-values are adjusted over the pairs of each metric by construction).
     pub correction: Correction,
@@ -300,6 +316,10 @@ pub struct CellResult {
     /// Whether the randomization test enumerated every sign vector.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exact: Option<bool>,
+    /// The bootstrap variant used (bootstrap only; `auto` resolved on the
+    /// number of paired queries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bootstrap: Option<BootstrapMethod>,
 }
 
 /// The outcome of one gate for one run.
@@ -487,9 +507,15 @@ pub fn compare(
         level: settings.level,
         resamples: random.then_some(settings.resamples),
         seed: random.then_some(settings.seed),
-        rng: random.then_some(rankeval_compare::RNG_NAME),
+        rng: random.then(|| generator(&comparisons)),
         exact_up_to: (baseline.is_some() && settings.test == Test::Randomization)
             .then_some(Resampling::default().exact_up_to),
+        bootstrap: (baseline.is_some() && settings.test == Test::Bootstrap)
+            .then_some(settings.bootstrap),
+        multinomial_up_to: (baseline.is_some()
+            && settings.test == Test::Bootstrap
+            && settings.bootstrap == BootstrapMethod::Auto)
+            .then_some(rankeval_compare::MULTINOMIAL_UP_TO),
         correction,
         family: settings.family,
         families,
@@ -506,6 +532,30 @@ pub fn compare(
         gates: checks,
     })
 }
+
+/// The random generator of the comparisons: ChaCha20, or ChaCha8 where
+/// the double-or-nothing bootstrap was used (both named when some of the
+/// comparisons used it and some not).
+fn generator(comparisons: &[ComparisonCell]) -> &'static str {
+    let used = |method| {
+        comparisons
+            .iter()
+            .any(|c| c.result.as_ref().and_then(|r| r.bootstrap) == Some(method))
+    };
+    match (
+        used(BootstrapMethod::DoubleOrNothing),
+        used(BootstrapMethod::Multinomial),
+    ) {
+        (true, true) => BOTH_GENERATORS,
+        (true, false) => rankeval_compare::FAST_RNG_NAME,
+        (false, _) => rankeval_compare::RNG_NAME,
+    }
+}
+
+/// The generators of a report where some comparisons used the
+/// double-or-nothing bootstrap and some the multinomial one.
+const BOTH_GENERATORS: &str = "ChaCha20 for the multinomial bootstrap, ChaCha8 for the \
+     double-or-nothing bootstrap (rand_chacha 0.10, seed_from_u64, one stream per chunk)";
 
 /// Every run but the baseline run against the baseline, metric by metric.
 fn with_baseline(
@@ -598,6 +648,7 @@ fn with_baseline(
                     p_value: result.p_value,
                     corrected_p_value: result.p_value,
                     exact: result.provenance.exact,
+                    bootstrap: result.provenance.bootstrap,
                 });
             }
         }
@@ -656,6 +707,7 @@ fn all_pairs(report: &Report, settings: &Settings) -> Vec<ComparisonCell> {
                             p_value: p,
                             corrected_p_value: p,
                             exact: None,
+                            bootstrap: None,
                         });
                     }
                     (Err(e), _) => cell.error = Some(e.to_string()),
@@ -799,6 +851,7 @@ fn placeholder_provenance() -> rankeval_compare::Provenance {
         level: rankeval_compare::DEFAULT_LEVEL,
         resamples: None,
         exact: None,
+        bootstrap: None,
         seed: None,
         rng: None,
         correction: None,

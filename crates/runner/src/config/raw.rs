@@ -7,7 +7,7 @@ use rankeval_core::{Duplicates, RelevanceLevel, Ties};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::engine::Missing;
+use crate::engine::{Missing, ScoreThreshold};
 use crate::read::{CsvOptions, Format};
 
 /// A `[[metrics]]` or `[[aggregators]]` table: `type` and parameters.
@@ -96,6 +96,8 @@ pub(crate) struct RawExperiment {
     pub(crate) rel: Option<RelevanceLevel>,
     /// How tied scores are treated: docid, input or average.
     pub(crate) ties: Option<Spanned<Ties>>,
+    /// Entries scored at or below it are not retrieved.
+    pub(crate) score_threshold: Option<Spanned<ScoreThreshold>>,
     /// Column names, JSON keys and delimiter of every input (each input's
     /// own settings win).
     pub(crate) csv: Option<Spanned<CsvOptions>>,
@@ -176,6 +178,9 @@ pub(crate) struct RawCompare {
     pub(crate) resamples: Option<Spanned<i64>>,
     /// Seed of the generator.
     pub(crate) seed: Option<Spanned<i64>>,
+    /// The bootstrap's variant: `auto`, `multinomial` or
+    /// `double_or_nothing` (`double-or-nothing`).
+    pub(crate) bootstrap: Option<rankeval_compare::BootstrapMethod>,
     /// `holm`, `bonferroni`, `benjamini_hochberg` (`bh`) or `none`.
     pub(crate) correction: Option<rankeval_compare::Correction>,
     /// `runs_x_metrics`, `per_metric` or `per_run`.

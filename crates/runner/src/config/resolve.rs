@@ -15,7 +15,7 @@ use crate::compare::{
     CompareRunError, GateSpec, RULES, Settings, check_gates, parse_margin, rule_name,
 };
 use crate::corpus::CorpusSources;
-use crate::engine::{Options, check_ties};
+use crate::engine::{Options, check_ties, has_scores, unscored_run};
 use crate::experiment::{
     BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, InputProblem, NamedRun,
     input_problem, split_requested, unique_by_name,
@@ -206,6 +206,8 @@ impl Resolver<'_> {
             .collect();
         let default_names = crate::experiment::run_names(&paths);
         let mut runs: Vec<NamedRun> = Vec::with_capacity(raw.runs.len());
+        // The first run without judgements when there are no qrels.
+        let mut unjudged: Option<ConfigError> = None;
         let mut names = std::collections::HashSet::with_capacity(raw.runs.len());
         for (index, (run, default_name)) in raw.runs.iter().zip(default_names).enumerate() {
             let key = format!("runs[{}]", index + 1);
@@ -240,11 +242,14 @@ impl Resolver<'_> {
             }
             let columns = self.columns(&csv, table.columns().collect(), &key)?;
             let input = with_format(Input::file(&file), table.format, columns);
-            if qrels.is_none() && input.format() != Format::Jsonl {
-                return Err(self.invalid(
+            // Refused below unless every metric is a corpus metric, which
+            // needs no judgements.
+            if qrels.is_none() && input.format() != Format::Jsonl && unjudged.is_none() {
+                unjudged = Some(self.invalid(
                     &table.path,
                     format!("{key}.path"),
-                    "there is no `qrels` key, so every run must be JSON Lines with `relevant`",
+                    "there is no `qrels` key, so every run must be JSON Lines with `relevant` \
+                     (only corpus metrics need no judgements)",
                 ));
             }
             runs.push(NamedRun { name, input });
@@ -336,6 +341,11 @@ impl Resolver<'_> {
                 })?,
             ]
         };
+        if let Some(error) = unjudged
+            && !metrics.is_empty()
+        {
+            return Err(error);
+        }
         let ties = raw.ties.as_ref().map_or(Ties::Docid, |t| *t.get_ref());
         if let Err(reason) = check_ties(&metrics, ties) {
             return Err(match (&raw.ties, &raw.metrics) {
@@ -348,6 +358,11 @@ impl Resolver<'_> {
                     reason,
                 },
             });
+        }
+        if let Some(at) = &raw.score_threshold
+            && let Some(run) = runs.iter().find(|r| !has_scores(r.input.format()))
+        {
+            return Err(self.invalid(at, "score_threshold", unscored_run(&run.name)));
         }
         let metrics = unique_by_name(metrics);
         let missing = raw.missing.unwrap_or_default();
@@ -363,6 +378,7 @@ impl Resolver<'_> {
                 missing,
                 level: raw.rel.unwrap_or_default(),
                 ties,
+                score_threshold: raw.score_threshold.as_ref().map(|t| *t.get_ref()),
             },
             read: ReadOptions {
                 duplicates: raw.duplicates.unwrap_or_default(),
@@ -392,6 +408,9 @@ impl Resolver<'_> {
             let c = table.get_ref();
             if let Some(test) = c.test {
                 settings.test = test;
+            }
+            if let Some(bootstrap) = c.bootstrap {
+                settings.bootstrap = bootstrap;
             }
             if let Some(correction) = c.correction {
                 settings.correction = correction;

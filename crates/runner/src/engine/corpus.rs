@@ -7,6 +7,8 @@
 //! per-query engine and its benchmark are untouched.
 
 use rankeval_core::{CorpusInputs, CorpusMetric, CorpusState, Run};
+
+use super::ScoreThreshold;
 use rayon::prelude::*;
 
 /// Lists per chunk: a state per chunk and metric, merged in order.
@@ -20,6 +22,17 @@ pub fn evaluate_corpus(
     metrics: &[Box<dyn CorpusMetric>],
     inputs: &CorpusInputs,
 ) -> Vec<f64> {
+    evaluate_corpus_with(run, metrics, inputs, None)
+}
+
+/// [`evaluate_corpus`] on the entries scored above `threshold` only (the
+/// experiment's `score_threshold`; `None`: every entry).
+pub fn evaluate_corpus_with(
+    run: &Run,
+    metrics: &[Box<dyn CorpusMetric>],
+    inputs: &CorpusInputs,
+    threshold: Option<ScoreThreshold>,
+) -> Vec<f64> {
     let queries: Vec<u32> = (0..run.num_queries() as u32).collect();
     let parts: Vec<Vec<CorpusState>> = queries
         .par_chunks(CHUNK)
@@ -28,7 +41,9 @@ pub fn evaluate_corpus(
             let mut docs: Vec<&[u8]> = Vec::new();
             for &query in chunk {
                 docs.clear();
-                docs.extend(run.list_at(query).docs());
+                let list = run.list_at(query);
+                let list = threshold.map_or(list, |t| t.retrieved(list));
+                docs.extend(list.docs());
                 for (metric, state) in metrics.iter().zip(&mut states) {
                     let depth = metric
                         .depth()

@@ -9,6 +9,7 @@
 mod corpus;
 mod coverage;
 mod stream;
+mod threshold;
 
 use rankeval_core::ties::{no_tie_average, supports_tie_average};
 use rankeval_core::{
@@ -17,12 +18,13 @@ use rankeval_core::{
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-pub use corpus::evaluate_corpus;
+pub use corpus::{evaluate_corpus, evaluate_corpus_with};
 pub use coverage::{Coverage, Missing, QuerySample, Warning};
 pub use stream::{evaluate_grouped, evaluate_input};
+pub use threshold::{ScoreThreshold, has_scores, unscored_run};
 
-/// The evaluation policies: which queries count, the relevance level, and
-/// tied scores.
+/// The evaluation policies: which queries count, the relevance level, tied
+/// scores, and which scores count as retrieved.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Options {
     /// Queries judged but missing from the run: skipped or scored 0.
@@ -36,6 +38,23 @@ pub struct Options {
     /// with [`check_ties`] first.
     #[serde(default)]
     pub ties: Ties,
+    /// Entries scored at or below it are not retrieved: each list is cut
+    /// before it is judged (`None`: every entry counts). A run evaluated
+    /// with one is read whole rather than while read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_threshold: Option<ScoreThreshold>,
+}
+
+impl Options {
+    /// The entries of `list` that count as retrieved under
+    /// [`score_threshold`](Self::score_threshold).
+    #[inline]
+    pub fn retrieved<'a>(&self, list: RankedList<'a>) -> RankedList<'a> {
+        match self.score_threshold {
+            Some(threshold) => threshold.retrieved(list),
+            None => list,
+        }
+    }
 }
 
 /// Checks that every metric can treat ties as it (or, if it does not say,
@@ -127,7 +146,7 @@ pub fn evaluate(
                         judge,
                         qrels,
                         query,
-                        list.map(|r| run.list_at(r)),
+                        list.map(|r| options.retrieved(run.list_at(r))),
                         metrics,
                         options.ties,
                         slots,
@@ -201,6 +220,24 @@ impl Evaluation {
             metrics: metrics.iter().map(|m| m.name()).collect(),
             values,
             coverage,
+        }
+    }
+
+    /// An evaluation without judgements and without per-query metrics, for
+    /// a run evaluated by corpus metrics alone: every query of `run` counts,
+    /// in byte order.
+    pub fn unjudged(run: &Run) -> Self {
+        let mut queries: Vec<String> = run.queries().map(str::to_owned).collect();
+        queries.sort_unstable();
+        Evaluation {
+            coverage: Coverage {
+                evaluated: queries.len(),
+                duplicates_dropped: run.duplicates_dropped(),
+                ..Coverage::default()
+            },
+            queries,
+            metrics: Vec::new(),
+            values: Vec::new(),
         }
     }
 

@@ -30,7 +30,10 @@ pub fn evaluate_input(
     options: &Options,
     progress: Progress<'_>,
 ) -> Result<Evaluation, ReadError> {
-    let streams = matches!(input.format(), Format::Trec | Format::Msmarco | Format::Csv);
+    // A score threshold cuts stored lists (`Options::retrieved`): such a
+    // run is read whole.
+    let streams = matches!(input.format(), Format::Trec | Format::Msmarco | Format::Csv)
+        && options.score_threshold.is_none();
     let spill = if streams { Spill::new(input)? } else { None };
     let first = spill.as_ref().map_or(input, Spill::teed);
     if let Some(evaluation) = evaluate_grouped(qrels, first, read, metrics, options, progress)? {
@@ -45,8 +48,8 @@ pub fn evaluate_input(
 
 /// Evaluates the run in `input` while reading it, if it is a TREC or CSV run
 /// grouped by query; `None` if it is not (a query's lines are split up, or
-/// it is JSON Lines): then read it whole, as
-/// [`evaluate_input`] does.
+/// it is JSON Lines), or if `options` has a score threshold: then read it
+/// whole, as [`evaluate_input`] does.
 pub fn evaluate_grouped(
     qrels: &Qrels,
     input: &Input,
@@ -55,6 +58,9 @@ pub fn evaluate_grouped(
     options: &Options,
     progress: Progress<'_>,
 ) -> Result<Option<Evaluation>, ReadError> {
+    if options.score_threshold.is_some() {
+        return Ok(None);
+    }
     let scorer = QueryScorer {
         qrels,
         metrics,

@@ -116,7 +116,7 @@ pub fn explain(
             similar,
         });
     };
-    let list = run.list(query);
+    let list = run.list(query).map(|list| options.retrieved(list));
     if list.is_none() && options.missing == Missing::Skip {
         return Err(ExplainError::NotInRun {
             query: query.to_owned(),

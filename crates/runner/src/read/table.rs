@@ -107,6 +107,10 @@ pub(crate) trait TableRunSink {
     ) -> Result<(), RunError>;
     /// Adds `doc` after the documents of `query`'s list given so far.
     fn push_ranked_at(&mut self, query: &[u8], doc: &[u8], at: u64) -> Result<(), RunError>;
+    /// The builder itself, for the fast path of whole runs of one query.
+    fn builder(&mut self) -> Option<&mut RunBuilder> {
+        None
+    }
 }
 
 impl TableRunSink for RunBuilder {
@@ -134,6 +138,10 @@ impl TableRunSink for RunBuilder {
     #[inline]
     fn push_ranked_at(&mut self, query: &[u8], doc: &[u8], at: u64) -> Result<(), RunError> {
         RunBuilder::push_ranked_at(self, query, doc, at)
+    }
+
+    fn builder(&mut self) -> Option<&mut RunBuilder> {
+        Some(self)
     }
 }
 
@@ -344,11 +352,24 @@ impl Layout {
             .par_iter()
             .zip(row_starts(batches))
             .map(|(batch, start)| {
-                let mut run = RunBuilder::new();
+                let mut run = self.run_builder(batch);
                 self.run_part(name, batch, start, &mut run).map(|()| run)
             })
             .collect::<Result<_, _>>()?;
         self.finish_run(name, parts, total_rows(batches), options)
+    }
+
+    /// A builder with room for `batch`'s entries and document ids, so that
+    /// it does not grow (and copy) while the batch is converted.
+    pub(crate) fn run_builder(&self, batch: &RecordBatch) -> RunBuilder {
+        let doc = batch.column(self.doc);
+        let (entries, bytes) = if self.lists {
+            let values = Lists::of(doc).values.as_ref();
+            (values.len(), id_bytes(values))
+        } else {
+            (doc.len(), id_bytes(doc.as_ref()))
+        };
+        RunBuilder::with_capacity(entries, bytes)
     }
 
     /// Converts `batches` in parallel and finishes the qrels.
@@ -489,6 +510,12 @@ impl Layout {
         run: &mut impl TableRunSink,
     ) -> Result<(), ReadError> {
         let columns = self.columns_of(name, batch, start)?;
+        if let Some(builder) = run.builder()
+            && let Some(pushed) =
+                self.run_part_contiguous(name, &columns, batch.num_rows(), start, builder)
+        {
+            return pushed;
+        }
         let ordered = |value: f64| match self.what {
             Value::Rank => -value,
             _ => value,
@@ -548,6 +575,103 @@ impl Layout {
                     Ok(())
                 }
             })?;
+        }
+        Ok(())
+    }
+
+    /// [`run_part`](Self::run_part) for the common table (one row per
+    /// document, string document ids, scores or ranks with no NaN): each
+    /// run of rows of one query is pushed at once, its document ids one
+    /// slice of the string column's bytes. `None` when the table is not of
+    /// that kind (the row-by-row path then reads it, and names any error).
+    fn run_part_contiguous(
+        &self,
+        name: &str,
+        columns: &Columns<'_>,
+        rows: usize,
+        start: u64,
+        run: &mut RunBuilder,
+    ) -> Option<Result<(), ReadError>> {
+        if columns.lists.is_some() {
+            return None;
+        }
+        let values = columns.values.as_deref()?;
+        if values.iter().any(|v| v.is_nan()) {
+            return None;
+        }
+        let scores: Cow<'_, [f64]> = match self.what {
+            Value::Rank => Cow::Owned(values.iter().map(|v| -v).collect()),
+            _ => Cow::Borrowed(values),
+        };
+        let pushed = match &columns.doc {
+            Ids::Utf8(docs) => self.push_runs(
+                name,
+                columns,
+                docs.value_offsets(),
+                docs.value_data(),
+                &scores,
+                rows,
+                start,
+                run,
+            ),
+            Ids::LargeUtf8(docs) => self.push_runs(
+                name,
+                columns,
+                docs.value_offsets(),
+                docs.value_data(),
+                &scores,
+                rows,
+                start,
+                run,
+            ),
+            _ => return None,
+        };
+        Some(pushed)
+    }
+
+    /// Pushes each run of rows of one query at once; see
+    /// [`run_part_contiguous`](Self::run_part_contiguous).
+    #[allow(clippy::too_many_arguments)]
+    fn push_runs<O: OffsetSizeTrait>(
+        &self,
+        name: &str,
+        columns: &Columns<'_>,
+        offsets: &[O],
+        data: &[u8],
+        scores: &[f64],
+        rows: usize,
+        start: u64,
+        run: &mut RunBuilder,
+    ) -> Result<(), ReadError> {
+        let mut first = 0;
+        while first < rows {
+            let mut end = first + 1;
+            while end < rows && columns.query.same(end - 1, end) {
+                end += 1;
+            }
+            let from = offsets[first].as_usize();
+            let to = offsets[end].as_usize();
+            let ends = offsets[first + 1..=end].iter().map(|o| o.as_usize() - from);
+            columns
+                .query
+                .with(first, |query| {
+                    run.push_scored_contiguous(
+                        query,
+                        &data[from..to],
+                        ends,
+                        &scores[first..end],
+                        position(start, first),
+                    )
+                })
+                .map_err(|e| {
+                    self.error(
+                        name,
+                        start + first as u64 + 1,
+                        1,
+                        run_push_error(e).to_string(),
+                    )
+                })?;
+            first = end;
         }
         Ok(())
     }
@@ -938,6 +1062,27 @@ impl<'a> Ids<'a> {
         }
     }
 
+    /// Whether rows `a` and `b` hold the same id, as far as a cheap look
+    /// tells (different dictionary keys may name one id: `false` then, and
+    /// the builder, which compares the ids, still joins the rows).
+    #[inline]
+    fn same(&self, a: usize, b: usize) -> bool {
+        match self {
+            Ids::Utf8(ids) => ids.value(a) == ids.value(b),
+            Ids::LargeUtf8(ids) => ids.value(a) == ids.value(b),
+            Ids::Utf8View(ids) => ids.value(a) == ids.value(b),
+            Ids::Signed(Signed::I8(ids)) => ids.value(a) == ids.value(b),
+            Ids::Signed(Signed::I16(ids)) => ids.value(a) == ids.value(b),
+            Ids::Signed(Signed::I32(ids)) => ids.value(a) == ids.value(b),
+            Ids::Signed(Signed::I64(ids)) => ids.value(a) == ids.value(b),
+            Ids::Unsigned(Unsigned::U8(ids)) => ids.value(a) == ids.value(b),
+            Ids::Unsigned(Unsigned::U16(ids)) => ids.value(a) == ids.value(b),
+            Ids::Unsigned(Unsigned::U32(ids)) => ids.value(a) == ids.value(b),
+            Ids::Unsigned(Unsigned::U64(ids)) => ids.value(a) == ids.value(b),
+            Ids::Dictionary(keys, _) => keys[a] == keys[b],
+        }
+    }
+
     /// Refuses an empty id, or one with whitespace or a control character
     /// (as in every other format). Integers are always fine; a dictionary's
     /// values are checked where a row uses them.
@@ -992,6 +1137,8 @@ impl<'a> Ids<'a> {
             found
         }
         match self {
+            Ids::Utf8(a) if plain_ids(a.value_offsets(), a.value_data()) => Vec::new(),
+            Ids::LargeUtf8(a) if plain_ids(a.value_offsets(), a.value_data()) => Vec::new(),
             Ids::Utf8(a) => strings(a.iter().map(Option::unwrap_or_default), first),
             Ids::LargeUtf8(a) => strings(a.iter().map(Option::unwrap_or_default), first),
             Ids::Utf8View(a) => strings(a.iter().map(Option::unwrap_or_default), first),
@@ -1012,6 +1159,51 @@ impl<'a> Ids<'a> {
     }
 }
 
+/// About how many bytes the ids of `array` take as text: exact for strings,
+/// an estimate of 8 per id otherwise.
+fn id_bytes(array: &dyn Array) -> usize {
+    fn span<O: OffsetSizeTrait>(offsets: &[O]) -> usize {
+        match (offsets.first(), offsets.last()) {
+            (Some(first), Some(last)) => last.as_usize().saturating_sub(first.as_usize()),
+            _ => 0,
+        }
+    }
+    match array.data_type() {
+        DataType::Utf8 => span(array.as_string::<i32>().value_offsets()),
+        DataType::LargeUtf8 => span(array.as_string::<i64>().value_offsets()),
+        _ => array.len().saturating_mul(8),
+    }
+}
+
+/// Whether every id of a string array is fine at a glance: none is empty
+/// (the offsets ascend strictly) and every byte is printable ASCII other
+/// than a space. One pass over the offsets and one over the bytes, which
+/// the compiler vectorises; anything else is checked id by id.
+fn plain_ids<O: OffsetSizeTrait>(offsets: &[O], data: &[u8]) -> bool {
+    let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else {
+        return true;
+    };
+    let Some(bytes) = data.get(first.as_usize()..last.as_usize()) else {
+        return false;
+    };
+    // Folded without an early exit, in blocks, so that each block is one
+    // vector loop.
+    const BLOCK: usize = 4096;
+    let ascending = offsets.chunks(BLOCK).enumerate().all(|(i, block)| {
+        let joined = i == 0 || offsets[i * BLOCK - 1] < block[0];
+        joined
+            && block
+                .windows(2)
+                .fold(true, |ok, pair| ok & (pair[0] < pair[1]))
+    });
+    ascending
+        && bytes.chunks(BLOCK).all(|block| {
+            block
+                .iter()
+                .fold(true, |ok, &b| ok & (b.wrapping_sub(b'!') < 0x7f - b'!'))
+        })
+}
+
 /// Why `id` cannot be an id, if it cannot: it is empty, or holds whitespace
 /// or a control character, which no TREC file or report layout can carry.
 fn id_problem(id: &str) -> Result<(), String> {
@@ -1029,5 +1221,56 @@ fn id_problem(id: &str) -> Result<(), String> {
             u32::from(c)
         )),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Offsets and data of `ids`, as a string array holds them.
+    fn layout(ids: &[&str]) -> (Vec<i32>, Vec<u8>) {
+        let mut offsets = vec![0];
+        let mut data = Vec::new();
+        for id in ids {
+            data.extend_from_slice(id.as_bytes());
+            offsets.push(data.len() as i32);
+        }
+        (offsets, data)
+    }
+
+    #[test]
+    fn plain_ids_are_passed_at_a_glance_and_anything_else_is_not() {
+        let plain = |ids: &[&str]| {
+            let (offsets, data) = layout(ids);
+            plain_ids(&offsets, &data)
+        };
+        assert!(plain(&["q1", "d-7", "~!"]));
+        assert!(plain(&[]));
+        assert!(!plain(&["q1", "a b"]));
+        assert!(!plain(&["q1", ""]));
+        assert!(!plain(&["q\u{7f}"]));
+        assert!(!plain(&["dé"]), "non-ASCII ids are checked one by one");
+        // Beyond the first block of offsets and bytes.
+        let many: Vec<String> = (0..5000).map(|i| format!("d{i}")).collect();
+        let mut ids: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert!(plain(&ids));
+        ids[4095] = "";
+        assert!(!plain(&ids), "an empty id where two blocks of offsets meet");
+        ids[4095] = "d1";
+        ids[4096] = "";
+        assert!(!plain(&ids));
+        ids[4096] = "d\t1";
+        assert!(!plain(&ids));
+    }
+
+    #[test]
+    fn a_string_array_slice_is_checked_within_its_offsets() {
+        let (offsets, mut data) = layout(&["a", "b c", "d"]);
+        // The slice of the last id only: the space before it is not its.
+        assert!(plain_ids(&offsets[2..], &data));
+        assert!(!plain_ids(&offsets[1..], &data));
+        data.truncate(3);
+        assert!(!plain_ids(&offsets, &data), "offsets past the data");
     }
 }

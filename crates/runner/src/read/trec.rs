@@ -116,7 +116,7 @@ fn qrels_line(bytes: &[u8]) -> Option<QrelsLine<'_>> {
 }
 
 /// Parses a qrels line's grade and adds the judgement.
-#[inline]
+#[inline(always)]
 fn push_judgement(
     sink: &mut QrelsBuilder,
     query: &[u8],

@@ -238,9 +238,13 @@ fn provenance(c: &ComparisonReport) -> Vec<String> {
         lines.push(format!(
             "resamples: {resamples}, seed {seed}, generator {}{}",
             p.rng.unwrap_or(""),
-            match p.exact_up_to {
-                Some(n) => format!("; exact enumeration up to {n} queries"),
-                None => String::new(),
+            match (p.exact_up_to, p.bootstrap, p.multinomial_up_to) {
+                (Some(n), _, _) => format!("; exact enumeration up to {n} queries"),
+                (None, Some(_), Some(n)) => format!(
+                    "; bootstrap auto: multinomial up to {n} queries, double-or-nothing above"
+                ),
+                (None, Some(method), None) => format!("; bootstrap {}", method.name()),
+                (None, None, _) => String::new(),
             }
         ));
     }

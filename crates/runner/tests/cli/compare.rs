@@ -260,3 +260,104 @@ fn several_experiment_files_give_one_report_and_the_worst_exit_code() {
     assert_eq!(code, 2);
     assert!(stderr.contains("one experiment file at a time"), "{stderr}");
 }
+
+/// `[compare] bootstrap` picks the bootstrap's variant: the JSON
+/// provenance names it as asked, each comparison the variant used; the
+/// flag does the same; an unknown variant is refused naming the key.
+#[test]
+fn the_bootstrap_variant_is_configured_and_reported() {
+    let json = |args: &[&str], dir: &std::path::Path| {
+        let (code, stdout, stderr) = run_in(dir, args);
+        assert_eq!(code, 0, "{stderr}");
+        let document: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+        document["comparison"].clone()
+    };
+    for (setting, asked, used) in [
+        ("", "auto", "multinomial"),
+        (
+            "bootstrap = \"multinomial\"\n",
+            "multinomial",
+            "multinomial",
+        ),
+        (
+            "bootstrap = \"double-or-nothing\"\n",
+            "double_or_nothing",
+            "double_or_nothing",
+        ),
+    ] {
+        let dir = experiment(&format!(
+            "metrics = [{{ type = \"ndcg\", k = 10 }}]\nbaseline = \"bm25\"\n\
+             [compare]\ntest = \"bootstrap\"\n{setting}"
+        ));
+        let comparison = json(&["run", "exp.toml", "--format", "json"], dir.path());
+        assert_eq!(comparison["provenance"]["bootstrap"], asked, "{setting}");
+        assert_eq!(
+            comparison["provenance"]["multinomial_up_to"].as_u64(),
+            (asked == "auto").then_some(10_000),
+        );
+        assert_eq!(comparison["comparisons"][0]["bootstrap"], used, "{setting}");
+        let generator = if used == "double_or_nothing" {
+            "ChaCha8 "
+        } else {
+            "ChaCha20 "
+        };
+        let rng = comparison["provenance"]["rng"].as_str().unwrap_or_default();
+        assert!(rng.starts_with(generator), "{setting}: {rng}");
+    }
+    let dir = experiment("");
+    let comparison = json(
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "bm25.trec",
+            "--run",
+            "v2.jsonl",
+            "-m",
+            "ap",
+            "--baseline",
+            "bm25",
+            "--test",
+            "bootstrap",
+            "--bootstrap",
+            "double-or-nothing",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(comparison["provenance"]["bootstrap"], "double_or_nothing");
+    assert_eq!(
+        comparison["comparisons"][0]["bootstrap"],
+        "double_or_nothing"
+    );
+    // The t-test's provenance has no bootstrap.
+    let t = json(
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "bm25.trec",
+            "--run",
+            "v2.jsonl",
+            "-m",
+            "ap",
+            "--baseline",
+            "bm25",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+    );
+    assert!(t["provenance"].get("bootstrap").is_none(), "{t}");
+    let dir = experiment(
+        "metrics = [{ type = \"ndcg\", k = 10 }]\n[compare]\ntest = \"bootstrap\"\nbootstrap = \"poisson\"\n",
+    );
+    let args = ["run", "exp.toml"];
+    insta::assert_snapshot!(
+        "compare_toml_unknown_bootstrap",
+        transcript(&args, run_in(dir.path(), &args))
+    );
+}

@@ -79,6 +79,85 @@ fn flags_give_the_same_values_as_the_experiment_file() {
     assert_eq!(from_flags, from_file);
 }
 
+/// The corpus metrics of the recommender example with `extra` arguments
+/// (the qrels, or not), as JSON.
+fn corpus_only(extra: &[&str]) -> (i32, String, String) {
+    let dir = "examples/recommender";
+    let mut args: Vec<String> = [
+        "eval",
+        "--run",
+        &format!("{dir}/runs/popular.csv"),
+        "--run",
+        &format!("{dir}/runs/diverse.csv"),
+        "--catalog",
+        &format!("{dir}/catalog.txt"),
+        "--train",
+        &format!("{dir}/train.csv"),
+        "--item-features",
+        &format!("{dir}/item_features.csv"),
+        "-m",
+        "coverage@3",
+        "-m",
+        "gini@3",
+        "-m",
+        "novelty@3",
+        "-m",
+        "ild@3",
+        "--format",
+        "json",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&args)
+}
+
+#[test]
+fn corpus_metrics_alone_need_no_qrels() {
+    // Every user of the example has judgements, so every list counts
+    // either way: the same report, qrels or not.
+    let (code, without, stderr) = corpus_only(&[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    let (_, with, _) = corpus_only(&["--qrels", "examples/recommender/truth.csv"]);
+    assert_eq!(without, with);
+    assert!(without.contains("\"num_queries\": 6"), "{without}");
+    // A per-query metric still needs judgements.
+    let (code, _, stderr) = corpus_only(&["-m", "ndcg@3"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "error: --qrels is required: examples/recommender/runs/popular.csv is not JSON Lines, so it holds no judgements\n"
+    );
+    // An experiment file without `qrels`: the same, and the same refusal.
+    let toml = "catalog = \"catalog.txt\"\n[[runs]]\npath = \"run.csv\"\n\
+                [[metrics]]\ntype = \"catalog_coverage\"\nk = 2\n";
+    let dir = scratch(&[
+        ("catalog.txt", "A\nB\nC\nD\n"),
+        (
+            "run.csv",
+            "user,item,score\nu1,A,2\nu1,B,1\nu2,A,1\nu2,C,0.5\nu3,A,1\n",
+        ),
+        ("corpus.toml", toml),
+        (
+            "mixed.toml",
+            &format!("{toml}[[metrics]]\ntype = \"recall\"\n"),
+        ),
+    ]);
+    let args = ["run", "corpus.toml"];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 0, "{}", result.2);
+    insta::assert_snapshot!("corpus_without_qrels_toml", transcript(&args, result));
+    let args = ["run", "mixed.toml"];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 2, "{}", result.2);
+    insta::assert_snapshot!(
+        "corpus_without_qrels_toml_per_query",
+        transcript(&args, result)
+    );
+}
+
 #[test]
 fn a_missing_input_is_named_before_any_data_is_read() {
     let dir = "examples/recommender";

@@ -19,6 +19,7 @@ mod inputs;
 mod output;
 mod per_input;
 mod quickstart;
+mod score_threshold;
 mod ties;
 mod trec_eval;
 mod trec_eval_command;
