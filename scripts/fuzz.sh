@@ -33,10 +33,15 @@ run_one() {
         2>&1 | tee "$log" | grep -E '^(#[0-9]+ +(DONE|INITED)|==|SUMMARY|stat::number_of_executed_units|artifact_prefix|Test unit written)'; then
         :
     fi
-    if grep -q 'Test unit written\|SUMMARY: ' "$log"; then
+    # libFuzzer also writes inputs slower than -report_slow_units (10 s)
+    # as slow-unit-*: reported, but not a crash.
+    if grep -q 'SUMMARY: \|Test unit written to .*/\(crash\|oom\|timeout\|leak\)-' "$log"; then
         echo "!! $target found a crash; see fuzz/artifacts/$target" >&2
         rm -f "$log"
         return 1
+    fi
+    if grep -q 'Test unit written to .*slow-unit-' "$log"; then
+        echo "-- $target wrote a slow input (not a crash); see fuzz/artifacts/$target/slow-unit-*"
     fi
     rm -f "$log"
 }
