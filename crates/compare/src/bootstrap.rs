@@ -139,6 +139,21 @@ pub fn bootstrap_columns_with(
     }
 }
 
+/// Checks the inputs every bootstrap of several columns takes: the
+/// differences, the confidence level and at least one resample.
+pub(crate) fn validate_resampling(
+    columns: &[&[f64]],
+    level: f64,
+    resamples: u64,
+) -> Result<(), CompareError> {
+    validate_differences(columns)?;
+    validate_level(level)?;
+    if resamples == 0 {
+        return Err(CompareError::NoResamples);
+    }
+    Ok(())
+}
+
 /// The multinomial bootstrap of several columns of the same length, sharing
 /// the drawn query positions; each result equals [`bootstrap`] of that
 /// column alone.
@@ -148,11 +163,7 @@ pub fn bootstrap_columns(
     resamples: u64,
     seed: u64,
 ) -> Result<Vec<Bootstrap>, CompareError> {
-    validate_differences(columns)?;
-    validate_level(level)?;
-    if resamples == 0 {
-        return Err(CompareError::NoResamples);
-    }
+    validate_resampling(columns, level, resamples)?;
     let Some(first) = columns.first() else {
         return Ok(Vec::new());
     };

@@ -50,9 +50,9 @@
 use rand_core::Rng;
 use rayon::prelude::*;
 
-use crate::bootstrap::{Bootstrap, BootstrapMethod, summarize};
+use crate::bootstrap::{Bootstrap, BootstrapMethod, summarize, validate_resampling};
 use crate::error::CompareError;
-use crate::paired::{mean, validate_differences, validate_level};
+use crate::paired::mean;
 use crate::rng::fast_chunk_rng;
 
 /// Resamples per chunk (per random stream).
@@ -80,11 +80,7 @@ pub fn double_or_nothing_columns(
     resamples: u64,
     seed: u64,
 ) -> Result<Vec<Bootstrap>, CompareError> {
-    validate_differences(columns)?;
-    validate_level(level)?;
-    if resamples == 0 {
-        return Err(CompareError::NoResamples);
-    }
+    validate_resampling(columns, level, resamples)?;
     let Some(first) = columns.first() else {
         return Ok(Vec::new());
     };

@@ -123,7 +123,8 @@ struct CompareArgs {
     /// Tukey HSD [default: 10000].
     #[arg(long, value_name = "N")]
     resamples: Option<u64>,
-    /// Seed of their ChaCha20 generator, printed in every report [default: 42].
+    /// Seed of their ChaCha generators (ChaCha8 for the double-or-nothing
+    /// bootstrap), printed in every report [default: 42].
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
     /// The bootstrap's variant [default: auto: multinomial up to 10,000

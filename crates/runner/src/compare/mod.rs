@@ -92,7 +92,8 @@ pub struct Settings {
     /// Random resamples of the randomization test, the bootstrap and the
     /// randomized Tukey HSD.
     pub resamples: u64,
-    /// Seed of their ChaCha20 generator.
+    /// Seed of their ChaCha generators (ChaCha20; ChaCha8 for the
+    /// double-or-nothing bootstrap's bits).
     pub seed: u64,
     /// The bootstrap's variant: `auto` (multinomial up to
     /// [`rankeval_compare::MULTINOMIAL_UP_TO`] queries, double-or-nothing
