@@ -89,6 +89,14 @@ pub(crate) trait LineParser: Sync {
         let _ = sink;
         Ok(())
     }
+    /// How many pieces are parsed at once before they are joined (their
+    /// sinks are all held until then): by default every piece of a block.
+    /// A parser whose pieces take much more memory than their bytes (qrels
+    /// of many tiny queries) joins them a few at a time instead, and a
+    /// mapped input's pages are given back after each such wave.
+    fn pieces_at_once(&self) -> usize {
+        usize::MAX
+    }
     /// The first piece's sink as the start of the whole input's.
     fn first(&self, piece: Self::Sink, line_offset: u64) -> Result<Self::Sink, LineError> {
         if line_offset == 0 {
@@ -271,7 +279,7 @@ pub(crate) fn parse_lines_from<P: LineParser>(
         let mut joiner = Joiner::new(first_line);
         for block in full_rx {
             let block = block.map_err(Failure::Io)?;
-            joiner.block(parser, &block.bytes)?;
+            joiner.block(parser, &block.bytes, &mut |_| {})?;
             progress(block.bytes.len() as u64);
             if block.too_long {
                 return Err(Failure::Line(too_long(joiner.offset.saturating_add(1))));
@@ -321,11 +329,12 @@ pub(crate) fn parse_bytes<P: LineParser>(
                 }
             };
         }
-        joiner.block(parser, &bytes[start..end])?;
-        progress((end - start) as u64);
         // From 0 on the first block: a skipped mark is released too.
-        release(released, end);
-        released = end;
+        joiner.block(parser, &bytes[start..end], &mut |joined| {
+            release(released, start + joined);
+            released = start + joined;
+        })?;
+        progress((end - start) as u64);
         start = end;
     }
     if released < bytes.len() {
@@ -350,24 +359,33 @@ impl<S: Send> Joiner<S> {
         }
     }
 
-    /// Parses one block of whole lines, pieces in parallel, and joins them.
+    /// Parses one block of whole lines, pieces in parallel, and joins them;
+    /// `joined` is told how many bytes of the block are joined after each
+    /// wave of [`LineParser::pieces_at_once`] pieces.
     fn block<P: LineParser<Sink = S>>(
         &mut self,
         parser: &P,
         block: &[u8],
+        joined: &mut dyn FnMut(usize),
     ) -> Result<(), LineError> {
-        let results: Vec<Result<Piece<S>, LineError>> = split_pieces(block)
-            .into_par_iter()
-            .map(|piece| parse_piece(parser, piece))
-            .collect();
-        for result in results {
-            let piece = result.map_err(|e| e.shifted(self.offset))?;
-            self.data_lines += piece.counts.data_lines;
-            match &mut self.joined {
-                None => self.joined = Some(parser.first(piece.sink, self.offset)?),
-                Some(all) => parser.join(all, piece.sink, self.offset)?,
+        let pieces = split_pieces(block);
+        let mut done = 0;
+        for wave in pieces.chunks(parser.pieces_at_once().max(1)) {
+            let results: Vec<Result<Piece<S>, LineError>> = wave
+                .par_iter()
+                .map(|piece| parse_piece(parser, piece))
+                .collect();
+            for result in results {
+                let piece = result.map_err(|e| e.shifted(self.offset))?;
+                self.data_lines += piece.counts.data_lines;
+                match &mut self.joined {
+                    None => self.joined = Some(parser.first(piece.sink, self.offset)?),
+                    Some(all) => parser.join(all, piece.sink, self.offset)?,
+                }
+                self.offset = self.offset.saturating_add(piece.counts.newlines);
             }
-            self.offset = self.offset.saturating_add(piece.counts.newlines);
+            done += wave.iter().map(|piece| piece.len()).sum::<usize>();
+            joined(done);
         }
         Ok(())
     }
