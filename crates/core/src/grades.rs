@@ -55,6 +55,51 @@ impl Grades {
         }
     }
 
+    /// Appends `grades`, widening the column if one does not fit a byte.
+    #[inline]
+    pub(crate) fn extend_from_slice(&mut self, grades: &[Grade]) {
+        match self {
+            Grades::Small(small) => {
+                let before = small.len();
+                small.extend(grades.iter().map(|&g| g as i8));
+                let fits = grades
+                    .iter()
+                    .zip(&small[before..])
+                    .all(|(&g, &s)| Grade::from(s).to_bits() == g.to_bits());
+                if !fits {
+                    small.truncate(before);
+                    self.widen();
+                    self.extend_from_slice(grades);
+                }
+            }
+            Grades::Wide(wide) => wide.extend_from_slice(grades),
+        }
+    }
+
+    /// Makes room for `more` grades (as bytes: a column that widens grows).
+    pub(crate) fn reserve_exact(&mut self, more: usize) {
+        match self {
+            Grades::Small(grades) => grades.reserve_exact(more),
+            Grades::Wide(grades) => grades.reserve_exact(more),
+        }
+    }
+
+    /// Appends grades `range` of `other`.
+    pub(crate) fn append(&mut self, other: &Grades, range: std::ops::Range<usize>) {
+        match (&mut *self, other) {
+            (Grades::Small(grades), Grades::Small(more)) => grades.extend_from_slice(&more[range]),
+            (Grades::Wide(grades), Grades::Small(more)) => {
+                grades.extend(more[range].iter().map(|&g| Grade::from(g)));
+            }
+            (_, Grades::Wide(more)) => {
+                self.widen();
+                if let Grades::Wide(grades) = self {
+                    grades.extend_from_slice(&more[range]);
+                }
+            }
+        }
+    }
+
     /// Every grade as an `f64` from now on.
     #[cold]
     fn widen(&mut self) {
@@ -140,11 +185,33 @@ mod tests {
             let mut want = narrow_bits.clone();
             want.push(wide.to_bits());
             assert_eq!(bits, want, "{wide}");
+            let mut bulk = Grades::default();
+            bulk.extend_from_slice(&[1.0, 2.0]);
+            bulk.extend_from_slice(&[3.0, wide, 4.0]);
+            let bulk_bits: Vec<u64> = (0..bulk.len()).map(|i| bulk.get(i).to_bits()).collect();
+            assert_eq!(
+                bulk_bits,
+                [1.0, 2.0, 3.0, wide, 4.0].map(f64::to_bits),
+                "{wide}"
+            );
+            assert!(matches!(bulk, Grades::Wide(_)), "{wide}");
             let mut out = Vec::new();
             column.slice(1, column.len()).extend_into(&mut out);
             assert_eq!(out.len(), column.len() - 1);
             assert_eq!(out.last().map(|g| g.to_bits()), Some(wide.to_bits()));
         }
+        // Ranges of other columns, narrow or wide, in any order.
+        let mut small = Grades::default();
+        small.extend_from_slice(&[1.0, -2.0, 3.0]);
+        let mut wide = Grades::default();
+        wide.extend_from_slice(&[0.5, 7.0]);
+        let mut joined = Grades::default();
+        joined.append(&small, 1..3);
+        assert!(matches!(joined, Grades::Small(_)));
+        joined.append(&wide, 0..2);
+        joined.append(&small, 0..1);
+        let bits: Vec<u64> = (0..joined.len()).map(|i| joined.get(i).to_bits()).collect();
+        assert_eq!(bits, [-2.0, 3.0, 0.5, 7.0, 1.0].map(f64::to_bits));
         // -0 is never stored, but would not pass for 0.
         assert_eq!(narrow(-0.0), None);
     }

@@ -194,23 +194,20 @@ impl QrelsBuilder {
         for conflict in &mut conflicts {
             conflict.query_name = store.query_name(conflict.query);
         }
-        QrelsPart {
-            store,
-            conflicts,
-            offset: 0,
-        }
+        // Packed here, in the task that parsed the piece: joining it is
+        // then a copy of whole columns.
+        let mut packed = QrelsParts::new();
+        packed.push_store(store, conflicts);
+        QrelsPart { packed, offset: 0 }
     }
 }
 
-/// One piece of qrels, finished on its own; see [`QrelsBuilder::finish_part`].
+/// One piece of qrels, finished on its own and packed in the columns of
+/// [`Qrels`]; see [`QrelsBuilder::finish_part`].
 #[derive(Debug)]
 pub struct QrelsPart {
-    /// Finished (each list in input order, repeats resolved), with
-    /// positions (origins) kept.
-    store: ListStore<Grade>,
-    /// The conflicting grades found in the piece, the first of each query,
-    /// with the query's id.
-    conflicts: Vec<RepeatError<Grade>>,
+    /// The piece's judgements, with their positions within the piece.
+    packed: QrelsParts,
     /// Added to the piece's positions to make them the input's.
     offset: u64,
 }
@@ -264,49 +261,153 @@ impl QrelsParts {
     }
 
     /// Adds the next piece, whose positions are `position_offset` less
-    /// than the input's: its judgements are copied, and the piece freed.
+    /// than the input's: its columns are appended, and the piece freed.
     pub fn push(&mut self, part: QrelsPart, position_offset: u64) {
-        let QrelsPart {
-            store,
-            conflicts,
-            offset,
-        } = part;
+        let QrelsPart { packed, offset } = part;
         let offset = offset.saturating_add(position_offset);
-        let first_list = self.name_ends.len();
-        let mut continued = false;
-        // Finished lists are in the piece's query order.
-        for (i, list) in store.lists.iter().enumerate() {
-            let name = store.queries.resolve(list.query);
-            if i == 0 && self.last_name() == Some(name) {
-                continued = true;
-                self.continue_last(&store, list, offset);
-                continue;
-            }
+        self.too_large |= packed.too_large;
+        let num_lists = packed.name_ends.len();
+        let entries = packed.doc_ends.len();
+        // The end of list `l` of the piece.
+        let list_end = |l: usize| {
+            packed
+                .starts
+                .get(l + 1)
+                .map_or(entries, |&start| start as usize)
+        };
+        let continued = num_lists > 0 && self.last_name() == Some(packed.name(0));
+        if continued {
+            let name = String::from_utf8_lossy(packed.name(0)).into_owned();
+            let judgements = (0..list_end(0)).map(|e| {
+                (
+                    packed.doc(e),
+                    packed.grades.get(e),
+                    packed.origins.get(e).saturating_add(offset),
+                )
+            });
+            self.continue_last(judgements, name);
+        }
+        let first = usize::from(continued);
+        let list_base = self.name_ends.len() - first;
+        if first < num_lists {
             self.open_is_last = false;
-            self.names.extend_from_slice(name);
-            let name_end = self.narrow(self.names.len());
-            self.name_ends.push(name_end);
-            let start = self.narrow(self.doc_ends.len());
-            self.starts.push(start);
-            for e in list.start..list.start + list.len {
-                self.push_entry(
-                    store.doc(list, e - list.start),
-                    store.values[e],
-                    store.origins.get(e).saturating_add(offset),
-                );
-            }
+            // Whole columns from the first list not continued.
+            let e0 = packed.starts[first] as usize;
+            let b0 = if e0 == 0 {
+                0
+            } else {
+                packed.doc_ends[e0 - 1] as usize
+            };
+            let n0 = if first == 0 {
+                0
+            } else {
+                packed.name_ends[first - 1] as usize
+            };
+            let (entry_base, byte_base, name_base) =
+                (self.doc_ends.len(), self.docs.len(), self.names.len());
+            self.names.extend_from_slice(&packed.names[n0..]);
+            let name_shift = self.narrow(name_base).wrapping_sub(n0 as u32);
+            self.name_ends.extend(
+                packed.name_ends[first..]
+                    .iter()
+                    .map(|&end| end.wrapping_add(name_shift)),
+            );
+            let entry_shift = self.narrow(entry_base).wrapping_sub(e0 as u32);
+            self.starts.extend(
+                packed.starts[first..]
+                    .iter()
+                    .map(|&start| start.wrapping_add(entry_shift)),
+            );
+            self.docs.extend_from_slice(&packed.docs[b0..]);
+            let byte_shift = self.narrow(byte_base).wrapping_sub(b0 as u32);
+            self.doc_ends.extend(
+                packed.doc_ends[e0..]
+                    .iter()
+                    .map(|&end| end.wrapping_add(byte_shift)),
+            );
+            self.grades.append(&packed.grades, e0..entries);
+            self.origins
+                .append_range(&packed.origins, e0..entries, offset);
+            // Past 4 GiB or 2^32 entries, the shifts above wrapped.
+            self.narrow(self.docs.len());
+            self.narrow(self.names.len());
+            self.narrow(self.doc_ends.len());
         }
         // A continued list's conflicts were looked for again, over all of it.
-        let list_base = first_list - usize::from(continued);
-        for mut conflict in conflicts {
-            if continued && conflict.query == store.lists[0].query {
+        for (list, mut conflict) in packed.conflicts {
+            if continued && list == 0 {
                 continue;
             }
             conflict.first.1 = conflict.first.1.saturating_add(offset);
             conflict.second.1 = conflict.second.1.saturating_add(offset);
-            let list = list_base + conflict.query as usize;
-            self.conflicts.push((list as u32, conflict));
+            self.conflicts
+                .push(((list_base + list as usize) as u32, conflict));
         }
+    }
+
+    /// Appends the finished lists of `store` (one piece, the first given),
+    /// with `conflicts` (by query of the store).
+    fn push_store(&mut self, mut store: ListStore<Grade>, conflicts: Vec<RepeatError<Grade>>) {
+        debug_assert!(self.is_empty());
+        self.conflicts.extend(
+            conflicts
+                .into_iter()
+                .map(|conflict| (conflict.query, conflict)),
+        );
+        if is_packed(&store) {
+            // No repeat was dropped: the columns are taken as they are,
+            // each list's ends made absolute in place.
+            self.names.reserve_exact(store.queries.byte_len());
+            self.name_ends.reserve_exact(store.lists.len());
+            self.starts.reserve_exact(store.lists.len());
+            for list in &store.lists {
+                self.names
+                    .extend_from_slice(store.queries.resolve(list.query));
+                let name_end = self.narrow(self.names.len());
+                self.name_ends.push(name_end);
+                let start = self.narrow(list.start);
+                self.starts.push(start);
+                let base = self.narrow(list.byte_start);
+                for end in &mut store.ends[list.start..list.start + list.len] {
+                    *end = end.wrapping_add(base);
+                }
+            }
+            self.narrow(store.bytes.len());
+            self.docs = std::mem::take(&mut store.bytes);
+            self.doc_ends = std::mem::take(&mut store.ends);
+            self.grades.extend_from_slice(&store.values);
+            self.origins = std::mem::take(&mut store.origins);
+            return;
+        }
+        // Exact room: the columns never grow (and are never copied).
+        let entries = store.lists.iter().map(|l| l.len).sum();
+        self.names.reserve_exact(store.queries.byte_len());
+        self.name_ends.reserve_exact(store.lists.len());
+        self.starts.reserve_exact(store.lists.len());
+        self.docs.reserve_exact(store.bytes.len());
+        self.doc_ends.reserve_exact(entries);
+        self.grades.reserve_exact(entries);
+        self.origins = Origins::with_capacity(entries);
+        // Finished lists are in the piece's query order.
+        for list in &store.lists {
+            self.names
+                .extend_from_slice(store.queries.resolve(list.query));
+            let name_end = self.narrow(self.names.len());
+            self.name_ends.push(name_end);
+            let start = self.narrow(self.doc_ends.len());
+            self.starts.push(start);
+            self.copy_list(&store, list, 0);
+        }
+    }
+
+    /// The query id of list `l`.
+    fn name(&self, l: usize) -> &[u8] {
+        let start = if l == 0 {
+            0
+        } else {
+            self.name_ends[l - 1] as usize
+        };
+        &self.names[start..self.name_ends[l] as usize]
     }
 
     /// The query id of the last list.
@@ -337,6 +438,28 @@ impl QrelsParts {
         self.origins.push(origin);
     }
 
+    /// Appends every judgement of `list` of `store`, a column at a time.
+    fn copy_list(&mut self, store: &ListStore<Grade>, list: &List, offset: u64) {
+        let entries = list.start..list.start + list.len;
+        let bytes = match list.len {
+            0 => 0,
+            n => store.ends[list.start + n - 1] as usize,
+        };
+        let base = self.docs.len();
+        self.docs
+            .extend_from_slice(&store.bytes[list.byte_start..list.byte_start + bytes]);
+        let base = self.narrow(base);
+        self.narrow(self.docs.len());
+        self.doc_ends.extend(
+            store.ends[entries.clone()]
+                .iter()
+                .map(|&end| base.wrapping_add(end)),
+        );
+        self.grades
+            .extend_from_slice(&store.values[entries.clone()]);
+        self.origins.append_range(&store.origins, entries, offset);
+    }
+
     /// The document id of entry `e` of the columns.
     #[inline]
     fn doc(&self, e: usize) -> &[u8] {
@@ -351,7 +474,11 @@ impl QrelsParts {
     /// Appends `list` of `store` to the last list (the same query, continued
     /// in this piece), as one builder would: a document judged again with
     /// the same grade is kept once, with another grade it is a conflict.
-    fn continue_last(&mut self, store: &ListStore<Grade>, list: &List, offset: u64) {
+    fn continue_last<'a>(
+        &mut self,
+        judgements: impl Iterator<Item = (&'a [u8], Grade, u64)>,
+        query_name: String,
+    ) {
         let Some(&start) = self.starts.last() else {
             unreachable!("there is a last list")
         };
@@ -381,10 +508,7 @@ impl QrelsParts {
         }
         let list_index = (self.name_ends.len() - 1) as u32;
         let mut conflict = None;
-        for i in 0..list.len {
-            let doc = store.doc(list, i);
-            let grade = store.values[list.start + i];
-            let origin = store.origins.get(list.start + i).saturating_add(offset);
+        for (doc, grade, origin) in judgements {
             let hash = hash_bytes(doc);
             let first = self
                 .open
@@ -425,8 +549,7 @@ impl QrelsParts {
             }
         }
         if let Some(mut conflict) = conflict {
-            conflict.query_name =
-                String::from_utf8_lossy(store.queries.resolve(list.query)).into_owned();
+            conflict.query_name = query_name;
             self.conflicts.push((list_index, conflict));
         }
     }
@@ -572,6 +695,23 @@ impl QrelsParts {
             flat.grades,
         ))
     }
+}
+
+/// Whether a finished store's lists lie one after the other, from the
+/// start to the end of its columns (no repeat was dropped).
+fn is_packed(store: &ListStore<Grade>) -> bool {
+    let (mut entry, mut byte) = (0, 0);
+    for list in &store.lists {
+        if list.start != entry || list.byte_start != byte {
+            return false;
+        }
+        entry += list.len;
+        byte += match list.len {
+            0 => 0,
+            n => store.ends[list.start + n - 1] as usize,
+        };
+    }
+    entry == store.values.len() && byte == store.bytes.len() && entry == store.origins.len()
 }
 
 /// The document id of entry `e` of flat columns.

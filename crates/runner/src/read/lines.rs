@@ -583,6 +583,63 @@ mod tests {
         }
     }
 
+    /// [`Collect`], joining `0` pieces at a time.
+    struct Waves(usize);
+    impl LineParser for Waves {
+        type Sink = Vec<(u64, String)>;
+        fn sink(&self) -> Self::Sink {
+            Vec::new()
+        }
+        fn parse(&self, sink: &mut Self::Sink, line: &[u8], number: u64) -> Result<(), LineError> {
+            Collect.parse(sink, line, number)
+        }
+        fn join(
+            &self,
+            sink: &mut Self::Sink,
+            later: Self::Sink,
+            offset: u64,
+        ) -> Result<(), LineError> {
+            Collect.join(sink, later, offset)
+        }
+        fn pieces_at_once(&self) -> usize {
+            self.0
+        }
+    }
+
+    #[test]
+    fn pieces_joined_a_few_at_a_time_give_the_same_lines_and_are_released_as_they_go() {
+        // Within one block (4 MB in tests), about three pieces.
+        let mut text: String = (1..=300_000).map(|i| format!("line {i}\n")).collect();
+        assert!(text.len() > 2 * PIECE && text.len() < BLOCK);
+        let whole = parse(&text).unwrap();
+        for at_once in [1, 2] {
+            let releases = std::sync::Mutex::new(Vec::new());
+            let parsed = parse_bytes(text.as_bytes(), &Waves(at_once), &|_| {}, 1, &|a, b| {
+                releases.lock().unwrap().push((a, b))
+            })
+            .unwrap();
+            assert_eq!(
+                (&parsed.sink, parsed.data_lines),
+                (&whole.sink, whole.data_lines)
+            );
+            let releases = releases.into_inner().unwrap();
+            // One release per wave, each after the last, up to the end.
+            let pieces = split_pieces(text.as_bytes()).len();
+            assert_eq!(releases.len(), pieces.div_ceil(at_once), "{at_once}");
+            assert!(
+                releases
+                    .windows(2)
+                    .all(|w| w[0].1 == w[1].0 && w[0].1 > w[0].0)
+            );
+            assert_eq!((releases[0].0, releases.last().unwrap().1), (0, text.len()));
+        }
+        // The first bad line is still the one reported.
+        text.push_str("x\nbad\n");
+        text.push_str(&(0..200_000).map(|_| "bad\n").collect::<String>());
+        let error = parse_bytes(text.as_bytes(), &Waves(1), &|_| {}, 1, &|_, _| {}).unwrap_err();
+        assert_eq!(error.line, 300_002);
+    }
+
     #[test]
     fn the_first_bad_line_in_input_order_is_reported() {
         let mut text: String = (1..=200_000).map(|i| format!("line {i}\n")).collect();
