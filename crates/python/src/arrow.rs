@@ -80,9 +80,7 @@ pub fn qrels_from_arrow(
     let qrels = py
         .detach(|| qrels_from_batches(name, &batches, &columns))
         .map_err(|e| read_error(&e))?;
-    Ok(PyQrels {
-        qrels: Arc::new(qrels),
-    })
+    Ok(PyQrels::from(qrels))
 }
 
 /// A run from an Arrow table, record batch or stream: one row per query and

@@ -78,11 +78,9 @@ pub fn evaluate<'py>(
     }
     let mean = parse_aggregator("mean")
         .map_err(|e| PyValueError::new_err(format!("the `mean` aggregator: {e}")))?;
+    // Computed once per `Qrels` object, for `compare` to tell qrels apart.
+    let given = qrels.as_deref().map(|q| py.detach(|| q.fingerprint()));
     let qrels = qrels.as_ref().map(|q| q.qrels.clone());
-    // Computed once for every run evaluated on the given qrels.
-    let given = qrels
-        .as_deref()
-        .map(|qrels| py.detach(|| fingerprint(qrels)));
     let mut results = Vec::with_capacity(runs.len());
     for (name, run) in &runs {
         let source: &RunSource = &run.source;

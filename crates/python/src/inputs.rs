@@ -3,7 +3,7 @@
 //! table columns (pandas, pyarrow), into the core model.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -17,6 +17,7 @@ use rayon::prelude::*;
 
 use crate::columns::IdColumn;
 use crate::errors::{qrels_error, read_error, run_error};
+use crate::fingerprint::fingerprint;
 use crate::options::ties as parse_ties;
 
 /// Rows per task when a table is read in parallel.
@@ -27,6 +28,25 @@ const ROWS_PER_TASK: usize = 1 << 16;
 pub struct PyQrels {
     /// The judgements.
     pub qrels: Arc<Qrels>,
+    /// Their fingerprint, computed the first time it is needed.
+    fingerprint: OnceLock<u64>,
+}
+
+impl From<Qrels> for PyQrels {
+    fn from(qrels: Qrels) -> Self {
+        Self {
+            qrels: Arc::new(qrels),
+            fingerprint: OnceLock::new(),
+        }
+    }
+}
+
+impl PyQrels {
+    /// The fingerprint of the judgements (see [`fingerprint`]), computed
+    /// once per `Qrels` object.
+    pub fn fingerprint(&self) -> u64 {
+        *self.fingerprint.get_or_init(|| fingerprint(&self.qrels))
+    }
 }
 
 /// Where a run comes from: built in memory, or a file read while it is
@@ -191,9 +211,7 @@ pub fn qrels_from_file(
     let qrels = py
         .detach(|| read_qrels(&input))
         .map_err(|e| read_error(&e))?;
-    Ok(PyQrels {
-        qrels: Arc::new(qrels),
-    })
+    Ok(PyQrels::from(qrels))
 }
 
 /// A run file (TREC, JSON Lines, CSV, Parquet or Arrow IPC), read when it
@@ -295,9 +313,7 @@ pub fn qrels_from_dict(judgements: &Bound<'_, PyDict>, name: &str) -> PyResult<P
         })??;
     }
     let qrels = builder.finish().map_err(failed)?;
-    Ok(PyQrels {
-        qrels: Arc::new(qrels),
-    })
+    Ok(PyQrels::from(qrels))
 }
 
 /// A run from `{query: {doc: score}}` or `{query: [doc, ...]}` (ranked,
@@ -428,9 +444,7 @@ pub fn qrels_from_columns<'py>(
         joined.finish()
     });
     let qrels = built.map_err(|e| qrels_error(name, &e))?;
-    Ok(PyQrels {
-        qrels: Arc::new(qrels),
-    })
+    Ok(PyQrels::from(qrels))
 }
 
 /// A run from columns of equal length, ordered by `score` (descending,
