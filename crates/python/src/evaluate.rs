@@ -32,7 +32,8 @@ type RunResults<'py> = (
 
 /// Evaluates each `(name, run)` against `qrels` (or, for JSON Lines run
 /// files, the judgements they hold when `qrels` is `None`) with the metrics
-/// `specs`; `missing` is `"skip"` or `"zero"`, `rel` the relevance level,
+/// `specs`; `missing` is `"skip"` or `"zero"`, `rel` the relevance level
+/// (a grade above 0, `3.5` too),
 /// `ties` `"docid"`, `"input"` or `"average"`, `score_threshold` a finite
 /// number or `None` (the command line's `--missing`, `--rel`, `--ties` and
 /// `--score-threshold`).
@@ -45,7 +46,7 @@ pub fn evaluate<'py>(
     runs: Vec<(String, PyRef<'py, PyRun>)>,
     specs: Vec<String>,
     missing: &str,
-    rel: i32,
+    rel: f64,
     ties: &str,
     score_threshold: Option<f64>,
 ) -> PyResult<Vec<RunResults<'py>>> {
@@ -61,9 +62,16 @@ pub fn evaluate<'py>(
             }
         },
         level: RelevanceLevel::new(rel).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "rel={rel}: the relevance level must be at least 1 (grades of 0 and below are never relevant)"
-            ))
+            // The command line's messages for `--rel`.
+            PyValueError::new_err(if rel > 0.0 {
+                format!(
+                    "rel={rel}: the relevance level is too large: the largest grade is 2147483647"
+                )
+            } else {
+                format!(
+                    "rel={rel}: the relevance level must be a positive grade (grades of 0 and below are never relevant)"
+                )
+            })
         })?,
         ties,
         score_threshold: options::score_threshold(score_threshold)?,

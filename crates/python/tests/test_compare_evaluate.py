@@ -201,3 +201,17 @@ def test_results_of_an_experiment_are_compared_as_its_report(files: Files, runs)
     comparison = report.compare("baseline", test="bootstrap", bootstrap="double_or_nothing", resamples=100)
     assert comparison.provenance["bootstrap"] == "double_or_nothing"
     assert {cell["bootstrap"] for cell in comparison.comparisons} == {"double_or_nothing"}
+
+
+def test_qrels_in_another_order_are_the_same_qrels(files: Files, data: Data, runs, tmp_path):
+    shuffled = list(data.qrels)
+    random.Random(SEED).shuffle(shuffled)
+    path = tmp_path / "shuffled.txt"
+    path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in shuffled))
+    a = evaluated(files.qrels_trec, runs[0])
+    b = evaluated(path, runs[1])
+    expected, _ = cli_comparison(files.qrels_trec, runs[:2], METRICS, "--baseline", "a")
+    assert rankeval_rs.compare([a, b], "a").to_dict() == expected
+    # One Qrels object evaluated twice: its fingerprint is made once, and the same.
+    qrels = rankeval_rs.qrels(path)
+    assert rankeval_rs.compare([evaluated(qrels, runs[0]), evaluated(qrels, runs[2])], "a").comparisons

@@ -129,3 +129,28 @@ def test_bad_score_thresholds_raise_with_the_clis_message(files: Files, tmp_path
     with pytest.raises(ValueError) as raised:
         evaluated(files.qrels_trec, run, ["ap"], score_threshold=0.5, format="msmarco")
     assert str(raised.value) == "score_threshold=0.5: " + reason.removeprefix(prefix).splitlines()[0]
+
+
+@pytest.mark.parametrize("rel", [0.5, 1.5, 2, 3.5])
+def test_a_decimal_relevance_level_equals_the_cli(files: Files, rel):
+    report = cli_json(files.qrels_trec, files.run_trec, SPECS + ["p(rel=2)@5"], f"--rel={rel}")
+    assert_same(evaluated(files.qrels_trec, files.run_trec, SPECS + ["p(rel=2)@5"], rel=rel), report)
+
+
+@pytest.mark.parametrize("rel", [0, -1.5, 3e9])
+def test_bad_relevance_levels_raise_with_the_clis_message(files: Files, rel):
+    reason = cli_usage_error("eval", "--qrels", str(files.qrels_trec), "--run", str(files.run_trec),
+                             "-m", "ap", f"--rel={rel}")
+    error, flag, reason = reason.splitlines()[0].split(": ", 2)
+    assert (error, flag.split()[0]) == ("error", "--rel")
+    with pytest.raises(ValueError) as raised:
+        evaluated(files.qrels_trec, files.run_trec, ["ap"], rel=rel)
+    assert str(raised.value).split(": ", 1) == [f"rel={flag.split()[1]}", reason]
+
+
+def test_an_ms_marco_run_reads_as_on_the_cli(files: Files, data: Data, tmp_path):
+    run = tmp_path / "ranked.tsv"
+    ranked = data.ranked()
+    run.write_text("".join(f"{q}\t{d}\t{i + 1}\n" for q, docs in ranked.items() for i, d in enumerate(docs)))
+    report = cli_json(files.qrels_trec, run, SPECS, "--run-format", "msmarco")
+    assert_same(evaluated(files.qrels_trec, run, format="msmarco"), report)

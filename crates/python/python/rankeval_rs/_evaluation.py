@@ -31,7 +31,7 @@ class Basis(NamedTuple):
 
     qrels: int
     missing: str
-    rel: int
+    rel: float
     ties: str
     score_threshold: float | None
 
@@ -115,7 +115,7 @@ def evaluate(
     *,
     missing: str = "skip",
     duplicates: str = "error",
-    rel: int = 1,
+    rel: float = 1,
     ties: str = "docid",
     score_threshold: float | None = None,
     query: str = "user",
@@ -146,7 +146,8 @@ def evaluate(
     ``"ap(norm=truncated)@10"``, and the names of metrics registered with
     :func:`register_metric`. ``missing`` (``"skip"`` or ``"zero"``),
     ``duplicates`` (``"error"`` or ``"first"``) and ``rel`` are the CLI's
-    ``--missing``, ``--duplicates`` and ``--rel``; ``ties`` (``--ties``)
+    ``--missing``, ``--duplicates`` and ``--rel`` (a grade above 0, ``3.5``
+    too); ``ties`` (``--ties``)
     ranks tied scores by document id (``"docid"``, trec_eval's rule), in
     the run's order (``"input"``: its lines, rows or dict order) or
     averages each metric over every order of the ties (``"average"``);

@@ -157,7 +157,7 @@ def evaluate(
     runs: list[tuple[str, Run]],
     specs: list[str],
     missing: str,
-    rel: int,
+    rel: float,
     ties: str = "docid",
     score_threshold: float | None = None,
 ) -> list[tuple[str, list[str], list[str], npt.NDArray[np.float64], list[float], list[str], int]]:
