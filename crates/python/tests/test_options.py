@@ -154,3 +154,23 @@ def test_an_ms_marco_run_reads_as_on_the_cli(files: Files, data: Data, tmp_path)
     run.write_text("".join(f"{q}\t{d}\t{i + 1}\n" for q, docs in ranked.items() for i, d in enumerate(docs)))
     report = cli_json(files.qrels_trec, run, SPECS, "--run-format", "msmarco")
     assert_same(evaluated(files.qrels_trec, run, format="msmarco"), report)
+
+
+def test_ties_of_every_conversion_path_of_python_data():
+    """Dicts, Arrow tables, pandas through pyarrow, and pandas columns that
+    pyarrow cannot convert (ids `str` and `int` mixed, read as NumPy
+    objects): tied scores as given with "input", by id otherwise."""
+    import pandas as pd
+
+    qrels = {"q": {"1": 1}}
+    items, scores = ["b", 1, "a", "c"], [0.5, 0.5, 0.5, 0.1]
+    frame = pd.DataFrame({"user": ["q"] * 4, "item": pd.Series(items, dtype=object), "score": scores})
+    as_dict = {"q": {str(i): s for i, s in zip(items, scores)}}
+    text = pd.DataFrame({"user": ["q"] * 4, "item": [str(i) for i in items], "score": scores})
+    # By document id descending: b, a, 1; as given: b, 1, a; averaged: 1 is
+    # first, second or third of three tied documents.
+    expected = {"docid": 1 / 3, "input": 1 / 2, "average": (1 + 1 / 2 + 1 / 3) / 3}
+    for ties, rr in expected.items():
+        for run in (as_dict, frame, text, _arrow(text)):
+            assert rankeval_rs.evaluate(qrels, run, ["rr"], ties=ties).means["rr"] == pytest.approx(rr, abs=1e-15), (
+                ties, type(run).__name__)
