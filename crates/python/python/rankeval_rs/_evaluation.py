@@ -147,12 +147,12 @@ def evaluate(
     :func:`register_metric`. ``missing`` (``"skip"`` or ``"zero"``),
     ``duplicates`` (``"error"`` or ``"first"``) and ``rel`` are the CLI's
     ``--missing``, ``--duplicates`` and ``--rel`` (a grade above 0, ``3.5``
-    too); ``ties`` (``--ties``)
-    ranks tied scores by document id (``"docid"``, trec_eval's rule), in
-    the run's order (``"input"``: its lines, rows or dict order) or
-    averages each metric over every order of the ties (``"average"``);
-    ``score_threshold`` (``--score-threshold``) cuts each list at the
-    entries scored at or below it (None: every entry counts).
+    too); ``ties`` (``--ties``) ranks tied scores by document id
+    (``"docid"``, trec_eval's rule), in the run's order (``"input"``: its
+    lines, rows or dict order) or averages each metric over every order of
+    the ties (``"average"``); ``score_threshold`` (``--score-threshold``)
+    cuts each list at the entries scored at or below it (None: every entry
+    counts). Bad values raise :class:`ValueError` with the CLI's reason.
 
     Raises :class:`InputError` (with ``file``, ``line``, ``message``) for
     bad input and :class:`MetricError` for a bad metric; issues a
