@@ -215,3 +215,24 @@ def test_qrels_in_another_order_are_the_same_qrels(files: Files, data: Data, run
     # One Qrels object evaluated twice: its fingerprint is made once, and the same.
     qrels = rankeval_rs.qrels(path)
     assert rankeval_rs.compare([evaluated(qrels, runs[0]), evaluated(qrels, runs[2])], "a").comparisons
+
+
+def test_python_metrics_are_compared_and_gated_like_built_ins(files: Files, runs):
+    """A Python metric computing p@5 compares exactly as the built-in p@5."""
+    import numpy as np
+
+    def precision(grades, num_relevant, ideal):
+        return float(np.count_nonzero(grades >= 1)) / 5
+
+    rankeval_rs.register_metric("my_precision", precision)
+    try:
+        results = evaluated(files.qrels_trec, runs, ["p@5", "my_precision@5"])
+        comparison = results.compare("a", test="bootstrap", resamples=300,
+                                     gates=["my_precision@5:non_inferior(margin=0.5)"])
+    finally:
+        rankeval_rs.unregister_metric("my_precision")
+    for run in ("b", "c"):
+        built_in, mine = comparison.cell(run, "p@5"), comparison.cell(run, "my_precision@5")
+        assert {**mine, "metric": "p@5"} == built_in
+    assert [g["metric"] for g in comparison.gates] == ["my_precision@5", "my_precision@5"]
+    assert comparison.passed
