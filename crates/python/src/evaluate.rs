@@ -33,10 +33,9 @@ type RunResults<'py> = (
 /// Evaluates each `(name, run)` against `qrels` (or, for JSON Lines run
 /// files, the judgements they hold when `qrels` is `None`) with the metrics
 /// `specs`; `missing` is `"skip"` or `"zero"`, `rel` the relevance level
-/// (a grade above 0, `3.5` too),
-/// `ties` `"docid"`, `"input"` or `"average"`, `score_threshold` a finite
-/// number or `None` (the command line's `--missing`, `--rel`, `--ties` and
-/// `--score-threshold`).
+/// (a grade above 0, `3.5` too), `ties` `"docid"`, `"input"` or
+/// `"average"`, `score_threshold` a finite number or `None` (the command
+/// line's `--missing`, `--rel`, `--ties` and `--score-threshold`).
 #[pyfunction]
 #[pyo3(signature = (qrels, runs, specs, missing, rel, ties="docid", score_threshold=None))]
 #[allow(clippy::too_many_arguments)]
