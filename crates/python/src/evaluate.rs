@@ -12,14 +12,14 @@ use rankeval_runner::{
 };
 
 use crate::errors::{InputError, located, read_error};
-use crate::fingerprint::fingerprint;
 use crate::inputs::{PyQrels, PyRun, RunSource};
 use crate::options;
 use crate::python_metric::Metrics;
 
 /// One run's results: `(run, metrics, queries, values, means, warnings,
 /// qrels)`, `values` a `queries x metrics` float64 array, `qrels` the
-/// fingerprint of the judgements it was evaluated on (see [`fingerprint`]).
+/// judgements it was evaluated on (for `compare` to check that runs share
+/// them).
 type RunResults<'py> = (
     String,
     Vec<String>,
@@ -27,7 +27,7 @@ type RunResults<'py> = (
     Bound<'py, PyAny>,
     Vec<f64>,
     Vec<String>,
-    u64,
+    Py<PyQrels>,
 );
 
 /// Evaluates each `(name, run)` against `qrels` (or, for JSON Lines run
@@ -41,7 +41,7 @@ type RunResults<'py> = (
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate<'py>(
     py: Python<'py>,
-    qrels: Option<PyRef<'py, PyQrels>>,
+    qrels: Option<Bound<'py, PyQrels>>,
     runs: Vec<(String, PyRef<'py, PyRun>)>,
     specs: Vec<String>,
     missing: &str,
@@ -85,9 +85,8 @@ pub fn evaluate<'py>(
     }
     let mean = parse_aggregator("mean")
         .map_err(|e| PyValueError::new_err(format!("the `mean` aggregator: {e}")))?;
-    // Computed once per `Qrels` object, for `compare` to tell qrels apart.
-    let given = qrels.as_deref().map(|q| py.detach(|| q.fingerprint()));
-    let qrels = qrels.as_ref().map(|q| q.qrels.clone());
+    let given: Option<Py<PyQrels>> = qrels.as_ref().map(|q| q.clone().unbind());
+    let qrels = qrels.as_ref().map(|q| q.get().qrels.clone());
     let mut results = Vec::with_capacity(runs.len());
     for (name, run) in &runs {
         let source: &RunSource = &run.source;
@@ -96,7 +95,12 @@ pub fn evaluate<'py>(
             return Err(raised);
         }
         let (evaluation, ignored, own) = evaluated?;
-        let judged = own.or(given).unwrap_or_default();
+        let judged = match (own, &given) {
+            (Some(own), _) => Py::new(py, PyQrels::from(own))?,
+            (None, Some(given)) => given.clone_ref(py),
+            // `evaluate_one` fails on a run with no qrels before this.
+            (None, None) => return Err(PyValueError::new_err("no qrels")),
+        };
         let width = evaluation.metrics().len();
         let queries = evaluation.queries().to_vec();
         let mut values = Vec::with_capacity(queries.len() * width);
@@ -187,9 +191,9 @@ impl From<Failure> for PyErr {
 }
 
 /// One run evaluated: its results, how many judged queries a JSON Lines
-/// run held that were ignored for the qrels given, and the fingerprint of
-/// the run's own judgements when they were used instead.
-type Evaluated = (Evaluation, Option<usize>, Option<u64>);
+/// run held that were ignored for the qrels given, and the run's own
+/// judgements when they were used instead.
+type Evaluated = (Evaluation, Option<usize>, Option<rankeval_core::Qrels>);
 
 /// Evaluates one run as the command line does (a grouped run file while it
 /// is read, its tied scores ordered as `options.ties` says).
@@ -225,7 +229,7 @@ fn evaluate_one(
                         return Err(Failure::NoQrels(input.name().to_owned()));
                     };
                     let evaluated = evaluate_run(&own, &run, metrics, options);
-                    Ok((evaluated, None, Some(fingerprint(&own))))
+                    Ok((evaluated, None, Some(own)))
                 }
             }
         }

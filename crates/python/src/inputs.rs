@@ -90,6 +90,15 @@ impl PyQrels {
         self.qrels.num_judgements()
     }
 
+    /// Whether `other` holds the same judgements (the same object, or equal
+    /// fingerprints: see [`fingerprint`]); computed only when asked, so
+    /// that evaluating never pays for it.
+    fn same_judgements(&self, py: Python<'_>, other: &Bound<'_, PyQrels>) -> bool {
+        let other = other.get();
+        Arc::ptr_eq(&self.qrels, &other.qrels)
+            || py.detach(|| self.fingerprint() == other.fingerprint())
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Qrels({} queries, {} judgements)",

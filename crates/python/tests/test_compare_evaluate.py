@@ -212,9 +212,13 @@ def test_qrels_in_another_order_are_the_same_qrels(files: Files, data: Data, run
     b = evaluated(path, runs[1])
     expected, _ = cli_comparison(files.qrels_trec, runs[:2], METRICS, "--baseline", "a")
     assert rankeval_rs.compare([a, b], "a").to_dict() == expected
-    # One Qrels object evaluated twice: its fingerprint is made once, and the same.
+    # One Qrels object evaluated twice: the same object, no fingerprint needed.
     qrels = rankeval_rs.qrels(path)
-    assert rankeval_rs.compare([evaluated(qrels, runs[0]), evaluated(qrels, runs[2])], "a").comparisons
+    first, second = evaluated(qrels, runs[0]), evaluated(qrels, runs[2])
+    assert first._basis.qrels is qrels and second._basis.qrels is qrels
+    assert rankeval_rs.compare([first, second], "a").comparisons
+    # Equal judgements in another order, as two objects, are the same qrels.
+    assert qrels.same_judgements(rankeval_rs.qrels(files.qrels_trec))
 
 
 def test_python_metrics_are_compared_and_gated_like_built_ins(files: Files, runs):

@@ -26,10 +26,11 @@ class RankevalWarning(UserWarning):
 
 class Basis(NamedTuple):
     """What an evaluation's values depend on besides the run: the qrels
-    (a fingerprint of their judgements, equal for equal judgements in any
-    order) and the options. Runs compared with each other must share it."""
+    and the options. Runs compared with each other must share it (qrels
+    count as the same when they hold equal judgements in any order: see
+    :meth:`Qrels.same_judgements`)."""
 
-    qrels: int
+    qrels: _native.Qrels
     missing: str
     rel: float
     ties: str
@@ -178,8 +179,8 @@ def evaluate(
     evaluated = _native.evaluate(judged, runs, specs, missing, rel, ties, score_threshold)
     results = [
         Evaluation(run, names, queries, values, means, texts,
-                   Basis(fingerprint, missing, rel, ties, score_threshold))
-        for run, names, queries, values, means, texts, fingerprint in evaluated
+                   Basis(judgements, missing, rel, ties, score_threshold))
+        for run, names, queries, values, means, texts, judgements in evaluated
     ]
     for result in results:
         for text in result.warnings:

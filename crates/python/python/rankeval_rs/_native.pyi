@@ -78,6 +78,8 @@ class Qrels:
     def num_queries(self) -> int: ...
     @property
     def num_judgements(self) -> int: ...
+    def same_judgements(self, other: Qrels) -> bool:
+        """Whether `other` holds the same judgements, in any order."""
 
 @final
 class Run:
@@ -160,9 +162,9 @@ def evaluate(
     rel: float,
     ties: str = "docid",
     score_threshold: float | None = None,
-) -> list[tuple[str, list[str], list[str], npt.NDArray[np.float64], list[float], list[str], int]]:
-    """Each run's (name, metrics, queries, values, means, warnings, qrels
-    fingerprint)."""
+) -> list[tuple[str, list[str], list[str], npt.NDArray[np.float64], list[float], list[str], Qrels]]:
+    """Each run's (name, metrics, queries, values, means, warnings, and the
+    qrels it was evaluated on)."""
 def register_metric(name: str, function: MetricFunction) -> None:
     """Registers `function` as the metric `name`, usable as `"name"` or `"name@k"`."""
 

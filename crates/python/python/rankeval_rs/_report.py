@@ -260,7 +260,7 @@ def _evaluated(results: Any, alone: bool) -> list[tuple[str, Evaluation]]:
     for name, value in runs[1:]:
         other = value._basis
         assert other is not None
-        if other.qrels != basis.qrels:
+        if not other.qrels.same_judgements(basis.qrels):
             raise _compare_error(
                 f"run `{name}` was evaluated on other qrels than run `{first_name}`: "
                 "compare runs evaluated on the same qrels"
