@@ -80,16 +80,14 @@ pub fn qrels_from_arrow(
     let qrels = py
         .detach(|| qrels_from_batches(name, &batches, &columns))
         .map_err(|e| read_error(&e))?;
-    Ok(PyQrels {
-        qrels: Arc::new(qrels),
-    })
+    Ok(PyQrels::from(qrels))
 }
 
 /// A run from an Arrow table, record batch or stream: one row per query and
 /// document ordered by `score` (or by `rank` when there is no score
 /// column), or one row per query with list columns.
 #[pyfunction]
-#[pyo3(signature = (data, name, query, doc, score, rank, duplicates))]
+#[pyo3(signature = (data, name, query, doc, score, rank, duplicates, ties="docid"))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_from_arrow(
     py: Python<'_>,
@@ -100,10 +98,12 @@ pub fn run_from_arrow(
     score: &str,
     rank: &str,
     duplicates: &str,
+    ties: &str,
 ) -> PyResult<PyRun> {
+    let ties = crate::options::ties(ties)?;
     let read = ReadOptions {
         duplicates: self::duplicates(duplicates)?,
-        ..ReadOptions::default()
+        ties,
     };
     let batches = batches(data, name)?;
     let columns = columns(query, doc, score, rank, "grade");
@@ -112,5 +112,6 @@ pub fn run_from_arrow(
         .map_err(|e| read_error(&e))?;
     Ok(PyRun {
         source: RunSource::Memory(Arc::new(run)),
+        ties,
     })
 }
