@@ -361,7 +361,8 @@ impl<S: Send> Joiner<S> {
 
     /// Parses one block of whole lines, pieces in parallel, and joins them;
     /// `joined` is told how many bytes of the block are joined after each
-    /// wave of [`LineParser::pieces_at_once`] pieces.
+    /// wave of [`LineParser::pieces_at_once`] pieces. A wave is joined
+    /// while the next one is parsed.
     fn block<P: LineParser<Sink = S>>(
         &mut self,
         parser: &P,
@@ -370,22 +371,49 @@ impl<S: Send> Joiner<S> {
     ) -> Result<(), LineError> {
         let pieces = split_pieces(block);
         let mut done = 0;
+        // The wave parsed last, not joined yet, and its bytes.
+        let mut pending: Option<(Wave<S>, usize)> = None;
         for wave in pieces.chunks(parser.pieces_at_once().max(1)) {
-            let results: Vec<Result<Piece<S>, LineError>> = wave
-                .par_iter()
-                .map(|piece| parse_piece(parser, piece))
-                .collect();
-            for result in results {
-                let piece = result.map_err(|e| e.shifted(self.offset))?;
-                self.data_lines += piece.counts.data_lines;
-                match &mut self.joined {
-                    None => self.joined = Some(parser.first(piece.sink, self.offset)?),
-                    Some(all) => parser.join(all, piece.sink, self.offset)?,
-                }
-                self.offset = self.offset.saturating_add(piece.counts.newlines);
+            let (parsed, join) = rayon::join(
+                || {
+                    wave.par_iter()
+                        .map(|piece| parse_piece(parser, piece))
+                        .collect::<Vec<_>>()
+                },
+                || {
+                    pending
+                        .take()
+                        .map(|(results, bytes)| self.join_wave(parser, results).map(|()| bytes))
+                        .transpose()
+                },
+            );
+            if let Some(bytes) = join? {
+                done += bytes;
+                joined(done);
             }
-            done += wave.iter().map(|piece| piece.len()).sum::<usize>();
-            joined(done);
+            pending = Some((parsed, wave.iter().map(|piece| piece.len()).sum()));
+        }
+        if let Some((results, bytes)) = pending {
+            self.join_wave(parser, results)?;
+            joined(done + bytes);
+        }
+        Ok(())
+    }
+
+    /// Joins the parsed pieces of one wave, in order.
+    fn join_wave<P: LineParser<Sink = S>>(
+        &mut self,
+        parser: &P,
+        results: Wave<S>,
+    ) -> Result<(), LineError> {
+        for result in results {
+            let piece = result.map_err(|e| e.shifted(self.offset))?;
+            self.data_lines += piece.counts.data_lines;
+            match &mut self.joined {
+                None => self.joined = Some(parser.first(piece.sink, self.offset)?),
+                Some(all) => parser.join(all, piece.sink, self.offset)?,
+            }
+            self.offset = self.offset.saturating_add(piece.counts.newlines);
         }
         Ok(())
     }
@@ -484,6 +512,9 @@ fn split_pieces(block: &[u8]) -> Vec<&[u8]> {
     }
     pieces
 }
+
+/// The pieces of one wave, parsed (or the error of each).
+type Wave<S> = Vec<Result<Piece<S>, LineError>>;
 
 /// One piece, parsed.
 struct Piece<S> {
