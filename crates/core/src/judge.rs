@@ -271,6 +271,8 @@ pub struct Judge {
     judgements: Vec<Judgement>,
     /// `judge_buffer`: the run entries kept, in ranked order.
     order: Vec<u32>,
+    /// `judge_buffer`: scratch space to order the entries by score.
+    keyed: Vec<(u64, u32)>,
     /// `judge_buffer`: per run entry, whether a better-ranked occurrence of
     /// its document replaced it (empty unless one did).
     replaced: Vec<bool>,
@@ -314,6 +316,7 @@ impl Judge {
             seen: Vec::new(),
             judgements: Vec::new(),
             order: Vec::new(),
+            keyed: Vec::new(),
             replaced: Vec::new(),
             dropped: 0,
             ideal: Vec::new(),
@@ -540,7 +543,7 @@ impl Judge {
             return Ok(None);
         };
         if self.ties.by_doc {
-            order_entries(&mut self.order, buffer);
+            order_entries(&mut self.order, buffer, &mut self.keyed);
         } else {
             order_entries_as_input(&mut self.order, buffer);
         }
@@ -615,39 +618,68 @@ fn order_entries_as_input(order: &mut [u32], buffer: &ListBuffer) {
 
 /// Puts the entries `order` names in the run order of the spec: score
 /// descending, ties by document id descending (the ids are distinct).
-fn order_entries(order: &mut [u32], buffer: &ListBuffer) {
+/// `keyed` is scratch space.
+fn order_entries(order: &mut [u32], buffer: &ListBuffer, keyed: &mut Vec<(u64, u32)>) {
     match buffer.keys() {
-        Keys::Fixed(keys) => order_by(order, |i| keys[i as usize], buffer),
-        Keys::Float(scores) => order_by(order, |i| scores[i as usize], buffer),
+        Keys::Fixed(keys) => order_by(order, |i| descending_fixed(keys[i as usize]), buffer, keyed),
+        Keys::Float(scores) => order_by(
+            order,
+            |i| descending_float(scores[i as usize]),
+            buffer,
+            keyed,
+        ),
     }
 }
 
-/// [`order_entries`] with the score of entry `i` as `score(i)`.
+/// A key that orders as `key` does, descending, as an unsigned integer.
+#[inline]
+fn descending_fixed(key: i64) -> u64 {
+    !((key as u64) ^ (1 << 63))
+}
+
+/// A key that orders as `score` does, descending, as an unsigned integer:
+/// equal scores (`-0.0` and `0.0` too) have equal keys. `score` is not NaN
+/// (refused when pushed).
+#[inline]
+fn descending_float(score: f64) -> u64 {
+    // Adding 0.0 makes -0.0 the same bits as 0.0.
+    let bits = (score + 0.0).to_bits();
+    let ascending = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    };
+    !ascending
+}
+
+/// [`order_entries`] with the key of entry `i` as `key(i)` (smaller first).
 ///
 /// Lists usually come sorted by score already, with only the documents of
 /// tied scores out of order: then only those runs of ties are sorted.
+/// Otherwise the entries are sorted by key as pairs of integers (no look-up
+/// per comparison), then the runs of ties by document.
 #[inline]
-fn order_by<K: PartialOrd + Copy>(
+fn order_by(
     order: &mut [u32],
-    score: impl Fn(u32) -> K,
+    key: impl Fn(u32) -> u64,
     buffer: &ListBuffer,
+    keyed: &mut Vec<(u64, u32)>,
 ) {
     let doc = |i: u32| buffer.doc(i as usize);
-    let by_score = order.windows(2).all(|w| score(w[0]) >= score(w[1]));
+    let by_score = order.windows(2).all(|w| key(w[0]) <= key(w[1]));
     if !by_score {
-        order.sort_unstable_by(|&a, &b| {
-            score(b)
-                .partial_cmp(&score(a))
-                .unwrap_or(Ordering::Equal)
-                .then_with(|| doc(b).cmp(doc(a)))
-        });
-        return;
+        keyed.clear();
+        keyed.extend(order.iter().map(|&i| (key(i), i)));
+        keyed.sort_unstable();
+        for (slot, &(_, i)) in order.iter_mut().zip(keyed.iter()) {
+            *slot = i;
+        }
     }
     let mut start = 0;
     while start < order.len() {
-        let tie = score(order[start]);
+        let tie = key(order[start]);
         let mut end = start + 1;
-        while end < order.len() && score(order[end]) == tie {
+        while end < order.len() && key(order[end]) == tie {
             end += 1;
         }
         let ties = &mut order[start..end];
@@ -679,6 +711,40 @@ mod tests {
         assert!(!two.is_relevant(3.0));
         assert!(two.is_judged_nonrelevant(3.0));
         assert_eq!(two.gain(), 2.0);
+    }
+
+    #[test]
+    fn sort_keys_order_as_the_scores_do_descending() {
+        let scores = [
+            f64::INFINITY,
+            3.5,
+            1e-300,
+            0.0,
+            -0.0,
+            -1e-300,
+            -2.0,
+            f64::NEG_INFINITY,
+        ];
+        for (a, &x) in scores.iter().enumerate() {
+            for &y in &scores[a..] {
+                let expected = y.partial_cmp(&x).unwrap();
+                assert_eq!(
+                    descending_float(x).cmp(&descending_float(y)),
+                    expected,
+                    "{x} {y}"
+                );
+            }
+        }
+        let keys = [i64::MAX, 7, 1, 0, -1, -7, i64::MIN];
+        for (a, &x) in keys.iter().enumerate() {
+            for &y in &keys[a..] {
+                assert_eq!(
+                    descending_fixed(x).cmp(&descending_fixed(y)),
+                    y.cmp(&x),
+                    "{x} {y}"
+                );
+            }
+        }
     }
 
     #[test]
