@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use rankeval_runner::report::{ReportWarning, RunWarning};
 use rankeval_runner::{
     Evaluation, Format, Missing, Options, ReadError, RelevanceLevel, evaluate as evaluate_run,
-    evaluate_input, parse_aggregator, read::read_run_with,
+    evaluate_batches, evaluate_input, parse_aggregator, read::read_run_with,
 };
 
 use crate::errors::{InputError, located, read_error};
@@ -154,6 +154,18 @@ fn evaluate_one(
                 .map(|e| (e, None))
                 .map_err(Failure::Read)
         }
+        (RunSource::Table(table), Some(qrels)) => evaluate_batches(
+            qrels,
+            &table.name,
+            &table.batches,
+            &table.columns,
+            table.read,
+            metrics,
+            options,
+        )
+        .map(|e| (e, None))
+        .map_err(Failure::Read),
+        (RunSource::Table(table), None) => Err(Failure::NoQrels(table.name.clone())),
         (RunSource::File { input, read }, None) => {
             let (run, own) = read_run_with(input, *read, &|_| {}).map_err(Failure::Read)?;
             let Some(own) = own else {

@@ -126,7 +126,7 @@ def evaluate(
     runs = [
         (name, to_run(value, query=query, doc=doc, score=score, rank=rank, format=format,
                       delimiter=delimiter, duplicates=duplicates,
-                      name="run" if single else f"run `{name}`"))
+                      name="run" if single else f"run `{name}`", stream=True))
         for name, value in named
     ]
     results = [Evaluation(*result) for result in _native.evaluate(judged, runs, specs, missing, rel)]

@@ -113,7 +113,14 @@ ArrowData = Any
 
 def qrels_from_arrow(data: ArrowData, name: str, query: str, doc: str, grade: str) -> Qrels: ...
 def run_from_arrow(
-    data: ArrowData, name: str, query: str, doc: str, score: str, rank: str, duplicates: str
+    data: ArrowData,
+    name: str,
+    query: str,
+    doc: str,
+    score: str,
+    rank: str,
+    duplicates: str,
+    stream: bool = False,
 ) -> Run: ...
 def qrels_from_columns(
     name: str,
