@@ -670,7 +670,8 @@ fn order_by(
     if !by_score {
         keyed.clear();
         keyed.extend(order.iter().map(|&i| (key(i), i)));
-        keyed.sort_unstable();
+        // By key alone: the order within a run of equal keys is set below.
+        keyed.sort_unstable_by_key(|&(key, _)| key);
         for (slot, &(_, i)) in order.iter_mut().zip(keyed.iter()) {
             *slot = i;
         }
