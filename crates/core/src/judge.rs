@@ -273,6 +273,8 @@ pub struct Judge {
     order: Vec<u32>,
     /// `judge_buffer`: scratch space to order the entries by score.
     keyed: Vec<(u64, u32)>,
+    /// `judge_buffer`: the sort key of each entry kept, in `order`'s order.
+    keys: Vec<u64>,
     /// `judge_buffer`: per run entry, whether a better-ranked occurrence of
     /// its document replaced it (empty unless one did).
     replaced: Vec<bool>,
@@ -317,6 +319,7 @@ impl Judge {
             judgements: Vec::new(),
             order: Vec::new(),
             keyed: Vec::new(),
+            keys: Vec::new(),
             replaced: Vec::new(),
             dropped: 0,
             ideal: Vec::new(),
@@ -542,12 +545,28 @@ impl Judge {
         let Some(query) = query else {
             return Ok(None);
         };
+        let retrieved = self.order.len();
+        // Whether the entries are in score order already, when known.
+        let mut sorted = None;
+        if self.ties.by_doc && !self.ties.groups {
+            match self.rank_judged_only(buffer, retrieved) {
+                Ranked::Judged { depth } => {
+                    qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
+                    return Ok(Some(JudgedRanking::new(
+                        &self.ranked[..depth],
+                        retrieved,
+                        &self.ideal,
+                        self.default_level,
+                    )));
+                }
+                Ranked::Not { sorted: known } => sorted = Some(known),
+            }
+        }
         if self.ties.by_doc {
-            order_entries(&mut self.order, buffer, &mut self.keyed);
+            order_entries(&mut self.order, buffer, &mut self.keyed, sorted);
         } else {
             order_entries_as_input(&mut self.order, buffer);
         }
-        let retrieved = self.order.len();
         let mut depth = self.depth.map_or(retrieved, |d| d.min(retrieved));
         self.tie_ends.clear();
         if self.ties.groups {
@@ -575,6 +594,83 @@ impl Judge {
                 .with_tie_groups(&self.tie_ends),
         ))
     }
+}
+
+impl Judge {
+    /// For a list out of score order with few judged entries: places each
+    /// judged entry kept in `order` at its rank (the number of kept entries
+    /// before it in the run order: score descending, ties by document
+    /// descending) in `ranked`, unjudged entries everywhere else, instead of
+    /// ordering every entry; unjudged entries are all alike, so the ranking
+    /// is the same. Does nothing when the list is in score order already
+    /// (ordering it is cheap) or has too many judged entries for this to
+    /// pay.
+    fn rank_judged_only(&mut self, buffer: &ListBuffer, retrieved: usize) -> Ranked {
+        fn keys_of(order: &[u32], keys: &mut Vec<u64>, key: impl Fn(u32) -> u64) -> bool {
+            keys.clear();
+            keys.extend(order.iter().map(|&i| key(i)));
+            keys.windows(2).all(|pair| pair[0] <= pair[1])
+        }
+        let sorted = match buffer.keys() {
+            Keys::Fixed(k) => keys_of(&self.order, &mut self.keys, |i| {
+                descending_fixed(k[i as usize])
+            }),
+            Keys::Float(s) => keys_of(&self.order, &mut self.keys, |i| {
+                descending_float(s[i as usize])
+            }),
+        };
+        if sorted {
+            return Ranked::Not { sorted };
+        }
+        // Counting costs (judged x retrieved) steps, ordering about
+        // retrieved x log2(retrieved), each dearer.
+        let judged = self
+            .order
+            .iter()
+            .filter(|&&i| self.judgements[i as usize].is_judged())
+            .count();
+        let log2 = usize::BITS - retrieved.leading_zeros();
+        if judged > 8 * log2 as usize {
+            return Ranked::Not { sorted };
+        }
+        let depth = self.depth.map_or(retrieved, |d| d.min(retrieved));
+        self.ranked.clear();
+        self.ranked.resize(depth, Judgement::UNJUDGED);
+        let keys = &self.keys;
+        for (at, &entry) in self.order.iter().enumerate() {
+            let judgement = self.judgements[entry as usize];
+            if !judgement.is_judged() {
+                continue;
+            }
+            let key = keys[at];
+            let (before, equal) = keys.iter().fold((0usize, 0usize), |(b, e), &k| {
+                (b + usize::from(k < key), e + usize::from(k == key))
+            });
+            let mut rank = before;
+            if equal > 1 {
+                let doc = buffer.doc(entry as usize);
+                rank += self
+                    .order
+                    .iter()
+                    .zip(keys)
+                    .filter(|&(&other, &k)| k == key && buffer.doc(other as usize) > doc)
+                    .count();
+            }
+            if rank < depth {
+                self.ranked[rank] = judgement;
+            }
+        }
+        Ranked::Judged { depth }
+    }
+}
+
+/// What [`Judge::rank_judged_only`] did.
+enum Ranked {
+    /// The judged ranking is in `ranked`, `depth` long.
+    Judged { depth: usize },
+    /// Nothing: the entries are still to be ordered (`sorted`: they are in
+    /// score order already).
+    Not { sorted: bool },
 }
 
 /// Finds the groups of tied scores of a list of `len` entries judged to
@@ -618,15 +714,28 @@ fn order_entries_as_input(order: &mut [u32], buffer: &ListBuffer) {
 
 /// Puts the entries `order` names in the run order of the spec: score
 /// descending, ties by document id descending (the ids are distinct).
-/// `keyed` is scratch space.
-fn order_entries(order: &mut [u32], buffer: &ListBuffer, keyed: &mut Vec<(u64, u32)>) {
+/// `keyed` is scratch space; `sorted` says whether the entries are in
+/// score order already, when that is known.
+fn order_entries(
+    order: &mut [u32],
+    buffer: &ListBuffer,
+    keyed: &mut Vec<(u64, u32)>,
+    sorted: Option<bool>,
+) {
     match buffer.keys() {
-        Keys::Fixed(keys) => order_by(order, |i| descending_fixed(keys[i as usize]), buffer, keyed),
+        Keys::Fixed(keys) => order_by(
+            order,
+            |i| descending_fixed(keys[i as usize]),
+            buffer,
+            keyed,
+            sorted,
+        ),
         Keys::Float(scores) => order_by(
             order,
             |i| descending_float(scores[i as usize]),
             buffer,
             keyed,
+            sorted,
         ),
     }
 }
@@ -652,7 +761,8 @@ fn descending_float(score: f64) -> u64 {
     !ascending
 }
 
-/// [`order_entries`] with the key of entry `i` as `key(i)` (smaller first).
+/// [`order_entries`] with the key of entry `i` as `key(i)` (smaller first);
+/// `sorted` says whether the keys ascend already, when that is known.
 ///
 /// Lists usually come sorted by score already, with only the documents of
 /// tied scores out of order: then only those runs of ties are sorted.
@@ -664,9 +774,10 @@ fn order_by(
     key: impl Fn(u32) -> u64,
     buffer: &ListBuffer,
     keyed: &mut Vec<(u64, u32)>,
+    sorted: Option<bool>,
 ) {
     let doc = |i: u32| buffer.doc(i as usize);
-    let by_score = order.windows(2).all(|w| key(w[0]) <= key(w[1]));
+    let by_score = sorted.unwrap_or_else(|| order.windows(2).all(|w| key(w[0]) <= key(w[1])));
     if !by_score {
         keyed.clear();
         keyed.extend(order.iter().map(|&i| (key(i), i)));
