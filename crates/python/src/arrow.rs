@@ -80,9 +80,7 @@ pub fn qrels_from_arrow(
     let qrels = py
         .detach(|| qrels_from_batches(name, &batches, &columns))
         .map_err(|e| read_error(&e))?;
-    Ok(PyQrels {
-        qrels: Arc::new(qrels),
-    })
+    Ok(PyQrels::from(qrels))
 }
 
 /// A run from an Arrow table, record batch or stream: one row per query and
@@ -93,7 +91,7 @@ pub fn qrels_from_arrow(
 /// no whole run is built); else the run is built now, to be evaluated many
 /// times.
 #[pyfunction]
-#[pyo3(signature = (data, name, query, doc, score, rank, duplicates, stream=false))]
+#[pyo3(signature = (data, name, query, doc, score, rank, duplicates, ties="docid", stream=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_from_arrow(
     py: Python<'_>,
@@ -104,11 +102,13 @@ pub fn run_from_arrow(
     score: &str,
     rank: &str,
     duplicates: &str,
+    ties: &str,
     stream: bool,
 ) -> PyResult<PyRun> {
+    let ties = crate::options::ties(ties)?;
     let read = ReadOptions {
         duplicates: self::duplicates(duplicates)?,
-        ..ReadOptions::default()
+        ties,
     };
     let batches = batches(data, name)?;
     let columns = columns(query, doc, score, rank, "grade");
@@ -120,6 +120,7 @@ pub fn run_from_arrow(
                 columns,
                 read,
             }),
+            ties,
         });
     }
     let run = py
@@ -127,5 +128,6 @@ pub fn run_from_arrow(
         .map_err(|e| read_error(&e))?;
     Ok(PyRun {
         source: RunSource::Memory(Arc::new(run)),
+        ties,
     })
 }

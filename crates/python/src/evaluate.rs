@@ -4,18 +4,23 @@
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use rankeval_runner::engine::{has_scores, unscored_run};
 use rankeval_runner::report::{ReportWarning, RunWarning};
 use rankeval_runner::{
-    Evaluation, Format, Missing, Options, ReadError, RelevanceLevel, evaluate as evaluate_run,
-    evaluate_batches, evaluate_input, parse_aggregator, read::read_run_with,
+    Evaluation, Format, Missing, Options, ReadError, ReadOptions, RelevanceLevel,
+    evaluate as evaluate_run, evaluate_batches, evaluate_input, parse_aggregator,
+    read::read_run_with,
 };
 
 use crate::errors::{InputError, located, read_error};
 use crate::inputs::{PyQrels, PyRun, RunSource};
+use crate::options;
 use crate::python_metric::Metrics;
 
-/// One run's results: `(run, metrics, queries, values, means, warnings)`,
-/// `values` a `queries x metrics` float64 array.
+/// One run's results: `(run, metrics, queries, values, means, warnings,
+/// qrels)`, `values` a `queries x metrics` float64 array, `qrels` the
+/// judgements it was evaluated on (for `compare` to check that runs share
+/// them).
 type RunResults<'py> = (
     String,
     Vec<String>,
@@ -23,21 +28,29 @@ type RunResults<'py> = (
     Bound<'py, PyAny>,
     Vec<f64>,
     Vec<String>,
+    Py<PyQrels>,
 );
 
 /// Evaluates each `(name, run)` against `qrels` (or, for JSON Lines run
 /// files, the judgements they hold when `qrels` is `None`) with the metrics
-/// `specs`; `missing` is `"skip"` or `"zero"`, `rel` the relevance level.
+/// `specs`; `missing` is `"skip"` or `"zero"`, `rel` the relevance level
+/// (a grade above 0, `3.5` too), `ties` `"docid"`, `"input"` or
+/// `"average"`, `score_threshold` a finite number or `None` (the command
+/// line's `--missing`, `--rel`, `--ties` and `--score-threshold`).
 #[pyfunction]
-#[pyo3(signature = (qrels, runs, specs, missing, rel))]
+#[pyo3(signature = (qrels, runs, specs, missing, rel, ties="docid", score_threshold=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn evaluate<'py>(
     py: Python<'py>,
-    qrels: Option<PyRef<'py, PyQrels>>,
+    qrels: Option<Bound<'py, PyQrels>>,
     runs: Vec<(String, PyRef<'py, PyRun>)>,
     specs: Vec<String>,
     missing: &str,
-    rel: i32,
+    rel: f64,
+    ties: &str,
+    score_threshold: Option<f64>,
 ) -> PyResult<Vec<RunResults<'py>>> {
+    let ties = options::ties(ties)?;
     let options = Options {
         missing: match missing {
             "skip" => Missing::Skip,
@@ -49,19 +62,32 @@ pub fn evaluate<'py>(
             }
         },
         level: RelevanceLevel::new(rel).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "rel={rel}: the relevance level must be at least 1 (grades of 0 and below are never relevant)"
-            ))
+            // The command line's messages for `--rel`.
+            PyValueError::new_err(if rel > 0.0 {
+                format!(
+                    "rel={rel}: the relevance level is too large: the largest grade is 2147483647"
+                )
+            } else {
+                format!(
+                    "rel={rel}: the relevance level must be a positive grade (grades of 0 and below are never relevant)"
+                )
+            })
         })?,
-        ..Options::default()
+        ties,
+        score_threshold: options::score_threshold(score_threshold)?,
     };
     if specs.is_empty() {
         return Err(PyValueError::new_err("give at least one metric"));
     }
     let metrics = Metrics::build(&specs)?;
+    options::check_metric_ties(&metrics.metrics, ties)?;
+    for (name, run) in &runs {
+        check_run(name, run, &options)?;
+    }
     let mean = parse_aggregator("mean")
         .map_err(|e| PyValueError::new_err(format!("the `mean` aggregator: {e}")))?;
-    let qrels = qrels.as_ref().map(|q| q.qrels.clone());
+    let given: Option<Py<PyQrels>> = qrels.as_ref().map(|q| q.clone().unbind());
+    let qrels = qrels.as_ref().map(|q| q.get().qrels.clone());
     let mut results = Vec::with_capacity(runs.len());
     for (name, run) in &runs {
         let source: &RunSource = &run.source;
@@ -69,7 +95,13 @@ pub fn evaluate<'py>(
         if let Some(raised) = metrics.take_error(py) {
             return Err(raised);
         }
-        let (evaluation, ignored) = evaluated?;
+        let (evaluation, ignored, own) = evaluated?;
+        let judged = match (own, &given) {
+            (Some(own), _) => Py::new(py, PyQrels::from(own))?,
+            (None, Some(given)) => given.clone_ref(py),
+            // `evaluate_one` fails on a run with no qrels before this.
+            (None, None) => return Err(PyValueError::new_err("no qrels")),
+        };
         let width = evaluation.metrics().len();
         let queries = evaluation.queries().to_vec();
         let mut values = Vec::with_capacity(queries.len() * width);
@@ -105,9 +137,39 @@ pub fn evaluate<'py>(
             values.into_any(),
             means,
             warnings,
+            judged,
         ));
     }
     Ok(results)
+}
+
+/// Checks that `run` can be evaluated with `options` before anything is
+/// read: a run converted in memory has its ties in the order `ties` needs,
+/// and a score threshold has scores to compare (not an MS MARCO run).
+fn check_run(name: &str, run: &PyRun, options: &Options) -> PyResult<()> {
+    let ties = options.ties;
+    if matches!(run.source, RunSource::Memory(_))
+        && run.ties.orders_by_doc() != ties.orders_by_doc()
+    {
+        let (had, needs) = if run.ties.orders_by_doc() {
+            ("by document id", "\"input\"")
+        } else {
+            ("in input order", "\"docid\" or \"average\"")
+        };
+        return Err(PyValueError::new_err(format!(
+            "ties={:?}: run `{name}` was converted with its tied scores {had}; convert it with ties={needs}",
+            ties.as_str()
+        )));
+    }
+    if let (Some(threshold), RunSource::File { input, .. }) = (options.score_threshold, &run.source)
+        && !has_scores(input.format())
+    {
+        return Err(PyValueError::new_err(format!(
+            "score_threshold={threshold}: {}",
+            unscored_run(name)
+        )));
+    }
+    Ok(())
 }
 
 /// Why a run could not be evaluated.
@@ -129,49 +191,66 @@ impl From<Failure> for PyErr {
     }
 }
 
+/// One run evaluated: its results, how many judged queries a JSON Lines
+/// run held that were ignored for the qrels given, and the run's own
+/// judgements when they were used instead.
+type Evaluated = (Evaluation, Option<usize>, Option<rankeval_core::Qrels>);
+
 /// Evaluates one run as the command line does (a grouped run file while it
-/// is read); also returns how many judged queries a JSON Lines run held
-/// that were ignored for `qrels`.
+/// is read, its tied scores ordered as `options.ties` says).
 fn evaluate_one(
     qrels: Option<&rankeval_core::Qrels>,
     source: &RunSource,
     metrics: &Metrics,
     options: &Options,
-) -> Result<(Evaluation, Option<usize>), Failure> {
+) -> Result<Evaluated, Failure> {
     let metrics = &metrics.metrics;
     match (source, qrels) {
         (RunSource::Memory(run), Some(qrels)) => {
-            Ok((evaluate_run(qrels, run, metrics, options), None))
+            Ok((evaluate_run(qrels, run, metrics, options), None, None))
         }
         (RunSource::Memory(_), None) => Err(Failure::NoQrels("the run".to_owned())),
-        (RunSource::File { input, read }, Some(qrels)) if input.format() == Format::Jsonl => {
-            let (run, own) = read_run_with(input, *read, &|_| {}).map_err(Failure::Read)?;
-            let ignored = own.map(|own| own.num_queries());
-            Ok((evaluate_run(qrels, &run, metrics, options), ignored))
-        }
-        (RunSource::File { input, read }, Some(qrels)) => {
-            evaluate_input(qrels, input, *read, metrics, options, &|_| {})
-                .map(|e| (e, None))
-                .map_err(Failure::Read)
-        }
-        (RunSource::Table(table), Some(qrels)) => evaluate_batches(
-            qrels,
-            &table.name,
-            &table.batches,
-            &table.columns,
-            table.read,
-            metrics,
-            options,
-        )
-        .map(|e| (e, None))
-        .map_err(Failure::Read),
-        (RunSource::Table(table), None) => Err(Failure::NoQrels(table.name.clone())),
-        (RunSource::File { input, read }, None) => {
-            let (run, own) = read_run_with(input, *read, &|_| {}).map_err(Failure::Read)?;
-            let Some(own) = own else {
-                return Err(Failure::NoQrels(input.name().to_owned()));
+        (RunSource::Table(table), Some(qrels)) => {
+            let read = ReadOptions {
+                ties: options.ties,
+                ..table.read
             };
-            Ok((evaluate_run(&own, &run, metrics, options), None))
+            evaluate_batches(
+                qrels,
+                &table.name,
+                &table.batches,
+                &table.columns,
+                read,
+                metrics,
+                options,
+            )
+            .map(|e| (e, None, None))
+            .map_err(Failure::Read)
+        }
+        (RunSource::Table(table), None) => Err(Failure::NoQrels(table.name.clone())),
+        (RunSource::File { input, read }, qrels) => {
+            let read = ReadOptions {
+                ties: options.ties,
+                ..*read
+            };
+            match qrels {
+                Some(qrels) if input.format() == Format::Jsonl => {
+                    let (run, own) = read_run_with(input, read, &|_| {}).map_err(Failure::Read)?;
+                    let ignored = own.map(|own| own.num_queries());
+                    Ok((evaluate_run(qrels, &run, metrics, options), ignored, None))
+                }
+                Some(qrels) => evaluate_input(qrels, input, read, metrics, options, &|_| {})
+                    .map(|e| (e, None, None))
+                    .map_err(Failure::Read),
+                None => {
+                    let (run, own) = read_run_with(input, read, &|_| {}).map_err(Failure::Read)?;
+                    let Some(own) = own else {
+                        return Err(Failure::NoQrels(input.name().to_owned()));
+                    };
+                    let evaluated = evaluate_run(&own, &run, metrics, options);
+                    Ok((evaluated, None, Some(own)))
+                }
+            }
         }
     }
 }

@@ -3,19 +3,23 @@
 //! table columns (pandas, pyarrow), into the core model.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyList, PyString};
-use rankeval_core::{Duplicates, Id, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError};
+use rankeval_core::{
+    Duplicates, Id, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError, Ties,
+};
 use rankeval_runner::read::arrow_array::RecordBatch;
 use rankeval_runner::{CsvOptions, Format, Input, ReadOptions, read_qrels};
 use rayon::prelude::*;
 
 use crate::columns::IdColumn;
 use crate::errors::{qrels_error, read_error, run_error};
+use crate::fingerprint::fingerprint;
+use crate::options::ties as parse_ties;
 
 /// Rows per task when a table is read in parallel.
 const ROWS_PER_TASK: usize = 1 << 16;
@@ -25,6 +29,25 @@ const ROWS_PER_TASK: usize = 1 << 16;
 pub struct PyQrels {
     /// The judgements.
     pub qrels: Arc<Qrels>,
+    /// Their fingerprint, computed the first time it is needed.
+    fingerprint: OnceLock<u64>,
+}
+
+impl From<Qrels> for PyQrels {
+    fn from(qrels: Qrels) -> Self {
+        Self {
+            qrels: Arc::new(qrels),
+            fingerprint: OnceLock::new(),
+        }
+    }
+}
+
+impl PyQrels {
+    /// The fingerprint of the judgements (see [`fingerprint`]), computed
+    /// once per `Qrels` object.
+    pub fn fingerprint(&self) -> u64 {
+        *self.fingerprint.get_or_init(|| fingerprint(&self.qrels))
+    }
 }
 
 /// Where a run comes from: built in memory, or a file read while it is
@@ -65,6 +88,10 @@ pub struct TableRun {
 pub struct PyRun {
     /// Where it comes from.
     pub source: RunSource,
+    /// How tied scores were ordered when a run in memory was converted
+    /// (`input`: as given; else by document id); a file is ordered as the
+    /// evaluation asks when it is read.
+    pub ties: Ties,
 }
 
 #[pymethods]
@@ -79,6 +106,15 @@ impl PyQrels {
     #[getter]
     fn num_judgements(&self) -> usize {
         self.qrels.num_judgements()
+    }
+
+    /// Whether `other` holds the same judgements (the same object, or equal
+    /// fingerprints: see [`fingerprint`]); computed only when asked, so
+    /// that evaluating never pays for it.
+    fn same_judgements(&self, py: Python<'_>, other: &Bound<'_, PyQrels>) -> bool {
+        let other = other.get();
+        Arc::ptr_eq(&self.qrels, &other.qrels)
+            || py.detach(|| self.fingerprint() == other.fingerprint())
     }
 
     fn __repr__(&self) -> String {
@@ -161,9 +197,10 @@ fn file_input(
         Some("csv") => input.with_format(Format::Csv),
         Some("parquet") => input.with_format(Format::Parquet),
         Some("arrow") => input.with_format(Format::Arrow),
+        Some("msmarco") => input.with_format(Format::Msmarco),
         Some(other) => {
             return Err(PyValueError::new_err(format!(
-                "format={other:?}: expected \"trec\", \"jsonl\", \"csv\", \"parquet\" or \"arrow\""
+                "format={other:?}: expected \"trec\", \"jsonl\", \"csv\", \"parquet\", \"arrow\" or \"msmarco\""
             )));
         }
     };
@@ -205,15 +242,13 @@ pub fn qrels_from_file(
     let qrels = py
         .detach(|| read_qrels(&input))
         .map_err(|e| read_error(&e))?;
-    Ok(PyQrels {
-        qrels: Arc::new(qrels),
-    })
+    Ok(PyQrels::from(qrels))
 }
 
 /// A run file (TREC, JSON Lines, CSV, Parquet or Arrow IPC), read when it
 /// is evaluated.
 #[pyfunction]
-#[pyo3(signature = (path, format, query, doc, score, rank, grade, delimiter, duplicates))]
+#[pyo3(signature = (path, format, query, doc, score, rank, grade, delimiter, duplicates, ties="docid"))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_from_file(
     path: PathBuf,
@@ -225,14 +260,17 @@ pub fn run_from_file(
     grade: String,
     delimiter: Option<char>,
     duplicates: &str,
+    ties: &str,
 ) -> PyResult<PyRun> {
+    let ties = parse_ties(ties)?;
     let read = ReadOptions {
         duplicates: self::duplicates(duplicates)?,
-        ..ReadOptions::default()
+        ties,
     };
     let input = file_input(path, format, query, doc, score, rank, grade, delimiter)?;
     Ok(PyRun {
         source: RunSource::File { input, read },
+        ties,
     })
 }
 
@@ -306,16 +344,21 @@ pub fn qrels_from_dict(judgements: &Bound<'_, PyDict>, name: &str) -> PyResult<P
         })??;
     }
     let qrels = builder.finish().map_err(failed)?;
-    Ok(PyQrels {
-        qrels: Arc::new(qrels),
-    })
+    Ok(PyQrels::from(qrels))
 }
 
 /// A run from `{query: {doc: score}}` or `{query: [doc, ...]}` (ranked,
 /// best first), called `name` in errors.
 #[pyfunction]
-pub fn run_from_dict(lists: &Bound<'_, PyDict>, name: &str, duplicates: &str) -> PyResult<PyRun> {
+#[pyo3(signature = (lists, name, duplicates, ties="docid"))]
+pub fn run_from_dict(
+    lists: &Bound<'_, PyDict>,
+    name: &str,
+    duplicates: &str,
+    ties: &str,
+) -> PyResult<PyRun> {
     let duplicates = self::duplicates(duplicates)?;
+    let ties = parse_ties(ties)?;
     let mut builder = RunBuilder::new();
     let mut at = 0u64;
     let failed = |e: RunError| run_error(name, &e);
@@ -348,9 +391,10 @@ pub fn run_from_dict(lists: &Bound<'_, PyDict>, name: &str, duplicates: &str) ->
             Ok(())
         })??;
     }
-    let run = builder.finish(duplicates).map_err(failed)?;
+    let run = builder.finish_with(duplicates, ties).map_err(failed)?;
     Ok(PyRun {
         source: RunSource::Memory(Arc::new(run)),
+        ties,
     })
 }
 
@@ -431,9 +475,7 @@ pub fn qrels_from_columns<'py>(
         joined.finish()
     });
     let qrels = built.map_err(|e| qrels_error(name, &e))?;
-    Ok(PyQrels {
-        qrels: Arc::new(qrels),
-    })
+    Ok(PyQrels::from(qrels))
 }
 
 /// A run from columns of equal length, ordered by `score` (descending,
@@ -441,7 +483,7 @@ pub fn qrels_from_columns<'py>(
 /// (ascending, ties as for scores), as a CSV run; read in parallel with the
 /// GIL released. Errors name `name` and the 1-based row.
 #[pyfunction]
-#[pyo3(signature = (name, query_name, query, doc_name, doc, order_name, order, by_rank, duplicates))]
+#[pyo3(signature = (name, query_name, query, doc_name, doc, order_name, order, by_rank, duplicates, ties="docid"))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_from_columns<'py>(
     py: Python<'py>,
@@ -454,8 +496,10 @@ pub fn run_from_columns<'py>(
     order: PyReadonlyArray1<'py, f64>,
     by_rank: bool,
     duplicates: &str,
+    ties: &str,
 ) -> PyResult<PyRun> {
     let duplicates = self::duplicates(duplicates)?;
+    let ties = parse_ties(ties)?;
     let query = IdColumn::extract(query, query_name)?;
     let doc = IdColumn::extract(doc, doc_name)?;
     let rows = same_length(&[
@@ -486,10 +530,11 @@ pub fn run_from_columns<'py>(
         for part in parts {
             joined.append(part?, 0);
         }
-        joined.finish(duplicates)
+        joined.finish_with(duplicates, ties)
     });
     let run = built.map_err(|e| run_error(name, &e))?;
     Ok(PyRun {
         source: RunSource::Memory(Arc::new(run)),
+        ties,
     })
 }

@@ -9,9 +9,12 @@
 
 mod arrow;
 mod columns;
+mod compare;
 mod errors;
 mod evaluate;
+mod fingerprint;
 mod inputs;
+mod options;
 mod python_metric;
 mod report;
 
@@ -28,7 +31,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CompareError", py.get_type::<errors::CompareError>())?;
     m.add_class::<report::PyReport>()?;
     m.add_function(wrap_pyfunction!(report::run_experiment, m)?)?;
-    m.add_function(wrap_pyfunction!(report::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
     m.add_class::<inputs::PyQrels>()?;
     m.add_class::<inputs::PyRun>()?;
     m.add_function(wrap_pyfunction!(inputs::qrels_from_file, m)?)?;

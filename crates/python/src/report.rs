@@ -1,22 +1,19 @@
 //! TOML experiments and comparisons: `run_experiment` executes an
 //! experiment file as `rankeval run` does and returns its [`Report`];
-//! `compare` compares a report's runs with a baseline and checks gates
-//! through the runner's comparison API, as the command line does.
+//! its comparison, when it has one, is made as `rankeval run` makes it
+//! (`compare` on a report is in [`crate::compare`]).
 
 use std::path::PathBuf;
 
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankeval_runner::compare::{
-    Baseline, CompareRunError, Compared, ComparisonReport, Family, GateSpec, Settings, parse_gate,
-    read_results, run_plan,
-};
+use rankeval_runner::compare::{Compared, run_plan};
 use rankeval_runner::config::{self, ConfigError};
 use rankeval_runner::report::{OutputFormat, RenderOptions, Report, render_compared};
-use serde::de::DeserializeOwned;
 
 use crate::errors::{CompareError, ConfigError as PyConfigError, located, read_error};
+use crate::options::named;
 
 /// The results of an experiment: every run's per-query values and
 /// aggregates, and the warnings, as the command line reports them.
@@ -32,7 +29,7 @@ pub struct PyReport {
 
 impl PyReport {
     /// The report the experiment's output shows.
-    fn shown(&self) -> &Report {
+    pub fn shown(&self) -> &Report {
         self.compared.as_ref().map_or(&self.report, |c| &c.report)
     }
 }
@@ -141,13 +138,6 @@ impl PyReport {
     }
 }
 
-/// A value of a lowercase serde enum (`"bootstrap"`, `"holm"`) by name.
-fn named<T: DeserializeOwned>(value: &str, option: &str, expected: &str) -> PyResult<T> {
-    serde_json::from_value(serde_json::Value::String(value.to_owned())).map_err(|_| {
-        PyValueError::new_err(format!("{option}={value:?}: expected one of {expected}"))
-    })
-}
-
 /// An experiment file's error with its file and line.
 fn config_error(error: &ConfigError) -> PyErr {
     let text = error.to_string();
@@ -189,99 +179,4 @@ pub fn run_experiment(py: Python<'_>, path: PathBuf) -> PyResult<PyReport> {
             })
         }
     }
-}
-
-/// Compares the runs of `report` with a baseline (a run of the report by
-/// name, or `(file, run)` of a JSON results file written with
-/// `--format json --per-query`) or, without one, every pair of runs, and
-/// checks `gates` (the command line's syntax, `ndcg@10:at_least(0.4)`).
-/// Returns the comparison report as JSON text (the `comparison` object of
-/// the command line's JSON) and whether every gate passed.
-#[pyfunction]
-#[pyo3(signature = (report, baseline, baseline_file, gates, test=None, level=None, resamples=None, seed=None, correction=None, family=None, alpha=None, missing=None))]
-#[allow(clippy::too_many_arguments)]
-pub fn compare(
-    py: Python<'_>,
-    report: PyRef<'_, PyReport>,
-    baseline: Option<String>,
-    baseline_file: Option<(PathBuf, Option<String>)>,
-    gates: Vec<String>,
-    test: Option<&str>,
-    level: Option<f64>,
-    resamples: Option<u64>,
-    seed: Option<u64>,
-    correction: Option<&str>,
-    family: Option<&str>,
-    alpha: Option<f64>,
-    missing: Option<&str>,
-) -> PyResult<(String, bool)> {
-    // Anything not given is the command line's default.
-    let default = Settings::default();
-    let settings = Settings {
-        test: match test {
-            Some(test) => named(test, "test", "t, randomization, bootstrap, wilcoxon")?,
-            None => default.test,
-        },
-        level: level.unwrap_or(default.level),
-        resamples: resamples.unwrap_or(default.resamples),
-        seed: seed.unwrap_or(default.seed),
-        correction: match correction {
-            Some(c) => named(
-                c,
-                "correction",
-                "holm, bonferroni, benjamini_hochberg (bh), none",
-            )?,
-            None => default.correction,
-        },
-        family: match family {
-            Some(f) => named::<Family>(f, "family", "runs_x_metrics, per_metric, per_run")?,
-            None => default.family,
-        },
-        alpha: alpha.unwrap_or(default.alpha),
-        missing: match missing {
-            Some(m) => named(m, "missing", "skip, zero")?,
-            None => default.missing,
-        },
-        ..default
-    };
-    let failed = |e: CompareRunError| located::<CompareError>(None, None, &e.to_string());
-    settings.validate().map_err(failed)?;
-    let report = report.shown();
-    let baseline = match (baseline, baseline_file) {
-        (Some(_), Some(_)) => {
-            return Err(PyValueError::new_err(
-                "give the baseline as a run name or as a results file, not both",
-            ));
-        }
-        (Some(name), None) => Some(Baseline::Run(name)),
-        (None, Some((path, run))) => Some(Baseline::Results(
-            read_results(&path, run.as_deref()).map_err(failed)?,
-        )),
-        (None, None) => None,
-    };
-    let metrics: Vec<String> = report.metrics.iter().map(|m| m.name.clone()).collect();
-    let gates: Vec<GateSpec> = gates
-        .iter()
-        .map(|text| {
-            parse_gate(text, settings.alpha, |metric| {
-                rankeval_runner::parse_metric(metric)
-                    .map(|m| m.name())
-                    .or_else(|e| {
-                        // A corpus metric, or a name the report has as written.
-                        if metrics.iter().any(|m| m == metric) {
-                            Ok(metric.to_owned())
-                        } else {
-                            Err(e.to_string())
-                        }
-                    })
-            })
-            .map_err(|e| located::<CompareError>(None, None, &format!("gate `{text}`: {e}")))
-        })
-        .collect::<PyResult<_>>()?;
-    let compared: ComparisonReport = py
-        .detach(|| rankeval_runner::compare::compare(report, baseline.as_ref(), &settings, &gates))
-        .map_err(failed)?;
-    let json = serde_json::to_string(&compared)
-        .map_err(|e| PyValueError::new_err(format!("the comparison as JSON: {e}")))?;
-    Ok((json, compared.passed()))
 }

@@ -330,3 +330,13 @@ def test_repeats_in_a_table_are_kept_best_first_or_refused_as_the_cli_does(files
         rankeval_rs.evaluate(files.qrels_trec, rankeval_rs.run(table), SPECS)
     assert (raised.value.line, str(raised.value)) == (whole.value.line, str(whole.value))
     assert raised.value.line == i0 + 2 and f"first on row 1)" in str(raised.value)
+
+
+@pytest.mark.parametrize("ties", ["docid", "input", "average"])
+def test_a_table_read_while_evaluated_orders_ties_as_the_file_does(files, data, ties):
+    specs = [s for s in SPECS if s not in ("bpref", "err@10")]  # these refuse ties="average"
+    _, run = arrow_tables(data, "string")
+    expected = rankeval_rs.evaluate(files.qrels_trec, files.run_trec, specs, ties=ties)
+    assert_equal(rankeval_rs.evaluate(files.qrels_trec, run, specs, ties=ties), expected)
+    batches = pa.Table.from_batches(run.to_batches(max_chunksize=7))
+    assert_equal(rankeval_rs.evaluate(files.qrels_trec, batches, specs, ties=ties), expected)

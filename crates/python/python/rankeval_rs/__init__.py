@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _native
-from ._evaluation import DEFAULT_METRICS, Evaluation, RankevalWarning, evaluate
+from ._evaluation import DEFAULT_METRICS, Evaluation, Evaluations, RankevalWarning, evaluate
 from ._inputs import to_qrels, to_run
 from ._report import Comparison, Report, RunReport, compare, run_experiment
 from ._native import (
@@ -33,6 +33,7 @@ __all__ = [
     "ConfigError",
     "DEFAULT_METRICS",
     "Evaluation",
+    "Evaluations",
     "InputError",
     "MetricError",
     "Qrels",
@@ -62,10 +63,13 @@ def qrels(data: Any, *, query: str = "user", doc: str = "item", grade: str = "gr
 
 def run(data: Any, *, query: str = "user", doc: str = "item", score: str = "score",
         rank: str = "rank", format: str | None = None, delimiter: str | None = None,
-        duplicates: str = "error") -> Run:
-    """Converts a run once (a file is read when evaluated, as the CLI does)."""
+        duplicates: str = "error", ties: str = "docid") -> Run:
+    """Converts a run once (a file is read when evaluated, as the CLI does).
+    Tied scores of Python data are ordered as ``ties`` says: by document id
+    (``"docid"`` or ``"average"``) or as given (``"input"``); evaluate it
+    with a ``ties`` that orders them the same way."""
     return to_run(data, query=query, doc=doc, score=score, rank=rank, format=format,
-                  delimiter=delimiter, duplicates=duplicates)
+                  delimiter=delimiter, duplicates=duplicates, ties=ties)
 
 
 def metric_names() -> list[str]:

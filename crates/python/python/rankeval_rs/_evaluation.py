@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from . import _native
 from ._inputs import is_path, run_names, to_qrels, to_run
+
+if TYPE_CHECKING:
+    from ._report import Comparison
 
 #: Metrics used when none are given (as the command line's `eval`).
 DEFAULT_METRICS: tuple[str, ...] = ("ap", "rr", "p@10", "recall@100", "ndcg@10")
@@ -19,6 +22,19 @@ DEFAULT_METRICS: tuple[str, ...] = ("ap", "rr", "p@10", "recall@100", "ndcg@10")
 class RankevalWarning(UserWarning):
     """Something the user should know about an evaluation: queries only in
     the run or only in the qrels, repeated documents left out."""
+
+
+class Basis(NamedTuple):
+    """What an evaluation's values depend on besides the run: the qrels
+    and the options. Runs compared with each other must share it (qrels
+    count as the same when they hold equal judgements in any order: see
+    :meth:`Qrels.same_judgements`)."""
+
+    qrels: _native.Qrels
+    missing: str
+    rel: float
+    ties: str
+    score_threshold: float | None
 
 
 class Evaluation:
@@ -30,18 +46,24 @@ class Evaluation:
     - ``values``: a float64 array, one row per query, one column per metric;
     - ``means``: ``{metric: mean over the evaluated queries}``;
     - ``warnings``: the warnings, also issued as :class:`RankevalWarning`.
+
+    Results of runs evaluated on the same qrels with the same metrics and
+    options are compared with :func:`compare`.
     """
 
-    __slots__ = ("run", "metrics", "queries", "values", "means", "warnings")
+    __slots__ = ("run", "metrics", "queries", "values", "means", "warnings", "_basis")
 
     def __init__(self, run: str, metrics: list[str], queries: list[str], values: np.ndarray,
-                 means: list[float], warnings: list[str]):
+                 means: list[float], warnings: list[str], basis: Basis | None = None):
         self.run = run
         self.metrics = metrics
         self.queries = queries
         self.values = values
         self.means = dict(zip(metrics, means))
         self.warnings = warnings
+        #: What the values depend on besides the run (see :class:`Basis`);
+        #: None for results that `evaluate` did not make.
+        self._basis = basis
 
     def __getitem__(self, metric: str) -> float:
         """The mean of `metric` (its canonical name)."""
@@ -71,6 +93,22 @@ class Evaluation:
         return f"Evaluation(run={self.run!r}, queries={len(self.queries)}, {means})"
 
 
+class Evaluations(dict[str, Evaluation]):
+    """The results of several runs evaluated together: ``{name:
+    Evaluation}``, in the order given, with :meth:`compare`."""
+
+    def compare(self, baseline: str | None = None, **options: Any) -> Comparison:
+        """:func:`compare` on these results: the runs compared with
+        ``baseline`` (one of them, by name) or every pair of runs, with
+        the same options and numbers as ``rankeval eval --baseline``."""
+        from ._report import compare
+
+        return compare(self, baseline, **options)
+
+    def __repr__(self) -> str:
+        return f"Evaluations({dict.__repr__(self)})"
+
+
 def evaluate(
     qrels: Any,
     run_or_runs: Any,
@@ -78,7 +116,9 @@ def evaluate(
     *,
     missing: str = "skip",
     duplicates: str = "error",
-    rel: int = 1,
+    rel: float = 1,
+    ties: str = "docid",
+    score_threshold: float | None = None,
     query: str = "user",
     doc: str = "item",
     score: str = "score",
@@ -100,13 +140,20 @@ def evaluate(
 
     ``run_or_runs`` is one run (returns an :class:`Evaluation`), or a dict
     ``{name: run}`` or a list of runs (returns ``{name: Evaluation}``; a
-    list's names are the file stems, as the CLI names them).
+    list's names are the file stems, as the CLI names them); compare
+    those with :meth:`Evaluations.compare` or :func:`compare`.
 
     ``metrics`` use the CLI's syntax: ``"ndcg@10"``,
     ``"ap(norm=truncated)@10"``, and the names of metrics registered with
     :func:`register_metric`. ``missing`` (``"skip"`` or ``"zero"``),
     ``duplicates`` (``"error"`` or ``"first"``) and ``rel`` are the CLI's
-    ``--missing``, ``--duplicates`` and ``--rel``.
+    ``--missing``, ``--duplicates`` and ``--rel`` (a grade above 0, ``3.5``
+    too); ``ties`` (``--ties``) ranks tied scores by document id
+    (``"docid"``, trec_eval's rule), in the run's order (``"input"``: its
+    lines, rows or dict order) or averages each metric over every order of
+    the ties (``"average"``); ``score_threshold`` (``--score-threshold``)
+    cuts each list at the entries scored at or below it (None: every entry
+    counts). Bad values raise :class:`ValueError` with the CLI's reason.
 
     Raises :class:`InputError` (with ``file``, ``line``, ``message``) for
     bad input and :class:`MetricError` for a bad metric; issues a
@@ -126,14 +173,19 @@ def evaluate(
     runs = [
         (name, to_run(value, query=query, doc=doc, score=score, rank=rank, format=format,
                       delimiter=delimiter, duplicates=duplicates,
-                      name="run" if single else f"run `{name}`", stream=True))
+                      name="run" if single else f"run `{name}`", ties=ties, stream=True))
         for name, value in named
     ]
-    results = [Evaluation(*result) for result in _native.evaluate(judged, runs, specs, missing, rel)]
+    evaluated = _native.evaluate(judged, runs, specs, missing, rel, ties, score_threshold)
+    results = [
+        Evaluation(run, names, queries, values, means, texts,
+                   Basis(judgements, missing, rel, ties, score_threshold))
+        for run, names, queries, values, means, texts, judgements in evaluated
+    ]
     for result in results:
         for text in result.warnings:
             warnings.warn(text, RankevalWarning, stacklevel=2)
-    return results[0] if single else {r.run: r for r in results}
+    return results[0] if single else Evaluations((r.run, r) for r in results)
 
 
 def _is_dict_run(value: Any) -> bool:

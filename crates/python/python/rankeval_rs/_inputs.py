@@ -243,8 +243,10 @@ def to_qrels(data: Any, *, query: str, doc: str, grade: str, format: str | None,
 
 
 def to_run(data: Any, *, query: str, doc: str, score: str, rank: str, format: str | None,
-           delimiter: str | None, duplicates: str, name: str = "run", stream: bool = False) -> Run:
-    """A run from a path, a dict of dicts, a DataFrame or an Arrow table.
+           delimiter: str | None, duplicates: str, name: str = "run", ties: str = "docid",
+           stream: bool = False) -> Run:
+    """A run from a path, a dict of dicts, a DataFrame or an Arrow table;
+    tied scores ordered as ``ties`` says (by document id, or as given).
 
     With `stream`, a DataFrame or Arrow table is kept (as Arrow, not
     copied) and read when the run is evaluated, query by query where it is
@@ -255,10 +257,10 @@ def to_run(data: Any, *, query: str, doc: str, score: str, rank: str, format: st
         return data
     if is_path(data):
         return _native.run_from_file(
-            os.fspath(data), format, query, doc, score, rank, "grade", delimiter, duplicates
+            os.fspath(data), format, query, doc, score, rank, "grade", delimiter, duplicates, ties
         )
     if isinstance(data, dict):
-        return _native.run_from_dict(data, name, duplicates)
+        return _native.run_from_dict(data, name, duplicates, ties)
     if _is_pandas(data):
         columns = [str(c) for c in data.columns]
         by_rank = _find(columns, score, "score") is None and _find(columns, rank, "rank") is not None
@@ -267,10 +269,10 @@ def to_run(data: Any, *, query: str, doc: str, score: str, rank: str, format: st
                   (*ordered_by, f"or `{rank}`: a run needs scores or ranks; set score= or rank=")]
         arrow = _pandas_arrow(data, f"{name} table", wanted)
         if arrow is not None:
-            return _native.run_from_arrow(arrow, f"{name} table", query, doc, score, rank, duplicates,
+            return _native.run_from_arrow(arrow, f"{name} table", query, doc, score, rank, duplicates, ties,
                                           stream)
     elif _is_arrow(data):
-        return _native.run_from_arrow(data, f"{name} table", query, doc, score, rank, duplicates,
+        return _native.run_from_arrow(data, f"{name} table", query, doc, score, rank, duplicates, ties,
                                       stream)
     if _is_pandas(data):
         table = _Table(data, f"{name} table")
@@ -284,7 +286,7 @@ def to_run(data: Any, *, query: str, doc: str, score: str, rank: str, format: st
             table.require(score, f"or `{rank}`: a run needs scores or ranks; set score= or rank=")
         return _native.run_from_columns(
             table.name, query, table.ids(query), doc, table.ids(doc), order_name, order,
-            by_rank, duplicates,
+            by_rank, duplicates, ties,
         )
     raise TypeError(
         f"{name}: expected a file path, a dict {{query: {{doc: score}}}}, a pandas DataFrame "

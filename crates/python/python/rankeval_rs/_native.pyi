@@ -47,8 +47,12 @@ class NativeReport:
     def comparison(self) -> tuple[str, bool] | None: ...
 
 def run_experiment(path: str | PathLike[str]) -> NativeReport: ...
+#: One run's results as `evaluate` gave them: (name, metrics, queries,
+#: values, a `queries x metrics` array).
+EvaluatedRun = tuple[str, list[str], list[str], npt.NDArray[np.float64]]
+
 def compare(
-    report: NativeReport,
+    source: NativeReport | list[EvaluatedRun],
     baseline: str | None,
     baseline_file: tuple[str, str | None] | None,
     gates: list[str],
@@ -60,7 +64,11 @@ def compare(
     family: str | None = None,
     alpha: float | None = None,
     missing: str | None = None,
-) -> tuple[str, bool]: ...
+    bootstrap: str | None = None,
+) -> tuple[str, bool]:
+    """Compares a report's runs, or runs evaluated on the same qrels, with
+    a baseline (or every pair); the comparison as JSON text, and whether
+    every gate passed."""
 
 @final
 class Qrels:
@@ -70,6 +78,8 @@ class Qrels:
     def num_queries(self) -> int: ...
     @property
     def num_judgements(self) -> int: ...
+    def same_judgements(self, other: Qrels) -> bool:
+        """Whether `other` holds the same judgements, in any order."""
 
 @final
 class Run:
@@ -104,9 +114,10 @@ def run_from_file(
     grade: str,
     delimiter: str | None,
     duplicates: str,
+    ties: str = "docid",
 ) -> Run: ...
 def qrels_from_dict(judgements: dict[Any, Any], name: str) -> Qrels: ...
-def run_from_dict(lists: dict[Any, Any], name: str, duplicates: str) -> Run: ...
+def run_from_dict(lists: dict[Any, Any], name: str, duplicates: str, ties: str = "docid") -> Run: ...
 #: Arrow data through the PyCapsule interface: anything with
 #: `__arrow_c_stream__` (a table, a stream) or `__arrow_c_array__` (a record batch).
 ArrowData = Any
@@ -120,6 +131,7 @@ def run_from_arrow(
     score: str,
     rank: str,
     duplicates: str,
+    ties: str = "docid",
     stream: bool = False,
 ) -> Run: ...
 def qrels_from_columns(
@@ -141,14 +153,19 @@ def run_from_columns(
     order: npt.NDArray[np.float64],
     by_rank: bool,
     duplicates: str,
+    ties: str = "docid",
 ) -> Run: ...
 def evaluate(
     qrels: Qrels | None,
     runs: list[tuple[str, Run]],
     specs: list[str],
     missing: str,
-    rel: int,
-) -> list[tuple[str, list[str], list[str], npt.NDArray[np.float64], list[float], list[str]]]: ...
+    rel: float,
+    ties: str = "docid",
+    score_threshold: float | None = None,
+) -> list[tuple[str, list[str], list[str], npt.NDArray[np.float64], list[float], list[str], Qrels]]:
+    """Each run's (name, metrics, queries, values, means, warnings, and the
+    qrels it was evaluated on)."""
 def register_metric(name: str, function: MetricFunction) -> None:
     """Registers `function` as the metric `name`, usable as `"name"` or `"name@k"`."""
 

@@ -1,6 +1,7 @@
 """TOML experiments and comparisons: :func:`run_experiment` runs an
 experiment file as ``rankeval run`` does and returns a :class:`Report`;
-:func:`compare` compares its runs with a baseline and checks gates. Every
+:func:`compare` compares its runs (or the runs :func:`evaluate` evaluated
+together) with a baseline and checks gates. Every
 number comes from the native engine and the runner's comparison API."""
 
 from __future__ import annotations
@@ -8,13 +9,14 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import _native
 from ._evaluation import Evaluation, RankevalWarning
+from ._native import CompareError
 
 
 class RunReport(Evaluation):
@@ -123,6 +125,13 @@ class Comparison:
         self.gates: list[dict[str, Any]] = document["gates"]
         self.passed = passed
 
+    @property
+    def seed(self) -> int | None:
+        """The seed of the random generator (``provenance["seed"]``), or
+        None when the test draws nothing (t, Wilcoxon)."""
+        seed = self.provenance.get("seed")
+        return None if seed is None else int(seed)
+
     def cell(self, run: str, metric: str) -> dict[str, Any]:
         """The comparison of ``run`` on ``metric``."""
         for cell in self.comparisons:
@@ -131,17 +140,20 @@ class Comparison:
         raise KeyError(f"no comparison of run {run!r} on {metric!r}")
 
     def to_dict(self) -> dict[str, Any]:
+        """The comparison as the CLI's JSON (a copy)."""
         return json.loads(json.dumps(self._document))  # a copy
 
     def __repr__(self) -> str:
         failed = [g["gate"] + " on " + g["run"] for g in self.gates if not g["passed"]]
+        seed = "" if self.seed is None else f", seed={self.seed}"
         return (f"Comparison(baseline={(self.baseline or {}).get('name')!r}, "
+                f"test={self.provenance.get('test')!r}{seed}, "
                 f"comparisons={len(self.comparisons)}, passed={self.passed}"
                 + (f", failed={failed}" if failed else "") + ")")
 
 
 def compare(
-    report: Report,
+    results: Report | Mapping[str, Evaluation] | Sequence[Evaluation],
     baseline: str | None = None,
     *,
     baseline_file: str | os.PathLike[str] | None = None,
@@ -151,30 +163,118 @@ def compare(
     level: float | None = None,
     resamples: int | None = None,
     seed: int | None = None,
+    bootstrap: str | None = None,
     correction: str | None = None,
     family: str | None = None,
     alpha: float | None = None,
     missing: str | None = None,
 ) -> Comparison:
-    """Compares the runs of ``report`` with ``baseline`` (one of its runs,
-    by name), or with ``baseline_run`` of a results file ``baseline_file``
-    (the CLI's ``--format json --per-query`` output), or, with neither,
-    every pair of runs (randomized Tukey HSD); then checks ``gates``, in
-    the CLI's syntax: ``"ndcg@10:at_least(0.45)"``,
-    ``"ndcg@10:non_inferior(margin=2%)"``, ``"ap:superior(alpha=0.01,run=v2)"``.
+    """Compares runs with ``baseline`` (one of the runs, by name), or with
+    ``baseline_run`` of a results file ``baseline_file`` (the CLI's
+    ``--format json --per-query`` output), or, with neither, every pair of
+    runs (randomized Tukey HSD); then checks ``gates``, in the CLI's
+    syntax: ``"ndcg@10:at_least(0.45)"``, ``"ndcg@10:non_inferior(margin=2%)"``,
+    ``"ap:superior(alpha=0.01,run=v2)"``.
+
+    ``results`` is a :class:`Report` (``run_experiment``), or the results of
+    :func:`evaluate` for several runs (``{name: Evaluation}``, or a list of
+    :class:`Evaluation`): runs evaluated on the same qrels, with the same
+    metrics and options, compared as ``rankeval eval --run ... --baseline``
+    compares them (the same numbers, bit for bit).
 
     ``test`` (``t``, ``randomization``, ``bootstrap``, ``wilcoxon``),
-    ``level``, ``resamples``, ``seed``, ``correction`` (``holm``,
-    ``bonferroni``, ``benjamini_hochberg``, ``none``), ``family``
-    (``runs_x_metrics``, ``per_metric``, ``per_run``), ``alpha`` and
-    ``missing`` (``skip``, ``zero``) default to the CLI's defaults.
+    ``level`` (``--confidence``), ``resamples``, ``seed``, ``bootstrap``
+    (``auto``, ``multinomial``, ``double_or_nothing``), ``correction``
+    (``holm``, ``bonferroni``, ``benjamini_hochberg``, ``none``), ``family``
+    (``runs_x_metrics``, ``per_metric``, ``per_run``) and ``alpha`` default
+    to the CLI's defaults; ``missing`` (``skip``, ``zero``: a query that
+    not every run has) to the evaluation's ``missing`` (``skip`` for a
+    report).
 
-    Raises :class:`CompareError` when the comparison cannot be made."""
+    Raises :class:`CompareError` when the comparison cannot be made: an
+    unknown baseline or gate, fewer than two runs (without a results
+    file), runs evaluated on other qrels, metrics or options; bad names of
+    options raise :class:`ValueError`."""
     if isinstance(gates, str):
         gates = [gates]
     file = None if baseline_file is None else (os.fspath(baseline_file), baseline_run)
+    if isinstance(results, Report):
+        source: Any = results._native
+    else:
+        runs = _evaluated(results, alone=baseline_file is not None)
+        if missing is None:
+            missing = runs[0][1]._basis.missing  # type: ignore[union-attr]
+        source = [(name, r.metrics, r.queries, r.values) for name, r in runs]
     text, passed = _native.compare(
-        report._native, baseline, file, list(gates), test, level, resamples, seed, correction,
-        family, alpha, missing,
+        source, baseline, file, list(gates), test, level, resamples, seed, correction,
+        family, alpha, missing, bootstrap,
     )
     return Comparison(json.loads(text), passed)
+
+
+def _compare_error(message: str) -> CompareError:
+    """A CompareError with the attributes the native ones carry."""
+    error = CompareError(message)
+    error.file, error.line, error.message = None, None, message
+    return error
+
+
+def _evaluated(results: Any, alone: bool) -> list[tuple[str, Evaluation]]:
+    """The named results of `evaluate` to compare, checked: evaluations
+    made by `evaluate`, at least two (one with a results file as the
+    baseline, `alone`), on the same qrels with the same metrics and
+    options, as one `rankeval eval` evaluates its runs."""
+    if isinstance(results, Evaluation):
+        results = [results]
+    if isinstance(results, Mapping):
+        runs = [(str(name), value) for name, value in results.items()]
+    elif isinstance(results, Sequence) and not isinstance(results, str):
+        runs = [(getattr(value, "run", ""), value) for value in results]
+        names = [name for name, _ in runs]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise _compare_error(
+                f"several results are named {', '.join(f'`{n}`' for n in twice)}: "
+                "give a dict {name: result} to name them"
+            )
+    else:
+        raise TypeError(
+            "compare: expected a Report, a dict {name: Evaluation} or a list of Evaluation "
+            f"(results of evaluate), found {type(results).__name__}"
+        )
+    for name, value in runs:
+        if not isinstance(value, Evaluation):
+            raise TypeError(f"compare: run `{name}` is a {type(value).__name__}, not an Evaluation")
+        if value._basis is None:
+            raise _compare_error(
+                f"run `{name}` was not evaluated by evaluate(): compare the Report it belongs to"
+            )
+    if len(runs) < (1 if alone else 2):
+        raise _compare_error(
+            f"compare needs at least two runs evaluated on the same qrels, got {len(runs)}"
+            " (or one run and a baseline_file)"
+        )
+    first_name, first = runs[0]
+    basis = first._basis
+    assert basis is not None
+    for name, value in runs[1:]:
+        other = value._basis
+        assert other is not None
+        if not other.qrels.same_judgements(basis.qrels):
+            raise _compare_error(
+                f"run `{name}` was evaluated on other qrels than run `{first_name}`: "
+                "compare runs evaluated on the same qrels"
+            )
+        for option in ("missing", "rel", "ties", "score_threshold"):
+            if getattr(other, option) != getattr(basis, option):
+                raise _compare_error(
+                    f"run `{name}` was evaluated with {option}={getattr(other, option)!r}, run "
+                    f"`{first_name}` with {option}={getattr(basis, option)!r}: compare runs "
+                    "evaluated with the same options"
+                )
+        if value.metrics != first.metrics:
+            raise _compare_error(
+                f"run `{name}` was evaluated with the metrics {value.metrics}, run `{first_name}` "
+                f"with {first.metrics}: compare runs evaluated with the same metrics"
+            )
+    return runs
