@@ -166,6 +166,49 @@ impl ListBuffer {
         self.push_doc(doc, at)
     }
 
+    /// Adds consecutive entries of one query at once, as a table column
+    /// holds them: `docs` is their document ids one after the other,
+    /// `ends[i]` where id `i` ends in `docs`, `scores[i]` its score, and
+    /// entry `i` is at position `first_at + i`. The same entries as one
+    /// [`push_scored_at`](Self::push_scored_at) per entry, without a call
+    /// and a copy per entry.
+    ///
+    /// # Panics
+    ///
+    /// If `ends` and `scores` differ in length.
+    pub fn push_scored_contiguous(
+        &mut self,
+        query: &[u8],
+        docs: &[u8],
+        ends: impl ExactSizeIterator<Item = usize>,
+        scores: &[f64],
+        first_at: u64,
+    ) -> Result<(), RunError> {
+        assert_eq!(ends.len(), scores.len(), "one end per score");
+        if scores.is_empty() {
+            return Ok(());
+        }
+        if let Some(i) = scores.iter().position(|s| s.is_nan()) {
+            return Err(RunError::NanScore {
+                query: crate::shorten_id(query),
+                doc: String::new(),
+                at: first_at.saturating_add(i as u64),
+            });
+        }
+        self.start(query, first_at, None)?;
+        self.keep_floats();
+        let base = self.bytes.len();
+        let too_large = || RunError::ListTooLarge { at: first_at };
+        u32::try_from(base.saturating_add(docs.len())).map_err(|_| too_large())?;
+        self.bytes.extend_from_slice(docs);
+        // Within u32: every end is at most `docs.len()`, checked above.
+        self.ends.extend(ends.map(|end| (base + end) as u32));
+        self.scores.extend_from_slice(scores);
+        self.lines
+            .extend((0..scores.len() as u64).map(|i| first_at.saturating_add(i)));
+        Ok(())
+    }
+
     /// Takes `query` as the buffer's query if the buffer is empty, keeping
     /// scores as decimals of `places` places if given.
     #[inline]
@@ -254,5 +297,73 @@ impl ListBuffer {
     /// The query id, whatever the entries.
     pub(crate) fn query_bytes(&self) -> &[u8] {
         &self.query
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Everything a buffer holds, entry by entry.
+    fn entries(buffer: &ListBuffer) -> Vec<(Vec<u8>, f64, u64)> {
+        let Keys::Float(scores) = buffer.keys() else {
+            panic!("scores pushed as f64 are kept as f64");
+        };
+        (0..buffer.len())
+            .map(|i| (buffer.doc(i).to_vec(), scores[i], buffer.line(i)))
+            .collect()
+    }
+
+    #[test]
+    fn pushing_contiguous_entries_is_pushing_them_one_by_one() {
+        let docs = ["d3", "doc-10", "x", "d3", "long-document-id"];
+        let scores = [0.5, -0.0, 2.25, 0.5, 1e-300];
+        let mut one_by_one = ListBuffer::new();
+        for (i, (doc, score)) in docs.iter().zip(scores).enumerate() {
+            one_by_one
+                .push_scored_at(b"q1", doc.as_bytes(), score, 7 + i as u64)
+                .unwrap();
+        }
+        // In two pieces, as two runs of rows of one query in a table.
+        let mut at_once = ListBuffer::new();
+        for (from, to) in [(0, 2), (2, 5)] {
+            let bytes: Vec<u8> = docs[from..to].concat().into_bytes();
+            let ends = docs[from..to].iter().scan(0, |end, doc| {
+                *end += doc.len();
+                Some(*end)
+            });
+            let ends: Vec<usize> = ends.collect();
+            at_once
+                .push_scored_contiguous(
+                    b"q1",
+                    &bytes,
+                    ends.into_iter(),
+                    &scores[from..to],
+                    7 + from as u64,
+                )
+                .unwrap();
+        }
+        assert_eq!(at_once.query(), Some(&b"q1"[..]));
+        assert_eq!(entries(&at_once), entries(&one_by_one));
+        assert_eq!(entries(&at_once)[1].1.to_bits(), (-0.0f64).to_bits());
+        // Nothing to push leaves an empty buffer empty.
+        let mut empty = ListBuffer::new();
+        empty
+            .push_scored_contiguous(b"q1", b"", std::iter::empty(), &[], 1)
+            .unwrap();
+        assert!(empty.is_empty() && empty.query().is_none());
+    }
+
+    #[test]
+    fn a_contiguous_nan_score_is_refused_at_its_position() {
+        let mut buffer = ListBuffer::new();
+        let error = buffer
+            .push_scored_contiguous(b"q1", b"ab", [1, 2].into_iter(), &[1.0, f64::NAN], 40)
+            .unwrap_err();
+        assert!(
+            matches!(&error, RunError::NanScore { at: 41, query, .. } if query == "q1"),
+            "{error:?}"
+        );
+        assert!(buffer.is_empty(), "nothing is kept of a refused push");
     }
 }

@@ -271,6 +271,10 @@ pub struct Judge {
     judgements: Vec<Judgement>,
     /// `judge_buffer`: the run entries kept, in ranked order.
     order: Vec<u32>,
+    /// `judge_buffer`: scratch space to order the entries by score.
+    keyed: Vec<(u64, u32)>,
+    /// `judge_buffer`: the sort key of each entry kept, in `order`'s order.
+    keys: Vec<u64>,
     /// `judge_buffer`: per run entry, whether a better-ranked occurrence of
     /// its document replaced it (empty unless one did).
     replaced: Vec<bool>,
@@ -314,6 +318,8 @@ impl Judge {
             seen: Vec::new(),
             judgements: Vec::new(),
             order: Vec::new(),
+            keyed: Vec::new(),
+            keys: Vec::new(),
             replaced: Vec::new(),
             dropped: 0,
             ideal: Vec::new(),
@@ -534,12 +540,28 @@ impl Judge {
         let Some(query) = query else {
             return Ok(None);
         };
+        let retrieved = self.order.len();
+        // Whether the entries are in score order already, when known.
+        let mut sorted = None;
+        if self.ties.by_doc && !self.ties.groups {
+            match self.rank_judged_only(buffer, retrieved) {
+                Ranked::Judged { depth } => {
+                    qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
+                    return Ok(Some(JudgedRanking::new(
+                        &self.ranked[..depth],
+                        retrieved,
+                        &self.ideal,
+                        self.default_level,
+                    )));
+                }
+                Ranked::Not { sorted: known } => sorted = Some(known),
+            }
+        }
         if self.ties.by_doc {
-            order_entries(&mut self.order, buffer);
+            order_entries(&mut self.order, buffer, &mut self.keyed, sorted);
         } else {
             order_entries_as_input(&mut self.order, buffer);
         }
-        let retrieved = self.order.len();
         let mut depth = self.depth.map_or(retrieved, |d| d.min(retrieved));
         self.tie_ends.clear();
         if self.ties.groups {
@@ -567,6 +589,83 @@ impl Judge {
                 .with_tie_groups(&self.tie_ends),
         ))
     }
+}
+
+impl Judge {
+    /// For a list out of score order with few judged entries: places each
+    /// judged entry kept in `order` at its rank (the number of kept entries
+    /// before it in the run order: score descending, ties by document
+    /// descending) in `ranked`, unjudged entries everywhere else, instead of
+    /// ordering every entry; unjudged entries are all alike, so the ranking
+    /// is the same. Does nothing when the list is in score order already
+    /// (ordering it is cheap) or has too many judged entries for this to
+    /// pay.
+    fn rank_judged_only(&mut self, buffer: &ListBuffer, retrieved: usize) -> Ranked {
+        fn keys_of(order: &[u32], keys: &mut Vec<u64>, key: impl Fn(u32) -> u64) -> bool {
+            keys.clear();
+            keys.extend(order.iter().map(|&i| key(i)));
+            keys.windows(2).all(|pair| pair[0] <= pair[1])
+        }
+        let sorted = match buffer.keys() {
+            Keys::Fixed(k) => keys_of(&self.order, &mut self.keys, |i| {
+                descending_fixed(k[i as usize])
+            }),
+            Keys::Float(s) => keys_of(&self.order, &mut self.keys, |i| {
+                descending_float(s[i as usize])
+            }),
+        };
+        if sorted {
+            return Ranked::Not { sorted };
+        }
+        // Counting costs (judged x retrieved) steps, ordering about
+        // retrieved x log2(retrieved), each dearer.
+        let judged = self
+            .order
+            .iter()
+            .filter(|&&i| self.judgements[i as usize].is_judged())
+            .count();
+        let log2 = usize::BITS - retrieved.leading_zeros();
+        if judged > 8 * log2 as usize {
+            return Ranked::Not { sorted };
+        }
+        let depth = self.depth.map_or(retrieved, |d| d.min(retrieved));
+        self.ranked.clear();
+        self.ranked.resize(depth, Judgement::UNJUDGED);
+        let keys = &self.keys;
+        for (at, &entry) in self.order.iter().enumerate() {
+            let judgement = self.judgements[entry as usize];
+            if !judgement.is_judged() {
+                continue;
+            }
+            let key = keys[at];
+            let (before, equal) = keys.iter().fold((0usize, 0usize), |(b, e), &k| {
+                (b + usize::from(k < key), e + usize::from(k == key))
+            });
+            let mut rank = before;
+            if equal > 1 {
+                let doc = buffer.doc(entry as usize);
+                rank += self
+                    .order
+                    .iter()
+                    .zip(keys)
+                    .filter(|&(&other, &k)| k == key && buffer.doc(other as usize) > doc)
+                    .count();
+            }
+            if rank < depth {
+                self.ranked[rank] = judgement;
+            }
+        }
+        Ranked::Judged { depth }
+    }
+}
+
+/// What [`Judge::rank_judged_only`] did.
+enum Ranked {
+    /// The judged ranking is in `ranked`, `depth` long.
+    Judged { depth: usize },
+    /// Nothing: the entries are still to be ordered (`sorted`: they are in
+    /// score order already).
+    Not { sorted: bool },
 }
 
 /// Finds the groups of tied scores of a list of `len` entries judged to
@@ -610,39 +709,84 @@ fn order_entries_as_input(order: &mut [u32], buffer: &ListBuffer) {
 
 /// Puts the entries `order` names in the run order of the spec: score
 /// descending, ties by document id descending (the ids are distinct).
-fn order_entries(order: &mut [u32], buffer: &ListBuffer) {
+/// `keyed` is scratch space; `sorted` says whether the entries are in
+/// score order already, when that is known.
+fn order_entries(
+    order: &mut [u32],
+    buffer: &ListBuffer,
+    keyed: &mut Vec<(u64, u32)>,
+    sorted: Option<bool>,
+) {
     match buffer.keys() {
-        Keys::Fixed(keys) => order_by(order, |i| keys[i as usize], buffer),
-        Keys::Float(scores) => order_by(order, |i| scores[i as usize], buffer),
+        Keys::Fixed(keys) => order_by(
+            order,
+            |i| descending_fixed(keys[i as usize]),
+            buffer,
+            keyed,
+            sorted,
+        ),
+        Keys::Float(scores) => order_by(
+            order,
+            |i| descending_float(scores[i as usize]),
+            buffer,
+            keyed,
+            sorted,
+        ),
     }
 }
 
-/// [`order_entries`] with the score of entry `i` as `score(i)`.
+/// A key that orders as `key` does, descending, as an unsigned integer.
+#[inline]
+fn descending_fixed(key: i64) -> u64 {
+    !((key as u64) ^ (1 << 63))
+}
+
+/// A key that orders as `score` does, descending, as an unsigned integer:
+/// equal scores (`-0.0` and `0.0` too) have equal keys. `score` is not NaN
+/// (refused when pushed).
+#[inline]
+fn descending_float(score: f64) -> u64 {
+    // Adding 0.0 makes -0.0 the same bits as 0.0.
+    let bits = (score + 0.0).to_bits();
+    let ascending = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    };
+    !ascending
+}
+
+/// [`order_entries`] with the key of entry `i` as `key(i)` (smaller first);
+/// `sorted` says whether the keys ascend already, when that is known.
 ///
 /// Lists usually come sorted by score already, with only the documents of
 /// tied scores out of order: then only those runs of ties are sorted.
+/// Otherwise the entries are sorted by key as pairs of integers (no look-up
+/// per comparison), then the runs of ties by document.
 #[inline]
-fn order_by<K: PartialOrd + Copy>(
+fn order_by(
     order: &mut [u32],
-    score: impl Fn(u32) -> K,
+    key: impl Fn(u32) -> u64,
     buffer: &ListBuffer,
+    keyed: &mut Vec<(u64, u32)>,
+    sorted: Option<bool>,
 ) {
     let doc = |i: u32| buffer.doc(i as usize);
-    let by_score = order.windows(2).all(|w| score(w[0]) >= score(w[1]));
+    let by_score = sorted.unwrap_or_else(|| order.windows(2).all(|w| key(w[0]) <= key(w[1])));
     if !by_score {
-        order.sort_unstable_by(|&a, &b| {
-            score(b)
-                .partial_cmp(&score(a))
-                .unwrap_or(Ordering::Equal)
-                .then_with(|| doc(b).cmp(doc(a)))
-        });
-        return;
+        keyed.clear();
+        keyed.extend(order.iter().map(|&i| (key(i), i)));
+        // By key alone: the order within a run of equal keys is set below.
+        keyed.sort_unstable_by_key(|&(key, _)| key);
+        for (slot, &(_, i)) in order.iter_mut().zip(keyed.iter()) {
+            *slot = i;
+        }
     }
     let mut start = 0;
     while start < order.len() {
-        let tie = score(order[start]);
+        let tie = key(order[start]);
         let mut end = start + 1;
-        while end < order.len() && score(order[end]) == tie {
+        while end < order.len() && key(order[end]) == tie {
             end += 1;
         }
         let ties = &mut order[start..end];
@@ -674,6 +818,40 @@ mod tests {
         assert!(!two.is_relevant(3.0));
         assert!(two.is_judged_nonrelevant(3.0));
         assert_eq!(two.gain(), 2.0);
+    }
+
+    #[test]
+    fn sort_keys_order_as_the_scores_do_descending() {
+        let scores = [
+            f64::INFINITY,
+            3.5,
+            1e-300,
+            0.0,
+            -0.0,
+            -1e-300,
+            -2.0,
+            f64::NEG_INFINITY,
+        ];
+        for (a, &x) in scores.iter().enumerate() {
+            for &y in &scores[a..] {
+                let expected = y.partial_cmp(&x).unwrap();
+                assert_eq!(
+                    descending_float(x).cmp(&descending_float(y)),
+                    expected,
+                    "{x} {y}"
+                );
+            }
+        }
+        let keys = [i64::MAX, 7, 1, 0, -1, -7, i64::MIN];
+        for (a, &x) in keys.iter().enumerate() {
+            for &y in &keys[a..] {
+                assert_eq!(
+                    descending_fixed(x).cmp(&descending_fixed(y)),
+                    y.cmp(&x),
+                    "{x} {y}"
+                );
+            }
+        }
     }
 
     #[test]

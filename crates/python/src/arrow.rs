@@ -20,7 +20,7 @@ use rankeval_runner::read::arrow_array::{RecordBatch, RecordBatchReader};
 use rankeval_runner::{CsvOptions, ReadOptions, qrels_from_batches, run_from_batches};
 
 use crate::errors::read_error;
-use crate::inputs::{PyQrels, PyRun, RunSource, duplicates};
+use crate::inputs::{PyQrels, PyRun, RunSource, TableRun, duplicates};
 
 /// Rows per slice handed to the runner, which converts slices in parallel.
 const ROWS_PER_SLICE: usize = 1 << 16;
@@ -85,9 +85,13 @@ pub fn qrels_from_arrow(
 
 /// A run from an Arrow table, record batch or stream: one row per query and
 /// document ordered by `score` (or by `rank` when there is no score
-/// column), or one row per query with list columns.
+/// column), or one row per query with list columns. With `stream`, the
+/// batches are kept and read when the run is evaluated, query by query
+/// where the table is grouped by query (what `evaluate` does with a table:
+/// no whole run is built); else the run is built now, to be evaluated many
+/// times.
 #[pyfunction]
-#[pyo3(signature = (data, name, query, doc, score, rank, duplicates, ties="docid"))]
+#[pyo3(signature = (data, name, query, doc, score, rank, duplicates, ties="docid", stream=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_from_arrow(
     py: Python<'_>,
@@ -99,6 +103,7 @@ pub fn run_from_arrow(
     rank: &str,
     duplicates: &str,
     ties: &str,
+    stream: bool,
 ) -> PyResult<PyRun> {
     let ties = crate::options::ties(ties)?;
     let read = ReadOptions {
@@ -107,6 +112,17 @@ pub fn run_from_arrow(
     };
     let batches = batches(data, name)?;
     let columns = columns(query, doc, score, rank, "grade");
+    if stream {
+        return Ok(PyRun {
+            source: RunSource::Table(TableRun {
+                name: name.to_owned(),
+                batches,
+                columns,
+                read,
+            }),
+            ties,
+        });
+    }
     let run = py
         .detach(|| run_from_batches(name, &batches, &columns, read))
         .map_err(|e| read_error(&e))?;

@@ -8,7 +8,8 @@ use rankeval_runner::engine::{has_scores, unscored_run};
 use rankeval_runner::report::{ReportWarning, RunWarning};
 use rankeval_runner::{
     Evaluation, Format, Missing, Options, ReadError, ReadOptions, RelevanceLevel,
-    evaluate as evaluate_run, evaluate_input, parse_aggregator, read::read_run_with,
+    evaluate as evaluate_run, evaluate_batches, evaluate_input, parse_aggregator,
+    read::read_run_with,
 };
 
 use crate::errors::{InputError, located, read_error};
@@ -209,6 +210,24 @@ fn evaluate_one(
             Ok((evaluate_run(qrels, run, metrics, options), None, None))
         }
         (RunSource::Memory(_), None) => Err(Failure::NoQrels("the run".to_owned())),
+        (RunSource::Table(table), Some(qrels)) => {
+            let read = ReadOptions {
+                ties: options.ties,
+                ..table.read
+            };
+            evaluate_batches(
+                qrels,
+                &table.name,
+                &table.batches,
+                &table.columns,
+                read,
+                metrics,
+                options,
+            )
+            .map(|e| (e, None, None))
+            .map_err(Failure::Read)
+        }
+        (RunSource::Table(table), None) => Err(Failure::NoQrels(table.name.clone())),
         (RunSource::File { input, read }, qrels) => {
             let read = ReadOptions {
                 ties: options.ties,

@@ -12,6 +12,7 @@ use pyo3::types::{PyDict, PyInt, PyList, PyString};
 use rankeval_core::{
     Duplicates, Id, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError, Ties,
 };
+use rankeval_runner::read::arrow_array::RecordBatch;
 use rankeval_runner::{CsvOptions, Format, Input, ReadOptions, read_qrels};
 use rayon::prelude::*;
 
@@ -63,6 +64,23 @@ pub enum RunSource {
         /// The duplicates policy.
         read: ReadOptions,
     },
+    /// An Arrow table (the producer's buffers, not copied), read when
+    /// evaluated: a table grouped by query is scored query by query while
+    /// it is read, without building the whole run.
+    Table(TableRun),
+}
+
+/// An Arrow table kept to be evaluated while it is read; see
+/// [`RunSource::Table`].
+pub struct TableRun {
+    /// What errors call it.
+    pub name: String,
+    /// The record batches, in order, sliced for parallel reading.
+    pub batches: Vec<RecordBatch>,
+    /// The column names.
+    pub columns: CsvOptions,
+    /// The duplicates policy.
+    pub read: ReadOptions,
 }
 
 /// A run: one ranked list per query.
@@ -115,7 +133,7 @@ impl PyRun {
     fn file(&self) -> Option<String> {
         match &self.source {
             RunSource::File { input, .. } => Some(input.name().to_owned()),
-            RunSource::Memory(_) => None,
+            RunSource::Memory(_) | RunSource::Table(_) => None,
         }
     }
 
@@ -127,6 +145,10 @@ impl PyRun {
                 run.num_entries()
             ),
             RunSource::File { input, .. } => format!("Run(file={:?})", input.name()),
+            RunSource::Table(table) => format!(
+                "Run(table, {} rows)",
+                table.batches.iter().map(|b| b.num_rows()).sum::<usize>()
+            ),
         }
     }
 }

@@ -271,3 +271,72 @@ def test_results_as_dataframe_and_arrow(files):
     assert table.column_names == ["query", *result.metrics]
     assert np.array_equal(table.column("ndcg@10").to_numpy(), result.values[:, 1])
     assert result["ap"] == result.means["ap"]
+
+
+@pytest.mark.parametrize(
+    "options,cli_options", [({}, []), ({"missing": "zero"}, ["--missing", "zero"]), ({"rel": 2}, ["--rel", "2"])]
+)
+@pytest.mark.parametrize("order", ["grouped", "batches of 7 rows", "shuffled"])
+def test_a_table_equals_the_cli_for_every_metric_grouped_or_not(files, data, options, cli_options, order):
+    # evaluate() reads a table grouped by query while scoring it, query by
+    # query (batches in parallel, a query across batches joined); any other
+    # table is read whole first. Either gives the CLI's numbers.
+    from test_cli_parity import all_specs, assert_same
+
+    from conftest import cli_json
+
+    _, run = arrow_tables(data, "string")
+    if order == "batches of 7 rows":
+        run = pa.Table.from_batches(run.to_batches(max_chunksize=7))
+    elif order == "shuffled":
+        run = run.take(np.random.Generator(np.random.PCG64(7)).permutation(run.num_rows))
+    specs = all_specs()
+    report = cli_json(files.qrels_trec, files.run_trec, specs, *cli_options)
+    assert_same(rankeval_rs.evaluate(files.qrels_trec, run, specs, **options), report)
+    assert_same(rankeval_rs.evaluate(files.qrels_trec, run.to_pandas(), specs, **options), report)
+
+
+@pytest.mark.parametrize("chunk", [5, 1000])
+def test_repeats_in_a_table_are_kept_best_first_or_refused_as_the_cli_does(files, data, tmp_path, chunk):
+    from test_cli_parity import assert_same
+
+    from conftest import cli_json
+
+    rows = list(data.run)
+    # q0's first document again, later in its list and ranked higher: the
+    # best-ranked occurrence is kept. q1's second document again, lower.
+    first_q0, first_q1 = rows[0], next(r for r in rows if r[0] == "q1")
+    i0 = max(i for i, r in enumerate(rows) if r[0] == "q0")
+    rows.insert(i0 + 1, ("q0", first_q0[1], first_q0[2] + 10))
+    second_q1 = [r for r in rows if r[0] == "q1"][1]
+    i1 = max(i for i, r in enumerate(rows) if r[0] == "q1")
+    rows.insert(i1 + 1, ("q1", second_q1[1], second_q1[2] - 10))
+    path = tmp_path / "repeats.trec"
+    path.write_text("".join(f"{q} Q0 {d} {i + 1} {s} t\n" for i, (q, d, s) in enumerate(rows)))
+    q, d, s = zip(*rows)
+    table = pa.Table.from_batches(
+        pa.table({"user": q, "item": d, "score": pa.array(s, pa.float64())}).to_batches(max_chunksize=chunk)
+    )
+    report = cli_json(files.qrels_trec, path, SPECS, "--duplicates", "first")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = rankeval_rs.evaluate(files.qrels_trec, table, SPECS, duplicates="first")
+    assert_same(result, report)
+    assert any("2 entries of the run repeated a document" in str(w.message) for w in caught)
+    with pytest.raises(rankeval_rs.InputError) as raised:
+        rankeval_rs.evaluate(files.qrels_trec, table, SPECS)
+    # The same row as the run converted whole names.
+    with pytest.raises(rankeval_rs.InputError) as whole:
+        rankeval_rs.evaluate(files.qrels_trec, rankeval_rs.run(table), SPECS)
+    assert (raised.value.line, str(raised.value)) == (whole.value.line, str(whole.value))
+    assert raised.value.line == i0 + 2 and f"first on row 1)" in str(raised.value)
+
+
+@pytest.mark.parametrize("ties", ["docid", "input", "average"])
+def test_a_table_read_while_evaluated_orders_ties_as_the_file_does(files, data, ties):
+    specs = [s for s in SPECS if s not in ("bpref", "err@10")]  # these refuse ties="average"
+    _, run = arrow_tables(data, "string")
+    expected = rankeval_rs.evaluate(files.qrels_trec, files.run_trec, specs, ties=ties)
+    assert_equal(rankeval_rs.evaluate(files.qrels_trec, run, specs, ties=ties), expected)
+    batches = pa.Table.from_batches(run.to_batches(max_chunksize=7))
+    assert_equal(rankeval_rs.evaluate(files.qrels_trec, batches, specs, ties=ties), expected)

@@ -81,7 +81,10 @@ pub use engine::{
     Coverage, Evaluation, Missing, Options, QuerySample, ScoreThreshold, Warning, check_ties,
     evaluate,
 };
-pub use engine::{evaluate_corpus, evaluate_corpus_with, evaluate_grouped, evaluate_input};
+pub use engine::{
+    evaluate_batches, evaluate_corpus, evaluate_corpus_with, evaluate_grouped,
+    evaluate_grouped_batches, evaluate_input,
+};
 pub use rankeval_core::registry::{parse_aggregator, parse_metric};
 pub use rankeval_core::{
     Aggregator, Duplicates, Metric, PluginError, Qrels, QrelsBuilder, RelevanceLevel, Run,

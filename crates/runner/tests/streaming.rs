@@ -430,3 +430,143 @@ fn parquet_lists_stream_unless_a_list_is_empty_or_unscored() {
     let got = streamed(&qrels, &input, read, &options).unwrap();
     assert_eq!(got.queries(), ["u1", "u2", "u3"]);
 }
+
+/// The run in `lines` (TREC) as one Arrow record batch, `user, item,
+/// score`, cut into zero-copy slices of `rows` rows, as the Python package
+/// hands a table over.
+fn arrow_batches(lines: &[&str], rows: usize) -> Vec<arrow_array::RecordBatch> {
+    use std::sync::Arc;
+    let field =
+        |i: usize| -> Vec<&str> { lines.iter().map(|l| l.split(' ').nth(i).unwrap()).collect() };
+    let scores: Vec<f64> = field(4).iter().map(|s| s.parse().unwrap()).collect();
+    let batch = arrow_array::RecordBatch::try_from_iter([
+        (
+            "user",
+            Arc::new(arrow_array::StringArray::from(field(0))) as arrow_array::ArrayRef,
+        ),
+        (
+            "item",
+            Arc::new(arrow_array::StringArray::from(field(2))) as _,
+        ),
+        (
+            "score",
+            Arc::new(arrow_array::Float64Array::from(scores)) as _,
+        ),
+    ])
+    .unwrap();
+    (0..batch.num_rows())
+        .step_by(rows)
+        .map(|start| batch.slice(start, rows.min(batch.num_rows() - start)))
+        .collect()
+}
+
+fn batches_streamed(
+    qrels: &Qrels,
+    batches: &[arrow_array::RecordBatch],
+    read: ReadOptions,
+) -> Result<Evaluation, String> {
+    let columns = rankeval_runner::CsvOptions::default();
+    rankeval_runner::evaluate_batches(
+        qrels,
+        "run table",
+        batches,
+        &columns,
+        read,
+        &metrics(),
+        &Options::default(),
+    )
+    .map_err(|e| e.to_string())
+}
+
+fn batches_whole(
+    qrels: &Qrels,
+    batches: &[arrow_array::RecordBatch],
+    read: ReadOptions,
+) -> Result<Evaluation, String> {
+    let columns = rankeval_runner::CsvOptions::default();
+    let run = rankeval_runner::run_from_batches("run table", batches, &columns, read)
+        .map_err(|e| e.to_string())?;
+    Ok(evaluate(qrels, &run, &metrics(), &Options::default()))
+}
+
+fn batches_stream(qrels: &Qrels, batches: &[arrow_array::RecordBatch], read: ReadOptions) -> bool {
+    let columns = rankeval_runner::CsvOptions::default();
+    rankeval_runner::evaluate_grouped_batches(
+        qrels,
+        "run table",
+        batches,
+        &columns,
+        read,
+        &metrics(),
+        &Options::default(),
+    )
+    .unwrap()
+    .is_some()
+}
+
+#[test]
+fn arrow_tables_stream_by_batch_with_the_same_bits() {
+    // A query far longer than a batch, many shorter than one, queries
+    // across batch boundaries, a query only in the run.
+    let (qrels_text, run) = generate(400, |q| if q == 100 { 5_000 } else { 23 });
+    let run = run.replace("q7 ", "unjudged7 ");
+    let qrels = qrels_of(&qrels_text);
+    let lines: Vec<&str> = run.lines().collect();
+    let trec = Input::bytes("run.trec", run.as_str(), Format::Trec);
+    let reference = whole(&qrels, &trec, ReadOptions::default(), &Options::default()).unwrap();
+    let read = ReadOptions::default();
+    for rows in [1, 97, 1_000, 100_000] {
+        let batches = arrow_batches(&lines, rows);
+        assert!(
+            batches_stream(&qrels, &batches, read),
+            "{rows} rows a batch"
+        );
+        let got = batches_streamed(&qrels, &batches, read).unwrap();
+        assert_eq!(bits(&got), bits(&reference), "{rows} rows a batch");
+        let single = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+            .install(|| batches_streamed(&qrels, &batches, read).unwrap());
+        assert_eq!(bits(&single), bits(&reference));
+    }
+    // Not grouped by query (a query's rows in two places): read whole.
+    let mut ungrouped = lines.clone();
+    let moved = ungrouped.remove(3);
+    ungrouped.push(moved);
+    let batches = arrow_batches(&ungrouped, 500);
+    assert!(!batches_stream(&qrels, &batches, read));
+    let got = batches_streamed(&qrels, &batches, read).unwrap();
+    assert_eq!(bits(&got), bits(&reference));
+}
+
+#[test]
+fn arrow_duplicates_are_the_same_error_streamed_or_whole() {
+    let (qrels_text, run) = generate(50, |_| 30);
+    let qrels = qrels_of(&qrels_text);
+    let mut lines: Vec<String> = run.lines().map(str::to_owned).collect();
+    // Row 40 (query q1, rows 31-60) repeats the document of row 35, with a
+    // higher score: kept in its place with `duplicates = first`.
+    let doc = lines[34].split(' ').nth(2).unwrap().to_owned();
+    let f: Vec<String> = lines[39].split(' ').map(str::to_owned).collect();
+    lines[39] = format!("{} Q0 {doc} {} 1000 t", f[0], f[3]);
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    // q1 across two batches (finished after reading), or inside one.
+    for rows in [37, 100] {
+        let batches = arrow_batches(&lines, rows);
+        let read = ReadOptions::default();
+        let error = batches_streamed(&qrels, &batches, read).unwrap_err();
+        assert_eq!(error, batches_whole(&qrels, &batches, read).unwrap_err());
+        assert!(error.contains("row 40"), "{error}");
+        assert!(error.contains("first on row 35"), "{error}");
+        let first_kept = ReadOptions {
+            duplicates: Duplicates::First,
+            ..ReadOptions::default()
+        };
+        assert!(batches_stream(&qrels, &batches, first_kept));
+        let kept = batches_streamed(&qrels, &batches, first_kept).unwrap();
+        let kept_whole = batches_whole(&qrels, &batches, first_kept).unwrap();
+        assert_eq!(bits(&kept), bits(&kept_whole));
+        assert_eq!(kept.coverage().duplicates_dropped, 1);
+    }
+}

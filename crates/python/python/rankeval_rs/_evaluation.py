@@ -173,7 +173,7 @@ def evaluate(
     runs = [
         (name, to_run(value, query=query, doc=doc, score=score, rank=rank, format=format,
                       delimiter=delimiter, duplicates=duplicates,
-                      name="run" if single else f"run `{name}`", ties=ties))
+                      name="run" if single else f"run `{name}`", ties=ties, stream=True))
         for name, value in named
     ]
     evaluated = _native.evaluate(judged, runs, specs, missing, rel, ties, score_threshold)

@@ -243,9 +243,16 @@ def to_qrels(data: Any, *, query: str, doc: str, grade: str, format: str | None,
 
 
 def to_run(data: Any, *, query: str, doc: str, score: str, rank: str, format: str | None,
-           delimiter: str | None, duplicates: str, name: str = "run", ties: str = "docid") -> Run:
+           delimiter: str | None, duplicates: str, name: str = "run", ties: str = "docid",
+           stream: bool = False) -> Run:
     """A run from a path, a dict of dicts, a DataFrame or an Arrow table;
-    tied scores ordered as ``ties`` says (by document id, or as given)."""
+    tied scores ordered as ``ties`` says (by document id, or as given).
+
+    With `stream`, a DataFrame or Arrow table is kept (as Arrow, not
+    copied) and read when the run is evaluated, query by query where it is
+    grouped by query, without building the whole run first: what
+    `evaluate` does with a table it is given. Else the run is built now, to
+    be evaluated many times."""
     if isinstance(data, Run):
         return data
     if is_path(data):
@@ -262,9 +269,11 @@ def to_run(data: Any, *, query: str, doc: str, score: str, rank: str, format: st
                   (*ordered_by, f"or `{rank}`: a run needs scores or ranks; set score= or rank=")]
         arrow = _pandas_arrow(data, f"{name} table", wanted)
         if arrow is not None:
-            return _native.run_from_arrow(arrow, f"{name} table", query, doc, score, rank, duplicates, ties)
+            return _native.run_from_arrow(arrow, f"{name} table", query, doc, score, rank, duplicates, ties,
+                                          stream)
     elif _is_arrow(data):
-        return _native.run_from_arrow(data, f"{name} table", query, doc, score, rank, duplicates, ties)
+        return _native.run_from_arrow(data, f"{name} table", query, doc, score, rank, duplicates, ties,
+                                      stream)
     if _is_pandas(data):
         table = _Table(data, f"{name} table")
         table.require(query, "query ids; set query=")

@@ -132,6 +132,7 @@ def run_from_arrow(
     rank: str,
     duplicates: str,
     ties: str = "docid",
+    stream: bool = False,
 ) -> Run: ...
 def qrels_from_columns(
     name: str,

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 pub use corpus::{evaluate_corpus, evaluate_corpus_with};
 pub use coverage::{Coverage, Missing, QuerySample, Warning};
-pub use stream::{evaluate_grouped, evaluate_input};
+pub use stream::{evaluate_batches, evaluate_grouped, evaluate_grouped_batches, evaluate_input};
 pub use threshold::{ScoreThreshold, has_scores, unscored_run};
 
 /// The evaluation policies: which queries count, the relevance level, tied

@@ -9,8 +9,12 @@ use rayon::prelude::*;
 
 use super::coverage::{self, Row};
 use super::{Evaluation, Options, evaluate, judge_for, judged_depth, score_judged, score_query};
+use crate::read::arrow_array::RecordBatch;
 use crate::read::stream::{ListScorer, Spill, stream_run};
-use crate::read::{Format, Input, Progress, ReadError, ReadOptions, read_run_with};
+use crate::read::{
+    CsvOptions, Format, Input, Progress, ReadError, ReadOptions, read_run_with, run_from_batches,
+    stream_batches,
+};
 
 /// Reads the run in `input` and evaluates it against `qrels`.
 ///
@@ -71,6 +75,64 @@ pub fn evaluate_grouped(
         Some(scores) => scorer.assemble(scores, options),
         None => None,
     })
+}
+
+/// Evaluates the run in Arrow record batches (a table handed over in
+/// memory, see [`run_from_batches`]) against `qrels`, with `columns` naming
+/// its columns and `name` what errors call it.
+///
+/// A table grouped by query (each query's rows together, as systems write
+/// them) is evaluated while it is read, batches in parallel, as a Parquet
+/// run file is: each query is finished, judged and scored where its rows
+/// are, and no whole run is built. Any other table (a query's rows split
+/// up, lists without scores), or `options` with a score threshold, is read
+/// whole first. The result is the same bits.
+pub fn evaluate_batches(
+    qrels: &Qrels,
+    name: &str,
+    batches: &[RecordBatch],
+    columns: &CsvOptions,
+    read: ReadOptions,
+    metrics: &[Box<dyn Metric>],
+    options: &Options,
+) -> Result<Evaluation, ReadError> {
+    if let Some(evaluation) =
+        evaluate_grouped_batches(qrels, name, batches, columns, read, metrics, options)?
+    {
+        return Ok(evaluation);
+    }
+    let run = run_from_batches(name, batches, columns, read)?;
+    Ok(evaluate(qrels, &run, metrics, options))
+}
+
+/// Evaluates the run in `batches` while reading it, if it is grouped by
+/// query and every row has a score or a rank; `None` if not (or if
+/// `options` has a score threshold): then read it whole, as
+/// [`evaluate_batches`] does.
+pub fn evaluate_grouped_batches(
+    qrels: &Qrels,
+    name: &str,
+    batches: &[RecordBatch],
+    columns: &CsvOptions,
+    read: ReadOptions,
+    metrics: &[Box<dyn Metric>],
+    options: &Options,
+) -> Result<Option<Evaluation>, ReadError> {
+    if options.score_threshold.is_some() {
+        return Ok(None);
+    }
+    let scorer = QueryScorer {
+        qrels,
+        metrics,
+        depth: judged_depth(metrics),
+        options,
+    };
+    Ok(
+        match stream_batches(name, batches, columns, read, &scorer)? {
+            Some(scores) => scorer.assemble(scores, options),
+            None => None,
+        },
+    )
 }
 
 /// Judges and scores complete queries.

@@ -65,6 +65,7 @@ pub use arrow_array;
 pub use csv::CsvOptions;
 pub use error::{ReadError, ReadErrorKind};
 pub use lines::MAX_LINE_BYTES;
+pub(crate) use table::stream_batches;
 pub use table::{qrels_from_batches, run_from_batches};
 
 use csv::{CSV_LINE, CsvQrels, CsvRun, Header};

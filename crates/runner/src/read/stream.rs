@@ -474,6 +474,22 @@ impl<S: ListScorer> TableRunSink for RowPusher<'_, '_, S> {
         *self.unsupported = true;
         Ok(())
     }
+
+    #[inline]
+    fn push_scored_contiguous(
+        &mut self,
+        query: &[u8],
+        docs: &[u8],
+        ends: impl ExactSizeIterator<Item = usize>,
+        scores: &[f64],
+        first_at: u64,
+    ) -> Result<(), RunError> {
+        self.pusher.next_entry(query);
+        self.pusher
+            .sink
+            .current
+            .push_scored_contiguous(query, docs, ends, scores, first_at)
+    }
 }
 
 /// A run that cannot be read twice (a pipe, a FIFO, `<(...)`), read once

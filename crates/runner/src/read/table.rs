@@ -50,6 +50,7 @@ use rayon::prelude::*;
 use super::csv::CsvOptions;
 use super::error::{ReadError, ReadErrorKind, excerpt};
 use super::grade::{grade_from_number, shown};
+use super::stream::{ListScorer, RowSink, TableStream};
 use super::trec::{qrels_push_error, run_push_error};
 use super::{QrelsNote, ReadOptions};
 
@@ -69,6 +70,72 @@ pub fn run_from_batches(
     };
     let layout = Layout::new(name, first.schema_ref(), columns, Kind::Run)?;
     layout.run_of_batches(name, batches, options)
+}
+
+/// Evaluates the run in `batches` while reading it, batches in parallel,
+/// scoring each query with `scorer` as soon as its rows are complete, as a
+/// Parquet run is (see [`TableStream`]): no whole run is built. `None`
+/// when the table is not one the streaming path takes (lists without
+/// scores, an empty list), or when a list holds a repeated document that
+/// `options` refuses: then it is read whole with [`run_from_batches`],
+/// which names the same problem as reading it whole does (the first
+/// repeat of the run, where a query held back at a batch boundary would
+/// otherwise be finished last). Whether the run is grouped by query is for
+/// the scorer to tell (a query scored twice).
+///
+/// A problem in a row (a null, a bad id, a NaN score) is an error here:
+/// the first in input order.
+pub(crate) fn stream_batches<S: ListScorer>(
+    name: &str,
+    batches: &[RecordBatch],
+    columns: &CsvOptions,
+    options: ReadOptions,
+    scorer: &S,
+) -> Result<Option<S::Scores>, ReadError> {
+    /// A repeated document refused: the run is read whole to name it.
+    struct Refused;
+
+    let Some(first) = batches.first() else {
+        return Err(no_batches(name));
+    };
+    let layout = Layout::new(name, first.schema_ref(), columns, Kind::Run)?;
+    if !layout.streams() {
+        return Ok(None);
+    }
+    if total_rows(batches) == 0 {
+        return Err(empty(name));
+    }
+    let stream = TableStream::new(scorer, options.duplicates);
+    /// A batch's sink, and whether a repeated document was refused in it.
+    type Piece<T> = Result<(RowSink<T>, bool), ReadError>;
+    let pieces: Vec<Piece<S::Scores>> = batches
+        .par_iter()
+        .zip(row_starts(batches))
+        .map(|(batch, start)| {
+            let mut sink = stream.sink();
+            layout.run_part(name, batch, start, &mut stream.rows(&mut sink))?;
+            let refused = stream.take_failure(&mut sink).is_some();
+            Ok((sink, refused))
+        })
+        .collect();
+    let mut sinks = Vec::with_capacity(pieces.len());
+    let mut refused = false;
+    for piece in pieces {
+        let (sink, failed) = piece?;
+        refused |= failed;
+        sinks.push(sink);
+    }
+    if refused {
+        return Ok(None);
+    }
+    match stream.finish(sinks, |query| {
+        layout
+            .finish_run(name, vec![query], 1, options)
+            .map_err(|_| Refused)
+    }) {
+        Ok(scores) => Ok(scores),
+        Err(Refused) => Ok(None),
+    }
 }
 
 /// Reads qrels from Arrow record batches; see [`run_from_batches`].
@@ -107,10 +174,18 @@ pub(crate) trait TableRunSink {
     ) -> Result<(), RunError>;
     /// Adds `doc` after the documents of `query`'s list given so far.
     fn push_ranked_at(&mut self, query: &[u8], doc: &[u8], at: u64) -> Result<(), RunError>;
-    /// The builder itself, for the fast path of whole runs of one query.
-    fn builder(&mut self) -> Option<&mut RunBuilder> {
-        None
-    }
+    /// Adds consecutive rows of one query at once, the first at `first_at`:
+    /// `docs` holds their document ids one after the other, `ends[i]` where
+    /// id `i` ends in it, and `scores` their scores (none NaN). The fast
+    /// path of a table with string document ids.
+    fn push_scored_contiguous(
+        &mut self,
+        query: &[u8],
+        docs: &[u8],
+        ends: impl ExactSizeIterator<Item = usize>,
+        scores: &[f64],
+        first_at: u64,
+    ) -> Result<(), RunError>;
 }
 
 impl TableRunSink for RunBuilder {
@@ -140,8 +215,15 @@ impl TableRunSink for RunBuilder {
         RunBuilder::push_ranked_at(self, query, doc, at)
     }
 
-    fn builder(&mut self) -> Option<&mut RunBuilder> {
-        Some(self)
+    fn push_scored_contiguous(
+        &mut self,
+        query: &[u8],
+        docs: &[u8],
+        ends: impl ExactSizeIterator<Item = usize>,
+        scores: &[f64],
+        first_at: u64,
+    ) -> Result<(), RunError> {
+        RunBuilder::push_scored_contiguous(self, query, docs, ends, scores, first_at)
     }
 }
 
@@ -510,9 +592,7 @@ impl Layout {
         run: &mut impl TableRunSink,
     ) -> Result<(), ReadError> {
         let columns = self.columns_of(name, batch, start)?;
-        if let Some(builder) = run.builder()
-            && let Some(pushed) =
-                self.run_part_contiguous(name, &columns, batch.num_rows(), start, builder)
+        if let Some(pushed) = self.run_part_contiguous(name, &columns, batch.num_rows(), start, run)
         {
             return pushed;
         }
@@ -590,7 +670,7 @@ impl Layout {
         columns: &Columns<'_>,
         rows: usize,
         start: u64,
-        run: &mut RunBuilder,
+        run: &mut impl TableRunSink,
     ) -> Option<Result<(), ReadError>> {
         if columns.lists.is_some() {
             return None;
@@ -641,7 +721,7 @@ impl Layout {
         scores: &[f64],
         rows: usize,
         start: u64,
-        run: &mut RunBuilder,
+        run: &mut impl TableRunSink,
     ) -> Result<(), ReadError> {
         let mut first = 0;
         while first < rows {
