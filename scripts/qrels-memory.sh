@@ -28,24 +28,30 @@ printf 'q5 0 d5 1\n' >"$dir/tiny.txt"
 cargo build --release --quiet -p rankeval-runner --bin rankeval
 bin=$target/release/rankeval
 
-# Peak RSS in KB of one run of rankeval on the given qrels.
+# Peak RSS in KB and wall time in seconds of one run of rankeval on the
+# given qrels.
 peak() {
-    /usr/bin/time -f "%M" -o "$dir/time.out" \
+    /usr/bin/time -f "%M %e" -o "$dir/time.out" \
         "$bin" eval --qrels "$1" --run "$dir/run.txt" -m ap -m ndcg@10 >/dev/null 2>&1
     tail -n 1 "$dir/time.out"
 }
 
 bytes=$(stat -c %s "$qrels")
-base=$(peak "$dir/tiny.txt")
+read -r base _ < <(peak "$dir/tiny.txt")
 best=
+fastest=
 for _ in 1 2 3; do
-    kb=$(peak "$qrels")
+    read -r kb seconds < <(peak "$qrels")
     if [[ -z $best || $kb -lt $best ]]; then best=$kb; fi
+    if [[ -z $fastest ]] || awk -v a="$seconds" -v b="$fastest" 'BEGIN { exit !(a < b) }'; then
+        fastest=$seconds
+    fi
 done
-awk -v q="$queries" -v b="$bytes" -v kb="$best" -v base="$base" 'BEGIN {
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+awk -v q="$queries" -v b="$bytes" -v kb="$best" -v base="$base" -v s="$fastest" 'BEGIN {
     mb = b / 1e6; rss = kb * 1024 / 1e6; own = base * 1024 / 1e6
     printf "qrels: %d queries, one judgement each, %.1f MB\n", q, mb
-    printf "peak RSS (least of 3): %.1f MB = %.2f x the file\n", rss, rss / mb
+    printf "peak RSS (least of 3): %.1f MB = %.2f x the file; wall time (least of 3): %.2f s\n", rss, rss / mb, s
     printf "process alone (one-line qrels): %.1f MB; above it: %.1f MB = %.2f x the file\n",
         own, rss - own, (rss - own) / mb
 }'

@@ -322,6 +322,10 @@ pub enum QrelsError {
         /// Position of the judgement.
         at: u64,
     },
+    /// The qrels hold more than 2^32 judgements or 4 GiB of document ids
+    /// (their columns use 32-bit offsets).
+    #[error("the qrels are too large: more than 4294967295 judgements or 4 GiB of document ids")]
+    TooLarge,
 }
 
 /// The longest id, in characters, that messages show whole.

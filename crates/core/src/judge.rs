@@ -372,13 +372,12 @@ impl Judge {
         if let Some(list) = list
             && depth > 0
         {
-            let (store, judged) = qrels.judged(query);
-            let judged = &judged;
-            let capacity = (2 * judged.len).next_power_of_two().max(2);
+            let judged = qrels.judged(query);
+            let capacity = (2 * judged.len()).next_power_of_two().max(2);
             let mask = capacity - 1;
             self.table.clear();
             self.table.resize(capacity, 0);
-            for (j, doc) in store.docs(judged).enumerate() {
+            for (j, doc) in judged.docs().enumerate() {
                 let hash = hash_bytes(doc);
                 let mut slot = hash as usize & mask;
                 while self.table[slot] != 0 {
@@ -386,7 +385,6 @@ impl Judge {
                 }
                 self.table[slot] = ((hash >> 32) << 32) | (j as u64 + 1);
             }
-            let grades = &store.values[judged.start..judged.start + judged.len];
             let table = &self.table;
             // One independent lookup per rank, so that the CPU overlaps them.
             self.ranked.extend(list.docs().take(depth).map(|doc| {
@@ -399,8 +397,8 @@ impl Judge {
                         return Judgement::UNJUDGED;
                     }
                     let j = (occupant & 0xFFFF_FFFF) as usize - 1;
-                    if occupant >> 32 == fingerprint && same_bytes(store.doc(judged, j), doc) {
-                        return Judgement::judged(grades[j]);
+                    if occupant >> 32 == fingerprint && same_bytes(judged.doc(j), doc) {
+                        return Judgement::judged(judged.grade(j));
                     }
                     slot = (slot + 1) & mask;
                 }
@@ -434,7 +432,7 @@ impl Judge {
     ) -> Result<Option<JudgedRanking<'s>>, RunError> {
         let n = buffer.len();
         let judged = query.map(|q| qrels.judged(q));
-        let num_judged = judged.map_or(0, |(_, l)| l.len);
+        let num_judged = judged.map_or(0, |j| j.len());
         let capacity = (4 * (n + num_judged)).next_power_of_two();
         let mask = capacity - 1;
         self.table.clear();
@@ -442,8 +440,8 @@ impl Judge {
         self.seen.clear();
         self.seen.resize(num_judged, 0);
         self.judgements.clear();
-        if let Some((store, judged)) = &judged {
-            for (j, doc) in store.docs(judged).enumerate() {
+        if let Some(judged) = judged {
+            for (j, doc) in judged.docs().enumerate() {
                 let hash = hash_bytes(doc);
                 let mut slot = hash as usize & mask;
                 while self.table[slot] != 0 {
@@ -452,9 +450,6 @@ impl Judge {
                 self.table[slot] = ((hash >> 32) << 32) | (j as u64 + 1);
             }
         }
-        let grades = judged.map_or(&[][..], |(store, l)| {
-            &store.values[l.start..l.start + l.len]
-        });
         self.order.clear();
         // With `Duplicates::First`, the best-ranked occurrence of a
         // document is kept: a later entry with a higher score takes the
@@ -485,13 +480,13 @@ impl Judge {
                     // The earlier occurrence kept, and where it is recorded.
                     let first = if occupant & RUN_ENTRY != 0 {
                         same_bytes(buffer.doc(entry), doc).then_some((entry, None))
-                    } else if let Some((store, judged)) = &judged
-                        && same_bytes(store.doc(judged, entry), doc)
+                    } else if let Some(judged) = &judged
+                        && same_bytes(judged.doc(entry), doc)
                     {
                         match self.seen[entry] {
                             0 => {
                                 self.seen[entry] = i as u32 + 1;
-                                break Some(Judgement::judged(grades[entry]));
+                                break Some(Judgement::judged(judged.grade(entry)));
                             }
                             seen => Some((seen as usize - 1, Some(entry))),
                         }

@@ -77,6 +77,7 @@ mod buffer;
 pub mod corpus;
 pub mod error;
 pub mod explain;
+mod grades;
 mod hash;
 mod id;
 mod interner;

@@ -492,7 +492,8 @@ impl<V> ListMut<'_, V> {
     }
 }
 
-/// Splits the columns of a grouped store into one `ListMut` per list.
+/// Splits the columns of a grouped store into one `ListMut` per list of
+/// two entries or more.
 fn split_lists<V>(store: &mut ListStore<V>) -> Vec<ListMut<'_, V>> {
     let total_bytes = store.bytes.len();
     let starts: Vec<usize> = store.lists.iter().map(|l| l.byte_start).collect();
@@ -513,6 +514,11 @@ fn split_lists<V>(store: &mut ListStore<V>) -> Vec<ListMut<'_, V>> {
         values = rest_v;
         let (o, rest_o) = std::mem::replace(&mut origins, OriginsMut::empty()).split_at(list.len);
         origins = rest_o;
+        // A list of one entry has no repeat and nothing to order (qrels of
+        // many one-judgement queries would otherwise take a `ListMut` each).
+        if list.len < 2 {
+            continue;
+        }
         out.push(ListMut {
             list,
             bytes: b,

@@ -107,6 +107,42 @@ impl Origins {
         self.base = 0;
     }
 
+    /// Appends positions `range` of `other`, each plus `offset` (saturating).
+    pub(crate) fn append_range(
+        &mut self,
+        other: &Origins,
+        range: std::ops::Range<usize>,
+        offset: u64,
+    ) {
+        if self.wide.is_none()
+            && other.wide.is_none()
+            && !range.is_empty()
+            && let Some(other_base) = other.base.checked_add(offset)
+        {
+            if self.narrow.is_empty() {
+                self.base = other_base;
+            }
+            let largest = other.narrow[range.clone()]
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(0);
+            if let Some(shift) = other_base
+                .checked_sub(self.base)
+                .and_then(|shift| u32::try_from(shift).ok())
+                .filter(|shift| shift.checked_add(largest).is_some())
+                .filter(|_| other_base.checked_add(u64::from(largest)).is_some())
+            {
+                self.narrow
+                    .extend(other.narrow[range].iter().map(|&o| o + shift));
+                return;
+            }
+        }
+        for i in range {
+            self.push(other.get(i).saturating_add(offset));
+        }
+    }
+
     /// Appends `other`'s positions, each plus `offset` (saturating).
     pub(crate) fn append(&mut self, other: &Origins, offset: u64) {
         if self.wide.is_none()
@@ -303,6 +339,27 @@ mod tests {
         let mut high = Origins::default();
         high.append(&right, u64::MAX - 1);
         assert_eq!(high.iter().collect::<Vec<_>>(), [u64::MAX, u64::MAX]);
+    }
+
+    #[test]
+    fn a_range_appended_is_shifted_and_widens_when_needed() {
+        let mut source = Origins::default();
+        for position in [5, 6, 9, 12] {
+            source.push(position);
+        }
+        for (before, offset) in [(None, 0), (Some(3), 100), (Some(1), u64::from(u32::MAX))] {
+            let mut origins = Origins::default();
+            let mut want = Vec::new();
+            if let Some(first) = before {
+                origins.push(first);
+                want.push(first);
+            }
+            origins.append_range(&source, 1..3, offset);
+            origins.append_range(&source, 3..4, offset);
+            origins.append_range(&source, 0..0, offset);
+            want.extend([6 + offset, 9 + offset, 12 + offset]);
+            assert_eq!(origins.iter().collect::<Vec<_>>(), want, "{offset}");
+        }
     }
 
     #[test]

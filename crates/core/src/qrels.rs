@@ -10,7 +10,11 @@
 
 use std::cmp::Ordering;
 
+use hashbrown::HashTable;
+
 use crate::error::{QrelsError, shorten_id};
+use crate::grades::{Grades, GradesRef};
+use crate::hash::hash_bytes;
 use crate::id::Id;
 use crate::interner::Interner;
 use crate::judge::{Grade, check_grade};
@@ -23,11 +27,65 @@ use crate::origins::Origins;
 pub struct Qrels {
     /// The query ids, in order of first appearance.
     queries: Interner,
-    /// Where query `q`'s judgements are: list `.1` of part `.0`.
-    lists: Vec<(u32, u32)>,
-    /// Finished stores: one per piece the qrels were read in, each list
-    /// in input order.
-    parts: Vec<ListStore<Grade>>,
+    /// Query `q`'s judgements are entries `starts[q]..starts[q + 1]` of the
+    /// columns below (one more start than there are queries).
+    starts: Vec<u32>,
+    /// The document ids, one after the other.
+    docs: Vec<u8>,
+    /// The end of each judgement's document id in `docs`; it starts where
+    /// the one before ends.
+    doc_ends: Vec<u32>,
+    /// The grade of each judgement.
+    grades: Grades,
+}
+
+/// One query's judgements, in input order: a view into the qrels.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Judged<'a> {
+    /// Every document id of the qrels.
+    bytes: &'a [u8],
+    /// Where the first judgement's document id starts in `bytes`.
+    first: usize,
+    /// The end of each judgement's document id in `bytes`.
+    ends: &'a [u32],
+    /// The grades.
+    grades: GradesRef<'a>,
+}
+
+impl<'a> Judged<'a> {
+    /// Number of judgements.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The document id of judgement `i`.
+    #[inline]
+    pub(crate) fn doc(&self, i: usize) -> &'a [u8] {
+        let start = if i == 0 {
+            self.first
+        } else {
+            self.ends[i - 1] as usize
+        };
+        &self.bytes[start..self.ends[i] as usize]
+    }
+
+    /// The grade of judgement `i`.
+    #[inline]
+    pub(crate) fn grade(&self, i: usize) -> Grade {
+        self.grades.get(i)
+    }
+
+    /// The document ids, in input order.
+    #[inline]
+    pub(crate) fn docs(self) -> impl ExactSizeIterator<Item = &'a [u8]> + 'a {
+        let mut start = self.first;
+        self.ends.iter().map(move |&end| {
+            let doc = &self.bytes[start..end as usize];
+            start = end as usize;
+            doc
+        })
+    }
 }
 
 /// Collects judgements in any order; [`finish`](QrelsBuilder::finish) checks
@@ -112,64 +170,83 @@ impl QrelsBuilder {
         self.store.num_entries() == 0
     }
 
-    /// Checks for conflicting grades and orders each query's grades.
+    /// Checks for conflicting grades and lays the judgements out flat.
     pub fn finish(self) -> Result<Qrels, QrelsError> {
-        let mut store = self.store.finish(&QrelsRules).map_err(|e| match e {
-            FinishError::Repeat(e) => conflict(e, 0),
-            FinishError::MixedOrdering { .. } => {
-                unreachable!("qrels entries are never pushed as ranked")
-            }
-        })?;
-        let queries = std::mem::take(&mut store.queries);
-        Ok(Qrels {
-            lists: (0..queries.len() as u32).map(|q| (0, q)).collect(),
-            queries,
-            parts: vec![compact(store)],
-        })
+        let mut parts = QrelsParts::new();
+        parts.push(self.finish_part(), 0);
+        parts.finish()
     }
 
     /// Finishes these judgements as one piece of larger qrels (a block of
     /// lines of a file read in parallel), right where they were read: each
-    /// query's judgements are checked and its grades ordered now, and
-    /// [`QrelsParts::finish`] joins the pieces later, joining only the
-    /// queries that continue from one piece into another.
+    /// query's judgements are grouped and checked for repeats now, and
+    /// [`QrelsParts`] copies the piece into the qrels' columns, checking
+    /// again only the queries that continue from one piece into another.
     pub fn finish_part(self) -> QrelsPart {
         let mut store = self.store;
-        let conflicts = match store.finish_in_place(&QrelsRules) {
+        let mut conflicts = match store.finish_in_place(&QrelsRules) {
             Ok(conflicts) => conflicts,
             Err(FinishError::Repeat(e)) => vec![e],
             Err(FinishError::MixedOrdering { .. }) => {
                 unreachable!("qrels entries are never pushed as ranked")
             }
         };
-        QrelsPart {
-            store,
-            conflicts,
-            offset: 0,
+        for conflict in &mut conflicts {
+            conflict.query_name = store.query_name(conflict.query);
         }
+        // Packed here, in the task that parsed the piece: joining it is
+        // then a copy of whole columns.
+        let mut packed = QrelsParts::new();
+        packed.push_store(store, conflicts);
+        QrelsPart { packed, offset: 0 }
     }
 }
 
-/// One piece of qrels, finished on its own; see [`QrelsBuilder::finish_part`].
+/// One piece of qrels, finished on its own and packed in the columns of
+/// [`Qrels`]; see [`QrelsBuilder::finish_part`].
 #[derive(Debug)]
 pub struct QrelsPart {
-    /// Finished (each list in input order, repeats resolved), with
-    /// positions (origins) kept.
-    store: ListStore<Grade>,
-    /// The conflicting grades found in the piece, the first of each query.
-    conflicts: Vec<RepeatError<Grade>>,
+    /// The piece's judgements, with their positions within the piece.
+    packed: QrelsParts,
     /// Added to the piece's positions to make them the input's.
     offset: u64,
 }
 
-/// Qrels read in pieces, in input order, each finished on its own: the
-/// pieces are kept as they are (nothing is copied) and a query whose
-/// judgements continue from one piece into the next is joined from them.
-/// The result, and the error for conflicting grades, are the same as
-/// pushing every judgement into one [`QrelsBuilder`].
+/// Qrels read in pieces, in input order, each finished on its own.
+///
+/// Each piece is copied into the qrels' flat columns as soon as it is
+/// given, and freed: the pieces of a large file are never all held at
+/// once. A query that continues from one piece into the next (a piece
+/// boundary inside its lines) is checked for repeats as it is continued;
+/// a query whose lines come back after other queries' (a file not grouped
+/// by query) is joined when the qrels are finished. The result, and the
+/// error for conflicting grades, are the same as pushing every judgement
+/// into one [`QrelsBuilder`].
 #[derive(Debug, Default)]
 pub struct QrelsParts {
-    parts: Vec<QrelsPart>,
+    /// The query id of each list, one after the other: a list is a query's
+    /// judgements from one or more consecutive pieces.
+    names: Vec<u8>,
+    /// The end of each list's query id in `names`.
+    name_ends: Vec<u32>,
+    /// Where each list's judgements start in the columns (a list ends
+    /// where the next starts).
+    starts: Vec<u32>,
+    /// The columns of [`Qrels`].
+    docs: Vec<u8>,
+    doc_ends: Vec<u32>,
+    grades: Grades,
+    /// Where each judgement came from, for errors.
+    origins: Origins,
+    /// Conflicting grades found so far, each with its list.
+    conflicts: Vec<(u32, RepeatError<Grade>)>,
+    /// The judgements of the last list by document id (entry indices), once
+    /// a piece continued it.
+    open: HashTable<u32>,
+    /// Whether `open` holds the last list's judgements.
+    open_is_last: bool,
+    /// Whether a column passed 2^32 entries or bytes.
+    too_large: bool,
 }
 
 impl QrelsParts {
@@ -178,149 +255,478 @@ impl QrelsParts {
         Self::default()
     }
 
-    /// Adds the next piece, whose positions are `position_offset` less
-    /// than the input's.
-    pub fn push(&mut self, mut part: QrelsPart, position_offset: u64) {
-        part.offset = part.offset.saturating_add(position_offset);
-        self.parts.push(part);
+    /// Whether no judgement or query was added.
+    pub fn is_empty(&self) -> bool {
+        self.name_ends.is_empty()
     }
 
-    /// Adds `later`'s pieces after these, their positions shifted by
-    /// `position_offset`.
-    pub fn append(&mut self, later: QrelsParts, position_offset: u64) {
-        for part in later.parts {
-            self.push(part, position_offset);
+    /// Adds the next piece, whose positions are `position_offset` less
+    /// than the input's: its columns are appended, and the piece freed.
+    pub fn push(&mut self, part: QrelsPart, position_offset: u64) {
+        let QrelsPart { packed, offset } = part;
+        let offset = offset.saturating_add(position_offset);
+        self.too_large |= packed.too_large;
+        let num_lists = packed.name_ends.len();
+        let entries = packed.doc_ends.len();
+        // The end of list `l` of the piece.
+        let list_end = |l: usize| {
+            packed
+                .starts
+                .get(l + 1)
+                .map_or(entries, |&start| start as usize)
+        };
+        let continued = num_lists > 0 && self.last_name() == Some(packed.name(0));
+        if continued {
+            let name = String::from_utf8_lossy(packed.name(0)).into_owned();
+            let judgements = (0..list_end(0)).map(|e| {
+                (
+                    packed.doc(e),
+                    packed.grades.get(e),
+                    packed.origins.get(e).saturating_add(offset),
+                )
+            });
+            self.continue_last(judgements, name);
+        }
+        let first = usize::from(continued);
+        let list_base = self.name_ends.len() - first;
+        if first < num_lists {
+            self.open_is_last = false;
+            // Whole columns from the first list not continued.
+            let e0 = packed.starts[first] as usize;
+            let b0 = if e0 == 0 {
+                0
+            } else {
+                packed.doc_ends[e0 - 1] as usize
+            };
+            let n0 = if first == 0 {
+                0
+            } else {
+                packed.name_ends[first - 1] as usize
+            };
+            let (entry_base, byte_base, name_base) =
+                (self.doc_ends.len(), self.docs.len(), self.names.len());
+            self.names.extend_from_slice(&packed.names[n0..]);
+            let name_shift = self.narrow(name_base).wrapping_sub(n0 as u32);
+            self.name_ends.extend(
+                packed.name_ends[first..]
+                    .iter()
+                    .map(|&end| end.wrapping_add(name_shift)),
+            );
+            let entry_shift = self.narrow(entry_base).wrapping_sub(e0 as u32);
+            self.starts.extend(
+                packed.starts[first..]
+                    .iter()
+                    .map(|&start| start.wrapping_add(entry_shift)),
+            );
+            self.docs.extend_from_slice(&packed.docs[b0..]);
+            let byte_shift = self.narrow(byte_base).wrapping_sub(b0 as u32);
+            self.doc_ends.extend(
+                packed.doc_ends[e0..]
+                    .iter()
+                    .map(|&end| end.wrapping_add(byte_shift)),
+            );
+            self.grades.append(&packed.grades, e0..entries);
+            self.origins
+                .append_range(&packed.origins, e0..entries, offset);
+            // Past 4 GiB or 2^32 entries, the shifts above wrapped.
+            self.narrow(self.docs.len());
+            self.narrow(self.names.len());
+            self.narrow(self.doc_ends.len());
+        }
+        // A continued list's conflicts were looked for again, over all of it.
+        for (list, mut conflict) in packed.conflicts {
+            if continued && list == 0 {
+                continue;
+            }
+            conflict.first.1 = conflict.first.1.saturating_add(offset);
+            conflict.second.1 = conflict.second.1.saturating_add(offset);
+            self.conflicts
+                .push(((list_base + list as usize) as u32, conflict));
         }
     }
 
-    /// Whether no piece was added.
-    pub fn is_empty(&self) -> bool {
-        self.parts.is_empty()
+    /// Appends the finished lists of `store` (one piece, the first given),
+    /// with `conflicts` (by query of the store).
+    fn push_store(&mut self, mut store: ListStore<Grade>, conflicts: Vec<RepeatError<Grade>>) {
+        debug_assert!(self.is_empty());
+        self.conflicts.extend(
+            conflicts
+                .into_iter()
+                .map(|conflict| (conflict.query, conflict)),
+        );
+        if is_packed(&store) {
+            // No repeat was dropped: the columns are taken as they are,
+            // each list's ends made absolute in place.
+            self.names.reserve_exact(store.queries.byte_len());
+            self.name_ends.reserve_exact(store.lists.len());
+            self.starts.reserve_exact(store.lists.len());
+            for list in &store.lists {
+                self.names
+                    .extend_from_slice(store.queries.resolve(list.query));
+                let name_end = self.narrow(self.names.len());
+                self.name_ends.push(name_end);
+                let start = self.narrow(list.start);
+                self.starts.push(start);
+                let base = self.narrow(list.byte_start);
+                for end in &mut store.ends[list.start..list.start + list.len] {
+                    *end = end.wrapping_add(base);
+                }
+            }
+            self.narrow(store.bytes.len());
+            self.docs = std::mem::take(&mut store.bytes);
+            self.doc_ends = std::mem::take(&mut store.ends);
+            self.grades.extend_from_slice(&store.values);
+            self.origins = std::mem::take(&mut store.origins);
+            return;
+        }
+        // Exact room: the columns never grow (and are never copied).
+        let entries = store.lists.iter().map(|l| l.len).sum();
+        self.names.reserve_exact(store.queries.byte_len());
+        self.name_ends.reserve_exact(store.lists.len());
+        self.starts.reserve_exact(store.lists.len());
+        self.docs.reserve_exact(store.bytes.len());
+        self.doc_ends.reserve_exact(entries);
+        self.grades.reserve_exact(entries);
+        self.origins = Origins::with_capacity(entries);
+        // Finished lists are in the piece's query order.
+        for list in &store.lists {
+            self.names
+                .extend_from_slice(store.queries.resolve(list.query));
+            let name_end = self.narrow(self.names.len());
+            self.name_ends.push(name_end);
+            let start = self.narrow(self.doc_ends.len());
+            self.starts.push(start);
+            self.copy_list(&store, list, 0);
+        }
+    }
+
+    /// The query id of list `l`.
+    fn name(&self, l: usize) -> &[u8] {
+        let start = if l == 0 {
+            0
+        } else {
+            self.name_ends[l - 1] as usize
+        };
+        &self.names[start..self.name_ends[l] as usize]
+    }
+
+    /// The query id of the last list.
+    fn last_name(&self) -> Option<&[u8]> {
+        let last = self.name_ends.len().checked_sub(1)?;
+        let start = match last {
+            0 => 0,
+            _ => self.name_ends[last - 1] as usize,
+        };
+        Some(&self.names[start..self.name_ends[last] as usize])
+    }
+
+    /// `n` as a 32-bit offset, noting when it does not fit.
+    fn narrow(&mut self, n: usize) -> u32 {
+        u32::try_from(n).unwrap_or_else(|_| {
+            self.too_large = true;
+            0
+        })
+    }
+
+    /// Appends one judgement to the columns.
+    #[inline]
+    fn push_entry(&mut self, doc: &[u8], grade: Grade, origin: u64) {
+        self.docs.extend_from_slice(doc);
+        let end = self.narrow(self.docs.len());
+        self.doc_ends.push(end);
+        self.grades.push(grade);
+        self.origins.push(origin);
+    }
+
+    /// Appends every judgement of `list` of `store`, a column at a time.
+    fn copy_list(&mut self, store: &ListStore<Grade>, list: &List, offset: u64) {
+        let entries = list.start..list.start + list.len;
+        let bytes = match list.len {
+            0 => 0,
+            n => store.ends[list.start + n - 1] as usize,
+        };
+        let base = self.docs.len();
+        self.docs
+            .extend_from_slice(&store.bytes[list.byte_start..list.byte_start + bytes]);
+        let base = self.narrow(base);
+        self.narrow(self.docs.len());
+        self.doc_ends.extend(
+            store.ends[entries.clone()]
+                .iter()
+                .map(|&end| base.wrapping_add(end)),
+        );
+        self.grades
+            .extend_from_slice(&store.values[entries.clone()]);
+        self.origins.append_range(&store.origins, entries, offset);
+    }
+
+    /// The document id of entry `e` of the columns.
+    #[inline]
+    fn doc(&self, e: usize) -> &[u8] {
+        let start = if e == 0 {
+            0
+        } else {
+            self.doc_ends[e - 1] as usize
+        };
+        &self.docs[start..self.doc_ends[e] as usize]
+    }
+
+    /// Appends `list` of `store` to the last list (the same query, continued
+    /// in this piece), as one builder would: a document judged again with
+    /// the same grade is kept once, with another grade it is a conflict.
+    fn continue_last<'a>(
+        &mut self,
+        judgements: impl Iterator<Item = (&'a [u8], Grade, u64)>,
+        query_name: String,
+    ) {
+        let Some(&start) = self.starts.last() else {
+            unreachable!("there is a last list")
+        };
+        if !self.open_is_last {
+            // The first occurrence of each document, in input order.
+            self.open.clear();
+            for e in start as usize..self.doc_ends.len() {
+                let doc = self.doc(e);
+                let hash = hash_bytes(doc);
+                if self
+                    .open
+                    .find(hash, |&other| self.doc(other as usize) == doc)
+                    .is_none()
+                {
+                    let Self {
+                        open,
+                        docs,
+                        doc_ends,
+                        ..
+                    } = self;
+                    open.insert_unique(hash, e as u32, |&other| {
+                        hash_bytes(doc_at(docs, doc_ends, other as usize))
+                    });
+                }
+            }
+            self.open_is_last = true;
+        }
+        let list_index = (self.name_ends.len() - 1) as u32;
+        let mut conflict = None;
+        for (doc, grade, origin) in judgements {
+            let hash = hash_bytes(doc);
+            let first = self
+                .open
+                .find(hash, |&other| self.doc(other as usize) == doc)
+                .copied();
+            match first {
+                Some(first) => {
+                    let first = first as usize;
+                    let first_grade = self.grades.get(first);
+                    if first_grade.to_bits() == grade.to_bits() {
+                        continue;
+                    }
+                    if conflict.is_none() {
+                        conflict = Some(RepeatError {
+                            query: list_index,
+                            query_name: String::new(),
+                            doc: doc.to_vec(),
+                            first: (first_grade, self.origins.get(first)),
+                            second: (grade, origin),
+                        });
+                    }
+                    // Kept as pushed: the qrels are refused anyway.
+                    self.push_entry(doc, grade, origin);
+                }
+                None => {
+                    let e = self.doc_ends.len() as u32;
+                    self.push_entry(doc, grade, origin);
+                    let Self {
+                        open,
+                        docs,
+                        doc_ends,
+                        ..
+                    } = self;
+                    open.insert_unique(hash, e, |&other| {
+                        hash_bytes(doc_at(docs, doc_ends, other as usize))
+                    });
+                }
+            }
+        }
+        if let Some(mut conflict) = conflict {
+            conflict.query_name = query_name;
+            self.conflicts.push((list_index, conflict));
+        }
     }
 
     /// Joins the pieces into qrels; fails on the first conflicting grades
     /// in input order.
-    pub fn finish(self) -> Result<Qrels, QrelsError> {
-        let mut parts: Vec<ListStore<Grade>> = Vec::with_capacity(self.parts.len() + 1);
-        // Room for every piece's queries: the table never grows.
-        let mut queries = Interner::with_capacity(
-            self.parts.iter().map(|p| p.store.queries.len()).sum(),
-            self.parts.iter().map(|p| p.store.queries.byte_len()).sum(),
-        );
-        let mut lists: Vec<(u32, u32)> = Vec::with_capacity(queries.capacity());
-        // For each query judged in more than one piece, every (piece, list)
-        // holding its judgements, in input order.
-        let mut spanning: Vec<(u32, Vec<(u32, u32)>)> = Vec::new();
-        let mut spanning_of: Vec<u32> = Vec::with_capacity(queries.capacity());
-        let mut conflicts: Vec<(u32, RepeatError<Grade>)> = Vec::new();
-        let mut offsets = Vec::with_capacity(self.parts.len());
-        for (p, part) in self.parts.into_iter().enumerate() {
-            let p = p as u32;
-            for list in 0..part.store.lists.len() as u32 {
-                let known = queries.len() as u32;
-                let q = queries.intern(part.store.queries.resolve(list));
-                if q == known {
-                    lists.push((p, list));
-                    spanning_of.push(u32::MAX);
-                    continue;
-                }
-                let group = &mut spanning_of[q as usize];
-                if *group == u32::MAX {
-                    *group = spanning.len() as u32;
-                    spanning.push((q, vec![lists[q as usize]]));
-                }
-                spanning[*group as usize].1.push((p, list));
-            }
-            for mut conflict in part.conflicts {
-                conflict.query_name = part.store.query_name(conflict.query);
-                conflicts.push((p, conflict));
-            }
-            offsets.push(part.offset);
-            // The qrels' own table names the queries from here on.
-            let mut store = part.store;
-            store.queries = Interner::new();
-            parts.push(store);
+    pub fn finish(mut self) -> Result<Qrels, QrelsError> {
+        self.open = HashTable::new();
+        let entries = self.doc_ends.len();
+        let end = self.narrow(entries);
+        if self.too_large {
+            return Err(QrelsError::TooLarge);
         }
-        // Conflicts within one piece stand for queries in that piece only;
-        // those of joined queries are looked for again, over all pieces.
-        let mut first: Option<RepeatError<Grade>> = None;
-        let mut keep_first = |mut conflict: RepeatError<Grade>, offset: u64| {
-            conflict.first.1 = conflict.first.1.saturating_add(offset);
-            conflict.second.1 = conflict.second.1.saturating_add(offset);
-            if first
-                .as_ref()
-                .is_none_or(|f| conflict.second.1 < f.second.1)
-            {
-                first = Some(conflict);
+        let names = std::mem::take(&mut self.names);
+        let name_ends = std::mem::take(&mut self.name_ends);
+        match Interner::from_distinct(names, name_ends) {
+            Ok(queries) => {
+                if let Some(conflict) = first_conflict(self.conflicts) {
+                    return Err(conflict_error(conflict));
+                }
+                self.starts.push(end);
+                Ok(Qrels::new(
+                    queries,
+                    self.starts,
+                    self.docs,
+                    self.doc_ends,
+                    self.grades,
+                ))
             }
+            Err((names, name_ends)) => self.regroup(&names, &name_ends),
+        }
+    }
+
+    /// Finishes qrels in which a query's lines come back after another
+    /// query's: each query's lists joined in input order, repeats checked
+    /// over all of them.
+    fn regroup(self, names: &[u8], name_ends: &[u32]) -> Result<Qrels, QrelsError> {
+        let num_lists = name_ends.len();
+        let name = |l: usize| {
+            let start = if l == 0 { 0 } else { name_ends[l - 1] as usize };
+            &names[start..name_ends[l] as usize]
         };
-        for (p, conflict) in conflicts {
-            let q = queries.get(conflict.query_name.as_bytes());
-            if q.is_some_and(|q| spanning_of[q as usize] == u32::MAX) {
-                keep_first(conflict, offsets[p as usize]);
+        let range = |l: usize| {
+            let end = self
+                .starts
+                .get(l + 1)
+                .map_or(self.doc_ends.len(), |&e| e as usize);
+            self.starts[l] as usize..end
+        };
+        let mut queries = Interner::new();
+        // Per query its first list; per list the next list of its query.
+        let mut first_list: Vec<u32> = Vec::new();
+        let mut last_list: Vec<u32> = Vec::new();
+        let mut next_list = vec![u32::MAX; num_lists];
+        let mut query_of = Vec::with_capacity(num_lists);
+        for l in 0..num_lists {
+            let known = queries.len();
+            let q = queries.intern(name(l));
+            if q as usize == known {
+                first_list.push(l as u32);
+                last_list.push(l as u32);
+            } else {
+                next_list[last_list[q as usize] as usize] = l as u32;
+                last_list[q as usize] = l as u32;
+            }
+            query_of.push(q);
+        }
+        let joined = |l: u32| {
+            let q = query_of[l as usize] as usize;
+            first_list[q] != last_list[q]
+        };
+        let mut conflicts: Vec<(u32, RepeatError<Grade>)> = self
+            .conflicts
+            .into_iter()
+            .filter(|(l, _)| !joined(*l))
+            .collect();
+        let mut flat = QrelsParts::default();
+        let mut seen: HashTable<u32> = HashTable::new();
+        let doc = |e: usize| doc_at(&self.docs, &self.doc_ends, e);
+        for (q, &first) in first_list.iter().enumerate() {
+            let start = flat.doc_ends.len();
+            flat.starts.push(start as u32);
+            let mut l = first;
+            if !joined(first) {
+                for e in range(l as usize) {
+                    flat.push_entry(doc(e), self.grades.get(e), 0);
+                }
+                continue;
+            }
+            seen.clear();
+            let mut conflict = None;
+            while l != u32::MAX {
+                for e in range(l as usize) {
+                    let (d, grade, origin) = (doc(e), self.grades.get(e), self.origins.get(e));
+                    let hash = hash_bytes(d);
+                    match seen
+                        .find(hash, |&other| flat.doc(other as usize) == d)
+                        .copied()
+                    {
+                        Some(other) => {
+                            let other = other as usize;
+                            let first_grade = flat.grades.get(other);
+                            if first_grade.to_bits() != grade.to_bits() && conflict.is_none() {
+                                conflict = Some(RepeatError {
+                                    query: q as u32,
+                                    query_name: String::from_utf8_lossy(queries.resolve(q as u32))
+                                        .into_owned(),
+                                    doc: d.to_vec(),
+                                    first: (first_grade, flat.origins.get(other)),
+                                    second: (grade, origin),
+                                });
+                            }
+                        }
+                        None => {
+                            let at = flat.doc_ends.len() as u32;
+                            flat.push_entry(d, grade, origin);
+                            let QrelsParts { docs, doc_ends, .. } = &flat;
+                            seen.insert_unique(hash, at, |&other| {
+                                hash_bytes(doc_at(docs, doc_ends, other as usize))
+                            });
+                        }
+                    }
+                }
+                l = next_list[l as usize];
+            }
+            if let Some(conflict) = conflict {
+                conflicts.push((first, conflict));
             }
         }
-        if !spanning.is_empty() {
-            let mut joined = ListStore::default();
-            // (position, piece, list, entry of the list)
-            let mut entries: Vec<(u64, u32, u32, usize)> = Vec::new();
-            for (q, pieces) in &spanning {
-                entries.clear();
-                for &(p, list) in pieces {
-                    let store = &parts[p as usize];
-                    let l = store.lists[list as usize];
-                    let offset = offsets[p as usize];
-                    entries.extend((0..l.len).map(|i| {
-                        (
-                            store.origins.get(l.start + i).saturating_add(offset),
-                            p,
-                            list,
-                            i,
-                        )
-                    }));
-                }
-                // Input order, so that repeats resolve as in one builder.
-                entries.sort_unstable();
-                let name = queries.resolve(*q);
-                for &(origin, p, list, i) in &entries {
-                    let store = &parts[p as usize];
-                    let l = store.lists[list as usize];
-                    let pushed = joined.push(
-                        name,
-                        store.doc(&l, i),
-                        store.values[l.start + i],
-                        origin,
-                        false,
-                    );
-                    debug_assert!(pushed.is_ok(), "these entries were pushed once already");
-                }
-            }
-            let joined_conflicts = match joined.finish_in_place(&QrelsRules) {
-                Ok(conflicts) => conflicts,
-                Err(FinishError::Repeat(e)) => vec![e],
-                Err(FinishError::MixedOrdering { .. }) => {
-                    unreachable!("qrels entries are never pushed as ranked")
-                }
-            };
-            for mut conflict in joined_conflicts {
-                conflict.query_name = joined.query_name(conflict.query);
-                keep_first(conflict, 0);
-            }
-            let p = parts.len() as u32;
-            for (list, (q, _)) in spanning.iter().enumerate() {
-                lists[*q as usize] = (p, list as u32);
-            }
-            parts.push(joined);
-        }
-        if let Some(conflict) = first {
+        if let Some(conflict) = first_conflict(conflicts) {
             return Err(conflict_error(conflict));
         }
-        Ok(Qrels {
+        let end = flat.narrow(flat.doc_ends.len());
+        if flat.too_large {
+            return Err(QrelsError::TooLarge);
+        }
+        flat.starts.push(end);
+        Ok(Qrels::new(
             queries,
-            lists,
-            parts: parts.into_iter().map(compact).collect(),
-        })
+            flat.starts,
+            flat.docs,
+            flat.doc_ends,
+            flat.grades,
+        ))
     }
+}
+
+/// Whether a finished store's lists lie one after the other, from the
+/// start to the end of its columns (no repeat was dropped).
+fn is_packed(store: &ListStore<Grade>) -> bool {
+    let (mut entry, mut byte) = (0, 0);
+    for list in &store.lists {
+        if list.start != entry || list.byte_start != byte {
+            return false;
+        }
+        entry += list.len;
+        byte += match list.len {
+            0 => 0,
+            n => store.ends[list.start + n - 1] as usize,
+        };
+    }
+    entry == store.values.len() && byte == store.bytes.len() && entry == store.origins.len()
+}
+
+/// The document id of entry `e` of flat columns.
+#[inline]
+fn doc_at<'a>(docs: &'a [u8], doc_ends: &[u32], e: usize) -> &'a [u8] {
+    let start = if e == 0 { 0 } else { doc_ends[e - 1] as usize };
+    &docs[start..doc_ends[e] as usize]
+}
+
+/// The conflict whose second judgement comes first in the input.
+fn first_conflict(conflicts: Vec<(u32, RepeatError<Grade>)>) -> Option<RepeatError<Grade>> {
+    conflicts
+        .into_iter()
+        .map(|(_, conflict)| conflict)
+        .min_by_key(|conflict| conflict.second.1)
 }
 
 /// Sorts `grades` in descending order. Integer grades spanning a small
@@ -356,25 +762,6 @@ fn sort_descending(grades: &mut [Grade], counts: &mut Vec<u32>) {
         grades[at..at + count as usize].fill(grade);
         at += count as usize;
     }
-}
-
-/// A finished store as the qrels keep it: no positions, no query table of
-/// its own (the qrels have one for all pieces), no spare room.
-fn compact(mut store: ListStore<Grade>) -> ListStore<Grade> {
-    store.origins = Origins::default();
-    store.queries = Interner::new();
-    store.lists.shrink_to_fit();
-    store.bytes.shrink_to_fit();
-    store.ends.shrink_to_fit();
-    store.values.shrink_to_fit();
-    store
-}
-
-/// A refused repeat as the qrels error, its positions shifted by `offset`.
-fn conflict(mut e: RepeatError<Grade>, offset: u64) -> QrelsError {
-    e.first.1 = e.first.1.saturating_add(offset);
-    e.second.1 = e.second.1.saturating_add(offset);
-    conflict_error(e)
 }
 
 fn conflict_error(e: RepeatError<Grade>) -> QrelsError {
@@ -427,21 +814,41 @@ impl ListRules<Grade> for QrelsRules {
 }
 
 impl Qrels {
+    /// Qrels from finished columns; room reserved beyond them is given back.
+    fn new(
+        queries: Interner,
+        mut starts: Vec<u32>,
+        mut docs: Vec<u8>,
+        mut doc_ends: Vec<u32>,
+        mut grades: Grades,
+    ) -> Self {
+        debug_assert_eq!(starts.len(), queries.len() + 1);
+        starts.shrink_to_fit();
+        docs.shrink_to_fit();
+        doc_ends.shrink_to_fit();
+        grades.shrink_to_fit();
+        Self {
+            queries,
+            starts,
+            docs,
+            doc_ends,
+            grades,
+        }
+    }
+
     /// Number of queries with at least one judgement.
     pub fn num_queries(&self) -> usize {
-        self.lists.len()
+        self.queries.len()
     }
 
     /// Number of judgements.
     pub fn num_judgements(&self) -> usize {
-        (0..self.lists.len() as u32)
-            .map(|q| self.judged(q).1.len)
-            .sum()
+        self.doc_ends.len()
     }
 
     /// The query ids, in order of first appearance.
     pub fn queries(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        (0..self.lists.len() as u32).map(|q| self.query_name(q))
+        (0..self.queries.len() as u32).map(|q| self.query_name(q))
     }
 
     /// The dense index of `query` (position in [`queries`](Self::queries)).
@@ -459,13 +866,21 @@ impl Qrels {
         self.queries.resolve(index)
     }
 
-    /// The judgements of query `index`: the store that holds them and
-    /// where they are in it.
+    /// The judgements of query `index`, in input order.
     #[inline]
-    pub(crate) fn judged(&self, index: u32) -> (&ListStore<Grade>, List) {
-        let (part, list) = self.lists[index as usize];
-        let store = &self.parts[part as usize];
-        (store, store.lists[list as usize])
+    pub(crate) fn judged(&self, index: u32) -> Judged<'_> {
+        let start = self.starts[index as usize] as usize;
+        let end = self.starts[index as usize + 1] as usize;
+        Judged {
+            bytes: &self.docs,
+            first: if start == 0 {
+                0
+            } else {
+                self.doc_ends[start - 1] as usize
+            },
+            ends: &self.doc_ends[start..end],
+            grades: self.grades.slice(start, end),
+        }
     }
 
     /// Every grade judged for the query `index`, in descending order.
@@ -479,26 +894,26 @@ impl Qrels {
     /// `ideal` (emptied first); `counts` is scratch space. The engine calls
     /// this once per judged query, reusing both buffers.
     pub fn ideal_grades_into(&self, index: u32, ideal: &mut Vec<Grade>, counts: &mut Vec<u32>) {
-        let (store, list) = self.judged(index);
         ideal.clear();
-        ideal.extend_from_slice(&store.values[list.start..list.start + list.len]);
+        self.judged(index).grades.extend_into(ideal);
         sort_descending(ideal, counts);
     }
 
     /// The grade of `doc` for query `index`, if it is judged: a scan of the
     /// query's judgements (the engine judges whole lists another way).
     pub fn grade(&self, index: u32, doc: &[u8]) -> Option<Grade> {
-        let (store, list) = self.judged(index);
-        (0..list.len)
-            .find(|&i| store.doc(&list, i) == doc)
-            .map(|i| store.values[list.start + i])
+        let judged = self.judged(index);
+        judged
+            .docs()
+            .position(|d| d == doc)
+            .map(|i| judged.grade(i))
     }
 
     /// The judged documents of query `index` with their grades, in input
     /// order (repeats left out).
     pub fn judgements(&self, index: u32) -> impl ExactSizeIterator<Item = (&[u8], Grade)> + '_ {
-        let (store, list) = self.judged(index);
-        (0..list.len).map(move |i| (store.doc(&list, i), store.values[list.start + i]))
+        let judged = self.judged(index);
+        (0..judged.len()).map(move |i| (judged.doc(i), judged.grade(i)))
     }
 
     /// The grade of `doc` for `query`, if it is judged.
@@ -611,6 +1026,7 @@ mod tests {
             let mut parts = QrelsParts::new();
             let mut piece = QrelsBuilder::new();
             let mut piece_start = 0;
+            let mut pieces = 0;
             for (i, (query, doc, grade)) in lines.iter().enumerate() {
                 let line = i as u64 + 1;
                 whole
@@ -620,14 +1036,16 @@ mod tests {
                     .push_at(query.as_bytes(), doc.as_bytes(), *grade, line - piece_start)
                     .unwrap();
                 if next(10) == 0 {
+                    pieces += 1;
                     parts.push(std::mem::take(&mut piece).finish_part(), piece_start);
                     piece_start = line;
                 }
             }
             parts.push(piece.finish_part(), piece_start);
+            pieces += 1;
             let expected = observed(whole.finish(), &docs);
             conflicts += usize::from(expected.contains("twice"));
-            joined += usize::from(parts.parts.len() > 1);
+            joined += usize::from(pieces > 1);
             assert_eq!(observed(parts.finish(), &docs), expected, "case {case}");
         }
         // Both outcomes were compared, many times over.

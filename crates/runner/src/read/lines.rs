@@ -89,6 +89,14 @@ pub(crate) trait LineParser: Sync {
         let _ = sink;
         Ok(())
     }
+    /// How many pieces are parsed at once before they are joined (their
+    /// sinks are all held until then): by default every piece of a block.
+    /// A parser whose pieces take much more memory than their bytes (qrels
+    /// of many tiny queries) joins them a few at a time instead, and a
+    /// mapped input's pages are given back after each such wave.
+    fn pieces_at_once(&self) -> usize {
+        usize::MAX
+    }
     /// The first piece's sink as the start of the whole input's.
     fn first(&self, piece: Self::Sink, line_offset: u64) -> Result<Self::Sink, LineError> {
         if line_offset == 0 {
@@ -271,7 +279,7 @@ pub(crate) fn parse_lines_from<P: LineParser>(
         let mut joiner = Joiner::new(first_line);
         for block in full_rx {
             let block = block.map_err(Failure::Io)?;
-            joiner.block(parser, &block.bytes)?;
+            joiner.block(parser, &block.bytes, &mut |_| {})?;
             progress(block.bytes.len() as u64);
             if block.too_long {
                 return Err(Failure::Line(too_long(joiner.offset.saturating_add(1))));
@@ -321,11 +329,12 @@ pub(crate) fn parse_bytes<P: LineParser>(
                 }
             };
         }
-        joiner.block(parser, &bytes[start..end])?;
-        progress((end - start) as u64);
         // From 0 on the first block: a skipped mark is released too.
-        release(released, end);
-        released = end;
+        joiner.block(parser, &bytes[start..end], &mut |joined| {
+            release(released, start + joined);
+            released = start + joined;
+        })?;
+        progress((end - start) as u64);
         start = end;
     }
     if released < bytes.len() {
@@ -350,16 +359,53 @@ impl<S: Send> Joiner<S> {
         }
     }
 
-    /// Parses one block of whole lines, pieces in parallel, and joins them.
+    /// Parses one block of whole lines, pieces in parallel, and joins them;
+    /// `joined` is told how many bytes of the block are joined after each
+    /// wave of [`LineParser::pieces_at_once`] pieces. A wave is joined
+    /// while the next one is parsed.
     fn block<P: LineParser<Sink = S>>(
         &mut self,
         parser: &P,
         block: &[u8],
+        joined: &mut dyn FnMut(usize),
     ) -> Result<(), LineError> {
-        let results: Vec<Result<Piece<S>, LineError>> = split_pieces(block)
-            .into_par_iter()
-            .map(|piece| parse_piece(parser, piece))
-            .collect();
+        let pieces = split_pieces(block);
+        let mut done = 0;
+        // The wave parsed last, not joined yet, and its bytes.
+        let mut pending: Option<(Wave<S>, usize)> = None;
+        for wave in pieces.chunks(parser.pieces_at_once().max(1)) {
+            let (parsed, join) = rayon::join(
+                || {
+                    wave.par_iter()
+                        .map(|piece| parse_piece(parser, piece))
+                        .collect::<Vec<_>>()
+                },
+                || {
+                    pending
+                        .take()
+                        .map(|(results, bytes)| self.join_wave(parser, results).map(|()| bytes))
+                        .transpose()
+                },
+            );
+            if let Some(bytes) = join? {
+                done += bytes;
+                joined(done);
+            }
+            pending = Some((parsed, wave.iter().map(|piece| piece.len()).sum()));
+        }
+        if let Some((results, bytes)) = pending {
+            self.join_wave(parser, results)?;
+            joined(done + bytes);
+        }
+        Ok(())
+    }
+
+    /// Joins the parsed pieces of one wave, in order.
+    fn join_wave<P: LineParser<Sink = S>>(
+        &mut self,
+        parser: &P,
+        results: Wave<S>,
+    ) -> Result<(), LineError> {
         for result in results {
             let piece = result.map_err(|e| e.shifted(self.offset))?;
             self.data_lines += piece.counts.data_lines;
@@ -467,6 +513,9 @@ fn split_pieces(block: &[u8]) -> Vec<&[u8]> {
     pieces
 }
 
+/// The pieces of one wave, parsed (or the error of each).
+type Wave<S> = Vec<Result<Piece<S>, LineError>>;
+
 /// One piece, parsed.
 struct Piece<S> {
     sink: S,
@@ -563,6 +612,63 @@ mod tests {
             assert_eq!(*number as usize, i + 1);
             assert_eq!(line, &format!("line {}", i + 1));
         }
+    }
+
+    /// [`Collect`], joining `0` pieces at a time.
+    struct Waves(usize);
+    impl LineParser for Waves {
+        type Sink = Vec<(u64, String)>;
+        fn sink(&self) -> Self::Sink {
+            Vec::new()
+        }
+        fn parse(&self, sink: &mut Self::Sink, line: &[u8], number: u64) -> Result<(), LineError> {
+            Collect.parse(sink, line, number)
+        }
+        fn join(
+            &self,
+            sink: &mut Self::Sink,
+            later: Self::Sink,
+            offset: u64,
+        ) -> Result<(), LineError> {
+            Collect.join(sink, later, offset)
+        }
+        fn pieces_at_once(&self) -> usize {
+            self.0
+        }
+    }
+
+    #[test]
+    fn pieces_joined_a_few_at_a_time_give_the_same_lines_and_are_released_as_they_go() {
+        // Within one block (4 MB in tests), about three pieces.
+        let mut text: String = (1..=300_000).map(|i| format!("line {i}\n")).collect();
+        assert!(text.len() > 2 * PIECE && text.len() < BLOCK);
+        let whole = parse(&text).unwrap();
+        for at_once in [1, 2] {
+            let releases = std::sync::Mutex::new(Vec::new());
+            let parsed = parse_bytes(text.as_bytes(), &Waves(at_once), &|_| {}, 1, &|a, b| {
+                releases.lock().unwrap().push((a, b))
+            })
+            .unwrap();
+            assert_eq!(
+                (&parsed.sink, parsed.data_lines),
+                (&whole.sink, whole.data_lines)
+            );
+            let releases = releases.into_inner().unwrap();
+            // One release per wave, each after the last, up to the end.
+            let pieces = split_pieces(text.as_bytes()).len();
+            assert_eq!(releases.len(), pieces.div_ceil(at_once), "{at_once}");
+            assert!(
+                releases
+                    .windows(2)
+                    .all(|w| w[0].1 == w[1].0 && w[0].1 > w[0].0)
+            );
+            assert_eq!((releases[0].0, releases.last().unwrap().1), (0, text.len()));
+        }
+        // The first bad line is still the one reported.
+        text.push_str("x\nbad\n");
+        text.push_str(&(0..200_000).map(|_| "bad\n").collect::<String>());
+        let error = parse_bytes(text.as_bytes(), &Waves(1), &|_| {}, 1, &|_, _| {}).unwrap_err();
+        assert_eq!(error.line, 300_002);
     }
 
     #[test]

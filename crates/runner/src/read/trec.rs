@@ -6,7 +6,7 @@
 //! not used (a run's order comes from its scores), and text after a run's
 //! sixth field is ignored.
 
-use rankeval_core::{QrelsBuilder, QrelsError, QrelsParts, RunBuilder, RunError};
+use rankeval_core::{QrelsBuilder, QrelsError, QrelsPart, QrelsParts, RunBuilder, RunError};
 
 use super::error::{LineError, ReadErrorKind, excerpt};
 use super::fields::{Fields, Window, decimal_at, parse_f64};
@@ -21,12 +21,16 @@ pub(crate) const RUN_LINE: &str = "6 fields: query Q0 document rank score tag";
 /// Parses TREC qrels lines.
 pub(crate) struct TrecQrels;
 
-/// Qrels being read: the piece being parsed, then the finished pieces.
+/// Qrels being read: the piece being parsed, then the finished piece,
+/// then (in the sink of the whole input) the qrels' columns that each
+/// finished piece is copied into as it is joined.
 #[derive(Debug, Default)]
 pub(crate) struct QrelsSink {
     /// The lines of the piece being parsed.
     builder: QrelsBuilder,
-    /// Finished pieces, in input order.
+    /// The piece, finished, until it is joined.
+    finished: Option<QrelsPart>,
+    /// Every piece joined so far, in input order.
     pub(crate) parts: QrelsParts,
 }
 
@@ -41,7 +45,7 @@ impl LineParser for TrecQrels {
         // A qrels line has at least 8 bytes.
         QrelsSink {
             builder: QrelsBuilder::with_capacity(bytes / 8 + 1, bytes / 3),
-            parts: QrelsParts::new(),
+            ..QrelsSink::default()
         }
     }
 
@@ -75,18 +79,35 @@ impl LineParser for TrecQrels {
         )
     }
 
-    /// Checks and orders the piece's judgements while they are in the cache.
+    /// Checks the piece's judgements while they are in the cache.
     fn end_piece(&self, sink: &mut QrelsSink) -> Result<(), LineError> {
         let builder = std::mem::take(&mut sink.builder);
         if !builder.is_empty() {
-            sink.parts.push(builder.finish_part(), 0);
+            sink.finished = Some(builder.finish_part());
         }
         Ok(())
     }
 
+    /// Copies the piece into the qrels' columns, and frees it.
     fn join(&self, sink: &mut QrelsSink, later: QrelsSink, offset: u64) -> Result<(), LineError> {
-        sink.parts.append(later.parts, offset);
+        if let Some(part) = later.finished {
+            sink.parts.push(part, offset);
+        }
         Ok(())
+    }
+
+    /// A piece's builder takes several times its bytes when queries are
+    /// tiny (a query table entry and a list per line): one piece per thread
+    /// at a time, each copied into the columns and freed before the next.
+    fn pieces_at_once(&self) -> usize {
+        rayon::current_num_threads()
+    }
+
+    /// The whole input's sink holds columns, never a piece of its own.
+    fn first(&self, piece: QrelsSink, line_offset: u64) -> Result<QrelsSink, LineError> {
+        let mut sink = self.sink();
+        self.join(&mut sink, piece, line_offset)?;
+        Ok(sink)
     }
 }
 
@@ -455,6 +476,9 @@ mod tests {
     fn the_fast_path_for_qrels_lines_parses_like_the_general_one() {
         let describe = |sink: QrelsSink| {
             let mut parts = sink.parts;
+            if let Some(part) = sink.finished {
+                parts.push(part, 0);
+            }
             parts.push(sink.builder.finish_part(), 0);
             match parts.finish() {
                 Ok(qrels) => format!(
