@@ -89,18 +89,34 @@ while read -r action name version; do
     esac
 done <<<"$plan"
 
-# Step 2: package and verify together.
+# Step 2: package and verify together, in a target directory of its own
+# (target/package-check). Cargo treats a registry crate of a given name and
+# version as never changing: it unpacks the local overlay of the packaged
+# crates into $CARGO_HOME/registry/src/-<hash>/NAME-VERSION once, and reuses
+# what it compiled from them. After a change to a crate whose version did not
+# move, the next check would verify its dependents against the old sources
+# (a method "not found" that the tree has). So the unpacked copies and what
+# was compiled from them are removed first; crates.io's own sources and the
+# other dependencies' builds stay (the first check builds those, once).
+target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+verify_dir="$target_dir/package-check"
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+for crate in "${publish[@]}"; do
+    name="${crate%-*}"
+    rm -rf "$cargo_home"/registry/src/-*/"$crate" \
+        "$verify_dir"/debug/.fingerprint/"$name"-* "$verify_dir"/debug/build/"$name"-* \
+        "$verify_dir"/debug/deps/lib"${name//-/_}"-* "$verify_dir"/debug/deps/"${name//-/_}"-*
+done
 if [ "$mode" = publish ]; then
-    cargo publish --dry-run --workspace "${exclude[@]}" ${cargo_args[@]+"${cargo_args[@]}"}
+    CARGO_TARGET_DIR="$verify_dir" cargo publish --dry-run --workspace "${exclude[@]}" ${cargo_args[@]+"${cargo_args[@]}"}
 else
-    cargo package --workspace "${exclude[@]}" ${cargo_args[@]+"${cargo_args[@]}"}
+    CARGO_TARGET_DIR="$verify_dir" cargo package --workspace "${exclude[@]}" ${cargo_args[@]+"${cargo_args[@]}"}
 fi
 
 # Step 3: the sizes of what would be uploaded.
-target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
 status=0
 for crate in "${publish[@]}"; do
-    file="$target_dir/package/$crate.crate"
+    file="$verify_dir/package/$crate.crate"
     if [ ! -f "$file" ]; then
         echo "package-check: $file was not written" >&2
         status=1
@@ -115,6 +131,6 @@ for crate in "${publish[@]}"; do
 done
 # The unpacked copies cargo verified are not needed afterwards.
 for crate in "${publish[@]}"; do
-    rm -rf "${target_dir:?}/package/$crate"
+    rm -rf "${verify_dir:?}/package/$crate"
 done
 exit "$status"
