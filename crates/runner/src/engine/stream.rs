@@ -62,14 +62,8 @@ pub fn evaluate_grouped(
     options: &Options,
     progress: Progress<'_>,
 ) -> Result<Option<Evaluation>, ReadError> {
-    if options.score_threshold.is_some() {
+    let Some(scorer) = QueryScorer::streaming(qrels, metrics, options) else {
         return Ok(None);
-    }
-    let scorer = QueryScorer {
-        qrels,
-        metrics,
-        depth: judged_depth(metrics),
-        options,
     };
     Ok(match stream_run(input, read, &scorer, progress)? {
         Some(scores) => scorer.assemble(scores, options),
@@ -118,14 +112,8 @@ pub fn evaluate_grouped_batches(
     metrics: &[Box<dyn Metric>],
     options: &Options,
 ) -> Result<Option<Evaluation>, ReadError> {
-    if options.score_threshold.is_some() {
+    let Some(scorer) = QueryScorer::streaming(qrels, metrics, options) else {
         return Ok(None);
-    }
-    let scorer = QueryScorer {
-        qrels,
-        metrics,
-        depth: judged_depth(metrics),
-        options,
     };
     Ok(
         match stream_batches(name, batches, columns, read, &scorer)? {
@@ -244,7 +232,23 @@ impl ListScorer for QueryScorer<'_> {
     }
 }
 
-impl QueryScorer<'_> {
+impl<'a> QueryScorer<'a> {
+    /// The scorer of a run evaluated while it is read, or `None` if it
+    /// must be read whole first (a score threshold drops entries before
+    /// the run is ordered).
+    fn streaming(
+        qrels: &'a Qrels,
+        metrics: &'a [Box<dyn Metric>],
+        options: &'a Options,
+    ) -> Option<Self> {
+        options.score_threshold.is_none().then(|| QueryScorer {
+            qrels,
+            metrics,
+            depth: judged_depth(metrics),
+            options,
+        })
+    }
+
     /// The evaluation, or `None` if a query was scored twice: the run was
     /// not grouped by query after all.
     fn assemble(&self, scores: Scores, options: &Options) -> Option<Evaluation> {
