@@ -265,15 +265,14 @@ fn csv_runs_stream_like_trec() {
     assert!(streams(&qrels, &csv, ReadOptions::default(), &options));
 }
 
-/// A TREC run's lines (`query Q0 doc rank score tag`) in this order as a
-/// long Parquet table `user, item, score` in a temporary file, with
-/// `rows_per_group` rows per row group.
-fn parquet_run(lines: &[&str], rows_per_group: usize) -> (tempfile::TempDir, Input) {
+/// A TREC run's lines (`query Q0 doc rank score tag`) in this order as one
+/// Arrow record batch, `user, item, score`.
+fn trec_batch(lines: &[&str]) -> arrow_array::RecordBatch {
     use std::sync::Arc;
     let field =
         |i: usize| -> Vec<&str> { lines.iter().map(|l| l.split(' ').nth(i).unwrap()).collect() };
     let scores: Vec<f64> = field(4).iter().map(|s| s.parse().unwrap()).collect();
-    let batch = arrow_array::RecordBatch::try_from_iter([
+    arrow_array::RecordBatch::try_from_iter([
         (
             "user",
             Arc::new(arrow_array::StringArray::from(field(0))) as arrow_array::ArrayRef,
@@ -287,7 +286,14 @@ fn parquet_run(lines: &[&str], rows_per_group: usize) -> (tempfile::TempDir, Inp
             Arc::new(arrow_array::Float64Array::from(scores)) as _,
         ),
     ])
-    .unwrap();
+    .unwrap()
+}
+
+/// A TREC run's lines (`query Q0 doc rank score tag`) in this order as a
+/// long Parquet table `user, item, score` in a temporary file, with
+/// `rows_per_group` rows per row group.
+fn parquet_run(lines: &[&str], rows_per_group: usize) -> (tempfile::TempDir, Input) {
+    let batch = trec_batch(lines);
     let properties = parquet::file::properties::WriterProperties::builder()
         .set_max_row_group_row_count(Some(rows_per_group))
         .build();
@@ -435,25 +441,7 @@ fn parquet_lists_stream_unless_a_list_is_empty_or_unscored() {
 /// score`, cut into zero-copy slices of `rows` rows, as the Python package
 /// hands a table over.
 fn arrow_batches(lines: &[&str], rows: usize) -> Vec<arrow_array::RecordBatch> {
-    use std::sync::Arc;
-    let field =
-        |i: usize| -> Vec<&str> { lines.iter().map(|l| l.split(' ').nth(i).unwrap()).collect() };
-    let scores: Vec<f64> = field(4).iter().map(|s| s.parse().unwrap()).collect();
-    let batch = arrow_array::RecordBatch::try_from_iter([
-        (
-            "user",
-            Arc::new(arrow_array::StringArray::from(field(0))) as arrow_array::ArrayRef,
-        ),
-        (
-            "item",
-            Arc::new(arrow_array::StringArray::from(field(2))) as _,
-        ),
-        (
-            "score",
-            Arc::new(arrow_array::Float64Array::from(scores)) as _,
-        ),
-    ])
-    .unwrap();
+    let batch = trec_batch(lines);
     (0..batch.num_rows())
         .step_by(rows)
         .map(|start| batch.slice(start, rows.min(batch.num_rows() - start)))

@@ -98,26 +98,8 @@ pub(crate) fn stream_run<S: ListScorer>(
             return Ok(None);
         }
     };
-    let StreamSink {
-        mut scores,
-        open,
-        mut held_back,
-        ..
-    } = sink;
-    held_back.extend(open);
-    let parts: Vec<Result<S::Scores, ReadError>> = held_back
-        .into_par_iter()
-        .map(|query| {
-            let part = finish_run(input, query, options)?;
-            let mut scores = S::Scores::default();
-            scorer.score(&part, &mut scores);
-            Ok(scores)
-        })
-        .collect();
-    for part in parts {
-        scorer.merge(&mut scores, part?);
-    }
-    Ok(Some(scores))
+    sink.score_held_back(scorer, |query| finish_run(input, query, options))
+        .map(Some)
 }
 
 /// A run line parser, wrapped to score queries as pieces end.
@@ -156,6 +138,42 @@ struct StreamSink<T> {
     open: Option<RunBuilder>,
     /// Joined: complete queries that spanned a piece boundary, to score.
     held_back: Vec<RunBuilder>,
+}
+
+impl<T: Default + Send> StreamSink<T> {
+    /// The scores of every query, once the joined sink's last query and
+    /// those that spanned a piece boundary are finished (`finish`, in
+    /// parallel) and scored.
+    fn score_held_back<S, E>(
+        self,
+        scorer: &S,
+        finish: impl Fn(RunBuilder) -> Result<Run, E> + Sync,
+    ) -> Result<T, E>
+    where
+        S: ListScorer<Scores = T>,
+        E: Send,
+    {
+        let StreamSink {
+            mut scores,
+            open,
+            mut held_back,
+            ..
+        } = self;
+        held_back.extend(open);
+        let parts: Vec<Result<T, E>> = held_back
+            .into_par_iter()
+            .map(|query| {
+                let part = finish(query)?;
+                let mut scores = S::Scores::default();
+                scorer.score(&part, &mut scores);
+                Ok(scores)
+            })
+            .collect();
+        for part in parts {
+            scorer.merge(&mut scores, part?);
+        }
+        Ok(scores)
+    }
 }
 
 impl<T: Default> StreamSink<T> {
@@ -416,26 +434,7 @@ impl<'a, S: ListScorer> TableStream<'a, S> {
             piece.sink.end_piece();
             all.join(self.scorer, piece.sink, 0);
         }
-        let StreamSink {
-            mut scores,
-            open,
-            mut held_back,
-            ..
-        } = all;
-        held_back.extend(open);
-        let parts: Vec<Result<S::Scores, E>> = held_back
-            .into_par_iter()
-            .map(|query| {
-                let part = finish(query)?;
-                let mut scores = S::Scores::default();
-                self.scorer.score(&part, &mut scores);
-                Ok(scores)
-            })
-            .collect();
-        for part in parts {
-            self.scorer.merge(&mut scores, part?);
-        }
-        Ok(Some(scores))
+        all.score_held_back(self.scorer, finish).map(Some)
     }
 }
 
