@@ -17,7 +17,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3_arrow::input::AnyRecordBatch;
 use rankeval_runner::read::arrow_array::{RecordBatch, RecordBatchReader};
-use rankeval_runner::{CsvOptions, ReadOptions, qrels_from_batches, run_from_batches};
+use rankeval_runner::read::{QrelsNote, qrels_from_batches_noted};
+use rankeval_runner::{CsvOptions, ReadOptions, run_from_batches};
 
 use crate::errors::read_error;
 use crate::inputs::{PyQrels, PyRun, RunSource, TableRun, duplicates};
@@ -65,8 +66,13 @@ fn columns(query: &str, doc: &str, score: &str, rank: &str, grade: &str) -> CsvO
 /// Qrels from an Arrow table, record batch or stream: one row per
 /// judgement (`query`, `doc`, optional `grade`, grade 1 without it), or one
 /// row per query with list columns; `name` is what errors call the input.
+///
+/// `ungraded_frame` holds the columns of the data frame that `data` was
+/// selected from, when it had no grade column: `data` then holds the query
+/// and document columns alone, and the warning that every pair counts as
+/// relevant names the frame's columns.
 #[pyfunction]
-#[pyo3(signature = (data, name, query, doc, grade))]
+#[pyo3(signature = (data, name, query, doc, grade, ungraded_frame=None))]
 pub fn qrels_from_arrow(
     py: Python<'_>,
     data: AnyRecordBatch,
@@ -74,13 +80,18 @@ pub fn qrels_from_arrow(
     query: &str,
     doc: &str,
     grade: &str,
+    ungraded_frame: Option<Vec<String>>,
 ) -> PyResult<PyQrels> {
     let batches = batches(data, name)?;
     let columns = columns(query, doc, "score", "rank", grade);
-    let qrels = py
-        .detach(|| qrels_from_batches(name, &batches, &columns))
+    let (qrels, note) = py
+        .detach(|| qrels_from_batches_noted(name, &batches, &columns))
         .map_err(|e| read_error(&e))?;
-    Ok(PyQrels::from(qrels))
+    let note = match ungraded_frame {
+        Some(frame) => QrelsNote::no_grade_column(&columns, frame),
+        None => note,
+    };
+    Ok(PyQrels::noted(qrels, name, note))
 }
 
 /// A run from an Arrow table, record batch or stream: one row per query and

@@ -87,6 +87,7 @@ pub fn evaluate<'py>(
     let mean = parse_aggregator("mean")
         .map_err(|e| PyValueError::new_err(format!("the `mean` aggregator: {e}")))?;
     let given: Option<Py<PyQrels>> = qrels.as_ref().map(|q| q.clone().unbind());
+    let qrels_warning = qrels.as_ref().and_then(|q| q.get().warning.clone());
     let qrels = qrels.as_ref().map(|q| q.get().qrels.clone());
     let mut results = Vec::with_capacity(runs.len());
     for (name, run) in &runs {
@@ -112,24 +113,24 @@ pub fn evaluate<'py>(
         let means = (0..width)
             .map(|m| mean.aggregate(&evaluation.column(m)))
             .collect();
-        let mut warnings: Vec<ReportWarning> = Vec::new();
+        // The judgements' own warning is the qrels', not the run's: said
+        // without the run's name, as the command line says it.
+        let mut warnings: Vec<String> = qrels_warning.iter().map(|w| w.to_string()).collect();
+        let mut run_warnings: Vec<ReportWarning> = Vec::new();
         if let Some(count) = ignored {
-            warnings.push(ReportWarning::RunJudgementsIgnored {
+            run_warnings.push(ReportWarning::RunJudgementsIgnored {
                 count,
                 qrels: "the qrels given".to_owned(),
             });
         }
-        warnings.extend(evaluation.warnings().into_iter().map(ReportWarning::from));
-        let warnings = warnings
-            .into_iter()
-            .map(|warning| {
-                RunWarning {
-                    run: name.clone(),
-                    warning,
-                }
-                .to_string()
-            })
-            .collect();
+        run_warnings.extend(evaluation.warnings().into_iter().map(ReportWarning::from));
+        warnings.extend(run_warnings.into_iter().map(|warning| {
+            RunWarning {
+                run: name.clone(),
+                warning,
+            }
+            .to_string()
+        }));
         results.push((
             name.clone(),
             evaluation.metrics().to_vec(),

@@ -13,7 +13,9 @@ use rankeval_core::{
     Duplicates, Id, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError, Ties,
 };
 use rankeval_runner::read::arrow_array::RecordBatch;
-use rankeval_runner::{CsvOptions, Format, Input, ReadOptions, read_qrels};
+use rankeval_runner::read::{QrelsNote, read_qrels_noted};
+use rankeval_runner::report::ReportWarning;
+use rankeval_runner::{CsvOptions, Format, Input, ReadOptions};
 use rayon::prelude::*;
 
 use crate::columns::IdColumn;
@@ -29,6 +31,9 @@ const ROWS_PER_TASK: usize = 1 << 16;
 pub struct PyQrels {
     /// The judgements.
     pub qrels: Arc<Qrels>,
+    /// What every evaluation on these judgements warns of, as the command
+    /// line does when it reads them (a table without its grade column).
+    pub warning: Option<ReportWarning>,
     /// Their fingerprint, computed the first time it is needed.
     fingerprint: OnceLock<u64>,
 }
@@ -37,12 +42,22 @@ impl From<Qrels> for PyQrels {
     fn from(qrels: Qrels) -> Self {
         Self {
             qrels: Arc::new(qrels),
+            warning: None,
             fingerprint: OnceLock::new(),
         }
     }
 }
 
 impl PyQrels {
+    /// Qrels read from the input called `name`, with the reader's `note`
+    /// about them kept as the warning the command line gives.
+    pub fn noted(qrels: Qrels, name: &str, note: Option<QrelsNote>) -> Self {
+        Self {
+            warning: note.map(|note| ReportWarning::of_qrels(name, note)),
+            ..Self::from(qrels)
+        }
+    }
+
     /// The fingerprint of the judgements (see [`fingerprint`]), computed
     /// once per `Qrels` object.
     pub fn fingerprint(&self) -> u64 {
@@ -239,10 +254,10 @@ pub fn qrels_from_file(
     delimiter: Option<char>,
 ) -> PyResult<PyQrels> {
     let input = file_input(path, format, query, doc, score, rank, grade, delimiter)?;
-    let qrels = py
-        .detach(|| read_qrels(&input))
+    let (qrels, note) = py
+        .detach(|| read_qrels_noted(&input, &|_| {}))
         .map_err(|e| read_error(&e))?;
-    Ok(PyQrels::from(qrels))
+    Ok(PyQrels::noted(qrels, input.name(), note))
 }
 
 /// A run file (TREC, JSON Lines, CSV, Parquet or Arrow IPC), read when it
@@ -427,7 +442,7 @@ fn position(row: usize) -> u64 {
 /// read in parallel with the GIL released; errors name `name` and the
 /// 1-based row.
 #[pyfunction]
-#[pyo3(signature = (name, query_name, query, doc_name, doc, grade_name, grade))]
+#[pyo3(signature = (name, query_name, query, doc_name, doc, grade_name, grade, columns))]
 #[allow(clippy::too_many_arguments)]
 pub fn qrels_from_columns<'py>(
     py: Python<'py>,
@@ -438,6 +453,7 @@ pub fn qrels_from_columns<'py>(
     doc: &Bound<'py, PyAny>,
     grade_name: &str,
     grade: Option<PyReadonlyArray1<'py, f64>>,
+    columns: Vec<String>,
 ) -> PyResult<PyQrels> {
     let query = IdColumn::extract(query, query_name)?;
     let doc = IdColumn::extract(doc, doc_name)?;
@@ -475,7 +491,18 @@ pub fn qrels_from_columns<'py>(
         joined.finish()
     });
     let qrels = built.map_err(|e| qrels_error(name, &e))?;
-    Ok(PyQrels::from(qrels))
+    let note = if grades.is_none() {
+        let options = CsvOptions {
+            query: query_name.to_owned(),
+            doc: doc_name.to_owned(),
+            grade: grade_name.to_owned(),
+            ..CsvOptions::default()
+        };
+        QrelsNote::no_grade_column(&options, columns)
+    } else {
+        None
+    };
+    Ok(PyQrels::noted(qrels, name, note))
 }
 
 /// A run from columns of equal length, ordered by `score` (descending,

@@ -6,9 +6,7 @@ use rankeval_core::{Aggregator, CorpusMetric, Metric, Qrels, RelevanceLevel, Run
 
 use crate::corpus::{CorpusSources, item_warnings};
 use crate::engine::{Evaluation, Options, evaluate, evaluate_corpus_with, evaluate_input};
-use crate::read::{
-    Format, Input, QrelsNote, ReadError, ReadOptions, read_qrels_noted, read_run_with,
-};
+use crate::read::{Format, Input, ReadError, ReadOptions, read_qrels_noted, read_run_with};
 use crate::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning};
 
 /// Metrics used when none are given.
@@ -115,16 +113,10 @@ impl Experiment {
             runs: Vec::with_capacity(self.runs.len()),
             warnings: Vec::new(),
         };
-        if let (Some(QrelsNote::NoGradeColumn { grade, columns }), Some(input)) =
-            (note, &self.qrels)
-        {
+        if let (Some(note), Some(input)) = (note, &self.qrels) {
             report.warnings.push(RunWarning {
                 run: String::new(),
-                warning: ReportWarning::QrelsWithoutGrades {
-                    qrels: input.name().to_owned(),
-                    grade,
-                    columns,
-                },
+                warning: ReportWarning::of_qrels(input.name(), note),
             });
         }
         if self.options.level != RelevanceLevel::DEFAULT

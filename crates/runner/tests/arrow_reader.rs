@@ -905,3 +905,88 @@ fn long_qrels_without_grades_are_noted_and_lists_are_not() {
     ]);
     assert_eq!(noted(lists), None);
 }
+
+/// A grade or score column that the user names and the table lacks is an
+/// error naming it and the table's columns, in Parquet, Arrow IPC and
+/// batches handed over in memory alike: not grade 1 for every row, nor
+/// ranks in place of the scores asked for. Left at its default, an absent
+/// grade column is grade 1 with a note (see above).
+#[test]
+fn a_named_column_the_table_lacks_is_an_error() {
+    let qrels = batch(vec![
+        ("user", strings(&["u1", "u1"])),
+        ("item", strings(&["a", "b"])),
+        (
+            "relevance",
+            Arc::new(Int32Array::from(vec![0, 4])) as ArrayRef,
+        ),
+    ]);
+    let run = batch(vec![
+        ("user", strings(&["u1", "u1"])),
+        ("item", strings(&["a", "b"])),
+        ("rank", Arc::new(Int32Array::from(vec![1, 2])) as ArrayRef),
+    ]);
+    let named = |key: &str, value: &str| {
+        let mut columns = CsvOptions::default();
+        columns.set(key, value).unwrap();
+        columns
+    };
+    let labl = named("grade", "labl");
+    let parquet_qrels = Input::bytes(
+        "t.parquet",
+        parquet(std::slice::from_ref(&qrels), 2),
+        Format::Parquet,
+    )
+    .with_columns(labl.clone());
+    let arrow_qrels = Input::bytes(
+        "t.arrow",
+        ipc_file(std::slice::from_ref(&qrels)),
+        Format::Arrow,
+    )
+    .with_columns(labl.clone());
+    let expected = "no column `labl` (columns: user Utf8, item Utf8, relevance Int32); set the column \
+                    option `grade`";
+    for input in [&parquet_qrels, &arrow_qrels] {
+        let message = qrels_of(input).unwrap_err();
+        assert!(message.contains(expected), "{message}");
+    }
+    let message = qrels_from_batches("frame", std::slice::from_ref(&qrels), &labl)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(message, format!("frame: {expected}"));
+    // Named as it is, the column is read.
+    let relevance = named("grade", "relevance");
+    let read = qrels_from_batches("frame", std::slice::from_ref(&qrels), &relevance).unwrap();
+    assert_eq!(read.num_judgements(), 2);
+
+    // A named score column is not replaced by the ranks the user did not name...
+    let message = run_from_batches(
+        "frame",
+        std::slice::from_ref(&run),
+        &named("score", "prob"),
+        ReadOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        message,
+        "frame: no column `prob` (columns: user Utf8, item Utf8, rank Int32); set the column option \
+         `score`"
+    );
+    // ... but naming both reads whichever is there, as before.
+    let ranked = batch(vec![
+        ("user", strings(&["u1", "u1"])),
+        ("item", strings(&["a", "b"])),
+        ("pos", Arc::new(Int32Array::from(vec![2, 1])) as ArrayRef),
+    ]);
+    let mut both = named("score", "prob");
+    both.set("rank", "pos").unwrap();
+    let read = run_from_batches(
+        "frame",
+        std::slice::from_ref(&ranked),
+        &both,
+        ReadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(docs(&read, "u1"), ["b", "a"]);
+}

@@ -138,8 +138,18 @@ fn custom_column_names_and_tsv() {
         delimiter: Some(','),
         ..options
     };
-    let qrels = qrels_of(&csv("truth.tsv", "user_id,item_id\nu1,x\n").with_csv(comma)).unwrap();
-    assert_eq!(qrels.grade_of("u1", "x"), Some(1.0));
+    let qrels =
+        qrels_of(&csv("truth.tsv", "user_id,item_id,rating\nu1,x,3\n").with_csv(comma.clone()))
+            .unwrap();
+    assert_eq!(qrels.grade_of("u1", "x"), Some(3.0));
+    // The grade column is named (`rating`): a file without it is an error,
+    // not grade 1 for every pair.
+    let error = qrels_of(&csv("truth.tsv", "user_id,item_id\nu1,x\n").with_csv(comma)).unwrap_err();
+    assert_eq!(
+        error,
+        "truth.tsv:1: no column `rating` in the header (columns: user_id, item_id); set the CSV \
+         option `grade` to the name of the grade column"
+    );
 }
 
 #[test]

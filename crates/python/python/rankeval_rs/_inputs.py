@@ -221,20 +221,27 @@ def to_qrels(data: Any, *, query: str, doc: str, grade: str, format: str | None,
     if isinstance(data, dict):
         return _native.qrels_from_dict(data, name)
     if _is_pandas(data):
+        columns = [str(c) for c in data.columns]
+        # A grade column the user names must be there (as for files); one
+        # left at its default may be absent: grade 1, with the warning.
+        named_grade = grade != "grade"
+        ungraded = None if named_grade or _find(columns, grade, "grade") is not None else columns
         wanted = [(query, "user", "query ids; set query="), (doc, "item", "document ids; set doc="),
-                  (grade, "grade", None)]
+                  (grade, "grade", "grades; set grade=" if named_grade else None)]
         arrow = _pandas_arrow(data, f"{name} table", wanted)
         if arrow is not None:
-            return _native.qrels_from_arrow(arrow, f"{name} table", *(w[0] for w in wanted))
+            return _native.qrels_from_arrow(arrow, f"{name} table", query, doc, grade, ungraded)
     elif _is_arrow(data):
         return _native.qrels_from_arrow(data, f"{name} table", query, doc, grade)
     if _is_pandas(data):
         table = _Table(data, f"{name} table")
         table.require(query, "query ids; set query=")
         table.require(doc, "document ids; set doc=")
+        if named_grade:
+            table.require(grade, "grades; set grade=")
         grades = table.grades(grade) if table.has(grade) else None
         return _native.qrels_from_columns(
-            table.name, query, table.ids(query), doc, table.ids(doc), grade, grades
+            table.name, query, table.ids(query), doc, table.ids(doc), grade, grades, table.columns
         )
     raise TypeError(
         f"{name}: expected a file path, a dict {{query: {{doc: grade}}}}, a pandas DataFrame "
@@ -263,7 +270,10 @@ def to_run(data: Any, *, query: str, doc: str, score: str, rank: str, format: st
         return _native.run_from_dict(data, name, duplicates, ties)
     if _is_pandas(data):
         columns = [str(c) for c in data.columns]
-        by_rank = _find(columns, score, "score") is None and _find(columns, rank, "rank") is not None
+        # A score column the user names and the frame lacks is an error, not
+        # replaced by ranks the user did not name (as for files).
+        by_rank = (not _score_named_alone(score, rank) and _find(columns, score, "score") is None
+                   and _find(columns, rank, "rank") is not None)
         ordered_by = (rank, "rank") if by_rank else (score, "score")
         wanted = [(query, "user", "query ids; set query="), (doc, "item", "document ids; set doc="),
                   (*ordered_by, f"or `{rank}`: a run needs scores or ranks; set score= or rank=")]
@@ -280,7 +290,7 @@ def to_run(data: Any, *, query: str, doc: str, score: str, rank: str, format: st
         table.require(doc, "document ids; set doc=")
         if table.has(score):
             order, by_rank, order_name = table.floats(score), False, score
-        elif table.has(rank):
+        elif table.has(rank) and not _score_named_alone(score, rank):
             order, by_rank, order_name = table.floats(rank), True, rank
         else:
             table.require(score, f"or `{rank}`: a run needs scores or ranks; set score= or rank=")
@@ -292,6 +302,12 @@ def to_run(data: Any, *, query: str, doc: str, score: str, rank: str, format: st
         f"{name}: expected a file path, a dict {{query: {{doc: score}}}}, a pandas DataFrame "
         f"or an Arrow table, found {type(data).__name__}"
     )
+
+
+def _score_named_alone(score: str, rank: str) -> bool:
+    """Whether the user named a score column but not a rank column: then
+    only the score column orders the run."""
+    return score != "score" and rank == "rank"
 
 
 def run_names(paths: list[Any]) -> list[str]:

@@ -122,7 +122,9 @@ def run_from_dict(lists: dict[Any, Any], name: str, duplicates: str, ties: str =
 #: `__arrow_c_stream__` (a table, a stream) or `__arrow_c_array__` (a record batch).
 ArrowData = Any
 
-def qrels_from_arrow(data: ArrowData, name: str, query: str, doc: str, grade: str) -> Qrels: ...
+def qrels_from_arrow(
+    data: ArrowData, name: str, query: str, doc: str, grade: str, ungraded_frame: list[str] | None = None
+) -> Qrels: ...
 def run_from_arrow(
     data: ArrowData,
     name: str,
@@ -142,6 +144,7 @@ def qrels_from_columns(
     doc: IdColumn,
     grade_name: str,
     grade: npt.NDArray[np.float64] | None,
+    columns: list[str],
 ) -> Qrels: ...
 def run_from_columns(
     name: str,

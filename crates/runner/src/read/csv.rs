@@ -147,6 +147,31 @@ impl CsvOptions {
         Ok(())
     }
 
+    /// Whether the setting `key` (one of [`KEYS`](Self::KEYS) but
+    /// `delimiter`) names a column or key of its own: it differs from the
+    /// default. Such a name is the only one looked for, and an input that
+    /// lacks it is an error naming it and listing what the input has (a
+    /// misspelled `grade = "labl"` must not read every pair as relevant
+    /// with grade 1, nor a misspelled `score` order by ranks). A setting
+    /// left at its default is also looked for under the usual other names
+    /// where the reader has them, and a grade column left at its default
+    /// may be absent (grade 1, with a warning, [`QrelsNote`](super::QrelsNote)).
+    pub fn is_named(&self, key: &str) -> bool {
+        let defaults = Self::default();
+        let (set, default) = match key {
+            "query" => (&self.query, defaults.query),
+            "doc" => (&self.doc, defaults.doc),
+            "score" => (&self.score, defaults.score),
+            "rank" => (&self.rank, defaults.rank),
+            "grade" => (&self.grade, defaults.grade),
+            "predicted" => (&self.predicted, defaults.predicted),
+            "scores" => (&self.scores, defaults.scores),
+            "relevant" => (&self.relevant, defaults.relevant),
+            _ => return false,
+        };
+        *set != default
+    }
+
     /// Checks what can be checked before reading: the delimiter must be one
     /// ASCII character other than `"`, `\r` and `\n`. The error is a
     /// message naming the option.
@@ -577,6 +602,14 @@ impl CsvRun {
         let doc = header.require(&options.doc, "doc", "document (item) column")?;
         let (value, name, order) = match header.find(&options.score)? {
             Some(score) => (score, &options.score, Order::Score),
+            // A score column named but absent is not replaced by ranks the
+            // user did not name.
+            None if options.is_named("score") && !options.is_named("rank") => {
+                return Err(header.missing(
+                    &format!("`{}`", options.score),
+                    "the CSV option `score` to the name of the column that holds the scores",
+                ));
+            }
             None => match header.find(&options.rank)? {
                 Some(rank) => (rank, &options.rank, Order::Rank),
                 None => {
@@ -656,7 +689,11 @@ impl CsvQrels {
     pub(crate) fn new(header: &Header, options: &CsvOptions) -> Result<Self, LineError> {
         let query = header.require(&options.query, "query", "query (user) column")?;
         let doc = header.require(&options.doc, "doc", "document (item) column")?;
-        let grade = header.find(&options.grade)?.unwrap_or(NONE);
+        let grade = if options.is_named("grade") {
+            header.require(&options.grade, "grade", "grade column")?
+        } else {
+            header.find(&options.grade)?.unwrap_or(NONE)
+        };
         Ok(Self {
             layout: Layout {
                 delimiter: header.delimiter,

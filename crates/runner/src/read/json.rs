@@ -190,6 +190,15 @@ impl Rows {
         let has = |names: &[String]| names.iter().any(|n| keys.contains(n));
         let (value, what) = if has(&score) {
             (score, Value::Score)
+        } else if options.is_named("score") && !options.is_named("rank") {
+            // A score key named but absent is not replaced by ranks the
+            // user did not name.
+            return Err(format!(
+                "the first line has no key `{}` (keys: {}); a file of JSON rows is read like \
+                 CSV: set the column option `score` to the key that holds the scores",
+                options.score,
+                keys.join(", ")
+            ));
         } else if has(&rank) {
             (rank, Value::Rank)
         } else {
@@ -205,16 +214,24 @@ impl Rows {
     }
 
     /// The parser of qrels: grades where the first line has the grade key,
-    /// else grade 1.
-    pub(crate) fn qrels(options: &CsvOptions, first_line: &[u8]) -> Self {
+    /// else grade 1; an error when the grade key is named
+    /// ([`CsvOptions::is_named`]) and the first line lacks it.
+    pub(crate) fn qrels(options: &CsvOptions, first_line: &[u8]) -> Result<Self, String> {
         let keys = first_keys(first_line);
         let grade = names(&options.grade, "grade", &[]);
         let what = if grade.iter().any(|n| keys.contains(n)) {
             Value::Grade
+        } else if options.is_named("grade") {
+            return Err(format!(
+                "the first line has no key `{}` (keys: {}); a file of JSON rows is read like \
+                 CSV: set the column option `grade` to the key that holds the grades",
+                options.grade,
+                keys.join(", ")
+            ));
         } else {
             Value::Absent
         };
-        Self::new(options, grade, what)
+        Ok(Self::new(options, grade, what))
     }
 
     /// Whether these are qrels read without grades (the first line has no

@@ -66,7 +66,7 @@ pub use csv::CsvOptions;
 pub use error::{ReadError, ReadErrorKind};
 pub use lines::MAX_LINE_BYTES;
 pub(crate) use table::stream_batches;
-pub use table::{qrels_from_batches, run_from_batches};
+pub use table::{qrels_from_batches, qrels_from_batches_noted, run_from_batches};
 
 use csv::{CSV_LINE, CsvQrels, CsvRun, Header};
 use error::LineError;
@@ -531,8 +531,9 @@ impl QrelsNote {
     /// The note for a table without the grade column `options.grade`, whose
     /// columns are `columns`; none when every column is the query's or the
     /// document's (nothing else could hold grades, so binary relevance is
-    /// what the file says).
-    pub(crate) fn no_grade_column(options: &CsvOptions, mut columns: Vec<String>) -> Option<Self> {
+    /// what the file says). Public for inputs read outside this module (a
+    /// data frame handed over column by column).
+    pub fn no_grade_column(options: &CsvOptions, mut columns: Vec<String>) -> Option<Self> {
         let unmapped = columns
             .iter()
             .any(|c| c != &options.query && c != &options.doc);
@@ -789,7 +790,8 @@ impl Input {
                 Ok((finish_qrels(self, sink.qrels)?, None))
             }
             json::Shape::Rows => {
-                let rows = json::Rows::qrels(&self.csv, &head);
+                let rows = json::Rows::qrels(&self.csv, &head)
+                    .map_err(|m| self.error(None, ReadErrorKind::BadField(m)))?;
                 let note = if rows.ungraded() {
                     QrelsNote::no_grade_column(&self.csv, json::first_keys(&head))
                 } else {

@@ -144,11 +144,23 @@ pub fn qrels_from_batches(
     batches: &[RecordBatch],
     columns: &CsvOptions,
 ) -> Result<Qrels, ReadError> {
+    qrels_from_batches_noted(name, batches, columns).map(|(qrels, _)| qrels)
+}
+
+/// [`qrels_from_batches`], with what the user should be told about the
+/// qrels (a table without a grade column: [`QrelsNote`]), as
+/// [`read_qrels_noted`](super::read_qrels_noted) tells it of files.
+pub fn qrels_from_batches_noted(
+    name: &str,
+    batches: &[RecordBatch],
+    columns: &CsvOptions,
+) -> Result<(Qrels, Option<QrelsNote>), ReadError> {
     let Some(first) = batches.first() else {
         return Err(no_batches(name));
     };
     let layout = Layout::new(name, first.schema_ref(), columns, Kind::Qrels)?;
-    layout.qrels_of_batches(name, batches)
+    let qrels = layout.qrels_of_batches(name, batches)?;
+    Ok((qrels, layout.note(columns)))
 }
 
 /// Where the rows of a run table go: a [`RunBuilder`], or the streaming
@@ -346,6 +358,11 @@ impl Layout {
         let (value, what) = match kind {
             Kind::Run => match find(&columns.score, &defaults.score, &["scores"]) {
                 Some(i) => (Some(i), Value::Score),
+                // A score column named but absent is not replaced by ranks
+                // the user did not name.
+                None if columns.is_named("score") && !columns.is_named("rank") => {
+                    return Err(missing(&columns.score, &defaults.score, &[], "score"));
+                }
                 None => match find(&columns.rank, &defaults.rank, &["ranks"]) {
                     Some(i) => (Some(i), Value::Rank),
                     None if lists => (None, Value::Absent),
@@ -363,6 +380,9 @@ impl Layout {
             },
             Kind::Qrels => match find(&columns.grade, &defaults.grade, &["grades"]) {
                 Some(i) => (Some(i), Value::Grade),
+                None if columns.is_named("grade") => {
+                    return Err(missing(&columns.grade, &defaults.grade, &[], "grade"));
+                }
                 None => (None, Value::Absent),
             },
         };

@@ -21,6 +21,7 @@ use rankeval_core::{Metric, RelevanceLevel, TrecEvalMeasure};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Warning;
+use crate::read::QrelsNote;
 
 pub use comparison::{gate_detail, html_comparison, render_compared};
 
@@ -143,6 +144,20 @@ pub enum ReportWarning {
     /// Which queries were evaluated, and which were not.
     #[serde(untagged)]
     Coverage(Warning),
+}
+
+impl ReportWarning {
+    /// The warning for what reading the qrels called `qrels` noted about
+    /// them (the command line's and the Python package's alike).
+    pub fn of_qrels(qrels: &str, note: QrelsNote) -> Self {
+        match note {
+            QrelsNote::NoGradeColumn { grade, columns } => ReportWarning::QrelsWithoutGrades {
+                qrels: qrels.to_owned(),
+                grade,
+                columns,
+            },
+        }
+    }
 }
 
 impl From<Warning> for ReportWarning {

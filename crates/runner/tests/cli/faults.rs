@@ -568,6 +568,123 @@ fn qrels_rows_without_grades_are_named_in_a_warning_and_lists_are_not() {
     assert_eq!((lists.0, lists.2.as_str()), (0, ""));
 }
 
+/// A grade column that the user names and the qrels lack is an error
+/// (exit 2) naming the column and the columns there are, however it is
+/// named (`--csv-grade`, `--qrels-columns`, TOML `grade`) and whatever the
+/// format (CSV, JSON rows): never every pair relevant with grade 1 (MAP of
+/// 0.124 instead of 0.281 on a user's data). A score column named and
+/// absent is not replaced by the ranks the user did not name.
+#[test]
+fn a_named_column_the_input_lacks_is_an_error_naming_it() {
+    let dir = scratch(&[
+        ("run.csv", "user,item,score\nq1,a,0.9\nq1,b,0.5\n"),
+        ("ranked.csv", "user,item,rank\nq1,a,1\nq1,b,2\n"),
+        ("truth.csv", "user,item,relevance\nq1,a,0\nq1,b,4\n"),
+        (
+            "truth.jsonl",
+            "{\"user\": \"q1\", \"item\": \"a\", \"relevance\": 0}\n{\"user\": \"q1\", \"item\": \"b\", \"relevance\": 4}\n",
+        ),
+        (
+            "exp.toml",
+            "[qrels]\npath = \"truth.csv\"\ngrade = \"labl\"\n\n[[runs]]\npath = \"run.csv\"\n\n[[metrics]]\ntype = \"ap\"\n",
+        ),
+    ]);
+    let cases: [(&str, &[&str]); 5] = [
+        (
+            "error_named_grade_column_missing_csv",
+            &[
+                "eval",
+                "--qrels",
+                "truth.csv",
+                "--run",
+                "run.csv",
+                "-m",
+                "ap",
+                "--csv-grade",
+                "labl",
+            ],
+        ),
+        (
+            "error_named_grade_column_missing_qrels_columns",
+            &[
+                "eval",
+                "--qrels",
+                "truth.csv",
+                "--run",
+                "run.csv",
+                "-m",
+                "ap",
+                "--qrels-columns",
+                "grade=labl",
+            ],
+        ),
+        (
+            "error_named_grade_column_missing_json_rows",
+            &[
+                "eval",
+                "--qrels",
+                "truth.jsonl",
+                "--run",
+                "run.csv",
+                "-m",
+                "ap",
+                "--csv-grade",
+                "labl",
+            ],
+        ),
+        (
+            "error_named_grade_column_missing_toml",
+            &["run", "exp.toml"],
+        ),
+        (
+            "error_named_score_column_missing",
+            &[
+                "eval",
+                "--qrels",
+                "truth.csv",
+                "--run",
+                "ranked.csv",
+                "-m",
+                "ap",
+                "--csv-grade",
+                "relevance",
+                "--run-columns",
+                "score=prob",
+            ],
+        ),
+    ];
+    for (name, args) in cases {
+        let result = run_in(dir.path(), args);
+        assert_eq!(result.0, 2, "{name}: {result:?}");
+        assert!(
+            result.2.contains("`labl`") || result.2.contains("`prob`"),
+            "{}",
+            result.2
+        );
+        insta::assert_snapshot!(name, super::transcript(args, result));
+    }
+    // Named as it is, the column is read: b (grade 4) at rank 2 is the one
+    // relevant document, so AP is 1/2, where grade 1 for both would give 1.
+    let named = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "truth.csv",
+            "--run",
+            "run.csv",
+            "-m",
+            "ap",
+            "--csv-grade",
+            "relevance",
+            "--format",
+            "csv",
+        ],
+    );
+    assert_eq!(named.0, 0, "{named:?}");
+    assert!(named.1.contains("0.5"), "{}", named.1);
+}
+
 /// TOML nested too deep (arrays, inline tables, dotted keys, table
 /// headers, 100,000 levels) is an error naming the line, not a stack
 /// overflow.
