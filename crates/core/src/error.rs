@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::registry::Location;
+use crate::location::Location;
 
 /// What kind of plugin a name or parameter refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

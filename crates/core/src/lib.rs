@@ -83,6 +83,7 @@ mod id;
 mod interner;
 pub mod judge;
 mod lists;
+mod location;
 mod macros;
 mod metric;
 mod origins;

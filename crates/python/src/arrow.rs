@@ -16,9 +16,9 @@ use std::sync::Arc;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3_arrow::input::AnyRecordBatch;
-use rankeval_runner::read::arrow_array::{RecordBatch, RecordBatchReader};
-use rankeval_runner::read::{QrelsNote, qrels_from_batches_noted};
-use rankeval_runner::{CsvOptions, ReadOptions, run_from_batches};
+use rankeval::read::arrow_array::{RecordBatch, RecordBatchReader};
+use rankeval::read::{QrelsNote, qrels_from_batches_noted};
+use rankeval::{CsvOptions, ReadOptions, run_from_batches};
 
 use crate::errors::read_error;
 use crate::inputs::{PyQrels, PyRun, RunSource, TableRun, duplicates};

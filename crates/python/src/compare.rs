@@ -9,11 +9,11 @@ use std::path::PathBuf;
 use numpy::PyReadonlyArray2;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankeval_runner::compare::{
+use rankeval::compare::{
     Baseline, CompareRunError, ComparisonReport, Family, GateSpec, Settings, parse_gate,
     read_results,
 };
-use rankeval_runner::report::{MetricColumn, Report, RunResult};
+use rankeval::report::{MetricColumn, Report, RunResult};
 
 use crate::errors::{CompareError, located};
 use crate::options::named;
@@ -192,7 +192,7 @@ pub fn compare(
         .iter()
         .map(|text| {
             parse_gate(text, settings.alpha, |metric| {
-                rankeval_runner::parse_metric(metric)
+                rankeval::parse_metric(metric)
                     .map(|m| m.name())
                     .or_else(|e| {
                         // A corpus metric, a Python metric, or a name the
@@ -208,7 +208,7 @@ pub fn compare(
         })
         .collect::<PyResult<_>>()?;
     let compared: ComparisonReport = py
-        .detach(|| rankeval_runner::compare::compare(report, baseline.as_ref(), &settings, &gates))
+        .detach(|| rankeval::compare::compare(report, baseline.as_ref(), &settings, &gates))
         .map_err(failed)?;
     let json = serde_json::to_string(&compared)
         .map_err(|e| PyValueError::new_err(format!("the comparison as JSON: {e}")))?;

@@ -5,8 +5,8 @@
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::{PyErr, Python, create_exception};
+use rankeval::{ReadError, ReadErrorKind};
 use rankeval_core::{PluginError, QrelsError, RunError};
-use rankeval_runner::{ReadError, ReadErrorKind};
 
 create_exception!(
     rankeval_rs,

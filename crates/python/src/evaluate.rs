@@ -4,9 +4,9 @@
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankeval_runner::engine::{has_scores, unscored_run};
-use rankeval_runner::report::{ReportWarning, RunWarning};
-use rankeval_runner::{
+use rankeval::engine::{has_scores, unscored_run};
+use rankeval::report::{ReportWarning, RunWarning};
+use rankeval::{
     Evaluation, Format, Missing, Options, ReadError, ReadOptions, RelevanceLevel,
     evaluate as evaluate_run, evaluate_batches, evaluate_input, parse_aggregator,
     read::read_run_with,

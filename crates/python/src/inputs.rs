@@ -9,13 +9,13 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyList, PyString};
+use rankeval::read::arrow_array::RecordBatch;
+use rankeval::read::{QrelsNote, read_qrels_noted};
+use rankeval::report::ReportWarning;
+use rankeval::{CsvOptions, Format, Input, ReadOptions};
 use rankeval_core::{
     Duplicates, Id, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError, Ties,
 };
-use rankeval_runner::read::arrow_array::RecordBatch;
-use rankeval_runner::read::{QrelsNote, read_qrels_noted};
-use rankeval_runner::report::ReportWarning;
-use rankeval_runner::{CsvOptions, Format, Input, ReadOptions};
 use rayon::prelude::*;
 
 use crate::columns::IdColumn;

@@ -53,7 +53,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// Every built-in metric's name, sorted (as `rankeval metrics` lists them).
 #[pyfunction]
 fn metric_names() -> Vec<&'static str> {
-    rankeval_runner::core::registry::metrics()
+    rankeval::core::registry::metrics()
         .iter()
         .map(|d| d.name)
         .collect()

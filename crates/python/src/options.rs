@@ -4,8 +4,8 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use rankeval::engine::{ScoreThreshold, check_ties};
 use rankeval_core::{Metric, Ties};
-use rankeval_runner::engine::{ScoreThreshold, check_ties};
 use serde::de::DeserializeOwned;
 
 /// `"docid"`, `"input"` or `"average"` (`--ties`).

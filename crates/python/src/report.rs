@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankeval_runner::compare::{Compared, run_plan};
-use rankeval_runner::config::{self, ConfigError};
-use rankeval_runner::report::{OutputFormat, RenderOptions, Report, render_compared};
+use rankeval::compare::{Compared, run_plan};
+use rankeval::config::{self, ConfigError};
+use rankeval_report::{OutputFormat, Render, RenderOptions, Report, render_compared};
 
 use crate::errors::{CompareError, ConfigError as PyConfigError, located, read_error};
 use crate::options::named;

@@ -5,5 +5,5 @@
 use rankeval_example_custom_metric as _;
 
 fn main() -> std::process::ExitCode {
-    rankeval_runner::cli::main()
+    rankeval_cli::main()
 }

@@ -9,8 +9,8 @@ use rankeval_core::registry::parse_metric;
 use rankeval_core::testing::judged;
 // Links this example's metric and the built-ins (with `weighted`) into
 // this test binary.
+use rankeval::metrics as _;
 use rankeval_example_custom_metric as _;
-use rankeval_runner::metrics as _;
 
 #[test]
 fn weighted_reproduces_attention_share_bit_for_bit() {

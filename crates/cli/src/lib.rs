@@ -1,0 +1,598 @@
+//! The `rankeval` command line: `eval` (flags), `run` (a TOML experiment)
+//! and `metrics` (the registry). [`main`] is all a binary needs, so a crate
+//! that adds its own metrics runs the full CLI with them in two lines.
+//!
+//! Exit codes: 0 success (every gate passed, or there is none); 1 a gate
+//! failed (unless `--no-fail`); 2 usage, configuration or data error, or a
+//! gate that cannot be decided.
+
+mod eval;
+mod explain;
+mod list;
+mod output;
+mod progress;
+pub mod signals;
+pub mod trec_eval;
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use rankeval_core::{PluginError, RegistryError};
+
+use rankeval::config::ConfigError;
+use rankeval::experiment::Experiment;
+use rankeval::read::ReadError;
+use rankeval_report::html::{self, HtmlExtras};
+use rankeval_report::html_curves::CurvePlan;
+use rankeval_report::html_explain::explain_changed;
+use rankeval_report::{OutputFormat, Render, RenderOptions};
+
+/// Evaluate ranked lists (search results, recommendations, RAG retrieval)
+/// against relevance judgements.
+#[derive(Debug, Parser)]
+#[command(
+    name = "rankeval",
+    version,
+    max_term_width = 100,
+    after_help = "Examples:\n  \
+        rankeval eval --qrels qrels.txt --run bm25.trec -m ndcg@10 -m map\n  \
+        rankeval eval --run predictions.jsonl -m \"ap(norm=truncated)@10\" --per-query\n  \
+        rankeval run experiment.toml --format markdown\n  \
+        rankeval explain --qrels qrels.txt --run bm25.trec --query 301 -m ap -m \"ap@5\"\n  \
+        rankeval metrics"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Evaluate runs against qrels given on the command line.
+    Eval(Box<eval::EvalArgs>),
+    /// Run a TOML experiment: qrels, named runs, metrics and aggregators.
+    Run(RunArgs),
+    /// List every registered metric and aggregator with its parameters.
+    Metrics,
+    /// Show how each metric gets its value for one query: the ranked list,
+    /// the per-rank terms and the formula with the numbers put in.
+    Explain(Box<explain::ExplainArgs>),
+    /// trec_eval 10's command line and output (`rankeval trec_eval -h`).
+    #[command(name = "trec_eval", disable_help_flag = true)]
+    TrecEval {
+        /// trec_eval's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<OsString>,
+    },
+}
+
+/// Arguments of `rankeval run`.
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The experiment file; paths in it are relative to it. Several files
+    /// (a suite of datasets) give one combined report, one section per
+    /// file, and one exit code; every file is checked before any is run.
+    #[arg(value_name = "EXPERIMENT.toml", required = true, num_args = 1..)]
+    experiments: Vec<PathBuf>,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// How and where to print the report.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Output")]
+struct OutputArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+    /// Also print every query's value.
+    #[arg(long)]
+    per_query: bool,
+    /// Write the report to FILE (whole or not at all) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Report failed gates without failing: exit code 0 rather than 1.
+    #[arg(long, visible_alias = "report-only")]
+    no_fail: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FormatArg {
+    /// Aligned table for a terminal.
+    Table,
+    /// One JSON document.
+    Json,
+    /// CSV: one row per run (and per query with --per-query).
+    Csv,
+    /// Markdown table for a pull request.
+    Markdown,
+    /// trec_eval's layout: measure, query or `all`, value.
+    Trec,
+    /// One self-contained HTML page with charts (use with -o report.html).
+    Html,
+    /// A LaTeX table (booktabs); with a comparison, significance superscripts.
+    Latex,
+}
+
+impl From<FormatArg> for OutputFormat {
+    fn from(format: FormatArg) -> Self {
+        match format {
+            FormatArg::Table => OutputFormat::Table,
+            FormatArg::Json => OutputFormat::Json,
+            FormatArg::Csv => OutputFormat::Csv,
+            FormatArg::Markdown => OutputFormat::Markdown,
+            FormatArg::Trec => OutputFormat::Trec,
+            FormatArg::Html => OutputFormat::Html,
+            FormatArg::Latex => OutputFormat::Latex,
+        }
+    }
+}
+
+/// Why a command failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CliError {
+    /// A flag's value is wrong.
+    #[error("{0}")]
+    Usage(String),
+    /// A `-m` or `-a` value names no plugin, or a bad parameter.
+    #[error("{flag} {value}: {}", rankeval::config::plugin_message(source))]
+    Plugin {
+        /// The flag, e.g. `-m`.
+        flag: &'static str,
+        /// The value as given.
+        value: String,
+        /// Why.
+        source: Box<PluginError>,
+    },
+    /// The experiment file is wrong.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// An input could not be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The report could not be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The output file, or `<stdout>`.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Two plugins share a name.
+    #[error("the metric registry is inconsistent: {0}")]
+    Registry(#[from] RegistryError),
+    /// The comparison cannot be made (its baseline file cannot be read).
+    #[error(transparent)]
+    Compare(#[from] rankeval::compare::CompareRunError),
+}
+
+/// What a command that succeeded says about its gates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+enum Verdict {
+    /// No gate failed (or there is none).
+    #[default]
+    Passed,
+    /// A gate failed, and `--no-fail` was not given.
+    Failed,
+    /// A gate cannot be decided (a data problem).
+    Undecided,
+}
+
+impl Verdict {
+    fn code(self) -> ExitCode {
+        match self {
+            Verdict::Passed => ExitCode::SUCCESS,
+            Verdict::Failed => ExitCode::from(1),
+            Verdict::Undecided => ExitCode::from(2),
+        }
+    }
+}
+
+/// Tells the command line that standard output was closed when the process
+/// started (see `main.rs`): writing the report there is then an error.
+pub fn stdout_was_closed() {
+    output::note_stdout_closed();
+}
+
+/// Runs the command line with the process's arguments; the `rankeval`
+/// binary's whole `main`.
+pub fn main() -> ExitCode {
+    // First: the signal handlers' pipe may take a closed stdout's number.
+    output::check_stdout();
+    crate::signals::install();
+    main_from(std::env::args_os())
+}
+
+/// Runs the command line with `args` (the first is the program name).
+pub fn main_from(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitCode {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // Under the name `trec_eval` (a symlink), or `rankeval trec_eval ...`.
+    if args.first().is_some_and(trec_eval::is_trec_eval_name) {
+        return trec_eval::main_from(&args[1..]);
+    }
+    if args.get(1).is_some_and(|a| a == "trec_eval") {
+        return trec_eval::main_from(&args[2..]);
+    }
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(error) if error.kind() == clap::error::ErrorKind::InvalidUtf8 => {
+            let _ = writeln!(std::io::stderr(), "error: {}", invalid_utf8(&args));
+            return ExitCode::from(2);
+        }
+        Err(error) => {
+            let printed = error.print();
+            if error.use_stderr() {
+                return ExitCode::from(2);
+            }
+            // `--help` and `--version` go to stdout, which may fail too.
+            if let Some(error) = output::stdout_closed() {
+                let _ = writeln!(std::io::stderr(), "error: {error}");
+                return ExitCode::from(2);
+            }
+            return match printed {
+                Err(source) if source.kind() != std::io::ErrorKind::BrokenPipe => {
+                    let error = CliError::Write {
+                        path: output::STDOUT.to_owned(),
+                        source,
+                    };
+                    let _ = writeln!(std::io::stderr(), "error: {error}");
+                    ExitCode::from(2)
+                }
+                _ => ExitCode::SUCCESS,
+            };
+        }
+    };
+    match run(cli) {
+        Ok(verdict) => verdict.code(),
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Names the first argument that is not UTF-8 (clap's message names none),
+/// with the flag it belongs to; invalid bytes shown as U+FFFD.
+fn invalid_utf8(args: &[OsString]) -> String {
+    let at = args
+        .iter()
+        .skip(1)
+        .position(|a| a.to_str().is_none())
+        .map(|i| i + 1);
+    match at {
+        Some(i) => {
+            let arg = args[i].to_string_lossy();
+            let flag = args[i - 1].to_str().filter(|f| f.starts_with('-') && i > 1);
+            match flag {
+                Some(flag) if !arg.starts_with('-') => {
+                    format!("{flag} {arg}: the value is not valid UTF-8")
+                }
+                _ => format!("argument {i} (`{arg}`) is not valid UTF-8"),
+            }
+        }
+        None => "an argument is not valid UTF-8".to_owned(),
+    }
+}
+
+fn run(cli: Cli) -> Result<Verdict, CliError> {
+    rankeval_core::registry::check()?;
+    match cli.command {
+        Command::Eval(args) => {
+            let (experiment, output) = args.into_experiment()?;
+            report(experiment, &output, None)
+        }
+        Command::Run(args) => match args.experiments.as_slice() {
+            [one] => {
+                let experiment = rankeval::config::load(one)?;
+                report(experiment, &args.output, Some(one))
+            }
+            several => suite(several, &args.output),
+        },
+        Command::Metrics => output::write(&list::render(), None).map(|()| Verdict::Passed),
+        Command::Explain(args) => explain::run(*args).map(|()| Verdict::Passed),
+        // Handled before parsing, in `main_from`.
+        Command::TrecEval { .. } => Err(CliError::Usage(
+            "trec_eval: run as `rankeval trec_eval ...`".to_owned(),
+        )),
+    }
+}
+
+fn report(
+    experiment: Experiment,
+    output: &OutputArgs,
+    config: Option<&std::path::Path>,
+) -> Result<Verdict, CliError> {
+    let (text, verdict) = produce(experiment, output, config)?;
+    output::write(&text, output.output.as_deref())?;
+    Ok(verdict)
+}
+
+/// Evaluates and compares an experiment; its report's text and verdict.
+fn produce(
+    mut experiment: Experiment,
+    output: &OutputArgs,
+    config: Option<&std::path::Path>,
+) -> Result<(String, Verdict), CliError> {
+    if let Some(target) = &output.output {
+        let inputs = experiment
+            .qrels
+            .iter()
+            .filter_map(|q| Some(("the qrels", q.path()?)))
+            .chain(
+                experiment
+                    .runs
+                    .iter()
+                    .filter_map(|r| Some(("a run", r.input.path()?))),
+            )
+            .chain(experiment.corpus_inputs.paths())
+            .chain(config.map(|c| ("the experiment file", c)));
+        output::refuse_an_input(target, inputs)?;
+    }
+    // The HTML page's curves are metrics too: evaluated with the user's,
+    // then taken back out of the report.
+    let curves = matches!(output.format, FormatArg::Html).then(|| {
+        let plan = CurvePlan::new(&experiment.metrics);
+        experiment.metrics.extend(plan.metrics());
+        plan
+    });
+    let bar = progress::display(&experiment, std::io::stderr().is_terminal());
+    let report = experiment.execute(&|bytes| bar.inc(bytes));
+    bar.finish_and_clear();
+    let report = report?;
+    let (report, curves) = match curves {
+        Some(plan) => {
+            let deepest = experiment.metrics[..plan.user_metrics]
+                .iter()
+                .filter_map(|m| m.depth())
+                .map(|k| k.get())
+                .max();
+            let (report, curves) = plan.split(report, deepest);
+            (report, Some(curves))
+        }
+        None => (report, None),
+    };
+    let mut stderr = std::io::stderr().lock();
+    for warning in &report.warnings {
+        let _ = writeln!(stderr, "warning: {warning}");
+    }
+    if let FormatArg::Trec = output.format
+        && let Some(warning) = trec_aggregators_warning(&report.aggregators)
+    {
+        let _ = writeln!(stderr, "warning: {warning}");
+    }
+    let options = RenderOptions {
+        per_query: output.per_query,
+    };
+    // The comparison, or the report alone.
+    let compared: Result<rankeval::compare::Compared, rankeval_report::Report> =
+        match &experiment.comparison {
+            Some(plan) => Ok(rankeval::compare::run_plan(
+                plan,
+                report,
+                &experiment.aggregators,
+            )?),
+            None => Err(report),
+        };
+    let verdict = match &compared {
+        Ok(compared) => gate_verdict(compared, output, &mut stderr),
+        Err(_) => Verdict::Passed,
+    };
+    let text = match (&compared, &curves) {
+        (Ok(compared), Some(curves)) => {
+            let comparison = rankeval_report::html_comparison(compared);
+            // The queries that changed most, explained in both runs.
+            let explanations = explain_changed(
+                &experiment,
+                &compared.report,
+                html::baseline(&compared.report, Some(&comparison)),
+            );
+            // A baseline read from a results file is the report's first run
+            // and has no curves (its lists were not read): an empty series
+            // keeps every other run's curves under its own name.
+            let mut curves = curves.clone();
+            if compared.report.runs.len() == curves.runs.len() + 1 {
+                curves.runs.insert(
+                    0,
+                    rankeval_report::html_curves::RunCurves {
+                        at_k: Vec::new(),
+                        precision_recall: Vec::new(),
+                    },
+                );
+            }
+            html::render(
+                &compared.report,
+                options,
+                HtmlExtras {
+                    curves: Some(&curves),
+                    comparison: Some(&comparison),
+                    explanations: Some(&explanations),
+                },
+            )
+        }
+        (Ok(compared), None) => {
+            let format: OutputFormat = output.format.into();
+            if format == OutputFormat::Trec {
+                let _ = writeln!(
+                    stderr,
+                    "warning: --format trec has no place for the comparison: it prints the \
+                     means only (the other formats show it)"
+                );
+            }
+            if format == OutputFormat::Csv && output.per_query {
+                let _ = writeln!(
+                    stderr,
+                    "warning: --format csv with a comparison prints one row per comparison, \
+                     without per-query values (--format json has both)"
+                );
+            }
+            rankeval_report::render_compared(compared, format, options)
+        }
+        (Err(plain), Some(curves)) => {
+            let explanations = explain_changed(&experiment, plain, html::baseline(plain, None));
+            html::render(
+                plain,
+                options,
+                HtmlExtras {
+                    curves: Some(curves),
+                    comparison: None,
+                    explanations: Some(&explanations),
+                },
+            )
+        }
+        (Err(plain), None) => plain.render(output.format.into(), options),
+    };
+    Ok((text, verdict))
+}
+
+/// Several experiment files: each checked, then each run, their reports
+/// combined into one (a section per file; JSON: `{"experiments": [...]}`;
+/// CSV: an `experiment` column) and the worst verdict returned.
+fn suite(files: &[PathBuf], output: &OutputArgs) -> Result<Verdict, CliError> {
+    let format: OutputFormat = output.format.into();
+    if matches!(format, OutputFormat::Html | OutputFormat::Trec) {
+        return Err(CliError::Usage(format!(
+            "--format {}: one experiment file at a time (several files are combined in \
+             table, markdown, json, csv or latex)",
+            if format == OutputFormat::Html {
+                "html"
+            } else {
+                "trec"
+            }
+        )));
+    }
+    let experiments = files
+        .iter()
+        .map(|file| rankeval::config::load(file))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut verdict = Verdict::Passed;
+    let mut sections = Vec::with_capacity(files.len());
+    for (file, experiment) in files.iter().zip(experiments) {
+        let (text, v) = produce(experiment, output, Some(file))?;
+        verdict = verdict.max(v);
+        sections.push((file.display().to_string(), text));
+    }
+    output::write(&combine(format, &sections), output.output.as_deref())?;
+    Ok(verdict)
+}
+
+/// The reports of several experiment files as one.
+fn combine(format: OutputFormat, sections: &[(String, String)]) -> String {
+    let mut out = String::new();
+    match format {
+        OutputFormat::Json => {
+            let experiments: Vec<serde_json::Value> = sections
+                .iter()
+                .map(|(file, text)| {
+                    let mut value: serde_json::Value =
+                        serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+                    if let Some(object) = value.as_object_mut() {
+                        object.insert("experiment".into(), file.clone().into());
+                    }
+                    value
+                })
+                .collect();
+            out = serde_json::to_string_pretty(&serde_json::json!({ "experiments": experiments }))
+                .unwrap_or_default();
+            out.push('\n');
+        }
+        OutputFormat::Csv => {
+            let mut header: Option<&str> = None;
+            for (file, text) in sections {
+                let mut lines = text.lines();
+                if let Some(first) = lines.next()
+                    && header != Some(first)
+                {
+                    out.push_str("experiment,");
+                    out.push_str(first);
+                    out.push('\n');
+                    header = Some(first);
+                }
+                let quoted = if file.contains([',', '"', '\n', '\r']) {
+                    format!("\"{}\"", file.replace('"', "\"\""))
+                } else {
+                    file.clone()
+                };
+                for line in lines {
+                    out.push_str(&quoted);
+                    out.push(',');
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+        OutputFormat::Markdown => {
+            for (i, (file, text)) in sections.iter().enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str(&format!("### {file}\n\n{text}"));
+            }
+        }
+        OutputFormat::Latex => {
+            for (file, text) in sections {
+                out.push_str(&format!("% {file}\n{text}"));
+            }
+        }
+        _ => {
+            for (i, (file, text)) in sections.iter().enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str(&format!("== {file} ==\n{text}"));
+            }
+        }
+    }
+    out
+}
+
+/// The verdict of the gates, each failed one told on stderr.
+fn gate_verdict(
+    compared: &rankeval::compare::Compared,
+    output: &OutputArgs,
+    stderr: &mut impl Write,
+) -> Verdict {
+    let gates = &compared.comparison.gates;
+    for gate in gates.iter().filter(|g| !g.passed) {
+        let _ = writeln!(
+            stderr,
+            "{}: gate {} for run `{}`: {}",
+            if gate.error.is_some() {
+                "error"
+            } else {
+                "gate failed"
+            },
+            gate.gate,
+            gate.run,
+            rankeval_report::gate_detail(gate)
+        );
+    }
+    if compared.comparison.undecided() {
+        Verdict::Undecided
+    } else if !compared.comparison.passed() && !output.no_fail {
+        Verdict::Failed
+    } else {
+        Verdict::Passed
+    }
+}
+
+/// `--format trec` prints means (and, for gmean, trec_eval's `gm_map` and
+/// `gm_bpref`), as trec_eval does: say so when other aggregators were asked
+/// for, rather than leave them out without a word.
+fn trec_aggregators_warning(aggregators: &[String]) -> Option<String> {
+    let left_out: Vec<String> = aggregators
+        .iter()
+        .filter(|a| !matches!(a.as_str(), "mean" | "gmean"))
+        .map(|a| format!("`{a}`"))
+        .collect();
+    (!left_out.is_empty()).then(|| {
+        format!(
+            "--format trec prints means only, as trec_eval does (and gm_map, gm_bpref for gmean); \
+             not shown: {}; the other formats show every aggregator",
+            left_out.join(", ")
+        )
+    })
+}

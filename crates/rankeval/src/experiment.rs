@@ -1,0 +1,398 @@
+//! An experiment, resolved: the inputs, metrics, aggregators and policies,
+//! every check done. The `eval` command builds one from its flags, the `run`
+//! command from a TOML file; both execute it the same way.
+
+use rankeval_core::{Aggregator, CorpusMetric, Metric, Qrels, RelevanceLevel, Run};
+
+use crate::corpus::{CorpusSources, item_warnings};
+use crate::engine::{Evaluation, Options, evaluate, evaluate_corpus_with, evaluate_input};
+use crate::read::{Format, Input, ReadError, ReadOptions, read_qrels_noted, read_run_with};
+use crate::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning};
+
+/// Metrics used when none are given.
+pub const DEFAULT_METRICS: &[&str] = &["ap", "rr", "p@10", "recall@100", "ndcg@10"];
+
+/// A run to evaluate, under the name reports give it.
+#[derive(Clone, Debug)]
+pub struct NamedRun {
+    /// The name in reports.
+    pub name: String,
+    /// Where it is read from.
+    pub input: Input,
+}
+
+/// A resolved experiment.
+#[derive(Debug)]
+pub struct Experiment {
+    /// The qrels, or `None` when every run is JSON Lines holding its own.
+    pub qrels: Option<Input>,
+    /// The runs, in report order; names are unique.
+    pub runs: Vec<NamedRun>,
+    /// The metrics, unique by canonical name.
+    pub metrics: Vec<Box<dyn Metric>>,
+    /// The aggregators, unique by canonical name.
+    pub aggregators: Vec<Box<dyn Aggregator>>,
+    /// The corpus metrics (one value per run), unique by canonical name;
+    /// each has the inputs it needs in `corpus_inputs` (checked when the
+    /// experiment is built).
+    pub corpus_metrics: Vec<Box<dyn CorpusMetric>>,
+    /// Where the corpus metrics' inputs are read from.
+    pub corpus_inputs: CorpusSources,
+    /// Which queries count, and the relevance level.
+    pub options: Options,
+    /// How runs are read.
+    pub read: ReadOptions,
+    /// Comparisons with a baseline and gates, when asked for.
+    pub comparison: Option<ComparisonPlan>,
+}
+
+/// What to compare and check once the runs are evaluated: resolved, every
+/// name and number checked, nothing read yet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ComparisonPlan {
+    /// The baseline; `None` to compare every pair of runs.
+    pub baseline: Option<BaselineRef>,
+    /// Test, resamples, seed, correction, family, alpha, level, `missing`.
+    pub settings: crate::compare::Settings,
+    /// The gates, metrics by canonical name.
+    pub gates: Vec<crate::compare::GateSpec>,
+}
+
+/// A baseline before it is read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BaselineRef {
+    /// A run of the experiment, by name.
+    Run(String),
+    /// A results file (`--format json --per-query`) and the run in it
+    /// (needed when it holds several).
+    Results {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The run's name in it.
+        run: Option<String>,
+    },
+}
+
+/// Told how many bytes of input have been read, for a progress bar.
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+impl Experiment {
+    /// The inputs: the qrels (if any), then the runs.
+    pub fn inputs(&self) -> impl Iterator<Item = &Input> {
+        self.qrels.iter().chain(self.runs.iter().map(|r| &r.input))
+    }
+
+    /// Total size of the inputs in bytes, where known. A gzip file counts
+    /// its size on disk, less than the bytes read from it.
+    pub fn input_size(&self) -> u64 {
+        self.inputs().filter_map(Input::len_hint).sum()
+    }
+
+    /// Reads the inputs, evaluates every run and aggregates.
+    pub fn execute(&self, progress: Progress<'_>) -> Result<Report, ReadError> {
+        let (shared_qrels, note): (Option<Qrels>, _) = match &self.qrels {
+            Some(input) => {
+                let (qrels, note) = read_qrels_noted(input, progress)?;
+                (Some(qrels), note)
+            }
+            None => (None, None),
+        };
+        let corpus_inputs = if self.corpus_metrics.is_empty() {
+            Default::default()
+        } else {
+            self.corpus_inputs.read(&self.corpus_metrics)?
+        };
+        let mut report = Report {
+            metrics: self
+                .metrics
+                .iter()
+                .map(|m| MetricColumn::of(m.as_ref()))
+                .collect(),
+            aggregators: self.aggregators.iter().map(|a| a.name()).collect(),
+            corpus: self.corpus_metrics.iter().map(|m| m.name()).collect(),
+            runs: Vec::with_capacity(self.runs.len()),
+            warnings: Vec::new(),
+        };
+        if let (Some(note), Some(input)) = (note, &self.qrels) {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::of_qrels(input.name(), note),
+            });
+        }
+        if self.options.level != RelevanceLevel::DEFAULT
+            && !self.metrics.iter().any(|m| m.uses_default_level())
+        {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::LevelUnused {
+                    level: self.options.level,
+                },
+            });
+        }
+        for input in self.corpus_inputs.unused(&self.corpus_metrics) {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::CorpusInputUnused {
+                    flag: input.flag(),
+                    key: input.key(),
+                },
+            });
+        }
+        for run in &self.runs {
+            let mut ignored_judgements = None;
+            // Corpus metrics read every list of the run: it is then read
+            // whole rather than evaluated while read.
+            let stored = !self.corpus_metrics.is_empty();
+            let (evaluation, list): (Evaluation, Option<Run>) = match &shared_qrels {
+                // Read here rather than by `evaluate_input`, to see whether
+                // the run held judgements of its own.
+                Some(qrels) if run.input.format() == Format::Jsonl || stored => {
+                    let (list, own_qrels) = read_run_with(&run.input, self.read, progress)?;
+                    if run.input.format() == Format::Jsonl {
+                        ignored_judgements = own_qrels.map(|own| own.num_queries());
+                    }
+                    (
+                        evaluate(qrels, &list, &self.metrics, &self.options),
+                        Some(list),
+                    )
+                }
+                Some(qrels) => (
+                    evaluate_input(
+                        qrels,
+                        &run.input,
+                        self.read,
+                        &self.metrics,
+                        &self.options,
+                        progress,
+                    )?,
+                    None,
+                ),
+                None => {
+                    let (list, own_qrels) = read_run_with(&run.input, self.read, progress)?;
+                    // Corpus metrics alone need no judgements: every list counts.
+                    if own_qrels.is_none() && self.metrics.is_empty() {
+                        (Evaluation::unjudged(&list), Some(list))
+                    } else {
+                        let Some(qrels) = own_qrels else {
+                            return Err(ReadError {
+                                path: run.input.name().to_owned(),
+                                line: None,
+                                kind: crate::read::ReadErrorKind::BadField(
+                                    "no qrels: give qrels, or a JSON Lines run with `relevant`"
+                                        .into(),
+                                ),
+                            });
+                        };
+                        (
+                            evaluate(&qrels, &list, &self.metrics, &self.options),
+                            Some(list),
+                        )
+                    }
+                }
+            };
+            let corpus = match &list {
+                Some(list) if !self.corpus_metrics.is_empty() => {
+                    report.warnings.extend(
+                        item_warnings(list, &self.corpus_metrics, &corpus_inputs)
+                            .into_iter()
+                            .map(|warning| RunWarning {
+                                run: run.name.clone(),
+                                warning,
+                            }),
+                    );
+                    evaluate_corpus_with(
+                        list,
+                        &self.corpus_metrics,
+                        &corpus_inputs,
+                        self.options.score_threshold,
+                    )
+                }
+                _ => Vec::new(),
+            };
+            let per_query: Vec<Vec<f64>> = (0..self.metrics.len())
+                .map(|m| evaluation.column(m))
+                .collect();
+            let aggregates = per_query
+                .iter()
+                .map(|column| {
+                    self.aggregators
+                        .iter()
+                        .map(|a| a.aggregate(column))
+                        .collect()
+                })
+                .collect();
+            if let (Some(count), Some(qrels)) = (ignored_judgements, &self.qrels) {
+                report.warnings.push(RunWarning {
+                    run: run.name.clone(),
+                    warning: ReportWarning::RunJudgementsIgnored {
+                        count,
+                        qrels: qrels.name().to_owned(),
+                    },
+                });
+            }
+            report
+                .warnings
+                .extend(evaluation.warnings().into_iter().map(|warning| RunWarning {
+                    run: run.name.clone(),
+                    warning: warning.into(),
+                }));
+            report.runs.push(RunResult {
+                name: run.name.clone(),
+                queries: evaluation.queries().to_vec(),
+                per_query,
+                aggregates,
+                corpus,
+            });
+        }
+        Ok(report)
+    }
+}
+
+/// Why a path cannot be an input.
+#[derive(Debug)]
+pub enum InputProblem {
+    /// Nothing is there.
+    Missing,
+    /// A directory is there.
+    Directory,
+    /// Whatever is there cannot be looked at.
+    Unreadable(std::io::Error),
+}
+
+impl std::fmt::Display for InputProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputProblem::Missing => f.write_str("no such file"),
+            InputProblem::Directory => f.write_str("is a directory, not a file"),
+            InputProblem::Unreadable(error) => write!(f, "cannot read: {error}"),
+        }
+    }
+}
+
+/// Why `path` cannot be read as an input, if it cannot be: it does not
+/// exist, or it is a directory. Anything else that exists will do, not only
+/// a regular file: a FIFO, `/dev/stdin`, a shell's `<(...)`.
+pub fn input_problem(path: &std::path::Path) -> Option<InputProblem> {
+    match std::fs::metadata(path) {
+        Ok(metadata) if metadata.is_dir() => Some(InputProblem::Directory),
+        Ok(_) => None,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Some(InputProblem::Missing),
+        Err(error) => Some(InputProblem::Unreadable(error)),
+    }
+}
+
+/// Per-query metrics and corpus metrics, each in the order requested.
+pub type SplitMetrics = (Vec<Box<dyn Metric>>, Vec<Box<dyn CorpusMetric>>);
+
+/// Parts requested metrics into per-query metrics and corpus metrics,
+/// each in the order given.
+pub fn split_requested(
+    requested: impl IntoIterator<Item = rankeval_core::RequestedMetric>,
+) -> SplitMetrics {
+    let mut metrics = Vec::new();
+    let mut corpus = Vec::new();
+    for metric in requested {
+        match metric {
+            rankeval_core::RequestedMetric::Query(m) => metrics.push(m),
+            rankeval_core::RequestedMetric::Corpus(m) => corpus.push(m),
+        }
+    }
+    (metrics, corpus)
+}
+
+/// Keeps the first of each canonical name, in order.
+pub fn unique_by_name<T: rankeval_core::registry::Plugin + ?Sized>(
+    items: Vec<Box<T>>,
+) -> Vec<Box<T>> {
+    let mut seen = std::collections::HashSet::new();
+    items
+        .into_iter()
+        .filter(|item| seen.insert(T::canonical_name(item)))
+        .collect()
+}
+
+/// A report name for each run path: the file name without `.gz` and then
+/// without its last extension (`bm25.trec.gz` is `bm25`, `model.v2.jsonl`
+/// is `model.v2`); where two runs would share a name, each is named by its
+/// path as given.
+pub fn run_names(paths: &[std::path::PathBuf]) -> Vec<String> {
+    let stem = |path: &std::path::Path| {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        let name = name.strip_suffix(".gz").unwrap_or(&name).to_owned();
+        match name.rsplit_once('.') {
+            Some((stem, _)) if !stem.is_empty() => stem.to_owned(),
+            _ => name,
+        }
+    };
+    let stems: Vec<String> = paths.iter().map(|p| stem(p)).collect();
+    let mut counts = std::collections::HashMap::with_capacity(stems.len());
+    for s in &stems {
+        *counts.entry(s.as_str()).or_insert(0usize) += 1;
+    }
+    paths
+        .iter()
+        .zip(&stems)
+        .map(|(path, s)| {
+            if counts[s.as_str()] > 1 {
+                path.display().to_string()
+            } else {
+                s.clone()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn any_existing_path_but_a_directory_is_an_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.trec");
+        std::fs::write(&file, "q1 Q0 a 1 1 t\n").unwrap();
+        assert!(input_problem(&file).is_none());
+        let problem = |path: &std::path::Path| input_problem(path).map(|p| p.to_string());
+        assert_eq!(
+            problem(dir.path()).as_deref(),
+            Some("is a directory, not a file")
+        );
+        assert_eq!(
+            problem(&dir.path().join("nope")).as_deref(),
+            Some("no such file")
+        );
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("run.fifo");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                assert!(input_problem(&fifo).is_none());
+            }
+            assert!(input_problem(std::path::Path::new("/dev/null")).is_none());
+        }
+    }
+
+    #[test]
+    fn run_names_are_stems_unless_they_clash() {
+        let paths: Vec<PathBuf> = [
+            "runs/bm25.trec",
+            "runs/dense.jsonl.gz",
+            "a/x.trec",
+            "b/x.trec",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        assert_eq!(run_names(&paths), ["bm25", "dense", "a/x.trec", "b/x.trec"]);
+        // One extension goes, as docs/cli.md says: not every dot.
+        let paths = [
+            PathBuf::from("model.v2.jsonl"),
+            PathBuf::from("x.v1.trec.gz"),
+        ];
+        assert_eq!(run_names(&paths), ["model.v2", "x.v1"]);
+    }
+}

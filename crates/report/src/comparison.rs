@@ -1,0 +1,712 @@
+//! Reports with a comparison: each format shows the means with, for every
+//! run compared with the baseline, the difference, its confidence interval
+//! and a significance mark; then every comparison's numbers, where they
+//! come from (test, correction, resamples, seed), how queries were paired,
+//! and the gates.
+//!
+//! * table and markdown: the summary with the comparison in each cell, a
+//!   table of the comparisons, the provenance, the pairing notes and the
+//!   gate checklist (markdown: `- [x]` items to paste in a pull request);
+//! * json: the usual document plus a `comparison` object, the
+//!   [`ComparisonReport`] as it is;
+//! * csv: one row per comparison with every number and the provenance;
+//! * latex: a booktabs table, runs as rows and metrics as columns, each
+//!   value with superscripts naming the runs it is significantly better
+//!   than (as ranx prints it), the best value of each metric in bold;
+//! * html: the page's [`Comparison`](super::html::Comparison) filled in.
+
+use std::fmt::Write as _;
+
+use super::html::{self, GateResult, HtmlExtras, SummaryColumn};
+use super::{
+    OutputFormat, Render, RenderOptions, Report, csv, fixed, json, markdown, per_query_rows, table,
+};
+use rankeval::compare::{
+    BaselineSource, Compared, ComparisonCell, ComparisonReport, GateCheck, quantity_name,
+};
+use rankeval_compare::{Correction, IntervalMethod, Relation};
+
+/// The report in `format` with its comparison. `--format trec` has no
+/// place for one: it prints the report alone (the caller warns).
+pub fn render_compared(
+    compared: &Compared,
+    format: OutputFormat,
+    options: RenderOptions,
+) -> String {
+    match format {
+        OutputFormat::Table => text(compared, options, false),
+        OutputFormat::Markdown => text(compared, options, true),
+        OutputFormat::Json => json::render_with(
+            &compared.report,
+            options,
+            serde_json::to_value(&compared.comparison).ok(),
+        ),
+        OutputFormat::Csv => csv_rows(&compared.comparison),
+        OutputFormat::Latex => latex(
+            &compared.report,
+            Some((&compared.comparison, compared.baseline)),
+        ),
+        OutputFormat::Trec => compared.report.render(format, options),
+        OutputFormat::Html => html::render(
+            &compared.report,
+            options,
+            HtmlExtras {
+                comparison: Some(&html_comparison(compared)),
+                ..HtmlExtras::default()
+            },
+        ),
+    }
+}
+
+/// A signed value with 4 decimals; NaN is "NaN".
+fn signed(value: f64) -> String {
+    if value.is_nan() {
+        "NaN".to_owned()
+    } else {
+        format!("{value:+.4}")
+    }
+}
+
+/// A p-value: 4 decimals, or 2 significant digits below 0.0001.
+pub(crate) fn p_value(p: f64) -> String {
+    if p > 0.0 && p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+fn interval(cell: &ComparisonCell) -> String {
+    match &cell.result {
+        Some(r) => format!(
+            "[{}, {}]",
+            signed(r.interval.lower),
+            signed(r.interval.upper)
+        ),
+        None => String::new(),
+    }
+}
+
+/// The row of each metric's comparison: the `mean` aggregate's, else the
+/// first aggregator's.
+fn comparison_row(report: &Report) -> usize {
+    report
+        .aggregators
+        .iter()
+        .position(|a| a == "mean")
+        .unwrap_or(0)
+}
+
+/// The summary rows with, in each compared run's cell of the comparison
+/// row, the difference, the interval and the mark.
+fn summary(compared: &Compared, alpha: f64) -> Vec<Vec<String>> {
+    let report = &compared.report;
+    let mut rows = super::summary_rows(report);
+    let Some(baseline) = compared.baseline else {
+        return rows;
+    };
+    let row = comparison_row(report);
+    for (m, metric) in report.metrics.iter().enumerate() {
+        let cells = &mut rows[2 + m * report.aggregators.len() + row];
+        for (r, run) in report.runs.iter().enumerate() {
+            if r == baseline {
+                continue;
+            }
+            if let Some(cell) = compared.comparison.cell(&run.name, &metric.name) {
+                let text = &mut cells[1 + r];
+                match &cell.result {
+                    Some(result) => {
+                        let _ = write!(
+                            text,
+                            " {} {}{}",
+                            signed(result.summary.difference),
+                            interval(cell),
+                            if cell.significant(alpha) { " *" } else { "" }
+                        );
+                    }
+                    None => text.push_str(" (not compared)"),
+                }
+            }
+        }
+    }
+    rows
+}
+
+/// One row per comparison: metric, run, baseline, difference, interval,
+/// p, corrected p, effect size, wins / ties / losses.
+fn details(c: &ComparisonReport) -> Vec<Vec<String>> {
+    let level = format!("{}% CI", c.provenance.level * 100.0);
+    let corrected = if c.baseline.is_none() {
+        "p (adjusted)".to_owned()
+    } else {
+        format!("p ({})", c.provenance.correction.name())
+    };
+    let mut rows = vec![
+        [
+            "metric",
+            "run",
+            "vs",
+            "difference",
+            &level,
+            "p",
+            &corrected,
+            "d_z",
+            "W/T/L",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+    ];
+    for cell in &c.comparisons {
+        let mut row = vec![cell.metric.clone(), cell.run.clone(), cell.baseline.clone()];
+        match &cell.result {
+            Some(r) => {
+                let mark = if cell.significant(c.provenance.alpha) {
+                    " *"
+                } else {
+                    ""
+                };
+                row.extend([
+                    signed(r.summary.difference),
+                    interval(cell),
+                    p_value(r.p_value),
+                    format!("{}{mark}", p_value(r.corrected_p_value)),
+                    r.summary
+                        .effect_size
+                        .map_or_else(|| "-".to_owned(), |d| format!("{d:+.2}")),
+                    format!(
+                        "{}/{}/{}",
+                        r.summary.outcomes.wins, r.summary.outcomes.ties, r.summary.outcomes.losses
+                    ),
+                ]);
+            }
+            None => row.push(format!(
+                "not compared: {}",
+                cell.error.as_deref().unwrap_or("no numbers")
+            )),
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// What the numbers are, in a sentence or two.
+fn provenance(c: &ComparisonReport) -> Vec<String> {
+    let p = &c.provenance;
+    let mut lines = Vec::new();
+    let baseline = match &c.baseline {
+        None => "none: every pair of runs".to_owned(),
+        Some(b) => match &b.source {
+            BaselineSource::Run { .. } => format!("{} (a run)", b.name),
+            BaselineSource::Results { path } => format!("{} (results file {path})", b.name),
+        },
+    };
+    lines.push(format!("baseline: {baseline}"));
+    let test = match p.test {
+        "t" => "Student's paired t-test",
+        "randomization" => "paired randomization (sign-flip) test",
+        "bootstrap" => "paired bootstrap (shifted-bootstrap p-value)",
+        "wilcoxon" => "Wilcoxon signed-rank test",
+        _ => "randomized Tukey HSD (p-values adjusted over each metric's pairs)",
+    };
+    let interval = match p.interval_method {
+        IntervalMethod::StudentT => "t interval",
+        IntervalMethod::BootstrapPercentile => "bootstrap percentile interval",
+    };
+    let mut line = format!(
+        "test: {test}; {}% {interval}; {}",
+        p.level * 100.0,
+        if p.correction == Correction::None {
+            "no correction".to_owned()
+        } else {
+            format!(
+                "{} correction over {} ({} {}, largest {})",
+                p.correction.name(),
+                p.family.name(),
+                p.families,
+                if p.families == 1 {
+                    "family"
+                } else {
+                    "families"
+                },
+                p.family_size
+            )
+        }
+    );
+    let _ = write!(line, "; * corrected p < {}", p.alpha);
+    lines.push(line);
+    if let (Some(resamples), Some(seed)) = (p.resamples, p.seed) {
+        lines.push(format!(
+            "resamples: {resamples}, seed {seed}, generator {}{}",
+            p.rng.unwrap_or(""),
+            match (p.exact_up_to, p.bootstrap, p.multinomial_up_to) {
+                (Some(n), _, _) => format!("; exact enumeration up to {n} queries"),
+                (None, Some(_), Some(n)) => format!(
+                    "; bootstrap auto: multinomial up to {n} queries, double-or-nothing above"
+                ),
+                (None, Some(method), None) => format!("; bootstrap {}", method.name()),
+                (None, None, _) => String::new(),
+            }
+        ));
+    }
+    let mut seen = Vec::new();
+    for cell in &c.comparisons {
+        let pairing = &cell.pairing;
+        if pairing.unmatched == 0 || seen.contains(&(&cell.baseline, &cell.run)) {
+            continue;
+        }
+        seen.push((&cell.baseline, &cell.run));
+        lines.push(format!(
+            "pairing: {} vs {}: {} {} not in both, {} (missing = {}): {}{}",
+            cell.run,
+            cell.baseline,
+            pairing.unmatched,
+            if pairing.unmatched == 1 {
+                "query"
+            } else {
+                "queries"
+            },
+            match pairing.missing {
+                rankeval::engine::Missing::Skip => "left out",
+                rankeval::engine::Missing::Zero => "scored 0 where absent",
+            },
+            match pairing.missing {
+                rankeval::engine::Missing::Skip => "skip",
+                rankeval::engine::Missing::Zero => "zero",
+            },
+            pairing.unmatched_examples.join(", "),
+            if pairing.unmatched > pairing.unmatched_examples.len() {
+                ", ..."
+            } else {
+                ""
+            }
+        ));
+    }
+    lines.push(format!("rankeval {}", p.rankeval_version));
+    lines
+}
+
+/// Why a gate passed or failed: the deciding number against its threshold.
+pub fn gate_detail(gate: &GateCheck) -> String {
+    match (&gate.outcome, &gate.error) {
+        (_, Some(error)) => format!("cannot be decided: {error}"),
+        (Some(o), None) => {
+            let relation = match (o.relation, o.passed) {
+                (Relation::AtLeast, true) => ">=",
+                (Relation::AtLeast, false) => "<",
+                (Relation::Above, true) => ">",
+                (Relation::Above, false) => "<=",
+                (Relation::Below, true) => "<",
+                (Relation::Below, false) => ">=",
+            };
+            let number = |v: f64| {
+                if o.quantity == rankeval_compare::Quantity::CorrectedPValue {
+                    p_value(v)
+                } else {
+                    format!("{v:.4}")
+                }
+            };
+            format!(
+                "{} {} {relation} {}",
+                quantity_name(o.quantity),
+                number(o.value),
+                number(o.threshold)
+            )
+        }
+        (None, None) => String::new(),
+    }
+}
+
+fn verdict(gate: &GateCheck) -> &'static str {
+    match (gate.passed, gate.error.is_some()) {
+        (true, _) => "PASS",
+        (false, false) => "FAIL",
+        (false, true) => "UNDECIDED",
+    }
+}
+
+fn text(compared: &Compared, options: RenderOptions, markdown: bool) -> String {
+    let c = &compared.comparison;
+    let render_table = |rows: &[Vec<String>]| {
+        if markdown {
+            markdown::table(rows)
+        } else {
+            table::aligned(rows)
+        }
+    };
+    let mut out = render_table(&summary(compared, c.provenance.alpha));
+    out.push('\n');
+    if markdown {
+        out.push_str("#### Comparisons\n\n");
+    }
+    out.push_str(&render_table(&details(c)));
+    out.push('\n');
+    for line in provenance(c) {
+        if markdown {
+            let _ = writeln!(out, "- {}", markdown::escape(&line));
+        } else {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    if !c.gates.is_empty() {
+        let failed = c.gates.iter().filter(|g| !g.passed).count();
+        let summary = format!("gates: {} passed, {failed} failed", c.gates.len() - failed);
+        if markdown {
+            let _ = writeln!(
+                out,
+                "\n#### Gates: {} of {} passed\n",
+                c.gates.len() - failed,
+                c.gates.len()
+            );
+            for gate in &c.gates {
+                let _ = writeln!(
+                    out,
+                    "- [{}] **{}** `{}` `{}`: {}",
+                    if gate.passed { "x" } else { " " },
+                    verdict(gate),
+                    markdown::escape(&gate.run),
+                    gate.gate,
+                    markdown::escape(&gate_detail(gate))
+                );
+            }
+        } else {
+            let _ = writeln!(out, "\n{summary}");
+            let rows: Vec<Vec<String>> = c
+                .gates
+                .iter()
+                .map(|g| {
+                    vec![
+                        verdict(g).to_owned(),
+                        g.run.clone(),
+                        g.gate.clone(),
+                        gate_detail(g),
+                    ]
+                })
+                .collect();
+            out.push_str(&left_aligned(&rows));
+        }
+    }
+    if options.per_query {
+        for run in &compared.report.runs {
+            if markdown {
+                let _ = write!(
+                    out,
+                    "\n#### {} (per query)\n\n",
+                    markdown::escape(&run.name)
+                );
+            } else {
+                let _ = writeln!(out, "\n{} (per query)", run.name);
+            }
+            out.push_str(&render_table(&per_query_rows(&compared.report, run)));
+        }
+    }
+    out
+}
+
+/// Rows of text, every column left-aligned, indented by two spaces.
+fn left_aligned(rows: &[Vec<String>]) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|cell| cell.width())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::from(" ");
+        for (c, cell) in row.iter().enumerate() {
+            line.push(' ');
+            line.push_str(cell);
+            line.push_str(&" ".repeat(widths[c].saturating_sub(cell.width())));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// One CSV row per comparison.
+fn csv_rows(c: &ComparisonReport) -> String {
+    let p = &c.provenance;
+    let mut out = String::new();
+    let header = [
+        "metric",
+        "run",
+        "baseline",
+        "queries",
+        "baseline_mean",
+        "run_mean",
+        "difference",
+        "ci_lower",
+        "ci_upper",
+        "level",
+        "p_value",
+        "corrected_p_value",
+        "significant",
+        "effect_size",
+        "wins",
+        "ties",
+        "losses",
+        "unmatched",
+        "missing",
+        "test",
+        "correction",
+        "family_size",
+        "resamples",
+        "seed",
+        "error",
+    ];
+    csv::line(&mut out, &header.map(str::to_owned));
+    let optional = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+    for cell in &c.comparisons {
+        let mut row = vec![cell.metric.clone(), cell.run.clone(), cell.baseline.clone()];
+        match &cell.result {
+            Some(r) => row.extend([
+                r.summary.queries.to_string(),
+                csv::number(r.summary.baseline_mean),
+                csv::number(r.summary.candidate_mean),
+                csv::number(r.summary.difference),
+                csv::number(r.interval.lower),
+                csv::number(r.interval.upper),
+                csv::number(r.interval.level),
+                csv::number(r.p_value),
+                csv::number(r.corrected_p_value),
+                cell.significant(p.alpha).to_string(),
+                r.summary.effect_size.map(csv::number).unwrap_or_default(),
+                r.summary.outcomes.wins.to_string(),
+                r.summary.outcomes.ties.to_string(),
+                r.summary.outcomes.losses.to_string(),
+            ]),
+            None => row.extend(std::iter::repeat_n(String::new(), 14)),
+        }
+        row.extend([
+            cell.pairing.unmatched.to_string(),
+            match cell.pairing.missing {
+                rankeval::engine::Missing::Skip => "skip".to_owned(),
+                rankeval::engine::Missing::Zero => "zero".to_owned(),
+            },
+            p.test.to_owned(),
+            p.correction.name().to_owned(),
+            p.family_size.to_string(),
+            optional(p.resamples),
+            optional(p.seed),
+            cell.error.clone().unwrap_or_default(),
+        ]);
+        csv::line(&mut out, &row);
+    }
+    out
+}
+
+/// LaTeX special characters escaped for text mode.
+fn tex(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\textbackslash{}"),
+            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '~' => out.push_str("\\textasciitilde{}"),
+            '^' => out.push_str("\\textasciicircum{}"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A booktabs table: runs as rows (each with a letter), metrics as columns,
+/// each value with superscript letters of the runs it is significantly
+/// better than; the best value of each column in bold.
+pub(super) fn latex(
+    report: &Report,
+    comparison: Option<(&ComparisonReport, Option<usize>)>,
+) -> String {
+    let row = comparison_row(report);
+    let letter = |r: usize| {
+        let mut s = String::new();
+        let mut n = r;
+        loop {
+            s.insert(0, (b'a' + (n % 26) as u8) as char);
+            if n < 26 {
+                break;
+            }
+            n = n / 26 - 1;
+        }
+        s
+    };
+    let index = |name: &str| report.runs.iter().position(|r| r.name == name);
+    // beats[m][r]: the runs run r is significantly better than on metric m.
+    let mut beats = vec![vec![Vec::new(); report.runs.len()]; report.metrics.len()];
+    let cells: &[ComparisonCell] = comparison.map_or(&[], |(c, _)| &c.comparisons);
+    let alpha = comparison.map_or(0.0, |(c, _)| c.provenance.alpha);
+    let baseline_index = |cell: &ComparisonCell| match comparison {
+        Some((c, Some(b))) if c.baseline.is_some() => Some(b),
+        _ => index(&cell.baseline),
+    };
+    for cell in cells {
+        let (Some(m), Some(r), Some(b), Some(result)) = (
+            report.metrics.iter().position(|m| m.name == cell.metric),
+            index(&cell.run),
+            baseline_index(cell),
+            &cell.result,
+        ) else {
+            continue;
+        };
+        if !cell.significant(alpha) {
+            continue;
+        }
+        if result.summary.difference > 0.0 {
+            beats[m][r].push(b);
+        } else if result.summary.difference < 0.0 {
+            beats[m][b].push(r);
+        }
+    }
+    let mut out = String::new();
+    out.push_str("% rankeval: \\usepackage{booktabs}\n\\begin{table}[t]\n\\centering\n");
+    let _ = writeln!(
+        out,
+        "\\begin{{tabular}}{{ll{}}}\n\\toprule",
+        "r".repeat(report.metrics.len())
+    );
+    let _ = writeln!(
+        out,
+        "\\# & Run & {} \\\\\n\\midrule",
+        report
+            .metrics
+            .iter()
+            .map(|m| tex(&m.name))
+            .collect::<Vec<_>>()
+            .join(" & ")
+    );
+    for (r, run) in report.runs.iter().enumerate() {
+        let mut cells = vec![letter(r), tex(&run.name)];
+        for (m, _) in report.metrics.iter().enumerate() {
+            let value = run.aggregates[m][row];
+            let best = report
+                .runs
+                .iter()
+                .map(|x| x.aggregates[m][row])
+                .filter(|v| !v.is_nan())
+                .fold(f64::NEG_INFINITY, f64::max);
+            let mut text = fixed(value);
+            if value == best {
+                text = format!("\\textbf{{{text}}}");
+            }
+            let mut letters: Vec<usize> = beats[m][r].clone();
+            letters.sort_unstable();
+            letters.dedup();
+            if !letters.is_empty() {
+                let _ = write!(
+                    text,
+                    "$^{{{}}}$",
+                    letters.iter().map(|&x| letter(x)).collect::<String>()
+                );
+            }
+            cells.push(text);
+        }
+        let _ = writeln!(out, "{} \\\\", cells.join(" & "));
+    }
+    let Some((c, _)) = comparison else {
+        out.push_str(
+            "\\bottomrule\n\\end{tabular}\n\\caption{Means; bold: the best value of each \
+             metric.}\n\\end{table}\n",
+        );
+        return out;
+    };
+    let p = &c.provenance;
+    let _ = writeln!(
+        out,
+        "\\bottomrule\n\\end{{tabular}}\n\\caption{{{}. Superscripts: the runs a value is \
+         significantly better than ({}, {} correction, corrected $p < {}$){}; bold: the best \
+         value of each metric.}}\n\\end{{table}}",
+        match &c.baseline {
+            Some(b) => format!("Compared with {}", tex(&b.name)),
+            None => "Every pair of runs compared".to_owned(),
+        },
+        tex(p.test),
+        tex(p.correction.name()),
+        p.alpha,
+        match (p.resamples, p.seed) {
+            (Some(n), Some(seed)) => format!(", {n} resamples, seed {seed}"),
+            _ => String::new(),
+        }
+    );
+    out
+}
+
+/// The HTML page's comparison: the baseline, the difference, interval and
+/// p-value columns, the gates.
+pub fn html_comparison(compared: &Compared) -> html::Comparison {
+    let report = &compared.report;
+    let c = &compared.comparison;
+    let rows = report.metrics.len() * report.aggregators.len();
+    let row = comparison_row(report);
+    let column = |title: String, value: &dyn Fn(&ComparisonCell) -> String| SummaryColumn {
+        title,
+        cells: (0..rows)
+            .map(|i| {
+                let (m, a) = (i / report.aggregators.len(), i % report.aggregators.len());
+                report
+                    .runs
+                    .iter()
+                    .map(|run| {
+                        if a != row {
+                            return String::new();
+                        }
+                        c.cell(&run.name, &report.metrics[m].name)
+                            .map(value)
+                            .unwrap_or_default()
+                    })
+                    .collect()
+            })
+            .collect(),
+    };
+    let columns = if compared.baseline.is_some() {
+        vec![
+            column("Δ vs baseline".into(), &|cell| {
+                cell.result
+                    .as_ref()
+                    .map(|r| signed(r.summary.difference))
+                    .unwrap_or_default()
+            }),
+            column(format!("{}% CI", c.provenance.level * 100.0), &interval),
+            column(format!("p ({})", c.provenance.correction.name()), &|cell| {
+                cell.result
+                    .as_ref()
+                    .map(|r| {
+                        format!(
+                            "{}{}",
+                            p_value(r.corrected_p_value),
+                            if cell.significant(c.provenance.alpha) {
+                                " *"
+                            } else {
+                                ""
+                            }
+                        )
+                    })
+                    .unwrap_or_default()
+            }),
+        ]
+    } else {
+        Vec::new()
+    };
+    html::Comparison {
+        baseline: compared.baseline.unwrap_or(0),
+        columns,
+        gates: c
+            .gates
+            .iter()
+            .map(|g| GateResult {
+                name: format!("{} {}", g.run, g.gate),
+                passed: g.passed,
+                detail: gate_detail(g),
+            })
+            .collect(),
+    }
+}

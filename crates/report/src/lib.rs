@@ -1,0 +1,223 @@
+//! # rankeval-report
+//!
+//! The renderers of rankeval's report model ([`rankeval::report`]): an
+//! aligned table for a terminal, JSON, CSV, Markdown, trec_eval's layout,
+//! LaTeX (booktabs) and one self-contained HTML page with SVG charts; the
+//! comparisons and gates of [`rankeval::compare`] in each of those; and
+//! `rankeval explain`'s text, Markdown and JSON. Each format is one module
+//! that reads the model; the model knows nothing of them.
+
+mod comparison;
+mod csv;
+pub mod explain;
+pub mod html;
+pub mod html_curves;
+pub mod html_explain;
+mod html_svg;
+mod json;
+mod markdown;
+mod table;
+mod trec;
+
+pub use comparison::{gate_detail, html_comparison, render_compared};
+/// The model the renderers read, re-exported so that a renderer's caller
+/// needs one import.
+pub use rankeval::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning};
+use serde::{Deserialize, Serialize};
+
+/// An output format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputFormat {
+    /// An aligned table for a terminal.
+    #[default]
+    Table,
+    /// One JSON document.
+    Json,
+    /// CSV for a spreadsheet: one row per run (and per query).
+    Csv,
+    /// A Markdown table to paste into a pull request.
+    Markdown,
+    /// trec_eval's layout: `measure<TAB>query|all<TAB>value`.
+    Trec,
+    /// One self-contained HTML page with charts (see [`html`]); rendered
+    /// here without curves, which [`html::render`] takes from the engine.
+    Html,
+    /// A LaTeX table (booktabs): runs as rows, metrics as columns; with a
+    /// comparison, significance superscripts.
+    Latex,
+}
+
+/// How to render a report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Print every query's value, not only the aggregates.
+    pub per_query: bool,
+}
+
+/// Rendering a [`Report`] in any [`OutputFormat`]: a trait, so that
+/// `report.render(format, options)` reads as it did when the renderers and
+/// the model were one crate.
+pub trait Render {
+    /// The report in `format`.
+    fn render(&self, format: OutputFormat, options: RenderOptions) -> String;
+}
+
+impl Render for Report {
+    fn render(&self, format: OutputFormat, options: RenderOptions) -> String {
+        match format {
+            OutputFormat::Table => table::render(self, options),
+            OutputFormat::Json => json::render(self, options),
+            OutputFormat::Csv => csv::render(self, options),
+            OutputFormat::Markdown => markdown::render(self, options),
+            OutputFormat::Trec => trec::render(self, options),
+            OutputFormat::Html => html::render(self, options, html::HtmlExtras::default()),
+            OutputFormat::Latex => comparison::latex(self, None),
+        }
+    }
+}
+
+/// Label of the aggregate `a` of metric `m` where one column holds both.
+fn row_label(report: &Report, m: usize, a: usize) -> String {
+    if report.aggregators.len() == 1 && report.aggregators[0] == "mean" {
+        report.metrics[m].name.clone()
+    } else {
+        format!("{} [{}]", report.metrics[m].name, report.aggregators[a])
+    }
+}
+
+/// A value with 4 decimals, as tables print it; NaN is "NaN".
+fn fixed(value: f64) -> String {
+    if value.is_nan() {
+        "NaN".to_owned()
+    } else {
+        format!("{value:.4}")
+    }
+}
+
+/// The summary rows shared by the table and Markdown renderers: a header and
+/// one row per (metric, aggregator), with a column per run.
+fn summary_rows(report: &Report) -> Vec<Vec<String>> {
+    let mut header = vec!["metric".to_owned()];
+    header.extend(report.runs.iter().map(|r| r.name.clone()));
+    let mut rows = vec![header];
+    let mut queries = vec!["queries".to_owned()];
+    queries.extend(report.runs.iter().map(|r| r.queries.len().to_string()));
+    rows.push(queries);
+    for m in 0..report.metrics.len() {
+        for a in 0..report.aggregators.len() {
+            let mut row = vec![row_label(report, m, a)];
+            row.extend(report.runs.iter().map(|r| fixed(r.aggregates[m][a])));
+            rows.push(row);
+        }
+    }
+    // One value per run: not aggregated, so one row whatever the aggregators.
+    for (c, name) in report.corpus.iter().enumerate() {
+        let mut row = vec![name.clone()];
+        row.extend(report.runs.iter().map(|r| fixed(r.corpus[c])));
+        rows.push(row);
+    }
+    rows
+}
+
+/// The per-query rows of one run: a header and a row per query.
+fn per_query_rows(report: &Report, run: &RunResult) -> Vec<Vec<String>> {
+    let mut header = vec!["query".to_owned()];
+    header.extend(report.metrics.iter().map(|m| m.name.clone()));
+    let mut rows = vec![header];
+    for (q, query) in run.queries.iter().enumerate() {
+        let mut row = vec![query.clone()];
+        row.extend(run.per_query.iter().map(|column| fixed(column[q])));
+        rows.push(row);
+    }
+    rows
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use rankeval_core::TrecEvalMeasure;
+
+    use super::*;
+    use rankeval::engine::Warning;
+
+    /// A small report with two runs, three metrics and a warning.
+    pub(crate) fn sample(aggregators: &[&str]) -> Report {
+        let metrics = vec![
+            MetricColumn {
+                name: "ap".into(),
+                trec: Some(TrecEvalMeasure::mean("map")),
+            },
+            MetricColumn {
+                name: "p@10".into(),
+                trec: Some(TrecEvalMeasure::mean("P_10")),
+            },
+            MetricColumn {
+                name: "num_ret".into(),
+                trec: Some(TrecEvalMeasure::sum("num_ret")),
+            },
+            MetricColumn {
+                name: "ap(norm=hits)@5".into(),
+                trec: None,
+            },
+        ];
+        let run = |name: &str, base: f64| {
+            let per_query = vec![
+                vec![base, base / 2.0],
+                vec![0.3, 0.1],
+                vec![10.0, 7.0],
+                vec![1.0, f64::NAN],
+            ];
+            let aggregates = per_query
+                .iter()
+                .map(|column: &Vec<f64>| {
+                    aggregators
+                        .iter()
+                        .map(|a| match *a {
+                            "mean" => (column[0] + column[1]) / 2.0,
+                            _ => column[0].min(column[1]),
+                        })
+                        .collect()
+                })
+                .collect();
+            RunResult {
+                name: name.into(),
+                queries: vec!["q1".into(), "q,2".into()],
+                per_query,
+                aggregates,
+                corpus: Vec::new(),
+            }
+        };
+        Report {
+            metrics,
+            aggregators: aggregators.iter().map(|a| (*a).to_owned()).collect(),
+            corpus: Vec::new(),
+            runs: vec![run("baseline", 0.5), run("v2", 0.75)],
+            warnings: vec![
+                RunWarning {
+                    run: "v2".into(),
+                    warning: ReportWarning::RunJudgementsIgnored {
+                        count: 2,
+                        qrels: "qrels.txt".into(),
+                    },
+                },
+                RunWarning {
+                    run: "v2".into(),
+                    warning: Warning::RunOnlyQueries {
+                        count: 1,
+                        examples: vec!["q9".into()],
+                    }
+                    .into(),
+                },
+            ],
+        }
+    }
+
+    /// [`sample`] with two corpus metrics, one value per run each.
+    pub(crate) fn sample_with_corpus(aggregators: &[&str]) -> Report {
+        let mut report = sample(aggregators);
+        report.corpus = vec!["catalog_coverage@10".into(), "novelty@10".into()];
+        report.runs[0].corpus = vec![0.25, 3.5];
+        report.runs[1].corpus = vec![0.5, f64::NAN];
+        report
+    }
+}
