@@ -23,7 +23,7 @@ TREC_EVAL=${TREC_EVAL:-trec_eval}
 shapes=("$@")
 [ ${#shapes[@]} -gt 0 ] || shapes=(1000x100 7000x1000 100000x100)
 
-cargo build --release -q -p rankeval-runner
+cargo build --release -q -p rankeval-cli
 rankeval=target/release/rankeval
 
 have_trec_eval=0; have_pytrec=0; have_ranx=0; skipped=()
@@ -62,7 +62,7 @@ echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f
 echo "metrics: MAP, MRR, P@10, recall@10, nDCG@10; whole process; median of $RUNS rounds (every tool once per round) after a warm-up round"
 printf '\n%-12s %-20s %10s %10s %12s %12s\n' shape tool seconds "peak MB" "x rankeval" "x wc -l"
 for shape in "${shapes[@]}"; do
-    read -r qrels run < <(cargo bench -q -p rankeval-runner --bench end_to_end -- generate "$shape" 2>/dev/null | tail -n 1)
+    read -r qrels run < <(cargo bench -q -p rankeval-cli --bench end_to_end -- generate "$shape" 2>/dev/null | tail -n 1)
     # Each command is a string of shell-quoted words (paths may hold spaces).
     q() { printf '%q ' "$@"; }
     names=("wc -l" "rankeval")

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 out=target/browser-test
 mkdir -p "$out"
-cargo build --quiet -p rankeval-runner --bin rankeval
+cargo build --quiet -p rankeval-cli --bin rankeval
 rankeval=target/debug/rankeval
 
 # The quickstart: 2 runs, 6 metrics.

@@ -3,7 +3,7 @@
 
 Writes a small recommender dataset (seeded, numpy PCG64) and the values the
 peers give on it to crates/cli/tests/data/corpus_peers/, which the test
-`corpus::peers_give_the_same_values` (crates/runner/tests/corpus.rs) reads
+`corpus::peers_give_the_same_values` (crates/cli/tests/corpus.rs) reads
 through `rankeval run` 's own code path (experiment.toml in that folder).
 
 Peers:

@@ -6,7 +6,7 @@
 #    another workspace crate carries a version and is itself publishable;
 # 2. `cargo package --workspace` packages the crates together and VERIFIES
 #    each `.crate` by building it on its own, against a local overlay of the
-#    others (so `rankeval-runner` builds against the packaged
+#    others (so `rankeval-cli` builds against the packaged
 #    `rankeval-core`, not the source tree);
 # 3. no `.crate` is larger than the limit (test data slipping in).
 #

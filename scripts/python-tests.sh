@@ -17,7 +17,7 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r crates/python/tests/requirements-optional.txt \
     || echo "note: polars/duckdb not installed; their tests will be skipped" >&2
 
-cargo build --quiet -p rankeval-runner --bin rankeval
+cargo build --quiet -p rankeval-cli --bin rankeval
 VIRTUAL_ENV="$PWD/$venv" PATH="$PWD/$venv/bin:$PATH" \
     maturin develop --quiet --manifest-path crates/python/Cargo.toml
 

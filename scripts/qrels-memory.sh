@@ -25,7 +25,7 @@ fi
 printf 'q5 Q0 d5 1 2.0 r\nq7 Q0 d1 1 1.0 r\n' >"$dir/run.txt"
 printf 'q5 0 d5 1\n' >"$dir/tiny.txt"
 
-cargo build --release --quiet -p rankeval-runner --bin rankeval
+cargo build --release --quiet -p rankeval-cli --bin rankeval
 bin=$target/release/rankeval
 
 # Peak RSS in KB and wall time in seconds of one run of rankeval on the

@@ -157,7 +157,7 @@ def main():
     if not TREC_EVAL:
         sys.exit("set TREC_EVAL to a trec_eval 10 binary (see the docstring)")
     if not os.path.exists(RANKEVAL):
-        subprocess.run(["cargo", "build", "--release", "-p", "rankeval-runner"], cwd=ROOT, check=True)
+        subprocess.run(["cargo", "build", "--release", "-p", "rankeval-cli"], cwd=ROOT, check=True)
     print(f"seed {args.seed}, {args.trials} trials, rankeval {RANKEVAL}, trec_eval {TREC_EVAL}")
     rng = random.Random(args.seed)
     compared = lines = identical_lines = refused = 0

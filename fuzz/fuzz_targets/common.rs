@@ -1,7 +1,7 @@
 //! Shared by the targets: read `data` as a run and as qrels in `format`,
 //! and check that every error names the input.
 
-use rankeval_runner::{Format, Input, ReadError, ReadOptions, read_qrels, read_run};
+use rankeval::{Format, Input, ReadError, ReadOptions, read_qrels, read_run};
 
 /// Reads `data` both ways; panics only on a broken promise (an error that
 /// does not name the input), never on the data.

@@ -8,11 +8,11 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Ok(metric) = rankeval_runner::parse_metric(text) {
+    if let Ok(metric) = rankeval::parse_metric(text) {
         let name = metric.name();
-        let again = rankeval_runner::parse_metric(&name)
+        let again = rankeval::parse_metric(&name)
             .unwrap_or_else(|e| panic!("canonical name `{name}` does not parse: {e}"));
         assert_eq!(again.name(), name);
     }
-    let _ = rankeval_runner::parse_aggregator(text);
+    let _ = rankeval::parse_aggregator(text);
 });

@@ -8,5 +8,5 @@
 mod common;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    common::read_both(data, rankeval_runner::Format::Parquet);
+    common::read_both(data, rankeval::Format::Parquet);
 });

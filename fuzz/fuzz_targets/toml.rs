@@ -19,5 +19,5 @@ fn dir() -> &'static tempfile::TempDir {
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let path = dir().path().join("experiment.toml");
     std::fs::write(&path, data).expect("write the experiment");
-    let _ = rankeval_runner::config::load(&path);
+    let _ = rankeval::config::load(&path);
 });

@@ -7,5 +7,5 @@
 mod common;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    common::read_both(data, rankeval_runner::Format::Trec);
+    common::read_both(data, rankeval::Format::Trec);
 });

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 queries=${1:-100000}
 out=target/browser-test/large
 mkdir -p "$out"
-cargo build --quiet -p rankeval-runner --bin rankeval
+cargo build --quiet -p rankeval-cli --bin rankeval
 rankeval=${RANKEVAL_BIN:-target/debug/rankeval}
 
 python3 - "$queries" "$out" <<'PY'

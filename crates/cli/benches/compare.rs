@@ -5,8 +5,8 @@
 //! committed results file.
 //!
 //! ```text
-//! cargo bench -p rankeval-runner --bench compare                     # 1,000,000 queries x 100
-//! cargo bench -p rankeval-runner --bench compare -- --shape 100000x100 --threads 1
+//! cargo bench -p rankeval-cli --bench compare                     # 1,000,000 queries x 100
+//! cargo bench -p rankeval-cli --bench compare -- --shape 100000x100 --threads 1
 //! ```
 //!
 //! Everything is generated in memory (seeded), nothing is written. The

@@ -4,13 +4,13 @@
 //! with memchr (what `wc -l` does).
 //!
 //! ```text
-//! cargo bench -p rankeval-runner --bench end_to_end                 # 1k x 100, 100k x 100, 7k x 1000
-//! cargo bench -p rankeval-runner --bench end_to_end -- --quick       # 1k x 100 only
-//! cargo bench -p rankeval-runner --bench end_to_end -- --linear      # 10k, 100k, 1M x 100
-//! cargo bench -p rankeval-runner --bench end_to_end -- --shape 7000x1000 --runs 9
-//! cargo bench -p rankeval-runner --bench end_to_end -- generate 7000x1000   # print the file paths
-//! cargo bench -p rankeval-runner --bench end_to_end -- --shape 100000x100 --ties average
-//! cargo bench -p rankeval-runner --bench end_to_end -- --shape 100000x100 --baseline OTHER/rankeval
+//! cargo bench -p rankeval-cli --bench end_to_end                 # 1k x 100, 100k x 100, 7k x 1000
+//! cargo bench -p rankeval-cli --bench end_to_end -- --quick       # 1k x 100 only
+//! cargo bench -p rankeval-cli --bench end_to_end -- --linear      # 10k, 100k, 1M x 100
+//! cargo bench -p rankeval-cli --bench end_to_end -- --shape 7000x1000 --runs 9
+//! cargo bench -p rankeval-cli --bench end_to_end -- generate 7000x1000   # print the file paths
+//! cargo bench -p rankeval-cli --bench end_to_end -- --shape 100000x100 --ties average
+//! cargo bench -p rankeval-cli --bench end_to_end -- --shape 100000x100 --baseline OTHER/rankeval
 //! ```
 //!
 //! `--ties MODE` also measures each shape with `--ties MODE`, and

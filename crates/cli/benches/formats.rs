@@ -7,8 +7,8 @@
 //! issue's target: Parquet within 2x the TREC time.
 //!
 //! ```text
-//! cargo bench -p rankeval-runner --bench formats                  # 100k x 100, 5 rounds
-//! cargo bench -p rankeval-runner --bench formats -- --shape 1000x100 --runs 3
+//! cargo bench -p rankeval-cli --bench formats                  # 100k x 100, 5 rounds
+//! cargo bench -p rankeval-cli --bench formats -- --shape 1000x100 --runs 3
 //! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]

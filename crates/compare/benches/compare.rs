@@ -11,7 +11,7 @@
 //!   bootstrap (10,000 resamples, 1 and 5 columns) and the multinomial one
 //!   (200 resamples; linear in the resamples).
 //!
-//! `crates/runner/benches/compare.rs` measures the same against the
+//! `crates/cli/benches/compare.rs` measures the same against the
 //! evaluation of the queries.
 
 use std::hint::black_box;

@@ -6,8 +6,9 @@
 //!
 //! Who depends on it:
 //! - `rankeval-metrics`, the built-in metrics, registered exactly as yours;
-//! - `rankeval-runner`, which reads files into this model, evaluates in
-//!   parallel and reports;
+//! - `rankeval-readers`, which reads files into this model, and `rankeval`,
+//!   which evaluates in parallel (the `rankeval` command and the renderers
+//!   of reports are built on it);
 //! - your own plugin crate, which implements [`Metric`] and registers it with
 //!   the attribute [`macro@metric`] on that impl.
 //!

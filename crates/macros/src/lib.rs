@@ -44,7 +44,7 @@ use syn::{Error, Expr, Ident, ItemImpl, LitStr, Path, Token};
 /// - `example` (required): a value of the type with typical, non-default
 ///   parameters (boxed by the macro);
 /// - `crate` (default `::rankeval_core`): the path to rankeval-core, for a
-///   crate that reaches it through a re-export (`rankeval_runner::core`).
+///   crate that reaches it through a re-export (`rankeval::core`).
 #[proc_macro_attribute]
 pub fn metric(args: TokenStream, item: TokenStream) -> TokenStream {
     expand(Kind::Metric, args, item)
@@ -150,7 +150,7 @@ impl Args {
                     let Expr::Path(path) = &value else {
                         return Err(Error::new_spanned(
                             &value,
-                            "`crate` is a path such as `rankeval_runner::core`",
+                            "`crate` is a path such as `rankeval::core`",
                         ));
                     };
                     if krate.replace(path.path.clone()).is_some() {
@@ -371,7 +371,7 @@ mod tests {
                 name = "mean",
                 summary = "s",
                 example = Mean,
-                crate = rankeval_runner::core
+                crate = rankeval::core
             ),
             item,
         )
@@ -379,7 +379,7 @@ mod tests {
         .to_string()
         .replace(' ', "");
         assert!(
-            out.contains("rankeval_runner::core::registry::AggregatorDescriptor{"),
+            out.contains("rankeval::core::registry::AggregatorDescriptor{"),
             "{out}"
         );
         assert!(!out.contains("::rankeval_core"), "{out}");

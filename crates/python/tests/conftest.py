@@ -19,7 +19,7 @@ SEED = 20261123
 def rankeval_binary() -> Path:
     binary = Path(os.environ.get("RANKEVAL_BIN", ROOT / "target" / "debug" / "rankeval"))
     if not binary.exists():
-        pytest.fail(f"{binary} is missing: build it with `cargo build -p rankeval-runner` (or set RANKEVAL_BIN)")
+        pytest.fail(f"{binary} is missing: build it with `cargo build -p rankeval-cli` (or set RANKEVAL_BIN)")
     return binary
 
 

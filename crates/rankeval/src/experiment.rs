@@ -9,6 +9,11 @@ use crate::engine::{Evaluation, Options, evaluate, evaluate_corpus_with, evaluat
 use crate::read::{Format, Input, ReadError, ReadOptions, read_qrels_noted, read_run_with};
 use crate::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning};
 
+/// The comparison an experiment asks for, kept with the comparisons (the
+/// `compare` module carries it out), named here too where experiments are
+/// built.
+pub use crate::compare::{BaselineRef, ComparisonPlan};
+
 /// Metrics used when none are given.
 pub const DEFAULT_METRICS: &[&str] = &["ap", "rr", "p@10", "recall@100", "ndcg@10"];
 
@@ -44,33 +49,6 @@ pub struct Experiment {
     pub read: ReadOptions,
     /// Comparisons with a baseline and gates, when asked for.
     pub comparison: Option<ComparisonPlan>,
-}
-
-/// What to compare and check once the runs are evaluated: resolved, every
-/// name and number checked, nothing read yet.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ComparisonPlan {
-    /// The baseline; `None` to compare every pair of runs.
-    pub baseline: Option<BaselineRef>,
-    /// Test, resamples, seed, correction, family, alpha, level, `missing`.
-    pub settings: crate::compare::Settings,
-    /// The gates, metrics by canonical name.
-    pub gates: Vec<crate::compare::GateSpec>,
-}
-
-/// A baseline before it is read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BaselineRef {
-    /// A run of the experiment, by name.
-    Run(String),
-    /// A results file (`--format json --per-query`) and the run in it
-    /// (needed when it holds several).
-    Results {
-        /// The file.
-        path: std::path::PathBuf,
-        /// The run's name in it.
-        run: Option<String>,
-    },
 }
 
 /// Told how many bytes of input have been read, for a progress bar.

@@ -8,11 +8,12 @@
 //! charts are aggregated, and the page says so, so a report of 100,000
 //! queries stays small.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::html_curves::{Curves, RECALL_LEVELS};
 use super::html_explain::{ChangedExplanations, explain_table};
+pub use super::html_pairs::{CHANGED, changed_queries};
+use super::html_pairs::{Paired, changed, paired};
 use super::html_svg::{Frame, LOSS, WIN, colour, coord, escape, line_with_dots};
 use super::{RenderOptions, Report, fixed, per_query_rows, summary_rows};
 
@@ -27,9 +28,6 @@ pub const BAR_LIMIT: usize = 400;
 
 /// Up to this many queries per run, `--per-query` adds each run's table.
 pub const TABLE_LIMIT: usize = 1000;
-
-/// How many queries "the queries that changed most" lists per metric and run.
-pub const CHANGED: usize = 10;
 
 /// Bins of the distribution charts' histograms.
 const BINS: usize = 20;
@@ -89,61 +87,6 @@ pub fn baseline(report: &Report, comparison: Option<&Comparison>) -> usize {
         .min(report.runs.len().saturating_sub(1))
 }
 
-/// Queries evaluated in both `baseline` and run `r`, with metric `m`'s
-/// values (finite ones only), and how many queries were not in both.
-fn paired<'a>(report: &'a Report, baseline: usize, m: usize, r: usize) -> (Vec<Paired<'a>>, usize) {
-    let base = &report.runs[baseline];
-    let other = &report.runs[r];
-    let index: HashMap<&str, usize> = base
-        .queries
-        .iter()
-        .enumerate()
-        .map(|(i, q)| (q.as_str(), i))
-        .collect();
-    let mut pairs = Vec::with_capacity(other.queries.len());
-    let mut both = 0;
-    for (j, query) in other.queries.iter().enumerate() {
-        if let Some(&i) = index.get(query.as_str()) {
-            both += 1;
-            let (b, o) = (base.per_query[m][i], other.per_query[m][j]);
-            if b.is_finite() && o.is_finite() {
-                pairs.push(Paired {
-                    query,
-                    baseline: b,
-                    other: o,
-                });
-            }
-        }
-    }
-    let only_one = base.queries.len() + other.queries.len() - 2 * both;
-    let not_a_number = both - pairs.len();
-    (pairs, only_one + not_a_number)
-}
-
-/// The [`CHANGED`] queries whose metric `m` moved most from `baseline` to
-/// run `other`, by absolute difference (ties by query id; unchanged
-/// queries left out), with their values.
-fn changed<'a>(report: &'a Report, baseline: usize, m: usize, other: usize) -> Vec<Paired<'a>> {
-    let (mut pairs, _) = paired(report, baseline, m, other);
-    pairs.retain(|p| p.difference() != 0.0);
-    pairs.sort_by(|a, b| {
-        b.difference()
-            .abs()
-            .total_cmp(&a.difference().abs())
-            .then_with(|| a.query.cmp(b.query))
-    });
-    pairs.truncate(CHANGED);
-    pairs
-}
-
-/// The ids of the queries [`changed`] lists: what the report explains.
-pub fn changed_queries(report: &Report, baseline: usize, m: usize, other: usize) -> Vec<String> {
-    changed(report, baseline, m, other)
-        .iter()
-        .map(|p| p.query.to_owned())
-        .collect()
-}
-
 /// The page for `report`.
 pub fn render(report: &Report, options: RenderOptions, extras: HtmlExtras<'_>) -> String {
     let baseline = baseline(report, extras.comparison);
@@ -176,19 +119,6 @@ struct Page<'a> {
     report: &'a Report,
     baseline: usize,
     out: String,
-}
-
-/// One query's values in the baseline and another run.
-struct Paired<'a> {
-    query: &'a str,
-    baseline: f64,
-    other: f64,
-}
-
-impl Paired<'_> {
-    fn difference(&self) -> f64 {
-        self.other - self.baseline
-    }
 }
 
 impl<'a> Page<'a> {

@@ -13,7 +13,7 @@ use rankeval_core::explain::number;
 use rankeval_core::{Qrels, Run};
 
 use super::Report;
-use super::html::changed_queries;
+use super::html_pairs::changed_queries;
 use super::html_svg::escape;
 use crate::explain::rows as table_rows;
 use rankeval::experiment::Experiment;

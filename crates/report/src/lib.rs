@@ -13,6 +13,7 @@ pub mod explain;
 pub mod html;
 pub mod html_curves;
 pub mod html_explain;
+mod html_pairs;
 mod html_svg;
 mod json;
 mod markdown;

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 pub use baseline::{BaselineResults, parse_results, read_results};
 pub use gates::{GateSpec, parse_gate};
 pub use pairing::Pairing;
-pub use plan::{Compared, run_plan};
+pub use plan::{BaselineRef, Compared, ComparisonPlan, run_plan};
 pub use rankeval_compare as stats;
 pub use rankeval_compare::Interval;
 

@@ -5,8 +5,34 @@
 use rankeval_core::Aggregator;
 
 use super::{Baseline, CompareRunError, ComparisonReport, compare, read_results};
-use crate::experiment::{BaselineRef, ComparisonPlan};
 use crate::report::{Report, RunResult};
+
+/// What to compare and check once the runs are evaluated: resolved, every
+/// name and number checked, nothing read yet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ComparisonPlan {
+    /// The baseline; `None` to compare every pair of runs.
+    pub baseline: Option<BaselineRef>,
+    /// Test, resamples, seed, correction, family, alpha, level, `missing`.
+    pub settings: super::Settings,
+    /// The gates, metrics by canonical name.
+    pub gates: Vec<super::GateSpec>,
+}
+
+/// A baseline before it is read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BaselineRef {
+    /// A run of the experiment, by name.
+    Run(String),
+    /// A results file (`--format json --per-query`) and the run in it
+    /// (needed when it holds several).
+    Results {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The run's name in it.
+        run: Option<String>,
+    },
+}
 
 /// A report with its comparison, ready to render.
 #[derive(Clone, Debug)]
