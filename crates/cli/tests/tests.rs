@@ -9,15 +9,12 @@
 //! - `determinism`: 1 thread and several give the same bits;
 //! - `plugin`: a metric defined here, outside `crates/metrics`, registers
 //!   and evaluates by name;
-//! - `readers`: every kind of bad input is an error naming file and line;
 //! - `streaming`: evaluating while reading gives the same bits as reading
 //!   whole.
 //! - `csv_reader`: the CSV/TSV reader, its errors, and CSV evaluating like
 //!   the same data as TREC.
 //! - `arrow_reader`: Parquet and Arrow IPC, and the same data in every
 //!   format giving the same values bit for bit.
-//! - `json_reader`: JSON Lines with other and renamed keys, rows per line,
-//!   dicts of dicts.
 //! - `msmarco`: MS MARCO's qrels and `qid pid rank` runs.
 //! - `never_panics`: property tests: any bytes in any reader, any TOML
 //!   experiment, any metric text give values or an error naming the input.
@@ -41,11 +38,9 @@ mod csv_reader;
 mod determinism;
 mod explain;
 mod html_curves;
-mod json_reader;
 mod msmarco;
 mod never_panics;
 mod plugin;
-mod readers;
 mod streaming;
 mod trec_eval;
 mod trec_eval_bytes;

@@ -3,9 +3,10 @@
 //!
 //! Everything here is a pure function over per-query columns (one `f64` per
 //! query, both columns in the same query order): no I/O, no configuration.
-//! The runner pairs queries, builds the columns and renders the results;
-//! this crate computes. It depends on nothing of rankeval's, and the runner
-//! depends on it (runner -> compare -> metrics -> core).
+//! The `rankeval` crate pairs queries and builds the columns, and
+//! `rankeval-report` renders the results;
+//! this crate computes. It depends on nothing of rankeval's, and `rankeval`
+//! depends on it (rankeval -> compare).
 //!
 //! * [`compare`] / [`compare_all`]: difference of means, interval, p-value,
 //!   effect size, wins / ties / losses, with one [`Test`]: Student's paired

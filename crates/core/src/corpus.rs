@@ -30,7 +30,7 @@ use crate::params::Cutoff;
 
 /// What a corpus metric may read besides the run: the catalog, the
 /// training interactions and item features. Every input is optional; a
-/// metric says which it needs in [`CorpusMetric::requires`], and the runner
+/// metric says which it needs in [`CorpusMetric::requires`], and the engine
 /// refuses to start without them.
 #[derive(Clone, Debug, Default)]
 pub struct CorpusInputs {

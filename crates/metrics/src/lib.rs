@@ -39,7 +39,7 @@
 //!
 //! Semantics follow `docs/metrics.md` (and the spec it comes from), which a
 //! test checks against this registry. A binary must link this crate for the
-//! registry to hold these metrics: the runner does
+//! registry to hold these metrics: the `rankeval` crate does
 //! (`rankeval::metrics`); a binary of your own that depends only on
 //! `rankeval-core` must name it once, `use rankeval_metrics as _;`.
 

@@ -1,13 +1,13 @@
 //! Arrow data from any Python library that speaks the Arrow PyCapsule
 //! interface (`__arrow_c_stream__` or `__arrow_c_array__`: pyarrow tables
 //! and record batches, polars DataFrames, DuckDB results, pandas through
-//! pyarrow), read by the runner's Arrow reader, the one that reads Parquet
+//! pyarrow), read by the readers' Arrow reader, the one that reads Parquet
 //! and Arrow IPC files for the command line.
 //!
 //! The record batches are imported through the C data interface
 //! (pyo3-arrow): the columns stay in the producer's buffers, nothing is
 //! copied into Python objects. Long batches are cut into zero-copy slices
-//! so that the runner converts them on every core; ids may be any integer
+//! so that the readers convert them on every core; ids may be any integer
 //! or string type (`string`, `large_string`, `string_view`) or a
 //! dictionary of those, as in Parquet files.
 
@@ -23,7 +23,7 @@ use rankeval::{CsvOptions, ReadOptions, run_from_batches};
 use crate::errors::read_error;
 use crate::inputs::{PyQrels, PyRun, RunSource, TableRun, duplicates};
 
-/// Rows per slice handed to the runner, which converts slices in parallel.
+/// Rows per slice handed to the readers, which convert slices in parallel.
 const ROWS_PER_SLICE: usize = 1 << 16;
 
 /// The record batches of `data`, cut into slices of at most
@@ -51,7 +51,7 @@ fn batches(data: AnyRecordBatch, name: &str) -> PyResult<Vec<RecordBatch>> {
     Ok(sliced)
 }
 
-/// The column names as the runner's table reader takes them.
+/// The column names as the table reader takes them.
 fn columns(query: &str, doc: &str, score: &str, rank: &str, grade: &str) -> CsvOptions {
     CsvOptions {
         query: query.to_owned(),

@@ -1,7 +1,7 @@
 //! `compare`: runs compared with a baseline (or every pair of runs) and
-//! quality gates checked, through the runner's comparison API, on either
+//! quality gates checked, through the library's comparison API, on either
 //! the report of an experiment or the results of `evaluate` (runs
-//! evaluated on the same qrels). The statistics are the runner's; this
+//! evaluated on the same qrels). The statistics are the library's; this
 //! module only gathers the per-query values and the settings.
 
 use std::path::PathBuf;

@@ -1,10 +1,10 @@
 //! Python bindings of rankeval: the native module `rankeval_rs._native`.
 //!
 //! This layer only converts and maps errors: inputs become the core's
-//! `Qrels` and `Run` (files through the runner's readers, dicts and table
+//! `Qrels` and `Run` (files through the readers, dicts and table
 //! columns through the builders), metrics come from the registry (or are
 //! Python functions, see [`python_metric`]), and every number is computed
-//! by the runner's engine with the GIL released. The Python package
+//! by the engine with the GIL released. The Python package
 //! (`python/rankeval_rs`) dispatches on input types and shapes the results.
 
 mod arrow;

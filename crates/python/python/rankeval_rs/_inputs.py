@@ -1,7 +1,7 @@
 """Qrels and runs from what users have: file paths, dicts of dicts, pandas
 DataFrames and anything that speaks the Arrow PyCapsule interface (pyarrow,
 polars, DuckDB, ...). Only conversion happens here: Arrow data go to the
-native module through the C data interface (no copy; read by the runner's
+native module through the C data interface (no copy; read by the readers'
 Arrow reader, as Parquet files are), pandas columns through pyarrow, or,
 without pyarrow, as NumPy arrays."""
 
@@ -43,7 +43,7 @@ def _is_arrow(value: Any) -> bool:
     return hasattr(value, "__arrow_c_stream__") or hasattr(value, "__arrow_c_array__")
 
 
-#: The other names the runner's table reader finds a column under when its
+#: The other names the table reader finds a column under when its
 #: option is left at the default (as for Parquet files).
 _ALTERNATIVES = {"user": ("query",), "item": ("items", "doc"), "score": ("scores",),
                  "rank": ("ranks",), "grade": ("grades",)}
@@ -51,7 +51,7 @@ _ALTERNATIVES = {"user": ("query",), "item": ("items", "doc"), "score": ("scores
 
 def _find(columns: list[str], name: str, default: str) -> str | None:
     """The column `name`, or where it is left at `default`, one of the
-    default's other names, as the runner's table reader finds them."""
+    default's other names, as the table reader finds them."""
     if name in columns:
         return name
     if name == default:

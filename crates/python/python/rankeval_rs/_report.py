@@ -2,7 +2,7 @@
 experiment file as ``rankeval run`` does and returns a :class:`Report`;
 :func:`compare` compares its runs (or the runs :func:`evaluate` evaluated
 together) with a baseline and checks gates. Every
-number comes from the native engine and the runner's comparison API."""
+number comes from the native engine and the library's comparison API."""
 
 from __future__ import annotations
 

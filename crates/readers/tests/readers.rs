@@ -3,10 +3,9 @@
 
 use std::io::Write;
 
-use rankeval::{
-    Duplicates, Format, Input, ReadOptions,
-    read::{ReadErrorKind, read_run_with},
-    read_qrels, read_run,
+use rankeval_core::Duplicates;
+use rankeval_readers::{
+    Format, Input, ReadErrorKind, ReadOptions, read_qrels, read_run, read_run_with,
 };
 
 fn qrels_error(text: &str) -> String {
@@ -24,7 +23,7 @@ fn run_error(text: &str) -> String {
     .to_string()
 }
 
-fn docs(run: &rankeval::Run, query: &str) -> Vec<String> {
+fn docs(run: &rankeval_core::Run, query: &str) -> Vec<String> {
     run.list(query)
         .unwrap()
         .docs()
@@ -166,7 +165,7 @@ fn formats_follow_the_file_name() {
     assert_eq!(Input::file("a/qrels").format(), Format::Trec);
 }
 
-fn jsonl(text: &str) -> Result<(rankeval::Run, Option<rankeval::Qrels>), String> {
+fn jsonl(text: &str) -> Result<(rankeval_core::Run, Option<rankeval_core::Qrels>), String> {
     read_run_with(
         &Input::bytes("data.jsonl", text, Format::Jsonl),
         ReadOptions::default(),
@@ -273,9 +272,9 @@ fn jsonl_line_numbers_stay_exact_across_pieces() {
 /// Qrels of many pieces (queries cut at piece boundaries, and one query
 /// judged again far from its other lines) as the TREC reader reads them in
 /// parallel, and as one builder holds them.
-fn large_qrels(conflict: bool) -> (String, rankeval::QrelsBuilder) {
+fn large_qrels(conflict: bool) -> (String, rankeval_core::QrelsBuilder) {
     let mut text = String::new();
-    let mut builder = rankeval::QrelsBuilder::new();
+    let mut builder = rankeval_core::QrelsBuilder::new();
     let mut line = 0;
     let mut push = |text: &mut String, q: usize, d: usize, g: i64| {
         text.push_str(&format!("query-{q:05} 0 document-{d:06} {g}\n"));

@@ -2,7 +2,8 @@
 //! line (pandas `orient="records", lines=True`), and dicts of dicts (ranx,
 //! pytrec_eval); how the shapes are told apart; errors.
 
-use rankeval::{CsvOptions, Format, Input, Qrels, ReadOptions, Run, read_qrels, read_run};
+use rankeval_core::{Qrels, Run};
+use rankeval_readers::{CsvOptions, Format, Input, ReadOptions, read_qrels, read_run};
 
 fn input(name: &str, text: &str, format: Format) -> Input {
     Input::bytes(name, text, format)
