@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 out=target/browser-test
 mkdir -p "$out"
 cargo build --quiet -p rankeval-cli --bin rankeval
-rankeval=target/debug/rankeval
+rankeval="${CARGO_TARGET_DIR:-target}/debug/rankeval"
 
 # The quickstart: 2 runs, 6 metrics.
 "$rankeval" run examples/quickstart/experiment.toml --format html --per-query \

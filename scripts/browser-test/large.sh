@@ -14,7 +14,7 @@ queries=${1:-100000}
 out=target/browser-test/large
 mkdir -p "$out"
 cargo build --quiet -p rankeval-cli --bin rankeval
-rankeval=${RANKEVAL_BIN:-target/debug/rankeval}
+rankeval=${RANKEVAL_BIN:-${CARGO_TARGET_DIR:-target}/debug/rankeval}
 
 python3 - "$queries" "$out" <<'PY'
 import random, sys

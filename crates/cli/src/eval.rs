@@ -13,8 +13,8 @@ use rankeval::compare::{CompareRunError, Family, Settings, check_gates, parse_ga
 use rankeval::corpus::CorpusSources;
 use rankeval::engine::{Missing, Options, ScoreThreshold, check_ties, has_scores, unscored_run};
 use rankeval::experiment::{
-    BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, NamedRun, input_problem, run_names,
-    split_requested, unique_by_name,
+    BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, NamedRun, input_problem, metric_note,
+    run_names, split_requested, unique_by_name, unique_notes,
 };
 use rankeval::read::{CsvOptions, Format, Input, ReadOptions};
 use rankeval_compare::{BootstrapMethod, Correction, Test};
@@ -25,13 +25,15 @@ pub(super) struct EvalArgs {
     /// Qrels file (TREC `query iteration document grade`, JSON Lines with
     /// `relevant`, CSV `user,item[,grade]`, or a Parquet/Arrow table of
     /// those columns). Optional when every run is JSON Lines with `relevant`.
+    /// `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     qrels: Option<PathBuf>,
     /// Run file (TREC `query Q0 document rank score tag`, JSON Lines, CSV
     /// `user,item,score` / `user,item,rank`, or Parquet/Arrow with those
     /// columns or list columns `user, items, scores`); repeat for several
     /// runs. Text formats plain or gzip. `NAME=FILE` names the run in
-    /// reports (when no file is called `NAME=FILE`).
+    /// reports (when no file is called `NAME=FILE`); `-` reads standard
+    /// input (named `stdin`; its format from --run-format, else TREC).
     #[arg(long = "run", value_name = "[NAME=]FILE", required = true)]
     runs: Vec<PathBuf>,
     /// Metric in the short syntax `name(param=value,...)@k`, e.g. `ndcg@10`,
@@ -539,6 +541,20 @@ impl EvalArgs {
         };
         let (given_names, run_paths): (Vec<Option<String>>, Vec<PathBuf>) =
             self.runs.iter().map(|run| split_named(run)).unzip();
+        let from_stdin = self
+            .qrels
+            .iter()
+            .chain(&run_paths)
+            .filter(|path| is_stdin(path))
+            .count();
+        if from_stdin > 1 {
+            return Err(CliError::Usage(
+                "`-` (standard input) is given to more than one input; it can be read once"
+                    .to_owned(),
+            ));
+        }
+        self.qrels = self.qrels.map(|path| standard_input(&path));
+        let run_paths: Vec<PathBuf> = run_paths.iter().map(|path| standard_input(path)).collect();
         let runs_given = std::mem::replace(&mut self.runs, run_paths);
         let corpus_files = [
             &self.corpus.catalog,
@@ -587,18 +603,38 @@ impl EvalArgs {
         } else {
             self.metrics
         };
-        let requested = metric_specs
-            .into_iter()
-            .map(|spec| {
-                parse_requested(&spec)
-                    .map(|metric| (spec.clone(), metric))
-                    .map_err(|source| CliError::Plugin {
-                        flag: "-m",
-                        value: spec,
-                        source: Box::new(source),
-                    })
-            })
-            .collect::<Result<Vec<(String, RequestedMetric)>, _>>()?;
+        // Every bad -m and -a is reported at once, in the order given.
+        let mut bad: Vec<CliError> = Vec::new();
+        let mut requested: Vec<(String, RequestedMetric)> = Vec::with_capacity(metric_specs.len());
+        for spec in metric_specs {
+            match parse_requested(&spec) {
+                Ok(metric) => requested.push((spec, metric)),
+                Err(source) => bad.push(CliError::Plugin {
+                    flag: "-m",
+                    value: spec,
+                    source: Box::new(source),
+                }),
+            }
+        }
+        let aggregator_specs = if self.aggregators.is_empty() {
+            vec!["mean".to_owned()]
+        } else {
+            self.aggregators
+        };
+        let mut aggregators: Vec<Box<dyn Aggregator>> = Vec::with_capacity(aggregator_specs.len());
+        for spec in aggregator_specs {
+            match registry::parse_aggregator(&spec) {
+                Ok(aggregator) => aggregators.push(aggregator),
+                Err(source) => bad.push(CliError::Plugin {
+                    flag: "-a",
+                    value: spec,
+                    source: Box::new(source),
+                }),
+            }
+        }
+        if !bad.is_empty() {
+            return Err(CliError::all(bad));
+        }
         let corpus_inputs = CorpusSources {
             catalog: self.corpus.catalog.clone(),
             training: self
@@ -620,6 +656,10 @@ impl EvalArgs {
                 )));
             }
         }
+        let notes = unique_notes(requested.iter().filter_map(|(spec, metric)| match metric {
+            RequestedMetric::Query(metric) => metric_note(spec, metric.as_ref()),
+            RequestedMetric::Corpus(_) => None,
+        }));
         let (metrics, corpus_metrics) = split_requested(requested.into_iter().map(|(_, m)| m));
         // Corpus metrics alone need no judgements.
         if self.qrels.is_none()
@@ -631,21 +671,6 @@ impl EvalArgs {
                 run.input.name()
             )));
         }
-        let aggregator_specs = if self.aggregators.is_empty() {
-            vec!["mean".to_owned()]
-        } else {
-            self.aggregators
-        };
-        let aggregators = aggregator_specs
-            .into_iter()
-            .map(|spec| {
-                registry::parse_aggregator(&spec).map_err(|source| CliError::Plugin {
-                    flag: "-a",
-                    value: spec,
-                    source: Box::new(source),
-                })
-            })
-            .collect::<Result<Vec<Box<dyn Aggregator>>, _>>()?;
         let missing = match self.missing {
             MissingArg::Skip => Missing::Skip,
             MissingArg::Zero => Missing::Zero,
@@ -692,6 +717,7 @@ impl EvalArgs {
                 ties,
             },
             comparison,
+            notes,
         };
         Ok((experiment, self.output))
     }
@@ -741,10 +767,29 @@ fn split_named(run: &Path) -> (Option<String>, PathBuf) {
         return (None, run.to_owned());
     }
     match run.to_str().and_then(|text| text.split_once('=')) {
-        Some((name, file)) if !name.is_empty() && Path::new(file).exists() => {
+        Some((name, file))
+            if !name.is_empty() && (Path::new(file).exists() || is_stdin(Path::new(file))) =>
+        {
             (Some(name.to_owned()), PathBuf::from(file))
         }
         _ => (None, run.to_owned()),
+    }
+}
+
+/// Whether `path` is `-`, standard input.
+fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// `path`, with `-` for standard input as the file that reads it (its name
+/// in reports is then `stdin`); a pipe or terminal on standard input is
+/// read as any other pipe (streamed, spilled to a temporary file if it
+/// must be read twice).
+fn standard_input(path: &Path) -> PathBuf {
+    if is_stdin(path) {
+        PathBuf::from("/dev/stdin")
+    } else {
+        path.to_owned()
     }
 }
 

@@ -151,7 +151,8 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             }
         };
     if !args.metrics.is_empty() {
-        metrics = args
+        // Every bad -m is reported at once, as `eval` reports them.
+        let (built, bad): (Vec<_>, Vec<_>) = args
             .metrics
             .iter()
             .map(|spec| {
@@ -170,7 +171,16 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
                     }
                 })
             })
-            .collect::<Result<Vec<Box<dyn Metric>>, _>>()?;
+            .partition(Result::is_ok);
+        if !bad.is_empty() {
+            return Err(CliError::all(
+                bad.into_iter().filter_map(Result::err).collect(),
+            ));
+        }
+        metrics = built
+            .into_iter()
+            .filter_map(Result::ok)
+            .collect::<Vec<Box<dyn Metric>>>();
     }
     if let Some(rel) = args.rel {
         options.level = RelevanceLevel::new(rel).ok_or_else(|| {

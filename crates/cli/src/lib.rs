@@ -168,6 +168,21 @@ pub enum CliError {
     /// The comparison cannot be made (its baseline file cannot be read).
     #[error(transparent)]
     Compare(#[from] rankeval::compare::CompareRunError),
+    /// Several errors found at once (every bad `-m` and `-a`, not the
+    /// first only): one per line, each after its own `error: `.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\nerror: "))]
+    Several(Vec<CliError>),
+}
+
+impl CliError {
+    /// `errors` as one error: the only one, or [`CliError::Several`].
+    pub(crate) fn all(mut errors: Vec<CliError>) -> CliError {
+        if errors.len() == 1 {
+            errors.remove(0)
+        } else {
+            CliError::Several(errors)
+        }
+    }
 }
 
 /// What a command that succeeded says about its gates.
@@ -339,6 +354,9 @@ fn produce(
         experiment.metrics.extend(plan.metrics());
         plan
     });
+    for note in &experiment.notes {
+        let _ = writeln!(std::io::stderr(), "note: {note}");
+    }
     let bar = progress::display(&experiment, std::io::stderr().is_terminal());
     let report = experiment.execute(&|bytes| bar.inc(bytes));
     bar.finish_and_clear();

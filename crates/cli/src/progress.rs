@@ -189,6 +189,7 @@ mod tests {
             options: Default::default(),
             read: Default::default(),
             comparison: None,
+            notes: Vec::new(),
         };
         assert!(display(&experiment, false).is_hidden());
     }

@@ -24,6 +24,8 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    // The package's version is the workspace's, as `rankeval --version`.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RankevalError", py.get_type::<errors::RankevalError>())?;
     m.add("InputError", py.get_type::<errors::InputError>())?;
     m.add("MetricError", py.get_type::<errors::MetricError>())?;

@@ -17,7 +17,8 @@ SEED = 20261123
 
 
 def rankeval_binary() -> Path:
-    binary = Path(os.environ.get("RANKEVAL_BIN", ROOT / "target" / "debug" / "rankeval"))
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    binary = Path(os.environ.get("RANKEVAL_BIN", target / "debug" / "rankeval"))
     if not binary.exists():
         pytest.fail(f"{binary} is missing: build it with `cargo build -p rankeval-cli` (or set RANKEVAL_BIN)")
     return binary

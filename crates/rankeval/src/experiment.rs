@@ -49,6 +49,41 @@ pub struct Experiment {
     pub read: ReadOptions,
     /// Comparisons with a baseline and gates, when asked for.
     pub comparison: Option<ComparisonPlan>,
+    /// What the user should be told about how a metric was read (not a
+    /// warning about the data), each once: that `map@10` is trec_eval's
+    /// `map_cut_10`, not Kaggle's MAP@10 ([`metric_note`]).
+    pub notes: Vec<String>,
+}
+
+/// The note for a metric typed as `typed` (the short syntax as given, or a
+/// TOML table's `type`) and built as `metric`: `map` with a cutoff and
+/// trec_eval's normalization (`map@10`, trec_eval's `map_cut_10`, divided
+/// by every relevant document) is not what a recommender user means by
+/// MAP@10 (Kaggle's, divided by `min(|R|, 10)`), so the command line says
+/// which metric that is, once. `None` for any other metric.
+pub fn metric_note(typed: &str, metric: &dyn Metric) -> Option<String> {
+    let name = typed.split(['(', '@']).next().unwrap_or_default().trim();
+    if !name.eq_ignore_ascii_case("map") {
+        return None;
+    }
+    let canonical = metric.name();
+    let k = canonical.strip_prefix("ap@")?;
+    Some(format!(
+        "`map@{k}` is trec_eval's map_cut_{k} (`{canonical}`: divided by every relevant \
+         document); Kaggle's and most recommender libraries' MAP@{k} is \
+         `ap(norm=truncated)@{k}` (divided by min(|R|, {k}))"
+    ))
+}
+
+/// `notes` without repeats, in order.
+pub fn unique_notes(notes: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut unique: Vec<String> = Vec::new();
+    for note in notes {
+        if !unique.contains(&note) {
+            unique.push(note);
+        }
+    }
+    unique
 }
 
 /// Told how many bytes of input have been read, for a progress bar.

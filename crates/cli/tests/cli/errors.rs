@@ -585,6 +585,18 @@ fn flag_and_experiment_file_give_the_same_metric_errors() {
             .map(|(_line, message)| message)
             .unwrap_or_else(|| panic!("{table}: {config}"));
         assert_eq!(flag, config, "-m {spec} and [[metrics]] {table}");
+        // The short syntax in the file: `-m`'s message, the entry and its line.
+        let short = format!(
+            "qrels = \"qrels.txt\"\n\nmetrics = [\"rr\", \"{spec}\"]\n\n[[runs]]\npath = \"run.trec\"\n"
+        );
+        std::fs::write(dir.path().join("exp.toml"), short).unwrap();
+        let (code, _, short) = run_in(dir.path(), &["run", "exp.toml"]);
+        assert_eq!(code, 2, "{spec}: {short}");
+        assert_eq!(
+            short,
+            format!("error: exp.toml:3: metrics[2]: {flag}"),
+            "metrics = [\"{spec}\"]"
+        );
         transcript.push_str(&format!("-m {spec}\n  {flag}"));
     }
     insta::assert_snapshot!("metric_errors_flag_and_toml", transcript);
@@ -634,4 +646,68 @@ fn jsonl_scores_and_predicted_differ_in_length() {
         "error_jsonl_scores_length",
         "{\"query\": \"q1\", \"predicted\": [\"a\", \"b\"], \"scores\": [0.5], \"relevant\": [\"a\"]}\n",
     );
+}
+
+/// Every bad `-m` and `-a` is reported at once, each on its own line in the
+/// order given, not the first only; the good ones say nothing.
+#[test]
+fn every_bad_metric_and_aggregator_is_reported_at_once() {
+    snapshot(
+        "error_every_bad_metric_at_once",
+        &[("qrels.txt", QRELS), ("run.trec", RUN)],
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "ndgc@10",
+            "-m",
+            "map",
+            "-m",
+            "ap@0",
+            "-a",
+            "meen",
+            "-a",
+            "mean",
+        ],
+    );
+}
+
+/// `map@10` is trec_eval's `map_cut_10`: typed on the command line or in
+/// TOML (a string or a table of `type = "map"`), a note says once which
+/// metric computes Kaggle's MAP@10; the values are `ap@10`'s, exit 0. The
+/// metric written as `ap@10` or `ap(norm=truncated)@10` gets no note.
+#[test]
+fn map_at_k_gets_a_note_naming_kaggles_map_at_k() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", RUN)]);
+    let eval = |metrics: &[&str]| {
+        let mut args = vec!["eval", "--qrels", "qrels.txt", "--run", "run.trec"];
+        for m in metrics {
+            args.extend(["-m", m]);
+        }
+        run_in(dir.path(), &args)
+    };
+    let (code, stdout, stderr) = eval(&["map@10", "map@10", "ap@5"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("note_map_at_k", stderr);
+    assert_eq!(stderr.lines().count(), 1, "said once: {stderr}");
+    assert_eq!(stdout, eval(&["ap@10", "ap@5"]).1);
+    for quiet in [
+        "ap@10",
+        "ap(norm=truncated)@10",
+        "map",
+        "map(norm=truncated)@10",
+    ] {
+        let (code, _, stderr) = eval(&[quiet]);
+        assert_eq!((code, stderr.as_str()), (0, ""), "{quiet}");
+    }
+    let short = "qrels = \"qrels.txt\"\nmetrics = [\"map@10\"]\n\n[[runs]]\npath = \"run.trec\"\n";
+    let table = "qrels = \"qrels.txt\"\n\n[[runs]]\npath = \"run.trec\"\n\n[[metrics]]\ntype = \"map\"\nk = 10\n";
+    for toml in [short, table] {
+        std::fs::write(dir.path().join("exp.toml"), toml).unwrap();
+        let (code, _, toml_stderr) = run_in(dir.path(), &["run", "exp.toml"]);
+        assert_eq!((code, toml_stderr.as_str()), (0, stderr.as_str()), "{toml}");
+    }
 }

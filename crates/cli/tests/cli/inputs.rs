@@ -61,6 +61,57 @@ fn a_run_from_a_pipe() {
     );
 }
 
+/// `-` is standard input, for a run (named `stdin`, or as `NAME=-`
+/// names it) or the qrels, read as `/dev/stdin` is; given to two inputs,
+/// an error before anything is read.
+#[cfg(unix)]
+#[test]
+fn a_dash_reads_standard_input() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", RUN)]);
+    let args = ["eval", "-m", "p@1", "--format", "csv"];
+    let from_file = run_in(
+        dir.path(),
+        &[&args[..], &["--qrels", "qrels.txt", "--run", "run.trec"]].concat(),
+    );
+    assert_eq!(from_file.0, 0, "{from_file:?}");
+    let run = with_stdin(
+        dir.path(),
+        &[&args[..], &["--qrels", "qrels.txt", "--run", "-"]].concat(),
+        RUN,
+    );
+    assert_eq!(
+        run,
+        (0, from_file.1.replace("\nrun,", "\nstdin,"), String::new())
+    );
+    let named = with_stdin(
+        dir.path(),
+        &[&args[..], &["--qrels", "qrels.txt", "--run", "bm25=-"]].concat(),
+        RUN,
+    );
+    assert_eq!(
+        named,
+        (0, from_file.1.replace("\nrun,", "\nbm25,"), String::new())
+    );
+    let qrels = with_stdin(
+        dir.path(),
+        &[&args[..], &["--qrels", "-", "--run", "run.trec"]].concat(),
+        QRELS,
+    );
+    assert_eq!(qrels, (0, from_file.1.clone(), String::new()));
+    let twice = with_stdin(
+        dir.path(),
+        &[&args[..], &["--qrels", "-", "--run", "-"]].concat(),
+        QRELS,
+    );
+    assert_eq!(
+        (twice.0, twice.2.as_str()),
+        (
+            2,
+            "error: `-` (standard input) is given to more than one input; it can be read once\n"
+        )
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn qrels_from_a_pipe() {

@@ -126,3 +126,32 @@ fn readme_shows_what_the_main_command_prints() {
         "README.md quotes an outdated quickstart output"
     );
 }
+
+/// `metrics` and `aggregators` as strings in the short syntax that `-m`
+/// and `-a` take (and mixed with tables) give the same report, byte for
+/// byte, as the quickstart's `[[metrics]]` tables.
+#[test]
+fn metrics_as_short_syntax_strings_equal_the_tables() {
+    let examples = super::workspace().join("examples/quickstart");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("short.toml"),
+        format!(
+            "name = \"quickstart\"\nqrels = \"{q}\"\n\
+             metrics = [\"map\", \"ap(norm=truncated)@10\", {{ type = \"ndcg\", k = 10 }}, \"p@5\", \"recall@10\", \"rr\"]\n\
+             aggregators = [\"mean\"]\n\n\
+             [[runs]]\nname = \"baseline\"\npath = \"{b}\"\n\n[[runs]]\nname = \"v2\"\npath = \"{v}\"\n",
+            q = examples.join("qrels.txt").display(),
+            b = examples.join("runs/baseline.trec").display(),
+            v = examples.join("runs/v2.jsonl").display(),
+        ),
+    )
+    .unwrap();
+    let tables = super::run(&["run", EXPERIMENT, "--format", "json", "--per-query"]);
+    let short = super::run_in(
+        dir.path(),
+        &["run", "short.toml", "--format", "json", "--per-query"],
+    );
+    assert_eq!(tables.0, 0, "{tables:?}");
+    assert_eq!(short, tables);
+}

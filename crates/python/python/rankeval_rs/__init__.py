@@ -3,7 +3,7 @@ engine (the numbers of the ``rankeval`` command, bit for bit).
 
 >>> import rankeval_rs
 >>> result = rankeval_rs.evaluate("qrels.txt", "run.trec", ["ndcg@10", "ap"])  # doctest: +SKIP
->>> result.means, result.per_query()  # doctest: +SKIP
+>>> result.means, result.to_dict()  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -27,7 +27,11 @@ from ._native import (
     unregister_metric,
 )
 
+#: The package's version: the workspace's, as ``rankeval --version`` prints it.
+__version__: str = _native.__version__
+
 __all__ = [
+    "__version__",
     "Comparison",
     "CompareError",
     "ConfigError",

@@ -37,6 +37,20 @@ class Basis(NamedTuple):
     score_threshold: float | None
 
 
+def _optional(module: str, what: str) -> Any:
+    """The optional dependency `module`, or an ImportError that says which
+    extra installs it and what works without it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise ImportError(
+            f"{what}, which needs {module}: install the extra with "
+            f"pip install \"rankeval-rs[pandas]\" (or use to_dict(), which needs neither)"
+        ) from error
+
+
 class Evaluation:
     """The results of one run: per-query values and their means.
 
@@ -69,10 +83,20 @@ class Evaluation:
         """The mean of `metric` (its canonical name)."""
         return self.means[metric]
 
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """Per-query values as ``{query: {metric: value}}`` (pytrec_eval's
+        shape), without pandas or pyarrow."""
+        return {
+            query: dict(zip(self.metrics, (float(v) for v in row)))
+            for query, row in zip(self.queries, self.values)
+        }
+
     def per_query(self, metric: str | None = None) -> Any:
         """Per-query values as a pandas DataFrame indexed by ``query`` (one
-        column per metric), or one metric's values as a Series."""
-        import pandas as pd
+        column per metric), or one metric's values as a Series. Needs
+        pandas (``pip install "rankeval-rs[pandas]"``); :meth:`to_dict`
+        does not."""
+        pd = _optional("pandas", "per_query() returns a pandas DataFrame")
 
         frame = pd.DataFrame(self.values, index=pd.Index(self.queries, name="query"),
                              columns=list(self.metrics), copy=False)
@@ -80,8 +104,9 @@ class Evaluation:
 
     def to_arrow(self) -> Any:
         """Per-query values as a pyarrow Table: a ``query`` column, then one
-        float64 column per metric."""
-        import pyarrow as pa
+        float64 column per metric. Needs pyarrow (``pip install
+        "rankeval-rs[pandas]"``)."""
+        pa = _optional("pyarrow", "to_arrow() returns a pyarrow Table")
 
         columns = {"query": pa.array(self.queries, type=pa.string())}
         for index, metric in enumerate(self.metrics):

@@ -8,6 +8,8 @@ from typing import Any, final
 import numpy as np
 import numpy.typing as npt
 
+__version__: str
+
 class RankevalError(Exception):
     """Base class of every error rankeval raises."""
 

@@ -13,6 +13,44 @@ use crate::read::{CsvOptions, Format};
 /// A `[[metrics]]` or `[[aggregators]]` table: `type` and parameters.
 pub(crate) type RawPlugin = BTreeMap<Spanned<String>, Spanned<RawValue>>;
 
+/// One entry of `metrics` or `aggregators`: a table (`{ type = "ap", k =
+/// 10 }`, or a `[[metrics]]` header) or a string in the short syntax that
+/// `-m` and `-a` take (`"ap(norm=truncated)@10"`), so that
+/// `metrics = ["ndcg@10", "map"]` works as it reads.
+#[derive(Debug)]
+pub(crate) enum RawPluginEntry {
+    /// The short syntax.
+    Short(String),
+    /// `type` and parameters.
+    Table(RawPlugin),
+}
+
+impl<'de> Deserialize<'de> for RawPluginEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntryVisitor;
+        impl<'de> serde::de::Visitor<'de> for EntryVisitor {
+            type Value = RawPluginEntry;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(
+                    "a string in the short syntax (\"ndcg@10\") or a table with `type` \
+                     ({ type = \"ndcg\", k = 10 })",
+                )
+            }
+            fn visit_str<E>(self, v: &str) -> Result<RawPluginEntry, E> {
+                Ok(RawPluginEntry::Short(v.to_owned()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<RawPluginEntry, A::Error> {
+                RawPlugin::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(RawPluginEntry::Table)
+            }
+        }
+        deserializer.deserialize_any(EntryVisitor)
+    }
+}
+
 /// A parameter's value as written: any TOML value, or an integer beyond
 /// `i64` that `toml::Value` cannot hold (`k = 99999999999999999999`), kept
 /// so that the parameter can say it is too large, as the short syntax does.
@@ -105,9 +143,9 @@ pub(crate) struct RawExperiment {
     #[serde(default)]
     pub(crate) runs: Vec<Spanned<RawRun>>,
     /// The metrics; `None` (the key left out) for the defaults.
-    pub(crate) metrics: Option<Spanned<Vec<Spanned<RawPlugin>>>>,
+    pub(crate) metrics: Option<Spanned<Vec<Spanned<RawPluginEntry>>>>,
     /// The aggregators; `None` (the key left out) for the mean.
-    pub(crate) aggregators: Option<Spanned<Vec<Spanned<RawPlugin>>>>,
+    pub(crate) aggregators: Option<Spanned<Vec<Spanned<RawPluginEntry>>>>,
     /// The catalog of corpus metrics: a file, one item id per line.
     pub(crate) catalog: Option<Spanned<String>>,
     /// Training interactions of corpus metrics: a file of `user, item`

@@ -6,11 +6,15 @@
 use std::path::{Path, PathBuf};
 
 use rankeval_core::registry::{self, Plugin};
-use rankeval_core::{Aggregator, CorpusMetric, Metric, ParamValue, RequestedMetric, Ties};
+use rankeval_core::{
+    Aggregator, CorpusMetric, Metric, ParamValue, PluginError, RequestedMetric, Ties,
+};
 use toml::Spanned;
 
 use super::ConfigError;
-use super::raw::{RawBaseline, RawExperiment, RawGate, RawMargin, RawPlugin, RawQrels, RawValue};
+use super::raw::{
+    RawBaseline, RawExperiment, RawGate, RawMargin, RawPlugin, RawPluginEntry, RawQrels, RawValue,
+};
 use crate::compare::{
     CompareRunError, GateSpec, RULES, Settings, check_gates, parse_margin, rule_name,
 };
@@ -18,7 +22,7 @@ use crate::corpus::CorpusSources;
 use crate::engine::{Options, check_ties, has_scores, unscored_run};
 use crate::experiment::{
     BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, InputProblem, NamedRun,
-    input_problem, split_requested, unique_by_name,
+    input_problem, metric_note, split_requested, unique_by_name, unique_notes,
 };
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
 use rankeval_compare::{Gate, Margin};
@@ -294,11 +298,18 @@ impl Resolver<'_> {
                 None => None,
             },
         };
+        let mut notes = Vec::new();
         let (metrics, corpus_metrics) = if let Some(list) = &raw.metrics {
             let mut requested = Vec::with_capacity(list.get_ref().len());
             for (index, table) in list.get_ref().iter().enumerate() {
                 let key = format!("metrics[{}]", index + 1);
                 let metric = self.requested(table, &key)?;
+                if let RequestedMetric::Query(query) = &metric
+                    && let Some(note) = typed_name(table.get_ref())
+                        .and_then(|typed| metric_note(typed, query.as_ref()))
+                {
+                    notes.push(note);
+                }
                 if let RequestedMetric::Corpus(corpus) = &metric
                     && let Some(missing) = corpus_inputs.missing_for(corpus.as_ref())
                 {
@@ -385,6 +396,7 @@ impl Resolver<'_> {
                 ties,
             },
             comparison,
+            notes: unique_notes(notes),
         })
     }
 
@@ -610,10 +622,10 @@ impl Resolver<'_> {
         })
     }
 
-    /// Builds every table of a `[[metrics]]` or `[[aggregators]]` array.
+    /// Builds every entry of a `metrics` or `aggregators` array.
     fn plugins<T: Plugin + ?Sized>(
         &self,
-        tables: &[Spanned<RawPlugin>],
+        tables: &[Spanned<RawPluginEntry>],
         section: &str,
     ) -> Result<Vec<Box<T>>, ConfigError> {
         tables
@@ -623,15 +635,21 @@ impl Resolver<'_> {
             .collect()
     }
 
-    /// A `[[metrics]]` table: a per-query metric, or a corpus metric when
-    /// no per-query metric has its `type`.
+    /// A `metrics` entry: a per-query metric, or a corpus metric when no
+    /// per-query metric has its name; a string is read as `-m` reads it.
     fn requested(
         &self,
-        table: &Spanned<RawPlugin>,
+        table: &Spanned<RawPluginEntry>,
         key: &str,
     ) -> Result<RequestedMetric, ConfigError> {
-        let name = table
-            .get_ref()
+        let entries = match table.get_ref() {
+            RawPluginEntry::Short(text) => {
+                return rankeval_core::parse_requested(text)
+                    .map_err(|source| self.plugin_error(table, key, source));
+            }
+            RawPluginEntry::Table(entries) => entries,
+        };
+        let name = entries
             .iter()
             .find(|(k, _)| k.get_ref() == "type")
             .and_then(|(_, v)| match v.get_ref() {
@@ -652,12 +670,30 @@ impl Resolver<'_> {
         }
     }
 
+    /// A metric or aggregator error at `at`, the entry `key`.
+    fn plugin_error<T>(&self, at: &Spanned<T>, key: &str, source: PluginError) -> ConfigError {
+        ConfigError::Plugin {
+            path: self.path.to_owned(),
+            line: self.line(at),
+            key: key.to_owned(),
+            source: Box::new(source),
+        }
+    }
+
+    /// A `metrics` or `aggregators` entry built as a `T`: a string in the
+    /// short syntax, or a table with `type` and parameters.
     fn plugin<T: Plugin + ?Sized>(
         &self,
-        table: &Spanned<RawPlugin>,
+        table: &Spanned<RawPluginEntry>,
         key: &str,
     ) -> Result<Box<T>, ConfigError> {
-        let entries = table.get_ref();
+        let entries = match table.get_ref() {
+            RawPluginEntry::Short(text) => {
+                return registry::parse::<T>(text)
+                    .map_err(|source| self.plugin_error(table, key, source));
+            }
+            RawPluginEntry::Table(entries) => entries,
+        };
         let type_entry = entries.iter().find(|(k, _)| k.get_ref() == "type");
         let Some((_, type_value)) = type_entry else {
             return Err(self.invalid(
@@ -719,6 +755,21 @@ impl Resolver<'_> {
             .iter()
             .find(|(k, _)| k.get_ref() == param || Some(k.get_ref().as_str()) == alias)
             .map(|(k, _)| self.line(k))
+    }
+}
+
+/// The name a `metrics` entry was written with: the short syntax as
+/// given, or a table's `type`.
+fn typed_name(entry: &RawPluginEntry) -> Option<&str> {
+    match entry {
+        RawPluginEntry::Short(text) => Some(text),
+        RawPluginEntry::Table(entries) => entries
+            .iter()
+            .find(|(k, _)| k.get_ref() == "type")
+            .and_then(|(_, v)| match v.get_ref() {
+                RawValue::Toml(toml::Value::String(name)) => Some(name.as_str()),
+                _ => None,
+            }),
     }
 }
 

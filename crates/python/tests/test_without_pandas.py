@@ -1,0 +1,46 @@
+"""Results are usable without the optional extra: `to_dict()` needs neither
+pandas nor pyarrow, and what returns a pandas or Arrow object says which
+extra installs it; `__version__` is the workspace's."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import rankeval_rs
+
+ROOT = Path(__file__).resolve().parents[3]
+QUICKSTART = ROOT / "examples" / "quickstart"
+
+
+def _evaluate():
+    return rankeval_rs.evaluate(QUICKSTART / "qrels.txt", QUICKSTART / "runs" / "baseline.trec", ["ap", "ndcg@10"])
+
+
+def test_to_dict_holds_every_value_without_pandas(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    result = _evaluate()
+    values = result.to_dict()
+    assert list(values) == result.queries
+    for q, query in enumerate(result.queries):
+        assert values[query] == {"ap": result.values[q][0], "ndcg@10": result.values[q][1]}
+    assert sum(v["ap"] for v in values.values()) / len(values) == pytest.approx(result.means["ap"], abs=1e-15)
+
+
+@pytest.mark.parametrize("method, module", [("per_query", "pandas"), ("to_arrow", "pyarrow")])
+def test_a_pandas_or_arrow_result_names_the_extra_when_it_is_missing(monkeypatch, method, module):
+    result = _evaluate()
+    monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(ImportError, match=re.escape('pip install "rankeval-rs[pandas]"')):
+        getattr(result, method)()
+
+
+def test_the_version_is_the_workspaces():
+    cargo = (ROOT / "Cargo.toml").read_text()
+    version = re.search(r'\[workspace\.package\]\s*\nversion = "([^"]+)"', cargo)
+    assert version is not None
+    assert rankeval_rs.__version__ == version.group(1)
