@@ -110,7 +110,12 @@ pub fn qrels_error(name: &str, error: &QrelsError) -> PyErr {
     located::<InputError>(Some(name), line, &error.to_string())
 }
 
-/// A metric spec that does not build.
+/// A metric spec that does not build, in the command line's words (a
+/// trec_eval name such as `P_10` names the metric that computes it).
 pub fn metric_error(spec: &str, error: &PluginError) -> PyErr {
-    located::<MetricError>(None, None, &format!("metric `{spec}`: {error}"))
+    let message = format!(
+        "metric `{spec}`: {}",
+        rankeval::config::plugin_message(error)
+    );
+    located::<MetricError>(None, None, &message)
 }

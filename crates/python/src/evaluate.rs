@@ -5,6 +5,7 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankeval::engine::{has_scores, unscored_run};
+use rankeval::front::FrontEnd;
 use rankeval::report::{ReportWarning, RunWarning};
 use rankeval::{
     Evaluation, Format, Missing, Options, ReadError, ReadOptions, RelevanceLevel,
@@ -115,7 +116,10 @@ pub fn evaluate<'py>(
             .collect();
         // The judgements' own warning is the qrels', not the run's: said
         // without the run's name, as the command line says it.
-        let mut warnings: Vec<String> = qrels_warning.iter().map(|w| w.to_string()).collect();
+        let mut warnings: Vec<String> = qrels_warning
+            .iter()
+            .map(|w| w.describe(FrontEnd::Python))
+            .collect();
         let mut run_warnings: Vec<ReportWarning> = Vec::new();
         if let Some(count) = ignored {
             run_warnings.push(ReportWarning::RunJudgementsIgnored {
@@ -129,7 +133,7 @@ pub fn evaluate<'py>(
                 run: name.clone(),
                 warning,
             }
-            .to_string()
+            .describe(FrontEnd::Python)
         }));
         results.push((
             name.clone(),

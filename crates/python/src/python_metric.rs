@@ -97,8 +97,17 @@ impl Metrics {
     /// metric given twice (same canonical name) is kept once, as there.
     pub fn build(specs: &[String]) -> PyResult<Metrics> {
         let mut built = Metrics::default();
+        // Every spec that does not build is named, one per line, as the
+        // command line reports every bad `-m` at once.
+        let mut bad: Vec<PyErr> = Vec::new();
         for spec in specs {
-            let (metric, call) = build_metric(spec)?;
+            let (metric, call) = match build_metric(spec) {
+                Ok(built) => built,
+                Err(error) => {
+                    bad.push(error);
+                    continue;
+                }
+            };
             let name = metric.name();
             if built.metrics.iter().any(|m| m.name() == name) {
                 continue;
@@ -108,7 +117,14 @@ impl Metrics {
             }
             built.metrics.push(metric);
         }
-        Ok(built)
+        match bad.len() {
+            0 => Ok(built),
+            1 => Err(bad.remove(0)),
+            _ => Python::attach(|py| {
+                let lines: Vec<String> = bad.iter().map(|e| e.value(py).to_string()).collect();
+                Err(located::<MetricError>(None, None, &lines.join("\n")))
+            }),
+        }
     }
 
     /// The first exception a Python metric raised, as a `MetricError`

@@ -93,6 +93,22 @@ def test_metric_errors():
         rankeval_rs.evaluate(qrels, run, "ap", duplicates="last")
 
 
+def test_metric_errors_are_the_clis_and_every_bad_metric_is_named(files):
+    qrels, run = {"q": {"d": 1}}, {"q": ["d"]}
+    for spec in ["P_10", "map_cut_100", "ap(nrom=truncated)"]:
+        with pytest.raises(MetricError) as raised:
+            rankeval_rs.evaluate(qrels, run, spec)
+        done = cli("eval", "--qrels", str(files.qrels_trec), "--run", str(files.run_trec), "-m", spec)
+        assert done.returncode == 2
+        cli_message = done.stderr.removeprefix(f"error: -m {spec}: ").rstrip("\n")
+        assert str(raised.value) == f"metric `{spec}`: {cli_message}"
+    with pytest.raises(MetricError) as raised:
+        rankeval_rs.evaluate(qrels, run, ["ndgc@10", "ap", "P_10"])
+    lines = str(raised.value).splitlines()
+    assert [line.split(":")[0] for line in lines] == ["metric `ndgc@10`", "metric `P_10`"]
+    assert "trec_eval's name for `p@10`" in lines[1]
+
+
 def test_a_run_without_qrels_needs_jsonl_judgements(files):
     with pytest.raises(InputError, match="no qrels"):
         rankeval_rs.evaluate(None, files.run_trec, "ap")

@@ -79,7 +79,7 @@ def test_an_absent_default_grade_column_is_a_warning_and_a_named_one_is_read(tmp
     q1 = graded.queries.index("q1")
     assert graded.values[q1][0] == 0.5
     assert ungraded.values[ungraded.queries.index("q1")][0] == 1.0
-    assert any("no `grade` column" in w for w in ungraded.warnings)
+    assert any("no `grade` column" in w and w.endswith("name it with grade=)") for w in ungraded.warnings)
 
 
 def test_a_named_score_column_is_not_replaced_by_ranks():

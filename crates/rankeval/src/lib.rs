@@ -73,6 +73,7 @@ pub mod corpus;
 pub mod engine;
 pub mod experiment;
 pub mod explain;
+pub mod front;
 pub mod report;
 
 pub use rankeval_core as core;

@@ -12,6 +12,7 @@ use rankeval_core::{Metric, RelevanceLevel, TrecEvalMeasure};
 use serde::Serialize;
 
 use crate::engine::Warning;
+use crate::front::FrontEnd;
 use crate::read::QrelsNote;
 
 /// Everything an evaluation of one or more runs produced.
@@ -157,19 +158,37 @@ impl From<Warning> for ReportWarning {
 
 impl fmt::Display for ReportWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe(FrontEnd::CommandLine))
+    }
+}
+
+impl ReportWarning {
+    /// The warning in words, the option that changes it named as `front`
+    /// names options (what `Display` prints is the command line's).
+    pub fn describe(&self, front: FrontEnd) -> String {
+        let mut text = String::new();
+        let _ = self.write(&mut text, front);
+        text
+    }
+
+    fn write(&self, f: &mut impl fmt::Write, front: FrontEnd) -> fmt::Result {
         match self {
             ReportWarning::RunJudgementsIgnored { count, qrels } => write!(
                 f,
                 "the run's own judgements (`relevant`, on {count} {}) were ignored: the qrels \
-                 of {qrels} were used (to use the run's own, leave out --qrels; TOML: the \
-                 `qrels` key)",
-                if *count == 1 { "query" } else { "queries" }
+                 of {qrels} were used (to use the run's own, {})",
+                if *count == 1 { "query" } else { "queries" },
+                match front {
+                    FrontEnd::CommandLine => "leave out --qrels; TOML: the `qrels` key",
+                    FrontEnd::Python => "give None as the qrels",
+                }
             ),
             ReportWarning::LevelUnused { level } => write!(
                 f,
-                "the relevance level {level} (--rel, TOML `rel`) changes nothing: no metric \
+                "the relevance level {level} ({}) changes nothing: no metric \
                  reads it (nDCG, DCG, ERR and graded RBP use grades as gains, num_ret ignores \
-                 grades, and a metric's own `rel` wins; see `rankeval metrics`)"
+                 grades, and a metric's own `rel` wins; see `rankeval metrics`)",
+                front.option("rel", None)
             ),
             ReportWarning::QrelsWithoutGrades {
                 qrels,
@@ -179,8 +198,9 @@ impl fmt::Display for ReportWarning {
                 f,
                 "the qrels of {qrels} have no `{grade}` column (columns: {}): every listed pair \
                  counts as relevant, with grade 1 (if a column holds the grades, name it with \
-                 --csv-grade, TOML `grade`)",
-                columns.join(", ")
+                 {})",
+                columns.join(", "),
+                front.option("grade", Some("--csv-grade"))
             ),
             ReportWarning::ItemsOutsideCatalog { count, examples } => write!(
                 f,
@@ -208,17 +228,26 @@ impl fmt::Display for ReportWarning {
                 "{flag} (TOML `{key}`) is not read: no metric asked for needs it (see \
                  `rankeval metrics`, corpus metrics)"
             ),
-            ReportWarning::Coverage(warning) => warning.fmt(f),
+            ReportWarning::Coverage(warning) => f.write_str(&warning.describe(front)),
         }
     }
 }
 
 impl fmt::Display for RunWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe(FrontEnd::CommandLine))
+    }
+}
+
+impl RunWarning {
+    /// The warning, after its run's name, for `front` (see
+    /// [`ReportWarning::describe`]).
+    pub fn describe(&self, front: FrontEnd) -> String {
+        let warning = self.warning.describe(front);
         if self.run.is_empty() {
-            self.warning.fmt(f)
+            warning
         } else {
-            write!(f, "run `{}`: {}", self.run, self.warning)
+            format!("run `{}`: {warning}", self.run)
         }
     }
 }

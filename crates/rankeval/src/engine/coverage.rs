@@ -5,6 +5,8 @@ use std::fmt;
 
 use rankeval_core::{Qrels, Run};
 use rayon::slice::ParallelSliceMut;
+
+use crate::front::FrontEnd;
 use serde::{Deserialize, Serialize};
 
 /// What to do with a query that has judgements but no list in the run.
@@ -215,6 +217,20 @@ fn plural(count: usize) -> &'static str {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe(FrontEnd::CommandLine))
+    }
+}
+
+impl Warning {
+    /// The warning in words, the option that changes it named as `front`
+    /// names options (what `Display` prints is the command line's).
+    pub fn describe(&self, front: FrontEnd) -> String {
+        let mut text = String::new();
+        let _ = self.write(&mut text, front);
+        text
+    }
+
+    fn write(&self, f: &mut impl fmt::Write, front: FrontEnd) -> fmt::Result {
         match self {
             Warning::RunOnlyQueries { count, examples: e } => write!(
                 f,
@@ -226,11 +242,12 @@ impl fmt::Display for Warning {
             ),
             Warning::MissingQueriesSkipped { count, examples: e } => write!(
                 f,
-                "{count} judged {} {} no list in the run and {} left out (to score {} 0, use --missing zero; TOML: missing = \"zero\"): {}",
+                "{count} judged {} {} no list in the run and {} left out (to score {} 0, use {}): {}",
                 plural(*count),
                 if *count == 1 { "has" } else { "have" },
                 if *count == 1 { "was" } else { "were" },
                 if *count == 1 { "it" } else { "them" },
+                front.setting("missing", "zero"),
                 examples(*count, e)
             ),
             Warning::MissingQueriesScoredZero { count, examples: e } => write!(
