@@ -19,7 +19,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use rankeval_core::{PluginError, RegistryError};
 
 use rankeval::config::ConfigError;
@@ -60,6 +60,17 @@ enum Command {
     /// Show how each metric gets its value for one query: the ranked list,
     /// the per-rank terms and the formula with the numbers put in.
     Explain(Box<explain::ExplainArgs>),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    ///
+    /// Install it where the shell looks: `rankeval completions bash >
+    /// ~/.local/share/bash-completion/completions/rankeval`; zsh: a file
+    /// `_rankeval` in a directory of `$fpath`; fish:
+    /// `~/.config/fish/completions/rankeval.fish`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// trec_eval 10's command line and output (`rankeval trec_eval -h`).
     #[command(name = "trec_eval", disable_help_flag = true)]
     TrecEval {
@@ -309,6 +320,11 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         },
         Command::Metrics => output::write(&list::render(), None).map(|()| Verdict::Passed),
         Command::Explain(args) => explain::run(*args).map(|()| Verdict::Passed),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "rankeval", &mut script);
+            output::write(&String::from_utf8_lossy(&script), None).map(|()| Verdict::Passed)
+        }
         // Handled before parsing, in `main_from`.
         Command::TrecEval { .. } => Err(CliError::Usage(
             "trec_eval: run as `rankeval trec_eval ...`".to_owned(),
