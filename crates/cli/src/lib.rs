@@ -56,7 +56,7 @@ enum Command {
     /// Run a TOML experiment: qrels, named runs, metrics and aggregators.
     Run(RunArgs),
     /// List every registered metric and aggregator with its parameters.
-    Metrics,
+    Metrics(list::MetricsArgs),
     /// Show how each metric gets its value for one query: the ranked list,
     /// the per-rank terms and the formula with the numbers put in.
     Explain(Box<explain::ExplainArgs>),
@@ -318,7 +318,10 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
             }
             several => suite(several, &args.output),
         },
-        Command::Metrics => output::write(&list::render(), None).map(|()| Verdict::Passed),
+        Command::Metrics(args) => {
+            let listing = list::listing(&args).map_err(CliError::Usage)?;
+            output::write(&listing, None).map(|()| Verdict::Passed)
+        }
         Command::Explain(args) => explain::run(*args).map(|()| Verdict::Passed),
         Command::Completions { shell } => {
             let mut script = Vec::new();

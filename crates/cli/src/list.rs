@@ -5,42 +5,168 @@ use rankeval_core::registry::{self, Descriptor, PARAM_REL, PARAM_TIES, Plugin};
 
 use rankeval::corpus::CorpusInput;
 
-/// The listing as text.
+/// Arguments of `rankeval metrics`.
+#[derive(Debug, clap::Args)]
+pub(super) struct MetricsArgs {
+    /// List only these: a name or alias (`ndcg`, `map`), or part of a name
+    /// (`ndcg` also lists `ndcg_gain_map`); every one when none is given.
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
+    /// `text` for people, `json` for scripts (every plugin with its
+    /// aliases, summary, parameters and an example).
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    format: ListFormat,
+}
+
+/// How `rankeval metrics` prints.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ListFormat {
+    /// Aligned text.
+    Text,
+    /// One JSON document.
+    Json,
+}
+
+/// The listing `args` ask for; an error when a name matches nothing.
+pub(super) fn listing(args: &MetricsArgs) -> Result<String, String> {
+    let wanted: Vec<String> = args.names.iter().map(|n| n.to_ascii_lowercase()).collect();
+    let keep = |name: &str, aliases: &[&str]| {
+        wanted.is_empty()
+            || wanted
+                .iter()
+                .any(|w| name.contains(w.as_str()) || aliases.iter().any(|a| a == w))
+    };
+    let metrics = filtered(registry::metrics(), &keep);
+    let aggregators = filtered(registry::aggregators(), &keep);
+    let corpus = filtered(registry::corpus_metrics(), &keep);
+    for (name, w) in args.names.iter().zip(&wanted) {
+        let matched =
+            |n: &str, aliases: &[&str]| n.contains(w.as_str()) || aliases.contains(&w.as_str());
+        if !metrics.iter().any(|d| matched(d.name, d.aliases))
+            && !aggregators.iter().any(|d| matched(d.name, d.aliases))
+            && !corpus.iter().any(|d| matched(d.name, d.aliases))
+        {
+            // A trec_eval name (`P_10`) or a misspelling: the registry's words.
+            let hint = registry::parse_metric(name)
+                .err()
+                .map(|e| format!(": {}", rankeval::config::plugin_message(&e)))
+                .unwrap_or_default();
+            return Err(format!(
+                "no metric, aggregator or corpus metric is called `{name}`{hint}"
+            ));
+        }
+    }
+    Ok(match args.format {
+        ListFormat::Json => json(&metrics, &aggregators, &corpus),
+        ListFormat::Text if wanted.is_empty() => render(),
+        ListFormat::Text => text(&metrics, &aggregators, &corpus, false),
+    })
+}
+
+/// The descriptors `keep` keeps, in the registry's order.
+fn filtered<T: Plugin + ?Sized>(
+    descriptors: Vec<&'static Descriptor<T>>,
+    keep: &impl Fn(&str, &[&str]) -> bool,
+) -> Vec<&'static Descriptor<T>> {
+    descriptors
+        .into_iter()
+        .filter(|d| keep(d.name, d.aliases))
+        .collect()
+}
+
+/// The whole listing as text.
 pub(super) fn render() -> String {
-    let mut out = String::from("Metrics (use the name or an alias in -m and in TOML `type`):\n");
-    section(
-        &mut out,
+    text(
         &registry::metrics(),
-        |d| (d.example)().name(),
-        level_note,
-    );
-    out.push_str("\nAggregators (-a, TOML [[aggregators]]):\n");
-    section(
-        &mut out,
         &registry::aggregators(),
-        |d| (d.example)().name(),
-        |_| None,
-    );
-    out.push_str(
-        "\nCorpus metrics (one value per run, beyond accuracy; in -m and TOML [[metrics]]\n\
-         like the others; their inputs: --catalog, --train, --item-features, TOML catalog,\n\
-         training, item_features):\n",
-    );
-    section(
-        &mut out,
         &registry::corpus_metrics(),
-        |d| (d.example)().name(),
-        needs_note,
-    );
-    out.push_str(
-        "\nShort syntax: name(param=value,...)@k, e.g. ap(norm=truncated)@10 or \
-         precision(denominator=retrieved,rel=2)@5.\n",
-    );
-    out.push_str(&format!(
-        "Every metric also takes `{}`: {}.\n",
-        PARAM_TIES.name, PARAM_TIES.doc
-    ));
+        true,
+    )
+}
+
+/// The listing of these plugins as text; the sections without one are
+/// left out, and the notes on the syntax come only with the whole listing.
+fn text(
+    metrics: &[&'static Descriptor<dyn rankeval_core::Metric>],
+    aggregators: &[&'static Descriptor<dyn rankeval_core::Aggregator>],
+    corpus: &[&'static Descriptor<dyn rankeval_core::CorpusMetric>],
+    whole: bool,
+) -> String {
+    let mut out = String::new();
+    if whole || !metrics.is_empty() {
+        out.push_str("Metrics (use the name or an alias in -m and in TOML `type`):\n");
+        section(&mut out, metrics, |d| (d.example)().name(), level_note);
+    }
+    if whole || !aggregators.is_empty() {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str("Aggregators (-a, TOML [[aggregators]]):\n");
+        section(&mut out, aggregators, |d| (d.example)().name(), |_| None);
+    }
+    if whole || !corpus.is_empty() {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(
+            "Corpus metrics (one value per run, beyond accuracy; in -m and TOML [[metrics]]\n\
+             like the others; their inputs: --catalog, --train, --item-features, TOML catalog,\n\
+             training, item_features):\n",
+        );
+        section(&mut out, corpus, |d| (d.example)().name(), needs_note);
+    }
+    if whole {
+        out.push_str(
+            "\nShort syntax: name(param=value,...)@k, e.g. ap(norm=truncated)@10 or \
+             precision(denominator=retrieved,rel=2)@5.\n",
+        );
+        out.push_str(&format!(
+            "Every metric also takes `{}`: {}.\n",
+            PARAM_TIES.name, PARAM_TIES.doc
+        ));
+    }
     out
+}
+
+/// The listing as one JSON document, for scripts: per kind, every
+/// plugin's name, aliases, summary, parameters (name, alias, default,
+/// doc) and an example in the short syntax.
+fn json(
+    metrics: &[&'static Descriptor<dyn rankeval_core::Metric>],
+    aggregators: &[&'static Descriptor<dyn rankeval_core::Aggregator>],
+    corpus: &[&'static Descriptor<dyn rankeval_core::CorpusMetric>],
+) -> String {
+    fn entries<T: Plugin + ?Sized>(
+        descriptors: &[&'static Descriptor<T>],
+        example: impl Fn(&Descriptor<T>) -> String,
+    ) -> serde_json::Value {
+        descriptors
+            .iter()
+            .map(|d| {
+                serde_json::json!({
+                    "name": d.name,
+                    "aliases": d.aliases,
+                    "summary": d.summary,
+                    "params": d.params.iter().map(|p| serde_json::json!({
+                        "name": p.name,
+                        "alias": p.alias,
+                        "default": p.default,
+                        "doc": p.doc,
+                    })).collect::<Vec<_>>(),
+                    "example": example(d),
+                })
+            })
+            .collect()
+    }
+    let document = serde_json::json!({
+        "metrics": entries(metrics, |d| (d.example)().name()),
+        "aggregators": entries(aggregators, |d| (d.example)().name()),
+        "corpus_metrics": entries(corpus, |d| (d.example)().name()),
+    });
+    let mut text = serde_json::to_string_pretty(&document)
+        .unwrap_or_else(|error| format!("{{\"error\": \"{error}\"}}"));
+    text.push('\n');
+    text
 }
 
 fn section<T: Plugin + ?Sized>(

@@ -51,3 +51,84 @@ fn completions_for_each_shell() {
     assert_eq!(code, 2);
     assert!(stderr.contains("invalid value 'tcsh'"), "{stderr}");
 }
+
+/// `rankeval metrics NAME...` lists only the plugins a name, an alias or
+/// part of a name picks, sections without one left out.
+#[test]
+fn metrics_filtered_by_name() {
+    crate::rankeval_snapshot!("metrics_filtered", &["metrics", "map", "gini", "median"]);
+    let (code, stdout, _) = super::run(&["metrics", "ndcg"]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("\n  ndcg\n") && stdout.contains("\n  ndcg_gain_map"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("Aggregators") && !stdout.contains("Short syntax"),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = super::run(&["metrics", "ndcg", "nope"]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(
+        stderr.starts_with("error: no metric, aggregator or corpus metric is called `nope`"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = super::run(&["metrics", "P_10"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("trec_eval's name for `p@10`"), "{stderr}");
+}
+
+/// `rankeval metrics --format json` is the registry for scripts: every
+/// plugin of the text listing, with its parameters and an example that
+/// builds.
+#[test]
+fn metrics_as_json_for_scripts() {
+    let (code, stdout, stderr) = super::run(&["metrics", "--format", "json"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let document: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let (_, text, _) = super::run(&["metrics"]);
+    for kind in ["metrics", "aggregators", "corpus_metrics"] {
+        let entries = document[kind].as_array().expect(kind);
+        assert!(!entries.is_empty(), "{kind}");
+        for entry in entries {
+            let name = entry["name"].as_str().unwrap();
+            assert!(
+                text.contains(&format!("\n  {name}")),
+                "{name} is in the text listing"
+            );
+            assert!(
+                entry["summary"].as_str().is_some_and(|s| !s.is_empty()),
+                "{name}"
+            );
+            assert!(
+                entry["params"].is_array() && entry["aliases"].is_array(),
+                "{name}"
+            );
+        }
+    }
+    let ap = document["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "average_precision")
+        .expect("ap is listed");
+    assert!(ap["aliases"].as_array().unwrap().iter().any(|a| a == "map"));
+    assert!(
+        ap["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "k")
+    );
+    let (code, filtered, _) = super::run(&["metrics", "--format", "json", "rr"]);
+    assert_eq!(code, 0);
+    let filtered: serde_json::Value = serde_json::from_str(&filtered).unwrap();
+    assert!(filtered["aggregators"].as_array().unwrap().is_empty());
+    assert!(
+        filtered["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["name"] == "reciprocal_rank")
+    );
+}
