@@ -5,7 +5,7 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankeval::engine::{has_scores, unscored_run};
-use rankeval::front::FrontEnd;
+use rankeval::front::{Describe, FrontEnd};
 use rankeval::report::{ReportWarning, RunWarning};
 use rankeval::{
     Evaluation, Format, Missing, Options, ReadError, ReadOptions, RelevanceLevel,

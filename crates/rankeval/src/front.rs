@@ -3,6 +3,22 @@
 //! name the option that changes what they warn of in the user's own terms:
 //! `--missing zero` on the command line, `missing="zero"` in Python.
 
+use std::fmt;
+
+/// A message that names options (a warning): written for one front end,
+/// and `Display`ed as the command line's.
+pub trait Describe {
+    /// Writes the message, naming options as `front` takes them.
+    fn write_for(&self, f: &mut dyn fmt::Write, front: FrontEnd) -> fmt::Result;
+
+    /// The message as `front` says it.
+    fn describe(&self, front: FrontEnd) -> String {
+        let mut text = String::new();
+        let _ = self.write_for(&mut text, front);
+        text
+    }
+}
+
 /// The front end a message is written for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FrontEnd {
@@ -46,7 +62,7 @@ impl FrontEnd {
 
 #[cfg(test)]
 mod tests {
-    use super::FrontEnd;
+    use super::{Describe, FrontEnd};
     use crate::engine::Warning;
     use crate::report::ReportWarning;
     use rankeval_core::RelevanceLevel;

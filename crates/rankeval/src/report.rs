@@ -12,7 +12,7 @@ use rankeval_core::{Metric, RelevanceLevel, TrecEvalMeasure};
 use serde::Serialize;
 
 use crate::engine::Warning;
-use crate::front::FrontEnd;
+use crate::front::{Describe, FrontEnd};
 use crate::read::QrelsNote;
 
 /// Everything an evaluation of one or more runs produced.
@@ -158,20 +158,12 @@ impl From<Warning> for ReportWarning {
 
 impl fmt::Display for ReportWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.describe(FrontEnd::CommandLine))
+        self.write_for(f, FrontEnd::CommandLine)
     }
 }
 
-impl ReportWarning {
-    /// The warning in words, the option that changes it named as `front`
-    /// names options (what `Display` prints is the command line's).
-    pub fn describe(&self, front: FrontEnd) -> String {
-        let mut text = String::new();
-        let _ = self.write(&mut text, front);
-        text
-    }
-
-    fn write(&self, f: &mut impl fmt::Write, front: FrontEnd) -> fmt::Result {
+impl Describe for ReportWarning {
+    fn write_for(&self, f: &mut dyn fmt::Write, front: FrontEnd) -> fmt::Result {
         match self {
             ReportWarning::RunJudgementsIgnored { count, qrels } => write!(
                 f,
@@ -228,26 +220,23 @@ impl ReportWarning {
                 "{flag} (TOML `{key}`) is not read: no metric asked for needs it (see \
                  `rankeval metrics`, corpus metrics)"
             ),
-            ReportWarning::Coverage(warning) => f.write_str(&warning.describe(front)),
+            ReportWarning::Coverage(warning) => warning.write_for(f, front),
         }
     }
 }
 
 impl fmt::Display for RunWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.describe(FrontEnd::CommandLine))
+        self.write_for(f, FrontEnd::CommandLine)
     }
 }
 
-impl RunWarning {
-    /// The warning, after its run's name, for `front` (see
-    /// [`ReportWarning::describe`]).
-    pub fn describe(&self, front: FrontEnd) -> String {
-        let warning = self.warning.describe(front);
-        if self.run.is_empty() {
-            warning
-        } else {
-            format!("run `{}`: {warning}", self.run)
+impl Describe for RunWarning {
+    /// The warning after its run's name (none for the whole experiment's).
+    fn write_for(&self, f: &mut dyn fmt::Write, front: FrontEnd) -> fmt::Result {
+        if !self.run.is_empty() {
+            write!(f, "run `{}`: ", self.run)?;
         }
+        self.warning.write_for(f, front)
     }
 }

@@ -6,7 +6,7 @@ use std::fmt;
 use rankeval_core::{Qrels, Run};
 use rayon::slice::ParallelSliceMut;
 
-use crate::front::FrontEnd;
+use crate::front::{Describe, FrontEnd};
 use serde::{Deserialize, Serialize};
 
 /// What to do with a query that has judgements but no list in the run.
@@ -217,20 +217,12 @@ fn plural(count: usize) -> &'static str {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.describe(FrontEnd::CommandLine))
+        self.write_for(f, FrontEnd::CommandLine)
     }
 }
 
-impl Warning {
-    /// The warning in words, the option that changes it named as `front`
-    /// names options (what `Display` prints is the command line's).
-    pub fn describe(&self, front: FrontEnd) -> String {
-        let mut text = String::new();
-        let _ = self.write(&mut text, front);
-        text
-    }
-
-    fn write(&self, f: &mut impl fmt::Write, front: FrontEnd) -> fmt::Result {
+impl Describe for Warning {
+    fn write_for(&self, f: &mut dyn fmt::Write, front: FrontEnd) -> fmt::Result {
         match self {
             Warning::RunOnlyQueries { count, examples: e } => write!(
                 f,
