@@ -76,6 +76,23 @@ pub(super) struct EvalArgs {
         allow_negative_numbers = true
     )]
     rel: f64,
+    #[command(flatten)]
+    inputs: InputArgs,
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    #[command(flatten)]
+    csv: CsvArgs,
+    #[command(flatten)]
+    compare: CompareArgs,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// How the inputs of `eval` and `explain` are read: their formats and
+/// their own columns (one set of options for every subcommand that reads
+/// files; the shared `--csv-*`/`--json-*` columns are [`CsvArgs`]).
+#[derive(Debug, Args)]
+pub(super) struct InputArgs {
     /// Read every input as this format, whatever its name says.
     #[arg(long, value_enum, value_name = "FORMAT")]
     input_format: Option<InputFormatArg>,
@@ -93,14 +110,71 @@ pub(super) struct EvalArgs {
     /// The runs' own column settings, as --qrels-columns.
     #[arg(long, value_name = "KEY=VALUE,...")]
     run_columns: Option<String>,
-    #[command(flatten)]
-    corpus: CorpusArgs,
-    #[command(flatten)]
-    csv: CsvArgs,
-    #[command(flatten)]
-    compare: CompareArgs,
-    #[command(flatten)]
-    output: OutputArgs,
+}
+
+/// [`InputArgs`] and [`CsvArgs`] resolved: how to read the qrels and the
+/// runs named on the command line.
+pub(super) struct InputSettings {
+    input_format: Option<InputFormatArg>,
+    qrels_format: Option<InputFormatArg>,
+    run_format: Option<InputFormatArg>,
+    /// The `--csv-*`/`--json-*` columns, for inputs without their own.
+    csv: CsvOptions,
+    qrels_columns: CsvOptions,
+    run_columns: CsvOptions,
+}
+
+impl InputArgs {
+    /// The settings, with the shared columns of `csv`; a bad
+    /// `key=value` is an error naming the flag.
+    pub(super) fn settings(&self, csv: &CsvArgs) -> Result<InputSettings, CliError> {
+        let csv = csv.options()?;
+        Ok(InputSettings {
+            input_format: self.input_format,
+            qrels_format: self.qrels_format,
+            run_format: self.run_format,
+            qrels_columns: with_columns(&csv, self.qrels_columns.as_deref(), "--qrels-columns")?,
+            run_columns: with_columns(&csv, self.run_columns.as_deref(), "--run-columns")?,
+            csv,
+        })
+    }
+
+    /// The first of these flags given, if any (for a subcommand that takes
+    /// its inputs from an experiment file, where they have no place).
+    pub(super) fn given(&self) -> Option<&'static str> {
+        [
+            (self.input_format.is_some(), "--input-format"),
+            (self.qrels_format.is_some(), "--qrels-format"),
+            (self.run_format.is_some(), "--run-format"),
+            (self.qrels_columns.is_some(), "--qrels-columns"),
+            (self.run_columns.is_some(), "--run-columns"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+}
+
+impl InputSettings {
+    /// The qrels file at `path`.
+    pub(super) fn qrels(&self, path: &Path) -> Input {
+        self.input(path, self.qrels_format, &self.qrels_columns)
+    }
+
+    /// The run file at `path`.
+    pub(super) fn run(&self, path: &Path) -> Input {
+        self.input(path, self.run_format, &self.run_columns)
+    }
+
+    /// The file at `path`, read as `format` (else `--input-format`, else
+    /// as its name says) with `columns`.
+    fn input(&self, path: &Path, format: Option<InputFormatArg>, columns: &CsvOptions) -> Input {
+        let input = Input::file(path);
+        let input = match format.or(self.input_format) {
+            Some(format) => input.with_format(format.format()),
+            None => input,
+        };
+        input.with_columns(columns.clone())
+    }
 }
 
 /// Comparisons with a baseline, and quality gates (docs/compare.md).
@@ -376,43 +450,79 @@ struct CorpusArgs {
 /// Column names of CSV/TSV, Parquet and Arrow inputs, and the CSV delimiter.
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Columns and keys (CSV, JSON, Parquet, Arrow input)")]
-struct CsvArgs {
+pub(super) struct CsvArgs {
     /// Column with the query (user) id; in JSON Lines with one query per
     /// line, the key of the query (there `query` unless set).
-    #[arg(long = "csv-query", value_name = "COLUMN", default_value = "user")]
+    #[arg(
+        id = "csv_query",
+        long = "csv-query",
+        value_name = "COLUMN",
+        default_value = "user"
+    )]
     query: String,
     /// Column with the document (item) id.
-    #[arg(long = "csv-doc", value_name = "COLUMN", default_value = "item")]
+    #[arg(
+        id = "csv_doc",
+        long = "csv-doc",
+        value_name = "COLUMN",
+        default_value = "item"
+    )]
     doc: String,
     /// Column with a run's scores (higher is better).
-    #[arg(long = "csv-score", value_name = "COLUMN", default_value = "score")]
+    #[arg(
+        id = "csv_score",
+        long = "csv-score",
+        value_name = "COLUMN",
+        default_value = "score"
+    )]
     score: String,
     /// Column with a run's ranks (1 is best), used when there is no score column.
-    #[arg(long = "csv-rank", value_name = "COLUMN", default_value = "rank")]
+    #[arg(
+        id = "csv_rank",
+        long = "csv-rank",
+        value_name = "COLUMN",
+        default_value = "rank"
+    )]
     rank: String,
     /// Column with the grades of ground truth (grade 1 when the column is absent).
-    #[arg(long = "csv-grade", value_name = "COLUMN", default_value = "grade")]
+    #[arg(
+        id = "csv_grade",
+        long = "csv-grade",
+        value_name = "COLUMN",
+        default_value = "grade"
+    )]
     grade: String,
     /// Field delimiter: one character, or `tab` [default: tab for .tsv, else comma].
-    #[arg(long = "csv-delimiter", value_name = "CHAR")]
+    #[arg(id = "csv_delimiter", long = "csv-delimiter", value_name = "CHAR")]
     delimiter: Option<String>,
     /// JSON Lines with one query per line: the key of the ranked list.
     #[arg(
+        id = "json_predicted",
         long = "json-predicted",
         value_name = "KEY",
         default_value = "predicted"
     )]
     predicted: String,
     /// JSON Lines with one query per line: the key of the list's scores.
-    #[arg(long = "json-scores", value_name = "KEY", default_value = "scores")]
+    #[arg(
+        id = "json_scores",
+        long = "json-scores",
+        value_name = "KEY",
+        default_value = "scores"
+    )]
     scores: String,
     /// JSON Lines with one query per line: the key of the judgements.
-    #[arg(long = "json-relevant", value_name = "KEY", default_value = "relevant")]
+    #[arg(
+        id = "json_relevant",
+        long = "json-relevant",
+        value_name = "KEY",
+        default_value = "relevant"
+    )]
     relevant: String,
 }
 
 impl CsvArgs {
-    fn options(&self) -> Result<CsvOptions, CliError> {
+    pub(super) fn options(&self) -> Result<CsvOptions, CliError> {
         let delimiter = match self.delimiter.as_deref() {
             None => None,
             Some("tab" | "\\t") => Some('\t'),
@@ -523,22 +633,12 @@ impl EvalArgs {
                 )
             })
         })?;
-        let csv = self.csv.options()?;
-        let qrels_columns = with_columns(&csv, self.qrels_columns.as_deref(), "--qrels-columns")?;
-        let run_columns = with_columns(&csv, self.run_columns.as_deref(), "--run-columns")?;
+        let inputs = self.inputs.settings(&self.csv)?;
         let train_columns = with_columns(
-            &csv,
+            &inputs.csv,
             self.corpus.train_columns.as_deref(),
             "--train-columns",
         )?;
-        let input = |path: &PathBuf, format: Option<InputFormatArg>, columns: &CsvOptions| {
-            let input = Input::file(path);
-            let input = match format.or(self.input_format) {
-                Some(format) => input.with_format(format.format()),
-                None => input,
-            };
-            input.with_columns(columns.clone())
-        };
         let (given_names, run_paths): (Vec<Option<String>>, Vec<PathBuf>) =
             self.runs.iter().map(|run| split_named(run)).unzip();
         let from_stdin = self
@@ -595,7 +695,7 @@ impl EvalArgs {
             .zip(&self.runs)
             .map(|(name, path)| NamedRun {
                 name,
-                input: input(path, self.run_format, &run_columns),
+                input: inputs.run(path),
             })
             .collect();
         let metric_specs: Vec<String> = if self.metrics.is_empty() {
@@ -641,7 +741,7 @@ impl EvalArgs {
                 .corpus
                 .train
                 .as_ref()
-                .map(|path| input(path, self.corpus.train_format, &train_columns)),
+                .map(|path| inputs.input(path, self.corpus.train_format, &train_columns)),
             features: self.corpus.item_features.clone(),
         };
         for (spec, metric) in &requested {
@@ -694,10 +794,7 @@ impl EvalArgs {
         };
         let comparison = self.compare.plan(&runs, &metrics, missing)?;
         let experiment = Experiment {
-            qrels: self
-                .qrels
-                .as_ref()
-                .map(|path| input(path, self.qrels_format, &qrels_columns)),
+            qrels: self.qrels.as_ref().map(|path| inputs.qrels(path)),
             runs,
             metrics,
             aggregators: unique_by_name(aggregators),

@@ -8,11 +8,11 @@ use rankeval_core::registry;
 use rankeval_core::{Duplicates, Metric, RelevanceLevel};
 
 use super::CliError;
-use super::eval::{DuplicatesArg, MissingArg, TiesArg};
+use super::eval::{CsvArgs, DuplicatesArg, InputArgs, MissingArg, TiesArg};
 use rankeval::engine::{Missing, Options, ScoreThreshold, check_ties, has_scores, unscored_run};
 use rankeval::experiment::{DEFAULT_METRICS, input_problem, run_names};
 use rankeval::explain::explain;
-use rankeval::read::{Input, ReadOptions, read_qrels, read_run_with};
+use rankeval::read::{CsvOptions, ReadOptions, read_qrels, read_run_with};
 use rankeval_report::explain::{ExplainFormat, render};
 
 /// Arguments of `rankeval explain`.
@@ -66,6 +66,10 @@ pub(super) struct ExplainArgs {
     /// Write to FILE instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    inputs: InputArgs,
+    #[command(flatten)]
+    csv: CsvArgs,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -83,6 +87,19 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
     let (qrels_input, run_name, run_input, mut metrics, mut options, mut read) =
         match &args.experiment {
             Some(path) => {
+                // The experiment file says how each of its inputs is read.
+                let columns_given = args.csv.options()? != CsvOptions::default();
+                if let Some(flag) = args
+                    .inputs
+                    .given()
+                    .or(columns_given.then_some("--csv-*/--json-*"))
+                {
+                    return Err(CliError::Usage(format!(
+                        "{flag}: {} sets how its inputs are read (`format` and the column keys \
+                         of `[qrels]` and `[[runs]]`); give the flag with --qrels and --run files",
+                        path.display()
+                    )));
+                }
                 let experiment = rankeval::config::load(path)?;
                 let names: Vec<&str> = experiment.runs.iter().map(|r| r.name.as_str()).collect();
                 let chosen = match &args.run {
@@ -140,10 +157,11 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
                         value: DEFAULT_METRICS.join(" "),
                         source: Box::new(source),
                     })?;
+                let inputs = args.inputs.settings(&args.csv)?;
                 (
-                    args.qrels.as_ref().map(Input::file),
+                    args.qrels.as_deref().map(|path| inputs.qrels(path)),
                     name,
-                    Input::file(&run),
+                    inputs.run(&run),
                     defaults,
                     Options::default(),
                     ReadOptions::default(),

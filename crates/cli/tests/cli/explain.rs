@@ -177,3 +177,74 @@ fn a_query_missing_from_the_run_is_an_error_unless_scored_zero() {
         ]
     );
 }
+
+/// `explain` takes `eval`'s input options (formats, `--csv-*`,
+/// `--qrels-columns`, `--run-columns`) and gives eval's value for the
+/// query with them; with an experiment file, which says how its inputs are
+/// read, they are refused with a reason.
+#[test]
+fn explain_takes_evals_input_options() {
+    let dir = super::scratch(&[
+        ("truth.csv", "qid,docno,rating\nq1,a,0\nq1,b,4\nq2,c,1\n"),
+        (
+            "run.tsv",
+            "qid\tdocno\tprob\nq1\ta\t0.9\nq1\tb\t0.5\nq2\tc\t0.7\n",
+        ),
+        ("run.trec", "q1 Q0 a 1 0.9 t\n"),
+        ("qrels.txt", "q1 0 a 1\n"),
+        (
+            "exp.toml",
+            "qrels = \"qrels.txt\"\n\n[[runs]]\npath = \"run.trec\"\n",
+        ),
+    ]);
+    let flags = [
+        "--csv-query",
+        "qid",
+        "--csv-doc",
+        "docno",
+        "--qrels-columns",
+        "grade=rating",
+        "--run-columns",
+        "score=prob",
+    ];
+    let inputs = ["--qrels", "truth.csv", "--run", "run.tsv", "-m", "ap"];
+    let (code, eval, stderr) = super::run_in(
+        dir.path(),
+        &[
+            &["eval", "--per-query", "--format", "json"][..],
+            &inputs,
+            &flags,
+        ]
+        .concat(),
+    );
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let eval: serde_json::Value = serde_json::from_str(&eval).unwrap();
+    let (code, explained, stderr) = super::run_in(
+        dir.path(),
+        &[
+            &["explain", "--query", "q1", "--format", "json"][..],
+            &inputs,
+            &flags,
+        ]
+        .concat(),
+    );
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let explained: serde_json::Value = serde_json::from_str(&explained).unwrap();
+    // b (rating 4) at rank 2 is q1's one relevant document: AP 1/2.
+    assert_eq!(explained["metrics"][0]["value"], 0.5);
+    assert_eq!(
+        explained["metrics"][0]["value"],
+        eval["runs"][0]["per_query"]["ap"]["q1"]
+    );
+    for flag in [&["--csv-grade", "rating"][..], &["--run-format", "trec"]] {
+        let (code, _, stderr) = super::run_in(
+            dir.path(),
+            &[&["explain", "exp.toml", "--query", "q1"][..], flag].concat(),
+        );
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains("exp.toml sets how its inputs are read"),
+            "{stderr}"
+        );
+    }
+}
