@@ -44,3 +44,25 @@ def test_the_version_is_the_workspaces():
     version = re.search(r'\[workspace\.package\]\s*\nversion = "([^"]+)"', cargo)
     assert version is not None
     assert rankeval_rs.__version__ == version.group(1)
+
+
+def test_a_single_run_is_named_with_name():
+    with pytest.warns(rankeval_rs.RankevalWarning, match=r'^run `bm25`: 5 judged queries .*use missing="zero"\)'):
+        result = rankeval_rs.evaluate(QUICKSTART / "qrels.txt", {"q1": ["d1"]}, ["ap"], name="bm25")
+    assert result.run == "bm25"
+    with pytest.raises(ValueError, match="name= names one run"):
+        rankeval_rs.evaluate(QUICKSTART / "qrels.txt", {"a": {"q1": ["d1"]}, "b": {"q1": ["d2"]}}, "ap", name="x")
+    with pytest.raises(ValueError, match="control character"):
+        rankeval_rs.evaluate(QUICKSTART / "qrels.txt", {"q1": ["d1"]}, "ap", name="a\tb")
+
+
+def test_notebooks_show_the_means_as_an_html_table():
+    one = _evaluate()
+    html = one._repr_html_()
+    assert html.startswith("<table>") and "<th>baseline</th>" in html
+    assert f"<td>{one.means['ap']:.4f}</td>" in html and "<th>ndcg@10</th>" in html
+    runs = {"a<b": QUICKSTART / "runs" / "baseline.trec", "v2": QUICKSTART / "runs" / "v2.jsonl"}
+    both = rankeval_rs.evaluate(QUICKSTART / "qrels.txt", runs, ["ap"])
+    html = both._repr_html_()
+    assert "<th>a&lt;b</th>" in html and "<th>v2</th>" in html
+    assert f"<td>{both['v2'].means['ap']:.4f}</td>" in html

@@ -117,10 +117,31 @@ class Evaluation:
         means = ", ".join(f"{m}={v:.4f}" for m, v in self.means.items())
         return f"Evaluation(run={self.run!r}, queries={len(self.queries)}, {means})"
 
+    def _repr_html_(self) -> str:
+        """The means as an HTML table, for notebooks."""
+        return _html_table([self])
+
+
+def _html_table(results: Sequence[Evaluation]) -> str:
+    """Runs as columns, metrics as rows (the CLI's table), in HTML."""
+    from html import escape
+
+    metrics = list(results[0].metrics) if results else []
+    head = "".join(f"<th>{escape(r.run)}</th>" for r in results)
+    rows = [f"<tr><th>queries</th>{''.join(f'<td>{len(r.queries)}</td>' for r in results)}</tr>"]
+    for metric in metrics:
+        cells = "".join(f"<td>{r.means.get(metric, float('nan')):.4f}</td>" for r in results)
+        rows.append(f"<tr><th>{escape(metric)}</th>{cells}</tr>")
+    return f"<table><thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
 
 class Evaluations(dict[str, Evaluation]):
     """The results of several runs evaluated together: ``{name:
     Evaluation}``, in the order given, with :meth:`compare`."""
+
+    def _repr_html_(self) -> str:
+        """Every run's means as one HTML table, for notebooks."""
+        return _html_table(list(self.values()))
 
     def compare(self, baseline: str | None = None, **options: Any) -> Comparison:
         """:func:`compare` on these results: the runs compared with
@@ -151,6 +172,7 @@ def evaluate(
     grade: str = "grade",
     format: str | None = None,
     delimiter: str | None = None,
+    name: str | None = None,
 ) -> Any:
     """Evaluates a run (or several) against qrels, as ``rankeval eval`` does.
 
@@ -166,7 +188,9 @@ def evaluate(
     ``run_or_runs`` is one run (returns an :class:`Evaluation`), or a dict
     ``{name: run}`` or a list of runs (returns ``{name: Evaluation}``; a
     list's names are the file stems, as the CLI names them); compare
-    those with :meth:`Evaluations.compare` or :func:`compare`.
+    those with :meth:`Evaluations.compare` or :func:`compare`. ``name``
+    names one run (a DataFrame, a dict or an Arrow table is ``"run"``
+    otherwise, a file its stem), as ``--run NAME=FILE`` does.
 
     ``metrics`` use the CLI's syntax: ``"ndcg@10"``,
     ``"ap(norm=truncated)@10"``, and the names of metrics registered with
@@ -186,8 +210,14 @@ def evaluate(
     """
     specs = [metrics] if isinstance(metrics, str) else list(metrics)
     single = not isinstance(run_or_runs, (Mapping, list, tuple)) or _is_dict_run(run_or_runs)
+    if name is not None and not single:
+        raise ValueError(
+            "name= names one run; several runs are named by the keys of a dict {name: run}"
+        )
+    if name is not None and (not name.strip() or any(c < " " or c == "\x7f" for c in name)):
+        raise ValueError(f"name={name!r}: a run name cannot be blank nor hold a tab, newline or other control character")
     if single:
-        named = [(_single_name(run_or_runs), run_or_runs)]
+        named = [(name if name is not None else _single_name(run_or_runs), run_or_runs)]
     elif isinstance(run_or_runs, Mapping):
         named = [(str(name), value) for name, value in run_or_runs.items()]
     else:
