@@ -240,3 +240,27 @@ def test_python_metrics_are_compared_and_gated_like_built_ins(files: Files, runs
         assert {**mine, "metric": "p@5"} == built_in
     assert [g["metric"] for g in comparison.gates] == ["my_precision@5", "my_precision@5"]
     assert comparison.passed
+
+
+def test_a_comparison_as_rows_a_dataframe_an_arrow_table_and_html():
+    import pyarrow as pa
+
+    root = Path(__file__).resolve().parents[3] / "examples" / "quickstart"
+    runs = {"baseline": root / "runs" / "baseline.trec", "v2": root / "runs" / "v2.jsonl"}
+    results = rankeval_rs.evaluate(root / "qrels.txt", runs, ["ap", "ndcg@10"])
+    compared = results.compare("baseline", gates=["ap:superior"])
+    rows = compared.rows()
+    assert [(r["run"], r["metric"]) for r in rows] == [("v2", "ap"), ("v2", "ndcg@10")]
+    for row, cell in zip(rows, compared.comparisons):
+        assert list(row) == list(compared.COLUMNS)
+        assert row["difference"] == cell["difference"] and row["p_value"] == cell["p_value"]
+        assert (row["interval_lower"], row["interval_upper"]) == (cell["interval"]["lower"], cell["interval"]["upper"])
+    frame = compared.to_pandas()
+    assert list(frame.columns) == list(compared.COLUMNS) and len(frame) == 2
+    assert frame["corrected_p_value"].tolist() == [r["corrected_p_value"] for r in rows]
+    table = compared.to_arrow()
+    assert isinstance(table, pa.Table) and table.column_names == list(compared.COLUMNS)
+    assert table.column("candidate_mean").to_pylist() == [r["candidate_mean"] for r in rows]
+    html = compared._repr_html_()
+    assert html.count("<tr>") == 3 and f"<td>{rows[0]['difference']:.4f}</td>" in html
+    assert ("FAIL" in html) != compared.passed

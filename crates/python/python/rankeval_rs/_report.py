@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import _native
-from ._evaluation import Evaluation, RankevalWarning
+from ._evaluation import Evaluation, RankevalWarning, _optional
 from ._native import CompareError
 
 
@@ -142,6 +142,65 @@ class Comparison:
     def to_dict(self) -> dict[str, Any]:
         """The comparison as the CLI's JSON (a copy)."""
         return json.loads(json.dumps(self._document))  # a copy
+
+    #: The columns of :meth:`rows`, in order.
+    COLUMNS = ("run", "baseline", "metric", "queries", "baseline_mean", "candidate_mean",
+               "difference", "interval_lower", "interval_upper", "level", "p_value",
+               "corrected_p_value", "effect_size", "wins", "ties", "losses", "error")
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One flat dict per (run, metric), the :data:`COLUMNS` as keys (None
+        where a cell has no such number, e.g. an ``error``): the table that
+        :meth:`to_pandas` and :meth:`to_arrow` hold."""
+        rows = []
+        for cell in self.comparisons:
+            interval = cell.get("interval") or {}
+            row = {column: cell.get(column) for column in self.COLUMNS}
+            row["interval_lower"] = interval.get("lower")
+            row["interval_upper"] = interval.get("upper")
+            row["level"] = interval.get("level")
+            rows.append(row)
+        return rows
+
+    def to_pandas(self) -> Any:
+        """The comparisons as a pandas DataFrame, one row per (run,
+        metric) (:meth:`rows`). Needs pandas (the ``[pandas]`` extra)."""
+        pd = _optional("pandas", "to_pandas() returns a pandas DataFrame")
+        return pd.DataFrame(self.rows(), columns=list(self.COLUMNS))
+
+    def to_arrow(self) -> Any:
+        """The comparisons as a pyarrow Table, one row per (run, metric)
+        (:meth:`rows`). Needs pyarrow (the ``[pandas]`` extra)."""
+        pa = _optional("pyarrow", "to_arrow() returns a pyarrow Table")
+        return pa.Table.from_pylist(self.rows()).select(list(self.COLUMNS))
+
+    def _repr_html_(self) -> str:
+        """The comparisons and the gates as HTML tables, for notebooks."""
+        from html import escape
+
+        def number(value: Any) -> str:
+            return "" if value is None else f"{value:.4f}"
+
+        head = ("<tr><th>run</th><th>metric</th><th>baseline</th><th>candidate</th>"
+                "<th>difference</th><th>interval</th><th>p</th><th>corrected p</th></tr>")
+        body = []
+        for row in self.rows():
+            interval = ("" if row["interval_lower"] is None
+                        else f"[{row['interval_lower']:.4f}, {row['interval_upper']:.4f}]")
+            cells = [escape(str(row["run"])), escape(str(row["metric"])), number(row["baseline_mean"]),
+                     number(row["candidate_mean"]), number(row["difference"]), interval,
+                     number(row["p_value"]), number(row["corrected_p_value"])]
+            if row["error"] is not None:
+                cells[2:] = [escape(str(row["error"]))] + [""] * 5
+            body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        html = f"<table><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
+        if self.gates:
+            gates = "".join(
+                f"<li>{'PASS' if g.get('passed') else 'FAIL'} {escape(str(g.get('run')))} "
+                f"{escape(str(g.get('gate')))}</li>" for g in self.gates
+            )
+            html += f"<ul>{gates}</ul>"
+        return html
 
     def __repr__(self) -> str:
         failed = [g["gate"] + " on " + g["run"] for g in self.gates if not g["passed"]]
