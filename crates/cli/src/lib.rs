@@ -35,7 +35,7 @@ use rankeval_report::{OutputFormat, Render, RenderOptions};
 #[derive(Debug, Parser)]
 #[command(
     name = "rankeval",
-    version,
+    version = rankeval::version(),
     max_term_width = 100,
     after_help = "Examples:\n  \
         rankeval eval --qrels qrels.txt --run bm25.trec -m ndcg@10 -m map\n  \

@@ -24,8 +24,9 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    // The package's version is the workspace's, as `rankeval --version`.
-    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The package's version is the workspace's with the commit, as
+    // `rankeval --version` prints it.
+    m.add("__version__", rankeval::version())?;
     m.add("RankevalError", py.get_type::<errors::RankevalError>())?;
     m.add("InputError", py.get_type::<errors::InputError>())?;
     m.add("MetricError", py.get_type::<errors::MetricError>())?;

@@ -5,12 +5,15 @@ extra installs it; `__version__` is the workspace's."""
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 import rankeval_rs
+
+from conftest import cli
 
 ROOT = Path(__file__).resolve().parents[3]
 QUICKSTART = ROOT / "examples" / "quickstart"
@@ -39,11 +42,18 @@ def test_a_pandas_or_arrow_result_names_the_extra_when_it_is_missing(monkeypatch
         getattr(result, method)()
 
 
-def test_the_version_is_the_workspaces():
+def test_the_version_is_the_workspaces_and_names_the_commit():
     cargo = (ROOT / "Cargo.toml").read_text()
     version = re.search(r'\[workspace\.package\]\s*\nversion = "([^"]+)"', cargo)
     assert version is not None
-    assert rankeval_rs.__version__ == version.group(1)
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        head = ""
+    assert rankeval_rs.__version__ == (f"{version.group(1)}+{head}" if head else version.group(1))
+    # `rankeval --version` prints the same.
+    assert cli("--version").stdout == f"rankeval {rankeval_rs.__version__}\n"
 
 
 def test_a_single_run_is_named_with_name():

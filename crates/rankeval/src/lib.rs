@@ -76,6 +76,24 @@ pub mod explain;
 pub mod front;
 pub mod report;
 
+/// The version of rankeval: the package's, with the commit it was built
+/// from as build metadata where the sources were a git checkout
+/// (`0.1.0+1a2b3c4d5e`, valid SemVer and PEP 440, so that `rankeval
+/// --version` and the Python package's `__version__` print the same and a
+/// report can be traced to its code; changes not committed are not told);
+/// the package's alone otherwise (`0.1.0`, a crate from crates.io).
+pub fn version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| {
+        let commit = env!("RANKEVAL_COMMIT");
+        if commit.is_empty() {
+            env!("CARGO_PKG_VERSION").to_owned()
+        } else {
+            format!("{}+{commit}", env!("CARGO_PKG_VERSION"))
+        }
+    })
+}
+
 pub use rankeval_core as core;
 pub use rankeval_metrics as metrics;
 pub use rankeval_readers as read;

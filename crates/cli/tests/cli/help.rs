@@ -132,3 +132,27 @@ fn metrics_as_json_for_scripts() {
             .any(|m| m["name"] == "reciprocal_rank")
     );
 }
+
+/// `--version` names the package's version and, built from a checkout, the
+/// commit (the one checked out when the binary was built) as build
+/// metadata: `rankeval 0.1.0+1a2b3c4d5e`.
+#[test]
+fn version_names_the_commit() {
+    let (code, stdout, stderr) = super::run(&["--version"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let version = format!("rankeval {}", env!("CARGO_PKG_VERSION"));
+    let rest = stdout
+        .strip_prefix(&version)
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=10", "HEAD"])
+        .current_dir(super::workspace())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    match head {
+        Some(commit) => assert_eq!(rest, format!("+{commit}\n")),
+        None => assert_eq!(rest, "\n"),
+    }
+}
