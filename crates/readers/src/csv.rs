@@ -18,7 +18,9 @@
 //!   [`RankedList::score`](rankeval_core::RankedList::score) returns).
 //!   A run with both orders by score and ignores the rank, as trec_eval does.
 //! - Ground truth has a grade column, or none and then every listed pair has
-//!   grade 1. A grade is an integer or a decimal (`2`, `2.0`, `3.5`).
+//!   grade 1 (with a note, [`QrelsNote`](crate::QrelsNote)); a grade column
+//!   named in the options ([`CsvOptions::is_named`]) must be there. A
+//!   grade is an integer or a decimal (`2`, `2.0`, `3.5`).
 //! - The delimiter is a comma, or a tab for files named `*.tsv` (also
 //!   `*.tsv.gz`), or the one set in the options. A UTF-8 byte order mark
 //!   before the header is skipped; lines may end with `\r\n`; blank lines are
