@@ -30,18 +30,16 @@ enum ListFormat {
 /// The listing `args` ask for; an error when a name matches nothing.
 pub(super) fn listing(args: &MetricsArgs) -> Result<String, String> {
     let wanted: Vec<String> = args.names.iter().map(|n| n.to_ascii_lowercase()).collect();
+    // A wanted name picks a plugin whose name holds it or whose alias it is.
+    let picks = |w: &str, name: &str, aliases: &[&str]| name.contains(w) || aliases.contains(&w);
     let keep = |name: &str, aliases: &[&str]| {
-        wanted.is_empty()
-            || wanted
-                .iter()
-                .any(|w| name.contains(w.as_str()) || aliases.iter().any(|a| a == w))
+        wanted.is_empty() || wanted.iter().any(|w| picks(w, name, aliases))
     };
     let metrics = filtered(registry::metrics(), &keep);
     let aggregators = filtered(registry::aggregators(), &keep);
     let corpus = filtered(registry::corpus_metrics(), &keep);
     for (name, w) in args.names.iter().zip(&wanted) {
-        let matched =
-            |n: &str, aliases: &[&str]| n.contains(w.as_str()) || aliases.contains(&w.as_str());
+        let matched = |n: &str, aliases: &[&str]| picks(w, n, aliases);
         if !metrics.iter().any(|d| matched(d.name, d.aliases))
             && !aggregators.iter().any(|d| matched(d.name, d.aliases))
             && !corpus.iter().any(|d| matched(d.name, d.aliases))
