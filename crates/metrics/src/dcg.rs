@@ -1,15 +1,17 @@
 //! Discounted cumulative gain@k, and the gain functions nDCG shares.
 //!
 //! `DCG@k = sum_{i <= k} gain(g(d_i)) / log2(i + 1)`, with `gain` chosen by
-//! `gain`: `linear` (`g`, trec_eval's convention) or `exponential`
-//! (`2^g - 1`, Burges et al.; ranx `ndcg_burges`, gdeval). Grades below 0
-//! count as 0; every positive grade is a gain, whatever the relevance level.
-//! trec_eval prints no plain DCG.
+//! `gain`: `linear` (`g`, trec_eval's convention), `exponential`
+//! (`2^g - 1`, Burges et al.; ranx `ndcg_burges`, gdeval) or `binary` (1 for
+//! a grade of at least the relevance level `rel`, else 0: the recommender
+//! convention of "relevant = rating >= 4"). Grades below 0 count as 0; with
+//! linear and exponential gain every positive grade is a gain, whatever the
+//! relevance level. trec_eval prints no plain DCG.
 
 use std::fmt;
 
 use rankeval_core::registry::{PARAM_K, ParamDoc};
-use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric};
+use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
@@ -23,11 +25,16 @@ pub enum Gain {
     Linear,
     /// `2^g - 1` (Burges et al. 2005; ranx `ndcg_burges`, gdeval).
     Exponential,
+    /// 1 if the grade is at least the relevance level, else 0 (RecBole and
+    /// RecTools `NDCG`, Spark `ndcgAt` without relevance values, Microsoft
+    /// recommenders `ndcg_at_k(score_type="binary")`).
+    Binary,
 }
 
 impl Gain {
     /// The gain of `grade`, used as it is (decimal grades too: a grade of
-    /// 3.5 gains 3.5, or `2^3.5 - 1`); grades below 0 count as 0.
+    /// 3.5 gains 3.5, or `2^3.5 - 1`); grades below 0 count as 0. Binary
+    /// gain reads the default level, 1: [`Gain::at`] sets another.
     ///
     /// ```
     /// use rankeval_metrics::dcg::Gain;
@@ -36,14 +43,18 @@ impl Gain {
     /// assert_eq!(Gain::Exponential.of(3.0), 2.0 * 2.0 * 2.0 - 1.0);
     /// assert_eq!(Gain::Exponential.of(0.5), 2f64.sqrt() - 1.0);
     /// assert_eq!(Gain::Exponential.of(-1.0), 0.0);
+    /// assert_eq!(Gain::Binary.of(3.0), 1.0);
+    /// assert_eq!(Gain::Binary.of(0.0), 0.0);
     /// ```
     #[inline]
     pub fn of(self, grade: Grade) -> f64 {
-        let g = if grade > 0.0 { grade } else { 0.0 };
-        match self {
-            Gain::Linear => g,
-            Gain::Exponential => g.exp2() - 1.0,
-        }
+        GainAt::from(self).of(grade)
+    }
+
+    /// This gain with `level` as the lowest relevant grade of binary gain
+    /// (the other gains do not read it).
+    pub fn at(self, level: Grade) -> GainAt {
+        GainAt { gain: self, level }
     }
 }
 
@@ -52,7 +63,72 @@ impl fmt::Display for Gain {
         f.write_str(match self {
             Gain::Linear => "linear",
             Gain::Exponential => "exponential",
+            Gain::Binary => "binary",
         })
+    }
+}
+
+/// A gain with the relevance level that binary gain reads: what DCG and
+/// nDCG compute with once a metric's `rel` (or the experiment's level) is
+/// known.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GainAt {
+    /// How a grade becomes a gain.
+    pub gain: Gain,
+    /// The lowest grade that binary gain counts as 1.
+    pub level: Grade,
+}
+
+impl GainAt {
+    /// The gain of `grade` (see [`Gain::of`]; binary gain reads `level`).
+    ///
+    /// ```
+    /// use rankeval_metrics::dcg::Gain;
+    /// assert_eq!(Gain::Binary.at(4.0).of(5.0), 1.0);
+    /// assert_eq!(Gain::Binary.at(4.0).of(3.5), 0.0);
+    /// assert_eq!(Gain::Linear.at(4.0).of(3.5), 3.5);
+    /// ```
+    #[inline]
+    pub fn of(self, grade: Grade) -> f64 {
+        let g = if grade > 0.0 { grade } else { 0.0 };
+        match self.gain {
+            Gain::Linear => g,
+            Gain::Exponential => g.exp2() - 1.0,
+            Gain::Binary => f64::from(u8::from(g > 0.0 && g >= self.level)),
+        }
+    }
+
+    /// Whether this is exponential gain, which large grades overflow.
+    pub(crate) fn is_exponential(self) -> bool {
+        self.gain == Gain::Exponential
+    }
+}
+
+/// The default level (1) for binary gain: the gain alone, as [`Gain::of`].
+impl From<Gain> for GainAt {
+    fn from(gain: Gain) -> Self {
+        gain.at(RelevanceLevel::DEFAULT.get())
+    }
+}
+
+impl fmt::Display for GainAt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.gain {
+            Gain::Binary => write!(f, "binary, relevant from {}", self.level),
+            gain => gain.fmt(f),
+        }
+    }
+}
+
+/// The error of a `rel` set with a gain that does not read it (`dcg`,
+/// `ndcg`).
+pub(crate) fn check_rel(gain: Gain, rel: Option<RelevanceLevel>) -> Result<(), String> {
+    match rel {
+        Some(level) if gain != Gain::Binary => Err(format!(
+            "rel has no effect with gain = \"{gain}\": only gain = \"binary\" reads a relevance level \
+             (for gain 1 from grade {level} up and 0 below it: gain=binary,rel={level})"
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -131,7 +207,13 @@ impl<'de> Deserialize<'de> for LogBase {
 
 /// DCG@k with the discount `log_base(i + 1)` at rank `i` (base 2: [`dcg`],
 /// the same bits).
-pub fn dcg_with_base(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain, base: LogBase) -> f64 {
+pub fn dcg_with_base(
+    q: &JudgedRanking<'_>,
+    k: Option<Cutoff>,
+    gain: impl Into<GainAt>,
+    base: LogBase,
+) -> f64 {
+    let gain = gain.into();
     if base.is_two() {
         return dcg(q, k, gain);
     }
@@ -146,7 +228,8 @@ pub fn dcg_with_base(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain, base:
 /// The discounted sum of the gains of `grades`, best first: rank `i`
 /// (1-based) is discounted by `1 / log2(i + 1)`. Ideal DCG is this sum over
 /// the ideal grades.
-pub fn discounted_sum(grades: impl IntoIterator<Item = Grade>, gain: Gain) -> f64 {
+pub fn discounted_sum(grades: impl IntoIterator<Item = Grade>, gain: impl Into<GainAt>) -> f64 {
+    let gain = gain.into();
     grades
         .into_iter()
         .enumerate()
@@ -168,12 +251,12 @@ pub fn discounted_sum(grades: impl IntoIterator<Item = Grade>, gain: Gain) -> f6
 /// assert_eq!(dcg(&q.view(), Cutoff::new(3), Gain::Linear), 3.0 + 2.0 / 2.0);
 /// assert_eq!(dcg(&q.view(), Cutoff::new(3), Gain::Exponential), 7.0 + 3.0 / 2.0);
 /// ```
-pub fn dcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64 {
+pub fn dcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: impl Into<GainAt>) -> f64 {
     discounted_sum(q.top(k).iter().map(|j| j.grade()), gain)
 }
 
 /// The expected DCG@k over every order of each group of tied scores.
-pub fn expected_dcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64 {
+pub fn expected_dcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: impl Into<GainAt>) -> f64 {
     expected_dcg_with_base(q, k, gain, LogBase::TWO)
 }
 
@@ -181,9 +264,10 @@ pub fn expected_dcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64
 pub fn expected_dcg_with_base(
     q: &JudgedRanking<'_>,
     k: Option<Cutoff>,
-    gain: Gain,
+    gain: impl Into<GainAt>,
     base: LogBase,
 ) -> f64 {
+    let gain = gain.into();
     crate::tie_average::expected_sum(
         q,
         k,
@@ -202,6 +286,9 @@ pub struct Dcg {
     /// How a grade becomes a gain.
     #[serde(default)]
     pub gain: Gain,
+    /// Relevance level of binary gain; `None` = the experiment's.
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub rel: Option<RelevanceLevel>,
     /// The base of the logarithmic discount.
     #[serde(default, skip_serializing_if = "LogBase::is_two")]
     pub base: LogBase,
@@ -210,8 +297,8 @@ pub struct Dcg {
 #[rankeval_core::metric(
     name = "dcg",
     summary = "discounted cumulative gain: sum of gain / log2(rank + 1) over the top k",
-    params = &[PARAM_K, PARAM_GAIN, PARAM_BASE],
-    example = Dcg { k: Cutoff::new(10), gain: Gain::Exponential, base: LogBase::TWO },
+    params = &[PARAM_K, PARAM_GAIN, PARAM_GAIN_REL, PARAM_BASE],
+    example = Dcg { k: Cutoff::new(10), gain: Gain::Exponential, rel: None, base: LogBase::TWO },
 )]
 impl Metric for Dcg {
     // `rankeval explain`: crate::explain holds every metric's explanation.
@@ -223,14 +310,18 @@ impl Metric for Dcg {
             rankeval_core::Explanation::new(self, q)
         }
     }
-    /// Grades are gains; no level plays a part.
+    /// Grades are gains; only binary gain reads a level.
     fn uses_default_level(&self) -> bool {
-        false
+        self.gain == Gain::Binary && self.rel.is_none()
+    }
+    fn validate(&self) -> Result<(), String> {
+        check_rel(self.gain, self.rel)
     }
 
     fn name(&self) -> String {
         CanonicalName::new("dcg")
             .param_unless_default("gain", self.gain, Gain::Linear)
+            .param_if_set("rel", self.rel)
             .param_unless_default("base", self.base, LogBase::TWO)
             .cutoff(self.k)
     }
@@ -238,11 +329,12 @@ impl Metric for Dcg {
         self.k
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
-        dcg_with_base(q, self.k, self.gain, self.base)
+        dcg_with_base(q, self.k, self.gain.at(q.level(self.rel)), self.base)
     }
     /// The expected gain of each rank, discounted.
     fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
-        Some(expected_dcg_with_base(q, self.k, self.gain, self.base))
+        let gain = self.gain.at(q.level(self.rel));
+        Some(expected_dcg_with_base(q, self.k, gain, self.base))
     }
 }
 
@@ -251,7 +343,15 @@ pub(crate) const PARAM_GAIN: ParamDoc = ParamDoc {
     name: "gain",
     alias: None,
     default: "linear",
-    doc: "linear: the grade g (trec_eval); exponential: 2^g - 1 (Burges, ranx ndcg_burges)",
+    doc: "linear: the grade g (trec_eval); exponential: 2^g - 1 (Burges, ranx ndcg_burges); binary: 1 if g >= rel, else 0 (RecBole, RecTools, Spark ndcgAt, Microsoft recommenders)",
+};
+
+/// The `rel` parameter of binary gain, shared with `ndcg`.
+pub(crate) const PARAM_GAIN_REL: ParamDoc = ParamDoc {
+    name: "rel",
+    alias: None,
+    default: "unset",
+    doc: "relevance level of gain = binary (an error with any other gain); unset = the experiment's level (--rel, TOML rel; 1 unless set)",
 };
 
 /// The `base` parameter of `dcg`.
@@ -305,6 +405,7 @@ mod tests {
         let m = Dcg {
             k: Cutoff::new(5),
             gain: Gain::Exponential,
+            rel: None,
             base: LogBase::TWO,
         };
         assert_eq!(m.name(), "dcg(gain=exponential)@5");

@@ -10,7 +10,7 @@ use rankeval_core::{Cutoff, Grade, JudgedRanking, Judgement, Metric};
 use crate::average_precision::{ApNormalization, AveragePrecision};
 use crate::bpref::Bpref;
 use crate::common::hits;
-use crate::dcg::{Dcg, Gain, discounted_sum};
+use crate::dcg::{Dcg, Gain, GainAt, discounted_sum};
 use crate::err::ExpectedReciprocalRank;
 use crate::hit_rate::HitRate;
 use crate::ndcg::Ndcg;
@@ -219,7 +219,7 @@ fn dcg_columns(
     explanation: Explanation,
     q: &JudgedRanking<'_>,
     k: Option<Cutoff>,
-    gain: Gain,
+    gain: GainAt,
 ) -> (Explanation, Vec<String>) {
     let mut terms = Vec::new();
     let gains = per_rank(q, k, |_, j| Some(gain.of(j.grade())));
@@ -233,15 +233,27 @@ fn dcg_columns(
         Some(g / d)
     });
     let explanation = explanation
-        .column(format!("gain ({gain})"), gains)
+        .column(format!("gain ({})", gain.gain), gains)
         .column("discount log2(i+1)", discounts)
         .column("DCG term", dcg_terms);
     (explanation, terms)
 }
 
+/// The relevance level in the explanation, for binary gain (the only gain
+/// that reads one).
+fn gain_level(explanation: Explanation, gain: GainAt) -> Explanation {
+    if gain.gain == Gain::Binary {
+        explanation.level(gain.level)
+    } else {
+        explanation
+    }
+}
+
 /// DCG: `sum of gain(i) / log2(i + 1)`.
 pub(crate) fn dcg(m: &Dcg, q: &JudgedRanking<'_>) -> Explanation {
-    let (explanation, terms) = dcg_columns(Explanation::new(m, q), q, m.k, m.gain);
+    let gain = m.gain.at(q.level(m.rel));
+    let explanation = gain_level(Explanation::new(m, q), gain);
+    let (explanation, terms) = dcg_columns(explanation, q, m.k, gain);
     explanation.formula(format!("{} = {}", m.name(), sum_text(&terms)))
 }
 
@@ -252,24 +264,26 @@ pub(crate) fn ndcg(m: &Ndcg, q: &JudgedRanking<'_>) -> Explanation {
         Some(k) => &ideal[..k.get().min(ideal.len())],
         None => ideal,
     };
-    let dcg = crate::dcg::dcg(q, m.k, m.gain);
-    let ideal_dcg = discounted_sum(ideal.iter().copied(), m.gain);
+    let gain = m.gain.at(q.level(m.rel));
+    let dcg = crate::dcg::dcg(q, m.k, gain);
+    let ideal_dcg = discounted_sum(ideal.iter().copied(), gain);
     let ideal_terms: Vec<String> = ideal
         .iter()
         .enumerate()
-        .filter(|(_, g)| m.gain.of(**g) != 0.0)
+        .filter(|(_, g)| gain.of(**g) != 0.0)
         .map(|(i, g)| {
             format!(
                 "{}/{}",
-                number(m.gain.of(*g)),
+                number(gain.of(*g)),
                 number(((i + 2) as f64).log2())
             )
         })
         .collect();
-    let (explanation, dcg_terms) = dcg_columns(Explanation::new(m, q), q, m.k, m.gain);
+    let explanation = gain_level(Explanation::new(m, q), gain);
+    let (explanation, dcg_terms) = dcg_columns(explanation, q, m.k, gain);
     let read = q.top(m.k).len();
     let ideal_gains: Vec<Option<f64>> = (0..q.ranked().len())
-        .map(|i| (i < read).then(|| ideal.get(i).map_or(0.0, |g| m.gain.of(*g))))
+        .map(|i| (i < read).then(|| ideal.get(i).map_or(0.0, |g| gain.of(*g))))
         .collect();
     let k = at(m.k);
     let explanation = explanation

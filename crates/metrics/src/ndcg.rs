@@ -2,21 +2,28 @@
 //!
 //! `nDCG@k = DCG@k / IDCG@k`, where IDCG@k is the DCG of the ideal ranking:
 //! every judged grade of the query, in descending order, cut at k. 0 when
-//! IDCG is 0. Grades below 0 count as 0, and every positive grade is a gain
-//! whatever the relevance level (as trec_eval; ranx instead drops grades
-//! below its threshold). With linear gain this is trec_eval's `ndcg` (no
-//! cutoff) and `ndcg_cut_k`.
+//! IDCG is 0. Grades below 0 count as 0, and with linear or exponential gain
+//! every positive grade is a gain whatever the relevance level (as
+//! trec_eval; ranx instead drops grades below its threshold). With linear
+//! gain this is trec_eval's `ndcg` (no cutoff) and `ndcg_cut_k`. With
+//! `gain = "binary"` a grade of at least `rel` gains 1 and any other 0, in
+//! DCG and in the ideal alike: the binary nDCG of recommender evaluation
+//! ("relevant = rating >= 4": `ndcg(gain=binary,rel=4)@10`).
 //!
 //! With `ideal = "k"`, IDCG@k is instead the DCG of k documents of the
 //! query's top grade, whatever `|R|` (RecTools, C/W/L SDCG; see
 //! [`ndcg_ideal`](crate::ndcg_ideal)).
 
 use rankeval_core::registry::{PARAM_K, ParamDoc};
-use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Metric, TrecEvalMeasure};
+use rankeval_core::{
+    CanonicalName, Cutoff, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
-use crate::dcg::{Gain, PARAM_GAIN, dcg, discounted_sum, expected_dcg};
+use crate::dcg::{
+    Gain, GainAt, PARAM_GAIN, PARAM_GAIN_REL, check_rel, dcg, discounted_sum, expected_dcg,
+};
 use crate::ndcg_ideal::{NdcgIdeal, ndcg_ideal_k};
 
 /// nDCG@k of one query.
@@ -33,14 +40,15 @@ use crate::ndcg_ideal::{NdcgIdeal, ndcg_ideal_k};
 /// let ideal = 2.0 / 2f64.log2() + 2.0 / 3f64.log2() + 1.0 / 4f64.log2();
 /// assert_eq!(ndcg(&q.view(), Cutoff::new(3), Gain::Linear), dcg / ideal);
 /// ```
-pub fn ndcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64 {
+pub fn ndcg(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: impl Into<GainAt>) -> f64 {
+    let gain = gain.into();
     let ideal = q.ideal_grades();
     let ideal = match k {
         Some(k) => &ideal[..k.get().min(ideal.len())],
         None => ideal,
     };
     let top = ideal.first().copied().unwrap_or(0.0);
-    if gain == Gain::Exponential && top > LARGEST_UNSCALED_GRADE {
+    if gain.is_exponential() && top > LARGEST_UNSCALED_GRADE {
         return scaled_exponential_ndcg(q, k, ideal, top);
     }
     let ideal_dcg = discounted_sum(ideal.iter().copied(), gain);
@@ -82,9 +90,10 @@ fn scaled_exponential_ndcg(
 pub fn expected_ndcg(
     q: &JudgedRanking<'_>,
     k: Option<Cutoff>,
-    gain: Gain,
+    gain: impl Into<GainAt>,
     ideal: NdcgIdeal,
 ) -> f64 {
+    let gain = gain.into();
     let grades = q.ideal_grades();
     let top = grades.first().copied().unwrap_or(0.0);
     let ideal: Vec<rankeval_core::Grade> = match ideal {
@@ -95,7 +104,7 @@ pub fn expected_ndcg(
         NdcgIdeal::K => vec![top; k.map_or(q.retrieved(), Cutoff::get)],
     };
     let discount = |i: usize| ((i + 2) as f64).log2();
-    if gain == Gain::Exponential && top > LARGEST_UNSCALED_GRADE {
+    if gain.is_exponential() && top > LARGEST_UNSCALED_GRADE {
         let scaled = |g: rankeval_core::Grade| {
             if g > 0.0 {
                 (g - top).exp2() - (-top).exp2()
@@ -137,6 +146,9 @@ pub struct Ndcg {
     /// How a grade becomes a gain.
     #[serde(default)]
     pub gain: Gain,
+    /// Relevance level of binary gain; `None` = the experiment's.
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub rel: Option<RelevanceLevel>,
     /// What DCG is divided by.
     #[serde(default)]
     pub ideal: NdcgIdeal,
@@ -148,6 +160,7 @@ impl Ndcg {
         Some(Self {
             k: Some(Cutoff::new(k)?),
             gain: Gain::Linear,
+            rel: None,
             ideal: NdcgIdeal::Judged,
         })
     }
@@ -156,22 +169,26 @@ impl Ndcg {
 #[rankeval_core::metric(
     name = "ndcg",
     summary = "DCG@k divided by the DCG@k of the ideal ordering of all judged grades",
-    params = &[PARAM_K, PARAM_GAIN, PARAM_IDEAL],
-    example = Ndcg { k: Cutoff::new(10), gain: Gain::Exponential, ideal: NdcgIdeal::K },
+    params = &[PARAM_K, PARAM_GAIN, PARAM_GAIN_REL, PARAM_IDEAL],
+    example = Ndcg { k: Cutoff::new(10), gain: Gain::Binary, rel: RelevanceLevel::new(4), ideal: NdcgIdeal::Judged },
 )]
 impl Metric for Ndcg {
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
         crate::explain::ndcg(self, q)
     }
-    /// Grades are gains; no level plays a part.
+    /// Grades are gains; only binary gain reads a level.
     fn uses_default_level(&self) -> bool {
-        false
+        self.gain == Gain::Binary && self.rel.is_none()
+    }
+    fn validate(&self) -> Result<(), String> {
+        check_rel(self.gain, self.rel)
     }
 
     fn name(&self) -> String {
         CanonicalName::new("ndcg")
             .param_unless_default("gain", self.gain, Gain::Linear)
+            .param_if_set("rel", self.rel)
             .param_unless_default("ideal", self.ideal, NdcgIdeal::Judged)
             .cutoff(self.k)
     }
@@ -179,14 +196,16 @@ impl Metric for Ndcg {
         self.k
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
+        let gain = self.gain.at(q.level(self.rel));
         match self.ideal {
-            NdcgIdeal::Judged => ndcg(q, self.k, self.gain),
-            NdcgIdeal::K => ndcg_ideal_k(q, self.k, self.gain),
+            NdcgIdeal::Judged => ndcg(q, self.k, gain),
+            NdcgIdeal::K => ndcg_ideal_k(q, self.k, gain),
         }
     }
     /// The expected DCG over the ideal, which does not depend on the order.
     fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
-        Some(expected_ndcg(q, self.k, self.gain, self.ideal))
+        let gain = self.gain.at(q.level(self.rel));
+        Some(expected_ndcg(q, self.k, gain, self.ideal))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         if self.gain != Gain::Linear || self.ideal != NdcgIdeal::Judged {
@@ -301,6 +320,64 @@ mod tests {
     }
 
     #[test]
+    fn binary_gain_counts_grades_from_the_level_as_one() {
+        // Ratings 5 3 4 1 ranked, a 4 missed; relevant = rating >= 4.
+        let q = judged("5 3 4 1", &[4]);
+        let dcg = 1.0 / 2f64.log2() + 1.0 / 4f64.log2();
+        // Ideal: 5 4 4 3 1, gains 1 1 1 0 0.
+        let ideal = 1.0 / 2f64.log2() + 1.0 / 3f64.log2() + 1.0 / 4f64.log2();
+        let binary = Gain::Binary.at(4.0);
+        assert_eq!(ndcg(&q.view(), Cutoff::new(4), binary), dcg / ideal);
+        // The same as linear gain on the qrels made binary at 4.
+        let made_binary = judged("1 0 1 0", &[1]);
+        assert_eq!(
+            ndcg(&q.view(), Cutoff::new(4), binary),
+            ndcg(&made_binary.view(), Cutoff::new(4), Gain::Linear)
+        );
+        // Without `rel`, the experiment's level: 1 by default, so every
+        // positive grade gains 1.
+        let m = |spec: &str| rankeval_core::registry::parse_metric(spec).unwrap();
+        let all = 1.0 / 2f64.log2() + 1.0 / 3f64.log2() + 1.0 / 4f64.log2() + 1.0 / 5f64.log2();
+        assert_eq!(q.score(m("ndcg(gain=binary)@4").as_ref()), all / all);
+        let at_four = m("ndcg(gain=binary,rel=4)@4");
+        assert_eq!(q.score(at_four.as_ref()), dcg / ideal);
+        assert_eq!(
+            q.clone()
+                .with_level(4)
+                .score(m("ndcg(gain=binary)@4").as_ref()),
+            dcg / ideal
+        );
+        // `rel` of the metric wins over the experiment's level.
+        assert_eq!(q.with_level(2).score(at_four.as_ref()), dcg / ideal);
+        // Decimal levels: 3.5 stars and up.
+        let half_stars = judged("3 4 5", &[]);
+        let m35 = m("ndcg(gain=binary,rel=3.5)");
+        let expected = (1.0 / 3f64.log2() + 1.0 / 4f64.log2()) / (1.0 + 1.0 / 3f64.log2());
+        assert_eq!(half_stars.score(m35.as_ref()), expected);
+    }
+
+    #[test]
+    fn rel_without_binary_gain_is_refused_with_the_way_to_write_it() {
+        let error = rankeval_core::registry::parse_metric("ndcg(rel=4)@10")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("rel has no effect"), "{error}");
+        assert!(error.contains("gain=binary,rel=4"), "{error}");
+        for spec in ["ndcg(gain=exponential,rel=2)", "dcg(rel=2)"] {
+            assert!(
+                rankeval_core::registry::parse_metric(spec).is_err(),
+                "{spec}"
+            );
+        }
+        let m = rankeval_core::registry::parse_metric("ndcg(rel=4,gain=binary)@10").unwrap();
+        assert_eq!(m.name(), "ndcg(gain=binary,rel=4)@10");
+        assert!(m.trec_eval().is_none());
+        assert!(!m.uses_default_level());
+        let m = rankeval_core::registry::parse_metric("ndcg(gain=binary)@10").unwrap();
+        assert!(m.uses_default_level());
+    }
+
+    #[test]
     fn canonical_names_and_trec_eval() {
         assert_eq!(Ndcg::at(10).unwrap().name(), "ndcg@10");
         assert_eq!(
@@ -311,6 +388,7 @@ mod tests {
         let burges = Ndcg {
             k: Cutoff::new(5),
             gain: Gain::Exponential,
+            rel: None,
             ideal: NdcgIdeal::Judged,
         };
         assert_eq!(burges.name(), "ndcg(gain=exponential)@5");

@@ -13,7 +13,7 @@ use std::fmt;
 use rankeval_core::{Cutoff, JudgedRanking};
 use serde::{Deserialize, Serialize};
 
-use crate::dcg::{Gain, dcg, discounted_sum};
+use crate::dcg::{GainAt, dcg, discounted_sum};
 
 /// The ideal DCG nDCG divides by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -55,12 +55,13 @@ const LARGEST_UNSCALED_GRADE: f64 = 1000.0;
 /// let ideal = 1.0 + 1.0 / 3f64.log2() + 1.0 / 4f64.log2();
 /// assert_eq!(ndcg_ideal_k(&q.view(), Cutoff::new(3), Gain::Linear), 1.0 / ideal);
 /// ```
-pub fn ndcg_ideal_k(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: Gain) -> f64 {
+pub fn ndcg_ideal_k(q: &JudgedRanking<'_>, k: Option<Cutoff>, gain: impl Into<GainAt>) -> f64 {
+    let gain = gain.into();
     let Some(&top) = q.ideal_grades().first() else {
         return 0.0;
     };
     let depth = k.map_or(q.retrieved(), Cutoff::get);
-    if gain == Gain::Exponential && top > LARGEST_UNSCALED_GRADE {
+    if gain.is_exponential() && top > LARGEST_UNSCALED_GRADE {
         return scaled_exponential(q, k, top, depth);
     }
     let ideal = discounted_sum(std::iter::repeat_n(top, depth), gain);
@@ -93,6 +94,7 @@ fn scaled_exponential(q: &JudgedRanking<'_>, k: Option<Cutoff>, top: f64, depth:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dcg::Gain;
     use rankeval_core::testing::{binary, judged};
 
     /// `sum_{i <= k} gain / log2(i + 1)`, summed in rank order.

@@ -58,6 +58,19 @@ fn reproduces_dcg_and_ndcg() {
             &format!("weighted(gain=exponential){k}"),
             &format!("ndcg(gain=exponential){k}"),
         );
+        // Binary gain: at the experiment's level (1 and 2), and at its own.
+        same_bits(
+            &format!("weighted(gain=binary,norm=none){k}"),
+            &format!("dcg(gain=binary){k}"),
+        );
+        same_bits(
+            &format!("weighted(gain=binary){k}"),
+            &format!("ndcg(gain=binary){k}"),
+        );
+        same_bits(
+            &format!("weighted(gain=binary,rel=3){k}"),
+            &format!("ndcg(gain=binary,rel=3){k}"),
+        );
         // A map that lists grades as themselves is linear gain.
         same_bits(
             &format!("weighted(gain=map,gains=\"1=1,2=2,3=3\"){k}"),

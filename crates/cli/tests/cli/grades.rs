@@ -215,3 +215,69 @@ fn duplicates_first_keeps_the_best_ranked_occurrence_on_both_paths() {
     );
     assert_eq!(code, 0);
 }
+
+/// Binary nDCG at a rating threshold ("relevant = rating >= 4"), written in
+/// the short syntax, gives the same values as plain nDCG on the ratings
+/// made 0/1 at 4 first; `ndcg(rel=4)` is refused with the binary spelling.
+#[test]
+fn binary_ndcg_at_a_rating_threshold() {
+    let ratings = "user,item,rating\nu1,a,5\nu1,b,3\nu1,c,4\nu1,d,1\nu1,e,4\nu2,f,2\nu2,g,4.5\n";
+    let made_binary = "user,item,rating\nu1,a,1\nu1,b,0\nu1,c,1\nu1,d,0\nu1,e,1\nu2,f,0\nu2,g,1\n";
+    let run = "user,item,score\nu1,a,0.9\nu1,b,0.8\nu1,c,0.7\nu1,d,0.6\nu2,f,0.9\nu2,g,0.1\n";
+    let files = [
+        ("ratings.csv", ratings),
+        ("binary.csv", made_binary),
+        ("run.csv", run),
+    ];
+    let eval = |qrels: &str, metric: &str| {
+        let dir = scratch(&files);
+        let args = [
+            "eval",
+            "--qrels",
+            qrels,
+            "--run",
+            "run.csv",
+            "--csv-grade",
+            "rating",
+            "-m",
+            metric,
+            "--per-query",
+            "--format",
+            "csv",
+        ];
+        let (code, stdout, stderr) = run_in(dir.path(), &args);
+        assert_eq!(code, 0, "{stderr}");
+        stdout
+    };
+    let binary = eval("ratings.csv", "ndcg(gain=binary,rel=4)@3");
+    let linear_on_binary = eval("binary.csv", "ndcg@3");
+    // Same numbers; only the metric's name differs.
+    assert_eq!(
+        binary.replace("\"ndcg(gain=binary,rel=4)@3\"", "ndcg@3"),
+        linear_on_binary
+    );
+    // Not plain nDCG on the ratings.
+    assert_ne!(
+        eval("ratings.csv", "ndcg@3").replace("ndcg@3", "X"),
+        binary.replace("\"ndcg(gain=binary,rel=4)@3\"", "X")
+    );
+    let inputs = [
+        "eval",
+        "--qrels",
+        "ratings.csv",
+        "--run",
+        "run.csv",
+        "--csv-grade",
+        "rating",
+    ];
+    let binary_args = [
+        &inputs[..],
+        &["-m", "ndcg(gain=binary,rel=4)@3", "--per-query"],
+    ]
+    .concat();
+    let (code, _, _) = snapshot("grades_binary_ndcg_at_a_level", &files, &binary_args);
+    assert_eq!(code, 0);
+    let refused = [&inputs[..], &["-m", "ndcg(rel=4)@3"]].concat();
+    let (code, _, _) = snapshot("grades_ndcg_rel_without_binary_gain", &files, &refused);
+    assert_eq!(code, 2);
+}
