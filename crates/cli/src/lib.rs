@@ -24,6 +24,7 @@ use rankeval_core::{PluginError, RegistryError};
 
 use rankeval::config::ConfigError;
 use rankeval::experiment::Experiment;
+use rankeval::front::Describe;
 use rankeval::read::ReadError;
 use rankeval_report::html::{self, HtmlExtras};
 use rankeval_report::html_curves::CurvePlan;
@@ -162,8 +163,9 @@ pub enum CliError {
     /// The experiment file is wrong.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// An input could not be read.
-    #[error(transparent)]
+    /// An input could not be read (a missing column says which flag names
+    /// it).
+    #[error("{}", .0.describe(rankeval::front::FrontEnd::CommandLine))]
     Read(#[from] ReadError),
     /// The report could not be written.
     #[error("cannot write {path}: {source}")]

@@ -945,7 +945,7 @@ fn a_named_column_the_table_lacks_is_an_error() {
     )
     .with_columns(labl.clone());
     let expected = "no column `labl` (columns: user Utf8, item Utf8, relevance Int32); set the column \
-                    option `grade`";
+                    option `grade` to the name of the column that holds the grades";
     for input in [&parquet_qrels, &arrow_qrels] {
         let message = qrels_of(input).unwrap_err();
         assert!(message.contains(expected), "{message}");
@@ -971,7 +971,7 @@ fn a_named_column_the_table_lacks_is_an_error() {
     assert_eq!(
         message,
         "frame: no column `prob` (columns: user Utf8, item Utf8, rank Int32); set the column option \
-         `score`"
+         `score` to the name of the column that holds the scores"
     );
     // ... but naming both reads whichever is there, as before.
     let ranked = batch(vec![

@@ -148,7 +148,7 @@ fn custom_column_names_and_tsv() {
     assert_eq!(
         error,
         "truth.tsv:1: no column `rating` in the header (columns: user_id, item_id); set the CSV \
-         option `grade` to the name of the grade column"
+         option `grade` to the name of the column that holds the grades"
     );
 }
 
@@ -190,23 +190,24 @@ fn a_missing_column_is_named_with_the_header_columns() {
     assert_eq!(
         error,
         "ratings.csv:1: no column `user` in the header (columns: user_id, item_id, rating); \
-         set the CSV option `query` to the name of the query (user) column"
+         set the CSV option `query` to the name of the column that holds the query (user) ids"
     );
     assert_eq!(
         run_error("user,product,score\nu1,a,1\n"),
         "run.csv:1: no column `item` in the header (columns: user, product, score); \
-         set the CSV option `doc` to the name of the document (item) column"
+         set the CSV option `doc` to the name of the column that holds the document (item) ids"
     );
     assert_eq!(
         run_error("user,item,prediction\nu1,a,1\n"),
         "run.csv:1: no column `score` or `rank` in the header (columns: user, item, prediction); \
-         set the CSV option `score` or `rank` to the name of the column that orders the lists"
+         set the CSV option `score` or `rank` to the name of the column that holds the scores \
+         or ranks that order the lists"
     );
     // A TSV read with commas has one column: the message says so.
     assert_eq!(
         run_error("user\titem\tscore\nu1\ta\t1\n"),
         "run.csv:1: no column `user` in the header (columns: user\titem\tscore); \
-         set the CSV option `query` to the name of the query (user) column; \
+         set the CSV option `query` to the name of the column that holds the query (user) ids; \
          the header has one column: is the delimiter `,` right? \
          (the CSV option `delimiter` sets it)"
     );

@@ -5,6 +5,7 @@
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::{PyErr, Python, create_exception};
+use rankeval::front::FrontEnd;
 use rankeval::{ReadError, ReadErrorKind};
 use rankeval_core::{PluginError, QrelsError, RunError};
 
@@ -68,7 +69,7 @@ pub fn located<T: pyo3::PyTypeInfo>(file: Option<&str>, line: Option<u64>, messa
 /// (Arrow data, Parquet) the line is the 1-based row the problem is at; the
 /// command line's advice on repeated documents gets its Python spelling.
 pub fn read_error(error: &ReadError) -> PyErr {
-    let mut message = error.kind.to_string();
+    let mut message = rankeval::read_advice::read_problem(&error.kind, FrontEnd::Python);
     if message.contains("--duplicates first") {
         message.push_str("; from Python, pass duplicates=\"first\"");
     }

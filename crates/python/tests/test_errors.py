@@ -40,6 +40,25 @@ def test_a_bad_qrels_line_and_a_missing_file(tmp_path, files):
     assert raised.value.file == str(tmp_path / "nope.txt") and raised.value.line is None
 
 
+def test_a_header_without_the_column_names_the_keyword_that_fixes_it(files, tmp_path):
+    run = tmp_path / "run.csv"
+    run.write_text("qid,docno,score\nq1,d1,0.5\n")
+    with pytest.raises(InputError) as raised:
+        rankeval_rs.evaluate(files.qrels_trec, run, "ap")
+    message = raised.value.message
+    assert "no column `user` in the header (columns: qid, docno, score)" in message
+    assert 'query="qid"' in message and "rankeval_rs.run(...)" in message
+    assert "--" not in message and "TOML" not in message
+    # The command line names its flag for the same file.
+    done = cli("eval", "--qrels", str(files.qrels_trec), "--run", str(run), "-m", "ap")
+    assert done.returncode == 2 and "--run-columns query=qid" in done.stderr
+    # Named as the message says, the file is read (its one query leaves the
+    # other judged queries out, with the usual warning).
+    named = rankeval_rs.run(run, query="qid", doc="docno")
+    with pytest.warns(rankeval_rs.RankevalWarning, match="left out"):
+        rankeval_rs.evaluate(files.qrels_trec, named, "ap")
+
+
 def test_a_repeated_document_names_both_places(files, tmp_path):
     with pytest.raises(InputError) as raised:
         rankeval_rs.evaluate(files.qrels_trec, {"q1": ["d1", "d2", "d1"]}, "ap")

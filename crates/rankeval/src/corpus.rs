@@ -133,13 +133,24 @@ impl CorpusSources {
             inputs.catalog = Some(read_catalog(path)?);
         }
         if let (Some(input), true) = (&self.training, needed(CorpusInput::Training)) {
-            inputs.training = Some(training_from_qrels(&read_qrels_with(input, &|_| {})?));
+            let qrels = read_qrels_with(input, &|_| {}).map_err(as_training)?;
+            inputs.training = Some(training_from_qrels(&qrels));
         }
         if let (Some(path), true) = (&self.features, needed(CorpusInput::Features)) {
             inputs.features = Some(read_item_features(path)?);
         }
         Ok(inputs)
     }
+}
+
+/// A read error of the training interactions, which are read as qrels: a
+/// missing column then names the training input's options.
+fn as_training(mut error: ReadError) -> ReadError {
+    if let crate::read::ReadErrorKind::MissingColumn(missing) = error.kind {
+        let missing = missing.reading(crate::read::missing_column::InputKind::Training);
+        error.kind = crate::read::ReadErrorKind::MissingColumn(Box::new(missing));
+    }
+    error
 }
 
 /// Examples a warning names.

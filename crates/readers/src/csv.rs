@@ -45,6 +45,7 @@ use super::error::{LineError, ReadErrorKind, excerpt};
 use super::fields::{control_bytes_only, is_blank};
 use super::grade::parse_grade;
 use super::lines::{Failure, LineParser, RunLines, RunSink};
+use super::missing_column::{ColumnNote, ColumnPlace, InputKind, MissingColumn, PresentColumn};
 use super::trec::{qrels_push_error, run_push_error};
 
 /// What a CSV file looks like, for messages.
@@ -302,44 +303,54 @@ impl Header {
     }
 
     /// The index of a column the reader cannot do without.
-    fn require(&self, name: &str, option: &str, what: &str) -> Result<usize, LineError> {
-        self.find(name)?.ok_or_else(|| {
-            self.missing(
-                &format!("`{name}`"),
-                &format!("the CSV option `{option}` to the name of the {what}"),
-            )
-        })
+    fn require(
+        &self,
+        input: InputKind,
+        name: &str,
+        option: &'static str,
+        what: &'static str,
+    ) -> Result<usize, LineError> {
+        self.find(name)?
+            .ok_or_else(|| self.missing(input, &[option], &[name], what))
     }
 
     /// "no column ... in the header", listing the header's columns.
-    fn missing(&self, wanted: &str, remedy: &str) -> LineError {
-        const SHOWN: usize = 20;
-        let mut columns = self
-            .columns
-            .iter()
-            .take(SHOWN)
-            .map(|c| excerpt(c.as_bytes()))
-            .collect::<Vec<_>>()
-            .join(", ");
-        if self.columns.len() > SHOWN {
-            columns.push_str(&format!(", … ({} in all)", self.columns.len()));
-        }
-        let mut message =
-            format!("no column {wanted} in the header (columns: {columns}); set {remedy}");
+    fn missing(
+        &self,
+        input: InputKind,
+        options: &[&'static str],
+        wanted: &[&str],
+        what: &'static str,
+    ) -> LineError {
+        let mut note = None;
         if let [only] = &self.columns[..] {
             let others = [b',', b'\t', b';', b'|'];
             if others
                 .iter()
                 .any(|&d| d != self.delimiter && only.as_bytes().contains(&d))
             {
-                message.push_str(&format!(
-                    "; the header has one column: is the delimiter {} right? \
-                     (the CSV option `delimiter` sets it)",
-                    show_delimiter(self.delimiter)
-                ));
+                note = Some(ColumnNote::OneColumnHeader {
+                    delimiter: show_delimiter(self.delimiter),
+                });
             }
         }
-        LineError::new(self.line, ReadErrorKind::BadField(message))
+        let missing = MissingColumn {
+            input,
+            place: ColumnPlace::Header,
+            options: options.to_vec(),
+            wanted: wanted.iter().map(|&w| w.to_owned()).collect(),
+            what,
+            present: self
+                .columns
+                .iter()
+                .map(|name| PresentColumn {
+                    name: name.clone(),
+                    data_type: None,
+                })
+                .collect(),
+            note,
+        };
+        LineError::new(self.line, ReadErrorKind::MissingColumn(Box::new(missing)))
     }
 }
 
@@ -349,6 +360,15 @@ fn show_delimiter(delimiter: u8) -> String {
         d => format!("`{}`", char::from(d)),
     }
 }
+
+/// What the query column holds, for a message.
+pub(crate) const QUERY_IDS: &str = "query (user) ids";
+/// What the document column holds, for a message.
+pub(crate) const DOC_IDS: &str = "document (item) ids";
+/// What the column that orders a run's lists holds, for a message.
+pub(crate) const ORDERING_VALUES: &str = "scores or ranks that order the lists";
+/// What the grade column holds, for a message.
+pub(crate) const GRADES: &str = "grades";
 
 /// Drops the `\r` of a `\r\n` line end.
 #[inline]
@@ -600,25 +620,24 @@ pub(crate) struct CsvRun {
 impl CsvRun {
     /// The parser for the columns `header` names, per `options`.
     pub(crate) fn new(header: &Header, options: &CsvOptions) -> Result<Self, LineError> {
-        let query = header.require(&options.query, "query", "query (user) column")?;
-        let doc = header.require(&options.doc, "doc", "document (item) column")?;
+        let run = InputKind::Run;
+        let query = header.require(run, &options.query, "query", QUERY_IDS)?;
+        let doc = header.require(run, &options.doc, "doc", DOC_IDS)?;
         let (value, name, order) = match header.find(&options.score)? {
             Some(score) => (score, &options.score, Order::Score),
             // A score column named but absent is not replaced by ranks the
             // user did not name.
             None if options.is_named("score") && !options.is_named("rank") => {
-                return Err(header.missing(
-                    &format!("`{}`", options.score),
-                    "the CSV option `score` to the name of the column that holds the scores",
-                ));
+                return Err(header.missing(run, &["score"], &[&options.score], "scores"));
             }
             None => match header.find(&options.rank)? {
                 Some(rank) => (rank, &options.rank, Order::Rank),
                 None => {
                     return Err(header.missing(
-                        &format!("`{}` or `{}`", options.score, options.rank),
-                        "the CSV option `score` or `rank` to the name of the column \
-                         that orders the lists",
+                        run,
+                        &["score", "rank"],
+                        &[&options.score, &options.rank],
+                        ORDERING_VALUES,
                     ));
                 }
             },
@@ -689,10 +708,11 @@ pub(crate) struct CsvQrels {
 impl CsvQrels {
     /// The parser for the columns `header` names, per `options`.
     pub(crate) fn new(header: &Header, options: &CsvOptions) -> Result<Self, LineError> {
-        let query = header.require(&options.query, "query", "query (user) column")?;
-        let doc = header.require(&options.doc, "doc", "document (item) column")?;
+        let qrels = InputKind::Qrels;
+        let query = header.require(qrels, &options.query, "query", QUERY_IDS)?;
+        let doc = header.require(qrels, &options.doc, "doc", DOC_IDS)?;
         let grade = if options.is_named("grade") {
-            header.require(&options.grade, "grade", "grade column")?
+            header.require(qrels, &options.grade, "grade", GRADES)?
         } else {
             header.find(&options.grade)?.unwrap_or(NONE)
         };

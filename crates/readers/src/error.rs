@@ -107,6 +107,10 @@ pub enum ReadErrorKind {
     /// A field is empty or otherwise unusable.
     #[error("{0}")]
     BadField(String),
+    /// A column (or JSON key) the input lacks, and the options that would
+    /// name it.
+    #[error("{0}")]
+    MissingColumn(Box<crate::missing_column::MissingColumn>),
     /// A JSON line could not be read.
     #[error("invalid JSON line: {0}")]
     Json(String),

@@ -20,10 +20,11 @@ use std::fmt;
 use rankeval_core::{QrelsBuilder, RunBuilder};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use super::csv::CsvOptions;
+use super::csv::{CsvOptions, GRADES, ORDERING_VALUES};
 use super::error::{LineError, ReadErrorKind, excerpt};
 use super::jsonl::JsonKeys;
 use super::lines::LineParser;
+use super::missing_column::{ColumnPlace, InputKind, MissingColumn, PresentColumn};
 use super::table::grade_of_number;
 use super::trec::{qrels_push_error, run_push_error};
 
@@ -183,7 +184,7 @@ pub(crate) struct Rows {
 impl Rows {
     /// The parser of a run, its value column chosen by the first line's
     /// keys (score, else rank).
-    pub(crate) fn run(options: &CsvOptions, first_line: &[u8]) -> Result<Self, String> {
+    pub(crate) fn run(options: &CsvOptions, first_line: &[u8]) -> Result<Self, ReadErrorKind> {
         let keys = first_keys(first_line);
         let score = names(&options.score, "score", &[]);
         let rank = names(&options.rank, "rank", &[]);
@@ -193,21 +194,24 @@ impl Rows {
         } else if options.is_named("score") && !options.is_named("rank") {
             // A score key named but absent is not replaced by ranks the
             // user did not name.
-            return Err(format!(
-                "the first line has no key `{}` (keys: {}); a file of JSON rows is read like \
-                 CSV: set the column option `score` to the key that holds the scores",
-                options.score,
-                keys.join(", ")
+            return Err(missing_key(
+                InputKind::Run,
+                &["score"],
+                score,
+                "scores",
+                keys,
             ));
         } else if has(&rank) {
             (rank, Value::Rank)
         } else {
-            return Err(format!(
-                "the first line has no key {} or {} to order the lists (keys: {}); a file of \
-                 JSON rows is read like CSV: set the column option `score` or `rank`",
-                quoted(&score),
-                quoted(&rank),
-                keys.join(", ")
+            let mut wanted = score;
+            wanted.extend(rank);
+            return Err(missing_key(
+                InputKind::Run,
+                &["score", "rank"],
+                wanted,
+                ORDERING_VALUES,
+                keys,
             ));
         };
         Ok(Self::new(options, value, what))
@@ -216,17 +220,18 @@ impl Rows {
     /// The parser of qrels: grades where the first line has the grade key,
     /// else grade 1; an error when the grade key is named
     /// ([`CsvOptions::is_named`]) and the first line lacks it.
-    pub(crate) fn qrels(options: &CsvOptions, first_line: &[u8]) -> Result<Self, String> {
+    pub(crate) fn qrels(options: &CsvOptions, first_line: &[u8]) -> Result<Self, ReadErrorKind> {
         let keys = first_keys(first_line);
         let grade = names(&options.grade, "grade", &[]);
         let what = if grade.iter().any(|n| keys.contains(n)) {
             Value::Grade
         } else if options.is_named("grade") {
-            return Err(format!(
-                "the first line has no key `{}` (keys: {}); a file of JSON rows is read like \
-                 CSV: set the column option `grade` to the key that holds the grades",
-                options.grade,
-                keys.join(", ")
+            return Err(missing_key(
+                InputKind::Qrels,
+                &["grade"],
+                grade,
+                GRADES,
+                keys,
             ));
         } else {
             Value::Absent
@@ -268,6 +273,31 @@ fn quoted(names: &[String]) -> String {
         .map(|n| format!("`{n}`"))
         .collect::<Vec<_>>()
         .join(" or ")
+}
+
+/// A key the first line of JSON rows lacks (JSON rows are read like CSV).
+fn missing_key(
+    input: InputKind,
+    options: &[&'static str],
+    wanted: Vec<String>,
+    what: &'static str,
+    keys: Vec<String>,
+) -> ReadErrorKind {
+    ReadErrorKind::MissingColumn(Box::new(MissingColumn {
+        input,
+        place: ColumnPlace::FirstLineKeys,
+        options: options.to_vec(),
+        wanted,
+        what,
+        present: keys
+            .into_iter()
+            .map(|name| PresentColumn {
+                name,
+                data_type: None,
+            })
+            .collect(),
+        note: None,
+    }))
 }
 
 /// The keys of a JSON object line, in order (none if it is not one).

@@ -46,6 +46,7 @@ mod json;
 mod jsonl;
 mod lines;
 mod mapped;
+pub mod missing_column;
 mod msmarco;
 mod parquet;
 pub mod stream;
@@ -749,8 +750,7 @@ impl Input {
                 Ok((finish_run(self, sink.run, options)?, qrels))
             }
             json::Shape::Rows => {
-                let rows = json::Rows::run(&self.csv, &head)
-                    .map_err(|m| self.error(None, ReadErrorKind::BadField(m)))?;
+                let rows = json::Rows::run(&self.csv, &head).map_err(|k| self.error(None, k))?;
                 let sink = self.parse_all(source, &json::RowRun(rows), json::ROW_LINE, progress)?;
                 Ok((finish_run(self, sink, options)?, None))
             }
@@ -792,8 +792,7 @@ impl Input {
                 Ok((finish_qrels(self, sink.qrels)?, None))
             }
             json::Shape::Rows => {
-                let rows = json::Rows::qrels(&self.csv, &head)
-                    .map_err(|m| self.error(None, ReadErrorKind::BadField(m)))?;
+                let rows = json::Rows::qrels(&self.csv, &head).map_err(|k| self.error(None, k))?;
                 let note = if rows.ungraded() {
                     QrelsNote::no_grade_column(&self.csv, json::first_keys(&head))
                 } else {

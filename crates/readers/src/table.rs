@@ -47,9 +47,10 @@ use arrow_schema::{DataType, Schema};
 use rankeval_core::{Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError};
 use rayon::prelude::*;
 
-use super::csv::CsvOptions;
+use super::csv::{CsvOptions, DOC_IDS, GRADES, ORDERING_VALUES, QUERY_IDS};
 use super::error::{ReadError, ReadErrorKind, excerpt};
 use super::grade::{grade_from_number, shown};
+use super::missing_column::{ColumnNote, ColumnPlace, InputKind, MissingColumn, PresentColumn};
 use super::stream::{ListScorer, RowSink, TableStream};
 use super::trec::{qrels_push_error, run_push_error};
 use super::{QrelsNote, ReadOptions};
@@ -334,25 +335,60 @@ impl Layout {
                 .chain(others.iter().copied())
                 .find_map(index)
         };
-        let missing = |set: &str, default: &str, others: &[&str], option: &str| {
-            let wanted = if set == default {
+        let input = match kind {
+            Kind::Run => InputKind::Run,
+            Kind::Qrels => InputKind::Qrels,
+        };
+        let looked_for = |set: &str, default: &str, others: &[&str]| -> Vec<String> {
+            if set == default {
                 std::iter::once(default)
                     .chain(others.iter().copied())
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(" or ")
+                    .map(str::to_owned)
+                    .collect()
             } else {
-                format!("`{set}`")
-            };
-            fail(format!(
-                "no column {wanted} (columns: {}); set the column option `{option}`",
-                column_list(schema)
-            ))
+                vec![set.to_owned()]
+            }
         };
-        let query = find(&columns.query, &defaults.query, &["query"])
-            .ok_or_else(|| missing(&columns.query, &defaults.query, &["query"], "query"))?;
-        let doc = find(&columns.doc, &defaults.doc, &["items", "doc"])
-            .ok_or_else(|| missing(&columns.doc, &defaults.doc, &["items", "doc"], "doc"))?;
+        let missing = |options: &[&'static str], wanted: Vec<String>, what, note| {
+            let missing = MissingColumn {
+                input,
+                place: ColumnPlace::Schema,
+                options: options.to_vec(),
+                wanted,
+                what,
+                present: schema
+                    .fields()
+                    .iter()
+                    .map(|f| PresentColumn {
+                        name: f.name().clone(),
+                        data_type: Some(f.data_type().to_string()),
+                    })
+                    .collect(),
+                note,
+            };
+            ReadError::new(name, None, ReadErrorKind::MissingColumn(Box::new(missing)))
+        };
+        let missing_one = |set: &str, default: &str, others: &[&str], option, what| {
+            missing(&[option], looked_for(set, default, others), what, None)
+        };
+        let query = find(&columns.query, &defaults.query, &["query"]).ok_or_else(|| {
+            missing_one(
+                &columns.query,
+                &defaults.query,
+                &["query"],
+                "query",
+                QUERY_IDS,
+            )
+        })?;
+        let doc = find(&columns.doc, &defaults.doc, &["items", "doc"]).ok_or_else(|| {
+            missing_one(
+                &columns.doc,
+                &defaults.doc,
+                &["items", "doc"],
+                "doc",
+                DOC_IDS,
+            )
+        })?;
         let field = |i: usize| schema.field(i);
         let lists = list_item(field(doc).data_type()).is_some();
         let (value, what) = match kind {
@@ -361,27 +397,39 @@ impl Layout {
                 // A score column named but absent is not replaced by ranks
                 // the user did not name.
                 None if columns.is_named("score") && !columns.is_named("rank") => {
-                    return Err(missing(&columns.score, &defaults.score, &[], "score"));
+                    return Err(missing_one(
+                        &columns.score,
+                        &defaults.score,
+                        &[],
+                        "score",
+                        "scores",
+                    ));
                 }
                 None => match find(&columns.rank, &defaults.rank, &["ranks"]) {
                     Some(i) => (Some(i), Value::Rank),
                     None if lists => (None, Value::Absent),
                     None => {
-                        return Err(fail(format!(
-                            "no column {} or {} to order the lists (columns: {}); set the \
-                             column option `score` or `rank`, or give the documents as a list \
-                             column, best first",
-                            names_of(&columns.score, &defaults.score, "scores"),
-                            names_of(&columns.rank, &defaults.rank, "ranks"),
-                            column_list(schema)
-                        )));
+                        let mut wanted = looked_for(&columns.score, &defaults.score, &["scores"]);
+                        wanted.extend(looked_for(&columns.rank, &defaults.rank, &["ranks"]));
+                        return Err(missing(
+                            &["score", "rank"],
+                            wanted,
+                            ORDERING_VALUES,
+                            Some(ColumnNote::ListColumnWouldDo),
+                        ));
                     }
                 },
             },
             Kind::Qrels => match find(&columns.grade, &defaults.grade, &["grades"]) {
                 Some(i) => (Some(i), Value::Grade),
                 None if columns.is_named("grade") => {
-                    return Err(missing(&columns.grade, &defaults.grade, &[], "grade"));
+                    return Err(missing_one(
+                        &columns.grade,
+                        &defaults.grade,
+                        &[],
+                        "grade",
+                        GRADES,
+                    ));
                 }
                 None => (None, Value::Absent),
             },
@@ -926,30 +974,6 @@ fn position(start: u64, row: usize) -> u64 {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-fn names_of(set: &str, default: &str, other: &str) -> String {
-    if set == default {
-        format!("`{default}` (or `{other}`)")
-    } else {
-        format!("`{set}`")
-    }
-}
-
-/// The schema's column names for a message, the first 20.
-fn column_list(schema: &Schema) -> String {
-    const SHOWN: usize = 20;
-    let fields = schema.fields();
-    let mut list = fields
-        .iter()
-        .take(SHOWN)
-        .map(|f| format!("{} {}", excerpt(f.name().as_bytes()), f.data_type()))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if fields.len() > SHOWN {
-        list.push_str(&format!(", … ({} in all)", fields.len()));
-    }
-    list
 }
 
 const ID_TYPES: &str =
