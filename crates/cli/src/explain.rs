@@ -12,8 +12,8 @@ use super::eval::{CsvArgs, DuplicatesArg, InputArgs, MissingArg, TiesArg};
 use rankeval::engine::{Missing, Options, ScoreThreshold, check_ties, has_scores, unscored_run};
 use rankeval::experiment::{DEFAULT_METRICS, input_problem, run_names};
 use rankeval::explain::explain;
-use rankeval::read::{CsvOptions, ReadOptions, read_qrels, read_run_with};
-use rankeval_report::explain::{ExplainFormat, render};
+use rankeval::read::{CsvOptions, Input, ReadOptions, read_qrels, read_run_with};
+use rankeval_report::explain::{ExplainFormat, render_runs};
 
 /// Arguments of `rankeval explain`.
 #[derive(Debug, Args)]
@@ -27,9 +27,9 @@ pub(super) struct ExplainArgs {
     #[arg(long, value_name = "FILE")]
     qrels: Option<PathBuf>,
     /// Run file; with an experiment, the name of one of its runs (needed
-    /// when it has several).
+    /// when it has several). Repeat to see runs side by side.
     #[arg(long, value_name = "FILE|NAME")]
-    run: Option<String>,
+    run: Vec<String>,
     /// The query to explain.
     #[arg(long, value_name = "ID")]
     query: String,
@@ -84,90 +84,102 @@ enum ExplainFormatArg {
 
 /// Runs `rankeval explain`.
 pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
-    let (qrels_input, run_name, run_input, mut metrics, mut options, mut read) =
-        match &args.experiment {
-            Some(path) => {
-                // The experiment file says how each of its inputs is read.
-                let columns_given = args.csv.options()? != CsvOptions::default();
-                if let Some(flag) = args
-                    .inputs
-                    .given()
-                    .or(columns_given.then_some("--csv-*/--json-*"))
-                {
+    let (qrels_input, runs, mut metrics, mut options, mut read) = match &args.experiment {
+        Some(path) => {
+            // The experiment file says how each of its inputs is read.
+            let columns_given = args.csv.options()? != CsvOptions::default();
+            if let Some(flag) = args
+                .inputs
+                .given()
+                .or(columns_given.then_some("--csv-*/--json-*"))
+            {
+                return Err(CliError::Usage(format!(
+                    "{flag}: {} sets how its inputs are read (`format` and the column keys \
+                     of `[qrels]` and `[[runs]]`); give the flag with --qrels and --run files",
+                    path.display()
+                )));
+            }
+            let experiment = rankeval::config::load(path)?;
+            let names: Vec<&str> = experiment.runs.iter().map(|r| r.name.as_str()).collect();
+            let chosen: Vec<(String, Input)> = match &args.run[..] {
+                [] if experiment.runs.len() == 1 => vec![(
+                    experiment.runs[0].name.clone(),
+                    experiment.runs[0].input.clone(),
+                )],
+                [] => {
                     return Err(CliError::Usage(format!(
-                        "{flag}: {} sets how its inputs are read (`format` and the column keys \
-                         of `[qrels]` and `[[runs]]`); give the flag with --qrels and --run files",
-                        path.display()
+                        "{} has {} runs ({}): choose one with --run NAME (repeat --run to see \
+                         several side by side)",
+                        path.display(),
+                        names.len(),
+                        names.join(", ")
                     )));
                 }
-                let experiment = rankeval::config::load(path)?;
-                let names: Vec<&str> = experiment.runs.iter().map(|r| r.name.as_str()).collect();
-                let chosen = match &args.run {
-                    Some(name) => experiment
-                        .runs
-                        .iter()
-                        .find(|r| &r.name == name)
-                        .ok_or_else(|| {
-                            CliError::Usage(format!(
-                                "--run {name}: {} has no run of that name (its runs: {})",
-                                path.display(),
-                                names.join(", ")
-                            ))
-                        })?,
-                    None if experiment.runs.len() == 1 => &experiment.runs[0],
-                    None => {
-                        return Err(CliError::Usage(format!(
-                            "{} has {} runs ({}): choose one with --run NAME",
-                            path.display(),
-                            names.len(),
-                            names.join(", ")
-                        )));
-                    }
-                };
-                (
-                    experiment.qrels.clone(),
-                    chosen.name.clone(),
-                    chosen.input.clone(),
-                    experiment.metrics,
-                    experiment.options,
-                    experiment.read,
-                )
-            }
-            None => {
-                let Some(run) = &args.run else {
-                    return Err(CliError::Usage(
-                        "--run FILE is required (or give an experiment file)".into(),
-                    ));
-                };
-                let run = PathBuf::from(run);
-                for path in args.qrels.iter().chain([&run]) {
-                    if let Some(problem) = input_problem(path) {
-                        return Err(CliError::Usage(format!("{}: {problem}", path.display())));
-                    }
-                }
-                let name = run_names(std::slice::from_ref(&run))
-                    .pop()
-                    .unwrap_or_default();
-                let defaults = DEFAULT_METRICS
+                given => given
                     .iter()
-                    .map(|m| registry::parse_metric(m))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|source| CliError::Plugin {
-                        flag: "-m",
-                        value: DEFAULT_METRICS.join(" "),
-                        source: Box::new(source),
-                    })?;
-                let inputs = args.inputs.settings(&args.csv)?;
-                (
-                    args.qrels.as_deref().map(|path| inputs.qrels(path)),
-                    name,
-                    inputs.run(&run),
-                    defaults,
-                    Options::default(),
-                    ReadOptions::default(),
-                )
+                    .map(|name| {
+                        let run = experiment.runs.iter().find(|r| &r.name == name);
+                        run.map(|r| (r.name.clone(), r.input.clone()))
+                            .ok_or_else(|| {
+                                CliError::Usage(format!(
+                                    "--run {name}: {} has no run of that name (its runs: {})",
+                                    path.display(),
+                                    names.join(", ")
+                                ))
+                            })
+                    })
+                    .collect::<Result<_, _>>()?,
+            };
+            (
+                experiment.qrels.clone(),
+                chosen,
+                experiment.metrics,
+                experiment.options,
+                experiment.read,
+            )
+        }
+        None => {
+            if args.run.is_empty() {
+                return Err(CliError::Usage(
+                    "--run FILE is required (or give an experiment file)".into(),
+                ));
             }
-        };
+            let paths: Vec<PathBuf> = args.run.iter().map(PathBuf::from).collect();
+            for path in args.qrels.iter().chain(&paths) {
+                if let Some(problem) = input_problem(path) {
+                    return Err(CliError::Usage(format!("{}: {problem}", path.display())));
+                }
+            }
+            let defaults = DEFAULT_METRICS
+                .iter()
+                .map(|m| registry::parse_metric(m))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|source| CliError::Plugin {
+                    flag: "-m",
+                    value: DEFAULT_METRICS.join(" "),
+                    source: Box::new(source),
+                })?;
+            let inputs = args.inputs.settings(&args.csv)?;
+            let runs = run_names(&paths)
+                .into_iter()
+                .zip(&paths)
+                .map(|(name, path)| (name, inputs.run(path)))
+                .collect();
+            (
+                args.qrels.as_deref().map(|path| inputs.qrels(path)),
+                runs,
+                defaults,
+                Options::default(),
+                ReadOptions::default(),
+            )
+        }
+    };
+    let mut seen = std::collections::HashSet::new();
+    if let Some((name, _)) = runs.iter().find(|(name, _)| !seen.insert(name.clone())) {
+        return Err(CliError::Usage(format!(
+            "--run {name} is given twice: give each run once"
+        )));
+    }
     if !args.metrics.is_empty() {
         // Every bad -m is reported at once, as `eval` reports them.
         let (built, bad): (Vec<_>, Vec<_>) = args
@@ -230,39 +242,51 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             |reason: String| CliError::Usage(format!("--score-threshold {value}: {reason}"));
         options.score_threshold = Some(ScoreThreshold::try_from(value).map_err(usage)?);
     }
-    if options.score_threshold.is_some() && !has_scores(run_input.format()) {
-        return Err(CliError::Usage(format!(
-            "--score-threshold: {}",
-            unscored_run(run_input.name())
-        )));
+    if options.score_threshold.is_some() {
+        if let Some((_, input)) = runs.iter().find(|(_, input)| !has_scores(input.format())) {
+            return Err(CliError::Usage(format!(
+                "--score-threshold: {}",
+                unscored_run(input.name())
+            )));
+        }
     }
-    let (run, own_qrels) = read_run_with(&run_input, read, &|_| {})?;
-    let (qrels, qrels_name) = match &qrels_input {
-        Some(input) => (read_qrels(input)?, input.name().to_owned()),
-        None => match own_qrels {
-            Some(own) => (own, run_input.name().to_owned()),
-            None => {
+    let shared_qrels = match &qrels_input {
+        Some(input) => Some((read_qrels(input)?, input.name().to_owned())),
+        None => None,
+    };
+    let mut explanations = Vec::with_capacity(runs.len());
+    for (run_name, run_input) in &runs {
+        let (run, own_qrels) = read_run_with(run_input, read, &|_| {})?;
+        let own;
+        let (qrels, qrels_name) = match (&shared_qrels, own_qrels) {
+            (Some((qrels, name)), _) => (qrels, name.as_str()),
+            (None, Some(qrels)) => {
+                own = qrels;
+                (&own, run_input.name())
+            }
+            (None, None) => {
                 return Err(CliError::Usage(format!(
                     "--qrels is required: {} holds no judgements (`relevant`)",
                     run_input.name()
                 )));
             }
-        },
-    };
-    let explanation = explain(
-        &qrels,
-        &qrels_name,
-        &run,
-        &run_name,
-        &args.query,
-        &metrics,
-        &options,
-    )
-    .map_err(|error| CliError::Usage(error.to_string()))?;
+        };
+        let explanation = explain(
+            qrels,
+            qrels_name,
+            &run,
+            run_name,
+            &args.query,
+            &metrics,
+            &options,
+        )
+        .map_err(|error| CliError::Usage(error.to_string()))?;
+        explanations.push(explanation);
+    }
     let format = match args.format {
         ExplainFormatArg::Table => ExplainFormat::Table,
         ExplainFormatArg::Markdown => ExplainFormat::Markdown,
         ExplainFormatArg::Json => ExplainFormat::Json,
     };
-    super::output::write(&render(&explanation, format), args.output.as_deref())
+    super::output::write(&render_runs(&explanations, format), args.output.as_deref())
 }

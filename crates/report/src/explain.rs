@@ -19,6 +19,175 @@ pub enum ExplainFormat {
     Json,
 }
 
+/// Several runs' explanations of one query, side by side: per metric, one
+/// table with a group of columns per run (the rank column once), each
+/// run's formula, and each metric's values with the differences from the
+/// first run. One run renders as [`render`]; JSON is
+/// `{query, runs: [explanation, ...], values: [{metric, values, differences}]}`.
+pub fn render_runs(explanations: &[QueryExplanation], format: ExplainFormat) -> String {
+    match explanations {
+        [] => String::new(),
+        [one] => render(one, format),
+        several => match format {
+            ExplainFormat::Table => side_by_side(several, false),
+            ExplainFormat::Markdown => side_by_side(several, true),
+            ExplainFormat::Json => {
+                let document = serde_json::json!({
+                    "query": several[0].query,
+                    "runs": several,
+                    "values": value_rows(several)
+                        .into_iter()
+                        .map(|(metric, values)| {
+                            let first = values[0];
+                            serde_json::json!({
+                                "metric": metric,
+                                "values": values,
+                                "differences": values.iter().map(|v| v - first).collect::<Vec<_>>(),
+                            })
+                        })
+                        .collect::<Vec<_>>(),
+                });
+                let mut json = serde_json::to_string_pretty(&document)
+                    .unwrap_or_else(|error| format!("{{\"error\": \"{error}\"}}"));
+                json.push('\n');
+                json
+            }
+        },
+    }
+}
+
+/// Each metric's name and its value in every run (the runs explain the
+/// same metrics, in the same order).
+fn value_rows(runs: &[QueryExplanation]) -> Vec<(String, Vec<f64>)> {
+    runs[0]
+        .metrics
+        .iter()
+        .enumerate()
+        .map(|(m, metric)| {
+            let values = runs.iter().map(|run| run.metrics[m].value).collect();
+            (metric.metric.clone(), values)
+        })
+        .collect()
+}
+
+/// The text or Markdown of several runs side by side.
+fn side_by_side(runs: &[QueryExplanation], markdown: bool) -> String {
+    let mut out = String::new();
+    for run in runs {
+        out.push_str(&if markdown {
+            format!("{}\n", escape(&header(run)))
+        } else {
+            format!("{}\n", header(run))
+        });
+    }
+    for (m, metric) in runs[0].metrics.iter().enumerate() {
+        if !markdown || !out.ends_with("\n\n") {
+            out.push('\n');
+        }
+        let title = match metric.level {
+            Some(level) => format!("{} (relevant: grade >= {level})", metric.metric),
+            None => metric.metric.clone(),
+        };
+        if markdown {
+            out.push_str(&format!("#### `{title}`\n\n"));
+        } else {
+            out.push_str(&format!("{title}\n"));
+        }
+        let (table, left) = joined_rows(runs, m);
+        if table.len() > 2 {
+            out.push_str(&if markdown {
+                // Markdown has one header row: each group's first column
+                // name carries its run's name.
+                let mut rows = table[1..].to_vec();
+                for (c, run) in table[0].iter().enumerate() {
+                    if !run.is_empty() {
+                        rows[0][c] = format!("{run}: {}", rows[0][c]);
+                    }
+                }
+                markdown_table_left(&rows, &left)
+            } else {
+                aligned_left(&table, &left)
+            });
+            if markdown {
+                out.push('\n');
+            }
+        }
+        for run in runs {
+            let explained = &run.metrics[m];
+            let mut text = format!("{}: ", run.run);
+            if !explained.quantities.is_empty() {
+                let quantities: Vec<String> = explained
+                    .quantities
+                    .iter()
+                    .map(|q| format!("{} = {}", q.name, number(q.value)))
+                    .collect();
+                text.push_str(&quantities.join(", "));
+                text.push_str("; ");
+            }
+            text.push_str(&explained.formula);
+            out.push_str(&line(&text, markdown));
+        }
+    }
+    if !markdown {
+        out.push('\n');
+    }
+    let first = &runs[0].run;
+    for (metric, values) in value_rows(runs) {
+        let mut parts: Vec<String> = runs
+            .iter()
+            .zip(&values)
+            .map(|(run, value)| format!("{} = {value}", run.run))
+            .collect();
+        parts.extend(
+            runs.iter()
+                .zip(&values)
+                .skip(1)
+                .map(|(run, value)| format!("{} - {first} = {}", run.run, value - values[0])),
+        );
+        out.push_str(&line(&format!("{metric}: {}", parts.join(", ")), markdown));
+    }
+    out
+}
+
+/// One metric's table for every run: a first row naming each run above
+/// its group of columns, the column names, then one row per rank (the
+/// rank once, then each run's columns; blank past a shorter list). The
+/// second value says which columns hold documents (left-aligned).
+fn joined_rows(runs: &[QueryExplanation], m: usize) -> (Vec<Vec<String>>, Vec<bool>) {
+    let tables: Vec<Vec<Vec<String>>> = runs.iter().map(|r| rows(r, &r.metrics[m])).collect();
+    let height = tables.iter().map(Vec::len).max().unwrap_or(0);
+    let mut names = vec![String::new()];
+    let mut left = vec![false];
+    for (run, table) in runs.iter().zip(&tables) {
+        let width = table.first().map_or(0, |h| h.len().saturating_sub(1));
+        for c in 0..width {
+            names.push(if c == 0 {
+                run.run.clone()
+            } else {
+                String::new()
+            });
+            left.push(c == 0);
+        }
+    }
+    let mut joined = vec![names];
+    for r in 0..height {
+        let mut row = vec![if r == 0 {
+            "rank".to_owned()
+        } else {
+            r.to_string()
+        }];
+        for table in &tables {
+            let width = table.first().map_or(0, |h| h.len().saturating_sub(1));
+            match table.get(r) {
+                Some(cells) => row.extend(cells.iter().skip(1).cloned()),
+                None => row.extend(std::iter::repeat_n(String::new(), width)),
+            }
+        }
+        joined.push(row);
+    }
+    (joined, left)
+}
+
 /// `explanation` in `format`.
 pub fn render(explanation: &QueryExplanation, format: ExplainFormat) -> String {
     match format {
@@ -178,6 +347,14 @@ pub(crate) fn rows(e: &QueryExplanation, metric: &Explanation) -> Vec<Vec<String
 /// Rows aligned for a terminal: the document column on the left, the
 /// others on the right; widths in terminal columns.
 fn aligned(rows: &[Vec<String>]) -> String {
+    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let left: Vec<bool> = (0..width).map(|c| c == 1).collect();
+    aligned_left(rows, &left)
+}
+
+/// Rows aligned for a terminal, the columns `left` marks on the left and
+/// the others on the right.
+fn aligned_left(rows: &[Vec<String>], left: &[bool]) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
@@ -196,7 +373,7 @@ fn aligned(rows: &[Vec<String>]) -> String {
             if c > 0 {
                 line.push_str("  ");
             }
-            if c == 1 {
+            if left.get(c).copied().unwrap_or(false) {
                 line.push_str(cell);
                 line.push_str(&padding);
             } else {
@@ -211,13 +388,26 @@ fn aligned(rows: &[Vec<String>]) -> String {
 }
 
 fn markdown_table(rows: &[Vec<String>]) -> String {
+    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let left: Vec<bool> = (0..width).map(|c| c == 1).collect();
+    markdown_table_left(rows, &left)
+}
+
+/// A Markdown table, the columns `left` marks aligned left.
+fn markdown_table_left(rows: &[Vec<String>], left: &[bool]) -> String {
     let mut out = String::new();
     for (r, row) in rows.iter().enumerate() {
         let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
         if r == 0 {
             let rule: Vec<&str> = (0..row.len())
-                .map(|c| if c == 1 { "---" } else { "---:" })
+                .map(|c| {
+                    if left.get(c).copied().unwrap_or(false) {
+                        "---"
+                    } else {
+                        "---:"
+                    }
+                })
                 .collect();
             out.push_str(&format!("| {} |\n", rule.join(" | ")));
         }

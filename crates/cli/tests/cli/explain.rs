@@ -248,3 +248,83 @@ fn explain_takes_evals_input_options() {
         );
     }
 }
+
+/// Two runs side by side: one table per metric with a group of columns per
+/// run, each run's formula, and the values with their difference; each
+/// run's values are the ones `explain` gives it alone. JSON holds each
+/// run's explanation and the differences.
+#[test]
+fn two_runs_side_by_side() {
+    let inputs = [
+        "explain",
+        "--qrels",
+        "examples/quickstart/qrels.txt",
+        "--run",
+        "examples/quickstart/runs/baseline.trec",
+        "--run",
+        "examples/quickstart/runs/v2.jsonl",
+        "--query",
+        "q1",
+        "-m",
+        "ap",
+        "-m",
+        "ndcg@5",
+    ];
+    rankeval_snapshot!("explain_two_runs", &inputs);
+    rankeval_snapshot!(
+        "explain_two_runs_from_toml_markdown",
+        &[
+            "explain",
+            "examples/quickstart/experiment.toml",
+            "--run",
+            "baseline",
+            "--run",
+            "v2",
+            "--query",
+            "q1",
+            "-m",
+            "p@3",
+            "--format",
+            "markdown"
+        ]
+    );
+    let json = |args: &[&str]| -> serde_json::Value {
+        let (code, stdout, stderr) = super::run(&[args, &["--format", "json"]].concat());
+        assert_eq!(code, 0, "{stderr}");
+        serde_json::from_str(&stdout).expect("JSON")
+    };
+    let both = json(&inputs);
+    assert_eq!(both["query"], "q1");
+    for (i, run) in ["baseline.trec", "v2.jsonl"].iter().enumerate() {
+        let path = format!("examples/quickstart/runs/{run}");
+        let mut alone = inputs.to_vec();
+        alone.retain(|a| !a.ends_with(".trec") && !a.ends_with(".jsonl"));
+        alone.retain(|a| *a != "--run");
+        alone.extend(["--run", &path]);
+        let alone = json(&alone);
+        assert_eq!(both["runs"][i], alone, "{run}");
+    }
+    let values = &both["values"][0];
+    assert_eq!(values["metric"], "ap");
+    let (a, b) = (
+        values["values"][0].as_f64().unwrap(),
+        values["values"][1].as_f64().unwrap(),
+    );
+    // (serde_json's default parser may be an ulp off: compared within 1e-15.)
+    let difference = values["differences"][1].as_f64().unwrap();
+    assert!((difference - (b - a)).abs() < 1e-15, "{difference} {a} {b}");
+    assert_eq!(values["differences"][0].as_f64().unwrap(), 0.0);
+    // One run twice is refused.
+    let (code, _, stderr) = super::run(&[
+        "explain",
+        "examples/quickstart/experiment.toml",
+        "--run",
+        "v2",
+        "--run",
+        "v2",
+        "--query",
+        "q1",
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--run v2 is given twice"), "{stderr}");
+}
