@@ -242,13 +242,12 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             |reason: String| CliError::Usage(format!("--score-threshold {value}: {reason}"));
         options.score_threshold = Some(ScoreThreshold::try_from(value).map_err(usage)?);
     }
-    if options.score_threshold.is_some() {
-        if let Some((_, input)) = runs.iter().find(|(_, input)| !has_scores(input.format())) {
-            return Err(CliError::Usage(format!(
-                "--score-threshold: {}",
-                unscored_run(input.name())
-            )));
-        }
+    let unscored = runs.iter().find(|(_, input)| !has_scores(input.format()));
+    if let (Some(_), Some((_, input))) = (options.score_threshold, unscored) {
+        return Err(CliError::Usage(format!(
+            "--score-threshold: {}",
+            unscored_run(input.name())
+        )));
     }
     let shared_qrels = match &qrels_input {
         Some(input) => Some((read_qrels(input)?, input.name().to_owned())),
