@@ -65,6 +65,11 @@ pub(super) struct EvalArgs {
     /// which count only scores > 0). Default: every entry counts.
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
     score_threshold: Option<f64>,
+    /// Evaluate a run that never ran on the qrels (it shares no query with
+    /// them, or every list of a judged query is empty) instead of refusing
+    /// it: it then scores 0 (--missing zero) or evaluates nothing.
+    #[arg(long)]
+    allow_empty_run: bool,
     /// Default relevance level: grades of at least N are relevant (like
     /// trec_eval -l); N may be a decimal (3.5) and must be above 0. A
     /// metric's own `rel` wins; metrics that use grades as gains (ndcg,
@@ -805,6 +810,7 @@ impl EvalArgs {
                 level,
                 ties,
                 score_threshold,
+                allow_empty_run: self.allow_empty_run,
             },
             read: ReadOptions {
                 duplicates: match self.duplicates {

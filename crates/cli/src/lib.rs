@@ -167,6 +167,9 @@ pub enum CliError {
     /// it).
     #[error("{}", .0.describe(rankeval::front::FrontEnd::CommandLine))]
     Read(#[from] ReadError),
+    /// A run never ran on the qrels (no shared query, or empty lists).
+    #[error(transparent)]
+    NeverRan(#[from] rankeval::engine::NeverRan),
     /// The report could not be written.
     #[error("cannot write {path}: {source}")]
     Write {
@@ -185,6 +188,15 @@ pub enum CliError {
     /// first only): one per line, each after its own `error: `.
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\nerror: "))]
     Several(Vec<CliError>),
+}
+
+impl From<rankeval::experiment::ExecuteError> for CliError {
+    fn from(error: rankeval::experiment::ExecuteError) -> Self {
+        match error {
+            rankeval::experiment::ExecuteError::Read(e) => CliError::Read(e),
+            rankeval::experiment::ExecuteError::NeverRan(e) => CliError::NeverRan(e),
+        }
+    }
 }
 
 impl CliError {

@@ -4,7 +4,7 @@
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankeval::engine::{has_scores, unscored_run};
+use rankeval::engine::{has_scores, never_ran, unscored_run};
 use rankeval::front::{Describe, FrontEnd};
 use rankeval::report::{ReportWarning, RunWarning};
 use rankeval::{
@@ -36,10 +36,12 @@ type RunResults<'py> = (
 /// files, the judgements they hold when `qrels` is `None`) with the metrics
 /// `specs`; `missing` is `"skip"` or `"zero"`, `rel` the relevance level
 /// (a grade above 0, `3.5` too), `ties` `"docid"`, `"input"` or
-/// `"average"`, `score_threshold` a finite number or `None` (the command
-/// line's `--missing`, `--rel`, `--ties` and `--score-threshold`).
+/// `"average"`, `score_threshold` a finite number or `None`,
+/// `allow_empty_run` whether a run that never ran on the qrels is evaluated
+/// rather than refused (the command line's `--missing`, `--rel`, `--ties`,
+/// `--score-threshold` and `--allow-empty-run`).
 #[pyfunction]
-#[pyo3(signature = (qrels, runs, specs, missing, rel, ties="docid", score_threshold=None))]
+#[pyo3(signature = (qrels, runs, specs, missing, rel, ties="docid", score_threshold=None, allow_empty_run=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate<'py>(
     py: Python<'py>,
@@ -50,6 +52,7 @@ pub fn evaluate<'py>(
     rel: f64,
     ties: &str,
     score_threshold: Option<f64>,
+    allow_empty_run: bool,
 ) -> PyResult<Vec<RunResults<'py>>> {
     let ties = options::ties(ties)?;
     let options = Options {
@@ -76,6 +79,7 @@ pub fn evaluate<'py>(
         })?,
         ties,
         score_threshold: options::score_threshold(score_threshold)?,
+        allow_empty_run,
     };
     if specs.is_empty() {
         return Err(PyValueError::new_err("give at least one metric"));
@@ -98,6 +102,8 @@ pub fn evaluate<'py>(
             return Err(raised);
         }
         let (evaluation, ignored, own) = evaluated?;
+        never_ran(name, source.name(name), &evaluation, &options)
+            .map_err(|e| located::<InputError>(None, None, &e.describe(FrontEnd::Python)))?;
         let judged = match (own, &given) {
             (Some(own), _) => Py::new(py, PyQrels::from(own))?,
             (None, Some(given)) => given.clone_ref(py),

@@ -85,6 +85,18 @@ pub enum RunSource {
     Table(TableRun),
 }
 
+impl RunSource {
+    /// What messages call the run's data: its file, its table's name, or
+    /// `fallback` (the run's name) for Python data.
+    pub fn name<'a>(&'a self, fallback: &'a str) -> &'a str {
+        match self {
+            RunSource::Memory(_) => fallback,
+            RunSource::File { input, .. } => input.name(),
+            RunSource::Table(table) => &table.name,
+        }
+    }
+}
+
 /// An Arrow table kept to be evaluated while it is read; see
 /// [`RunSource::Table`].
 pub struct TableRun {

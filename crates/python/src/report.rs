@@ -10,9 +10,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankeval::compare::{Compared, run_plan};
 use rankeval::config::{self, ConfigError};
+use rankeval::experiment::ExecuteError;
 use rankeval_report::{OutputFormat, Render, RenderOptions, Report, render_compared};
 
-use crate::errors::{CompareError, ConfigError as PyConfigError, located, read_error};
+use crate::errors::{CompareError, ConfigError as PyConfigError, InputError, located, read_error};
 use crate::options::named;
 
 /// The results of an experiment: every run's per-query values and
@@ -163,7 +164,11 @@ pub fn run_experiment(py: Python<'_>, path: PathBuf) -> PyResult<PyReport> {
     let experiment = config::load(&path).map_err(|e| config_error(&e))?;
     let report = py
         .detach(|| experiment.execute(&|_| {}))
-        .map_err(|e| read_error(&e))?;
+        .map_err(|e| match e {
+            ExecuteError::Read(e) => read_error(&e),
+            // An experiment file: its key, as the command line says it.
+            ExecuteError::NeverRan(e) => located::<InputError>(None, None, &e.to_string()),
+        })?;
     match &experiment.comparison {
         None => Ok(PyReport {
             report,

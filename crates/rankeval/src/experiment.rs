@@ -5,7 +5,9 @@
 use rankeval_core::{Aggregator, CorpusMetric, Metric, Qrels, RelevanceLevel, Run};
 
 use crate::corpus::{CorpusSources, item_warnings};
-use crate::engine::{Evaluation, Options, evaluate, evaluate_corpus_with, evaluate_input};
+use crate::engine::{
+    Evaluation, NeverRan, Options, evaluate, evaluate_corpus_with, evaluate_input, never_ran,
+};
 use crate::read::{Format, Input, ReadError, ReadOptions, read_qrels_noted, read_run_with};
 use crate::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning};
 
@@ -101,8 +103,9 @@ impl Experiment {
         self.inputs().filter_map(Input::len_hint).sum()
     }
 
-    /// Reads the inputs, evaluates every run and aggregates.
-    pub fn execute(&self, progress: Progress<'_>) -> Result<Report, ReadError> {
+    /// Reads the inputs, evaluates every run and aggregates. A run that
+    /// never ran on the qrels is an error unless the options allow it.
+    pub fn execute(&self, progress: Progress<'_>) -> Result<Report, ExecuteError> {
         let (shared_qrels, note): (Option<Qrels>, _) = match &self.qrels {
             Some(input) => {
                 let (qrels, note) = read_qrels_noted(input, progress)?;
@@ -187,14 +190,14 @@ impl Experiment {
                         (Evaluation::unjudged(&list), Some(list))
                     } else {
                         let Some(qrels) = own_qrels else {
-                            return Err(ReadError {
+                            return Err(ExecuteError::Read(ReadError {
                                 path: run.input.name().to_owned(),
                                 line: None,
                                 kind: crate::read::ReadErrorKind::BadField(
                                     "no qrels: give qrels, or a JSON Lines run with `relevant`"
                                         .into(),
                                 ),
-                            });
+                            }));
                         };
                         (
                             evaluate(&qrels, &list, &self.metrics, &self.options),
@@ -203,6 +206,7 @@ impl Experiment {
                     }
                 }
             };
+            never_ran(&run.name, run.input.name(), &evaluation, &self.options)?;
             let corpus = match &list {
                 Some(list) if !self.corpus_metrics.is_empty() => {
                     report.warnings.extend(
@@ -356,6 +360,17 @@ pub fn run_names(paths: &[std::path::PathBuf]) -> Vec<String> {
             }
         })
         .collect()
+}
+
+/// Why an experiment could not be carried out.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecuteError {
+    /// An input could not be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// A run never ran on the qrels (and the options do not allow it).
+    #[error(transparent)]
+    NeverRan(#[from] NeverRan),
 }
 
 #[cfg(test)]

@@ -165,6 +165,7 @@ def evaluate(
     rel: float = 1,
     ties: str = "docid",
     score_threshold: float | None = None,
+    allow_empty_run: bool = False,
     query: str = "user",
     doc: str = "item",
     score: str = "score",
@@ -202,7 +203,10 @@ def evaluate(
     lines, rows or dict order) or averages each metric over every order of
     the ties (``"average"``); ``score_threshold`` (``--score-threshold``)
     cuts each list at the entries scored at or below it (None: every entry
-    counts). Bad values raise :class:`ValueError` with the CLI's reason.
+    counts). A run that never ran on the qrels (it shares no query with
+    them, or its lists for the judged queries are all empty) raises
+    :class:`InputError` unless ``allow_empty_run=True`` (``--allow-empty-run``).
+    Bad values raise :class:`ValueError` with the CLI's reason.
 
     Raises :class:`InputError` (with ``file``, ``line``, ``message``) for
     bad input and :class:`MetricError` for a bad metric; issues a
@@ -231,7 +235,8 @@ def evaluate(
                       name="run" if single else f"run `{name}`", ties=ties, stream=True))
         for name, value in named
     ]
-    evaluated = _native.evaluate(judged, runs, specs, missing, rel, ties, score_threshold)
+    evaluated = _native.evaluate(judged, runs, specs, missing, rel, ties, score_threshold,
+                                 allow_empty_run)
     results = [
         Evaluation(run, names, queries, values, means, texts,
                    Basis(judgements, missing, rel, ties, score_threshold))

@@ -136,6 +136,8 @@ pub(crate) struct RawExperiment {
     pub(crate) ties: Option<Spanned<Ties>>,
     /// Entries scored at or below it are not retrieved.
     pub(crate) score_threshold: Option<Spanned<ScoreThreshold>>,
+    /// Evaluate a run that never ran on the qrels instead of refusing it.
+    pub(crate) allow_empty_run: Option<bool>,
     /// Column names, JSON keys and delimiter of every input (each input's
     /// own settings win).
     pub(crate) csv: Option<Spanned<CsvOptions>>,

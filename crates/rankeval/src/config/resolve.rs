@@ -390,6 +390,7 @@ impl Resolver<'_> {
                 level: raw.rel.unwrap_or_default(),
                 ties,
                 score_threshold: raw.score_threshold.as_ref().map(|t| *t.get_ref()),
+                allow_empty_run: raw.allow_empty_run.unwrap_or(false),
             },
             read: ReadOptions {
                 duplicates: raw.duplicates.unwrap_or_default(),

@@ -25,6 +25,10 @@ pub enum Missing {
 pub struct Coverage {
     /// Queries evaluated, in report order (byte order of their ids).
     pub evaluated: usize,
+    /// Queries evaluated whose list in the run holds a document (before a
+    /// score threshold): 0 for a run that never ran on these qrels (see
+    /// [`never_ran`](super::never_ran)).
+    pub ranked: usize,
     /// Queries with judgements but no list in the run, left out (`missing = "skip"`).
     pub missing_skipped: QuerySample,
     /// Queries with judgements but no list in the run, scored on an empty

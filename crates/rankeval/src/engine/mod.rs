@@ -8,6 +8,7 @@
 
 mod corpus;
 mod coverage;
+mod never_ran;
 mod stream;
 mod threshold;
 
@@ -20,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub use corpus::{evaluate_corpus, evaluate_corpus_with};
 pub use coverage::{Coverage, Missing, QuerySample, Warning};
+pub use never_ran::{NeverRan, NeverRanWhy, never_ran};
 pub use stream::{evaluate_batches, evaluate_grouped, evaluate_grouped_batches, evaluate_input};
 pub use threshold::{ScoreThreshold, has_scores, unscored_run};
 
@@ -43,6 +45,10 @@ pub struct Options {
     /// with one is read whole rather than while read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score_threshold: Option<ScoreThreshold>,
+    /// Evaluate a run that never ran on the qrels (no shared query, or
+    /// only empty lists) instead of refusing it ([`never_ran`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_empty_run: bool,
 }
 
 impl Options {
@@ -132,6 +138,10 @@ pub fn evaluate(
         options.missing,
     );
     coverage.duplicates_dropped = run.duplicates_dropped();
+    coverage.ranked = rows
+        .iter()
+        .filter(|(_, list)| list.is_some_and(|r| !run.list_at(r).is_empty()))
+        .count();
     let depth = judged_depth(metrics);
     let width = metrics.len();
     let mut values = vec![0.0; rows.len() * width];

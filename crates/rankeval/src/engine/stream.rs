@@ -144,6 +144,8 @@ struct Scores {
     run_only: Vec<String>,
     /// Run entries left out as repeats (`duplicates = "first"`).
     dropped: usize,
+    /// Judged queries whose list holds a document.
+    ranked: usize,
     /// The qrels index of the last query scored: runs and qrels usually
     /// list queries in the same order, so the next query is tried first.
     last: Option<u32>,
@@ -159,6 +161,7 @@ impl ListScorer for QueryScorer<'_> {
                     .judge
                     .get_or_insert_with(|| judge_for(self.depth, self.options, self.metrics));
                 scores.queries.push(q);
+                scores.ranked += usize::from(!list.is_empty());
                 let start = scores.values.len();
                 scores.values.resize(start + self.metrics.len(), 0.0);
                 let slots = &mut scores.values[start..];
@@ -205,6 +208,7 @@ impl ListScorer for QueryScorer<'_> {
         scores.dropped += buffer.len() - judged.retrieved();
         if let Some(query) = query {
             scores.queries.push(query);
+            scores.ranked += usize::from(!buffer.is_empty());
         }
         let start = scores.values.len();
         scores.values.resize(start + self.metrics.len(), 0.0);
@@ -226,6 +230,7 @@ impl ListScorer for QueryScorer<'_> {
 
     fn merge(&self, scores: &mut Scores, later: Scores) {
         scores.dropped += later.dropped;
+        scores.ranked += later.ranked;
         scores.queries.extend(later.queries);
         scores.values.extend(later.values);
         scores.run_only.extend(later.run_only);
@@ -273,6 +278,7 @@ impl<'a> QueryScorer<'a> {
             options.missing,
         );
         coverage.duplicates_dropped = scores.dropped;
+        coverage.ranked = scores.ranked;
         let mut values = vec![0.0; rows.len() * width];
         if width > 0 {
             values
