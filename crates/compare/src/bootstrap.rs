@@ -18,6 +18,10 @@
 //! studentized form): the resampled means centred on the observed mean
 //! approximate the null distribution, so
 //! `p = (b + 1) / (B + 1)` with `b = #{ |mean*_r - mean| >= |mean| }`.
+//! A resampled mean exactly as far from the observed one counts, as the
+//! definition says, though the two means round differently: the comparison
+//! allows `4 (n + 2) eps max|d|`, a bound on their rounding errors (the
+//! randomization test allows for its sums in the same way).
 //!
 //! Query positions are uniform integers from 32-bit ChaCha20 draws
 //! (Lemire's unbiased method, [`crate::rng::below`]); resamples are cut
@@ -223,9 +227,10 @@ pub(crate) fn summarize(
     method: BootstrapMethod,
 ) -> Bootstrap {
     let observed = crate::paired::mean(column);
+    let threshold = observed.abs() - rounding_allowance(column);
     let extreme = means
         .iter()
-        .filter(|m| (*m - observed).abs() >= observed.abs())
+        .filter(|m| (*m - observed).abs() >= threshold)
         .count() as u64;
     let resamples = means.len() as u64;
     let centre = crate::paired::mean(&means);
@@ -249,6 +254,19 @@ pub(crate) fn summarize(
     }
 }
 
+/// How far apart two means of `column`'s values (the observed mean and a
+/// resampled one, each summed in its own order, of at most `2n` terms for
+/// the double-or-nothing weights) may come out by rounding alone, and the
+/// subtraction of one from the other: `4 (n + 2) eps max|d|`. Each sum of
+/// `n` terms is within `(n - 1) eps` times the sum of their magnitudes of
+/// its exact value (Higham, *Accuracy and Stability of Numerical
+/// Algorithms*, 2nd ed., eq. 4.4), and those magnitudes sum to at most
+/// `2n max|d|` here.
+fn rounding_allowance(column: &[f64]) -> f64 {
+    let largest = column.iter().fold(0.0f64, |m, d| m.max(d.abs()));
+    4.0 * (column.len() + 2) as f64 * f64::EPSILON * largest
+}
+
 /// numpy's default (`linear`) percentile of sorted values at `q` in [0, 1].
 pub fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
@@ -262,4 +280,49 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
     };
     let fraction = h - low;
     sorted[i] + fraction * (next - sorted[i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Differences in tenths, not exact in binary, with many resamples whose
+    /// mean is exactly 0 or twice the observed mean (as far from it as 0):
+    /// the p-value counts each of them, as exact arithmetic on the tenths
+    /// as integers (the same draws) counts them.
+    #[test]
+    fn resampled_means_exactly_as_far_count_though_not_exact_in_binary() {
+        let tenths: [i64; 5] = [2, 2, 2, -3, 2];
+        let column: Vec<f64> = tenths.iter().map(|&k| k as f64 / 10.0).collect();
+        let (resamples, seed) = (2000u64, 7u64);
+        let result = &bootstrap_columns(&[&column], 0.95, resamples, seed).unwrap()[0];
+        // The same draws, summed exactly: |S* - S| >= |S| over the integers.
+        let observed: i64 = tenths.iter().sum();
+        let (mut extreme, mut ties) = (0u64, 0u64);
+        for chunk in 0..resamples.div_ceil(CHUNK) {
+            let mut rng = chunk_rng(seed, chunk);
+            for _ in 0..(resamples - chunk * CHUNK).min(CHUNK) {
+                let drawn: i64 = (0..tenths.len())
+                    .map(|_| tenths[below(&mut rng, tenths.len() as u32) as usize])
+                    .sum();
+                extreme += u64::from((drawn - observed).abs() >= observed.abs());
+                ties += u64::from((drawn - observed).abs() == observed.abs());
+            }
+        }
+        assert!(ties > 100, "the case must hold exact ties: {ties}");
+        assert_eq!(
+            result.p_value,
+            (extreme + 1) as f64 / (resamples + 1) as f64,
+            "{ties} ties"
+        );
+    }
+
+    /// A resampled mean nearer than the observed one by more than rounding
+    /// is not counted: the allowance is far below the data's spacing.
+    #[test]
+    fn the_allowance_is_rounding_only() {
+        let column = [0.1, 0.2, 0.3];
+        assert!(rounding_allowance(&column) < 1e-14);
+        assert_eq!(rounding_allowance(&[0.0, 0.0]), 0.0);
+    }
 }
