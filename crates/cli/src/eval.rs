@@ -236,8 +236,10 @@ struct CompareArgs {
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum TestArg {
     /// Student's paired t-test; t interval.
+    #[value(alias = "t-test", alias = "ttest")]
     T,
     /// Paired randomization (sign-flip) test, exact up to 20 queries.
+    #[value(alias = "permutation")]
     Randomization,
     /// Paired bootstrap: percentile interval, shifted-bootstrap p-value.
     Bootstrap,
@@ -252,6 +254,7 @@ enum BootstrapArg {
     /// Efron's bootstrap: n queries drawn with replacement (as scipy).
     Multinomial,
     /// Each query weighted 0 or 2: fast on large query sets.
+    #[value(alias = "double_or_nothing")]
     DoubleOrNothing,
 }
 
@@ -262,7 +265,7 @@ enum CorrectionArg {
     /// Bonferroni (family-wise error).
     Bonferroni,
     /// Benjamini-Hochberg (false discovery rate).
-    #[value(alias = "bh")]
+    #[value(alias = "bh", alias = "fdr_bh", alias = "benjamini_hochberg")]
     BenjaminiHochberg,
     /// No correction.
     None,
@@ -271,10 +274,13 @@ enum CorrectionArg {
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum FamilyArg {
     /// Every comparison: runs x metrics.
+    #[value(alias = "runs_x_metrics", alias = "all")]
     RunsXMetrics,
     /// Each metric's comparisons.
+    #[value(alias = "per_metric")]
     PerMetric,
     /// Each run's comparisons.
+    #[value(alias = "per_run")]
     PerRun,
 }
 

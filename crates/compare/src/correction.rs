@@ -27,7 +27,7 @@ pub enum Correction {
     /// Bonferroni (family-wise error rate, more conservative than Holm).
     Bonferroni,
     /// Benjamini-Hochberg (false discovery rate).
-    #[serde(alias = "bh", alias = "fdr_bh")]
+    #[serde(alias = "bh", alias = "fdr_bh", alias = "benjamini-hochberg")]
     BenjaminiHochberg,
     /// No correction: the corrected p-values are the p-values.
     None,

@@ -5,8 +5,10 @@
 //! (with its default beta of 1).
 //!
 //! With `beta`, the F-measure `F_beta = (1 + beta^2) P R / (beta^2 P + R)`
-//! (trec_eval `set_F` with its `beta` parameter, RecTools `F1Beta`); `beta
-//! = 1` is F1, bit for bit.
+//! (RecTools `F1Beta`); `beta = 1` is F1, bit for bit. trec_eval's `set_F`
+//! takes `x = beta^2` instead, "the relative importance of R to P", and
+//! computes `(x + 1) P R / (x P + R)`: `beta2 = x` is that parameter, bit
+//! for bit (`rankeval trec_eval -m set_F.0.5` is `f1(beta2=0.5)`).
 
 use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
 use rankeval_core::{
@@ -48,10 +50,16 @@ pub fn f1(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade) -> f64 {
 /// assert!((f - 0.375).abs() < 1e-15);
 /// ```
 pub fn f_beta(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade, beta: Beta) -> f64 {
+    f_weighted(q, k, level, beta.get() * beta.get())
+}
+
+/// The F-measure with recall weighted `b2` times as much as precision
+/// (`b2 = beta^2`, trec_eval's `set_F` parameter `x`): `(1 + b2) P R / (b2
+/// P + R)`, 0 when both are 0.
+pub fn f_weighted(q: &JudgedRanking<'_>, k: Option<Cutoff>, level: Grade, b2: f64) -> f64 {
     let hits = hits(q.top(k), level);
     let precision = ratio(hits, k.map_or(q.retrieved(), Cutoff::get));
     let recall = ratio(hits, q.num_relevant(level));
-    let b2 = beta.get() * beta.get();
     if precision + recall > 0.0 {
         (1.0 + b2) * precision * recall / (b2 * precision + recall)
     } else {
@@ -72,6 +80,20 @@ pub struct F1 {
     /// How many times recall weighs more than precision; 1 = F1.
     #[serde(default)]
     pub beta: Beta,
+    /// trec_eval's `set_F` parameter, `beta^2` (the relative importance of
+    /// recall to precision), given instead of `beta`.
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub beta2: Option<Beta>,
+}
+
+impl F1 {
+    /// `beta^2`: `beta2` as given, or `beta` squared.
+    pub fn weight(&self) -> f64 {
+        match self.beta2 {
+            Some(x) => x.get(),
+            None => self.beta.get() * self.beta.get(),
+        }
+    }
 }
 
 #[rankeval_core::metric(
@@ -79,7 +101,7 @@ pub struct F1 {
     aliases = &["set_f", "f_beta"],
     summary = "harmonic mean of precision@k and recall@k (F_beta with beta)",
     params = PARAMS,
-    example = F1 { k: Cutoff::new(10), rel: RelevanceLevel::new(2), beta: Beta::new(2.0).unwrap_or_default() },
+    example = F1 { k: Cutoff::new(10), rel: RelevanceLevel::new(2), beta: Beta::new(2.0).unwrap_or_default(), beta2: None },
 )]
 impl Metric for F1 {
     // `rankeval explain`: crate::explain holds every metric's explanation.
@@ -89,18 +111,30 @@ impl Metric for F1 {
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
+    fn validate(&self) -> Result<(), String> {
+        if self.beta2.is_some() && self.beta != Beta::ONE {
+            return Err(format!(
+                "give beta or beta2, not both: beta2 is trec_eval's set_F parameter, beta^2 \
+                 (beta = {} is beta2 = {})",
+                self.beta,
+                self.beta.get() * self.beta.get()
+            ));
+        }
+        Ok(())
+    }
 
     fn name(&self) -> String {
         CanonicalName::new("f1")
             .param_if_set("rel", self.rel)
             .param_unless_default("beta", self.beta, Beta::ONE)
+            .param_if_set("beta2", self.beta2)
             .cutoff(self.k)
     }
     fn depth(&self) -> Option<Cutoff> {
         self.k
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
-        f_beta(q, self.k, q.level(self.rel), self.beta)
+        f_weighted(q, self.k, q.level(self.rel), self.weight())
     }
     /// `F_beta = (1 + beta^2) hits / (beta^2 |R| + k)` is linear in the
     /// hits (0 when `|R|` or `k` is 0): the expected hits put in.
@@ -112,12 +146,17 @@ impl Metric for F1 {
             return Some(0.0);
         }
         let hits = crate::tie_average::expected_hits(q, self.k, level);
-        let b2 = self.beta.get() * self.beta.get();
+        let b2 = self.weight();
         Some((1.0 + b2) * hits / (b2 * relevant as f64 + depth as f64))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
-        (self.rel.is_none() && self.k.is_none() && self.beta == Beta::ONE)
-            .then(|| TrecEvalMeasure::mean("set_F"))
+        if self.rel.is_some() || self.k.is_some() || self.beta != Beta::ONE {
+            return None;
+        }
+        Some(match self.beta2 {
+            None => TrecEvalMeasure::mean("set_F"),
+            Some(x) => TrecEvalMeasure::mean(format!("set_F_{x}")),
+        })
     }
 }
 
@@ -128,7 +167,13 @@ const PARAMS: &[ParamDoc] = &[
         name: "beta",
         alias: None,
         default: "1",
-        doc: "F_beta = (1 + beta^2) P R / (beta^2 P + R); 1 = F1, 2 weighs recall more (trec_eval set_F, RecTools F1Beta)",
+        doc: "F_beta = (1 + beta^2) P R / (beta^2 P + R); 1 = F1, 2 weighs recall more (RecTools F1Beta)",
+    },
+    ParamDoc {
+        name: "beta2",
+        alias: None,
+        default: "unset",
+        doc: "beta^2 instead of beta: trec_eval's set_F parameter x, (x + 1) P R / (x P + R) (set_F.0.5 = f1(beta2=0.5))",
     },
 ];
 
@@ -184,6 +229,7 @@ mod tests {
             k: Cutoff::new(10),
             rel: None,
             beta: Beta::ONE,
+            beta2: None,
         };
         assert_eq!(m.name(), "f1@10");
         assert!(m.trec_eval().is_none());
@@ -193,6 +239,44 @@ mod tests {
         };
         assert_eq!(m.name(), "f1(beta=0.5)");
         assert!(m.trec_eval().is_none());
+        // trec_eval's parameter is beta^2.
+        let m = F1 {
+            beta2: Beta::new(0.5),
+            ..F1::default()
+        };
+        assert_eq!(m.name(), "f1(beta2=0.5)");
+        assert_eq!(m.trec_eval().unwrap().name, "set_F_0.5");
+    }
+
+    /// trec_eval's `set_F.x`: `(x + 1) P R / (x P + R)`, from its
+    /// m_set_F.c; `beta2 = x` computes it with the same operations.
+    #[test]
+    fn beta2_is_trec_evals_set_f_parameter() {
+        let q = binary("1100", 8);
+        let (p, r) = (2.0 / 4.0, 2.0 / 8.0);
+        for x in [0.5, 2.0, 0.25, 3.0] {
+            let m = F1 {
+                beta2: Beta::new(x),
+                ..F1::default()
+            };
+            assert_eq!(q.score(&m), (x + 1.0) * p * r / (x * p + r), "{x}");
+        }
+        // beta = 2 is beta2 = 4.
+        let beta = F1 {
+            beta: Beta::new(2.0).unwrap(),
+            ..F1::default()
+        };
+        let beta2 = F1 {
+            beta2: Beta::new(4.0),
+            ..F1::default()
+        };
+        assert_eq!(q.score(&beta), q.score(&beta2));
+        assert!(
+            rankeval_core::registry::parse_metric("f1(beta=2,beta2=4)")
+                .unwrap_err()
+                .to_string()
+                .contains("not both")
+        );
     }
 
     #[test]

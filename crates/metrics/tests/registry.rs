@@ -99,6 +99,7 @@ fn every_documented_parameter_is_accepted_by_its_struct() {
             params.push(match (d.name, p.name) {
                 // Parameters that only act with another one set.
                 ("weighted" | "dcg" | "ndcg", "rel") => "gain=binary,rel=2".to_owned(),
+                ("f1", "beta2") => "beta2=0.5".to_owned(),
                 ("weighted", "gains") => "gain=map,gains=\"1=2\"".to_owned(),
                 _ => format!("{}={value}", p.name),
             });

@@ -106,6 +106,15 @@ def test_comparisons_are_deterministic_and_take_the_settings(report):
     assert first["provenance"]["seed"] == 3 and first["provenance"]["resamples"] == 500
     pairs = rankeval_rs.compare(report, correction="none", resamples=200)
     assert pairs.baseline is None and pairs.provenance["test"] == "randomized_tukey_hsd"
+    # The settings take the command line's spellings and TOML's alike.
+    spelled = [
+        report.compare("baseline", test="bootstrap", resamples=300, correction=c, bootstrap=b,
+                       family=f).to_dict()
+        for c, b, f in [("benjamini_hochberg", "double_or_nothing", "per_metric"),
+                        ("benjamini-hochberg", "double-or-nothing", "per-metric")]
+    ]
+    assert spelled[0] == spelled[1]
+    assert spelled[0]["provenance"]["correction"] == "benjamini_hochberg"
 
 
 def test_compare_errors(report):

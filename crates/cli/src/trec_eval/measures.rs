@@ -99,6 +99,10 @@ enum Kind {
     ElevenPoint,
     /// A measure that takes `name=value` pairs; only `p` (RBP) is read.
     Pairs(&'static str, bool),
+    /// A single value with float parameters, the first read as this
+    /// parameter of the metric (`set_F.0.5`: `f1(beta2=0.5)`), named with
+    /// the parameters as given (`set_F_0.5`).
+    FloatParam(&'static str, &'static str),
 }
 
 /// A trec_eval measure family.
@@ -156,7 +160,7 @@ const FAMILIES: &[Family] = &[
     f("set_relative_P", Kind::Single("relative_p")),
     f("set_recall", Kind::Single("recall")),
     f("set_map", Kind::Single("set_map")),
-    f("set_F", Kind::Single("f1")),
+    f("set_F", Kind::FloatParam("f1", "beta2")),
     f(
         "num_nonrel_judged_ret",
         Kind::Single("num_nonrel_judged_ret"),
@@ -416,6 +420,19 @@ fn add_family(plan: &mut Plan, family: &Family, params: Option<&str>) -> Result<
             no_params(params)?;
             push_value(plan, family.name.to_owned(), metric(spec));
         }
+        Kind::FloatParam(spec, param) => match params {
+            None => push_value(plan, family.name.to_owned(), metric(spec)),
+            Some(text) => {
+                // trec_eval reads the first value (atof) and names the
+                // measure with the text as given.
+                let Some(&x) = double_params(text).first() else {
+                    return Err(params_error(family, "takes a number, e.g. set_F.0.5"));
+                };
+                let m = parse_metric(&format!("{spec}({param}={x:?})"))
+                    .map_err(|e| params_error(family, e.to_string()))?;
+                push_value(plan, format!("{}_{text}", family.name), m);
+            }
+        },
         Kind::Geometric(spec) => {
             no_params(params)?;
             plan.metrics.push(metric(spec));

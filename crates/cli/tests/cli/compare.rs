@@ -361,3 +361,88 @@ fn the_bootstrap_variant_is_configured_and_reported() {
         transcript(&args, run_in(dir.path(), &args))
     );
 }
+
+/// The comparison settings take the spellings of the flags (kebab-case)
+/// and of TOML and the docs (snake_case) alike, on the command line and in
+/// TOML: each pair gives the same report.
+#[test]
+fn both_spellings_of_the_comparison_settings_are_accepted_everywhere() {
+    let flags = |correction: &str, bootstrap: &str, family: &str| {
+        let base = [
+            "eval",
+            "--qrels",
+            "examples/quickstart/qrels.txt",
+            "--run",
+            "examples/quickstart/runs/baseline.trec",
+            "--run",
+            "examples/quickstart/runs/v2.jsonl",
+            "-m",
+            "ndcg@10",
+            "-m",
+            "rr",
+            "--baseline",
+            "baseline",
+            "--test",
+            "bootstrap",
+            "--resamples",
+            "500",
+        ];
+        let (code, stdout, stderr) = crate::cli::run(
+            &[
+                &base[..],
+                &[
+                    "--correction",
+                    correction,
+                    "--bootstrap",
+                    bootstrap,
+                    "--family",
+                    family,
+                ],
+            ]
+            .concat(),
+        );
+        assert_eq!(code, 0, "{correction} {bootstrap} {family}: {stderr}");
+        stdout
+    };
+    let kebab = flags("benjamini-hochberg", "double-or-nothing", "per-metric");
+    assert_eq!(
+        kebab,
+        flags("benjamini_hochberg", "double_or_nothing", "per_metric")
+    );
+    assert!(kebab.contains("benjamini_hochberg"), "{kebab}");
+    assert_eq!(
+        flags("bh", "multinomial", "runs-x-metrics"),
+        flags("fdr_bh", "multinomial", "runs_x_metrics")
+    );
+    let qrels = std::fs::read_to_string(workspace().join("examples/quickstart/qrels.txt")).unwrap();
+    let baseline =
+        std::fs::read_to_string(workspace().join("examples/quickstart/runs/baseline.trec"))
+            .unwrap();
+    let v2 =
+        std::fs::read_to_string(workspace().join("examples/quickstart/runs/v2.jsonl")).unwrap();
+    let toml = |correction: &str, bootstrap: &str, family: &str| {
+        format!(
+            "qrels = \"qrels.txt\"\nbaseline = \"baseline\"\nmetrics = [\"ndcg@10\", \"rr\"]\n\n\
+             [[runs]]\npath = \"baseline.trec\"\n\n[[runs]]\npath = \"v2.jsonl\"\n\n\
+             [compare]\ntest = \"bootstrap\"\nresamples = 500\ncorrection = \"{correction}\"\n\
+             bootstrap = \"{bootstrap}\"\nfamily = \"{family}\"\n"
+        )
+    };
+    let dir = scratch(&[
+        ("qrels.txt", &qrels),
+        ("baseline.trec", &baseline),
+        ("v2.jsonl", &v2),
+        (
+            "snake.toml",
+            &toml("benjamini_hochberg", "double_or_nothing", "per_metric"),
+        ),
+        (
+            "kebab.toml",
+            &toml("benjamini-hochberg", "double-or-nothing", "per-metric"),
+        ),
+    ]);
+    let snake = run_in(dir.path(), &["run", "snake.toml"]);
+    let kebab_toml = run_in(dir.path(), &["run", "kebab.toml"]);
+    assert_eq!(snake.0, 0, "{}", snake.2);
+    assert_eq!(snake, kebab_toml);
+}

@@ -183,3 +183,84 @@ fn a_qrels_query_without_results_is_left_out_with_a_warning() {
     assert_eq!(stdout, "num_q                 \tall\t1\n");
     assert!(stderr.contains("1 qrels query has no results"), "{stderr}");
 }
+
+/// `set_F.x` takes trec_eval's parameter, `x = beta^2` ("the relative
+/// importance of R to P"): `(x + 1) P R / (x P + R)` per query, named
+/// `set_F_x` as given; the same as rankeval's `f1(beta2=x)` and, up to
+/// rounding, `f1(beta=sqrt(x))`. trec_eval 10 accepts it; it was refused.
+#[test]
+fn set_f_takes_trec_evals_parameter_beta_squared() {
+    let qrels = format!("{DATA}/qrels.test");
+    let results = format!("{DATA}/results.test");
+    let lines = |measure: &str| -> Vec<(String, String, f64)> {
+        let (code, stdout, stderr) = run(&["trec_eval", "-q", "-m", measure, &qrels, &results]);
+        assert_eq!((code, stderr.as_str()), (0, ""), "{measure}");
+        stdout
+            .lines()
+            .map(|line| {
+                let fields: Vec<&str> = line.split('\t').collect();
+                (
+                    fields[0].trim().to_owned(),
+                    fields[1].to_owned(),
+                    fields[2].parse().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let weighted = lines("set_F.0.5");
+    let p = lines("set_P");
+    let r = lines("set_recall");
+    assert!(weighted.iter().all(|(name, _, _)| name == "set_F_0.5"));
+    assert_eq!(weighted.len(), p.len());
+    for ((_, query, f), ((_, _, p), (_, _, r))) in weighted.iter().zip(p.iter().zip(&r)) {
+        if query == "all" {
+            continue; // the mean of the queries' values
+        }
+        // From the printed (4-decimal) P and R: within their rounding.
+        let expected = if p + r > 0.0 {
+            1.5 * p * r / (0.5 * p + r)
+        } else {
+            0.0
+        };
+        assert!((f - expected).abs() < 2e-4, "{query}: {f} vs {expected}");
+    }
+    // x = 1 is set_F itself, value for value.
+    let one: Vec<f64> = lines("set_F.1").iter().map(|l| l.2).collect();
+    let plain: Vec<f64> = lines("set_F").iter().map(|l| l.2).collect();
+    assert_eq!(one, plain);
+    // And through eval: f1(beta2=0.5) against f1(beta=sqrt(0.5)).
+    let (code, stdout, stderr) = run(&[
+        "eval",
+        "--qrels",
+        &qrels,
+        "--run",
+        &results,
+        "-m",
+        "f1(beta2=0.5)",
+        "-m",
+        "f1(beta=0.7071067811865476)",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let means = &report["runs"][0]["metrics"];
+    let (a, b) = (
+        means["f1(beta2=0.5)"]["mean"].as_f64().unwrap(),
+        means["f1(beta=0.7071067811865476)"]["mean"]
+            .as_f64()
+            .unwrap(),
+    );
+    assert!((a - b).abs() < 1e-12, "{a} {b}");
+    let (code, _, stderr) = run(&[
+        "eval",
+        "--qrels",
+        &qrels,
+        "--run",
+        &results,
+        "-m",
+        "f1(beta=2,beta2=4)",
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("give beta or beta2, not both"), "{stderr}");
+}

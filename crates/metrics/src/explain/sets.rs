@@ -50,16 +50,16 @@ pub(crate) fn f1(m: &F1, q: &JudgedRanking<'_>) -> Explanation {
     let relevant = q.num_relevant(level);
     let p = crate::common::ratio(hits, depth);
     let r = crate::common::ratio(hits, relevant);
-    let beta = m.beta.get();
+    let b2 = m.weight();
     let (p_text, r_text) = (number(p), number(r));
     let counts = format!("P = {hits} / {depth}, R = {hits} / {relevant}");
-    let formula = if beta == 1.0 {
+    let formula = if b2 == 1.0 {
         format!(
             "{} = 2 x P x R / (P + R), {counts}: 2 x {p_text} x {r_text} / ({p_text} + {r_text})",
             m.name()
         )
     } else {
-        let b2 = number(beta * beta);
+        let b2 = number(b2);
         format!(
             "{} = (1 + beta^2) x P x R / (beta^2 x P + R), beta^2 = {b2}, {counts}: \
              (1 + {b2}) x {p_text} x {r_text} / ({b2} x {p_text} + {r_text})",

@@ -63,11 +63,13 @@ pub enum Baseline {
 pub enum Family {
     /// Every comparison of the report: runs x metrics (the default).
     #[default]
-    #[serde(rename = "runs_x_metrics", alias = "all")]
+    #[serde(rename = "runs_x_metrics", alias = "all", alias = "runs-x-metrics")]
     RunsXMetrics,
     /// The comparisons of one metric (its runs) are a family.
+    #[serde(alias = "per-metric")]
     PerMetric,
     /// The comparisons of one run (its metrics) are a family.
+    #[serde(alias = "per-run")]
     PerRun,
 }
 
