@@ -16,6 +16,8 @@ Reference tools:
   * exact enumeration in rational arithmetic (fractions.Fraction) of the
     sign-flip test and of the randomized Tukey HSD       -> sign_flip.json,
                                                             tukey.json
+  * the interval of one column's mean: scipy.stats.t.interval with
+    scipy.stats.sem, and scipy.stats.bootstrap(method="BCa") -> intervals.json
 Inputs and exactly-compared outputs are written as IEEE-754 bit patterns
 (`*_bits`, unsigned 64-bit integers), so no decimal parsing can move them
 by an ulp; values compared with a tolerance are plain JSON numbers.
@@ -235,6 +237,103 @@ def tukey_cases(rng):
                          "cases": cases})
 
 
+def interval_columns(rng):
+    """Per-query-metric-like columns for the interval of a mean: (name, values,
+    level). Values on a grid of 1/1024 or 1/8 are exact in binary, so every
+    mean of them that equals the observed one in exact arithmetic equals it
+    in floating point too (scipy's `<` and `<=` then count ties as exact
+    arithmetic does); tenths and continuous values are not."""
+    import numpy as np
+
+    def grid(x, step):
+        return np.round(np.asarray(x) / step) * step
+
+    out = []
+    out.append(("5 values on a 1/1024 grid", grid(rng.beta(2.0, 3.0, size=5), 1 / 1024), 0.95))
+    # P@8-like: eighths, most queries 0 or 1/8.
+    out.append(("30 eighths, many zeros", rng.binomial(8, rng.beta(0.5, 2.5, size=30)) / 8, 0.95))
+    out.append(("30 tenths, ties", grid(rng.beta(2.0, 3.0, size=30), 0.1), 0.9))
+    out.append(("30 continuous", rng.beta(2.0, 3.0, size=30), 0.95))
+    zeros = rng.uniform(size=200) < 0.6
+    out.append(("200 on a 1/1024 grid, 60% zeros",
+                np.where(zeros, 0.0, grid(rng.beta(2.0, 2.0, size=200), 1 / 1024)), 0.95))
+    out.append(("200 skewed continuous", rng.beta(0.3, 3.0, size=200), 0.99))
+    out.append(("12 on a 1/1024 grid, one large value",
+                np.concatenate([grid(rng.uniform(0, 0.05, size=11), 1 / 1024), [1.0]]), 0.8))
+    out.append(("2 values", grid(rng.uniform(size=2), 1 / 1024), 0.999))
+    out.append(("1000 continuous", rng.beta(2.0, 5.0, size=1000), 0.8))
+    return [(name, [float(v) for v in values], level) for name, values, level in out]
+
+
+def interval_cases(rng):
+    import numpy as np
+    from scipy import stats
+    from scipy._lib._array_api import array_namespace
+    from scipy.special import ndtri
+    from scipy.stats._resampling import _bca_interval, _percentile_of_score
+
+    def mean(x, axis=-1):
+        return np.mean(x, axis=axis)
+
+    # BCa against scipy within Monte Carlo error: B resamples, and the
+    # spread of scipy's bounds over REPLICATIONS seeds (which the tests use
+    # to check that their tolerance covers the Monte Carlo error).
+    B, REPLICATIONS = 10_000, 40
+    # BCa from scipy's own bootstrap distribution (stored): exact formulae.
+    B_EXACT = 1_000
+    cases = []
+    for name, values, level in interval_columns(rng):
+        x = np.array(values)
+        n = len(values)
+        t_low, t_high = stats.t.interval(level, df=n - 1, loc=np.mean(x), scale=stats.sem(x))
+        res = stats.bootstrap((x,), mean, method="BCa", confidence_level=level,
+                              n_resamples=B, rng=np.random.default_rng(11))
+        bounds = []
+        for r in range(REPLICATIONS):
+            rep = stats.bootstrap((x,), mean, method="BCa", confidence_level=level,
+                                  n_resamples=B, rng=np.random.default_rng(1000 + r))
+            bounds.append((rep.confidence_interval.low, rep.confidence_interval.high))
+        bounds = np.array(bounds)
+        exact = stats.bootstrap((x,), mean, method="BCa", confidence_level=level,
+                                n_resamples=B_EXACT, rng=np.random.default_rng(13))
+        dist = exact.bootstrap_distribution
+        alpha_1, alpha_2, a_hat = _bca_interval(
+            (x,), mean, axis=-1, alpha=(1 - level) / 2, theta_hat_b=dist, batch=None,
+            xp=array_namespace(x))
+        theta_hat = np.mean(x)
+        z0 = ndtri(_percentile_of_score(dist, theta_hat, axis=-1, xp=array_namespace(x)))
+        # Resampled means within 1e-9 of the observed one but not equal to
+        # it: ties in exact arithmetic that rounding may have split, which
+        # scipy counts as < or >, and the tests count as ties.
+        near = int(np.count_nonzero((dist != theta_hat) & (np.abs(dist - theta_hat) <= 1e-9)))
+        cases.append({
+            "name": name, "values_bits": [bits(v) for v in values], "level": level,
+            "t": {"lower": float(t_low), "upper": float(t_high)},
+            "bca": {
+                "resamples": B,
+                "lower": float(res.confidence_interval.low),
+                "upper": float(res.confidence_interval.high),
+                "standard_error": float(res.standard_error),
+                "replications": REPLICATIONS,
+                "lower_sd": float(np.std(bounds[:, 0], ddof=1)),
+                "upper_sd": float(np.std(bounds[:, 1], ddof=1)),
+            },
+            "bca_exact": {
+                "distribution_bits": [bits(v) for v in dist],
+                "near_ties": near,
+                "lower": float(exact.confidence_interval.low),
+                "upper": float(exact.confidence_interval.high),
+                "z0": float(z0), "acceleration": float(a_hat),
+                "alpha_1": float(alpha_1), "alpha_2": float(alpha_2),
+            },
+        })
+    write("intervals.json", {
+        "function": "scipy.stats.t.interval(level, df=n-1, loc=mean, scale=sem); "
+                    "scipy.stats.bootstrap((values,), mean, method='BCa')",
+        "cases": cases,
+    })
+
+
 def main():
     ensure_venv()
     import numpy as np
@@ -247,6 +346,8 @@ def main():
     correction_cases(rng)
     sign_flip_cases(rng)
     tukey_cases(rng)
+    # Its own generator: the fixtures above stay as they were.
+    interval_cases(np.random.default_rng(20260726))
 
 
 if __name__ == "__main__":

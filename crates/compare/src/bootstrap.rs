@@ -168,6 +168,24 @@ pub fn bootstrap_columns(
     seed: u64,
 ) -> Result<Vec<Bootstrap>, CompareError> {
     validate_resampling(columns, level, resamples)?;
+    Ok(columns
+        .iter()
+        .zip(resampled_means(columns, resamples, seed)?)
+        .map(|(column, means)| summarize(column, means, level, BootstrapMethod::Multinomial))
+        .collect())
+}
+
+/// The resampled means of several columns of the same length (validated by
+/// the caller), in resample order, one vector per column: resample `r`
+/// draws `n` query positions, shared by every column, from chunk
+/// `r / CHUNK`'s stream, and each column's mean sums its drawn values in
+/// draw order. The multinomial bootstrap above and the BCa interval of one
+/// column's mean ([`crate::interval::bca_interval`]) both draw here.
+pub(crate) fn resampled_means(
+    columns: &[&[f64]],
+    resamples: u64,
+    seed: u64,
+) -> Result<Vec<Vec<f64>>, CompareError> {
     let Some(first) = columns.first() else {
         return Ok(Vec::new());
     };
@@ -184,16 +202,14 @@ pub fn bootstrap_columns(
             resample_chunk(columns, n, seed, chunk, size)
         })
         .collect();
-    Ok(columns
-        .iter()
-        .enumerate()
-        .map(|(c, column)| {
+    Ok((0..columns.len())
+        .map(|c| {
             let mut means = Vec::with_capacity(resamples as usize);
             for chunk in &per_chunk {
                 let size = chunk.len() / columns.len();
                 means.extend_from_slice(&chunk[c * size..(c + 1) * size]);
             }
-            summarize(column, means, level, BootstrapMethod::Multinomial)
+            means
         })
         .collect())
 }
@@ -233,13 +249,7 @@ pub(crate) fn summarize(
         .filter(|m| (*m - observed).abs() >= threshold)
         .count() as u64;
     let resamples = means.len() as u64;
-    let centre = crate::paired::mean(&means);
-    let standard_error = if means.len() > 1 {
-        let squares: f64 = means.iter().map(|m| (m - centre) * (m - centre)).sum();
-        (squares / (means.len() - 1) as f64).sqrt()
-    } else {
-        0.0
-    };
+    let standard_error = standard_error(&means);
     means.sort_by(f64::total_cmp);
     Bootstrap {
         interval: Interval {
@@ -254,6 +264,19 @@ pub(crate) fn summarize(
     }
 }
 
+/// The bootstrap standard error: the standard deviation (`B - 1` in the
+/// denominator, two passes, summed in resample order) of the resampled
+/// statistics, as `scipy.stats.bootstrap`'s `standard_error`; 0 for a
+/// single resample (scipy: NaN).
+pub(crate) fn standard_error(means: &[f64]) -> f64 {
+    if means.len() < 2 {
+        return 0.0;
+    }
+    let centre = crate::paired::mean(means);
+    let squares: f64 = means.iter().map(|m| (m - centre) * (m - centre)).sum();
+    (squares / (means.len() - 1) as f64).sqrt()
+}
+
 /// How far apart two means of `column`'s values (the observed mean and a
 /// resampled one, each summed in its own order, of at most `2n` terms for
 /// the double-or-nothing weights) may come out by rounding alone, and the
@@ -262,7 +285,7 @@ pub(crate) fn summarize(
 /// its exact value (Higham, *Accuracy and Stability of Numerical
 /// Algorithms*, 2nd ed., eq. 4.4), and those magnitudes sum to at most
 /// `2n max|d|` here.
-fn rounding_allowance(column: &[f64]) -> f64 {
+pub(crate) fn rounding_allowance(column: &[f64]) -> f64 {
     let largest = column.iter().fold(0.0f64, |m, d| m.max(d.abs()));
     4.0 * (column.len() + 2) as f64 * f64::EPSILON * largest
 }
@@ -282,6 +305,27 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[i] + fraction * (next - sorted[i])
 }
 
+/// The sums of the resamples [`resampled_means`] draws from a column of
+/// integers (the same positions, in resample order), summed exactly: what
+/// the resampled means are in exact arithmetic, for tests of how ties are
+/// counted on values not exact in binary (tenths as integers).
+#[cfg(test)]
+pub(crate) fn exact_resampled_sums(integers: &[i64], resamples: u64, seed: u64) -> Vec<i64> {
+    let bound = integers.len() as u32;
+    let mut sums = Vec::with_capacity(resamples as usize);
+    for chunk in 0..resamples.div_ceil(CHUNK) {
+        let mut rng = chunk_rng(seed, chunk);
+        for _ in 0..(resamples - chunk * CHUNK).min(CHUNK) {
+            sums.push(
+                (0..integers.len())
+                    .map(|_| integers[below(&mut rng, bound) as usize])
+                    .sum(),
+            );
+        }
+    }
+    sums
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,15 +343,9 @@ mod tests {
         // The same draws, summed exactly: |S* - S| >= |S| over the integers.
         let observed: i64 = tenths.iter().sum();
         let (mut extreme, mut ties) = (0u64, 0u64);
-        for chunk in 0..resamples.div_ceil(CHUNK) {
-            let mut rng = chunk_rng(seed, chunk);
-            for _ in 0..(resamples - chunk * CHUNK).min(CHUNK) {
-                let drawn: i64 = (0..tenths.len())
-                    .map(|_| tenths[below(&mut rng, tenths.len() as u32) as usize])
-                    .sum();
-                extreme += u64::from((drawn - observed).abs() >= observed.abs());
-                ties += u64::from((drawn - observed).abs() == observed.abs());
-            }
+        for drawn in exact_resampled_sums(&tenths, resamples, seed) {
+            extreme += u64::from((drawn - observed).abs() >= observed.abs());
+            ties += u64::from((drawn - observed).abs() == observed.abs());
         }
         assert!(ties > 100, "the case must hold exact ties: {ties}");
         assert_eq!(

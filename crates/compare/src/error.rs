@@ -54,6 +54,44 @@ pub enum CompareError {
         /// The value itself (NaN or infinite).
         value: f64,
     },
+    /// The interval of a column's mean needs at least two values: one value
+    /// says nothing of its spread (scipy's intervals are NaN there).
+    #[error("an interval of a mean needs at least 2 values, got {values}")]
+    TooFewValues {
+        /// The number of values given.
+        values: usize,
+    },
+    /// A value of a column whose mean gets an interval is NaN or infinite.
+    #[error("value #{index} (0-based) of the column is {value}, not a finite number")]
+    NotFiniteValue {
+        /// Its 0-based position in the column.
+        index: usize,
+        /// The value itself (NaN or infinite).
+        value: f64,
+    },
+    /// A resampled mean given to
+    /// [`bca_from_distribution`](crate::interval::bca_from_distribution)
+    /// is NaN or infinite.
+    #[error("resampled mean #{index} (0-based) is {value}, not a finite number")]
+    NotFiniteResample {
+        /// Its 0-based position in the bootstrap distribution.
+        index: usize,
+        /// The value itself.
+        value: f64,
+    },
+    /// The BCa interval's bias correction `z0 = Φ⁻¹(p)` is infinite: every
+    /// resampled mean lies on one side of the observed mean (`p` is 0 or
+    /// 1), which only few resamples of a small or very skewed column make
+    /// likely. scipy's BCa interval is NaN there.
+    #[error(
+        "the BCa interval is undefined: {below} of {resamples} resampled means lie below the observed mean and none equals it, so the bias correction is infinite; use more resamples or the t interval"
+    )]
+    BcaUndefined {
+        /// Resampled means below the observed mean (0 or all of them).
+        below: u64,
+        /// The number of resamples.
+        resamples: u64,
+    },
     /// A value of the Tukey HSD's score matrix is NaN or infinite.
     #[error("system #{system} (0-based), query #{index}: {value} is not a finite number")]
     NotFiniteScore {

@@ -1,5 +1,6 @@
 //! Paired comparisons of retrieval runs: significance tests, confidence
-//! intervals, effect sizes, multiple-testing corrections and quality gates.
+//! intervals, effect sizes, multiple-testing corrections and quality gates;
+//! and the confidence interval of one run's mean.
 //!
 //! Everything here is a pure function over per-query columns (one `f64` per
 //! query, both columns in the same query order): no I/O, no configuration.
@@ -8,7 +9,7 @@
 //! this crate computes. It depends on nothing of rankeval's, and `rankeval`
 //! depends on it (rankeval -> compare).
 //!
-//! * [`compare`] / [`compare_all`]: difference of means, interval, p-value,
+//! * [`compare()`] / [`compare_all`]: difference of means, interval, p-value,
 //!   effect size, wins / ties / losses, with one [`Test`]: Student's paired
 //!   t ([`ttest`]), the sign-flip randomization test ([`sign_flip`]), the
 //!   paired bootstrap ([`bootstrap`], multinomial or, for large query sets,
@@ -17,6 +18,9 @@
 //! * [`randomized_tukey_hsd`]: all pairs of several systems.
 //! * [`correct`] / [`correct_family`]: Holm, Bonferroni, Benjamini-Hochberg.
 //! * [`Gate`]: `at_least`, `non_inferior`, `superior`.
+//! * [`t_interval`] / [`bca_interval`]: the confidence interval of one
+//!   column's mean (one run's mean of a metric), Student's t or the BCa
+//!   bootstrap ([`interval`]).
 //!
 //! Random tests use ChaCha20 with a seed ([`rng`]); their results are the
 //! same bits for any thread count on any machine. See `docs/compare.md`.
@@ -27,6 +31,7 @@ pub mod correction;
 pub mod double_or_nothing;
 pub mod error;
 pub mod gate;
+pub mod interval;
 pub mod paired;
 pub mod rng;
 pub mod sign_flip;
@@ -42,6 +47,7 @@ pub use compare::{
 pub use correction::{Correction, correct};
 pub use error::{CompareError, Side};
 pub use gate::{Gate, GateOutcome, Margin, Quantity, Relation};
+pub use interval::{Bca, MeanIntervalMethod, bca_from_distribution, bca_interval, t_interval};
 pub use paired::{Summary, WinsTiesLosses};
 pub use rng::{DEFAULT_SEED, FAST_RNG_NAME, RNG_NAME};
 pub use sign_flip::Resampling;

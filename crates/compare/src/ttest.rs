@@ -60,29 +60,42 @@ pub fn paired_t(differences: &[f64], level: f64) -> Result<TTest, CompareError> 
             df,
             standard_error: 0.0,
             p_value: p,
-            interval: Interval {
-                lower: m,
-                upper: m,
-                level,
-            },
+            interval: student_interval(m, 0.0, df, level),
         });
     }
     let t = m / se;
     let dist = student(df);
     let p = (2.0 * dist.sf(t.abs())).min(1.0);
-    let q = t_quantile_upper(df, (1.0 - level) / 2.0);
-    // As scipy: (-/+ q) * se + mean.
     Ok(TTest {
         t,
         df,
         standard_error: se,
         p_value: p,
-        interval: Interval {
-            lower: -q * se + m,
-            upper: q * se + m,
-            level,
-        },
+        interval: student_interval(m, se, df, level),
     })
+}
+
+/// The Student t interval `mean ± q * standard_error`, `q` the
+/// `(1 + level) / 2` quantile of Student's t with `df >= 1` degrees of
+/// freedom, computed as scipy's `t.interval(level, df, loc=mean,
+/// scale=standard_error)` does: `(-/+ q) * standard_error + mean`. A zero
+/// standard error (every value the same) gives `[mean, mean]`, where scipy
+/// gives NaN (it requires a positive scale). Both the paired t-test's
+/// interval and [`crate::interval::t_interval`] are this one.
+pub(crate) fn student_interval(mean: f64, standard_error: f64, df: f64, level: f64) -> Interval {
+    if standard_error == 0.0 {
+        return Interval {
+            lower: mean,
+            upper: mean,
+            level,
+        };
+    }
+    let q = t_quantile_upper(df, (1.0 - level) / 2.0);
+    Interval {
+        lower: -q * standard_error + mean,
+        upper: q * standard_error + mean,
+        level,
+    }
 }
 
 fn student(df: f64) -> StudentsT {

@@ -79,6 +79,8 @@ fn everything() -> String {
         .collect();
     let hsd = randomized_tukey_hsd(&systems, 1_000, DEFAULT_SEED).expect("valid");
     out += &serde_json::to_string(&hsd).expect("serializable");
+    let bca = rankeval_compare::bca_interval(&data[0].0, 0.95, 4_500, DEFAULT_SEED).expect("valid");
+    out += &serde_json::to_string(&bca).expect("serializable");
     out
 }
 

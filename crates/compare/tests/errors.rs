@@ -235,6 +235,9 @@ proptest! {
         let _ = rankeval_compare::double_or_nothing::double_or_nothing_columns(&[&b, &c], level, 20, 1);
         let _ = rankeval_compare::wilcoxon::wilcoxon(&b);
         let _ = rankeval_compare::ttest::paired_t(&c, level);
+        let _ = rankeval_compare::t_interval(&b, level);
+        let _ = rankeval_compare::bca_interval(&b, level, 20, 1);
+        let _ = rankeval_compare::bca_from_distribution(&b, &c, level);
         let _ = correct(&b, Correction::Holm);
     }
 }

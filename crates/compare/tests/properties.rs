@@ -67,6 +67,32 @@ proptest! {
         prop_assert!(wider.interval.lower <= r.interval.lower && r.interval.upper <= wider.interval.upper);
     }
 
+    /// The t interval of a column contains its mean; the BCa bounds are
+    /// quantiles of resampled means, so they lie between the smallest and
+    /// the largest value, in order (for the mean `|a| <= 1/6`, and with
+    /// 500 resamples `|z0 + z_α| < 6` at these levels, so `α1 < α2`).
+    #[test]
+    fn interval_of_a_mean_contains_it_and_bca_lies_among_the_values(
+        (values, _) in paired(),
+        level in 0.5f64..0.99,
+    ) {
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        let t = rankeval_compare::t_interval(&values, level).expect("valid");
+        prop_assert!(t.lower <= mean && mean <= t.upper, "{t:?} {mean}");
+        let (low, high) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(*v), h.max(*v)));
+        let slack = 1e-12;
+        match rankeval_compare::bca_interval(&values, level, 500, 3) {
+            Ok(bca) => {
+                prop_assert!(low - slack <= bca.interval.lower && bca.interval.lower <= bca.interval.upper
+                    && bca.interval.upper <= high + slack, "{bca:?} not in [{low}, {high}]");
+                prop_assert!(bca.acceleration.abs() <= 1.0 / 6.0 + 1e-12, "{bca:?}");
+            }
+            // Two or three values: every resampled mean may fall on one side.
+            Err(rankeval_compare::CompareError::BcaUndefined { .. }) => prop_assert!(values.len() <= 3),
+            Err(e) => prop_assert!(false, "{e}"),
+        }
+    }
+
     #[test]
     fn swapping_baseline_and_candidate_negates_the_difference_and_keeps_p((b, c) in paired()) {
         for test in TESTS {

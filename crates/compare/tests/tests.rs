@@ -5,6 +5,8 @@
 //! * `determinism`: thread counts, the pinned RNG stream, shared draws;
 //! * `properties`: proptest invariants;
 //! * `gates`: each rule passing and failing;
+//! * `intervals`: the interval of one column's mean (t and BCa) against
+//!   scipy, its determinism and its errors;
 //! * `errors`: every invalid input is an error, never a panic.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -13,5 +15,6 @@ mod determinism;
 mod errors;
 mod fixtures;
 mod gates;
+mod intervals;
 mod properties;
 mod reference;
