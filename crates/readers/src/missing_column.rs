@@ -226,14 +226,18 @@ impl fmt::Display for MissingColumn {
             .map(|option| format!("`{option}`"))
             .collect::<Vec<_>>()
             .join(" or ");
-        let (kind, target) = match self.place {
-            ColumnPlace::Header => ("CSV option", "name of the column"),
-            ColumnPlace::Schema => ("column option", "name of the column"),
-            ColumnPlace::FirstLineKeys => ("column option", "key"),
+        let (lead, kind, target) = match self.place {
+            ColumnPlace::Header => ("", "CSV option", "name of the column"),
+            ColumnPlace::Schema => ("", "column option", "name of the column"),
+            ColumnPlace::FirstLineKeys => (
+                "a file of JSON rows is read like CSV: ",
+                "column option",
+                "key",
+            ),
         };
         write!(
             f,
-            "{}; set the {kind} {options} to the {target} that holds the {}",
+            "{}; {lead}set the {kind} {options} to the {target} that holds the {}",
             self.problem(),
             self.what
         )?;
