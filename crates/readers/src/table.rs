@@ -1124,10 +1124,15 @@ impl<'a> Ids<'a> {
             DataType::UInt64 => Ids::Unsigned(Unsigned::U64(array.as_primitive())),
             _ => {
                 let dictionary = array.as_any_dictionary();
-                Ids::Dictionary(
-                    dictionary.normalized_keys(),
-                    Box::new(Ids::of(dictionary.values().as_ref())),
-                )
+                // Without values there is no key to read (an empty batch, or
+                // only nulls, refused before a row is read); arrow asserts
+                // there are values to normalise keys to.
+                let keys = if dictionary.values().is_empty() {
+                    Vec::new()
+                } else {
+                    dictionary.normalized_keys()
+                };
+                Ids::Dictionary(keys, Box::new(Ids::of(dictionary.values().as_ref())))
             }
         }
     }
@@ -1362,6 +1367,33 @@ mod tests {
         assert!(!plain(&ids));
         ids[4096] = "d\t1";
         assert!(!plain(&ids));
+    }
+
+    #[test]
+    fn an_empty_batch_of_dictionary_ids_has_no_rows_to_read() {
+        use arrow_array::types::Int32Type;
+        use arrow_array::{DictionaryArray, Float64Array};
+        let batch = |ids: Vec<&str>, scores: Vec<f64>| {
+            let ids: ArrayRef = std::sync::Arc::new(DictionaryArray::<Int32Type>::from_iter(ids));
+            RecordBatch::try_from_iter([
+                ("user", ids.clone()),
+                ("item", ids),
+                (
+                    "score",
+                    std::sync::Arc::new(Float64Array::from(scores)) as ArrayRef,
+                ),
+            ])
+            .unwrap()
+        };
+        let empty = batch(vec![], vec![]);
+        assert!(empty.column(0).as_any_dictionary().values().is_empty());
+        let batches = [empty, batch(vec!["a"], vec![1.0])];
+        let columns = CsvOptions::default();
+        let run = run_from_batches("run", &batches, &columns, ReadOptions::default()).unwrap();
+        assert_eq!(run.num_entries(), 1);
+        let qrels = qrels_from_batches("qrels", &batches[..1], &columns);
+        let empty = qrels.unwrap_err().to_string();
+        assert!(empty.contains("is empty"), "{empty}");
     }
 
     #[test]
