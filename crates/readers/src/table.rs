@@ -164,6 +164,34 @@ pub fn qrels_from_batches_noted(
     Ok((qrels, layout.note(columns)))
 }
 
+/// The columns of a table with `schema` that reading it as a run with
+/// `columns` looks at, in schema order. For data handed over column by
+/// column (a data frame's columns, each exported on its own), these are
+/// the only ones to import: the batches of these columns alone (in this
+/// order) read as the whole table would. An error is the one reading the
+/// whole table gives (a column named and absent, a column of a type that
+/// cannot be read), naming every column of `schema`.
+pub fn run_columns(
+    name: &str,
+    schema: &Schema,
+    columns: &CsvOptions,
+) -> Result<Vec<usize>, ReadError> {
+    Ok(Layout::new(name, schema, columns, Kind::Run)?.columns())
+}
+
+/// [`run_columns`] for qrels, with what the user should be told about them
+/// as reading the whole table tells it ([`QrelsNote`]: a long table without
+/// a grade column, whose columns it names): reading only the columns
+/// returned does not know the others.
+pub fn qrels_columns(
+    name: &str,
+    schema: &Schema,
+    columns: &CsvOptions,
+) -> Result<(Vec<usize>, Option<QrelsNote>), ReadError> {
+    let layout = Layout::new(name, schema, columns, Kind::Qrels)?;
+    Ok((layout.columns(), layout.note(columns)))
+}
+
 /// Where the rows of a run table go: a [`RunBuilder`], or the streaming
 /// evaluator, which scores each query as soon as its rows are complete.
 pub(crate) trait TableRunSink {
@@ -1517,6 +1545,45 @@ mod tests {
         assert!(!plain(&ids));
         ids[4096] = "d\t1";
         assert!(!plain(&ids));
+    }
+
+    #[test]
+    fn the_columns_to_read_are_found_in_the_whole_schema() {
+        use arrow_schema::Field;
+        let field = |name: &str, t: DataType| Field::new(name, t, true);
+        let schema = Schema::new(vec![
+            field("note", DataType::Utf8),
+            field("score", DataType::Float64),
+            field("user", DataType::Utf8View),
+            field("rank", DataType::Int64),
+            field("item", DataType::LargeUtf8),
+            field("label", DataType::Int8),
+        ]);
+        let columns = CsvOptions::default();
+        assert_eq!(run_columns("run", &schema, &columns).unwrap(), [1, 2, 4]);
+        // Without a grade column: the note names every column of the table.
+        let (read, note) = qrels_columns("qrels", &schema, &columns).unwrap();
+        assert_eq!(read, [2, 4]);
+        let Some(QrelsNote::NoGradeColumn { columns: named, .. }) = note else {
+            panic!("no note: {note:?}");
+        };
+        assert_eq!(named, ["note", "score", "user", "rank", "item", "label"]);
+        let graded = CsvOptions {
+            grade: "label".into(),
+            ..CsvOptions::default()
+        };
+        let (read, note) = qrels_columns("qrels", &schema, &graded).unwrap();
+        assert_eq!((read, note), (vec![2, 4, 5], None));
+        // An error names every column, as reading the whole table does.
+        let wrong = CsvOptions {
+            query: "qid".into(),
+            ..CsvOptions::default()
+        };
+        let error = run_columns("run", &schema, &wrong).unwrap_err().to_string();
+        assert!(
+            error.contains("no column `qid`") && error.contains("label Int8"),
+            "{error}"
+        );
     }
 
     #[test]
