@@ -364,8 +364,9 @@ def arrow_input_child(kind: str, qrels_path: Path, run_path: Path) -> None:
         data = frame
         what = f"a polars DataFrame (string_view, {max(frame.n_chunks('all'))} chunks)"
     else:
+        # The frame is kept: memory it would free could be reused during
+        # the call and hide what the call takes.
         data = frame.to_arrow()
-        del frame
         what = f"its .to_arrow() (pyarrow, {data.schema.field('doc').type}, {data.column('doc').num_chunks} chunks)"
     qrels = rankeval_rs.qrels(qrels_path)
 
