@@ -5,6 +5,7 @@ by a first call) and ir_measures.
 
     python scripts/bench_python.py [--shapes 10000x100 100000x100] [--rounds 3] [--seed 7]
                                    [--tools rankeval_rs pytrec_eval ranx ir_measures]
+                                   [--polars-only]
 
 For each shape (queries x documents per query) it generates a seeded TREC
 qrels file (grades 0-3) and run (scores with ties) under
@@ -21,6 +22,15 @@ converting it whole first (`rankeval_rs.run`) and evaluating that. Peers that ar
 installed are skipped with a word. The means of each tool are compared with
 rankeval_rs's (ties are ordered differently by ranx, so small differences
 there are expected).
+
+With polars installed, each shape also gives rankeval_rs the run as a polars
+DataFrame (read with `pl.read_csv`: `string_view` columns in many chunks, as
+polars reads files) and as the same frame after `.to_arrow()` (a pyarrow
+table, `large_string`): time and peak extra memory of one evaluation (the
+high-water mark of the process's resident memory during the call, minus its
+resident memory before; Rust's allocations included), one call per fresh
+process, the medians of `--rounds` processes of each kind. `--polars-only`
+runs that comparison alone.
 """
 
 from __future__ import annotations
@@ -166,6 +176,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--tools", nargs="+", default=["rankeval_rs", "pytrec_eval", "ranx", "ir_measures"],
                         help="the tools to time (rankeval_rs is always timed)")
+    parser.add_argument("--polars-only", action="store_true",
+                        help="only compare a polars DataFrame with the same data as a pyarrow table")
     args = parser.parse_args()
 
     import os
@@ -177,6 +189,10 @@ def main() -> int:
     for shape in args.shapes:
         queries, depth = (int(x) for x in shape.split("x"))
         qrels_path, run_path = generate(queries, depth, args.seed)
+        if args.polars_only:
+            print(f"\n{shape}:")
+            polars_against_pyarrow(qrels_path, run_path, args.rounds)
+            continue
         frame = read_run_frame(run_path)
         print(f"\n{shape}: {len(frame):,} run lines ({run_path.stat().st_size / 1e6:.0f} MB), "
               f"DataFrame dtypes {dict(frame.dtypes.astype(str))}")
@@ -220,6 +236,7 @@ def main() -> int:
             print(f"  fastest peer / rankeval_rs (DataFrame): {min(peers) / base:.1f}x")
         conversion_split(qrels_path, frame, args.rounds)
         python_metric_cost(qrels_path, run_path, queries, args.rounds)
+        polars_against_pyarrow(qrels_path, run_path, args.rounds)
     return 0
 
 
@@ -288,5 +305,94 @@ def python_metric_cost(qrels_path: Path, run_path: Path, queries: int, rounds: i
     rankeval_rs.unregister_metric("bench_p")
 
 
+#: The argument that makes this script the child process of
+#: `polars_against_pyarrow`.
+ARROW_CHILD = "__arrow_input"
+
+
+def polars_against_pyarrow(qrels_path: Path, run_path: Path, rounds: int) -> None:
+    """rankeval_rs given the run as a polars DataFrame and as the same frame
+    after `.to_arrow()`: time and peak extra memory of one call, each call
+    in a fresh process (see `arrow_input_child`: memory a producer's
+    allocator freed and kept would hide a second call's), the two kinds
+    alternating so that both meet the same load; medians of `rounds`
+    processes each."""
+    import json
+    import subprocess
+
+    try:
+        import polars  # noqa: F401
+    except ImportError:
+        print("  polars against pyarrow: skipped (polars is not installed)")
+        return
+    measured: dict[str, list[dict]] = {"polars": [], "pyarrow": []}
+    for _ in range(rounds):
+        for kind in measured:
+            child = subprocess.run(
+                [sys.executable, __file__, ARROW_CHILD, kind, str(qrels_path), str(run_path)],
+                check=True, capture_output=True, text=True)
+            measured[kind].append(json.loads(child.stdout.strip().splitlines()[-1]))
+    summary = {}
+    for kind, calls in measured.items():
+        seconds = statistics.median(call["seconds"] for call in calls)
+        extra = statistics.median(call["extra_bytes"] for call in calls)
+        summary[kind] = (seconds, extra)
+        each = ", ".join(f"{c['seconds']:.2f} s +{c['extra_bytes'] / 1e6:.0f} MB" for c in calls)
+        print(f"  rankeval_rs from {calls[0]['what']}: {seconds:.3f} s, +{extra / 1e6:.0f} MB "
+              f"(medians of {rounds} processes: {each})")
+    (time_pl, mem_pl), (time_pa, mem_pa) = summary["polars"], summary["pyarrow"]
+    memory_ratio = f"{mem_pl / mem_pa:.2f}x" if mem_pa > 0 else "n/a"
+    print(f"  polars / pyarrow: {time_pl / time_pa:.2f}x the time, {memory_ratio} the extra memory "
+          f"(load average now {load_average()})")
+
+
+def arrow_input_child(kind: str, qrels_path: Path, run_path: Path) -> None:
+    """One call measured in this (fresh) process: the run read by polars
+    (`pl.read_csv`), given as the DataFrame or as `.to_arrow()` of it, after
+    a warm-up call on its first 1000 rows; prints one line of JSON."""
+    import ctypes
+    import gc
+    import json
+    import warnings
+
+    import polars as pl
+    import rankeval_rs
+
+    names = ["query", "q0", "doc", "rank", "score", "tag"]
+    frame = pl.read_csv(run_path, separator=" ", has_header=False, new_columns=names, columns=[0, 2, 4])
+    if kind == "polars":
+        data = frame
+        what = f"a polars DataFrame (string_view, {max(frame.n_chunks('all'))} chunks)"
+    else:
+        # The frame is kept: memory it would free could be reused during
+        # the call and hide what the call takes.
+        data = frame.to_arrow()
+        what = f"its .to_arrow() (pyarrow, {data.schema.field('doc').type}, {data.column('doc').num_chunks} chunks)"
+    qrels = rankeval_rs.qrels(qrels_path)
+
+    def status(key: str) -> int:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) * 1024 for line in f if line.startswith(key + ":"))
+
+    warnings.simplefilter("ignore")  # the warm-up's queries without lists
+    rankeval_rs.evaluate(qrels, data.slice(0, 1000), METRICS, query="query", doc="doc")
+    gc.collect()
+    libc = ctypes.CDLL(None)
+    if hasattr(libc, "malloc_trim"):
+        libc.malloc_trim(0)  # freed memory goes back, so that its reuse does not hide growth
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # resets VmHWM to the resident size now
+    before = status("VmRSS")
+    start = time.perf_counter()
+    rankeval_rs.evaluate(qrels, data, METRICS, query="query", doc="doc")
+    seconds = time.perf_counter() - start
+    extra = status("VmHWM") - before
+    print(json.dumps({"what": what, "seconds": seconds, "extra_bytes": extra}))
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == [ARROW_CHILD]:
+        kind, qrels_arg, run_arg = sys.argv[2:5]
+        arrow_input_child(kind, Path(qrels_arg), Path(run_arg))
+        sys.exit(0)
     sys.exit(main())

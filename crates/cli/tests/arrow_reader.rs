@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{ListBuilder, StringBuilder};
+use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, UInt8Type};
 use arrow_array::{
     ArrayRef, DictionaryArray, Float32Array, Float64Array, Int8Array, Int16Array, Int32Array,
@@ -17,8 +18,8 @@ use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 use rankeval::{
-    CsvOptions, Format, Input, Options, Qrels, ReadOptions, Run, evaluate, parse_metric,
-    qrels_from_batches, read_qrels, read_run, run_from_batches,
+    CsvOptions, Evaluation, Format, Input, Options, Qrels, ReadOptions, Run, evaluate,
+    evaluate_batches, parse_metric, qrels_from_batches, read_qrels, read_run, run_from_batches,
 };
 
 /// A batch of these columns, each nullable (so that a later batch with a
@@ -90,18 +91,26 @@ fn docs(run: &Run, query: &str) -> Vec<String> {
         .collect()
 }
 
-fn values(qrels: &Qrels, run: &Run) -> Vec<(String, Vec<u64>)> {
-    let metrics: Vec<_> = ["map", "ndcg@10", "p@10", "recall@100", "rr"]
+fn metrics() -> Vec<Box<dyn rankeval::core::Metric>> {
+    ["map", "ndcg@10", "p@10", "recall@100", "rr"]
         .into_iter()
         .map(|m| parse_metric(m).unwrap())
-        .collect();
-    let evaluation = evaluate(qrels, run, &metrics, &Options::default());
+        .collect()
+}
+
+fn values(qrels: &Qrels, run: &Run) -> Vec<(String, Vec<u64>)> {
+    bits(&evaluate(qrels, run, &metrics(), &Options::default()))
+}
+
+/// Each query's values, as bits.
+fn bits(evaluation: &Evaluation) -> Vec<(String, Vec<u64>)> {
+    let metrics = evaluation.metrics().len();
     evaluation
         .queries()
         .iter()
         .enumerate()
         .map(|(q, id)| {
-            let row = (0..metrics.len())
+            let row = (0..metrics)
                 .map(|m| evaluation.value(q, m).to_bits())
                 .collect();
             (id.clone(), row)
@@ -407,6 +416,118 @@ fn every_format_gives_the_same_values_bit_for_bit() {
         run_from_batches("run", &long_run, &columns, ReadOptions::default()).unwrap(),
     );
     assert_eq!(seen.len(), 9);
+}
+
+/// `batch` with its string columns rebuilt by `layout` from their values.
+fn restrung(batch: &RecordBatch, layout: &dyn Fn(Vec<&str>) -> ArrayRef) -> RecordBatch {
+    let schema = batch.schema();
+    let columns = schema.fields().iter().zip(batch.columns()).map(|(f, c)| {
+        let c = match c.data_type() {
+            DataType::Utf8 => layout(c.as_string::<i32>().iter().map(Option::unwrap).collect()),
+            _ => c.clone(),
+        };
+        (f.name().as_str(), c, true)
+    });
+    RecordBatch::try_from_iter_with_nullable(columns).unwrap()
+}
+
+#[test]
+fn every_string_layout_gives_the_same_values_bit_for_bit() {
+    // polars hands its strings over as views; pyarrow as `string` or
+    // `large_string`; categoricals as dictionaries.
+    let layouts: Vec<(&str, Box<dyn Fn(Vec<&str>) -> ArrayRef>)> = vec![
+        (
+            "large_utf8",
+            Box::new(|ids| Arc::new(LargeStringArray::from(ids))),
+        ),
+        (
+            "utf8_view",
+            Box::new(|ids| Arc::new(StringViewArray::from(ids))),
+        ),
+        (
+            "dictionary",
+            Box::new(|ids| Arc::new(DictionaryArray::<Int32Type>::from_iter(ids))),
+        ),
+        (
+            "dictionary of views",
+            Box::new(|ids| {
+                let mut distinct = ids.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                let keys = ids
+                    .iter()
+                    .map(|id| distinct.binary_search(id).unwrap() as i32);
+                Arc::new(DictionaryArray::<Int32Type>::new(
+                    Int32Array::from_iter_values(keys),
+                    Arc::new(StringViewArray::from(distinct)),
+                ))
+            }),
+        ),
+    ];
+    let short = data();
+    // Ids of more than 12 bytes, which a view points at in its buffers.
+    let long = Data {
+        judged: (short.judged.iter())
+            .map(|(q, d, g)| {
+                (
+                    format!("query-{q}-long-id"),
+                    format!("document-{d}-long-id"),
+                    *g,
+                )
+            })
+            .collect(),
+        scored: (short.scored.iter())
+            .map(|(q, d, s)| {
+                (
+                    format!("query-{q}-long-id"),
+                    format!("document-{d}-long-id"),
+                    *s,
+                )
+            })
+            .collect(),
+    };
+    let columns = CsvOptions::default();
+    let read = ReadOptions::default();
+    for (ids, data) in [("short ids", short), ("long ids", long)] {
+        // Batches of 1000 rows, then slices of them at odd places, as the
+        // Python package cuts a table's chunks.
+        let (qrels, run) = data.long(1000);
+        let sliced = |batches: &[RecordBatch]| -> Vec<RecordBatch> {
+            (batches.iter())
+                .flat_map(|b| {
+                    let cut = b.num_rows().min(333);
+                    [b.slice(0, cut), b.slice(cut, b.num_rows() - cut)]
+                })
+                .collect()
+        };
+        let (qrels, run) = (sliced(&qrels), sliced(&run));
+        let judged = qrels_from_batches("qrels", &qrels, &columns).unwrap();
+        let expected = values(
+            &judged,
+            &run_from_batches("run", &run, &columns, read).unwrap(),
+        );
+        assert_eq!(expected.len(), 300);
+        for (layout, make) in &layouts {
+            let what = format!("{layout}, {ids}");
+            let qrels: Vec<RecordBatch> = qrels.iter().map(|b| restrung(b, make)).collect();
+            let run: Vec<RecordBatch> = run.iter().map(|b| restrung(b, make)).collect();
+            assert_ne!(run[0].column(0).data_type(), &DataType::Utf8, "{what}");
+            let judged = qrels_from_batches("qrels", &qrels, &columns).unwrap();
+            let whole = run_from_batches("run", &run, &columns, read).unwrap();
+            assert_eq!(values(&judged, &whole), expected, "{what}, read whole");
+            let streamed = evaluate_batches(
+                &judged,
+                "run",
+                &run,
+                &columns,
+                read,
+                &metrics(),
+                &Options::default(),
+            )
+            .unwrap();
+            assert_eq!(bits(&streamed), expected, "{what}, evaluated while read");
+        }
+    }
 }
 
 #[test]

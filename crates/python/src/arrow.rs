@@ -10,15 +10,23 @@
 //! so that the readers convert them on every core; ids may be any integer
 //! or string type (`string`, `large_string`, `string_view`) or a
 //! dictionary of those, as in Parquet files.
+//!
+//! A polars DataFrame is handed over column by column ([`ArrowData::Columns`]):
+//! its own `__arrow_c_stream__` first makes every column one chunk, a copy
+//! of the whole frame (in place, in the user's frame), where each column's
+//! chunks can be read where they are. Only the columns the reader needs are
+//! imported, and the batches are cut where any of them has a chunk boundary.
 
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3_arrow::input::AnyRecordBatch;
-use rankeval::read::arrow_array::{RecordBatch, RecordBatchReader};
-use rankeval::read::{QrelsNote, qrels_from_batches_noted};
-use rankeval::{CsvOptions, ReadOptions, run_from_batches};
+use pyo3::types::PyList;
+use pyo3_arrow::input::{AnyArray, AnyRecordBatch};
+use rankeval::read::arrow_array::{ArrayRef, RecordBatch, RecordBatchReader};
+use rankeval::read::arrow_schema::{ArrowError, Field, Schema, SchemaRef};
+use rankeval::read::{QrelsNote, qrels_columns, qrels_from_batches_noted, run_columns};
+use rankeval::{CsvOptions, ReadError, ReadOptions, run_from_batches};
 
 use crate::errors::read_error;
 use crate::inputs::{PyQrels, PyRun, RunSource, TableRun, duplicates};
@@ -51,6 +59,122 @@ fn batches(data: AnyRecordBatch, name: &str) -> PyResult<Vec<RecordBatch>> {
     Ok(sliced)
 }
 
+/// Arrow data as the Python package hands it over.
+pub enum ArrowData {
+    /// A table, record batch or stream (`__arrow_c_stream__` or
+    /// `__arrow_c_array__`), read as it comes.
+    Table(AnyRecordBatch),
+    /// A data frame's columns one by one, in the frame's order: a list of
+    /// `(name, column)`, each column exporting an Arrow array or array
+    /// stream (a polars Series); see [`column_batches`].
+    Columns(Vec<(String, AnyArray)>),
+}
+
+impl<'py> FromPyObject<'_, 'py> for ArrowData {
+    type Error = PyErr;
+
+    fn extract(object: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        if object.is_instance_of::<PyList>() {
+            Ok(Self::Columns(object.extract()?))
+        } else {
+            Ok(Self::Table(object.extract()?))
+        }
+    }
+}
+
+/// Record batches of the columns among `columns` that `needed` picks from
+/// their schema (every column nullable, so that a null is the reader's
+/// error naming its row): only those columns' chunks are imported, and the
+/// batches are cut where any of them has a chunk boundary, and into slices
+/// of at most [`ROWS_PER_SLICE`] rows; nothing is copied. One empty batch
+/// when there are no rows, as for [`batches`].
+fn column_batches(
+    name: &str,
+    columns: Vec<(String, AnyArray)>,
+    needed: impl FnOnce(&Schema) -> Result<Vec<usize>, ReadError>,
+) -> PyResult<Vec<RecordBatch>> {
+    let failed = |e: ArrowError| {
+        PyValueError::new_err(format!("{name}: reading the Arrow columns failed: {e}"))
+    };
+    let fields = columns
+        .iter()
+        .map(|(column, array)| Ok(Field::new(column, array.field()?.data_type().clone(), true)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let schema = Schema::new(fields);
+    let needed = needed(&schema).map_err(|e| read_error(&e))?;
+    let mut columns: Vec<Option<AnyArray>> = columns.into_iter().map(|(_, a)| Some(a)).collect();
+    let mut chunks = Vec::with_capacity(needed.len());
+    for &index in &needed {
+        let Some(array) = columns.get_mut(index).and_then(Option::take) else {
+            // `needed` gives each column of the schema at most once.
+            return Err(PyValueError::new_err(format!(
+                "{name}: column {index} of {} asked for twice",
+                columns.len()
+            )));
+        };
+        let imported: Vec<ArrayRef> = array
+            .into_reader()?
+            .collect::<Result<_, _>>()
+            .map_err(failed)?;
+        chunks.push(imported);
+    }
+    let schema = Arc::new(schema.project(&needed).map_err(failed)?);
+    cut(name, schema, chunks)
+}
+
+/// Record batches of `schema` from each column's chunks (`columns[i]` for
+/// field `i`), cut where any column's chunk ends and every
+/// [`ROWS_PER_SLICE`] rows: slices of the chunks, not copies.
+fn cut(name: &str, schema: SchemaRef, columns: Vec<Vec<ArrayRef>>) -> PyResult<Vec<RecordBatch>> {
+    let lengths: Vec<usize> = columns
+        .iter()
+        .map(|chunks| chunks.iter().map(|c| c.len()).sum())
+        .collect();
+    let rows = lengths.first().copied().unwrap_or(0);
+    if let Some(other) = lengths.iter().position(|&n| n != rows) {
+        return Err(PyValueError::new_err(format!(
+            "{name}: column `{}` has {} rows, column `{}` {rows}",
+            schema.field(other).name(),
+            lengths[other],
+            schema.field(0).name(),
+        )));
+    }
+    // Where each column is: its chunk, and the row in that chunk.
+    let mut at = vec![(0usize, 0usize); columns.len()];
+    let mut batches = Vec::new();
+    let mut done = 0;
+    while done < rows {
+        let mut length = ROWS_PER_SLICE.min(rows - done);
+        for (chunks, (chunk, row)) in columns.iter().zip(&mut at) {
+            // Every column has `rows - done` rows left: a chunk with rows
+            // left comes before the end.
+            while chunks[*chunk].len() == *row {
+                *chunk += 1;
+                *row = 0;
+            }
+            length = length.min(chunks[*chunk].len() - *row);
+        }
+        let arrays = columns
+            .iter()
+            .zip(&mut at)
+            .map(|(chunks, (chunk, row))| {
+                let slice = chunks[*chunk].slice(*row, length);
+                *row += length;
+                slice
+            })
+            .collect();
+        let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| {
+            PyValueError::new_err(format!("{name}: reading the Arrow columns failed: {e}"))
+        })?;
+        batches.push(batch);
+        done += length;
+    }
+    if batches.is_empty() {
+        batches.push(RecordBatch::new_empty(schema));
+    }
+    Ok(batches)
+}
+
 /// The column names as the table reader takes them.
 fn columns(query: &str, doc: &str, score: &str, rank: &str, grade: &str) -> CsvOptions {
     CsvOptions {
@@ -63,9 +187,10 @@ fn columns(query: &str, doc: &str, score: &str, rank: &str, grade: &str) -> CsvO
     }
 }
 
-/// Qrels from an Arrow table, record batch or stream: one row per
-/// judgement (`query`, `doc`, optional `grade`, grade 1 without it), or one
-/// row per query with list columns; `name` is what errors call the input.
+/// Qrels from an Arrow table, record batch or stream, or a data frame's
+/// columns ([`ArrowData`]): one row per judgement (`query`, `doc`, optional
+/// `grade`, grade 1 without it), or one row per query with list columns;
+/// `name` is what errors call the input.
 ///
 /// `ungraded_frame` holds the columns of the data frame that `data` was
 /// selected from, when it had no grade column: `data` then holds the query
@@ -75,38 +200,52 @@ fn columns(query: &str, doc: &str, score: &str, rank: &str, grade: &str) -> CsvO
 #[pyo3(signature = (data, name, query, doc, grade, ungraded_frame=None))]
 pub fn qrels_from_arrow(
     py: Python<'_>,
-    data: AnyRecordBatch,
+    data: ArrowData,
     name: &str,
     query: &str,
     doc: &str,
     grade: &str,
     ungraded_frame: Option<Vec<String>>,
 ) -> PyResult<PyQrels> {
-    let batches = batches(data, name)?;
     let columns = columns(query, doc, "score", "rank", grade);
+    // For a frame's columns, the note of the whole frame: the batches hold
+    // only the columns read.
+    let (batches, frame_note) = match data {
+        ArrowData::Table(table) => (batches(table, name)?, None),
+        ArrowData::Columns(frame) => {
+            let mut note = None;
+            let batches = column_batches(name, frame, |schema| {
+                let (needed, whole) = qrels_columns(name, schema, &columns)?;
+                note = whole;
+                Ok(needed)
+            })?;
+            (batches, Some(note))
+        }
+    };
     let (qrels, note) = py
         .detach(|| qrels_from_batches_noted(name, &batches, &columns))
         .map_err(|e| read_error(&e))?;
-    let note = match ungraded_frame {
-        Some(frame) => QrelsNote::no_grade_column(&columns, frame),
-        None => note,
+    let note = match (ungraded_frame, frame_note) {
+        (Some(frame), _) => QrelsNote::no_grade_column(&columns, frame),
+        (None, Some(whole)) => whole,
+        (None, None) => note,
     };
     Ok(PyQrels::noted(qrels, name, note))
 }
 
-/// A run from an Arrow table, record batch or stream: one row per query and
-/// document ordered by `score` (or by `rank` when there is no score
-/// column), or one row per query with list columns. With `stream`, the
-/// batches are kept and read when the run is evaluated, query by query
-/// where the table is grouped by query (what `evaluate` does with a table:
-/// no whole run is built); else the run is built now, to be evaluated many
-/// times.
+/// A run from an Arrow table, record batch or stream, or a data frame's
+/// columns ([`ArrowData`]): one row per query and document ordered by
+/// `score` (or by `rank` when there is no score column), or one row per
+/// query with list columns. With `stream`, the batches are kept and read
+/// when the run is evaluated, query by query where the table is grouped by
+/// query (what `evaluate` does with a table: no whole run is built); else
+/// the run is built now, to be evaluated many times.
 #[pyfunction]
 #[pyo3(signature = (data, name, query, doc, score, rank, duplicates, ties="docid", stream=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_from_arrow(
     py: Python<'_>,
-    data: AnyRecordBatch,
+    data: ArrowData,
     name: &str,
     query: &str,
     doc: &str,
@@ -121,8 +260,13 @@ pub fn run_from_arrow(
         duplicates: self::duplicates(duplicates)?,
         ties,
     };
-    let batches = batches(data, name)?;
     let columns = columns(query, doc, score, rank, "grade");
+    let batches = match data {
+        ArrowData::Table(table) => batches(table, name)?,
+        ArrowData::Columns(frame) => {
+            column_batches(name, frame, |schema| run_columns(name, schema, &columns))?
+        }
+    };
     if stream {
         return Ok(PyRun {
             source: RunSource::Table(TableRun {

@@ -221,6 +221,54 @@ def test_polars_dataframes(files, data):
     assert_equal(rankeval_rs.evaluate(qrels, cats, SPECS), reference(files))
 
 
+def _chunked_polars(pl, frame, pieces: int):
+    """`frame` (pandas) as a polars DataFrame in `pieces` chunks, as polars'
+    readers (`read_csv`, `scan_*().collect()`) make them; ids are
+    `string_view` in Arrow."""
+    rows = len(frame)
+    cuts = [rows * i // pieces for i in range(pieces + 1)]
+    chunked = pl.concat([pl.from_pandas(frame.iloc[a:b]) for a, b in zip(cuts, cuts[1:])], rechunk=False)
+    assert chunked.n_chunks("all") == [pieces] * len(frame.columns)
+    return chunked
+
+
+def test_polars_string_views_in_chunks_read_as_pyarrow_tables_and_stay_as_they_are(files, data):
+    pl = pytest.importorskip("polars", reason="polars is not installed (pip install polars)")
+    qrels, run = frames(data)
+    qrels, run = _chunked_polars(pl, qrels, 3), _chunked_polars(pl, run, 4)
+    expected = reference(files)
+    assert_equal(rankeval_rs.evaluate(qrels, run, SPECS), expected)
+    # What the polars path must match: the same frames as pyarrow tables,
+    # `large_string` (`.to_arrow()`) and `string_view`.
+    for compat in [pl.CompatLevel.oldest(), pl.CompatLevel.newest()]:
+        tables = qrels.to_arrow(compat_level=compat), run.to_arrow(compat_level=compat)
+        assert_equal(rankeval_rs.evaluate(*tables, SPECS), expected)
+    assert pa.types.is_string_view(run.to_arrow(compat_level=pl.CompatLevel.newest()).schema.field("user").type)
+    # Each column is read in its chunks, where it is: the frames are not
+    # made one chunk each (polars' own `DataFrame.__arrow_c_stream__` does
+    # that, in place: a copy of the whole frame on every first read).
+    assert_equal(rankeval_rs.evaluate(rankeval_rs.qrels(qrels), rankeval_rs.run(run), SPECS), expected)
+    assert qrels.n_chunks("all") == [3, 3, 3]
+    assert run.n_chunks("all") == [4, 4, 4]
+    # Columns the reader does not need are not read; a misaligned one
+    # (chunked otherwise) does not cut the batches of the others.
+    extra = pl.concat([pl.Series("note", ["x"] * 5), pl.Series("note", ["y"] * (len(run) - 5))], rechunk=False)
+    wider = run.with_columns(extra, pl.lit(1).alias("one"))
+    assert_equal(rankeval_rs.evaluate(qrels, wider, SPECS), expected)
+    assert run.n_chunks("all") == [4, 4, 4]
+
+
+def test_polars_errors_and_warnings_name_the_frame_columns(data):
+    pl = pytest.importorskip("polars", reason="polars is not installed (pip install polars)")
+    qrels, run = frames(data)
+    run = _chunked_polars(pl, run.assign(extra=1), 2)
+    with pytest.raises(rankeval_rs.InputError, match=r"no column `qid` \(columns: user .*item .*score .*extra"):
+        rankeval_rs.run(run, query="qid")
+    ungraded = _chunked_polars(pl, qrels.assign(label=0).drop(columns="grade"), 2)
+    with pytest.warns(rankeval_rs.RankevalWarning, match=r"no `grade` column \(columns: user, item, label\)"):
+        rankeval_rs.evaluate(ungraded, run, ["ap"])
+
+
 def test_duckdb_results(files, data):
     duckdb = pytest.importorskip("duckdb", reason="duckdb is not installed (pip install duckdb)")
     connection = duckdb.connect()

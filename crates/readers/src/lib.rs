@@ -64,11 +64,16 @@ use rankeval_core::{Duplicates, Qrels, QrelsBuilder, QrelsError, Run, RunBuilder
 /// The Arrow crate whose record batches [`run_from_batches`] takes, so that
 /// callers build them with the same version.
 pub use arrow_array;
+/// The Arrow schema crate of [`arrow_array`], for the schemas that
+/// [`run_columns`] and [`qrels_columns`] take.
+pub use arrow_schema;
 pub use csv::CsvOptions;
 pub use error::{ReadError, ReadErrorKind};
 pub use lines::MAX_LINE_BYTES;
 pub use table::stream_batches;
-pub use table::{qrels_from_batches, qrels_from_batches_noted, run_from_batches};
+pub use table::{
+    qrels_columns, qrels_from_batches, qrels_from_batches_noted, run_columns, run_from_batches,
+};
 
 use csv::{CSV_LINE, CsvQrels, CsvRun, Header};
 use error::LineError;

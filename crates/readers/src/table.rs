@@ -33,6 +33,7 @@
 //! into a stack buffer): nothing is allocated per row.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -162,6 +163,34 @@ pub fn qrels_from_batches_noted(
     let layout = Layout::new(name, first.schema_ref(), columns, Kind::Qrels)?;
     let qrels = layout.qrels_of_batches(name, batches)?;
     Ok((qrels, layout.note(columns)))
+}
+
+/// The columns of a table with `schema` that reading it as a run with
+/// `columns` looks at, in schema order. For data handed over column by
+/// column (a data frame's columns, each exported on its own), these are
+/// the only ones to import: the batches of these columns alone (in this
+/// order) read as the whole table would. An error is the one reading the
+/// whole table gives (a column named and absent, a column of a type that
+/// cannot be read), naming every column of `schema`.
+pub fn run_columns(
+    name: &str,
+    schema: &Schema,
+    columns: &CsvOptions,
+) -> Result<Vec<usize>, ReadError> {
+    Ok(Layout::new(name, schema, columns, Kind::Run)?.columns())
+}
+
+/// [`run_columns`] for qrels, with what the user should be told about them
+/// as reading the whole table tells it ([`QrelsNote`]: a long table without
+/// a grade column, whose columns it names): reading only the columns
+/// returned does not know the others.
+pub fn qrels_columns(
+    name: &str,
+    schema: &Schema,
+    columns: &CsvOptions,
+) -> Result<(Vec<usize>, Option<QrelsNote>), ReadError> {
+    let layout = Layout::new(name, schema, columns, Kind::Qrels)?;
+    Ok((layout.columns(), layout.note(columns)))
 }
 
 /// Where the rows of a run table go: a [`RunBuilder`], or the streaming
@@ -730,15 +759,17 @@ impl Layout {
     /// [`run_part`](Self::run_part) for the common table (one row per
     /// document, string document ids, scores or ranks with no NaN): each
     /// run of rows of one query is pushed at once, its document ids one
-    /// slice of the string column's bytes. `None` when the table is not of
-    /// that kind (the row-by-row path then reads it, and names any error).
-    fn run_part_contiguous(
+    /// slice of the string column's bytes (`utf8`, `large_utf8`) or
+    /// gathered from its views (`utf8_view`). `None` when the table is not
+    /// of that kind (the row-by-row path then reads it, and names any
+    /// error).
+    fn run_part_contiguous<R: TableRunSink>(
         &self,
         name: &str,
         columns: &Columns<'_>,
         rows: usize,
         start: u64,
-        run: &mut impl TableRunSink,
+        run: &mut R,
     ) -> Option<Result<(), ReadError>> {
         if columns.lists.is_some() {
             return None;
@@ -751,65 +782,64 @@ impl Layout {
             Value::Rank => Cow::Owned(values.iter().map(|v| -v).collect()),
             _ => Cow::Borrowed(values),
         };
+        let scores = &scores[..];
         let pushed = match &columns.doc {
             Ids::Utf8(docs) => self.push_runs(
                 name,
                 columns,
-                docs.value_offsets(),
-                docs.value_data(),
-                &scores,
                 rows,
                 start,
                 run,
+                offsets_pusher(docs.value_offsets(), docs.value_data(), scores),
             ),
             Ids::LargeUtf8(docs) => self.push_runs(
                 name,
                 columns,
-                docs.value_offsets(),
-                docs.value_data(),
-                &scores,
                 rows,
                 start,
                 run,
+                offsets_pusher(docs.value_offsets(), docs.value_data(), scores),
             ),
+            // Views (polars' strings) point at their ids one by one: a
+            // query's ids are gathered into one reused buffer, then pushed
+            // as a string column's would be.
+            Ids::Utf8View(docs) => {
+                let mut bytes = Vec::new();
+                self.push_runs(name, columns, rows, start, run, |run, query, rows, at| {
+                    let views = &docs.views()[rows.clone()];
+                    gather_views(docs, views, &mut bytes);
+                    let mut end = 0;
+                    let ends = views.iter().map(|&view| {
+                        end += view as u32 as usize;
+                        end
+                    });
+                    run.push_scored_contiguous(query, &bytes, ends, &scores[rows], at)
+                })
+            }
             _ => return None,
         };
         Some(pushed)
     }
 
-    /// Pushes each run of rows of one query at once; see
+    /// Pushes each run of rows of one query at once with `push` (given the
+    /// sink, the query, the rows and the position of the first); see
     /// [`run_part_contiguous`](Self::run_part_contiguous).
-    #[allow(clippy::too_many_arguments)]
-    fn push_runs<O: OffsetSizeTrait>(
+    fn push_runs<R: TableRunSink>(
         &self,
         name: &str,
         columns: &Columns<'_>,
-        offsets: &[O],
-        data: &[u8],
-        scores: &[f64],
         rows: usize,
         start: u64,
-        run: &mut impl TableRunSink,
+        run: &mut R,
+        mut push: impl FnMut(&mut R, &[u8], Range<usize>, u64) -> Result<(), RunError>,
     ) -> Result<(), ReadError> {
         let mut first = 0;
         while first < rows {
-            let mut end = first + 1;
-            while end < rows && columns.query.same(end - 1, end) {
-                end += 1;
-            }
-            let from = offsets[first].as_usize();
-            let to = offsets[end].as_usize();
-            let ends = offsets[first + 1..=end].iter().map(|o| o.as_usize() - from);
+            let end = columns.query.run_end(first, rows);
             columns
                 .query
                 .with(first, |query| {
-                    run.push_scored_contiguous(
-                        query,
-                        &data[from..to],
-                        ends,
-                        &scores[first..end],
-                        position(start, first),
-                    )
+                    push(run, query, first..end, position(start, first))
                 })
                 .map_err(|e| {
                     self.error(
@@ -957,6 +987,45 @@ impl Layout {
             ),
             other => ReadError::new(name, None, ReadErrorKind::Data(other.to_string())),
         })
+    }
+}
+
+/// The ids of `views` (views of `array`) one after the other in `bytes`,
+/// emptied first. An id of up to 12 bytes, in its view, is copied as the
+/// view's 12 bytes and cut to its length: a copy of a fixed size, without a
+/// call; a longer one from its buffer.
+#[inline]
+fn gather_views(array: &StringViewArray, views: &[u128], bytes: &mut Vec<u8>) {
+    bytes.clear();
+    bytes.reserve(views.len() * INLINE_VIEW);
+    for &view in views {
+        let len = view as u32 as usize;
+        if len <= INLINE_VIEW {
+            let end = bytes.len() + len;
+            bytes.extend_from_slice(&view.to_le_bytes()[4..]);
+            bytes.truncate(end);
+        } else {
+            let buffer = (view >> 64) as u32 as usize;
+            let offset = (view >> 96) as u32 as usize;
+            bytes.extend_from_slice(&array.data_buffers()[buffer][offset..offset + len]);
+        }
+    }
+}
+
+/// Pushes rows of one query of a string column (`offsets` into `data`),
+/// their ids one slice of `data`; see [`Layout::push_runs`].
+fn offsets_pusher<'a, O: OffsetSizeTrait, R: TableRunSink>(
+    offsets: &'a [O],
+    data: &'a [u8],
+    scores: &'a [f64],
+) -> impl FnMut(&mut R, &[u8], Range<usize>, u64) -> Result<(), RunError> + 'a {
+    move |run, query, rows, at| {
+        let from = offsets[rows.start].as_usize();
+        let to = offsets[rows.end].as_usize();
+        let ends = offsets[rows.start + 1..=rows.end]
+            .iter()
+            .map(move |o| o.as_usize() - from);
+        run.push_scored_contiguous(query, &data[from..to], ends, &scores[rows], at)
     }
 }
 
@@ -1148,10 +1217,15 @@ impl<'a> Ids<'a> {
             DataType::UInt64 => Ids::Unsigned(Unsigned::U64(array.as_primitive())),
             _ => {
                 let dictionary = array.as_any_dictionary();
-                Ids::Dictionary(
-                    dictionary.normalized_keys(),
-                    Box::new(Ids::of(dictionary.values().as_ref())),
-                )
+                // Without values there is no key to read (an empty batch, or
+                // only nulls, refused before a row is read); arrow asserts
+                // there are values to normalise keys to.
+                let keys = if dictionary.values().is_empty() {
+                    Vec::new()
+                } else {
+                    dictionary.normalized_keys()
+                };
+                Ids::Dictionary(keys, Box::new(Ids::of(dictionary.values().as_ref())))
             }
         }
     }
@@ -1186,6 +1260,30 @@ impl<'a> Ids<'a> {
         }
     }
 
+    /// The end of the run of rows from `first` (below `rows`) whose ids
+    /// [`same`](Self::same) finds equal, one after the other.
+    #[inline]
+    fn run_end(&self, first: usize, rows: usize) -> usize {
+        let mut end = first + 1;
+        if let Ids::Utf8View(ids) = self {
+            // Equal views first, in one pass over the views: the common case.
+            let views = &ids.views()[..rows];
+            loop {
+                let view = views[end - 1];
+                end += views[end..].iter().take_while(|&&v| v == view).count();
+                if end < rows && ids.value(end - 1) == ids.value(end) {
+                    end += 1;
+                } else {
+                    return end;
+                }
+            }
+        }
+        while end < rows && self.same(end - 1, end) {
+            end += 1;
+        }
+        end
+    }
+
     /// Whether rows `a` and `b` hold the same id, as far as a cheap look
     /// tells (different dictionary keys may name one id: `false` then, and
     /// the builder, which compares the ids, still joins the rows).
@@ -1194,7 +1292,12 @@ impl<'a> Ids<'a> {
         match self {
             Ids::Utf8(ids) => ids.value(a) == ids.value(b),
             Ids::LargeUtf8(ids) => ids.value(a) == ids.value(b),
-            Ids::Utf8View(ids) => ids.value(a) == ids.value(b),
+            // Equal views are equal ids (the same inline bytes, or the same
+            // bytes of the same buffer); unequal ones may still be.
+            Ids::Utf8View(ids) => {
+                let views = ids.views();
+                views[a] == views[b] || ids.value(a) == ids.value(b)
+            }
             Ids::Signed(Signed::I8(ids)) => ids.value(a) == ids.value(b),
             Ids::Signed(Signed::I16(ids)) => ids.value(a) == ids.value(b),
             Ids::Signed(Signed::I32(ids)) => ids.value(a) == ids.value(b),
@@ -1241,8 +1344,9 @@ impl<'a> Ids<'a> {
         match self {
             Ids::Utf8(a) => strings(*a),
             Ids::LargeUtf8(a) => strings(*a),
+            Ids::Utf8View(a) => plain_views(a),
             Ids::Signed(_) | Ids::Unsigned(_) => true,
-            Ids::Utf8View(_) | Ids::Dictionary(..) => false,
+            Ids::Dictionary(..) => false,
         }
     }
 
@@ -1295,6 +1399,12 @@ fn id_bytes(array: &dyn Array) -> usize {
     match array.data_type() {
         DataType::Utf8 => span(array.as_string::<i32>().value_offsets()),
         DataType::LargeUtf8 => span(array.as_string::<i64>().value_offsets()),
+        DataType::Utf8View => array
+            .as_string_view()
+            .views()
+            .iter()
+            .map(|&view| view as u32 as usize)
+            .sum(),
         _ => array.len().saturating_mul(8),
     }
 }
@@ -1326,6 +1436,79 @@ fn plain_ids<O: OffsetSizeTrait>(offsets: &[O], data: &[u8]) -> bool {
                 .iter()
                 .fold(true, |ok, &b| ok & (b.wrapping_sub(b'!') < 0x7f - b'!'))
         })
+}
+
+/// The longest id a string view holds itself.
+const INLINE_VIEW: usize = 12;
+
+/// [`plain_ids`] for a string view array (polars' strings): no view is of
+/// length 0 and every byte of every id is printable ASCII other than a
+/// space. An id of up to 12 bytes is inside its view: its bytes are checked
+/// at once, as one 128-bit word (the bytes past the id replaced by a
+/// printable one), without a branch; longer ids, in their data buffers, in
+/// a second pass if there are any. `false` also for a view that points
+/// outside its buffers.
+fn plain_views(array: &StringViewArray) -> bool {
+    /// A byte of 1 in each of the word's 16 bytes.
+    const ONES: u128 = u128::MAX / 0xff;
+    /// The high bit of each byte.
+    const HIGH: u128 = ONES * 0x80;
+    /// The bytes of an id of each length up to [`INLINE_VIEW`].
+    const MASKS: [u128; INLINE_VIEW + 1] = {
+        let mut masks = [0; INLINE_VIEW + 1];
+        let mut len = 1;
+        while len <= INLINE_VIEW {
+            masks[len] = (1u128 << (8 * len)) - 1;
+            len += 1;
+        }
+        masks
+    };
+    let views = array.views();
+    let (mut plain, mut long) = (true, false);
+    // A view equal to the one before holds the same id (a query's rows).
+    let mut previous = None;
+    for &view in views.iter() {
+        if previous == Some(view) {
+            continue;
+        }
+        previous = Some(view);
+        // The view's layout (little-endian): the length in its low 4 bytes,
+        // then the id if it is short, else its first 4 bytes, the buffer's
+        // index and the offset in the buffer.
+        let len = view as u32 as usize;
+        let id = MASKS[len.min(INLINE_VIEW)];
+        let word = (view >> 32) & id | (ONES * u128::from(b'A')) & !id;
+        // Whether a byte is below `!`, or above `~` (0x80 and over
+        // included): exact for "any byte", as borrows and carries start at
+        // a byte that is out of range itself.
+        let below = word.wrapping_sub(ONES * u128::from(b'!')) & !word;
+        let above = word.wrapping_add(ONES * u128::from(0x7f - b'~')) | word;
+        let short = len <= INLINE_VIEW;
+        plain &= !short | ((len > 0) & ((below | above) & HIGH == 0));
+        long |= !short;
+    }
+    if !plain || !long {
+        return plain;
+    }
+    let buffers = array.data_buffers();
+    views.iter().all(|&view| {
+        let len = view as u32 as usize;
+        if len <= INLINE_VIEW {
+            return true;
+        }
+        let buffer = (view >> 64) as u32 as usize;
+        let offset = (view >> 96) as u32 as usize;
+        buffers
+            .get(buffer)
+            .and_then(|b| b.get(offset..offset.saturating_add(len)))
+            .is_some_and(|bytes| bytes.iter().fold(true, |ok, &b| ok & printable(b)))
+    })
+}
+
+/// Whether `b` is printable ASCII other than a space.
+#[inline]
+fn printable(b: u8) -> bool {
+    b.wrapping_sub(b'!') < 0x7f - b'!'
 }
 
 /// Why `id` cannot be an id, if it cannot: it is empty, or holds whitespace
@@ -1386,6 +1569,260 @@ mod tests {
         assert!(!plain(&ids));
         ids[4096] = "d\t1";
         assert!(!plain(&ids));
+    }
+
+    #[test]
+    fn the_columns_to_read_are_found_in_the_whole_schema() {
+        use arrow_schema::Field;
+        let field = |name: &str, t: DataType| Field::new(name, t, true);
+        let schema = Schema::new(vec![
+            field("note", DataType::Utf8),
+            field("score", DataType::Float64),
+            field("user", DataType::Utf8View),
+            field("rank", DataType::Int64),
+            field("item", DataType::LargeUtf8),
+            field("label", DataType::Int8),
+        ]);
+        let columns = CsvOptions::default();
+        assert_eq!(run_columns("run", &schema, &columns).unwrap(), [1, 2, 4]);
+        // Without a grade column: the note names every column of the table.
+        let (read, note) = qrels_columns("qrels", &schema, &columns).unwrap();
+        assert_eq!(read, [2, 4]);
+        let Some(QrelsNote::NoGradeColumn { columns: named, .. }) = note else {
+            panic!("no note: {note:?}");
+        };
+        assert_eq!(named, ["note", "score", "user", "rank", "item", "label"]);
+        let graded = CsvOptions {
+            grade: "label".into(),
+            ..CsvOptions::default()
+        };
+        let (read, note) = qrels_columns("qrels", &schema, &graded).unwrap();
+        assert_eq!((read, note), (vec![2, 4, 5], None));
+        // An error names every column, as reading the whole table does.
+        let wrong = CsvOptions {
+            query: "qid".into(),
+            ..CsvOptions::default()
+        };
+        let error = run_columns("run", &schema, &wrong).unwrap_err().to_string();
+        assert!(
+            error.contains("no column `qid`") && error.contains("label Int8"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn an_empty_batch_of_dictionary_ids_has_no_rows_to_read() {
+        use arrow_array::types::Int32Type;
+        use arrow_array::{DictionaryArray, Float64Array};
+        let batch = |ids: Vec<&str>, scores: Vec<f64>| {
+            let ids: ArrayRef = std::sync::Arc::new(DictionaryArray::<Int32Type>::from_iter(ids));
+            RecordBatch::try_from_iter([
+                ("user", ids.clone()),
+                ("item", ids),
+                (
+                    "score",
+                    std::sync::Arc::new(Float64Array::from(scores)) as ArrayRef,
+                ),
+            ])
+            .unwrap()
+        };
+        let empty = batch(vec![], vec![]);
+        assert!(empty.column(0).as_any_dictionary().values().is_empty());
+        let batches = [empty, batch(vec!["a"], vec![1.0])];
+        let columns = CsvOptions::default();
+        let run = run_from_batches("run", &batches, &columns, ReadOptions::default()).unwrap();
+        assert_eq!(run.num_entries(), 1);
+        let qrels = qrels_from_batches("qrels", &batches[..1], &columns);
+        let empty = qrels.unwrap_err().to_string();
+        assert!(empty.contains("is empty"), "{empty}");
+    }
+
+    /// Ids of every kind the checks tell apart: short (in the view) and
+    /// long (in a buffer), of each length around 12 bytes, empty, with
+    /// whitespace, a control character, a byte of 0x7f or non-ASCII at the
+    /// start, the middle or the end.
+    fn tricky_ids() -> Vec<String> {
+        let mut ids = vec![String::new()];
+        for len in 1..=16 {
+            let plain: String = (0..len)
+                .map(|i| char::from(b'!' + (i * 7 % 94) as u8))
+                .collect();
+            ids.push(plain.clone());
+            for bad in [" ", "\t", "\u{7f}", "\0", "é", "~"] {
+                for at in [0, len / 2, len - 1] {
+                    let mut id: Vec<char> = plain.chars().collect();
+                    id[at] = bad.chars().next().unwrap_or(' ');
+                    ids.push(id.into_iter().collect());
+                }
+            }
+        }
+        ids
+    }
+
+    #[test]
+    fn string_views_are_passed_at_a_glance_exactly_as_strings_are() {
+        let ids = tricky_ids();
+        let check = |ids: &[&str]| {
+            let views = StringViewArray::from(ids.to_vec());
+            let strings = StringArray::from(ids.to_vec());
+            assert_eq!(
+                plain_views(&views),
+                plain_ids(strings.value_offsets(), strings.value_data()),
+                "{ids:?}"
+            );
+        };
+        // Each id alone, after a plain one, and among many plain ones.
+        for id in &ids {
+            check(&[id]);
+            check(&["ok", id]);
+            check(&["a-long-plain-id-in-a-buffer", id, "q1", "q1"]);
+        }
+        let plain: Vec<&str> = ids
+            .iter()
+            .map(String::as_str)
+            .filter(|id| plain_ids(&[0, id.len() as i32], id.as_bytes()))
+            .collect();
+        assert!(plain.len() > 16, "{plain:?}");
+        check(&plain);
+        // A slice sees its own views only.
+        let views = StringViewArray::from(vec!["a b", "ok", "a-long-plain-id-in-a-buffer", ""]);
+        assert!(plain_views(&views.slice(1, 2)));
+        assert!(!plain_views(&views.slice(0, 2)));
+        assert!(!plain_views(&views.slice(2, 2)));
+    }
+
+    /// A sink that records each entry, and how it was pushed.
+    #[derive(Default)]
+    struct Recorded {
+        /// `(query, doc, score, position)` per entry.
+        entries: Vec<(String, String, f64, u64)>,
+        /// Calls of `push_scored_contiguous`: one per run of rows of a query.
+        runs: usize,
+        /// Calls of `push_scored_at`: one per row, on the slow path.
+        rows: usize,
+    }
+
+    impl TableRunSink for Recorded {
+        fn declare_list(&mut self, _: &[u8], _: bool, _: usize, _: u64) -> Result<(), RunError> {
+            Ok(())
+        }
+
+        fn push_scored_at(
+            &mut self,
+            query: &[u8],
+            doc: &[u8],
+            score: f64,
+            at: u64,
+        ) -> Result<(), RunError> {
+            self.rows += 1;
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            self.entries.push((text(query), text(doc), score, at));
+            Ok(())
+        }
+
+        fn push_ranked_at(&mut self, _: &[u8], _: &[u8], _: u64) -> Result<(), RunError> {
+            Ok(())
+        }
+
+        fn push_scored_contiguous(
+            &mut self,
+            query: &[u8],
+            docs: &[u8],
+            ends: impl ExactSizeIterator<Item = usize>,
+            scores: &[f64],
+            first_at: u64,
+        ) -> Result<(), RunError> {
+            self.runs += 1;
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            let mut start = 0;
+            for (i, end) in ends.enumerate() {
+                let at = first_at + i as u64;
+                self.entries
+                    .push((text(query), text(&docs[start..end]), scores[i], at));
+                start = end;
+            }
+            Ok(())
+        }
+    }
+
+    /// The run `rows` (`query, doc, score`) read into a [`Recorded`] sink,
+    /// its id columns built by `column`, the batch sliced to `rows[skip..]`.
+    fn recorded(
+        rows: &[(&str, &str, f64)],
+        skip: usize,
+        column: impl Fn(Vec<&str>) -> ArrayRef,
+    ) -> Recorded {
+        let batch = RecordBatch::try_from_iter([
+            ("query", column(rows.iter().map(|r| r.0).collect())),
+            ("doc", column(rows.iter().map(|r| r.1).collect())),
+            (
+                "score",
+                std::sync::Arc::new(arrow_array::Float64Array::from(
+                    rows.iter().map(|r| r.2).collect::<Vec<_>>(),
+                )) as ArrayRef,
+            ),
+        ])
+        .unwrap();
+        let batch = batch.slice(skip, batch.num_rows() - skip);
+        let columns = CsvOptions {
+            query: "query".into(),
+            doc: "doc".into(),
+            ..CsvOptions::default()
+        };
+        let layout = Layout::new("run", batch.schema_ref(), &columns, Kind::Run).unwrap();
+        let mut sink = Recorded::default();
+        layout.run_part("run", &batch, 10, &mut sink).unwrap();
+        sink
+    }
+
+    #[test]
+    fn string_views_are_pushed_a_query_at_a_time_as_strings_are() {
+        let long = "a-document-id-longer-than-twelve-bytes";
+        let rows = [
+            ("q1", "d1", 0.5),
+            ("q1", long, 0.25),
+            ("q1", "d3", 0.75),
+            ("a-query-id-longer-than-twelve", "d1", 1.0),
+            ("a-query-id-longer-than-twelve", "d12345678901", 2.0),
+            ("q3", long, 0.0),
+            ("q1", "d4", 0.1),
+        ];
+        for skip in [0, 1, 4] {
+            let expected = recorded(&rows, skip, |ids| {
+                std::sync::Arc::new(StringArray::from(ids))
+            });
+            assert_eq!(expected.entries.len(), rows.len() - skip);
+            assert_eq!(expected.rows, 0, "strings take the contiguous path");
+            let large = recorded(&rows, skip, |ids| {
+                std::sync::Arc::new(LargeStringArray::from(ids))
+            });
+            let views = recorded(&rows, skip, |ids| {
+                std::sync::Arc::new(StringViewArray::from(ids))
+            });
+            for (what, got) in [("large_utf8", large), ("utf8_view", views)] {
+                assert_eq!(got.entries, expected.entries, "{what}, from row {skip}");
+                assert_eq!(got.rows, 0, "{what} pushed row by row");
+                assert_eq!(
+                    got.runs, expected.runs,
+                    "{what}: one push per run of a query"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn equal_long_view_ids_in_other_places_are_one_run() {
+        // The builder does not deduplicate: the same long id twice is two
+        // views with other offsets, the same query all the same.
+        let long = "a-query-id-longer-than-twelve";
+        let views = StringViewArray::from(vec![long, long, "q2", "q2", long]);
+        assert_ne!(views.views()[0], views.views()[1]);
+        let ids = Ids::Utf8View(&views);
+        assert_eq!(ids.run_end(0, 5), 2);
+        assert_eq!(ids.run_end(2, 5), 4);
+        assert_eq!(ids.run_end(4, 5), 5);
+        assert!(ids.same(0, 1) && ids.same(2, 3) && !ids.same(1, 2));
+        assert_eq!(id_bytes(&views), 3 * long.len() + 4);
     }
 
     #[test]

@@ -43,6 +43,20 @@ def _is_arrow(value: Any) -> bool:
     return hasattr(value, "__arrow_c_stream__") or hasattr(value, "__arrow_c_array__")
 
 
+def _arrow_data(value: Any) -> Any:
+    """What the native module reads Arrow data from: a polars DataFrame as
+    its columns, `[(name, series), ...]`, each exporting its own chunks
+    where they are; anything else as it is. (polars' `DataFrame.__arrow_c_stream__`
+    first makes every column one chunk, in the user's frame: a copy of the
+    frame, where polars read it in many chunks, as `read_csv` does.)"""
+    if type(value).__module__.split(".")[0] != "polars" or not hasattr(value, "get_columns"):
+        return value
+    columns = value.get_columns()
+    if not all(hasattr(column, "__arrow_c_stream__") for column in columns):
+        return value  # a polars without Series.__arrow_c_stream__
+    return [(column.name, column) for column in columns]
+
+
 #: The other names the table reader finds a column under when its
 #: option is left at the default (as for Parquet files).
 _ALTERNATIVES = {"user": ("query",), "item": ("items", "doc"), "score": ("scores",),
@@ -232,7 +246,7 @@ def to_qrels(data: Any, *, query: str, doc: str, grade: str, format: str | None,
         if arrow is not None:
             return _native.qrels_from_arrow(arrow, f"{name} table", query, doc, grade, ungraded)
     elif _is_arrow(data):
-        return _native.qrels_from_arrow(data, f"{name} table", query, doc, grade)
+        return _native.qrels_from_arrow(_arrow_data(data), f"{name} table", query, doc, grade)
     if _is_pandas(data):
         table = _Table(data, f"{name} table")
         table.require(query, "query ids; set query=")
@@ -282,8 +296,8 @@ def to_run(data: Any, *, query: str, doc: str, score: str, rank: str, format: st
             return _native.run_from_arrow(arrow, f"{name} table", query, doc, score, rank, duplicates, ties,
                                           stream)
     elif _is_arrow(data):
-        return _native.run_from_arrow(data, f"{name} table", query, doc, score, rank, duplicates, ties,
-                                      stream)
+        return _native.run_from_arrow(_arrow_data(data), f"{name} table", query, doc, score, rank, duplicates,
+                                      ties, stream)
     if _is_pandas(data):
         table = _Table(data, f"{name} table")
         table.require(query, "query ids; set query=")

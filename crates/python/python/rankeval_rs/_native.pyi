@@ -121,7 +121,9 @@ def run_from_file(
 def qrels_from_dict(judgements: dict[Any, Any], name: str) -> Qrels: ...
 def run_from_dict(lists: dict[Any, Any], name: str, duplicates: str, ties: str = "docid") -> Run: ...
 #: Arrow data through the PyCapsule interface: anything with
-#: `__arrow_c_stream__` (a table, a stream) or `__arrow_c_array__` (a record batch).
+#: `__arrow_c_stream__` (a table, a stream) or `__arrow_c_array__` (a record batch),
+#: or a data frame's columns as a list of `(name, column)`, each column exporting
+#: an Arrow array or array stream (a polars Series).
 ArrowData = Any
 
 def qrels_from_arrow(
