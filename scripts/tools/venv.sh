@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the scripts that need tools from PyPI (build-wheel.sh,
 # build-binary.sh, lint-workflows.sh): `tools_venv NAME` makes the virtual
 # environment target/tools-NAME (under CARGO_TARGET_DIR when set) with the
