@@ -82,3 +82,11 @@ def test_notebooks_show_the_means_as_an_html_table():
     html = both._repr_html_()
     assert "<th>a&lt;b</th>" in html and "<th>v2</th>" in html
     assert f"<td>{both['v2'].means['ap']:.4f}</td>" in html
+
+
+def test_importing_the_package_imports_no_numpy_pandas_or_arrow():
+    # A quick `import rankeval_rs` (scripts/test-wheel.sh measures it): numpy,
+    # pandas and pyarrow are imported where they are first used.
+    code = "import sys, rankeval_rs; print(sorted(m for m in ('numpy', 'pandas', 'pyarrow', 'polars') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "[]\n"
