@@ -7,12 +7,13 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
 
 from . import _native
 from ._inputs import is_path, run_names, to_qrels, to_run
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ._report import Comparison
 
 #: Metrics used when none are given (as the command line's `eval`).
@@ -107,6 +108,8 @@ class Evaluation:
         float64 column per metric. Needs pyarrow (``pip install
         "rankeval-rs[pandas]"``)."""
         pa = _optional("pyarrow", "to_arrow() returns a pyarrow Table")
+
+        import numpy as np
 
         columns = {"query": pa.array(self.queries, type=pa.string())}
         for index, metric in enumerate(self.metrics):

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from . import _native
 from ._native import InputError, Qrels, Run
+
+# numpy is imported where it is used, not with the package: `import
+# rankeval_rs` stays quick (scripts/test-wheel.sh measures it), and pandas
+# and pyarrow, the only callers here, have imported it already.
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def input_error(file: str | None, line: int | None, message: str) -> InputError:
@@ -81,6 +85,8 @@ def _pandas_arrow(frame: Any, name: str, wanted: Sequence[tuple[str, str, str | 
 
     `wanted` holds (option value, default, what it is for) per column, the
     last None for an optional column."""
+    import numpy as np
+
     pa = _pyarrow()
     if pa is None:
         return None
@@ -140,6 +146,8 @@ class _Table:
 
     def ids(self, column: str):
         """An id column: int64 array, Arrow string offsets and data, or objects."""
+        import numpy as np
+
         series = self.pandas[column]
         kind = series.dtype.kind
         if kind in "iu" and not series.hasnans:
@@ -159,6 +167,8 @@ class _Table:
         return values
 
     def floats(self, column: str) -> np.ndarray:
+        import numpy as np
+
         series = self.pandas[column]
         if series.dtype.kind not in "iuf":
             raise input_error(self.name, None, f"column `{column}` must hold numbers, found {series.dtype}")
@@ -166,6 +176,8 @@ class _Table:
 
     def grades(self, column: str) -> np.ndarray:
         """Grades as float64 (integers or fractions, as the CLI reads them)."""
+        import numpy as np
+
         series = self.pandas[column]
         _no_missing(series.isna().to_numpy(), self.name, column)
         values = series.to_numpy()
@@ -175,6 +187,8 @@ class _Table:
 
 
 def _no_missing(missing: np.ndarray, name: str, column: str) -> None:
+    import numpy as np
+
     if missing.any():
         row = int(np.argmax(missing))
         raise input_error(name, row + 1, f"column `{column}` has a missing value")
@@ -192,6 +206,8 @@ def _no_missing_arrow(array, name: str, column: str) -> None:
 
 def _arrow_ids(array, name: str, column: str):
     """Views on an Arrow string array's buffers (no copy), or int64 ids."""
+    import numpy as np
+
     pa = _pyarrow()
     import pyarrow.compute  # noqa: F401  (for _no_missing_arrow)
 

@@ -10,13 +10,15 @@ import json
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 
 from . import _native
 from ._evaluation import Evaluation, RankevalWarning, _optional
 from ._native import CompareError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class RunReport(Evaluation):
