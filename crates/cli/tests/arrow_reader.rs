@@ -431,11 +431,14 @@ fn restrung(batch: &RecordBatch, layout: &dyn Fn(Vec<&str>) -> ArrayRef) -> Reco
     RecordBatch::try_from_iter_with_nullable(columns).unwrap()
 }
 
+/// Builds an id column in one Arrow string layout.
+type Layout = Box<dyn Fn(Vec<&str>) -> ArrayRef>;
+
 #[test]
 fn every_string_layout_gives_the_same_values_bit_for_bit() {
     // polars hands its strings over as views; pyarrow as `string` or
     // `large_string`; categoricals as dictionaries.
-    let layouts: Vec<(&str, Box<dyn Fn(Vec<&str>) -> ArrayRef>)> = vec![
+    let layouts: Vec<(&str, Layout)> = vec![
         (
             "large_utf8",
             Box::new(|ids| Arc::new(LargeStringArray::from(ids))),
