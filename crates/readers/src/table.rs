@@ -1444,25 +1444,44 @@ const INLINE_VIEW: usize = 12;
 /// [`plain_ids`] for a string view array (polars' strings): no view is of
 /// length 0 and every byte of every id is printable ASCII other than a
 /// space. An id of up to 12 bytes is inside its view: its bytes are checked
-/// at once, as one 128-bit word (the bytes past the id replaced by a
-/// printable one), without a branch; longer ids, in their data buffers, in
-/// a second pass if there are any. `false` also for a view that points
-/// outside its buffers.
+/// at once, as the view's two 64-bit words (the bytes that are not the id's
+/// replaced by a printable one), without a branch; longer ids, in their
+/// data buffers, in a second pass if there are any. `false` also for a
+/// view that points outside its buffers.
 fn plain_views(array: &StringViewArray) -> bool {
-    /// A byte of 1 in each of the word's 16 bytes.
-    const ONES: u128 = u128::MAX / 0xff;
+    /// A byte of 1 in each of a word's 8 bytes.
+    const ONES: u64 = u64::MAX / 0xff;
     /// The high bit of each byte.
-    const HIGH: u128 = ONES * 0x80;
-    /// The bytes of an id of each length up to [`INLINE_VIEW`].
-    const MASKS: [u128; INLINE_VIEW + 1] = {
-        let mut masks = [0; INLINE_VIEW + 1];
+    const HIGH: u64 = ONES * 0x80;
+    /// A printable byte in each byte.
+    const FILL: u64 = ONES * b'A' as u64;
+    /// For each length up to [`INLINE_VIEW`], the bytes of the view's low
+    /// and high words that hold an id of that length (after the 4 bytes of
+    /// the length).
+    const ID_BYTES: [(u64, u64); INLINE_VIEW + 1] = {
+        let mut masks = [(0, 0); INLINE_VIEW + 1];
         let mut len = 1;
         while len <= INLINE_VIEW {
-            masks[len] = (1u128 << (8 * len)) - 1;
+            let (low, high) = if len <= 4 { (len, 0) } else { (4, len - 4) };
+            masks[len].0 = ((1u64 << (8 * low)) - 1) << 32;
+            masks[len].1 = if high == 8 {
+                u64::MAX
+            } else {
+                (1u64 << (8 * high)) - 1
+            };
             len += 1;
         }
         masks
     };
+    /// Whether a byte of `word` is below `!` or above `~` (0x80 and over
+    /// included): exact for "any byte", as borrows and carries start at a
+    /// byte that is out of range itself.
+    #[inline]
+    fn unprintable(word: u64) -> u64 {
+        let below = word.wrapping_sub(ONES * b'!' as u64) & !word;
+        let above = word.wrapping_add(ONES * (0x7f - b'~') as u64) | word;
+        (below | above) & HIGH
+    }
     let views = array.views();
     let (mut plain, mut long) = (true, false);
     // A view equal to the one before holds the same id (a query's rows).
@@ -1476,15 +1495,12 @@ fn plain_views(array: &StringViewArray) -> bool {
         // then the id if it is short, else its first 4 bytes, the buffer's
         // index and the offset in the buffer.
         let len = view as u32 as usize;
-        let id = MASKS[len.min(INLINE_VIEW)];
-        let word = (view >> 32) & id | (ONES * u128::from(b'A')) & !id;
-        // Whether a byte is below `!`, or above `~` (0x80 and over
-        // included): exact for "any byte", as borrows and carries start at
-        // a byte that is out of range itself.
-        let below = word.wrapping_sub(ONES * u128::from(b'!')) & !word;
-        let above = word.wrapping_add(ONES * u128::from(0x7f - b'~')) | word;
+        let (low, high) = ID_BYTES[len.min(INLINE_VIEW)];
+        let words = [view as u64, (view >> 64) as u64];
+        let bad =
+            unprintable(words[0] & low | FILL & !low) | unprintable(words[1] & high | FILL & !high);
         let short = len <= INLINE_VIEW;
-        plain &= !short | ((len > 0) & ((below | above) & HIGH == 0));
+        plain &= !short | ((len > 0) & (bad == 0));
         long |= !short;
     }
     if !plain || !long {
