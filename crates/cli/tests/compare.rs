@@ -34,6 +34,7 @@ fn run(name: &str, queries: &[String], salt: u64, shift: f64, metrics: usize) ->
             .map(|c| vec![stats::paired::mean(c)])
             .collect(),
         per_query,
+        intervals: Vec::new(),
         corpus: Vec::new(),
     }
 }

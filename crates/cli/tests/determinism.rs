@@ -73,16 +73,28 @@ fn streamed(qrels: &[u8], run: &Input) -> (Vec<String>, Vec<u64>, Vec<u64>) {
     bits(&evaluation)
 }
 
-/// Queries, every value and every mean, as bits.
+/// Queries, every value, and every mean with its BCa bootstrap interval
+/// (resampled in parallel), as bits.
 fn bits(evaluation: &Evaluation) -> (Vec<String>, Vec<u64>, Vec<u64>) {
     let width = evaluation.metrics().len();
     let mean = parse_aggregator("mean").unwrap();
+    let ci = parse_aggregator("ci(method=bca,resamples=2000,seed=5)").unwrap();
     let values = (0..evaluation.queries().len())
         .flat_map(|q| (0..width).map(move |m| (q, m)))
         .map(|(q, m)| evaluation.value(q, m).to_bits())
         .collect();
     let means = (0..width)
-        .map(|m| evaluation.aggregate(m, mean.as_ref()).to_bits())
+        .flat_map(|m| {
+            let bounds = ci
+                .interval(&evaluation.column(m))
+                .expect("ci gives an interval")
+                .expect("3,000 queries have one");
+            [
+                evaluation.aggregate(m, mean.as_ref()).to_bits(),
+                bounds.lower.to_bits(),
+                bounds.upper.to_bits(),
+            ]
+        })
         .collect();
     (evaluation.queries().to_vec(), values, means)
 }

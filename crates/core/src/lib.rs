@@ -98,7 +98,7 @@ pub mod syntax;
 pub mod testing;
 pub mod ties;
 
-pub use aggregate::Aggregator;
+pub use aggregate::{Aggregator, Bounds};
 pub use buffer::{Decimal, ListBuffer};
 pub use corpus::{
     Catalog, CorpusInputs, CorpusMetric, CorpusState, ItemFeatures, Requires, Training,

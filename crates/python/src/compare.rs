@@ -67,6 +67,7 @@ fn report_of(runs: &[RunValues<'_>]) -> PyResult<Report> {
             queries: queries.clone(),
             per_query: values.columns().into_iter().map(|c| c.to_vec()).collect(),
             aggregates: vec![Vec::new(); metrics.len()],
+            intervals: Vec::new(),
             corpus: Vec::new(),
         });
     }

@@ -14,6 +14,7 @@ mod errors;
 mod evaluate;
 mod fingerprint;
 mod inputs;
+mod interval;
 mod options;
 mod python_metric;
 mod report;
@@ -46,6 +47,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inputs::qrels_from_columns, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::run_from_columns, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(interval::interval, m)?)?;
     m.add_function(wrap_pyfunction!(python_metric::register_metric, m)?)?;
     m.add_function(wrap_pyfunction!(python_metric::unregister_metric, m)?)?;
     m.add_function(wrap_pyfunction!(python_metric::python_metrics, m)?)?;

@@ -35,15 +35,18 @@ impl PyReport {
     }
 }
 
-/// One run of a report: `(name, queries, values, aggregates, corpus)`,
-/// `values` a `queries x metrics` array, `aggregates` a `metrics x
-/// aggregators` array.
+/// One run of a report: `(name, queries, values, aggregates, corpus,
+/// intervals)`, `values` a `queries x metrics` array, `aggregates` a
+/// `metrics x aggregators` array, `intervals[m][a]` the bounds of
+/// aggregate `a` of metric `m` when its aggregator gives them (`ci`; NaN
+/// where they could not be computed), else None.
 type RunParts<'py> = (
     String,
     Vec<String>,
     Bound<'py, PyAny>,
     Bound<'py, PyAny>,
     Vec<f64>,
+    Vec<Vec<Option<(f64, f64)>>>,
 );
 
 /// A `rows x columns` float64 array from `columns` (each `rows` long).
@@ -107,6 +110,13 @@ impl PyReport {
                     matrix(py, &run.per_query, run.queries.len())?,
                     matrix(py, &aggregates, run.aggregates.len())?,
                     run.corpus.clone(),
+                    (0..run.aggregates.len())
+                        .map(|m| {
+                            (0..width)
+                                .map(|a| run.interval(m, a).map(|b| (b.lower, b.upper)))
+                                .collect()
+                        })
+                        .collect(),
                 ))
             })
             .collect()

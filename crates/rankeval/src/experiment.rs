@@ -9,7 +9,7 @@ use crate::engine::{
     Evaluation, NeverRan, Options, evaluate, evaluate_corpus_with, evaluate_input, never_ran,
 };
 use crate::read::{Format, Input, ReadError, ReadOptions, read_qrels_noted, read_run_with};
-use crate::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning};
+use crate::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning, aggregate_run};
 
 /// The comparison an experiment asks for, kept with the comparisons (the
 /// `compare` module carries it out), named here too where experiments are
@@ -229,15 +229,8 @@ impl Experiment {
             let per_query: Vec<Vec<f64>> = (0..self.metrics.len())
                 .map(|m| evaluation.column(m))
                 .collect();
-            let aggregates = per_query
-                .iter()
-                .map(|column| {
-                    self.aggregators
-                        .iter()
-                        .map(|a| a.aggregate(column))
-                        .collect()
-                })
-                .collect();
+            let aggregates =
+                aggregate_run(&run.name, &report.metrics, &per_query, &self.aggregators);
             if let (Some(count), Some(qrels)) = (ignored_judgements, &self.qrels) {
                 report.warnings.push(RunWarning {
                     run: run.name.clone(),
@@ -253,11 +246,13 @@ impl Experiment {
                     run: run.name.clone(),
                     warning: warning.into(),
                 }));
+            report.warnings.extend(aggregates.warnings);
             report.runs.push(RunResult {
                 name: run.name.clone(),
                 queries: evaluation.queries().to_vec(),
                 per_query,
-                aggregates,
+                aggregates: aggregates.values,
+                intervals: aggregates.intervals,
                 corpus,
             });
         }

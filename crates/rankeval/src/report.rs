@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use rankeval_core::{Metric, RelevanceLevel, TrecEvalMeasure};
+use rankeval_core::{Aggregator, Bounds, Metric, RelevanceLevel, TrecEvalMeasure};
 use serde::Serialize;
 
 use crate::engine::Warning;
@@ -61,8 +61,107 @@ pub struct RunResult {
     pub per_query: Vec<Vec<f64>>,
     /// `aggregates[m][a]`: aggregator `a` of metric `m`.
     pub aggregates: Vec<Vec<f64>>,
+    /// `intervals[m][a]`: the confidence interval of `aggregates[m][a]`
+    /// when aggregator `a` gives one (`ci`), with NaN ends where it could
+    /// not be computed (the report warns why); `None` for the aggregators
+    /// that give none. Empty, or shorter than `aggregates`, means none.
+    pub intervals: Vec<Vec<Option<Bounds>>>,
     /// `corpus[c]`: corpus metric `c` over every list of the run.
     pub corpus: Vec<f64>,
+}
+
+impl RunResult {
+    /// The interval of aggregate `a` of metric `m`, if its aggregator gives
+    /// one.
+    pub fn interval(&self, m: usize, a: usize) -> Option<Bounds> {
+        self.intervals
+            .get(m)
+            .and_then(|row| row.get(a))
+            .copied()
+            .flatten()
+    }
+}
+
+impl Report {
+    /// Whether aggregator `a` gives intervals (in any run): the renderers'
+    /// bounds columns.
+    pub fn has_interval(&self, a: usize) -> bool {
+        self.runs
+            .iter()
+            .any(|run| (0..self.metrics.len()).any(|m| run.interval(m, a).is_some()))
+    }
+
+    /// Whether any aggregator gives intervals.
+    pub fn has_intervals(&self) -> bool {
+        (0..self.aggregators.len()).any(|a| self.has_interval(a))
+    }
+}
+
+/// One run's aggregates: every aggregator of every metric's per-query
+/// values, the intervals of those that give one, and the warnings for the
+/// intervals that could not be computed.
+#[derive(Clone, Debug)]
+pub struct Aggregates {
+    /// `values[m][a]`, as [`RunResult::aggregates`].
+    pub values: Vec<Vec<f64>>,
+    /// `intervals[m][a]`, as [`RunResult::intervals`].
+    pub intervals: Vec<Vec<Option<Bounds>>>,
+    /// One warning per aggregator and reason, naming the metrics.
+    pub warnings: Vec<RunWarning>,
+}
+
+/// Aggregates the per-query columns of run `run` (`per_query[m]` the
+/// values of `metrics[m]`) with every aggregator: one shared path for the
+/// evaluation, a baseline read from a results file, and the Python
+/// package's comparisons.
+pub fn aggregate_run(
+    run: &str,
+    metrics: &[MetricColumn],
+    per_query: &[Vec<f64>],
+    aggregators: &[Box<dyn Aggregator>],
+) -> Aggregates {
+    let mut values = Vec::with_capacity(per_query.len());
+    let mut intervals = Vec::with_capacity(per_query.len());
+    // (aggregator, reason) -> metrics, in first-seen order.
+    let mut undefined: Vec<(usize, String, Vec<String>)> = Vec::new();
+    for (m, column) in per_query.iter().enumerate() {
+        values.push(aggregators.iter().map(|a| a.aggregate(column)).collect());
+        let mut row = Vec::with_capacity(aggregators.len());
+        for (a, aggregator) in aggregators.iter().enumerate() {
+            row.push(match aggregator.interval(column) {
+                None => None,
+                Some(Ok(bounds)) => Some(bounds),
+                Some(Err(reason)) => {
+                    let metric = metrics.get(m).map_or_else(String::new, |c| c.name.clone());
+                    match undefined
+                        .iter_mut()
+                        .find(|(i, r, _)| *i == a && *r == reason)
+                    {
+                        Some((_, _, names)) => names.push(metric),
+                        None => undefined.push((a, reason, vec![metric])),
+                    }
+                    Some(Bounds::UNDEFINED)
+                }
+            });
+        }
+        intervals.push(row);
+    }
+    let warnings = undefined
+        .into_iter()
+        .map(|(a, reason, metrics)| RunWarning {
+            run: run.to_owned(),
+            warning: ReportWarning::IntervalUndefined {
+                aggregator: aggregators[a].name(),
+                metrics,
+                reason,
+            },
+        })
+        .collect();
+    Aggregates {
+        values,
+        intervals,
+        warnings,
+    }
 }
 
 /// A warning about one run, or about the whole experiment.
@@ -130,6 +229,16 @@ pub enum ReportWarning {
         flag: &'static str,
         /// The TOML key that gives it, e.g. `training`.
         key: &'static str,
+    },
+    /// An aggregator that gives an interval (`ci`) could not give one for
+    /// these metrics' values: their bounds are empty (NaN, `null` in JSON).
+    IntervalUndefined {
+        /// The aggregator's canonical name.
+        aggregator: String,
+        /// The metrics without an interval.
+        metrics: Vec<String>,
+        /// Why, e.g. too few queries.
+        reason: String,
     },
     /// Which queries were evaluated, and which were not.
     #[serde(untagged)]
@@ -219,6 +328,15 @@ impl Describe for ReportWarning {
                 f,
                 "{flag} (TOML `{key}`) is not read: no metric asked for needs it (see \
                  `rankeval metrics`, corpus metrics)"
+            ),
+            ReportWarning::IntervalUndefined {
+                aggregator,
+                metrics,
+                reason,
+            } => write!(
+                f,
+                "{aggregator}: no interval for {}: {reason} (bounds shown as NaN)",
+                metrics.join(", "),
             ),
             ReportWarning::Coverage(warning) => warning.write_for(f, front),
         }

@@ -528,6 +528,11 @@ pub(super) fn latex(
     comparison: Option<(&ComparisonReport, Option<usize>)>,
 ) -> String {
     let row = comparison_row(report);
+    // The bounds of the first aggregator with an interval (`ci`, whose
+    // value is the mean), beside the mean.
+    let bounds_row = (0..report.aggregators.len())
+        .find(|&a| report.has_interval(a))
+        .filter(|&a| a == row || report.aggregators[row] == "mean");
     let letter = |r: usize| {
         let mut s = String::new();
         let mut n = r;
@@ -608,14 +613,32 @@ pub(super) fn latex(
                     letters.iter().map(|&x| letter(x)).collect::<String>()
                 );
             }
+            if let Some(bounds) = bounds_row
+                .and_then(|a| run.interval(m, a))
+                .filter(|b| b.lower.is_finite() && b.upper.is_finite())
+            {
+                let _ = write!(
+                    text,
+                    " {{\\scriptsize [{}, {}]}}",
+                    fixed(bounds.lower),
+                    fixed(bounds.upper)
+                );
+            }
             cells.push(text);
         }
         let _ = writeln!(out, "{} \\\\", cells.join(" & "));
     }
+    let brackets = bounds_row.map_or_else(String::new, |a| {
+        format!(
+            "; in brackets, the confidence interval of the mean ({})",
+            tex(&report.aggregators[a])
+        )
+    });
     let Some((c, _)) = comparison else {
-        out.push_str(
-            "\\bottomrule\n\\end{tabular}\n\\caption{Means; bold: the best value of each \
-             metric.}\n\\end{table}\n",
+        let _ = writeln!(
+            out,
+            "\\bottomrule\n\\end{{tabular}}\n\\caption{{Means{brackets}; bold: the best value \
+             of each metric.}}\n\\end{{table}}"
         );
         return out;
     };
@@ -624,7 +647,7 @@ pub(super) fn latex(
         out,
         "\\bottomrule\n\\end{{tabular}}\n\\caption{{{}. Superscripts: the runs a value is \
          significantly better than ({}, {} correction, corrected $p < {}$){}; bold: the best \
-         value of each metric.}}\n\\end{{table}}",
+         value of each metric{}.}}\n\\end{{table}}",
         match &c.baseline {
             Some(b) => format!("Compared with {}", tex(&b.name)),
             None => "Every pair of runs compared".to_owned(),
@@ -635,7 +658,8 @@ pub(super) fn latex(
         match (p.resamples, p.seed) {
             (Some(n), Some(seed)) => format!(", {n} resamples, seed {seed}"),
             _ => String::new(),
-        }
+        },
+        brackets
     );
     out
 }
@@ -708,5 +732,27 @@ pub fn html_comparison(compared: &Compared) -> html::Comparison {
                 detail: gate_detail(g),
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{sample, sample_with_intervals};
+    use super::*;
+
+    #[test]
+    fn latex_shows_the_interval_beside_the_mean() {
+        let text = latex(&sample_with_intervals(), None);
+        assert!(
+            text.contains("0.3750 {\\scriptsize [0.2500, 0.6250]}"),
+            "{text}"
+        );
+        assert!(text.contains("in brackets, the confidence interval of the mean (ci)"));
+        insta::assert_snapshot!(text);
+        let plain = latex(&sample(&["mean"]), None);
+        assert!(
+            !plain.contains("scriptsize") && !plain.contains("brackets"),
+            "{plain}"
+        );
     }
 }

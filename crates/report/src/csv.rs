@@ -3,7 +3,10 @@
 //! empty), and with per-query values one row per run and query (aggregate
 //! empty). A corpus metric has one value per run, not aggregated: it is in
 //! every aggregate row of its run (so a filter on one aggregator keeps it)
-//! and empty in per-query rows. Values at full precision.
+//! and empty in per-query rows. When an aggregator gives intervals (`ci`),
+//! two last columns per metric, `<metric>.lower` and `<metric>.upper`,
+//! hold its bounds in its rows (empty in the other rows). Values at full
+//! precision.
 
 use super::{RenderOptions, Report};
 
@@ -12,12 +15,26 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
     let mut header = vec!["run".to_owned(), "query".to_owned(), "aggregate".to_owned()];
     header.extend(report.metrics.iter().map(|m| m.name.clone()));
     header.extend(report.corpus.iter().cloned());
+    let bounds = report.has_intervals();
+    if bounds {
+        for metric in &report.metrics {
+            header.push(format!("{}.lower", metric.name));
+            header.push(format!("{}.upper", metric.name));
+        }
+    }
     line(&mut out, &header);
     for run in &report.runs {
         for (a, aggregator) in report.aggregators.iter().enumerate() {
             let mut row = vec![run.name.clone(), String::new(), aggregator.clone()];
             row.extend(run.aggregates.iter().map(|values| number(values[a])));
             row.extend(run.corpus.iter().map(|&value| number(value)));
+            if bounds {
+                for m in 0..report.metrics.len() {
+                    let interval = run.interval(m, a);
+                    row.push(interval.map_or_else(String::new, |b| number(b.lower)));
+                    row.push(interval.map_or_else(String::new, |b| number(b.upper)));
+                }
+            }
             line(&mut out, &row);
         }
         if options.per_query {
@@ -25,6 +42,9 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
                 let mut row = vec![run.name.clone(), query.clone(), String::new()];
                 row.extend(run.per_query.iter().map(|column| number(column[q])));
                 row.extend(run.corpus.iter().map(|_| String::new()));
+                if bounds {
+                    row.extend((0..2 * report.metrics.len()).map(|_| String::new()));
+                }
                 line(&mut out, &row);
             }
         }
@@ -65,6 +85,14 @@ mod tests {
     fn summary_and_per_query() {
         insta::assert_snapshot!(render(
             &sample(&["mean"]),
+            RenderOptions { per_query: true }
+        ));
+    }
+
+    #[test]
+    fn intervals_are_two_columns_per_metric_in_their_aggregators_rows() {
+        insta::assert_snapshot!(render(
+            &super::super::tests::sample_with_intervals(),
             RenderOptions { per_query: true }
         ));
     }

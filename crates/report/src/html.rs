@@ -272,6 +272,13 @@ impl<'a> Page<'a> {
              first to the third quartile with the median (line) and the mean (diamond), \
              whiskers to the minimum and maximum",
         );
+        if let Some(a) = self.interval_aggregator() {
+            let _ = write!(
+                self.out,
+                "; above the box, the confidence interval of the mean ({}) as an error bar",
+                escape(&r.aggregators[a])
+            );
+        }
         if r.runs.iter().any(|run| run.queries.len() > DOT_LIMIT) {
             let _ = write!(
                 self.out,
@@ -292,6 +299,12 @@ impl<'a> Page<'a> {
             );
         }
         self.out.push_str("</section>\n");
+    }
+
+    /// The first aggregator that gives intervals (`ci`): drawn as error
+    /// bars around the means.
+    fn interval_aggregator(&self) -> Option<usize> {
+        (0..self.report.aggregators.len()).find(|&a| self.report.has_interval(a))
     }
 
     fn distribution_chart(&self, m: usize) -> String {
@@ -396,6 +409,34 @@ impl<'a> Page<'a> {
                 med = coord(x.at(q(0.5))),
                 mx = coord(x.at(mean)),
             );
+            if let Some((a, bounds)) = self
+                .interval_aggregator()
+                .and_then(|a| run.interval(m, a).map(|bounds| (a, bounds)))
+                .filter(|(_, b)| b.lower.is_finite() && b.upper.is_finite())
+            {
+                let (x0, x1, y) = (x.at(bounds.lower), x.at(bounds.upper), mid - 12.0);
+                let _ = write!(
+                    out,
+                    "<g class=\"interval\"><title>{}: {} {} [{}, {}]</title>\
+                     <line x1=\"{}\" x2=\"{}\" y1=\"{yc}\" y2=\"{yc}\" stroke=\"{c}\" stroke-width=\"2\"/>\
+                     <line x1=\"{l}\" x2=\"{l}\" y1=\"{}\" y2=\"{}\" stroke=\"{c}\" stroke-width=\"2\"/>\
+                     <line x1=\"{h}\" x2=\"{h}\" y1=\"{}\" y2=\"{}\" stroke=\"{c}\" stroke-width=\"2\"/></g>",
+                    escape(&run.name),
+                    escape(&r.aggregators[a]),
+                    fixed(run.aggregates[m][a]),
+                    fixed(bounds.lower),
+                    fixed(bounds.upper),
+                    coord(x0),
+                    coord(x1),
+                    coord(y - 3.0),
+                    coord(y + 3.0),
+                    coord(y - 3.0),
+                    coord(y + 3.0),
+                    yc = coord(y),
+                    l = coord(x0),
+                    h = coord(x1),
+                );
+            }
             if run.queries.len() <= DOT_LIMIT {
                 out.push_str("<g class=\"dots\">");
                 for (qi, query) in run.queries.iter().enumerate() {
@@ -937,6 +978,28 @@ mod tests {
     }
 
     #[test]
+    fn intervals_are_error_bars_around_the_means() {
+        let report = super::super::tests::sample_with_intervals();
+        let html = render(&report, RenderOptions::default(), HtmlExtras::default());
+        // Two runs x four metrics, less the fourth metric's in both runs
+        // (its mean is NaN, so are its bounds).
+        assert_eq!(html.matches("<g class=\"interval\">").count(), 6, "{html}");
+        assert!(
+            html.contains("<title>baseline: ci 0.3750 [0.2500, 0.6250]</title>"),
+            "{html}"
+        );
+        assert!(html.contains("the confidence interval of the mean (ci) as an error bar"));
+        // The summary table shows the bounds beside the mean.
+        assert!(html.contains("0.3750 [0.2500, 0.6250]"));
+        let plain = render(
+            &sample(&["mean"]),
+            RenderOptions::default(),
+            HtmlExtras::default(),
+        );
+        assert!(!plain.contains("class=\"interval\""));
+    }
+
+    #[test]
     fn the_page_fetches_nothing_and_runs_no_script() {
         let curves = curves(2);
         let html = render(
@@ -1011,6 +1074,7 @@ mod tests {
                 })
                 .collect(),
             aggregates: vec![vec![0.5]; metrics.len()],
+            intervals: Vec::new(),
             corpus: Vec::new(),
         };
         Report {

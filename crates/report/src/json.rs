@@ -2,14 +2,15 @@
 //! `{"runs": [{"name", "num_queries", "metrics": {metric: {aggregator: x}},
 //! "corpus": {metric: x}, "per_query": {metric: {query: x}}}], "warnings":
 //! [...]}`, `corpus` (corpus metrics, one value per run) only when there
-//! are some, `per_query` only when asked for. NaN is `null`. Keys keep the
-//! report's order.
+//! are some, `per_query` only when asked for. An aggregator with an
+//! interval (`ci`) has its bounds beside it: `{"ci": x, "ci.lower": lo,
+//! "ci.upper": hi}`. NaN is `null`. Keys keep the report's order.
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
 
-use super::{RenderOptions, Report};
+use super::{RenderOptions, Report, RunResult};
 
 pub(super) fn render(report: &Report, options: RenderOptions) -> String {
     render_with(report, options, None)
@@ -34,18 +35,9 @@ pub(super) fn render_with(
                         .metrics
                         .iter()
                         .zip(&run.aggregates)
-                        .map(|(m, values)| {
-                            (
-                                m.name.as_str(),
-                                Ordered(
-                                    report
-                                        .aggregators
-                                        .iter()
-                                        .map(String::as_str)
-                                        .zip(values.iter().copied())
-                                        .collect(),
-                                ),
-                            )
+                        .enumerate()
+                        .map(|(m, (metric, values))| {
+                            (metric.name.as_str(), aggregates(report, run, m, values))
                         })
                         .collect(),
                 ),
@@ -106,6 +98,21 @@ pub(super) fn render_with(
     text
 }
 
+/// Metric `m`'s aggregates in `run`: `{aggregator: x}`, and for an
+/// aggregator with an interval `aggregator.lower` and `aggregator.upper`
+/// after it.
+fn aggregates(report: &Report, run: &RunResult, m: usize, values: &[f64]) -> Ordered<String, f64> {
+    let mut entries = Vec::with_capacity(values.len());
+    for (a, (name, &value)) in report.aggregators.iter().zip(values).enumerate() {
+        entries.push((name.clone(), value));
+        if let Some(bounds) = run.interval(m, a) {
+            entries.push((format!("{name}.lower"), bounds.lower));
+            entries.push((format!("{name}.upper"), bounds.upper));
+        }
+    }
+    Ordered(entries)
+}
+
 #[derive(Serialize)]
 struct Document<'a> {
     runs: Vec<JsonRun<'a>>,
@@ -118,17 +125,17 @@ struct Document<'a> {
 struct JsonRun<'a> {
     name: &'a str,
     num_queries: usize,
-    metrics: Ordered<'a, Ordered<'a, f64>>,
+    metrics: Ordered<&'a str, Ordered<String, f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    corpus: Option<Ordered<'a, f64>>,
+    corpus: Option<Ordered<&'a str, f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    per_query: Option<Ordered<'a, Ordered<'a, f64>>>,
+    per_query: Option<Ordered<&'a str, Ordered<&'a str, f64>>>,
 }
 
 /// A map that keeps its insertion order.
-struct Ordered<'a, V>(Vec<(&'a str, V)>);
+struct Ordered<K, V>(Vec<(K, V)>);
 
-impl<V: Serialize> Serialize for Ordered<'_, V> {
+impl<K: Serialize, V: Serialize> Serialize for Ordered<K, V> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
         for (key, value) in &self.0 {
@@ -153,6 +160,22 @@ mod tests {
         );
         assert_eq!(parsed["runs"][0]["per_query"]["p@10"]["q,2"], 0.1);
         assert!(parsed["runs"][0]["per_query"]["ap(norm=hits)@5"]["q,2"].is_null());
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn intervals_are_keys_beside_their_aggregate() {
+        let text = render(
+            &super::super::tests::sample_with_intervals(),
+            RenderOptions::default(),
+        );
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        let ap = &parsed["runs"][0]["metrics"]["ap"];
+        assert_eq!(ap["ci"], 0.375);
+        assert_eq!(ap["ci.lower"], 0.25);
+        assert_eq!(ap["ci.upper"], 0.625);
+        assert!(ap.get("mean.lower").is_none());
+        assert!(parsed["runs"][1]["metrics"]["ap(norm=hits)@5"]["ci.lower"].is_null());
         insta::assert_snapshot!(text);
     }
 

@@ -96,6 +96,19 @@ fn fixed(value: f64) -> String {
     }
 }
 
+/// An aggregate with its interval, if it has one: `0.6063 [0.4912, 0.7214]`.
+fn with_interval(value: f64, interval: Option<rankeval_core::Bounds>) -> String {
+    match interval {
+        None => fixed(value),
+        Some(bounds) => format!(
+            "{} [{}, {}]",
+            fixed(value),
+            fixed(bounds.lower),
+            fixed(bounds.upper)
+        ),
+    }
+}
+
 /// The summary rows shared by the table and Markdown renderers: a header and
 /// one row per (metric, aggregator), with a column per run.
 fn summary_rows(report: &Report) -> Vec<Vec<String>> {
@@ -108,7 +121,12 @@ fn summary_rows(report: &Report) -> Vec<Vec<String>> {
     for m in 0..report.metrics.len() {
         for a in 0..report.aggregators.len() {
             let mut row = vec![row_label(report, m, a)];
-            row.extend(report.runs.iter().map(|r| fixed(r.aggregates[m][a])));
+            row.extend(
+                report
+                    .runs
+                    .iter()
+                    .map(|r| with_interval(r.aggregates[m][a], r.interval(m, a))),
+            );
             rows.push(row);
         }
     }
@@ -185,6 +203,7 @@ pub(crate) mod tests {
                 queries: vec!["q1".into(), "q,2".into()],
                 per_query,
                 aggregates,
+                intervals: Vec::new(),
                 corpus: Vec::new(),
             }
         };
@@ -211,6 +230,30 @@ pub(crate) mod tests {
                 },
             ],
         }
+    }
+
+    /// [`sample`] with the aggregators `mean` and `ci`, the second with
+    /// made-up bounds (one of them undefined, NaN).
+    pub(crate) fn sample_with_intervals() -> Report {
+        let mut report = sample(&["mean", "mean"]);
+        report.aggregators[1] = "ci".into();
+        for (r, run) in report.runs.iter_mut().enumerate() {
+            run.intervals = (0..run.aggregates.len())
+                .map(|m| {
+                    let centre = run.aggregates[m][1];
+                    let bounds = if r == 1 && m == 3 {
+                        rankeval_core::Bounds::UNDEFINED
+                    } else {
+                        rankeval_core::Bounds {
+                            lower: centre - 0.125,
+                            upper: centre + 0.25,
+                        }
+                    };
+                    vec![None, Some(bounds)]
+                })
+                .collect();
+        }
+        report
     }
 
     /// [`sample`] with two corpus metrics, one value per run each.

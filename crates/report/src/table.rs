@@ -87,6 +87,14 @@ mod tests {
     }
 
     #[test]
+    fn intervals_follow_their_means() {
+        insta::assert_snapshot!(render(
+            &super::super::tests::sample_with_intervals(),
+            RenderOptions::default()
+        ));
+    }
+
+    #[test]
     fn corpus_metrics_are_one_row_each() {
         let text = render(
             &super::super::tests::sample_with_corpus(&["mean", "median"]),

@@ -16,6 +16,7 @@ mod grades;
 mod help;
 mod html;
 mod inputs;
+mod intervals;
 mod never_ran;
 mod output;
 mod per_input;

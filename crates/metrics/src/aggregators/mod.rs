@@ -1,5 +1,6 @@
 //! The built-in aggregators: how a metric's per-query values become one number.
 
+pub mod ci;
 pub mod gmean;
 pub mod max;
 pub mod mean;

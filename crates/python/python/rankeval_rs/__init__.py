@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _native
-from ._evaluation import DEFAULT_METRICS, Evaluation, Evaluations, RankevalWarning, evaluate
+from ._evaluation import DEFAULT_METRICS, Evaluation, Evaluations, Interval, RankevalWarning, evaluate
 from ._inputs import to_qrels, to_run
 from ._report import Comparison, Report, RunReport, compare, run_experiment
 from ._native import (
@@ -39,6 +39,7 @@ __all__ = [
     "Evaluation",
     "Evaluations",
     "InputError",
+    "Interval",
     "MetricError",
     "Qrels",
     "RankevalError",

@@ -38,6 +38,17 @@ class Basis(NamedTuple):
     score_threshold: float | None
 
 
+class Interval(NamedTuple):
+    """A metric's mean with its confidence interval (:meth:`Evaluation.interval`)."""
+
+    mean: float
+    lower: float
+    upper: float
+    #: The aggregator that computed it, in the CLI's syntax, with what it
+    #: depends on (``ci``, ``ci(level=0.9,method=bca,resamples=10000,seed=42)``).
+    method: str
+
+
 def _optional(module: str, what: str) -> Any:
     """The optional dependency `module`, or an ImportError that says which
     extra installs it and what works without it."""
@@ -115,6 +126,41 @@ class Evaluation:
         for index, metric in enumerate(self.metrics):
             columns[metric] = pa.array(np.ascontiguousarray(self.values[:, index]))
         return pa.table(columns)
+
+    def interval(self, metric: str | None = None, *, level: float = 0.95, method: str = "t",
+                 resamples: int | None = None, seed: int | None = None
+                 ) -> Interval | dict[str, Interval]:
+        """The confidence interval of the mean of `metric` (every metric's,
+        as ``{metric: Interval}``, when None), as the CLI's ``-a "ci(...)"``
+        computes it: ``method="t"``, Student's t interval (what
+        ``scipy.stats.t.interval`` gives with the standard error of the
+        mean), or ``"bca"``, the BCa bootstrap (``scipy.stats.bootstrap``'s
+        ``method="BCa"``) from ``resamples`` resamples (10000) drawn with
+        ``seed`` (42; ChaCha20, the same bits for any thread count).
+
+        Too few queries (fewer than 2) or a value that is not finite give
+        NaN bounds and a :class:`RankevalWarning` saying why."""
+        params = [f"level={level!r}", f"method={method}"]
+        if resamples is not None:
+            params.append(f"resamples={resamples}")
+        if seed is not None:
+            params.append(f"seed={seed}")
+        spec = f"ci({','.join(params)})"
+        names = self.metrics if metric is None else [metric]
+        result: dict[str, Interval] = {}
+        for name in names:
+            if name not in self.metrics:
+                raise KeyError(f"no metric {name!r} in this evaluation (metrics: {', '.join(self.metrics)})")
+            import numpy as np
+
+            column = np.ascontiguousarray(self.values[:, self.metrics.index(name)], dtype=np.float64)
+            mean, bounds, reason, canonical = _native.interval(column, spec)
+            if bounds is None:
+                warnings.warn(f"run `{self.run}`: {name}: no interval: {reason}", RankevalWarning,
+                              stacklevel=2)
+                bounds = (float("nan"), float("nan"))
+            result[name] = Interval(mean, bounds[0], bounds[1], canonical)
+        return result if metric is None else result[names[0]]
 
     def __repr__(self) -> str:
         means = ", ".join(f"{m}={v:.4f}" for m, v in self.means.items())

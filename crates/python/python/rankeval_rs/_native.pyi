@@ -43,12 +43,27 @@ class NativeReport:
     def warnings(self) -> list[str]: ...
     def runs(
         self,
-    ) -> list[tuple[str, list[str], npt.NDArray[np.float64], npt.NDArray[np.float64], list[float]]]: ...
+    ) -> list[
+        tuple[
+            str,
+            list[str],
+            npt.NDArray[np.float64],
+            npt.NDArray[np.float64],
+            list[float],
+            list[list[tuple[float, float] | None]],
+        ]
+    ]: ...
     def render(self, format: str, per_query: bool) -> str: ...
     @property
     def comparison(self) -> tuple[str, bool] | None: ...
 
 def run_experiment(path: str | PathLike[str]) -> NativeReport: ...
+def interval(
+    values: npt.NDArray[np.float64], aggregator: str
+) -> tuple[float, tuple[float, float] | None, str | None, str]:
+    """The aggregate of `values` by an aggregator that gives an interval
+    (`ci(...)`), its bounds, why there are none when there are none, and
+    the aggregator's canonical name."""
 #: One run's results as `evaluate` gave them: (name, metrics, queries,
 #: values, a `queries x metrics` array).
 EvaluatedRun = tuple[str, list[str], list[str], npt.NDArray[np.float64]]

@@ -26,7 +26,10 @@ class RunReport(Evaluation):
     the ``mean`` aggregate when the experiment asks for it) with every
     aggregate and the corpus metrics.
 
-    - ``aggregates``: ``{metric: {aggregator: value}}``;
+    - ``aggregates``: ``{metric: {aggregator: value}}``, and for an
+      aggregator with an interval (``ci``) its bounds beside it, as in the
+      CLI's JSON: ``{"ci": 0.61, "ci.lower": 0.52, "ci.upper": 0.70}`` (NaN
+      where they could not be computed, with a warning);
     - ``corpus``: ``{corpus metric: value}`` (one value for the whole run).
     """
 
@@ -34,11 +37,16 @@ class RunReport(Evaluation):
 
     def __init__(self, run: str, metrics: list[str], queries: list[str], values: np.ndarray,
                  aggregators: list[str], aggregates: np.ndarray, corpus: dict[str, float],
-                 warnings: list[str]):
-        self.aggregates = {
-            metric: dict(zip(aggregators, (float(v) for v in aggregates[index])))
-            for index, metric in enumerate(metrics)
-        }
+                 warnings: list[str], intervals: list[list[tuple[float, float] | None]]):
+        self.aggregates = {}
+        for index, metric in enumerate(metrics):
+            row: dict[str, float] = {}
+            for a, aggregator in enumerate(aggregators):
+                row[aggregator] = float(aggregates[index][a])
+                bounds = intervals[index][a] if index < len(intervals) else None
+                if bounds is not None:
+                    row[f"{aggregator}.lower"], row[f"{aggregator}.upper"] = bounds
+            self.aggregates[metric] = row
         means = [self.aggregates[m]["mean"] for m in metrics] if "mean" in aggregators else []
         super().__init__(run, metrics, queries, values, means, warnings)
         self.corpus = corpus
@@ -65,11 +73,11 @@ class Report:
         own = native.comparison
         self.comparison: Comparison | None = None if own is None else Comparison(json.loads(own[0]), own[1])
         self.runs: dict[str, RunReport] = {}
-        for name, queries, values, aggregates, corpus in native.runs():
+        for name, queries, values, aggregates, corpus, intervals in native.runs():
             prefix = f"run `{name}`: "
             own = [w for w in self.warnings if w.startswith(prefix)]
             self.runs[name] = RunReport(name, self.metrics, queries, values, self.aggregators,
-                                        aggregates, dict(zip(self.corpus, corpus)), own)
+                                        aggregates, dict(zip(self.corpus, corpus)), own, intervals)
 
     def render(self, format: str = "table", *, per_query: bool = False) -> str:
         """The report as the CLI prints it with ``--format`` (``table``,

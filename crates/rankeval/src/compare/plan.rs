@@ -5,7 +5,7 @@
 use rankeval_core::Aggregator;
 
 use super::{Baseline, CompareRunError, ComparisonReport, compare, read_results};
-use crate::report::{Report, RunResult};
+use crate::report::{Report, RunResult, aggregate_run};
 
 /// What to compare and check once the runs are evaluated: resolved, every
 /// name and number checked, nothing read yet.
@@ -78,17 +78,16 @@ pub fn run_plan(
                         .map_or_else(|| vec![f64::NAN; results.queries.len()], <[f64]>::to_vec)
                 })
                 .collect();
-            let aggregates = per_query
-                .iter()
-                .map(|column| aggregators.iter().map(|a| a.aggregate(column)).collect())
-                .collect();
+            let aggregates = aggregate_run(&name, &report.metrics, &per_query, aggregators);
+            report.warnings.extend(aggregates.warnings);
             report.runs.insert(
                 0,
                 RunResult {
                     name,
                     queries: results.queries.clone(),
                     per_query,
-                    aggregates,
+                    aggregates: aggregates.values,
+                    intervals: aggregates.intervals,
                     // A results file keeps no corpus metric values.
                     corpus: vec![f64::NAN; report.corpus.len()],
                 },
