@@ -70,6 +70,12 @@ pub(super) struct EvalArgs {
     /// it: it then scores 0 (--missing zero) or evaluates nothing.
     #[arg(long)]
     allow_empty_run: bool,
+    /// Groups of queries (slices): a CSV (TSV for a .tsv name, Parquet for
+    /// .parquet) with a header, the query id first, then one column per
+    /// grouping (segment, language, ...). Every report adds each group's
+    /// results; gates can name a group: `ndcg@10[segment=tail]:superior`.
+    #[arg(long, value_name = "FILE")]
+    groups: Option<PathBuf>,
     /// Default relevance level: grades of at least N are relevant (like
     /// trec_eval -l); N may be a decimal (3.5) and must be above 0. A
     /// metric's own `rel` wins; metrics that use grades as gains (ndcg,
@@ -811,6 +817,7 @@ impl EvalArgs {
             aggregators: unique_by_name(aggregators),
             corpus_metrics: unique_by_name(corpus_metrics),
             corpus_inputs,
+            groups: self.groups.clone(),
             options: Options {
                 missing,
                 level,

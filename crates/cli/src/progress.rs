@@ -186,6 +186,7 @@ mod tests {
             aggregators: Vec::new(),
             corpus_metrics: Vec::new(),
             corpus_inputs: Default::default(),
+            groups: None,
             options: Default::default(),
             read: Default::default(),
             comparison: None,

@@ -35,6 +35,7 @@ fn run(name: &str, queries: &[String], salt: u64, shift: f64, metrics: usize) ->
             .collect(),
         per_query,
         intervals: Vec::new(),
+        groups: Vec::new(),
         corpus: Vec::new(),
     }
 }
@@ -245,6 +246,7 @@ fn gate(metric: &str, run: Option<&str>, gate: Gate) -> GateSpec {
         run: run.map(str::to_owned),
         metric: metric.into(),
         gate,
+        group: None,
     }
 }
 

@@ -68,6 +68,7 @@ fn report_of(runs: &[RunValues<'_>]) -> PyResult<Report> {
             per_query: values.columns().into_iter().map(|c| c.to_vec()).collect(),
             aggregates: vec![Vec::new(); metrics.len()],
             intervals: Vec::new(),
+            groups: Vec::new(),
             corpus: Vec::new(),
         });
     }

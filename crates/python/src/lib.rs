@@ -13,6 +13,7 @@ mod compare;
 mod errors;
 mod evaluate;
 mod fingerprint;
+mod groups;
 mod inputs;
 mod interval;
 mod options;
@@ -48,6 +49,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inputs::run_from_columns, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(interval::interval, m)?)?;
+    m.add_function(wrap_pyfunction!(groups::group_slices, m)?)?;
     m.add_function(wrap_pyfunction!(python_metric::register_metric, m)?)?;
     m.add_function(wrap_pyfunction!(python_metric::unregister_metric, m)?)?;
     m.add_function(wrap_pyfunction!(python_metric::python_metrics, m)?)?;

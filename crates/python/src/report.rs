@@ -39,7 +39,10 @@ impl PyReport {
 /// intervals)`, `values` a `queries x metrics` array, `aggregates` a
 /// `metrics x aggregators` array, `intervals[m][a]` the bounds of
 /// aggregate `a` of metric `m` when its aggregator gives them (`ci`; NaN
-/// where they could not be computed), else None.
+/// where they could not be computed), else None; then the run's groups of
+/// queries (`groups` in the experiment) as `(column, value, rows, means)`,
+/// `rows` the group's rows of `values`, `means` the `mean` aggregate of
+/// each metric (empty when the experiment does not ask for the mean).
 type RunParts<'py> = (
     String,
     Vec<String>,
@@ -47,7 +50,39 @@ type RunParts<'py> = (
     Bound<'py, PyAny>,
     Vec<f64>,
     Vec<Vec<Option<(f64, f64)>>>,
+    Vec<(String, String, Vec<usize>, Vec<f64>)>,
 );
+
+/// A run's groups as `RunParts` gives them.
+fn groups_of(
+    aggregators: &[String],
+    run: &rankeval::report::RunResult,
+) -> Vec<(String, String, Vec<usize>, Vec<f64>)> {
+    let index: std::collections::HashMap<&str, usize> = run
+        .queries
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.as_str(), i))
+        .collect();
+    let mean = aggregators.iter().position(|a| a == "mean");
+    run.groups
+        .iter()
+        .map(|group| {
+            (
+                group.column.clone(),
+                group.value.clone(),
+                group
+                    .queries
+                    .iter()
+                    .filter_map(|q| index.get(q.as_str()).copied())
+                    .collect(),
+                mean.map_or_else(Vec::new, |a| {
+                    group.aggregates.iter().map(|m| m[a]).collect()
+                }),
+            )
+        })
+        .collect()
+}
 
 /// A `rows x columns` float64 array from `columns` (each `rows` long).
 fn matrix<'py>(py: Python<'py>, columns: &[Vec<f64>], rows: usize) -> PyResult<Bound<'py, PyAny>> {
@@ -117,6 +152,7 @@ impl PyReport {
                                 .collect()
                         })
                         .collect(),
+                    groups_of(&self.shown().aggregators, run),
                 ))
             })
             .collect()

@@ -8,7 +8,10 @@ use crate::corpus::{CorpusSources, item_warnings};
 use crate::engine::{
     Evaluation, NeverRan, Options, evaluate, evaluate_corpus_with, evaluate_input, never_ran,
 };
-use crate::read::{Format, Input, ReadError, ReadOptions, read_qrels_noted, read_run_with};
+use crate::groups::group_results;
+use crate::read::{
+    Format, Input, ReadError, ReadOptions, read_groups, read_qrels_noted, read_run_with,
+};
 use crate::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning, aggregate_run};
 
 /// The comparison an experiment asks for, kept with the comparisons (the
@@ -45,6 +48,9 @@ pub struct Experiment {
     pub corpus_metrics: Vec<Box<dyn CorpusMetric>>,
     /// Where the corpus metrics' inputs are read from.
     pub corpus_inputs: CorpusSources,
+    /// The groups of queries whose results reports show beside each run's
+    /// (`--groups`, TOML `groups`): a CSV/TSV or Parquet file.
+    pub groups: Option<std::path::PathBuf>,
     /// Which queries count, and the relevance level.
     pub options: Options,
     /// How runs are read.
@@ -117,6 +123,10 @@ impl Experiment {
             Default::default()
         } else {
             self.corpus_inputs.read(&self.corpus_metrics)?
+        };
+        let groups = match &self.groups {
+            Some(path) => Some((read_groups(path)?, path.display().to_string())),
+            None => None,
         };
         let mut report = Report {
             metrics: self
@@ -247,13 +257,31 @@ impl Experiment {
                     warning: warning.into(),
                 }));
             report.warnings.extend(aggregates.warnings);
+            let queries = evaluation.queries().to_vec();
+            let group_results = match &groups {
+                Some((groups, file)) => {
+                    let (results, warnings) = group_results(
+                        &run.name,
+                        &queries,
+                        &per_query,
+                        &report.metrics,
+                        &self.aggregators,
+                        groups,
+                        file,
+                    );
+                    report.warnings.extend(warnings);
+                    results
+                }
+                None => Vec::new(),
+            };
             report.runs.push(RunResult {
                 name: run.name.clone(),
-                queries: evaluation.queries().to_vec(),
+                queries,
                 per_query,
                 aggregates: aggregates.values,
                 intervals: aggregates.intervals,
                 corpus,
+                groups: group_results,
             });
         }
         Ok(report)

@@ -74,6 +74,7 @@ pub mod engine;
 pub mod experiment;
 pub mod explain;
 pub mod front;
+pub mod groups;
 pub mod read_advice;
 pub mod report;
 

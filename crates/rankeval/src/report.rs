@@ -68,17 +68,47 @@ pub struct RunResult {
     pub intervals: Vec<Vec<Option<Bounds>>>,
     /// `corpus[c]`: corpus metric `c` over every list of the run.
     pub corpus: Vec<f64>,
+    /// The run's results on each group of queries (`--groups`): every
+    /// group column in the groups file's order, its groups in byte order of
+    /// their values; empty without groups.
+    pub groups: Vec<GroupResult>,
+}
+
+/// A run's results on one group of queries: the queries whose value in a
+/// group column of the groups file is `value`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupResult {
+    /// The group column, e.g. `segment`.
+    pub column: String,
+    /// The group, e.g. `tail`.
+    pub value: String,
+    /// The evaluated queries in the group, in report order.
+    pub queries: Vec<String>,
+    /// `aggregates[m][a]`, as [`RunResult::aggregates`], over the group's
+    /// queries.
+    pub aggregates: Vec<Vec<f64>>,
+    /// `intervals[m][a]`, as [`RunResult::intervals`].
+    pub intervals: Vec<Vec<Option<Bounds>>>,
+}
+
+impl GroupResult {
+    /// The label reports give the group: `segment=tail`.
+    pub fn label(&self) -> String {
+        format!("{}={}", self.column, self.value)
+    }
+
+    /// The interval of aggregate `a` of metric `m`, if its aggregator gives
+    /// one.
+    pub fn interval(&self, m: usize, a: usize) -> Option<Bounds> {
+        interval_at(&self.intervals, m, a)
+    }
 }
 
 impl RunResult {
     /// The interval of aggregate `a` of metric `m`, if its aggregator gives
     /// one.
     pub fn interval(&self, m: usize, a: usize) -> Option<Bounds> {
-        self.intervals
-            .get(m)
-            .and_then(|row| row.get(a))
-            .copied()
-            .flatten()
+        interval_at(&self.intervals, m, a)
     }
 }
 
@@ -94,6 +124,48 @@ impl Report {
     /// Whether any aggregator gives intervals.
     pub fn has_intervals(&self) -> bool {
         (0..self.aggregators.len()).any(|a| self.has_interval(a))
+    }
+
+    /// Every group of queries of any run, as `(column, value)`: columns in
+    /// the order the first run that has them gives, values in byte order.
+    /// Reports show a row (or object) per group and run; a run without
+    /// queries in a group shows 0 queries there.
+    pub fn groups(&self) -> Vec<(String, String)> {
+        let mut columns: Vec<&str> = Vec::new();
+        for run in &self.runs {
+            for group in &run.groups {
+                if !columns.contains(&group.column.as_str()) {
+                    columns.push(&group.column);
+                }
+            }
+        }
+        let mut keys = Vec::new();
+        for column in columns {
+            let mut values: Vec<&str> = self
+                .runs
+                .iter()
+                .flat_map(|run| run.groups.iter())
+                .filter(|g| g.column == column)
+                .map(|g| g.value.as_str())
+                .collect();
+            values.sort_unstable();
+            values.dedup();
+            keys.extend(
+                values
+                    .into_iter()
+                    .map(|v| (column.to_owned(), v.to_owned())),
+            );
+        }
+        keys
+    }
+}
+
+impl RunResult {
+    /// The run's results on group `value` of `column`, if it has queries there.
+    pub fn group(&self, column: &str, value: &str) -> Option<&GroupResult> {
+        self.groups
+            .iter()
+            .find(|g| g.column == column && g.value == value)
     }
 }
 
@@ -162,6 +234,15 @@ pub fn aggregate_run(
         intervals,
         warnings,
     }
+}
+
+/// `intervals[m][a]`, if there is one.
+fn interval_at(intervals: &[Vec<Option<Bounds>>], m: usize, a: usize) -> Option<Bounds> {
+    intervals
+        .get(m)
+        .and_then(|row| row.get(a))
+        .copied()
+        .flatten()
 }
 
 /// A warning about one run, or about the whole experiment.
@@ -239,6 +320,19 @@ pub enum ReportWarning {
         metrics: Vec<String>,
         /// Why, e.g. too few queries.
         reason: String,
+    },
+    /// Evaluated queries that a groups file leaves out of a group column
+    /// (not listed, or an empty value): they count in the run's results but
+    /// in no group of that column.
+    QueriesWithoutGroup {
+        /// The groups file, as named by the user.
+        groups: String,
+        /// The group column.
+        column: String,
+        /// How many evaluated queries.
+        count: usize,
+        /// The first few, in report order.
+        examples: Vec<String>,
     },
     /// Which queries were evaluated, and which were not.
     #[serde(untagged)]
@@ -337,6 +431,31 @@ impl Describe for ReportWarning {
                 f,
                 "{aggregator}: no interval for {}: {reason} (bounds shown as NaN)",
                 metrics.join(", "),
+            ),
+            ReportWarning::QueriesWithoutGroup {
+                groups,
+                column,
+                count,
+                examples,
+            } => write!(
+                f,
+                "{count} evaluated {} no group in column `{column}` of {groups} (e.g. {}): {} \
+                 in the run's results, in no group's",
+                if *count == 1 {
+                    "query has"
+                } else {
+                    "queries have"
+                },
+                examples
+                    .iter()
+                    .map(|e| format!("`{e}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if *count == 1 {
+                    "it counts"
+                } else {
+                    "they count"
+                },
             ),
             ReportWarning::Coverage(warning) => warning.write_for(f, front),
         }

@@ -24,7 +24,7 @@ use super::{ReadError, ReadErrorKind};
 
 /// The lines of a text file (gunzipped if its name ends in `.gz`), each
 /// with its 1-based number, without line ends.
-fn text(path: &Path) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn text(path: &Path) -> Result<Vec<u8>, ReadError> {
     let name = path.display().to_string();
     let io = |e: std::io::Error| ReadError::new(&name, None, ReadErrorKind::Io(e));
     let bytes = std::fs::read(path).map_err(io)?;
@@ -39,7 +39,19 @@ fn text(path: &Path) -> Result<Vec<u8>, ReadError> {
     }
 }
 
-fn lines(bytes: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
+/// The delimiter of a CSV/TSV table: a tab for a name ending in `.tsv`
+/// (before any `.gz`), else a comma.
+pub(crate) fn delimiter_of(path: &Path) -> u8 {
+    let file_name = path.to_string_lossy();
+    let file_name = file_name.strip_suffix(".gz").unwrap_or(&file_name);
+    if file_name.ends_with(".tsv") {
+        b'\t'
+    } else {
+        b','
+    }
+}
+
+pub(crate) fn lines(bytes: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
     bytes.split(|&b| b == b'\n').enumerate().map(|(i, line)| {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         (i as u64 + 1, line)
@@ -82,13 +94,7 @@ pub fn read_catalog(path: &Path) -> Result<Catalog, ReadError> {
 /// Reads item features: a header, then `item,number,number...` per line.
 pub fn read_item_features(path: &Path) -> Result<ItemFeatures, ReadError> {
     let name = path.display().to_string();
-    let file_name = path.to_string_lossy();
-    let file_name = file_name.strip_suffix(".gz").unwrap_or(&file_name);
-    let delimiter = if file_name.ends_with(".tsv") {
-        b'\t'
-    } else {
-        b','
-    };
+    let delimiter = delimiter_of(path);
     let bytes = text(path)?;
     let mut rows = lines(&bytes).filter(|(_, line)| !line.trim_ascii().is_empty());
     let at = |line: u64, kind: ReadErrorKind| ReadError::new(&name, Some(line), kind);

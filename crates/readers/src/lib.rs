@@ -40,6 +40,7 @@ mod csv;
 mod error;
 mod fields;
 mod grade;
+mod groups;
 mod guard;
 mod ipc;
 mod json;
@@ -69,6 +70,7 @@ pub use arrow_array;
 pub use arrow_schema;
 pub use csv::CsvOptions;
 pub use error::{ReadError, ReadErrorKind};
+pub use groups::{QueryGroups, read_groups};
 pub use lines::MAX_LINE_BYTES;
 pub use table::stream_batches;
 pub use table::{

@@ -1059,6 +1059,24 @@ fn is_id(data_type: &DataType) -> bool {
     }
 }
 
+/// Each row of `array` as text, read as the readers read ids (strings,
+/// integers, or a dictionary of either); `None` for a null row. `None`
+/// for a column of any other type.
+pub(crate) fn column_texts(array: &dyn Array) -> Option<Vec<Option<String>>> {
+    if !is_id(array.data_type()) {
+        return None;
+    }
+    let ids = Ids::of(array);
+    Some(
+        (0..array.len())
+            .map(|row| {
+                (!array.is_null(row))
+                    .then(|| ids.with(row, |bytes| String::from_utf8_lossy(bytes).into_owned()))
+            })
+            .collect(),
+    )
+}
+
 /// Whether a column of this type holds numbers.
 fn is_number(data_type: &DataType) -> bool {
     data_type.is_integer() || data_type.is_floating()

@@ -135,6 +135,12 @@ fn summary(compared: &Compared, alpha: f64) -> Vec<Vec<String>> {
 /// One row per comparison: metric, run, baseline, difference, interval,
 /// p, corrected p, effect size, wins / ties / losses.
 fn details(c: &ComparisonReport) -> Vec<Vec<String>> {
+    details_of(c, &c.comparisons)
+}
+
+/// The comparison table of `cells` (the whole run's, or a group's), with
+/// the provenance of `c`.
+fn details_of(c: &ComparisonReport, cells: &[ComparisonCell]) -> Vec<Vec<String>> {
     let level = format!("{}% CI", c.provenance.level * 100.0);
     let corrected = if c.baseline.is_none() {
         "p (adjusted)".to_owned()
@@ -156,7 +162,7 @@ fn details(c: &ComparisonReport) -> Vec<Vec<String>> {
         .map(str::to_owned)
         .to_vec(),
     ];
-    for cell in &c.comparisons {
+    for cell in cells {
         let mut row = vec![cell.metric.clone(), cell.run.clone(), cell.baseline.clone()];
         match &cell.result {
             Some(r) => {
@@ -234,6 +240,13 @@ fn provenance(c: &ComparisonReport) -> Vec<String> {
     );
     let _ = write!(line, "; * corrected p < {}", p.alpha);
     lines.push(line);
+    if !c.groups.is_empty() {
+        lines.push(format!(
+            "groups: {} groups of queries, each compared on its own queries and corrected as \
+             families of its own (the same test and family)",
+            c.groups.len()
+        ));
+    }
     if let (Some(resamples), Some(seed)) = (p.resamples, p.seed) {
         lines.push(format!(
             "resamples: {resamples}, seed {seed}, generator {}{}",
@@ -340,6 +353,23 @@ fn text(compared: &Compared, options: RenderOptions, markdown: bool) -> String {
     }
     out.push_str(&render_table(&details(c)));
     out.push('\n');
+    for group in &c.groups {
+        if markdown {
+            let _ = writeln!(
+                out,
+                "#### {}\n",
+                markdown::escape(&format!("{}={}", group.column, group.value))
+            );
+        }
+        out.push_str(&render_table(&super::group_rows(
+            &compared.report,
+            &group.column,
+            &group.value,
+        )));
+        out.push('\n');
+        out.push_str(&render_table(&details_of(c, &group.comparisons)));
+        out.push('\n');
+    }
     for line in provenance(c) {
         if markdown {
             let _ = writeln!(out, "- {}", markdown::escape(&line));
@@ -461,9 +491,24 @@ fn csv_rows(c: &ComparisonReport) -> String {
         "seed",
         "error",
     ];
-    csv::line(&mut out, &header.map(str::to_owned));
+    let grouped = !c.groups.is_empty();
+    let mut header: Vec<String> = header.map(str::to_owned).to_vec();
+    if grouped {
+        header.push("group".to_owned());
+    }
+    csv::line(&mut out, &header);
     let optional = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
-    for cell in &c.comparisons {
+    // The whole run's comparisons (group empty), then each group's.
+    let cells = c
+        .comparisons
+        .iter()
+        .map(|cell| (String::new(), cell))
+        .chain(c.groups.iter().flat_map(|g| {
+            g.comparisons
+                .iter()
+                .map(move |cell| (format!("{}={}", g.column, g.value), cell))
+        }));
+    for (group, cell) in cells {
         let mut row = vec![cell.metric.clone(), cell.run.clone(), cell.baseline.clone()];
         match &cell.result {
             Some(r) => row.extend([
@@ -497,6 +542,9 @@ fn csv_rows(c: &ComparisonReport) -> String {
             optional(p.seed),
             cell.error.clone().unwrap_or_default(),
         ]);
+        if grouped {
+            row.push(group);
+        }
         csv::line(&mut out, &row);
     }
     out

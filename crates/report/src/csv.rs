@@ -5,8 +5,10 @@
 //! every aggregate row of its run (so a filter on one aggregator keeps it)
 //! and empty in per-query rows. When an aggregator gives intervals (`ci`),
 //! two last columns per metric, `<metric>.lower` and `<metric>.upper`,
-//! hold its bounds in its rows (empty in the other rows). Values at full
-//! precision.
+//! hold its bounds in its rows (empty in the other rows). With groups of
+//! queries (`--groups`), a last column `group` (`segment=tail`) and one row
+//! per run, group and aggregator after the run's own (`group` empty there).
+//! Values at full precision.
 
 use super::{RenderOptions, Report};
 
@@ -22,6 +24,10 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
             header.push(format!("{}.upper", metric.name));
         }
     }
+    let grouped = report.runs.iter().any(|r| !r.groups.is_empty());
+    if grouped {
+        header.push("group".to_owned());
+    }
     line(&mut out, &header);
     for run in &report.runs {
         for (a, aggregator) in report.aggregators.iter().enumerate() {
@@ -35,7 +41,26 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
                     row.push(interval.map_or_else(String::new, |b| number(b.upper)));
                 }
             }
+            if grouped {
+                row.push(String::new());
+            }
             line(&mut out, &row);
+        }
+        for group in &run.groups {
+            for (a, aggregator) in report.aggregators.iter().enumerate() {
+                let mut row = vec![run.name.clone(), String::new(), aggregator.clone()];
+                row.extend(group.aggregates.iter().map(|values| number(values[a])));
+                row.extend(run.corpus.iter().map(|_| String::new()));
+                if bounds {
+                    for m in 0..report.metrics.len() {
+                        let interval = group.interval(m, a);
+                        row.push(interval.map_or_else(String::new, |b| number(b.lower)));
+                        row.push(interval.map_or_else(String::new, |b| number(b.upper)));
+                    }
+                }
+                row.push(group.label());
+                line(&mut out, &row);
+            }
         }
         if options.per_query {
             for (q, query) in run.queries.iter().enumerate() {
@@ -44,6 +69,9 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
                 row.extend(run.corpus.iter().map(|_| String::new()));
                 if bounds {
                     row.extend((0..2 * report.metrics.len()).map(|_| String::new()));
+                }
+                if grouped {
+                    row.push(String::new());
                 }
                 line(&mut out, &row);
             }
@@ -93,6 +121,14 @@ mod tests {
     fn intervals_are_two_columns_per_metric_in_their_aggregators_rows() {
         insta::assert_snapshot!(render(
             &super::super::tests::sample_with_intervals(),
+            RenderOptions { per_query: true }
+        ));
+    }
+
+    #[test]
+    fn groups_are_rows_with_a_group_column() {
+        insta::assert_snapshot!(render(
+            &super::super::tests::sample_with_groups(),
             RenderOptions { per_query: true }
         ));
     }

@@ -15,7 +15,7 @@ use super::html_explain::{ChangedExplanations, explain_table};
 pub use super::html_pairs::{CHANGED, changed_queries};
 use super::html_pairs::{Paired, changed, paired};
 use super::html_svg::{Frame, LOSS, WIN, colour, coord, escape, line_with_dots};
-use super::{RenderOptions, Report, fixed, per_query_rows, summary_rows};
+use super::{RenderOptions, Report, fixed, group_rows, per_query_rows, summary_rows};
 
 /// Up to this many queries per run, the distribution chart draws one dot
 /// per query; past it, the histogram and the box plot only.
@@ -195,6 +195,18 @@ impl<'a> Page<'a> {
             self.out.push_str("</tr>\n");
         }
         self.out.push_str("</table>\n");
+        let groups = r.groups();
+        if !groups.is_empty() {
+            self.out.push_str(
+                "<h3>Groups of queries</h3><p class=\"note\">Each group's results: the \
+                 queries the groups file puts in it, aggregated as the whole run's.</p>\n",
+            );
+        }
+        for (column, value) in groups {
+            self.out.push_str("<table class=\"summary group\">");
+            self.rows(&group_rows(r, &column, &value));
+            self.out.push_str("</table>\n");
+        }
         if r.runs.len() > 1 {
             let _ = writeln!(
                 self.out,
@@ -249,19 +261,25 @@ impl<'a> Page<'a> {
                     "<details><summary>{} (per query)</summary><table class=\"per-query\">",
                     escape(&run.name)
                 );
-                for (i, row) in per_query_rows(r, run).iter().enumerate() {
-                    let cell = if i == 0 { "th" } else { "td" };
-                    self.out.push_str("<tr>");
-                    for (c, text) in row.iter().enumerate() {
-                        let class = if c == 0 { "" } else { " class=\"num\"" };
-                        let _ = write!(self.out, "<{cell}{class}>{}</{cell}>", escape(text));
-                    }
-                    self.out.push_str("</tr>");
-                }
+                self.rows(&per_query_rows(r, run));
                 self.out.push_str("</table></details>\n");
             }
         }
         self.out.push_str("</section>\n");
+    }
+
+    /// Table rows: the first a header, the first column text, the others
+    /// numbers (right-aligned).
+    fn rows(&mut self, rows: &[Vec<String>]) {
+        for (i, row) in rows.iter().enumerate() {
+            let cell = if i == 0 { "th" } else { "td" };
+            self.out.push_str("<tr>");
+            for (c, text) in row.iter().enumerate() {
+                let class = if c == 0 { "" } else { " class=\"num\"" };
+                let _ = write!(self.out, "<{cell}{class}>{}</{cell}>", escape(text));
+            }
+            self.out.push_str("</tr>");
+        }
     }
 
     fn distributions(&mut self) {
@@ -1000,6 +1018,23 @@ mod tests {
     }
 
     #[test]
+    fn groups_are_tables_under_the_summary() {
+        let html = render(
+            &super::super::tests::sample_with_groups(),
+            RenderOptions::default(),
+            HtmlExtras::default(),
+        );
+        assert_eq!(html.matches("<table class=\"summary group\">").count(), 2);
+        assert!(html.contains("<th>segment=tail</th>"), "{html}");
+        let plain = render(
+            &sample(&["mean"]),
+            RenderOptions::default(),
+            HtmlExtras::default(),
+        );
+        assert!(!plain.contains("Groups of queries"));
+    }
+
+    #[test]
     fn the_page_fetches_nothing_and_runs_no_script() {
         let curves = curves(2);
         let html = render(
@@ -1075,6 +1110,7 @@ mod tests {
                 .collect(),
             aggregates: vec![vec![0.5]; metrics.len()],
             intervals: Vec::new(),
+            groups: Vec::new(),
             corpus: Vec::new(),
         };
         Report {

@@ -4,7 +4,9 @@
 //! [...]}`, `corpus` (corpus metrics, one value per run) only when there
 //! are some, `per_query` only when asked for. An aggregator with an
 //! interval (`ci`) has its bounds beside it: `{"ci": x, "ci.lower": lo,
-//! "ci.upper": hi}`. NaN is `null`. Keys keep the report's order.
+//! "ci.upper": hi}`. With groups of queries (`--groups`), each run has
+//! `"groups": {column: {value: {"num_queries": n, "metrics": {...}}}}`
+//! after its `corpus`. NaN is `null`. Keys keep the report's order.
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -51,6 +53,7 @@ pub(super) fn render_with(
                             .collect(),
                     )
                 }),
+                groups: (!run.groups.is_empty()).then(|| json_groups(report, run)),
                 per_query: options.per_query.then(|| {
                     Ordered(
                         report
@@ -113,6 +116,50 @@ fn aggregates(report: &Report, run: &RunResult, m: usize, values: &[f64]) -> Ord
     Ordered(entries)
 }
 
+/// A run's groups: `{column: {value: {"num_queries": n, "metrics": {metric:
+/// {aggregator: x}}}}}`, columns and values in report order.
+fn json_groups<'a>(
+    report: &'a Report,
+    run: &'a RunResult,
+) -> Ordered<&'a str, Ordered<&'a str, JsonGroup<'a>>> {
+    let mut columns: Vec<(&str, Ordered<&str, JsonGroup<'_>>)> = Vec::new();
+    for group in &run.groups {
+        let entry = JsonGroup {
+            num_queries: group.queries.len(),
+            metrics: Ordered(
+                report
+                    .metrics
+                    .iter()
+                    .enumerate()
+                    .map(|(m, metric)| {
+                        let mut entries = Vec::with_capacity(report.aggregators.len());
+                        for (a, name) in report.aggregators.iter().enumerate() {
+                            entries.push((name.clone(), group.aggregates[m][a]));
+                            if let Some(bounds) = group.interval(m, a) {
+                                entries.push((format!("{name}.lower"), bounds.lower));
+                                entries.push((format!("{name}.upper"), bounds.upper));
+                            }
+                        }
+                        (metric.name.as_str(), Ordered(entries))
+                    })
+                    .collect(),
+            ),
+        };
+        match columns.iter_mut().find(|(c, _)| *c == group.column) {
+            Some((_, values)) => values.0.push((&group.value, entry)),
+            None => columns.push((&group.column, Ordered(vec![(&group.value, entry)]))),
+        }
+    }
+    Ordered(columns)
+}
+
+/// One group of a run in JSON.
+#[derive(Serialize)]
+struct JsonGroup<'a> {
+    num_queries: usize,
+    metrics: Ordered<&'a str, Ordered<String, f64>>,
+}
+
 #[derive(Serialize)]
 struct Document<'a> {
     runs: Vec<JsonRun<'a>>,
@@ -128,6 +175,8 @@ struct JsonRun<'a> {
     metrics: Ordered<&'a str, Ordered<String, f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     corpus: Option<Ordered<&'a str, f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    groups: Option<Ordered<&'a str, Ordered<&'a str, JsonGroup<'a>>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     per_query: Option<Ordered<&'a str, Ordered<&'a str, f64>>>,
 }
@@ -176,6 +225,22 @@ mod tests {
         assert_eq!(ap["ci.upper"], 0.625);
         assert!(ap.get("mean.lower").is_none());
         assert!(parsed["runs"][1]["metrics"]["ap(norm=hits)@5"]["ci.lower"].is_null());
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn groups_are_objects_per_column_and_value() {
+        let text = render(
+            &super::super::tests::sample_with_groups(),
+            RenderOptions::default(),
+        );
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        let tail = &parsed["runs"][0]["groups"]["segment"]["tail"];
+        assert_eq!(tail["num_queries"], 1);
+        assert_eq!(tail["metrics"]["ap"]["mean"], 1.0);
+        assert!(parsed["runs"][1]["groups"]["segment"].get("tail").is_none());
+        let plain = render(&sample(&["mean"]), RenderOptions::default());
+        assert!(!plain.contains("\"groups\""));
         insta::assert_snapshot!(text);
     }
 

@@ -139,6 +139,36 @@ fn summary_rows(report: &Report) -> Vec<Vec<String>> {
     rows
 }
 
+/// The rows of one group of queries (`column=value`), shared by the table,
+/// Markdown and HTML renderers: a header naming the group, the query count
+/// of each run, then one row per (metric, aggregator) as in the summary. A
+/// run without queries in the group shows 0 queries and NaN.
+fn group_rows(report: &Report, column: &str, value: &str) -> Vec<Vec<String>> {
+    let mut header = vec![format!("{column}={value}")];
+    header.extend(report.runs.iter().map(|r| r.name.clone()));
+    let mut rows = vec![header];
+    let groups: Vec<Option<&rankeval::report::GroupResult>> =
+        report.runs.iter().map(|r| r.group(column, value)).collect();
+    let mut queries = vec!["queries".to_owned()];
+    queries.extend(
+        groups
+            .iter()
+            .map(|g| g.map_or(0, |g| g.queries.len()).to_string()),
+    );
+    rows.push(queries);
+    for m in 0..report.metrics.len() {
+        for a in 0..report.aggregators.len() {
+            let mut row = vec![row_label(report, m, a)];
+            row.extend(groups.iter().map(|g| match g {
+                Some(g) => with_interval(g.aggregates[m][a], g.interval(m, a)),
+                None => fixed(f64::NAN),
+            }));
+            rows.push(row);
+        }
+    }
+    rows
+}
+
 /// The per-query rows of one run: a header and a row per query.
 fn per_query_rows(report: &Report, run: &RunResult) -> Vec<Vec<String>> {
     let mut header = vec!["query".to_owned()];
@@ -204,6 +234,7 @@ pub(crate) mod tests {
                 per_query,
                 aggregates,
                 intervals: Vec::new(),
+                groups: Vec::new(),
                 corpus: Vec::new(),
             }
         };
@@ -252,6 +283,27 @@ pub(crate) mod tests {
                     vec![None, Some(bounds)]
                 })
                 .collect();
+        }
+        report
+    }
+
+    /// [`sample`] with the groups `segment=head` (both runs) and
+    /// `segment=tail` (the first run only), made-up values.
+    pub(crate) fn sample_with_groups() -> Report {
+        let mut report = sample(&["mean"]);
+        for (r, run) in report.runs.iter_mut().enumerate() {
+            let group = |value: &str, shift: f64| rankeval::report::GroupResult {
+                column: "segment".into(),
+                value: value.into(),
+                queries: vec!["q1".into()],
+                aggregates: run.per_query.iter().map(|c| vec![c[0] + shift]).collect(),
+                intervals: Vec::new(),
+            };
+            run.groups = if r == 0 {
+                vec![group("head", 0.0), group("tail", 0.5)]
+            } else {
+                vec![group("head", 0.25)]
+            };
         }
         report
     }

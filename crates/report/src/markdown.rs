@@ -1,9 +1,13 @@
 //! Markdown tables to paste into a pull request or an issue.
 
-use super::{RenderOptions, Report, per_query_rows, summary_rows};
+use super::{RenderOptions, Report, group_rows, per_query_rows, summary_rows};
 
 pub(super) fn render(report: &Report, options: RenderOptions) -> String {
     let mut out = table(&summary_rows(report));
+    for (column, value) in report.groups() {
+        out.push('\n');
+        out.push_str(&table(&group_rows(report, &column, &value)));
+    }
     if options.per_query {
         for run in &report.runs {
             out.push_str(&format!("\n#### {} (per query)\n\n", escape(&run.name)));
@@ -50,6 +54,14 @@ mod tests {
     fn intervals_follow_their_means() {
         insta::assert_snapshot!(render(
             &super::super::tests::sample_with_intervals(),
+            RenderOptions::default()
+        ));
+    }
+
+    #[test]
+    fn each_group_is_a_table_after_the_summary() {
+        insta::assert_snapshot!(render(
+            &super::super::tests::sample_with_groups(),
             RenderOptions::default()
         ));
     }

@@ -3,10 +3,14 @@
 
 use unicode_width::UnicodeWidthStr;
 
-use super::{RenderOptions, Report, per_query_rows, summary_rows};
+use super::{RenderOptions, Report, group_rows, per_query_rows, summary_rows};
 
 pub(super) fn render(report: &Report, options: RenderOptions) -> String {
     let mut out = aligned(&summary_rows(report));
+    for (column, value) in report.groups() {
+        out.push('\n');
+        out.push_str(&aligned(&group_rows(report, &column, &value)));
+    }
     if options.per_query {
         for run in &report.runs {
             out.push('\n');
@@ -90,6 +94,14 @@ mod tests {
     fn intervals_follow_their_means() {
         insta::assert_snapshot!(render(
             &super::super::tests::sample_with_intervals(),
+            RenderOptions::default()
+        ));
+    }
+
+    #[test]
+    fn each_group_is_a_table_after_the_summary() {
+        insta::assert_snapshot!(render(
+            &super::super::tests::sample_with_groups(),
             RenderOptions::default()
         ));
     }

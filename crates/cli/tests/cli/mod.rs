@@ -13,6 +13,7 @@ mod errors;
 mod explain;
 mod faults;
 mod grades;
+mod groups;
 mod help;
 mod html;
 mod inputs;

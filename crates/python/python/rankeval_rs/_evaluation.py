@@ -71,13 +71,16 @@ class Evaluation:
     - ``queries``: the evaluated query ids, in byte order (as the CLI reports them);
     - ``values``: a float64 array, one row per query, one column per metric;
     - ``means``: ``{metric: mean over the evaluated queries}``;
-    - ``warnings``: the warnings, also issued as :class:`RankevalWarning`.
+    - ``warnings``: the warnings, also issued as :class:`RankevalWarning`;
+    - ``groups``: with ``evaluate(..., groups=...)``, each group's results as
+      ``{column: {value: Evaluation}}`` (the group's queries and values, its
+      means computed as the CLI's ``--groups`` computes them); else ``{}``.
 
     Results of runs evaluated on the same qrels with the same metrics and
     options are compared with :func:`compare`.
     """
 
-    __slots__ = ("run", "metrics", "queries", "values", "means", "warnings", "_basis")
+    __slots__ = ("run", "metrics", "queries", "values", "means", "warnings", "groups", "_basis")
 
     def __init__(self, run: str, metrics: list[str], queries: list[str], values: np.ndarray,
                  means: list[float], warnings: list[str], basis: Basis | None = None):
@@ -87,6 +90,7 @@ class Evaluation:
         self.values = values
         self.means = dict(zip(metrics, means))
         self.warnings = warnings
+        self.groups: dict[str, dict[str, Evaluation]] = {}
         #: What the values depend on besides the run (see :class:`Basis`);
         #: None for results that `evaluate` did not make.
         self._basis = basis
@@ -223,6 +227,7 @@ def evaluate(
     format: str | None = None,
     delimiter: str | None = None,
     name: str | None = None,
+    groups: Any = None,
 ) -> Any:
     """Evaluates a run (or several) against qrels, as ``rankeval eval`` does.
 
@@ -256,6 +261,13 @@ def evaluate(
     them, or its lists for the judged queries are all empty) raises
     :class:`InputError` unless ``allow_empty_run=True`` (``--allow-empty-run``).
     Bad values raise :class:`ValueError` with the CLI's reason.
+
+    ``groups`` (``--groups``) gives each result's ``groups``: the results
+    per group of queries. A groups file (CSV, TSV for ``.tsv``, Parquet; a
+    header, the query id first, then one column per grouping), a dict
+    ``{query: {column: value}}``, or a DataFrame whose first column holds
+    the query ids. Queries in no group of a column are counted in a
+    :class:`RankevalWarning`.
 
     Raises :class:`InputError` (with ``file``, ``line``, ``message``) for
     bad input and :class:`MetricError` for a bad metric; issues a
@@ -291,10 +303,40 @@ def evaluate(
                    Basis(judgements, missing, rel, ties, score_threshold))
         for run, names, queries, values, means, texts, judgements in evaluated
     ]
+    if groups is not None:
+        source = _groups_source(groups)
+        for result in results:
+            slices, notes = _native.group_slices(result.run, result.values, result.queries,
+                                                 result.metrics, source)
+            result.warnings.extend(notes)
+            for column, value, rows, means in slices:
+                result.groups.setdefault(column, {})[value] = Evaluation(
+                    f"{result.run} [{column}={value}]", result.metrics,
+                    [result.queries[r] for r in rows], result.values[rows], means, [],
+                    result._basis)
     for result in results:
         for text in result.warnings:
             warnings.warn(text, RankevalWarning, stacklevel=2)
     return results[0] if single else Evaluations((r.run, r) for r in results)
+
+
+def _groups_source(groups: Any) -> Any:
+    """`groups=` as the native layer takes it: a path, or rows
+    `(query, [(column, value)])`."""
+    if is_path(groups):
+        return groups
+    if hasattr(groups, "columns") and hasattr(groups, "itertuples"):
+        columns = [str(c) for c in groups.columns]
+        if len(columns) < 2:
+            raise ValueError(f"groups: a DataFrame needs the query column, then at least one "
+                             f"group column; it has {columns}")
+        return [(str(row[0]), [(c, "" if v is None else str(v)) for c, v in zip(columns[1:], row[1:])])
+                for row in groups.itertuples(index=False, name=None)]
+    if isinstance(groups, Mapping):
+        return [(str(query), [(str(c), "" if v is None else str(v)) for c, v in row.items()])
+                for query, row in groups.items()]
+    raise TypeError(f"groups: a file path, a dict {{query: {{column: value}}}} or a DataFrame, "
+                    f"not {type(groups).__name__}")
 
 
 def _is_dict_run(value: Any) -> bool:

@@ -51,6 +51,7 @@ class NativeReport:
             npt.NDArray[np.float64],
             list[float],
             list[list[tuple[float, float] | None]],
+            list[tuple[str, str, list[int], list[float]]],
         ]
     ]: ...
     def render(self, format: str, per_query: bool) -> str: ...
@@ -58,6 +59,14 @@ class NativeReport:
     def comparison(self) -> tuple[str, bool] | None: ...
 
 def run_experiment(path: str | PathLike[str]) -> NativeReport: ...
+def group_slices(
+    run: str,
+    values: npt.NDArray[np.float64],
+    queries: list[str],
+    metrics: list[str],
+    groups: str | PathLike[str] | list[tuple[str, list[tuple[str, str]]]],
+) -> tuple[list[tuple[str, str, list[int], list[float]]], list[str]]:
+    """Each group's rows of `values` and means, and the warnings."""
 def interval(
     values: npt.NDArray[np.float64], aggregator: str
 ) -> tuple[float, tuple[float, float] | None, str | None, str]:

@@ -73,11 +73,16 @@ class Report:
         own = native.comparison
         self.comparison: Comparison | None = None if own is None else Comparison(json.loads(own[0]), own[1])
         self.runs: dict[str, RunReport] = {}
-        for name, queries, values, aggregates, corpus, intervals in native.runs():
+        for name, queries, values, aggregates, corpus, intervals, groups in native.runs():
             prefix = f"run `{name}`: "
             own = [w for w in self.warnings if w.startswith(prefix)]
-            self.runs[name] = RunReport(name, self.metrics, queries, values, self.aggregators,
-                                        aggregates, dict(zip(self.corpus, corpus)), own, intervals)
+            run = RunReport(name, self.metrics, queries, values, self.aggregators,
+                            aggregates, dict(zip(self.corpus, corpus)), own, intervals)
+            for column, value, rows, means in groups:
+                run.groups.setdefault(column, {})[value] = Evaluation(
+                    f"{name} [{column}={value}]", self.metrics, [queries[r] for r in rows],
+                    values[rows], means, [])
+            self.runs[name] = run
 
     def render(self, format: str = "table", *, per_query: bool = False) -> str:
         """The report as the CLI prints it with ``--format`` (``table``,

@@ -31,6 +31,28 @@ pub struct BaselineResults {
 }
 
 impl BaselineResults {
+    /// The results on the queries in `queries` only (a group's).
+    pub fn restricted(&self, queries: &std::collections::HashSet<&str>) -> Self {
+        let rows: Vec<usize> = self
+            .queries
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| queries.contains(q.as_str()))
+            .map(|(i, _)| i)
+            .collect();
+        Self {
+            name: self.name.clone(),
+            source: self.source.clone(),
+            metrics: self.metrics.clone(),
+            queries: rows.iter().map(|&i| self.queries[i].clone()).collect(),
+            per_query: self
+                .per_query
+                .iter()
+                .map(|c| rows.iter().map(|&i| c[i]).collect())
+                .collect(),
+        }
+    }
+
     /// The per-query column of `metric`, if the file has it.
     pub fn column(&self, metric: &str) -> Option<&[f64]> {
         self.metrics

@@ -9,6 +9,8 @@
 //! ndcg@10:non_inferior(margin=2%)        ... > -2 % of the baseline's mean
 //! ap:superior                            corrected p < alpha and difference > 0
 //! ap:superior(alpha=0.01,run=v2)         only for run v2
+//! ndcg@10[segment=tail]:superior         on the queries of group tail of
+//!                                        column segment (--groups)
 //! ```
 //!
 //! A parameter without a name is the rule's own (`floor`, `margin`,
@@ -29,13 +31,20 @@ pub struct GateSpec {
     pub metric: String,
     /// The rule and its parameters.
     pub gate: Gate,
+    /// The group of queries it is checked on, `(column, value)` of the
+    /// groups file; `None` for every query.
+    pub group: Option<Group>,
 }
 
 impl fmt::Display for GateSpec {
     /// The gate in the command line's syntax, e.g.
     /// `ndcg@10:non_inferior(margin=0.01)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}(", self.metric, self.gate.name())?;
+        f.write_str(&self.metric)?;
+        if let Some((column, value)) = &self.group {
+            write!(f, "[{column}={value}]")?;
+        }
+        write!(f, ":{}(", self.gate.name())?;
         match self.gate {
             Gate::AtLeast { floor } => write!(f, "floor={floor}")?,
             Gate::NonInferior {
@@ -98,7 +107,8 @@ pub fn parse_gate(
             "`{text}` is not METRIC:RULE (e.g. `ndcg@10:non_inferior(margin=0.01)`)"
         ));
     };
-    let metric = metric(metric_text.trim())?;
+    let (metric_text, group) = split_group(metric_text.trim())?;
+    let metric = metric(metric_text)?;
     let rule_text = rule_text.trim();
     let (name, args) = match rule_text.split_once('(') {
         Some((name, rest)) => {
@@ -162,7 +172,41 @@ pub fn parse_gate(
         }
     };
     gate.validate().map_err(|e| e.to_string())?;
-    Ok(GateSpec { run, metric, gate })
+    Ok(GateSpec {
+        run,
+        metric,
+        gate,
+        group,
+    })
+}
+
+/// A group of queries: `(column, value)` of the groups file.
+pub type Group = (String, String);
+
+/// A gate's metric part with its group: `ndcg@10[segment=tail]` is the
+/// metric `ndcg@10` on group `tail` of column `segment`.
+pub fn split_group(text: &str) -> Result<(&str, Option<Group>), String> {
+    let Some(inner) = text.strip_suffix(']') else {
+        return Ok((text, None));
+    };
+    let Some((metric, group)) = inner.rsplit_once('[') else {
+        return Err(format!("`{text}`: a `]` without its `[`"));
+    };
+    parse_group(group)
+        .map(|group| (metric.trim(), Some(group)))
+        .map_err(|reason| format!("`{text}`: {reason}"))
+}
+
+/// A group as written, `column=value`.
+pub fn parse_group(text: &str) -> Result<Group, String> {
+    match text.split_once('=') {
+        Some((column, value)) if !column.trim().is_empty() && !value.trim().is_empty() => {
+            Ok((column.trim().to_owned(), value.trim().to_owned()))
+        }
+        _ => Err(format!(
+            "the group `{text}` is not COLUMN=VALUE of the groups file (e.g. `segment=tail`)"
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -174,13 +218,35 @@ mod tests {
     }
 
     #[test]
+    fn a_group_in_brackets_after_the_metric() {
+        let spec = parse("ndcg@10[segment=tail]:non_inferior(margin=0.01)").unwrap();
+        assert_eq!(spec.metric, "ndcg@10");
+        assert_eq!(spec.group, Some(("segment".into(), "tail".into())));
+        assert_eq!(
+            spec.to_string(),
+            "ndcg@10[segment=tail]:non_inferior(margin=0.01)"
+        );
+        assert!(
+            parse("ap[segment]:superior")
+                .unwrap_err()
+                .contains("COLUMN=VALUE")
+        );
+        assert!(
+            parse("ap]:superior")
+                .unwrap_err()
+                .contains("without its `[`")
+        );
+    }
+
+    #[test]
     fn each_rule_in_the_short_syntax() {
         assert_eq!(
             parse("ndcg@10:at_least(0.45)").unwrap(),
             GateSpec {
                 run: None,
                 metric: "ndcg@10".into(),
-                gate: Gate::AtLeast { floor: 0.45 }
+                gate: Gate::AtLeast { floor: 0.45 },
+                group: None,
             }
         );
         assert_eq!(
@@ -190,7 +256,8 @@ mod tests {
                 metric: "ap(norm=truncated)@10".into(),
                 gate: Gate::NonInferior {
                     margin: Margin::Relative(0.02)
-                }
+                },
+                group: None,
             }
         );
         assert_eq!(

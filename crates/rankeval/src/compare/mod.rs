@@ -28,7 +28,7 @@ use rankeval_compare::{
 use serde::{Deserialize, Serialize};
 
 pub use baseline::{BaselineResults, parse_results, read_results};
-pub use gates::{GateSpec, parse_gate};
+pub use gates::{GateSpec, Group, parse_gate, parse_group, split_group};
 pub use pairing::Pairing;
 pub use plan::{BaselineRef, Compared, ComparisonPlan, run_plan};
 pub use rankeval_compare as stats;
@@ -343,6 +343,24 @@ pub struct GateCheck {
     /// Why it cannot be decided (the comparison has no numbers).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The group of queries it was checked on (`segment=tail`); none for
+    /// every query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+/// The comparisons of one group of queries (`--groups`): every (run,
+/// metric) compared on the group's queries only, corrected as a family of
+/// their own (the groups are not in one family together: each group's
+/// comparisons answer a question of their own, as the whole run's do).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GroupComparison {
+    /// The group column.
+    pub column: String,
+    /// The group.
+    pub value: String,
+    /// One cell per (run, metric), as [`ComparisonReport::comparisons`].
+    pub comparisons: Vec<ComparisonCell>,
 }
 
 /// Every comparison and gate of a report.
@@ -357,6 +375,10 @@ pub struct ComparisonReport {
     pub comparisons: Vec<ComparisonCell>,
     /// Every gate, for every run it applies to.
     pub gates: Vec<GateCheck>,
+    /// The comparisons of each group of queries, when the report has
+    /// groups.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupComparison>,
 }
 
 impl ComparisonReport {
@@ -446,6 +468,9 @@ pub fn compare(
     gates: &[GateSpec],
 ) -> Result<ComparisonReport, CompareRunError> {
     settings.validate()?;
+    let (whole, grouped): (Vec<GateSpec>, Vec<GateSpec>) =
+        gates.iter().cloned().partition(|g| g.group.is_none());
+    let gates = whole.as_slice();
     let runs: Vec<&str> = report.runs.iter().map(|r| r.name.as_str()).collect();
     let metrics: Vec<&str> = report.metrics.iter().map(|m| m.name.as_str()).collect();
     let info = match baseline {
@@ -527,13 +552,156 @@ pub fn compare(
         missing: settings.missing,
         rankeval_version: VERSION,
     };
-    let checks = check_all(report, &comparisons, gates, baseline_run, info.is_some());
+    let mut checks = check_all(report, &comparisons, gates, baseline_run, info.is_some());
+    check_gates(
+        &grouped,
+        &runs,
+        &metrics,
+        info.as_ref().map(|b| b.name.as_str()),
+    )?;
+    let (groups, group_checks) = compare_groups(report, baseline, settings, &grouped)?;
+    checks.extend(group_checks);
     Ok(ComparisonReport {
         baseline: info,
         provenance,
         comparisons,
         gates: checks,
+        groups,
     })
+}
+
+/// The comparisons of every group of queries of `report`, and the gates
+/// that name a group, checked on its queries.
+fn compare_groups(
+    report: &Report,
+    baseline: Option<&Baseline>,
+    settings: &Settings,
+    gates: &[GateSpec],
+) -> Result<(Vec<GroupComparison>, Vec<GateCheck>), CompareRunError> {
+    let keys = report.groups();
+    for spec in gates {
+        if let Some(group) = &spec.group
+            && !keys.contains(group)
+        {
+            let known: Vec<String> = keys.iter().map(|(c, v)| format!("{c}={v}")).collect();
+            return Err(CompareRunError::Gate {
+                gate: spec.to_string(),
+                reason: if keys.is_empty() {
+                    "a gate on a group needs the groups of queries (--groups FILE, TOML `groups`)"
+                        .to_owned()
+                } else {
+                    format!(
+                        "no run has queries in group `{}={}` (the groups are {})",
+                        group.0,
+                        group.1,
+                        listed(&known.iter().map(String::as_str).collect::<Vec<_>>())
+                    )
+                },
+            });
+        }
+    }
+    let baseline_run = match baseline {
+        Some(Baseline::Run(name)) => Some(name.as_str()),
+        _ => None,
+    };
+    let mut groups = Vec::with_capacity(keys.len());
+    let mut checks = Vec::new();
+    for (column, value) in keys {
+        let sub = group_report(report, &column, &value);
+        let members: std::collections::HashSet<&str> = sub
+            .runs
+            .iter()
+            .flat_map(|r| r.queries.iter().map(String::as_str))
+            .collect();
+        let sub_baseline = baseline.map(|b| match b {
+            Baseline::Run(name) => Baseline::Run(name.clone()),
+            Baseline::Results(results) => Baseline::Results(results.restricted(&members)),
+        });
+        let result = compare(&sub, sub_baseline.as_ref(), settings, &[])?;
+        for spec in gates
+            .iter()
+            .filter(|g| g.group.as_ref() == Some(&(column.clone(), value.clone())))
+        {
+            let plain = GateSpec {
+                group: None,
+                ..spec.clone()
+            };
+            for mut check in check_all(
+                &sub,
+                &result.comparisons,
+                std::slice::from_ref(&plain),
+                baseline_run,
+                baseline.is_some(),
+            ) {
+                check.gate = spec.to_string();
+                check.group = Some(format!("{column}={value}"));
+                checks.push(check);
+            }
+        }
+        groups.push(GroupComparison {
+            column,
+            value,
+            comparisons: result.comparisons,
+        });
+    }
+    Ok((groups, checks))
+}
+
+/// The report of one group: each run's values on the group's queries, with
+/// the group's aggregates (a run without queries in the group has none).
+fn group_report(report: &Report, column: &str, value: &str) -> Report {
+    let runs = report
+        .runs
+        .iter()
+        .map(|run| {
+            let (queries, per_query, aggregates, intervals) = match run.group(column, value) {
+                Some(group) => {
+                    let index: std::collections::HashMap<&str, usize> = run
+                        .queries
+                        .iter()
+                        .enumerate()
+                        .map(|(q, id)| (id.as_str(), q))
+                        .collect();
+                    let rows: Vec<usize> = group
+                        .queries
+                        .iter()
+                        .filter_map(|q| index.get(q.as_str()).copied())
+                        .collect();
+                    (
+                        group.queries.clone(),
+                        run.per_query
+                            .iter()
+                            .map(|c| rows.iter().map(|&q| c[q]).collect())
+                            .collect(),
+                        group.aggregates.clone(),
+                        group.intervals.clone(),
+                    )
+                }
+                None => (
+                    Vec::new(),
+                    vec![Vec::new(); run.per_query.len()],
+                    Vec::new(),
+                    Vec::new(),
+                ),
+            };
+            crate::report::RunResult {
+                name: run.name.clone(),
+                queries,
+                per_query,
+                aggregates,
+                intervals,
+                corpus: Vec::new(),
+                groups: Vec::new(),
+            }
+        })
+        .collect();
+    Report {
+        metrics: report.metrics.clone(),
+        aggregators: report.aggregators.clone(),
+        corpus: Vec::new(),
+        runs,
+        warnings: Vec::new(),
+    }
 }
 
 /// The random generator of the comparisons: ChaCha20, or ChaCha8 where
@@ -798,6 +966,7 @@ fn check_all(
                 passed: false,
                 outcome: None,
                 error: None,
+                group: None,
             };
             let decided = match (spec.gate, cell) {
                 (Gate::AtLeast { .. }, _) => {

@@ -90,6 +90,7 @@ pub fn run_plan(
                     intervals: aggregates.intervals,
                     // A results file keeps no corpus metric values.
                     corpus: vec![f64::NAN; report.corpus.len()],
+                    groups: Vec::new(),
                 },
             );
             Some(0)

@@ -150,6 +150,9 @@ pub(crate) struct RawExperiment {
     pub(crate) aggregators: Option<Spanned<Vec<Spanned<RawPluginEntry>>>>,
     /// The catalog of corpus metrics: a file, one item id per line.
     pub(crate) catalog: Option<Spanned<String>>,
+    /// Groups of queries (slices): a CSV/TSV or Parquet file, the query
+    /// column then one column per grouping.
+    pub(crate) groups: Option<Spanned<String>>,
     /// Training interactions of corpus metrics: a file of `user, item`
     /// pairs read as qrels, or a table with its `path`, `format` and
     /// column settings.
@@ -248,6 +251,9 @@ pub(crate) struct RawGate {
     pub(crate) margin: Option<Spanned<RawMargin>>,
     /// `superior`'s significance level (default: `[compare] alpha`).
     pub(crate) alpha: Option<Spanned<f64>>,
+    /// The group of queries checked, `"column=value"` of the groups file;
+    /// every query when left out.
+    pub(crate) group: Option<Spanned<String>>,
 }
 
 /// A margin as written.

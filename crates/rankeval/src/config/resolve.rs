@@ -385,6 +385,10 @@ impl Resolver<'_> {
             aggregators: unique_by_name(aggregators),
             corpus_metrics: unique_by_name(corpus_metrics),
             corpus_inputs,
+            groups: match &raw.groups {
+                Some(path) => Some(self.file(path, "groups")?),
+                None => None,
+            },
             options: Options {
                 missing,
                 level: raw.rel.unwrap_or_default(),
@@ -616,10 +620,18 @@ impl Resolver<'_> {
             };
             self.invalid(table, key.to_owned(), reason)
         })?;
+        let group = match &g.group {
+            Some(group) => Some(
+                crate::compare::parse_group(group.get_ref())
+                    .map_err(|reason| self.invalid(group, format!("{key}.group"), reason))?,
+            ),
+            None => None,
+        };
         Ok(GateSpec {
             run: g.run.as_ref().map(|r| r.get_ref().clone()),
             metric,
             gate,
+            group,
         })
     }
 
