@@ -276,3 +276,58 @@ fn the_worked_example() {
         &["run", "examples/slices/experiment.toml"]
     );
 }
+
+#[test]
+fn a_results_file_baseline_has_the_groups_of_its_queries() {
+    let dir = files();
+    let (code, _, stderr) = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "baseline.trec",
+            "-m",
+            "ap",
+            "--format",
+            "json",
+            "--per-query",
+            "-o",
+            "prod.json",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let json = |baseline: &str, runs: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "-m",
+            "ap",
+            "--groups",
+            "groups.csv",
+        ];
+        for run in runs {
+            args.extend(["--run", run]);
+        }
+        args.extend(["--baseline", baseline, "--format", "json"]);
+        let (code, stdout, stderr) = run_in(dir.path(), &args);
+        assert_eq!(code, 0, "{stderr}");
+        serde_json::from_str::<serde_json::Value>(&stdout).expect("JSON")
+    };
+    let from_file = json("prod.json", &["v2.jsonl"]);
+    let from_run = json("baseline", &["baseline.trec", "v2.jsonl"]);
+    for g in 0..4 {
+        let file_cell = &from_file["comparison"]["groups"][g]["comparisons"][0];
+        let run_cell = &from_run["comparison"]["groups"][g]["comparisons"][0];
+        assert_eq!(file_cell["difference"], run_cell["difference"], "group {g}");
+        assert_eq!(file_cell["p_value"], run_cell["p_value"], "group {g}");
+    }
+    let baseline_tail = &from_file["runs"][0]["groups"]["segment"]["tail"];
+    assert_eq!(baseline_tail["num_queries"], 3);
+    assert_eq!(
+        baseline_tail["metrics"]["ap"]["mean"],
+        from_run["runs"][0]["groups"]["segment"]["tail"]["metrics"]["ap"]["mean"]
+    );
+}

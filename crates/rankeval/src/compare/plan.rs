@@ -5,7 +5,7 @@
 use rankeval_core::Aggregator;
 
 use super::{Baseline, CompareRunError, ComparisonReport, compare, read_results};
-use crate::report::{Report, RunResult, aggregate_run};
+use crate::report::{GroupResult, Report, RunResult, aggregate_run};
 
 /// What to compare and check once the runs are evaluated: resolved, every
 /// name and number checked, nothing read yet.
@@ -80,6 +80,7 @@ pub fn run_plan(
                 .collect();
             let aggregates = aggregate_run(&name, &report.metrics, &per_query, aggregators);
             report.warnings.extend(aggregates.warnings);
+            let groups = baseline_groups(&report, &name, &results.queries, &per_query, aggregators);
             report.runs.insert(
                 0,
                 RunResult {
@@ -90,7 +91,7 @@ pub fn run_plan(
                     intervals: aggregates.intervals,
                     // A results file keeps no corpus metric values.
                     corpus: vec![f64::NAN; report.corpus.len()],
-                    groups: Vec::new(),
+                    groups,
                 },
             );
             Some(0)
@@ -101,4 +102,44 @@ pub fn run_plan(
         comparison,
         baseline: index,
     })
+}
+
+/// The groups of a baseline read from a results file, which keeps no
+/// groups: a query of the file is in a group when an evaluated run has it
+/// there (the groups file puts each query in one group per column).
+fn baseline_groups(
+    report: &Report,
+    name: &str,
+    queries: &[String],
+    per_query: &[Vec<f64>],
+    aggregators: &[Box<dyn Aggregator>],
+) -> Vec<GroupResult> {
+    let mut groups = Vec::new();
+    for (column, value) in report.groups() {
+        let members: std::collections::HashSet<&str> = report
+            .runs
+            .iter()
+            .filter_map(|run| run.group(&column, &value))
+            .flat_map(|group| group.queries.iter().map(String::as_str))
+            .collect();
+        let rows: Vec<usize> = (0..queries.len())
+            .filter(|&q| members.contains(queries[q].as_str()))
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let columns: Vec<Vec<f64>> = per_query
+            .iter()
+            .map(|values| rows.iter().map(|&q| values[q]).collect())
+            .collect();
+        let aggregates = aggregate_run(name, &report.metrics, &columns, aggregators);
+        groups.push(GroupResult {
+            column,
+            value,
+            queries: rows.iter().map(|&q| queries[q].clone()).collect(),
+            aggregates: aggregates.values,
+            intervals: aggregates.intervals,
+        });
+    }
+    groups
 }
