@@ -18,6 +18,8 @@ Reference tools:
                                                             tukey.json
   * the interval of one column's mean: scipy.stats.t.interval with
     scipy.stats.sem, and scipy.stats.bootstrap(method="BCa") -> intervals.json
+  * a suite's macro average, its stratified bootstrap and the paired
+    comparison across the suite, with numpy                -> macro.json
 Inputs and exactly-compared outputs are written as IEEE-754 bit patterns
 (`*_bits`, unsigned 64-bit integers), so no decimal parsing can move them
 by an ulp; values compared with a tolerance are plain JSON numbers.
@@ -334,6 +336,76 @@ def interval_cases(rng):
     })
 
 
+def macro_cases(rng):
+    """A generated three-dataset suite: the macro average of the datasets'
+    means, its stratified bootstrap (queries resampled within each dataset)
+    computed with numpy, the exact bootstrap standard error, and the
+    paired comparison of two systems (stratified bootstrap interval of the
+    macro difference, sign-flip randomization p-value)."""
+    import numpy as np
+
+    def grid(x, step):
+        return np.round(np.asarray(x) / step) * step
+
+    sizes = (50, 200, 20)
+    a = [grid(rng.beta(2.0, 3.0, size=50), 1 / 1024),
+         rng.beta(0.5, 2.0, size=200),
+         rng.binomial(8, 0.4, size=20) / 8]
+    # A small true difference: the p-value lies inside (0, 1), not at its floor.
+    b = [np.clip(x + 0.005 + rng.normal(0.0, 0.1, size=len(x)), 0.0, 1.0) for x in a]
+    B, REPLICATIONS, level = 10_000, 20, 0.95
+
+    def macro(strata):
+        return np.mean([np.mean(s) for s in strata])
+
+    def stratified(strata, generator):
+        means = np.zeros(B)
+        for s in strata:
+            idx = generator.integers(0, len(s), size=(B, len(s)))
+            means += s[idx].mean(axis=1)
+        return means / len(strata)
+
+    def bounds(dist):
+        alpha = (1 - level) / 2
+        return np.percentile(dist, [100 * alpha, 100 * (1 - alpha)])
+
+    def sign_flip_p(diffs, generator):
+        observed = abs(macro(diffs))
+        total = np.zeros(B)
+        for s in diffs:
+            signs = generator.choice([-1.0, 1.0], size=(B, len(s)))
+            total += (signs * s).mean(axis=1)
+        total /= len(diffs)
+        return (1 + np.count_nonzero(np.abs(total) >= observed - 1e-12)) / (1 + B)
+
+    def case(strata, paired):
+        strata = [np.asarray(s, dtype=float) for s in strata]
+        reps = [stratified(strata, np.random.default_rng(500 + r)) for r in range(REPLICATIONS)]
+        lows = [bounds(d)[0] for d in reps]
+        highs = [bounds(d)[1] for d in reps]
+        exact_se = np.sqrt(sum(np.var(s) / len(s) for s in strata)) / len(strata)
+        out = {
+            "strata_bits": [[bits(v) for v in s] for s in strata],
+            "macro": float(macro(strata)),
+            "exact_standard_error": float(exact_se),
+            "lower": float(np.mean(lows)), "upper": float(np.mean(highs)),
+            "lower_sd": float(np.std(lows, ddof=1)), "upper_sd": float(np.std(highs, ddof=1)),
+        }
+        if paired:
+            ps = [sign_flip_p(strata, np.random.default_rng(900 + r)) for r in range(REPLICATIONS)]
+            out["p_value"] = float(np.mean(ps))
+            out["p_value_sd"] = float(np.std(ps, ddof=1))
+        return out
+
+    write("macro.json", {
+        "function": "macro average of dataset means; stratified bootstrap (numpy, resampling "
+                    "queries within each dataset), percentile interval; sign-flip randomization",
+        "resamples": B, "level": level, "sizes": list(sizes),
+        "system": case(a, False),
+        "difference": case([y - x for x, y in zip(a, b)], True),
+    })
+
+
 def main():
     ensure_venv()
     import numpy as np
@@ -348,6 +420,7 @@ def main():
     tukey_cases(rng)
     # Its own generator: the fixtures above stay as they were.
     interval_cases(np.random.default_rng(20260726))
+    macro_cases(np.random.default_rng(20261126))
 
 
 if __name__ == "__main__":

@@ -89,8 +89,22 @@ struct RunArgs {
     /// file, and one exit code; every file is checked before any is run.
     #[arg(value_name = "EXPERIMENT.toml", required = true, num_args = 1..)]
     experiments: Vec<PathBuf>,
+    /// With several files (a suite of datasets): `macro` adds each run's
+    /// macro average over the datasets (each dataset weighs the same), with
+    /// a stratified bootstrap interval, and compares every run with the
+    /// experiments' common baseline across the suite, paired by (dataset,
+    /// query). Every file needs the same metrics and runs.
+    #[arg(long, value_enum, value_name = "HOW")]
+    aggregate: Option<AggregateArg>,
     #[command(flatten)]
     output: OutputArgs,
+}
+
+/// How a suite of experiment files is aggregated.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum AggregateArg {
+    /// The macro average over the datasets, with its interval.
+    Macro,
 }
 
 /// How and where to print the report.
@@ -327,10 +341,15 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         }
         Command::Run(args) => match args.experiments.as_slice() {
             [one] => {
+                if args.aggregate.is_some() {
+                    return Err(CliError::Usage(
+                        "--aggregate macro: a suite needs at least 2 experiment files".to_owned(),
+                    ));
+                }
                 let experiment = rankeval::config::load(one)?;
                 report(experiment, &args.output, Some(one))
             }
-            several => suite(several, &args.output),
+            several => suite(several, &args.output, args.aggregate.is_some()),
         },
         Command::Metrics(args) => {
             let listing = list::listing(&args).map_err(CliError::Usage)?;
@@ -354,17 +373,19 @@ fn report(
     output: &OutputArgs,
     config: Option<&std::path::Path>,
 ) -> Result<Verdict, CliError> {
-    let (text, verdict) = produce(experiment, output, config)?;
+    let (text, verdict, _) = produce(experiment, output, config)?;
     output::write(&text, output.output.as_deref())?;
     Ok(verdict)
 }
 
-/// Evaluates and compares an experiment; its report's text and verdict.
+/// Evaluates and compares an experiment; its report's text, verdict and
+/// the report itself (with a baseline read from a results file as its first
+/// run).
 fn produce(
     mut experiment: Experiment,
     output: &OutputArgs,
     config: Option<&std::path::Path>,
-) -> Result<(String, Verdict), CliError> {
+) -> Result<(String, Verdict, rankeval_report::Report), CliError> {
     if let Some(target) = &output.output {
         let inputs = experiment
             .qrels
@@ -496,13 +517,17 @@ fn produce(
         }
         (Err(plain), None) => plain.render(output.format.into(), options),
     };
-    Ok((text, verdict))
+    let report = match compared {
+        Ok(compared) => compared.report,
+        Err(plain) => plain,
+    };
+    Ok((text, verdict, report))
 }
 
 /// Several experiment files: each checked, then each run, their reports
 /// combined into one (a section per file; JSON: `{"experiments": [...]}`;
 /// CSV: an `experiment` column) and the worst verdict returned.
-fn suite(files: &[PathBuf], output: &OutputArgs) -> Result<Verdict, CliError> {
+fn suite(files: &[PathBuf], output: &OutputArgs, macro_average: bool) -> Result<Verdict, CliError> {
     let format: OutputFormat = output.format.into();
     if matches!(format, OutputFormat::Html | OutputFormat::Trec) {
         return Err(CliError::Usage(format!(
@@ -519,15 +544,49 @@ fn suite(files: &[PathBuf], output: &OutputArgs) -> Result<Verdict, CliError> {
         .iter()
         .map(|file| rankeval::config::load(file))
         .collect::<Result<Vec<_>, _>>()?;
+    // The suite's comparisons: the experiments' common baseline run, their
+    // common [compare] level, resamples and seed.
+    let plans: Vec<Option<&rankeval::compare::ComparisonPlan>> =
+        experiments.iter().map(|e| e.comparison.as_ref()).collect();
+    let baseline = common(&plans, |p| match &p.baseline {
+        Some(rankeval::compare::BaselineRef::Run(name)) => Some(name.clone()),
+        _ => None,
+    });
+    let settings = rankeval::suite::SuiteSettings {
+        level: common(&plans, |p| Some(p.settings.level)).unwrap_or(0.95),
+        resamples: common(&plans, |p| Some(p.settings.resamples)).unwrap_or(10_000),
+        seed: common(&plans, |p| Some(p.settings.seed)).unwrap_or(rankeval_compare::DEFAULT_SEED),
+    };
     let mut verdict = Verdict::Passed;
     let mut sections = Vec::with_capacity(files.len());
+    let mut reports = Vec::with_capacity(files.len());
     for (file, experiment) in files.iter().zip(experiments) {
-        let (text, v) = produce(experiment, output, Some(file))?;
+        let (text, v, report) = produce(experiment, output, Some(file))?;
         verdict = verdict.max(v);
         sections.push((file.display().to_string(), text));
+        reports.push((file.display().to_string(), report));
     }
-    output::write(&combine(format, &sections), output.output.as_deref())?;
+    let mut text = combine(format, &sections);
+    if macro_average {
+        let named: Vec<(String, &rankeval_report::Report)> =
+            reports.iter().map(|(file, r)| (file.clone(), r)).collect();
+        let suite = rankeval::suite::macro_suite(&named, baseline.as_deref(), settings)
+            .map_err(|e| CliError::Usage(format!("--aggregate macro: {e}")))?;
+        text = rankeval_report::suite::with_suite(format, text, &suite);
+    }
+    output::write(&text, output.output.as_deref())?;
     Ok(verdict)
+}
+
+/// The value every experiment's comparison plan gives, if they all have
+/// one and it is the same.
+fn common<T: PartialEq>(
+    plans: &[Option<&rankeval::compare::ComparisonPlan>],
+    value: impl Fn(&rankeval::compare::ComparisonPlan) -> Option<T>,
+) -> Option<T> {
+    let mut values = plans.iter().map(|p| p.and_then(&value));
+    let first = values.next()??;
+    values.all(|v| v.as_ref() == Some(&first)).then_some(first)
 }
 
 /// The reports of several experiment files as one.

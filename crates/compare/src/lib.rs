@@ -35,6 +35,7 @@ pub mod interval;
 pub mod paired;
 pub mod rng;
 pub mod sign_flip;
+pub mod stratified;
 pub mod ttest;
 pub mod tukey;
 pub mod wilcoxon;
@@ -51,5 +52,8 @@ pub use interval::{Bca, MeanIntervalMethod, bca_from_distribution, bca_interval,
 pub use paired::{Summary, WinsTiesLosses};
 pub use rng::{DEFAULT_SEED, FAST_RNG_NAME, RNG_NAME};
 pub use sign_flip::Resampling;
+pub use stratified::{
+    MacroComparison, MacroMean, macro_average, macro_mean_interval, macro_paired,
+};
 pub use ttest::Interval;
 pub use tukey::{TukeyHsd, TukeyPair, randomized_tukey_hsd};

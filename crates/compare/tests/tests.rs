@@ -7,6 +7,8 @@
 //! * `gates`: each rule passing and failing;
 //! * `intervals`: the interval of one column's mean (t and BCa) against
 //!   scipy, its determinism and its errors;
+//! * `macro_average`: a suite's macro average, stratified bootstrap and
+//!   paired comparison against numpy;
 //! * `errors`: every invalid input is an error, never a panic.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -16,5 +18,6 @@ mod errors;
 mod fixtures;
 mod gates;
 mod intervals;
+mod macro_average;
 mod properties;
 mod reference;

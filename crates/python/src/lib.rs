@@ -36,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CompareError", py.get_type::<errors::CompareError>())?;
     m.add_class::<report::PyReport>()?;
     m.add_function(wrap_pyfunction!(report::run_experiment, m)?)?;
+    m.add_function(wrap_pyfunction!(report::macro_suite, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
     m.add_class::<inputs::PyQrels>()?;
     m.add_class::<inputs::PyRun>()?;

@@ -231,3 +231,37 @@ pub fn run_experiment(py: Python<'_>, path: PathBuf) -> PyResult<PyReport> {
         }
     }
 }
+
+/// The macro average of a suite of experiments' reports (`rankeval run
+/// a.toml b.toml --aggregate macro`): the `Suite` as JSON text.
+#[pyfunction]
+#[pyo3(signature = (reports, names, baseline=None, level=0.95, resamples=10_000, seed=rankeval::compare::stats::DEFAULT_SEED))]
+pub fn macro_suite(
+    py: Python<'_>,
+    reports: Vec<PyRef<'_, PyReport>>,
+    names: Vec<String>,
+    baseline: Option<String>,
+    level: f64,
+    resamples: u64,
+    seed: u64,
+) -> PyResult<String> {
+    if !(level > 0.0 && level < 1.0) || resamples == 0 {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "level must be strictly between 0 and 1 (got {level}) and resamples at least 1 (got \
+             {resamples})"
+        )));
+    }
+    let named: Vec<(String, &Report)> = names
+        .into_iter()
+        .zip(reports.iter().map(|r| r.shown()))
+        .collect();
+    let settings = rankeval::suite::SuiteSettings {
+        level,
+        resamples,
+        seed,
+    };
+    let suite = py
+        .detach(|| rankeval::suite::macro_suite(&named, baseline.as_deref(), settings))
+        .map_err(|e| located::<CompareError>(None, None, &e.to_string()))?;
+    serde_json::to_string(&suite).map_err(|e| CompareError::new_err(e.to_string()))
+}

@@ -77,6 +77,7 @@ pub mod front;
 pub mod groups;
 pub mod read_advice;
 pub mod report;
+pub mod suite;
 
 /// The version of rankeval: the package's, with the commit it was built
 /// from as build metadata where the sources were a git checkout

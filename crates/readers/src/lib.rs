@@ -777,7 +777,30 @@ impl Input {
                     }
                     Ok(run)
                 })?;
-                Ok((finish_run(self, run, options)?, None))
+                // Its positions count entries, not lines: an error names
+                // the entries.
+                let run = run
+                    .finish_with(options.duplicates, options.ties)
+                    .map_err(|e| match run_error_at(e) {
+                        (
+                            Some(second),
+                            ReadErrorKind::DuplicateDoc {
+                                query,
+                                doc,
+                                first_line,
+                            },
+                        ) => self.error(
+                            None,
+                            ReadErrorKind::BadField(format!(
+                                "document `{doc}` appears twice in the object of query `{query}` \
+                                 (entries {first_line} and {second} of the file, counted from \
+                                 its start); to keep the best-ranked occurrence, use \
+                                 --duplicates first (TOML: duplicates = \"first\")"
+                            )),
+                        ),
+                        (_, kind) => self.error(None, kind),
+                    })?;
+                Ok((run, None))
             }
         }
     }
@@ -822,7 +845,27 @@ impl Input {
                         },
                     ));
                 }
-                Ok((finish_qrels(self, qrels)?, None))
+                // Its positions count entries, not lines: an error names
+                // the entries.
+                let qrels = qrels.finish().map_err(|e| match e {
+                    rankeval_core::QrelsError::ConflictingGrades {
+                        query,
+                        doc,
+                        first_grade,
+                        first,
+                        second_grade,
+                        second,
+                    } => self.error(
+                        None,
+                        ReadErrorKind::BadField(format!(
+                            "document `{doc}` of query `{query}` is judged {first_grade} and \
+                             {second_grade} (entries {first} and {second} of the file, counted \
+                             from its start)"
+                        )),
+                    ),
+                    other => qrels_error(self, other),
+                })?;
+                Ok((qrels, None))
             }),
         }
     }

@@ -551,7 +551,7 @@ fn csv_rows(c: &ComparisonReport) -> String {
 }
 
 /// LaTeX special characters escaped for text mode.
-fn tex(text: &str) -> String {
+pub(crate) fn tex(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

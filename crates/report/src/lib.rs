@@ -17,6 +17,7 @@ mod html_pairs;
 mod html_svg;
 mod json;
 mod markdown;
+pub mod suite;
 mod table;
 mod trec;
 

@@ -711,3 +711,36 @@ fn map_at_k_gets_a_note_naming_kaggles_map_at_k() {
         assert_eq!((code, toml_stderr.as_str()), (0, stderr.as_str()), "{toml}");
     }
 }
+
+/// A JSON dict of dicts numbers its entries, not its lines: a repeated
+/// document names the entries, never a line the file does not have (found
+/// by `never_panics::json_like_lines_never_panic`).
+#[test]
+fn a_repeated_document_in_a_json_dict_names_its_entries() {
+    let dir = scratch(&[
+        ("run.json", "{\"q\":{\"d\":1,\"x\":0.5,\"d\":2}}\n"),
+        ("qrels.json", "{\"q\":{\"d\":1,\"d\":2}}\n"),
+        ("qrels.txt", "q 0 d 1\n"),
+        ("run.trec", "q Q0 d 1 1 t\n"),
+    ]);
+    let (code, _, stderr) = run_in(
+        dir.path(),
+        &["eval", "--qrels", "qrels.txt", "--run", "run.json"],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("error: run.json: document `d` appears twice in the object of query `q` (entries 1 and 3"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run_in(
+        dir.path(),
+        &["eval", "--qrels", "qrels.json", "--run", "run.trec"],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(
+            "error: qrels.json: document `d` of query `q` is judged 1 and 2 (entries 1 and 2"
+        ),
+        "{stderr}"
+    );
+}

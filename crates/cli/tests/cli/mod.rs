@@ -23,6 +23,7 @@ mod output;
 mod per_input;
 mod quickstart;
 mod score_threshold;
+mod suite;
 mod ties;
 mod trec_eval;
 mod trec_eval_command;

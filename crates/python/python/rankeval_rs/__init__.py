@@ -13,7 +13,7 @@ from typing import Any
 from . import _native
 from ._evaluation import DEFAULT_METRICS, Evaluation, Evaluations, Interval, RankevalWarning, evaluate
 from ._inputs import to_qrels, to_run
-from ._report import Comparison, Report, RunReport, compare, run_experiment
+from ._report import Comparison, Report, RunReport, Suite, compare, run_experiment, run_suite
 from ._native import (
     CompareError,
     ConfigError,
@@ -47,6 +47,7 @@ __all__ = [
     "Report",
     "Run",
     "RunReport",
+    "Suite",
     "compare",
     "evaluate",
     "metric_names",
@@ -55,6 +56,7 @@ __all__ = [
     "register_metric",
     "run",
     "run_experiment",
+    "run_suite",
     "unregister_metric",
 ]
 

@@ -59,6 +59,15 @@ class NativeReport:
     def comparison(self) -> tuple[str, bool] | None: ...
 
 def run_experiment(path: str | PathLike[str]) -> NativeReport: ...
+def macro_suite(
+    reports: list[NativeReport],
+    names: list[str],
+    baseline: str | None = None,
+    level: float = 0.95,
+    resamples: int = 10000,
+    seed: int = 42,
+) -> str:
+    """A suite's macro average (`--aggregate macro`), as JSON text."""
 def group_slices(
     run: str,
     values: npt.NDArray[np.float64],

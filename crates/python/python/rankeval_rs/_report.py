@@ -352,3 +352,52 @@ def _evaluated(results: Any, alone: bool) -> list[tuple[str, Evaluation]]:
                 f"with {first.metrics}: compare runs evaluated with the same metrics"
             )
     return runs
+
+
+class Suite:
+    """A suite of datasets (:func:`run_suite`): each experiment's
+    :class:`Report`, and the runs' macro averages over the datasets.
+
+    - ``experiments``: ``{file: Report}``, in the order given;
+    - ``macro``: the CLI's ``--aggregate macro`` JSON object, parsed:
+      ``datasets``, ``metrics``, ``runs`` (each with its ``means`` per
+      dataset and ``macro_means``: ``value``, ``interval``,
+      ``standard_error``), ``comparisons`` with the baseline (``result``:
+      ``difference`` with its interval, ``p_value``), ``settings``;
+    - ``means``: ``{run: {metric: macro average}}``.
+    """
+
+    def __init__(self, experiments: dict[str, Report], macro: dict[str, Any]):
+        self.experiments = experiments
+        self.macro = macro
+        self.means: dict[str, dict[str, float]] = {
+            run["name"]: {
+                metric: (float("nan") if m is None else m["value"])
+                for metric, m in zip(macro["metrics"], run["macro_means"])
+            }
+            for run in macro["runs"]
+        }
+
+    def __repr__(self) -> str:
+        return f"Suite(datasets={list(self.experiments)}, runs={list(self.means)})"
+
+
+def run_suite(paths: Sequence[str | os.PathLike[str]], *, aggregate: str = "macro",
+              baseline: str | None = None, level: float = 0.95, resamples: int = 10000,
+              seed: int = 42) -> Suite:
+    """Runs every experiment file of a suite of datasets, as ``rankeval run
+    a.toml b.toml ... --aggregate macro`` does: each run's macro average over
+    the datasets (each weighs the same, the BEIR convention) with its
+    stratified bootstrap interval (``resamples`` resamples of each dataset's
+    queries, drawn with ``seed``), and, with a ``baseline`` run, every other
+    run compared with it across the suite, paired by (dataset, query).
+
+    Raises :class:`CompareError` when the datasets' metrics or runs differ
+    (naming them) or fewer than two files are given."""
+    if aggregate != "macro":
+        raise ValueError(f"aggregate={aggregate!r}: the suite's aggregate is \"macro\"")
+    names = [os.fspath(p) for p in paths]
+    reports = [run_experiment(p) for p in names]
+    macro = json.loads(_native.macro_suite([r._native for r in reports], names, baseline,
+                                           level, resamples, seed))
+    return Suite(dict(zip(names, reports)), macro)

@@ -1,0 +1,174 @@
+//! A suite of datasets as one number per run (issue 26): `rankeval run
+//! a.toml b.toml c.toml --aggregate macro` adds each run's macro average
+//! (each dataset weighs the same) with its stratified bootstrap interval,
+//! and the comparison with the experiments' common baseline paired by
+//! (dataset, query); datasets with other metrics are an error naming them.
+
+use rankeval_compare::{macro_mean_interval, macro_paired};
+
+use super::{run_in, scratch, transcript};
+
+/// Three small datasets of different sizes, two runs each (`bm25`, `dense`).
+fn suite() -> tempfile::TempDir {
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for (dataset, queries) in [("a", 9), ("b", 4), ("c", 15)] {
+        let (mut qrels, mut bm25, mut dense) = (String::new(), String::new(), String::new());
+        for q in 0..queries {
+            for d in 0..6 {
+                if next() % 3 == 0 {
+                    qrels.push_str(&format!("{dataset}{q} 0 x{d} {}\n", 1 + next() % 3));
+                }
+                bm25.push_str(&format!(
+                    "{dataset}{q} Q0 x{d} {} {} bm25\n",
+                    d + 1,
+                    next() % 100
+                ));
+                dense.push_str(&format!(
+                    "{dataset}{q} Q0 x{d} {} {} dense\n",
+                    d + 1,
+                    next() % 100
+                ));
+            }
+        }
+        // Every query has a relevant document (not always retrieved), so
+        // every query counts.
+        for q in 0..queries {
+            qrels.push_str(&format!("{dataset}{q} 0 y 1\n"));
+        }
+        files.push((format!("{dataset}.qrels"), qrels));
+        files.push((format!("{dataset}-bm25.trec"), bm25));
+        files.push((format!("{dataset}-dense.trec"), dense));
+        let metrics = "[\"ap\", \"ndcg@10\"]";
+        files.push((
+            format!("{dataset}.toml"),
+            format!(
+                "qrels = \"{dataset}.qrels\"\nmetrics = {metrics}\nbaseline = \"bm25\"\n\
+                 \n[compare]\nseed = 7\nresamples = 2000\n\n\
+                 [[runs]]\nname = \"bm25\"\npath = \"{dataset}-bm25.trec\"\n\n\
+                 [[runs]]\nname = \"dense\"\npath = \"{dataset}-dense.trec\"\n"
+            ),
+        ));
+    }
+    files.push((
+        "other.toml".into(),
+        "qrels = \"a.qrels\"\nmetrics = [\"ap\", \"rr\"]\n\n[[runs]]\nname = \"bm25\"\n\
+         path = \"a-bm25.trec\"\n\n[[runs]]\nname = \"dense\"\npath = \"a-dense.trec\"\n"
+            .into(),
+    ));
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    scratch(&borrowed)
+}
+
+const FILES: [&str; 3] = ["a.toml", "b.toml", "c.toml"];
+
+#[test]
+fn the_macro_average_is_the_stratified_statistic_of_the_datasets_values() {
+    let dir = suite();
+    let mut args = vec!["run"];
+    args.extend(FILES);
+    args.extend(["--aggregate", "macro", "--format", "json", "--per-query"]);
+    let (code, stdout, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 0, "{stderr}");
+    let document: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let experiments = document["experiments"].as_array().expect("experiments");
+    assert_eq!(experiments.len(), 3);
+    let column = |e: usize, run: usize, metric: &str| -> Vec<f64> {
+        experiments[e]["runs"][run]["per_query"][metric]
+            .as_object()
+            .expect("per query")
+            .values()
+            .map(|v| v.as_f64().expect("number"))
+            .collect()
+    };
+    let macro_doc = &document["macro"];
+    assert_eq!(macro_doc["datasets"].as_array().expect("datasets").len(), 3);
+    assert_eq!(
+        macro_doc["settings"]["seed"], 7,
+        "the experiments' common seed"
+    );
+    for (m, metric) in ["ap", "ndcg@10"].into_iter().enumerate() {
+        for run in 0..2 {
+            let columns: Vec<Vec<f64>> = (0..3).map(|e| column(e, run, metric)).collect();
+            let strata: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+            let expected = macro_mean_interval(&strata, 0.95, 2000, 7).expect("valid");
+            let shown = &macro_doc["runs"][run]["macro_means"][m];
+            let value = shown["value"].as_f64().expect("value");
+            assert!(
+                (value - expected.value).abs() <= 4.0 * f64::EPSILON,
+                "{metric}"
+            );
+            let lower = shown["interval"]["lower"].as_f64().expect("lower");
+            assert!((lower - expected.interval.lower).abs() <= 4.0 * f64::EPSILON);
+            // Each dataset weighs the same: not the mean over all queries.
+            let pooled: Vec<f64> = columns.iter().flatten().copied().collect();
+            let pooled = pooled.iter().sum::<f64>() / pooled.len() as f64;
+            assert_ne!(value, pooled);
+        }
+        let differences: Vec<Vec<f64>> = (0..3)
+            .map(|e| {
+                column(e, 1, metric)
+                    .iter()
+                    .zip(column(e, 0, metric))
+                    .map(|(d, b)| d - b)
+                    .collect()
+            })
+            .collect();
+        let strata: Vec<&[f64]> = differences.iter().map(Vec::as_slice).collect();
+        let expected = macro_paired(&strata, 0.95, 2000, 7).expect("valid");
+        let shown = &macro_doc["comparisons"][m];
+        assert_eq!(shown["run"], "dense");
+        assert_eq!(shown["baseline"], "bm25");
+        assert_eq!(shown["paired"], serde_json::json!([9, 4, 15]));
+        let p = shown["result"]["p_value"].as_f64().expect("p");
+        assert!(
+            (p - expected.p_value).abs() <= 4.0 * f64::EPSILON,
+            "{metric}"
+        );
+    }
+}
+
+#[test]
+fn the_table_ends_with_the_macro_average() {
+    let dir = suite();
+    let mut args = vec!["run"];
+    args.extend(FILES);
+    args.extend(["--aggregate", "macro"]);
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 0, "{}", result.2);
+    let tail: String = result
+        .1
+        .split("macro average over")
+        .nth(1)
+        .map(|t| format!("macro average over{t}"))
+        .expect("a macro section");
+    insta::assert_snapshot!("suite_macro_table", tail);
+}
+
+#[test]
+fn datasets_with_other_metrics_or_a_single_file_are_errors() {
+    let dir = suite();
+    let args = ["run", "a.toml", "other.toml", "--aggregate", "macro"];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 2);
+    assert!(
+        result
+            .2
+            .contains("a.toml has ap, ndcg@10, other.toml has ap, rr"),
+        "{}",
+        result.2
+    );
+    let args = ["run", "a.toml", "--aggregate", "macro"];
+    let result = run_in(dir.path(), &args);
+    assert_eq!(result.0, 2);
+    insta::assert_snapshot!("suite_single_file", transcript(&args, result));
+}
