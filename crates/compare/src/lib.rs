@@ -34,6 +34,7 @@ pub mod gate;
 pub mod interval;
 pub mod paired;
 pub mod rng;
+pub mod seeds;
 pub mod sign_flip;
 pub mod stratified;
 pub mod ttest;
@@ -51,6 +52,7 @@ pub use gate::{Gate, GateOutcome, Margin, Quantity, Relation};
 pub use interval::{Bca, MeanIntervalMethod, bca_from_distribution, bca_interval, t_interval};
 pub use paired::{Summary, WinsTiesLosses};
 pub use rng::{DEFAULT_SEED, FAST_RNG_NAME, RNG_NAME};
+pub use seeds::{SystemComparison, SystemSummary, compare_systems, summarize as summarize_system};
 pub use sign_flip::Resampling;
 pub use stratified::{
     MacroComparison, MacroMean, macro_average, macro_mean_interval, macro_paired,

@@ -105,6 +105,12 @@ fn student(df: f64) -> StudentsT {
     StudentsT::new(0.0, 1.0, df.max(1.0)).expect("df >= 1 is a valid Student t")
 }
 
+/// The two-sided p-value `2 P(T > |t|)` of Student's t with `df` degrees
+/// of freedom (at least 1).
+pub(crate) fn t_two_sided_p(t: f64, df: f64) -> f64 {
+    (2.0 * student(df).sf(t.abs())).min(1.0)
+}
+
 /// The value `q > 0` with `P(T > q) = tail` for Student's t with `df` degrees
 /// of freedom: statrs' inverse, then Newton steps on the survival function
 /// (whose relative precision is far better than the inverse's) until the

@@ -9,6 +9,8 @@
 //!   scipy, its determinism and its errors;
 //! * `macro_average`: a suite's macro average, stratified bootstrap and
 //!   paired comparison against numpy;
+//! * `seeds`: systems of several runs: the seed-aware comparison's type-I
+//!   error in a simulation, against numpy's;
 //! * `errors`: every invalid input is an error, never a panic.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -21,3 +23,4 @@ mod intervals;
 mod macro_average;
 mod properties;
 mod reference;
+mod seeds;
