@@ -818,6 +818,7 @@ impl EvalArgs {
             corpus_metrics: unique_by_name(corpus_metrics),
             corpus_inputs,
             groups: self.groups.clone(),
+            systems: Vec::new(),
             options: Options {
                 missing,
                 level,

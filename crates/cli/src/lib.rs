@@ -521,6 +521,24 @@ fn produce(
         Ok(compared) => compared.report,
         Err(plain) => plain,
     };
+    let text = if experiment.systems.is_empty() {
+        text
+    } else {
+        let format: OutputFormat = output.format.into();
+        if matches!(
+            format,
+            OutputFormat::Trec | OutputFormat::Html | OutputFormat::Latex
+        ) {
+            let _ = writeln!(
+                stderr,
+                "warning: the systems' results are shown in table, markdown, json and csv"
+            );
+        }
+        let settings =
+            rankeval::suite::SuiteSettings::of(experiment.comparison.as_ref().map(|p| &p.settings));
+        let systems = rankeval::systems::system_results(&report, &experiment.systems, settings);
+        rankeval_report::systems::with_systems(format, text, &systems)
+    };
     Ok((text, verdict, report))
 }
 

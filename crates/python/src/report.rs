@@ -26,6 +26,8 @@ pub struct PyReport {
     /// gates), with the report it was made on (a baseline read from a
     /// results file is its first run), as `rankeval run` makes it.
     pub compared: Option<Compared>,
+    /// The experiment's systems of several runs (`[[systems]]`), if any.
+    pub systems: Option<rankeval::systems::Systems>,
 }
 
 impl PyReport {
@@ -170,6 +172,16 @@ impl PyReport {
         })
     }
 
+    /// The experiment's systems of several runs as JSON text (the command
+    /// line's `systems` object); `None` without `[[systems]]`.
+    #[getter]
+    fn systems(&self) -> PyResult<Option<String>> {
+        self.systems
+            .as_ref()
+            .map(|s| serde_json::to_string(s).map_err(|e| CompareError::new_err(e.to_string())))
+            .transpose()
+    }
+
     /// The experiment's own comparison, as JSON text, and whether every
     /// gate passed; `None` when the experiment has no baseline nor gates.
     #[getter]
@@ -215,10 +227,16 @@ pub fn run_experiment(py: Python<'_>, path: PathBuf) -> PyResult<PyReport> {
             // An experiment file: its key, as the command line says it.
             ExecuteError::NeverRan(e) => located::<InputError>(None, None, &e.to_string()),
         })?;
+    let systems = (!experiment.systems.is_empty()).then(|| {
+        let settings =
+            rankeval::suite::SuiteSettings::of(experiment.comparison.as_ref().map(|p| &p.settings));
+        py.detach(|| rankeval::systems::system_results(&report, &experiment.systems, settings))
+    });
     match &experiment.comparison {
         None => Ok(PyReport {
             report,
             compared: None,
+            systems,
         }),
         Some(plan) => {
             let compared = py
@@ -227,6 +245,7 @@ pub fn run_experiment(py: Python<'_>, path: PathBuf) -> PyResult<PyReport> {
             Ok(PyReport {
                 report,
                 compared: Some(compared),
+                systems,
             })
         }
     }

@@ -71,3 +71,20 @@ def test_a_suite_needs_two_datasets_with_the_same_metrics(suite, tmp_path):
         rankeval_rs.run_suite([suite[0], other])
     with pytest.raises(ValueError, match="level must be strictly between 0 and 1"):
         rankeval_rs.run_suite(suite, level=95)
+
+
+def test_systems_of_several_runs_equal_the_clis():
+    from conftest import ROOT
+
+    experiment = ROOT / "examples" / "seeds" / "experiment.toml"
+    report = rankeval_rs.run_experiment(experiment)
+    done = cli("run", str(experiment), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert report.systems == json.loads(done.stdout)["systems"]
+    names = [s["name"] for s in report.systems["systems"]]
+    assert names == ["v1", "v2"]
+    assert list(report.runs)[:3] == ["v1/v1-seed1", "v1/v1-seed2", "v1/v1-seed3"]
+    ap = report.systems["comparisons"][0]["result"]
+    # Ignoring the seeds would call v2 better on AP; counting them, it is not.
+    assert ap["seed_blind_p_value"] < 0.05 < ap["p_value"]
+    assert rankeval_rs.run_experiment(ROOT / "examples" / "quickstart" / "experiment.toml").systems is None

@@ -31,6 +31,16 @@ pub struct NamedRun {
     pub input: Input,
 }
 
+/// A system of several runs (training seeds, folds): its name and its
+/// runs' names (each a run of the experiment).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SystemSpec {
+    /// The system's name.
+    pub name: String,
+    /// Its runs, by name, in order.
+    pub runs: Vec<String>,
+}
+
 /// A resolved experiment.
 #[derive(Debug)]
 pub struct Experiment {
@@ -48,6 +58,9 @@ pub struct Experiment {
     pub corpus_metrics: Vec<Box<dyn CorpusMetric>>,
     /// Where the corpus metrics' inputs are read from.
     pub corpus_inputs: CorpusSources,
+    /// Systems of several runs (`[[systems]]`): their runs are in `runs`
+    /// too, and reports add each system's results and comparisons.
+    pub systems: Vec<SystemSpec>,
     /// The groups of queries whose results reports show beside each run's
     /// (`--groups`, TOML `groups`): a CSV/TSV or Parquet file.
     pub groups: Option<std::path::PathBuf>,

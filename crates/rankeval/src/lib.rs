@@ -78,6 +78,7 @@ pub mod groups;
 pub mod read_advice;
 pub mod report;
 pub mod suite;
+pub mod systems;
 
 /// The version of rankeval: the package's, with the commit it was built
 /// from as build metadata where the sources were a git checkout

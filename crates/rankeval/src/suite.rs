@@ -23,6 +23,18 @@ pub struct SuiteSettings {
     pub seed: u64,
 }
 
+impl SuiteSettings {
+    /// The level, resamples and seed of an experiment's comparison
+    /// settings (`[compare]`), or the defaults without one.
+    pub fn of(settings: Option<&crate::compare::Settings>) -> Self {
+        settings.map_or_else(Self::default, |s| Self {
+            level: s.level,
+            resamples: s.resamples,
+            seed: s.seed,
+        })
+    }
+}
+
 impl Default for SuiteSettings {
     fn default() -> Self {
         Self {

@@ -18,6 +18,7 @@ mod html_svg;
 mod json;
 mod markdown;
 pub mod suite;
+pub mod systems;
 mod table;
 mod trec;
 
@@ -76,6 +77,78 @@ impl Render for Report {
             OutputFormat::Html => html::render(self, options, html::HtmlExtras::default()),
             OutputFormat::Latex => comparison::latex(self, None),
         }
+    }
+}
+
+/// A section added after a report (a suite's macro average, systems).
+pub(crate) struct Section<'a> {
+    /// The JSON key it goes under.
+    pub key: &'a str,
+    /// Its JSON value.
+    pub value: serde_json::Value,
+    /// Its title line (table, Markdown).
+    pub title: String,
+    /// Its tables (table, Markdown); a table of a header only is left out.
+    pub tables: Vec<Vec<Vec<String>>>,
+    /// Its CSV rows, with their own header.
+    pub csv: String,
+    /// Its LaTeX, if it has one.
+    pub latex: Option<String>,
+}
+
+/// `text` (a report in `format`) with `section` added after it: in JSON an
+/// object under its key, in the table and Markdown its title and tables, in
+/// CSV its rows, in LaTeX its table; trec and HTML have no place for it.
+pub(crate) fn with_section(format: OutputFormat, mut text: String, section: Section<'_>) -> String {
+    let Section {
+        key,
+        value,
+        title,
+        tables,
+        csv,
+        latex,
+    } = section;
+    match format {
+        OutputFormat::Json => {
+            let mut document: serde_json::Value =
+                serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
+            if let Some(object) = document.as_object_mut() {
+                object.insert(key.into(), value);
+            }
+            let mut out = serde_json::to_string_pretty(&document).unwrap_or_default();
+            out.push('\n');
+            out
+        }
+        OutputFormat::Csv => {
+            text.push_str(&csv);
+            text
+        }
+        OutputFormat::Markdown | OutputFormat::Table => {
+            let markdown = format == OutputFormat::Markdown;
+            text.push('\n');
+            if markdown {
+                text.push_str(&format!("### {title}\n\n"));
+            } else {
+                text.push_str(&title);
+                text.push('\n');
+            }
+            for (i, rows) in tables.iter().filter(|t| t.len() > 1).enumerate() {
+                if i > 0 {
+                    text.push('\n');
+                }
+                text.push_str(&if markdown {
+                    markdown::table(rows)
+                } else {
+                    table::aligned(rows)
+                });
+            }
+            text
+        }
+        OutputFormat::Latex => {
+            text.push_str(latex.as_deref().unwrap_or(""));
+            text
+        }
+        OutputFormat::Trec | OutputFormat::Html => text,
     }
 }
 

@@ -8,53 +8,24 @@ use std::fmt::Write as _;
 
 use rankeval::suite::Suite;
 
-use super::{OutputFormat, csv, fixed, markdown, table};
+use super::{OutputFormat, csv, fixed};
 use crate::comparison::p_value;
 
 /// `text` (the experiments' combined report in `format`) with the suite's
 /// macro average added.
-pub fn with_suite(format: OutputFormat, mut text: String, suite: &Suite) -> String {
-    match format {
-        OutputFormat::Json => {
-            let mut document: serde_json::Value =
-                serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
-            if let Some(object) = document.as_object_mut() {
-                object.insert(
-                    "macro".into(),
-                    serde_json::to_value(suite).unwrap_or(serde_json::Value::Null),
-                );
-            }
-            let mut out = serde_json::to_string_pretty(&document).unwrap_or_default();
-            out.push('\n');
-            out
-        }
-        OutputFormat::Csv => {
-            text.push_str(&csv_rows(suite));
-            text
-        }
-        OutputFormat::Markdown => {
-            let _ = write!(text, "\n### {}\n\n", title(suite));
-            text.push_str(&markdown::table(&means(suite)));
-            if !suite.comparisons.is_empty() {
-                text.push('\n');
-                text.push_str(&markdown::table(&comparisons(suite)));
-            }
-            text
-        }
-        OutputFormat::Latex => {
-            text.push_str(&latex(suite));
-            text
-        }
-        _ => {
-            let _ = write!(text, "\n{}\n", title(suite));
-            text.push_str(&table::aligned(&means(suite)));
-            if !suite.comparisons.is_empty() {
-                text.push('\n');
-                text.push_str(&table::aligned(&comparisons(suite)));
-            }
-            text
-        }
-    }
+pub fn with_suite(format: OutputFormat, text: String, suite: &Suite) -> String {
+    super::with_section(
+        format,
+        text,
+        super::Section {
+            key: "macro",
+            value: serde_json::to_value(suite).unwrap_or(serde_json::Value::Null),
+            title: title(suite),
+            tables: vec![means(suite), comparisons(suite)],
+            csv: csv_rows(suite),
+            latex: Some(latex(suite)),
+        },
+    )
 }
 
 /// What the macro table holds, in a line.

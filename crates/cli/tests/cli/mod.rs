@@ -24,6 +24,7 @@ mod per_input;
 mod quickstart;
 mod score_threshold;
 mod suite;
+mod systems;
 mod ties;
 mod trec_eval;
 mod trec_eval_command;

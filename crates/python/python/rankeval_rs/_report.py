@@ -61,7 +61,12 @@ class Report:
       :class:`RankevalWarning`);
     - ``comparison``: the experiment's own comparison and gates (its
       ``baseline``, ``[compare]`` and ``[[gates]]``) as a :class:`Comparison`,
-      or None; a baseline read from a results file is then the first run.
+      or None; a baseline read from a results file is then the first run;
+    - ``systems``: with ``[[systems]]`` (runs that are one system's seeds),
+      the CLI's ``systems`` JSON object, parsed: each system's mean over
+      queries and runs with its interval and ``seed_sd``, and each system
+      compared with the first (``p_value`` counting the runs,
+      ``seed_blind_p_value`` ignoring them); else None.
     """
 
     def __init__(self, native: Any):
@@ -72,6 +77,8 @@ class Report:
         self.warnings: list[str] = list(native.warnings)
         own = native.comparison
         self.comparison: Comparison | None = None if own is None else Comparison(json.loads(own[0]), own[1])
+        systems = native.systems
+        self.systems: dict[str, Any] | None = None if systems is None else json.loads(systems)
         self.runs: dict[str, RunReport] = {}
         for name, queries, values, aggregates, corpus, intervals, groups in native.runs():
             prefix = f"run `{name}`: "

@@ -144,6 +144,10 @@ pub(crate) struct RawExperiment {
     /// The runs to evaluate.
     #[serde(default)]
     pub(crate) runs: Vec<Spanned<RawRun>>,
+    /// Systems of several runs (seeds, folds): each a name and its run
+    /// files (glob patterns relative to the experiment file).
+    #[serde(default)]
+    pub(crate) systems: Vec<Spanned<RawSystem>>,
     /// The metrics; `None` (the key left out) for the defaults.
     pub(crate) metrics: Option<Spanned<Vec<Spanned<RawPluginEntry>>>>,
     /// The aggregators; `None` (the key left out) for the mean.
@@ -254,6 +258,18 @@ pub(crate) struct RawGate {
     /// The group of queries checked, `"column=value"` of the groups file;
     /// every query when left out.
     pub(crate) group: Option<Spanned<String>>,
+}
+
+/// A `[[systems]]` table: a system of several runs (training seeds,
+/// folds), read as runs named `NAME/FILE-STEM`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSystem {
+    /// The system's name.
+    pub(crate) name: Spanned<String>,
+    /// Its run files: paths or glob patterns (`runs/v2-seed*.trec`),
+    /// relative to the experiment file.
+    pub(crate) runs: Spanned<Vec<String>>,
 }
 
 /// A margin as written.

@@ -21,7 +21,7 @@ use crate::compare::{
 use crate::corpus::CorpusSources;
 use crate::engine::{Options, check_ties, has_scores, unscored_run};
 use crate::experiment::{
-    BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, InputProblem, NamedRun,
+    BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, InputProblem, NamedRun, SystemSpec,
     input_problem, metric_note, split_requested, unique_by_name, unique_notes,
 };
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
@@ -93,6 +93,100 @@ impl Resolver<'_> {
     fn line<T>(&self, spanned: &Spanned<T>) -> usize {
         let start = spanned.span().start;
         self.newlines.partition_point(|&newline| newline < start) + 1
+    }
+
+    /// The `[[systems]]` tables: each system's run files (glob patterns
+    /// expanded, in byte order of their paths) added to `runs` as
+    /// `SYSTEM/FILE-STEM`, and the systems.
+    fn systems(
+        &self,
+        raw: &RawExperiment,
+        csv: &CsvOptions,
+        runs: &mut Vec<NamedRun>,
+        names: &mut std::collections::HashSet<String>,
+    ) -> Result<Vec<SystemSpec>, ConfigError> {
+        let mut systems = Vec::with_capacity(raw.systems.len());
+        for (index, system) in raw.systems.iter().enumerate() {
+            let key = format!("systems[{}]", index + 1);
+            let table = system.get_ref();
+            let name = table.name.get_ref().trim().to_owned();
+            if name.is_empty() || name.chars().any(char::is_control) || name.contains('/') {
+                return Err(self.invalid(
+                    &table.name,
+                    format!("{key}.name"),
+                    "a system name cannot be empty nor hold `/` or a control character",
+                ));
+            }
+            if systems.iter().any(|s: &SystemSpec| s.name == name) {
+                return Err(self.invalid(
+                    &table.name,
+                    format!("{key}.name"),
+                    format!("another system is already named `{name}`"),
+                ));
+            }
+            let mut files = Vec::new();
+            for pattern in table.runs.get_ref() {
+                let full = self.base.join(pattern);
+                let text = full.to_string_lossy().into_owned();
+                let matched: Vec<PathBuf> = if pattern.contains(['*', '?', '[']) {
+                    let entries = glob::glob(&text).map_err(|e| {
+                        self.invalid(
+                            &table.runs,
+                            format!("{key}.runs"),
+                            format!("`{pattern}` is not a glob pattern: {e}"),
+                        )
+                    })?;
+                    let mut found: Vec<PathBuf> = entries.filter_map(Result::ok).collect();
+                    found.sort();
+                    found
+                } else {
+                    vec![self.file_at(pattern, self.line(&table.runs), &format!("{key}.runs"))?]
+                };
+                if matched.is_empty() {
+                    return Err(self.invalid(
+                        &table.runs,
+                        format!("{key}.runs"),
+                        format!("`{pattern}` matches no file (relative to the experiment file)"),
+                    ));
+                }
+                files.extend(matched);
+            }
+            files.dedup();
+            if files.len() < 2 {
+                return Err(self.invalid(
+                    &table.runs,
+                    format!("{key}.runs"),
+                    format!(
+                        "system `{name}` has {} run: a system of several runs needs at least 2 \
+                         (one run is a [[runs]] table)",
+                        files.len()
+                    ),
+                ));
+            }
+            let stems = crate::experiment::run_names(&files);
+            let mut members = Vec::with_capacity(files.len());
+            for (file, stem) in files.iter().zip(stems) {
+                let run = format!("{name}/{stem}");
+                if !names.insert(run.clone()) {
+                    return Err(self.invalid(
+                        &table.runs,
+                        format!("{key}.runs"),
+                        format!("two runs are named `{run}`: give the files distinct names"),
+                    ));
+                }
+                let columns = self.columns(csv, Vec::new(), &key)?;
+                runs.push(NamedRun {
+                    name: run.clone(),
+                    input: Input::file(file).with_columns(columns),
+                });
+                members.push(run);
+            }
+            systems.push(SystemSpec {
+                name,
+                runs: members,
+            });
+        }
+        Ok(systems)
     }
 
     fn invalid<T>(
@@ -195,12 +289,14 @@ impl Resolver<'_> {
             }),
             None => None,
         };
-        if raw.runs.is_empty() {
+        if raw.runs.is_empty() && raw.systems.is_empty() {
             return Err(ConfigError::Invalid {
                 path: self.path.to_owned(),
                 line: 1,
                 key: "runs".into(),
-                reason: "no [[runs]] table: add one with a `path` for each run to evaluate".into(),
+                reason: "no [[runs]] table: add one with a `path` for each run to evaluate \
+                         (or a [[systems]] table with the `runs` of a system)"
+                    .into(),
             });
         }
         let paths: Vec<PathBuf> = raw
@@ -258,6 +354,7 @@ impl Resolver<'_> {
             }
             runs.push(NamedRun { name, input });
         }
+        let systems = self.systems(&raw, &csv, &mut runs, &mut names)?;
         for (key, list) in [("metrics", &raw.metrics), ("aggregators", &raw.aggregators)] {
             if let Some(list) = list
                 && list.get_ref().is_empty()
@@ -385,6 +482,7 @@ impl Resolver<'_> {
             aggregators: unique_by_name(aggregators),
             corpus_metrics: unique_by_name(corpus_metrics),
             corpus_inputs,
+            systems,
             groups: match &raw.groups {
                 Some(path) => Some(self.file(path, "groups")?),
                 None => None,
