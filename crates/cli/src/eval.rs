@@ -13,8 +13,8 @@ use rankeval::compare::{CompareRunError, Family, Settings, check_gates, parse_ga
 use rankeval::corpus::CorpusSources;
 use rankeval::engine::{Missing, Options, ScoreThreshold, check_ties, has_scores, unscored_run};
 use rankeval::experiment::{
-    BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, NamedRun, input_problem, metric_note,
-    run_names, split_requested, unique_by_name, unique_notes,
+    BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, NamedRun, SystemSpec, input_problem,
+    metric_note, run_names, split_requested, unique_by_name, unique_notes,
 };
 use rankeval::read::{CsvOptions, Format, Input, ReadOptions};
 use rankeval_compare::{BootstrapMethod, Correction, Test};
@@ -34,8 +34,20 @@ pub(super) struct EvalArgs {
     /// runs. Text formats plain or gzip. `NAME=FILE` names the run in
     /// reports (when no file is called `NAME=FILE`); `-` reads standard
     /// input (named `stdin`; its format from --run-format, else TREC).
-    #[arg(long = "run", value_name = "[NAME=]FILE", required = true)]
+    #[arg(
+        long = "run",
+        value_name = "[NAME=]FILE",
+        required_unless_present = "systems"
+    )]
     runs: Vec<PathBuf>,
+    /// A system of several runs (training seeds, folds): `NAME=FILES`,
+    /// FILES comma-separated paths or glob patterns (quote them:
+    /// --system "v2=runs/v2-seed*.trec"). Each file is a run named
+    /// NAME/FILE-STEM; reports add each system's mean over queries and
+    /// runs, its interval and the spread over runs, and compare each system
+    /// with the first counting the run variance. Repeat for several.
+    #[arg(long = "system", value_name = "NAME=FILES")]
+    systems: Vec<String>,
     /// Metric in the short syntax `name(param=value,...)@k`, e.g. `ndcg@10`,
     /// `"ap(norm=truncated)@10"`, `mrr`, or a corpus metric (one value per
     /// run) such as `coverage@10`, `novelty@10`; repeat for several.
@@ -707,7 +719,7 @@ impl EvalArgs {
             }
         }
         let names = names_of_runs(&self.runs, given_names, &runs_given)?;
-        let runs: Vec<NamedRun> = names
+        let mut runs: Vec<NamedRun> = names
             .into_iter()
             .zip(&self.runs)
             .map(|(name, path)| NamedRun {
@@ -715,6 +727,50 @@ impl EvalArgs {
                 input: inputs.run(path),
             })
             .collect();
+        let mut systems = Vec::with_capacity(self.systems.len());
+        for given in &self.systems {
+            let usage = |reason: String| CliError::Usage(format!("--system {given}: {reason}"));
+            let Some((name, files)) = given.split_once('=') else {
+                return Err(usage(
+                    "expected NAME=FILES (e.g. --system \"v2=runs/v2-seed*.trec\")".to_owned(),
+                ));
+            };
+            let name = name.trim();
+            if name.is_empty()
+                || name.contains('/')
+                || systems.iter().any(|s: &SystemSpec| s.name == name)
+            {
+                return Err(usage(
+                    "each system needs a name of its own, without `/`".to_owned(),
+                ));
+            }
+            let patterns: Vec<String> = files
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned)
+                .collect();
+            let files =
+                rankeval::experiment::system_files(name, std::path::Path::new(""), &patterns)
+                    .map_err(usage)?;
+            let stems = rankeval::experiment::run_names(&files);
+            let mut members = Vec::with_capacity(files.len());
+            for (file, stem) in files.iter().zip(stems) {
+                let run = format!("{name}/{stem}");
+                if runs.iter().any(|r| r.name == run) {
+                    return Err(usage(format!("two runs are named `{run}`")));
+                }
+                runs.push(NamedRun {
+                    name: run.clone(),
+                    input: inputs.run(file),
+                });
+                members.push(run);
+            }
+            systems.push(SystemSpec {
+                name: name.to_owned(),
+                runs: members,
+            });
+        }
         let metric_specs: Vec<String> = if self.metrics.is_empty() {
             DEFAULT_METRICS.iter().map(|s| (*s).to_owned()).collect()
         } else {
@@ -818,7 +874,7 @@ impl EvalArgs {
             corpus_metrics: unique_by_name(corpus_metrics),
             corpus_inputs,
             groups: self.groups.clone(),
-            systems: Vec::new(),
+            systems,
             options: Options {
                 missing,
                 level,

@@ -41,6 +41,45 @@ pub struct SystemSpec {
     pub runs: Vec<String>,
 }
 
+/// The run files of a system: each of `patterns` a path or a glob pattern
+/// (`runs/v2-seed*.trec`) relative to `base`, a pattern's matches in byte
+/// order of their paths; at least 2 files. The error says which pattern
+/// matches nothing, or that there are too few files.
+pub fn system_files(
+    system: &str,
+    base: &std::path::Path,
+    patterns: &[String],
+) -> Result<Vec<std::path::PathBuf>, String> {
+    let mut files = Vec::new();
+    for pattern in patterns {
+        let full = base.join(pattern);
+        if pattern.contains(['*', '?', '[']) {
+            let entries = glob::glob(&full.to_string_lossy())
+                .map_err(|e| format!("`{pattern}` is not a glob pattern: {e}"))?;
+            let mut found: Vec<std::path::PathBuf> = entries.filter_map(Result::ok).collect();
+            if found.is_empty() {
+                return Err(format!("`{pattern}` matches no file"));
+            }
+            found.sort();
+            files.extend(found);
+        } else {
+            if let Some(problem) = input_problem(&full) {
+                return Err(format!("{}: {problem}", full.display()));
+            }
+            files.push(full);
+        }
+    }
+    files.dedup();
+    if files.len() < 2 {
+        return Err(format!(
+            "system `{system}` has {} run: a system of several runs needs at least 2 (one run \
+             is a run of its own)",
+            files.len()
+        ));
+    }
+    Ok(files)
+}
+
 /// A resolved experiment.
 #[derive(Debug)]
 pub struct Experiment {

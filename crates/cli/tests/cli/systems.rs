@@ -120,3 +120,37 @@ fn mistakes_in_systems_name_the_key() {
         );
     }
 }
+
+#[test]
+fn the_command_line_systems_equal_the_experiments() {
+    let dir = super::workspace().join("examples/seeds");
+    let (code, toml, stderr) = run_in(&dir, &["run", "experiment.toml", "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let args = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "-m",
+        "ap",
+        "-m",
+        "ndcg@10",
+        "--system",
+        "v1=runs/v1-seed*.trec",
+        "--system",
+        "v2=runs/v2-seed1.trec, runs/v2-seed2.trec,runs/v2-seed3.trec",
+        "--format",
+        "json",
+    ];
+    let (code, cli, stderr) = run_in(&dir, &args);
+    assert_eq!(code, 0, "{stderr}");
+    let systems = |text: &str| {
+        serde_json::from_str::<serde_json::Value>(text).expect("JSON")["systems"].clone()
+    };
+    assert_eq!(systems(&toml), systems(&cli));
+    let (code, _, stderr) = run_in(&dir, &["eval", "--qrels", "qrels.txt", "--system", "v1"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("--system v1: expected NAME=FILES"),
+        "{stderr}"
+    );
+}

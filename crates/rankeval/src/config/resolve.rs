@@ -124,45 +124,18 @@ impl Resolver<'_> {
                     format!("another system is already named `{name}`"),
                 ));
             }
-            let mut files = Vec::new();
-            for pattern in table.runs.get_ref() {
-                let full = self.base.join(pattern);
-                let text = full.to_string_lossy().into_owned();
-                let matched: Vec<PathBuf> = if pattern.contains(['*', '?', '[']) {
-                    let entries = glob::glob(&text).map_err(|e| {
-                        self.invalid(
-                            &table.runs,
-                            format!("{key}.runs"),
-                            format!("`{pattern}` is not a glob pattern: {e}"),
-                        )
-                    })?;
-                    let mut found: Vec<PathBuf> = entries.filter_map(Result::ok).collect();
-                    found.sort();
-                    found
-                } else {
-                    vec![self.file_at(pattern, self.line(&table.runs), &format!("{key}.runs"))?]
-                };
-                if matched.is_empty() {
-                    return Err(self.invalid(
+            let files = crate::experiment::system_files(&name, self.base, table.runs.get_ref())
+                .map_err(|reason| {
+                    self.invalid(
                         &table.runs,
                         format!("{key}.runs"),
-                        format!("`{pattern}` matches no file (relative to the experiment file)"),
-                    ));
-                }
-                files.extend(matched);
-            }
-            files.dedup();
-            if files.len() < 2 {
-                return Err(self.invalid(
-                    &table.runs,
-                    format!("{key}.runs"),
-                    format!(
-                        "system `{name}` has {} run: a system of several runs needs at least 2 \
-                         (one run is a [[runs]] table)",
-                        files.len()
-                    ),
-                ));
-            }
+                        if reason.contains("matches no file") {
+                            format!("{reason} (relative to the experiment file)")
+                        } else {
+                            reason
+                        },
+                    )
+                })?;
             let stems = crate::experiment::run_names(&files);
             let mut members = Vec::with_capacity(files.len());
             for (file, stem) in files.iter().zip(stems) {
