@@ -449,6 +449,11 @@ fn produce(
             )?),
             None => Err(report),
         };
+    if let Ok(compared) = &compared {
+        for warning in compared.comparison.group_warnings() {
+            let _ = writeln!(stderr, "warning: {warning}");
+        }
+    }
     let verdict = match &compared {
         Ok(compared) => gate_verdict(compared, output, &mut stderr),
         Err(_) => Verdict::Passed,

@@ -331,3 +331,35 @@ fn a_results_file_baseline_has_the_groups_of_its_queries() {
         from_run["runs"][0]["groups"]["segment"]["tail"]["metrics"]["ap"]["mean"]
     );
 }
+
+#[test]
+fn a_group_too_small_for_its_test_is_a_warning_with_counts() {
+    let dir = files();
+    std::fs::write(
+        dir.path().join("tiny.csv"),
+        "query,size\nq1,one\nq2,many\nq3,many\nq4,many\n",
+    )
+    .expect("write");
+    let args = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--run",
+        "baseline.trec",
+        "--run",
+        "v2.jsonl",
+        "-m",
+        "ap",
+        "--groups",
+        "tiny.csv",
+        "--baseline",
+        "baseline",
+    ];
+    let (code, _, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("warning: group `size=one`: 1 of 1 comparisons not made ("),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("size=many`: "), "{stderr}");
+}

@@ -393,6 +393,32 @@ impl ComparisonReport {
         self.gates.iter().any(|g| g.error.is_some())
     }
 
+    /// One line per group of queries whose comparisons could not all be
+    /// made (too few queries for the test, a value that is not a number):
+    /// the group, how many, and why, so that no group is dropped silently.
+    pub fn group_warnings(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for group in &self.groups {
+            let failed: Vec<&ComparisonCell> = group
+                .comparisons
+                .iter()
+                .filter(|c| c.result.is_none())
+                .collect();
+            let Some(first) = failed.first() else {
+                continue;
+            };
+            lines.push(format!(
+                "group `{}={}`: {} of {} comparisons not made ({})",
+                group.column,
+                group.value,
+                failed.len(),
+                group.comparisons.len(),
+                first.error.as_deref().unwrap_or("no numbers")
+            ));
+        }
+        lines
+    }
+
     /// The cell of `run` on `metric`, if compared.
     pub fn cell(&self, run: &str, metric: &str) -> Option<&ComparisonCell> {
         self.comparisons
