@@ -236,6 +236,11 @@ struct CompareArgs {
     /// Which comparisons are corrected together [default: runs-x-metrics].
     #[arg(long, value_enum)]
     family: Option<FamilyArg>,
+    /// With --groups: correct each group's comparisons together with the
+    /// whole runs' (in the same families), instead of each group as
+    /// families of its own.
+    #[arg(long)]
+    groups_in_family: bool,
     /// Significance level of the marks and of `superior` gates [default: 0.05].
     #[arg(long, value_name = "P")]
     alpha: Option<f64>,
@@ -313,6 +318,7 @@ impl CompareArgs {
             || self.bootstrap.is_some()
             || self.correction.is_some()
             || self.family.is_some()
+            || self.groups_in_family
             || self.alpha.is_some()
             || self.confidence.is_some()
             || !self.gates.is_empty()
@@ -362,6 +368,7 @@ impl CompareArgs {
                 FamilyArg::PerRun => Family::PerRun,
             };
         }
+        settings.groups_in_family = self.groups_in_family;
         if let Some(resamples) = self.resamples {
             if resamples == 0 {
                 return Err(CliError::Usage("--resamples 0: give at least 1".into()));

@@ -101,6 +101,7 @@ fn settings(
     family: Option<&str>,
     alpha: Option<f64>,
     missing: Option<&str>,
+    groups_in_family: Option<bool>,
 ) -> PyResult<Settings> {
     let default = Settings::default();
     let settings = Settings {
@@ -132,6 +133,7 @@ fn settings(
             Some(m) => named(m, "missing", "skip, zero")?,
             None => default.missing,
         },
+        groups_in_family: groups_in_family.unwrap_or(default.groups_in_family),
     };
     settings
         .validate()
@@ -147,7 +149,7 @@ fn settings(
 /// the comparison report as JSON text (the `comparison` object of the
 /// command line's JSON) and whether every gate passed.
 #[pyfunction]
-#[pyo3(signature = (source, baseline, baseline_file, gates, test=None, level=None, resamples=None, seed=None, correction=None, family=None, alpha=None, missing=None, bootstrap=None))]
+#[pyo3(signature = (source, baseline, baseline_file, gates, test=None, level=None, resamples=None, seed=None, correction=None, family=None, alpha=None, missing=None, bootstrap=None, groups_in_family=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare(
     py: Python<'_>,
@@ -164,9 +166,19 @@ pub fn compare(
     alpha: Option<f64>,
     missing: Option<&str>,
     bootstrap: Option<&str>,
+    groups_in_family: Option<bool>,
 ) -> PyResult<(String, bool)> {
     let settings = settings(
-        test, level, resamples, seed, bootstrap, correction, family, alpha, missing,
+        test,
+        level,
+        resamples,
+        seed,
+        bootstrap,
+        correction,
+        family,
+        alpha,
+        missing,
+        groups_in_family,
     )?;
     let failed = |e: CompareRunError| compare_error(&e.to_string());
     let built;

@@ -242,9 +242,13 @@ fn provenance(c: &ComparisonReport) -> Vec<String> {
     lines.push(line);
     if !c.groups.is_empty() {
         lines.push(format!(
-            "groups: {} groups of queries, each compared on its own queries and corrected as \
-             families of its own (the same test and family)",
-            c.groups.len()
+            "groups: {} groups of queries, each compared on its own queries and {}",
+            c.groups.len(),
+            if p.groups_in_family {
+                "corrected together with the whole runs' comparisons (in the families above)"
+            } else {
+                "corrected as families of its own (the same test and family)"
+            }
         ));
     }
     if let (Some(resamples), Some(seed)) = (p.resamples, p.seed) {

@@ -363,3 +363,70 @@ fn a_group_too_small_for_its_test_is_a_warning_with_counts() {
     );
     assert!(!stderr.contains("size=many`: "), "{stderr}");
 }
+
+/// `--groups-in-family` corrects every group's comparisons together with
+/// the whole runs' (Holm over all of them); without it, each group's are
+/// corrected on their own.
+#[test]
+fn groups_join_the_family_when_asked() {
+    let dir = files();
+    let json = |joint: bool| {
+        let mut args = EVAL.to_vec();
+        args.extend(["--baseline", "baseline", "--format", "json"]);
+        if joint {
+            args.push("--groups-in-family");
+        }
+        let (code, stdout, stderr) = run_in(dir.path(), &args);
+        assert_eq!(code, 0, "{stderr}");
+        serde_json::from_str::<serde_json::Value>(&stdout).expect("JSON")["comparison"].clone()
+    };
+    let cells = |c: &serde_json::Value| -> Vec<(f64, f64)> {
+        let mut all: Vec<serde_json::Value> = c["comparisons"].as_array().expect("cells").clone();
+        for group in c["groups"].as_array().expect("groups") {
+            all.extend(
+                group["comparisons"]
+                    .as_array()
+                    .expect("cells")
+                    .iter()
+                    .cloned(),
+            );
+        }
+        all.iter()
+            .map(|cell| {
+                (
+                    cell["p_value"].as_f64().expect("p"),
+                    cell["corrected_p_value"].as_f64().expect("corrected"),
+                )
+            })
+            .collect()
+    };
+    let joint = json(true);
+    let pairs = cells(&joint);
+    assert_eq!(
+        pairs.len(),
+        2 * 5,
+        "2 metrics x (the whole runs and 4 groups)"
+    );
+    let p: Vec<f64> = pairs.iter().map(|(p, _)| *p).collect();
+    let holm = rankeval_compare::correct(&p, rankeval_compare::Correction::Holm).expect("holm");
+    for ((_, corrected), expected) in pairs.iter().zip(&holm) {
+        assert!(
+            (corrected - expected).abs() <= 1e-15,
+            "{corrected} {expected}"
+        );
+    }
+    assert_eq!(joint["provenance"]["family_size"], 10);
+    assert_eq!(joint["provenance"]["groups_in_family"], true);
+    let apart = json(false);
+    let tail = &apart["groups"][1]["comparisons"];
+    let own: Vec<f64> = (0..2)
+        .map(|i| tail[i]["p_value"].as_f64().expect("p"))
+        .collect();
+    let own_holm =
+        rankeval_compare::correct(&own, rankeval_compare::Correction::Holm).expect("holm");
+    for i in 0..2 {
+        let corrected = tail[i]["corrected_p_value"].as_f64().expect("corrected");
+        assert!((corrected - own_holm[i]).abs() <= 1e-15);
+    }
+    assert_eq!(apart["provenance"]["family_size"], 2);
+}

@@ -102,6 +102,7 @@ def compare(
     alpha: float | None = None,
     missing: str | None = None,
     bootstrap: str | None = None,
+    groups_in_family: bool | None = None,
 ) -> tuple[str, bool]:
     """Compares a report's runs, or runs evaluated on the same qrels, with
     a baseline (or every pair); the comparison as JSON text, and whether

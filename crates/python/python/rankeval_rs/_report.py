@@ -249,6 +249,7 @@ def compare(
     family: str | None = None,
     alpha: float | None = None,
     missing: str | None = None,
+    groups_in_family: bool | None = None,
 ) -> Comparison:
     """Compares runs with ``baseline`` (one of the runs, by name), or with
     ``baseline_run`` of a results file ``baseline_file`` (the CLI's
@@ -270,7 +271,9 @@ def compare(
     (``runs_x_metrics``, ``per_metric``, ``per_run``) and ``alpha`` default
     to the CLI's defaults; ``missing`` (``skip``, ``zero``: a query that
     not every run has) to the evaluation's ``missing`` (``skip`` for a
-    report).
+    report). For a report with groups of queries, ``groups_in_family=True``
+    (``--groups-in-family``) corrects the groups' comparisons together with
+    the whole runs'.
 
     Raises :class:`CompareError` when the comparison cannot be made: an
     unknown baseline or gate, fewer than two runs (without a results
@@ -288,7 +291,7 @@ def compare(
         source = [(name, r.metrics, r.queries, r.values) for name, r in runs]
     text, passed = _native.compare(
         source, baseline, file, list(gates), test, level, resamples, seed, correction,
-        family, alpha, missing, bootstrap,
+        family, alpha, missing, bootstrap, groups_in_family,
     )
     return Comparison(json.loads(text), passed)
 

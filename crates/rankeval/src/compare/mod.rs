@@ -109,6 +109,10 @@ pub struct Settings {
     pub alpha: f64,
     /// A query that not every compared run has: left out or scored 0.
     pub missing: Missing,
+    /// With groups of queries: whether each group's comparisons join the
+    /// whole runs' in their families (`true`), or each group is corrected
+    /// as families of its own (`false`, the default).
+    pub groups_in_family: bool,
 }
 
 impl Default for Settings {
@@ -124,6 +128,7 @@ impl Default for Settings {
             family: Family::default(),
             alpha: DEFAULT_ALPHA,
             missing: Missing::default(),
+            groups_in_family: false,
         }
     }
 }
@@ -263,6 +268,8 @@ pub struct Provenance {
     pub families: usize,
     /// Comparisons in the largest family.
     pub family_size: usize,
+    /// Whether the groups' comparisons are in the whole runs' families.
+    pub groups_in_family: bool,
     /// Significance level of the marks.
     pub alpha: f64,
     /// The policy for a query that not every compared run has.
@@ -574,6 +581,7 @@ pub fn compare(
         family: settings.family,
         families,
         family_size,
+        groups_in_family: settings.groups_in_family,
         alpha: settings.alpha,
         missing: settings.missing,
         rankeval_version: VERSION,
@@ -585,25 +593,73 @@ pub fn compare(
         &metrics,
         info.as_ref().map(|b| b.name.as_str()),
     )?;
-    let (groups, group_checks) = compare_groups(report, baseline, settings, &grouped)?;
-    checks.extend(group_checks);
+    let mut groups = compare_groups(report, baseline, settings, &grouped)?;
+    let mut provenance = provenance;
+    if settings.groups_in_family && baseline.is_some() && !groups.is_empty() {
+        // One correction over the whole runs' cells and every group's.
+        let mut all: Vec<ComparisonCell> = comparisons.clone();
+        for (group, _) in &groups {
+            all.extend(group.comparisons.iter().cloned());
+        }
+        let (families, family_size) = correct(&mut all, settings.family, correction);
+        provenance.families = families;
+        provenance.family_size = family_size;
+        let mut rest = all.into_iter();
+        for cell in comparisons.iter_mut() {
+            if let Some(joint) = rest.next() {
+                *cell = joint;
+            }
+        }
+        for (group, _) in &mut groups {
+            for cell in group.comparisons.iter_mut() {
+                if let Some(joint) = rest.next() {
+                    *cell = joint;
+                }
+            }
+        }
+        checks = check_all(report, &comparisons, gates, baseline_run, info.is_some());
+    }
+    for spec in &grouped {
+        let Some((group, sub)) = groups
+            .iter()
+            .find(|(g, _)| spec.group.as_ref() == Some(&(g.column.clone(), g.value.clone())))
+        else {
+            continue; // `compare_groups` refused it.
+        };
+        let plain = GateSpec {
+            group: None,
+            ..spec.clone()
+        };
+        for mut check in check_all(
+            sub,
+            &group.comparisons,
+            std::slice::from_ref(&plain),
+            baseline_run,
+            info.is_some(),
+        ) {
+            check.gate = spec.to_string();
+            check.group = Some(format!("{}={}", group.column, group.value));
+            checks.push(check);
+        }
+    }
     Ok(ComparisonReport {
         baseline: info,
         provenance,
         comparisons,
         gates: checks,
-        groups,
+        groups: groups.into_iter().map(|(group, _)| group).collect(),
     })
 }
 
-/// The comparisons of every group of queries of `report`, and the gates
-/// that name a group, checked on its queries.
+/// The comparisons of every group of queries of `report`, each with the
+/// group's report (its gates are checked on it); an error for a gate on a
+/// group that no run has queries in.
 fn compare_groups(
     report: &Report,
     baseline: Option<&Baseline>,
     settings: &Settings,
     gates: &[GateSpec],
-) -> Result<(Vec<GroupComparison>, Vec<GateCheck>), CompareRunError> {
+) -> Result<Vec<(GroupComparison, Report)>, CompareRunError> {
     let keys = report.groups();
     for spec in gates {
         if let Some(group) = &spec.group
@@ -626,12 +682,7 @@ fn compare_groups(
             });
         }
     }
-    let baseline_run = match baseline {
-        Some(Baseline::Run(name)) => Some(name.as_str()),
-        _ => None,
-    };
     let mut groups = Vec::with_capacity(keys.len());
-    let mut checks = Vec::new();
     for (column, value) in keys {
         let sub = group_report(report, &column, &value);
         let members: std::collections::HashSet<&str> = sub
@@ -644,33 +695,16 @@ fn compare_groups(
             Baseline::Results(results) => Baseline::Results(results.restricted(&members)),
         });
         let result = compare(&sub, sub_baseline.as_ref(), settings, &[])?;
-        for spec in gates
-            .iter()
-            .filter(|g| g.group.as_ref() == Some(&(column.clone(), value.clone())))
-        {
-            let plain = GateSpec {
-                group: None,
-                ..spec.clone()
-            };
-            for mut check in check_all(
-                &sub,
-                &result.comparisons,
-                std::slice::from_ref(&plain),
-                baseline_run,
-                baseline.is_some(),
-            ) {
-                check.gate = spec.to_string();
-                check.group = Some(format!("{column}={value}"));
-                checks.push(check);
-            }
-        }
-        groups.push(GroupComparison {
-            column,
-            value,
-            comparisons: result.comparisons,
-        });
+        groups.push((
+            GroupComparison {
+                column,
+                value,
+                comparisons: result.comparisons,
+            },
+            sub,
+        ));
     }
-    Ok((groups, checks))
+    Ok(groups)
 }
 
 /// The report of one group: each run's values on the group's queries, with

@@ -236,6 +236,8 @@ pub(crate) struct RawCompare {
     pub(crate) alpha: Option<Spanned<f64>>,
     /// Confidence level of the intervals.
     pub(crate) confidence: Option<Spanned<f64>>,
+    /// Whether the groups' comparisons join the whole runs' families.
+    pub(crate) groups_in_family: Option<bool>,
 }
 
 /// A `[[gates]]` table.

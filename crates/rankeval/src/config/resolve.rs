@@ -506,6 +506,9 @@ impl Resolver<'_> {
             if let Some(family) = c.family {
                 settings.family = family;
             }
+            if let Some(joint) = c.groups_in_family {
+                settings.groups_in_family = joint;
+            }
             if let Some(resamples) = &c.resamples {
                 settings.resamples = u64::try_from(*resamples.get_ref())
                     .ok()
