@@ -341,6 +341,14 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         }
         Command::Run(args) => match args.experiments.as_slice() {
             [one] => {
+                // A suite file lists experiment files of its own.
+                if let Some(suite_file) = rankeval::config::load_suite(one)? {
+                    return suite(
+                        &suite_file.experiments,
+                        &args.output,
+                        suite_file.macro_average || args.aggregate.is_some(),
+                    );
+                }
                 if args.aggregate.is_some() {
                     return Err(CliError::Usage(
                         "--aggregate macro: a suite needs at least 2 experiment files".to_owned(),

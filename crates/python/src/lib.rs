@@ -37,6 +37,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<report::PyReport>()?;
     m.add_function(wrap_pyfunction!(report::run_experiment, m)?)?;
     m.add_function(wrap_pyfunction!(report::macro_suite, m)?)?;
+    m.add_function(wrap_pyfunction!(report::load_suite, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
     m.add_class::<inputs::PyQrels>()?;
     m.add_class::<inputs::PyRun>()?;

@@ -284,3 +284,13 @@ pub fn macro_suite(
         .map_err(|e| located::<CompareError>(None, None, &e.to_string()))?;
     serde_json::to_string(&suite).map_err(|e| CompareError::new_err(e.to_string()))
 }
+
+/// The experiment files of a suite file (`experiments = [...]`, relative
+/// to it) and whether it asks for the macro average; `None` for an
+/// experiment file.
+#[pyfunction]
+pub fn load_suite(path: PathBuf) -> PyResult<Option<(Vec<PathBuf>, bool)>> {
+    rankeval::config::load_suite(&path)
+        .map(|suite| suite.map(|s| (s.experiments, s.macro_average)))
+        .map_err(|e| config_error(&e))
+}

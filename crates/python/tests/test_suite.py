@@ -88,3 +88,16 @@ def test_systems_of_several_runs_equal_the_clis():
     # Ignoring the seeds would call v2 better on AP; counting them, it is not.
     assert ap["seed_blind_p_value"] < 0.05 < ap["p_value"]
     assert rankeval_rs.run_experiment(ROOT / "examples" / "quickstart" / "experiment.toml").systems is None
+
+
+def test_a_suite_file(suite, tmp_path):
+    suite_file = tmp_path / "suite.toml"
+    suite_file.write_text('experiments = ["a.toml", "b.toml", "c.toml"]\n')
+    from_file = rankeval_rs.run_suite(suite_file, baseline="bm25")
+    listed = rankeval_rs.run_suite(suite, baseline="bm25")
+    assert from_file.macro["runs"] == listed.macro["runs"]
+    suite_file.write_text('experiments = ["a.toml"]\n')
+    with pytest.raises(rankeval_rs.ConfigError, match="at least 2 experiment files"):
+        rankeval_rs.run_suite(suite_file)
+    with pytest.raises(ValueError, match="not a suite file"):
+        rankeval_rs.run_suite(suite[0])

@@ -172,3 +172,48 @@ fn datasets_with_other_metrics_or_a_single_file_are_errors() {
     assert_eq!(result.0, 2);
     insta::assert_snapshot!("suite_single_file", transcript(&args, result));
 }
+
+#[test]
+fn a_suite_file_is_the_suite_on_the_command_line() {
+    let dir = suite();
+    std::fs::write(
+        dir.path().join("suite.toml"),
+        "# the three datasets\nexperiments = [\"a.toml\", \"b.toml\", \"c.toml\"]\n",
+    )
+    .expect("write");
+    let (code, from_file, stderr) = run_in(dir.path(), &["run", "suite.toml", "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let mut args = vec!["run"];
+    args.extend(FILES);
+    args.extend(["--aggregate", "macro", "--format", "json"]);
+    let (_, listed, _) = run_in(dir.path(), &args);
+    let macro_of = |text: &str| {
+        serde_json::from_str::<serde_json::Value>(text).expect("JSON")["macro"].clone()
+    };
+    assert!(macro_of(&from_file).is_object());
+    assert_eq!(macro_of(&from_file)["runs"], macro_of(&listed)["runs"]);
+    for (text, expected) in [
+        (
+            "experiments = [\"a.toml\"]\n",
+            "experiments: a suite needs at least 2 experiment files, got 1",
+        ),
+        (
+            "experiments = [\"a.toml\", \"z.toml\"]\n",
+            "experiments[2]:",
+        ),
+        (
+            "experiments = [\"a.toml\", \"b.toml\"]\naggregate = \"mean\"\n",
+            "suite.toml:2: aggregate: `mean`",
+        ),
+        (
+            "experiments = [\"a.toml\", \"b.toml\"]\nbaseline = \"x\"\n",
+            "unknown field `baseline`",
+        ),
+    ] {
+        std::fs::write(dir.path().join("suite.toml"), text).expect("write");
+        let (code, _, stderr) = run_in(dir.path(), &["run", "suite.toml"]);
+        assert_eq!(code, 2, "{text}: {stderr}");
+        assert!(stderr.contains(expected), "{text}: {stderr}");
+        assert!(stderr.contains("suite.toml"), "{stderr}");
+    }
+}

@@ -61,6 +61,9 @@ class NativeReport:
     def systems(self) -> str | None: ...
 
 def run_experiment(path: str | PathLike[str]) -> NativeReport: ...
+def load_suite(path: str | PathLike[str]) -> tuple[list[str], bool] | None:
+    """A suite file's experiment files and whether it asks for the macro
+    average; None for an experiment file."""
 def macro_suite(
     reports: list[NativeReport],
     names: list[str],

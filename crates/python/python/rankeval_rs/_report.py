@@ -392,7 +392,8 @@ class Suite:
         return f"Suite(datasets={list(self.experiments)}, runs={list(self.means)})"
 
 
-def run_suite(paths: Sequence[str | os.PathLike[str]], *, aggregate: str = "macro",
+def run_suite(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
+              aggregate: str = "macro",
               baseline: str | None = None, level: float = 0.95, resamples: int = 10000,
               seed: int = 42) -> Suite:
     """Runs every experiment file of a suite of datasets, as ``rankeval run
@@ -402,10 +403,20 @@ def run_suite(paths: Sequence[str | os.PathLike[str]], *, aggregate: str = "macr
     queries, drawn with ``seed``), and, with a ``baseline`` run, every other
     run compared with it across the suite, paired by (dataset, query).
 
+    ``paths`` may also be one suite file (``experiments = [...]``, as
+    ``rankeval run suite.toml`` takes it).
+
     Raises :class:`CompareError` when the datasets' metrics or runs differ
-    (naming them) or fewer than two files are given."""
+    (naming them) or fewer than two files are given, and
+    :class:`ConfigError` for a bad suite file."""
     if aggregate != "macro":
         raise ValueError(f"aggregate={aggregate!r}: the suite's aggregate is \"macro\"")
+    if isinstance(paths, (str, os.PathLike)):
+        listed = _native.load_suite(paths)
+        if listed is None:
+            raise ValueError(f"{os.fspath(paths)}: not a suite file (it has no `experiments` key); "
+                             "pass a list of experiment files")
+        paths = listed[0]
     names = [os.fspath(p) for p in paths]
     reports = [run_experiment(p) for p in names]
     macro = json.loads(_native.macro_suite([r._native for r in reports], names, baseline,

@@ -6,6 +6,7 @@
 
 mod raw;
 mod resolve;
+mod suite_file;
 
 use std::path::PathBuf;
 
@@ -13,6 +14,7 @@ use rankeval_core::registry::trec_eval_equivalent;
 use rankeval_core::{PluginError, PluginKind};
 
 pub use resolve::load;
+pub use suite_file::{SuiteFile, load_suite};
 
 /// An experiment file is wrong. Displays as `file:line: problem`.
 #[derive(Debug, thiserror::Error)]
