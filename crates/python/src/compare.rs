@@ -21,7 +21,7 @@ use crate::report::PyReport;
 
 /// One run's results as `evaluate` gave them: `(name, metrics, queries,
 /// values)`, `values` a `queries x metrics` float64 array.
-type RunValues<'py> = (String, Vec<String>, Vec<String>, PyReadonlyArray2<'py, f64>);
+pub(crate) type RunValues<'py> = (String, Vec<String>, Vec<String>, PyReadonlyArray2<'py, f64>);
 
 /// What is compared: an experiment's report, or runs `evaluate` evaluated.
 #[derive(FromPyObject)]
@@ -40,7 +40,7 @@ fn compare_error(message: &str) -> PyErr {
 /// The report the comparison API takes, made of `evaluate`'s results: the
 /// runs in the order given, each with its queries and per-query values
 /// (copied as they are, so the numbers are the command line's).
-fn report_of(runs: &[RunValues<'_>]) -> PyResult<Report> {
+pub(crate) fn report_of(runs: &[RunValues<'_>]) -> PyResult<Report> {
     let Some((_, metrics, _, _)) = runs.first() else {
         return Err(compare_error("no runs to compare"));
     };
@@ -227,4 +227,37 @@ pub fn compare(
     let json = serde_json::to_string(&compared)
         .map_err(|e| PyValueError::new_err(format!("the comparison as JSON: {e}")))?;
     Ok((json, compared.passed()))
+}
+
+/// Systems of several runs among `evaluate`'s results (`runs` as
+/// `(name, metrics, queries, values)`, `systems` as `(name, [run names])`):
+/// the command line's `systems` object (`--system`) as JSON text.
+#[pyfunction]
+#[pyo3(signature = (runs, systems, level=0.95, resamples=10_000, seed=rankeval::compare::stats::DEFAULT_SEED))]
+pub fn systems(
+    py: Python<'_>,
+    runs: Vec<RunValues<'_>>,
+    systems: Vec<(String, Vec<String>)>,
+    level: f64,
+    resamples: u64,
+    seed: u64,
+) -> PyResult<String> {
+    if !(level > 0.0 && level < 1.0) || resamples == 0 {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "level must be strictly between 0 and 1 (got {level}) and resamples at least 1 (got \
+             {resamples})"
+        )));
+    }
+    let report = report_of(&runs)?;
+    let specs: Vec<rankeval::experiment::SystemSpec> = systems
+        .into_iter()
+        .map(|(name, runs)| rankeval::experiment::SystemSpec { name, runs })
+        .collect();
+    let settings = rankeval::suite::SuiteSettings {
+        level,
+        resamples,
+        seed,
+    };
+    let result = py.detach(|| rankeval::systems::system_results(&report, &specs, settings));
+    serde_json::to_string(&result).map_err(|e| compare_error(&e.to_string()))
 }

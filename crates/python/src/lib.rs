@@ -39,6 +39,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(report::macro_suite, m)?)?;
     m.add_function(wrap_pyfunction!(report::load_suite, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(compare::systems, m)?)?;
     m.add_class::<inputs::PyQrels>()?;
     m.add_class::<inputs::PyRun>()?;
     m.add_function(wrap_pyfunction!(inputs::qrels_from_file, m)?)?;

@@ -101,3 +101,24 @@ def test_a_suite_file(suite, tmp_path):
         rankeval_rs.run_suite(suite_file)
     with pytest.raises(ValueError, match="not a suite file"):
         rankeval_rs.run_suite(suite[0])
+
+
+def test_evaluate_with_systems_equals_the_clis_system_flag():
+    from conftest import ROOT
+
+    seeds = ROOT / "examples" / "seeds"
+    results = rankeval_rs.evaluate(
+        seeds / "qrels.txt", None, ["ap", "ndcg@10"],
+        systems={"v1": str(seeds / "runs" / "v1-seed*.trec"),
+                 "v2": [seeds / "runs" / f"v2-seed{i}.trec" for i in (1, 2, 3)]})
+    assert list(results)[:2] == ["v1/v1-seed1", "v1/v1-seed2"]
+    done = cli("eval", "--qrels", str(seeds / "qrels.txt"), "-m", "ap", "-m", "ndcg@10",
+               "--system", f"v1={seeds / 'runs' / 'v1-seed*.trec'}",
+               "--system", f"v2={seeds / 'runs' / 'v2-seed*.trec'}", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert results.systems == json.loads(done.stdout)["systems"]
+    with pytest.raises(ValueError, match="needs at least 2"):
+        rankeval_rs.evaluate(seeds / "qrels.txt", None, "ap",
+                             systems={"v1": [seeds / "runs" / "v1-seed1.trec"]})
+    with pytest.raises(ValueError, match="matches no file"):
+        rankeval_rs.evaluate(seeds / "qrels.txt", None, "ap", systems={"v1": "nothing-*.trec"})

@@ -3,6 +3,7 @@ this module only picks the inputs apart and shapes what comes back."""
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -190,7 +191,11 @@ def _html_table(results: Sequence[Evaluation]) -> str:
 
 class Evaluations(dict[str, Evaluation]):
     """The results of several runs evaluated together: ``{name:
-    Evaluation}``, in the order given, with :meth:`compare`."""
+    Evaluation}``, in the order given, with :meth:`compare`; with
+    ``evaluate(..., systems=...)``, ``systems`` holds the CLI's ``systems``
+    object (``--system``), parsed (else None)."""
+
+    systems: dict[str, Any] | None = None
 
     def _repr_html_(self) -> str:
         """Every run's means as one HTML table, for notebooks."""
@@ -210,7 +215,7 @@ class Evaluations(dict[str, Evaluation]):
 
 def evaluate(
     qrels: Any,
-    run_or_runs: Any,
+    run_or_runs: Any = None,
     metrics: str | Sequence[str] = DEFAULT_METRICS,
     *,
     missing: str = "skip",
@@ -228,6 +233,7 @@ def evaluate(
     delimiter: str | None = None,
     name: str | None = None,
     groups: Any = None,
+    systems: Mapping[str, Any] | None = None,
 ) -> Any:
     """Evaluates a run (or several) against qrels, as ``rankeval eval`` does.
 
@@ -269,12 +275,27 @@ def evaluate(
     the query ids. Queries in no group of a column are counted in a
     :class:`RankevalWarning`.
 
+    ``systems`` (``--system``): systems of several runs (training seeds,
+    folds), ``{name: runs}`` with runs a list (paths or data) or a glob
+    pattern (``"runs/v2-seed*.trec"``). Each run is evaluated as
+    ``NAME/FILE-STEM`` (``NAME/1``, ``NAME/2``... for data), beside
+    ``run_or_runs`` (which may then be None), and the result's ``systems``
+    holds each system's mean over queries and runs, its interval and spread
+    over runs, and each system compared with the first counting the run
+    variance.
+
     Raises :class:`InputError` (with ``file``, ``line``, ``message``) for
     bad input and :class:`MetricError` for a bad metric; issues a
     :class:`RankevalWarning` per warning.
     """
     specs = [metrics] if isinstance(metrics, str) else list(metrics)
-    single = not isinstance(run_or_runs, (Mapping, list, tuple)) or _is_dict_run(run_or_runs)
+    members = _system_runs(systems) if systems is not None else []
+    if run_or_runs is None and not members:
+        raise ValueError("evaluate needs a run (run_or_runs) or systems=")
+    if run_or_runs is None:
+        run_or_runs = {}
+    single = (not members) and (
+        not isinstance(run_or_runs, (Mapping, list, tuple)) or _is_dict_run(run_or_runs))
     if name is not None and not single:
         raise ValueError(
             "name= names one run; several runs are named by the keys of a dict {name: run}"
@@ -287,6 +308,10 @@ def evaluate(
         named = [(str(name), value) for name, value in run_or_runs.items()]
     else:
         named = list(zip(run_names(list(run_or_runs)), run_or_runs))
+    for system, run_name, value in members:
+        if any(existing == run_name for existing, _ in named):
+            raise ValueError(f"systems: two runs are named {run_name!r}")
+        named.append((run_name, value))
     judged = None if qrels is None else to_qrels(
         qrels, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter
     )
@@ -317,7 +342,44 @@ def evaluate(
     for result in results:
         for text in result.warnings:
             warnings.warn(text, RankevalWarning, stacklevel=2)
-    return results[0] if single else Evaluations((r.run, r) for r in results)
+    if single:
+        return results[0]
+    evaluations = Evaluations((r.run, r) for r in results)
+    if members:
+        import json
+
+        order: dict[str, list[str]] = {}
+        for system, run_name, _ in members:
+            order.setdefault(system, []).append(run_name)
+        evaluations.systems = json.loads(_native.systems(
+            [(r.run, r.metrics, r.queries, r.values) for r in results], list(order.items())))
+    return evaluations
+
+
+def _system_runs(systems: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+    """`(system, run name, run)` of `systems=`: a glob pattern expanded in
+    byte order of the paths, paths named by their stems, data numbered."""
+    import glob
+
+    members: list[tuple[str, str, Any]] = []
+    for system, runs in systems.items():
+        system = str(system)
+        if not system or "/" in system:
+            raise ValueError(f"systems: {system!r} is not a system name (non-empty, without `/`)")
+        if isinstance(runs, (str, os.PathLike)) and any(c in os.fspath(runs) for c in "*?["):
+            found = sorted(glob.glob(os.fspath(runs)))
+            if not found:
+                raise ValueError(f"systems: {system}: `{os.fspath(runs)}` matches no file")
+            runs = found
+        elif isinstance(runs, (str, os.PathLike)):
+            runs = [runs]
+        runs = list(runs)
+        if len(runs) < 2:
+            raise ValueError(f"systems: system `{system}` has {len(runs)} run: a system of several "
+                             "runs needs at least 2")
+        stems = run_names(runs)
+        members.extend((system, f"{system}/{stem}", run) for stem, run in zip(stems, runs))
+    return members
 
 
 def _groups_source(groups: Any) -> Any:

@@ -61,6 +61,14 @@ class NativeReport:
     def systems(self) -> str | None: ...
 
 def run_experiment(path: str | PathLike[str]) -> NativeReport: ...
+def systems(
+    runs: list[EvaluatedRun],
+    systems: list[tuple[str, list[str]]],
+    level: float = 0.95,
+    resamples: int = 10000,
+    seed: int = 42,
+) -> str:
+    """Systems of several runs among evaluated runs, as JSON text."""
 def load_suite(path: str | PathLike[str]) -> tuple[list[str], bool] | None:
     """A suite file's experiment files and whether it asks for the macro
     average; None for an experiment file."""
