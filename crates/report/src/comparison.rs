@@ -579,6 +579,83 @@ pub(super) fn latex(
     report: &Report,
     comparison: Option<(&ComparisonReport, Option<usize>)>,
 ) -> String {
+    let mut out = latex_runs(report, comparison);
+    out.push_str(&latex_groups(report));
+    out
+}
+
+/// One booktabs table per group of queries (`--groups`): each run's mean
+/// over the group's queries (with its interval when `ci` is asked for),
+/// runs as rows, metrics as columns.
+fn latex_groups(report: &Report) -> String {
+    let row = comparison_row(report);
+    let bounds_row = (0..report.aggregators.len())
+        .find(|&a| report.has_interval(a))
+        .filter(|&a| a == row || report.aggregators[row] == "mean");
+    let mut out = String::new();
+    for (column, value) in report.groups() {
+        let _ = writeln!(
+            out,
+            "\\begin{{table}}[t]\n\\centering\n\\begin{{tabular}}{{lr{}}}\n\\toprule",
+            "r".repeat(report.metrics.len())
+        );
+        let _ = writeln!(
+            out,
+            "Run & Queries & {} \\\\\n\\midrule",
+            report
+                .metrics
+                .iter()
+                .map(|m| tex(&m.name))
+                .collect::<Vec<_>>()
+                .join(" & ")
+        );
+        for run in &report.runs {
+            let group = run.group(&column, &value);
+            let mut cells = vec![
+                tex(&run.name),
+                group.map_or(0, |g| g.queries.len()).to_string(),
+            ];
+            for m in 0..report.metrics.len() {
+                cells.push(match group {
+                    None => "--".to_owned(),
+                    Some(g) => {
+                        let mut text = fixed(g.aggregates[m][row]);
+                        if let Some(b) = bounds_row
+                            .and_then(|a| g.interval(m, a))
+                            .filter(|b| b.lower.is_finite() && b.upper.is_finite())
+                        {
+                            let _ = write!(
+                                text,
+                                " {{\\scriptsize [{}, {}]}}",
+                                fixed(b.lower),
+                                fixed(b.upper)
+                            );
+                        }
+                        text
+                    }
+                });
+            }
+            let _ = writeln!(out, "{} \\\\", cells.join(" & "));
+        }
+        let _ = writeln!(
+            out,
+            "\\bottomrule\n\\end{{tabular}}\n\\caption{{The queries of group {}: means{}.}}\n\\end{{table}}",
+            tex(&format!("{column}={value}")),
+            if bounds_row.is_some() {
+                "; in brackets, the confidence interval of the mean"
+            } else {
+                ""
+            }
+        );
+    }
+    out
+}
+
+/// The runs' table (see [`latex`]).
+fn latex_runs(
+    report: &Report,
+    comparison: Option<(&ComparisonReport, Option<usize>)>,
+) -> String {
     let row = comparison_row(report);
     // The bounds of the first aggregator with an interval (`ci`, whose
     // value is the mean), beside the mean.
@@ -791,6 +868,16 @@ pub fn html_comparison(compared: &Compared) -> html::Comparison {
 mod tests {
     use super::super::tests::{sample, sample_with_intervals};
     use super::*;
+
+    #[test]
+    fn latex_has_a_table_per_group() {
+        let text = latex(&super::super::tests::sample_with_groups(), None);
+        assert_eq!(text.matches("\\begin{table}").count(), 3, "{text}");
+        assert!(text.contains("The queries of group segment=tail"), "{text}");
+        // v2 has no query in the tail group.
+        assert!(text.contains("v2 & 0 & -- & -- & -- & --"), "{text}");
+        insta::assert_snapshot!(text);
+    }
 
     #[test]
     fn latex_shows_the_interval_beside_the_mean() {
