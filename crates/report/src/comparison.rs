@@ -652,10 +652,7 @@ fn latex_groups(report: &Report) -> String {
 }
 
 /// The runs' table (see [`latex`]).
-fn latex_runs(
-    report: &Report,
-    comparison: Option<(&ComparisonReport, Option<usize>)>,
-) -> String {
+fn latex_runs(report: &Report, comparison: Option<(&ComparisonReport, Option<usize>)>) -> String {
     let row = comparison_row(report);
     // The bounds of the first aggregator with an interval (`ci`, whose
     // value is the mean), beside the mean.
