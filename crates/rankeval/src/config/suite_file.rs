@@ -37,10 +37,14 @@ struct RawSuite {
 /// `aggregate`, an unknown key.
 pub fn load_suite(path: &Path) -> Result<Option<SuiteFile>, ConfigError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+    let bytes = std::fs::read(path).map_err(|source| ConfigError::Read {
         path: name.clone(),
         source,
     })?;
+    let Ok(text) = String::from_utf8(bytes) else {
+        // Not UTF-8: loading it as an experiment names the line.
+        return Ok(None);
+    };
     let Ok(table) = text.parse::<toml::Table>() else {
         // Not TOML: loading it as an experiment reports the error.
         return Ok(None);
