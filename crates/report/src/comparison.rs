@@ -589,9 +589,7 @@ pub(super) fn latex(
 /// runs as rows, metrics as columns.
 fn latex_groups(report: &Report) -> String {
     let row = comparison_row(report);
-    let bounds_row = (0..report.aggregators.len())
-        .find(|&a| report.has_interval(a))
-        .filter(|&a| a == row || report.aggregators[row] == "mean");
+    let bounds_row = latex_bounds_row(report, row);
     let mut out = String::new();
     for (column, value) in report.groups() {
         let _ = writeln!(
@@ -620,17 +618,7 @@ fn latex_groups(report: &Report) -> String {
                     None => "--".to_owned(),
                     Some(g) => {
                         let mut text = fixed(g.aggregates[m][row]);
-                        if let Some(b) = bounds_row
-                            .and_then(|a| g.interval(m, a))
-                            .filter(|b| b.lower.is_finite() && b.upper.is_finite())
-                        {
-                            let _ = write!(
-                                text,
-                                " {{\\scriptsize [{}, {}]}}",
-                                fixed(b.lower),
-                                fixed(b.upper)
-                            );
-                        }
+                        text.push_str(&latex_bounds(bounds_row.and_then(|a| g.interval(m, a))));
                         text
                     }
                 });
@@ -651,14 +639,27 @@ fn latex_groups(report: &Report) -> String {
     out
 }
 
+/// The aggregator whose bounds LaTeX prints beside the value of `row`: the
+/// first with an interval (`ci`, whose value is the mean), when `row` is
+/// it or the mean.
+fn latex_bounds_row(report: &Report, row: usize) -> Option<usize> {
+    (0..report.aggregators.len())
+        .find(|&a| report.has_interval(a))
+        .filter(|&a| a == row || report.aggregators[row] == "mean")
+}
+
+/// ` {\scriptsize [lo, hi]}` for finite bounds, else nothing.
+fn latex_bounds(bounds: Option<rankeval_core::Bounds>) -> String {
+    match bounds.filter(|b| b.lower.is_finite() && b.upper.is_finite()) {
+        Some(b) => format!(" {{\\scriptsize [{}, {}]}}", fixed(b.lower), fixed(b.upper)),
+        None => String::new(),
+    }
+}
+
 /// The runs' table (see [`latex`]).
 fn latex_runs(report: &Report, comparison: Option<(&ComparisonReport, Option<usize>)>) -> String {
     let row = comparison_row(report);
-    // The bounds of the first aggregator with an interval (`ci`, whose
-    // value is the mean), beside the mean.
-    let bounds_row = (0..report.aggregators.len())
-        .find(|&a| report.has_interval(a))
-        .filter(|&a| a == row || report.aggregators[row] == "mean");
+    let bounds_row = latex_bounds_row(report, row);
     let letter = |r: usize| {
         let mut s = String::new();
         let mut n = r;
@@ -739,17 +740,7 @@ fn latex_runs(report: &Report, comparison: Option<(&ComparisonReport, Option<usi
                     letters.iter().map(|&x| letter(x)).collect::<String>()
                 );
             }
-            if let Some(bounds) = bounds_row
-                .and_then(|a| run.interval(m, a))
-                .filter(|b| b.lower.is_finite() && b.upper.is_finite())
-            {
-                let _ = write!(
-                    text,
-                    " {{\\scriptsize [{}, {}]}}",
-                    fixed(bounds.lower),
-                    fixed(bounds.upper)
-                );
-            }
+            text.push_str(&latex_bounds(bounds_row.and_then(|a| run.interval(m, a))));
             cells.push(text);
         }
         let _ = writeln!(out, "{} \\\\", cells.join(" & "));
