@@ -152,6 +152,64 @@ pub enum CompareError {
         /// The value given.
         value: f64,
     },
+    /// A keyed statistic ([`crate::keyed`]) was asked for a number of query
+    /// groups it cannot use: `pmod(hash, 0)` has no value, and a
+    /// delete-a-group jackknife needs at least two groups.
+    #[error("the number of query groups must be at least {minimum}, got {groups}")]
+    InvalidGroups {
+        /// The number of groups given.
+        groups: u32,
+        /// The least number allowed there.
+        minimum: u32,
+    },
+    /// The delete-a-group jackknife needs at least two non-empty groups:
+    /// with one, deleting it leaves nothing, and its spread is unknown.
+    #[error(
+        "the delete-a-group jackknife needs at least 2 non-empty query groups, got {groups}; use more groups or more queries"
+    )]
+    TooFewGroups {
+        /// The number of non-empty groups.
+        groups: u32,
+    },
+    /// A per-query value given to a keyed statistic is NaN or infinite.
+    /// Keyed statistics see queries in any order, so the query is named by
+    /// its key (bytes that are not UTF-8 are replaced by U+FFFD).
+    #[error("the value of query `{query}` is {value}, not a finite number")]
+    NotFiniteQueryValue {
+        /// The query's key.
+        query: String,
+        /// The value itself (NaN or infinite).
+        value: f64,
+    },
+    /// Two keyed statistics that were built with different parameters were
+    /// merged: their sums do not describe the same quantity.
+    #[error("cannot merge keyed statistics with different {field}: {left} and {right}")]
+    MergeMismatch {
+        /// The parameter that differs (`groups`, `resamples`, `seed`,
+        /// `mean`).
+        field: &'static str,
+        /// Its value in the state merged into.
+        left: String,
+        /// Its value in the state merged from.
+        right: String,
+    },
+    /// A keyed statistic's wire encoding (`from_wire`) is not one that
+    /// `to_wire` writes: wrong kind or version, a count that is not a
+    /// non-negative integer, a non-finite partial, a length that does not
+    /// match.
+    #[error("malformed keyed-statistic wire data: {message}")]
+    InvalidWire {
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The moments given to [`crate::keyed::paired_t`] cannot come from a
+    /// column of finite values: a non-finite mean, or a negative or
+    /// non-finite sum of squared deviations.
+    #[error("invalid paired-t moments: {message}")]
+    InvalidMoments {
+        /// What is wrong with them.
+        message: String,
+    },
     /// A gate parameter (floor, margin, alpha) is not a usable number.
     #[error("gate `{rule}`: {message}")]
     InvalidGate {

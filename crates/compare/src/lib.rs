@@ -6,8 +6,9 @@
 //! query, both columns in the same query order): no I/O, no configuration.
 //! The `rankeval` crate pairs queries and builds the columns, and
 //! `rankeval-report` renders the results;
-//! this crate computes. It depends on nothing of rankeval's, and `rankeval`
-//! depends on it (rankeval -> compare).
+//! this crate computes. Of rankeval's crates it depends on `rankeval-core`
+//! alone, for its exact sums ([`keyed`]), and `rankeval` depends on it
+//! (rankeval -> compare -> core).
 //!
 //! * [`compare()`] / [`compare_all`]: difference of means, interval, p-value,
 //!   effect size, wins / ties / losses, with one [`Test`]: Student's paired
@@ -21,9 +22,15 @@
 //! * [`t_interval`] / [`bca_interval`]: the confidence interval of one
 //!   column's mean (one run's mean of a metric), Student's t or the BCa
 //!   bootstrap ([`interval`]).
+//! * [`keyed`]: query-keyed, mergeable statistics (a mean's delete-a-group
+//!   jackknife interval, the sign-flip test, the paired t-test) whose bits
+//!   do not depend on the order or the partitioning of the queries, so that
+//!   a Spark job computes the command line's numbers.
 //!
-//! Random tests use ChaCha20 with a seed ([`rng`]); their results are the
-//! same bits for any thread count on any machine. See `docs/compare.md`.
+//! Random tests use ChaCha20 with a seed ([`rng`]; the keyed sign-flip
+//! test ChaCha8, one stream per query, [`KEYED_RNG_NAME`]); their results
+//! are the same bits for any thread count on any machine. See
+//! `docs/compare.md`.
 
 pub mod bootstrap;
 pub mod compare;
@@ -32,6 +39,7 @@ pub mod double_or_nothing;
 pub mod error;
 pub mod gate;
 pub mod interval;
+pub mod keyed;
 pub mod paired;
 pub mod rng;
 pub mod seeds;
@@ -50,6 +58,10 @@ pub use correction::{Correction, correct};
 pub use error::{CompareError, Side};
 pub use gate::{Gate, GateOutcome, Margin, Quantity, Relation};
 pub use interval::{Bca, MeanIntervalMethod, bca_from_distribution, bca_interval, t_interval};
+pub use keyed::{
+    DEFAULT_GROUPS, GroupedSums, Jackknife, KEYED_RNG_NAME, KeyedSignFlip, PairedSums,
+    SquaredDeviations, paired_t_column, query_group, spark_xxhash64, spark_xxhash64_long,
+};
 pub use paired::{Summary, WinsTiesLosses};
 pub use rng::{DEFAULT_SEED, FAST_RNG_NAME, RNG_NAME};
 pub use seeds::{SystemComparison, SystemSummary, compare_systems, summarize as summarize_system};

@@ -73,14 +73,17 @@ pub fn differences(baseline: &[f64], candidate: &[f64]) -> Vec<f64> {
     candidate.iter().zip(baseline).map(|(c, b)| c - b).collect()
 }
 
-/// The arithmetic mean, summed in order (so the same bits on every machine).
+/// The arithmetic mean from the exact sum (Python's `statistics.fmean`,
+/// [`rankeval_core::exact_sum::fmean`]): the same bits in any order, and
+/// the same as a run's `mean` aggregate.
 pub fn mean(values: &[f64]) -> f64 {
-    values.iter().sum::<f64>() / values.len() as f64
+    rankeval_core::exact_sum::fmean(values)
 }
 
 /// The sample standard deviation (`n - 1` in the denominator, two passes
-/// around `mean`). It is exactly `0.0` when every value is the same, even
-/// where the computed mean is off by a rounding error.
+/// around `mean`, the squares summed exactly). It is exactly `0.0` when
+/// every value is the same, even where the computed mean is off by a
+/// rounding error.
 pub fn sample_sd(values: &[f64], mean: f64) -> f64 {
     let Some(first) = values.first() else {
         return 0.0;
@@ -88,7 +91,7 @@ pub fn sample_sd(values: &[f64], mean: f64) -> f64 {
     if values.iter().all(|v| v == first) {
         return 0.0;
     }
-    let squares: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
+    let squares = rankeval_core::exact_sum::fsum(values.iter().map(|v| (v - mean) * (v - mean)));
     (squares / (values.len() - 1) as f64).sqrt()
 }
 

@@ -123,13 +123,14 @@ fn validate(values: &[&[f64]]) -> Result<usize, CompareError> {
     Ok(n)
 }
 
+/// The mean from the exact sum, as a run's `mean` aggregate.
 fn mean(values: &[f64]) -> f64 {
-    values.iter().sum::<f64>() / values.len() as f64
+    rankeval_core::exact_sum::fmean(values)
 }
 
+/// The sample variance, the squared deviations summed exactly.
 fn variance(values: &[f64]) -> f64 {
-    let m = mean(values);
-    values.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (values.len() - 1) as f64
+    rankeval_core::exact_sum::squared_deviations(values) / (values.len() - 1) as f64
 }
 
 /// The run means, the per-query means (over runs), the grand mean and the

@@ -32,6 +32,7 @@
 //! datasets in order within a resample, queries drawn by Lemire's method:
 //! the same bits for any thread count.
 
+use rankeval_core::exact_sum::fmean;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -93,13 +94,11 @@ fn validate(strata: &[&[f64]], level: f64, resamples: u64) -> Result<(), Compare
     Ok(())
 }
 
-/// `(1/D) Σ_d mean_d`, each mean summed in order.
+/// `(1/D) Σ_d mean_d`, each mean and their sum from exact sums (the
+/// datasets' means are those their reports print).
 pub fn macro_average(strata: &[&[f64]]) -> f64 {
-    let sum: f64 = strata
-        .iter()
-        .map(|s| s.iter().sum::<f64>() / s.len() as f64)
-        .sum();
-    sum / strata.len() as f64
+    let means: Vec<f64> = strata.iter().map(|s| fmean(s)).collect();
+    fmean(&means)
 }
 
 /// Runs `one(rng)` for each of `resamples` resamples, in chunks, in order.

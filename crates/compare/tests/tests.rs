@@ -11,6 +11,9 @@
 //!   paired comparison against numpy;
 //! * `seeds`: systems of several runs: the seed-aware comparison's type-I
 //!   error in a simulation, against numpy's;
+//! * `keyed`: the query-keyed, mergeable statistics: Spark's `xxhash64`,
+//!   the delete-a-group jackknife, the keyed sign-flip and t-tests giving
+//!   the same bits for any split and order of the queries, the wire format;
 //! * `errors`: every invalid input is an error, never a panic.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -20,6 +23,7 @@ mod errors;
 mod fixtures;
 mod gates;
 mod intervals;
+mod keyed;
 mod macro_average;
 mod properties;
 mod reference;

@@ -77,6 +77,7 @@ mod aggregate;
 mod buffer;
 pub mod corpus;
 pub mod error;
+pub mod exact_sum;
 pub mod explain;
 mod grades;
 mod hash;

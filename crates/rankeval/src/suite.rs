@@ -202,7 +202,7 @@ pub fn macro_suite(
         for m in 0..metrics.len() {
             let columns: Vec<Vec<f64>> = reports.iter().map(|(_, r)| column(r, run, m)).collect();
             for (d, values) in columns.iter().enumerate() {
-                means[d].push(values.iter().sum::<f64>() / values.len() as f64);
+                means[d].push(rankeval_core::exact_sum::fmean(values));
             }
             let strata: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
             match macro_mean_interval(&strata, settings.level, settings.resamples, settings.seed) {

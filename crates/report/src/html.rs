@@ -398,7 +398,7 @@ impl<'a> Page<'a> {
             // Box plot on the line below.
             let mid = top + 48.0;
             let q = |p: f64| quantile(values, p);
-            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            let mean = rankeval_core::exact_sum::fmean(values);
             let _ = write!(
                 out,
                 "<g class=\"box\"><title>{name}: min {} · q1 {} · median {} · q3 {} · max {} · \

@@ -5,6 +5,7 @@
 //! trec_eval's `MIN_GEO_MEAN`, so `gmean` of AP is trec_eval's `gm_map`
 //! (and of bpref, `gm_bpref`).
 
+use rankeval_core::exact_sum::fsum;
 use rankeval_core::registry::ParamDoc;
 use rankeval_core::{Aggregator, CanonicalName};
 use serde::{Deserialize, Serialize};
@@ -13,7 +14,7 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_FLOOR: f64 = 0.00001;
 
 /// The geometric mean of `values`, each raised to at least `floor`, with
-/// the logarithms summed in order; NaN when there are none.
+/// the logarithms summed exactly ([`fsum`]); NaN when there are none.
 ///
 /// ```
 /// use rankeval_metrics::aggregators::gmean::gmean;
@@ -25,7 +26,7 @@ pub fn gmean(values: &[f64], floor: f64) -> f64 {
     if values.is_empty() {
         return f64::NAN;
     }
-    let logs: f64 = values.iter().map(|x| x.max(floor).ln()).sum();
+    let logs = fsum(values.iter().map(|x| x.max(floor).ln()));
     (logs / values.len() as f64).exp()
 }
 

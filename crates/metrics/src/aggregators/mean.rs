@@ -1,9 +1,12 @@
 //! The arithmetic mean over the evaluated queries: MAP is the mean of AP.
 
 use rankeval_core::Aggregator;
+use rankeval_core::exact_sum::fmean;
 use serde::{Deserialize, Serialize};
 
-/// The mean of `values`, summed in order; NaN when there are none.
+/// The mean of `values` from their exact sum (Python's `statistics.fmean`:
+/// [`fmean`]), so the same bits whatever the order of the queries or how a
+/// job split them; NaN when there are none.
 ///
 /// ```
 /// use rankeval_metrics::aggregators::mean::mean;
@@ -11,10 +14,7 @@ use serde::{Deserialize, Serialize};
 /// assert_eq!(mean(&[1.0 / 3.0, 0.65 / 3.0]), (1.0 / 3.0 + 0.65 / 3.0) / 2.0);
 /// ```
 pub fn mean(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    values.iter().sum::<f64>() / values.len() as f64
+    fmean(values)
 }
 
 /// The `mean` aggregator (alias `avg`).

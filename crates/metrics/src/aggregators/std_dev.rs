@@ -6,12 +6,15 @@
 //! `ddof = 0` is the population standard deviation (numpy `std`). NaN when
 //! `n <= ddof`, as pandas gives.
 
+use rankeval_core::exact_sum::squared_deviations;
 use rankeval_core::registry::ParamDoc;
 use rankeval_core::{Aggregator, CanonicalName};
 use serde::{Deserialize, Serialize};
 
 /// The standard deviation of `values` with `ddof` delta degrees of freedom,
-/// in two passes in order; NaN when `values.len() <= ddof`.
+/// in two passes: the mean from the exact sum, then the squared deviations
+/// summed exactly ([`squared_deviations`]), so the same bits whatever the
+/// order of the queries; NaN when `values.len() <= ddof`.
 ///
 /// ```
 /// use rankeval_metrics::aggregators::std_dev::std_dev;
@@ -26,9 +29,7 @@ pub fn std_dev(values: &[f64], ddof: u32) -> f64 {
     if n <= ddof {
         return f64::NAN;
     }
-    let mean = values.iter().sum::<f64>() / n as f64;
-    let squares: f64 = values.iter().map(|x| (x - mean) * (x - mean)).sum();
-    (squares / (n - ddof) as f64).sqrt()
+    (squared_deviations(values) / (n - ddof) as f64).sqrt()
 }
 
 /// The `std` aggregator (aliases `std_dev`, `stdev`).

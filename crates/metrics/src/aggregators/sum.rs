@@ -2,9 +2,10 @@
 //! counts (`num_ret`, `num_rel`, `num_rel_ret`).
 
 use rankeval_core::Aggregator;
+use rankeval_core::exact_sum::fsum;
 use serde::{Deserialize, Serialize};
 
-/// The sum of `values`, in order; NaN when there are none (no value, as for
+/// The sum of `values`, exact and rounded once ([`fsum`]); NaN when there are none (no value, as for
 /// every aggregator, rather than a 0 that looks like a measurement).
 ///
 /// ```
@@ -16,7 +17,7 @@ pub fn sum(values: &[f64]) -> f64 {
     if values.is_empty() {
         return f64::NAN;
     }
-    values.iter().fold(0.0, |sum, x| sum + x)
+    fsum(values.iter().copied())
 }
 
 /// The `sum` aggregator (alias `total`).
