@@ -205,7 +205,9 @@ impl InputSettings {
 #[command(next_help_heading = "Comparison and gates (docs/compare.md)")]
 struct CompareArgs {
     /// Compare every run with this baseline, query by query: a run's name,
-    /// or a results file written by `--format json --per-query -o FILE`.
+    /// or a results file written by `--format json --per-query -o FILE`
+    /// (or a per-query Parquet table, file or directory, as
+    /// `rankeval_rs.spark` writes it).
     #[arg(long, value_name = "RUN|FILE")]
     baseline: Option<String>,
     /// The run of the --baseline results file, when it holds several.
@@ -268,6 +270,9 @@ enum TestArg {
     Bootstrap,
     /// Wilcoxon signed-rank test (scipy's defaults).
     Wilcoxon,
+    /// Sign-flip test with each query's signs keyed by its id (as on Spark).
+    #[value(alias = "randomization_keyed")]
+    RandomizationKeyed,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -344,6 +349,7 @@ impl CompareArgs {
                 TestArg::Randomization => Test::Randomization,
                 TestArg::Bootstrap => Test::Bootstrap,
                 TestArg::Wilcoxon => Test::Wilcoxon,
+                TestArg::RandomizationKeyed => Test::RandomizationKeyed,
             };
         }
         if let Some(bootstrap) = self.bootstrap {
@@ -407,7 +413,8 @@ impl CompareArgs {
             }
             Some(file) => {
                 let path = PathBuf::from(&file);
-                if let Some(problem) = input_problem(&path) {
+                // A directory is a per-query Parquet table's part files.
+                if let Some(problem) = input_problem(&path).filter(|_| !path.is_dir()) {
                     return Err(CliError::Usage(format!(
                         "--baseline {file}: no run has that name (the runs are {}), and as a results file: {problem}",
                         run_names

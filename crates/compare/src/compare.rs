@@ -31,6 +31,13 @@ pub enum Test {
     Bootstrap,
     /// The Wilcoxon signed-rank test; t interval.
     Wilcoxon,
+    /// The sign-flip test with each query's signs keyed by its id (the
+    /// seed, the query's hash and the resample: [`crate::keyed`]), so the
+    /// same wherever the query's row is, on one machine or merged from a
+    /// Spark job's partitions; t interval. Needs the queries' ids
+    /// ([`compare_all_keyed`]).
+    #[serde(alias = "randomization-keyed")]
+    RandomizationKeyed,
 }
 
 impl Test {
@@ -41,12 +48,16 @@ impl Test {
             Test::Randomization => "randomization",
             Test::Bootstrap => "bootstrap",
             Test::Wilcoxon => "wilcoxon",
+            Test::RandomizationKeyed => "randomization_keyed",
         }
     }
 
     /// Whether the test draws random numbers (resamples and seed matter).
     pub fn is_resampling(self) -> bool {
-        matches!(self, Test::Randomization | Test::Bootstrap)
+        matches!(
+            self,
+            Test::Randomization | Test::Bootstrap | Test::RandomizationKeyed
+        )
     }
 }
 
@@ -159,6 +170,17 @@ pub fn compare_all(
     pairs: &[(&[f64], &[f64])],
     options: &Options,
 ) -> Result<Vec<Comparison>, CompareError> {
+    compare_all_keyed(pairs, None, options)
+}
+
+/// [`compare_all`], with the queries' ids of each pair (`keys[i][q]` the id
+/// of query `q` of pair `i`), which [`Test::RandomizationKeyed`] draws its
+/// signs by; the other tests do not read them.
+pub fn compare_all_keyed(
+    pairs: &[(&[f64], &[f64])],
+    keys: Option<&[Vec<String>]>,
+    options: &Options,
+) -> Result<Vec<Comparison>, CompareError> {
     options.validate()?;
     for (baseline, candidate) in pairs {
         validate(baseline, candidate)?;
@@ -184,6 +206,19 @@ pub fn compare_all(
                 let w = wilcoxon(d)?;
                 comparison.p_value = w.p_value;
                 comparison.wilcoxon = Some(w);
+            }
+        }
+        Test::RandomizationKeyed => {
+            let keys = keys.ok_or(CompareError::QueryIdsNeeded)?;
+            let r = &options.resampling;
+            for ((comparison, d), ids) in out.iter_mut().zip(&diffs).zip(keys) {
+                let mut flips = crate::keyed::KeyedSignFlip::new(r.resamples, r.seed)?;
+                for (id, &value) in ids.iter().zip(d) {
+                    flips.add(id.as_bytes(), value)?;
+                }
+                comparison.p_value = flips.p_value()?;
+                comparison.provenance.exact = Some(false);
+                comparison.provenance.rng = Some(crate::keyed::KEYED_RNG_NAME);
             }
         }
         Test::Randomization | Test::Bootstrap => {

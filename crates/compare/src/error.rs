@@ -44,6 +44,9 @@ pub enum CompareError {
         /// The number of queries given.
         queries: usize,
     },
+    /// A test keyed by query was asked for without the queries' ids.
+    #[error("the keyed randomization test needs the queries' ids")]
+    QueryIdsNeeded,
     /// A per-query value is NaN or infinite.
     #[error("the {side} value of query #{index} (0-based) is {value}, not a finite number")]
     NotFinite {

@@ -52,7 +52,7 @@ pub mod wilcoxon;
 pub use bootstrap::{BootstrapMethod, MULTINOMIAL_UP_TO};
 pub use compare::{
     Comparison, DEFAULT_LEVEL, IntervalMethod, Options, Provenance, Test, compare, compare_all,
-    correct_family,
+    compare_all_keyed, correct_family,
 };
 pub use correction::{Correction, correct};
 pub use error::{CompareError, Side};

@@ -905,3 +905,39 @@ fn garbage_wire_never_panics() {
     }
     assert!(read > 0, "some random wires are valid states");
 }
+
+#[test]
+fn the_keyed_randomization_test_of_compare_is_the_keyed_sign_flip() {
+    let baseline = [0.1, 0.4, 0.35, 0.8, 0.2, 0.5, 0.05, 0.9];
+    let candidate = [0.3, 0.45, 0.3, 0.9, 0.6, 0.5, 0.25, 1.0];
+    let ids: Vec<String> = (1..=8).map(|i| format!("q{i}")).collect();
+    let options = rankeval_compare::Options {
+        test: rankeval_compare::Test::RandomizationKeyed,
+        resampling: rankeval_compare::Resampling {
+            resamples: 999,
+            seed: 5,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let pairs = [(&baseline[..], &candidate[..])];
+    let keys = [ids.clone()];
+    let got = rankeval_compare::compare_all_keyed(&pairs, Some(&keys), &options).unwrap();
+    let mut flips = KeyedSignFlip::new(999, 5).unwrap();
+    for (id, (b, c)) in ids.iter().zip(baseline.iter().zip(&candidate)) {
+        flips.add(id.as_bytes(), c - b).unwrap();
+    }
+    assert_eq!(got[0].p_value, flips.p_value().unwrap());
+    assert_eq!(
+        got[0].provenance.rng,
+        Some(rankeval_compare::keyed::KEYED_RNG_NAME)
+    );
+    // The t interval, as for the plain randomization test.
+    let t = rankeval_compare::compare(&baseline, &candidate, &Default::default()).unwrap();
+    assert_eq!(got[0].interval, t.interval);
+    // Without the ids there is nothing to key the signs by.
+    assert!(matches!(
+        rankeval_compare::compare_all(&pairs, &options),
+        Err(CompareError::QueryIdsNeeded)
+    ));
+}

@@ -106,7 +106,11 @@ fn settings(
     let default = Settings::default();
     let settings = Settings {
         test: match test {
-            Some(test) => named(test, "test", "t, randomization, bootstrap, wilcoxon")?,
+            Some(test) => named(
+                test,
+                "test",
+                "t, randomization, bootstrap, wilcoxon, randomization_keyed",
+            )?,
             None => default.test,
         },
         level: level.unwrap_or(default.level),

@@ -8,9 +8,8 @@ use rankeval::engine::{has_scores, never_ran, unscored_run};
 use rankeval::front::{Describe, FrontEnd};
 use rankeval::report::{ReportWarning, RunWarning};
 use rankeval::{
-    Evaluation, Format, Missing, Options, ReadError, ReadOptions, RelevanceLevel,
-    evaluate as evaluate_run, evaluate_batches, evaluate_input, parse_aggregator,
-    read::read_run_with,
+    Evaluation, Format, Options, ReadError, ReadOptions, evaluate as evaluate_run,
+    evaluate_batches, evaluate_input, parse_aggregator, read::read_run_with,
 };
 
 use crate::errors::{InputError, located, read_error};
@@ -55,32 +54,7 @@ pub fn evaluate<'py>(
     allow_empty_run: bool,
 ) -> PyResult<Vec<RunResults<'py>>> {
     let ties = options::ties(ties)?;
-    let options = Options {
-        missing: match missing {
-            "skip" => Missing::Skip,
-            "zero" => Missing::Zero,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "missing={other:?}: expected \"skip\" or \"zero\""
-                )));
-            }
-        },
-        level: RelevanceLevel::new(rel).ok_or_else(|| {
-            // The command line's messages for `--rel`.
-            PyValueError::new_err(if rel > 0.0 {
-                format!(
-                    "rel={rel}: the relevance level is too large: the largest grade is 2147483647"
-                )
-            } else {
-                format!(
-                    "rel={rel}: the relevance level must be a positive grade (grades of 0 and below are never relevant)"
-                )
-            })
-        })?,
-        ties,
-        score_threshold: options::score_threshold(score_threshold)?,
-        allow_empty_run,
-    };
+    let options = options::evaluation(missing, rel, ties, score_threshold, allow_empty_run)?;
     if specs.is_empty() {
         return Err(PyValueError::new_err("give at least one metric"));
     }

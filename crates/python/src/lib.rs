@@ -19,6 +19,7 @@ mod interval;
 mod options;
 mod python_metric;
 mod report;
+mod spark;
 
 use pyo3::prelude::*;
 
@@ -57,6 +58,14 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(python_metric::unregister_metric, m)?)?;
     m.add_function(wrap_pyfunction!(python_metric::python_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(metric_names, m)?)?;
+    m.add_class::<spark::SparkEvaluator>()?;
+    m.add_function(wrap_pyfunction!(spark::column_state, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::fsum_partials, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::keyed_states, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::keyed_squares, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::keyed_mean, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::keyed_result, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
     Ok(())
 }
 
@@ -67,4 +76,16 @@ fn metric_names() -> Vec<&'static str> {
         .iter()
         .map(|d| d.name)
         .collect()
+}
+
+/// The canonical names of the metrics `specs`, as the results name their
+/// columns (a metric given twice is named once); an error names every
+/// spec that does not build.
+#[pyfunction]
+fn canonical_names(specs: Vec<String>) -> PyResult<Vec<String>> {
+    Ok(python_metric::Metrics::build(&specs)?
+        .metrics
+        .iter()
+        .map(|m| m.name())
+        .collect())
 }

@@ -5,6 +5,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankeval::engine::{ScoreThreshold, check_ties};
+use rankeval::{Missing, Options, RelevanceLevel};
 use rankeval_core::{Metric, Ties};
 use serde::de::DeserializeOwned;
 
@@ -43,5 +44,42 @@ pub fn score_threshold(value: Option<f64>) -> PyResult<Option<ScoreThreshold>> {
 pub fn named<T: DeserializeOwned>(value: &str, option: &str, expected: &str) -> PyResult<T> {
     serde_json::from_value(serde_json::Value::String(value.to_owned())).map_err(|_| {
         PyValueError::new_err(format!("{option}={value:?}: expected one of {expected}"))
+    })
+}
+
+/// The evaluation options from `evaluate`'s arguments, checked with the
+/// command line's messages (`--missing`, `--rel`, `--score-threshold`).
+pub fn evaluation(
+    missing: &str,
+    rel: f64,
+    ties: Ties,
+    threshold: Option<f64>,
+    allow_empty_run: bool,
+) -> PyResult<Options> {
+    Ok(Options {
+        missing: match missing {
+            "skip" => Missing::Skip,
+            "zero" => Missing::Zero,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "missing={other:?}: expected \"skip\" or \"zero\""
+                )));
+            }
+        },
+        level: RelevanceLevel::new(rel).ok_or_else(|| {
+            // The command line's messages for `--rel`.
+            PyValueError::new_err(if rel > 0.0 {
+                format!(
+                    "rel={rel}: the relevance level is too large: the largest grade is 2147483647"
+                )
+            } else {
+                format!(
+                    "rel={rel}: the relevance level must be a positive grade (grades of 0 and below are never relevant)"
+                )
+            })
+        })?,
+        ties,
+        score_threshold: score_threshold(threshold)?,
+        allow_empty_run,
     })
 }

@@ -92,6 +92,12 @@ pub struct Metrics {
 }
 
 impl Metrics {
+    /// Whether every metric is a built-in (none is a Python function), as
+    /// a process without the user's registrations (a Spark worker) needs.
+    pub fn is_builtin(&self) -> bool {
+        self.calls.is_empty()
+    }
+
     /// Builds each spec: a registered Python metric (with an optional `@k`),
     /// else a built-in through the registry, as the command line does. A
     /// metric given twice (same canonical name) is kept once, as there.

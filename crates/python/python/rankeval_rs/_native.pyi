@@ -232,3 +232,55 @@ def python_metrics() -> list[str]:
 
 def metric_names() -> list[str]:
     """The built-in metrics' names, sorted."""
+
+def canonical_names(specs: list[str]) -> list[str]:
+    """The metrics' canonical names, as results name their columns."""
+
+class SparkEvaluator:
+    """Evaluates one Spark partition's sided Arrow batches (rankeval_rs.spark)."""
+
+    def __init__(
+        self,
+        specs: list[str],
+        runs: list[str],
+        missing: str = "skip",
+        rel: float = 1.0,
+        ties: str = "docid",
+        duplicates_policy: str = "error",
+        score_threshold: float | None = None,
+        threads: int = 1,
+        chunk_rows: int = ...,
+    ) -> None: ...
+    def columns(self) -> list[str]: ...
+    def push(self, batch: Any) -> Any:
+        """The results of the queries complete so far (a pyarrow.RecordBatch), or None."""
+    def finish(self) -> Any:
+        """The results of the rows held back, or None."""
+
+def column_state(
+    values: npt.NDArray[np.float64], floor: float, mean: float | None = None
+) -> tuple[int, list[float], list[float], float, float, list[float] | None]:
+    """A partition's mergeable state of a column: (n, sum partials, log-sum partials, min, max, squares partials)."""
+
+def fsum_partials(parts: list[list[float]]) -> float:
+    """The correctly rounded sum of several partial sums' partials."""
+
+def keyed_states(
+    queries: list[str], differences: npt.NDArray[np.float64], groups: int, resamples: int, seed: int
+) -> tuple[list[float], list[float], list[float]]:
+    """First-pass mergeable states (paired sums, jackknife groups, keyed sign flips) as wires."""
+
+def keyed_squares(differences: npt.NDArray[np.float64], mean: float) -> list[float]:
+    """Second-pass state: the exact squared deviations from ``mean``, as a wire."""
+
+def keyed_mean(paired: list[list[float]]) -> float:
+    """The mean difference of merged first-pass states."""
+
+def keyed_result(
+    paired: list[list[float]],
+    squares: list[list[float]],
+    grouped: list[list[float]],
+    flips: list[list[float]],
+    level: float,
+) -> dict[str, Any]:
+    """The statistics of merged keyed states."""

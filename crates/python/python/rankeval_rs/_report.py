@@ -264,7 +264,8 @@ def compare(
     metrics and options, compared as ``rankeval eval --run ... --baseline``
     compares them (the same numbers, bit for bit).
 
-    ``test`` (``t``, ``randomization``, ``bootstrap``, ``wilcoxon``),
+    ``test`` (``t``, ``randomization``, ``bootstrap``, ``wilcoxon``,
+    ``randomization_keyed``),
     ``level`` (``--confidence``), ``resamples``, ``seed``, ``bootstrap``
     (``auto``, ``multinomial``, ``double_or_nothing``), ``correction``
     (``holm``, ``bonferroni``, ``benjamini_hochberg``, ``none``), ``family``

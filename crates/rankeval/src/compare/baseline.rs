@@ -2,7 +2,11 @@
 //! `rankeval eval|run --format json --per-query -o FILE` writes them, read
 //! back so that a new run can be compared with them query by query.
 //!
-//! Only `runs[].name` and `runs[].per_query` are read (`{metric: {query:
+//! A per-query Parquet table (`query`, `run`, one float column per metric),
+//! as `rankeval_rs.spark` writes it (a file, or a directory of part files),
+//! reads too: the results of a Spark job compared after it.
+//!
+//! Of a JSON file, only `runs[].name` and `runs[].per_query` are read (`{metric: {query:
 //! value}}`; `null`, which the writer prints for NaN, reads as NaN); every
 //! other key is ignored, so a file written by a later rankeval with more
 //! keys still reads.
@@ -95,6 +99,9 @@ pub fn read_results(path: &Path, run: Option<&str>) -> Result<BaselineResults, C
         path: source.clone(),
         reason,
     };
+    if path.is_dir() || path.extension().is_some_and(|e| e == "parquet") {
+        return super::parquet_results::read(path, run).map_err(problem);
+    }
     let text = std::fs::read_to_string(path).map_err(|e| problem(format!("cannot read: {e}")))?;
     parse_results(&text, &source, run)
 }

@@ -19,6 +19,7 @@
 mod baseline;
 mod gates;
 mod pairing;
+mod parquet_results;
 mod plan;
 
 use rankeval_compare::{
@@ -568,7 +569,14 @@ pub fn compare(
         level: settings.level,
         resamples: random.then_some(settings.resamples),
         seed: random.then_some(settings.seed),
-        rng: random.then(|| generator(&comparisons)),
+        rng: random.then(|| {
+            let test = if baseline.is_some() {
+                settings.test
+            } else {
+                Test::T
+            };
+            generator(&comparisons, test)
+        }),
         exact_up_to: (baseline.is_some() && settings.test == Test::Randomization)
             .then_some(Resampling::default().exact_up_to),
         bootstrap: (baseline.is_some() && settings.test == Test::Bootstrap)
@@ -767,7 +775,10 @@ fn group_report(report: &Report, column: &str, value: &str) -> Report {
 /// The random generator of the comparisons: ChaCha20, or ChaCha8 where
 /// the double-or-nothing bootstrap was used (both named when some of the
 /// comparisons used it and some not).
-fn generator(comparisons: &[ComparisonCell]) -> &'static str {
+fn generator(comparisons: &[ComparisonCell], test: Test) -> &'static str {
+    if test == Test::RandomizationKeyed {
+        return rankeval_compare::keyed::KEYED_RNG_NAME;
+    }
     let used = |method| {
         comparisons
             .iter()
@@ -825,6 +836,9 @@ fn with_baseline(
     // The columns of every computable cell, tested together so that the
     // random tests draw once for all of them.
     let mut pairs: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
+    // Their queries' ids, for a test keyed by query.
+    let mut keys: Vec<Vec<String>> = Vec::new();
+    let keyed = settings.test == Test::RandomizationKeyed;
     let mut pair_cells: Vec<usize> = Vec::new();
     for (m, metric) in report.metrics.iter().enumerate() {
         let baseline_column: Option<&[f64]> = match (baseline, baseline_index) {
@@ -859,6 +873,9 @@ fn with_baseline(
                         Ok(()) => {
                             pair_cells.push(cells.len());
                             pairs.push(columns);
+                            if keyed {
+                                keys.push(alignment.ids(&[baseline_queries, &run.queries]));
+                            }
                         }
                     }
                 }
@@ -870,7 +887,8 @@ fn with_baseline(
         .iter()
         .map(|(b, c)| (b.as_slice(), c.as_slice()))
         .collect();
-    match rankeval_compare::compare_all(&slices, &settings.options()) {
+    let keys = keyed.then_some(keys.as_slice());
+    match rankeval_compare::compare_all_keyed(&slices, keys, &settings.options()) {
         Ok(results) => {
             for (index, result) in pair_cells.into_iter().zip(results) {
                 cells[index].result = Some(CellResult {

@@ -93,6 +93,23 @@ impl Alignment {
         }
     }
 
+    /// The ids of the aligned queries, in the common order, from the runs'
+    /// `queries` (as given to [`new`](Self::new)).
+    pub(crate) fn ids(&self, queries: &[&[String]]) -> Vec<String> {
+        match &self.rows {
+            None => queries.first().map(|q| q.to_vec()).unwrap_or_default(),
+            Some(rows) => rows
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .zip(queries)
+                        .find_map(|(index, ids)| index.map(|i| ids[i].clone()))
+                        .unwrap_or_default()
+                })
+                .collect(),
+        }
+    }
+
     /// Run `run`'s `column` in the common query order.
     pub(crate) fn column(&self, run: usize, column: &[f64]) -> Vec<f64> {
         match &self.rows {

@@ -563,7 +563,13 @@ impl Resolver<'_> {
                     BaselineRef::Run(name.clone())
                 }
                 RawBaseline::Results(table) => {
-                    let path = self.file(&table.results, "baseline.results")?;
+                    // A directory is a per-query Parquet table's part files.
+                    let dir = self.base.join(table.results.get_ref());
+                    let path = if dir.is_dir() {
+                        dir
+                    } else {
+                        self.file(&table.results, "baseline.results")?
+                    };
                     let run = match &table.run {
                         Some(run) if run.get_ref().trim().is_empty() => {
                             return Err(self.invalid(run, "baseline.run", "cannot be empty"));

@@ -9,6 +9,7 @@
 mod corpus;
 mod coverage;
 mod never_ran;
+pub mod sided;
 mod stream;
 mod threshold;
 

@@ -1,0 +1,691 @@
+"""Evaluate runs held in Spark DataFrames, on Spark, with the numbers of the
+``rankeval`` command bit for bit (``pip install "rankeval-rs[spark]"``).
+
+>>> from rankeval_rs import spark as rs  # doctest: +SKIP
+>>> result = rs.evaluate(run_df, qrels_df, ["ap", "ndcg@10"], run="system")  # doctest: +SKIP
+>>> result.per_query.show()  # a Spark DataFrame: query, run, one column per metric  # doctest: +SKIP
+>>> result.aggregate(["mean", "std"])  # doctest: +SKIP
+>>> result.write_parquet("s3://bucket/eval/per_query")  # doctest: +SKIP
+
+How it runs (docs/spark.md): the run rows and the judgement rows are put in
+one table with a ``side`` column, repartitioned by query and sorted within
+partitions, and handed to rankeval's Rust engine through
+``DataFrame.mapInArrow`` as Arrow batches: no Python call per row or per
+query. Each query is evaluated as the command line evaluates it, so its
+values do not depend on the partitioning. Every aggregate is computed from
+exact sums (Shewchuk partials, Python's ``math.fsum``) merged on the
+driver, so means are the same bits for any partitioning too, and the same
+bits as ``rankeval eval`` on the same data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import _native
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import DataFrame
+
+__all__ = [
+    "MEDIAN_DISTINCT_LIMIT",
+    "PerQueryTable",
+    "SUPPORTED_AGGREGATORS",
+    "SparkEvaluation",
+    "evaluate",
+    "read_per_query",
+]
+
+#: Aggregators computed on Spark, each from mergeable exact states.
+SUPPORTED_AGGREGATORS = ("mean", "sum", "min", "max", "gmean", "std", "median")
+
+#: The median is exact: computed from the count of each distinct value,
+#: which must be at most this many per run and metric (it is refused above).
+MEDIAN_DISTINCT_LIMIT = 1_000_000
+
+_KIND = "_kind"
+
+
+def _functions() -> Any:
+    try:
+        from pyspark.sql import functions
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise ImportError(
+            'rankeval_rs.spark needs pyspark: pip install "rankeval-rs[spark]" (pyspark 4, Python 3.11+)'
+        ) from e
+    return functions
+
+
+def evaluate(
+    run_df: DataFrame,
+    qrels_df: DataFrame,
+    metrics: str | Sequence[str],
+    *,
+    query: str = "query",
+    doc: str = "doc",
+    score: str = "score",
+    grade: str | None = "grade",
+    run: str | None = None,
+    name: str = "run",
+    missing: str = "skip",
+    duplicates: str = "error",
+    rel: float = 1.0,
+    ties: str = "docid",
+    score_threshold: float | None = None,
+    partitions: int | None = None,
+    threads: int | None = None,
+) -> SparkEvaluation:
+    """Evaluates the run(s) in ``run_df`` against ``qrels_df`` on Spark.
+
+    ``metrics`` are metric names as the command line takes them
+    (``"ndcg@10"``, ``"ap(rel=2)"``). ``query``, ``doc``, ``score`` and
+    ``grade`` name the columns (ids may be strings or integers; integer ids
+    are read as their decimal text, as the command line reads them from
+    Parquet); ``grade=None`` (or a qrels table without that column) makes
+    every listed pair relevant with grade 1. ``run`` names a column telling
+    several runs apart (evaluated in one pass, their values side by side per
+    query); without it the table is one run called ``name``.
+
+    ``missing``, ``duplicates``, ``rel``, ``ties`` and ``score_threshold``
+    are the command line's ``--missing``, ``--duplicates``, ``--rel``,
+    ``--ties`` and ``--score-threshold``. ``ties="input"`` is refused:
+    Spark does not keep the order of rows. ``partitions`` is the number of
+    partitions the rows are hashed into by query (Spark's shuffle partitions
+    by default); ``threads`` the threads each task's evaluator uses
+    (``spark.task.cpus`` by default).
+
+    Nothing is evaluated until a result is asked for: ``per_query`` is a
+    lazy Spark DataFrame (with ``run``, one small job lists the run names
+    first, so that every task knows every run).
+    """
+    specs = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not specs:
+        raise ValueError("give at least one metric")
+    if ties == "input":
+        raise ValueError(
+            'ties="input" orders tied scores by the order of the rows, which Spark does not keep '
+            '(a shuffle reorders them): use ties="docid" (the default) or ties="average"'
+        )
+    names = _native.canonical_names(specs)
+    # Built once here so that bad options fail on the driver, before a job;
+    # it names the output's columns.
+    probe = _native.SparkEvaluator(
+        specs, ["run"], missing=missing, rel=rel, ties=ties, duplicates_policy=duplicates, score_threshold=score_threshold
+    )
+    columns = probe.columns()
+    counts = columns[columns.index(_KIND) + 1 :]
+    F = _functions()
+    _require(run_df, "run_df", [query, doc, score] + ([run] if run else []))
+    _require(qrels_df, "qrels_df", [query, doc])
+    spark = run_df.sparkSession
+    if run is None:
+        runs = [name]
+        run_column = F.lit(name)
+    else:
+        rows = run_df.select(F.col(run).cast("string").alias("r")).distinct().collect()
+        if any(r["r"] is None for r in rows):
+            raise _native.InputError(f"run_df: column `{run}` has a null run name")
+        runs = sorted(r["r"] for r in rows)
+        run_column = F.col(run).cast("string")
+    if threads is None:
+        threads = int(spark.conf.get("spark.task.cpus", "1") or "1")
+    ranked = run_df.select(
+        F.lit(1).cast("byte").alias("side"),
+        run_column.alias("run"),
+        F.col(query).cast("string").alias("query"),
+        F.col(doc).cast("string").alias("doc"),
+        F.col(score).cast("double").alias("score"),
+        F.lit(None).cast("double").alias("grade"),
+    )
+    has_grade = grade is not None and grade in qrels_df.columns
+    judged = qrels_df.select(
+        F.lit(0).cast("byte").alias("side"),
+        F.lit(None).cast("string").alias("run"),
+        F.col(query).cast("string").alias("query"),
+        F.col(doc).cast("string").alias("doc"),
+        F.lit(None).cast("double").alias("score"),
+        (F.col(grade).cast("double") if has_grade else F.lit(1.0).cast("double")).alias("grade"),
+    )
+    sided = ranked.unionByName(judged)
+    sided = (sided.repartition(partitions, "query") if partitions else sided.repartition("query")).sortWithinPartitions(
+        "query", "side"
+    )
+    options: dict[str, Any] = dict(
+        missing=missing,
+        rel=rel,
+        ties=ties,
+        duplicates_policy=duplicates,
+        score_threshold=score_threshold,
+        threads=threads,
+    )
+
+    def evaluate_partition(batches: Iterator[Any]) -> Iterator[Any]:
+        from rankeval_rs import _native as native
+
+        evaluator = native.SparkEvaluator(specs, runs, **options)
+        for batch in batches:
+            out = evaluator.push(batch)
+            if out is not None:
+                yield out
+        out = evaluator.finish()
+        if out is not None:
+            yield out
+
+    schema = _output_schema(names, counts)
+    results = sided.mapInArrow(evaluate_partition, schema).persist()
+    return SparkEvaluation(results, names, runs, counts, graded=has_grade, missing=missing)
+
+
+def _require(df: DataFrame, what: str, columns: Sequence[str]) -> None:
+    for column in columns:
+        if column not in df.columns:
+            raise _native.InputError(f"{what}: no column `{column}` (the columns are {', '.join(df.columns)})")
+
+
+def _output_schema(metrics: Sequence[str], counts: Sequence[str]) -> Any:
+    from pyspark.sql.types import ByteType, DoubleType, LongType, StringType, StructField, StructType
+
+    fields = [StructField("query", StringType(), True), StructField("run", StringType(), False)]
+    fields += [StructField(m, DoubleType(), True) for m in metrics]
+    fields.append(StructField(_KIND, ByteType(), False))
+    fields += [StructField(c, LongType(), True) for c in counts]
+    return StructType(fields)
+
+
+class SparkEvaluation:
+    """The results of :func:`evaluate`: per-query values (a lazy Spark
+    DataFrame), aggregates computed from exact sums, what was left out, and
+    the Parquet file that ``rankeval eval --baseline`` and the Python
+    package read back."""
+
+    def __init__(
+        self,
+        results: DataFrame,
+        metrics: list[str],
+        runs: list[str],
+        counts: list[str],
+        *,
+        graded: bool,
+        missing: str = "skip",
+    ) -> None:
+        F = _functions()
+        self._results = results
+        #: The metrics' canonical names (the per-query table's columns).
+        self.metrics = metrics
+        #: The runs, in byte order of their names.
+        self.runs = runs
+        self._count_columns = counts
+        self._graded = graded
+        self._missing = missing
+        self._counts: dict[str, dict[str, int]] | None = None
+        #: One row per query and run: ``query``, ``run``, one column per metric.
+        self.per_query: DataFrame = results.filter(F.col(_KIND) == 0).select("query", "run", *metrics)
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """For each run, what the command line's coverage counts: queries
+        ``evaluated`` (``ranked``: with a non-empty list), judged queries
+        absent from the run (``missing_skipped`` or ``missing_zero``),
+        queries of the run without judgements (``run_only``), and rows
+        dropped as repeats (``duplicates_dropped``)."""
+        if self._counts is None:
+            F = _functions()
+            rows = (
+                self._results.filter(F.col(_KIND) == 1)
+                .groupBy("run")
+                .agg(*[F.sum(c).alias(c) for c in self._count_columns])
+                .collect()
+            )
+            names = self._count_columns
+            by_run = {r["run"]: {c[1:]: int(r[c] or 0) for c in names} for r in rows}
+            self._counts = {run: by_run.get(run, {c[1:]: 0 for c in names}) for run in self.runs}
+        return self._counts
+
+    def warnings(self) -> list[str]:
+        """What was left out or changed, one line per run and kind, as the
+        command line warns (counts, not one line per query)."""
+        out: list[str] = []
+        if not self._graded:
+            out.append("qrels: no grade column: every listed pair counts as relevant with grade 1")
+        for run, c in self.counts().items():
+            if c["run_only"]:
+                out.append(f"run `{run}`: {c['run_only']} queries have no judgements and were not evaluated")
+            if c["missing_skipped"]:
+                out.append(
+                    f"run `{run}`: {c['missing_skipped']} judged queries are not in the run and were left out "
+                    '(missing="zero" scores them 0)'
+                )
+            if c["missing_zero"]:
+                out.append(f"run `{run}`: {c['missing_zero']} judged queries are not in the run and scored 0")
+            if c["duplicates_dropped"]:
+                out.append(f"run `{run}`: {c['duplicates_dropped']} repeated documents were left out")
+            if c["evaluated"] == 0:
+                out.append(f"run `{run}`: no query was evaluated: every aggregate is NaN")
+        return out
+
+    def aggregate(
+        self, aggregators: str | Sequence[str] = ("mean",), *, floor: float = 0.00001, ddof: int = 1
+    ) -> dict[str, dict[str, dict[str, float]]]:
+        """``result[run][metric][aggregator]`` for each aggregator in
+        ``aggregators`` (of :data:`SUPPORTED_AGGREGATORS`), the same bits as
+        the command line's on the same queries: ``mean``, ``sum`` and
+        ``gmean`` from exact sums (``floor`` as ``gmean(floor=...)``),
+        ``std`` from the exact mean and then the exact sum of squared
+        deviations (``ddof`` as ``std(ddof=...)``), ``min`` and ``max``,
+        and ``median`` exactly from the count of each distinct value."""
+        wanted = [aggregators] if isinstance(aggregators, str) else list(aggregators)
+        for a in wanted:
+            if a not in SUPPORTED_AGGREGATORS:
+                raise ValueError(
+                    f"aggregator `{a}`: on Spark, one of {', '.join(SUPPORTED_AGGREGATORS)} "
+                    "(others need every value in one place: aggregate the Parquet output with rankeval)"
+                )
+        states = self._states(floor, None)
+        means = {
+            key: (_native.fsum_partials(s["sum"]) / s["n"] if s["n"] else math.nan) for key, s in states.items()
+        }
+        squares = self._states(floor, means) if "std" in wanted else {}
+        out: dict[str, dict[str, dict[str, float]]] = {r: {m: {} for m in self.metrics} for r in self.runs}
+        for (run, metric), s in states.items():
+            n = s["n"]
+            row = out[run][metric]
+            for a in wanted:
+                if a == "mean":
+                    row[a] = means[(run, metric)]
+                elif a == "sum":
+                    row[a] = _native.fsum_partials(s["sum"]) if n else math.nan
+                elif a == "gmean":
+                    row[a] = math.exp(_native.fsum_partials(s["log"]) / n) if n else math.nan
+                elif a == "min":
+                    row[a] = _nan_reduce(min, s["min"])
+                elif a == "max":
+                    row[a] = _nan_reduce(max, s["max"])
+                elif a == "std":
+                    sq = _native.fsum_partials(squares[(run, metric)]["squares"]) if n else math.nan
+                    row[a] = math.sqrt(sq / (n - ddof)) if n > ddof else math.nan
+        if "median" in wanted:
+            for run, by_metric in self._medians().items():
+                for metric, value in by_metric.items():
+                    out[run][metric]["median"] = value
+        return out
+
+    def _states(self, floor: float, means: dict[tuple[str, str], float] | None) -> dict[tuple[str, str], dict[str, Any]]:
+        """Each partition's mergeable state per run and metric, merged."""
+        from pyspark.sql.types import ArrayType, DoubleType, LongType, StringType, StructField, StructType
+
+        metrics = list(self.metrics)
+        schema = StructType(
+            [
+                StructField("run", StringType(), False),
+                StructField("metric", StringType(), False),
+                StructField("n", LongType(), False),
+                StructField("sum", ArrayType(DoubleType()), False),
+                StructField("log", ArrayType(DoubleType()), False),
+                StructField("min", DoubleType(), True),
+                StructField("max", DoubleType(), True),
+                StructField("squares", ArrayType(DoubleType()), True),
+            ]
+        )
+
+        def partition_states(batches: Iterator[Any]) -> Iterator[Any]:
+            import numpy as np
+            import pyarrow as pa
+
+            from rankeval_rs import _native as native
+
+            pieces = list(batches)
+            if not pieces:
+                return
+            table = pa.Table.from_batches(pieces)
+            if table.num_rows == 0:
+                return
+            run_names = table.column("run").to_pylist()
+            by_run: dict[str, list[int]] = {}
+            for i, r in enumerate(run_names):
+                by_run.setdefault(r, []).append(i)
+            rows: dict[str, list[Any]] = {f: [] for f in schema.fieldNames()}
+            for r, idx in by_run.items():
+                taken = table.take(pa.array(idx))
+                for m in metrics:
+                    values = np.ascontiguousarray(taken.column(m).to_numpy(zero_copy_only=False), dtype=np.float64)
+                    mean = None if means is None else means[(r, m)]
+                    n, s, lg, lo, hi, sq = native.column_state(values, floor, mean)
+                    for f, v in zip(schema.fieldNames(), (r, m, n, s, lg, lo, hi, sq)):
+                        rows[f].append(v)
+            yield pa.RecordBatch.from_pydict(rows)
+
+        collected = self.per_query.mapInArrow(partition_states, schema).collect()
+        merged: dict[tuple[str, str], dict[str, Any]] = {
+            (r, m): {"n": 0, "sum": [], "log": [], "min": [], "max": [], "squares": []} for r in self.runs for m in metrics
+        }
+        for row in collected:
+            s = merged[(row["run"], row["metric"])]
+            s["n"] += row["n"]
+            s["sum"].append(list(row["sum"]))
+            s["log"].append(list(row["log"]))
+            s["min"].append(row["min"])
+            s["max"].append(row["max"])
+            if row["squares"] is not None:
+                s["squares"].append(list(row["squares"]))
+        return merged
+
+    def _medians(self) -> dict[str, dict[str, float]]:
+        """Each run's exact median of each metric, from the count of each
+        distinct value (refused above :data:`MEDIAN_DISTINCT_LIMIT`)."""
+        F = _functions()
+        out: dict[str, dict[str, float]] = {r: {} for r in self.runs}
+        for m in self.metrics:
+            counted = self.per_query.groupBy("run", F.col(f"`{m}`").alias("value")).count()
+            distinct = counted.count()
+            if distinct > MEDIAN_DISTINCT_LIMIT * max(1, len(self.runs)):
+                raise ValueError(
+                    f"median of `{m}`: {distinct} distinct values; the exact median on Spark counts each "
+                    f"distinct value (at most {MEDIAN_DISTINCT_LIMIT} per run): aggregate the Parquet output "
+                    "with rankeval instead (an approximate percentile is never used)"
+                )
+            by_run: dict[str, list[tuple[float, int]]] = {r: [] for r in self.runs}
+            for row in counted.collect():
+                value = row["value"]
+                by_run[row["run"]].append((math.nan if value is None else value, row["count"]))
+            for r, pairs in by_run.items():
+                out[r][m] = _median_of_counts(pairs)
+        return out
+
+    def per_query_columns(self) -> list[tuple[str, list[str], list[str], Any]]:
+        """Each run's per-query values on the driver, queries in byte order
+        of their ids as the command line orders them: ``(run, metrics,
+        queries, values)``, ``values`` a queries x metrics float64 array.
+        One row per query and run: this is what must fit on the driver."""
+        return _columns_of(self.per_query.toArrow(), self.metrics, self.runs)
+
+    def compare(self, baseline: str | None = None, *, gates: Sequence[str] = (), **options: Any) -> Any:
+        """Compares the runs with ``baseline`` (a run's name; without one,
+        every pair, randomized Tukey HSD) and checks ``gates``, as
+        ``rankeval eval --baseline`` and ``rankeval_rs.compare`` do, with
+        their options (``test``, ``level``, ``resamples``, ``seed``,
+        ``bootstrap``, ``correction``, ``family``, ``alpha``) and defaults:
+        a :class:`rankeval_rs.Comparison`, the same numbers bit for bit (the
+        per-query values are the command line's, and the queries are put in
+        its order before any test, so a resampling test draws what it
+        draws there).
+
+        The per-query values come to the driver for this (one row per query
+        and run); the statistics themselves are the library's."""
+        return _compare(self.per_query_columns(), baseline, gates, self._missing, options)
+
+    def keyed_compare(
+        self,
+        baseline: str,
+        *,
+        level: float = 0.95,
+        groups: int = 20,
+        resamples: int = 10_000,
+        seed: int = 42,
+    ) -> dict[str, dict[str, dict[str, Any]]]:
+        """Query-keyed statistics of each run against ``baseline``, merged
+        from every partition's states, nothing collected per query:
+        ``result[run][metric]`` holds the mean difference, Student's paired
+        t (``t``, ``df``, ``p_value``, ``interval``, from exact sums: the
+        command line's ``--test t`` numbers), the delete-a-group jackknife
+        interval (``jackknife``; queries in ``groups`` groups by Spark's
+        ``pmod(xxhash64(query), groups)``) and a sign-flip p-value whose
+        signs are keyed by (``seed``, the query's hash, resample). Queries
+        are paired by id (those of both runs). The same bits for any
+        partitioning, and as :meth:`PerQueryTable.keyed_compare` on the
+        Parquet output."""
+        from pyspark.sql.types import ArrayType, DoubleType, StringType, StructField, StructType
+
+        _check_baseline(baseline, self.runs)
+        metrics, runs = list(self.metrics), list(self.runs)
+        state = StructType(
+            [
+                StructField("run", StringType(), False),
+                StructField("metric", StringType(), False),
+                StructField("a", ArrayType(DoubleType()), False),
+                StructField("b", ArrayType(DoubleType()), True),
+                StructField("c", ArrayType(DoubleType()), True),
+            ]
+        )
+        paired = self.per_query.repartition("query")
+
+        def first_pass(batches: Iterator[Any]) -> Iterator[Any]:
+            from rankeval_rs import _native as native
+
+            for (run, metric), (queries, d) in _paired_differences(batches, baseline, runs, metrics):
+                a, b, c = native.keyed_states(queries, d, groups, resamples, seed)
+                yield _state_batch(run, metric, a, b, c)
+
+        firsts: dict[tuple[str, str], list[list[list[float]]]] = {}
+        for row in paired.mapInArrow(first_pass, state).collect():
+            parts = firsts.setdefault((row["run"], row["metric"]), [[], [], []])
+            for i, column in enumerate(("a", "b", "c")):
+                parts[i].append(list(row[column]))
+        means = {key: _native.keyed_mean(parts[0]) for key, parts in firsts.items()}
+
+        def second_pass(batches: Iterator[Any]) -> Iterator[Any]:
+            from rankeval_rs import _native as native
+
+            for key, (_, d) in _paired_differences(batches, baseline, runs, metrics):
+                yield _state_batch(key[0], key[1], native.keyed_squares(d, means[key]), None, None)
+
+        squares: dict[tuple[str, str], list[list[float]]] = {}
+        for row in paired.mapInArrow(second_pass, state).collect():
+            squares.setdefault((row["run"], row["metric"]), []).append(list(row["a"]))
+        return _keyed_results(firsts, squares, runs, metrics, baseline, level)
+
+    def write_parquet(self, path: str, mode: str = "error") -> None:
+        """Writes the per-query table (``query``, ``run``, one column per
+        metric) as Parquet at ``path`` (a directory of part files, as Spark
+        writes), for comparisons after the job: ``read_per_query(path)``
+        reads it back."""
+        self.per_query.write.mode(mode).parquet(path)
+
+    def unpersist(self) -> None:
+        """Frees the cached results."""
+        self._results.unpersist()
+
+
+def _nan_reduce(pick: Any, values: list[float | None]) -> float:
+    """``min``/``max`` of partition values skipping NaN (as the command
+    line's ``min``/``max``, which reduce with ``f64::min``/``f64::max``);
+    NaN when there is none."""
+    kept = [v for v in values if v is not None and not math.isnan(v)]
+    return float(pick(kept)) if kept else math.nan
+
+
+def _median_of_counts(pairs: list[tuple[float, int]]) -> float:
+    """The median of the values ``pairs`` count, as the command line's
+    ``median`` (sorted in IEEE total order, NaN last; the mean of the middle
+    two for an even count)."""
+    n = sum(c for _, c in pairs)
+    if n == 0:
+        return math.nan
+
+    def key(p: tuple[float, int]) -> tuple[int, float]:
+        v = p[0]
+        return (1, 0.0) if math.isnan(v) else (0, v)
+
+    ordered = sorted(pairs, key=key)
+
+    def at(i: int) -> float:
+        seen = 0
+        for v, c in ordered:
+            seen += c
+            if i < seen:
+                return v
+        return math.nan
+
+    if n % 2 == 1:
+        return at(n // 2)
+    return (at(n // 2 - 1) + at(n // 2)) / 2.0
+
+
+class PerQueryTable:
+    """A per-query table read back from Parquet (:func:`read_per_query`):
+    ``query``, ``run``, one float64 column per metric."""
+
+    def __init__(self, table: Any, missing: str) -> None:
+        names = table.column_names
+        for column in ("query", "run"):
+            if column not in names:
+                raise _native.InputError(f"per-query table: no column `{column}` (the columns are {', '.join(names)})")
+        #: The metrics: every column but ``query`` and ``run``.
+        self.metrics = [n for n in names if n not in ("query", "run")]
+        #: The runs, in byte order of their names.
+        self.runs = sorted(set(table.column("run").to_pylist()), key=lambda r: r.encode())
+        self._table = table
+        self._missing = missing
+
+    def per_query_columns(self) -> list[tuple[str, list[str], list[str], Any]]:
+        """As :meth:`SparkEvaluation.per_query_columns`."""
+        return _columns_of(self._table, self.metrics, self.runs)
+
+    def compare(self, baseline: str | None = None, *, gates: Sequence[str] = (), **options: Any) -> Any:
+        """As :meth:`SparkEvaluation.compare`: the same numbers."""
+        return _compare(self.per_query_columns(), baseline, gates, self._missing, options)
+
+    def keyed_compare(
+        self, baseline: str, *, level: float = 0.95, groups: int = 20, resamples: int = 10_000, seed: int = 42
+    ) -> dict[str, dict[str, dict[str, Any]]]:
+        """As :meth:`SparkEvaluation.keyed_compare`, on one machine: the
+        same bits."""
+        _check_baseline(baseline, self.runs)
+        firsts: dict[tuple[str, str], list[list[list[float]]]] = {}
+        squares: dict[tuple[str, str], list[list[float]]] = {}
+        pairs = list(_paired_differences(self._table.to_batches(), baseline, self.runs, self.metrics))
+        for key, (queries, d) in pairs:
+            a, b, c = _native.keyed_states(queries, d, groups, resamples, seed)
+            firsts[key] = [[a], [b], [c]]
+        for key, (_, d) in pairs:
+            squares[key] = [_native.keyed_squares(d, _native.keyed_mean(firsts[key][0]))]
+        return _keyed_results(firsts, squares, self.runs, self.metrics, baseline, level)
+
+
+def read_per_query(path: str, *, missing: str = "skip") -> PerQueryTable:
+    """Reads the per-query table :meth:`SparkEvaluation.write_parquet` wrote
+    (a Parquet file or a directory of part files), for comparisons and gates
+    after the Spark job; ``missing`` is the evaluation's (how a query that
+    not every run has is compared)."""
+    import pyarrow.parquet as pq
+
+    return PerQueryTable(pq.read_table(path), missing)
+
+
+def _columns_of(table: Any, metrics: list[str], runs: list[str]) -> list[tuple[str, list[str], list[str], Any]]:
+    """Each run's ``(run, metrics, queries, values)`` from a per-query Arrow
+    table, queries in byte order of their ids."""
+    import numpy as np
+
+    run_of = table.column("run").to_pylist()
+    queries = table.column("query").to_pylist()
+    columns = [np.asarray(table.column(m).to_numpy(zero_copy_only=False), dtype=np.float64) for m in metrics]
+    rows: dict[str, list[int]] = {r: [] for r in runs}
+    for i, r in enumerate(run_of):
+        rows[r].append(i)
+    out = []
+    for r in runs:
+        order = sorted(rows[r], key=lambda i: queries[i].encode())
+        values = np.empty((len(order), len(metrics)), dtype=np.float64)
+        for j, column in enumerate(columns):
+            values[:, j] = column[order]
+        out.append((r, list(metrics), [queries[i] for i in order], values))
+    return out
+
+
+_COMPARE_OPTIONS = ("test", "level", "resamples", "seed", "bootstrap", "correction", "family", "alpha")
+
+
+def _compare(source: Any, baseline: str | None, gates: Sequence[str], missing: str, options: dict[str, Any]) -> Any:
+    """``rankeval_rs.compare`` on per-query columns."""
+    import json
+
+    from ._report import Comparison
+
+    unknown = sorted(set(options) - set(_COMPARE_OPTIONS))
+    if unknown:
+        raise TypeError(f"compare: unknown option(s) {', '.join(unknown)} (known: {', '.join(_COMPARE_OPTIONS)})")
+    o = {k: options.get(k) for k in _COMPARE_OPTIONS}
+    if isinstance(gates, str):
+        gates = [gates]
+    text, passed = _native.compare(
+        source, baseline, None, list(gates), o["test"], o["level"], o["resamples"], o["seed"],
+        o["correction"], o["family"], o["alpha"], missing, o["bootstrap"], None,
+    )
+    return Comparison(json.loads(text), passed)
+
+
+def _check_baseline(baseline: str, runs: Sequence[str]) -> None:
+    if baseline not in runs:
+        raise _native.CompareError(f"baseline `{baseline}`: no such run (the runs are {', '.join(runs)})")
+
+
+def _paired_differences(
+    batches: Any, baseline: str, runs: Sequence[str], metrics: Sequence[str]
+) -> Iterator[tuple[tuple[str, str], tuple[list[str], Any]]]:
+    """For each candidate run and metric, the queries that both it and
+    ``baseline`` have among ``batches`` (rows of a per-query table) and the
+    differences ``candidate - baseline``, queries in byte order."""
+    import numpy as np
+    import pyarrow as pa
+
+    pieces = list(batches)
+    if not pieces:
+        return
+    table = pa.Table.from_batches(pieces)
+    run_of = table.column("run").to_pylist()
+    queries = table.column("query").to_pylist()
+    columns = [np.asarray(table.column(m).to_numpy(zero_copy_only=False), dtype=np.float64) for m in metrics]
+    where: dict[str, dict[str, int]] = {r: {} for r in runs}
+    for i, (r, q) in enumerate(zip(run_of, queries)):
+        where[r][q] = i
+    base = where[baseline]
+    for run in runs:
+        if run == baseline:
+            continue
+        shared = sorted((q for q in where[run] if q in base), key=lambda q: q.encode())
+        if not shared:
+            continue
+        mine = np.array([where[run][q] for q in shared])
+        theirs = np.array([base[q] for q in shared])
+        for j, metric in enumerate(metrics):
+            yield (run, metric), (shared, np.ascontiguousarray(columns[j][mine] - columns[j][theirs]))
+
+
+def _state_batch(run: str, metric: str, a: list[float], b: list[float] | None, c: list[float] | None) -> Any:
+    import pyarrow as pa
+
+    return pa.RecordBatch.from_pydict(
+        {"run": [run], "metric": [metric], "a": [a], "b": [b], "c": [c]},
+        schema=pa.schema(
+            [
+                ("run", pa.string()),
+                ("metric", pa.string()),
+                ("a", pa.list_(pa.float64())),
+                ("b", pa.list_(pa.float64())),
+                ("c", pa.list_(pa.float64())),
+            ]
+        ),
+    )
+
+
+def _keyed_results(
+    firsts: dict[tuple[str, str], list[list[list[float]]]],
+    squares: dict[tuple[str, str], list[list[float]]],
+    runs: Sequence[str],
+    metrics: Sequence[str],
+    baseline: str,
+    level: float,
+) -> dict[str, dict[str, dict[str, Any]]]:
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for run in runs:
+        if run == baseline:
+            continue
+        out[run] = {}
+        for metric in metrics:
+            key = (run, metric)
+            if key not in firsts:
+                raise _native.CompareError(f"run `{run}` shares no query with baseline `{baseline}`")
+            a, b, c = firsts[key]
+            out[run][metric] = dict(_native.keyed_result(a, squares.get(key, []), b, c, level))
+    return out

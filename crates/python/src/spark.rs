@@ -1,0 +1,295 @@
+//! What `rankeval_rs.spark` runs inside Spark's Python workers and on its
+//! driver: the sided evaluator over a partition's Arrow batches
+//! ([`SparkEvaluator`], `DataFrame.mapInArrow`), and the exact, mergeable
+//! sums every aggregate is computed from ([`column_state`], [`fsum_partials`]).
+//! No per-row or per-query Python: a batch in, a batch out.
+
+use numpy::PyReadonlyArray1;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3_arrow::PyRecordBatch;
+use rankeval::engine::sided::{DEFAULT_CHUNK_ROWS, SidedEvaluator};
+use rankeval::read::ReadOptions;
+use rankeval_compare::keyed::{self, GroupedSums, KeyedSignFlip, PairedSums, SquaredDeviations};
+use rankeval_core::exact_sum::ExactSum;
+
+use crate::errors::InputError;
+use crate::inputs::duplicates;
+use crate::options;
+use crate::python_metric::Metrics;
+
+/// Evaluates one Spark partition's sided batches (see
+/// `rankeval::engine::sided`): `push` each batch, then `finish`; each
+/// returns a `pyarrow.RecordBatch` of results or `None`.
+#[pyclass(module = "rankeval_rs._native")]
+pub struct SparkEvaluator {
+    evaluator: SidedEvaluator,
+    pool: rayon::ThreadPool,
+}
+
+#[pymethods]
+impl SparkEvaluator {
+    /// An evaluator of `runs` with the metrics `specs` and the command
+    /// line's options, on `threads` threads (Spark's `spark.task.cpus`).
+    #[new]
+    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        specs: Vec<String>,
+        runs: Vec<String>,
+        missing: &str,
+        rel: f64,
+        ties: &str,
+        duplicates_policy: &str,
+        score_threshold: Option<f64>,
+        threads: usize,
+        chunk_rows: usize,
+    ) -> PyResult<Self> {
+        let ties = options::ties(ties)?;
+        let options = options::evaluation(missing, rel, ties, score_threshold, false)?;
+        let metrics = Metrics::build(&specs)?;
+        if !metrics.is_builtin() {
+            return Err(PyValueError::new_err(
+                "a metric written in Python cannot run on Spark's workers: register it there, or compute it on the per-query output",
+            ));
+        }
+        options::check_metric_ties(&metrics.metrics, ties)?;
+        let read = ReadOptions {
+            duplicates: duplicates(duplicates_policy)?,
+            ties,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|e| PyValueError::new_err(format!("threads={threads}: {e}")))?;
+        Ok(Self {
+            evaluator: SidedEvaluator::new(metrics.metrics, options, read, runs, chunk_rows),
+            pool,
+        })
+    }
+
+    /// The names of the output's columns, in order.
+    fn columns(&self) -> Vec<String> {
+        self.evaluator
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
+    }
+
+    /// Takes the next batch; the results of the queries complete so far,
+    /// or `None`.
+    fn push<'py>(
+        &mut self,
+        py: Python<'py>,
+        batch: PyRecordBatch,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let batch = batch.into_inner();
+        let (evaluator, pool) = (&mut self.evaluator, &self.pool);
+        let out = py.detach(|| pool.install(|| evaluator.push(batch)));
+        out.map_err(sided_error)?
+            .map(|b| PyRecordBatch::new(b).into_pyarrow(py))
+            .transpose()
+    }
+
+    /// The results of the rows held back: the end of the partition.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let (evaluator, pool) = (&mut self.evaluator, &self.pool);
+        let out = py.detach(|| pool.install(|| evaluator.finish()));
+        out.map_err(sided_error)?
+            .map(|b| PyRecordBatch::new(b).into_pyarrow(py))
+            .transpose()
+    }
+}
+
+fn sided_error(e: rankeval::engine::sided::SidedError) -> PyErr {
+    InputError::new_err(format!("spark: {e}"))
+}
+
+/// One partition's mergeable state of a column of per-query values (NaNs
+/// included, as the command line aggregates them): `(n, partials of the
+/// sum, partials of the sum of ln(max(x, floor)), min, max (NaN when none, as `min` and `max`
+/// give; merge them with `fmin`/`fmax`, which skip NaN as they do), partials of
+/// the sum of (x - mean)^2)`, the last only when `mean` is given (the
+/// second pass of a standard deviation).
+#[pyfunction]
+#[pyo3(signature = (values, floor, mean=None))]
+#[allow(clippy::type_complexity)]
+pub fn column_state(
+    values: PyReadonlyArray1<'_, f64>,
+    floor: f64,
+    mean: Option<f64>,
+) -> PyResult<(u64, Vec<f64>, Vec<f64>, f64, f64, Option<Vec<f64>>)> {
+    let values = values.as_slice()?;
+    let sum: ExactSum = values.iter().copied().collect();
+    let logs: ExactSum = values.iter().map(|x| x.max(floor).ln()).collect();
+    let min = values.iter().copied().fold(f64::NAN, f64::min);
+    let max = values.iter().copied().fold(f64::NAN, f64::max);
+    let squares = mean.map(|m| {
+        values
+            .iter()
+            .map(|x| (x - m) * (x - m))
+            .collect::<ExactSum>()
+            .partials()
+    });
+    Ok((
+        values.len() as u64,
+        sum.partials(),
+        logs.partials(),
+        min,
+        max,
+        squares,
+    ))
+}
+
+/// The correctly rounded sum of several partial sums' partials (from
+/// [`column_state`]): the same bits in any order.
+#[pyfunction]
+pub fn fsum_partials(parts: Vec<Vec<f64>>) -> f64 {
+    let mut sum = ExactSum::new();
+    for part in &parts {
+        sum.merge(&ExactSum::from_partials(part));
+    }
+    sum.value()
+}
+
+/// The first pass of the query-keyed statistics of paired differences
+/// `differences` (candidate - baseline) of queries `queries`: the wires of
+/// `(PairedSums, GroupedSums over `groups` groups, KeyedSignFlip with
+/// `resamples` and `seed`)`, each mergeable in any order
+/// (`rankeval_compare::keyed`).
+#[pyfunction]
+pub fn keyed_states(
+    queries: Vec<String>,
+    differences: PyReadonlyArray1<'_, f64>,
+    groups: u32,
+    resamples: u64,
+    seed: u64,
+) -> PyResult<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+    let d = differences.as_slice()?;
+    if d.len() != queries.len() {
+        return Err(PyValueError::new_err(format!(
+            "{} differences for {} queries",
+            d.len(),
+            queries.len()
+        )));
+    }
+    let mut paired = PairedSums::new();
+    let mut grouped = GroupedSums::new(groups).map_err(keyed_error)?;
+    let mut flips = KeyedSignFlip::new(resamples, seed).map_err(keyed_error)?;
+    for (query, &value) in queries.iter().zip(d) {
+        paired.add(value).map_err(keyed_error)?;
+        grouped.add(query.as_bytes(), value).map_err(keyed_error)?;
+        flips.add(query.as_bytes(), value).map_err(keyed_error)?;
+    }
+    Ok((paired.to_wire(), grouped.to_wire(), flips.to_wire()))
+}
+
+/// The second pass: the wire of the squared deviations of `differences`
+/// from `mean` (the merged first pass's mean).
+#[pyfunction]
+pub fn keyed_squares(differences: PyReadonlyArray1<'_, f64>, mean: f64) -> PyResult<Vec<f64>> {
+    let mut squares = SquaredDeviations::new(mean).map_err(keyed_error)?;
+    for &d in differences.as_slice()? {
+        squares.add(d).map_err(keyed_error)?;
+    }
+    Ok(squares.to_wire())
+}
+
+/// The mean of merged first-pass states: what the second pass needs.
+#[pyfunction]
+pub fn keyed_mean(paired: Vec<Vec<f64>>) -> PyResult<f64> {
+    Ok(merge_paired(&paired)?.mean())
+}
+
+/// The statistics of merged states, as a dict: `queries`, `difference`
+/// (the mean), `t`, `df`, `p_value` and `interval` (Student's paired t),
+/// `jackknife` (the delete-a-group interval of the mean difference, with
+/// `groups`), `sign_flip_p_value`, `resamples`, `seed`, `rng`.
+#[pyfunction]
+pub fn keyed_result<'py>(
+    py: Python<'py>,
+    paired: Vec<Vec<f64>>,
+    squares: Vec<Vec<f64>>,
+    grouped: Vec<Vec<f64>>,
+    flips: Vec<Vec<f64>>,
+    level: f64,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    use pyo3::types::PyDict;
+    let first = merge_paired(&paired)?;
+    let t = if first.is_constant() {
+        keyed::paired_t(first.count(), first.mean(), 0.0, level)
+    } else {
+        let sq = merged(
+            &squares,
+            SquaredDeviations::from_wire,
+            SquaredDeviations::merge,
+            "second-pass",
+        )?;
+        sq.paired_t(level)
+    }
+    .map_err(keyed_error)?;
+    let groups = merged(
+        &grouped,
+        GroupedSums::from_wire,
+        GroupedSums::merge,
+        "jackknife",
+    )?;
+    let sign = merged(
+        &flips,
+        KeyedSignFlip::from_wire,
+        KeyedSignFlip::merge,
+        "sign-flip",
+    )?;
+    let out = PyDict::new(py);
+    out.set_item("queries", first.count())?;
+    out.set_item("difference", first.mean())?;
+    out.set_item("t", t.t)?;
+    out.set_item("df", t.df)?;
+    out.set_item("p_value", t.p_value)?;
+    out.set_item(
+        "interval",
+        (t.interval.lower, t.interval.upper, t.interval.level),
+    )?;
+    match groups.jackknife_interval(level) {
+        Ok(i) => out.set_item("jackknife", (i.lower, i.upper, i.level))?,
+        Err(e) => out.set_item("jackknife", e.to_string())?,
+    }
+    out.set_item("groups", groups.groups())?;
+    out.set_item("sign_flip_p_value", sign.p_value().map_err(keyed_error)?)?;
+    out.set_item("resamples", sign.resamples())?;
+    out.set_item("seed", sign.seed())?;
+    out.set_item("rng", keyed::KEYED_RNG_NAME)?;
+    Ok(out)
+}
+
+/// The states sent as `wires`, read and merged; an error when there is none.
+fn merged<T>(
+    wires: &[Vec<f64>],
+    read: impl Fn(&[f64]) -> Result<T, rankeval_compare::CompareError>,
+    merge: impl Fn(&mut T, &T) -> Result<(), rankeval_compare::CompareError>,
+    what: &str,
+) -> PyResult<T> {
+    let mut out: Option<T> = None;
+    for wire in wires {
+        let part = read(wire).map_err(keyed_error)?;
+        match &mut out {
+            None => out = Some(part),
+            Some(sum) => merge(sum, &part).map_err(keyed_error)?,
+        }
+    }
+    out.ok_or_else(|| PyValueError::new_err(format!("no {what} state")))
+}
+
+fn merge_paired(wires: &[Vec<f64>]) -> PyResult<PairedSums> {
+    let mut merged = PairedSums::new();
+    for wire in wires {
+        merged.merge(&PairedSums::from_wire(wire).map_err(keyed_error)?);
+    }
+    Ok(merged)
+}
+
+fn keyed_error(e: rankeval_compare::CompareError) -> PyErr {
+    crate::errors::CompareError::new_err(e.to_string())
+}

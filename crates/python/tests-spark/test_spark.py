@@ -1,0 +1,279 @@
+"""rankeval on Spark (``local[2]``) gives the command line's numbers bit for
+bit, per query and aggregated, for any partitioning: on synthetic logs with
+tied scores, graded and decimal labels, users missing on either side,
+string and integer ids, and one skewed user with 100,000 items."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import struct
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from rankeval_rs import InputError
+from rankeval_rs import spark as rs
+
+from conftest import cli
+
+METRICS = ["ap", "ndcg@10", "p@5", "rr", "ndcg", "recall@100"]
+AGGREGATORS = ["mean", "sum", "min", "max", "gmean", "std", "median"]
+SKEWED_ITEMS = 100_000
+
+
+def bits(x: float) -> bytes:
+    """The value's bits, NaN made one value (NaN == NaN here)."""
+    return b"nan" if math.isnan(x) else struct.pack("<d", x)
+
+
+def make_logs(seed: int, int_ids: bool, queries: int = 300) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A recommender's log: two runs (``sys`` = x, y) of scored items per
+    user, and graded, partly decimal judgements. Users 0-19 have
+    judgements only, 20-39 are in the runs only; scores are rounded to one
+    decimal so that many tie; the last user has 100,000 items."""
+    rng = random.Random(seed)
+    qrels: list[tuple] = []
+    run: list[tuple] = []
+
+    def ident(prefix: str, i: int):
+        return i if int_ids else f"{prefix}{i}"
+
+    for u in range(queries):
+        items = rng.sample(range(500), 40)
+        if u >= 20:
+            for sys_name in ("x", "y"):
+                for item in items[: rng.randrange(1, 40)]:
+                    run.append((ident("u", u), ident("i", item), round(rng.random(), 1), sys_name))
+        if not 20 <= u < 40:
+            for item in rng.sample(items, rng.randrange(1, 15)) + rng.sample(range(500, 600), 2):
+                qrels.append((ident("u", u), ident("i", item), rng.choice([0.0, 1.0, 2.0, 0.5, 1.5, 3.0])))
+    skewed = ident("u", queries)
+    for item in range(SKEWED_ITEMS):
+        run.append((skewed, ident("i", item), round(rng.random(), 3), "x"))
+    for item in rng.sample(range(SKEWED_ITEMS), 50):
+        qrels.append((skewed, ident("i", item), rng.choice([1.0, 2.0])))
+    run_df = pd.DataFrame(run, columns=["user", "item", "score", "sys"])
+    qrels_df = pd.DataFrame(qrels, columns=["user", "item", "rating"])
+    return run_df, qrels_df
+
+
+def write_files(run_df: pd.DataFrame, qrels_df: pd.DataFrame, where: Path) -> tuple[Path, list[Path]]:
+    """The same log as TREC files, for the command line (ids as their text,
+    scores and grades as Python writes them, which reads back to the same
+    doubles)."""
+    qrels_path = where / "qrels.txt"
+    with qrels_path.open("w") as f:
+        for u, i, g in qrels_df.itertuples(index=False):
+            f.write(f"{u} 0 {i} {g!r}\n")
+    runs = []
+    for name, rows in run_df.groupby("sys", sort=True):
+        path = where / f"{name}.trec"
+        with path.open("w") as f:
+            for rank, (u, i, s, _) in enumerate(rows.itertuples(index=False)):
+                f.write(f"{u} Q0 {i} {rank} {s!r} {name}\n")
+        runs.append(path)
+    return qrels_path, runs
+
+
+def cli_results(qrels: Path, runs: list[Path], *extra: str) -> dict:
+    args = ["eval", "--qrels", str(qrels), "--format", "json", "--per-query", *extra]
+    for run in runs:
+        args += ["--run", str(run)]
+    for m in METRICS:
+        args += ["-m", m]
+    for a in AGGREGATORS:
+        args += ["-a", a]
+    done = cli(*args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def spark_per_query(result: rs.SparkEvaluation) -> dict[tuple[str, str, str], float]:
+    out = {}
+    for row in result.per_query.collect():
+        for m in result.metrics:
+            out[(row["run"], m, row["query"])] = row[m]
+    return out
+
+
+def cli_per_query(report: dict) -> dict[tuple[str, str, str], float]:
+    out = {}
+    for run in report["runs"]:
+        for m, values in run["per_query"].items():
+            for q, v in values.items():
+                out[(run["name"], m, q)] = math.nan if v is None else v
+    return out
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["string-ids", "integer-ids"])
+def logs(request, tmp_path_factory):
+    run_df, qrels_df = make_logs(7 if request.param else 3, request.param)
+    where = tmp_path_factory.mktemp("logs")
+    return run_df, qrels_df, write_files(run_df, qrels_df, where)
+
+
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+def test_per_query_and_aggregates_equal_the_cli_for_any_partitioning(spark, logs, missing):
+    run_pd, qrels_pd, (qrels_path, run_paths) = logs
+    expected = cli_results(qrels_path, run_paths, "--missing", missing)
+    expected_per_query = cli_per_query(expected)
+    run_df = spark.createDataFrame(run_pd)
+    qrels_df = spark.createDataFrame(qrels_pd)
+    seen = None
+    for partitions in (1, 3, 8):
+        result = rs.evaluate(
+            run_df,
+            qrels_df,
+            METRICS,
+            query="user",
+            doc="item",
+            grade="rating",
+            run="sys",
+            missing=missing,
+            partitions=partitions,
+        )
+        per_query = spark_per_query(result)
+        assert per_query.keys() == expected_per_query.keys()
+        wrong = [k for k, v in per_query.items() if bits(v) != bits(expected_per_query[k])]
+        assert not wrong, f"{len(wrong)} per-query values differ, e.g. {wrong[:3]}"
+        aggregates = result.aggregate(AGGREGATORS)
+        for run in expected["runs"]:
+            for m in result.metrics:
+                for a in AGGREGATORS:
+                    want = run["metrics"][m][a]
+                    got = aggregates[run["name"]][m][a]
+                    assert bits(got) == bits(math.nan if want is None else want), (partitions, run["name"], m, a)
+        flat = {(r, m, a): bits(v) for r, ms in aggregates.items() for m, aa in ms.items() for a, v in aa.items()}
+        if seen is not None:
+            assert flat == seen, f"partitions={partitions}"
+        seen = flat
+        counts = result.counts()
+        # Users 0-19 are judged only, 20-39 in the runs only; y has no skewed user.
+        assert counts["x"]["run_only"] == 20 and counts["y"]["run_only"] == 20
+        if missing == "skip":
+            assert counts["x"]["missing_skipped"] == 20 and counts["y"]["missing_skipped"] == 21
+        else:
+            assert counts["x"]["missing_zero"] == 20 and counts["y"]["missing_zero"] == 21
+        assert any("21 judged queries" in w for w in result.warnings())
+        result.unpersist()
+
+
+def test_one_run_without_a_run_column_and_qrels_without_grades(spark, tmp_path):
+    run_df = spark.createDataFrame(
+        [("q1", "a", 3.0), ("q1", "b", 2.0), ("q1", "c", 2.0), ("q2", "a", 1.0)], ["query", "doc", "score"]
+    )
+    qrels_df = spark.createDataFrame([("q1", "c"), ("q2", "b")], ["query", "doc"])
+    result = rs.evaluate(run_df, qrels_df, "ap", name="bm25")
+    values = {(r["run"], r["query"]): r["ap"] for r in result.per_query.collect()}
+    # q1: c is tied with b at 2.0; ties go by document id descending, so c is
+    # second: AP = 1/2. q2: b is not retrieved: 0.
+    assert values == {("bm25", "q1"): 0.5, ("bm25", "q2"): 0.0}
+    assert result.aggregate()["bm25"]["ap"]["mean"] == 0.25
+    assert any("no grade column" in w for w in result.warnings())
+
+
+def test_order_dependent_options_and_bad_input_are_refused(spark):
+    run_df = spark.createDataFrame([("q1", "a", 1.0)], ["query", "doc", "score"])
+    qrels_df = spark.createDataFrame([("q1", "a", 1)], ["query", "doc", "grade"])
+    with pytest.raises(ValueError, match="Spark does not keep"):
+        rs.evaluate(run_df, qrels_df, "ap", ties="input")
+    with pytest.raises(InputError, match="no column `user`"):
+        rs.evaluate(run_df, qrels_df, "ap", query="user")
+    with pytest.raises(Exception, match="unknown metric|no metric"):
+        rs.evaluate(run_df, qrels_df, "not_a_metric")
+    with pytest.raises(ValueError, match="on Spark, one of"):
+        rs.evaluate(run_df, qrels_df, "ap").aggregate("ci")
+
+
+def test_a_repeated_document_fails_the_job_with_the_reason(spark):
+    run_df = spark.createDataFrame([("q1", "a", 1.0), ("q1", "a", 0.5)], ["query", "doc", "score"])
+    qrels_df = spark.createDataFrame([("q1", "a", 1)], ["query", "doc", "grade"])
+    with pytest.raises(Exception, match="repeat|duplicate|twice"):
+        rs.evaluate(run_df, qrels_df, "ap").per_query.collect()
+    # duplicates="first" keeps the best-scored occurrence: no row order involved.
+    result = rs.evaluate(run_df, qrels_df, "ap", duplicates="first")
+    assert result.per_query.collect()[0]["ap"] == 1.0
+    assert result.counts()["run"]["duplicates_dropped"] == 1
+
+
+@pytest.mark.parametrize(
+    "options,flags",
+    [
+        ({}, []),
+        ({"test": "randomization", "seed": 7, "resamples": 500}, ["--test", "randomization", "--seed", "7", "--resamples", "500"]),
+        ({"test": "bootstrap", "seed": 11, "resamples": 300}, ["--test", "bootstrap", "--seed", "11", "--resamples", "300"]),
+    ],
+    ids=["t", "randomization", "bootstrap"],
+)
+# The t case also checks the query-keyed statistics.
+def test_comparisons_and_gates_equal_the_cli_and_read_back_from_parquet(spark, logs, tmp_path, options, flags):
+    run_pd, qrels_pd, (qrels_path, run_paths) = logs
+    gates = ["ap:non_inferior(margin=0.5)", "ndcg@10:at_least(0.9)"]
+    args = ["eval", "--qrels", str(qrels_path), "--format", "json", "--per-query", "--baseline", "x", *flags]
+    for run in run_paths:
+        args += ["--run", str(run)]
+    for m in METRICS:
+        args += ["-m", m]
+    args += [f"--gate={g}" for g in gates]
+    done = cli(*args)
+    assert done.returncode == 1, done.stderr  # the at_least gate fails
+    expected = json.loads(done.stdout)["comparison"]
+    result = rs.evaluate(
+        spark.createDataFrame(run_pd),
+        spark.createDataFrame(qrels_pd),
+        METRICS,
+        query="user",
+        doc="item",
+        grade="rating",
+        run="sys",
+        partitions=5,
+    )
+    comparison = result.compare("x", gates=gates, **options)
+    assert comparison.to_dict() == expected
+    assert not comparison.passed
+    saved = tmp_path / "per_query"
+    result.write_parquet(str(saved))
+    assert rs.read_per_query(str(saved)).compare("x", gates=gates, **options).to_dict() == expected
+    # The command line reads the Spark job's Parquet as a baseline, too.
+    args = ["eval", "--qrels", str(qrels_path), "--run", str(run_paths[1]), "--format", "json", "--per-query",
+            "--baseline", str(saved), "--baseline-run", "x", *flags]
+    for m in METRICS:
+        args += ["-m", m]
+    done = cli(*args)
+    assert done.returncode == 0, done.stderr
+    from_parquet = json.loads(done.stdout)["comparison"]
+    keys = ("difference", "p_value", "corrected_p_value", "interval", "wins", "losses", "ties", "baseline_mean")
+    for cell, want in zip(from_parquet["comparisons"], expected["comparisons"]):
+        assert {k: cell[k] for k in keys} == {k: want[k] for k in keys}
+    if not options:
+        # Query-keyed statistics merged from the partitions: Student's t equals
+        # the command line's --test t, and everything equals the same
+        # statistics on the Parquet output, computed on one machine.
+        keyed = result.keyed_compare("x", resamples=500, seed=3)
+        assert keyed == rs.read_per_query(str(saved)).keyed_compare("x", resamples=500, seed=3)
+        for cell in expected["comparisons"]:
+            mine = keyed[cell["run"]][cell["metric"]]
+            assert mine["queries"] == cell["queries"]
+            assert mine["difference"] == cell["difference"]
+            assert mine["p_value"] == cell["p_value"]
+            assert mine["interval"][:2] == (cell["interval"]["lower"], cell["interval"]["upper"])
+            lower, upper, _ = mine["jackknife"]
+            assert lower < mine["difference"] < upper
+            assert 0 < mine["sign_flip_p_value"] <= 1
+        # The command line's keyed sign flip on the Parquet output gives the
+        # Spark job's p-values.
+        args = ["eval", "--qrels", str(qrels_path), "--run", str(run_paths[1]), "--format", "json",
+                "--baseline", str(saved), "--baseline-run", "x", "--test", "randomization-keyed",
+                "--resamples", "500", "--seed", "3"]
+        for m in METRICS:
+            args += ["-m", m]
+        done = cli(*args)
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)["comparison"]
+        assert report["provenance"]["rng"].startswith("ChaCha8")
+        for cell in report["comparisons"]:
+            assert cell["p_value"] == keyed["y"][cell["metric"]]["sign_flip_p_value"], cell["metric"]
+    result.unpersist()
