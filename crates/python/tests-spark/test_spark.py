@@ -166,7 +166,10 @@ def test_one_run_without_a_run_column_and_qrels_without_grades(spark, tmp_path):
         [("q1", "a", 3.0), ("q1", "b", 2.0), ("q1", "c", 2.0), ("q2", "a", 1.0)], ["query", "doc", "score"]
     )
     qrels_df = spark.createDataFrame([("q1", "c"), ("q2", "b")], ["query", "doc"])
-    result = rs.evaluate(run_df, qrels_df, "ap", name="bm25")
+    # A metric whose name holds a dot is a column all the same.
+    result = rs.evaluate(run_df, qrels_df, ["ap", "rbp(p=0.8)"], name="bm25")
+    assert result.metrics == ["ap", "rbp(p=0.8)"]
+    assert result.aggregate("max")["bm25"]["rbp(p=0.8)"]["max"] > 0
     values = {(r["run"], r["query"]): r["ap"] for r in result.per_query.collect()}
     # q1: c is tied with b at 2.0; ties go by document id descending, so c is
     # second: AP = 1/2. q2: b is not retrieved: 0.

@@ -221,7 +221,11 @@ class SparkEvaluation:
         self._missing = missing
         self._counts: dict[str, dict[str, int]] | None = None
         #: One row per query and run: ``query``, ``run``, one column per metric.
-        self.per_query: DataFrame = results.filter(F.col(_KIND) == 0).select("query", "run", *metrics)
+        # Backquoted: a metric's name may hold a dot (`rbp(p=0.8)`), which
+        # Spark would read as a struct field.
+        self.per_query: DataFrame = results.filter(F.col(_KIND) == 0).select(
+            "query", "run", *[F.col(f"`{m}`") for m in metrics]
+        )
 
     def counts(self) -> dict[str, dict[str, int]]:
         """For each run, what the command line's coverage counts: queries
@@ -315,6 +319,7 @@ class SparkEvaluation:
         from pyspark.sql.types import ArrayType, DoubleType, LongType, StringType, StructField, StructType
 
         metrics = list(self.metrics)
+        safe = _safe_names(metrics)
         schema = StructType(
             [
                 StructField("run", StringType(), False),
@@ -347,15 +352,15 @@ class SparkEvaluation:
             rows: dict[str, list[Any]] = {f: [] for f in schema.fieldNames()}
             for r, idx in by_run.items():
                 taken = table.take(pa.array(idx))
-                for m in metrics:
-                    values = np.ascontiguousarray(taken.column(m).to_numpy(zero_copy_only=False), dtype=np.float64)
+                for m, column in zip(metrics, safe):
+                    values = np.ascontiguousarray(taken.column(column).to_numpy(zero_copy_only=False), dtype=np.float64)
                     mean = None if means is None else means[(r, m)]
                     n, s, lg, lo, hi, sq = native.column_state(values, floor, mean)
                     for f, v in zip(schema.fieldNames(), (r, m, n, s, lg, lo, hi, sq)):
                         rows[f].append(v)
             yield pa.RecordBatch.from_pydict(rows)
 
-        collected = self.per_query.mapInArrow(partition_states, schema).collect()
+        collected = _safe_columns(self.per_query, self.metrics).mapInArrow(partition_states, schema).collect()
         merged: dict[tuple[str, str], dict[str, Any]] = {
             (r, m): {"n": 0, "sum": [], "log": [], "min": [], "max": [], "squares": []} for r in self.runs for m in metrics
         }
@@ -447,14 +452,16 @@ class SparkEvaluation:
                 StructField("c", ArrayType(DoubleType()), True),
             ]
         )
-        paired = self.per_query.repartition("query")
+        paired = _safe_columns(self.per_query, metrics).repartition("query")
+        safe = _safe_names(metrics)
+        real = dict(zip(safe, metrics))
 
         def first_pass(batches: Iterator[Any]) -> Iterator[Any]:
             from rankeval_rs import _native as native
 
-            for (run, metric), (queries, d) in _paired_differences(batches, baseline, runs, metrics):
+            for (run, column), (queries, d) in _paired_differences(batches, baseline, runs, safe):
                 a, b, c = native.keyed_states(queries, d, groups, resamples, seed)
-                yield _state_batch(run, metric, a, b, c)
+                yield _state_batch(run, real[column], a, b, c)
 
         firsts: dict[tuple[str, str], list[list[list[float]]]] = {}
         for row in paired.mapInArrow(first_pass, state).collect():
@@ -466,8 +473,9 @@ class SparkEvaluation:
         def second_pass(batches: Iterator[Any]) -> Iterator[Any]:
             from rankeval_rs import _native as native
 
-            for key, (_, d) in _paired_differences(batches, baseline, runs, metrics):
-                yield _state_batch(key[0], key[1], native.keyed_squares(d, means[key]), None, None)
+            for (run, column), (_, d) in _paired_differences(batches, baseline, runs, safe):
+                key = (run, real[column])
+                yield _state_batch(run, key[1], native.keyed_squares(d, means[key]), None, None)
 
         squares: dict[tuple[str, str], list[list[float]]] = {}
         for row in paired.mapInArrow(second_pass, state).collect():
@@ -613,6 +621,18 @@ def _compare(source: Any, baseline: str | None, gates: Sequence[str], missing: s
         o["correction"], o["family"], o["alpha"], missing, o["bootstrap"], None,
     )
     return Comparison(json.loads(text), passed)
+
+
+def _safe_names(metrics: Sequence[str]) -> list[str]:
+    """Column names without dots for the metrics, in order."""
+    return [f"_m{i}" for i in range(len(metrics))]
+
+
+def _safe_columns(per_query: DataFrame, metrics: Sequence[str]) -> DataFrame:
+    """The per-query table with its metric columns renamed by position
+    (:func:`_safe_names`): ``mapInArrow`` reads its input's columns by name
+    and takes a dot in one (``rbp(p=0.8)``) for a struct field."""
+    return per_query.toDF("query", "run", *_safe_names(metrics))
 
 
 def _check_baseline(baseline: str, runs: Sequence[str]) -> None:
