@@ -584,6 +584,26 @@ pub(super) fn latex(
     out
 }
 
+/// A tabular's opening and header row: the columns `first` (then one
+/// right-aligned column per metric), the header `names` then the metrics'.
+fn latex_head(out: &mut String, report: &Report, first: &str, names: &str) {
+    let _ = writeln!(
+        out,
+        "\\begin{{tabular}}{{{first}{}}}\n\\toprule",
+        "r".repeat(report.metrics.len())
+    );
+    let _ = writeln!(
+        out,
+        "{names} & {} \\\\\n\\midrule",
+        report
+            .metrics
+            .iter()
+            .map(|m| tex(&m.name))
+            .collect::<Vec<_>>()
+            .join(" & ")
+    );
+}
+
 /// One booktabs table per group of queries (`--groups`): each run's mean
 /// over the group's queries (with its interval when `ci` is asked for),
 /// runs as rows, metrics as columns.
@@ -592,21 +612,8 @@ fn latex_groups(report: &Report) -> String {
     let bounds_row = latex_bounds_row(report, row);
     let mut out = String::new();
     for (column, value) in report.groups() {
-        let _ = writeln!(
-            out,
-            "\\begin{{table}}[t]\n\\centering\n\\begin{{tabular}}{{lr{}}}\n\\toprule",
-            "r".repeat(report.metrics.len())
-        );
-        let _ = writeln!(
-            out,
-            "Run & Queries & {} \\\\\n\\midrule",
-            report
-                .metrics
-                .iter()
-                .map(|m| tex(&m.name))
-                .collect::<Vec<_>>()
-                .join(" & ")
-        );
+        out.push_str("\\begin{table}[t]\n\\centering\n");
+        latex_head(&mut out, report, "lr", "Run & Queries");
         for run in &report.runs {
             let group = run.group(&column, &value);
             let mut cells = vec![
@@ -701,21 +708,7 @@ fn latex_runs(report: &Report, comparison: Option<(&ComparisonReport, Option<usi
     }
     let mut out = String::new();
     out.push_str("% rankeval: \\usepackage{booktabs}\n\\begin{table}[t]\n\\centering\n");
-    let _ = writeln!(
-        out,
-        "\\begin{{tabular}}{{ll{}}}\n\\toprule",
-        "r".repeat(report.metrics.len())
-    );
-    let _ = writeln!(
-        out,
-        "\\# & Run & {} \\\\\n\\midrule",
-        report
-            .metrics
-            .iter()
-            .map(|m| tex(&m.name))
-            .collect::<Vec<_>>()
-            .join(" & ")
-    );
+    latex_head(&mut out, report, "ll", "\\# & Run");
     for (r, run) in report.runs.iter().enumerate() {
         let mut cells = vec![letter(r), tex(&run.name)];
         for (m, _) in report.metrics.iter().enumerate() {
