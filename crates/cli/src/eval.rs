@@ -10,6 +10,7 @@ use rankeval_core::{
 
 use super::{CliError, OutputArgs};
 use rankeval::compare::{CompareRunError, Family, Settings, check_gates, parse_gate};
+use rankeval::core::judged_only::judged_only;
 use rankeval::corpus::CorpusSources;
 use rankeval::engine::{Missing, Options, ScoreThreshold, check_ties, has_scores, unscored_run};
 use rankeval::experiment::{
@@ -82,6 +83,13 @@ pub(super) struct EvalArgs {
     /// it: it then scores 0 (--missing zero) or evaluates nothing.
     #[arg(long)]
     allow_empty_run: bool,
+    /// Score every metric on judged documents only: unjudged documents
+    /// (not in the qrels, or a negative grade) are removed from each ranking
+    /// before scoring, the condensed list (trec_eval -J). Each metric's name
+    /// then says so: ndcg(judged_only=true)@10, as the metric's own
+    /// judged_only=true does.
+    #[arg(long)]
+    judged_only: bool,
     /// Groups of queries (slices): a CSV (TSV for a .tsv name, Parquet for
     /// .parquet) with a header, the query id first, then one column per
     /// grouping (segment, language, ...). Every report adds each group's
@@ -335,6 +343,7 @@ impl CompareArgs {
         runs: &[NamedRun],
         metrics: &[Box<dyn Metric>],
         missing: Missing,
+        all_judged_only: bool,
     ) -> Result<Option<ComparisonPlan>, CliError> {
         if !self.asked() {
             return Ok(None);
@@ -441,7 +450,10 @@ impl CompareArgs {
         for text in &self.gates {
             let spec = parse_gate(text, settings.alpha, |metric| {
                 registry::parse_metric(metric)
-                    .map(|m| m.name())
+                    .map(|m| match all_judged_only {
+                        true => judged_only(m).name(),
+                        false => m.name(),
+                    })
                     .map_err(|e| rankeval::config::plugin_message(&e))
             })
             .map_err(|reason| CliError::Usage(format!("--gate {text}: {reason}")))?;
@@ -862,7 +874,11 @@ impl EvalArgs {
             MissingArg::Skip => Missing::Skip,
             MissingArg::Zero => Missing::Zero,
         };
-        let metrics = unique_by_name(metrics);
+        let metrics = if self.judged_only {
+            unique_by_name(metrics.into_iter().map(judged_only).collect())
+        } else {
+            unique_by_name(metrics)
+        };
         let ties = self.ties.ties();
         check_ties(&metrics, ties)
             .map_err(|reason| CliError::Usage(format!("--ties {ties}: {reason}")))?;
@@ -879,7 +895,9 @@ impl EvalArgs {
                 Some(threshold)
             }
         };
-        let comparison = self.compare.plan(&runs, &metrics, missing)?;
+        let comparison = self
+            .compare
+            .plan(&runs, &metrics, missing, self.judged_only)?;
         let experiment = Experiment {
             qrels: self.qrels.as_ref().map(|path| inputs.qrels(path)),
             runs,

@@ -1,7 +1,7 @@
 //! `rankeval metrics`: every registered metric, aggregator and corpus metric, from the
 //! registry itself, sorted by name.
 
-use rankeval_core::registry::{self, Descriptor, PARAM_REL, PARAM_TIES, Plugin};
+use rankeval_core::registry::{self, Descriptor, PARAM_JUDGED_ONLY, PARAM_REL, PARAM_TIES, Plugin};
 
 use rankeval::corpus::CorpusInput;
 
@@ -118,10 +118,12 @@ fn text(
             "\nShort syntax: name(param=value,...)@k, e.g. ap(norm=truncated)@10 or \
              precision(denominator=retrieved,rel=2)@5.\n",
         );
-        out.push_str(&format!(
-            "Every metric also takes `{}`: {}.\n",
-            PARAM_TIES.name, PARAM_TIES.doc
-        ));
+        for param in [PARAM_TIES, PARAM_JUDGED_ONLY] {
+            out.push_str(&format!(
+                "Every metric also takes `{}`: {}.\n",
+                param.name, param.doc
+            ));
+        }
     }
     out
 }

@@ -22,6 +22,8 @@
 //!   every metric, with ties, grades, negatives and repeats.
 //! - `html_curves`: the HTML report's precision-recall curve equals
 //!   trec_eval's `iprec_at_recall` on its test suite.
+//! - `judged_only`: a metric's `judged_only=true` equals `rankeval
+//!   trec_eval -J` on trec_eval's test data, bit for bit.
 //! - `compare`: comparisons with a baseline run or results file, pairing,
 //!   corrections, gates, all pairs, thread-count determinism.
 //! - `corpus`: corpus metrics (beyond accuracy) on RecTools' published
@@ -38,6 +40,7 @@ mod csv_reader;
 mod determinism;
 mod explain;
 mod html_curves;
+mod judged_only;
 mod msmarco;
 mod never_panics;
 mod plugin;

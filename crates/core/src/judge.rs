@@ -201,6 +201,13 @@ impl<'a> JudgedRanking<'a> {
         TieGroups::new(self.tie_ends, self.ranked.len())
     }
 
+    /// The ends of the groups of tied scores, as set by
+    /// [`with_tie_groups`](Self::with_tie_groups) (empty: none computed).
+    #[inline]
+    pub(crate) fn tie_ends(&self) -> &'a [u32] {
+        self.tie_ends
+    }
+
     /// Judgements at ranks 1.. down to the judged depth.
     #[inline]
     pub fn ranked(&self) -> &'a [Judgement] {

@@ -80,6 +80,13 @@ pub trait Metric: Send + Sync + fmt::Debug {
         None
     }
 
+    /// Whether the metric is scored on judged documents only (a
+    /// [`JudgedOnly`](crate::JudgedOnly), `judged_only=true`). Default:
+    /// `false`.
+    fn is_judged_only(&self) -> bool {
+        false
+    }
+
     /// The expected value of [`score`](Metric::score) over every order of
     /// each group of tied scores ([`JudgedRanking::tie_groups`]), computed
     /// exactly: `ties = average`. `None` if the metric has no exact method;

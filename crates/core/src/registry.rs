@@ -17,6 +17,7 @@ use serde::de::{self, Deserialize};
 use crate::aggregate::Aggregator;
 use crate::corpus::CorpusMetric;
 use crate::error::{PluginError, PluginKind, RegistryError};
+use crate::judged_only::JudgedOnly;
 use crate::metric::Metric;
 use crate::params::ParamValue;
 use crate::syntax::Spec;
@@ -60,6 +61,15 @@ pub const PARAM_TIES: ParamDoc = ParamDoc {
     alias: None,
     default: "unset",
     doc: "tied scores: docid (ranked by document id, trec_eval), input (in the run's order) or average (the expected value over every order of the ties); unset = the experiment's (--ties, TOML ties; docid unless set)",
+};
+
+/// The parameter `judged_only`, which every metric takes (the registry
+/// handles it, wrapping the metric in a [`JudgedOnly`](crate::JudgedOnly)).
+pub const PARAM_JUDGED_ONLY: ParamDoc = ParamDoc {
+    name: crate::judged_only::JUDGED_ONLY,
+    alias: None,
+    default: "false",
+    doc: "true: unjudged documents (not in the qrels, or a negative grade) are removed from the ranking before scoring, the condensed list (trec_eval -J, ir_measures judged_only); the experiment's --judged-only (TOML judged_only = true) sets it on every metric",
 };
 
 /// A registered plugin: a metric (`Descriptor<dyn Metric>`) or an
@@ -117,6 +127,10 @@ pub trait Plugin: sealed::Sealed + 'static {
     /// parameter every metric takes); `None` for a kind without one.
     #[doc(hidden)]
     fn with_ties(plugin: Box<Self>, ties: Ties) -> Option<Result<Box<Self>, String>>;
+    /// The plugin scored on judged documents only (the `judged_only`
+    /// parameter every metric takes); `None` for a kind without one.
+    #[doc(hidden)]
+    fn judged_only(plugin: Box<Self>) -> Option<Box<Self>>;
     /// The plugin's canonical name.
     #[doc(hidden)]
     fn canonical_name(plugin: &Self) -> String;
@@ -160,6 +174,9 @@ impl Plugin for dyn CorpusMetric {
     fn with_ties(_plugin: Box<Self>, _ties: Ties) -> Option<Result<Box<Self>, String>> {
         None
     }
+    fn judged_only(_plugin: Box<Self>) -> Option<Box<Self>> {
+        None
+    }
     fn canonical_name(plugin: &Self) -> String {
         plugin.name()
     }
@@ -184,6 +201,9 @@ impl Plugin for dyn Metric {
     }
     fn with_ties(plugin: Box<Self>, ties: Ties) -> Option<Result<Box<Self>, String>> {
         Some(Tied::new(plugin, ties).map(|tied| Box::new(tied) as Box<dyn Metric>))
+    }
+    fn judged_only(plugin: Box<Self>) -> Option<Box<Self>> {
+        Some(Box::new(JudgedOnly::new(plugin)))
     }
     fn canonical_name(plugin: &Self) -> String {
         plugin.name()
@@ -210,6 +230,9 @@ impl Plugin for dyn Aggregator {
         plugin.validate()
     }
     fn with_ties(_plugin: Box<Self>, _ties: Ties) -> Option<Result<Box<Self>, String>> {
+        None
+    }
+    fn judged_only(_plugin: Box<Self>) -> Option<Box<Self>> {
         None
     }
     fn canonical_name(plugin: &Self) -> String {
@@ -340,8 +363,40 @@ pub fn build<T: Plugin + ?Sized>(
     let mut ties: Option<Ties> = None;
     let takes_ties = T::KIND == PluginKind::Metric
         && !descriptor.params.iter().any(|p| p.name == PARAM_TIES.name);
+    // And `judged_only`, on the same terms.
+    let mut judged_only: Option<bool> = None;
+    let takes_judged_only = T::KIND == PluginKind::Metric
+        && !descriptor
+            .params
+            .iter()
+            .any(|p| p.name == PARAM_JUDGED_ONLY.name);
     for (key, value) in params {
         let wanted = key.to_ascii_lowercase();
+        if takes_judged_only && wanted == PARAM_JUDGED_ONLY.name {
+            if judged_only.is_some() {
+                return Err(PluginError::RepeatedParam {
+                    kind: T::KIND,
+                    plugin: descriptor.name,
+                    param: PARAM_JUDGED_ONLY.name,
+                });
+            }
+            let parsed = match &value {
+                ParamValue::Bool(yes) => Some(*yes),
+                ParamValue::String(text) => match text.to_ascii_lowercase().as_str() {
+                    "true" => Some(true),
+                    "false" => Some(false),
+                    _ => None,
+                },
+                _ => None,
+            };
+            judged_only = Some(parsed.ok_or_else(|| PluginError::InvalidParam {
+                kind: T::KIND,
+                plugin: descriptor.name,
+                param: PARAM_JUDGED_ONLY.name,
+                reason: format!("expected true or false, found {value}"),
+            })?);
+            continue;
+        }
         if takes_ties && wanted == PARAM_TIES.name {
             if ties.is_some() {
                 return Err(PluginError::RepeatedParam {
@@ -369,12 +424,15 @@ pub fn build<T: Plugin + ?Sized>(
             .iter()
             .find(|p| p.name == wanted || p.alias == Some(wanted.as_str()))
         else {
-            let extra = takes_ties.then_some(PARAM_TIES.name);
+            let extra = takes_ties
+                .then_some(PARAM_TIES.name)
+                .into_iter()
+                .chain(takes_judged_only.then_some(PARAM_JUDGED_ONLY.name));
             let candidates = descriptor
                 .params
                 .iter()
                 .flat_map(|p| std::iter::once(p.name).chain(p.alias))
-                .chain(extra);
+                .chain(extra.clone());
             return Err(PluginError::UnknownParam {
                 kind: T::KIND,
                 plugin: descriptor.name,
@@ -419,12 +477,17 @@ pub fn build<T: Plugin + ?Sized>(
                 reason,
             };
             T::check(&plugin).map_err(invalid)?;
-            match ties {
+            let plugin = match ties {
                 Some(ties) => match T::with_ties(plugin, ties) {
-                    Some(tied) => tied.map_err(invalid),
-                    None => Err(invalid("takes no `ties`".to_owned())),
+                    Some(tied) => tied.map_err(invalid)?,
+                    None => return Err(invalid("takes no `ties`".to_owned())),
                 },
-                None => Ok(plugin),
+                None => plugin,
+            };
+            match judged_only {
+                Some(true) => T::judged_only(plugin)
+                    .ok_or_else(|| invalid("takes no `judged_only`".to_owned())),
+                Some(false) | None => Ok(plugin),
             }
         }
         Err(error) => {

@@ -250,6 +250,10 @@ impl Metric for Tied {
         Some(self.ties)
     }
 
+    fn is_judged_only(&self) -> bool {
+        self.metric.is_judged_only()
+    }
+
     fn score_tie_average(&self, query: &JudgedRanking<'_>) -> Option<f64> {
         self.metric.score_tie_average(query)
     }

@@ -37,10 +37,11 @@ type RunResults<'py> = (
 /// (a grade above 0, `3.5` too), `ties` `"docid"`, `"input"` or
 /// `"average"`, `score_threshold` a finite number or `None`,
 /// `allow_empty_run` whether a run that never ran on the qrels is evaluated
-/// rather than refused (the command line's `--missing`, `--rel`, `--ties`,
-/// `--score-threshold` and `--allow-empty-run`).
+/// rather than refused, `judged_only` whether every metric is scored on
+/// judged documents only (the command line's `--missing`, `--rel`,
+/// `--ties`, `--score-threshold`, `--allow-empty-run` and `--judged-only`).
 #[pyfunction]
-#[pyo3(signature = (qrels, runs, specs, missing, rel, ties="docid", score_threshold=None, allow_empty_run=false))]
+#[pyo3(signature = (qrels, runs, specs, missing, rel, ties="docid", score_threshold=None, allow_empty_run=false, judged_only=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate<'py>(
     py: Python<'py>,
@@ -52,6 +53,7 @@ pub fn evaluate<'py>(
     ties: &str,
     score_threshold: Option<f64>,
     allow_empty_run: bool,
+    judged_only: bool,
 ) -> PyResult<Vec<RunResults<'py>>> {
     let ties = options::ties(ties)?;
     let options = options::evaluation(missing, rel, ties, score_threshold, allow_empty_run)?;
@@ -59,6 +61,11 @@ pub fn evaluate<'py>(
         return Err(PyValueError::new_err("give at least one metric"));
     }
     let metrics = Metrics::build(&specs)?;
+    let metrics = if judged_only {
+        metrics.judged_only()
+    } else {
+        metrics
+    };
     options::check_metric_ties(&metrics.metrics, ties)?;
     for (name, run) in &runs {
         check_run(name, run, &options)?;

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use rankeval_core::judged_only::judged_only;
 use rankeval_core::syntax::Spec;
 use rankeval_core::{Cutoff, JudgedRanking, Metric, ParamValue, registry};
 use serde::{Deserialize, Serialize};
@@ -131,6 +132,24 @@ impl Metrics {
                 Err(located::<MetricError>(None, None, &lines.join("\n")))
             }),
         }
+    }
+
+    /// Every metric scored on judged documents only (`judged_only=True`),
+    /// each renamed as the command line's `--judged-only` renames it.
+    pub fn judged_only(self) -> Metrics {
+        let before: Vec<String> = self.metrics.iter().map(|m| m.name()).collect();
+        let metrics: Vec<Box<dyn Metric>> = self.metrics.into_iter().map(judged_only).collect();
+        let calls = self
+            .calls
+            .into_iter()
+            .map(
+                |(name, call)| match before.iter().position(|b| *b == name) {
+                    Some(at) => (metrics[at].name(), call),
+                    None => (name, call),
+                },
+            )
+            .collect();
+        Metrics { metrics, calls }
     }
 
     /// The first exception a Python metric raised, as a `MetricError`

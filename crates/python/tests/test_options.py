@@ -174,3 +174,22 @@ def test_ties_of_every_conversion_path_of_python_data():
         for run in (as_dict, frame, text, _arrow(text)):
             assert rankeval_rs.evaluate(qrels, run, ["rr"], ties=ties).means["rr"] == pytest.approx(rr, abs=1e-15), (
                 ties, type(run).__name__)
+
+
+def test_judged_only_equals_the_cli(files: Files):
+    report = cli_json(files.qrels_trec, files.run_trec, SPECS, "--judged-only")
+    result = evaluated(files.qrels_trec, files.run_trec, judged_only=True)
+    assert_same(result, report)
+    assert all("judged_only=true" in name for name in result.metrics)
+    # The same on Python data.
+    assert_same(evaluated(files.qrels_trec, files.run_csv, judged_only=True),
+                cli_json(files.qrels_trec, files.run_csv, SPECS, "--judged-only"))
+
+
+def test_judged_only_as_a_metric_parameter_equals_the_flag(files: Files):
+    flag = evaluated(files.qrels_trec, files.run_trec, ["ap", "p@5"], judged_only=True)
+    own = evaluated(files.qrels_trec, files.run_trec, ["ap(judged_only=true)", "p(judged_only=true)@5"])
+    assert flag.metrics == own.metrics
+    assert np.array_equal(flag.values, own.values)
+    plain = evaluated(files.qrels_trec, files.run_trec, ["ap", "p@5"])
+    assert plain.metrics == ["ap", "p@5"]

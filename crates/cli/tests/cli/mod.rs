@@ -18,6 +18,7 @@ mod help;
 mod html;
 mod inputs;
 mod intervals;
+mod judged_only;
 mod never_ran;
 mod output;
 mod per_input;

@@ -224,6 +224,7 @@ def evaluate(
     ties: str = "docid",
     score_threshold: float | None = None,
     allow_empty_run: bool = False,
+    judged_only: bool = False,
     query: str = "user",
     doc: str = "item",
     score: str = "score",
@@ -266,6 +267,11 @@ def evaluate(
     counts). A run that never ran on the qrels (it shares no query with
     them, or its lists for the judged queries are all empty) raises
     :class:`InputError` unless ``allow_empty_run=True`` (``--allow-empty-run``).
+    ``judged_only=True`` (``--judged-only``) scores every metric on judged
+    documents only: unjudged documents (not in the qrels, or a negative
+    grade) are removed from each ranking first, the condensed list
+    (trec_eval ``-J``), and each metric's name says so
+    (``ndcg(judged_only=true)@10``, as a metric's own ``judged_only=true``).
     Bad values raise :class:`ValueError` with the CLI's reason.
 
     ``groups`` (``--groups``) gives each result's ``groups``: the results
@@ -322,7 +328,7 @@ def evaluate(
         for name, value in named
     ]
     evaluated = _native.evaluate(judged, runs, specs, missing, rel, ties, score_threshold,
-                                 allow_empty_run)
+                                 allow_empty_run, judged_only)
     results = [
         Evaluation(run, names, queries, values, means, texts,
                    Basis(judgements, missing, rel, ties, score_threshold))

@@ -138,6 +138,8 @@ pub(crate) struct RawExperiment {
     pub(crate) score_threshold: Option<Spanned<ScoreThreshold>>,
     /// Evaluate a run that never ran on the qrels instead of refusing it.
     pub(crate) allow_empty_run: Option<bool>,
+    /// Score every metric on judged documents only (the condensed list).
+    pub(crate) judged_only: Option<bool>,
     /// Column names, JSON keys and delimiter of every input (each input's
     /// own settings win).
     pub(crate) csv: Option<Spanned<CsvOptions>>,

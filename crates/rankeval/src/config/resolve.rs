@@ -26,6 +26,7 @@ use crate::experiment::{
 };
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
 use rankeval_compare::{Gate, Margin};
+use rankeval_core::judged_only::judged_only;
 
 /// Loads and resolves the experiment file at `path`.
 pub fn load(path: &Path) -> Result<Experiment, ConfigError> {
@@ -445,7 +446,10 @@ impl Resolver<'_> {
         {
             return Err(self.invalid(at, "score_threshold", unscored_run(&run.name)));
         }
-        let metrics = unique_by_name(metrics);
+        let metrics = match raw.judged_only {
+            Some(true) => unique_by_name(metrics.into_iter().map(judged_only).collect()),
+            Some(false) | None => unique_by_name(metrics),
+        };
         let missing = raw.missing.unwrap_or_default();
         let comparison = self.comparison(&raw, &runs, &metrics, missing)?;
         Ok(Experiment {
@@ -592,7 +596,7 @@ impl Resolver<'_> {
         let mut gates = Vec::with_capacity(raw.gates.len());
         for (index, table) in raw.gates.iter().enumerate() {
             let key = format!("gates[{}]", index + 1);
-            let spec = self.gate(table, &key, settings.alpha)?;
+            let spec = self.gate(table, &key, settings.alpha, raw.judged_only == Some(true))?;
             check_gates(
                 std::slice::from_ref(&spec),
                 &run_names,
@@ -621,16 +625,22 @@ impl Resolver<'_> {
         table: &Spanned<RawGate>,
         key: &str,
         alpha: f64,
+        all_judged_only: bool,
     ) -> Result<GateSpec, ConfigError> {
         let g = table.get_ref();
-        let metric = registry::parse_metric(g.metric.get_ref())
-            .map_err(|source| ConfigError::Plugin {
+        let metric =
+            registry::parse_metric(g.metric.get_ref()).map_err(|source| ConfigError::Plugin {
                 path: self.path.to_owned(),
                 line: self.line(&g.metric),
                 key: format!("{key}.metric"),
                 source: Box::new(source),
-            })?
-            .name();
+            })?;
+        // The experiment's judged_only renames every metric, and so the
+        // metric a gate names.
+        let metric = match all_judged_only {
+            true => judged_only(metric).name(),
+            false => metric.name(),
+        };
         let Some(rule) = rule_name(g.rule.get_ref()) else {
             return Err(self.invalid(
                 &g.rule,
