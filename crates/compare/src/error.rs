@@ -23,7 +23,29 @@ impl std::fmt::Display for Side {
     }
 }
 
-/// Why a comparison, correction or gate could not be computed.
+/// Which of the two columns of an agreement statistic
+/// ([`crate::agreement`]) an error is about: the first argument (judge set
+/// `a`, or `x`) or the second (`b`, or `y`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JudgeSet {
+    /// The first column given.
+    First,
+    /// The second column given.
+    Second,
+}
+
+impl std::fmt::Display for JudgeSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            JudgeSet::First => "first",
+            JudgeSet::Second => "second",
+        })
+    }
+}
+
+/// Why a comparison, correction, gate or agreement statistic could not be
+/// computed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CompareError {
@@ -212,6 +234,54 @@ pub enum CompareError {
     InvalidMoments {
         /// What is wrong with them.
         message: String,
+    },
+    /// The two columns of an agreement statistic ([`crate::agreement`]) do
+    /// not have one value per item (query, document or system) each.
+    #[error(
+        "the first column has {first} values but the second has {second}; agreement pairs them item by item"
+    )]
+    AgreementLengths {
+        /// Values in the first column.
+        first: usize,
+        /// Values in the second column.
+        second: usize,
+    },
+    /// An agreement statistic was given two empty columns: there is nothing
+    /// to agree or disagree on.
+    #[error("an agreement statistic needs at least one item, got none")]
+    NoItems,
+    /// A value of an agreement statistic's column (a grade, a score) is NaN
+    /// or infinite.
+    #[error("the {set} column's value #{index} (0-based) is {value}, not a finite number")]
+    NotFiniteJudgement {
+        /// The column holding the value.
+        set: JudgeSet,
+        /// Its 0-based position.
+        index: usize,
+        /// The value itself (NaN or infinite).
+        value: f64,
+    },
+    /// Cohen's kappa was given more distinct labels than
+    /// [`crate::agreement::MAX_KAPPA_LABELS`]: its confusion matrix has
+    /// `labels x labels` cells, and that many distinct values are scores,
+    /// not grades.
+    #[error(
+        "Cohen's kappa supports at most {max} distinct labels, got {labels}: kappa is for grades, not continuous scores"
+    )]
+    TooManyLabels {
+        /// The number of distinct values in both columns.
+        labels: usize,
+        /// The most allowed.
+        max: usize,
+    },
+    /// The `k` of a top-k agreement is 0 or more than the number of
+    /// systems.
+    #[error("top-k agreement needs 1 <= k <= {systems} (the number of systems), got k = {k}")]
+    InvalidTopK {
+        /// The `k` given.
+        k: usize,
+        /// The number of systems (values per column).
+        systems: usize,
     },
     /// A gate parameter (floor, margin, alpha) is not a usable number.
     #[error("gate `{rule}`: {message}")]

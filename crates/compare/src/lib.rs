@@ -26,12 +26,20 @@
 //!   jackknife interval, the sign-flip test, the paired t-test) whose bits
 //!   do not depend on the order or the partitioning of the queries, so that
 //!   a Spark job computes the command line's numbers.
+//! * [`agreement`]: agreement between two sets of relevance judgements
+//!   (e.g. an LLM judge's and human assessors'): Cohen's kappa of the
+//!   grades ([`cohen_kappa`], unweighted, linear or quadratic, and per
+//!   label, as scikit-learn), Kendall's tau of the system rankings they
+//!   induce ([`kendall_tau`], as scipy), their top-k agreement
+//!   ([`top_k_agreement`]) and the mean per-query difference
+//!   ([`mean_difference`]).
 //!
 //! Random tests use ChaCha20 with a seed ([`rng`]; the keyed sign-flip
 //! test ChaCha8, one stream per query, [`KEYED_RNG_NAME`]); their results
 //! are the same bits for any thread count on any machine. See
 //! `docs/compare.md`.
 
+pub mod agreement;
 pub mod bootstrap;
 pub mod compare;
 pub mod correction;
@@ -49,13 +57,17 @@ pub mod ttest;
 pub mod tukey;
 pub mod wilcoxon;
 
+pub use agreement::{
+    Kappa, KappaWeights, KendallMethod, KendallTau, LabelAgreement, cohen_kappa, kendall_tau,
+    mean_difference, top_k_agreement,
+};
 pub use bootstrap::{BootstrapMethod, MULTINOMIAL_UP_TO};
 pub use compare::{
     Comparison, DEFAULT_LEVEL, IntervalMethod, Options, Provenance, Test, compare, compare_all,
     compare_all_keyed, correct_family,
 };
 pub use correction::{Correction, correct};
-pub use error::{CompareError, Side};
+pub use error::{CompareError, JudgeSet, Side};
 pub use gate::{Gate, GateOutcome, Margin, Quantity, Relation};
 pub use interval::{Bca, MeanIntervalMethod, bca_from_distribution, bca_interval, t_interval};
 pub use keyed::{

@@ -2,12 +2,16 @@
 
 use serde_json::Value;
 
-/// The `cases` array of `tests/data/<name>`.
-pub fn cases(name: &str) -> Vec<Value> {
+/// The whole of `tests/data/<name>`.
+pub fn file(name: &str) -> Value {
     let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
-    value["cases"].as_array().cloned().unwrap_or_default()
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The `cases` array of `tests/data/<name>`.
+pub fn cases(name: &str) -> Vec<Value> {
+    file(name)["cases"].as_array().cloned().unwrap_or_default()
 }
 
 /// A list of f64 written as IEEE-754 bit patterns.

@@ -14,10 +14,15 @@
 //! * `keyed`: the query-keyed, mergeable statistics: Spark's `xxhash64`,
 //!   the delete-a-group jackknife, the keyed sign-flip and t-tests giving
 //!   the same bits for any split and order of the queries, the wire format;
-//! * `errors`: every invalid input is an error, never a panic.
+//! * `errors`: every invalid input is an error, never a panic;
+//! * `agreement`: agreement between two judge sets (Cohen's kappa, Kendall's
+//!   tau, top-k agreement, the mean difference) against scikit-learn and
+//!   scipy values written by `scripts/agreement_fixtures.py`, hand-computed
+//!   examples and the errors.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agreement;
 mod determinism;
 mod errors;
 mod fixtures;
