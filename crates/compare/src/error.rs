@@ -44,8 +44,39 @@ impl std::fmt::Display for JudgeSet {
     }
 }
 
-/// Why a comparison, correction, gate or agreement statistic could not be
-/// computed.
+/// Which column of prediction-powered inference ([`crate::ppi`]) an error
+/// is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PpiColumn {
+    /// The metric computed with the human labels, on the labelled queries.
+    Labels,
+    /// The metric computed with the predicted (LLM) labels, on the labelled
+    /// queries.
+    Predictions,
+    /// The metric computed with the predicted labels, on the queries without
+    /// a human label.
+    Unlabelled,
+}
+
+impl std::fmt::Display for PpiColumn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PpiColumn::Labels => "human labels",
+            PpiColumn::Predictions => "predictions of the labelled queries",
+            PpiColumn::Unlabelled => "predictions of the unlabelled queries",
+        })
+    }
+}
+
+/// `" of the baseline"`, `" of the candidate"` or nothing: which system a
+/// PPI error message is about, in a paired comparison.
+fn system(side: &Option<Side>) -> String {
+    side.map(|s| format!(" of the {s}")).unwrap_or_default()
+}
+
+/// Why a comparison, correction, gate, agreement or PPI statistic could not
+/// be computed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CompareError {
@@ -290,5 +321,82 @@ pub enum CompareError {
         rule: &'static str,
         /// What is wrong with it.
         message: String,
+    },
+    /// Prediction-powered inference was given a number of human labels
+    /// that does not match the number of predictions they pair with: the
+    /// predictions of the labelled queries ([`crate::ppi::PpiSample`]), or
+    /// every query's prediction
+    /// ([`PpiColumns::from_queries`](crate::ppi::PpiColumns::from_queries)).
+    #[error(
+        "{labels} human labels but {predictions} predictions{}; they must pair query by query",
+        system(.side)
+    )]
+    PpiLengthMismatch {
+        /// The system, in a paired comparison.
+        side: Option<Side>,
+        /// The number of labels.
+        labels: usize,
+        /// The number of predictions.
+        predictions: usize,
+    },
+    /// The two systems of a paired prediction-powered comparison do not have
+    /// the same queries labelled and unlabelled.
+    #[error(
+        "the baseline's {column} have {baseline} values but the candidate's {candidate}; both systems need the same labelled and unlabelled queries"
+    )]
+    PpiSystemsMismatch {
+        /// The column whose lengths differ.
+        column: PpiColumn,
+        /// Its length for the baseline.
+        baseline: usize,
+        /// Its length for the candidate.
+        candidate: usize,
+    },
+    /// Prediction-powered inference needs at least two human-labelled
+    /// queries: its rectifier's variance is estimated from them.
+    #[error(
+        "prediction-powered inference needs at least 2 human-labelled queries{}, got {labelled}",
+        system(.side)
+    )]
+    TooFewLabelled {
+        /// The system, in a paired comparison.
+        side: Option<Side>,
+        /// The number of labelled queries given.
+        labelled: usize,
+    },
+    /// Prediction-powered inference needs at least one query with a
+    /// prediction and no human label; with every query labelled, the
+    /// classical mean is the estimate.
+    #[error(
+        "prediction-powered inference needs at least 1 query without a human label{}, got none",
+        system(.side)
+    )]
+    NoUnlabelled {
+        /// The system, in a paired comparison.
+        side: Option<Side>,
+    },
+    /// A value of a prediction-powered inference column is NaN or infinite.
+    #[error(
+        "value #{index} (0-based) of the {column}{} is {value}, not a finite number",
+        system(.side)
+    )]
+    NotFinitePpi {
+        /// The system, in a paired comparison.
+        side: Option<Side>,
+        /// The column holding the value.
+        column: PpiColumn,
+        /// Its 0-based position in that column (in
+        /// [`PpiColumns::from_queries`](crate::ppi::PpiColumns::from_queries),
+        /// the query's position).
+        index: usize,
+        /// The value itself (NaN or infinite).
+        value: f64,
+    },
+    /// A fixed power-tuning parameter of prediction-powered inference is NaN
+    /// or infinite.
+    #[error("the PPI power-tuning parameter lambda must be a finite number, got {lambda}")]
+    InvalidLambda {
+        /// The value given.
+        lambda: f64,
     },
 }

@@ -338,7 +338,7 @@ fn normal_cdf(x: f64) -> f64 {
 /// then Newton steps on [`normal_cdf`] until the step is a few ulps (statrs'
 /// erfc-based inverse alone is off by up to about 1e-10 relative). Above
 /// 1/2 it is `-Φ⁻¹(1 - p)`, `1 - p` exact there.
-fn normal_quantile(p: f64) -> f64 {
+pub(crate) fn normal_quantile(p: f64) -> f64 {
     if p.is_nan() {
         return f64::NAN;
     }

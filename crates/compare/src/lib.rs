@@ -22,6 +22,10 @@
 //! * [`t_interval`] / [`bca_interval`]: the confidence interval of one
 //!   column's mean (one run's mean of a metric), Student's t or the BCa
 //!   bootstrap ([`interval`]).
+//! * [`ppi_mean`] / [`ppi_paired`]: prediction-powered inference ([`ppi`]):
+//!   a run's mean, or two runs' difference, from an LLM judge's labels on
+//!   every query and human labels on a subset, corrected for the judge's
+//!   bias, with a normal interval (PPI++, power-tuned).
 //! * [`keyed`]: query-keyed, mergeable statistics (a mean's delete-a-group
 //!   jackknife interval, the sign-flip test, the paired t-test) whose bits
 //!   do not depend on the order or the partitioning of the queries, so that
@@ -49,6 +53,7 @@ pub mod gate;
 pub mod interval;
 pub mod keyed;
 pub mod paired;
+pub mod ppi;
 pub mod rng;
 pub mod seeds;
 pub mod sign_flip;
@@ -67,7 +72,7 @@ pub use compare::{
     compare_all_keyed, correct_family,
 };
 pub use correction::{Correction, correct};
-pub use error::{CompareError, JudgeSet, Side};
+pub use error::{CompareError, JudgeSet, PpiColumn, Side};
 pub use gate::{Gate, GateOutcome, Margin, Quantity, Relation};
 pub use interval::{Bca, MeanIntervalMethod, bca_from_distribution, bca_interval, t_interval};
 pub use keyed::{
@@ -75,6 +80,10 @@ pub use keyed::{
     SquaredDeviations, paired_t_column, query_group, spark_xxhash64, spark_xxhash64_long,
 };
 pub use paired::{Summary, WinsTiesLosses};
+pub use ppi::{
+    Lambda, NormalMean, PpiColumns, PpiComparison, PpiMean, PpiOptions, PpiSample, ppi_mean,
+    ppi_paired,
+};
 pub use rng::{DEFAULT_SEED, FAST_RNG_NAME, RNG_NAME};
 pub use seeds::{SystemComparison, SystemSummary, compare_systems, summarize as summarize_system};
 pub use sign_flip::Resampling;

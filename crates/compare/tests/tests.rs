@@ -14,11 +14,14 @@
 //! * `keyed`: the query-keyed, mergeable statistics: Spark's `xxhash64`,
 //!   the delete-a-group jackknife, the keyed sign-flip and t-tests giving
 //!   the same bits for any split and order of the queries, the wire format;
-//! * `errors`: every invalid input is an error, never a panic;
 //! * `agreement`: agreement between two judge sets (Cohen's kappa, Kendall's
 //!   tau, top-k agreement, the mean difference) against scikit-learn and
 //!   scipy values written by `scripts/agreement_fixtures.py`, hand-computed
-//!   examples and the errors.
+//!   examples and the errors;
+//! * `ppi`: prediction-powered inference against numpy and `ppi_py`
+//!   (`scripts/ppi_simulation.py`), its interval's coverage in a
+//!   simulation with a biased LLM judge, and its errors;
+//! * `errors`: every invalid input is an error, never a panic.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -30,6 +33,7 @@ mod gates;
 mod intervals;
 mod keyed;
 mod macro_average;
+mod ppi;
 mod properties;
 mod reference;
 mod seeds;
