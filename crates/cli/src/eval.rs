@@ -10,9 +10,11 @@ use rankeval_core::{
 
 use super::{CliError, OutputArgs};
 use rankeval::compare::{CompareRunError, Family, Settings, check_gates, parse_gate};
+use rankeval::core::completion::with_bounds;
 use rankeval::core::judged_only::judged_only;
 use rankeval::corpus::CorpusSources;
 use rankeval::engine::{Missing, Options, ScoreThreshold, check_ties, has_scores, unscored_run};
+use rankeval::experiment::BOUNDS_WITH_COMPARISON;
 use rankeval::experiment::{
     BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, NamedRun, SystemSpec, input_problem,
     metric_note, run_names, split_requested, unique_by_name, unique_notes,
@@ -90,6 +92,14 @@ pub(super) struct EvalArgs {
     /// judged_only=true does.
     #[arg(long)]
     judged_only: bool,
+    /// Bounds under incomplete judgements: after each metric, its value with
+    /// every unjudged document the run retrieved judged non-relevant
+    /// (metric(unjudged=nonrelevant)) and relevant at the query's top grade
+    /// (metric(unjudged=relevant)), per query and for the mean; and the
+    /// hole rate, unjudged@k at the deepest cutoff. A run whose hole rate
+    /// passes 0.2 is warned about.
+    #[arg(long)]
+    bounds: bool,
     /// Groups of queries (slices): a CSV (TSV for a .tsv name, Parquet for
     /// .parquet) with a header, the query id first, then one column per
     /// grouping (segment, language, ...). Every report adds each group's
@@ -879,6 +889,16 @@ impl EvalArgs {
         } else {
             unique_by_name(metrics)
         };
+        let metrics = if self.bounds {
+            with_bounds(metrics).map_err(|e| {
+                CliError::Usage(format!(
+                    "--bounds: {}",
+                    rankeval::config::plugin_message(&e)
+                ))
+            })?
+        } else {
+            metrics
+        };
         let ties = self.ties.ties();
         check_ties(&metrics, ties)
             .map_err(|reason| CliError::Usage(format!("--ties {ties}: {reason}")))?;
@@ -898,6 +918,9 @@ impl EvalArgs {
         let comparison = self
             .compare
             .plan(&runs, &metrics, missing, self.judged_only)?;
+        if self.bounds && comparison.is_some() {
+            return Err(CliError::Usage(BOUNDS_WITH_COMPARISON.to_owned()));
+        }
         let experiment = Experiment {
             qrels: self.qrels.as_ref().map(|path| inputs.qrels(path)),
             runs,

@@ -6,10 +6,13 @@
 //! failed (unless `--no-fail`); 2 usage, configuration or data error, or a
 //! gate that cannot be decided.
 
+mod agree;
 mod eval;
 mod explain;
+mod judge_inputs;
 mod list;
 mod output;
+mod ppi;
 mod progress;
 pub mod signals;
 pub mod trec_eval;
@@ -61,6 +64,14 @@ enum Command {
     /// Show how each metric gets its value for one query: the ranked list,
     /// the per-rank terms and the formula with the numbers put in.
     Explain(Box<explain::ExplainArgs>),
+    /// A model's judgements for every query, people's for some: each
+    /// metric's prediction-powered mean (PPI++) with its interval,
+    /// comparisons with a baseline and gates decided on them.
+    Ppi(Box<ppi::PpiArgs>),
+    /// How far two sets of judgements agree (an LLM's and people's): Cohen's
+    /// kappa of their labels, and Kendall's tau, top-k agreement and mean
+    /// differences of the runs evaluated under each.
+    Agree(Box<agree::AgreeArgs>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Install it where the shell looks: `rankeval completions bash >
@@ -364,6 +375,8 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
             output::write(&listing, None).map(|()| Verdict::Passed)
         }
         Command::Explain(args) => explain::run(*args).map(|()| Verdict::Passed),
+        Command::Ppi(args) => ppi::run(*args),
+        Command::Agree(args) => agree::run(*args),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "rankeval", &mut script);

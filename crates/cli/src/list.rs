@@ -1,7 +1,7 @@
 //! `rankeval metrics`: every registered metric, aggregator and corpus metric, from the
 //! registry itself, sorted by name.
 
-use rankeval_core::registry::{self, Descriptor, PARAM_JUDGED_ONLY, PARAM_REL, PARAM_TIES, Plugin};
+use rankeval_core::registry::{self, Descriptor, PARAM_REL, Plugin, WRAPPING_PARAMS};
 
 use rankeval::corpus::CorpusInput;
 
@@ -118,7 +118,7 @@ fn text(
             "\nShort syntax: name(param=value,...)@k, e.g. ap(norm=truncated)@10 or \
              precision(denominator=retrieved,rel=2)@5.\n",
         );
-        for param in [PARAM_TIES, PARAM_JUDGED_ONLY] {
+        for param in WRAPPING_PARAMS {
             out.push_str(&format!(
                 "Every metric also takes `{}`: {}.\n",
                 param.name, param.doc

@@ -187,6 +187,58 @@ impl Gate {
         })
     }
 
+    /// Evaluates the rule on prediction-powered estimates ([`crate::ppi`]):
+    /// `at_least` holds the PPI estimate of the candidate's mean against
+    /// the floor, `non_inferior` the lower bound of the PPI interval of the
+    /// difference against `-margin` (a relative margin of the baseline's
+    /// PPI estimate), `superior` the difference's normal p-value against
+    /// `alpha` (no correction).
+    pub fn evaluate_ppi(
+        &self,
+        mean: &crate::ppi::PpiMean,
+        comparison: Option<&crate::ppi::PpiComparison>,
+    ) -> Result<GateOutcome, CompareError> {
+        self.validate()?;
+        let with_baseline = || {
+            comparison.ok_or_else(|| CompareError::InvalidGate {
+                rule: self.name(),
+                message: "the rule compares with a baseline, and there is none".to_owned(),
+            })
+        };
+        Ok(match *self {
+            Gate::AtLeast { floor } => {
+                GateOutcome::check(Quantity::Mean, mean.estimate, Relation::AtLeast, floor)
+            }
+            Gate::NonInferior { margin } => {
+                let comparison = with_baseline()?;
+                let absolute = match margin {
+                    Margin::Absolute(m) => m,
+                    Margin::Relative(f) => f * comparison.baseline.estimate.abs(),
+                };
+                GateOutcome::check(
+                    Quantity::LowerBound,
+                    comparison.difference.interval.lower,
+                    Relation::Above,
+                    -absolute,
+                )
+            }
+            Gate::Superior { alpha } => {
+                let comparison = with_baseline()?;
+                let difference = comparison.difference.estimate;
+                if difference > 0.0 {
+                    GateOutcome::check(
+                        Quantity::CorrectedPValue,
+                        comparison.p_value,
+                        Relation::Below,
+                        alpha,
+                    )
+                } else {
+                    GateOutcome::check(Quantity::Difference, difference, Relation::Above, 0.0)
+                }
+            }
+        })
+    }
+
     fn baseline<'c>(
         &self,
         comparison: Option<&'c Comparison>,

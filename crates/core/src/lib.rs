@@ -75,6 +75,7 @@
 
 mod aggregate;
 mod buffer;
+pub mod completion;
 pub mod corpus;
 pub mod error;
 pub mod exact_sum;

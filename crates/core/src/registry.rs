@@ -15,6 +15,7 @@ use serde::de::value::MapDeserializer;
 use serde::de::{self, Deserialize};
 
 use crate::aggregate::Aggregator;
+use crate::completion::{Completed, Completion};
 use crate::corpus::CorpusMetric;
 use crate::error::{PluginError, PluginKind, RegistryError};
 use crate::judged_only::JudgedOnly;
@@ -72,6 +73,104 @@ pub const PARAM_JUDGED_ONLY: ParamDoc = ParamDoc {
     doc: "true: unjudged documents (not in the qrels, or a negative grade) are removed from the ranking before scoring, the condensed list (trec_eval -J, ir_measures judged_only); the experiment's --judged-only (TOML judged_only = true) sets it on every metric",
 };
 
+/// The parameter `unjudged`, which every metric takes (the registry
+/// handles it, wrapping the metric in a [`Completed`](crate::completion::Completed)).
+pub const PARAM_UNJUDGED: ParamDoc = ParamDoc {
+    name: crate::completion::UNJUDGED,
+    alias: None,
+    default: "unset",
+    doc: "a grade for every unjudged document the run retrieved (not in the qrels, or a negative grade), added to the query's judgements: nonrelevant (0), relevant (the query's top grade, at least the relevance level) or a grade; the two bounds of --bounds; unset = unjudged documents as the metric treats them",
+};
+
+/// The parameters every metric takes, which the registry handles by
+/// wrapping the metric it builds.
+pub const WRAPPING_PARAMS: [ParamDoc; 3] = [PARAM_TIES, PARAM_UNJUDGED, PARAM_JUDGED_ONLY];
+
+/// The wrapping parameters given to one metric ([`WRAPPING_PARAMS`]).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Wrapping {
+    ties: Option<Ties>,
+    unjudged: Option<Completion>,
+    judged_only: Option<bool>,
+}
+
+impl Wrapping {
+    /// Takes `value` for the parameter `name`: `Err(None)` if given before,
+    /// `Err(Some(reason))` if not a value of it.
+    fn take(&mut self, name: &str, value: &ParamValue) -> Result<(), Option<String>> {
+        let text = match value {
+            ParamValue::String(text) => Some(text.to_ascii_lowercase()),
+            ParamValue::Bool(yes) => Some(yes.to_string()),
+            ParamValue::Integer(n) => Some(n.to_string()),
+            ParamValue::Float(x) => Some(x.to_string()),
+            ParamValue::BigInteger(_) => None,
+        };
+        let repeated = match name {
+            "ties" => {
+                let ties = text
+                    .and_then(|t| Ties::ALL.into_iter().find(|ties| ties.as_str() == t))
+                    .ok_or_else(|| {
+                        Some(format!("expected docid, input or average, found {value}"))
+                    })?;
+                self.ties.replace(ties).is_some()
+            }
+            "judged_only" => {
+                let yes = match text.as_deref() {
+                    Some("true") => true,
+                    Some("false") => false,
+                    _ => return Err(Some(format!("expected true or false, found {value}"))),
+                };
+                self.judged_only.replace(yes).is_some()
+            }
+            _ => {
+                let completion = match &text {
+                    Some(t) => Completion::parse(t).map_err(Some)?,
+                    None => {
+                        return Err(Some(format!(
+                            "expected nonrelevant, relevant or a grade, found {value}"
+                        )));
+                    }
+                };
+                self.unjudged.replace(completion).is_some()
+            }
+        };
+        if repeated { Err(None) } else { Ok(()) }
+    }
+
+    /// `metric` wrapped: in its `ties`, then its completion, then the
+    /// condensed list. `judged_only` with `unjudged` is refused: a
+    /// condensed list has no unjudged document to complete.
+    fn apply(self, metric: Box<dyn Metric>) -> Result<Box<dyn Metric>, String> {
+        if self.judged_only == Some(true) && self.unjudged.is_some() {
+            return Err(
+                "takes judged_only=true or unjudged, not both: the condensed list has no unjudged document"
+                    .to_owned(),
+            );
+        }
+        let mut metric = metric;
+        if let Some(ties) = self.ties {
+            metric = Box::new(Tied::new(metric, ties)?);
+        }
+        if let Some(completion) = self.unjudged {
+            metric = Box::new(Completed::new(metric, completion));
+        }
+        if self.judged_only == Some(true) {
+            metric = Box::new(JudgedOnly::new(metric));
+        }
+        Ok(metric)
+    }
+
+    /// `plugin` as it is, if no wrapping parameter was given (a kind that
+    /// takes none).
+    fn refuse_for<P: ?Sized>(self, plugin: Box<P>) -> Result<Box<P>, String> {
+        match (self.ties, self.unjudged, self.judged_only) {
+            (None, None, None) => Ok(plugin),
+            _ => Err("takes no `ties`, `unjudged` or `judged_only`".to_owned()),
+        }
+    }
+}
+
 /// A registered plugin: a metric (`Descriptor<dyn Metric>`) or an
 /// aggregator (`Descriptor<dyn Aggregator>`).
 pub struct Descriptor<T: ?Sized + 'static> {
@@ -123,14 +222,11 @@ pub trait Plugin: sealed::Sealed + 'static {
     /// Runs the plugin's own cross-parameter checks.
     #[doc(hidden)]
     fn check(plugin: &Self) -> Result<(), String>;
-    /// The plugin with its own treatment of tied scores (the `ties`
-    /// parameter every metric takes); `None` for a kind without one.
+    /// The plugin wrapped as the parameters every metric takes ask
+    /// (`ties`, `unjudged`, `judged_only`); an error for a kind without
+    /// them, or for a combination refused.
     #[doc(hidden)]
-    fn with_ties(plugin: Box<Self>, ties: Ties) -> Option<Result<Box<Self>, String>>;
-    /// The plugin scored on judged documents only (the `judged_only`
-    /// parameter every metric takes); `None` for a kind without one.
-    #[doc(hidden)]
-    fn judged_only(plugin: Box<Self>) -> Option<Box<Self>>;
+    fn wrap(plugin: Box<Self>, wrapping: Wrapping) -> Result<Box<Self>, String>;
     /// The plugin's canonical name.
     #[doc(hidden)]
     fn canonical_name(plugin: &Self) -> String;
@@ -171,11 +267,8 @@ impl Plugin for dyn CorpusMetric {
     fn check(plugin: &Self) -> Result<(), String> {
         plugin.validate()
     }
-    fn with_ties(_plugin: Box<Self>, _ties: Ties) -> Option<Result<Box<Self>, String>> {
-        None
-    }
-    fn judged_only(_plugin: Box<Self>) -> Option<Box<Self>> {
-        None
+    fn wrap(plugin: Box<Self>, wrapping: Wrapping) -> Result<Box<Self>, String> {
+        wrapping.refuse_for(plugin)
     }
     fn canonical_name(plugin: &Self) -> String {
         plugin.name()
@@ -199,11 +292,8 @@ impl Plugin for dyn Metric {
     fn check(plugin: &Self) -> Result<(), String> {
         plugin.validate()
     }
-    fn with_ties(plugin: Box<Self>, ties: Ties) -> Option<Result<Box<Self>, String>> {
-        Some(Tied::new(plugin, ties).map(|tied| Box::new(tied) as Box<dyn Metric>))
-    }
-    fn judged_only(plugin: Box<Self>) -> Option<Box<Self>> {
-        Some(Box::new(JudgedOnly::new(plugin)))
+    fn wrap(plugin: Box<Self>, wrapping: Wrapping) -> Result<Box<Self>, String> {
+        wrapping.apply(plugin)
     }
     fn canonical_name(plugin: &Self) -> String {
         plugin.name()
@@ -229,11 +319,8 @@ impl Plugin for dyn Aggregator {
     fn check(plugin: &Self) -> Result<(), String> {
         plugin.validate()
     }
-    fn with_ties(_plugin: Box<Self>, _ties: Ties) -> Option<Result<Box<Self>, String>> {
-        None
-    }
-    fn judged_only(_plugin: Box<Self>) -> Option<Box<Self>> {
-        None
+    fn wrap(plugin: Box<Self>, wrapping: Wrapping) -> Result<Box<Self>, String> {
+        wrapping.refuse_for(plugin)
     }
     fn canonical_name(plugin: &Self) -> String {
         plugin.name()
@@ -359,75 +446,45 @@ pub fn build<T: Plugin + ?Sized>(
 ) -> Result<Box<T>, PluginError> {
     let descriptor = find::<T>(name)?;
     let mut resolved: Vec<(&'static str, ParamValue)> = Vec::with_capacity(params.len());
-    // Every metric takes `ties`, unless it declares a parameter of that name.
-    let mut ties: Option<Ties> = None;
-    let takes_ties = T::KIND == PluginKind::Metric
-        && !descriptor.params.iter().any(|p| p.name == PARAM_TIES.name);
-    // And `judged_only`, on the same terms.
-    let mut judged_only: Option<bool> = None;
-    let takes_judged_only = T::KIND == PluginKind::Metric
-        && !descriptor
-            .params
+    // Every metric takes the wrapping parameters (`ties`, `unjudged`,
+    // `judged_only`), unless it declares a parameter of that name.
+    let wrapping_params: Vec<&'static str> = match T::KIND {
+        PluginKind::Metric => WRAPPING_PARAMS
             .iter()
-            .any(|p| p.name == PARAM_JUDGED_ONLY.name);
+            .map(|p| p.name)
+            .filter(|name| !descriptor.params.iter().any(|p| p.name == *name))
+            .collect(),
+        PluginKind::Aggregator | PluginKind::CorpusMetric => Vec::new(),
+    };
+    let mut wrapping = Wrapping::default();
     for (key, value) in params {
         let wanted = key.to_ascii_lowercase();
-        if takes_judged_only && wanted == PARAM_JUDGED_ONLY.name {
-            if judged_only.is_some() {
-                return Err(PluginError::RepeatedParam {
-                    kind: T::KIND,
-                    plugin: descriptor.name,
-                    param: PARAM_JUDGED_ONLY.name,
-                });
+        if let Some(&param) = wrapping_params.iter().find(|p| **p == wanted) {
+            match wrapping.take(param, &value) {
+                Ok(()) => continue,
+                Err(None) => {
+                    return Err(PluginError::RepeatedParam {
+                        kind: T::KIND,
+                        plugin: descriptor.name,
+                        param,
+                    });
+                }
+                Err(Some(reason)) => {
+                    return Err(PluginError::InvalidParam {
+                        kind: T::KIND,
+                        plugin: descriptor.name,
+                        param,
+                        reason,
+                    });
+                }
             }
-            let parsed = match &value {
-                ParamValue::Bool(yes) => Some(*yes),
-                ParamValue::String(text) => match text.to_ascii_lowercase().as_str() {
-                    "true" => Some(true),
-                    "false" => Some(false),
-                    _ => None,
-                },
-                _ => None,
-            };
-            judged_only = Some(parsed.ok_or_else(|| PluginError::InvalidParam {
-                kind: T::KIND,
-                plugin: descriptor.name,
-                param: PARAM_JUDGED_ONLY.name,
-                reason: format!("expected true or false, found {value}"),
-            })?);
-            continue;
-        }
-        if takes_ties && wanted == PARAM_TIES.name {
-            if ties.is_some() {
-                return Err(PluginError::RepeatedParam {
-                    kind: T::KIND,
-                    plugin: descriptor.name,
-                    param: PARAM_TIES.name,
-                });
-            }
-            let parsed = match &value {
-                ParamValue::String(text) => Ties::ALL
-                    .into_iter()
-                    .find(|t| t.as_str() == text.to_ascii_lowercase()),
-                _ => None,
-            };
-            ties = Some(parsed.ok_or_else(|| PluginError::InvalidParam {
-                kind: T::KIND,
-                plugin: descriptor.name,
-                param: PARAM_TIES.name,
-                reason: format!("expected docid, input or average, found {value}"),
-            })?);
-            continue;
         }
         let Some(doc) = descriptor
             .params
             .iter()
             .find(|p| p.name == wanted || p.alias == Some(wanted.as_str()))
         else {
-            let extra = takes_ties
-                .then_some(PARAM_TIES.name)
-                .into_iter()
-                .chain(takes_judged_only.then_some(PARAM_JUDGED_ONLY.name));
+            let extra = wrapping_params.iter().copied();
             let candidates = descriptor
                 .params
                 .iter()
@@ -477,18 +534,7 @@ pub fn build<T: Plugin + ?Sized>(
                 reason,
             };
             T::check(&plugin).map_err(invalid)?;
-            let plugin = match ties {
-                Some(ties) => match T::with_ties(plugin, ties) {
-                    Some(tied) => tied.map_err(invalid)?,
-                    None => return Err(invalid("takes no `ties`".to_owned())),
-                },
-                None => plugin,
-            };
-            match judged_only {
-                Some(true) => T::judged_only(plugin)
-                    .ok_or_else(|| invalid("takes no `judged_only`".to_owned())),
-                Some(false) | None => Ok(plugin),
-            }
+            T::wrap(plugin, wrapping).map_err(invalid)
         }
         Err(error) => {
             // Find the parameter at fault by trying each one alone.

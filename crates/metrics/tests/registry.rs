@@ -158,7 +158,7 @@ fn bad_values_and_unknown_parameters_name_the_parameter() {
     assert_eq!(
         error.to_string(),
         "metric `precision` has no parameter `denom` (did you mean `denominator`?); its \
-         parameters: `k`, `rel`, `denominator`, `ties`"
+         parameters: `k`, `rel`, `denominator`, `ties`, `unjudged`, `judged_only`"
     );
     let error = parse_metric("p(rel=0)@5").unwrap_err();
     assert_eq!(error.param(), Some("rel"));

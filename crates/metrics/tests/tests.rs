@@ -22,6 +22,7 @@
 // The registry is filled by linking this crate; name it so it is linked.
 use rankeval_metrics as _;
 
+mod bounds;
 mod docs;
 mod grades;
 mod peers;

@@ -5,6 +5,7 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankeval::engine::{has_scores, never_ran, unscored_run};
+use rankeval::experiment::hole_warnings;
 use rankeval::front::{Describe, FrontEnd};
 use rankeval::report::{ReportWarning, RunWarning};
 use rankeval::{
@@ -38,10 +39,12 @@ type RunResults<'py> = (
 /// `"average"`, `score_threshold` a finite number or `None`,
 /// `allow_empty_run` whether a run that never ran on the qrels is evaluated
 /// rather than refused, `judged_only` whether every metric is scored on
-/// judged documents only (the command line's `--missing`, `--rel`,
-/// `--ties`, `--score-threshold`, `--allow-empty-run` and `--judged-only`).
+/// judged documents only, `bounds` whether each metric's completions and
+/// the hole rate are added (the command line's `--missing`, `--rel`,
+/// `--ties`, `--score-threshold`, `--allow-empty-run`, `--judged-only` and
+/// `--bounds`).
 #[pyfunction]
-#[pyo3(signature = (qrels, runs, specs, missing, rel, ties="docid", score_threshold=None, allow_empty_run=false, judged_only=false))]
+#[pyo3(signature = (qrels, runs, specs, missing, rel, ties="docid", score_threshold=None, allow_empty_run=false, judged_only=false, bounds=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate<'py>(
     py: Python<'py>,
@@ -54,6 +57,7 @@ pub fn evaluate<'py>(
     score_threshold: Option<f64>,
     allow_empty_run: bool,
     judged_only: bool,
+    bounds: bool,
 ) -> PyResult<Vec<RunResults<'py>>> {
     let ties = options::ties(ties)?;
     let options = options::evaluation(missing, rel, ties, score_threshold, allow_empty_run)?;
@@ -63,6 +67,11 @@ pub fn evaluate<'py>(
     let metrics = Metrics::build(&specs)?;
     let metrics = if judged_only {
         metrics.judged_only()
+    } else {
+        metrics
+    };
+    let metrics = if bounds {
+        metrics.with_bounds()?
     } else {
         metrics
     };
@@ -115,6 +124,8 @@ pub fn evaluate<'py>(
             });
         }
         run_warnings.extend(evaluation.warnings().into_iter().map(ReportWarning::from));
+        let columns: Vec<Vec<f64>> = (0..width).map(|m| evaluation.column(m)).collect();
+        run_warnings.extend(hole_warnings(evaluation.metrics(), &columns));
         warnings.extend(run_warnings.into_iter().map(|warning| {
             RunWarning {
                 run: name.clone(),

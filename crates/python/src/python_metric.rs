@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use rankeval_core::completion::with_bounds;
 use rankeval_core::judged_only::judged_only;
 use rankeval_core::syntax::Spec;
 use rankeval_core::{Cutoff, JudgedRanking, Metric, ParamValue, registry};
@@ -150,6 +151,26 @@ impl Metrics {
             )
             .collect();
         Metrics { metrics, calls }
+    }
+
+    /// Each metric followed by its two completions, and the hole rate at the
+    /// end (`bounds=True`, the command line's `--bounds`); a Python metric
+    /// has no completions (a `MetricError` names it).
+    pub fn with_bounds(self) -> PyResult<Metrics> {
+        if let Some((name, _)) = self.calls.first() {
+            return Err(located::<MetricError>(
+                None,
+                None,
+                &format!(
+                    "bounds=True: `{name}` is a Python metric; bounds are computed for the built-in metrics"
+                ),
+            ));
+        }
+        let metrics = with_bounds(self.metrics).map_err(|e| metric_error("bounds=True", &e))?;
+        Ok(Metrics {
+            metrics,
+            calls: self.calls,
+        })
     }
 
     /// The first exception a Python metric raised, as a `MetricError`

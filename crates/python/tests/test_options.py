@@ -193,3 +193,23 @@ def test_judged_only_as_a_metric_parameter_equals_the_flag(files: Files):
     assert np.array_equal(flag.values, own.values)
     plain = evaluated(files.qrels_trec, files.run_trec, ["ap", "p@5"])
     assert plain.metrics == ["ap", "p@5"]
+
+
+def test_bounds_equal_the_cli(files: Files):
+    report = cli_json(files.qrels_trec, files.run_trec, ["p@5", "ap"], "--bounds")
+    result = evaluated(files.qrels_trec, files.run_trec, ["p@5", "ap"], bounds=True)
+    assert_same(result, report)
+    assert result.metrics == ["p@5", "p(unjudged=nonrelevant)@5", "p(unjudged=relevant)@5",
+                              "ap", "ap(unjudged=nonrelevant)", "ap(unjudged=relevant)", "unjudged"]
+    # The completion judging every unjudged document relevant can only
+    # raise precision.
+    assert (result.per_query("p(unjudged=relevant)@5") >= result.per_query("p@5")).all()
+
+
+def test_bounds_refuse_python_metrics():
+    rankeval_rs.register_metric("first_grade_bounds", lambda grades, retrieved, ideal: 0.0)
+    try:
+        with pytest.raises(rankeval_rs.MetricError, match="Python metric"):
+            evaluated({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["first_grade_bounds"], bounds=True)
+    finally:
+        rankeval_rs.unregister_metric("first_grade_bounds")

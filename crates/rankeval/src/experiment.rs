@@ -309,6 +309,14 @@ impl Experiment {
                     warning: warning.into(),
                 }));
             report.warnings.extend(aggregates.warnings);
+            report.warnings.extend(
+                hole_warnings(evaluation.metrics(), &per_query)
+                    .into_iter()
+                    .map(|warning| RunWarning {
+                        run: run.name.clone(),
+                        warning,
+                    }),
+            );
             let queries = evaluation.queries().to_vec();
             let group_results = match &groups {
                 Some((groups, file)) => {
@@ -390,6 +398,32 @@ pub fn split_requested(
         }
     }
     (metrics, corpus)
+}
+
+/// Why bounds and a comparison are not asked together: the bounds' columns
+/// would join the comparison's family of tests and move the corrected
+/// p-values of the metrics themselves.
+pub const BOUNDS_WITH_COMPARISON: &str = "--bounds (TOML bounds) with a comparison: the bounds would be \
+     compared too and join the correction's family, changing the metrics' corrected p-values; \
+     compare without --bounds, or name the completed metrics you want compared \
+     (-m \"ndcg(unjudged=relevant)@10\")";
+
+/// A warning for each hole rate among `metrics` (`unjudged@k`) whose mean
+/// over the queries' values `per_query` passes
+/// [`HOLE_WARNING`](rankeval_core::completion::HOLE_WARNING).
+pub fn hole_warnings<S: AsRef<str>>(metrics: &[S], per_query: &[Vec<f64>]) -> Vec<ReportWarning> {
+    metrics
+        .iter()
+        .zip(per_query)
+        .filter(|(name, _)| rankeval_core::completion::is_hole_rate(name.as_ref()))
+        .filter_map(|(name, values)| {
+            let share = rankeval_core::exact_sum::fmean(values);
+            (share > rankeval_core::completion::HOLE_WARNING).then(|| ReportWarning::Holes {
+                metric: name.as_ref().to_owned(),
+                share,
+            })
+        })
+        .collect()
 }
 
 /// Keeps the first of each canonical name, in order.

@@ -67,6 +67,7 @@
 
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod agreement;
 pub mod compare;
 pub mod config;
 pub mod corpus;
@@ -75,6 +76,7 @@ pub mod experiment;
 pub mod explain;
 pub mod front;
 pub mod groups;
+pub mod ppi;
 pub mod read_advice;
 pub mod report;
 pub mod suite;

@@ -246,7 +246,7 @@ fn interval_at(intervals: &[Vec<Option<Bounds>>], m: usize, a: usize) -> Option<
 }
 
 /// A warning about one run, or about the whole experiment.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunWarning {
     /// The run it is about; empty for a warning about the whole experiment
     /// (then printed without a run, and without `run` in JSON).
@@ -258,7 +258,7 @@ pub struct RunWarning {
 /// What a report warns about: the engine's warnings on which queries
 /// counted, and those on how the inputs were used. In JSON, an object with
 /// `kind` (snake_case) and the fields of the variant.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ReportWarning {
@@ -333,6 +333,16 @@ pub enum ReportWarning {
         count: usize,
         /// The first few, in report order.
         examples: Vec<String>,
+    },
+    /// A run's mean hole rate (`unjudged@k`: the share of its top k the
+    /// qrels do not judge) is above
+    /// [`HOLE_WARNING`](rankeval_core::completion::HOLE_WARNING): its values
+    /// count many unjudged documents as non-relevant.
+    Holes {
+        /// The hole-rate metric, e.g. `unjudged@10`.
+        metric: String,
+        /// Its mean over the run's queries.
+        share: f64,
     },
     /// Which queries were evaluated, and which were not.
     #[serde(untagged)]
@@ -422,6 +432,20 @@ impl Describe for ReportWarning {
                 f,
                 "{flag} (TOML `{key}`) is not read: no metric asked for needs it (see \
                  `rankeval metrics`, corpus metrics)"
+            ),
+            ReportWarning::Holes { metric, share } => write!(
+                f,
+                "{metric} = {share:.4}: on average {:.0}% of {} is unjudged (more than {:.0}%), \
+                 and every metric counts those documents as non-relevant; the bounds ({}) show \
+                 how far judging them could move each value, and {} scores judged documents only",
+                share * 100.0,
+                match metric.strip_prefix("unjudged@") {
+                    Some(k) => format!("each top {k}"),
+                    None => "each ranking".to_owned(),
+                },
+                rankeval_core::completion::HOLE_WARNING * 100.0,
+                front.option("bounds", None),
+                front.option("judged_only", None),
             ),
             ReportWarning::IntervalUndefined {
                 aggregator,

@@ -6,14 +6,16 @@
 use super::{run_in, scratch, transcript};
 
 /// q1: d5 and d6 are unjudged, d4 has a negative grade (in the pool, not
-/// judged); the condensed list is d1 d2 d3. q2 retrieves nothing judged.
-const QRELS: &str = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\nq1 0 d4 -1\nq2 0 d1 2\n";
-const RUN: &str = "q1 Q0 d5 1 0.9 t\nq1 Q0 d1 2 0.8 t\nq1 Q0 d4 3 0.7 t\n\
+/// judged); the condensed list is d1 d2 d3. q2 retrieves nothing judged (a
+/// relevant d1 it misses). Shared with `bounds`.
+pub(super) const QRELS: &str = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\nq1 0 d4 -1\nq2 0 d1 2\n";
+pub(super) const RUN: &str = "q1 Q0 d5 1 0.9 t\nq1 Q0 d1 2 0.8 t\nq1 Q0 d4 3 0.7 t\n\
                    q1 Q0 d6 4 0.6 t\nq1 Q0 d2 5 0.5 t\nq1 Q0 d3 6 0.4 t\n\
                    q2 Q0 d9 1 0.5 t\nq2 Q0 d8 2 0.4 t\n";
 
-/// `rankeval eval`, CSV per query, with `args` after the inputs.
-fn eval(args: &[&str]) -> (i32, String, String) {
+/// `rankeval eval` on [`QRELS`] and [`RUN`] (named `run`), with `args`
+/// after the inputs.
+pub(super) fn eval(args: &[&str]) -> (i32, String, String) {
     let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", RUN)]);
     let mut all = vec!["eval", "--qrels", "qrels.txt", "--run", "run=run.trec"];
     all.extend_from_slice(args);

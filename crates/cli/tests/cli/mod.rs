@@ -6,6 +6,8 @@
 //! temporary directory, with relative paths, so snapshots hold neither
 //! absolute paths nor timings.
 
+mod agree;
+mod bounds;
 mod compare;
 mod corpus;
 mod csv;
@@ -22,6 +24,7 @@ mod judged_only;
 mod never_ran;
 mod output;
 mod per_input;
+mod ppi;
 mod quickstart;
 mod score_threshold;
 mod suite;

@@ -225,6 +225,7 @@ def evaluate(
     score_threshold: float | None = None,
     allow_empty_run: bool = False,
     judged_only: bool = False,
+    bounds: bool = False,
     query: str = "user",
     doc: str = "item",
     score: str = "score",
@@ -272,6 +273,11 @@ def evaluate(
     grade) are removed from each ranking first, the condensed list
     (trec_eval ``-J``), and each metric's name says so
     (``ndcg(judged_only=true)@10``, as a metric's own ``judged_only=true``).
+    ``bounds=True`` (``--bounds``) adds after each metric its value with
+    every unjudged document judged non-relevant
+    (``ndcg(unjudged=nonrelevant)@10``) and relevant at the query's top
+    grade (``ndcg(unjudged=relevant)@10``), and at the end the hole rate
+    (``unjudged@k``); a run whose hole rate passes 0.2 is warned about.
     Bad values raise :class:`ValueError` with the CLI's reason.
 
     ``groups`` (``--groups``) gives each result's ``groups``: the results
@@ -328,7 +334,7 @@ def evaluate(
         for name, value in named
     ]
     evaluated = _native.evaluate(judged, runs, specs, missing, rel, ties, score_threshold,
-                                 allow_empty_run, judged_only)
+                                 allow_empty_run, judged_only, bounds)
     results = [
         Evaluation(run, names, queries, values, means, texts,
                    Basis(judgements, missing, rel, ties, score_threshold))

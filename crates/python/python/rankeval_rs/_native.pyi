@@ -219,6 +219,7 @@ def evaluate(
     score_threshold: float | None = None,
     allow_empty_run: bool = False,
     judged_only: bool = False,
+    bounds: bool = False,
 ) -> list[tuple[str, list[str], list[str], npt.NDArray[np.float64], list[float], list[str], Qrels]]:
     """Each run's (name, metrics, queries, values, means, warnings, and the
     qrels it was evaluated on)."""

@@ -140,6 +140,8 @@ pub(crate) struct RawExperiment {
     pub(crate) allow_empty_run: Option<bool>,
     /// Score every metric on judged documents only (the condensed list).
     pub(crate) judged_only: Option<bool>,
+    /// After each metric, its two completions, and the hole rate.
+    pub(crate) bounds: Option<Spanned<bool>>,
     /// Column names, JSON keys and delimiter of every input (each input's
     /// own settings win).
     pub(crate) csv: Option<Spanned<CsvOptions>>,

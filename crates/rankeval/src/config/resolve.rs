@@ -20,12 +20,14 @@ use crate::compare::{
 };
 use crate::corpus::CorpusSources;
 use crate::engine::{Options, check_ties, has_scores, unscored_run};
+use crate::experiment::BOUNDS_WITH_COMPARISON;
 use crate::experiment::{
     BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, InputProblem, NamedRun, SystemSpec,
     input_problem, metric_note, split_requested, unique_by_name, unique_notes,
 };
 use crate::read::{CsvOptions, Format, Input, ReadOptions};
 use rankeval_compare::{Gate, Margin};
+use rankeval_core::completion::with_bounds;
 use rankeval_core::judged_only::judged_only;
 
 /// Loads and resolves the experiment file at `path`.
@@ -450,8 +452,24 @@ impl Resolver<'_> {
             Some(true) => unique_by_name(metrics.into_iter().map(judged_only).collect()),
             Some(false) | None => unique_by_name(metrics),
         };
+        let metrics = match &raw.bounds {
+            Some(at) if *at.get_ref() => {
+                with_bounds(metrics).map_err(|source| ConfigError::Plugin {
+                    path: self.path.to_owned(),
+                    line: self.line(at),
+                    key: "bounds".into(),
+                    source: Box::new(source),
+                })?
+            }
+            _ => metrics,
+        };
         let missing = raw.missing.unwrap_or_default();
         let comparison = self.comparison(&raw, &runs, &metrics, missing)?;
+        if let Some(at) = raw.bounds.as_ref().filter(|b| *b.get_ref())
+            && comparison.is_some()
+        {
+            return Err(self.invalid(at, "bounds", BOUNDS_WITH_COMPARISON.to_owned()));
+        }
         Ok(Experiment {
             qrels,
             runs,

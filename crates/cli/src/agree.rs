@@ -1,0 +1,266 @@
+//! `rankeval agree`: how far two sets of judgements agree (an LLM's and
+//! people's, two assessors'): Cohen's kappa of their labels, and what they
+//! make of the runs (docs/judgements.md).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use rankeval::agreement::{AgreementReport, JudgementSet, agreement};
+use rankeval::engine::Options;
+use rankeval_compare::agreement::{KappaWeights, KendallMethod};
+
+use super::{CliError, Verdict, judge_inputs, output};
+
+/// `rankeval agree`'s arguments.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  \
+    rankeval agree --qrels llm=llm.qrels --qrels human=human.qrels --weights quadratic \\\n      \
+    --run bm25.trec --run dense.trec --run splade.trec -m ndcg@10 --top 2")]
+pub struct AgreeArgs {
+    /// The two sets of judgements, `[NAME=]FILE` each (named by the file's
+    /// stem). A table's grade column is chosen with --grade.
+    #[arg(
+        long = "qrels",
+        value_name = "[NAME=]FILE",
+        num_args = 1,
+        required = true
+    )]
+    qrels: Vec<String>,
+    /// The grade column of each --qrels table, in the same order (`llm`,
+    /// `human`): one table with both columns can be given twice.
+    #[arg(long = "grade", value_name = "COLUMN")]
+    grades: Vec<String>,
+    /// Kappa's weights: none (labels agree or not), linear or quadratic
+    /// (by the labels' positions in their sorted list, as scikit-learn).
+    #[arg(long, value_enum, default_value_t = WeightsArg::None)]
+    weights: WeightsArg,
+    /// A run, `[NAME=]FILE`: with several, the systems' order under each
+    /// set is compared (Kendall's tau, top-k agreement).
+    #[arg(long = "run", value_name = "[NAME=]FILE")]
+    runs: Vec<String>,
+    /// A metric the runs are evaluated with; repeat for several.
+    #[arg(short = 'm', long = "metric", value_name = "METRIC")]
+    metrics: Vec<String>,
+    /// The k of top-k agreement: the share of the k best runs both sets
+    /// agree on.
+    #[arg(long = "top", default_value_t = 3, value_name = "K")]
+    k: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = AgreeFormat::Table)]
+    format: AgreeFormat,
+    /// Write the report to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+/// Kappa's weights.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum WeightsArg {
+    /// Unweighted.
+    None,
+    /// |i - j|.
+    Linear,
+    /// (i - j)^2.
+    Quadratic,
+}
+
+/// The report's format.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum AgreeFormat {
+    /// Aligned text.
+    Table,
+    /// One JSON document.
+    Json,
+}
+
+/// Runs `rankeval agree`.
+pub(crate) fn run(args: AgreeArgs) -> Result<Verdict, CliError> {
+    let usage = |text: String| CliError::Usage(text);
+    let [first, second] = args.qrels.as_slice() else {
+        return Err(usage(format!(
+            "--qrels: give two sets of judgements, not {}",
+            args.qrels.len()
+        )));
+    };
+    if !args.grades.is_empty() && args.grades.len() != 2 {
+        return Err(usage(format!(
+            "--grade: one column per --qrels (2), not {}",
+            args.grades.len()
+        )));
+    }
+    if args.metrics.is_empty() != args.runs.is_empty() {
+        return Err(usage(
+            "--run and -m go together: the runs are evaluated with the metrics".to_owned(),
+        ));
+    }
+    if args.k == 0 {
+        return Err(usage("--top 0: give at least 1".to_owned()));
+    }
+    let named = |text: &String, at: usize| -> (String, PathBuf) {
+        match text.split_once('=') {
+            Some((name, path)) if !name.is_empty() && !std::path::Path::new(text).exists() => {
+                (name.to_owned(), PathBuf::from(path))
+            }
+            _ => {
+                let path = PathBuf::from(text);
+                let name = path.file_stem().map_or_else(
+                    || format!("qrels {}", at + 1),
+                    |s| s.to_string_lossy().into_owned(),
+                );
+                (name, path)
+            }
+        }
+    };
+    let (first_name, first_path) = named(first, 0);
+    let (mut second_name, second_path) = named(second, 1);
+    if second_name == first_name {
+        second_name.push_str(" (2)");
+    }
+    let grade = |i: usize| args.grades.get(i).map(String::as_str);
+    let first_qrels = judge_inputs::qrels(&first_path, grade(0))?;
+    let second_qrels = judge_inputs::qrels(&second_path, grade(1))?;
+    let metrics = judge_inputs::metrics(&args.metrics)?;
+    let runs = judge_inputs::runs(&args.runs)?;
+    let borrowed: Vec<(String, &rankeval::core::Run)> =
+        runs.iter().map(|(n, r)| (n.clone(), r)).collect();
+    let weights = match args.weights {
+        WeightsArg::None => KappaWeights::None,
+        WeightsArg::Linear => KappaWeights::Linear,
+        WeightsArg::Quadratic => KappaWeights::Quadratic,
+    };
+    let report = agreement(
+        JudgementSet {
+            name: &first_name,
+            qrels: &first_qrels,
+        },
+        JudgementSet {
+            name: &second_name,
+            qrels: &second_qrels,
+        },
+        weights,
+        &borrowed,
+        &metrics,
+        &Options::default(),
+        args.k,
+    )
+    .map_err(|e| usage(e.to_string()))?;
+    let text = match args.format {
+        AgreeFormat::Table => table(&report),
+        AgreeFormat::Json => {
+            let mut json = serde_json::to_string_pretty(&report)
+                .map_err(|e| usage(format!("the JSON report: {e}")))?;
+            json.push('\n');
+            json
+        }
+    };
+    output::write(&text, args.output.as_deref())?;
+    Ok(Verdict::Passed)
+}
+
+/// A number with 4 decimals, `nan` as such.
+fn number(value: f64) -> String {
+    format!("{value:.4}")
+}
+
+/// The aligned-text report.
+fn table(report: &AgreementReport) -> String {
+    let mut out = String::new();
+    let k = &report.kappa;
+    let _ = writeln!(
+        out,
+        "{} and {}: {} documents judged by both ({} by {} only, {} by {} only)",
+        report.first,
+        report.second,
+        report.shared,
+        report.first_only,
+        report.first,
+        report.second_only,
+        report.second
+    );
+    let _ = writeln!(
+        out,
+        "Cohen's kappa ({} weights) {}: observed agreement {}, by chance {}",
+        match k.weights {
+            KappaWeights::None => "no",
+            KappaWeights::Linear => "linear",
+            KappaWeights::Quadratic => "quadratic",
+        },
+        number(k.kappa),
+        number(k.observed_agreement),
+        number(k.expected_agreement)
+    );
+    let width = k
+        .labels
+        .iter()
+        .map(|l| l.to_string().len())
+        .chain(k.confusion.iter().flatten().map(|c| c.to_string().len()))
+        .max()
+        .unwrap_or(1)
+        .max(6);
+    let _ = writeln!(
+        out,
+        "\nlabels ({} down, {} across; kappa: each label against the rest, unweighted)",
+        report.first, report.second
+    );
+    let _ = write!(out, "{:>width$}", "");
+    for label in &k.labels {
+        let _ = write!(out, "  {:>width$}", label.to_string());
+    }
+    let _ = writeln!(out, "  {:>width$}", "kappa");
+    for (i, label) in k.labels.iter().enumerate() {
+        let _ = write!(out, "{:>width$}", label.to_string());
+        for count in &k.confusion[i] {
+            let _ = write!(out, "  {count:>width$}");
+        }
+        let _ = writeln!(out, "  {:>width$}", number(k.per_label[i].kappa));
+    }
+    if !report.metrics.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nruns on the {} queries both judge: mean under {} / {} (difference)",
+            report.queries, report.first, report.second
+        );
+        for metric in &report.metrics {
+            let _ = writeln!(out, "{}", metric.metric);
+            for (r, run) in report.runs.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "  {run:<16} {} / {} ({:+.4})",
+                    number(metric.first[r]),
+                    number(metric.second[r]),
+                    metric.difference[r]
+                );
+            }
+            match &metric.tau {
+                Some(tau) => {
+                    let _ = writeln!(
+                        out,
+                        "  Kendall's tau {} (p = {}, {})",
+                        number(tau.tau),
+                        number(tau.p_value),
+                        match tau.method {
+                            KendallMethod::Exact => "exact",
+                            KendallMethod::Asymptotic => "asymptotic",
+                            KendallMethod::Undefined => "undefined",
+                        }
+                    );
+                }
+                None => out.push_str("  Kendall's tau: needs 2 runs or more\n"),
+            }
+            match metric.top_k {
+                Some(share) => {
+                    let _ = writeln!(out, "  top-{} agreement {}", report.k, number(share));
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "  top-{} agreement: needs {} runs or more",
+                        report.k, report.k
+                    );
+                }
+            }
+        }
+    }
+    out
+}

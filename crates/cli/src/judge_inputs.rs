@@ -1,0 +1,77 @@
+//! The inputs `rankeval ppi` and `rankeval agree` share: qrels with a
+//! chosen grade column, named runs, and metrics.
+
+use std::path::{Path, PathBuf};
+
+use rankeval::core::{Metric, Qrels, Run, registry};
+use rankeval::read::{CsvOptions, Input};
+use rankeval::{ReadOptions, read_qrels, read_run};
+
+use super::CliError;
+
+/// Reads qrels from `path`, its grades from the column `grade` if given
+/// (a table's column: CSV, Parquet, JSON Lines rows).
+pub(crate) fn qrels(path: &Path, grade: Option<&str>) -> Result<Qrels, CliError> {
+    let input = Input::file(path);
+    let input = match grade {
+        Some(grade) => input.with_csv(CsvOptions {
+            grade: grade.to_owned(),
+            ..CsvOptions::default()
+        }),
+        None => input,
+    };
+    Ok(read_qrels(&input)?)
+}
+
+/// Reads each `[NAME=]FILE` of `--run` (named by the file's stem when no
+/// name is given); two runs of one name are an error.
+pub(crate) fn runs(given: &[String]) -> Result<Vec<(String, Run)>, CliError> {
+    let mut runs: Vec<(String, Run)> = Vec::with_capacity(given.len());
+    for text in given {
+        let (name, path) = match text.split_once('=') {
+            Some((name, path)) if !name.is_empty() && !Path::new(text).exists() => {
+                (name.to_owned(), PathBuf::from(path))
+            }
+            _ => {
+                let path = PathBuf::from(text);
+                let stem = path
+                    .file_stem()
+                    .map_or_else(|| text.clone(), |s| s.to_string_lossy().into_owned());
+                (stem, path)
+            }
+        };
+        if runs.iter().any(|(n, _)| *n == name) {
+            return Err(CliError::Usage(format!(
+                "--run {text}: two runs are named `{name}`; name them with NAME=FILE"
+            )));
+        }
+        let run = read_run(&Input::file(&path), ReadOptions::default())?;
+        runs.push((name, run));
+    }
+    Ok(runs)
+}
+
+/// Builds each `-m` (every bad one reported), each name once.
+pub(crate) fn metrics(specs: &[String]) -> Result<Vec<Box<dyn Metric>>, CliError> {
+    let mut metrics: Vec<Box<dyn Metric>> = Vec::new();
+    let mut bad = Vec::new();
+    for spec in specs {
+        match registry::parse_metric(spec) {
+            Ok(metric) => {
+                if !metrics.iter().any(|m| m.name() == metric.name()) {
+                    metrics.push(metric);
+                }
+            }
+            Err(source) => bad.push(CliError::Plugin {
+                flag: "-m",
+                value: spec.clone(),
+                source: Box::new(source),
+            }),
+        }
+    }
+    if bad.is_empty() {
+        Ok(metrics)
+    } else {
+        Err(CliError::all(bad))
+    }
+}

@@ -1,0 +1,349 @@
+//! `rankeval ppi`: a model's judgements for every query, people's for some;
+//! each metric's prediction-powered mean with its interval, comparisons with
+//! a baseline and gates decided on them (docs/judgements.md).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use rankeval::RelevanceLevel;
+use rankeval::compare::parse_gate;
+use rankeval::core::registry;
+use rankeval::engine::{Missing, Options};
+use rankeval::ppi::{Judges, PpiPlan, PpiReport, ppi_report};
+use rankeval_compare::ppi::{Lambda, PpiOptions};
+
+use super::{CliError, Verdict, judge_inputs, output};
+
+/// `rankeval ppi`'s arguments.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  \
+    rankeval ppi --qrels llm.qrels --human human.qrels --run bm25=bm25.trec --run dense=dense.trec \\\n      \
+    -m ndcg@10 --baseline bm25 --gate \"ndcg@10:non_inferior(margin=0.01)\"\n\n\
+    One table with the model's labels in a column `llm` and people's in `human` (empty where\n\
+    nobody judged): --qrels judgements.csv --grade llm --human judgements.csv --human-grade human")]
+pub struct PpiArgs {
+    /// The model's judgements (an LLM's): every query to evaluate. Any
+    /// qrels format.
+    #[arg(long, value_name = "FILE")]
+    qrels: PathBuf,
+    /// People's judgements of some of the queries: the labels that correct
+    /// the model's bias.
+    #[arg(long, value_name = "FILE")]
+    human: PathBuf,
+    /// The grade column of --qrels, for a table (CSV, Parquet, ...).
+    #[arg(long, value_name = "COLUMN")]
+    grade: Option<String>,
+    /// The grade column of --human, for a table.
+    #[arg(long, value_name = "COLUMN")]
+    human_grade: Option<String>,
+    /// A run, `NAME=FILE` or `FILE` (named by its stem); repeat for several.
+    #[arg(long = "run", value_name = "[NAME=]FILE", required = true)]
+    runs: Vec<String>,
+    /// A metric in the short syntax; repeat for several.
+    #[arg(short = 'm', long = "metric", value_name = "METRIC", required = true)]
+    metrics: Vec<String>,
+    /// The run every other run is compared with (its name).
+    #[arg(long, value_name = "RUN")]
+    baseline: Option<String>,
+    /// A gate decided on the PPI estimates, `METRIC:RULE`:
+    /// `ndcg@10:at_least(0.4)`, `ndcg@10:non_inferior(margin=0.01)`,
+    /// `ndcg@10:superior(alpha=0.05)`.
+    #[arg(long = "gate", value_name = "METRIC:RULE")]
+    gates: Vec<String>,
+    /// The intervals' confidence level.
+    #[arg(long, default_value_t = 0.95, value_name = "LEVEL")]
+    confidence: f64,
+    /// PPI++'s weight of the model's values: `tuned` (the variance-
+    /// minimising weight, clipped to [0, 1]) or a number (1: plain PPI; 0:
+    /// people's labels alone).
+    #[arg(long, default_value = "tuned", value_name = "tuned|W")]
+    lambda: String,
+    /// Judged queries missing from a run: left out (skip) or scored 0.
+    #[arg(long, value_enum, default_value_t = MissingArg::Skip)]
+    missing: MissingArg,
+    /// The relevance level metrics use unless they set `rel`.
+    #[arg(long, value_name = "GRADE")]
+    rel: Option<f64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = PpiFormat::Table)]
+    format: PpiFormat,
+    /// Write the report to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Report failed gates without failing: exit code 0 rather than 1.
+    #[arg(long)]
+    no_fail: bool,
+}
+
+/// Judged queries missing from a run.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum MissingArg {
+    /// Left out.
+    Skip,
+    /// Scored 0.
+    Zero,
+}
+
+/// The report's format.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum PpiFormat {
+    /// Aligned text.
+    Table,
+    /// One JSON document.
+    Json,
+    /// Markdown tables.
+    Markdown,
+}
+
+/// Runs `rankeval ppi`.
+pub(crate) fn run(args: PpiArgs) -> Result<Verdict, CliError> {
+    let usage = |text: String| CliError::Usage(text);
+    if !(args.confidence > 0.0 && args.confidence < 1.0) {
+        return Err(usage(format!(
+            "--confidence {}: must be strictly between 0 and 1, e.g. 0.95",
+            args.confidence
+        )));
+    }
+    let lambda = match args.lambda.as_str() {
+        "tuned" => Lambda::Tuned,
+        text => match text.parse::<f64>() {
+            Ok(w) if w.is_finite() => Lambda::Fixed(w),
+            _ => {
+                return Err(usage(format!(
+                    "--lambda {text}: `tuned` or a finite number (1: plain PPI; 0: people's labels alone)"
+                )));
+            }
+        },
+    };
+    let ppi = PpiOptions {
+        level: args.confidence,
+        lambda,
+    };
+    let metrics = judge_inputs::metrics(&args.metrics)?;
+    let alpha = 0.05;
+    let mut gates = Vec::new();
+    for text in &args.gates {
+        let spec = parse_gate(text, alpha, |metric| {
+            registry::parse_metric(metric)
+                .map(|m| m.name())
+                .map_err(|e| rankeval::config::plugin_message(&e))
+        })
+        .map_err(|reason| usage(format!("--gate {text}: {reason}")))?;
+        gates.push(spec);
+    }
+    let level = match args.rel {
+        None => RelevanceLevel::DEFAULT,
+        Some(rel) => RelevanceLevel::new(rel).ok_or_else(|| {
+            usage(format!(
+                "--rel {rel}: the relevance level must be a positive grade"
+            ))
+        })?,
+    };
+    let options = Options {
+        missing: match args.missing {
+            MissingArg::Skip => Missing::Skip,
+            MissingArg::Zero => Missing::Zero,
+        },
+        level,
+        ..Options::default()
+    };
+    let model = judge_inputs::qrels(&args.qrels, args.grade.as_deref())?;
+    let human = judge_inputs::qrels(&args.human, args.human_grade.as_deref())?;
+    let runs = judge_inputs::runs(&args.runs)?;
+    let borrowed: Vec<(String, &rankeval::core::Run)> =
+        runs.iter().map(|(n, r)| (n.clone(), r)).collect();
+    let report = ppi_report(
+        Judges {
+            model: &model,
+            human: &human,
+        },
+        &borrowed,
+        &metrics,
+        &options,
+        &ppi,
+        PpiPlan {
+            baseline: args.baseline.as_deref(),
+            gates: &gates,
+        },
+    )
+    .map_err(|e| usage(e.to_string()))?;
+    let text = match args.format {
+        PpiFormat::Table => table(&report),
+        PpiFormat::Json => {
+            let mut json = serde_json::to_string_pretty(&report)
+                .map_err(|e| usage(format!("the JSON report: {e}")))?;
+            json.push('\n');
+            json
+        }
+        PpiFormat::Markdown => markdown(&report),
+    };
+    output::write(&text, args.output.as_deref())?;
+    if report.labelled_without_model > 0 {
+        eprintln!(
+            "warning: {} queries judged by people have no judgement of the model in {}: left out (PPI needs the model's value beside each label)",
+            report.labelled_without_model,
+            args.qrels.display()
+        );
+    }
+    Ok(if report.passed() || args.no_fail {
+        Verdict::Passed
+    } else {
+        Verdict::Failed
+    })
+}
+
+/// A p-value with 4 decimals, or in scientific notation below 0.0001.
+fn p_value(p: f64) -> String {
+    if p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// `value [lower, upper]` with 4 decimals.
+fn with_interval(value: f64, lower: f64, upper: f64) -> String {
+    format!("{value:.4} [{lower:.4}, {upper:.4}]")
+}
+
+/// One row per run and metric, as cells.
+fn rows(report: &PpiReport) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let mut header = vec![
+        "metric",
+        "run",
+        "PPI mean [interval]",
+        "lambda",
+        "people only",
+        "model only",
+    ];
+    if report.baseline.is_some() {
+        header.extend(["difference [interval]", "p"]);
+    }
+    let mut rows = Vec::new();
+    for (m, metric) in report.metrics.iter().enumerate() {
+        for run in &report.runs {
+            let r = &run.metrics[m];
+            let mut row = vec![
+                metric.clone(),
+                run.name.clone(),
+                with_interval(
+                    r.mean.estimate,
+                    r.mean.interval.lower,
+                    r.mean.interval.upper,
+                ),
+                format!("{:.3}", r.mean.lambda),
+                with_interval(
+                    r.mean.classical.mean,
+                    r.mean.classical.interval.lower,
+                    r.mean.classical.interval.upper,
+                ),
+                format!("{:.4}", r.mean.imputed.mean),
+            ];
+            if report.baseline.is_some() {
+                match &r.comparison {
+                    Some(c) => {
+                        row.push(format!(
+                            "{:+.4} [{:+.4}, {:+.4}]",
+                            c.difference.estimate,
+                            c.difference.interval.lower,
+                            c.difference.interval.upper
+                        ));
+                        row.push(p_value(c.p_value));
+                    }
+                    None => row.extend(["baseline".to_owned(), String::new()]),
+                }
+            }
+            rows.push(row);
+        }
+    }
+    (header, rows)
+}
+
+/// The aligned-text report.
+fn table(report: &PpiReport) -> String {
+    let (header, rows) = rows(report);
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].chars().count())
+                .chain([header[c].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    let line = |out: &mut String, cells: &[&str]| {
+        let text: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        out.push_str(text.join("  ").trim_end());
+        out.push('\n');
+    };
+    line(&mut out, &header);
+    for row in &rows {
+        let cells: Vec<&str> = row.iter().map(String::as_str).collect();
+        line(&mut out, &cells);
+    }
+    out.push_str(&summary(report));
+    out
+}
+
+/// The Markdown report.
+fn markdown(report: &PpiReport) -> String {
+    let (header, rows) = rows(report);
+    let mut out = format!("| {} |\n", header.join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
+    for row in rows {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push('\n');
+    out.push_str(&summary(report));
+    out
+}
+
+/// The lines under the table: queries, level, gates.
+fn summary(report: &PpiReport) -> String {
+    let mut out = String::new();
+    for run in &report.runs {
+        let _ = writeln!(
+            out,
+            "{}: {} queries judged by the model, {} of them by people too",
+            run.name, run.queries, run.labelled
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{:.0}% intervals (normal); people only: the mean of people's labels alone; model only: the mean under the model's labels, biased as the model is",
+        report.level * 100.0
+    );
+    for gate in &report.gates {
+        let o = &gate.outcome;
+        // No correction here: superior's p-value is the difference's own.
+        let quantity = match o.quantity {
+            rankeval_compare::Quantity::CorrectedPValue => "p-value",
+            other => rankeval::compare::quantity_name(other),
+        };
+        let relation = match o.relation {
+            rankeval_compare::Relation::AtLeast => ">=",
+            rankeval_compare::Relation::Above => ">",
+            rankeval_compare::Relation::Below => "<",
+        };
+        let _ = writeln!(
+            out,
+            "gate {} on {}: {} ({quantity} {} {relation} {:.4})",
+            gate.gate,
+            gate.run,
+            if o.passed { "passed" } else { "FAILED" },
+            if quantity == "p-value" {
+                p_value(o.value)
+            } else {
+                format!("{:.4}", o.value)
+            },
+            o.threshold
+        );
+    }
+    out
+}

@@ -1,0 +1,94 @@
+//! `rankeval agree` on examples/judgements: the report, and its kappa
+//! recomputed from the two qrels files read here (the statistic itself is
+//! checked against scikit-learn in rankeval-compare).
+
+use std::collections::HashMap;
+
+use crate::rankeval_snapshot;
+
+const ARGS: [&str; 17] = [
+    "agree",
+    "--qrels",
+    "llm=examples/judgements/llm.qrels",
+    "--qrels",
+    "human=examples/judgements/human.qrels",
+    "--weights",
+    "quadratic",
+    "--run",
+    "examples/judgements/bm25.trec",
+    "--run",
+    "examples/judgements/dense.trec",
+    "-m",
+    "ndcg@5",
+    "-m",
+    "p@5",
+    "--top",
+    "1",
+];
+
+#[test]
+fn table() {
+    rankeval_snapshot!("agree_table", &ARGS);
+}
+
+/// `(query, doc) -> grade` of a TREC qrels file.
+fn grades(path: &str) -> HashMap<(String, String), f64> {
+    std::fs::read_to_string(super::workspace().join(path))
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            ((f[0].to_owned(), f[2].to_owned()), f[3].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn kappa_of_the_documents_both_judged() {
+    let llm = grades("examples/judgements/llm.qrels");
+    let human = grades("examples/judgements/human.qrels");
+    let mut keys: Vec<&(String, String)> = llm.keys().filter(|k| human.contains_key(*k)).collect();
+    keys.sort();
+    let a: Vec<f64> = keys.iter().map(|k| llm[*k]).collect();
+    let b: Vec<f64> = keys.iter().map(|k| human[*k]).collect();
+    let mut args = ARGS.to_vec();
+    args.extend_from_slice(&["--format", "json"]);
+    let (code, json, stderr) = super::run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["shared"], keys.len());
+    let want = rankeval_compare::agreement::cohen_kappa(
+        &a,
+        &b,
+        rankeval_compare::agreement::KappaWeights::Quadratic,
+    )
+    .unwrap();
+    assert_eq!(report["kappa"]["kappa"].as_f64().unwrap(), want.kappa);
+    assert_eq!(report["kappa"]["n"], keys.len());
+    // The LLM grades higher: its nDCG means differ from people's, and the
+    // mean difference is people's minus the LLM's.
+    let ndcg = &report["metrics"][0];
+    assert_eq!(ndcg["metric"], "ndcg@5");
+    let first = ndcg["first"][0].as_f64().unwrap();
+    let second = ndcg["second"][0].as_f64().unwrap();
+    let difference = ndcg["difference"][0].as_f64().unwrap();
+    assert!((second - first - difference).abs() < 1e-12);
+}
+
+#[test]
+fn errors_name_the_flag() {
+    let (code, _, stderr) = super::run(&["agree", "--qrels", "examples/judgements/llm.qrels"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("give two sets of judgements"), "{stderr}");
+    let (code, _, stderr) = super::run(&[
+        "agree",
+        "--qrels",
+        "examples/judgements/llm.qrels",
+        "--qrels",
+        "examples/judgements/human.qrels",
+        "-m",
+        "ndcg@5",
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--run and -m go together"), "{stderr}");
+}
