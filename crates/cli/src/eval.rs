@@ -106,6 +106,13 @@ pub(super) struct EvalArgs {
     /// results; gates can name a group: `ndcg@10[segment=tail]:superior`.
     #[arg(long, value_name = "FILE")]
     groups: Option<PathBuf>,
+    /// Conversational queries: each query id is CONVERSATION, SEP, TURN
+    /// (TREC CAsT's and iKAT's 31_4 with SEP `_`; split at the last SEP).
+    /// Every report adds the results per turn position and per
+    /// conversation, as groups `turn` and `conversation` (gates can name
+    /// them: `ndcg@10[turn=1]:superior`).
+    #[arg(long, value_name = "SEP")]
+    turns: Option<String>,
     /// Default relevance level: grades of at least N are relevant (like
     /// trec_eval -l); N may be a decimal (3.5) and must be above 0. A
     /// metric's own `rel` wins; metrics that use grades as gains (ndcg,
@@ -929,6 +936,15 @@ impl EvalArgs {
             corpus_metrics: unique_by_name(corpus_metrics),
             corpus_inputs,
             groups: self.groups.clone(),
+            turns: match &self.turns {
+                Some(sep) if sep.is_empty() => {
+                    return Err(CliError::Usage(
+                        "--turns: the separator is empty (e.g. `_` for query ids like 31_4)"
+                            .to_owned(),
+                    ));
+                }
+                other => other.clone(),
+            },
             systems,
             options: Options {
                 missing,

@@ -187,6 +187,7 @@ mod tests {
             corpus_metrics: Vec::new(),
             corpus_inputs: Default::default(),
             groups: None,
+            turns: None,
             systems: Vec::new(),
             options: Default::default(),
             read: Default::default(),

@@ -109,21 +109,27 @@ fn sided_error(e: rankeval::engine::sided::SidedError) -> PyErr {
 
 /// One partition's mergeable state of a column of per-query values (NaNs
 /// included, as the command line aggregates them): `(n, partials of the
-/// sum, partials of the sum of ln(max(x, floor)), min, max (NaN when none, as `min` and `max`
-/// give; merge them with `fmin`/`fmax`, which skip NaN as they do), partials of
-/// the sum of (x - mean)^2)`, the last only when `mean` is given (the
-/// second pass of a standard deviation).
+/// sum, partials of the sum of ln(max(x, floor)) (empty without `floor`:
+/// only a geometric mean needs them), min, max (NaN when none, as `min`
+/// and `max` give; merge them with `fmin`/`fmax`, which skip NaN as they
+/// do), partials of the sum of (x - mean)^2)`, the last only when `mean` is
+/// given (the second pass of a standard deviation).
 #[pyfunction]
 #[pyo3(signature = (values, floor, mean=None))]
 #[allow(clippy::type_complexity)]
 pub fn column_state(
     values: PyReadonlyArray1<'_, f64>,
-    floor: f64,
+    floor: Option<f64>,
     mean: Option<f64>,
 ) -> PyResult<(u64, Vec<f64>, Vec<f64>, f64, f64, Option<Vec<f64>>)> {
     let values = values.as_slice()?;
     let sum: ExactSum = values.iter().copied().collect();
-    let logs: ExactSum = values.iter().map(|x| x.max(floor).ln()).collect();
+    // The logarithms only for a geometric mean: a `ln` per value otherwise
+    // spent for nothing.
+    let logs: ExactSum = match floor {
+        Some(floor) => values.iter().map(|x| x.max(floor).ln()).collect(),
+        None => ExactSum::new(),
+    };
     let min = values.iter().copied().fold(f64::NAN, f64::min);
     let max = values.iter().copied().fold(f64::NAN, f64::max);
     let squares = mean.map(|m| {

@@ -21,3 +21,17 @@ def test_the_median_of_counted_values_is_the_cli_median():
     assert rs._median_of_counts([(0.5, 2), (0.1, 1)]) == 0.5
     assert rs._median_of_counts([(0.9, 1), (0.1, 1), (0.5, 1), (0.2, 1)]) == (0.2 + 0.5) / 2
     assert rs._median_of_counts([]) != rs._median_of_counts([])  # NaN
+
+
+def test_a_column_state_sums_logarithms_only_for_a_geometric_mean():
+    import math
+
+    import numpy as np
+
+    from rankeval_rs import _native
+
+    values = np.array([0.5, 0.0, 0.25])
+    n, total, logs, low, high, squares = _native.column_state(values, None)
+    assert (n, _native.fsum_partials([total]), logs, low, high, squares) == (3, 0.75, [], 0.0, 0.5, None)
+    _, _, logs, _, _, _ = _native.column_state(values, 1e-5)
+    assert _native.fsum_partials([logs]) == math.fsum(math.log(max(v, 1e-5)) for v in values)

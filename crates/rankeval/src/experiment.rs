@@ -8,7 +8,7 @@ use crate::corpus::{CorpusSources, item_warnings};
 use crate::engine::{
     Evaluation, NeverRan, Options, evaluate, evaluate_corpus_with, evaluate_input, never_ran,
 };
-use crate::groups::group_results;
+use crate::groups::{conversation_groups, group_results};
 use crate::read::{
     Format, Input, ReadError, ReadOptions, read_groups, read_qrels_noted, read_run_with,
 };
@@ -103,6 +103,11 @@ pub struct Experiment {
     /// The groups of queries whose results reports show beside each run's
     /// (`--groups`, TOML `groups`): a CSV/TSV or Parquet file.
     pub groups: Option<std::path::PathBuf>,
+    /// Conversational queries (`--turns SEP`, TOML `turns`): each query id
+    /// is `CONVERSATION` + this separator + `TURN`, and reports add the
+    /// groups `conversation` and `turn` (results per turn position and per
+    /// conversation) beside the groups file's.
+    pub turns: Option<String>,
     /// Which queries count, and the relevance level.
     pub options: Options,
     /// How runs are read.
@@ -318,7 +323,30 @@ impl Experiment {
                     }),
             );
             let queries = evaluation.queries().to_vec();
-            let group_results = match &groups {
+            let conversations = match &self.turns {
+                Some(separator) => Some(
+                    conversation_groups(&queries, separator, groups.as_ref().map(|(g, _)| g))
+                        .map_err(|reason| {
+                            ExecuteError::Read(ReadError {
+                                path: groups
+                                    .as_ref()
+                                    .map_or_else(|| "the query ids".to_owned(), |(_, f)| f.clone()),
+                                line: None,
+                                kind: crate::read::ReadErrorKind::BadField(reason),
+                            })
+                        })?,
+                ),
+                None => None,
+            };
+            let run_groups = match (&conversations, &groups) {
+                (Some(conversations), Some((_, file))) => {
+                    Some((conversations, format!("{file} and the query ids")))
+                }
+                (Some(conversations), None) => Some((conversations, "the query ids".to_owned())),
+                (None, Some((groups, file))) => Some((groups, file.clone())),
+                (None, None) => None,
+            };
+            let group_results = match run_groups {
                 Some((groups, file)) => {
                     let (results, warnings) = group_results(
                         &run.name,
@@ -327,7 +355,7 @@ impl Experiment {
                         &report.metrics,
                         &self.aggregators,
                         groups,
-                        file,
+                        &file,
                     );
                     report.warnings.extend(warnings);
                     results

@@ -4,7 +4,7 @@
 //! same aggregators, intervals included), so that a group's mean is the
 //! mean of its queries' values in report order.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use rankeval_core::Aggregator;
 
@@ -16,7 +16,8 @@ const EXAMPLES: usize = 5;
 
 /// Run `run`'s results on every group of `groups` (read from the file
 /// called `file`): `queries` and `per_query[m]` as [`crate::report::RunResult`]
-/// holds them. Groups of a column come in byte order of their values;
+/// holds them. Groups of a column come in byte order of their values (by
+/// number when every value of the column is a number: turns 1, 2, 10);
 /// evaluated queries in no group of a column are counted in a warning, as
 /// are groups whose intervals could not be computed.
 pub fn group_results(
@@ -31,7 +32,7 @@ pub fn group_results(
     let mut results = Vec::new();
     let mut warnings = Vec::new();
     for (c, column) in groups.columns().iter().enumerate() {
-        let mut members: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        let mut members: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut without = Vec::new();
         for (q, query) in queries.iter().enumerate() {
             match groups.value(query, c) {
@@ -54,7 +55,8 @@ pub fn group_results(
                 },
             });
         }
-        for (value, rows) in members {
+        for value in group_order(members.keys().copied()) {
+            let rows = &members[value];
             let columns: Vec<Vec<f64>> = per_query
                 .iter()
                 .map(|values| rows.iter().map(|&q| values[q]).collect())
@@ -74,10 +76,125 @@ pub fn group_results(
     (results, warnings)
 }
 
+/// The groups of conversational queries: each query id `CONVERSATION` +
+/// `separator` + `TURN` (TREC CAsT's and iKAT's `31_4`, split at the last
+/// separator) gives the columns `conversation` and `turn`, after the
+/// columns of `given` (a groups file) if any. A query id without the
+/// separator is in no group of either column (and counted in a warning).
+pub fn conversation_groups(
+    queries: &[String],
+    separator: &str,
+    given: Option<&QueryGroups>,
+) -> Result<QueryGroups, String> {
+    let mut columns: Vec<String> = given.map(|g| g.columns().to_vec()).unwrap_or_default();
+    for added in ["conversation", "turn"] {
+        if columns.iter().any(|c| c == added) {
+            return Err(format!(
+                "the groups file has a column `{added}`, which the conversations' groups add too"
+            ));
+        }
+    }
+    let width = columns.len();
+    columns.extend(["conversation".to_owned(), "turn".to_owned()]);
+    let rows = queries.iter().map(|query| {
+        let mut row: Vec<String> = (0..width)
+            .map(|c| {
+                given
+                    .and_then(|g| g.value(query, c))
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+            .collect();
+        match query.rsplit_once(separator) {
+            Some((conversation, turn)) if !conversation.is_empty() && !turn.is_empty() => {
+                row.extend([conversation.to_owned(), turn.to_owned()]);
+            }
+            _ => row.extend([String::new(), String::new()]),
+        }
+        (query.clone(), row)
+    });
+    let query_column = given.map_or("query", |g| g.query_column()).to_owned();
+    QueryGroups::from_rows(query_column, columns, rows)
+}
+
+/// The order of a column's groups: by number when every value is one
+/// (turns 1, 2, ..., 10), else in byte order (equal values side by side).
+pub fn group_order<'a>(values: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut values: Vec<&str> = values.collect();
+    let numbers: Option<Vec<f64>> = values.iter().map(|v| v.parse::<f64>().ok()).collect();
+    match numbers {
+        Some(numbers) if numbers.iter().all(|n| n.is_finite()) => {
+            let mut keyed: Vec<(f64, &str)> = numbers.into_iter().zip(values).collect();
+            keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+            keyed.into_iter().map(|(_, v)| v).collect()
+        }
+        _ => {
+            values.sort_unstable();
+            values
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rankeval_core::registry::parse_aggregator;
+
+    #[test]
+    fn conversations_and_turns_from_query_ids() {
+        let queries: Vec<String> = ["31_1", "31_2", "31_10", "7_1", "plain"]
+            .map(String::from)
+            .to_vec();
+        let groups = conversation_groups(&queries, "_", None).expect("groups");
+        assert_eq!(groups.columns(), ["conversation", "turn"]);
+        assert_eq!(groups.value("31_10", 0), Some("31"));
+        assert_eq!(groups.value("31_10", 1), Some("10"));
+        assert_eq!(groups.value("plain", 0), None);
+        let per_query = vec![vec![0.1, 0.2, 0.3, 0.4, 0.5]];
+        let metrics = vec![MetricColumn {
+            name: "ap".into(),
+            trec: None,
+        }];
+        let aggregators = vec![parse_aggregator("mean").expect("mean")];
+        let (results, warnings) = group_results(
+            "run",
+            &queries,
+            &per_query,
+            &metrics,
+            &aggregators,
+            &groups,
+            "query ids",
+        );
+        let turns: Vec<(&str, &str)> = results
+            .iter()
+            .map(|r| (r.column.as_str(), r.value.as_str()))
+            .collect();
+        // Turns by number (10 after 2), conversations by number too.
+        assert_eq!(
+            turns,
+            [
+                ("conversation", "7"),
+                ("conversation", "31"),
+                ("turn", "1"),
+                ("turn", "2"),
+                ("turn", "10")
+            ]
+        );
+        assert_eq!(results[2].aggregates, vec![vec![(0.1 + 0.4) / 2.0]]);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        // Beside a groups file's columns; a clash is an error.
+        let given = QueryGroups::from_rows(
+            "qid",
+            vec!["segment".into()],
+            [("31_1".to_owned(), vec!["tail".to_owned()])],
+        )
+        .expect("groups");
+        let both = conversation_groups(&queries, "_", Some(&given)).expect("groups");
+        assert_eq!(both.columns(), ["segment", "conversation", "turn"]);
+        assert_eq!(both.value("31_1", 0), Some("tail"));
+        let clash = QueryGroups::from_rows("qid", vec!["turn".into()], []).expect("groups");
+        assert!(conversation_groups(&queries, "_", Some(&clash)).is_err());
+    }
 
     #[test]
     fn each_group_aggregates_its_own_queries_in_report_order() {

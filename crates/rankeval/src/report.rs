@@ -141,14 +141,13 @@ impl Report {
         }
         let mut keys = Vec::new();
         for column in columns {
-            let mut values: Vec<&str> = self
-                .runs
-                .iter()
-                .flat_map(|run| run.groups.iter())
-                .filter(|g| g.column == column)
-                .map(|g| g.value.as_str())
-                .collect();
-            values.sort_unstable();
+            let mut values = crate::groups::group_order(
+                self.runs
+                    .iter()
+                    .flat_map(|run| run.groups.iter())
+                    .filter(|g| g.column == column)
+                    .map(|g| g.value.as_str()),
+            );
             values.dedup();
             keys.extend(
                 values

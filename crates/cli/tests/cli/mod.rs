@@ -32,6 +32,7 @@ mod systems;
 mod ties;
 mod trec_eval;
 mod trec_eval_command;
+mod turns;
 mod unicode;
 
 use std::path::{Path, PathBuf};

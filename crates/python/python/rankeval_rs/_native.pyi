@@ -260,9 +260,9 @@ class SparkEvaluator:
         """The results of the rows held back, or None."""
 
 def column_state(
-    values: npt.NDArray[np.float64], floor: float, mean: float | None = None
+    values: npt.NDArray[np.float64], floor: float | None, mean: float | None = None
 ) -> tuple[int, list[float], list[float], float, float, list[float] | None]:
-    """A partition's mergeable state of a column: (n, sum partials, log-sum partials, min, max, squares partials)."""
+    """A partition's mergeable state of a column: (n, sum partials, log-sum partials (empty without a floor), min, max, squares partials)."""
 
 def fsum_partials(parts: list[list[float]]) -> float:
     """The correctly rounded sum of several partial sums' partials."""

@@ -285,11 +285,13 @@ class SparkEvaluation:
                     f"aggregator `{a}`: on Spark, one of {', '.join(SUPPORTED_AGGREGATORS)} "
                     "(others need every value in one place: aggregate the Parquet output with rankeval)"
                 )
-        states = self._states(floor, None)
+        # The logarithms are summed only for a geometric mean.
+        log_floor = floor if "gmean" in wanted else None
+        states = self._states(log_floor, None)
         means = {
             key: (_native.fsum_partials(s["sum"]) / s["n"] if s["n"] else math.nan) for key, s in states.items()
         }
-        squares = self._states(floor, means) if "std" in wanted else {}
+        squares = self._states(None, means) if "std" in wanted else {}
         out: dict[str, dict[str, dict[str, float]]] = {r: {m: {} for m in self.metrics} for r in self.runs}
         for (run, metric), s in states.items():
             n = s["n"]
@@ -314,8 +316,11 @@ class SparkEvaluation:
                     out[run][metric]["median"] = value
         return out
 
-    def _states(self, floor: float, means: dict[tuple[str, str], float] | None) -> dict[tuple[str, str], dict[str, Any]]:
-        """Each partition's mergeable state per run and metric, merged."""
+    def _states(
+        self, floor: float | None, means: dict[tuple[str, str], float] | None
+    ) -> dict[tuple[str, str], dict[str, Any]]:
+        """Each partition's mergeable state per run and metric, merged (the
+        logarithms' sums only with a ``floor``, for ``gmean``)."""
         from pyspark.sql.types import ArrayType, DoubleType, LongType, StringType, StructField, StructType
 
         metrics = list(self.metrics)

@@ -161,6 +161,8 @@ pub(crate) struct RawExperiment {
     /// Groups of queries (slices): a CSV/TSV or Parquet file, the query
     /// column then one column per grouping.
     pub(crate) groups: Option<Spanned<String>>,
+    /// Conversational query ids: the separator of conversation and turn.
+    pub(crate) turns: Option<Spanned<String>>,
     /// Training interactions of corpus metrics: a file of `user, item`
     /// pairs read as qrels, or a table with its `path`, `format` and
     /// column settings.

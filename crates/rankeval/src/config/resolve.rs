@@ -482,6 +482,17 @@ impl Resolver<'_> {
                 Some(path) => Some(self.file(path, "groups")?),
                 None => None,
             },
+            turns: match &raw.turns {
+                Some(at) if at.get_ref().is_empty() => {
+                    return Err(self.invalid(
+                        at,
+                        "turns",
+                        "the separator of conversation and turn in the query ids is empty (e.g. \"_\" for 31_4)".to_owned(),
+                    ));
+                }
+                Some(at) => Some(at.get_ref().clone()),
+                None => None,
+            },
             options: Options {
                 missing,
                 level: raw.rel.unwrap_or_default(),
