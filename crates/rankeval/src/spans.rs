@@ -875,6 +875,28 @@ mod tests {
         assert_eq!(strict.qrels.grade_of("q", "d1#span:10-30"), Some(1.0));
     }
 
+    #[test]
+    fn char_level_ranks_ties_as_the_chunk_level_run() {
+        // Two chunks tied on score: the run puts `d#10-20` first (ties by
+        // id, descending); the character level's top 1 must be that chunk.
+        let spans = [span("q", "d", 10, 20, 1.0)];
+        let chunks = [chunk("q", "d", 0, 10, 1.0), chunk("q", "d", 10, 20, 1.0)];
+        let level = chunk_level(&spans, &chunks, Overlap::Any).unwrap();
+        let first = level.run.list("q").unwrap().doc(0);
+        assert_eq!(first, b"d#10-20");
+        let top = char_level(&spans, &chunks, Some(1), 1.0);
+        assert_eq!(top.queries[0].1.precision, 1.0);
+        let metric = rankeval_core::registry::parse_metric("p@1").unwrap();
+        let p1 = evaluate(
+            &level.qrels,
+            &level.run,
+            std::slice::from_ref(&metric),
+            &Options::default(),
+        )
+        .value(0, 0);
+        assert_eq!(p1, 1.0);
+    }
+
     /// RAGAS's context precision@K: sum over k <= K of P@k v_k, divided by
     /// the number of relevant chunks in the top K (0 without one).
     fn ragas_context_precision(v: &[u8]) -> f64 {
