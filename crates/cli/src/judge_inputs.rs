@@ -1,4 +1,4 @@
-//! The inputs `rankeval ppi` and `rankeval agree` share: qrels with a
+//! The inputs `rankeval ppi`, `rankeval agree` and `rankeval spans` share: qrels with a
 //! chosen grade column, named runs, and metrics.
 
 use std::path::{Path, PathBuf};
@@ -28,18 +28,7 @@ pub(crate) fn qrels(path: &Path, grade: Option<&str>) -> Result<Qrels, CliError>
 pub(crate) fn runs(given: &[String]) -> Result<Vec<(String, Run)>, CliError> {
     let mut runs: Vec<(String, Run)> = Vec::with_capacity(given.len());
     for text in given {
-        let (name, path) = match text.split_once('=') {
-            Some((name, path)) if !name.is_empty() && !Path::new(text).exists() => {
-                (name.to_owned(), PathBuf::from(path))
-            }
-            _ => {
-                let path = PathBuf::from(text);
-                let stem = path
-                    .file_stem()
-                    .map_or_else(|| text.clone(), |s| s.to_string_lossy().into_owned());
-                (stem, path)
-            }
-        };
+        let (name, path) = run_name(text);
         if runs.iter().any(|(n, _)| *n == name) {
             return Err(CliError::Usage(format!(
                 "--run {text}: two runs are named `{name}`; name them with NAME=FILE"
@@ -49,6 +38,23 @@ pub(crate) fn runs(given: &[String]) -> Result<Vec<(String, Run)>, CliError> {
         runs.push((name, run));
     }
     Ok(runs)
+}
+
+/// The name and file of a `[NAME=]FILE` of `--run`: the file's stem when
+/// no name is given (or when the whole text is a file that exists).
+pub(crate) fn run_name(text: &str) -> (String, PathBuf) {
+    match text.split_once('=') {
+        Some((name, path)) if !name.is_empty() && !Path::new(text).exists() => {
+            (name.to_owned(), PathBuf::from(path))
+        }
+        _ => {
+            let path = PathBuf::from(text);
+            let stem = path
+                .file_stem()
+                .map_or_else(|| text.to_owned(), |s| s.to_string_lossy().into_owned());
+            (stem, path)
+        }
+    }
 }
 
 /// Builds each `-m` (every bad one reported), each name once.

@@ -15,6 +15,7 @@ mod output;
 mod ppi;
 mod progress;
 pub mod signals;
+mod spans;
 pub mod trec_eval;
 
 use std::ffi::OsString;
@@ -72,6 +73,10 @@ enum Command {
     /// kappa of their labels, and Kendall's tau, top-k agreement and mean
     /// differences of the runs evaluated under each.
     Agree(Box<agree::AgreeArgs>),
+    /// Retrieval for RAG judged on text spans: span qrels and runs of
+    /// chunks (character offsets); every metric at chunk level under an
+    /// overlap rule, and precision, recall and IoU of the retrieved text.
+    Spans(Box<spans::SpansArgs>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Install it where the shell looks: `rankeval completions bash >
@@ -377,6 +382,7 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         Command::Explain(args) => explain::run(*args).map(|()| Verdict::Passed),
         Command::Ppi(args) => ppi::run(*args),
         Command::Agree(args) => agree::run(*args),
+        Command::Spans(args) => spans::run(*args).map(|()| Verdict::Passed),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "rankeval", &mut script);

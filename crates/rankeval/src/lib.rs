@@ -79,6 +79,7 @@ pub mod groups;
 pub mod ppi;
 pub mod read_advice;
 pub mod report;
+pub mod spans;
 pub mod suite;
 pub mod systems;
 

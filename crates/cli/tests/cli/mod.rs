@@ -27,6 +27,7 @@ mod per_input;
 mod ppi;
 mod quickstart;
 mod score_threshold;
+mod spans;
 mod suite;
 mod systems;
 mod ties;

@@ -1,0 +1,209 @@
+//! `rankeval spans`: retrieval for RAG judged on text spans: span qrels,
+//! runs of chunks, every metric at chunk level under an overlap rule, and
+//! precision, recall and IoU of the retrieved text at character level
+//! (docs/judgements.md).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use rankeval::RelevanceLevel;
+use rankeval::engine::{Missing, Options};
+use rankeval::spans::{
+    Chunk, Overlap, SpansPlan, SpansReport, read_chunks, read_spans, spans_report,
+};
+
+use super::{CliError, judge_inputs, output};
+
+/// `rankeval spans`'s arguments.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  \
+    rankeval spans --qrels examples/spans/spans.tsv --run fixed=examples/spans/fixed.tsv \\\n      \
+    --run sentences=examples/spans/sentences.tsv -m \"ap(norm=hits)@3\" -m hit_rate@3 --overlap \"coverage>=0.5\"\n\n\
+    Files: a header naming query, doc, start, end, grade (qrels) or score (runs), tab- or\n\
+    comma-separated, or JSON Lines objects with those keys; offsets are characters, [start, end).")]
+pub struct SpansArgs {
+    /// The span qrels: `query, doc, start, end, grade` rows.
+    #[arg(long, value_name = "FILE")]
+    qrels: PathBuf,
+    /// A run of chunks (`query, doc, start, end, score` rows), `NAME=FILE`
+    /// or `FILE` (named by its stem); repeat for several.
+    #[arg(long = "run", value_name = "[NAME=]FILE", required = true)]
+    runs: Vec<String>,
+    /// A chunk-level metric in the short syntax; repeat for several.
+    #[arg(short = 'm', long = "metric", value_name = "METRIC")]
+    metrics: Vec<String>,
+    /// When a chunk matches a span: `any` (a character in common),
+    /// `iou>=T` (intersection over union) or `coverage>=T` (the share of
+    /// the span the chunk covers).
+    #[arg(long, default_value = "any", value_name = "RULE")]
+    overlap: String,
+    /// Character level over the top K chunks of each query (default: all).
+    #[arg(long, value_name = "K")]
+    char_k: Option<usize>,
+    /// The relevance level: spans of this grade or more are relevant.
+    #[arg(long, value_name = "GRADE")]
+    rel: Option<f64>,
+    /// Also print every query's values.
+    #[arg(long)]
+    per_query: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SpansFormat::Table)]
+    format: SpansFormat,
+    /// Write the report to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+/// The report's format.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SpansFormat {
+    /// Aligned text.
+    Table,
+    /// One JSON document.
+    Json,
+}
+
+/// Runs `rankeval spans`.
+pub(crate) fn run(args: SpansArgs) -> Result<(), CliError> {
+    let usage = CliError::Usage;
+    let overlap: Overlap = args
+        .overlap
+        .parse()
+        .map_err(|e| usage(format!("--overlap {e}")))?;
+    if args.char_k == Some(0) {
+        return Err(usage("--char-k 0: at least 1 chunk".to_owned()));
+    }
+    let level = match args.rel {
+        None => RelevanceLevel::DEFAULT,
+        Some(rel) => RelevanceLevel::new(rel).ok_or_else(|| {
+            usage(format!(
+                "--rel {rel}: the relevance level must be a positive grade"
+            ))
+        })?,
+    };
+    let metrics = judge_inputs::metrics(&args.metrics)?;
+    let options = Options {
+        missing: Missing::Zero,
+        level,
+        ..Options::default()
+    };
+    let read = |e: rankeval::spans::SpansError| usage(e.to_string());
+    let spans = read_spans(&args.qrels).map_err(read)?;
+    let mut runs: Vec<(String, Vec<Chunk>)> = Vec::with_capacity(args.runs.len());
+    for text in &args.runs {
+        let (name, path) = judge_inputs::run_name(text);
+        if runs.iter().any(|(n, _)| *n == name) {
+            return Err(usage(format!(
+                "--run {text}: two runs are named `{name}`; name them with NAME=FILE"
+            )));
+        }
+        runs.push((name, read_chunks(&path).map_err(read)?));
+    }
+    let report = spans_report(
+        &spans,
+        &runs,
+        SpansPlan {
+            metrics: &metrics,
+            options: &options,
+            overlap,
+            char_k: args.char_k,
+        },
+    )
+    .map_err(read)?;
+    let text = match args.format {
+        SpansFormat::Table => table(&report, args.per_query),
+        SpansFormat::Json => {
+            let mut report = report;
+            if !args.per_query {
+                for run in &mut report.runs {
+                    run.per_query.clear();
+                }
+            }
+            let mut json = serde_json::to_string_pretty(&report)
+                .map_err(|e| usage(format!("the JSON report: {e}")))?;
+            json.push('\n');
+            json
+        }
+    };
+    output::write(&text, args.output.as_deref())
+}
+
+/// A value with 4 decimals, or `-` when there is none.
+fn cell(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"))
+}
+
+/// Rows of cells as aligned text.
+fn aligned(header: &[String], rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].chars().count())
+                .chain([header[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in std::iter::once(header).chain(rows.iter().map(Vec::as_slice)) {
+        let text: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        out.push_str(text.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The aligned-text report: one row per run (and per query with
+/// `--per-query`), the chunk-level means then the character-level ones.
+fn table(report: &SpansReport, per_query: bool) -> String {
+    let at = match report.char_k {
+        Some(k) => format!("@{k}"),
+        None => String::new(),
+    };
+    let mut header = vec!["run".to_owned()];
+    if per_query {
+        header.push("query".to_owned());
+    }
+    header.extend(report.metrics.iter().cloned());
+    header.extend(["char_precision", "char_recall", "char_iou"].map(|n| format!("{n}{at}")));
+    let mut rows = Vec::new();
+    for run in &report.runs {
+        if per_query {
+            for q in &run.per_query {
+                let mut row = vec![run.name.clone(), q.query.clone()];
+                row.extend(q.chunk.iter().map(|v| cell(*v)));
+                row.extend(
+                    [
+                        q.chars.map(|c| c.precision),
+                        q.chars.map(|c| c.recall),
+                        q.chars.map(|c| c.iou),
+                    ]
+                    .map(cell),
+                );
+                rows.push(row);
+            }
+        }
+        let mut row = vec![run.name.clone()];
+        if per_query {
+            row.push("all".to_owned());
+        }
+        row.extend(run.chunk.iter().map(|v| cell(Some(*v))));
+        row.extend([run.chars.precision, run.chars.recall, run.chars.iou].map(|v| cell(Some(v))));
+        rows.push(row);
+    }
+    let mut out = aligned(&header, &rows);
+    let _ = writeln!(out, "overlap: {}", report.overlap);
+    for run in &report.runs {
+        let _ = writeln!(
+            out,
+            "{}: {} queries at chunk level, {} with relevant text at character level",
+            run.name, run.queries, run.char_queries
+        );
+    }
+    out
+}
