@@ -113,6 +113,11 @@ pub(super) struct EvalArgs {
     /// them: `ndcg@10[turn=1]:superior`).
     #[arg(long, value_name = "SEP")]
     turns: Option<String>,
+    /// With --turns: the unit of every mean, comparison and gate is the
+    /// conversation, each valued at the mean of its turns (comparisons
+    /// paired by conversation); the report's queries are the conversations.
+    #[arg(long, requires = "turns", conflicts_with = "groups")]
+    per_conversation: bool,
     /// Default relevance level: grades of at least N are relevant (like
     /// trec_eval -l); N may be a decimal (3.5) and must be above 0. A
     /// metric's own `rel` wins; metrics that use grades as gains (ndcg,
@@ -945,6 +950,7 @@ impl EvalArgs {
                 }
                 other => other.clone(),
             },
+            per_conversation: self.per_conversation,
             systems,
             options: Options {
                 missing,

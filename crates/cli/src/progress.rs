@@ -188,6 +188,7 @@ mod tests {
             corpus_inputs: Default::default(),
             groups: None,
             turns: None,
+            per_conversation: false,
             systems: Vec::new(),
             options: Default::default(),
             read: Default::default(),

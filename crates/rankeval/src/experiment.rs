@@ -8,7 +8,7 @@ use crate::corpus::{CorpusSources, item_warnings};
 use crate::engine::{
     Evaluation, NeverRan, Options, evaluate, evaluate_corpus_with, evaluate_input, never_ran,
 };
-use crate::groups::{conversation_groups, group_results};
+use crate::groups::{collapse_conversations, conversation_groups, group_results};
 use crate::read::{
     Format, Input, ReadError, ReadOptions, read_groups, read_qrels_noted, read_run_with,
 };
@@ -108,6 +108,10 @@ pub struct Experiment {
     /// groups `conversation` and `turn` (results per turn position and per
     /// conversation) beside the groups file's.
     pub turns: Option<String>,
+    /// With `turns`: every aggregate, comparison and gate is over
+    /// conversations, each the mean of its turns' values
+    /// (`--per-conversation`, TOML `per_conversation`); no groups then.
+    pub per_conversation: bool,
     /// Which queries count, and the relevance level.
     pub options: Options,
     /// How runs are read.
@@ -296,6 +300,12 @@ impl Experiment {
             let per_query: Vec<Vec<f64>> = (0..self.metrics.len())
                 .map(|m| evaluation.column(m))
                 .collect();
+            let (queries, per_query) = match (&self.turns, self.per_conversation) {
+                (Some(separator), true) => {
+                    collapse_conversations(evaluation.queries(), &per_query, separator)
+                }
+                _ => (evaluation.queries().to_vec(), per_query),
+            };
             let aggregates =
                 aggregate_run(&run.name, &report.metrics, &per_query, &self.aggregators);
             if let (Some(count), Some(qrels)) = (ignored_judgements, &self.qrels) {
@@ -322,8 +332,8 @@ impl Experiment {
                         warning,
                     }),
             );
-            let queries = evaluation.queries().to_vec();
             let conversations = match &self.turns {
+                Some(_) if self.per_conversation => None,
                 Some(separator) => Some(
                     conversation_groups(&queries, separator, groups.as_ref().map(|(g, _)| g))
                         .map_err(|reason| {

@@ -117,6 +117,49 @@ pub fn conversation_groups(
     QueryGroups::from_rows(query_column, columns, rows)
 }
 
+/// Each conversation's values: the queries `queries` (turns, ids
+/// `CONVERSATION` + `separator` + `TURN`) with their values `per_query[m]`
+/// collapsed into one value per conversation, the mean of its turns' (exact
+/// sums), conversations in the order their first turn comes. A query id
+/// without the separator is a conversation of its own. The unit of every
+/// aggregate and comparison is then the conversation (`--per-conversation`).
+pub fn collapse_conversations(
+    queries: &[String],
+    per_query: &[Vec<f64>],
+    separator: &str,
+) -> (Vec<String>, Vec<Vec<f64>>) {
+    let mut order: Vec<&str> = Vec::new();
+    let mut members: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (q, query) in queries.iter().enumerate() {
+        let conversation = match query.rsplit_once(separator) {
+            Some((conversation, turn)) if !conversation.is_empty() && !turn.is_empty() => {
+                conversation
+            }
+            _ => query.as_str(),
+        };
+        members
+            .entry(conversation)
+            .or_insert_with(|| {
+                order.push(conversation);
+                Vec::new()
+            })
+            .push(q);
+    }
+    let values = per_query
+        .iter()
+        .map(|column| {
+            order
+                .iter()
+                .map(|c| {
+                    let turns: Vec<f64> = members[c].iter().map(|&q| column[q]).collect();
+                    rankeval_core::exact_sum::fmean(&turns)
+                })
+                .collect()
+        })
+        .collect();
+    (order.into_iter().map(str::to_owned).collect(), values)
+}
+
 /// The order of a column's groups: by number when every value is one
 /// (turns 1, 2, ..., 10), else in byte order (equal values side by side).
 pub fn group_order<'a>(values: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
@@ -194,6 +237,21 @@ mod tests {
         assert_eq!(both.value("31_1", 0), Some("tail"));
         let clash = QueryGroups::from_rows("qid", vec!["turn".into()], []).expect("groups");
         assert!(conversation_groups(&queries, "_", Some(&clash)).is_err());
+    }
+
+    #[test]
+    fn conversations_collapse_to_the_mean_of_their_turns() {
+        let queries: Vec<String> = ["31_1", "31_10", "31_2", "4_1", "solo"]
+            .map(String::from)
+            .to_vec();
+        let per_query = vec![
+            vec![0.1, 0.2, 0.6, 0.5, 1.0],
+            vec![1.0, 0.0, 0.5, 0.25, 0.0],
+        ];
+        let (conversations, values) = collapse_conversations(&queries, &per_query, "_");
+        assert_eq!(conversations, ["31", "4", "solo"]);
+        assert_eq!(values[0], [(0.1 + 0.2 + 0.6) / 3.0, 0.5, 1.0]);
+        assert_eq!(values[1], [0.5, 0.25, 0.0]);
     }
 
     #[test]

@@ -100,3 +100,60 @@ fn a_failed_turn_gate_and_an_empty_separator() {
     assert_eq!(code, 2);
     assert!(stderr.contains("--turns"), "{stderr}");
 }
+
+#[test]
+fn per_conversation_the_unit_is_the_conversation() {
+    let dir = scratch(&[("qrels.txt", QRELS), ("run.trec", RUN)]);
+    let (code, csv, stderr) = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run=run.trec",
+            "-m",
+            "rr",
+            "--turns",
+            "_",
+            "--per-conversation",
+            "--per-query",
+            "--format",
+            "csv",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let value = |key: &str| -> f64 {
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with(key))
+            .unwrap_or_else(|| panic!("no {key} in\n{csv}"));
+        line.rsplit(',').next().unwrap().parse().unwrap()
+    };
+    let c7 = rankeval::core::exact_sum::fmean(&[1.0, 0.5, 1.0 / 3.0]);
+    let c12 = rankeval::core::exact_sum::fmean(&[1.0, 0.5]);
+    assert_eq!(value("run,c7,,"), c7);
+    assert_eq!(value("run,c12,,"), c12);
+    // The mean over conversations, not over the five turns (2/3).
+    assert_eq!(
+        value("run,,mean,"),
+        rankeval::core::exact_sum::fmean(&[c12, c7])
+    );
+    assert!(!csv.contains("c7_1"), "{csv}");
+    // It needs --turns, and refuses --groups.
+    let (code, _, stderr) = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "rr",
+            "--per-conversation",
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--turns"), "{stderr}");
+}

@@ -163,6 +163,8 @@ pub(crate) struct RawExperiment {
     pub(crate) groups: Option<Spanned<String>>,
     /// Conversational query ids: the separator of conversation and turn.
     pub(crate) turns: Option<Spanned<String>>,
+    /// With `turns`: conversations, not turns, are the unit.
+    pub(crate) per_conversation: Option<Spanned<bool>>,
     /// Training interactions of corpus metrics: a file of `user, item`
     /// pairs read as qrels, or a table with its `path`, `format` and
     /// column settings.

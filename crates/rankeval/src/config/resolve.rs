@@ -493,6 +493,25 @@ impl Resolver<'_> {
                 Some(at) => Some(at.get_ref().clone()),
                 None => None,
             },
+            per_conversation: match &raw.per_conversation {
+                Some(at) if *at.get_ref() && raw.turns.is_none() => {
+                    return Err(self.invalid(
+                        at,
+                        "per_conversation",
+                        "needs `turns`, the separator of conversation and turn in the query ids"
+                            .to_owned(),
+                    ));
+                }
+                Some(at) if *at.get_ref() && raw.groups.is_some() => {
+                    return Err(self.invalid(
+                        at,
+                        "per_conversation",
+                        "with `groups`: the groups name queries (turns), and the unit is then the conversation".to_owned(),
+                    ));
+                }
+                Some(at) => *at.get_ref(),
+                None => false,
+            },
             options: Options {
                 missing,
                 level: raw.rel.unwrap_or_default(),
