@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use rankeval::RelevanceLevel;
 use rankeval::engine::{Missing, Options};
 use rankeval::spans::{
-    Chunk, Overlap, SpansPlan, SpansReport, read_chunks, read_spans, spans_report,
+    CharText, Chunk, Overlap, SpansPlan, SpansReport, read_chunks, read_spans, spans_report,
 };
 
 use super::{CliError, judge_inputs, output};
@@ -41,6 +41,12 @@ pub struct SpansArgs {
     /// Character level over the top K chunks of each query (default: all).
     #[arg(long, value_name = "K")]
     char_k: Option<usize>,
+    /// How character-level precision and IoU measure the retrieved text:
+    /// `union` (text two chunks share counts once) or `chunks` (each
+    /// chunk's length, overlaps counted again, as Chroma's
+    /// chunking_evaluation). The same when chunks do not overlap.
+    #[arg(long, value_enum, default_value_t = CharTextArg::Union)]
+    char_text: CharTextArg,
     /// The relevance level: spans of this grade or more are relevant.
     #[arg(long, value_name = "GRADE")]
     rel: Option<f64>,
@@ -62,6 +68,15 @@ enum SpansFormat {
     Table,
     /// One JSON document.
     Json,
+}
+
+/// How the retrieved text is measured at character level.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CharTextArg {
+    /// The union of the chunks: shared text counted once.
+    Union,
+    /// The sum of the chunks' lengths (Chroma's chunking_evaluation).
+    Chunks,
 }
 
 /// Runs `rankeval spans`.
@@ -108,6 +123,10 @@ pub(crate) fn run(args: SpansArgs) -> Result<(), CliError> {
             options: &options,
             overlap,
             char_k: args.char_k,
+            char_text: match args.char_text {
+                CharTextArg::Union => CharText::Union,
+                CharTextArg::Chunks => CharText::Chunks,
+            },
         },
     )
     .map_err(read)?;

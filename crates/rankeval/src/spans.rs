@@ -549,6 +549,33 @@ pub struct CharLevel {
 /// the union of the spans of grade >= `level`. A query without chunks
 /// scores 0.
 pub fn char_level(spans: &[Span], chunks: &[Chunk], k: Option<usize>, level: f64) -> CharLevel {
+    char_level_counting(spans, chunks, k, level, CharText::Union)
+}
+
+/// How the retrieved text is measured in character-level precision and
+/// IoU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CharText {
+    /// The union of the chunks' ranges: text two chunks share counts once.
+    #[default]
+    Union,
+    /// The sum of the chunks' lengths: text two chunks share counts once
+    /// per chunk, as Chroma's `chunking_evaluation` measures it (its
+    /// precision's denominator is the sum of the retrieved chunks' lengths,
+    /// its IoU's that sum plus the relevant text not retrieved). The same
+    /// as `Union` when chunks do not overlap.
+    Chunks,
+}
+
+/// [`char_level`], the retrieved text measured as `text` says.
+pub fn char_level_counting(
+    spans: &[Span],
+    chunks: &[Chunk],
+    k: Option<usize>,
+    level: f64,
+    text: CharText,
+) -> CharLevel {
     let mut relevant: HashMap<&str, ByDoc<'_>> = HashMap::new();
     let mut queries: Vec<&str> = Vec::new();
     for s in spans {
@@ -593,8 +620,13 @@ pub fn char_level(spans: &[Span], chunks: &[Chunk], k: Option<usize>, level: f64
         }
         let (mut ret_len, mut both) = (0, 0);
         for (doc, ranges) in ret {
+            if text == CharText::Chunks {
+                ret_len += ranges.iter().map(|r| r.1.saturating_sub(r.0)).sum::<u64>();
+            }
             let ranges = union(ranges);
-            ret_len += length(&ranges);
+            if text == CharText::Union {
+                ret_len += length(&ranges);
+            }
             if let Some(r) = rel.get(doc) {
                 both += common(&ranges, r);
             }
@@ -605,6 +637,8 @@ pub fn char_level(spans: &[Span], chunks: &[Chunk], k: Option<usize>, level: f64
             CharScores {
                 precision: ratio(both, ret_len),
                 recall: ratio(both, rel_len),
+                // Union: |retrieved ∪ relevant|; chunks: the chunks'
+                // lengths plus the relevant text not retrieved.
                 iou: ratio(both, ret_len + rel_len - both),
             },
         ));
@@ -652,6 +686,8 @@ pub struct SpansReport {
     pub overlap: String,
     /// The character-level cutoff (`None`: every chunk).
     pub char_k: Option<usize>,
+    /// How the retrieved text is measured at character level.
+    pub char_text: CharText,
     /// The runs, in the order given.
     pub runs: Vec<SpansRun>,
 }
@@ -668,6 +704,8 @@ pub struct SpansPlan<'a> {
     pub overlap: Overlap,
     /// The character-level cutoff (`None`: every chunk).
     pub char_k: Option<usize>,
+    /// How the retrieved text is measured at character level.
+    pub char_text: CharText,
 }
 
 /// Evaluates each run of chunks against `spans` at chunk level (every
@@ -683,7 +721,7 @@ pub fn spans_report(
     for (name, chunks) in runs {
         let ChunkLevel { qrels, run } = chunk_level(spans, chunks, plan.overlap)?;
         let evaluation = evaluate(&qrels, &run, plan.metrics, plan.options);
-        let chars = char_level(spans, chunks, plan.char_k, level);
+        let chars = char_level_counting(spans, chunks, plan.char_k, level, plan.char_text);
         let column = |f: fn(&CharScores) -> f64| {
             fmean(&chars.queries.iter().map(|(_, c)| f(c)).collect::<Vec<_>>())
         };
@@ -731,6 +769,7 @@ pub fn spans_report(
         metrics: names,
         overlap: plan.overlap.to_string(),
         char_k: plan.char_k,
+        char_text: plan.char_text,
         runs: out,
     })
 }
@@ -758,6 +797,34 @@ mod tests {
             end,
             score,
         }
+    }
+
+    #[test]
+    fn overlapping_chunks_count_once_or_per_chunk() {
+        // Chunks [0, 10) and [5, 15) of d, relevant [0, 10) and [20, 30):
+        // retrieved text 15 characters as a union, 20 as chunks; 10 shared.
+        let spans = [span("q", "d", 0, 10, 1.0), span("q", "d", 20, 30, 1.0)];
+        let chunks = [chunk("q", "d", 0, 10, 2.0), chunk("q", "d", 5, 15, 1.0)];
+        let union = char_level_counting(&spans, &chunks, None, 1.0, CharText::Union);
+        let scores = union.queries[0].1;
+        assert_eq!(
+            (scores.precision, scores.recall, scores.iou),
+            (10.0 / 15.0, 10.0 / 20.0, 10.0 / 25.0)
+        );
+        // Chroma: precision 10 / (10 + 10); IoU 10 / (20 + the 10
+        // relevant characters not retrieved).
+        let summed = char_level_counting(&spans, &chunks, None, 1.0, CharText::Chunks);
+        let scores = summed.queries[0].1;
+        assert_eq!(
+            (scores.precision, scores.recall, scores.iou),
+            (0.5, 10.0 / 20.0, 10.0 / 30.0)
+        );
+        // Without overlap the two agree.
+        let apart = [chunk("q", "d", 0, 10, 2.0), chunk("q", "d", 10, 15, 1.0)];
+        assert_eq!(
+            char_level_counting(&spans, &apart, None, 1.0, CharText::Chunks).queries,
+            char_level(&spans, &apart, None, 1.0).queries
+        );
     }
 
     #[test]
