@@ -97,23 +97,9 @@ pub(crate) fn run(args: AgreeArgs) -> Result<Verdict, CliError> {
     if args.k == 0 {
         return Err(usage("--top 0: give at least 1".to_owned()));
     }
-    let named = |text: &String, at: usize| -> (String, PathBuf) {
-        match text.split_once('=') {
-            Some((name, path)) if !name.is_empty() && !std::path::Path::new(text).exists() => {
-                (name.to_owned(), PathBuf::from(path))
-            }
-            _ => {
-                let path = PathBuf::from(text);
-                let name = path.file_stem().map_or_else(
-                    || format!("qrels {}", at + 1),
-                    |s| s.to_string_lossy().into_owned(),
-                );
-                (name, path)
-            }
-        }
-    };
-    let (first_name, first_path) = named(first, 0);
-    let (mut second_name, second_path) = named(second, 1);
+    // `[NAME=]FILE`, as a run is named.
+    let (first_name, first_path) = judge_inputs::run_name(first);
+    let (mut second_name, second_path) = judge_inputs::run_name(second);
     if second_name == first_name {
         second_name.push_str(" (2)");
     }

@@ -40,7 +40,8 @@ pub(crate) fn runs(given: &[String]) -> Result<Vec<(String, Run)>, CliError> {
     Ok(runs)
 }
 
-/// The name and file of a `[NAME=]FILE` of `--run`: the file's stem when
+/// The name and file of a `[NAME=]FILE` (`--run`, and `rankeval agree`'s
+/// `--qrels`): the file's stem when
 /// no name is given (or when the whole text is a file that exists).
 pub(crate) fn run_name(text: &str) -> (String, PathBuf) {
     match text.split_once('=') {

@@ -13,6 +13,8 @@ use rankeval::engine::{Missing, Options};
 use rankeval::ppi::{Judges, PpiPlan, PpiReport, ppi_report};
 use rankeval_compare::ppi::{Lambda, PpiOptions};
 
+use rankeval_report::text;
+
 use super::{CliError, Verdict, judge_inputs, output};
 
 /// `rankeval ppi`'s arguments.
@@ -260,45 +262,27 @@ fn rows(report: &PpiReport) -> (Vec<&'static str>, Vec<Vec<String>>) {
     (header, rows)
 }
 
+/// The header and the rows as one list of rows, every column on the left
+/// (the cells are intervals and names).
+fn all_rows(report: &PpiReport) -> (Vec<Vec<String>>, Vec<bool>) {
+    let (header, rows) = rows(report);
+    let left = vec![true; header.len()];
+    let header = header.into_iter().map(str::to_owned).collect();
+    (std::iter::once(header).chain(rows).collect(), left)
+}
+
 /// The aligned-text report.
 fn table(report: &PpiReport) -> String {
-    let (header, rows) = rows(report);
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| {
-            rows.iter()
-                .map(|r| r[c].chars().count())
-                .chain([header[c].len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    let line = |out: &mut String, cells: &[&str]| {
-        let text: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        out.push_str(text.join("  ").trim_end());
-        out.push('\n');
-    };
-    line(&mut out, &header);
-    for row in &rows {
-        let cells: Vec<&str> = row.iter().map(String::as_str).collect();
-        line(&mut out, &cells);
-    }
+    let (rows, left) = all_rows(report);
+    let mut out = text::aligned(&rows, &left);
     out.push_str(&summary(report));
     out
 }
 
 /// The Markdown report.
 fn markdown(report: &PpiReport) -> String {
-    let (header, rows) = rows(report);
-    let mut out = format!("| {} |\n", header.join(" | "));
-    let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
-    for row in rows {
-        let _ = writeln!(out, "| {} |", row.join(" | "));
-    }
+    let (rows, left) = all_rows(report);
+    let mut out = text::markdown_table(&rows, &left);
     out.push('\n');
     out.push_str(&summary(report));
     out

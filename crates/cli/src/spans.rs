@@ -13,6 +13,8 @@ use rankeval::spans::{
     CharText, Chunk, Overlap, SpansPlan, SpansReport, read_chunks, read_spans, spans_report,
 };
 
+use rankeval_report::text;
+
 use super::{CliError, judge_inputs, output};
 
 /// `rankeval spans`'s arguments.
@@ -153,30 +155,6 @@ fn cell(value: Option<f64>) -> String {
     value.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"))
 }
 
-/// Rows of cells as aligned text.
-fn aligned(header: &[String], rows: &[Vec<String>]) -> String {
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| {
-            rows.iter()
-                .map(|r| r[c].chars().count())
-                .chain([header[c].chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in std::iter::once(header).chain(rows.iter().map(Vec::as_slice)) {
-        let text: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        out.push_str(text.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
-}
-
 /// The aligned-text report: one row per run (and per query with
 /// `--per-query`), the chunk-level means then the character-level ones.
 fn table(report: &SpansReport, per_query: bool) -> String {
@@ -215,8 +193,15 @@ fn table(report: &SpansReport, per_query: bool) -> String {
         row.extend([run.chars.precision, run.chars.recall, run.chars.iou].map(|v| cell(Some(v))));
         rows.push(row);
     }
-    let mut out = aligned(&header, &rows);
+    let left = vec![true; header.len()];
+    let mut out = text::aligned(
+        &std::iter::once(header).chain(rows).collect::<Vec<_>>(),
+        &left,
+    );
     let _ = writeln!(out, "overlap: {}", report.overlap);
+    if report.char_text == CharText::Chunks {
+        out.push_str("character level: the retrieved text measured as the sum of the chunks' lengths (--char-text chunks)\n");
+    }
     for run in &report.runs {
         let _ = writeln!(
             out,

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::explain::{Explanation, Quantity};
 use crate::judge::{Grade, JudgedRanking, Judgement, check_grade};
-use crate::judged_only::is_kept;
+use crate::judged_only::{is_kept, with_thread_buffers};
 use crate::metric::{Metric, TrecEvalMeasure};
 use crate::params::Cutoff;
 use crate::ties::{Ties, add_param};
@@ -128,9 +128,7 @@ fn with_completed<T>(
     grade: Grade,
     score: impl FnOnce(&JudgedRanking<'_>, usize) -> T,
 ) -> T {
-    let mut score = Some(score);
-    let mut result = None;
-    let mut complete = |buffers: &mut Buffers| {
+    with_thread_buffers(&BUFFERS, |buffers| {
         let Buffers { ranked, ideal } = buffers;
         ranked.clear();
         ideal.clear();
@@ -156,18 +154,8 @@ fn with_completed<T>(
         ideal.extend_from_slice(&kept[at..]);
         let view = JudgedRanking::new(ranked, query.retrieved(), ideal, query.default_level())
             .with_tie_groups(query.tie_ends());
-        if let Some(score) = score.take() {
-            result = Some(score(&view, completed));
-        }
-    };
-    BUFFERS.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut buffers) => complete(&mut buffers),
-        Err(_) => complete(&mut Buffers::default()),
-    });
-    match result {
-        Some(result) => result,
-        None => unreachable!("the completed view is always scored"),
-    }
+        score(&view, completed)
+    })
 }
 
 #[typetag::serde(name = "completed")]

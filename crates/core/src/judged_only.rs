@@ -83,7 +83,7 @@ thread_local! {
 /// their order, `retrieved` their number, its groups of tied scores kept
 /// (each group's judged documents, groups left empty dropped).
 fn with_condensed<T>(query: &JudgedRanking<'_>, score: impl FnOnce(&JudgedRanking<'_>) -> T) -> T {
-    let condense = |buffers: &mut Condensed, score: &mut dyn FnMut(&JudgedRanking<'_>)| {
+    with_thread_buffers(&CONDENSED, |buffers| {
         let Condensed { ranked, tie_ends } = buffers;
         ranked.clear();
         tie_ends.clear();
@@ -105,25 +105,22 @@ fn with_condensed<T>(query: &JudgedRanking<'_>, score: impl FnOnce(&JudgedRankin
             query.default_level(),
         )
         .with_tie_groups(tie_ends);
-        score(&view);
-    };
-    let mut score = Some(score);
-    let mut result = None;
-    let mut run = |view: &JudgedRanking<'_>| {
-        if let Some(score) = score.take() {
-            result = Some(score(view));
-        }
-    };
-    // A metric inside may itself condense (it should not: the registry
-    // wraps once); it then works in buffers of its own.
-    CONDENSED.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut buffers) => condense(&mut buffers, &mut run),
-        Err(_) => condense(&mut Condensed::default(), &mut run),
-    });
-    match result {
-        Some(result) => result,
-        None => unreachable!("the condensed view is always scored"),
-    }
+        score(&view)
+    })
+}
+
+/// Calls `work` with this thread's buffers in `key`, or with new ones when
+/// they are in use already (a wrapped metric inside another: the registry
+/// wraps each kind once, so this is rare), so that a view built per query
+/// allocates nothing after the first.
+pub(crate) fn with_thread_buffers<B: Default + 'static, T>(
+    key: &'static std::thread::LocalKey<RefCell<B>>,
+    work: impl FnOnce(&mut B) -> T,
+) -> T {
+    key.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buffers) => work(&mut buffers),
+        Err(_) => work(&mut B::default()),
+    })
 }
 
 #[typetag::serde(name = "judged_only")]

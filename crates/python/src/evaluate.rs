@@ -124,8 +124,9 @@ pub fn evaluate<'py>(
             });
         }
         run_warnings.extend(evaluation.warnings().into_iter().map(ReportWarning::from));
-        let columns: Vec<Vec<f64>> = (0..width).map(|m| evaluation.column(m)).collect();
-        run_warnings.extend(hole_warnings(evaluation.metrics(), &columns));
+        run_warnings.extend(hole_warnings(evaluation.metrics(), |m| {
+            rankeval_core::exact_sum::fmean(&evaluation.column(m))
+        }));
         warnings.extend(run_warnings.into_iter().map(|warning| {
             RunWarning {
                 run: name.clone(),

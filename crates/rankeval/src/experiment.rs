@@ -325,12 +325,14 @@ impl Experiment {
                 }));
             report.warnings.extend(aggregates.warnings);
             report.warnings.extend(
-                hole_warnings(evaluation.metrics(), &per_query)
-                    .into_iter()
-                    .map(|warning| RunWarning {
-                        run: run.name.clone(),
-                        warning,
-                    }),
+                hole_warnings(evaluation.metrics(), |m| {
+                    rankeval_core::exact_sum::fmean(&per_query[m])
+                })
+                .into_iter()
+                .map(|warning| RunWarning {
+                    run: run.name.clone(),
+                    warning,
+                }),
             );
             let conversations = match &self.turns {
                 Some(_) if self.per_conversation => None,
@@ -447,15 +449,19 @@ pub const BOUNDS_WITH_COMPARISON: &str = "--bounds (TOML bounds) with a comparis
      (-m \"ndcg(unjudged=relevant)@10\")";
 
 /// A warning for each hole rate among `metrics` (`unjudged@k`) whose mean
-/// over the queries' values `per_query` passes
+/// over the queries, `mean(m)` for the metric at `m` (asked of the hole
+/// rates only), passes
 /// [`HOLE_WARNING`](rankeval_core::completion::HOLE_WARNING).
-pub fn hole_warnings<S: AsRef<str>>(metrics: &[S], per_query: &[Vec<f64>]) -> Vec<ReportWarning> {
+pub fn hole_warnings<S: AsRef<str>>(
+    metrics: &[S],
+    mean: impl Fn(usize) -> f64,
+) -> Vec<ReportWarning> {
     metrics
         .iter()
-        .zip(per_query)
-        .filter(|(name, _)| rankeval_core::completion::is_hole_rate(name.as_ref()))
-        .filter_map(|(name, values)| {
-            let share = rankeval_core::exact_sum::fmean(values);
+        .enumerate()
+        .filter(|(_, name)| rankeval_core::completion::is_hole_rate(name.as_ref()))
+        .filter_map(|(m, name)| {
+            let share = mean(m);
             (share > rankeval_core::completion::HOLE_WARNING).then(|| ReportWarning::Holes {
                 metric: name.as_ref().to_owned(),
                 share,

@@ -3,9 +3,10 @@
 
 use rankeval_core::Explanation;
 use rankeval_core::explain::number;
-use unicode_width::UnicodeWidthStr;
 
 use rankeval::explain::QueryExplanation;
+
+use crate::text::{self, escape};
 
 /// How `rankeval explain` prints.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -104,9 +105,9 @@ fn side_by_side(runs: &[QueryExplanation], markdown: bool) -> String {
                         rows[0][c] = format!("{run}: {}", rows[0][c]);
                     }
                 }
-                markdown_table_left(&rows, &left)
+                text::markdown_table(&rows, &left)
             } else {
-                aligned_left(&table, &left)
+                text::aligned(&table, &left)
             });
             if markdown {
                 out.push('\n');
@@ -349,73 +350,11 @@ pub(crate) fn rows(e: &QueryExplanation, metric: &Explanation) -> Vec<Vec<String
 fn aligned(rows: &[Vec<String>]) -> String {
     let width = rows.iter().map(Vec::len).max().unwrap_or(0);
     let left: Vec<bool> = (0..width).map(|c| c == 1).collect();
-    aligned_left(rows, &left)
-}
-
-/// Rows aligned for a terminal, the columns `left` marks on the left and
-/// the others on the right.
-fn aligned_left(rows: &[Vec<String>], left: &[bool]) -> String {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|cell| cell.width())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        let mut line = String::new();
-        for (c, cell) in row.iter().enumerate() {
-            let padding = " ".repeat(widths[c].saturating_sub(cell.width()));
-            if c > 0 {
-                line.push_str("  ");
-            }
-            if left.get(c).copied().unwrap_or(false) {
-                line.push_str(cell);
-                line.push_str(&padding);
-            } else {
-                line.push_str(&padding);
-                line.push_str(cell);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    text::aligned(rows, &left)
 }
 
 fn markdown_table(rows: &[Vec<String>]) -> String {
     let width = rows.iter().map(Vec::len).max().unwrap_or(0);
     let left: Vec<bool> = (0..width).map(|c| c == 1).collect();
-    markdown_table_left(rows, &left)
-}
-
-/// A Markdown table, the columns `left` marks aligned left.
-fn markdown_table_left(rows: &[Vec<String>], left: &[bool]) -> String {
-    let mut out = String::new();
-    for (r, row) in rows.iter().enumerate() {
-        let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
-        out.push_str(&format!("| {} |\n", cells.join(" | ")));
-        if r == 0 {
-            let rule: Vec<&str> = (0..row.len())
-                .map(|c| {
-                    if left.get(c).copied().unwrap_or(false) {
-                        "---"
-                    } else {
-                        "---:"
-                    }
-                })
-                .collect();
-            out.push_str(&format!("| {} |\n", rule.join(" | ")));
-        }
-    }
-    out
-}
-
-/// Keeps Markdown cells and text literal.
-fn escape(text: &str) -> String {
-    text.replace('|', "\\|")
+    text::markdown_table(rows, &left)
 }

@@ -20,6 +20,7 @@ mod markdown;
 pub mod suite;
 pub mod systems;
 mod table;
+pub mod text;
 mod trec;
 
 pub use comparison::{gate_detail, html_comparison, render_compared};

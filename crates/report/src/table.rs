@@ -1,8 +1,6 @@
 //! The terminal table: metrics as rows, runs as columns, numbers aligned on
 //! the right; with per-query values, one more table per run.
 
-use unicode_width::UnicodeWidthStr;
-
 use super::{RenderOptions, Report, group_rows, per_query_rows, summary_rows};
 
 pub(super) fn render(report: &Report, options: RenderOptions) -> String {
@@ -24,34 +22,7 @@ pub(super) fn render(report: &Report, options: RenderOptions) -> String {
 /// Rows as text: the first column on the left, the others on the right.
 /// Widths are terminal columns, so wide (CJK) characters count as two.
 pub(super) fn aligned(rows: &[Vec<String>]) -> String {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|cell| cell.width())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        let mut line = String::new();
-        for (c, cell) in row.iter().enumerate() {
-            let padding = " ".repeat(widths[c].saturating_sub(cell.width()));
-            if c == 0 {
-                line.push_str(cell);
-                line.push_str(&padding);
-            } else {
-                line.push_str("  ");
-                line.push_str(&padding);
-                line.push_str(cell);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    crate::text::aligned(rows, &[true])
 }
 
 #[cfg(test)]
@@ -74,7 +45,7 @@ mod tests {
         let widths = |text: &str| -> Vec<usize> {
             text.lines()
                 .take_while(|l| !l.is_empty())
-                .map(UnicodeWidthStr::width)
+                .map(unicode_width::UnicodeWidthStr::width)
                 .collect()
         };
         let summary = widths(&text);

@@ -136,3 +136,22 @@ fn errors_name_the_flag() {
     assert_eq!(code, 2);
     assert!(stderr.contains("`ap` is not evaluated"), "{stderr}");
 }
+
+#[test]
+fn markdown_is_one_table_then_the_summary() {
+    let (code, text, stderr) = super::run(&args(&["--format", "markdown"]));
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("| metric | run | PPI mean [interval] |"),
+        "{text}"
+    );
+    assert!(lines[1].starts_with("| --- | --- |"), "{text}");
+    // Two metrics of two runs, then a blank line and the summary.
+    assert!(lines[2..6].iter().all(|l| l.starts_with("| ")), "{text}");
+    assert_eq!(lines[6], "");
+    assert!(
+        lines[7].starts_with("bm25: 40 queries judged by the model"),
+        "{text}"
+    );
+}
