@@ -12,7 +12,16 @@ grades 0-3; the LLM's grade is the true one plus 1 with probability 0.3
 the first 15 queries, exactly. `bm25` ranks by a noisy copy of the true
 grade, `dense` by a less noisy one, each list holding 10 of the 12
 candidates (documents 11-12 of a query are never retrieved).
+
+`labels.tsv` is the LLM's label distribution (`rankeval expected`): per
+document the probabilities p0-p3 of grades 0-3, a discretised normal around
+the LLM's grade (standard deviation 0.6, each weight jittered by up to
+±20%), rounded to 4 decimals with the LLM's grade taking the rounding so
+that each row sums to 1. It comes from a second generator (seed + 1), so
+the other files are as they were.
 """
+
+import math
 
 import random
 from pathlib import Path
@@ -54,7 +63,24 @@ def main() -> None:
     )
     for name, lines in runs.items():
         (OUT / f"{name}.trec").write_text("\n".join(lines) + "\n")
+    (OUT / "labels.tsv").write_text(labels(llm))
     print(f"wrote {OUT}: {QUERIES} queries, LLM labels for all, people's for {HUMAN}")
+
+
+def labels(llm: dict) -> str:
+    """The LLM's label distributions, one row per judged document."""
+    rng = random.Random(SEED + 1)
+    rows = ["query\tdoc\tp0\tp1\tp2\tp3"]
+    for (q, d), grade in sorted(llm.items()):
+        weights = [
+            math.exp(-((g - grade) ** 2) / (2 * 0.6**2)) * rng.uniform(0.8, 1.2)
+            for g in range(4)
+        ]
+        total = sum(weights)
+        p = [round(w / total, 4) for w in weights]
+        p[grade] = round(1 - sum(p[g] for g in range(4) if g != grade), 4)
+        rows.append(f"q{q:02}\td{q:02}-{d:02}\t" + "\t".join(f"{x:.4f}" for x in p))
+    return "\n".join(rows) + "\n"
 
 
 if __name__ == "__main__":

@@ -133,12 +133,7 @@ pub(crate) fn run(args: AgreeArgs) -> Result<Verdict, CliError> {
     .map_err(|e| usage(e.to_string()))?;
     let text = match args.format {
         AgreeFormat::Table => table(&report),
-        AgreeFormat::Json => {
-            let mut json = serde_json::to_string_pretty(&report)
-                .map_err(|e| usage(format!("the JSON report: {e}")))?;
-            json.push('\n');
-            json
-        }
+        AgreeFormat::Json => judge_inputs::json_report(&report)?,
     };
     output::write(&text, args.output.as_deref())?;
     Ok(Verdict::Passed)

@@ -989,7 +989,7 @@ impl InputFormatArg {
 }
 
 /// `base` with the settings of `flag`'s value `key=value,...` over it.
-fn with_columns(
+pub(super) fn with_columns(
     base: &CsvOptions,
     given: Option<&str>,
     flag: &str,

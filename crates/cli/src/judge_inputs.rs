@@ -1,10 +1,11 @@
-//! The inputs `rankeval ppi`, `rankeval agree` and `rankeval spans` share: qrels with a
-//! chosen grade column, named runs, and metrics.
+//! The inputs `rankeval ppi`, `rankeval agree`, `rankeval expected` and `rankeval spans`
+//! share: qrels with a chosen grade column, named runs, and metrics; and their JSON
+//! output.
 
 use std::path::{Path, PathBuf};
 
 use rankeval::core::{Metric, Qrels, Run, registry};
-use rankeval::read::{CsvOptions, Input};
+use rankeval::read::{CsvOptions, Format, Input};
 use rankeval::{ReadOptions, read_qrels, read_run};
 
 use super::CliError;
@@ -13,8 +14,27 @@ use super::CliError;
 /// (a table's column: CSV, Parquet, JSON Lines rows).
 pub(crate) fn qrels(path: &Path, grade: Option<&str>) -> Result<Qrels, CliError> {
     let input = Input::file(path);
+    // The format stays the file's own: a grade column applies to CSV,
+    // Parquet, Arrow and JSON Lines rows alike; TREC qrels have one grade.
+    if let Some(grade) = grade
+        && matches!(
+            input.format(),
+            Format::Trec | Format::Msmarco | Format::Json
+        )
+    {
+        return Err(CliError::Usage(format!(
+            "--grade {grade}: {} is read as {} qrels, which have one grade column; \
+             a grade column is chosen in a table (TSV, CSV, Parquet, Arrow, JSON Lines rows)",
+            path.display(),
+            match input.format() {
+                Format::Trec => "TREC",
+                Format::Msmarco => "MS MARCO",
+                _ => "JSON",
+            }
+        )));
+    }
     let input = match grade {
-        Some(grade) => input.with_csv(CsvOptions {
+        Some(grade) => input.with_columns(CsvOptions {
             grade: grade.to_owned(),
             ..CsvOptions::default()
         }),
@@ -81,4 +101,12 @@ pub(crate) fn metrics(specs: &[String]) -> Result<Vec<Box<dyn Metric>>, CliError
     } else {
         Err(CliError::all(bad))
     }
+}
+
+/// A report as pretty JSON with a final newline (`--format json`).
+pub(crate) fn json_report(report: &impl serde::Serialize) -> Result<String, CliError> {
+    let mut json = serde_json::to_string_pretty(report)
+        .map_err(|e| CliError::Usage(format!("the JSON report: {e}")))?;
+    json.push('\n');
+    Ok(json)
 }

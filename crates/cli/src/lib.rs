@@ -8,6 +8,7 @@
 
 mod agree;
 mod eval;
+mod expected;
 mod explain;
 mod judge_inputs;
 mod list;
@@ -73,6 +74,10 @@ enum Command {
     /// kappa of their labels, and Kendall's tau, top-k agreement and mean
     /// differences of the runs evaluated under each.
     Agree(Box<agree::AgreeArgs>),
+    /// Judgements as label distributions (probabilities of each grade, as
+    /// an LLM judge gives): each metric's expected value, exact where it
+    /// can be and by seeded Monte Carlo with its standard error otherwise.
+    Expected(Box<expected::ExpectedArgs>),
     /// Retrieval for RAG judged on text spans: span qrels and runs of
     /// chunks (character offsets); every metric at chunk level under an
     /// overlap rule, and precision, recall and IoU of the retrieved text.
@@ -382,6 +387,7 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         Command::Explain(args) => explain::run(*args).map(|()| Verdict::Passed),
         Command::Ppi(args) => ppi::run(*args),
         Command::Agree(args) => agree::run(*args),
+        Command::Expected(args) => expected::run(*args),
         Command::Spans(args) => spans::run(*args).map(|()| Verdict::Passed),
         Command::Completions { shell } => {
             let mut script = Vec::new();

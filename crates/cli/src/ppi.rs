@@ -172,12 +172,7 @@ pub(crate) fn run(args: PpiArgs) -> Result<Verdict, CliError> {
     .map_err(|e| usage(e.to_string()))?;
     let text = match args.format {
         PpiFormat::Table => table(&report),
-        PpiFormat::Json => {
-            let mut json = serde_json::to_string_pretty(&report)
-                .map_err(|e| usage(format!("the JSON report: {e}")))?;
-            json.push('\n');
-            json
-        }
+        PpiFormat::Json => judge_inputs::json_report(&report)?,
         PpiFormat::Markdown => markdown(&report),
     };
     output::write(&text, args.output.as_deref())?;

@@ -141,10 +141,7 @@ pub(crate) fn run(args: SpansArgs) -> Result<(), CliError> {
                     run.per_query.clear();
                 }
             }
-            let mut json = serde_json::to_string_pretty(&report)
-                .map_err(|e| usage(format!("the JSON report: {e}")))?;
-            json.push('\n');
-            json
+            judge_inputs::json_report(&report)?
         }
     };
     output::write(&text, args.output.as_deref())

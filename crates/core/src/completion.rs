@@ -192,6 +192,12 @@ impl Metric for Completed {
         self.metric.ties()
     }
 
+    /// Not additive: `relevant` gives unjudged documents the query's top
+    /// grade, which the other documents' grades set.
+    fn is_additive(&self) -> bool {
+        false
+    }
+
     fn score_tie_average(&self, query: &JudgedRanking<'_>) -> Option<f64> {
         let grade = self.completion.grade(query);
         with_completed(query, grade, |view, _| self.metric.score_tie_average(view))

@@ -161,6 +161,12 @@ impl Metric for JudgedOnly {
         true
     }
 
+    /// Not additive: a negative grade (pooled, not judged) takes the
+    /// document out of the condensed list and moves every document below.
+    fn is_additive(&self) -> bool {
+        false
+    }
+
     fn score_tie_average(&self, query: &JudgedRanking<'_>) -> Option<f64> {
         with_condensed(query, |view| self.metric.score_tie_average(view))
     }

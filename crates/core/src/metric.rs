@@ -87,6 +87,21 @@ pub trait Metric: Send + Sync + fmt::Debug {
         false
     }
 
+    /// Whether the value is additive in the grades: a constant plus one
+    /// term per judged document that depends on that document's grade (and
+    /// its rank) alone, never on another document's grade. Precision@k,
+    /// DCG@k, RBP and the counts of relevant documents are; nDCG, AP,
+    /// recall, RR are not (they divide by |R| or an ideal, or stop at the
+    /// first relevant document).
+    ///
+    /// The expected value under label distributions (`rankeval expected`)
+    /// of an additive metric is exact from one change of one document's
+    /// grade at a time; the others are enumerated or sampled. A test checks
+    /// every metric that says `true` on random rankings. Default: `false`.
+    fn is_additive(&self) -> bool {
+        false
+    }
+
     /// The expected value of [`score`](Metric::score) over every order of
     /// each group of tied scores ([`JudgedRanking::tie_groups`]), computed
     /// exactly: `ties = average`. `None` if the metric has no exact method;

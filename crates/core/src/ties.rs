@@ -254,6 +254,11 @@ impl Metric for Tied {
         self.metric.is_judged_only()
     }
 
+    /// The expectation over orders of an additive value is additive.
+    fn is_additive(&self) -> bool {
+        self.metric.is_additive()
+    }
+
     fn score_tie_average(&self, query: &JudgedRanking<'_>) -> Option<f64> {
         self.metric.score_tie_average(query)
     }

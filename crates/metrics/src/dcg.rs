@@ -301,6 +301,10 @@ pub struct Dcg {
     example = Dcg { k: Cutoff::new(10), gain: Gain::Exponential, rel: None, base: LogBase::TWO },
 )]
 impl Metric for Dcg {
+    /// A sum of discounted gains, each of one document's grade.
+    fn is_additive(&self) -> bool {
+        true
+    }
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
         if self.base.is_two() {

@@ -40,6 +40,10 @@ pub struct NumRel {
     example = NumRel { rel: RelevanceLevel::new(2) },
 )]
 impl Metric for NumRel {
+    /// One count per relevant document.
+    fn is_additive(&self) -> bool {
+        true
+    }
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
         crate::explain::num_rel(self, q)

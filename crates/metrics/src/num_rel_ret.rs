@@ -44,6 +44,10 @@ pub struct NumRelRet {
     example = NumRelRet { k: Cutoff::new(100), rel: RelevanceLevel::new(2) },
 )]
 impl Metric for NumRelRet {
+    /// One count per relevant document retrieved.
+    fn is_additive(&self) -> bool {
+        true
+    }
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
         crate::explain::num_rel_ret(self, q)

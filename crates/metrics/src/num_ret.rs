@@ -38,6 +38,10 @@ pub struct NumRet {
     example = NumRet { k: Cutoff::new(1000) },
 )]
 impl Metric for NumRet {
+    /// Grades do not enter.
+    fn is_additive(&self) -> bool {
+        true
+    }
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
         crate::explain::num_ret(self, q)

@@ -101,6 +101,10 @@ impl Precision {
     },
 )]
 impl Metric for Precision {
+    /// Hits over a fixed k (or the list's length); not over min(k, |R|).
+    fn is_additive(&self) -> bool {
+        self.denominator != PrecisionDenominator::Truncated
+    }
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
         crate::explain::precision(self, q)

@@ -169,6 +169,10 @@ pub struct Rbp {
     },
 )]
 impl Metric for Rbp {
+    /// Binary gain; graded gain divides by the query's top grade.
+    fn is_additive(&self) -> bool {
+        self.gain == RbpGain::Binary
+    }
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
         crate::explain::rbp(self, q)

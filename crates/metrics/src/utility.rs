@@ -89,6 +89,10 @@ impl Utility {
     example = Utility { a: 2.0, b: -1.0, c: 0.0, d: 0.0, collection: 0, rel: None },
 )]
 impl Metric for Utility {
+    /// Weights times counts of documents, each relevant or not by its own grade.
+    fn is_additive(&self) -> bool {
+        true
+    }
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
         crate::explain::utility(self, q)

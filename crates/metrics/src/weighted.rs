@@ -311,6 +311,10 @@ impl Weighted {
     },
 )]
 impl Metric for Weighted {
+    /// Unless divided by the ideal ranking's sum.
+    fn is_additive(&self) -> bool {
+        self.normalization != WeightedNormalization::Ideal
+    }
     // `rankeval explain`: crate::explain holds every metric's explanation.
     fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
         crate::explain::weighted(self, q)

@@ -16,12 +16,15 @@
 //! - `ties`: `ties = average` against every order of the ties, enumerated.
 //! - `weighted`: the declarative metric gives the built-ins it overlaps
 //!   with bit for bit.
+//! - `additive`: a metric that says it is additive in the grades has no
+//!   interaction between two documents' grades.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 // The registry is filled by linking this crate; name it so it is linked.
 use rankeval_metrics as _;
 
+mod additive;
 mod bounds;
 mod docs;
 mod grades;

@@ -72,6 +72,7 @@ pub mod compare;
 pub mod config;
 pub mod corpus;
 pub mod engine;
+pub mod expected;
 pub mod experiment;
 pub mod explain;
 pub mod front;

@@ -91,4 +91,62 @@ fn errors_name_the_flag() {
     ]);
     assert_eq!(code, 2);
     assert!(stderr.contains("--run and -m go together"), "{stderr}");
+    // A grade column names a column of a table, not of TREC qrels.
+    let (code, _, stderr) = super::run(&[
+        "agree",
+        "--qrels",
+        "examples/judgements/llm.qrels",
+        "--qrels",
+        "examples/judgements/human.qrels",
+        "--grade",
+        "llm",
+        "--grade",
+        "human",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("--grade llm: examples/judgements/llm.qrels is read as TREC qrels"),
+        "{stderr}"
+    );
+}
+
+/// One JSON Lines table with a grade column per judge: read as JSON Lines
+/// rows (not as CSV), the same kappa as the two TREC files.
+#[test]
+fn grade_columns_of_a_json_lines_table() {
+    let llm = grades("examples/judgements/llm.qrels");
+    let human = grades("examples/judgements/human.qrels");
+    let mut keys: Vec<&(String, String)> = llm.keys().filter(|k| human.contains_key(*k)).collect();
+    keys.sort();
+    let jsonl: String = keys
+        .iter()
+        .map(|k| {
+            format!(
+                "{{\"query\": \"{}\", \"doc\": \"{}\", \"llm\": {}, \"human\": {}}}\n",
+                k.0, k.1, llm[*k], human[*k]
+            )
+        })
+        .collect();
+    let dir = super::scratch(&[("both.jsonl", &jsonl)]);
+    let both = dir.path().join("both.jsonl");
+    let both = both.to_str().unwrap();
+    let kappa = |args: &[&str]| {
+        let mut args = args.to_vec();
+        args.extend_from_slice(&["--format", "json"]);
+        let (code, json, stderr) = super::run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+        report["kappa"]["kappa"].as_f64().unwrap()
+    };
+    let from_table = kappa(&[
+        "agree", "--qrels", both, "--qrels", both, "--grade", "llm", "--grade", "human",
+    ]);
+    let from_files = kappa(&[
+        "agree",
+        "--qrels",
+        "examples/judgements/llm.qrels",
+        "--qrels",
+        "examples/judgements/human.qrels",
+    ]);
+    assert_eq!(from_table, from_files);
 }

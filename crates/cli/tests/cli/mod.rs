@@ -12,6 +12,7 @@ mod compare;
 mod corpus;
 mod csv;
 mod errors;
+mod expected;
 mod explain;
 mod faults;
 mod grades;
