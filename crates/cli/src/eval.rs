@@ -102,8 +102,10 @@ pub(super) struct EvalArgs {
     bounds: bool,
     /// Groups of queries (slices): a CSV (TSV for a .tsv name, Parquet for
     /// .parquet) with a header, the query id first, then one column per
-    /// grouping (segment, language, ...). Every report adds each group's
-    /// results; gates can name a group: `ndcg@10[segment=tail]:superior`.
+    /// grouping (segment, language, conversation, turn ...); or JSON Lines
+    /// (.jsonl), an object per query with its id under `query`. Every
+    /// report adds each group's results; gates can name a group:
+    /// `ndcg@10[segment=tail]:superior`.
     #[arg(long, value_name = "FILE")]
     groups: Option<PathBuf>,
     /// Conversational queries: each query id is CONVERSATION, SEP, TURN
@@ -113,10 +115,13 @@ pub(super) struct EvalArgs {
     /// them: `ndcg@10[turn=1]:superior`).
     #[arg(long, value_name = "SEP")]
     turns: Option<String>,
-    /// With --turns: the unit of every mean, comparison and gate is the
-    /// conversation, each valued at the mean of its turns (comparisons
-    /// paired by conversation); the report's queries are the conversations.
-    #[arg(long, requires = "turns", conflicts_with = "groups")]
+    /// The unit of every mean, comparison and gate is the conversation,
+    /// each valued at the mean of its turns (comparisons paired by
+    /// conversation); the report's queries are the conversations. The
+    /// conversations come from the query ids with --turns, or from the
+    /// `conversation` column of a --groups file (no other groups are
+    /// reported then).
+    #[arg(long)]
     per_conversation: bool,
     /// Default relevance level: grades of at least N are relevant (like
     /// trec_eval -l); N may be a decimal (3.5) and must be above 0. A
@@ -932,6 +937,26 @@ impl EvalArgs {
             .plan(&runs, &metrics, missing, self.judged_only)?;
         if self.bounds && comparison.is_some() {
             return Err(CliError::Usage(BOUNDS_WITH_COMPARISON.to_owned()));
+        }
+        if self.per_conversation {
+            match (&self.turns, &self.groups) {
+                (None, None) => {
+                    return Err(CliError::Usage(
+                        "--per-conversation needs --turns SEP (conversations from the query ids) \
+                         or --groups FILE (a file with a `conversation` column)"
+                            .to_owned(),
+                    ));
+                }
+                (Some(_), Some(_)) => {
+                    return Err(CliError::Usage(
+                        "--per-conversation with --turns and --groups: the groups name queries \
+                         (turns), and the unit is then the conversation; give the conversations \
+                         by one of them"
+                            .to_owned(),
+                    ));
+                }
+                _ => {}
+            }
         }
         let experiment = Experiment {
             qrels: self.qrels.as_ref().map(|path| inputs.qrels(path)),

@@ -8,7 +8,9 @@ use crate::corpus::{CorpusSources, item_warnings};
 use crate::engine::{
     Evaluation, NeverRan, Options, evaluate, evaluate_corpus_with, evaluate_input, never_ran,
 };
-use crate::groups::{collapse_conversations, conversation_groups, group_results};
+use crate::groups::{
+    CONVERSATION_COLUMN, collapse_conversations, conversation_groups, group_results, split_turn,
+};
 use crate::read::{
     Format, Input, ReadError, ReadOptions, read_groups, read_qrels_noted, read_run_with,
 };
@@ -108,9 +110,11 @@ pub struct Experiment {
     /// groups `conversation` and `turn` (results per turn position and per
     /// conversation) beside the groups file's.
     pub turns: Option<String>,
-    /// With `turns`: every aggregate, comparison and gate is over
-    /// conversations, each the mean of its turns' values
-    /// (`--per-conversation`, TOML `per_conversation`); no groups then.
+    /// Every aggregate, comparison and gate is over conversations, each the
+    /// mean of its turns' values (`--per-conversation`, TOML
+    /// `per_conversation`): conversations from the query ids with `turns`,
+    /// else from the groups file's `conversation` column; no groups are
+    /// reported then.
     pub per_conversation: bool,
     /// Which queries count, and the relevance level.
     pub options: Options,
@@ -188,6 +192,29 @@ impl Experiment {
         let groups = match &self.groups {
             Some(path) => Some((read_groups(path)?, path.display().to_string())),
             None => None,
+        };
+        // Without `turns`, conversations come from the groups file's
+        // `conversation` column.
+        let conversation_column = match (&groups, self.per_conversation, &self.turns) {
+            (Some((groups, file)), true, None) => Some(
+                groups
+                    .columns()
+                    .iter()
+                    .position(|c| c == CONVERSATION_COLUMN)
+                    .ok_or_else(|| {
+                        ExecuteError::Read(ReadError {
+                            path: file.clone(),
+                            line: None,
+                            kind: crate::read::ReadErrorKind::BadField(format!(
+                                "per_conversation without turns takes each query's conversation \
+                                 from the groups' `{CONVERSATION_COLUMN}` column, which this file \
+                                 does not have (its columns: {})",
+                                groups.columns().join(", ")
+                            )),
+                        })
+                    })?,
+            ),
+            _ => None,
         };
         let mut report = Report {
             metrics: self
@@ -300,9 +327,16 @@ impl Experiment {
             let per_query: Vec<Vec<f64>> = (0..self.metrics.len())
                 .map(|m| evaluation.column(m))
                 .collect();
-            let (queries, per_query) = match (&self.turns, self.per_conversation) {
-                (Some(separator), true) => {
-                    collapse_conversations(evaluation.queries(), &per_query, separator)
+            let (queries, per_query) = match (&self.turns, &groups, conversation_column) {
+                (Some(separator), _, _) if self.per_conversation => {
+                    collapse_conversations(evaluation.queries(), &per_query, |q| {
+                        split_turn(q, separator).map(|(c, _)| c)
+                    })
+                }
+                (None, Some((groups, _)), Some(column)) => {
+                    collapse_conversations(evaluation.queries(), &per_query, |q| {
+                        groups.value(q, column)
+                    })
                 }
                 _ => (evaluation.queries().to_vec(), per_query),
             };
@@ -355,6 +389,8 @@ impl Experiment {
                     Some((conversations, format!("{file} and the query ids")))
                 }
                 (Some(conversations), None) => Some((conversations, "the query ids".to_owned())),
+                // Collapsed into conversations: the groups name turns.
+                (None, Some(_)) if self.per_conversation => None,
                 (None, Some((groups, file))) => Some((groups, file.clone())),
                 (None, None) => None,
             };

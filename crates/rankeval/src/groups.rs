@@ -87,7 +87,7 @@ pub fn conversation_groups(
     given: Option<&QueryGroups>,
 ) -> Result<QueryGroups, String> {
     let mut columns: Vec<String> = given.map(|g| g.columns().to_vec()).unwrap_or_default();
-    for added in ["conversation", "turn"] {
+    for added in [CONVERSATION_COLUMN, "turn"] {
         if columns.iter().any(|c| c == added) {
             return Err(format!(
                 "the groups file has a column `{added}`, which the conversations' groups add too"
@@ -95,7 +95,7 @@ pub fn conversation_groups(
         }
     }
     let width = columns.len();
-    columns.extend(["conversation".to_owned(), "turn".to_owned()]);
+    columns.extend([CONVERSATION_COLUMN.to_owned(), "turn".to_owned()]);
     let rows = queries.iter().map(|query| {
         let mut row: Vec<String> = (0..width)
             .map(|c| {
@@ -105,11 +105,11 @@ pub fn conversation_groups(
                     .to_owned()
             })
             .collect();
-        match query.rsplit_once(separator) {
-            Some((conversation, turn)) if !conversation.is_empty() && !turn.is_empty() => {
+        match split_turn(query, separator) {
+            Some((conversation, turn)) => {
                 row.extend([conversation.to_owned(), turn.to_owned()]);
             }
-            _ => row.extend([String::new(), String::new()]),
+            None => row.extend([String::new(), String::new()]),
         }
         (query.clone(), row)
     });
@@ -117,26 +117,34 @@ pub fn conversation_groups(
     QueryGroups::from_rows(query_column, columns, rows)
 }
 
-/// Each conversation's values: the queries `queries` (turns, ids
-/// `CONVERSATION` + `separator` + `TURN`) with their values `per_query[m]`
-/// collapsed into one value per conversation, the mean of its turns' (exact
-/// sums), conversations in the order their first turn comes. A query id
-/// without the separator is a conversation of its own. The unit of every
-/// aggregate and comparison is then the conversation (`--per-conversation`).
-pub fn collapse_conversations(
-    queries: &[String],
+/// The group column that names each query's conversation: added by
+/// `turns`, or given in a groups file (then `per_conversation` reads it).
+pub const CONVERSATION_COLUMN: &str = "conversation";
+
+/// The conversation and turn of a query id `CONVERSATION` + `separator` +
+/// `TURN` (split at the last separator), if it is one.
+pub fn split_turn<'a>(query: &'a str, separator: &str) -> Option<(&'a str, &'a str)> {
+    query
+        .rsplit_once(separator)
+        .filter(|(conversation, turn)| !conversation.is_empty() && !turn.is_empty())
+}
+
+/// Each conversation's values: the queries `queries` (turns) with their
+/// values `per_query[m]` collapsed into one value per conversation, the
+/// mean of its turns' (exact sums), conversations in the order their first
+/// turn comes. `conversation_of` names a query's conversation (from its id,
+/// [`split_turn`], or a groups file's `conversation` column); a query it
+/// gives none is a conversation of its own. The unit of every aggregate and
+/// comparison is then the conversation (`--per-conversation`).
+pub fn collapse_conversations<'a>(
+    queries: &'a [String],
     per_query: &[Vec<f64>],
-    separator: &str,
+    conversation_of: impl Fn(&'a str) -> Option<&'a str>,
 ) -> (Vec<String>, Vec<Vec<f64>>) {
     let mut order: Vec<&str> = Vec::new();
     let mut members: HashMap<&str, Vec<usize>> = HashMap::new();
     for (q, query) in queries.iter().enumerate() {
-        let conversation = match query.rsplit_once(separator) {
-            Some((conversation, turn)) if !conversation.is_empty() && !turn.is_empty() => {
-                conversation
-            }
-            _ => query.as_str(),
-        };
+        let conversation = conversation_of(query).unwrap_or(query.as_str());
         members
             .entry(conversation)
             .or_insert_with(|| {
@@ -248,7 +256,8 @@ mod tests {
             vec![0.1, 0.2, 0.6, 0.5, 1.0],
             vec![1.0, 0.0, 0.5, 0.25, 0.0],
         ];
-        let (conversations, values) = collapse_conversations(&queries, &per_query, "_");
+        let (conversations, values) =
+            collapse_conversations(&queries, &per_query, |q| split_turn(q, "_").map(|(c, _)| c));
         assert_eq!(conversations, ["31", "4", "solo"]);
         assert_eq!(values[0], [(0.1 + 0.2 + 0.6) / 3.0, 0.5, 1.0]);
         assert_eq!(values[1], [0.5, 0.25, 0.0]);

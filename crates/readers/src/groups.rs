@@ -4,7 +4,9 @@
 //! the whole run's.
 //!
 //! A CSV (`,`) or, for a name ending in `.tsv`, TSV table with a header
-//! line (either may be gzip, `.gz`), or a Parquet file (`.parquet`). Its
+//! line (either may be gzip, `.gz`), a Parquet file (`.parquet`), or JSON
+//! Lines (`.jsonl`, `.ndjson`: one object per query, its id under
+//! `query`, a key per group column). Its
 //! first column holds the query ids, every other column one group column;
 //! values are text (Parquet: strings or integers, or a dictionary of
 //! them), trimmed of surrounding spaces. An empty value (or a Parquet null)
@@ -108,12 +110,15 @@ impl QueryGroups {
 }
 
 /// Reads a groups file (see the module): Parquet for a name ending in
-/// `.parquet`, else CSV or TSV text.
+/// `.parquet`, JSON Lines for `.jsonl` or `.ndjson`, else CSV or TSV text.
 pub fn read_groups(path: &Path) -> Result<QueryGroups, ReadError> {
     let file_name = path.to_string_lossy();
     let file_name = file_name.strip_suffix(".gz").unwrap_or(&file_name);
     if file_name.ends_with(".parquet") {
         return read_parquet_groups(path);
+    }
+    if file_name.ends_with(".jsonl") || file_name.ends_with(".ndjson") {
+        return read_jsonl_groups(path);
     }
     let delimiter = delimiter_of(path);
     let name = path.display().to_string();
@@ -209,6 +214,102 @@ pub fn read_groups(path: &Path) -> Result<QueryGroups, ReadError> {
         ));
     }
     QueryGroups::from_rows(query_column, names, parsed)
+        .map_err(|message| ReadError::new(&name, None, ReadErrorKind::BadField(message)))
+}
+
+/// The key of the query ids in a JSON Lines groups file.
+pub const JSONL_QUERY_KEY: &str = "query";
+
+/// A JSON Lines groups file: one object per query, its id under `query`
+/// and one key per group column (a string or an integer; `null` or a
+/// missing key: no group). The columns are the keys in the order they
+/// first appear (within an object, in alphabetical order), as
+/// `{"query": "31_4", "conversation": "31", "turn": 4}` gives a query its
+/// conversation and turn.
+fn read_jsonl_groups(path: &Path) -> Result<QueryGroups, ReadError> {
+    let name = path.display().to_string();
+    let bytes = text(path)?;
+    let at = |line: u64, message: String| {
+        ReadError::new(&name, Some(line), ReadErrorKind::BadField(message))
+    };
+    let mut columns: Vec<String> = Vec::new();
+    let mut first_line: HashMap<String, u64> = HashMap::new();
+    let mut objects: Vec<(String, serde_json::Map<String, serde_json::Value>)> = Vec::new();
+    for (number, line) in lines(&bytes).filter(|(_, line)| !line.trim_ascii().is_empty()) {
+        let value: serde_json::Value = serde_json::from_slice(line)
+            .map_err(|e| at(number, format!("not a JSON object: {e}")))?;
+        let serde_json::Value::Object(mut object) = value else {
+            return Err(at(number, "not a JSON object".to_owned()));
+        };
+        let query = match object.remove(JSONL_QUERY_KEY) {
+            Some(serde_json::Value::String(q)) if !q.is_empty() => q,
+            Some(serde_json::Value::Number(n)) if n.is_i64() || n.is_u64() => n.to_string(),
+            Some(other) => {
+                return Err(at(
+                    number,
+                    format!(
+                        "key `{JSONL_QUERY_KEY}`: {other} is not a query id (a string or an integer)"
+                    ),
+                ));
+            }
+            None => {
+                return Err(at(
+                    number,
+                    format!("no key `{JSONL_QUERY_KEY}`: each line names its query with it"),
+                ));
+            }
+        };
+        if let Some(before) = first_line.insert(query.clone(), number) {
+            return Err(at(
+                number,
+                format!(
+                    "query `{query}` is given again (first on line {before}); give each query one line"
+                ),
+            ));
+        }
+        for key in object.keys() {
+            if !columns.contains(key) {
+                columns.push(key.clone());
+            }
+        }
+        objects.push((query, object));
+    }
+    if objects.is_empty() {
+        return Err(ReadError::new(
+            &name,
+            None,
+            ReadErrorKind::Empty {
+                expected: "one JSON object per query, `{\"query\": ..., \"group\": ...}`",
+            },
+        ));
+    }
+    if columns.is_empty() {
+        return Err(ReadError::new(
+            &name,
+            None,
+            ReadErrorKind::BadField("no group key: each object has only `query`".to_owned()),
+        ));
+    }
+    let mut rows = Vec::with_capacity(objects.len());
+    for (query, object) in objects {
+        let line = first_line[&query];
+        let mut values = Vec::with_capacity(columns.len());
+        for column in &columns {
+            values.push(match object.get(column) {
+                None | Some(serde_json::Value::Null) => String::new(),
+                Some(serde_json::Value::String(v)) => v.trim().to_owned(),
+                Some(serde_json::Value::Number(n)) if n.is_i64() || n.is_u64() => n.to_string(),
+                Some(other) => {
+                    return Err(at(
+                        line,
+                        format!("key `{column}`: {other} is not a group (a string or an integer)"),
+                    ));
+                }
+            });
+        }
+        rows.push((query, values));
+    }
+    QueryGroups::from_rows(JSONL_QUERY_KEY, columns, rows)
         .map_err(|message| ReadError::new(&name, None, ReadErrorKind::BadField(message)))
 }
 
@@ -333,6 +434,44 @@ mod tests {
         }
         let missing = read_groups(&dir.path().join("none.csv")).expect_err("no file");
         assert!(missing.to_string().contains("none.csv"));
+    }
+
+    #[test]
+    fn json_lines_groups() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = write(
+            dir.path(),
+            "g.jsonl",
+            "{\"query\": \"31_4\", \"conversation\": \"31\", \"turn\": 4}\n\n\
+             {\"query\": 7, \"turn\": null, \"conversation\": \"c7\", \"segment\": \"head\"}\n",
+        );
+        let groups = read_groups(&path).expect("reads");
+        assert_eq!(groups.query_column(), "query");
+        assert_eq!(groups.columns(), ["conversation", "turn", "segment"]);
+        assert_eq!(groups.value("31_4", 1), Some("4"));
+        assert_eq!(groups.value("31_4", 2), None, "a missing key is no group");
+        assert_eq!(groups.value("7", 0), Some("c7"));
+        assert_eq!(groups.value("7", 1), None, "null is no group");
+        for (text, expected) in [
+            ("", "empty"),
+            ("[1]\n", "bad.jsonl:1: not a JSON object"),
+            ("{\"turn\": 1}\n", "no key `query`"),
+            ("{\"query\": 1.5, \"turn\": 1}\n", "is not a query id"),
+            (
+                "{\"query\": \"a\", \"turn\": 1}\n{\"query\": \"a\", \"turn\": 2}\n",
+                "bad.jsonl:2: query `a` is given again (first on line 1)",
+            ),
+            (
+                "{\"query\": \"a\", \"turn\": [1]}\n",
+                "key `turn`: [1] is not a group",
+            ),
+            ("{\"query\": \"a\"}\n", "no group key"),
+        ] {
+            let path = write(dir.path(), "bad.jsonl", text);
+            let message = read_groups(&path).expect_err(text).to_string();
+            assert!(message.contains("bad.jsonl"), "{message}");
+            assert!(message.contains(expected), "{text:?}: {message}");
+        }
     }
 
     #[test]

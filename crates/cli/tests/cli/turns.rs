@@ -140,7 +140,7 @@ fn per_conversation_the_unit_is_the_conversation() {
         rankeval::core::exact_sum::fmean(&[c12, c7])
     );
     assert!(!csv.contains("c7_1"), "{csv}");
-    // It needs --turns, and refuses --groups.
+    // It needs --turns or --groups.
     let (code, _, stderr) = run_in(
         dir.path(),
         &[
@@ -156,4 +156,155 @@ fn per_conversation_the_unit_is_the_conversation() {
     );
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--turns"), "{stderr}");
+}
+
+/// The same conversations with opaque query ids: conversation and turn as
+/// keys of a JSON Lines groups file.
+const OPAQUE: [(&str, &str, &str); 5] = [
+    (
+        "c7_1",
+        "q-a",
+        "{\"query\": \"q-a\", \"conversation\": \"c7\", \"turn\": 1}",
+    ),
+    (
+        "c7_2",
+        "q-b",
+        "{\"query\": \"q-b\", \"conversation\": \"c7\", \"turn\": 2}",
+    ),
+    (
+        "c7_10",
+        "q-c",
+        "{\"query\": \"q-c\", \"turn\": 10, \"conversation\": \"c7\"}",
+    ),
+    (
+        "c12_1",
+        "q-d",
+        "{\"query\": \"q-d\", \"conversation\": \"c12\", \"turn\": 1}",
+    ),
+    (
+        "c12_2",
+        "q-e",
+        "{\"query\": \"q-e\", \"conversation\": \"c12\", \"turn\": 2}",
+    ),
+];
+
+fn opaque(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            let (id, rest) = line.split_once(' ').unwrap();
+            let new = OPAQUE.iter().find(|(old, _, _)| *old == id).unwrap().1;
+            format!("{new} {rest}\n")
+        })
+        .collect()
+}
+
+#[test]
+fn conversation_and_turn_from_a_json_lines_groups_file() {
+    let groups: String = OPAQUE
+        .iter()
+        .map(|(_, _, json)| format!("{json}\n"))
+        .collect();
+    let dir = scratch(&[
+        ("qrels.txt", &opaque(QRELS)),
+        ("run.trec", &opaque(RUN)),
+        ("groups.jsonl", &groups),
+    ]);
+    let eval = |extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run=run.trec",
+            "-m",
+            "rr",
+            "--groups",
+            "groups.jsonl",
+        ];
+        args.extend_from_slice(extra);
+        run_in(dir.path(), &args)
+    };
+    // Turn groups, in number order, gated as with --turns.
+    let (code, _, stderr) = eval(&["--gate", "rr[turn=1]:at_least(1)"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = eval(&["--gate", "rr[turn=2]:at_least(0.9)"]);
+    assert_eq!(code, 1, "{stderr}");
+    let (code, table, stderr) = eval(&[]);
+    assert_eq!(code, 0, "{stderr}");
+    let turn_2 = table.find("turn=2").unwrap_or_else(|| panic!("{table}"));
+    let turn_10 = table.find("turn=10").unwrap_or_else(|| panic!("{table}"));
+    assert!(turn_2 < turn_10, "{table}");
+    // Per conversation: the same values as from the ids with --turns.
+    let (code, csv, stderr) = eval(&["--per-conversation", "--per-query", "--format", "csv"]);
+    assert_eq!(code, 0, "{stderr}");
+    let from_ids = scratch(&[("qrels.txt", QRELS), ("run.trec", RUN)]);
+    let (code, want, stderr) = run_in(
+        from_ids.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run=run.trec",
+            "-m",
+            "rr",
+            "--turns",
+            "_",
+            "--per-conversation",
+            "--per-query",
+            "--format",
+            "csv",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    // Conversations come in the order of their first turn, which the ids
+    // set: the same lines, in another order.
+    let sorted = |text: &str| {
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(sorted(&csv), sorted(&want));
+    assert!(csv.contains("run,c7,,"), "{csv}");
+}
+
+#[test]
+fn per_conversation_needs_one_source_of_conversations() {
+    let dir = scratch(&[
+        ("qrels.txt", QRELS),
+        ("run.trec", RUN),
+        ("segments.csv", "query,segment\nc7_1,head\n"),
+        (
+            "groups.jsonl",
+            "{\"query\": \"c7_1\", \"conversation\": \"c7\"}\n",
+        ),
+    ]);
+    let eval = |extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "rr",
+        ];
+        args.extend_from_slice(extra);
+        run_in(dir.path(), &args)
+    };
+    let (code, _, stderr) = eval(&["--per-conversation", "--groups", "segments.csv"]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("segments.csv") && stderr.contains("`conversation` column"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = eval(&[
+        "--per-conversation",
+        "--groups",
+        "groups.jsonl",
+        "--turns",
+        "_",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("by one of them"), "{stderr}");
 }

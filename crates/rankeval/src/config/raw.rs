@@ -159,11 +159,12 @@ pub(crate) struct RawExperiment {
     /// The catalog of corpus metrics: a file, one item id per line.
     pub(crate) catalog: Option<Spanned<String>>,
     /// Groups of queries (slices): a CSV/TSV or Parquet file, the query
-    /// column then one column per grouping.
+    /// column then one column per grouping, or JSON Lines.
     pub(crate) groups: Option<Spanned<String>>,
     /// Conversational query ids: the separator of conversation and turn.
     pub(crate) turns: Option<Spanned<String>>,
-    /// With `turns`: conversations, not turns, are the unit.
+    /// Conversations, not turns, are the unit (from `turns`, or the
+    /// groups' `conversation` column).
     pub(crate) per_conversation: Option<Spanned<bool>>,
     /// Training interactions of corpus metrics: a file of `user, item`
     /// pairs read as qrels, or a table with its `path`, `format` and

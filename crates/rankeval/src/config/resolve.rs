@@ -494,19 +494,22 @@ impl Resolver<'_> {
                 None => None,
             },
             per_conversation: match &raw.per_conversation {
-                Some(at) if *at.get_ref() && raw.turns.is_none() => {
+                Some(at) if *at.get_ref() && raw.turns.is_none() && raw.groups.is_none() => {
                     return Err(self.invalid(
                         at,
                         "per_conversation",
-                        "needs `turns`, the separator of conversation and turn in the query ids"
+                        "needs `turns` (the separator of conversation and turn in the query ids) \
+                         or `groups` (a file with a `conversation` column)"
                             .to_owned(),
                     ));
                 }
-                Some(at) if *at.get_ref() && raw.groups.is_some() => {
+                Some(at) if *at.get_ref() && raw.groups.is_some() && raw.turns.is_some() => {
                     return Err(self.invalid(
                         at,
                         "per_conversation",
-                        "with `groups`: the groups name queries (turns), and the unit is then the conversation".to_owned(),
+                        "with `turns` and `groups`: the groups name queries (turns), and the unit is then \
+                         the conversation; give the conversations by one of them"
+                            .to_owned(),
                     ));
                 }
                 Some(at) => *at.get_ref(),
