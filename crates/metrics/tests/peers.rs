@@ -296,3 +296,54 @@ fn cornac_ncrr_and_auc() {
         1.0
     );
 }
+
+/// RAGAS (explodinggradients/ragas), the documented examples of its
+/// ID-based context metrics (`ragas.metrics.collections`,
+/// `IDBasedContextPrecision` and `IDBasedContextRecall` docstrings):
+/// retrieved `doc1, doc2, doc3`, reference `doc1, doc2, doc4`, both
+/// "0.667". Precision is the share of the retrieved that is in the
+/// reference (`p`, the whole list, divided by its length), recall the
+/// share of the reference retrieved (`recall`).
+#[test]
+fn ragas_id_based_context_precision_and_recall() {
+    let user = User {
+        reco: &[(1, 1), (2, 2), (3, 3)],
+        relevant: &[1, 2, 4],
+    };
+    assert_close(&[score("p", &user)], &[2.0 / 3.0]);
+    assert_close(&[score("recall", &user)], &[2.0 / 3.0]);
+    assert_eq!(format!("{:.3}", score("p", &user)), "0.667");
+    assert_eq!(format!("{:.3}", score("recall", &user)), "0.667");
+}
+
+/// RAGAS's context precision (`_calculate_average_precision`): the sum of
+/// precision@k at each relevant context over the number of relevant
+/// contexts plus 1e-10. Its documented examples (one retrieved context,
+/// judged relevant by the LLM) print 0.9999999999: `ap(norm=hits)` gives 1
+/// there, and RAGAS's value is it times hits / (hits + 1e-10).
+#[test]
+fn ragas_context_precision_documented_example() {
+    let user = User {
+        reco: &[(1, 1)],
+        relevant: &[1],
+    };
+    let ap = score("ap(norm=hits)", &user);
+    assert_eq!(ap, 1.0);
+    let ragas = ap * 1.0 / (1.0 + 1e-10);
+    assert_eq!(format!("{ragas:.10}"), "0.9999999999");
+    // [1, 0, 1] over 3 retrieved: (1 + 2/3) / 2, as RAGAS's formula gives
+    // (within its 1e-10).
+    let user = User {
+        reco: &[(1, 1), (9, 2), (2, 3)],
+        relevant: &[1, 2, 5],
+    };
+    let verdicts = [1.0, 0.0, 1.0];
+    let mut hits = 0.0;
+    let mut numerator = 0.0;
+    for (i, v) in verdicts.iter().enumerate() {
+        hits += v;
+        numerator += hits / (i + 1) as f64 * v;
+    }
+    let ragas = numerator / (hits + 1e-10);
+    assert!((score("ap(norm=hits)@3", &user) - ragas).abs() < 1e-9);
+}
