@@ -19,6 +19,10 @@ the LLM's grade (standard deviation 0.6, each weight jittered by up to
 ±20%), rounded to 4 decimals with the LLM's grade taking the rounding so
 that each row sums to 1. It comes from a second generator (seed + 1), so
 the other files are as they were.
+
+`conversations.jsonl` makes the 40 queries 10 conversations of 4 turns
+(q01-q04 are turns 1-4 of conversation c01, ...): the groups file of the
+conversation example (`--groups`, `--per-conversation`).
 """
 
 import math
@@ -64,6 +68,12 @@ def main() -> None:
     for name, lines in runs.items():
         (OUT / f"{name}.trec").write_text("\n".join(lines) + "\n")
     (OUT / "labels.tsv").write_text(labels(llm))
+    (OUT / "conversations.jsonl").write_text(
+        "".join(
+            f'{{"query": "q{q:02}", "conversation": "c{(q - 1) // 4 + 1:02}", "turn": {(q - 1) % 4 + 1}}}\n'
+            for q in range(1, QUERIES + 1)
+        )
+    )
     print(f"wrote {OUT}: {QUERIES} queries, LLM labels for all, people's for {HUMAN}")
 
 

@@ -308,3 +308,29 @@ fn per_conversation_needs_one_source_of_conversations() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("by one of them"), "{stderr}");
 }
+
+/// The worked example of docs/judgements.md: examples/judgements's 40
+/// queries as 10 conversations of 4 turns, from a JSON Lines groups file;
+/// conversations the unit, dense compared with bm25.
+#[test]
+fn the_worked_conversation_example() {
+    crate::rankeval_snapshot!(
+        "conversations_example",
+        &[
+            "eval",
+            "--qrels",
+            "examples/judgements/llm.qrels",
+            "--run",
+            "examples/judgements/bm25.trec",
+            "--run",
+            "examples/judgements/dense.trec",
+            "-m",
+            "ndcg@5",
+            "--groups",
+            "examples/judgements/conversations.jsonl",
+            "--per-conversation",
+            "--baseline",
+            "bm25",
+        ]
+    );
+}
