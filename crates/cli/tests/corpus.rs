@@ -242,6 +242,89 @@ fn merging_any_split_gives_the_same_bits() {
     }
 }
 
+/// Across machines (Spark's workers): each part's state as bytes, decoded
+/// on the other side and merged in any order, gives the bits of one pass,
+/// and so do lists numbered in another order (a worker does not know a
+/// list's place in the run). The bytes round-trip exactly.
+#[test]
+fn states_as_bytes_merge_to_the_same_bits() {
+    let items = ["a", "b", "c", "d", "e", "f", "g"];
+    let lists: Vec<Vec<&[u8]>> = (0..60u64)
+        .map(|q| {
+            (0..(q % 7))
+                .map(|j| items[((q * 5 + j * 3) % 7) as usize].as_bytes())
+                .collect()
+        })
+        .collect();
+    let mut features = ItemFeatures::new(2);
+    for (n, item) in items.iter().enumerate() {
+        let x = n as f64 + 0.1;
+        features
+            .insert(item.as_bytes(), &[x.ln(), 1.0 / x])
+            .unwrap();
+    }
+    let inputs = CorpusInputs {
+        features: Some(features),
+        catalog: catalog(&items),
+        training: training(&[("u1", "a"), ("u1", "b"), ("u2", "a"), ("u3", "g")]),
+    };
+    for d in registry::corpus_metrics() {
+        let metric: Box<dyn CorpusMetric> = (d.example)();
+        let mut whole = metric.init();
+        for (q, list) in lists.iter().enumerate() {
+            metric.update(&mut whole, q as u64, list, &inputs);
+        }
+        let bytes = metric.state_to_bytes(&whole).expect("a built-in state");
+        let again = metric.state_from_bytes(&bytes).unwrap();
+        assert_eq!(
+            metric.state_to_bytes(&again).unwrap(),
+            bytes,
+            "{}",
+            metric.name()
+        );
+        let whole = metric.finish(whole, &inputs);
+        for parts in [2, 5, 60] {
+            let mut states: Vec<_> = (0..parts).map(|_| metric.init()).collect();
+            for (q, list) in lists.iter().enumerate() {
+                // Numbered backwards: positions do not enter the value.
+                let position = (lists.len() - q) as u64 * 1_000_003;
+                metric.update(&mut states[q % parts], position, list, &inputs);
+            }
+            let wire: Vec<Vec<u8>> = states
+                .iter()
+                .map(|s| metric.state_to_bytes(s).unwrap())
+                .collect();
+            let mut merged = metric.init();
+            for bytes in wire.iter().rev() {
+                metric.merge(&mut merged, metric.state_from_bytes(bytes).unwrap());
+            }
+            assert_eq!(
+                metric.finish(merged, &inputs).to_bits(),
+                whole.to_bits(),
+                "{} in {parts} parts through bytes",
+                metric.name()
+            );
+        }
+    }
+    use rankeval::core::corpus::{StateWireError, decode_state};
+    assert_eq!(
+        decode_state(&[9]).err(),
+        Some(StateWireError::UnknownKind(9))
+    );
+    assert_eq!(
+        decode_state(&[2, 1, 0]).err(),
+        Some(StateWireError::Truncated { at: 1 })
+    );
+    let metric = parse_corpus_metric("gini").unwrap();
+    let mut bytes = metric.state_to_bytes(&metric.init()).unwrap();
+    bytes.push(0);
+    assert_eq!(
+        decode_state(&bytes).err(),
+        Some(StateWireError::Trailing(1))
+    );
+    assert!(decode_state(&[]).is_err());
+}
+
 #[test]
 fn corpus_metrics_are_registered_and_round_trip() {
     registry::check().unwrap();

@@ -17,9 +17,16 @@
 //! so a run can be split across threads (or machines) and merged. The
 //! result must not depend on how the lists were split: `merge` must be
 //! associative and commutative **to the bit**. Integer counts are; sums of
-//! floats are not, so a per-list float is kept with the list's position
-//! ([`PerList`]) and summed in run order at `finish`. Item counts
-//! ([`ItemCounts`]) merge exactly.
+//! floats are not, so each list's float is kept ([`PerList`]) and summed
+//! exactly (correctly rounded, [`fsum`](crate::exact_sum::fsum)) at
+//! `finish`, in no particular order. Item counts ([`ItemCounts`]) merge
+//! exactly.
+//!
+//! To cross machines (Spark's workers to its driver), a state goes to
+//! bytes and back ([`CorpusMetric::state_to_bytes`],
+//! [`CorpusMetric::state_from_bytes`]): the two built-in states have a
+//! wire format ([`encode_state`], [`decode_state`]), so every metric built
+//! on them merges across machines with the bits of one pass.
 
 use std::any::Any;
 use std::fmt;
@@ -272,6 +279,137 @@ pub trait CorpusMetric: Send + Sync + fmt::Debug {
 
     /// The value over every list seen.
     fn finish(&self, state: CorpusState, inputs: &CorpusInputs) -> f64;
+
+    /// The state as bytes, to merge on another machine; `None` if this
+    /// metric's state has no wire format. Default: [`encode_state`] (the
+    /// built-in states, [`ItemCounts`] and [`PerList`]).
+    fn state_to_bytes(&self, state: &CorpusState) -> Option<Vec<u8>> {
+        encode_state(state)
+    }
+
+    /// A state from [`state_to_bytes`](Self::state_to_bytes)'s bytes.
+    /// Default: [`decode_state`].
+    fn state_from_bytes(&self, bytes: &[u8]) -> Result<CorpusState, StateWireError> {
+        decode_state(bytes)
+    }
+}
+
+/// Why bytes are not a corpus state.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StateWireError {
+    /// The bytes end inside a field.
+    #[error("a corpus state's bytes end early (at byte {at})")]
+    Truncated {
+        /// Where the missing field starts.
+        at: usize,
+    },
+    /// The first byte names no known state.
+    #[error("unknown corpus state kind {0}")]
+    UnknownKind(u8),
+    /// Bytes after the state.
+    #[error("{0} bytes after the corpus state")]
+    Trailing(usize),
+}
+
+/// The wire tag of [`ItemCounts`].
+const ITEM_COUNTS: u8 = 1;
+/// The wire tag of [`PerList`].
+const PER_LIST: u8 = 2;
+
+/// A built-in state as bytes: a tag, then little-endian fields. Item
+/// counts: the number of lists, the number of items, then each item (by
+/// id) as its length (`u32`), its bytes and its count (`u64`). Per-list
+/// values: their number, then each list's position (`u64`) and value (the
+/// `f64`'s bits). The same state gives the same bytes. `None` for any
+/// other state type.
+pub fn encode_state(state: &CorpusState) -> Option<Vec<u8>> {
+    if let Some(counts) = state.downcast_ref::<ItemCounts>() {
+        let sorted = counts.sorted();
+        let mut out =
+            Vec::with_capacity(17 + sorted.iter().map(|(i, _)| i.len() + 12).sum::<usize>());
+        out.push(ITEM_COUNTS);
+        out.extend_from_slice(&counts.lists.to_le_bytes());
+        out.extend_from_slice(&(sorted.len() as u64).to_le_bytes());
+        for (item, count) in sorted {
+            out.extend_from_slice(&(item.len() as u32).to_le_bytes());
+            out.extend_from_slice(item);
+            out.extend_from_slice(&count.to_le_bytes());
+        }
+        Some(out)
+    } else if let Some(per_list) = state.downcast_ref::<PerList>() {
+        let mut out = Vec::with_capacity(9 + 16 * per_list.values.len());
+        out.push(PER_LIST);
+        out.extend_from_slice(&(per_list.values.len() as u64).to_le_bytes());
+        for &(position, value) in &per_list.values {
+            out.extend_from_slice(&position.to_le_bytes());
+            out.extend_from_slice(&value.to_bits().to_le_bytes());
+        }
+        Some(out)
+    } else {
+        None
+    }
+}
+
+/// A state from [`encode_state`]'s bytes.
+pub fn decode_state(bytes: &[u8]) -> Result<CorpusState, StateWireError> {
+    let mut reader = WireReader { bytes, at: 0 };
+    let state: CorpusState = match reader.take(1)?[0] {
+        ITEM_COUNTS => {
+            let lists = reader.u64()?;
+            let items = reader.u64()?;
+            let mut counts = HashMap::new();
+            for _ in 0..items {
+                let len = u32::from_le_bytes(reader.array()?) as usize;
+                let item: Box<[u8]> = reader.take(len)?.into();
+                counts.insert(item, reader.u64()?);
+            }
+            Box::new(ItemCounts { counts, lists })
+        }
+        PER_LIST => {
+            let n = reader.u64()?;
+            let mut values = Vec::new();
+            for _ in 0..n {
+                let position = reader.u64()?;
+                values.push((position, f64::from_bits(reader.u64()?)));
+            }
+            Box::new(PerList { values })
+        }
+        kind => return Err(StateWireError::UnknownKind(kind)),
+    };
+    match bytes.len() - reader.at {
+        0 => Ok(state),
+        extra => Err(StateWireError::Trailing(extra)),
+    }
+}
+
+/// Reads [`encode_state`]'s fields in order.
+struct WireReader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> WireReader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], StateWireError> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&end| end <= self.bytes.len())
+            .ok_or(StateWireError::Truncated { at: self.at })?;
+        let field = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(field)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], StateWireError> {
+        let at = self.at;
+        self.take(N)?
+            .try_into()
+            .map_err(|_| StateWireError::Truncated { at })
+    }
+
+    fn u64(&mut self) -> Result<u64, StateWireError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
 }
 
 /// How many times each item was recommended: merges exactly.
@@ -314,8 +452,9 @@ impl ItemCounts {
     }
 }
 
-/// One float per list, kept with the list's position and summed in run
-/// order: the same bits however the lists were split and merged.
+/// One float per list, kept with the list's position and summed exactly
+/// (correctly rounded): the same bits however the lists were split,
+/// merged or ordered.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PerList {
     values: Vec<(u64, f64)>,
@@ -342,13 +481,13 @@ impl PerList {
         self.values.is_empty()
     }
 
-    /// The mean of the values, summed in position order; 0 if none.
-    pub fn mean(mut self) -> f64 {
+    /// The mean of the values: their exact sum, correctly rounded, over
+    /// their number (no order enters); 0 if none.
+    pub fn mean(self) -> f64 {
         if self.values.is_empty() {
             return 0.0;
         }
-        self.values.sort_unstable_by_key(|&(position, _)| position);
-        let sum = self.values.iter().fold(0.0, |sum, &(_, v)| sum + v);
+        let sum = crate::exact_sum::fsum(self.values.iter().map(|&(_, v)| v));
         sum / self.values.len() as f64
     }
 }
