@@ -1,17 +1,26 @@
 //! What `rankeval_rs.spark` runs inside Spark's Python workers and on its
 //! driver: the sided evaluator over a partition's Arrow batches
 //! ([`SparkEvaluator`], `DataFrame.mapInArrow`), and the exact, mergeable
-//! sums every aggregate is computed from ([`column_state`], [`fsum_partials`]).
-//! No per-row or per-query Python: a batch in, a batch out.
+//! sums every aggregate is computed from ([`column_state`], [`fsum_partials`]),
+//! and the corpus metrics' states merged and finished on the driver
+//! ([`spark_corpus_values`]). No per-row or per-query Python: a batch in, a
+//! batch out.
 
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3_arrow::PyRecordBatch;
-use rankeval::engine::sided::{DEFAULT_CHUNK_ROWS, SidedEvaluator};
-use rankeval::read::ReadOptions;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pyo3::types::PyBytes;
+use rankeval::corpus::{CorpusInput, CorpusSources};
+use rankeval::engine::sided::{DEFAULT_CHUNK_ROWS, SidedEvaluator, finish_corpus};
+use rankeval::read::{Input, ReadOptions};
 use rankeval_compare::keyed::{self, GroupedSums, KeyedSignFlip, PairedSums, SquaredDeviations};
 use rankeval_core::exact_sum::ExactSum;
+use rankeval_core::registry::parse_corpus_metric;
+use rankeval_core::{CorpusInputs, CorpusMetric};
 
 use crate::errors::InputError;
 use crate::inputs::duplicates;
@@ -31,8 +40,11 @@ pub struct SparkEvaluator {
 impl SparkEvaluator {
     /// An evaluator of `runs` with the metrics `specs` and the command
     /// line's options, on `threads` threads (Spark's `spark.task.cpus`).
+    /// With `corpus` metric specs, each run's lists also update the corpus
+    /// states (read on `catalog`, `training`, `features`, paths every
+    /// worker reads), given as bytes at `finish`.
     #[new]
-    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS))]
+    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS, corpus=Vec::new(), catalog=None, training=None, features=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         specs: Vec<String>,
@@ -44,6 +56,10 @@ impl SparkEvaluator {
         score_threshold: Option<f64>,
         threads: usize,
         chunk_rows: usize,
+        corpus: Vec<String>,
+        catalog: Option<PathBuf>,
+        training: Option<PathBuf>,
+        features: Option<PathBuf>,
     ) -> PyResult<Self> {
         let ties = options::ties(ties)?;
         let options = options::evaluation(missing, rel, ties, score_threshold, false)?;
@@ -62,10 +78,14 @@ impl SparkEvaluator {
             .num_threads(threads.max(1))
             .build()
             .map_err(|e| PyValueError::new_err(format!("threads={threads}: {e}")))?;
-        Ok(Self {
-            evaluator: SidedEvaluator::new(metrics.metrics, options, read, runs, chunk_rows),
-            pool,
-        })
+        let mut evaluator = SidedEvaluator::new(metrics.metrics, options, read, runs, chunk_rows);
+        if !corpus.is_empty() {
+            let (corpus, inputs) = corpus_inputs(&corpus, catalog, training, features)?;
+            evaluator = evaluator
+                .with_corpus(corpus, Arc::new(inputs))
+                .map_err(sided_error)?;
+        }
+        Ok(Self { evaluator, pool })
     }
 
     /// The names of the output's columns, in order.
@@ -101,6 +121,80 @@ impl SparkEvaluator {
             .map(|b| PyRecordBatch::new(b).into_pyarrow(py))
             .transpose()
     }
+}
+
+/// Corpus metrics from their specs, and the inputs they need read from
+/// the paths given; a metric whose input is not given is an error naming
+/// the argument.
+fn corpus_inputs(
+    specs: &[String],
+    catalog: Option<PathBuf>,
+    training: Option<PathBuf>,
+    features: Option<PathBuf>,
+) -> PyResult<(Vec<Box<dyn CorpusMetric>>, CorpusInputs)> {
+    let metrics = specs
+        .iter()
+        .map(|spec| {
+            parse_corpus_metric(spec)
+                .map_err(|e| PyValueError::new_err(format!("corpus metric `{spec}`: {e}")))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let sources = CorpusSources {
+        catalog,
+        training: training.map(Input::file),
+        features,
+    };
+    for metric in &metrics {
+        if let Some(input) = sources.missing_for(metric.as_ref()) {
+            // The keyword argument of `rankeval_rs.spark.evaluate`.
+            let argument = match input {
+                CorpusInput::Catalog => "catalog",
+                CorpusInput::Training => "training",
+                CorpusInput::Features => "features",
+            };
+            return Err(PyValueError::new_err(format!(
+                "corpus metric `{}` needs {} ({argument}=PATH)",
+                metric.name(),
+                input.what(),
+            )));
+        }
+    }
+    let inputs = sources
+        .read(&metrics)
+        .map_err(|e| crate::errors::read_error(&e))?;
+    Ok((metrics, inputs))
+}
+
+/// The canonical names of the corpus metrics `specs`.
+#[pyfunction]
+pub fn spark_corpus_names(specs: Vec<String>) -> PyResult<Vec<String>> {
+    specs
+        .iter()
+        .map(|spec| {
+            parse_corpus_metric(spec)
+                .map(|m| m.name())
+                .map_err(|e| PyValueError::new_err(format!("corpus metric `{spec}`: {e}")))
+        })
+        .collect()
+}
+
+/// The corpus metrics' values of one run: `parts` are every partition's
+/// states of that run (the `_corpus` column), merged in any order and
+/// finished on the inputs read on the driver.
+#[pyfunction]
+#[pyo3(signature = (specs, parts, catalog=None, training=None, features=None))]
+pub fn spark_corpus_values(
+    py: Python<'_>,
+    specs: Vec<String>,
+    parts: Vec<Bound<'_, PyBytes>>,
+    catalog: Option<PathBuf>,
+    training: Option<PathBuf>,
+    features: Option<PathBuf>,
+) -> PyResult<Vec<f64>> {
+    let (metrics, inputs) = corpus_inputs(&specs, catalog, training, features)?;
+    let parts: Vec<&[u8]> = parts.iter().map(|p| p.as_bytes()).collect();
+    let _ = py;
+    finish_corpus(&metrics, &parts, &inputs).map_err(sided_error)
 }
 
 fn sided_error(e: rankeval::engine::sided::SidedError) -> PyErr {

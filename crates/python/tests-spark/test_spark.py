@@ -161,6 +161,65 @@ def test_per_query_and_aggregates_equal_the_cli_for_any_partitioning(spark, logs
         result.unpersist()
 
 
+CORPUS = ["catalog_coverage@10", "gini@10", "entropy@10", "novelty@10", "avg_popularity@10", "long_tail_share@10", "ild@10"]
+
+
+def test_corpus_metrics_equal_the_cli_for_any_partitioning(spark, logs, tmp_path):
+    """Every list of each run updates mergeable corpus states in its task;
+    the driver merges them: the command line's corpus values bit for bit,
+    for 1, 3 and 8 partitions (tied scores, the skewed user's 100,000 items
+    cut at 10)."""
+    run_pd, qrels_pd, (qrels_path, run_paths) = logs
+    items = sorted({str(i) for i in run_pd["item"]} | {str(i) for i in qrels_pd["item"]})
+    rng = random.Random(11)
+    catalog = tmp_path / "catalog.txt"
+    catalog.write_text("".join(f"{i}\n" for i in items))
+    training = tmp_path / "train.csv"
+    training.write_text(
+        "user,item\n" + "".join(f"t{rng.randrange(200)},{rng.choice(items)}\n" for _ in range(3000))
+    )
+    features = tmp_path / "item_features.csv"
+    features.write_text(
+        "item,a,b,c\n" + "".join(f"{i},{rng.random()!r},{rng.random()!r},{rng.randrange(2)}\n" for i in items)
+    )
+    inputs = dict(catalog=str(catalog), training=str(training), features=str(features))
+    args = ["eval", "--qrels", str(qrels_path), "--format", "json", "--catalog", str(catalog)]
+    args += ["--train", str(training), "--item-features", str(features)]
+    for run in run_paths:
+        args += ["--run", str(run)]
+    for m in ["p@5", *CORPUS]:
+        args += ["-m", m]
+    done = cli(*args)
+    assert done.returncode == 0, done.stderr
+    expected = {r["name"]: r["corpus"] for r in json.loads(done.stdout)["runs"]}
+    run_df = spark.createDataFrame(run_pd)
+    qrels_df = spark.createDataFrame(qrels_pd)
+    for partitions in (1, 3, 8):
+        result = rs.evaluate(
+            run_df,
+            qrels_df,
+            ["p@5"],
+            query="user",
+            doc="item",
+            grade="rating",
+            run="sys",
+            partitions=partitions,
+            corpus=CORPUS,
+            **inputs,
+        )
+        got = result.corpus()
+        assert got.keys() == expected.keys()
+        for run, values in expected.items():
+            assert values.keys() == got[run].keys()
+            wrong = [m for m, v in values.items() if bits(got[run][m]) != bits(v)]
+            assert not wrong, (partitions, run, {m: (got[run][m], values[m]) for m in wrong})
+        # The per-query table is as without corpus metrics.
+        assert result.per_query.columns == ["query", "run", "p@5"]
+        result.unpersist()
+    with pytest.raises(ValueError, match="needs the catalog"):
+        rs.evaluate(run_df, qrels_df, ["p@5"], query="user", doc="item", corpus=["catalog_coverage"])
+
+
 def test_one_run_without_a_run_column_and_qrels_without_grades(spark, tmp_path):
     run_df = spark.createDataFrame(
         [("q1", "a", 3.0), ("q1", "b", 2.0), ("q1", "c", 2.0), ("q2", "a", 1.0)], ["query", "doc", "score"]

@@ -252,6 +252,10 @@ class SparkEvaluator:
         score_threshold: float | None = None,
         threads: int = 1,
         chunk_rows: int = ...,
+        corpus: list[str] = ...,
+        catalog: str | None = None,
+        training: str | None = None,
+        features: str | None = None,
     ) -> None: ...
     def columns(self) -> list[str]: ...
     def push(self, batch: Any) -> Any:
@@ -266,6 +270,18 @@ def column_state(
 
 def fsum_partials(parts: list[list[float]]) -> float:
     """The correctly rounded sum of several partial sums' partials."""
+
+def spark_corpus_names(specs: list[str]) -> list[str]:
+    """The corpus metrics' canonical names."""
+
+def spark_corpus_values(
+    specs: list[str],
+    parts: list[bytes],
+    catalog: str | None = None,
+    training: str | None = None,
+    features: str | None = None,
+) -> list[float]:
+    """One run's corpus values from every partition's states, merged and finished."""
 
 def keyed_states(
     queries: list[str], differences: npt.NDArray[np.float64], groups: int, resamples: int, seed: int

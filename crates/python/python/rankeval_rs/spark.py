@@ -46,6 +46,7 @@ SUPPORTED_AGGREGATORS = ("mean", "sum", "min", "max", "gmean", "std", "median")
 MEDIAN_DISTINCT_LIMIT = 1_000_000
 
 _KIND = "_kind"
+_CORPUS = "_corpus"
 
 
 def _functions() -> Any:
@@ -76,6 +77,10 @@ def evaluate(
     score_threshold: float | None = None,
     partitions: int | None = None,
     threads: int | None = None,
+    corpus: str | Sequence[str] = (),
+    catalog: str | None = None,
+    training: str | None = None,
+    features: str | None = None,
 ) -> SparkEvaluation:
     """Evaluates the run(s) in ``run_df`` against ``qrels_df`` on Spark.
 
@@ -96,6 +101,14 @@ def evaluate(
     by default); ``threads`` the threads each task's evaluator uses
     (``spark.task.cpus`` by default).
 
+    ``corpus`` are corpus metrics (``"catalog_coverage"``, ``"gini@10"``,
+    ``"novelty@10"``, ...), computed over every list of each run: each task
+    keeps their mergeable states, and :meth:`SparkEvaluation.corpus` merges
+    and finishes them on the driver, the command line's bits for any
+    partitioning. ``catalog``, ``training`` and ``features`` are the files
+    they read, as the command line's ``--catalog``, ``--training`` and
+    ``--features``: paths that the driver and every executor can read.
+
     Nothing is evaluated until a result is asked for: ``per_query`` is a
     lazy Spark DataFrame (with ``run``, one small job lists the run names
     first, so that every task knows every run).
@@ -109,12 +122,22 @@ def evaluate(
             '(a shuffle reorders them): use ties="docid" (the default) or ties="average"'
         )
     names = _native.canonical_names(specs)
-    # Built once here so that bad options fail on the driver, before a job;
-    # it names the output's columns.
+    corpus_specs = [corpus] if isinstance(corpus, str) else list(corpus)
+    corpus_inputs: dict[str, Any] = dict(catalog=catalog, training=training, features=features)
+    # Built once here so that bad options (and corpus inputs) fail on the
+    # driver, before a job; it names the output's columns.
     probe = _native.SparkEvaluator(
-        specs, ["run"], missing=missing, rel=rel, ties=ties, duplicates_policy=duplicates, score_threshold=score_threshold
+        specs,
+        ["run"],
+        missing=missing,
+        rel=rel,
+        ties=ties,
+        duplicates_policy=duplicates,
+        score_threshold=score_threshold,
+        corpus=corpus_specs,
+        **corpus_inputs,
     )
-    columns = probe.columns()
+    columns = [c for c in probe.columns() if c != _CORPUS]
     counts = columns[columns.index(_KIND) + 1 :]
     F = _functions()
     _require(run_df, "run_df", [query, doc, score] + ([run] if run else []))
@@ -159,6 +182,8 @@ def evaluate(
         duplicates_policy=duplicates,
         score_threshold=score_threshold,
         threads=threads,
+        corpus=corpus_specs,
+        **corpus_inputs,
     )
 
     def evaluate_partition(batches: Iterator[Any]) -> Iterator[Any]:
@@ -173,9 +198,11 @@ def evaluate(
         if out is not None:
             yield out
 
-    schema = _output_schema(names, counts)
+    schema = _output_schema(names, counts, corpus=bool(corpus_specs))
     results = sided.mapInArrow(evaluate_partition, schema).persist()
-    return SparkEvaluation(results, names, runs, counts, graded=has_grade, missing=missing)
+    evaluation = SparkEvaluation(results, names, runs, counts, graded=has_grade, missing=missing)
+    evaluation._corpus = (corpus_specs, corpus_inputs)
+    return evaluation
 
 
 def _require(df: DataFrame, what: str, columns: Sequence[str]) -> None:
@@ -184,13 +211,24 @@ def _require(df: DataFrame, what: str, columns: Sequence[str]) -> None:
             raise _native.InputError(f"{what}: no column `{column}` (the columns are {', '.join(df.columns)})")
 
 
-def _output_schema(metrics: Sequence[str], counts: Sequence[str]) -> Any:
-    from pyspark.sql.types import ByteType, DoubleType, LongType, StringType, StructField, StructType
+def _output_schema(metrics: Sequence[str], counts: Sequence[str], *, corpus: bool = False) -> Any:
+    from pyspark.sql.types import (
+        BinaryType,
+        ByteType,
+        DoubleType,
+        LongType,
+        StringType,
+        StructField,
+        StructType,
+    )
 
     fields = [StructField("query", StringType(), True), StructField("run", StringType(), False)]
     fields += [StructField(m, DoubleType(), True) for m in metrics]
     fields.append(StructField(_KIND, ByteType(), False))
     fields += [StructField(c, LongType(), True) for c in counts]
+    if corpus:
+        # Each partition's corpus states per run (rows of kind 2).
+        fields.append(StructField(_CORPUS, BinaryType(), True))
     return StructType(fields)
 
 
@@ -220,6 +258,7 @@ class SparkEvaluation:
         self._graded = graded
         self._missing = missing
         self._counts: dict[str, dict[str, int]] | None = None
+        self._corpus: tuple[list[str], dict[str, Any]] = ([], {})
         #: One row per query and run: ``query``, ``run``, one column per metric.
         # Backquoted: a metric's name may hold a dot (`rbp(p=0.8)`), which
         # Spark would read as a struct field.
@@ -245,6 +284,25 @@ class SparkEvaluation:
             by_run = {r["run"]: {c[1:]: int(r[c] or 0) for c in names} for r in rows}
             self._counts = {run: by_run.get(run, {c[1:]: 0 for c in names}) for run in self.runs}
         return self._counts
+
+    def corpus(self) -> dict[str, dict[str, float]]:
+        """``result[run][metric]`` for each corpus metric given to
+        :func:`evaluate`: every partition's states of the run merged and
+        finished on the driver, the same bits as the command line's corpus
+        values on the same run, for any partitioning."""
+        specs, inputs = self._corpus
+        if not specs:
+            raise ValueError("no corpus metrics: give evaluate(..., corpus=[...])")
+        F = _functions()
+        rows = self._results.filter(F.col(_KIND) == 2).select("run", _CORPUS).collect()
+        parts: dict[str, list[bytes]] = {run: [] for run in self.runs}
+        for row in rows:
+            parts[row["run"]].append(bytes(row[_CORPUS]))
+        names = _native.spark_corpus_names(specs)
+        return {
+            run: dict(zip(names, _native.spark_corpus_values(specs, parts[run], **inputs), strict=True))
+            for run in self.runs
+        }
 
     def warnings(self) -> list[str]:
         """What was left out or changed, one line per run and kind, as the

@@ -33,6 +33,23 @@ pub fn evaluate_corpus_with(
     inputs: &CorpusInputs,
     threshold: Option<ScoreThreshold>,
 ) -> Vec<f64> {
+    let merged = corpus_states(run, metrics, inputs, threshold);
+    metrics
+        .iter()
+        .zip(merged)
+        .map(|(metric, state)| metric.finish(state, inputs))
+        .collect()
+}
+
+/// Each corpus metric's state after every list of `run` (entries scored
+/// above `threshold`), not finished: a part of a run split across machines
+/// (Spark), to be merged with the other parts' states and finished once.
+pub fn corpus_states(
+    run: &Run,
+    metrics: &[Box<dyn CorpusMetric>],
+    inputs: &CorpusInputs,
+    threshold: Option<ScoreThreshold>,
+) -> Vec<CorpusState> {
     let queries: Vec<u32> = (0..run.num_queries() as u32).collect();
     let parts: Vec<Vec<CorpusState>> = queries
         .par_chunks(CHUNK)
@@ -60,9 +77,5 @@ pub fn evaluate_corpus_with(
             metric.merge(state, other);
         }
     }
-    metrics
-        .iter()
-        .zip(merged)
-        .map(|(metric, state)| metric.finish(state, inputs))
-        .collect()
+    merged
 }

@@ -20,7 +20,7 @@ use rankeval_core::{
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-pub use corpus::{evaluate_corpus, evaluate_corpus_with};
+pub use corpus::{corpus_states, evaluate_corpus, evaluate_corpus_with};
 pub use coverage::{Coverage, Missing, QuerySample, Warning};
 pub use never_ran::{NeverRan, NeverRanWhy, never_ran};
 pub use stream::{evaluate_batches, evaluate_grouped, evaluate_grouped_batches, evaluate_input};

@@ -13,9 +13,17 @@
 //! what the command line's coverage counts (queries evaluated, left out,
 //! run-only, repeats dropped): the caller sums those, no query is dropped
 //! without a count.
+//!
+//! With corpus metrics ([`SidedEvaluator::with_corpus`]), every list of
+//! each run also updates the run's corpus states, and the end of the
+//! stream gives one more row per run ([`KIND_CORPUS`]) with the states as
+//! bytes in a `_corpus` column; the caller merges every stream's states
+//! and finishes them once ([`finish_corpus`]): the bits of the command
+//! line's corpus values, however the queries were partitioned.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
+use arrow_array::builder::BinaryBuilder;
 use arrow_array::builder::{Float64Builder, Int8Builder, Int64Builder, StringBuilder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int8Type;
@@ -23,9 +31,12 @@ use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use arrow_select::concat::concat_batches;
 use arrow_select::filter::filter_record_batch;
-use rankeval_core::{Metric, Qrels, QrelsBuilder, Run, RunBuilder};
+use rankeval_core::corpus::StateWireError;
+use rankeval_core::{
+    CorpusInputs, CorpusMetric, CorpusState, Metric, Qrels, QrelsBuilder, Run, RunBuilder,
+};
 
-use super::{Options, evaluate};
+use super::{Options, corpus_states, evaluate};
 use crate::read::{CsvOptions, ReadError, ReadOptions, qrels_from_batches, run_from_batches};
 
 /// The `side` of a judgement row.
@@ -45,6 +56,12 @@ pub const KIND_COLUMN: &str = "_kind";
 pub const KIND_VALUES: i8 = 0;
 /// An output row of counts for one run over one chunk (no query, no values).
 pub const KIND_COUNTS: i8 = 1;
+/// An output row of one run's corpus states over the whole stream, in the
+/// [`CORPUS_COLUMN`] (only with corpus metrics).
+pub const KIND_CORPUS: i8 = 2;
+/// The binary column of a [`KIND_CORPUS`] row: each corpus metric's state
+/// ([`encode_corpus_states`]); null on other rows.
+pub const CORPUS_COLUMN: &str = "_corpus";
 /// The count columns of a [`KIND_COUNTS`] row (null on value rows), in
 /// order: queries evaluated, evaluated with a non-empty list, judged but
 /// absent from the run and left out, judged but absent and scored 0, in
@@ -88,6 +105,20 @@ pub enum SidedError {
     /// Arrow could not concatenate or filter the batches.
     #[error("arrow: {0}")]
     Arrow(#[from] arrow_schema::ArrowError),
+    /// A corpus metric whose state cannot be sent as bytes.
+    #[error(
+        "corpus metric `{0}` keeps a state with no wire format, so it cannot be merged across machines"
+    )]
+    NoWireFormat(String),
+    /// Bytes that are not the corpus states of the metrics given.
+    #[error("corpus states: {0}")]
+    Wire(String),
+}
+
+impl From<StateWireError> for SidedError {
+    fn from(e: StateWireError) -> Self {
+        SidedError::Wire(e.to_string())
+    }
 }
 
 /// Evaluates a sided stream chunk by chunk: [`push`](Self::push) each batch
@@ -101,6 +132,17 @@ pub struct SidedEvaluator {
     pending: Vec<RecordBatch>,
     pending_rows: usize,
     output: SchemaRef,
+    corpus: Corpus,
+}
+
+/// The corpus metrics of a sided evaluation and each run's states.
+#[derive(Default)]
+struct Corpus {
+    metrics: Vec<Box<dyn CorpusMetric>>,
+    inputs: Arc<CorpusInputs>,
+    /// Per run (in the evaluator's order), each metric's state (behind a
+    /// lock so that the evaluator is `Sync`, as a Python class must be).
+    states: Mutex<Vec<Vec<CorpusState>>>,
 }
 
 impl SidedEvaluator {
@@ -124,7 +166,38 @@ impl SidedEvaluator {
             pending: Vec::new(),
             pending_rows: 0,
             output,
+            corpus: Corpus::default(),
         }
+    }
+
+    /// With corpus metrics read on `inputs`: each run's lists update their
+    /// states, which the end of the stream gives as bytes. Refused for a
+    /// metric whose state has no wire format.
+    pub fn with_corpus(
+        mut self,
+        metrics: Vec<Box<dyn CorpusMetric>>,
+        inputs: Arc<CorpusInputs>,
+    ) -> Result<Self, SidedError> {
+        for metric in &metrics {
+            if metric.state_to_bytes(&metric.init()).is_none() {
+                return Err(SidedError::NoWireFormat(metric.name()));
+            }
+        }
+        if !metrics.is_empty() {
+            let names: Vec<String> = self.metrics.iter().map(|m| m.name()).collect();
+            self.output = schema_with_corpus(&names);
+        }
+        self.corpus = Corpus {
+            states: Mutex::new(
+                self.runs
+                    .iter()
+                    .map(|_| metrics.iter().map(|m| m.init()).collect())
+                    .collect(),
+            ),
+            metrics,
+            inputs,
+        };
+        Ok(self)
     }
 
     /// The schema of the output batches.
@@ -161,18 +234,41 @@ impl SidedEvaluator {
         self.evaluate_chunk(&chunk).map(Some)
     }
 
-    /// The results of the rows still held: the end of the stream.
+    /// The results of the rows still held: the end of the stream (and,
+    /// with corpus metrics, each run's states).
     pub fn finish(&mut self) -> Result<Option<RecordBatch>, SidedError> {
         let chunk = std::mem::take(&mut self.pending);
         self.pending_rows = 0;
-        if chunk.iter().all(|b| b.num_rows() == 0) {
-            return Ok(None);
+        let last = if chunk.iter().all(|b| b.num_rows() == 0) {
+            None
+        } else {
+            Some(self.evaluate_chunk(&chunk)?)
+        };
+        if self.corpus.metrics.is_empty() {
+            return Ok(last);
         }
-        self.evaluate_chunk(&chunk).map(Some)
+        let mut out = OutputBuilder::new(self.metrics.len(), true);
+        let all = self
+            .corpus
+            .states
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (run, states) in self.runs.iter().zip(all.iter_mut()) {
+            let done = std::mem::replace(
+                states,
+                self.corpus.metrics.iter().map(|m| m.init()).collect(),
+            );
+            out.corpus(run, &encode_corpus_states(&self.corpus.metrics, &done)?);
+        }
+        let states = out.finish(self.output.clone())?;
+        Ok(Some(match last {
+            Some(last) => concat_batches(&self.output, &[last, states])?,
+            None => states,
+        }))
     }
 
     /// Evaluates whole queries: the judgements and each run of `chunk`.
-    fn evaluate_chunk(&self, chunk: &[RecordBatch]) -> Result<RecordBatch, SidedError> {
+    fn evaluate_chunk(&mut self, chunk: &[RecordBatch]) -> Result<RecordBatch, SidedError> {
         let schema = chunk[0].schema();
         let all = concat_batches(&schema, chunk)?;
         let side = all
@@ -207,8 +303,8 @@ impl SidedEvaluator {
         {
             return Err(SidedError::UnknownRun(unknown.clone()));
         }
-        let mut out = OutputBuilder::new(self.metrics.len());
-        for name in &self.runs {
+        let mut out = OutputBuilder::new(self.metrics.len(), !self.corpus.metrics.is_empty());
+        for (r, name) in self.runs.iter().enumerate() {
             let mine: BooleanArray = run_names
                 .iter()
                 .map(|r| Some(r.as_deref() == Some(name.as_str())))
@@ -219,6 +315,24 @@ impl SidedEvaluator {
             } else {
                 run_from_batches(name, &[rows], &columns(), self.read)?
             };
+            if !self.corpus.metrics.is_empty() {
+                let part = corpus_states(
+                    &run,
+                    &self.corpus.metrics,
+                    &self.corpus.inputs,
+                    self.options.score_threshold,
+                );
+                let all = self
+                    .corpus
+                    .states
+                    .get_mut()
+                    .unwrap_or_else(PoisonError::into_inner);
+                for ((metric, state), other) in
+                    self.corpus.metrics.iter().zip(&mut all[r]).zip(part)
+                {
+                    metric.merge(state, other);
+                }
+            }
             let evaluation = evaluate(&qrels, &run, &self.metrics, &self.options);
             for (q, query) in evaluation.queries().iter().enumerate() {
                 out.values(
@@ -262,6 +376,83 @@ pub fn output_schema(metrics: &[String]) -> SchemaRef {
             .map(|c| Field::new(*c, DataType::Int64, true)),
     );
     Arc::new(Schema::new(fields))
+}
+
+/// [`output_schema`] with the [`CORPUS_COLUMN`] last.
+pub fn schema_with_corpus(metrics: &[String]) -> SchemaRef {
+    let mut fields: Vec<Field> = output_schema(metrics)
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.push(Field::new(CORPUS_COLUMN, DataType::Binary, true));
+    Arc::new(Schema::new(fields))
+}
+
+/// One run's corpus states as bytes: their number (`u32`), then each
+/// metric's state ([`CorpusMetric::state_to_bytes`]) as its length (`u64`)
+/// and bytes, in the metrics' order.
+pub fn encode_corpus_states(
+    metrics: &[Box<dyn CorpusMetric>],
+    states: &[CorpusState],
+) -> Result<Vec<u8>, SidedError> {
+    let mut out = (states.len() as u32).to_le_bytes().to_vec();
+    for (metric, state) in metrics.iter().zip(states) {
+        let bytes = metric
+            .state_to_bytes(state)
+            .ok_or_else(|| SidedError::NoWireFormat(metric.name()))?;
+        out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        out.extend_from_slice(&bytes);
+    }
+    Ok(out)
+}
+
+/// The corpus metrics' values over every stream: each element of `parts`
+/// one stream's [`encode_corpus_states`] bytes for one run, merged (in any
+/// order: the states merge to the same bits) and finished on `inputs`.
+pub fn finish_corpus(
+    metrics: &[Box<dyn CorpusMetric>],
+    parts: &[&[u8]],
+    inputs: &CorpusInputs,
+) -> Result<Vec<f64>, SidedError> {
+    let mut merged: Vec<CorpusState> = metrics.iter().map(|m| m.init()).collect();
+    for part in parts {
+        let bad = |what: &str| SidedError::Wire(what.to_owned());
+        let count = part
+            .get(..4)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_le_bytes)
+            .ok_or_else(|| bad("a part ends before its count of states"))?;
+        if count as usize != metrics.len() {
+            return Err(SidedError::Wire(format!(
+                "a part holds {count} states for {} corpus metrics",
+                metrics.len()
+            )));
+        }
+        let mut at = 4;
+        for (metric, state) in metrics.iter().zip(&mut merged) {
+            let len = part
+                .get(at..at + 8)
+                .and_then(|b| b.try_into().ok())
+                .map(u64::from_le_bytes)
+                .ok_or_else(|| bad("a part ends before a state's length"))?;
+            let end = usize::try_from(len)
+                .ok()
+                .and_then(|len| at.checked_add(8 + len))
+                .filter(|&end| end <= part.len())
+                .ok_or_else(|| bad("a part ends inside a state"))?;
+            metric.merge(state, metric.state_from_bytes(&part[at + 8..end])?);
+            at = end;
+        }
+        if at != part.len() {
+            return Err(bad("bytes after a part's states"));
+        }
+    }
+    Ok(metrics
+        .iter()
+        .zip(merged)
+        .map(|(metric, state)| metric.finish(state, inputs))
+        .collect())
 }
 
 /// The readers' column names for the sided layout.
@@ -375,10 +566,12 @@ struct OutputBuilder {
     values: Vec<Float64Builder>,
     kind: Int8Builder,
     counts: Vec<Int64Builder>,
+    /// The corpus states' column, when there are corpus metrics.
+    corpus: Option<BinaryBuilder>,
 }
 
 impl OutputBuilder {
-    fn new(metrics: usize) -> Self {
+    fn new(metrics: usize, corpus: bool) -> Self {
         Self {
             query: StringBuilder::new(),
             run: StringBuilder::new(),
@@ -387,6 +580,23 @@ impl OutputBuilder {
             counts: (0..COUNT_COLUMNS.len())
                 .map(|_| Int64Builder::new())
                 .collect(),
+            corpus: corpus.then(BinaryBuilder::new),
+        }
+    }
+
+    /// A row of one run's corpus states.
+    fn corpus(&mut self, run: &str, states: &[u8]) {
+        self.query.append_null();
+        self.run.append_value(run);
+        for column in &mut self.values {
+            column.append_null();
+        }
+        self.kind.append_value(KIND_CORPUS);
+        for column in &mut self.counts {
+            column.append_null();
+        }
+        if let Some(column) = &mut self.corpus {
+            column.append_value(states);
         }
     }
 
@@ -400,6 +610,9 @@ impl OutputBuilder {
         for column in &mut self.counts {
             column.append_null();
         }
+        if let Some(column) = &mut self.corpus {
+            column.append_null();
+        }
     }
 
     fn counts(&mut self, run: &str, counts: [usize; 6]) {
@@ -411,6 +624,9 @@ impl OutputBuilder {
         self.kind.append_value(KIND_COUNTS);
         for (column, count) in self.counts.iter_mut().zip(counts) {
             column.append_value(count as i64);
+        }
+        if let Some(column) = &mut self.corpus {
+            column.append_null();
         }
     }
 
@@ -428,6 +644,9 @@ impl OutputBuilder {
                 .iter_mut()
                 .map(|b| Arc::new(b.finish()) as ArrayRef),
         );
+        if let Some(corpus) = &mut self.corpus {
+            columns.push(Arc::new(corpus.finish()));
+        }
         Ok(RecordBatch::try_new(schema, columns)?)
     }
 }
@@ -445,6 +664,16 @@ mod tests {
         Option<&'a str>,
         &'a str,
         &'a str,
+        Option<f64>,
+        Option<f64>,
+    );
+
+    /// A [`Row`] with owned ids, built before it is borrowed.
+    type OwnedRow<'a> = (
+        i8,
+        Option<&'a str>,
+        String,
+        String,
         Option<f64>,
         Option<f64>,
     );
@@ -538,6 +767,166 @@ mod tests {
             );
             assert_eq!(run_only, 1, "chunks of {chunk_rows}");
         }
+    }
+
+    /// Corpus metrics on Spark's layout: two runs' queries spread over 1, 3
+    /// and 7 streams (partitions) in chunks of any size, each stream's
+    /// states as bytes, merged in reverse and finished once: the bits of
+    /// the corpus metrics on the whole runs, for every registered metric.
+    #[test]
+    fn corpus_states_over_partitions_give_the_whole_runs_bits() {
+        use rankeval_core::corpus::{Catalog, ItemFeatures, Training};
+        use rankeval_core::registry;
+
+        let items = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+        let mut features = ItemFeatures::new(2);
+        for (n, item) in items.iter().enumerate() {
+            let x = n as f64 + 0.5;
+            features
+                .insert(item.as_bytes(), &[x.sqrt(), x.sin()])
+                .unwrap();
+        }
+        let inputs = Arc::new(CorpusInputs {
+            catalog: Some(Catalog::new(items)),
+            training: Some(Training::from_pairs(
+                [
+                    ("u1", "a"),
+                    ("u2", "a"),
+                    ("u2", "b"),
+                    ("u3", "c"),
+                    ("u4", "a"),
+                ]
+                .iter()
+                .map(|(u, i)| (u.as_bytes(), i.as_bytes())),
+            )),
+            features: Some(features),
+        });
+        let metrics = || -> Vec<Box<dyn CorpusMetric>> {
+            registry::corpus_metrics()
+                .iter()
+                .map(|d| (d.example)())
+                .collect()
+        };
+        let runs = ["r1", "r2"];
+        // Query q: 1 to 6 distinct items with distinct scores; judgements
+        // for every other query.
+        let list = |run: usize, q: usize| -> Vec<(String, f64)> {
+            (0..1 + (q + run) % 6)
+                .map(|j| {
+                    (
+                        items[(q * 4 + j * (run + 2)) % 9].to_owned(),
+                        50.0 - j as f64,
+                    )
+                })
+                .fold(Vec::new(), |mut seen: Vec<(String, f64)>, (d, s)| {
+                    if !seen.iter().any(|(x, _)| *x == d) {
+                        seen.push((d, s));
+                    }
+                    seen
+                })
+        };
+        let queries: Vec<String> = (0..30).map(|q| format!("q{q:02}")).collect();
+        let whole: Vec<Vec<f64>> = (0..runs.len())
+            .map(|r| {
+                let mut builder = RunBuilder::new();
+                for (q, query) in queries.iter().enumerate() {
+                    for (doc, score) in list(r, q) {
+                        builder
+                            .push_scored(query.as_str(), doc.as_str(), score)
+                            .unwrap();
+                    }
+                }
+                let run = builder.finish(rankeval_core::Duplicates::Error).unwrap();
+                super::super::evaluate_corpus(&run, &metrics(), &inputs)
+            })
+            .collect();
+        for partitions in [1, 3, 7] {
+            for chunk_rows in [1, 5, 1000] {
+                let mut parts: Vec<Vec<Vec<u8>>> = vec![Vec::new(); runs.len()];
+                for p in 0..partitions {
+                    let mut rows: Vec<OwnedRow<'_>> = Vec::new();
+                    for (q, query) in queries
+                        .iter()
+                        .enumerate()
+                        .filter(|(q, _)| q % partitions == p)
+                    {
+                        if q % 2 == 0 {
+                            rows.push((
+                                SIDE_QRELS,
+                                None,
+                                query.clone(),
+                                "a".to_owned(),
+                                None,
+                                Some(1.0),
+                            ));
+                        }
+                        for (r, run) in runs.iter().enumerate() {
+                            for (doc, score) in list(r, q) {
+                                rows.push((
+                                    SIDE_RUN,
+                                    Some(run),
+                                    query.clone(),
+                                    doc,
+                                    Some(score),
+                                    None,
+                                ));
+                            }
+                        }
+                    }
+                    let rows: Vec<Row<'_>> = rows
+                        .iter()
+                        .map(|(side, run, q, d, score, grade)| {
+                            (*side, *run, q.as_str(), d.as_str(), *score, *grade)
+                        })
+                        .collect();
+                    let mut evaluator = SidedEvaluator::new(
+                        vec![parse_metric("p@3").unwrap()],
+                        Options::default(),
+                        ReadOptions::default(),
+                        runs.iter().map(|r| (*r).to_owned()).collect(),
+                        chunk_rows,
+                    )
+                    .with_corpus(metrics(), inputs.clone())
+                    .unwrap();
+                    let mut out = Vec::new();
+                    for piece in rows.chunks(4) {
+                        out.extend(evaluator.push(batch(piece)).unwrap());
+                    }
+                    out.extend(evaluator.finish().unwrap());
+                    for b in &out {
+                        let kind = b
+                            .column_by_name(KIND_COLUMN)
+                            .unwrap()
+                            .as_primitive::<Int8Type>();
+                        let run = b.column_by_name("run").unwrap().as_string::<i32>();
+                        let states = b.column_by_name(CORPUS_COLUMN).unwrap().as_binary::<i32>();
+                        for i in 0..b.num_rows() {
+                            assert_eq!(states.is_null(i), kind.value(i) != KIND_CORPUS);
+                            if kind.value(i) == KIND_CORPUS {
+                                let r = runs.iter().position(|x| *x == run.value(i)).unwrap();
+                                parts[r].push(states.value(i).to_vec());
+                            }
+                        }
+                    }
+                }
+                for (r, run_parts) in parts.iter().enumerate() {
+                    assert_eq!(run_parts.len(), partitions, "one row per stream and run");
+                    let reversed: Vec<&[u8]> = run_parts.iter().rev().map(Vec::as_slice).collect();
+                    let got = finish_corpus(&metrics(), &reversed, &inputs).unwrap();
+                    for ((metric, g), w) in metrics().iter().zip(&got).zip(&whole[r]) {
+                        assert_eq!(
+                            g.to_bits(),
+                            w.to_bits(),
+                            "{} run {r}, {partitions} partitions, chunks of {chunk_rows}",
+                            metric.name()
+                        );
+                    }
+                }
+            }
+        }
+        // Bytes that are not states are refused, naming the problem.
+        let bad = finish_corpus(&metrics(), &[&[1, 0, 0, 0]], &inputs).unwrap_err();
+        assert!(bad.to_string().contains("states for"), "{bad}");
     }
 
     #[test]
