@@ -284,6 +284,15 @@ struct CompareArgs {
     /// Confidence level of the intervals [default: 0.95].
     #[arg(long, value_name = "LEVEL")]
     confidence: Option<f64>,
+    /// The interval of each difference [default: the test's own: t, or the
+    /// bootstrap's percentile interval]. `jackknife`: delete-a-group
+    /// jackknife over groups of queries by a hash of their id, what a Spark
+    /// job's `keyed_compare` gives on the same queries.
+    #[arg(long, value_enum)]
+    interval: Option<IntervalArg>,
+    /// With --interval jackknife: the number of groups [default: 20].
+    #[arg(long, value_name = "G", requires = "interval")]
+    jackknife_groups: Option<u32>,
     /// A quality gate, `METRIC:RULE(PARAMS)`: `ndcg@10:at_least(0.4)`,
     /// `ndcg@10:non_inferior(margin=0.01)` (or `margin=2%` of the
     /// baseline's mean), `ap:superior` (or `superior(alpha=0.01)`); add
@@ -308,6 +317,14 @@ enum TestArg {
     /// Sign-flip test with each query's signs keyed by its id (as on Spark).
     #[value(alias = "randomization_keyed")]
     RandomizationKeyed,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum IntervalArg {
+    /// The test's own interval.
+    Test,
+    /// Delete-a-group jackknife, queries grouped by Spark's xxhash64 of their id.
+    Jackknife,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -361,6 +378,7 @@ impl CompareArgs {
             || self.groups_in_family
             || self.alpha.is_some()
             || self.confidence.is_some()
+            || self.interval.is_some()
             || !self.gates.is_empty()
     }
 
@@ -411,6 +429,29 @@ impl CompareArgs {
             };
         }
         settings.groups_in_family = self.groups_in_family;
+        match (self.interval, self.jackknife_groups) {
+            (Some(IntervalArg::Jackknife), groups) => {
+                let groups = groups.unwrap_or(rankeval_compare::keyed::DEFAULT_GROUPS);
+                if groups < 2 {
+                    return Err(CliError::Usage(format!(
+                        "--jackknife-groups {groups}: give at least 2"
+                    )));
+                }
+                if self.baseline.is_none() {
+                    return Err(CliError::Usage(
+                        "--interval jackknife: the interval of differences with a --baseline"
+                            .to_owned(),
+                    ));
+                }
+                settings.jackknife_groups = Some(groups);
+            }
+            (_, Some(_)) => {
+                return Err(CliError::Usage(
+                    "--jackknife-groups goes with --interval jackknife".to_owned(),
+                ));
+            }
+            _ => {}
+        }
         if let Some(resamples) = self.resamples {
             if resamples == 0 {
                 return Err(CliError::Usage("--resamples 0: give at least 1".into()));

@@ -69,6 +69,10 @@ pub enum IntervalMethod {
     StudentT,
     /// Percentile interval of the paired bootstrap.
     BootstrapPercentile,
+    /// Delete-a-group jackknife interval, queries grouped by a hash of
+    /// their id ([`crate::keyed::GroupedSums`]): what a Spark job's
+    /// `keyed_compare` gives, whatever the partitioning.
+    Jackknife,
 }
 
 /// The settings of a comparison.
@@ -83,6 +87,10 @@ pub struct Options {
     /// The bootstrap's variant (default `Auto`: multinomial up to 10,000
     /// queries, double-or-nothing above).
     pub bootstrap: BootstrapMethod,
+    /// With `Some(G)`, every interval is the delete-a-group jackknife over
+    /// `G` groups of queries keyed by id (the test's p-value stays the
+    /// test's); `None`: the test's own interval.
+    pub jackknife_groups: Option<u32>,
 }
 
 impl Default for Options {
@@ -92,6 +100,7 @@ impl Default for Options {
             level: DEFAULT_LEVEL,
             resampling: Resampling::default(),
             bootstrap: BootstrapMethod::default(),
+            jackknife_groups: None,
         }
     }
 }
@@ -132,6 +141,9 @@ pub struct Provenance {
     pub correction: Option<Correction>,
     /// The number of comparisons in the family, once corrected.
     pub family_size: Option<usize>,
+    /// The jackknife's groups (jackknife intervals only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jackknife_groups: Option<u32>,
 }
 
 /// A candidate compared with a baseline, paired by query.
@@ -175,7 +187,8 @@ pub fn compare_all(
 
 /// [`compare_all`], with the queries' ids of each pair (`keys[i][q]` the id
 /// of query `q` of pair `i`), which [`Test::RandomizationKeyed`] draws its
-/// signs by; the other tests do not read them.
+/// signs by and the jackknife interval ([`Options::jackknife_groups`])
+/// groups the queries by; the rest does not read them.
 pub fn compare_all_keyed(
     pairs: &[(&[f64], &[f64])],
     keys: Option<&[Vec<String>]>,
@@ -228,6 +241,18 @@ pub fn compare_all_keyed(
             }
         }
     }
+    if let Some(groups) = options.jackknife_groups {
+        let keys = keys.ok_or(CompareError::QueryIdsNeeded)?;
+        for ((comparison, d), ids) in out.iter_mut().zip(&diffs).zip(keys) {
+            let mut sums = crate::keyed::GroupedSums::new(groups)?;
+            for (id, &value) in ids.iter().zip(d) {
+                sums.add(id.as_bytes(), value)?;
+            }
+            comparison.interval = sums.jackknife_interval(options.level)?;
+            comparison.provenance.interval_method = IntervalMethod::Jackknife;
+            comparison.provenance.jackknife_groups = Some(groups);
+        }
+    }
     Ok(out)
 }
 
@@ -256,6 +281,7 @@ fn t_comparison(
             rng: resampling.then_some(RNG_NAME),
             correction: None,
             family_size: None,
+            jackknife_groups: None,
         },
     })
 }

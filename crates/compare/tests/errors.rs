@@ -225,7 +225,7 @@ proptest! {
     ) {
         for test in [Test::T, Test::Randomization, Test::Bootstrap, Test::Wilcoxon] {
             for bootstrap in [BootstrapMethod::Multinomial, BootstrapMethod::DoubleOrNothing] {
-                let options = Options { test, level, bootstrap, resampling: Resampling { resamples: 50, ..Resampling::default() } };
+                let options = Options { test, level, bootstrap, resampling: Resampling { resamples: 50, ..Resampling::default() }, jackknife_groups: None };
                 let _ = compare(&b, &c, &options);
             }
         }

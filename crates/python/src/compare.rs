@@ -138,6 +138,9 @@ fn settings(
             None => default.missing,
         },
         groups_in_family: groups_in_family.unwrap_or(default.groups_in_family),
+        // The jackknife interval is the command line's `--interval
+        // jackknife`; in Python, `rankeval_rs.spark`'s `keyed_compare`.
+        jackknife_groups: None,
     };
     settings
         .validate()

@@ -325,17 +325,20 @@ def test_comparisons_and_gates_equal_the_cli_and_read_back_from_parquet(spark, l
             lower, upper, _ = mine["jackknife"]
             assert lower < mine["difference"] < upper
             assert 0 < mine["sign_flip_p_value"] <= 1
-        # The command line's keyed sign flip on the Parquet output gives the
-        # Spark job's p-values.
+        # The command line's keyed sign flip and jackknife interval on the
+        # Parquet output give the Spark job's p-values and intervals.
         args = ["eval", "--qrels", str(qrels_path), "--run", str(run_paths[1]), "--format", "json",
                 "--baseline", str(saved), "--baseline-run", "x", "--test", "randomization-keyed",
-                "--resamples", "500", "--seed", "3"]
+                "--resamples", "500", "--seed", "3", "--interval", "jackknife"]
         for m in METRICS:
             args += ["-m", m]
         done = cli(*args)
         assert done.returncode == 0, done.stderr
         report = json.loads(done.stdout)["comparison"]
         assert report["provenance"]["rng"].startswith("ChaCha8")
+        assert report["provenance"]["interval_method"] == "jackknife"
         for cell in report["comparisons"]:
             assert cell["p_value"] == keyed["y"][cell["metric"]]["sign_flip_p_value"], cell["metric"]
+            lower, upper, _ = keyed["y"][cell["metric"]]["jackknife"]
+            assert (cell["interval"]["lower"], cell["interval"]["upper"]) == (lower, upper), cell["metric"]
     result.unpersist()

@@ -212,11 +212,21 @@ fn provenance(c: &ComparisonReport) -> Vec<String> {
         "randomization" => "paired randomization (sign-flip) test",
         "bootstrap" => "paired bootstrap (shifted-bootstrap p-value)",
         "wilcoxon" => "Wilcoxon signed-rank test",
+        "randomization_keyed" => "paired randomization (sign-flip) test, signs keyed by query id",
         _ => "randomized Tukey HSD (p-values adjusted over each metric's pairs)",
     };
+    let jackknife;
     let interval = match p.interval_method {
         IntervalMethod::StudentT => "t interval",
         IntervalMethod::BootstrapPercentile => "bootstrap percentile interval",
+        IntervalMethod::Jackknife => {
+            jackknife = format!(
+                "delete-a-group jackknife interval ({} groups of queries by id hash)",
+                p.jackknife_groups
+                    .unwrap_or(rankeval_compare::keyed::DEFAULT_GROUPS)
+            );
+            jackknife.as_str()
+        }
     };
     let mut line = format!(
         "test: {test}; {}% {interval}; {}",

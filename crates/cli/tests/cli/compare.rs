@@ -446,3 +446,149 @@ fn both_spellings_of_the_comparison_settings_are_accepted_everywhere() {
     assert_eq!(snake.0, 0, "{}", snake.2);
     assert_eq!(snake, kebab_toml);
 }
+
+/// `--interval jackknife`: each difference's interval is the
+/// delete-a-group jackknife over the queries grouped by Spark's xxhash64 of
+/// their id (`rankeval_compare::keyed::GroupedSums`, tested in that crate),
+/// fed here from the command's own per-query values; the p-value stays the
+/// test's; the report and provenance say so; the same from TOML; refused
+/// without a baseline and with a bad group count.
+#[test]
+fn a_jackknife_interval_keyed_by_query() {
+    let base = [
+        "eval",
+        "--qrels",
+        "examples/judgements/llm.qrels",
+        "--run",
+        "examples/judgements/bm25.trec",
+        "--run",
+        "examples/judgements/dense.trec",
+        "-m",
+        "ndcg@5",
+        "--baseline",
+        "bm25",
+        "--format",
+        "json",
+        "--per-query",
+    ];
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let (code, out, stderr) = super::run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let plain = json(&[]);
+    let report = json(&["--interval", "jackknife", "--jackknife-groups", "7"]);
+    // The per-query values from CSV: Rust's own float parsing is exact
+    // (serde_json's default is not, to the last bit).
+    let mut args = base[..base.len() - 5].to_vec();
+    args.extend_from_slice(&["--per-query", "--format", "csv"]);
+    let (code, csv, stderr) = super::run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let per_query = |run: &str| -> Vec<(String, f64)> {
+        let mut v: Vec<(String, f64)> = csv
+            .lines()
+            .filter_map(|line| {
+                let f: Vec<&str> = line.split(',').collect();
+                (f.len() == 4 && f[0] == run && !f[1].is_empty())
+                    .then(|| (f[1].to_owned(), f[3].parse().unwrap()))
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    let (bm25, dense) = (per_query("bm25"), per_query("dense"));
+    assert_eq!(bm25.len(), 40);
+    let mut sums = rankeval_compare::keyed::GroupedSums::new(7).unwrap();
+    for ((q, b), (q2, d)) in bm25.iter().zip(&dense) {
+        assert_eq!(q, q2);
+        sums.add(q.as_bytes(), d - b).unwrap();
+    }
+    let want = sums.jackknife_interval(0.95).unwrap();
+    let cell = &report["comparison"]["comparisons"][0];
+    assert_eq!(cell["interval"]["lower"].as_f64().unwrap(), want.lower);
+    assert_eq!(cell["interval"]["upper"].as_f64().unwrap(), want.upper);
+    let t_cell = &plain["comparison"]["comparisons"][0];
+    assert_ne!(cell["interval"], t_cell["interval"]);
+    assert_eq!(cell["p_value"], t_cell["p_value"], "the test's p-value");
+    let provenance = &report["comparison"]["provenance"];
+    assert_eq!(provenance["interval_method"], "jackknife");
+    assert_eq!(provenance["jackknife_groups"], 7);
+    assert!(
+        plain["comparison"]["provenance"]
+            .get("jackknife_groups")
+            .is_none()
+    );
+    // The table says which interval it is.
+    let (code, table, _) = super::run(&[
+        "eval",
+        "--qrels",
+        "examples/judgements/llm.qrels",
+        "--run",
+        "examples/judgements/bm25.trec",
+        "--run",
+        "examples/judgements/dense.trec",
+        "-m",
+        "ndcg@5",
+        "--baseline",
+        "bm25",
+        "--interval",
+        "jackknife",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        table.contains("95% delete-a-group jackknife interval (20 groups of queries by id hash)"),
+        "{table}"
+    );
+    // TOML: [compare] interval = "jackknife", jackknife_groups = 7.
+    let root = super::workspace();
+    let toml = format!(
+        "qrels = \"{q}\"\nbaseline = \"bm25\"\n[[runs]]\nname = \"bm25\"\npath = \"{b}\"\n\
+         [[runs]]\nname = \"dense\"\npath = \"{d}\"\n[[metrics]]\ntype = \"ndcg\"\nk = 5\n\
+         [compare]\ninterval = \"jackknife\"\njackknife_groups = 7\n",
+        q = root.join("examples/judgements/llm.qrels").display(),
+        b = root.join("examples/judgements/bm25.trec").display(),
+        d = root.join("examples/judgements/dense.trec").display(),
+    );
+    let dir = super::scratch(&[("e.toml", &toml)]);
+    let (code, out, stderr) = super::run_in(dir.path(), &["run", "e.toml", "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let from_toml: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        from_toml["comparison"]["comparisons"][0]["interval"],
+        cell["interval"]
+    );
+    // Refusals.
+    for (extra, message) in [
+        (
+            &["--interval", "jackknife", "--jackknife-groups", "1"][..],
+            "at least 2",
+        ),
+        (
+            &["--interval", "test", "--jackknife-groups", "5"][..],
+            "goes with --interval jackknife",
+        ),
+    ] {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let (code, _, stderr) = super::run(&args);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains(message), "{stderr}");
+    }
+    let (code, _, stderr) = super::run(&[
+        "eval",
+        "--qrels",
+        "examples/judgements/llm.qrels",
+        "--run",
+        "examples/judgements/bm25.trec",
+        "--run",
+        "examples/judgements/dense.trec",
+        "-m",
+        "ndcg@5",
+        "--interval",
+        "jackknife",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("with a --baseline"), "{stderr}");
+}

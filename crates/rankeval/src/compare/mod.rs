@@ -114,6 +114,10 @@ pub struct Settings {
     /// whole runs' in their families (`true`), or each group is corrected
     /// as families of its own (`false`, the default).
     pub groups_in_family: bool,
+    /// With `Some(G)`, each difference's interval is the delete-a-group
+    /// jackknife over `G` groups of queries keyed by id (as a Spark job's
+    /// `keyed_compare`), with a baseline only; `None`: the test's own.
+    pub jackknife_groups: Option<u32>,
 }
 
 impl Default for Settings {
@@ -130,6 +134,7 @@ impl Default for Settings {
             alpha: DEFAULT_ALPHA,
             missing: Missing::default(),
             groups_in_family: false,
+            jackknife_groups: None,
         }
     }
 }
@@ -147,6 +152,8 @@ impl Settings {
             Some(format!("alpha must be in (0, 1], got {}", self.alpha))
         } else if self.resamples == 0 {
             Some("the number of resamples must be at least 1".to_owned())
+        } else if self.jackknife_groups.is_some_and(|g| g < 2) {
+            Some("the jackknife needs at least 2 groups".to_owned())
         } else {
             None
         };
@@ -166,6 +173,7 @@ impl Settings {
                 ..Resampling::default()
             },
             bootstrap: self.bootstrap,
+            jackknife_groups: self.jackknife_groups,
         }
     }
 }
@@ -260,6 +268,9 @@ pub struct Provenance {
     /// `auto` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub multinomial_up_to: Option<usize>,
+    /// The jackknife's groups of queries (jackknife intervals only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jackknife_groups: Option<u32>,
     /// The multiple-testing correction (`none` for the Tukey HSD, whose
     /// p-values are adjusted over the pairs of each metric by construction).
     pub correction: Correction,
@@ -541,13 +552,21 @@ pub fn compare(
         &metrics,
         info.as_ref().map(|b| b.name.as_str()),
     )?;
+    if baseline.is_none() && settings.jackknife_groups.is_some() {
+        return Err(CompareRunError::Settings(
+            "the jackknife interval is for differences with a baseline; all pairs get the \
+             randomized Tukey HSD with t intervals"
+                .to_owned(),
+        ));
+    }
     let (mut comparisons, provenance_test, interval_method) = match baseline {
         Some(baseline) => (
             with_baseline(report, baseline, settings)?,
             settings.test.name(),
-            match settings.test {
-                Test::Bootstrap => IntervalMethod::BootstrapPercentile,
-                _ => IntervalMethod::StudentT,
+            match (settings.jackknife_groups, settings.test) {
+                (Some(_), _) => IntervalMethod::Jackknife,
+                (None, Test::Bootstrap) => IntervalMethod::BootstrapPercentile,
+                (None, _) => IntervalMethod::StudentT,
             },
         ),
         None => (
@@ -585,6 +604,7 @@ pub fn compare(
             && settings.test == Test::Bootstrap
             && settings.bootstrap == BootstrapMethod::Auto)
             .then_some(rankeval_compare::MULTINOMIAL_UP_TO),
+        jackknife_groups: settings.jackknife_groups.filter(|_| baseline.is_some()),
         correction,
         family: settings.family,
         families,
@@ -838,7 +858,7 @@ fn with_baseline(
     let mut pairs: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
     // Their queries' ids, for a test keyed by query.
     let mut keys: Vec<Vec<String>> = Vec::new();
-    let keyed = settings.test == Test::RandomizationKeyed;
+    let keyed = settings.test == Test::RandomizationKeyed || settings.jackknife_groups.is_some();
     let mut pair_cells: Vec<usize> = Vec::new();
     for (m, metric) in report.metrics.iter().enumerate() {
         let baseline_column: Option<&[f64]> = match (baseline, baseline_index) {
@@ -919,6 +939,7 @@ fn all_pairs(report: &Report, settings: &Settings) -> Vec<ComparisonCell> {
     let alignment = Alignment::new(&queries, settings.missing);
     let t = rankeval_compare::Options {
         test: Test::T,
+        jackknife_groups: None,
         ..settings.options()
     };
     let mut cells = Vec::new();
@@ -1106,6 +1127,7 @@ fn placeholder_provenance() -> rankeval_compare::Provenance {
         rng: None,
         correction: None,
         family_size: None,
+        jackknife_groups: None,
     }
 }
 

@@ -247,6 +247,10 @@ pub(crate) struct RawCompare {
     pub(crate) confidence: Option<Spanned<f64>>,
     /// Whether the groups' comparisons join the whole runs' families.
     pub(crate) groups_in_family: Option<bool>,
+    /// `"test"` (the test's own) or `"jackknife"`.
+    pub(crate) interval: Option<Spanned<String>>,
+    /// The jackknife's groups (default 20).
+    pub(crate) jackknife_groups: Option<Spanned<i64>>,
 }
 
 /// A `[[gates]]` table.

@@ -564,6 +564,42 @@ impl Resolver<'_> {
             if let Some(joint) = c.groups_in_family {
                 settings.groups_in_family = joint;
             }
+            let jackknife = match &c.interval {
+                None => false,
+                Some(at) => match at.get_ref().as_str() {
+                    "test" => false,
+                    "jackknife" => true,
+                    other => {
+                        return Err(self.invalid(
+                            at,
+                            "compare.interval",
+                            format!("`{other}`: \"test\" (the test's own) or \"jackknife\""),
+                        ));
+                    }
+                },
+            };
+            match (&c.jackknife_groups, jackknife) {
+                (Some(at), false) => {
+                    return Err(self.invalid(
+                        at,
+                        "compare.jackknife_groups",
+                        "goes with interval = \"jackknife\"".to_owned(),
+                    ));
+                }
+                (groups, true) => {
+                    let groups = match groups {
+                        Some(at) => u32::try_from(*at.get_ref())
+                            .ok()
+                            .filter(|g| *g >= 2)
+                            .ok_or_else(|| {
+                                self.invalid(at, "compare.jackknife_groups", "must be at least 2")
+                            })?,
+                        None => rankeval_compare::keyed::DEFAULT_GROUPS,
+                    };
+                    settings.jackknife_groups = Some(groups);
+                }
+                (None, false) => {}
+            }
             if let Some(resamples) = &c.resamples {
                 settings.resamples = u64::try_from(*resamples.get_ref())
                     .ok()
@@ -642,6 +678,19 @@ impl Resolver<'_> {
             // A results file's run is no run of the experiment.
             Some(BaselineRef::Results { .. }) => Some("\u{0}"),
         };
+        if baseline.is_none()
+            && let Some(at) = raw
+                .compare
+                .as_ref()
+                .and_then(|c| c.get_ref().interval.as_ref())
+                .filter(|_| settings.jackknife_groups.is_some())
+        {
+            return Err(self.invalid(
+                at,
+                "compare.interval",
+                "the jackknife is the interval of differences with a `baseline`".to_owned(),
+            ));
+        }
         let metric_names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
         let metric_refs: Vec<&str> = metric_names.iter().map(String::as_str).collect();
         let mut gates = Vec::with_capacity(raw.gates.len());
