@@ -156,7 +156,7 @@ fn settings(
 /// the comparison report as JSON text (the `comparison` object of the
 /// command line's JSON) and whether every gate passed.
 #[pyfunction]
-#[pyo3(signature = (source, baseline, baseline_file, gates, test=None, level=None, resamples=None, seed=None, correction=None, family=None, alpha=None, missing=None, bootstrap=None, groups_in_family=None))]
+#[pyo3(signature = (source, baseline, baseline_file, gates, test=None, level=None, resamples=None, seed=None, correction=None, family=None, alpha=None, missing=None, bootstrap=None, groups_in_family=None, interval=None, jackknife_groups=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare(
     py: Python<'_>,
@@ -174,8 +174,10 @@ pub fn compare(
     missing: Option<&str>,
     bootstrap: Option<&str>,
     groups_in_family: Option<bool>,
+    interval: Option<&str>,
+    jackknife_groups: Option<u32>,
 ) -> PyResult<(String, bool)> {
-    let settings = settings(
+    let mut settings = settings(
         test,
         level,
         resamples,
@@ -187,6 +189,29 @@ pub fn compare(
         missing,
         groups_in_family,
     )?;
+    // The command line's --interval and --jackknife-groups.
+    settings.jackknife_groups = match (interval, jackknife_groups) {
+        (None | Some("test"), None) => None,
+        (Some("jackknife"), groups) => {
+            let groups = groups.unwrap_or(rankeval_compare::keyed::DEFAULT_GROUPS);
+            if groups < 2 {
+                return Err(PyValueError::new_err(format!(
+                    "jackknife_groups={groups}: give at least 2"
+                )));
+            }
+            Some(groups)
+        }
+        (None | Some("test"), Some(_)) => {
+            return Err(PyValueError::new_err(
+                "jackknife_groups goes with interval=\"jackknife\"",
+            ));
+        }
+        (Some(other), _) => {
+            return Err(PyValueError::new_err(format!(
+                "interval=\"{other}\": \"test\" (the test's own) or \"jackknife\""
+            )));
+        }
+    };
     let failed = |e: CompareRunError| compare_error(&e.to_string());
     let built;
     let report = match &source {

@@ -76,6 +76,9 @@ def cli_comparison(qrels: Path, runs: list[Path], metrics: list[str], *flags: st
          ["--test", "wilcoxon", "--correction", "benjamini-hochberg", "--family", "per-metric"]),
         ({"test": "t", "correction": "none", "alpha": 0.01, "family": "per_run"},
          ["--test", "t", "--correction", "none", "--alpha", "0.01", "--family", "per-run"]),
+        ({"interval": "jackknife", "jackknife_groups": 7}, ["--interval", "jackknife", "--jackknife-groups", "7"]),
+        ({"test": "randomization_keyed", "interval": "jackknife", "seed": 3},
+         ["--test", "randomization-keyed", "--interval", "jackknife", "--seed", "3"]),
     ],
 )
 def test_compare_on_evaluate_equals_the_clis_comparison(files: Files, runs, options, flags):
@@ -89,6 +92,18 @@ def test_compare_on_evaluate_equals_the_clis_comparison(files: Files, runs, opti
     # Every cell has numbers: the comparison is not vacuous.
     assert len(comparison.comparisons) == 2 * len(METRICS)
     assert all("p_value" in cell and "interval" in cell for cell in comparison.comparisons)
+
+
+def test_a_bad_interval_is_refused(files: Files, runs):
+    results = evaluated(files.qrels_trec, runs)
+    with pytest.raises(ValueError, match="goes with interval"):
+        rankeval_rs.compare(results, "a", jackknife_groups=5)
+    with pytest.raises(ValueError, match="at least 2"):
+        rankeval_rs.compare(results, "a", interval="jackknife", jackknife_groups=1)
+    with pytest.raises(ValueError, match='"test"'):
+        rankeval_rs.compare(results, "a", interval="bca")
+    with pytest.raises(CompareError, match="baseline"):
+        rankeval_rs.compare(results, interval="jackknife")
 
 
 def test_all_pairs_and_missing_zero_equal_the_cli(files: Files, runs):

@@ -114,6 +114,8 @@ def compare(
     missing: str | None = None,
     bootstrap: str | None = None,
     groups_in_family: bool | None = None,
+    interval: str | None = None,
+    jackknife_groups: int | None = None,
 ) -> tuple[str, bool]:
     """Compares a report's runs, or runs evaluated on the same qrels, with
     a baseline (or every pair); the comparison as JSON text, and whether

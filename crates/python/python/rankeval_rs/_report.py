@@ -250,6 +250,8 @@ def compare(
     alpha: float | None = None,
     missing: str | None = None,
     groups_in_family: bool | None = None,
+    interval: str | None = None,
+    jackknife_groups: int | None = None,
 ) -> Comparison:
     """Compares runs with ``baseline`` (one of the runs, by name), or with
     ``baseline_run`` of a results file ``baseline_file`` (the CLI's
@@ -274,7 +276,10 @@ def compare(
     not every run has) to the evaluation's ``missing`` (``skip`` for a
     report). For a report with groups of queries, ``groups_in_family=True``
     (``--groups-in-family``) corrects the groups' comparisons together with
-    the whole runs'.
+    the whole runs'. ``interval="jackknife"`` (``--interval jackknife``)
+    gives each difference the delete-a-group jackknife interval over
+    ``jackknife_groups`` (20) groups of queries keyed by id, as a Spark
+    job's ``keyed_compare``.
 
     Raises :class:`CompareError` when the comparison cannot be made: an
     unknown baseline or gate, fewer than two runs (without a results
@@ -292,7 +297,7 @@ def compare(
         source = [(name, r.metrics, r.queries, r.values) for name, r in runs]
     text, passed = _native.compare(
         source, baseline, file, list(gates), test, level, resamples, seed, correction,
-        family, alpha, missing, bootstrap, groups_in_family,
+        family, alpha, missing, bootstrap, groups_in_family, interval, jackknife_groups,
     )
     return Comparison(json.loads(text), passed)
 
