@@ -25,6 +25,8 @@
 //! pipeline that keeps the argmax label would report).
 
 use rand_core::Rng;
+use std::collections::HashMap;
+
 use rankeval_compare::keyed::spark_xxhash64;
 use rankeval_compare::rng::chunk_rng;
 use rankeval_core::exact_sum::fmean;
@@ -132,18 +134,28 @@ impl LabelDistributions {
         for (index, name) in first.queries().enumerate() {
             let mut docs = Vec::new();
             let mut support = Vec::new();
+            // Each column's values of this query, by document: one pass
+            // per column rather than a scan per document.
+            let by_doc: Vec<HashMap<&[u8], f64>> = columns
+                .iter()
+                .map(|&(_, qrels)| {
+                    qrels
+                        .query_index(name.as_bytes())
+                        .map(|q| qrels.judgements(q).collect())
+                        .unwrap_or_default()
+                })
+                .collect();
             for (doc, _) in first.judgements(index as u32) {
                 let doc_name = String::from_utf8_lossy(doc).into_owned();
                 let mut probabilities: Vec<(Grade, f64)> = Vec::with_capacity(columns.len());
-                for &(grade, qrels) in columns {
-                    let value = qrels
-                        .query_index(name.as_bytes())
-                        .and_then(|q| qrels.grade(q, doc))
-                        .ok_or_else(|| LabelsError::MissingProbability {
+                for (&(grade, _), values) in columns.iter().zip(&by_doc) {
+                    let value = values.get(doc).copied().ok_or_else(|| {
+                        LabelsError::MissingProbability {
                             query: name.to_owned(),
                             doc: doc_name.clone(),
                             grade,
-                        })?;
+                        }
+                    })?;
                     if !(0.0..=1.0).contains(&value) {
                         return Err(LabelsError::NotAProbability {
                             query: name.to_owned(),
