@@ -315,8 +315,13 @@ enum TestArg {
     /// Wilcoxon signed-rank test (scipy's defaults).
     Wilcoxon,
     /// Sign-flip test with each query's signs keyed by its id (as on Spark).
+    /// Without --baseline: the randomized Tukey HSD, permutations keyed the same way.
     #[value(alias = "randomization_keyed")]
     RandomizationKeyed,
+    /// Double-or-nothing bootstrap with each query's weights keyed by its id
+    /// (as on Spark); percentile interval.
+    #[value(alias = "bootstrap_keyed")]
+    BootstrapKeyed,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -404,6 +409,7 @@ impl CompareArgs {
                 TestArg::Bootstrap => Test::Bootstrap,
                 TestArg::Wilcoxon => Test::Wilcoxon,
                 TestArg::RandomizationKeyed => Test::RandomizationKeyed,
+                TestArg::BootstrapKeyed => Test::BootstrapKeyed,
             };
         }
         if let Some(bootstrap) = self.bootstrap {

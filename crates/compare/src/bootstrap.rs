@@ -238,12 +238,30 @@ fn resample_chunk(columns: &[&[f64]], n: usize, seed: u64, chunk: u64, size: usi
 /// means (in resample order).
 pub(crate) fn summarize(
     column: &[f64],
+    means: Vec<f64>,
+    level: f64,
+    method: BootstrapMethod,
+) -> Bootstrap {
+    summarize_means(
+        crate::paired::mean(column),
+        rounding_allowance(column),
+        means,
+        level,
+        method,
+    )
+}
+
+/// [`summarize`] from the observed mean and the rounding allowance of the
+/// p-value's comparison (see [`rounding_allowance`]) instead of the column:
+/// what a state that keeps no column (the keyed bootstrap) has.
+pub(crate) fn summarize_means(
+    observed: f64,
+    allowance: f64,
     mut means: Vec<f64>,
     level: f64,
     method: BootstrapMethod,
 ) -> Bootstrap {
-    let observed = crate::paired::mean(column);
-    let threshold = observed.abs() - rounding_allowance(column);
+    let threshold = observed.abs() - allowance;
     let extreme = means
         .iter()
         .filter(|m| (*m - observed).abs() >= threshold)
@@ -287,7 +305,13 @@ pub(crate) fn standard_error(means: &[f64]) -> f64 {
 /// `2n max|d|` here.
 pub(crate) fn rounding_allowance(column: &[f64]) -> f64 {
     let largest = column.iter().fold(0.0f64, |m, d| m.max(d.abs()));
-    4.0 * (column.len() + 2) as f64 * f64::EPSILON * largest
+    allowance_of(column.len() as u64, largest)
+}
+
+/// [`rounding_allowance`] of `n` values whose largest magnitude is
+/// `largest`.
+pub(crate) fn allowance_of(n: u64, largest: f64) -> f64 {
+    4.0 * (n + 2) as f64 * f64::EPSILON * largest
 }
 
 /// numpy's default (`linear`) percentile of sorted values at `q` in [0, 1].

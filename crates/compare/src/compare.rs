@@ -38,6 +38,12 @@ pub enum Test {
     /// ([`compare_all_keyed`]).
     #[serde(alias = "randomization-keyed")]
     RandomizationKeyed,
+    /// The double-or-nothing bootstrap with each query's weights keyed by
+    /// its id ([`crate::keyed_bootstrap`]), so the same wherever the
+    /// query's row is; percentile interval, shifted-bootstrap p-value.
+    /// Needs the queries' ids ([`compare_all_keyed`]).
+    #[serde(alias = "bootstrap-keyed")]
+    BootstrapKeyed,
 }
 
 impl Test {
@@ -49,6 +55,7 @@ impl Test {
             Test::Bootstrap => "bootstrap",
             Test::Wilcoxon => "wilcoxon",
             Test::RandomizationKeyed => "randomization_keyed",
+            Test::BootstrapKeyed => "bootstrap_keyed",
         }
     }
 
@@ -56,8 +63,14 @@ impl Test {
     pub fn is_resampling(self) -> bool {
         matches!(
             self,
-            Test::Randomization | Test::Bootstrap | Test::RandomizationKeyed
+            Test::Randomization | Test::Bootstrap | Test::RandomizationKeyed | Test::BootstrapKeyed
         )
+    }
+
+    /// Whether the test draws by the queries' ids, which it then needs
+    /// ([`compare_all_keyed`]).
+    pub fn is_keyed(self) -> bool {
+        matches!(self, Test::RandomizationKeyed | Test::BootstrapKeyed)
     }
 }
 
@@ -187,7 +200,7 @@ pub fn compare_all(
 
 /// [`compare_all`], with the queries' ids of each pair (`keys[i][q]` the id
 /// of query `q` of pair `i`), which [`Test::RandomizationKeyed`] draws its
-/// signs by and the jackknife interval ([`Options::jackknife_groups`])
+/// signs by, [`Test::BootstrapKeyed`] its weights, and the jackknife interval ([`Options::jackknife_groups`])
 /// groups the queries by; the rest does not read them.
 pub fn compare_all_keyed(
     pairs: &[(&[f64], &[f64])],
@@ -232,6 +245,22 @@ pub fn compare_all_keyed(
                 comparison.p_value = flips.p_value()?;
                 comparison.provenance.exact = Some(false);
                 comparison.provenance.rng = Some(crate::keyed::KEYED_RNG_NAME);
+            }
+        }
+        Test::BootstrapKeyed => {
+            let keys = keys.ok_or(CompareError::QueryIdsNeeded)?;
+            let r = &options.resampling;
+            for ((comparison, d), ids) in out.iter_mut().zip(&diffs).zip(keys) {
+                let mut boot = crate::keyed_bootstrap::KeyedBootstrap::new(r.resamples, r.seed)?;
+                for (id, &value) in ids.iter().zip(d) {
+                    boot.add(id.as_bytes(), value)?;
+                }
+                let result = boot.result(options.level)?;
+                comparison.p_value = result.p_value;
+                comparison.interval = result.interval;
+                comparison.provenance.interval_method = IntervalMethod::BootstrapPercentile;
+                comparison.provenance.bootstrap = Some(result.method);
+                comparison.provenance.rng = Some(crate::keyed_bootstrap::KEYED_BOOTSTRAP_RNG_NAME);
             }
         }
         Test::Randomization | Test::Bootstrap => {

@@ -117,7 +117,7 @@ fn group_of(query: &[u8], groups: u32) -> u32 {
 }
 
 /// Checks that a value added under `query` is finite.
-fn check_value(query: &[u8], value: f64) -> Result<(), CompareError> {
+pub(crate) fn check_value(query: &[u8], value: f64) -> Result<(), CompareError> {
     if value.is_finite() {
         Ok(())
     } else {
@@ -525,8 +525,7 @@ impl KeyedSignFlip {
     pub fn to_wire(&self) -> Vec<f64> {
         let mut wire = Writer::new(Kind::KeyedSignFlip);
         wire.count(self.resamples);
-        wire.count(self.seed >> 32);
-        wire.count(self.seed & 0xFFFF_FFFF);
+        wire.seed(self.seed);
         wire.count(self.n);
         wire.sum(&self.observed);
         for sum in &self.flipped {
@@ -540,13 +539,7 @@ impl KeyedSignFlip {
     pub fn from_wire(wire: &[f64]) -> Result<Self, CompareError> {
         let mut reader = Reader::new(wire, Kind::KeyedSignFlip)?;
         let resamples = reader.count("the number of resamples")?;
-        let high = reader.count("the seed's high half")?;
-        let low = reader.count("the seed's low half")?;
-        if high > u64::from(u32::MAX) || low > u64::from(u32::MAX) {
-            return Err(invalid(format!(
-                "seed halves {high} and {low} above 2^32 - 1"
-            )));
-        }
+        let seed = reader.seed()?;
         let n = reader.count("the number of differences")?;
         let observed = reader.sum()?;
         // Each resample's sum takes at least one value: check the length
@@ -557,7 +550,7 @@ impl KeyedSignFlip {
                 reader.remaining()
             )));
         }
-        let mut state = Self::new(resamples, (high << 32) | low)?;
+        let mut state = Self::new(resamples, seed)?;
         state.n = n;
         state.observed = observed;
         for sum in &mut state.flipped {
@@ -873,61 +866,74 @@ pub fn paired_t_column(differences: &[f64], level: f64) -> Result<TTest, Compare
 
 /// The kinds of state on the wire: element 0 of every encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     GroupedSums = 1,
     KeyedSignFlip = 2,
     PairedSums = 3,
     SquaredDeviations = 4,
+    KeyedBootstrap = 5,
+    KeyedTukey = 6,
 }
 
 /// The wire format's version: element 1 of every encoding.
 const WIRE_VERSION: f64 = 1.0;
 
 /// The largest count the wire holds exactly.
-const MAX_WIRE_COUNT: f64 = 9_007_199_254_740_992.0; // 2^53
+pub(crate) const MAX_WIRE_COUNT: f64 = 9_007_199_254_740_992.0; // 2^53
 
-fn invalid(message: String) -> CompareError {
+pub(crate) fn invalid(message: String) -> CompareError {
     CompareError::InvalidWire { message }
 }
 
 /// Writes a state's wire encoding.
-struct Writer {
+pub(crate) struct Writer {
     values: Vec<f64>,
 }
 
 impl Writer {
-    fn new(kind: Kind) -> Self {
+    pub(crate) fn new(kind: Kind) -> Self {
         Self {
             values: vec![f64::from(kind as u8), WIRE_VERSION],
         }
     }
 
     /// A count, exact up to 2^53 (no state holds more values than that).
-    fn count(&mut self, count: u64) {
+    pub(crate) fn count(&mut self, count: u64) {
         self.values.push(count as f64);
     }
 
+    /// A finite value as it is.
+    pub(crate) fn value(&mut self, value: f64) {
+        self.values.push(value);
+    }
+
+    /// A 64-bit seed: its high 32 bits, then its low 32 bits, as counts.
+    pub(crate) fn seed(&mut self, seed: u64) {
+        self.count(seed >> 32);
+        self.count(seed & 0xFFFF_FFFF);
+    }
+
     /// An exact sum: the number of its partials, then the partials.
-    fn sum(&mut self, sum: &ExactSum) {
+    pub(crate) fn sum(&mut self, sum: &ExactSum) {
         let partials = sum.partials();
         self.count(partials.len() as u64);
         self.values.extend(partials);
     }
 
-    fn finish(self) -> Vec<f64> {
+    pub(crate) fn finish(self) -> Vec<f64> {
         self.values
     }
 }
 
 /// Reads a state's wire encoding, checking every value.
-struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     values: &'a [f64],
     position: usize,
 }
 
 impl<'a> Reader<'a> {
     /// Checks the kind and the version.
-    fn new(values: &'a [f64], kind: Kind) -> Result<Self, CompareError> {
+    pub(crate) fn new(values: &'a [f64], kind: Kind) -> Result<Self, CompareError> {
         let mut reader = Self {
             values,
             position: 0,
@@ -948,11 +954,11 @@ impl<'a> Reader<'a> {
         Ok(reader)
     }
 
-    fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.values.len() - self.position
     }
 
-    fn value(&mut self, what: &str) -> Result<f64, CompareError> {
+    pub(crate) fn value(&mut self, what: &str) -> Result<f64, CompareError> {
         let value = self
             .values
             .get(self.position)
@@ -963,7 +969,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A non-negative integer up to 2^53.
-    fn count(&mut self, what: &str) -> Result<u64, CompareError> {
+    pub(crate) fn count(&mut self, what: &str) -> Result<u64, CompareError> {
         let value = self.value(what)?;
         if (0.0..=MAX_WIRE_COUNT).contains(&value) && value.fract() == 0.0 {
             Ok(value as u64)
@@ -972,9 +978,21 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A 64-bit seed as [`Writer::seed`] writes it.
+    pub(crate) fn seed(&mut self) -> Result<u64, CompareError> {
+        let high = self.count("the seed's high half")?;
+        let low = self.count("the seed's low half")?;
+        if high > u64::from(u32::MAX) || low > u64::from(u32::MAX) {
+            return Err(invalid(format!(
+                "seed halves {high} and {low} above 2^32 - 1"
+            )));
+        }
+        Ok((high << 32) | low)
+    }
+
     /// An exact sum: its number of partials, then that many finite
     /// partials.
-    fn sum(&mut self) -> Result<ExactSum, CompareError> {
+    pub(crate) fn sum(&mut self) -> Result<ExactSum, CompareError> {
         let k = self.count("a sum's number of partials")?;
         if k > self.remaining() as u64 {
             return Err(invalid(format!(
@@ -995,7 +1013,7 @@ impl<'a> Reader<'a> {
         Ok(sum)
     }
 
-    fn finish(self) -> Result<(), CompareError> {
+    pub(crate) fn finish(self) -> Result<(), CompareError> {
         match self.remaining() {
             0 => Ok(()),
             left => Err(invalid(format!("{left} values after the end"))),

@@ -29,7 +29,9 @@
 //! * [`keyed`]: query-keyed, mergeable statistics (a mean's delete-a-group
 //!   jackknife interval, the sign-flip test, the paired t-test) whose bits
 //!   do not depend on the order or the partitioning of the queries, so that
-//!   a Spark job computes the command line's numbers.
+//!   a Spark job computes the command line's numbers;
+//!   [`keyed_bootstrap`] and [`keyed_tukey`]: the double-or-nothing
+//!   bootstrap and the randomized Tukey HSD drawn the same way.
 //! * [`agreement`]: agreement between two sets of relevance judgements
 //!   (e.g. an LLM judge's and human assessors'): Cohen's kappa of the
 //!   grades ([`cohen_kappa`], unweighted, linear or quadratic, and per
@@ -39,7 +41,8 @@
 //!   ([`mean_difference`]).
 //!
 //! Random tests use ChaCha20 with a seed ([`rng`]; the keyed sign-flip
-//! test ChaCha8, one stream per query, [`KEYED_RNG_NAME`]); their results
+//! tests ChaCha8, one stream per query: [`KEYED_RNG_NAME`],
+//! [`KEYED_BOOTSTRAP_RNG_NAME`], [`KEYED_TUKEY_RNG_NAME`]); their results
 //! are the same bits for any thread count on any machine. See
 //! `docs/compare.md`.
 
@@ -52,6 +55,8 @@ pub mod error;
 pub mod gate;
 pub mod interval;
 pub mod keyed;
+pub mod keyed_bootstrap;
+pub mod keyed_tukey;
 pub mod paired;
 pub mod ppi;
 pub mod rng;
@@ -79,6 +84,8 @@ pub use keyed::{
     DEFAULT_GROUPS, GroupedSums, Jackknife, KEYED_RNG_NAME, KeyedSignFlip, PairedSums,
     SquaredDeviations, paired_t_column, query_group, spark_xxhash64, spark_xxhash64_long,
 };
+pub use keyed_bootstrap::{KEYED_BOOTSTRAP_RNG_NAME, KeyedBootstrap};
+pub use keyed_tukey::{KEYED_TUKEY_RNG_NAME, KeyedTukey};
 pub use paired::{Summary, WinsTiesLosses};
 pub use ppi::{
     Lambda, NormalMean, PpiColumns, PpiComparison, PpiMean, PpiOptions, PpiSample, ppi_mean,

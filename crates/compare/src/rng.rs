@@ -52,7 +52,7 @@ pub fn chunk_rng(seed: u64, chunk: u64) -> ChaCha20Rng {
 /// multiply-and-reject method ("Fast random integer generation in an
 /// interval", ACM TOMACS 2019) on 32-bit draws.
 #[inline]
-pub fn below(rng: &mut ChaCha20Rng, bound: u32) -> u32 {
+pub fn below<R: Rng + ?Sized>(rng: &mut R, bound: u32) -> u32 {
     debug_assert!(bound >= 1);
     let mut product = u64::from(rng.next_u32()) * u64::from(bound);
     let mut low = product as u32;

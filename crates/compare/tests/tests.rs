@@ -14,6 +14,9 @@
 //! * `keyed`: the query-keyed, mergeable statistics: Spark's `xxhash64`,
 //!   the delete-a-group jackknife, the keyed sign-flip and t-tests giving
 //!   the same bits for any split and order of the queries, the wire format;
+//! * `keyed_resampling`: the keyed bootstrap and the keyed randomized Tukey
+//!   HSD against their definitions, split- and order-free, and against the
+//!   position-drawn tests they stand in for;
 //! * `agreement`: agreement between two judge sets (Cohen's kappa, Kendall's
 //!   tau, top-k agreement, the mean difference) against scikit-learn and
 //!   scipy values written by `scripts/agreement_fixtures.py`, hand-computed
@@ -32,6 +35,7 @@ mod fixtures;
 mod gates;
 mod intervals;
 mod keyed;
+mod keyed_resampling;
 mod macro_average;
 mod ppi;
 mod properties;

@@ -109,7 +109,7 @@ fn settings(
             Some(test) => named(
                 test,
                 "test",
-                "t, randomization, bootstrap, wilcoxon, randomization_keyed",
+                "t, randomization, bootstrap, wilcoxon, randomization_keyed, bootstrap_keyed",
             )?,
             None => default.test,
         },

@@ -67,6 +67,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::keyed_squares, m)?)?;
     m.add_function(wrap_pyfunction!(spark::keyed_mean, m)?)?;
     m.add_function(wrap_pyfunction!(spark::keyed_result, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::keyed_tukey_state, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::keyed_tukey_result, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
     Ok(())
 }

@@ -6,7 +6,7 @@
 //! ([`spark_corpus_values`]). No per-row or per-query Python: a batch in, a
 //! batch out.
 
-use numpy::PyReadonlyArray1;
+use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3_arrow::PyRecordBatch;
@@ -18,6 +18,7 @@ use rankeval::corpus::{CorpusInput, CorpusSources};
 use rankeval::engine::sided::{DEFAULT_CHUNK_ROWS, SidedEvaluator, finish_corpus};
 use rankeval::read::{Input, ReadOptions};
 use rankeval_compare::keyed::{self, GroupedSums, KeyedSignFlip, PairedSums, SquaredDeviations};
+use rankeval_compare::{KeyedBootstrap, KeyedTukey};
 use rankeval_core::exact_sum::ExactSum;
 use rankeval_core::registry::parse_corpus_metric;
 use rankeval_core::{CorpusInputs, CorpusMetric};
@@ -256,9 +257,9 @@ pub fn fsum_partials(parts: Vec<Vec<f64>>) -> f64 {
 
 /// The first pass of the query-keyed statistics of paired differences
 /// `differences` (candidate - baseline) of queries `queries`: the wires of
-/// `(PairedSums, GroupedSums over `groups` groups, KeyedSignFlip with
-/// `resamples` and `seed`)`, each mergeable in any order
-/// (`rankeval_compare::keyed`).
+/// `(PairedSums, GroupedSums over `groups` groups, KeyedSignFlip and
+/// KeyedBootstrap with `resamples` and `seed`)`, each mergeable in any
+/// order (`rankeval_compare::keyed`, `rankeval_compare::keyed_bootstrap`).
 #[pyfunction]
 pub fn keyed_states(
     queries: Vec<String>,
@@ -266,7 +267,7 @@ pub fn keyed_states(
     groups: u32,
     resamples: u64,
     seed: u64,
-) -> PyResult<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+) -> PyResult<KeyedWires> {
     let d = differences.as_slice()?;
     if d.len() != queries.len() {
         return Err(PyValueError::new_err(format!(
@@ -278,12 +279,80 @@ pub fn keyed_states(
     let mut paired = PairedSums::new();
     let mut grouped = GroupedSums::new(groups).map_err(keyed_error)?;
     let mut flips = KeyedSignFlip::new(resamples, seed).map_err(keyed_error)?;
+    let mut boot = KeyedBootstrap::new(resamples, seed).map_err(keyed_error)?;
     for (query, &value) in queries.iter().zip(d) {
         paired.add(value).map_err(keyed_error)?;
         grouped.add(query.as_bytes(), value).map_err(keyed_error)?;
         flips.add(query.as_bytes(), value).map_err(keyed_error)?;
+        boot.add(query.as_bytes(), value).map_err(keyed_error)?;
     }
-    Ok((paired.to_wire(), grouped.to_wire(), flips.to_wire()))
+    Ok((
+        paired.to_wire(),
+        grouped.to_wire(),
+        flips.to_wire(),
+        boot.to_wire(),
+    ))
+}
+
+/// The wires of [`keyed_states`]: paired sums, jackknife groups, sign
+/// flips, bootstrap.
+type KeyedWires = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
+
+/// The keyed randomized Tukey HSD's state of one partition's queries:
+/// `queries[q]`'s scores are row `q` of `scores` (queries x systems, the
+/// systems in the order the driver gives), `resamples` and `seed` as the
+/// command line's (`rankeval_compare::keyed_tukey`); its wire.
+#[pyfunction]
+pub fn keyed_tukey_state(
+    queries: Vec<String>,
+    scores: PyReadonlyArray2<'_, f64>,
+    resamples: u64,
+    seed: u64,
+) -> PyResult<Vec<f64>> {
+    let scores = scores.as_array();
+    let (rows, systems) = scores.dim();
+    if rows != queries.len() {
+        return Err(PyValueError::new_err(format!(
+            "{rows} rows of scores for {} queries",
+            queries.len()
+        )));
+    }
+    let mut state = KeyedTukey::new(systems, resamples, seed).map_err(keyed_error)?;
+    let mut row = vec![0.0; systems];
+    for (query, values) in queries.iter().zip(scores.rows()) {
+        for (slot, value) in row.iter_mut().zip(values) {
+            *slot = *value;
+        }
+        state.add(query.as_bytes(), &row).map_err(keyed_error)?;
+    }
+    Ok(state.to_wire())
+}
+
+/// The keyed randomized Tukey HSD of merged partition states, as a dict:
+/// `queries`, `means` (one per system, in the states' order), `pairs`
+/// (`(first, second, mean[second] - mean[first], p_value)` for every
+/// `first < second`), `resamples`, `seed`, `rng`.
+#[pyfunction]
+pub fn keyed_tukey_result<'py>(
+    py: Python<'py>,
+    states: Vec<Vec<f64>>,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    use pyo3::types::PyDict;
+    let state = merged(&states, KeyedTukey::from_wire, KeyedTukey::merge, "Tukey")?;
+    let hsd = state.result().map_err(keyed_error)?;
+    let out = PyDict::new(py);
+    out.set_item("queries", state.count())?;
+    out.set_item("means", hsd.means)?;
+    let pairs: Vec<(usize, usize, f64, f64)> = hsd
+        .pairs
+        .iter()
+        .map(|p| (p.first, p.second, p.difference, p.p_value))
+        .collect();
+    out.set_item("pairs", pairs)?;
+    out.set_item("resamples", hsd.resamples)?;
+    out.set_item("seed", hsd.seed)?;
+    out.set_item("rng", rankeval_compare::KEYED_TUKEY_RNG_NAME)?;
+    Ok(out)
 }
 
 /// The second pass: the wire of the squared deviations of `differences`
@@ -306,14 +375,19 @@ pub fn keyed_mean(paired: Vec<Vec<f64>>) -> PyResult<f64> {
 /// The statistics of merged states, as a dict: `queries`, `difference`
 /// (the mean), `t`, `df`, `p_value` and `interval` (Student's paired t),
 /// `jackknife` (the delete-a-group interval of the mean difference, with
-/// `groups`), `sign_flip_p_value`, `resamples`, `seed`, `rng`.
+/// `groups`), `sign_flip_p_value`, `bootstrap` (the keyed bootstrap's
+/// percentile interval), `bootstrap_p_value`, `bootstrap_standard_error`,
+/// `resamples`, `seed`, `rng` (the sign flip's generator) and
+/// `bootstrap_rng`.
 #[pyfunction]
+#[allow(clippy::too_many_arguments)] // one list of wires per state, then the level
 pub fn keyed_result<'py>(
     py: Python<'py>,
     paired: Vec<Vec<f64>>,
     squares: Vec<Vec<f64>>,
     grouped: Vec<Vec<f64>>,
     flips: Vec<Vec<f64>>,
+    boots: Vec<Vec<f64>>,
     level: f64,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
     use pyo3::types::PyDict;
@@ -361,6 +435,25 @@ pub fn keyed_result<'py>(
     out.set_item("resamples", sign.resamples())?;
     out.set_item("seed", sign.seed())?;
     out.set_item("rng", keyed::KEYED_RNG_NAME)?;
+    let boot = merged(
+        &boots,
+        KeyedBootstrap::from_wire,
+        KeyedBootstrap::merge,
+        "bootstrap",
+    )?
+    .result(level)
+    .map_err(keyed_error)?;
+    out.set_item(
+        "bootstrap",
+        (
+            boot.interval.lower,
+            boot.interval.upper,
+            boot.interval.level,
+        ),
+    )?;
+    out.set_item("bootstrap_p_value", boot.p_value)?;
+    out.set_item("bootstrap_standard_error", boot.standard_error)?;
+    out.set_item("bootstrap_rng", rankeval_compare::KEYED_BOOTSTRAP_RNG_NAME)?;
     Ok(out)
 }
 

@@ -267,8 +267,12 @@ def test_a_repeated_document_fails_the_job_with_the_reason(spark):
         ({}, []),
         ({"test": "randomization", "seed": 7, "resamples": 500}, ["--test", "randomization", "--seed", "7", "--resamples", "500"]),
         ({"test": "bootstrap", "seed": 11, "resamples": 300}, ["--test", "bootstrap", "--seed", "11", "--resamples", "300"]),
+        (
+            {"test": "bootstrap_keyed", "seed": 11, "resamples": 300},
+            ["--test", "bootstrap-keyed", "--seed", "11", "--resamples", "300"],
+        ),
     ],
-    ids=["t", "randomization", "bootstrap"],
+    ids=["t", "randomization", "bootstrap", "bootstrap-keyed"],
 )
 # The t case also checks the query-keyed statistics.
 def test_comparisons_and_gates_equal_the_cli_and_read_back_from_parquet(spark, logs, tmp_path, options, flags):
@@ -342,3 +346,61 @@ def test_comparisons_and_gates_equal_the_cli_and_read_back_from_parquet(spark, l
             lower, upper, _ = keyed["y"][cell["metric"]]["jackknife"]
             assert (cell["interval"]["lower"], cell["interval"]["upper"]) == (lower, upper), cell["metric"]
     result.unpersist()
+
+
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+def test_keyed_bootstrap_and_tukey_merged_from_partitions_equal_the_cli(spark, logs, tmp_path, missing):
+    """The keyed bootstrap and the keyed randomized Tukey HSD, merged from
+    the partitions' states: the same bits for 1 and 7 partitions, as on the
+    Parquet output on one machine, and as the command line's --test
+    bootstrap-keyed and --all-pairs --test randomization-keyed."""
+    run_pd, qrels_pd, (qrels_path, run_paths) = logs
+    common = ["--qrels", str(qrels_path), "--format", "json", "--missing", missing,
+              "--resamples", "300", "--seed", "5"]
+    for run in run_paths:
+        common += ["--run", str(run)]
+    for m in METRICS:
+        common += ["-m", m]
+    outcomes = []
+    for partitions in (1, 7):
+        result = rs.evaluate(
+            spark.createDataFrame(run_pd), spark.createDataFrame(qrels_pd), METRICS,
+            query="user", doc="item", grade="rating", run="sys", missing=missing, partitions=partitions,
+        )
+        keyed = result.keyed_compare("x", resamples=300, seed=5)
+        tukey = result.keyed_tukey(resamples=300, seed=5)
+        outcomes.append((keyed, tukey))
+        if partitions == 7:
+            saved = tmp_path / "per_query"
+            result.write_parquet(str(saved))
+            table = rs.read_per_query(str(saved), missing=missing)
+            assert table.keyed_compare("x", resamples=300, seed=5) == keyed
+            assert table.keyed_tukey(resamples=300, seed=5) == tukey
+        result.unpersist()
+    assert outcomes[0] == outcomes[1]
+    keyed, tukey = outcomes[1]
+
+    done = cli("eval", *common, "--baseline", "x", "--test", "bootstrap-keyed")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)["comparison"]
+    assert report["provenance"]["rng"] == keyed["y"]["ap"]["bootstrap_rng"]
+    for cell in report["comparisons"]:
+        mine = keyed[cell["run"]][cell["metric"]]
+        lower, upper, _ = mine["bootstrap"]
+        assert (cell["interval"]["lower"], cell["interval"]["upper"]) == (lower, upper), cell["metric"]
+        assert cell["p_value"] == mine["bootstrap_p_value"], cell["metric"]
+        assert lower <= mine["difference"] <= upper
+
+    done = cli("eval", *common, "--all-pairs", "--test", "randomization-keyed")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)["comparison"]
+    assert report["provenance"]["test"] == "randomized_tukey_hsd_keyed"
+    assert report["provenance"]["rng"] == tukey["ap"]["rng"]
+    assert len(report["comparisons"]) == len(METRICS)
+    for cell in report["comparisons"]:
+        (pair,) = tukey[cell["metric"]]["pairs"]
+        assert (pair["baseline"], pair["run"]) == (cell["baseline"], cell["run"])
+        assert cell["p_value"] == pair["p_value"], cell["metric"]
+        assert cell["queries"] == tukey[cell["metric"]]["queries"], cell["metric"]
+        assert cell["difference"] == pytest.approx(pair["difference"], abs=1e-15)
+    assert any(0.01 < t["pairs"][0]["p_value"] < 1 for t in tukey.values())

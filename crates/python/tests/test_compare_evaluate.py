@@ -79,6 +79,8 @@ def cli_comparison(qrels: Path, runs: list[Path], metrics: list[str], *flags: st
         ({"interval": "jackknife", "jackknife_groups": 7}, ["--interval", "jackknife", "--jackknife-groups", "7"]),
         ({"test": "randomization_keyed", "interval": "jackknife", "seed": 3},
          ["--test", "randomization-keyed", "--interval", "jackknife", "--seed", "3"]),
+        ({"test": "bootstrap_keyed", "seed": 4, "resamples": 300, "level": 0.9},
+         ["--test", "bootstrap-keyed", "--seed", "4", "--resamples", "300", "--confidence", "0.9"]),
     ],
 )
 def test_compare_on_evaluate_equals_the_clis_comparison(files: Files, runs, options, flags):
@@ -115,6 +117,12 @@ def test_all_pairs_and_missing_zero_equal_the_cli(files: Files, runs):
     assert comparison.baseline is None and comparison.provenance["test"] == "randomized_tukey_hsd"
     # The evaluation's `missing` is the comparison's, as on the command line.
     assert comparison.provenance["missing"] == "zero"
+    # The keyed randomized Tukey HSD, too.
+    expected, _ = cli_comparison(files.qrels_trec, runs, METRICS, "--all-pairs", "--resamples", "300",
+                                 "--missing", "zero", "--test", "randomization-keyed")
+    keyed = results.compare(resamples=300, test="randomization_keyed")
+    assert keyed.to_dict() == expected
+    assert keyed.provenance["test"] == "randomized_tukey_hsd_keyed"
 
 
 def test_gates_pass_and_fail_as_on_the_cli(files: Files, runs):

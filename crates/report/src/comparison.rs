@@ -213,6 +213,12 @@ fn provenance(c: &ComparisonReport) -> Vec<String> {
         "bootstrap" => "paired bootstrap (shifted-bootstrap p-value)",
         "wilcoxon" => "Wilcoxon signed-rank test",
         "randomization_keyed" => "paired randomization (sign-flip) test, signs keyed by query id",
+        "bootstrap_keyed" => {
+            "paired bootstrap, double-or-nothing weights keyed by query id (shifted-bootstrap p-value)"
+        }
+        "randomized_tukey_hsd_keyed" => {
+            "randomized Tukey HSD, permutations keyed by query id (p-values adjusted over each metric's pairs)"
+        }
         _ => "randomized Tukey HSD (p-values adjusted over each metric's pairs)",
     };
     let jackknife;

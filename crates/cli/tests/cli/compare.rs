@@ -592,3 +592,122 @@ fn a_jackknife_interval_keyed_by_query() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("with a --baseline"), "{stderr}");
 }
+
+/// `--test bootstrap-keyed` and, without a baseline, `--test
+/// randomization-keyed` (the keyed randomized Tukey HSD): the command's
+/// intervals and p-values are those of `rankeval_compare`'s keyed states
+/// (tested against their definitions in that crate) fed with the
+/// command's own per-query values and query ids; the provenance names the
+/// keyed generators; the keyed bootstrap is refused without a baseline.
+#[test]
+fn keyed_bootstrap_and_keyed_tukey_from_the_commands_values() {
+    let base = [
+        "eval",
+        "--qrels",
+        "examples/judgements/llm.qrels",
+        "--run",
+        "examples/judgements/bm25.trec",
+        "--run",
+        "examples/judgements/dense.trec",
+        "-m",
+        "ndcg@5",
+        "--resamples",
+        "400",
+        "--seed",
+        "9",
+    ];
+    let run = |extra: &[&str]| -> (i32, String, String) {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        super::run(&args)
+    };
+    // The per-query values, without the comparison flags.
+    let mut args = base[..base.len() - 4].to_vec();
+    args.extend_from_slice(&["--per-query", "--format", "csv"]);
+    let (code, csv, stderr) = super::run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let per_query = |name: &str| -> Vec<(String, f64)> {
+        let mut v: Vec<(String, f64)> = csv
+            .lines()
+            .filter_map(|line| {
+                let f: Vec<&str> = line.split(',').collect();
+                (f.len() == 4 && f[0] == name && !f[1].is_empty())
+                    .then(|| (f[1].to_owned(), f[3].parse().unwrap()))
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    let (bm25, dense) = (per_query("bm25"), per_query("dense"));
+    assert_eq!(bm25.len(), 40);
+    let mut boot = rankeval_compare::KeyedBootstrap::new(400, 9).unwrap();
+    let mut tukey = rankeval_compare::KeyedTukey::new(2, 400, 9).unwrap();
+    for ((q, b), (q2, d)) in bm25.iter().zip(&dense) {
+        assert_eq!(q, q2);
+        boot.add(q.as_bytes(), d - b).unwrap();
+        tukey.add(q.as_bytes(), &[*b, *d]).unwrap();
+    }
+    let want = boot.result(0.95).unwrap();
+    let (code, out, stderr) = run(&[
+        "--baseline",
+        "bm25",
+        "--test",
+        "bootstrap-keyed",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cell = &report["comparison"]["comparisons"][0];
+    assert_eq!(
+        cell["interval"]["lower"].as_f64().unwrap(),
+        want.interval.lower
+    );
+    assert_eq!(
+        cell["interval"]["upper"].as_f64().unwrap(),
+        want.interval.upper
+    );
+    assert_eq!(cell["p_value"].as_f64().unwrap(), want.p_value);
+    let provenance = &report["comparison"]["provenance"];
+    assert_eq!(provenance["test"], "bootstrap_keyed");
+    assert_eq!(provenance["interval_method"], "bootstrap_percentile");
+    assert_eq!(
+        provenance["rng"],
+        rankeval_compare::KEYED_BOOTSTRAP_RNG_NAME
+    );
+
+    let want = tukey.result().unwrap();
+    let (code, out, stderr) = run(&[
+        "--all-pairs",
+        "--test",
+        "randomization-keyed",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cell = &report["comparison"]["comparisons"][0];
+    assert_eq!(
+        (cell["baseline"].as_str(), cell["run"].as_str()),
+        (Some("bm25"), Some("dense"))
+    );
+    assert_eq!(cell["p_value"].as_f64().unwrap(), want.pairs[0].p_value);
+    let provenance = &report["comparison"]["provenance"];
+    assert_eq!(provenance["test"], "randomized_tukey_hsd_keyed");
+    assert_eq!(provenance["rng"], rankeval_compare::KEYED_TUKEY_RNG_NAME);
+    // Without the keyed test, all pairs get the position-drawn Tukey HSD.
+    let (code, out, _) = run(&["--all-pairs", "--format", "json"]);
+    assert_eq!(code, 0);
+    let plain: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        plain["comparison"]["provenance"]["test"],
+        "randomized_tukey_hsd"
+    );
+
+    let (code, _, stderr) = run(&["--test", "bootstrap-keyed"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("the keyed bootstrap is for differences with a baseline"),
+        "{stderr}"
+    );
+}

@@ -287,8 +287,9 @@ def spark_corpus_values(
 
 def keyed_states(
     queries: list[str], differences: npt.NDArray[np.float64], groups: int, resamples: int, seed: int
-) -> tuple[list[float], list[float], list[float]]:
-    """First-pass mergeable states (paired sums, jackknife groups, keyed sign flips) as wires."""
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """First-pass mergeable states (paired sums, jackknife groups, keyed sign flips, keyed
+    bootstrap) as wires."""
 
 def keyed_squares(differences: npt.NDArray[np.float64], mean: float) -> list[float]:
     """Second-pass state: the exact squared deviations from ``mean``, as a wire."""
@@ -301,6 +302,15 @@ def keyed_result(
     squares: list[list[float]],
     grouped: list[list[float]],
     flips: list[list[float]],
+    boots: list[list[float]],
     level: float,
 ) -> dict[str, Any]:
     """The statistics of merged keyed states."""
+
+def keyed_tukey_state(
+    queries: list[str], scores: npt.NDArray[np.float64], resamples: int, seed: int
+) -> list[float]:
+    """One partition's keyed randomized Tukey HSD state (queries x systems scores) as a wire."""
+
+def keyed_tukey_result(states: list[list[float]]) -> dict[str, Any]:
+    """The keyed randomized Tukey HSD of merged states."""

@@ -497,11 +497,16 @@ class SparkEvaluation:
         t (``t``, ``df``, ``p_value``, ``interval``, from exact sums: the
         command line's ``--test t`` numbers), the delete-a-group jackknife
         interval (``jackknife``; queries in ``groups`` groups by Spark's
-        ``pmod(xxhash64(query), groups)``) and a sign-flip p-value whose
-        signs are keyed by (``seed``, the query's hash, resample). Queries
-        are paired by id (those of both runs). The same bits for any
-        partitioning, and as :meth:`PerQueryTable.keyed_compare` on the
-        Parquet output."""
+        ``pmod(xxhash64(query), groups)``), a sign-flip p-value whose
+        signs are keyed by (``seed``, the query's hash, resample), and the
+        double-or-nothing bootstrap with weights keyed the same way
+        (``bootstrap``: its percentile interval; ``bootstrap_p_value``,
+        ``bootstrap_standard_error``). Queries are paired by id (those of
+        both runs). The same bits for any partitioning, as
+        :meth:`PerQueryTable.keyed_compare` on the Parquet output, and as
+        the command line's ``--test randomization-keyed``, ``--test
+        bootstrap-keyed`` and ``--interval jackknife`` on the same
+        queries."""
         from pyspark.sql.types import ArrayType, DoubleType, StringType, StructField, StructType
 
         _check_baseline(baseline, self.runs)
@@ -513,6 +518,7 @@ class SparkEvaluation:
                 StructField("a", ArrayType(DoubleType()), False),
                 StructField("b", ArrayType(DoubleType()), True),
                 StructField("c", ArrayType(DoubleType()), True),
+                StructField("d", ArrayType(DoubleType()), True),
             ]
         )
         paired = _safe_columns(self.per_query, metrics).repartition("query")
@@ -523,13 +529,13 @@ class SparkEvaluation:
             from rankeval_rs import _native as native
 
             for (run, column), (queries, d) in _paired_differences(batches, baseline, runs, safe):
-                a, b, c = native.keyed_states(queries, d, groups, resamples, seed)
-                yield _state_batch(run, real[column], a, b, c)
+                a, b, c, e = native.keyed_states(queries, d, groups, resamples, seed)
+                yield _state_batch(run, real[column], a, b, c, e)
 
         firsts: dict[tuple[str, str], list[list[list[float]]]] = {}
         for row in paired.mapInArrow(first_pass, state).collect():
-            parts = firsts.setdefault((row["run"], row["metric"]), [[], [], []])
-            for i, column in enumerate(("a", "b", "c")):
+            parts = firsts.setdefault((row["run"], row["metric"]), [[], [], [], []])
+            for i, column in enumerate(("a", "b", "c", "d")):
                 parts[i].append(list(row[column]))
         means = {key: _native.keyed_mean(parts[0]) for key, parts in firsts.items()}
 
@@ -538,12 +544,57 @@ class SparkEvaluation:
 
             for (run, column), (_, d) in _paired_differences(batches, baseline, runs, safe):
                 key = (run, real[column])
-                yield _state_batch(run, key[1], native.keyed_squares(d, means[key]), None, None)
+                yield _state_batch(run, key[1], native.keyed_squares(d, means[key]), None, None, None)
 
         squares: dict[tuple[str, str], list[list[float]]] = {}
         for row in paired.mapInArrow(second_pass, state).collect():
             squares.setdefault((row["run"], row["metric"]), []).append(list(row["a"]))
         return _keyed_results(firsts, squares, runs, metrics, baseline, level)
+
+    def keyed_tukey(self, *, resamples: int = 10_000, seed: int = 42) -> dict[str, dict[str, Any]]:
+        """The randomized Tukey HSD of every pair of runs, metric by metric,
+        with each query's permutations keyed by (``seed``, the query's hash,
+        resample), merged from every partition's states, nothing collected
+        per query: ``result[metric]`` holds ``queries``, each run's mean
+        (``means``), and ``pairs``, one dict per pair of runs (``baseline``
+        the first of the two in :attr:`runs` order, ``run`` the second,
+        ``difference`` of their means, ``p_value`` adjusted over the
+        pairs). Queries that not every run has follow ``missing`` (left out
+        with ``skip``, scored 0 where absent with ``zero``), as the command
+        line pairs them. The same bits for any partitioning, as
+        :meth:`PerQueryTable.keyed_tukey` on the Parquet output and as
+        ``rankeval eval --all-pairs --test randomization-keyed`` on the
+        same runs."""
+        from pyspark.sql.types import ArrayType, DoubleType, StringType, StructField, StructType
+
+        metrics, runs, missing = list(self.metrics), list(self.runs), self._missing
+        _check_systems(runs)
+        state = StructType(
+            [
+                StructField("metric", StringType(), False),
+                StructField("a", ArrayType(DoubleType()), False),
+            ]
+        )
+        safe = _safe_names(metrics)
+        real = dict(zip(safe, metrics))
+
+        def tukey_pass(batches: Iterator[Any]) -> Iterator[Any]:
+            import pyarrow as pa
+
+            from rankeval_rs import _native as native
+
+            for column, (queries, scores) in _aligned_scores(batches, runs, safe, missing):
+                wire = native.keyed_tukey_state(queries, scores, resamples, seed)
+                yield pa.RecordBatch.from_pydict(
+                    {"metric": [real[column]], "a": [wire]},
+                    schema=pa.schema([("metric", pa.string()), ("a", pa.list_(pa.float64()))]),
+                )
+
+        states: dict[str, list[list[float]]] = {}
+        table = _safe_columns(self.per_query, metrics).repartition("query")
+        for row in table.mapInArrow(tukey_pass, state).collect():
+            states.setdefault(row["metric"], []).append(list(row["a"]))
+        return _tukey_results(states, runs, metrics)
 
     def write_parquet(self, path: str, mode: str = "error") -> None:
         """Writes the per-query table (``query``, ``run``, one column per
@@ -626,11 +677,20 @@ class PerQueryTable:
         squares: dict[tuple[str, str], list[list[float]]] = {}
         pairs = list(_paired_differences(self._table.to_batches(), baseline, self.runs, self.metrics))
         for key, (queries, d) in pairs:
-            a, b, c = _native.keyed_states(queries, d, groups, resamples, seed)
-            firsts[key] = [[a], [b], [c]]
+            a, b, c, e = _native.keyed_states(queries, d, groups, resamples, seed)
+            firsts[key] = [[a], [b], [c], [e]]
         for key, (_, d) in pairs:
             squares[key] = [_native.keyed_squares(d, _native.keyed_mean(firsts[key][0]))]
         return _keyed_results(firsts, squares, self.runs, self.metrics, baseline, level)
+
+    def keyed_tukey(self, *, resamples: int = 10_000, seed: int = 42) -> dict[str, dict[str, Any]]:
+        """As :meth:`SparkEvaluation.keyed_tukey`, on one machine: the same
+        bits."""
+        _check_systems(self.runs)
+        states: dict[str, list[list[float]]] = {}
+        for column, (queries, scores) in _aligned_scores(self._table.to_batches(), self.runs, self.metrics, self._missing):
+            states[column] = [_native.keyed_tukey_state(queries, scores, resamples, seed)]
+        return _tukey_results(states, self.runs, self.metrics)
 
 
 def read_per_query(path: str, *, missing: str = "skip") -> PerQueryTable:
@@ -735,11 +795,18 @@ def _paired_differences(
             yield (run, metric), (shared, np.ascontiguousarray(columns[j][mine] - columns[j][theirs]))
 
 
-def _state_batch(run: str, metric: str, a: list[float], b: list[float] | None, c: list[float] | None) -> Any:
+def _state_batch(
+    run: str,
+    metric: str,
+    a: list[float],
+    b: list[float] | None,
+    c: list[float] | None,
+    d: list[float] | None,
+) -> Any:
     import pyarrow as pa
 
     return pa.RecordBatch.from_pydict(
-        {"run": [run], "metric": [metric], "a": [a], "b": [b], "c": [c]},
+        {"run": [run], "metric": [metric], "a": [a], "b": [b], "c": [c], "d": [d]},
         schema=pa.schema(
             [
                 ("run", pa.string()),
@@ -747,9 +814,69 @@ def _state_batch(run: str, metric: str, a: list[float], b: list[float] | None, c
                 ("a", pa.list_(pa.float64())),
                 ("b", pa.list_(pa.float64())),
                 ("c", pa.list_(pa.float64())),
+                ("d", pa.list_(pa.float64())),
             ]
         ),
     )
+
+
+def _check_systems(runs: Sequence[str]) -> None:
+    if len(runs) < 2:
+        raise _native.CompareError(f"the Tukey HSD compares at least 2 runs; there is {len(runs)}")
+
+
+def _aligned_scores(
+    batches: Any, runs: Sequence[str], metrics: Sequence[str], missing: str
+) -> Iterator[tuple[str, tuple[list[str], Any]]]:
+    """For each metric, the queries among ``batches`` (rows of a per-query
+    table) and their scores, a queries x runs float64 array (runs in the
+    order given): the queries every run has (``missing="skip"``) or any run
+    has, scored 0 where absent (``"zero"``), as the command line pairs them."""
+    import numpy as np
+    import pyarrow as pa
+
+    pieces = list(batches)
+    if not pieces:
+        return
+    table = pa.Table.from_batches(pieces)
+    run_of = table.column("run").to_pylist()
+    queries = table.column("query").to_pylist()
+    where: dict[str, dict[str, int]] = {r: {} for r in runs}
+    for i, (r, q) in enumerate(zip(run_of, queries)):
+        where[r][q] = i
+    every = set(queries) if missing == "zero" else set.intersection(*(set(where[r]) for r in runs))
+    kept = sorted(every, key=lambda q: q.encode())
+    if not kept:
+        return
+    # rows[j][i]: the row of query kept[i] in run j, -1 where it has none.
+    rows = [np.array([where[r].get(q, -1) for q in kept], dtype=np.int64) for r in runs]
+    for metric in metrics:
+        column = np.asarray(table.column(metric).to_numpy(zero_copy_only=False), dtype=np.float64)
+        scores = np.zeros((len(kept), len(runs)), dtype=np.float64)
+        for j, mine in enumerate(rows):
+            present = mine >= 0
+            scores[present, j] = column[mine[present]]
+        yield metric, (kept, scores)
+
+
+def _tukey_results(states: dict[str, list[list[float]]], runs: Sequence[str], metrics: Sequence[str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for metric in metrics:
+        if metric not in states:
+            raise _native.CompareError(f"`{metric}`: no query to compare the runs on")
+        merged = _native.keyed_tukey_result(states[metric])
+        out[metric] = {
+            "queries": merged["queries"],
+            "means": dict(zip(runs, merged["means"])),
+            "pairs": [
+                {"baseline": runs[a], "run": runs[b], "difference": d, "p_value": p}
+                for a, b, d, p in merged["pairs"]
+            ],
+            "resamples": merged["resamples"],
+            "seed": merged["seed"],
+            "rng": merged["rng"],
+        }
+    return out
 
 
 def _keyed_results(
@@ -769,6 +896,6 @@ def _keyed_results(
             key = (run, metric)
             if key not in firsts:
                 raise _native.CompareError(f"run `{run}` shares no query with baseline `{baseline}`")
-            a, b, c = firsts[key]
-            out[run][metric] = dict(_native.keyed_result(a, squares.get(key, []), b, c, level))
+            a, b, c, e = firsts[key]
+            out[run][metric] = dict(_native.keyed_result(a, squares.get(key, []), b, c, e, level))
     return out

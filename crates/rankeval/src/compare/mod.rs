@@ -565,13 +565,19 @@ pub fn compare(
             settings.test.name(),
             match (settings.jackknife_groups, settings.test) {
                 (Some(_), _) => IntervalMethod::Jackknife,
-                (None, Test::Bootstrap) => IntervalMethod::BootstrapPercentile,
+                (None, Test::Bootstrap | Test::BootstrapKeyed) => {
+                    IntervalMethod::BootstrapPercentile
+                }
                 (None, _) => IntervalMethod::StudentT,
             },
         ),
         None => (
-            all_pairs(report, settings),
-            "randomized_tukey_hsd",
+            all_pairs(report, settings)?,
+            if settings.test == Test::RandomizationKeyed {
+                "randomized_tukey_hsd_keyed"
+            } else {
+                "randomized_tukey_hsd"
+            },
             IntervalMethod::StudentT,
         ),
     };
@@ -589,17 +595,22 @@ pub fn compare(
         resamples: random.then_some(settings.resamples),
         seed: random.then_some(settings.seed),
         rng: random.then(|| {
-            let test = if baseline.is_some() {
-                settings.test
+            if baseline.is_some() {
+                generator(&comparisons, settings.test)
+            } else if settings.test == Test::RandomizationKeyed {
+                rankeval_compare::KEYED_TUKEY_RNG_NAME
             } else {
-                Test::T
-            };
-            generator(&comparisons, test)
+                generator(&comparisons, Test::T)
+            }
         }),
         exact_up_to: (baseline.is_some() && settings.test == Test::Randomization)
             .then_some(Resampling::default().exact_up_to),
         bootstrap: (baseline.is_some() && settings.test == Test::Bootstrap)
-            .then_some(settings.bootstrap),
+            .then_some(settings.bootstrap)
+            .or(
+                (baseline.is_some() && settings.test == Test::BootstrapKeyed)
+                    .then_some(BootstrapMethod::DoubleOrNothing),
+            ),
         multinomial_up_to: (baseline.is_some()
             && settings.test == Test::Bootstrap
             && settings.bootstrap == BootstrapMethod::Auto)
@@ -796,8 +807,10 @@ fn group_report(report: &Report, column: &str, value: &str) -> Report {
 /// the double-or-nothing bootstrap was used (both named when some of the
 /// comparisons used it and some not).
 fn generator(comparisons: &[ComparisonCell], test: Test) -> &'static str {
-    if test == Test::RandomizationKeyed {
-        return rankeval_compare::keyed::KEYED_RNG_NAME;
+    match test {
+        Test::RandomizationKeyed => return rankeval_compare::keyed::KEYED_RNG_NAME,
+        Test::BootstrapKeyed => return rankeval_compare::KEYED_BOOTSTRAP_RNG_NAME,
+        _ => {}
     }
     let used = |method| {
         comparisons
@@ -858,7 +871,7 @@ fn with_baseline(
     let mut pairs: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
     // Their queries' ids, for a test keyed by query.
     let mut keys: Vec<Vec<String>> = Vec::new();
-    let keyed = settings.test == Test::RandomizationKeyed || settings.jackknife_groups.is_some();
+    let keyed = settings.test.is_keyed() || settings.jackknife_groups.is_some();
     let mut pair_cells: Vec<usize> = Vec::new();
     for (m, metric) in report.metrics.iter().enumerate() {
         let baseline_column: Option<&[f64]> = match (baseline, baseline_index) {
@@ -933,8 +946,16 @@ fn with_baseline(
 }
 
 /// Every pair of runs, metric by metric: the randomized Tukey HSD's
-/// p-values, with the t interval and the summary of each pair.
-fn all_pairs(report: &Report, settings: &Settings) -> Vec<ComparisonCell> {
+/// p-values (keyed by query with `--test randomization-keyed`), with the t
+/// interval and the summary of each pair.
+fn all_pairs(report: &Report, settings: &Settings) -> Result<Vec<ComparisonCell>, CompareRunError> {
+    if settings.test == Test::BootstrapKeyed {
+        return Err(CompareRunError::Settings(
+            "the keyed bootstrap is for differences with a baseline; all pairs get the \
+             randomized Tukey HSD (keyed by query with --test randomization-keyed)"
+                .to_owned(),
+        ));
+    }
     let queries: Vec<&[String]> = report.runs.iter().map(|r| r.queries.as_slice()).collect();
     let alignment = Alignment::new(&queries, settings.missing);
     let t = rankeval_compare::Options {
@@ -951,8 +972,13 @@ fn all_pairs(report: &Report, settings: &Settings) -> Vec<ComparisonCell> {
             .map(|(r, run)| alignment.column(r, &run.per_query[m]))
             .collect();
         let slices: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
-        let tukey = (slices.len() >= 2)
-            .then(|| randomized_tukey_hsd(&slices, settings.resamples, settings.seed));
+        let tukey = (slices.len() >= 2).then(|| {
+            if settings.test == Test::RandomizationKeyed {
+                keyed_tukey(&slices, &alignment.ids(&queries), settings)
+            } else {
+                randomized_tukey_hsd(&slices, settings.resamples, settings.seed)
+            }
+        });
         for a in 0..report.runs.len() {
             for b in a + 1..report.runs.len() {
                 let mut cell = ComparisonCell {
@@ -988,7 +1014,26 @@ fn all_pairs(report: &Report, settings: &Settings) -> Vec<ComparisonCell> {
             }
         }
     }
-    cells
+    Ok(cells)
+}
+
+/// The keyed randomized Tukey HSD of `columns` (one per run, in the common
+/// query order), query `q` keyed by `ids[q]`.
+fn keyed_tukey(
+    columns: &[&[f64]],
+    ids: &[String],
+    settings: &Settings,
+) -> Result<rankeval_compare::TukeyHsd, rankeval_compare::CompareError> {
+    let mut state =
+        rankeval_compare::KeyedTukey::new(columns.len(), settings.resamples, settings.seed)?;
+    let mut scores = vec![0.0; columns.len()];
+    for (q, id) in ids.iter().enumerate() {
+        for (score, column) in scores.iter_mut().zip(columns) {
+            *score = column[q];
+        }
+        state.add(id.as_bytes(), &scores)?;
+    }
+    state.result()
 }
 
 /// Corrects each family's p-values; returns the number of families and

@@ -228,7 +228,8 @@ impl<'de> Deserialize<'de> for RawBaseline {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawCompare {
-    /// `t`, `randomization`, `bootstrap`, `wilcoxon` or `randomization_keyed`.
+    /// `t`, `randomization`, `bootstrap`, `wilcoxon`, `randomization_keyed` or
+    /// `bootstrap_keyed`.
     pub(crate) test: Option<rankeval_compare::Test>,
     /// Random resamples.
     pub(crate) resamples: Option<Spanned<i64>>,
