@@ -21,6 +21,7 @@ bits as ``rankeval eval`` on the same data.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -41,8 +42,9 @@ __all__ = [
 #: Aggregators computed on Spark, each from mergeable exact states.
 SUPPORTED_AGGREGATORS = ("mean", "sum", "min", "max", "gmean", "std", "median")
 
-#: The median is exact: computed from the count of each distinct value,
-#: which must be at most this many per run and metric (it is refused above).
+#: The median is exact: computed from the count of each distinct value
+#: when there are at most this many per run and metric, by radix selection
+#: (four passes over the per-query table) above.
 MEDIAN_DISTINCT_LIMIT = 1_000_000
 
 _KIND = "_kind"
@@ -335,7 +337,8 @@ class SparkEvaluation:
         ``gmean`` from exact sums (``floor`` as ``gmean(floor=...)``),
         ``std`` from the exact mean and then the exact sum of squared
         deviations (``ddof`` as ``std(ddof=...)``), ``min`` and ``max``,
-        and ``median`` exactly from the count of each distinct value."""
+        and ``median`` exactly (from the count of each distinct value, or
+        by radix selection when there are many)."""
         wanted = [aggregators] if isinstance(aggregators, str) else list(aggregators)
         for a in wanted:
             if a not in SUPPORTED_AGGREGATORS:
@@ -439,25 +442,116 @@ class SparkEvaluation:
         return merged
 
     def _medians(self) -> dict[str, dict[str, float]]:
-        """Each run's exact median of each metric, from the count of each
-        distinct value (refused above :data:`MEDIAN_DISTINCT_LIMIT`)."""
+        """Each run's exact median of each metric: from the count of each
+        distinct value when there are at most :data:`MEDIAN_DISTINCT_LIMIT`
+        per run, else by radix selection (:meth:`_radix_medians`)."""
         F = _functions()
         out: dict[str, dict[str, float]] = {r: {} for r in self.runs}
+        many: list[str] = []
         for m in self.metrics:
             counted = self.per_query.groupBy("run", F.col(f"`{m}`").alias("value")).count()
             distinct = counted.count()
             if distinct > MEDIAN_DISTINCT_LIMIT * max(1, len(self.runs)):
-                raise ValueError(
-                    f"median of `{m}`: {distinct} distinct values; the exact median on Spark counts each "
-                    f"distinct value (at most {MEDIAN_DISTINCT_LIMIT} per run): aggregate the Parquet output "
-                    "with rankeval instead (an approximate percentile is never used)"
-                )
+                many.append(m)
+                continue
             by_run: dict[str, list[tuple[float, int]]] = {r: [] for r in self.runs}
             for row in counted.collect():
                 value = row["value"]
                 by_run[row["run"]].append((math.nan if value is None else value, row["count"]))
             for r, pairs in by_run.items():
                 out[r][m] = _median_of_counts(pairs)
+        if many:
+            for r, by_metric in self._radix_medians(many).items():
+                out[r].update(by_metric)
+        return out
+
+    def _radix_medians(self, metrics: list[str]) -> dict[str, dict[str, float]]:
+        """Each run's exact median of each of ``metrics`` by radix selection,
+        for any number of distinct values: each value's bits as a 64-bit key
+        in IEEE total order (NaN last, as the command line sorts), then four
+        passes over the per-query table, each a histogram of the next 16
+        bits of the keys that share the bits found so far, summed across
+        the partitions; the middle value (the two middle ones for an even
+        count, their mean) found from the counts. Four Spark jobs, whatever
+        the number of metrics and runs, and nothing per query on the
+        driver (at most 65,536 counts per middle value and pass)."""
+        from pyspark.sql.types import LongType, StructField, StructType
+
+        F = _functions()
+        runs = list(self.runs)
+        safe_of = dict(zip(self.metrics, _safe_names(self.metrics)))
+        table = _safe_columns(self.per_query, self.metrics)
+        sizes = {row["run"]: row["count"] for row in self.per_query.groupBy("run").count().collect()}
+        # One target per middle value: [metric, run, rank left, key prefix].
+        targets: list[list[Any]] = []
+        for m in metrics:
+            for r in runs:
+                n = sizes.get(r, 0)
+                if n == 0:
+                    continue
+                for rank in sorted({(n - 1) // 2, n // 2}):
+                    targets.append([m, r, rank, 0])
+        schema = StructType(
+            [
+                StructField("probe", LongType(), False),
+                StructField("digit", LongType(), False),
+                StructField("count", LongType(), False),
+            ]
+        )
+        for shift in (48, 32, 16, 0):
+            # The targets that share metric, run and prefix share a histogram.
+            probes = sorted({(safe_of[m], r, prefix) for m, r, _, prefix in targets})
+            index = {p: i for i, p in enumerate(probes)}
+
+            def histogram(batches: Iterator[Any], probes: list[tuple[str, str, int]] = probes, shift: int = shift) -> Iterator[Any]:
+                import numpy as np
+                import pyarrow as pa
+                import pyarrow.compute as pc
+
+                for batch in batches:
+                    keys: dict[str, Any] = {}
+                    of_run: dict[str, Any] = {}
+                    for i, (column, run, prefix) in enumerate(probes):
+                        if column not in keys:
+                            keys[column] = _total_order_keys(batch.column(column))
+                        if run not in of_run:
+                            equal = pc.equal(batch.column("run"), run)
+                            of_run[run] = np.asarray(equal.to_numpy(zero_copy_only=False), dtype=bool)
+                        key = keys[column]
+                        mask = of_run[run].copy()
+                        if shift < 48:
+                            mask &= (key >> np.uint64(shift + 16)) == np.uint64(prefix)
+                        digits = ((key[mask] >> np.uint64(shift)) & np.uint64(0xFFFF)).astype(np.int64)
+                        counts = np.bincount(digits, minlength=1 << 16)
+                        found = np.nonzero(counts)[0]
+                        if len(found):
+                            yield pa.RecordBatch.from_pydict(
+                                {"probe": np.full(len(found), i, dtype=np.int64), "digit": found, "count": counts[found]},
+                                schema=pa.schema([("probe", pa.int64()), ("digit", pa.int64()), ("count", pa.int64())]),
+                            )
+
+            summed = table.mapInArrow(histogram, schema).groupBy("probe", "digit").agg(F.sum("count").alias("count"))
+            counts: dict[int, list[tuple[int, int]]] = {}
+            for row in summed.collect():
+                counts.setdefault(row["probe"], []).append((row["digit"], row["count"]))
+            for target in targets:
+                m, r, rank, prefix = target
+                seen = 0
+                for digit, count in sorted(counts.get(index[(safe_of[m], r, prefix)], [])):
+                    if rank < seen + count:
+                        target[2], target[3] = rank - seen, (prefix << 16) | digit
+                        break
+                    seen += count
+                else:
+                    raise RuntimeError(f"median of `{m}`, run `{r}`: the histograms do not hold rank {rank}")
+        found: dict[tuple[str, str], list[float]] = {}
+        for m, r, _, key in targets:
+            found.setdefault((m, r), []).append(_value_of_key(key))
+        out: dict[str, dict[str, float]] = {r: {} for r in runs}
+        for r in runs:
+            for m in metrics:
+                middle = found.get((m, r))
+                out[r][m] = math.nan if middle is None else (middle[0] if len(middle) == 1 else (middle[0] + middle[1]) / 2.0)
         return out
 
     def per_query_columns(self) -> list[tuple[str, list[str], list[str], Any]]:
@@ -614,6 +708,28 @@ def _nan_reduce(pick: Any, values: list[float | None]) -> float:
     NaN when there is none."""
     kept = [v for v in values if v is not None and not math.isnan(v)]
     return float(pick(kept)) if kept else math.nan
+
+
+def _total_order_keys(column: Any) -> Any:
+    """Each value of a float64 Arrow column as a ``uint64`` whose order is
+    the values' IEEE total order, every NaN (and null) the largest key: the
+    order the command line sorts values in for a median."""
+    import numpy as np
+
+    values = np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
+    bits = values.view(np.uint64)
+    negative = (bits >> np.uint64(63)) == np.uint64(1)
+    keys = np.where(negative, ~bits, bits | np.uint64(1 << 63))
+    keys[np.isnan(values)] = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
+    return keys
+
+
+def _value_of_key(key: int) -> float:
+    """The float64 whose :func:`_total_order_keys` key is ``key``."""
+    if key == 0xFFFF_FFFF_FFFF_FFFF:
+        return math.nan
+    bits = key & ~(1 << 63) if key >> 63 else ~key & 0xFFFF_FFFF_FFFF_FFFF
+    return float(struct.unpack("<d", struct.pack("<Q", bits))[0])
 
 
 def _median_of_counts(pairs: list[tuple[float, int]]) -> float:
