@@ -267,8 +267,12 @@ def test_order_dependent_options_and_bad_input_are_refused(spark):
 def test_a_repeated_document_fails_the_job_with_the_reason(spark):
     run_df = spark.createDataFrame([("q1", "a", 1.0), ("q1", "a", 0.5)], ["query", "doc", "score"])
     qrels_df = spark.createDataFrame([("q1", "a", 1)], ["query", "doc", "grade"])
-    with pytest.raises(Exception, match="repeat|duplicate|twice"):
+    with pytest.raises(Exception, match="repeat|duplicate|twice") as failure:
         rs.evaluate(run_df, qrels_df, "ap").per_query.collect()
+    # Named by its query and the Python keyword, not by a row of a chunk.
+    message = str(failure.value)
+    assert "query `q1`, column `doc`" in message and 'pass duplicates="first"' in message, message
+    assert "on row" not in message and "--duplicates" not in message, message
     # duplicates="first" keeps the best-scored occurrence: no row order involved.
     result = rs.evaluate(run_df, qrels_df, "ap", duplicates="first")
     assert result.per_query.collect()[0]["ap"] == 1.0

@@ -37,7 +37,9 @@ use rankeval_core::{
 };
 
 use super::{Options, corpus_states, evaluate};
-use crate::read::{CsvOptions, ReadError, ReadOptions, qrels_from_batches, run_from_batches};
+use crate::read::{
+    CsvOptions, ReadError, ReadErrorKind, ReadOptions, qrels_from_batches, run_from_batches,
+};
 
 /// The `side` of a judgement row.
 pub const SIDE_QRELS: i8 = 0;
@@ -99,6 +101,21 @@ pub enum SidedError {
     /// The judgements or a run of a chunk could not be read.
     #[error(transparent)]
     Read(#[from] ReadError),
+    /// A problem in one row of the judgements or of a run, located by the
+    /// row's query and column: rows reach a Spark task in no fixed order,
+    /// so a row number would count the rows of one chunk of one task and
+    /// tell the user nothing.
+    #[error("{input}, query `{query}`, column `{column}`: {problem}")]
+    Row {
+        /// `the judgements` or `run `NAME``.
+        input: String,
+        /// The query of the row.
+        query: String,
+        /// The column.
+        column: String,
+        /// What is wrong, without row numbers.
+        problem: String,
+    },
     /// An empty run or qrels could not be built (never expected).
     #[error("building an empty run or qrels: {0}")]
     Empty(String),
@@ -289,7 +306,8 @@ impl SidedEvaluator {
         let qrels = if qrels_rows.num_rows() == 0 {
             empty_qrels()?
         } else {
-            qrels_from_batches("qrels", &[qrels_rows], &columns())?
+            qrels_from_batches("qrels", std::slice::from_ref(&qrels_rows), &columns())
+                .map_err(|e| located(e, &qrels_rows, "the judgements"))?
         };
         let run_names = run_rows
             .column_by_name("run")
@@ -313,7 +331,8 @@ impl SidedEvaluator {
             let run = if rows.num_rows() == 0 {
                 empty_run()?
             } else {
-                run_from_batches(name, &[rows], &columns(), self.read)?
+                run_from_batches(name, std::slice::from_ref(&rows), &columns(), self.read)
+                    .map_err(|e| located(e, &rows, &format!("run `{name}`")))?
             };
             if !self.corpus.metrics.is_empty() {
                 let part = corpus_states(
@@ -535,6 +554,66 @@ fn string_values(
     })
 }
 
+/// A read error of `rows` (the judgements or one run's rows of a chunk),
+/// named `input`: a problem at a row becomes [`SidedError::Row`], located
+/// by the row's query instead of its number within the chunk, and the
+/// command line's advice on repeated documents becomes the Python
+/// keyword's.
+fn located(error: ReadError, rows: &RecordBatch, input: &str) -> SidedError {
+    let ReadError { path, line, kind } = error;
+    match kind {
+        ReadErrorKind::AtRow {
+            row,
+            column,
+            problem,
+        } => {
+            let query = usize::try_from(row)
+                .ok()
+                .and_then(|row| row.checked_sub(1))
+                .filter(|&index| index < rows.num_rows())
+                .and_then(|index| {
+                    let ids = rows.column_by_name("query")?.slice(index, 1);
+                    string_values(&ids, "query").ok()?.pop().flatten()
+                })
+                .unwrap_or_else(|| "?".to_owned());
+            SidedError::Row {
+                input: input.to_owned(),
+                query,
+                column,
+                problem: without_row_numbers(&problem).replace(
+                    "to keep the first occurrence, use --duplicates first \
+                     (TOML: duplicates = \"first\")",
+                    "to keep its best-scored occurrence, pass duplicates=\"first\"",
+                ),
+            }
+        }
+        kind => SidedError::Read(ReadError { path, line, kind }),
+    }
+}
+
+/// `problem` without the row numbers the table reader puts in it (` on row
+/// 3`, ` (first on row 3)`), which count rows of one chunk of a Spark task.
+fn without_row_numbers(problem: &str) -> String {
+    let mut out = problem.to_owned();
+    for (start, end) in [(" (first on row ", ")"), (" on row ", "")] {
+        while let Some(at) = out.find(start) {
+            let digits = out[at + start.len()..]
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .count();
+            if digits == 0 {
+                break;
+            }
+            let mut stop = at + start.len() + digits;
+            if out[stop..].starts_with(end) {
+                stop += end.len();
+            }
+            out.replace_range(at..stop, "");
+        }
+    }
+    out
+}
+
 /// The row where the batch's last query starts (0 if it fills the batch).
 fn last_query_start(batch: &RecordBatch) -> usize {
     let Some(query) = batch.column_by_name("query") else {
@@ -699,6 +778,82 @@ mod tests {
             ],
         )
         .unwrap()
+    }
+
+    /// A bad row is named by its input, query and column, never by a row
+    /// number (which would count the rows of one chunk of one task); the
+    /// advice on repeats names the Python keyword.
+    #[test]
+    fn a_bad_row_is_located_by_its_query_not_its_number() {
+        let judged = (SIDE_QRELS, None, "a", "x", None, Some(1.0));
+        let cases: [(Vec<Row<'_>>, &str); 5] = [
+            (
+                vec![
+                    judged,
+                    (SIDE_RUN, Some("r"), "a", "x", Some(1.0), None),
+                    (SIDE_RUN, Some("r"), "b", "y", Some(f64::NAN), None),
+                ],
+                "run `r`, query `b`, column `score`: NaN is not a score that can be ordered",
+            ),
+            (
+                vec![
+                    judged,
+                    (SIDE_QRELS, None, "b", "x", None, Some(1.0)),
+                    (SIDE_QRELS, None, "b", "x", None, Some(2.0)),
+                    (SIDE_RUN, Some("r"), "b", "y", Some(1.0), None),
+                ],
+                "the judgements, query `b`, column `doc`: document `x` of query `b` is judged 2 \
+                 here but 1",
+            ),
+            (
+                vec![
+                    judged,
+                    (SIDE_RUN, Some("r"), "a", "x", Some(1.0), None),
+                    (SIDE_RUN, Some("r"), "a", "x", Some(2.0), None),
+                ],
+                "run `r`, query `a`, column `doc`: document `x` appears twice in the list of \
+                 query `a`; to keep its best-scored occurrence, pass duplicates=\"first\"",
+            ),
+            (
+                vec![
+                    (SIDE_QRELS, None, "a", "x", None, Some(1.0)),
+                    (SIDE_QRELS, None, "c", "x", None, None),
+                    (SIDE_RUN, Some("r"), "a", "x", Some(1.0), None),
+                ],
+                "the judgements, query `c`, column `grade`: the value is null",
+            ),
+            (
+                vec![judged, (SIDE_RUN, Some("r"), "a", "x", None, None)],
+                "run `r`, query `a`, column `score`: the value is null",
+            ),
+        ];
+        for (rows, want) in cases {
+            let mut evaluator = SidedEvaluator::new(
+                vec![parse_metric("ap").unwrap()],
+                Options::default(),
+                ReadOptions::default(),
+                vec!["r".to_owned()],
+                100,
+            );
+            let outcome = evaluator
+                .push(batch(&rows))
+                .and_then(|_| evaluator.finish());
+            let message = outcome.err().map(|e| e.to_string());
+            assert_eq!(message.as_deref(), Some(want));
+        }
+    }
+
+    #[test]
+    fn row_numbers_are_taken_out_of_a_problem() {
+        assert_eq!(
+            without_row_numbers("judged 2 here but 1 on row 12"),
+            "judged 2 here but 1"
+        );
+        assert_eq!(
+            without_row_numbers("twice in `q` (first on row 3); keep"),
+            "twice in `q`; keep"
+        );
+        assert_eq!(without_row_numbers("on row x"), "on row x");
     }
 
     /// Spec vectors a and b (AP@5 truncated = 1/3 and 0.65/3) and a query
