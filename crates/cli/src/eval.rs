@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use rankeval_core::registry;
 use rankeval_core::{
-    Aggregator, Duplicates, Metric, RelevanceLevel, RequestedMetric, Ties, parse_requested,
+    Aggregator, Duplicates, RelevanceLevel, RequestedMetric, Ties, parse_requested,
 };
 
 use super::{CliError, OutputArgs};
@@ -238,7 +238,7 @@ impl InputSettings {
 /// Comparisons with a baseline, and quality gates (docs/compare.md).
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Comparison and gates (docs/compare.md)")]
-struct CompareArgs {
+pub(super) struct CompareArgs {
     /// Compare every run with this baseline, query by query: a run's name,
     /// or a results file written by `--format json --per-query -o FILE`
     /// (or a per-query Parquet table, file or directory, as
@@ -387,11 +387,12 @@ impl CompareArgs {
             || !self.gates.is_empty()
     }
 
-    /// The comparison asked for, every flag checked, nothing read.
-    fn plan(
+    /// The comparison asked for of the runs `run_names` and the metrics
+    /// `metric_names`, every flag checked, nothing read.
+    pub(super) fn plan(
         self,
-        runs: &[NamedRun],
-        metrics: &[Box<dyn Metric>],
+        run_names: &[String],
+        metric_names: &[String],
         missing: Missing,
         all_judged_only: bool,
     ) -> Result<Option<ComparisonPlan>, CliError> {
@@ -483,7 +484,7 @@ impl CompareArgs {
             }
             settings.level = level;
         }
-        let run_names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
+        let run_names: Vec<&str> = run_names.iter().map(String::as_str).collect();
         let baseline = match self.baseline {
             None => None,
             Some(name) if run_names.contains(&name.as_str()) => {
@@ -518,7 +519,6 @@ impl CompareArgs {
             Some(BaselineRef::Run(name)) => Some(name.as_str()),
             Some(BaselineRef::Results { .. }) => Some("\u{0}"),
         };
-        let metric_names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
         let metric_refs: Vec<&str> = metric_names.iter().map(String::as_str).collect();
         let mut gates = Vec::with_capacity(self.gates.len());
         for text in &self.gates {
@@ -979,9 +979,11 @@ impl EvalArgs {
                 Some(threshold)
             }
         };
+        let run_names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
+        let metric_names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
         let comparison = self
             .compare
-            .plan(&runs, &metrics, missing, self.judged_only)?;
+            .plan(&run_names, &metric_names, missing, self.judged_only)?;
         if self.bounds && comparison.is_some() {
             return Err(CliError::Usage(BOUNDS_WITH_COMPARISON.to_owned()));
         }

@@ -15,6 +15,7 @@ mod list;
 mod output;
 mod ppi;
 mod progress;
+mod results;
 pub mod signals;
 mod spans;
 pub mod trec_eval;
@@ -78,6 +79,11 @@ enum Command {
     /// an LLM judge gives): each metric's expected value, exact where it
     /// can be and by seeded Monte Carlo with its standard error otherwise.
     Expected(Box<expected::ExpectedArgs>),
+    /// A report from per-query results alone (a per-query Parquet table,
+    /// as a Spark job writes it, or a JSON report with per-query values):
+    /// aggregates, comparisons and gates in every format, no runs or
+    /// judgements read.
+    Report(Box<results::ReportArgs>),
     /// Retrieval for RAG judged on text spans: span qrels and runs of
     /// chunks (character offsets); every metric at chunk level under an
     /// overlap rule, and precision, recall and IoU of the retrieved text.
@@ -388,6 +394,7 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         Command::Ppi(args) => ppi::run(*args),
         Command::Agree(args) => agree::run(*args),
         Command::Expected(args) => expected::run(*args),
+        Command::Report(args) => results::run(*args),
         Command::Spans(args) => spans::run(*args).map(|()| Verdict::Passed),
         Command::Completions { shell } => {
             let mut script = Vec::new();

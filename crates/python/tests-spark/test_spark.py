@@ -321,6 +321,10 @@ def test_comparisons_and_gates_equal_the_cli_and_read_back_from_parquet(spark, l
     saved = tmp_path / "per_query"
     result.write_parquet(str(saved))
     assert rs.read_per_query(str(saved)).compare("x", gates=gates, **options).to_dict() == expected
+    # `rankeval report` on the job's Parquet alone: the same comparison and gates.
+    done = cli("report", str(saved), "--format", "json", "--baseline", "x", *flags, *[f"--gate={g}" for g in gates])
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["comparison"] == expected
     # The command line reads the Spark job's Parquet as a baseline, too.
     args = ["eval", "--qrels", str(qrels_path), "--run", str(run_paths[1]), "--format", "json", "--per-query",
             "--baseline", str(saved), "--baseline-run", "x", *flags]

@@ -18,6 +18,11 @@ fn eval_help() {
 }
 
 #[test]
+fn report_help() {
+    rankeval_snapshot!("report_help", &["report", "--help"]);
+}
+
+#[test]
 fn run_help() {
     rankeval_snapshot!("run_help", &["run", "--help"]);
 }

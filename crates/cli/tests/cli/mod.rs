@@ -27,6 +27,7 @@ mod output;
 mod per_input;
 mod ppi;
 mod quickstart;
+mod report;
 mod score_threshold;
 mod spans;
 mod suite;

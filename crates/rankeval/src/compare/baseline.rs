@@ -79,7 +79,40 @@ struct File<'a> {
 struct FileRun<'a> {
     name: String,
     #[serde(borrow)]
-    per_query: Option<BTreeMap<String, BTreeMap<String, &'a RawValue>>>,
+    per_query: Option<InFileOrder<'a>>,
+}
+
+/// A run's `per_query` object, its metrics in the file's order (the order
+/// the report listed them in), each metric's values by query.
+struct InFileOrder<'a>(Vec<(String, BTreeMap<String, &'a RawValue>)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for InFileOrder<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Entries<'a>(std::marker::PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Entries<'a> {
+            type Value = InFileOrder<'a>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of metrics, each an object of per-query values")
+            }
+
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Self::Value, M::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) =
+                    map.next_entry::<String, BTreeMap<String, &'de RawValue>>()?
+                {
+                    entries.push(entry);
+                }
+                Ok(InFileOrder(entries))
+            }
+        }
+
+        deserializer.deserialize_map(Entries(std::marker::PhantomData))
+    }
 }
 
 /// A per-query value as written: a number, or `null` (NaN).
@@ -146,12 +179,50 @@ pub fn parse_results(
             }
         },
     };
+    results_of(chosen, source)
+}
+
+/// Every run of the results file at `path` (a JSON report written with
+/// `--format json --per-query`, or a per-query Parquet table), in the
+/// file's order (byte order of their names for Parquet): what `rankeval
+/// report` renders.
+pub fn read_all_results(path: &Path) -> Result<Vec<BaselineResults>, CompareRunError> {
+    let source = path.display().to_string();
+    let problem = |reason: String| CompareRunError::BaselineFile {
+        path: source.clone(),
+        reason,
+    };
+    if path.is_dir() || path.extension().is_some_and(|e| e == "parquet") {
+        return super::parquet_results::read_all(path).map_err(problem);
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| problem(format!("cannot read: {e}")))?;
+    let file: File = serde_json::from_str(&text).map_err(|e| {
+        problem(format!(
+            "not a rankeval JSON report (`--format json --per-query`): {e}"
+        ))
+    })?;
+    if file.runs.is_empty() {
+        return Err(problem("the file holds no run".into()));
+    }
+    file.runs
+        .iter()
+        .map(|run| results_of(run, &source))
+        .collect()
+}
+
+/// The per-query results of `chosen`, a run of the results file `source`.
+fn results_of(chosen: &FileRun<'_>, source: &str) -> Result<BaselineResults, CompareRunError> {
+    let problem = |reason: String| CompareRunError::BaselineFile {
+        path: source.to_owned(),
+        reason,
+    };
     let Some(per_query) = &chosen.per_query else {
         return Err(problem(format!(
             "run `{}` has no per-query values: write the file with `--format json --per-query`",
             chosen.name
         )));
     };
+    let per_query = &per_query.0;
     let mut metrics = Vec::with_capacity(per_query.len());
     let mut columns = Vec::with_capacity(per_query.len());
     let mut queries: Option<Vec<String>> = None;

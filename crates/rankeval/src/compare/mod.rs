@@ -28,7 +28,7 @@ use rankeval_compare::{
 };
 use serde::{Deserialize, Serialize};
 
-pub use baseline::{BaselineResults, parse_results, read_results};
+pub use baseline::{BaselineResults, parse_results, read_all_results, read_results};
 pub use gates::{GateSpec, Group, parse_gate, parse_group, split_group};
 pub use pairing::Pairing;
 pub use plan::{BaselineRef, Compared, ComparisonPlan, run_plan};

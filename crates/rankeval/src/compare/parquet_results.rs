@@ -18,6 +18,71 @@ use super::baseline::BaselineResults;
 /// directory at `path`; the error says what is wrong, for the caller to
 /// name the file.
 pub(crate) fn read(path: &Path, run: Option<&str>) -> Result<BaselineResults, String> {
+    let (metrics, rows) = read_table(path)?;
+    let names = || {
+        rows.keys()
+            .map(|r| format!("`{r}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (name, queries) = match run {
+        Some(wanted) => rows
+            .get_key_value(wanted)
+            .ok_or_else(|| format!("no run named `{wanted}` in the table (it has {})", names()))?,
+        None if rows.len() == 1 => rows.iter().next().ok_or("the table holds no run")?,
+        None if rows.is_empty() => return Err("the table holds no run".into()),
+        None => {
+            return Err(format!(
+                "the table holds several runs ({}): say which one is the baseline",
+                names()
+            ));
+        }
+    };
+    Ok(results(path, name, &metrics, queries))
+}
+
+/// Every run of the Parquet file or directory at `path`, in byte order of
+/// their names; the error says what is wrong, for the caller to name the
+/// file.
+pub(crate) fn read_all(path: &Path) -> Result<Vec<BaselineResults>, String> {
+    let (metrics, rows) = read_table(path)?;
+    if rows.is_empty() {
+        return Err("the table holds no run".into());
+    }
+    Ok(rows
+        .iter()
+        .map(|(name, queries)| results(path, name, &metrics, queries))
+        .collect())
+}
+
+/// One run's results from its rows (query -> values in metric order).
+fn results(
+    path: &Path,
+    name: &str,
+    metrics: &[String],
+    queries: &BTreeMap<String, Vec<f64>>,
+) -> BaselineResults {
+    let mut per_query = vec![Vec::with_capacity(queries.len()); metrics.len()];
+    for values in queries.values() {
+        for (column, value) in per_query.iter_mut().zip(values) {
+            column.push(*value);
+        }
+    }
+    BaselineResults {
+        name: name.to_owned(),
+        source: path.display().to_string(),
+        metrics: metrics.to_vec(),
+        queries: queries.keys().cloned().collect(),
+        per_query,
+    }
+}
+
+/// The metric columns and every run's rows (run -> query -> values in
+/// metric order) of the Parquet file or directory at `path`.
+#[allow(clippy::type_complexity)] // the nested maps are the table's shape
+fn read_table(
+    path: &Path,
+) -> Result<(Vec<String>, BTreeMap<String, BTreeMap<String, Vec<f64>>>), String> {
     let mut metrics: Option<Vec<String>> = None;
     // run -> query -> values, in metric order.
     let mut rows: BTreeMap<String, BTreeMap<String, Vec<f64>>> = BTreeMap::new();
@@ -43,38 +108,7 @@ pub(crate) fn read(path: &Path, run: Option<&str>) -> Result<BaselineResults, St
         }
     }
     let metrics = metrics.ok_or("no Parquet part holds a row group")?;
-    let names = || {
-        rows.keys()
-            .map(|r| format!("`{r}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let (name, queries) = match run {
-        Some(wanted) => rows
-            .get_key_value(wanted)
-            .ok_or_else(|| format!("no run named `{wanted}` in the table (it has {})", names()))?,
-        None if rows.len() == 1 => rows.iter().next().ok_or("the table holds no run")?,
-        None if rows.is_empty() => return Err("the table holds no run".into()),
-        None => {
-            return Err(format!(
-                "the table holds several runs ({}): say which one is the baseline",
-                names()
-            ));
-        }
-    };
-    let mut per_query = vec![Vec::with_capacity(queries.len()); metrics.len()];
-    for values in queries.values() {
-        for (column, value) in per_query.iter_mut().zip(values) {
-            column.push(*value);
-        }
-    }
-    Ok(BaselineResults {
-        name: name.clone(),
-        source: path.display().to_string(),
-        metrics,
-        queries: queries.keys().cloned().collect(),
-        per_query,
-    })
+    Ok((metrics, rows))
 }
 
 /// The Parquet files of `path`: itself, or a directory's `*.parquet` files

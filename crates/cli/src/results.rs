@@ -1,0 +1,226 @@
+//! `rankeval report`: a report from per-query results alone, no runs or
+//! judgements read: a per-query Parquet table (what a Spark job's
+//! `write_parquet` leaves, a file or a directory of part files) or a JSON
+//! report written with `--format json --per-query`. Aggregates,
+//! comparisons and gates as `rankeval eval` computes them from the same
+//! per-query values, in every output format.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use clap::Args;
+use rankeval::compare::{BaselineResults, read_all_results};
+use rankeval::engine::Missing;
+use rankeval::report::{MetricColumn, Report, RunResult, aggregate_run};
+use rankeval_core::{Aggregator, registry};
+use rankeval_report::{OutputFormat, Render, RenderOptions};
+
+use super::eval::{CompareArgs, MissingArg};
+use super::{CliError, OutputArgs, Verdict, gate_verdict, output, trec_aggregators_warning};
+
+/// `rankeval report`'s arguments.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+    rankeval report per_query/ --format markdown\n  \
+    rankeval report per_query/ -a mean -a ci --baseline bm25 --gate \"ap:superior\"\n  \
+    rankeval report results.json --all-pairs --test randomization-keyed --format html -o report.html")]
+pub struct ReportArgs {
+    /// The per-query results: a Parquet table (`query`, `run`, one float
+    /// column per metric; a file, or a directory of part files, as
+    /// `rankeval_rs.spark` writes it) or a JSON report written with
+    /// `--format json --per-query`.
+    #[arg(value_name = "RESULTS")]
+    results: PathBuf,
+    /// Only this run of the results (repeat for several, in the order
+    /// wanted) [default: every run: in byte order of their names for
+    /// Parquet, in the file's order for JSON].
+    #[arg(long = "run", value_name = "NAME")]
+    runs: Vec<String>,
+    /// An aggregator of each metric's per-query values (`mean`, `median`,
+    /// `ci`, `gmean`...); repeat for several [default: mean].
+    #[arg(short = 'a', long = "aggregate", value_name = "AGGREGATOR")]
+    aggregators: Vec<String>,
+    /// A query that not every compared run has: left out of the
+    /// comparison (`skip`) or scored 0 where it is absent (`zero`), as the
+    /// evaluation that wrote the results did.
+    #[arg(long, value_enum, default_value_t = MissingArg::Skip)]
+    missing: MissingArg,
+    #[command(flatten)]
+    compare: CompareArgs,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Runs `rankeval report`.
+pub fn run(args: ReportArgs) -> Result<Verdict, CliError> {
+    let ReportArgs {
+        results,
+        runs,
+        aggregators,
+        missing,
+        compare,
+        output,
+    } = args;
+    let aggregators = parse_aggregators(aggregators)?;
+    if let Some(target) = &output.output {
+        output::refuse_an_input(target, [("the results", results.as_path())].into_iter())?;
+    }
+    let all = read_all_results(&results).map_err(|e| CliError::Usage(e.to_string()))?;
+    let chosen = choose(all, &runs, &results)?;
+    let missing = match missing {
+        MissingArg::Skip => Missing::Skip,
+        MissingArg::Zero => Missing::Zero,
+    };
+    let run_names: Vec<String> = chosen.iter().map(|r| r.name.clone()).collect();
+    let metric_names = chosen
+        .first()
+        .map(|r| r.metrics.clone())
+        .unwrap_or_default();
+    let plan = compare.plan(&run_names, &metric_names, missing, false)?;
+    let report = report_of(chosen, &aggregators);
+    let mut stderr = std::io::stderr().lock();
+    for warning in &report.warnings {
+        let _ = writeln!(stderr, "warning: {warning}");
+    }
+    let format: OutputFormat = output.format.into();
+    if format == OutputFormat::Trec
+        && let Some(warning) = trec_aggregators_warning(&report.aggregators)
+    {
+        let _ = writeln!(stderr, "warning: {warning}");
+    }
+    let options = RenderOptions {
+        per_query: output.per_query,
+    };
+    let (text, verdict) = match plan {
+        None => (report.render(format, options), Verdict::Passed),
+        Some(plan) => {
+            let compared = rankeval::compare::run_plan(&plan, report, &aggregators)?;
+            for warning in compared.comparison.group_warnings() {
+                let _ = writeln!(stderr, "warning: {warning}");
+            }
+            let verdict = gate_verdict(&compared, &output, &mut stderr);
+            (
+                rankeval_report::render_compared(&compared, format, options),
+                verdict,
+            )
+        }
+    };
+    drop(stderr);
+    output::write(&text, output.output.as_deref())?;
+    Ok(verdict)
+}
+
+/// The aggregators asked for (`mean` when none), every bad one reported.
+fn parse_aggregators(specs: Vec<String>) -> Result<Vec<Box<dyn Aggregator>>, CliError> {
+    let specs = if specs.is_empty() {
+        vec!["mean".to_owned()]
+    } else {
+        specs
+    };
+    let mut parsed: Vec<Box<dyn Aggregator>> = Vec::with_capacity(specs.len());
+    let mut bad = Vec::new();
+    for spec in specs {
+        match registry::parse_aggregator(&spec) {
+            Ok(aggregator) if parsed.iter().any(|a| a.name() == aggregator.name()) => {}
+            Ok(aggregator) => parsed.push(aggregator),
+            Err(source) => bad.push(CliError::Plugin {
+                flag: "-a",
+                value: spec,
+                source: Box::new(source),
+            }),
+        }
+    }
+    if bad.is_empty() {
+        Ok(parsed)
+    } else {
+        Err(CliError::all(bad))
+    }
+}
+
+/// The runs named by `--run` (in that order), or every run; an unknown or
+/// repeated name is an error naming the runs the file has.
+fn choose(
+    all: Vec<BaselineResults>,
+    wanted: &[String],
+    path: &std::path::Path,
+) -> Result<Vec<BaselineResults>, CliError> {
+    let listed = || {
+        all.iter()
+            .map(|r| format!("`{}`", r.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if let Some(first) = all.first()
+        && let Some(other) = all.iter().find(|r| r.metrics != first.metrics)
+    {
+        return Err(CliError::Usage(format!(
+            "{}: run `{}` has the metrics {:?}, run `{}` {:?}: a report needs the same metrics \
+             for every run",
+            path.display(),
+            other.name,
+            other.metrics,
+            first.name,
+            first.metrics
+        )));
+    }
+    if wanted.is_empty() {
+        return Ok(all);
+    }
+    let mut chosen = Vec::with_capacity(wanted.len());
+    for (i, name) in wanted.iter().enumerate() {
+        if wanted[..i].contains(name) {
+            return Err(CliError::Usage(format!(
+                "--run {name} is given twice; give each run once"
+            )));
+        }
+        match all.iter().find(|r| &r.name == name) {
+            Some(run) => chosen.push(run.clone()),
+            None => {
+                return Err(CliError::Usage(format!(
+                    "--run {name}: {} has no run of that name (it has {})",
+                    path.display(),
+                    listed()
+                )));
+            }
+        }
+    }
+    Ok(chosen)
+}
+
+/// The report of `runs`' per-query values: each run aggregated as an
+/// evaluation's would be; a metric named as the registry names it keeps
+/// its trec_eval measure (for `--format trec`).
+fn report_of(runs: Vec<BaselineResults>, aggregators: &[Box<dyn Aggregator>]) -> Report {
+    let names = runs.first().map(|r| r.metrics.clone()).unwrap_or_default();
+    let metrics: Vec<MetricColumn> = names
+        .iter()
+        .map(|name| MetricColumn {
+            name: name.clone(),
+            trec: registry::parse_metric(name)
+                .ok()
+                .filter(|m| m.name() == *name)
+                .and_then(|m| m.trec_eval()),
+        })
+        .collect();
+    let mut report = Report {
+        metrics,
+        aggregators: aggregators.iter().map(|a| a.name()).collect(),
+        corpus: Vec::new(),
+        runs: Vec::with_capacity(runs.len()),
+        warnings: Vec::new(),
+    };
+    for run in runs {
+        let aggregates = aggregate_run(&run.name, &report.metrics, &run.per_query, aggregators);
+        report.warnings.extend(aggregates.warnings);
+        report.runs.push(RunResult {
+            name: run.name,
+            queries: run.queries,
+            per_query: run.per_query,
+            aggregates: aggregates.values,
+            intervals: aggregates.intervals,
+            corpus: Vec::new(),
+            groups: Vec::new(),
+        });
+    }
+    report
+}
