@@ -140,6 +140,30 @@ fn check_indexed(before: u64, value: f64) -> Result<(), CompareError> {
     }
 }
 
+/// The keystream of query `query` under `seed`, from 32-bit word
+/// `word_offset` on: ChaCha8 seeded with `seed_from_u64(seed)` on stream
+/// `spark_xxhash64(query) as u64`. Every keyed test draws from it, each
+/// from its own offset ([`KEYED_RNG_NAME`] from 0).
+pub(crate) fn query_stream(seed: u64, query: &[u8], word_offset: u128) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(spark_xxhash64(query) as u64);
+    rng.set_word_pos(word_offset);
+    rng
+}
+
+/// Checks that two states to be merged have the same settings: each
+/// `(field, mine, theirs)` equal.
+pub(crate) fn same_settings(fields: &[(&'static str, u64, u64)]) -> Result<(), CompareError> {
+    match fields.iter().find(|(_, left, right)| left != right) {
+        Some((field, left, right)) => Err(CompareError::MergeMismatch {
+            field,
+            left: left.to_string(),
+            right: right.to_string(),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// The exact difference `sum - part` of two exact sums, rounded once.
 fn difference(sum: &ExactSum, part: &ExactSum) -> f64 {
     let mut rest = sum.clone();
@@ -447,8 +471,7 @@ impl KeyedSignFlip {
     /// resample, to every resample's sum. Error: `d` is NaN or infinite.
     pub fn add(&mut self, query: &[u8], d: f64) -> Result<(), CompareError> {
         check_value(query, d)?;
-        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-        rng.set_stream(spark_xxhash64(query) as u64);
+        let mut rng = query_stream(self.seed, query, 0);
         for sums in self.flipped.chunks_mut(64) {
             let word = rng.next_u64();
             for (bit, sum) in sums.iter_mut().enumerate() {
@@ -463,18 +486,10 @@ impl KeyedSignFlip {
     /// Adds the differences of `other` (other queries). Error: `other` has
     /// a different number of resamples or seed.
     pub fn merge(&mut self, other: &KeyedSignFlip) -> Result<(), CompareError> {
-        for (field, left, right) in [
+        same_settings(&[
             ("resamples", self.resamples, other.resamples),
             ("seed", self.seed, other.seed),
-        ] {
-            if left != right {
-                return Err(CompareError::MergeMismatch {
-                    field,
-                    left: left.to_string(),
-                    right: right.to_string(),
-                });
-            }
-        }
+        ])?;
         self.n += other.n;
         self.observed.merge(&other.observed);
         for (sum, more) in self.flipped.iter_mut().zip(&other.flipped) {

@@ -20,13 +20,12 @@
 //! [`KEYED_BOOTSTRAP_WORD_OFFSET`] on, so a query's bootstrap weights and
 //! its signs are different bits even under one seed.
 
-use rand_chacha::ChaCha8Rng;
-use rand_core::{Rng, SeedableRng};
+use rand_core::Rng;
 use rankeval_core::exact_sum::ExactSum;
 
 use crate::bootstrap::{Bootstrap, BootstrapMethod, allowance_of, summarize_means};
 use crate::error::CompareError;
-use crate::keyed::{Kind, Reader, Writer, check_value, invalid, spark_xxhash64};
+use crate::keyed::{Kind, Reader, Writer, check_value, invalid, query_stream, same_settings};
 use crate::paired::validate_level;
 
 /// Where in a query's keystream the bootstrap's bits start: 32-bit word
@@ -114,9 +113,7 @@ impl KeyedBootstrap {
     /// Error: `d` is NaN or infinite.
     pub fn add(&mut self, query: &[u8], d: f64) -> Result<(), CompareError> {
         check_value(query, d)?;
-        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-        rng.set_stream(spark_xxhash64(query) as u64);
-        rng.set_word_pos(KEYED_BOOTSTRAP_WORD_OFFSET);
+        let mut rng = query_stream(self.seed, query, KEYED_BOOTSTRAP_WORD_OFFSET);
         for (sums, chosen) in self.sums.chunks_mut(64).zip(self.chosen.chunks_mut(64)) {
             let word = rng.next_u64();
             for (bit, (sum, count)) in sums.iter_mut().zip(chosen.iter_mut()).enumerate() {
@@ -135,18 +132,10 @@ impl KeyedBootstrap {
     /// Adds the differences of `other` (other queries). Error: `other` has
     /// a different number of resamples or seed.
     pub fn merge(&mut self, other: &KeyedBootstrap) -> Result<(), CompareError> {
-        for (field, left, right) in [
+        same_settings(&[
             ("resamples", self.resamples, other.resamples),
             ("seed", self.seed, other.seed),
-        ] {
-            if left != right {
-                return Err(CompareError::MergeMismatch {
-                    field,
-                    left: left.to_string(),
-                    right: right.to_string(),
-                });
-            }
-        }
+        ])?;
         self.n += other.n;
         self.observed.merge(&other.observed);
         self.largest = self.largest.max(other.largest);

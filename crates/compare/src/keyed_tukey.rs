@@ -22,12 +22,10 @@
 //! least the observed difference has a rounded range at least the rounded
 //! difference (the identity permutation among them).
 
-use rand_chacha::ChaCha8Rng;
-use rand_core::SeedableRng;
 use rankeval_core::exact_sum::ExactSum;
 
 use crate::error::CompareError;
-use crate::keyed::{Kind, MAX_WIRE_COUNT, Reader, Writer, invalid, spark_xxhash64};
+use crate::keyed::{Kind, MAX_WIRE_COUNT, Reader, Writer, invalid, query_stream, same_settings};
 use crate::rng::below;
 use crate::tukey::{TukeyHsd, TukeyPair};
 
@@ -137,9 +135,7 @@ impl KeyedTukey {
             });
         }
         let k = self.systems;
-        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-        rng.set_stream(spark_xxhash64(query) as u64);
-        rng.set_word_pos(KEYED_TUKEY_WORD_OFFSET);
+        let mut rng = query_stream(self.seed, query, KEYED_TUKEY_WORD_OFFSET);
         let mut permutation: Vec<usize> = (0..k).collect();
         for sums in self.permuted.chunks_mut(k) {
             for (j, p) in permutation.iter_mut().enumerate() {
@@ -164,19 +160,11 @@ impl KeyedTukey {
     /// Adds the queries of `other` (other queries). Error: `other` has a
     /// different number of systems, resamples or seed.
     pub fn merge(&mut self, other: &KeyedTukey) -> Result<(), CompareError> {
-        for (field, left, right) in [
+        same_settings(&[
             ("systems", self.systems as u64, other.systems as u64),
             ("resamples", self.resamples, other.resamples),
             ("seed", self.seed, other.seed),
-        ] {
-            if left != right {
-                return Err(CompareError::MergeMismatch {
-                    field,
-                    left: left.to_string(),
-                    right: right.to_string(),
-                });
-            }
-        }
+        ])?;
         self.n += other.n;
         for (sum, more) in self.observed.iter_mut().zip(&other.observed) {
             sum.merge(more);

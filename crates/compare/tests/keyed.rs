@@ -16,7 +16,7 @@ use rankeval_core::exact_sum::{fmean, fsum};
 
 /// Deterministic metric-like values in `[0, 1)` with full mantissas, so
 /// that plain sums in different orders differ (a small LCG).
-fn values(n: usize, salt: u64) -> Vec<f64> {
+pub(super) fn values(n: usize, salt: u64) -> Vec<f64> {
     let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ salt;
     (0..n)
         .map(|_| {
@@ -43,7 +43,7 @@ fn queries(n: usize) -> Vec<(String, f64)> {
         .collect()
 }
 
-fn shuffle<T>(items: &mut [T], rng: &mut ChaCha20Rng) {
+pub(super) fn shuffle<T>(items: &mut [T], rng: &mut ChaCha20Rng) {
     for i in (1..items.len()).rev() {
         let j = below(rng, (i + 1) as u32) as usize;
         items.swap(i, j);

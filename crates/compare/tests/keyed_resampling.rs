@@ -17,29 +17,10 @@ use rankeval_compare::{
 };
 use rankeval_core::exact_sum::fsum;
 
-/// Deterministic metric-like values in `[0, 1)` with full mantissas (a
-/// small LCG), so that plain sums in different orders differ.
-fn values(n: usize, salt: u64) -> Vec<f64> {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ salt;
-    (0..n)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        })
-        .collect()
-}
+use super::keyed::{shuffle, values};
 
 fn keys(n: usize) -> Vec<String> {
     (0..n).map(|i| format!("q{i}")).collect()
-}
-
-fn shuffle<T>(items: &mut [T], rng: &mut ChaCha20Rng) {
-    for i in (1..items.len()).rev() {
-        let j = below(rng, (i + 1) as u32) as usize;
-        items.swap(i, j);
-    }
 }
 
 /// Cuts `0..n`, shuffled, into 1 to 8 parts at random.
