@@ -889,22 +889,7 @@ impl EvalArgs {
                 }),
             }
         }
-        let aggregator_specs = if self.aggregators.is_empty() {
-            vec!["mean".to_owned()]
-        } else {
-            self.aggregators
-        };
-        let mut aggregators: Vec<Box<dyn Aggregator>> = Vec::with_capacity(aggregator_specs.len());
-        for spec in aggregator_specs {
-            match registry::parse_aggregator(&spec) {
-                Ok(aggregator) => aggregators.push(aggregator),
-                Err(source) => bad.push(CliError::Plugin {
-                    flag: "-a",
-                    value: spec,
-                    source: Box::new(source),
-                }),
-            }
-        }
+        let aggregators = aggregators_of(self.aggregators, &mut bad);
         if !bad.is_empty() {
             return Err(CliError::all(bad));
         }
@@ -1045,6 +1030,31 @@ impl EvalArgs {
         };
         Ok((experiment, self.output))
     }
+}
+
+/// The `-a` aggregators (`mean` when none is given), each spelling that
+/// does not parse added to `bad`; not yet deduplicated.
+pub(super) fn aggregators_of(
+    specs: Vec<String>,
+    bad: &mut Vec<CliError>,
+) -> Vec<Box<dyn Aggregator>> {
+    let specs = if specs.is_empty() {
+        vec!["mean".to_owned()]
+    } else {
+        specs
+    };
+    let mut aggregators: Vec<Box<dyn Aggregator>> = Vec::with_capacity(specs.len());
+    for spec in specs {
+        match registry::parse_aggregator(&spec) {
+            Ok(aggregator) => aggregators.push(aggregator),
+            Err(source) => bad.push(CliError::Plugin {
+                flag: "-a",
+                value: spec,
+                source: Box::new(source),
+            }),
+        }
+    }
+    aggregators
 }
 
 impl InputFormatArg {

@@ -9,13 +9,15 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
+use clap::ValueEnum;
 use rankeval::compare::{BaselineResults, read_all_results};
 use rankeval::engine::Missing;
+use rankeval::experiment::unique_by_name;
 use rankeval::report::{MetricColumn, Report, RunResult, aggregate_run};
 use rankeval_core::{Aggregator, registry};
 use rankeval_report::{OutputFormat, Render, RenderOptions};
 
-use super::eval::{CompareArgs, MissingArg};
+use super::eval::{CompareArgs, aggregators_of};
 use super::{CliError, OutputArgs, Verdict, gate_verdict, output, trec_aggregators_warning};
 
 /// `rankeval report`'s arguments.
@@ -40,15 +42,23 @@ pub struct ReportArgs {
     /// `ci`, `gmean`...); repeat for several [default: mean].
     #[arg(short = 'a', long = "aggregate", value_name = "AGGREGATOR")]
     aggregators: Vec<String>,
-    /// A query that not every compared run has: left out of the
-    /// comparison (`skip`) or scored 0 where it is absent (`zero`), as the
-    /// evaluation that wrote the results did.
-    #[arg(long, value_enum, default_value_t = MissingArg::Skip)]
-    missing: MissingArg,
+    /// A query that not every compared run has, as the evaluation that
+    /// wrote the results treated it.
+    #[arg(long, value_enum, default_value_t = PairingArg::Skip)]
+    missing: PairingArg,
     #[command(flatten)]
     compare: CompareArgs,
     #[command(flatten)]
     output: OutputArgs,
+}
+
+/// How `rankeval report` pairs a query that not every compared run has.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum PairingArg {
+    /// Leave it out of the comparison.
+    Skip,
+    /// Keep it, scored 0 where it is absent.
+    Zero,
 }
 
 /// Runs `rankeval report`.
@@ -68,8 +78,8 @@ pub fn run(args: ReportArgs) -> Result<Verdict, CliError> {
     let all = read_all_results(&results).map_err(|e| CliError::Usage(e.to_string()))?;
     let chosen = choose(all, &runs, &results)?;
     let missing = match missing {
-        MissingArg::Skip => Missing::Skip,
-        MissingArg::Zero => Missing::Zero,
+        PairingArg::Skip => Missing::Skip,
+        PairingArg::Zero => Missing::Zero,
     };
     let run_names: Vec<String> = chosen.iter().map(|r| r.name.clone()).collect();
     let metric_names = chosen
@@ -110,28 +120,13 @@ pub fn run(args: ReportArgs) -> Result<Verdict, CliError> {
     Ok(verdict)
 }
 
-/// The aggregators asked for (`mean` when none), every bad one reported.
+/// The aggregators asked for (`mean` when none), each once; every bad one
+/// reported.
 fn parse_aggregators(specs: Vec<String>) -> Result<Vec<Box<dyn Aggregator>>, CliError> {
-    let specs = if specs.is_empty() {
-        vec!["mean".to_owned()]
-    } else {
-        specs
-    };
-    let mut parsed: Vec<Box<dyn Aggregator>> = Vec::with_capacity(specs.len());
     let mut bad = Vec::new();
-    for spec in specs {
-        match registry::parse_aggregator(&spec) {
-            Ok(aggregator) if parsed.iter().any(|a| a.name() == aggregator.name()) => {}
-            Ok(aggregator) => parsed.push(aggregator),
-            Err(source) => bad.push(CliError::Plugin {
-                flag: "-a",
-                value: spec,
-                source: Box::new(source),
-            }),
-        }
-    }
+    let aggregators = aggregators_of(specs, &mut bad);
     if bad.is_empty() {
-        Ok(parsed)
+        Ok(unique_by_name(aggregators))
     } else {
         Err(CliError::all(bad))
     }

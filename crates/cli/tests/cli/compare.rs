@@ -486,19 +486,7 @@ fn a_jackknife_interval_keyed_by_query() {
     args.extend_from_slice(&["--per-query", "--format", "csv"]);
     let (code, csv, stderr) = super::run(&args);
     assert_eq!(code, 0, "{stderr}");
-    let per_query = |run: &str| -> Vec<(String, f64)> {
-        let mut v: Vec<(String, f64)> = csv
-            .lines()
-            .filter_map(|line| {
-                let f: Vec<&str> = line.split(',').collect();
-                (f.len() == 4 && f[0] == run && !f[1].is_empty())
-                    .then(|| (f[1].to_owned(), f[3].parse().unwrap()))
-            })
-            .collect();
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        v
-    };
-    let (bm25, dense) = (per_query("bm25"), per_query("dense"));
+    let (bm25, dense) = (one_metric_csv(&csv, "bm25"), one_metric_csv(&csv, "dense"));
     assert_eq!(bm25.len(), 40);
     let mut sums = rankeval_compare::keyed::GroupedSums::new(7).unwrap();
     for ((q, b), (q2, d)) in bm25.iter().zip(&dense) {
@@ -626,19 +614,7 @@ fn keyed_bootstrap_and_keyed_tukey_from_the_commands_values() {
     args.extend_from_slice(&["--per-query", "--format", "csv"]);
     let (code, csv, stderr) = super::run(&args);
     assert_eq!(code, 0, "{stderr}");
-    let per_query = |name: &str| -> Vec<(String, f64)> {
-        let mut v: Vec<(String, f64)> = csv
-            .lines()
-            .filter_map(|line| {
-                let f: Vec<&str> = line.split(',').collect();
-                (f.len() == 4 && f[0] == name && !f[1].is_empty())
-                    .then(|| (f[1].to_owned(), f[3].parse().unwrap()))
-            })
-            .collect();
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        v
-    };
-    let (bm25, dense) = (per_query("bm25"), per_query("dense"));
+    let (bm25, dense) = (one_metric_csv(&csv, "bm25"), one_metric_csv(&csv, "dense"));
     assert_eq!(bm25.len(), 40);
     let mut boot = rankeval_compare::KeyedBootstrap::new(400, 9).unwrap();
     let mut tukey = rankeval_compare::KeyedTukey::new(2, 400, 9).unwrap();
@@ -710,4 +686,20 @@ fn keyed_bootstrap_and_keyed_tukey_from_the_commands_values() {
         stderr.contains("the keyed bootstrap is for differences with a baseline"),
         "{stderr}"
     );
+}
+
+/// Run `run`'s `(query, value)` pairs, queries in byte order, from the
+/// `--per-query --format csv` output of one metric (Rust's own float
+/// parsing is exact, serde_json's is not to the last bit).
+fn one_metric_csv(csv: &str, run: &str) -> Vec<(String, f64)> {
+    let mut v: Vec<(String, f64)> = csv
+        .lines()
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            (f.len() == 4 && f[0] == run && !f[1].is_empty())
+                .then(|| (f[1].to_owned(), f[3].parse().unwrap()))
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
 }
