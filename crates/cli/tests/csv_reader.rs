@@ -203,10 +203,11 @@ fn a_missing_column_is_named_with_the_header_columns() {
          set the CSV option `score` or `rank` to the name of the column that holds the scores \
          or ranks that order the lists"
     );
-    // A TSV read with commas has one column: the message says so.
+    // A TSV read with commas has one column: the message says so, and
+    // shows the tabs (control characters are escaped in every message).
     assert_eq!(
         run_error("user\titem\tscore\nu1\ta\t1\n"),
-        "run.csv:1: no column `user` in the header (columns: user\titem\tscore); \
+        "run.csv:1: no column `user` in the header (columns: user\\titem\\tscore); \
          set the CSV option `query` to the name of the column that holds the query (user) ids; \
          the header has one column: is the delimiter `,` right? \
          (the CSV option `delimiter` sets it)"

@@ -331,21 +331,35 @@ pub enum QrelsError {
 /// The longest id, in characters, that messages show whole.
 pub const MESSAGE_ID_CHARS: usize = 64;
 
-/// An id as messages show it: lossy UTF-8, cut after
-/// [`MESSAGE_ID_CHARS`] characters with its full length in bytes, so that
-/// a 100 MB id gives a short warning. Every error and warning that names
-/// an id goes through this.
+/// An id as messages and reports show it: lossy UTF-8, control characters
+/// escaped as Rust writes them (`\n`, `\u{1b}`), cut after
+/// [`MESSAGE_ID_CHARS`] characters with its full length in bytes, so that a
+/// 100 MB id gives a short warning and no id can split a line or reach a
+/// terminal as an escape sequence. Every error and warning that names an id
+/// goes through this.
 pub fn shorten_id(id: &[u8]) -> String {
     // Enough bytes for the characters kept (at most 4 bytes each).
     let head = &id[..id.len().min(MESSAGE_ID_CHARS * 4 + 4)];
     let text = String::from_utf8_lossy(head);
-    let mut chars = text.char_indices();
-    match chars.nth(MESSAGE_ID_CHARS) {
-        None if head.len() == id.len() => text.into_owned(),
-        cut => {
-            let end = cut.map_or(text.len(), |(at, _)| at);
-            format!("{}… ({} bytes)", &text[..end], id.len())
+    let mut shown = String::with_capacity(text.len().min(MESSAGE_ID_CHARS * 4));
+    let mut kept = 0;
+    let mut whole = head.len() == id.len();
+    for c in text.chars() {
+        if kept == MESSAGE_ID_CHARS {
+            whole = false;
+            break;
         }
+        if c.is_control() {
+            shown.extend(c.escape_debug());
+        } else {
+            shown.push(c);
+        }
+        kept += 1;
+    }
+    if whole {
+        shown
+    } else {
+        format!("{shown}… ({} bytes)", id.len())
     }
 }
 
@@ -359,6 +373,11 @@ mod shorten_tests {
         assert_eq!(shorten_id(b"q\xff"), "q\u{FFFD}");
         let exact = "x".repeat(MESSAGE_ID_CHARS);
         assert_eq!(shorten_id(exact.as_bytes()), exact);
+        assert_eq!(shorten_id(b"q\n2\x1b[0m\0"), "q\\n2\\u{1b}[0m\\0");
+        let nuls = vec![0u8; 100 << 20];
+        let shown = shorten_id(&nuls);
+        assert!(shown.len() < 400, "{}", shown.len());
+        assert!(shown.ends_with("… (104857600 bytes)"), "{shown}");
         let long = "é".repeat(10_000_000);
         let short = shorten_id(long.as_bytes());
         assert_eq!(

@@ -110,7 +110,7 @@ pub use error::{
     PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError, shorten_id,
 };
 pub use explain::Explanation;
-pub use id::Id;
+pub use id::{BadId, Id, check_id};
 pub use interner::Interner;
 pub use judge::{Grade, GradeError, Judge, JudgedRanking, Judgement, MAX_GRADE, check_grade};
 pub use judged_only::JudgedOnly;

@@ -14,7 +14,6 @@
 //! Both may be gzip (`.gz`).
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::Path;
 
 use rankeval_core::{Catalog, ItemFeatures, Qrels, Training};
@@ -25,18 +24,7 @@ use super::{ReadError, ReadErrorKind};
 /// The lines of a text file (gunzipped if its name ends in `.gz`), each
 /// with its 1-based number, without line ends.
 pub(crate) fn text(path: &Path) -> Result<Vec<u8>, ReadError> {
-    let name = path.display().to_string();
-    let io = |e: std::io::Error| ReadError::new(&name, None, ReadErrorKind::Io(e));
-    let bytes = std::fs::read(path).map_err(io)?;
-    if path.extension().is_some_and(|e| e == "gz") {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_end(&mut out)
-            .map_err(io)?;
-        Ok(out)
-    } else {
-        Ok(bytes)
-    }
+    crate::read_whole(path, crate::WholeInput::TEXT)
 }
 
 /// The delimiter of a CSV/TSV table: a tab for a name ending in `.tsv`

@@ -201,19 +201,14 @@ impl CsvOptions {
 /// file, and is most often a misread column).
 #[inline]
 fn check_id(id: &[u8], column: &str) -> Result<(), ReadErrorKind> {
-    // Most ids are printable ASCII: one pass over the bytes.
+    // Most ids are printable ASCII: one pass over the bytes, inlined here.
     if id.iter().all(|&b| b > b' ' && b < 0x7f) {
         return Ok(());
     }
-    let text = String::from_utf8_lossy(id);
-    match text.chars().find(|c| c.is_whitespace() || c.is_control()) {
-        Some(c) => Err(ReadErrorKind::BadField(format!(
-            "column `{column}`: the id `{}` contains U+{:04X}; ids cannot contain whitespace \
-             or control characters (as in TREC files)",
-            excerpt(text.escape_debug().to_string().as_bytes()),
-            u32::from(c)
-        ))),
-        None => Ok(()),
+    match rankeval_core::check_id(id) {
+        // An empty CSV field is told apart where the row is read.
+        Ok(()) | Err(rankeval_core::BadId::Empty) => Ok(()),
+        Err(bad) => Err(ReadErrorKind::BadField(format!("column `{column}`: {bad}"))),
     }
 }
 

@@ -54,6 +54,18 @@ pub enum ReadErrorKind {
         /// The limit in bytes.
         limit: usize,
     },
+    /// An input that must be read whole is larger than its limit
+    /// ([`WholeInput`](crate::WholeInput)).
+    #[error(
+        "the input is larger than {} MiB, the limit for {what}",
+        limit >> 20
+    )]
+    TooLarge {
+        /// What kind of input it is.
+        what: &'static str,
+        /// The limit in bytes.
+        limit: u64,
+    },
     /// A line has the wrong number of fields.
     #[error("expected {expected}, found {found} field{}", if *found == 1 { "" } else { "s" })]
     FieldCount {

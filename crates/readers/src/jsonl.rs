@@ -28,7 +28,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::csv::CsvOptions;
-use super::error::{LineError, ReadErrorKind, excerpt};
+use super::error::{LineError, ReadErrorKind};
 use super::grade::{EXPECTED_GRADE, grade_from_number, shown};
 use super::lines::LineParser;
 use super::trec::{qrels_push_error, run_push_error};
@@ -356,25 +356,8 @@ fn check_ids(line: &Line<'_>, keys: &JsonKeys) -> Result<(), ReadErrorKind> {
 }
 
 pub(crate) fn check_id(id: &JsonId<'_>, key: &str) -> Result<(), ReadErrorKind> {
-    let id = id.0.as_ref();
-    if id.is_empty() {
-        return Err(ReadErrorKind::BadField(format!(
-            "`{key}`: an id cannot be empty"
-        )));
-    }
-    // Most ids are printable ASCII: one pass over the bytes.
-    if id.bytes().all(|b| b > b' ' && b < 0x7f) {
-        return Ok(());
-    }
-    match id.chars().find(|c| c.is_whitespace() || c.is_control()) {
-        Some(c) => Err(ReadErrorKind::BadField(format!(
-            "`{key}`: the id `{}` contains U+{:04X}; ids cannot contain whitespace or \
-             control characters (as in TREC files)",
-            excerpt(id.escape_debug().to_string().as_bytes()),
-            u32::from(c)
-        ))),
-        None => Ok(()),
-    }
+    rankeval_core::check_id(id.0.as_bytes())
+        .map_err(|bad| ReadErrorKind::BadField(format!("`{key}`: {bad}")))
 }
 
 fn push_predicted(

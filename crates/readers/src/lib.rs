@@ -54,6 +54,7 @@ pub mod stream;
 mod table;
 pub mod temporary;
 mod trec;
+mod whole;
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -76,6 +77,7 @@ pub use table::stream_batches;
 pub use table::{
     qrels_columns, qrels_from_batches, qrels_from_batches_noted, run_columns, run_from_batches,
 };
+pub use whole::{MAX_CONFIG_BYTES, MAX_WHOLE_BYTES, WholeInput, read_whole, read_whole_from};
 
 use csv::{CSV_LINE, CsvQrels, CsvRun, Header};
 use error::LineError;
@@ -370,17 +372,14 @@ impl Input {
     /// they are, anything else (gzip, a pipe) read to its end.
     fn with_all_bytes<T>(
         &self,
+        kind: WholeInput,
         then: impl FnOnce(&[u8]) -> Result<T, ReadError>,
     ) -> Result<T, ReadError> {
         let io = |e: io::Error| self.error(None, e.into());
         match self.source().map_err(io)? {
             Source::Bytes(bytes) => then(bytes),
             Source::Mapped(map) => then(map.bytes()),
-            Source::Stream(mut stream) => {
-                let mut all = Vec::new();
-                stream.read_to_end(&mut all).map_err(io)?;
-                then(&all)
-            }
+            Source::Stream(stream) => then(&whole::read_bounded(stream, &self.name, kind)?),
         }
     }
 
@@ -390,7 +389,7 @@ impl Input {
         if let Some(path) = self.plain_file() {
             return Ok(parquet::ParquetSource::File(path));
         }
-        let bytes = self.with_all_bytes(|bytes| Ok(bytes.to_vec()))?;
+        let bytes = self.with_all_bytes(WholeInput::PARQUET, |bytes| Ok(bytes.to_vec()))?;
         Ok(parquet::ParquetSource::Bytes(bytes.into()))
     }
 
@@ -596,9 +595,9 @@ pub fn read_qrels_noted(
         Format::Parquet => {
             parquet::read_qrels(&input.name, input.parquet_source()?, &input.csv, progress)
         }
-        Format::Arrow => {
-            input.with_all_bytes(|bytes| ipc::read_qrels(&input.name, bytes, &input.csv, progress))
-        }
+        Format::Arrow => input.with_all_bytes(WholeInput::BINARY, |bytes| {
+            ipc::read_qrels(&input.name, bytes, &input.csv, progress)
+        }),
     }
 }
 
@@ -634,7 +633,7 @@ pub fn read_run_with(
             Ok((run, None))
         }
         Format::Arrow => input
-            .with_all_bytes(|bytes| {
+            .with_all_bytes(WholeInput::BINARY, |bytes| {
                 ipc::read_run(&input.name, bytes, &input.csv, options, progress)
             })
             .map(|run| (run, None)),
@@ -709,12 +708,8 @@ impl Input {
         match source {
             Source::Bytes(bytes) => then(bytes),
             Source::Mapped(map) => then(map.bytes()),
-            Source::Stream(mut stream) => {
-                let mut all = Vec::new();
-                stream
-                    .read_to_end(&mut all)
-                    .map_err(|e| self.error(None, e.into()))?;
-                then(&all)
+            Source::Stream(stream) => {
+                then(&whole::read_bounded(stream, &self.name, WholeInput::TEXT)?)
             }
         }
     }

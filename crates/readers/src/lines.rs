@@ -34,7 +34,7 @@ pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub const MAX_LINE_BYTES: usize = 64 << 20;
 /// The limit used; unit tests use a smaller one, to cross it cheaply. At
 /// least `BLOCK`, so that a line within one block is never too long.
-const LINE_LIMIT: usize = if cfg!(test) { 8 << 20 } else { MAX_LINE_BYTES };
+pub(crate) const LINE_LIMIT: usize = if cfg!(test) { 8 << 20 } else { MAX_LINE_BYTES };
 
 /// Why parsing stopped.
 #[derive(Debug)]

@@ -49,7 +49,7 @@ use rankeval_core::{Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError};
 use rayon::prelude::*;
 
 use super::csv::{CsvOptions, DOC_IDS, GRADES, ORDERING_VALUES, QUERY_IDS};
-use super::error::{ReadError, ReadErrorKind, excerpt};
+use super::error::{ReadError, ReadErrorKind};
 use super::grade::{grade_from_number, shown};
 use super::missing_column::{ColumnNote, ColumnPlace, InputKind, MissingColumn, PresentColumn};
 use super::stream::{ListScorer, RowSink, TableStream};
@@ -1548,21 +1548,7 @@ fn printable(b: u8) -> bool {
 /// Why `id` cannot be an id, if it cannot: it is empty, or holds whitespace
 /// or a control character, which no TREC file or report layout can carry.
 fn id_problem(id: &str) -> Result<(), String> {
-    if id.is_empty() {
-        return Err("an id cannot be empty".into());
-    }
-    if id.bytes().all(|b| b > b' ' && b < 0x7f) {
-        return Ok(());
-    }
-    match id.chars().find(|c| c.is_whitespace() || c.is_control()) {
-        Some(c) => Err(format!(
-            "the id `{}` contains U+{:04X}; ids cannot contain whitespace or control \
-             characters (as in TREC files)",
-            excerpt(id.escape_debug().to_string().as_bytes()),
-            u32::from(c)
-        )),
-        None => Ok(()),
-    }
+    rankeval_core::check_id(id.as_bytes()).map_err(|bad| bad.to_string())
 }
 
 #[cfg(test)]

@@ -28,6 +28,10 @@ pub enum ConfigError {
         /// Why.
         source: std::io::Error,
     },
+    /// The file could not be read within the limits of an experiment file
+    /// (its size, a line's length: `/dev/zero`, a FIFO without end).
+    #[error("{0}")]
+    Limits(Box<crate::read::ReadError>),
     /// The file is not UTF-8 text (TOML must be).
     #[error("{path}:{line}: the file is not valid UTF-8 (TOML files are UTF-8 text)")]
     NotUtf8 {
@@ -144,4 +148,19 @@ pub fn plugin_message(error: &PluginError) -> String {
         return format!("unknown metric `{name}`; it is trec_eval's name for {equivalent}");
     }
     error.to_string()
+}
+
+/// The bytes of the experiment or suite file at `path`, read within the
+/// limits of every whole-read input (`rankeval_readers::WholeInput::CONFIG`:
+/// 64 MiB, lines of at most 64 MiB), so that `/dev/zero` or a FIFO without
+/// end is an error naming the file rather than memory without bound.
+pub(crate) fn read_config(path: &std::path::Path) -> Result<Vec<u8>, ConfigError> {
+    use crate::read::ReadErrorKind;
+    crate::read::read_whole(path, crate::read::WholeInput::CONFIG).map_err(|e| match e.kind {
+        ReadErrorKind::Io(source) => ConfigError::Read {
+            path: path.display().to_string(),
+            source,
+        },
+        _ => ConfigError::Limits(Box::new(e)),
+    })
 }

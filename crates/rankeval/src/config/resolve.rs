@@ -11,10 +11,10 @@ use rankeval_core::{
 };
 use toml::Spanned;
 
-use super::ConfigError;
 use super::raw::{
     RawBaseline, RawExperiment, RawGate, RawMargin, RawPlugin, RawPluginEntry, RawQrels, RawValue,
 };
+use super::{ConfigError, read_config};
 use crate::compare::{
     CompareRunError, GateSpec, RULES, Settings, check_gates, parse_margin, rule_name,
 };
@@ -33,10 +33,7 @@ use rankeval_core::judged_only::judged_only;
 /// Loads and resolves the experiment file at `path`.
 pub fn load(path: &Path) -> Result<Experiment, ConfigError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| ConfigError::Read {
-        path: name.clone(),
-        source,
-    })?;
+    let bytes = read_config(path)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let before = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         ConfigError::NotUtf8 {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::ConfigError;
+use super::{ConfigError, read_config};
 use crate::experiment::{InputProblem, input_problem};
 
 /// A suite file, resolved.
@@ -37,10 +37,7 @@ struct RawSuite {
 /// `aggregate`, an unknown key.
 pub fn load_suite(path: &Path) -> Result<Option<SuiteFile>, ConfigError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| ConfigError::Read {
-        path: name.clone(),
-        source,
-    })?;
+    let bytes = read_config(path)?;
     let Ok(text) = String::from_utf8(bytes) else {
         // Not UTF-8: loading it as an experiment names the line.
         return Ok(None);
