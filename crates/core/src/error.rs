@@ -342,9 +342,8 @@ pub fn shorten_id(id: &[u8]) -> String {
     let head = &id[..id.len().min(MESSAGE_ID_CHARS * 4 + 4)];
     let text = String::from_utf8_lossy(head);
     let mut shown = String::with_capacity(text.len().min(MESSAGE_ID_CHARS * 4));
-    let mut kept = 0;
     let mut whole = head.len() == id.len();
-    for c in text.chars() {
+    for (kept, c) in text.chars().enumerate() {
         if kept == MESSAGE_ID_CHARS {
             whole = false;
             break;
@@ -354,7 +353,6 @@ pub fn shorten_id(id: &[u8]) -> String {
         } else {
             shown.push(c);
         }
-        kept += 1;
     }
     if whole {
         shown
