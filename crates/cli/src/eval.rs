@@ -801,22 +801,21 @@ impl EvalArgs {
             }
         }
         // One identity per path, looked up in a map: linear in the runs.
-        let mut seen = std::collections::HashMap::with_capacity(self.runs.len());
-        for path in &self.runs {
-            if let Some(first) = seen.insert(file_identity(path), path) {
-                return Err(CliError::Usage(if first == path {
-                    format!(
-                        "--run {} is given twice; give each run once",
-                        path.display()
-                    )
-                } else {
-                    format!(
-                        "--run {} is the same file as --run {}; give each run once",
-                        path.display(),
-                        first.display()
-                    )
-                }));
-            }
+        if let Some((first, path)) =
+            rankeval::files::first_repeat(self.runs.iter().map(PathBuf::as_path))
+        {
+            return Err(CliError::Usage(if first == path {
+                format!(
+                    "--run {} is given twice; give each run once",
+                    path.display()
+                )
+            } else {
+                format!(
+                    "--run {} is the same file as --run {}; give each run once",
+                    path.display(),
+                    first.display()
+                )
+            }));
         }
         let names = names_of_runs(&self.runs, given_names, &runs_given)?;
         let mut runs: Vec<NamedRun> = names
@@ -1161,28 +1160,4 @@ fn names_of_runs(
         names.push(name);
     }
     Ok(names)
-}
-
-/// Whether two paths name one file (both exist: checked before).
-fn file_identity(path: &Path) -> FileIdentity {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        if let Ok(metadata) = std::fs::metadata(path) {
-            return FileIdentity::Inode(metadata.dev(), metadata.ino());
-        }
-    }
-    match path.canonicalize() {
-        Ok(canonical) => FileIdentity::Path(canonical),
-        Err(_) => FileIdentity::Path(path.to_owned()),
-    }
-}
-
-/// What makes two paths the same file: device and inode where there are
-/// such, else the canonical path (or the path as given, if it has none).
-#[derive(PartialEq, Eq, Hash)]
-enum FileIdentity {
-    #[cfg(unix)]
-    Inode(u64, u64),
-    Path(std::path::PathBuf),
 }

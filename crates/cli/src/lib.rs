@@ -603,6 +603,7 @@ fn suite(files: &[PathBuf], output: &OutputArgs, macro_average: bool) -> Result<
             }
         )));
     }
+    rankeval::suite::distinct_files(files).map_err(|e| CliError::Usage(e.to_string()))?;
     let experiments = files
         .iter()
         .map(|file| rankeval::config::load(file))

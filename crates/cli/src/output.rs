@@ -30,13 +30,11 @@ pub(super) fn refuse_an_input<'a>(
     target: &Path,
     inputs: impl Iterator<Item = (&'static str, &'a Path)>,
 ) -> Result<(), CliError> {
-    let Ok(out) = fs::metadata(target) else {
+    if fs::metadata(target).is_err() {
         return Ok(()); // A new file is no input.
-    };
+    }
     for (role, input) in inputs {
-        if let Ok(metadata) = fs::metadata(input)
-            && same_file(target, &out, input, &metadata)
-        {
+        if fs::metadata(input).is_ok() && rankeval::files::same_file(target, input) {
             return Err(CliError::Usage(format!(
                 "-o {}: it is {role} ({}); the report would overwrite it",
                 target.display(),
@@ -45,17 +43,6 @@ pub(super) fn refuse_an_input<'a>(
         }
     }
     Ok(())
-}
-
-#[cfg(unix)]
-fn same_file(_: &Path, a: &fs::Metadata, _: &Path, b: &fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    (a.dev(), a.ino()) == (b.dev(), b.ino())
-}
-
-#[cfg(not(unix))]
-fn same_file(a: &Path, _: &fs::Metadata, b: &Path, _: &fs::Metadata) -> bool {
-    matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
 }
 
 /// Whether standard output was closed when the process started (`>&-`).

@@ -270,6 +270,9 @@ pub fn macro_suite(
              {resamples})"
         )));
     }
+    // The names are the experiment files' paths (`rankeval_rs.suite`).
+    rankeval::suite::distinct_files(&names)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
     let named: Vec<(String, &Report)> = names
         .into_iter()
         .zip(reports.iter().map(|r| r.shown()))

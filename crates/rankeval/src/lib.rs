@@ -75,6 +75,7 @@ pub mod engine;
 pub mod expected;
 pub mod experiment;
 pub mod explain;
+pub mod files;
 pub mod front;
 pub mod groups;
 pub mod ppi;

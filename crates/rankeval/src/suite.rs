@@ -80,6 +80,33 @@ pub enum SuiteError {
     /// Fewer than two datasets.
     #[error("a macro average over datasets needs at least 2 experiment files, got {0}")]
     TooFewDatasets(usize),
+    /// One experiment file listed twice: its queries would be resampled as
+    /// two independent datasets, and every interval and p-value would be
+    /// too small.
+    #[error(
+        "{repeat} is {}: a suite lists each experiment file once (its queries would count as \
+         two independent datasets)",
+        if first == repeat { "given twice".to_owned() } else { format!("the same file as {first}") }
+    )]
+    RepeatedFile {
+        /// The file as first listed.
+        first: String,
+        /// The same file listed again.
+        repeat: String,
+    },
+}
+
+/// Refuses a suite that lists one experiment file twice, however its path
+/// is spelled (`rankeval run a.toml ./a.toml`, a suite file, Python's
+/// `suite`): the one check every front end calls before evaluating.
+pub fn distinct_files<P: AsRef<std::path::Path>>(files: &[P]) -> Result<(), SuiteError> {
+    match crate::files::first_repeat(files.iter().map(AsRef::as_ref)) {
+        Some((first, repeat)) => Err(SuiteError::RepeatedFile {
+            first: first.display().to_string(),
+            repeat: repeat.display().to_string(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// One run across the suite.
@@ -147,6 +174,13 @@ pub fn macro_suite(
     };
     if reports.len() < 2 {
         return Err(SuiteError::TooFewDatasets(reports.len()));
+    }
+    let mut names = std::collections::HashSet::with_capacity(reports.len());
+    if let Some((name, _)) = reports.iter().find(|(name, _)| !names.insert(name)) {
+        return Err(SuiteError::RepeatedFile {
+            first: name.clone(),
+            repeat: name.clone(),
+        });
     }
     let metrics: Vec<String> = first.metrics.iter().map(|m| m.name.clone()).collect();
     for (name, report) in &reports[1..] {

@@ -217,3 +217,36 @@ fn a_suite_file_is_the_suite_on_the_command_line() {
         assert!(stderr.contains("suite.toml"), "{stderr}");
     }
 }
+
+/// One experiment file given twice would be resampled as two independent
+/// datasets (the probe: p = 0.033 where the one dataset gives
+/// 0.156): refused however the path is spelled, on the command line and in
+/// a suite file, with or without the macro average.
+#[test]
+fn an_experiment_file_given_twice_is_refused() {
+    let dir = suite();
+    for (args, expected) in [
+        (
+            &["run", "a.toml", "a.toml", "--aggregate", "macro"][..],
+            "a.toml is given twice: a suite lists each experiment file once",
+        ),
+        (
+            &["run", "a.toml", "b.toml", "./a.toml"][..],
+            "./a.toml is the same file as a.toml: a suite lists each experiment file once",
+        ),
+    ] {
+        let (code, stdout, stderr) = run_in(dir.path(), args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+    }
+    std::fs::write(
+        dir.path().join("suite.toml"),
+        "experiments = [\"a.toml\", \"b.toml\", \"./a.toml\"]\n",
+    )
+    .expect("write");
+    let (code, _, stderr) = run_in(dir.path(), &["run", "suite.toml"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("suite.toml:1: experiments:"), "{stderr}");
+    assert!(stderr.contains("is the same file as"), "{stderr}");
+}

@@ -89,6 +89,9 @@ pub fn load_suite(path: &Path) -> Result<Option<SuiteFile>, ConfigError> {
         }
         experiments.push(full);
     }
+    if let Err(repeat) = crate::suite::distinct_files(&experiments) {
+        return Err(invalid(span, "experiments", repeat.to_string()));
+    }
     let macro_average = match &raw.aggregate {
         None => true,
         Some(aggregate) if aggregate.get_ref() == "macro" => true,
