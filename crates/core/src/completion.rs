@@ -253,10 +253,25 @@ pub const HOLE_WARNING: f64 = 0.2;
 /// the deepest cutoff of the metrics (the whole list if one has none),
 /// unless it is there already. The copies are built from the metrics'
 /// canonical names, so a metric must be one the registry builds; the error
-/// names the one that is not.
+/// names the one that is not. A metric scored on judged documents only
+/// (`--judged-only`, `judged_only=true`) has no unjudged documents to
+/// complete, hence no bounds: it is refused here, the one place every front
+/// end asks for bounds, rather than left without them silently.
 pub fn with_bounds(
     metrics: Vec<Box<dyn Metric>>,
 ) -> Result<Vec<Box<dyn Metric>>, crate::PluginError> {
+    if let Some(metric) = metrics.iter().find(|m| m.is_judged_only()) {
+        return Err(crate::PluginError::Invalid {
+            kind: crate::PluginKind::Metric,
+            plugin: crate::judged_only::JUDGED_ONLY,
+            reason: format!(
+                "`{}` is scored on judged documents only, so it has no unjudged documents to \
+                 complete and no bounds (nor a hole rate to warn of); ask for bounds or for \
+                 judged-only scores, not both",
+                metric.name()
+            ),
+        });
+    }
     let mut deepest = Some(0_usize);
     let mut out: Vec<Box<dyn Metric>> = Vec::with_capacity(metrics.len() * 3 + 1);
     for metric in metrics {

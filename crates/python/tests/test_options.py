@@ -213,3 +213,11 @@ def test_bounds_refuse_python_metrics():
             evaluated({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["first_grade_bounds"], bounds=True)
     finally:
         rankeval_rs.unregister_metric("first_grade_bounds")
+
+
+def test_bounds_with_judged_only_are_refused_with_the_reason(files: Files):
+    # Judged-only scores have no unjudged documents to complete: before,
+    # bounds=True beside judged_only=True gave no bounds and no hole rate.
+    for kwargs, metrics in [({"judged_only": True}, ["p@5"]), ({}, ["p@5", "ap(judged_only=true)"])]:
+        with pytest.raises(rankeval_rs.MetricError, match="scored on judged documents only"):
+            evaluated(files.qrels_trec, files.run_trec, metrics, bounds=True, **kwargs)

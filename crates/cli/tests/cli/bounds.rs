@@ -106,3 +106,32 @@ fn refused_beside_a_comparison() {
     assert_eq!(result.0, 2, "{}", result.2);
     insta::assert_snapshot!("bounds_with_comparison", transcript(&args, result));
 }
+
+/// `--bounds` with `--judged-only` (or a metric's own `judged_only=true`)
+/// printed the judged-only values without bounds or hole rate, and without
+/// a word: refused with the reason on the command line and in TOML.
+#[test]
+fn bounds_with_judged_only_scores_are_refused_with_the_reason() {
+    for args in [
+        &["-m", "p@2", "--bounds", "--judged-only"][..],
+        &["-m", "p@2", "-m", "ap(judged_only=true)", "--bounds"][..],
+    ] {
+        let (code, stdout, stderr) = eval(args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{stdout}");
+        assert!(stderr.contains("--bounds"), "{stderr}");
+        assert!(stderr.contains("is scored on judged documents only"), "{stderr}");
+    }
+    let toml = "qrels = \"qrels.txt\"\nbounds = true\njudged_only = true\n\
+                [[runs]]\nname = \"run\"\npath = \"run.trec\"\n\
+                [[metrics]]\ntype = \"ndcg\"\nk = 5\n";
+    let dir = scratch(&[
+        ("qrels.txt", QRELS),
+        ("run.trec", RUN),
+        ("experiment.toml", toml),
+    ]);
+    let (code, _, stderr) = run_in(dir.path(), &["run", "experiment.toml"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("experiment.toml:2: bounds"), "{stderr}");
+    assert!(stderr.contains("is scored on judged documents only"), "{stderr}");
+}
