@@ -1114,3 +1114,43 @@ fn a_named_column_the_table_lacks_is_an_error() {
     .unwrap();
     assert_eq!(docs(&read, "u1"), ["b", "a"]);
 }
+
+/// A long table of two models' rankings (a `model` column the reader does
+/// not read) repeats each document in a query's list. The advice used to be
+/// "keep the first occurrence", which merges the two models into one
+/// number (0.333 where A scores 0 and B 0.5): it now names the unread
+/// columns and says the table holds several runs, evaluated one by one.
+#[test]
+fn a_repeat_in_a_table_with_unread_columns_does_not_advise_merging_runs() {
+    let float = |v: Vec<f64>| Arc::new(Float64Array::from(v)) as ArrayRef;
+    let two_models = batch(vec![
+        ("user", strings(&["u1", "u1", "u1", "u1"])),
+        ("item", strings(&["a", "b", "b", "a"])),
+        ("score", float(vec![2.0, 1.0, 2.0, 1.0])),
+        ("model", strings(&["A", "A", "B", "B"])),
+    ]);
+    let message = error_of(&Input::bytes(
+        "long.parquet",
+        parquet(&[two_models], 10),
+        Format::Parquet,
+    ));
+    assert!(message.contains("appears twice"), "{message}");
+    assert!(
+        message.contains("columns that are not read (`model`)"),
+        "{message}"
+    );
+    assert!(message.contains("several runs"), "{message}");
+    assert!(!message.contains("--duplicates first"), "{message}");
+    // Without such a column the repeat is one list's: the old advice.
+    let one_model = batch(vec![
+        ("user", strings(&["u1", "u1"])),
+        ("item", strings(&["a", "a"])),
+        ("score", float(vec![2.0, 1.0])),
+    ]);
+    let message = error_of(&Input::bytes(
+        "one.parquet",
+        parquet(&[one_model], 10),
+        Format::Parquet,
+    ));
+    assert!(message.contains("use --duplicates first"), "{message}");
+}

@@ -123,6 +123,16 @@ impl ListBuffer {
         self.lines.is_empty()
     }
 
+    /// The entries' document ids, in input order.
+    pub fn docs(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let doc = &self.bytes[start..end as usize];
+            start = end as usize;
+            doc
+        })
+    }
+
     /// Whether the buffer holds entries of a query other than `query`.
     #[inline]
     pub fn holds_other_query(&self, query: &[u8]) -> bool {

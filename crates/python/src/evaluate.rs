@@ -115,6 +115,7 @@ pub fn evaluate<'py>(
         let mut warnings: Vec<String> = qrels_warning
             .iter()
             .map(|w| w.describe(FrontEnd::Python))
+            .chain(metrics.notes.iter().map(|note| format!("note: {note}")))
             .collect();
         let mut run_warnings: Vec<ReportWarning> = Vec::new();
         if let Some(count) = ignored {

@@ -91,6 +91,10 @@ pub struct Metrics {
     pub metrics: Vec<Box<dyn Metric>>,
     /// The Python metrics' calls, by canonical name.
     calls: Vec<(String, Arc<PythonCall>)>,
+    /// What a name as typed may mean to its reader and does not here
+    /// (`MAP@10` is trec_eval's, not Kaggle's): the command line's notes,
+    /// from the same `metric_note`.
+    pub notes: Vec<String>,
 }
 
 impl Metrics {
@@ -116,6 +120,11 @@ impl Metrics {
                     continue;
                 }
             };
+            if let Some(note) = rankeval::experiment::metric_note(spec, metric.as_ref())
+                && !built.notes.contains(&note)
+            {
+                built.notes.push(note);
+            }
             let name = metric.name();
             if built.metrics.iter().any(|m| m.name() == name) {
                 continue;
@@ -150,7 +159,11 @@ impl Metrics {
                 },
             )
             .collect();
-        Metrics { metrics, calls }
+        Metrics {
+            metrics,
+            calls,
+            notes: self.notes,
+        }
     }
 
     /// Each metric followed by its two completions, and the hole rate at the
@@ -170,6 +183,7 @@ impl Metrics {
         Ok(Metrics {
             metrics,
             calls: self.calls,
+            notes: self.notes,
         })
     }
 

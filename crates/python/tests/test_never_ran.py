@@ -36,3 +36,33 @@ def test_a_run_sharing_a_query_is_evaluated():
     with pytest.warns(rankeval_rs.RankevalWarning, match="left out"):
         evaluation = rankeval_rs.evaluate(QRELS, {"301": {"a": 0.9}}, "ap")
     assert evaluation.means == {"ap": 1.0}
+
+
+def test_document_ids_written_differently_are_warned_of():
+    # `7` in the run, `007` in the qrels: every metric 0, now with a word.
+    qrels = {"q1": {"007": 1, "008": 0}, "q2": {"012": 1}}
+    run = {"q1": {"7": 2.0, "8": 1.0}, "q2": {"12": 1.0}}
+    with pytest.warns(rankeval_rs.RankevalWarning, match="written the same way") as caught:
+        evaluation = rankeval_rs.evaluate(qrels, run, ["ndcg@10", "p@5"])
+    assert evaluation.means == {"ndcg@10": 0.0, "p@5": 0.0}
+    text = " ".join(str(w.message) for w in caught)
+    assert "`7`, `8`" in text and "`007`, `008`" in text
+
+
+def test_map_at_k_carries_the_command_lines_note():
+    # The command line notes that map@10 is trec_eval's map_cut_10, not
+    # Kaggle's MAP@10; Python said nothing.
+    with pytest.warns(rankeval_rs.RankevalWarning, match="Kaggle") as caught:
+        rankeval_rs.evaluate(QRELS, {"301": {"a": 0.9}, "302": {"c": 0.8}}, "MAP@10")
+    assert any("ap(norm=truncated)@10" in str(w.message) for w in caught)
+
+
+def test_a_repeat_in_a_long_table_of_two_models_does_not_advise_merging_them():
+    pd = pytest.importorskip("pandas")
+    run = pd.DataFrame({"user": ["301", "301", "301", "301"], "item": ["a", "b", "b", "a"],
+                        "score": [2.0, 1.0, 2.0, 1.0], "model": ["A", "A", "B", "B"]})
+    with pytest.raises(InputError) as raised:
+        rankeval_rs.evaluate(QRELS, run, "ap")
+    message = raised.value.message
+    assert "`model`" in message and "several runs" in message
+    assert 'duplicates="first"' not in message

@@ -343,6 +343,10 @@ pub(crate) struct Layout {
     /// Long qrels without a grade column: the table's columns, for the
     /// warning that every listed pair counts as relevant.
     ungraded: Option<Vec<String>>,
+    /// The columns not read (a `model`, a `timestamp`): when a document
+    /// repeats in a query's list, one of them may tell several runs apart,
+    /// and keeping the first occurrence would merge those runs.
+    unread: Vec<String>,
 }
 
 impl Layout {
@@ -498,6 +502,11 @@ impl Layout {
                 check(i, is_number, "numbers (an integer or float type)")?;
             }
         }
+        let read = [Some(query), Some(doc), value];
+        let unread = (0..schema.fields().len())
+            .filter(|i| !read.contains(&Some(*i)))
+            .map(|i| field(i).name().clone())
+            .collect();
         Ok(Self {
             query,
             doc,
@@ -506,6 +515,7 @@ impl Layout {
             lists,
             names,
             ungraded,
+            unread,
         })
     }
 
@@ -936,11 +946,29 @@ impl Layout {
                 name,
                 second,
                 1,
-                format!(
-                    "document `{doc}` appears twice in the list of query `{query}` (first on \
-                     row {first}); to keep the first occurrence, use --duplicates first \
-                     (TOML: duplicates = \"first\")"
-                ),
+                match self.unread.as_slice() {
+                    [] => format!(
+                        "document `{doc}` appears twice in the list of query `{query}` (first \
+                         on row {first}); to keep the first occurrence, use --duplicates first \
+                         (TOML: duplicates = \"first\")"
+                    ),
+                    // Keeping the first occurrence would merge the runs a
+                    // column tells apart into one list: a wrong number.
+                    unread => format!(
+                        "document `{doc}` appears twice in the list of query `{query}` (first \
+                         on row {first}); the table has columns that are not read ({}): if one \
+                         tells runs apart (a model, a system), the table holds several runs, \
+                         which must be evaluated one by one, each from its own rows; keep the \
+                         first occurrence (duplicates first) only if the repeats are one \
+                         run's",
+                        unread
+                            .iter()
+                            .take(5)
+                            .map(|c| format!("`{}`", rankeval_core::shorten_id(c.as_bytes())))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                },
             ),
             RunError::MixedOrdering { query } => ReadError::new(
                 name,

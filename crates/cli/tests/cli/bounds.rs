@@ -120,7 +120,10 @@ fn bounds_with_judged_only_scores_are_refused_with_the_reason() {
         assert_eq!(code, 2, "{args:?}: {stderr}");
         assert!(stdout.is_empty(), "{stdout}");
         assert!(stderr.contains("--bounds"), "{stderr}");
-        assert!(stderr.contains("is scored on judged documents only"), "{stderr}");
+        assert!(
+            stderr.contains("is scored on judged documents only"),
+            "{stderr}"
+        );
     }
     let toml = "qrels = \"qrels.txt\"\nbounds = true\njudged_only = true\n\
                 [[runs]]\nname = \"run\"\npath = \"run.trec\"\n\
@@ -133,5 +136,8 @@ fn bounds_with_judged_only_scores_are_refused_with_the_reason() {
     let (code, _, stderr) = run_in(dir.path(), &["run", "experiment.toml"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("experiment.toml:2: bounds"), "{stderr}");
-    assert!(stderr.contains("is scored on judged documents only"), "{stderr}");
+    assert!(
+        stderr.contains("is scored on judged documents only"),
+        "{stderr}"
+    );
 }

@@ -130,3 +130,59 @@ fn every_path_refuses_it() {
     );
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// Document ids written differently on the two sides (`7` against `007`)
+/// gave 0 on every metric without a word, where query ids written
+/// differently are an error: now a warning names a query and a few ids of
+/// each side, the same on every path a run is read by (a grouped TREC
+/// file evaluated while read, an ungrouped one read whole, CSV).
+#[test]
+fn document_ids_written_differently_are_warned_of_with_ids_of_each_side() {
+    let qrels = "q1 0 007 1\nq1 0 008 0\nq2 0 012 1\nq3 0 013 1\n";
+    let grouped = "q2 Q0 12 1 1 t\nq1 Q0 7 1 2 t\nq1 Q0 8 2 1 t\nq3 Q0 13 1 1 t\n";
+    let ungrouped = "q1 Q0 7 1 2 t\nq2 Q0 12 1 1 t\nq1 Q0 8 2 1 t\nq3 Q0 13 1 1 t\n";
+    let csv = "user,item,score\nq1,7,2\nq1,8,1\nq2,12,1\nq3,13,1\n";
+    let dir = scratch(&[
+        ("qrels.txt", qrels),
+        ("grouped.trec", grouped),
+        ("ungrouped.trec", ungrouped),
+        ("run.csv", csv),
+        ("matched.trec", "q1 Q0 7 1 2 t\nq2 Q0 012 1 1 t\n"),
+    ]);
+    let expected = "none of the documents the run ranks for its 3 judged queries is in the \
+                    qrels (in the ranks the metrics read), so every metric is 0: are document \
+                    ids written the same way on both sides? (query `q1`: the run ranks `7`, \
+                    `8`; the qrels judge `007`, `008`)";
+    for run in ["grouped.trec", "ungrouped.trec", "run.csv"] {
+        let (code, stdout, stderr) = run_in(
+            dir.path(),
+            &[
+                "eval",
+                "--qrels",
+                "qrels.txt",
+                "--run",
+                run,
+                "-m",
+                "ndcg@10",
+            ],
+        );
+        assert_eq!(code, 0, "{run}: {stderr}");
+        assert!(stdout.contains("0.0000"), "{stdout}");
+        assert!(stderr.contains(expected), "{run}: {stderr}");
+    }
+    // One judged document retrieved anywhere: no such warning.
+    let (code, _, stderr) = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "matched.trec",
+            "-m",
+            "ndcg@10",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("written the same way"), "{stderr}");
+}

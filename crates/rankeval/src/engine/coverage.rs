@@ -39,6 +39,67 @@ pub struct Coverage {
     /// Run entries left out as repeats of a document in their query's list
     /// (`duplicates = "first"`).
     pub duplicates_dropped: usize,
+    /// Queries judged with a non-empty list (0 when no metric was asked).
+    pub lists_judged: usize,
+    /// Of those, the queries whose list holds at least one judged document
+    /// in the ranks the metrics read. None of them with some lists judged
+    /// almost always means document ids written differently in the run and
+    /// the qrels (`7` and `007`): every metric is then 0, and
+    /// [`Warning::NoJudgedDocument`] says so.
+    pub lists_with_judged: usize,
+    /// A query whose list holds no judged document, the smallest such id in
+    /// byte order (so the same on every evaluation path and thread count),
+    /// with a few document ids of each side for the warning.
+    pub unmatched: Option<UnmatchedIds>,
+}
+
+/// One query's document ids on each side, when none of the run's is judged.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct UnmatchedIds {
+    /// The query, as messages show it.
+    pub query: String,
+    /// The query's id, for choosing the smallest.
+    #[serde(skip)]
+    query_id: Vec<u8>,
+    /// The first few document ids of its list, in byte order.
+    pub run: Vec<String>,
+    /// The first few of its judged document ids, in byte order.
+    pub qrels: Vec<String>,
+}
+
+impl UnmatchedIds {
+    /// The ids of query `q` of `qrels`, with `docs` its list's documents.
+    pub(crate) fn of<'d>(qrels: &Qrels, q: u32, docs: impl Iterator<Item = &'d [u8]>) -> Self {
+        let smallest = |ids: &mut Vec<&[u8]>| -> Vec<String> {
+            ids.sort_unstable();
+            ids.dedup();
+            ids.iter()
+                .take(3)
+                .map(|id| rankeval_core::shorten_id(id))
+                .collect()
+        };
+        let mut run: Vec<&[u8]> = docs.collect();
+        let mut judged: Vec<&[u8]> = qrels.judgements(q).map(|(doc, _)| doc).collect();
+        UnmatchedIds {
+            query: rankeval_core::shorten_id(qrels.query_bytes(q)),
+            query_id: qrels.query_bytes(q).to_vec(),
+            run: smallest(&mut run),
+            qrels: smallest(&mut judged),
+        }
+    }
+
+    /// The query's id.
+    pub(crate) fn query_bytes(&self) -> &[u8] {
+        &self.query_id
+    }
+
+    /// Keeps the example of the smaller query id of `a` and `b`.
+    pub(crate) fn smaller(a: Option<Self>, b: Option<Self>) -> Option<Self> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(if b.query_id < a.query_id { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 /// Queries of the qrels counted, with the first few ids in byte order
@@ -158,6 +219,16 @@ pub enum Warning {
         /// How many entries were left out.
         count: usize,
     },
+    /// No list of the run holds a judged document (in the ranks the metrics
+    /// read), though queries with judgements have lists: every metric is 0,
+    /// most often because document ids are written differently on the two
+    /// sides.
+    NoJudgedDocument {
+        /// Queries with a non-empty list judged.
+        queries: usize,
+        /// One query's ids on each side.
+        example: UnmatchedIds,
+    },
 }
 
 const EXAMPLES: usize = 5;
@@ -197,6 +268,15 @@ impl Coverage {
         }
         if self.evaluated == 0 {
             warnings.push(Warning::NoQueryEvaluated);
+        }
+        if self.lists_judged > 0
+            && self.lists_with_judged == 0
+            && let Some(example) = &self.unmatched
+        {
+            warnings.push(Warning::NoJudgedDocument {
+                queries: self.lists_judged,
+                example: example.clone(),
+            });
         }
         warnings
     }
@@ -255,6 +335,25 @@ impl Describe for Warning {
             ),
             Warning::NoQueryEvaluated => {
                 f.write_str("no query was evaluated: the run and the qrels share no query id")
+            }
+            Warning::NoJudgedDocument { queries, example } => {
+                let ids = |ids: &[String]| {
+                    ids.iter()
+                        .map(|id| format!("`{id}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                write!(
+                    f,
+                    "none of the documents the run ranks for its {queries} judged {} is in the \
+                     qrels (in the ranks the metrics read), so every metric is 0: are document \
+                     ids written the same way on both sides? (query `{}`: the run ranks {}; \
+                     the qrels judge {})",
+                    plural(*queries),
+                    example.query,
+                    ids(&example.run),
+                    ids(&example.qrels)
+                )
             }
             Warning::DuplicatesDropped { count } => write!(
                 f,

@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub use corpus::{corpus_states, evaluate_corpus, evaluate_corpus_with};
-pub use coverage::{Coverage, Missing, QuerySample, Warning};
+pub use coverage::{Coverage, Missing, QuerySample, UnmatchedIds, Warning};
 pub use never_ran::{NeverRan, NeverRanWhy, never_ran};
 pub use stream::{evaluate_batches, evaluate_grouped, evaluate_grouped_batches, evaluate_input};
 pub use threshold::{ScoreThreshold, has_scores, unscored_run};
@@ -147,28 +147,37 @@ pub fn evaluate(
     let width = metrics.len();
     let mut values = vec![0.0; rows.len() * width];
     if width > 0 {
-        values
+        // Per query: (a non-empty list judged, holding a judged document).
+        let (listed, holding) = values
             .par_chunks_mut(width)
             .zip(rows.par_iter())
-            .for_each_init(
+            .map_init(
                 || judge_for(depth, options, metrics),
                 |judge, (slots, &(query, list))| {
-                    score_query(
-                        judge,
-                        qrels,
-                        query,
-                        list.map(|r| options.retrieved(run.list_at(r))),
-                        metrics,
-                        options.ties,
-                        slots,
-                    );
+                    let list = list.map(|r| options.retrieved(run.list_at(r)));
+                    let listed = list.is_some_and(|l| !l.is_empty());
+                    let holds =
+                        score_query(judge, qrels, query, list, metrics, options.ties, slots);
+                    (usize::from(listed), usize::from(holds))
                 },
-            );
+            )
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        coverage.lists_judged = listed;
+        coverage.lists_with_judged = holding;
+        if holding == 0 {
+            // Rows are in query order: the first listed is the smallest id.
+            coverage.unmatched = rows.iter().find_map(|&(q, list)| {
+                let list = options.retrieved(run.list_at(list?));
+                (!list.is_empty()).then(|| UnmatchedIds::of(qrels, q, list.docs()))
+            });
+        }
     }
     Evaluation::new(qrels, &rows, metrics, values, coverage)
 }
 
-/// Judges one query once and scores every metric on it, into `slots`.
+/// Judges one query once and scores every metric on it, into `slots`;
+/// whether its list holds a judged document in the ranks the metrics read
+/// (see [`Coverage::lists_with_judged`]).
 pub(crate) fn score_query(
     judge: &mut Judge,
     qrels: &Qrels,
@@ -177,9 +186,17 @@ pub(crate) fn score_query(
     metrics: &[Box<dyn Metric>],
     ties: Ties,
     slots: &mut [f64],
-) {
+) -> bool {
     let judged = judge.judge(qrels, query, list);
     score_judged(&judged, metrics, ties, slots);
+    holds_judged(&judged)
+}
+
+/// Whether a judged list holds a judged document (most lists do within a
+/// few ranks, so this stops early).
+#[inline]
+pub(crate) fn holds_judged(judged: &JudgedRanking<'_>) -> bool {
+    judged.ranked().iter().any(|j| j.is_judged())
 }
 
 /// Scores every metric on one judged query, into `slots`; with `ties =

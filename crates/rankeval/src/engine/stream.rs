@@ -8,7 +8,10 @@ use rankeval_core::{Duplicates, Judge, ListBuffer, Metric, Qrels, RankedList, Ru
 use rayon::prelude::*;
 
 use super::coverage::{self, Row};
-use super::{Evaluation, Options, evaluate, judge_for, judged_depth, score_judged, score_query};
+use super::{
+    Evaluation, Options, UnmatchedIds, evaluate, holds_judged, judge_for, judged_depth,
+    score_judged, score_query,
+};
 use crate::read::arrow_array::RecordBatch;
 use crate::read::stream::{ListScorer, Spill, stream_run};
 use crate::read::{
@@ -146,9 +149,39 @@ struct Scores {
     dropped: usize,
     /// Judged queries whose list holds a document.
     ranked: usize,
+    /// Of those, the ones whose list holds a judged document.
+    with_judged: usize,
+    /// The smallest query whose list holds none, with ids of each side.
+    unmatched: Option<UnmatchedIds>,
     /// The qrels index of the last query scored: runs and qrels usually
     /// list queries in the same order, so the next query is tried first.
     last: Option<u32>,
+}
+
+impl Scores {
+    /// Counts a judged query whose list is `listed` (not empty) and `holds`
+    /// a judged document; while no list of this part holds one, keeps the
+    /// smallest query's ids (`example`, built only for a smaller query).
+    fn count_judged(
+        &mut self,
+        holds: bool,
+        listed: bool,
+        query: &[u8],
+        example: impl FnOnce() -> UnmatchedIds,
+    ) {
+        if holds {
+            self.with_judged += 1;
+            self.unmatched = None;
+        } else if listed
+            && self.with_judged == 0
+            && self
+                .unmatched
+                .as_ref()
+                .is_none_or(|kept| query < kept.query_bytes())
+        {
+            self.unmatched = Some(example());
+        }
+    }
 }
 
 impl ListScorer for QueryScorer<'_> {
@@ -166,7 +199,11 @@ impl ListScorer for QueryScorer<'_> {
                 scores.values.resize(start + self.metrics.len(), 0.0);
                 let slots = &mut scores.values[start..];
                 let ties = self.options.ties;
-                score_query(judge, self.qrels, q, Some(list), self.metrics, ties, slots);
+                let holds =
+                    score_query(judge, self.qrels, q, Some(list), self.metrics, ties, slots);
+                scores.count_judged(holds, !list.is_empty(), query, || {
+                    UnmatchedIds::of(self.qrels, q, list.docs())
+                });
             }
             None => scores
                 .run_only
@@ -218,6 +255,12 @@ impl ListScorer for QueryScorer<'_> {
             self.options.ties,
             &mut scores.values[start..],
         );
+        if let Some(query) = query {
+            let holds = holds_judged(&judged);
+            scores.count_judged(holds, !buffer.is_empty(), query_id, || {
+                UnmatchedIds::of(self.qrels, query, buffer.docs())
+            });
+        }
         Ok(())
     }
 
@@ -231,6 +274,12 @@ impl ListScorer for QueryScorer<'_> {
     fn merge(&self, scores: &mut Scores, later: Scores) {
         scores.dropped += later.dropped;
         scores.ranked += later.ranked;
+        scores.with_judged += later.with_judged;
+        scores.unmatched = if scores.with_judged > 0 {
+            None
+        } else {
+            UnmatchedIds::smaller(scores.unmatched.take(), later.unmatched)
+        };
         scores.queries.extend(later.queries);
         scores.values.extend(later.values);
         scores.run_only.extend(later.run_only);
@@ -279,6 +328,11 @@ impl<'a> QueryScorer<'a> {
         );
         coverage.duplicates_dropped = scores.dropped;
         coverage.ranked = scores.ranked;
+        if width > 0 {
+            coverage.lists_judged = scores.ranked;
+            coverage.lists_with_judged = scores.with_judged;
+            coverage.unmatched = scores.unmatched;
+        }
         let mut values = vec![0.0; rows.len() * width];
         if width > 0 {
             values
@@ -291,15 +345,18 @@ impl<'a> QueryScorer<'a> {
                             let start = slot as usize * width;
                             slots.copy_from_slice(&scores.values[start..start + width]);
                         }
-                        None => score_query(
-                            judge,
-                            self.qrels,
-                            query,
-                            None,
-                            self.metrics,
-                            self.options.ties,
-                            slots,
-                        ),
+                        None => {
+                            // An empty ranking (`missing = "zero"`).
+                            score_query(
+                                judge,
+                                self.qrels,
+                                query,
+                                None,
+                                self.metrics,
+                                self.options.ties,
+                                slots,
+                            );
+                        }
                     },
                 );
         }
