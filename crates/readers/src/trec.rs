@@ -4,7 +4,9 @@
 //!
 //! As in trec_eval, the iteration, `Q0`, rank and tag fields are read but
 //! not used (a run's order comes from its scores), and text after a run's
-//! sixth field is ignored.
+//! sixth field is ignored. As in trec_eval 10, a line whose first byte
+//! other than a space or tab is `#` is a comment, skipped in qrels and runs
+//! (an ir_metadata block heads runs from TIREx and repro_eval).
 
 use rankeval_core::{QrelsBuilder, QrelsError, QrelsPart, QrelsParts, RunBuilder, RunError};
 
@@ -51,6 +53,9 @@ impl LineParser for TrecQrels {
 
     #[inline]
     fn parse(&self, sink: &mut QrelsSink, line: &[u8], number: u64) -> Result<(), LineError> {
+        if is_comment(line) {
+            return Ok(());
+        }
         let mut fields = Fields::new(line);
         let (Some(query), Some(_iteration), Some(doc), Some(grade), None) = (
             fields.next(),
@@ -126,6 +131,9 @@ struct QrelsLine<'a> {
 /// path, which gives the same result or the error.
 #[inline]
 fn qrels_line(bytes: &[u8]) -> Option<QrelsLine<'_>> {
+    if bytes.first() == Some(&b'#') {
+        return None; // A comment: the general path skips it.
+    }
     let window = Window::new(bytes)?;
     let [query, _iteration, doc, grade] = window.fields()?;
     (grade.end == window.line_end()).then(|| QrelsLine {
@@ -134,6 +142,13 @@ fn qrels_line(bytes: &[u8]) -> Option<QrelsLine<'_>> {
         length: grade.end,
         grade: &bytes[grade],
     })
+}
+
+/// Whether `line` is a comment: its first byte other than a space or a tab
+/// (trec_eval skips whitespace the same way) is `#`.
+#[inline]
+fn is_comment(line: &[u8]) -> bool {
+    line.iter().find(|&&b| b != b' ' && b != b'\t') == Some(&b'#')
 }
 
 /// Parses a qrels line's grade and adds the judgement.
@@ -198,6 +213,9 @@ impl RunLines for TrecRun {
         line: &[u8],
         number: u64,
     ) -> Result<(), LineError> {
+        if is_comment(line) {
+            return Ok(());
+        }
         let mut fields = Fields::new(line);
         let (Some(query), Some(_q0), Some(doc), Some(_rank), Some(score)) = (
             fields.next(),
@@ -262,6 +280,9 @@ struct RunLine<'a> {
 /// result or the error.
 #[inline]
 fn run_line(bytes: &[u8]) -> Option<RunLine<'_>> {
+    if bytes.first() == Some(&b'#') {
+        return None; // A comment: the general path skips it.
+    }
     let window = Window::new(bytes)?;
     // The tag must be there; it and anything after it are not read.
     let [query, _q0, doc, _rank, score, _tag] = window.fields()?;

@@ -264,3 +264,68 @@ fn set_f_takes_trec_evals_parameter_beta_squared() {
     assert_eq!(code, 2);
     assert!(stderr.contains("give beta or beta2, not both"), "{stderr}");
 }
+
+/// trec_eval 10 skips comment lines (`#` first) in qrels and runs; an
+/// ir_metadata block heads runs from TIREx and repro_eval. Both commands
+/// refused such files at line 1: now `rankeval trec_eval` gives trec_eval's
+/// bytes for the files with comments (those of the files without), and
+/// `eval` the same values, on the general and the fast line paths alike.
+#[test]
+fn comment_lines_are_skipped_as_trec_eval_10_skips_them() {
+    let data = workspace().join(DATA);
+    let read = |name: &str| std::fs::read_to_string(data.join(name)).unwrap();
+    let with_comments = |text: &str, header: &str| {
+        let mut lines: Vec<&str> = text.lines().collect();
+        let middle = lines.len() / 2;
+        // A comment shaped like a data line, and one after blanks.
+        lines.insert(middle, "# 0 not-a-doc 1");
+        lines.insert(middle, "   # a comment after spaces");
+        format!("{header}{}\n# the end\n", lines.join("\n"))
+    };
+    let header = "# ir_metadata.start\n# tag: bm25\n# ir_metadata.end\n";
+    let dir = super::scratch(&[
+        (
+            "qrels.test",
+            &with_comments(&read("qrels.test"), "# judged by NIST\n"),
+        ),
+        (
+            "results.test",
+            &with_comments(&read("results.test"), header),
+        ),
+    ]);
+    let (code, stdout, stderr) = super::run_in(
+        dir.path(),
+        &[
+            "trec_eval",
+            "-m",
+            "all_trec",
+            "-q",
+            "qrels.test",
+            "results.test",
+        ],
+    );
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(stdout, read("out.test.aq"));
+    let eval = |dir: &std::path::Path| {
+        let (code, stdout, stderr) = super::run_in(
+            dir,
+            &[
+                "eval",
+                "--qrels",
+                "qrels.test",
+                "--run",
+                "r=results.test",
+                "-m",
+                "ap",
+                "-m",
+                "ndcg@10",
+                "--per-query",
+                "--format",
+                "csv",
+            ],
+        );
+        assert_eq!(code, 0, "{stderr}");
+        stdout
+    };
+    assert_eq!(eval(dir.path()), eval(&data));
+}

@@ -328,6 +328,9 @@ impl SidedEvaluator {
                 .map(|r| Some(r.as_deref() == Some(name.as_str())))
                 .collect();
             let rows = filter_record_batch(&run_rows, &mine)?;
+            // The run's own columns only: `side`, `run` and `grade` are the
+            // layout's, not columns of the run a repeat could be told by.
+            let rows = run_columns_of(&rows)?;
             let run = if rows.num_rows() == 0 {
                 empty_run()?
             } else {
@@ -483,6 +486,16 @@ fn columns() -> CsvOptions {
         grade: "grade".to_owned(),
         ..CsvOptions::default()
     }
+}
+
+/// The rows' query, document and score columns (what a run is read from).
+fn run_columns_of(rows: &RecordBatch) -> Result<RecordBatch, SidedError> {
+    let schema = rows.schema();
+    let read: Vec<usize> = ["query", "doc", "score"]
+        .iter()
+        .filter_map(|name| schema.index_of(name).ok())
+        .collect();
+    Ok(rows.project(&read)?)
 }
 
 /// Qrels without a judgement, for a chunk of run rows only.
