@@ -71,6 +71,12 @@ pub struct KeyedTukey {
     /// `permuted[r * k + j]`: the exact sum of the scores system `j` gets in
     /// resample `r`.
     permuted: Vec<ExactSum>,
+    /// Per pair `(a, b)`, `a < b` in lexicographic order: the exact sum of
+    /// the queries' differences `score_b - score_a`, each rounded as the
+    /// paired tests round it, so that a pair's difference is the mean of
+    /// the paired differences the command line prints, bit for bit (the
+    /// difference of two rounded means is not).
+    differences: Vec<ExactSum>,
 }
 
 impl KeyedTukey {
@@ -94,6 +100,7 @@ impl KeyedTukey {
             n: 0,
             observed: vec![ExactSum::new(); systems],
             permuted: vec![ExactSum::new(); size],
+            differences: vec![ExactSum::new(); systems * (systems - 1) / 2],
         })
     }
 
@@ -153,6 +160,14 @@ impl KeyedTukey {
         for (sum, &score) in self.observed.iter_mut().zip(scores) {
             sum.add(score);
         }
+        let mut pair = self.differences.iter_mut();
+        for a in 0..k {
+            for b in a + 1..k {
+                if let Some(sum) = pair.next() {
+                    sum.add(scores[b] - scores[a]);
+                }
+            }
+        }
         self.n += 1;
         Ok(())
     }
@@ -170,6 +185,9 @@ impl KeyedTukey {
             sum.merge(more);
         }
         for (sum, more) in self.permuted.iter_mut().zip(&other.permuted) {
+            sum.merge(more);
+        }
+        for (sum, more) in self.differences.iter_mut().zip(&other.differences) {
             sum.merge(more);
         }
         Ok(())
@@ -202,14 +220,16 @@ impl KeyedTukey {
         let n = self.n as f64;
         let means: Vec<f64> = sums.iter().map(|s| s / n).collect();
         let mut pairs = Vec::with_capacity(k * (k - 1) / 2);
+        let mut differences = self.differences.iter();
         for a in 0..k {
             for b in a + 1..k {
                 let observed = (sums[b] - sums[a]).abs();
                 let extreme = ranges.iter().filter(|range| **range >= observed).count() as u64;
+                let difference = differences.next().map_or(f64::NAN, ExactSum::value) / n;
                 pairs.push(TukeyPair {
                     first: a,
                     second: b,
-                    difference: means[b] - means[a],
+                    difference,
                     p_value: (extreme + 1) as f64 / (self.resamples + 1) as f64,
                 });
             }
@@ -224,7 +244,9 @@ impl KeyedTukey {
 
     /// The state as a flat list of `f64`s (see [`crate::keyed`]'s wire
     /// format): `[6, 1, k, B, seed >> 32, seed & 0xFFFF_FFFF, n, S_0, ...,
-    /// S_{k-1}, P_{0,0}, ..., P_{0,k-1}, P_{1,0}, ..., P_{B-1,k-1}]`, each
+    /// S_{k-1}, P_{0,0}, ..., P_{0,k-1}, P_{1,0}, ..., P_{B-1,k-1}, D_{0,1},
+    /// ..., D_{k-2,k-1}]` (`D_{a,b}`: the sum of the differences of pair
+    /// `(a, b)`), each
     /// sum written as its number of partials followed by the partials.
     pub fn to_wire(&self) -> Vec<f64> {
         let mut wire = Writer::new(Kind::KeyedTukey);
@@ -232,7 +254,12 @@ impl KeyedTukey {
         wire.count(self.resamples);
         wire.seed(self.seed);
         wire.count(self.n);
-        for sum in self.observed.iter().chain(&self.permuted) {
+        for sum in self
+            .observed
+            .iter()
+            .chain(&self.permuted)
+            .chain(&self.differences)
+        {
             wire.sum(sum);
         }
         wire.finish()
@@ -248,7 +275,8 @@ impl KeyedTukey {
         let n = reader.count("the number of queries")?;
         // Each sum takes at least one value: check the length before
         // allocating.
-        let sums = (systems as f64) * (resamples as f64 + 1.0);
+        let sums = (systems as f64) * (resamples as f64 + 1.0)
+            + (systems as f64) * (systems as f64 - 1.0) / 2.0;
         if systems < 2
             || resamples == 0
             || sums > reader.remaining() as f64
@@ -261,7 +289,12 @@ impl KeyedTukey {
         }
         let mut state = Self::new(systems as usize, resamples, seed)?;
         state.n = n;
-        for sum in state.observed.iter_mut().chain(&mut state.permuted) {
+        for sum in state
+            .observed
+            .iter_mut()
+            .chain(&mut state.permuted)
+            .chain(&mut state.differences)
+        {
             *sum = reader.sum()?;
         }
         reader.finish()?;
@@ -287,6 +320,49 @@ mod tests {
         // 50 draws of 6 permutations: every one appears (a miss has
         // probability below 6 (5/6)^50 < 1e-3, and the stream is fixed).
         assert_eq!(seen.len(), 6);
+    }
+
+    /// A pair's difference is the mean of the paired differences (what the
+    /// command line prints for the pair), bit for bit, however the queries
+    /// are split and merged; the difference of the two rounded means is
+    /// not, on values like these.
+    #[test]
+    fn a_pairs_difference_is_the_mean_of_the_paired_differences_bit_for_bit() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let n = 999;
+        let columns: Vec<Vec<f64>> = (0..3).map(|_| (0..n).map(|_| next()).collect()).collect();
+        let ids: Vec<String> = (0..n).map(|q| format!("q{q}")).collect();
+        let mut whole = KeyedTukey::new(3, 20, 7).unwrap();
+        let mut parts = [
+            KeyedTukey::new(3, 20, 7).unwrap(),
+            KeyedTukey::new(3, 20, 7).unwrap(),
+        ];
+        for (q, id) in ids.iter().enumerate() {
+            let scores = [columns[0][q], columns[1][q], columns[2][q]];
+            whole.add(id.as_bytes(), &scores).unwrap();
+            parts[q % 2].add(id.as_bytes(), &scores).unwrap();
+        }
+        let [first, second] = parts;
+        let mut merged = KeyedTukey::from_wire(&second.to_wire()).unwrap();
+        merged.merge(&first).unwrap();
+        let (whole, merged) = (whole.result().unwrap(), merged.result().unwrap());
+        let mut rounded_means_differ = false;
+        for (pair, other) in whole.pairs.iter().zip(&merged.pairs) {
+            let paired =
+                crate::agreement::mean_difference(&columns[pair.first], &columns[pair.second])
+                    .unwrap();
+            assert_eq!(pair.difference.to_bits(), paired.to_bits());
+            assert_eq!(other.difference.to_bits(), paired.to_bits());
+            let of_means = whole.means[pair.second] - whole.means[pair.first];
+            rounded_means_differ |= of_means.to_bits() != paired.to_bits();
+        }
+        assert!(rounded_means_differ, "the case must tell the two apart");
     }
 
     #[test]

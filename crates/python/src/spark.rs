@@ -45,7 +45,7 @@ impl SparkEvaluator {
     /// states (read on `catalog`, `training`, `features`, paths every
     /// worker reads), given as bytes at `finish`.
     #[new]
-    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS, corpus=Vec::new(), catalog=None, training=None, features=None))]
+    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS, corpus=Vec::new(), catalog=None, training=None, features=None, column_names=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         specs: Vec<String>,
@@ -61,6 +61,7 @@ impl SparkEvaluator {
         catalog: Option<PathBuf>,
         training: Option<PathBuf>,
         features: Option<PathBuf>,
+        column_names: Option<(String, String, String, String)>,
     ) -> PyResult<Self> {
         let ties = options::ties(ties)?;
         let options = options::evaluation(missing, rel, ties, score_threshold, false)?;
@@ -80,6 +81,9 @@ impl SparkEvaluator {
             .build()
             .map_err(|e| PyValueError::new_err(format!("threads={threads}: {e}")))?;
         let mut evaluator = SidedEvaluator::new(metrics.metrics, options, read, runs, chunk_rows);
+        if let Some((query, doc, score, grade)) = &column_names {
+            evaluator = evaluator.with_column_names(query, doc, score, grade);
+        }
         if !corpus.is_empty() {
             let (corpus, inputs) = corpus_inputs(&corpus, catalog, training, features)?;
             evaluator = evaluator

@@ -150,7 +150,14 @@ pub struct SidedEvaluator {
     pending_rows: usize,
     output: SchemaRef,
     corpus: Corpus,
+    /// The user's names of the `query`, `doc`, `score` and `grade` columns
+    /// (a DataFrame's `user`, `item`...), for messages.
+    shown: [String; 4],
 }
+
+/// The layout's own column names, which [`SidedEvaluator::with_column_names`]
+/// maps to the user's in messages.
+const LAYOUT_COLUMNS: [&str; 4] = ["query", "doc", "score", "grade"];
 
 /// The corpus metrics of a sided evaluation and each run's states.
 #[derive(Default)]
@@ -184,6 +191,23 @@ impl SidedEvaluator {
             pending_rows: 0,
             output,
             corpus: Corpus::default(),
+            shown: LAYOUT_COLUMNS.map(str::to_owned),
+        }
+    }
+
+    /// With the names the user knows the `query`, `doc`, `score` and
+    /// `grade` columns by (a Spark DataFrame's own columns), so that an
+    /// error names `user`, not the layout's `query`.
+    pub fn with_column_names(mut self, query: &str, doc: &str, score: &str, grade: &str) -> Self {
+        self.shown = [query, doc, score, grade].map(str::to_owned);
+        self
+    }
+
+    /// The user's name of the layout's column `column`.
+    fn shown(&self, column: String) -> String {
+        match LAYOUT_COLUMNS.iter().position(|c| *c == column) {
+            Some(i) => self.shown[i].clone(),
+            None => column,
         }
     }
 
@@ -307,7 +331,7 @@ impl SidedEvaluator {
             empty_qrels()?
         } else {
             qrels_from_batches("qrels", std::slice::from_ref(&qrels_rows), &columns())
-                .map_err(|e| located(e, &qrels_rows, "the judgements"))?
+                .map_err(|e| located(e, &qrels_rows, "the judgements", |c| self.shown(c)))?
         };
         let run_names = run_rows
             .column_by_name("run")
@@ -335,7 +359,7 @@ impl SidedEvaluator {
                 empty_run()?
             } else {
                 run_from_batches(name, std::slice::from_ref(&rows), &columns(), self.read)
-                    .map_err(|e| located(e, &rows, &format!("run `{name}`")))?
+                    .map_err(|e| located(e, &rows, &format!("run `{name}`"), |c| self.shown(c)))?
             };
             if !self.corpus.metrics.is_empty() {
                 let part = corpus_states(
@@ -571,8 +595,13 @@ fn string_values(
 /// named `input`: a problem at a row becomes [`SidedError::Row`], located
 /// by the row's query instead of its number within the chunk, and the
 /// command line's advice on repeated documents becomes the Python
-/// keyword's.
-fn located(error: ReadError, rows: &RecordBatch, input: &str) -> SidedError {
+/// keyword's; the column is named as the user knows it (`shown`).
+fn located(
+    error: ReadError,
+    rows: &RecordBatch,
+    input: &str,
+    shown: impl Fn(String) -> String,
+) -> SidedError {
     let ReadError { path, line, kind } = error;
     match kind {
         ReadErrorKind::AtRow {
@@ -592,7 +621,7 @@ fn located(error: ReadError, rows: &RecordBatch, input: &str) -> SidedError {
             SidedError::Row {
                 input: input.to_owned(),
                 query,
-                column,
+                column: shown(column),
                 problem: without_row_numbers(&problem).replace(
                     "to keep the first occurrence, use --duplicates first \
                      (TOML: duplicates = \"first\")",
