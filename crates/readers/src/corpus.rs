@@ -56,6 +56,13 @@ pub fn read_catalog(path: &Path) -> Result<Catalog, ReadError> {
         if item.is_empty() {
             continue;
         }
+        rankeval_core::check_id(item).map_err(|bad| {
+            ReadError::new(
+                &name,
+                Some(number),
+                ReadErrorKind::BadField(bad.to_string()),
+            )
+        })?;
         if let Some(before) = first.insert(item, number) {
             return Err(ReadError::new(
                 &name,
@@ -116,6 +123,11 @@ pub fn read_item_features(path: &Path) -> Result<ItemFeatures, ReadError> {
     for (number, line) in rows {
         let mut fields = line.split(|&b| b == delimiter);
         let item = fields.next().unwrap_or_default().trim_ascii();
+        if let Err(bad) = rankeval_core::check_id(item)
+            && !item.is_empty()
+        {
+            return Err(at(number, ReadErrorKind::BadField(bad.to_string())));
+        }
         if item.is_empty() {
             return Err(at(
                 number,
@@ -211,6 +223,11 @@ mod tests {
         assert_eq!(error.line, Some(3));
         assert!(error.to_string().contains("first on line 1"), "{error}");
         assert!(read_catalog(&file(&dir, "empty.txt", "\n\n")).is_err());
+        // The one id rule: a control byte inside an item is refused, named.
+        let error = read_catalog(&file(&dir, "esc.txt", "a\nb\x1b[31m\n")).unwrap_err();
+        assert_eq!(error.line, Some(2));
+        assert!(error.to_string().contains("U+001B"), "{error}");
+        assert!(!error.to_string().contains('\u{1b}'), "{error}");
     }
 
     #[test]
@@ -241,5 +258,6 @@ mod tests {
         );
         assert!(error("item\na\n").contains(":1: the header has 1 column"));
         assert!(error("item,x\n").contains("the file is empty"));
+        assert!(error("item,x\na\x00b,1\n").contains(":2: the id `a\\0b` contains U+0000"));
     }
 }

@@ -377,8 +377,14 @@ impl Input {
     ) -> Result<T, ReadError> {
         let io = |e: io::Error| self.error(None, e.into());
         match self.source().map_err(io)? {
-            Source::Bytes(bytes) => then(bytes),
-            Source::Mapped(map) => then(map.bytes()),
+            Source::Bytes(bytes) => {
+                kind.check_start(&self.name, bytes)?;
+                then(bytes)
+            }
+            Source::Mapped(map) => {
+                kind.check_start(&self.name, map.bytes())?;
+                then(map.bytes())
+            }
             Source::Stream(stream) => then(&whole::read_bounded(stream, &self.name, kind)?),
         }
     }
@@ -595,7 +601,7 @@ pub fn read_qrels_noted(
         Format::Parquet => {
             parquet::read_qrels(&input.name, input.parquet_source()?, &input.csv, progress)
         }
-        Format::Arrow => input.with_all_bytes(WholeInput::BINARY, |bytes| {
+        Format::Arrow => input.with_all_bytes(WholeInput::ARROW, |bytes| {
             ipc::read_qrels(&input.name, bytes, &input.csv, progress)
         }),
     }
@@ -633,7 +639,7 @@ pub fn read_run_with(
             Ok((run, None))
         }
         Format::Arrow => input
-            .with_all_bytes(WholeInput::BINARY, |bytes| {
+            .with_all_bytes(WholeInput::ARROW, |bytes| {
                 ipc::read_run(&input.name, bytes, &input.csv, options, progress)
             })
             .map(|run| (run, None)),
@@ -647,12 +653,28 @@ fn no_lines_with(input: &Input, key: &str, holds: &str) -> ReadError {
     )
 }
 
-/// The first line of `bytes` that is not blank (without its line end).
-fn first_line(bytes: &[u8]) -> &[u8] {
-    bytes
-        .split(|&b| b == b'\n')
-        .find(|line| !line.trim_ascii().is_empty())
-        .unwrap_or_default()
+/// The first line of `bytes` that is not blank (without its line end), or
+/// the number of the first line longer than the line limit before it.
+fn first_line(bytes: &[u8]) -> Result<&[u8], u64> {
+    let mut rest = bytes;
+    let mut number = 1;
+    while !rest.is_empty() {
+        // Looks no further than one line past the limit: a sparse file of
+        // gigabytes without a newline is not scanned to its end.
+        let window = &rest[..rest.len().min(lines::LINE_LIMIT + 1)];
+        let end = match memchr::memchr(b'\n', window) {
+            Some(end) => end,
+            None if window.len() > lines::LINE_LIMIT => return Err(number),
+            None => window.len(),
+        };
+        let line = &rest[..end];
+        if !line.trim_ascii().is_empty() {
+            return Ok(line);
+        }
+        rest = rest.get(end + 1..).unwrap_or_default();
+        number += 1;
+    }
+    Ok(&[])
 }
 
 impl Input {
@@ -665,15 +687,25 @@ impl Input {
             Source::Stream(stream) => {
                 let mut reader = BufReader::with_capacity(1 << 16, stream);
                 let mut head = Vec::new();
+                let mut number = 0;
                 loop {
                     let start = head.len();
-                    if reader.read_until(b'\n', &mut head).map_err(io)? == 0
-                        || !head[start..].trim_ascii().is_empty()
-                    {
+                    number += 1;
+                    // One line at most past the limit: `/dev/zero` or a
+                    // pipe without newlines is refused, not read to its end.
+                    let limit = lines::LINE_LIMIT as u64 + 1;
+                    let read = (&mut reader)
+                        .take(limit)
+                        .read_until(b'\n', &mut head)
+                        .map_err(io)?;
+                    if read as u64 == limit && head.last() != Some(&b'\n') {
+                        return Err(self.too_long(number));
+                    }
+                    if read == 0 || !head[start..].trim_ascii().is_empty() {
                         break;
                     }
                 }
-                let line = first_line(&head).to_vec();
+                let line = first_line(&head).map_err(|n| self.too_long(n))?.to_vec();
                 let source = Source::Stream(Box::new(io::Cursor::new(head).chain(reader)));
                 Ok((source, line))
             }
@@ -683,10 +715,20 @@ impl Input {
                     Source::Mapped(map) => map.bytes(),
                     Source::Stream(_) => &[][..],
                 };
-                let line = first_line(bytes).to_vec();
+                let line = first_line(bytes).map_err(|n| self.too_long(n))?.to_vec();
                 Ok((in_place, line))
             }
         }
+    }
+
+    /// Line `number` is longer than the line limit.
+    fn too_long(&self, number: u64) -> ReadError {
+        self.error(
+            Some(number),
+            ReadErrorKind::LineTooLong {
+                limit: lines::LINE_LIMIT,
+            },
+        )
     }
 
     /// The JSON shape to read: the one the format names, else told from

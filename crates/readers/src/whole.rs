@@ -33,8 +33,9 @@ pub struct WholeInput {
     limit: u64,
     /// Whether it is text, whose lines are held to the line limit.
     text: bool,
-    /// The bytes it must start with, if any (Parquet's `PAR1`).
-    magic: Option<(&'static [u8], &'static str)>,
+    /// The bytes it must start with, one of several, if any (Parquet's
+    /// `PAR1`), and the message for an input that does not.
+    magic: Option<(&'static [&'static [u8]], &'static str)>,
 }
 
 impl WholeInput {
@@ -52,13 +53,23 @@ impl WholeInput {
         text: true,
         magic: None,
     };
-    /// A binary table input read whole (an Arrow IPC file or stream from a
-    /// pipe or gzip).
+    /// A binary input read whole, of no format in particular.
     pub const BINARY: Self = Self {
-        what: "a table read whole",
+        what: "a binary input read whole",
         limit: MAX_WHOLE_BYTES,
         text: false,
         magic: None,
+    };
+    /// An Arrow IPC file or stream from a pipe or gzip: a file starts with
+    /// `ARROW1`, a stream with the continuation marker `FF FF FF FF`.
+    pub const ARROW: Self = Self {
+        what: "an Arrow IPC input read whole",
+        limit: MAX_WHOLE_BYTES,
+        text: false,
+        magic: Some((
+            &[b"ARROW1", b"\xFF\xFF\xFF\xFF"],
+            "not Arrow IPC: an Arrow IPC file starts with the bytes ARROW1, a stream with FF FF FF FF",
+        )),
     };
     /// A Parquet file that cannot be read in place (a pipe, a FIFO, gzip):
     /// it must start with `PAR1`, which `/dev/zero` or a text file does not.
@@ -66,8 +77,23 @@ impl WholeInput {
         what: "a Parquet file read whole",
         limit: MAX_WHOLE_BYTES,
         text: false,
-        magic: Some((b"PAR1", "a Parquet file (it starts with PAR1)")),
+        magic: Some((
+            &[b"PAR1"],
+            "not a Parquet file: Parquet files start with the bytes PAR1",
+        )),
     };
+
+    /// Refuses `bytes` (a whole input already in memory or mapped) that do
+    /// not start with the kind's magic: a sparse file of zeros named
+    /// `.arrow` is refused before any decoder copies it.
+    pub(crate) fn check_start(&self, name: &str, bytes: &[u8]) -> Result<(), ReadError> {
+        match self.magic {
+            Some((magics, expected)) if !magics.iter().any(|m| bytes.starts_with(m)) => Err(
+                ReadError::new(name, None, ReadErrorKind::BadField(expected.to_owned())),
+            ),
+            _ => Ok(()),
+        }
+    }
 
     /// The same input with another size limit (tests, or a caller with a
     /// tighter bound).
@@ -127,6 +153,14 @@ pub(crate) fn read_bounded(
     let mut line_start = 0usize;
     loop {
         let old = all.len();
+        if all.capacity() < old + CHUNK {
+            // Doubling, but never far past the limit: a 2 GiB limit must
+            // not ask for 4 GiB.
+            let cap = usize::try_from(kind.limit).unwrap_or(usize::MAX);
+            let wanted =
+                (all.capacity() * 2).clamp(old + CHUNK, cap.saturating_add(CHUNK).max(old + CHUNK));
+            all.reserve_exact(wanted - old);
+        }
         all.resize(old + CHUNK, 0);
         let got = loop {
             match input.read(&mut all[old..]) {
@@ -136,14 +170,17 @@ pub(crate) fn read_bounded(
             }
         };
         all.truncate(old + got);
-        if let Some((magic, expected)) = kind.magic {
-            let seen = all.len().min(magic.len());
-            let wrong = all[..seen] != magic[..seen] || (got == 0 && seen < magic.len());
-            if wrong {
+        if let Some((magics, expected)) = kind.magic {
+            // Wrong once no magic can still match what has been read.
+            let fits = |magic: &[u8]| {
+                let seen = all.len().min(magic.len());
+                all[..seen] == magic[..seen] && (got > 0 || seen == magic.len())
+            };
+            if !magics.iter().any(|magic| fits(magic)) {
                 return Err(ReadError::new(
                     name,
                     None,
-                    ReadErrorKind::BadField(format!("not {expected}")),
+                    ReadErrorKind::BadField(expected.to_owned()),
                 ));
             }
         }
@@ -233,6 +270,19 @@ mod tests {
         assert!(err.to_string().contains("not a Parquet file"), "{err}");
         let ok = read_whole_from(&b"PAR1....PAR1"[..], "p", WholeInput::PARQUET).unwrap();
         assert_eq!(ok.len(), 12);
+    }
+
+    #[test]
+    fn arrow_must_start_as_a_file_or_a_stream_does() {
+        let zeros = std::io::repeat(0).take(1 << 30);
+        let err = read_whole_from(zeros, "/dev/zero", WholeInput::ARROW).unwrap_err();
+        assert!(
+            err.to_string().contains("not Arrow IPC: an Arrow IPC file starts"),
+            "{err}"
+        );
+        for ok in [&b"ARROW1\0\0rest"[..], &b"\xFF\xFF\xFF\xFF\x10\0\0\0"[..]] {
+            assert_eq!(read_whole_from(ok, "a", WholeInput::ARROW).unwrap(), ok);
+        }
     }
 
     #[test]

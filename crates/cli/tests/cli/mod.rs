@@ -18,6 +18,7 @@ mod faults;
 mod grades;
 mod groups;
 mod help;
+mod hostile;
 mod html;
 mod inputs;
 mod intervals;

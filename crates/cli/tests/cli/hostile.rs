@@ -1,0 +1,324 @@
+//! One table of hostile inputs run against every command and every role in
+//! which a command reads a file: `/dev/zero`, a sparse 2 GB file, a FIFO
+//! that streams a 100 MB line, a regular file of one 100 MB line, and ids
+//! with control bytes. Each must end, within a time bound and 3 GiB of
+//! address space, in exit code 2 with a short message naming the file:
+//! never a success, a panic, a hang or memory without bound.
+
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::scratch;
+
+/// Good inputs beside the hostile one, in a scratch directory.
+const GOOD: &[(&str, &str)] = &[
+    ("qrels.txt", "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n"),
+    ("run.trec", "q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq2 Q0 c 1 1 t\n"),
+    ("human.qrels", "q1 0 a 1\n"),
+    (
+        "spans.tsv",
+        "query\tdoc\tstart\tend\tgrade\nq1\td1\t0\t10\t1\n",
+    ),
+    (
+        "chunks.tsv",
+        "query\tdoc\tstart\tend\tscore\nq1\td1\t0\t5\t0.9\n",
+    ),
+    ("labels.tsv", "query\tdoc\tp0\tp1\nq1\ta\t0.5\t0.5\n"),
+];
+
+/// Every command and role that reads a file: the arguments, with `{}` for
+/// the hostile file, and the suffixes it is tried under.
+const ROLES: &[(&[&str], &[&str])] = &[
+    (
+        &["eval", "--qrels", "{}", "--run", "run.trec", "-m", "ap"],
+        &["trec", "csv", "jsonl", "json", "parquet"],
+    ),
+    (
+        &["eval", "--qrels", "qrels.txt", "--run", "{}", "-m", "ap"],
+        &["trec", "csv", "jsonl", "json", "parquet", "arrow"],
+    ),
+    (
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "ap",
+            "--groups",
+            "{}",
+        ],
+        &["csv", "jsonl", "parquet"],
+    ),
+    (
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "coverage@10",
+            "--catalog",
+            "{}",
+        ],
+        &["txt"],
+    ),
+    (&["run", "{}"], &["toml"]),
+    (&["report", "{}"], &["json", "parquet"]),
+    (
+        &["spans", "--qrels", "{}", "--run", "chunks.tsv"],
+        &["tsv", "jsonl"],
+    ),
+    (
+        &["spans", "--qrels", "spans.tsv", "--run", "{}"],
+        &["tsv", "jsonl"],
+    ),
+    (
+        &[
+            "expected",
+            "--qrels",
+            "{}",
+            "--label",
+            "p0=0,p1=1",
+            "--run",
+            "run.trec",
+            "-m",
+            "ap",
+        ],
+        &["tsv", "parquet"],
+    ),
+    (
+        &[
+            "ppi",
+            "--qrels",
+            "{}",
+            "--human",
+            "human.qrels",
+            "--run",
+            "run.trec",
+            "-m",
+            "ap",
+        ],
+        &["trec", "csv"],
+    ),
+    (
+        &[
+            "ppi",
+            "--qrels",
+            "qrels.txt",
+            "--human",
+            "{}",
+            "--run",
+            "run.trec",
+            "-m",
+            "ap",
+        ],
+        &["trec"],
+    ),
+    (
+        &["agree", "--qrels", "a={}", "--qrels", "b=human.qrels"],
+        &["trec", "csv"],
+    ),
+    (&["trec_eval", "{}", "run.trec"], &["trec"]),
+    (&["trec_eval", "qrels.txt", "{}"], &["trec"]),
+];
+
+/// How long one command may take (a debug build on a shared machine).
+const TIME_BOUND: Duration = Duration::from_secs(120);
+
+/// Runs `rankeval args` in `dir` with 3 GiB of address space, killed after
+/// [`TIME_BOUND`]; exit code (None if killed by a signal) and stderr.
+fn bounded(dir: &Path, args: &[String]) -> (Option<i32>, String, Duration) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rankeval"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe and touches no memory of the
+    // parent; it only lowers the child's own limit.
+    #[allow(unsafe_code)]
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 3 << 30,
+                rlim_max: 3 << 30,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let start = Instant::now();
+    let mut child = command.spawn().expect("rankeval starts");
+    let stderr = child.stderr.take().expect("stderr piped");
+    let reader = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        // At most 1 MiB of message is kept: the assertion is on its size.
+        let _ = std::io::Read::read_to_end(&mut std::io::Read::take(stderr, 1 << 20), &mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    });
+    let code = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status.code();
+        }
+        if start.elapsed() > TIME_BOUND {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (code, reader.join().unwrap_or_default(), start.elapsed())
+}
+
+/// What a hostile file is.
+#[derive(Clone, Copy, Debug)]
+enum Hostile {
+    /// A link to `/dev/zero`.
+    Zero,
+    /// A sparse file of 2,000,000,000 zero bytes.
+    Sparse,
+    /// A FIFO fed 100 MB of `x` without a newline.
+    Fifo,
+    /// A regular file of one 100 MB line.
+    LongLine,
+    /// Well-formed lines whose ids hold ESC and NUL bytes.
+    ControlBytes,
+}
+
+/// Lays `hostile` out at `path`; a FIFO gets a writer thread.
+fn lay_out(hostile: Hostile, path: &Path) -> Option<std::thread::JoinHandle<()>> {
+    match hostile {
+        Hostile::Zero => {
+            std::os::unix::fs::symlink("/dev/zero", path).expect("link /dev/zero");
+            None
+        }
+        Hostile::Sparse => {
+            let file = std::fs::File::create(path).expect("create");
+            file.set_len(2_000_000_000).expect("a sparse file");
+            None
+        }
+        Hostile::LongLine => {
+            let mut line = vec![b'x'; 100 << 20];
+            line.push(b'\n');
+            std::fs::write(path, line).expect("write");
+            None
+        }
+        Hostile::ControlBytes => {
+            let text: &[u8] = match path.extension().and_then(|e| e.to_str()) {
+                Some("csv") => b"user,item,score,grade\nq\x1b[31m1,a\x001,1,1\n",
+                Some("tsv") => b"query\tdoc\tstart\tend\tgrade\tscore\tp0\tp1\nq\x1b[31m1\td\x001\t0\t5\t1\t1\t0.5\t0.5\n",
+                Some("jsonl") => b"{\"query\": \"q\\u001b[31m1\", \"predicted\": [\"a\\u0000\"], \"relevant\": [\"a\\u0000\"], \"doc\": \"d\", \"start\": 0, \"end\": 5, \"grade\": 1, \"score\": 1}\n",
+                Some("json") => b"{\"q\\u001b[31m1\": {\"a\\u0000\": 1}}\n",
+                Some("toml") => b"qrels = \"qrels.txt\"\n[[runs]]\nname = \"r\\u001b[31m\"\npath = \"run.trec\"\n",
+                Some("txt") => b"a\x1b[31m\nb\x00\n",
+                _ => b"q\x1b[31m1 0 a\x001 1\n",
+            };
+            std::fs::write(path, text).expect("write");
+            None
+        }
+        Hostile::Fifo => {
+            let made = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+            assert!(made.success());
+            let path = path.to_owned();
+            Some(std::thread::spawn(move || {
+                // Blocks until the command opens it; a write after the
+                // command stopped reading fails (EPIPE), which ends it.
+                if let Ok(mut fifo) = std::fs::OpenOptions::new().write(true).open(&path) {
+                    let chunk = vec![b'x'; 1 << 20];
+                    for _ in 0..100 {
+                        if std::io::Write::write_all(&mut fifo, &chunk).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }))
+        }
+    }
+}
+
+/// Runs every role under every suffix against `hostile`, and lists what
+/// failed: a success, a signal, a time-out, a long message, a panic, or a
+/// message that does not name the file.
+fn every_command_refuses(hostile: Hostile) {
+    let mut failures = Vec::new();
+    for (args, suffixes) in ROLES {
+        for suffix in *suffixes {
+            // Control bytes in a Parquet, Arrow or TOML file are laid out
+            // by text: only the text formats carry that case.
+            if matches!(hostile, Hostile::ControlBytes) && matches!(*suffix, "parquet" | "arrow") {
+                continue;
+            }
+            let dir = scratch(GOOD);
+            let name = format!("hostile.{suffix}");
+            let path = dir.path().join(&name);
+            let writer = lay_out(hostile, &path);
+            let args: Vec<String> = args.iter().map(|a| a.replace("{}", &name)).collect();
+            let (code, stderr, took) = bounded(dir.path(), &args);
+            if let Some(writer) = writer {
+                // Unblock a writer still waiting for a reader, then end it.
+                let _ = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(&path);
+                let _ = writer.join();
+            }
+            let problem = if code != Some(2) {
+                Some(format!("exit {code:?}"))
+            } else if stderr.contains("panicked") {
+                Some("a panic".to_owned())
+            } else if stderr.len() > 4000 {
+                Some(format!("a message of {} bytes", stderr.len()))
+            } else if !stderr.contains("hostile.") {
+                Some("a message without the file's name".to_owned())
+            } else if stderr.contains('\u{1b}') || stderr.contains('\0') {
+                Some("control bytes in the message".to_owned())
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                failures.push(format!(
+                    "{hostile:?} {}: {problem} after {:.1} s: {}",
+                    args.join(" "),
+                    took.as_secs_f64(),
+                    stderr.chars().take(300).collect::<String>()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn dev_zero_is_refused_by_every_command() {
+    every_command_refuses(Hostile::Zero);
+}
+
+#[test]
+fn a_sparse_2_gb_file_is_refused_by_every_command() {
+    every_command_refuses(Hostile::Sparse);
+}
+
+#[test]
+fn a_fifo_streaming_a_100_mb_line_is_refused_by_every_command() {
+    every_command_refuses(Hostile::Fifo);
+}
+
+#[test]
+fn a_100_mb_line_is_refused_by_every_command() {
+    every_command_refuses(Hostile::LongLine);
+}
+
+#[test]
+fn ids_with_control_bytes_are_refused_by_every_command() {
+    every_command_refuses(Hostile::ControlBytes);
+}
