@@ -346,8 +346,9 @@ fn hill(df: f64, tail: f64) -> f64 {
 /// from `tail >= 1/4` on, where that is the small half), kept inside the
 /// bracket the steps have found; it stops when a step is below 4 ulps, or
 /// has stopped shrinking at that scale (the rounding of the survival
-/// function), and returns the point of the smallest residual seen. Two to
-/// four steps from 2 degrees of freedom on.
+/// function), and returns the point of the smallest residual seen. At
+/// most five evaluations of the survival function on the 247 points of the
+/// accuracy check above (one to three for 222 of them).
 pub fn upper_quantile(df: f64, tail: f64) -> f64 {
     if tail.is_nan() || df.is_nan() || df < 1.0 {
         return f64::NAN;
