@@ -6,8 +6,15 @@
 //! that sources unpacked inside another repository (a home directory kept
 //! in git, say) do not take its commit. The build is redone when the
 //! checkout's HEAD moves.
+//!
+//! Cargo reruns a build script on every build while a path it declared with
+//! `rerun-if-changed` is missing, and then rebuilds this crate and all that
+//! depends on it: so only paths that exist are declared ([`watched`]). A
+//! checkout without `.git/packed-refs` (the usual case until `git gc` packs
+//! the refs) once rebuilt everything on every `cargo build`;
+//! `scripts/check-build-script.sh` checks that it no longer does.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// `git ARGS`' output, trimmed; `None` where git or a checkout is missing.
@@ -20,6 +27,42 @@ fn git(args: &[&str]) -> Option<String> {
         .filter(|text| !text.is_empty())
 }
 
+/// The paths whose modification means HEAD may name another commit, each
+/// one existing (a directory is watched with everything under it):
+///
+/// * the worktree's `HEAD` (a checkout, a detached commit);
+/// * with the reftable backend, the `reftable` directory, which holds every
+///   ref;
+/// * otherwise, for a branch: its loose ref file, which every commit
+///   rewrites; while the branch has none (its ref packed, or no commit yet)
+///   the directory where the next commit will create it and `packed-refs`
+///   if it exists. Once the loose file exists the next run watches it
+///   alone, so commits on other branches do not rerun this script.
+fn watched(git_dir: &Path, common: &Path, branch: Option<&str>) -> Vec<PathBuf> {
+    let mut paths = vec![git_dir.join("HEAD")];
+    let reftable = common.join("reftable");
+    if reftable.is_dir() {
+        paths.push(reftable);
+    } else if let Some(branch) = branch {
+        let loose = common.join(branch);
+        if loose.is_file() {
+            paths.push(loose);
+        } else {
+            if let Some(parent) = loose
+                .ancestors()
+                .skip(1)
+                .take_while(|dir| dir.starts_with(common) && *dir != common)
+                .find(|dir| dir.is_dir())
+            {
+                paths.push(parent.to_path_buf());
+            }
+            paths.push(common.join("packed-refs"));
+        }
+    }
+    paths.retain(|path| path.exists());
+    paths
+}
+
 fn main() {
     // Build scripts run in their package's directory: this file is tracked
     // by the checkout that holds it, or the sources are not rankeval's
@@ -30,27 +73,15 @@ fn main() {
         .flatten()
         .unwrap_or_default();
     println!("cargo:rustc-env=RANKEVAL_COMMIT={commit}");
-    // HEAD, and the branch file it points to (or the packed refs), change
-    // when a commit is made or checked out.
     if let (true, Some(git_dir), Some(common)) = (
         tracked,
         git(&["rev-parse", "--git-dir"]),
         git(&["rev-parse", "--git-common-dir"]),
     ) {
-        println!(
-            "cargo:rerun-if-changed={}",
-            PathBuf::from(&git_dir).join("HEAD").display()
-        );
-        if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            println!(
-                "cargo:rerun-if-changed={}",
-                PathBuf::from(&common).join(branch).display()
-            );
+        let branch = git(&["symbolic-ref", "-q", "HEAD"]);
+        for path in watched(Path::new(&git_dir), Path::new(&common), branch.as_deref()) {
+            println!("cargo:rerun-if-changed={}", path.display());
         }
-        println!(
-            "cargo:rerun-if-changed={}",
-            PathBuf::from(&common).join("packed-refs").display()
-        );
     }
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -44,7 +44,11 @@
 //! tests ChaCha8, one stream per query: [`KEYED_RNG_NAME`],
 //! [`KEYED_BOOTSTRAP_RNG_NAME`], [`KEYED_TUKEY_RNG_NAME`]); their results
 //! are the same bits for any thread count on any machine. See
-//! `docs/compare.md`.
+//! `docs/compare.md`. No statistic calls the platform's C `libm` (which
+//! `f64::exp` and `f64::ln` do, and which rounds differently on glibc,
+//! musl, macOS and Windows): the t distribution ([`student`]), the normal
+//! tail and quantile and every `exp` and `log` come from the `libm` crate,
+//! so a p-value or an interval is the same bits on every platform.
 
 pub mod agreement;
 pub mod bootstrap;
@@ -63,6 +67,7 @@ pub mod rng;
 pub mod seeds;
 pub mod sign_flip;
 pub mod stratified;
+pub mod student;
 pub mod ttest;
 pub mod tukey;
 pub mod wilcoxon;

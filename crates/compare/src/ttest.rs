@@ -3,10 +3,10 @@
 //! `confidence_interval(level)` compute them.
 
 use serde::Serialize;
-use statrs::distribution::{Continuous, ContinuousCDF, StudentsT};
 
 use crate::error::CompareError;
 use crate::paired::{mean, sample_sd, validate_differences, validate_level};
+use crate::student;
 
 /// A two-sided confidence interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -64,8 +64,7 @@ pub fn paired_t(differences: &[f64], level: f64) -> Result<TTest, CompareError> 
         });
     }
     let t = m / se;
-    let dist = student(df);
-    let p = (2.0 * dist.sf(t.abs())).min(1.0);
+    let p = t_two_sided_p(t, df);
     Ok(TTest {
         t,
         df,
@@ -98,36 +97,16 @@ pub(crate) fn student_interval(mean: f64, standard_error: f64, df: f64, level: f
     }
 }
 
-fn student(df: f64) -> StudentsT {
-    // Callers pass df = n - 1 >= 1 (at least two queries are validated);
-    // `StudentsT::new` fails only for a non-positive or NaN df.
-    #[allow(clippy::expect_used)]
-    StudentsT::new(0.0, 1.0, df.max(1.0)).expect("df >= 1 is a valid Student t")
-}
-
 /// The two-sided p-value `2 P(T > |t|)` of Student's t with `df` degrees
-/// of freedom (at least 1).
+/// of freedom ([`student::sf`]); a df below 1 is taken as 1.
 pub(crate) fn t_two_sided_p(t: f64, df: f64) -> f64 {
-    (2.0 * student(df).sf(t.abs())).min(1.0)
+    (2.0 * student::sf(t.abs(), df.max(1.0))).min(1.0)
 }
 
 /// The value `q > 0` with `P(T > q) = tail` for Student's t with `df` degrees
-/// of freedom: statrs' inverse, then Newton steps on the survival function
-/// (whose relative precision is far better than the inverse's) until the
-/// step is below a few ulps.
+/// of freedom ([`student::upper_quantile`]: Hill's approximation polished by
+/// Newton steps on the survival function, from the `libm` crate alone, the
+/// same bits on every platform); a df below 1 is taken as 1.
 pub fn t_quantile_upper(df: f64, tail: f64) -> f64 {
-    let dist = student(df);
-    let mut q = dist.inverse_cdf(1.0 - tail);
-    for _ in 0..8 {
-        let density = dist.pdf(q);
-        if density.is_nan() || density <= 0.0 || !q.is_finite() {
-            break;
-        }
-        let step = (dist.sf(q) - tail) / density;
-        q += step;
-        if step.abs() <= 4.0 * f64::EPSILON * q.abs() {
-            break;
-        }
-    }
-    q
+    student::upper_quantile(df.max(1.0), tail)
 }

@@ -162,7 +162,7 @@ fn exact_p(r_plus: u64, m: usize) -> f64 {
     let r = r_plus as usize;
     let le: u64 = counts[..=r.min(max)].iter().sum();
     let ge: u64 = counts[r.min(max + 1)..].iter().sum();
-    let total = 2f64.powi(m as i32);
+    let total = libm::ldexp(1.0, m as i32);
     (2.0 * le.min(ge) as f64 / total).min(1.0)
 }
 

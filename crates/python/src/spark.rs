@@ -16,6 +16,7 @@ use std::sync::Arc;
 use pyo3::types::PyBytes;
 use rankeval::corpus::{CorpusInput, CorpusSources};
 use rankeval::engine::sided::{DEFAULT_CHUNK_ROWS, SidedEvaluator, finish_corpus};
+use rankeval::metrics::aggregators::gmean::{floored_ln, from_log_sum};
 use rankeval::read::{Input, ReadOptions};
 use rankeval_compare::keyed::{self, GroupedSums, KeyedSignFlip, PairedSums, SquaredDeviations};
 use rankeval_compare::{KeyedBootstrap, KeyedTukey};
@@ -226,7 +227,7 @@ pub fn column_state(
     // The logarithms only for a geometric mean: a `ln` per value otherwise
     // spent for nothing.
     let logs: ExactSum = match floor {
-        Some(floor) => values.iter().map(|x| x.max(floor).ln()).collect(),
+        Some(floor) => values.iter().map(|x| floored_ln(*x, floor)).collect(),
         None => ExactSum::new(),
     };
     let min = values.iter().copied().fold(f64::NAN, f64::min);
@@ -257,6 +258,16 @@ pub fn fsum_partials(parts: Vec<Vec<f64>>) -> f64 {
         sum.merge(&ExactSum::from_partials(part));
     }
     sum.value()
+}
+
+/// The geometric mean of `n` values from the partials of their floored
+/// logarithms' sums ([`column_state`]): `exp(sum / n)` with the `libm`
+/// crate's `exp`, as the `gmean` aggregator computes it (Python's
+/// `math.exp` is the platform's C library's, which may differ in the last
+/// bit from one platform to another).
+#[pyfunction]
+pub fn gmean_from_log_partials(parts: Vec<Vec<f64>>, n: u64) -> f64 {
+    from_log_sum(fsum_partials(parts), n as usize)
 }
 
 /// The first pass of the query-keyed statistics of paired differences

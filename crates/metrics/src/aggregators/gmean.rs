@@ -14,20 +14,36 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_FLOOR: f64 = 0.00001;
 
 /// The geometric mean of `values`, each raised to at least `floor`, with
-/// the logarithms summed exactly ([`fsum`]); NaN when there are none.
+/// the logarithms summed exactly ([`fsum`]); NaN when there are none. The
+/// logarithm and the exponential are the `libm` crate's (a port of musl's),
+/// not the platform's C library's: the same bits on every platform, and in
+/// a Spark job ([`floored_ln`], [`from_log_sum`]).
 ///
 /// ```
 /// use rankeval_metrics::aggregators::gmean::gmean;
-/// assert_eq!(gmean(&[0.5, 0.125], 0.00001), ((0.5f64.ln() + 0.125f64.ln()) / 2.0).exp());
+/// assert_eq!(gmean(&[0.5, 0.125], 0.00001), libm::exp((libm::log(0.5) + libm::log(0.125)) / 2.0));
 /// // A 0 counts as the floor.
-/// assert_eq!(gmean(&[0.0], 0.001), 0.001f64.ln().exp());
+/// assert_eq!(gmean(&[0.0], 0.001), libm::exp(libm::log(0.001)));
 /// ```
 pub fn gmean(values: &[f64], floor: f64) -> f64 {
     if values.is_empty() {
         return f64::NAN;
     }
-    let logs = fsum(values.iter().map(|x| x.max(floor).ln()));
-    (logs / values.len() as f64).exp()
+    let logs = fsum(values.iter().map(|x| floored_ln(*x, floor)));
+    from_log_sum(logs, values.len())
+}
+
+/// `ln(max(x, floor))`, the term a geometric mean sums: `libm::log`, the
+/// same bits on every platform (the platform's `f64::ln` is glibc's, musl's,
+/// macOS' or Windows' and may differ in the last bit).
+pub fn floored_ln(x: f64, floor: f64) -> f64 {
+    libm::log(x.max(floor))
+}
+
+/// The geometric mean from the sum of `n` values' [`floored_ln`]:
+/// `exp(log_sum / n)`, with `libm::exp`.
+pub fn from_log_sum(log_sum: f64, n: usize) -> f64 {
+    libm::exp(log_sum / n as f64)
 }
 
 /// The `gmean` aggregator (aliases `geometric_mean`, `gm`).
@@ -95,15 +111,24 @@ mod tests {
         let gm = gmean(&[0.0324, 0.4175, 0.0858], DEFAULT_FLOOR);
         assert_eq!(
             gm,
-            ((0.0324f64.ln() + 0.4175f64.ln() + 0.0858f64.ln()) / 3.0).exp()
+            libm::exp((libm::log(0.0324) + libm::log(0.4175) + libm::log(0.0858)) / 3.0)
         );
         assert!((gm - 0.1051).abs() < 0.00005, "{gm}");
+    }
+
+    /// The same bits on every platform: the `libm` crate's log and exp, not
+    /// the C library's (glibc 2.36's `ln` and `exp` give
+    /// 0x3f673d7d755748fb here, one ulp above).
+    #[test]
+    fn the_same_bits_on_every_platform() {
+        let gm = gmean(&[1.0 / 997.0, 8.0 / 997.0], DEFAULT_FLOOR);
+        assert_eq!(gm.to_bits(), 0x3f67_3d7d_7557_48fa, "{gm:e}");
     }
 
     #[test]
     fn zero_is_raised_to_the_floor() {
         let gm = gmean(&[0.0, 0.1], DEFAULT_FLOOR);
-        assert_eq!(gm, ((0.00001f64.ln() + 0.1f64.ln()) / 2.0).exp());
+        assert_eq!(gm, libm::exp((libm::log(0.00001) + libm::log(0.1)) / 2.0));
         assert!(gmean(&[], DEFAULT_FLOOR).is_nan());
     }
 

@@ -273,6 +273,9 @@ def column_state(
 def fsum_partials(parts: list[list[float]]) -> float:
     """The correctly rounded sum of several partial sums' partials."""
 
+def gmean_from_log_partials(parts: list[list[float]], n: int) -> float:
+    """exp(sum / n) of the floored logarithms' sum partials, with the libm crate's exp (gmean's bits)."""
+
 def spark_corpus_names(specs: list[str]) -> list[str]:
     """The corpus metrics' canonical names."""
 

@@ -365,7 +365,7 @@ class SparkEvaluation:
                 elif a == "sum":
                     row[a] = _native.fsum_partials(s["sum"]) if n else math.nan
                 elif a == "gmean":
-                    row[a] = math.exp(_native.fsum_partials(s["log"]) / n) if n else math.nan
+                    row[a] = _native.gmean_from_log_partials(s["log"], n) if n else math.nan
                 elif a == "min":
                     row[a] = _nan_reduce(min, s["min"])
                 elif a == "max":
