@@ -191,6 +191,17 @@ fn a_run_that_matches_nothing_is_refused_as_eval_refuses_it() {
         ),
         "{stderr}"
     );
+    // A long id is cut in the message, not echoed whole.
+    let long = format!(
+        "query,doc,start,end,score\nq{},d1,0,10,1\n",
+        "x".repeat(1 << 20)
+    );
+    std::fs::write(dir.path().join("long.csv"), long).unwrap();
+    let (code, _, stderr) = spans_in(dir.path(), &["--qrels", "spans.csv", "--run", "long.csv"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("(run queries 1: `qxxx"), "{stderr}");
+    assert!(stderr.contains("… (1048577 bytes)`"), "{stderr}");
+    assert!(stderr.len() < 1000, "{}", stderr.len());
     let (code, _, stderr) = spans_in(
         dir.path(),
         &["--qrels", "spans.csv", "--run", "header_only.csv"],
