@@ -4,13 +4,15 @@
 //! (docs/judgements.md).
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use rankeval::RelevanceLevel;
 use rankeval::engine::{Missing, Options};
 use rankeval::spans::{
-    CharText, Chunk, Overlap, SpansPlan, SpansReport, read_chunks, read_spans, spans_report,
+    CharText, ChunkRun, Overlap, SpansError, SpansPlan, SpansReport, read_chunk_run,
+    read_span_qrels, spans_report,
 };
 
 use rankeval_report::text;
@@ -23,7 +25,8 @@ use super::{CliError, judge_inputs, output};
     rankeval spans --qrels examples/spans/spans.tsv --run fixed=examples/spans/fixed.tsv \\\n      \
     --run sentences=examples/spans/sentences.tsv -m \"ap(norm=hits)@3\" -m hit_rate@3 --overlap \"coverage>=0.5\"\n\n\
     Files: a header naming query, doc, start, end, grade (qrels) or score (runs), tab- or\n\
-    comma-separated, or JSON Lines objects with those keys; offsets are characters, [start, end).")]
+    comma-separated (quoted as in CSV), or JSON Lines objects with those keys; plain or gzip.\n\
+    Offsets are characters, [start, end), at most 2^53.")]
 pub struct SpansArgs {
     /// The span qrels: `query, doc, start, end, grade` rows.
     #[arg(long, value_name = "FILE")]
@@ -52,6 +55,11 @@ pub struct SpansArgs {
     /// The relevance level: spans of this grade or more are relevant.
     #[arg(long, value_name = "GRADE")]
     rel: Option<f64>,
+    /// Evaluate a run that never ran on the span qrels (it shares no query
+    /// with them, or has no chunk for any of theirs) instead of refusing
+    /// it: it then scores 0, as `eval --allow-empty-run`.
+    #[arg(long)]
+    allow_empty_run: bool,
     /// Also print every query's values.
     #[arg(long)]
     per_query: bool,
@@ -103,11 +111,15 @@ pub(crate) fn run(args: SpansArgs) -> Result<(), CliError> {
     let options = Options {
         missing: Missing::Zero,
         level,
+        allow_empty_run: args.allow_empty_run,
         ..Options::default()
     };
-    let read = |e: rankeval::spans::SpansError| usage(e.to_string());
-    let spans = read_spans(&args.qrels).map_err(read)?;
-    let mut runs: Vec<(String, Vec<Chunk>)> = Vec::with_capacity(args.runs.len());
+    let read = |e: SpansError| match e {
+        SpansError::NeverRan(never) => CliError::NeverRan(never),
+        other => usage(other.to_string()),
+    };
+    let spans = read_span_qrels(&args.qrels).map_err(read)?;
+    let mut runs: Vec<(String, ChunkRun)> = Vec::with_capacity(args.runs.len());
     for text in &args.runs {
         let (name, path) = judge_inputs::run_name(text);
         if runs.iter().any(|(n, _)| *n == name) {
@@ -115,7 +127,7 @@ pub(crate) fn run(args: SpansArgs) -> Result<(), CliError> {
                 "--run {text}: two runs are named `{name}`; name them with NAME=FILE"
             )));
         }
-        runs.push((name, read_chunks(&path).map_err(read)?));
+        runs.push((name, read_chunk_run(&path).map_err(read)?));
     }
     let report = spans_report(
         &spans,
@@ -132,6 +144,7 @@ pub(crate) fn run(args: SpansArgs) -> Result<(), CliError> {
         },
     )
     .map_err(read)?;
+    warn(&report, level.get());
     let text = match args.format {
         SpansFormat::Table => table(&report, args.per_query),
         SpansFormat::Json => {
@@ -145,6 +158,25 @@ pub(crate) fn run(args: SpansArgs) -> Result<(), CliError> {
         }
     };
     output::write(&text, args.output.as_deref())
+}
+
+/// Writes to stderr what the evaluation left out or scored 0 (as `eval`
+/// does), and that the character level has nothing to average when no
+/// span is relevant at `level`.
+fn warn(report: &SpansReport, level: f64) {
+    let mut stderr = std::io::stderr().lock();
+    for run in &report.runs {
+        for warning in &run.warnings {
+            let _ = writeln!(stderr, "warning: run `{}`: {warning}", run.name);
+        }
+    }
+    if report.runs.iter().any(|run| run.chars.is_none()) {
+        let _ = writeln!(
+            stderr,
+            "warning: no query of the span qrels has relevant text (a span of grade >= {level}): \
+             the character-level values are not defined (`-`)"
+        );
+    }
 }
 
 /// A value with 4 decimals, or `-` when there is none.
@@ -187,7 +219,14 @@ fn table(report: &SpansReport, per_query: bool) -> String {
             row.push("all".to_owned());
         }
         row.extend(run.chunk.iter().map(|v| cell(Some(*v))));
-        row.extend([run.chars.precision, run.chars.recall, run.chars.iou].map(|v| cell(Some(v))));
+        row.extend(
+            [
+                run.chars.map(|c| c.precision),
+                run.chars.map(|c| c.recall),
+                run.chars.map(|c| c.iou),
+            ]
+            .map(cell),
+        );
         rows.push(row);
     }
     let left = vec![true; header.len()];

@@ -14,17 +14,37 @@
 //! - **character level**: the retrieved text of the top k chunks against
 //!   the relevant text, as character sets: precision, recall and IoU
 //!   ([`char_level`]).
+//!
+//! Files are read whole within the limits every reader shares
+//! ([`read_whole`]: 2 GiB, lines up to 64 MiB, gzip by magic), tables split
+//! as the CSV reader splits them (RFC 4180 quotes), ids held to the one id
+//! rule ([`check_id`]) and interned, offsets bounded by [`MAX_OFFSET`].
+//! Read files are held as [`SpanQrels`] and [`ChunkRun`]: 32 bytes a row
+//! and each distinct id once.
 
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::fmt;
+use std::ops::Range;
 use std::path::Path;
 use std::str::FromStr;
 
 use rankeval_core::exact_sum::fmean;
-use rankeval_core::{Duplicates, Metric, Qrels, QrelsBuilder, Run, RunBuilder, compare_scored};
+use rankeval_core::{
+    Duplicates, Interner, Metric, Qrels, QrelsBuilder, Run, RunBuilder, check_grade, check_id,
+    compare_scored, shorten_id,
+};
+use rankeval_readers::{ReadError, ReadErrorKind, WholeInput, read_whole, split_csv_line};
 use serde::Serialize;
 
-use crate::engine::{Options, evaluate};
+use crate::engine::{NeverRan, Options, Warning, evaluate, never_ran};
+
+/// The largest character offset a span or a chunk may have, 2^53: every
+/// length, intersection and union of ranges of one document is then an
+/// integer an `f64` holds exactly, so the overlap rules and the
+/// character-level ratios divide exact counts. A larger offset is refused
+/// where it is read, naming the file and line.
+pub const MAX_OFFSET: u64 = 1 << 53;
 
 /// A judged passage: half-open character offsets `[start, end)` in `doc`.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,7 +115,7 @@ pub enum SpansError {
         /// What is wrong.
         problem: String,
     },
-    /// The file as a whole is wrong (no header, a missing column).
+    /// The file as a whole is wrong (no header, no row, too large).
     #[error("{path}: {problem}")]
     File {
         /// The file.
@@ -106,6 +126,30 @@ pub enum SpansError {
     /// The chunk-level qrels or run could not be built.
     #[error("{0}")]
     Build(String),
+    /// A run of chunks never ran on the span qrels: it shares no query with
+    /// them, or has no chunk for any of theirs (every value would be 0).
+    #[error(transparent)]
+    NeverRan(#[from] NeverRan),
+}
+
+impl From<ReadError> for SpansError {
+    /// The shared reader's limits (size, line length, a directory) in the
+    /// spans' own terms: file, line and problem.
+    fn from(error: ReadError) -> Self {
+        let ReadError { path, line, kind } = error;
+        match (line, kind) {
+            (None, ReadErrorKind::Io(source)) => SpansError::Io { path, source },
+            (Some(line), kind) => SpansError::Line {
+                path,
+                line,
+                problem: kind.to_string(),
+            },
+            (None, kind) => SpansError::File {
+                path,
+                problem: kind.to_string(),
+            },
+        }
+    }
 }
 
 /// The overlap rule that makes a chunk match a span.
@@ -122,19 +166,21 @@ pub enum Overlap {
 
 impl Overlap {
     /// Whether the chunk `[chunk.0, chunk.1)` matches the span `[span.0,
-    /// span.1)` (never without a character in common).
+    /// span.1)` (never without a character in common). The counts are
+    /// exact for any offsets (128-bit sums); below [`MAX_OFFSET`] they are
+    /// also exact as `f64`.
     pub fn holds(self, chunk: (u64, u64), span: (u64, u64)) -> bool {
-        let common = chunk.1.min(span.1).saturating_sub(chunk.0.max(span.0));
+        let common = u128::from(chunk.1.min(span.1).saturating_sub(chunk.0.max(span.0)));
         if common == 0 {
             return false;
         }
+        // A character in common: both ranges are non-empty.
+        let chunk_len = u128::from(chunk.1 - chunk.0);
+        let span_len = u128::from(span.1 - span.0);
         match self {
             Overlap::Any => true,
-            Overlap::Iou(t) => {
-                let union = (chunk.1 - chunk.0) + (span.1 - span.0) - common;
-                common as f64 / union as f64 >= t
-            }
-            Overlap::Coverage(t) => common as f64 / (span.1 - span.0) as f64 >= t,
+            Overlap::Iou(t) => ratio(common, chunk_len + span_len - common) >= t,
+            Overlap::Coverage(t) => ratio(common, span_len) >= t,
         }
     }
 }
@@ -157,7 +203,12 @@ impl FromStr for Overlap {
         if text == "any" {
             return Ok(Overlap::Any);
         }
-        let bad = || format!("`{text}`: `any`, `iou>=T` or `coverage>=T`, T in (0, 1]");
+        let bad = || {
+            format!(
+                "`{}`: `any`, `iou>=T` or `coverage>=T`, T in (0, 1]",
+                shorten_id(text.as_bytes())
+            )
+        };
         let (rule, threshold) = text.split_once(">=").ok_or_else(bad)?;
         let t: f64 = threshold.trim().parse().map_err(|_| bad())?;
         if !(t > 0.0 && t <= 1.0) {
@@ -171,186 +222,589 @@ impl FromStr for Overlap {
     }
 }
 
-/// One row as read: query, doc, start, end and the last number (a grade or
-/// a score).
-struct Row {
-    query: String,
-    doc: String,
+/// `a / b` of two counts (0 when `b` is 0).
+fn ratio(a: u128, b: u128) -> f64 {
+    if b == 0 { 0.0 } else { a as f64 / b as f64 }
+}
+
+/// An id of a [`Table`] that the other table does not hold.
+const ABSENT: u32 = u32::MAX;
+
+/// One row as held: query and document as ids of the table's interner, the
+/// offsets and the last number (a grade or a score).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Entry {
+    query: u32,
+    doc: u32,
     start: u64,
     end: u64,
     value: f64,
 }
 
+/// Rows of span qrels or of a run of chunks: 32 bytes a row, each distinct
+/// query or document id held once.
+#[derive(Clone, Default)]
+struct Table {
+    ids: Interner,
+    rows: Vec<Entry>,
+}
+
+impl Table {
+    /// A table of rows given with their ids as text.
+    fn of<'a>(rows: impl ExactSizeIterator<Item = (&'a str, &'a str, u64, u64, f64)>) -> Self {
+        let mut table = Table {
+            ids: Interner::new(),
+            rows: Vec::with_capacity(rows.len()),
+        };
+        for (query, doc, start, end, value) in rows {
+            let query = table.ids.intern(query.as_bytes());
+            let doc = table.ids.intern(doc.as_bytes());
+            table.rows.push(Entry {
+                query,
+                doc,
+                start,
+                end,
+                value,
+            });
+        }
+        table
+    }
+
+    /// The text of an id (UTF-8 for every table read or built here).
+    fn text(&self, id: u32) -> String {
+        String::from_utf8_lossy(self.ids.resolve(id)).into_owned()
+    }
+
+    /// The rows as `(query, doc, start, end, value)` with their ids as text.
+    fn rows(&self) -> impl Iterator<Item = (String, String, u64, u64, f64)> + '_ {
+        self.rows.iter().map(|r| {
+            (
+                self.text(r.query),
+                self.text(r.doc),
+                r.start,
+                r.end,
+                r.value,
+            )
+        })
+    }
+
+    /// The indices of the rows sorted by query, document, start and end
+    /// (ids compared as interned numbers), ties in input order.
+    fn by_query_doc(&self) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..self.rows.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| {
+            let r = &self.rows[i as usize];
+            (r.query, r.doc, r.start, r.end, i)
+        });
+        order
+    }
+
+    /// Where the rows of `(query, doc)` are in `order` (from
+    /// [`by_query_doc`](Self::by_query_doc)).
+    fn group(&self, order: &[u32], query: u32, doc: u32) -> Range<usize> {
+        let key = |i: &u32| {
+            let r = &self.rows[*i as usize];
+            (r.query, r.doc)
+        };
+        let start = order.partition_point(|i| key(i) < (query, doc));
+        let len = order[start..].partition_point(|i| key(i) == (query, doc));
+        start..start + len
+    }
+
+    /// For each id of `self`, the same id in `other` ([`ABSENT`] if it has
+    /// none).
+    fn translate(&self, other: &Table) -> Vec<u32> {
+        (0..self.ids.len() as u32)
+            .map(|id| other.ids.get(self.ids.resolve(id)).unwrap_or(ABSENT))
+            .collect()
+    }
+
+    /// The order of a run's chunks `a` and `b` (rows of `self`): score
+    /// descending, ties by chunk id descending in byte order, as every
+    /// run ([`compare_scored`]); the ids are compared without being built.
+    fn run_order(&self, a: &Entry, b: &Entry) -> Ordering {
+        compare_scored((a.value, &[]), (b.value, &[])).then_with(|| {
+            let mut buffers = [[0u8; 20]; 4];
+            let [a_start, a_end, b_start, b_end] = &mut buffers;
+            let a_id = id_bytes(
+                self.ids.resolve(a.doc),
+                decimal(a.start, a_start),
+                decimal(a.end, a_end),
+            );
+            let b_id = id_bytes(
+                self.ids.resolve(b.doc),
+                decimal(b.start, b_start),
+                decimal(b.end, b_end),
+            );
+            b_id.cmp(a_id)
+        })
+    }
+}
+
+/// The bytes of the chunk id `doc#start-end` ([`chunk_id`]), the offsets
+/// given in decimal.
+fn id_bytes<'a>(doc: &'a [u8], start: &'a [u8], end: &'a [u8]) -> impl Iterator<Item = &'a u8> {
+    doc.iter().chain(b"#").chain(start).chain(b"-").chain(end)
+}
+
+/// `n` in decimal, written at the end of `buffer`.
+fn decimal(mut n: u64, buffer: &mut [u8; 20]) -> &[u8] {
+    let mut at = buffer.len();
+    loop {
+        at -= 1;
+        buffer[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buffer[at..];
+        }
+    }
+}
+
+/// Span qrels as held for evaluation: each span 32 bytes, each distinct
+/// query or document id once (a `Vec<Span>` holds two strings a span).
+/// Read by [`read_span_qrels`], or made from spans with `From`.
+#[derive(Clone, Default)]
+pub struct SpanQrels {
+    table: Table,
+}
+
+impl SpanQrels {
+    /// The number of spans.
+    pub fn len(&self) -> usize {
+        self.table.rows.len()
+    }
+
+    /// Whether there is no span.
+    pub fn is_empty(&self) -> bool {
+        self.table.rows.is_empty()
+    }
+
+    /// The spans, in input order.
+    pub fn spans(&self) -> impl Iterator<Item = Span> + '_ {
+        self.table
+            .rows()
+            .map(|(query, doc, start, end, grade)| Span {
+                query,
+                doc,
+                start,
+                end,
+                grade,
+            })
+    }
+}
+
+impl From<&[Span]> for SpanQrels {
+    fn from(spans: &[Span]) -> Self {
+        SpanQrels {
+            table: Table::of(
+                spans
+                    .iter()
+                    .map(|s| (s.query.as_str(), s.doc.as_str(), s.start, s.end, s.grade)),
+            ),
+        }
+    }
+}
+
+impl fmt::Debug for SpanQrels {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SpanQrels")
+            .field("spans", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A run of chunks as held for evaluation: each chunk 32 bytes, each
+/// distinct query or document id once, and the file it was read from.
+/// Read by [`read_chunk_run`], or made from chunks with `From`.
+#[derive(Clone, Default)]
+pub struct ChunkRun {
+    table: Table,
+    source: String,
+}
+
+impl ChunkRun {
+    /// The number of chunks.
+    pub fn len(&self) -> usize {
+        self.table.rows.len()
+    }
+
+    /// Whether there is no chunk.
+    pub fn is_empty(&self) -> bool {
+        self.table.rows.is_empty()
+    }
+
+    /// The chunks, in input order.
+    pub fn chunks(&self) -> impl Iterator<Item = Chunk> + '_ {
+        self.table
+            .rows()
+            .map(|(query, doc, start, end, score)| Chunk {
+                query,
+                doc,
+                start,
+                end,
+                score,
+            })
+    }
+
+    /// The file the run was read from (empty if made from chunks), which
+    /// messages about the run name.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The same run, named as read from `source` in messages.
+    pub fn with_source(mut self, source: impl Into<String>) -> Self {
+        self.source = source.into();
+        self
+    }
+}
+
+impl From<&[Chunk]> for ChunkRun {
+    fn from(chunks: &[Chunk]) -> Self {
+        ChunkRun {
+            table: Table::of(
+                chunks
+                    .iter()
+                    .map(|c| (c.query.as_str(), c.doc.as_str(), c.start, c.end, c.score)),
+            ),
+            source: String::new(),
+        }
+    }
+}
+
+impl fmt::Debug for ChunkRun {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChunkRun")
+            .field("chunks", &self.len())
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Reads span qrels: a TSV/CSV table with a header naming `query, doc,
-/// start, end, grade`, or JSON Lines objects with those keys.
-pub fn read_spans(path: &Path) -> Result<Vec<Span>, SpansError> {
-    let text = read_text(path)?;
-    parse_spans(&text, &path.display().to_string())
+/// start, end, grade`, or JSON Lines objects with those keys; plain or
+/// gzip, within the limits of [`read_whole`].
+pub fn read_span_qrels(path: &Path) -> Result<SpanQrels, SpansError> {
+    let bytes = read_whole(path, WholeInput::TEXT)?;
+    parse_span_qrels(&bytes, &path.display().to_string())
 }
 
 /// Reads a run of chunks: a TSV/CSV table with a header naming `query,
-/// doc, start, end, score`, or JSON Lines objects with those keys.
-pub fn read_chunks(path: &Path) -> Result<Vec<Chunk>, SpansError> {
-    let text = read_text(path)?;
-    parse_chunks(&text, &path.display().to_string())
+/// doc, start, end, score`, or JSON Lines objects with those keys; plain or
+/// gzip, within the limits of [`read_whole`].
+pub fn read_chunk_run(path: &Path) -> Result<ChunkRun, SpansError> {
+    let bytes = read_whole(path, WholeInput::TEXT)?;
+    parse_chunk_run(&bytes, &path.display().to_string())
 }
 
-fn read_text(path: &Path) -> Result<String, SpansError> {
-    std::fs::read_to_string(path).map_err(|source| SpansError::Io {
-        path: path.display().to_string(),
-        source,
+/// [`read_span_qrels`] as a list of [`Span`]s.
+pub fn read_spans(path: &Path) -> Result<Vec<Span>, SpansError> {
+    Ok(read_span_qrels(path)?.spans().collect())
+}
+
+/// [`read_chunk_run`] as a list of [`Chunk`]s.
+pub fn read_chunks(path: &Path) -> Result<Vec<Chunk>, SpansError> {
+    Ok(read_chunk_run(path)?.chunks().collect())
+}
+
+/// [`read_span_qrels`] on bytes; `name` is the file errors name. A table
+/// with a header and no span is an error (there would be nothing to
+/// evaluate against).
+pub fn parse_span_qrels(bytes: &[u8], name: &str) -> Result<SpanQrels, SpansError> {
+    let (table, _) = parse_rows(bytes, name, Last::Grade)?;
+    if table.rows.is_empty() {
+        return Err(SpansError::File {
+            path: name.to_owned(),
+            problem: "a header and no span: span qrels need rows `query, doc, start, end, grade`"
+                .to_owned(),
+        });
+    }
+    Ok(SpanQrels { table })
+}
+
+/// [`read_chunk_run`] on bytes; `name` is the file errors name (and the
+/// run's [`source`](ChunkRun::source)). A chunk given twice for one query
+/// is an error naming both lines. A run without chunks is read (its
+/// evaluation refuses it, [`spans_report`]).
+pub fn parse_chunk_run(bytes: &[u8], name: &str) -> Result<ChunkRun, SpansError> {
+    let (table, lines) = parse_rows(bytes, name, Last::Score)?;
+    refuse_repeated_chunks(&table, &lines, name)?;
+    Ok(ChunkRun {
+        table,
+        source: name.to_owned(),
     })
 }
 
 /// [`read_spans`] on text; `name` is the file errors name.
 pub fn parse_spans(text: &str, name: &str) -> Result<Vec<Span>, SpansError> {
-    Ok(parse_rows(text, name, "grade")?
-        .into_iter()
-        .map(|(_, r)| Span {
-            query: r.query,
-            doc: r.doc,
-            start: r.start,
-            end: r.end,
-            grade: r.value,
-        })
-        .collect())
+    Ok(parse_span_qrels(text.as_bytes(), name)?.spans().collect())
 }
 
 /// [`read_chunks`] on text; `name` is the file errors name. A chunk given
 /// twice for one query is an error.
 pub fn parse_chunks(text: &str, name: &str) -> Result<Vec<Chunk>, SpansError> {
-    let rows = parse_rows(text, name, "score")?;
-    let mut seen: HashMap<(&str, &str, u64, u64), u64> = HashMap::new();
-    for (line, r) in &rows {
-        if let Some(first) = seen.insert((&r.query, &r.doc, r.start, r.end), *line) {
-            return Err(SpansError::Line {
-                path: name.to_owned(),
-                line: *line,
-                problem: format!(
-                    "query `{}` retrieves the chunk {} twice (first at line {first})",
-                    r.query,
-                    chunk_id(&r.doc, r.start, r.end)
-                ),
-            });
-        }
-    }
-    Ok(rows
-        .into_iter()
-        .map(|(_, r)| Chunk {
-            query: r.query,
-            doc: r.doc,
-            start: r.start,
-            end: r.end,
-            score: r.value,
-        })
-        .collect())
+    Ok(parse_chunk_run(text.as_bytes(), name)?.chunks().collect())
 }
 
-/// The rows of a table or JSON Lines text with their line numbers; `last`
-/// names the fifth column (`grade` or `score`).
-fn parse_rows(text: &str, name: &str, last: &str) -> Result<Vec<(u64, Row)>, SpansError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let first = text.lines().find(|l| !l.trim().is_empty());
-    let Some(first) = first else {
+/// The fifth column: a grade (span qrels) or a score (a run).
+#[derive(Clone, Copy, PartialEq)]
+enum Last {
+    Grade,
+    Score,
+}
+
+impl Last {
+    fn name(self) -> &'static str {
+        match self {
+            Last::Grade => "grade",
+            Last::Score => "score",
+        }
+    }
+}
+
+/// An error on line `line` of `path`.
+fn line_error(path: &str, line: u64, problem: String) -> SpansError {
+    SpansError::Line {
+        path: path.to_owned(),
+        line,
+        problem,
+    }
+}
+
+/// The lines of `bytes` numbered from 1, without their `\n` or `\r\n`.
+fn numbered_lines(bytes: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
+    let mut rest = Some(bytes);
+    let mut number = 0u64;
+    std::iter::from_fn(move || {
+        let text = rest?;
+        let (line, after) = match memchr::memchr(b'\n', text) {
+            Some(at) => (&text[..at], Some(&text[at + 1..])),
+            None => (text, None),
+        };
+        rest = after;
+        number += 1;
+        Some((number, line.strip_suffix(b"\r").unwrap_or(line)))
+    })
+}
+
+/// A line of nothing but spaces and tabs (or nothing): skipped.
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|&b| b == b' ' || b == b'\t')
+}
+
+/// The rows of a table or JSON Lines file and their line numbers.
+fn parse_rows(bytes: &[u8], name: &str, last: Last) -> Result<(Table, Vec<u64>), SpansError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut lines = numbered_lines(bytes).filter(|(_, line)| !is_blank(line));
+    let Some((first_at, first)) = lines.next() else {
         return Err(SpansError::File {
             path: name.to_owned(),
-            problem: format!("empty: a header naming query, doc, start, end, {last} is needed"),
+            problem: format!(
+                "empty: a header naming query, doc, start, end, {} is needed",
+                last.name()
+            ),
         });
     };
-    if first.trim_start().starts_with('{') {
-        json_rows(text, name, last)
+    let mut reader = RowReader {
+        name,
+        last,
+        table: Table::default(),
+        lines: Vec::new(),
+    };
+    if first.trim_ascii_start().starts_with(b"{") {
+        reader.json(first_at, first)?;
+        for (at, line) in lines {
+            reader.json(at, line)?;
+        }
     } else {
-        table_rows(text, name, last)
+        let header = Header::read(first_at, first, name, last)?;
+        for (at, line) in lines {
+            reader.csv(&header, at, line)?;
+        }
+    }
+    let RowReader {
+        mut table,
+        mut lines,
+        ..
+    } = reader;
+    table.rows.shrink_to_fit();
+    table.ids.shrink_to_fit();
+    lines.shrink_to_fit();
+    Ok((table, lines))
+}
+
+/// The columns wanted, in the order of [`Header::at`].
+fn wanted(last: Last) -> [&'static str; 5] {
+    ["query", "doc", "start", "end", last.name()]
+}
+
+/// Column names a message lists at most.
+const SHOWN_COLUMNS: usize = 10;
+
+/// A table's header: its delimiter, its width and where the wanted columns
+/// are.
+struct Header {
+    delimiter: u8,
+    width: usize,
+    /// The fields of query, doc, start, end and the last column.
+    at: [usize; 5],
+}
+
+impl Header {
+    /// The header on line `line`: split by tabs if it has one, else by
+    /// commas, names unquoted and trimmed; each wanted column once.
+    fn read(line: u64, text: &[u8], name: &str, last: Last) -> Result<Header, SpansError> {
+        let delimiter = if memchr::memchr(b'\t', text).is_some() {
+            b'\t'
+        } else {
+            b','
+        };
+        let wanted = wanted(last);
+        let mut found: [Option<usize>; 5] = [None; 5];
+        let mut twice: Option<(&str, usize, usize)> = None;
+        let mut shown: Vec<String> = Vec::new();
+        let width = split_csv_line(text, delimiter, |index, field| {
+            let field = field.trim_ascii();
+            if shown.len() < SHOWN_COLUMNS {
+                shown.push(shorten_id(field));
+            }
+            for (slot, want) in found.iter_mut().zip(wanted) {
+                if field == want.as_bytes() {
+                    match *slot {
+                        None => *slot = Some(index),
+                        Some(first) => {
+                            twice.get_or_insert((want, first, index));
+                        }
+                    }
+                }
+            }
+        })
+        .map_err(|kind| line_error(name, line, kind.to_string()))?;
+        if let Some((column, first, second)) = twice {
+            return Err(line_error(
+                name,
+                line,
+                format!(
+                    "column `{column}` appears twice in the header (fields {} and {})",
+                    first + 1,
+                    second + 1
+                ),
+            ));
+        }
+        let mut at = [0usize; 5];
+        for ((slot, found), want) in at.iter_mut().zip(found).zip(wanted) {
+            *slot = found.ok_or_else(|| {
+                let mut has = shown.join(", ");
+                if width > shown.len() {
+                    has.push_str(&format!(", ... ({width} columns)"));
+                }
+                line_error(
+                    name,
+                    line,
+                    format!(
+                        "no column `{want}` in the header (it has: {has}); the columns are \
+                         query, doc, start, end, {}",
+                        last.name()
+                    ),
+                )
+            })?;
+        }
+        Ok(Header {
+            delimiter,
+            width,
+            at,
+        })
     }
 }
 
-fn check_row(row: Row, last: &str) -> Result<Row, String> {
-    if row.end <= row.start {
+/// Reads rows into a [`Table`], checking each.
+struct RowReader<'a> {
+    name: &'a str,
+    last: Last,
+    table: Table,
+    /// Each row's line.
+    lines: Vec<u64>,
+}
+
+/// An id's text checked: not empty, no whitespace or control character
+/// ([`check_id`]), UTF-8. `what` names the column or key.
+fn checked_id<'b>(text: &'b [u8], what: &str) -> Result<&'b [u8], String> {
+    if text.is_empty() {
+        return Err(format!("{what} is empty"));
+    }
+    check_id(text).map_err(|bad| format!("{what}: {bad}"))?;
+    if std::str::from_utf8(text).is_err() {
         return Err(format!(
-            "end {} <= start {}: a span is [start, end), end after start",
-            row.end, row.start
+            "{what}: the id `{}` is not UTF-8 text",
+            shorten_id(text)
         ));
     }
-    if !row.value.is_finite() {
-        return Err(format!("{last} {}: not a finite number", row.value));
-    }
-    Ok(row)
+    Ok(text)
 }
 
-fn table_rows(text: &str, name: &str, last: &str) -> Result<Vec<(u64, Row)>, SpansError> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let (header_at, header) = lines.next().unwrap_or((0, ""));
-    let separator = if header.contains('\t') { '\t' } else { ',' };
-    let names: Vec<&str> = header.split(separator).map(str::trim).collect();
-    let wanted = ["query", "doc", "start", "end", last];
-    let mut at = [0usize; 5];
-    for (slot, want) in at.iter_mut().zip(wanted) {
-        *slot = names.iter().position(|n| *n == want).ok_or_else(|| SpansError::Line {
-            path: name.to_owned(),
-            line: header_at as u64 + 1,
-            problem: format!(
-                "no column `{want}` in the header (it has: {}); the columns are query, doc, start, end, {last}",
-                names.join(", ")
-            ),
-        })?;
-    }
-    let mut rows = Vec::new();
-    for (i, line) in lines {
-        let number = i as u64 + 1;
-        let error = |problem: String| SpansError::Line {
-            path: name.to_owned(),
-            line: number,
-            problem,
+/// An offset's text as a number: an integer in `[0, MAX_OFFSET]`.
+fn offset(text: &[u8], what: &str) -> Result<u64, String> {
+    let text = text.trim_ascii();
+    if !text.is_empty() && text.iter().all(u8::is_ascii_digit) {
+        return match std::str::from_utf8(text)
+            .ok()
+            .and_then(|t| t.parse::<u64>().ok())
+        {
+            Some(n) if n <= MAX_OFFSET => Ok(n),
+            _ => Err(too_far(what, &format!("`{}`", shorten_id(text)))),
         };
-        let fields: Vec<&str> = line.split(separator).map(str::trim).collect();
-        if fields.len() != names.len() {
+    }
+    Err(format!(
+        "{what} `{}`: not a non-negative integer",
+        shorten_id(text)
+    ))
+}
+
+/// The message for an offset past [`MAX_OFFSET`].
+fn too_far(what: &str, shown: &str) -> String {
+    format!(
+        "{what} {shown}: larger than {MAX_OFFSET} (2^53), the largest offset taken (so that every \
+         count of characters is exact)"
+    )
+}
+
+impl RowReader<'_> {
+    /// One line of a table.
+    fn csv(&mut self, header: &Header, line: u64, text: &[u8]) -> Result<(), SpansError> {
+        let error = |problem: String| line_error(self.name, line, problem);
+        let mut fields: [Cow<'_, [u8]>; 5] = Default::default();
+        let found = split_csv_line(text, header.delimiter, |index, field| {
+            if let Some(slot) = header.at.iter().position(|&at| at == index) {
+                fields[slot] = field;
+            }
+        })
+        .map_err(|kind| error(kind.to_string()))?;
+        if found != header.width {
             return Err(error(format!(
-                "{} fields, the header has {}",
-                fields.len(),
-                names.len()
+                "{found} fields, the header has {}",
+                header.width
             )));
         }
-        let offset = |column: usize, what: &str| {
-            let field = fields[at[column]];
-            field
-                .parse::<u64>()
-                .map_err(|_| error(format!("{what} `{field}`: not a non-negative integer")))
-        };
-        let start = offset(2, "start")?;
-        let end = offset(3, "end")?;
-        let field = fields[at[4]];
-        let value: f64 = field
-            .parse()
-            .map_err(|_| error(format!("{last} `{field}`: not a number")))?;
-        let row = Row {
-            query: fields[at[0]].to_owned(),
-            doc: fields[at[1]].to_owned(),
-            start,
-            end,
-            value,
-        };
-        rows.push((number, check_row(row, last).map_err(error)?));
+        let [query, doc, start, end, value] = &fields;
+        let query = checked_id(query.trim_ascii(), "column `query`").map_err(error)?;
+        let doc = checked_id(doc.trim_ascii(), "column `doc`").map_err(error)?;
+        let start = offset(start, "start").map_err(error)?;
+        let end = offset(end, "end").map_err(error)?;
+        let last = self.last.name();
+        let value_text = value.trim_ascii();
+        let shown = || format!("`{}`", shorten_id(value_text));
+        let value: f64 = std::str::from_utf8(value_text)
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .ok_or_else(|| error(format!("{last} {}: not a number", shown())))?;
+        self.push(line, query, doc, start, end, value, &shown)
     }
-    Ok(rows)
-}
 
-fn json_rows(text: &str, name: &str, last: &str) -> Result<Vec<(u64, Row)>, SpansError> {
-    let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let number = i as u64 + 1;
-        let error = |problem: String| SpansError::Line {
-            path: name.to_owned(),
-            line: number,
-            problem,
-        };
+    /// One line of JSON Lines.
+    fn json(&mut self, line: u64, text: &[u8]) -> Result<(), SpansError> {
+        let error = |problem: String| line_error(self.name, line, problem);
         let value: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| error(format!("not JSON: {e}")))?;
+            serde_json::from_slice(text).map_err(|e| error(format!("not JSON: {e}")))?;
         let object = value
             .as_object()
             .ok_or_else(|| error("not a JSON object".to_owned()))?;
@@ -359,41 +813,133 @@ fn json_rows(text: &str, name: &str, last: &str) -> Result<Vec<(u64, Row)>, Span
                 .get(key)
                 .ok_or_else(|| error(format!("no key `{key}`")))
         };
-        let id = |key: &str| match field(key)? {
-            serde_json::Value::String(s) => Ok(s.clone()),
-            serde_json::Value::Number(n) => Ok(n.to_string()),
-            other => Err(error(format!("{key} {other}: not a string or a number"))),
+        let id = |key: &str| -> Result<Cow<'_, [u8]>, SpansError> {
+            let text = match field(key)? {
+                serde_json::Value::String(s) => Cow::Borrowed(s.as_bytes()),
+                serde_json::Value::Number(n) => Cow::Owned(n.to_string().into_bytes()),
+                other => {
+                    return Err(error(format!(
+                        "{key} {}: not a string or a number",
+                        json_shown(other)
+                    )));
+                }
+            };
+            checked_id(&text, &format!("key `{key}`")).map_err(error)?;
+            Ok(text)
         };
         let offset = |key: &str| {
             let v = field(key)?;
-            v.as_u64()
-                .ok_or_else(|| error(format!("{key} {v}: not a non-negative integer")))
+            match v.as_u64() {
+                Some(n) if n <= MAX_OFFSET => Ok(n),
+                Some(n) => Err(error(too_far(key, &n.to_string()))),
+                None => Err(error(format!(
+                    "{key} {}: not a non-negative integer",
+                    json_shown(v)
+                ))),
+            }
         };
+        let query = id("query")?;
+        let doc = id("doc")?;
+        let start = offset("start")?;
+        let end = offset("end")?;
+        let last = self.last.name();
         let v = field(last)?;
-        let number_value = v
+        let number = v
             .as_f64()
-            .ok_or_else(|| error(format!("{last} {v}: not a number")))?;
-        let row = Row {
-            query: id("query")?,
-            doc: id("doc")?,
-            start: offset("start")?,
-            end: offset("end")?,
-            value: number_value,
-        };
-        rows.push((number, check_row(row, last).map_err(error)?));
+            .ok_or_else(|| error(format!("{last} {}: not a number", json_shown(v))))?;
+        self.push(line, &query, &doc, start, end, number, &|| json_shown(v))
     }
-    Ok(rows)
+
+    /// Checks a row read (offsets in order, the value a grade or a finite
+    /// score) and keeps it; `shown` is its value as messages show it.
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        line: u64,
+        query: &[u8],
+        doc: &[u8],
+        start: u64,
+        end: u64,
+        value: f64,
+        shown: &dyn Fn() -> String,
+    ) -> Result<(), SpansError> {
+        let error = |problem: String| line_error(self.name, line, problem);
+        if end <= start {
+            return Err(error(format!(
+                "end {end} <= start {start}: a span is [start, end), end after start"
+            )));
+        }
+        let last = self.last.name();
+        let value = match self.last {
+            Last::Grade => {
+                check_grade(value).map_err(|e| error(format!("{last} {}: {e}", shown())))?
+            }
+            Last::Score if value.is_finite() => value,
+            Last::Score => return Err(error(format!("{last} {}: not a finite number", shown()))),
+        };
+        if self.table.rows.len() >= ABSENT as usize {
+            return Err(error(format!("more than {} rows", ABSENT - 1)));
+        }
+        let query = self.table.ids.intern(query);
+        let doc = self.table.ids.intern(doc);
+        self.table.rows.push(Entry {
+            query,
+            doc,
+            start,
+            end,
+            value,
+        });
+        self.lines.push(line);
+        Ok(())
+    }
 }
 
-/// The spans of each (query, doc).
-fn by_query_doc(spans: &[Span]) -> HashMap<(&str, &str), Vec<usize>> {
-    let mut map: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
-    for (i, s) in spans.iter().enumerate() {
-        map.entry((s.query.as_str(), s.doc.as_str()))
-            .or_default()
-            .push(i);
+/// A JSON value as a message shows it: strings and numbers cut as ids are,
+/// arrays and objects by their kind.
+fn json_shown(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => format!("\"{}\"", shorten_id(s.as_bytes())),
+        serde_json::Value::Array(_) => "(an array)".to_owned(),
+        serde_json::Value::Object(_) => "(an object)".to_owned(),
+        other => shorten_id(other.to_string().as_bytes()),
     }
-    map
+}
+
+/// Refuses a run that gives one chunk twice for one query, naming the line
+/// of the first repeat in file order and the line it repeats.
+fn refuse_repeated_chunks(table: &Table, lines: &[u64], name: &str) -> Result<(), SpansError> {
+    let order = table.by_query_doc();
+    let key = |i: u32| {
+        let r = &table.rows[i as usize];
+        (r.query, r.doc, r.start, r.end)
+    };
+    // (the repeat, the row it repeats), the earliest repeat kept.
+    let mut repeat: Option<(u32, u32)> = None;
+    let mut first = order.first().copied().unwrap_or(0);
+    for pair in order.windows(2) {
+        if key(pair[0]) != key(pair[1]) {
+            first = pair[1];
+            continue;
+        }
+        if pair[0] == first && repeat.is_none_or(|(at, _)| pair[1] < at) {
+            repeat = Some((pair[1], first));
+        }
+    }
+    let Some((again, first)) = repeat else {
+        return Ok(());
+    };
+    let r = &table.rows[again as usize];
+    let id = chunk_id(&table.text(r.doc), r.start, r.end);
+    Err(line_error(
+        name,
+        lines[again as usize],
+        format!(
+            "query `{}` retrieves the chunk {} twice (first at line {})",
+            shorten_id(table.ids.resolve(r.query)),
+            shorten_id(id.as_bytes()),
+            lines[first as usize]
+        ),
+    ))
 }
 
 /// The chunk-level grade of `chunk`: the highest grade of the spans of its
@@ -435,47 +981,92 @@ pub fn chunk_level(
     chunks: &[Chunk],
     overlap: Overlap,
 ) -> Result<ChunkLevel, SpansError> {
+    chunk_level_of(&SpanQrels::from(spans), &ChunkRun::from(chunks), overlap)
+}
+
+/// [`chunk_level`] of span qrels and a run as held: each chunk's spans
+/// found by binary search in the spans sorted once, ids built once, into
+/// the run and the qrels.
+pub fn chunk_level_of(
+    spans: &SpanQrels,
+    chunks: &ChunkRun,
+    overlap: Overlap,
+) -> Result<ChunkLevel, SpansError> {
     let build = |e: &dyn fmt::Display| SpansError::Build(e.to_string());
-    let groups = by_query_doc(spans);
+    let (s, c) = (&spans.table, &chunks.table);
+    let to_span = c.translate(s);
+    let order = s.by_query_doc();
     let mut qrels = QrelsBuilder::new();
-    for (at, s) in spans.iter().enumerate() {
-        qrels
-            .declare_query(s.query.as_bytes(), at as u64 + 1)
+    let mut matched = vec![false; s.rows.len()];
+    // The run's ids take exactly this many bytes: sized once.
+    let digits = |n: u64| n.checked_ilog10().unwrap_or(0) as usize + 1;
+    let id_bytes_total: usize = c
+        .rows
+        .iter()
+        .map(|r| c.ids.resolve(r.doc).len() + 2 + digits(r.start) + digits(r.end))
+        .sum();
+    let mut run = RunBuilder::with_capacity(c.rows.len(), id_bytes_total);
+    let mut id: Vec<u8> = Vec::new();
+    let mut buffers = [[0u8; 20]; 2];
+    for (at, r) in c.rows.iter().enumerate() {
+        let at = at as u64 + 1;
+        let query = c.ids.resolve(r.query);
+        let [start, end] = &mut buffers;
+        id.clear();
+        id.extend(id_bytes(
+            c.ids.resolve(r.doc),
+            decimal(r.start, start),
+            decimal(r.end, end),
+        ));
+        run.push_scored_at(query, &id, r.value, at)
             .map_err(|e| build(&e))?;
-    }
-    let mut matched = vec![false; spans.len()];
-    let mut judged: HashSet<(&str, String)> = HashSet::new();
-    let mut run = RunBuilder::with_capacity(chunks.len(), 0);
-    for chunk in chunks {
-        let id = chunk.id();
-        run.push_scored(chunk.query.as_str(), id.as_str(), chunk.score)
-            .map_err(|e| build(&e))?;
-        let Some(indices) = groups.get(&(chunk.query.as_str(), chunk.doc.as_str())) else {
+        let (span_query, span_doc) = (to_span[r.query as usize], to_span[r.doc as usize]);
+        if span_query == ABSENT || span_doc == ABSENT {
             continue;
-        };
+        }
+        let group = s.group(&order, span_query, span_doc);
+        if group.is_empty() {
+            continue;
+        }
         let mut grade: f64 = 0.0;
-        for &i in indices {
-            let s = &spans[i];
-            if overlap.holds((chunk.start, chunk.end), (s.start, s.end)) {
-                matched[i] = true;
-                grade = grade.max(s.grade);
+        for &i in &order[group] {
+            let span = &s.rows[i as usize];
+            if overlap.holds((r.start, r.end), (span.start, span.end)) {
+                matched[i as usize] = true;
+                grade = grade.max(span.value);
             }
         }
-        if judged.insert((chunk.query.as_str(), id.clone())) {
-            qrels
-                .push(chunk.query.as_str(), id.as_str(), grade)
-                .map_err(|e| build(&e))?;
-        }
+        qrels
+            .push_at(query, &id, grade, at)
+            .map_err(|e| build(&e))?;
     }
-    for (s, matched) in spans.iter().zip(matched) {
-        if !matched && s.grade > 0.0 {
-            let id = unretrieved_span_id(&s.doc, s.start, s.end);
-            if judged.insert((s.query.as_str(), id.clone())) {
-                qrels
-                    .push(s.query.as_str(), id.as_str(), s.grade)
-                    .map_err(|e| build(&e))?;
-            }
+    // Each relevant span no chunk matched, once per (query, doc, start,
+    // end): the first of equal spans (in input order) gives the grade.
+    let mut last: Option<(u32, u32, u64, u64)> = None;
+    for &i in &order {
+        let span = &s.rows[i as usize];
+        let key = (span.query, span.doc, span.start, span.end);
+        if matched[i as usize] || span.value <= 0.0 || last == Some(key) {
+            continue;
         }
+        last = Some(key);
+        let doc = s.text(span.doc);
+        let id = unretrieved_span_id(&doc, span.start, span.end);
+        qrels
+            .push_at(
+                s.ids.resolve(span.query),
+                id.as_bytes(),
+                span.value,
+                u64::from(i) + 1,
+            )
+            .map_err(|e| build(&e))?;
+    }
+    // Every query of the span qrels counts, judgements or none (declared
+    // last: a query already given a judgement opens no list of its own).
+    for (at, r) in s.rows.iter().enumerate() {
+        qrels
+            .declare_query(s.ids.resolve(r.query), at as u64 + 1)
+            .map_err(|e| build(&e))?;
     }
     Ok(ChunkLevel {
         qrels: qrels.finish().map_err(|e| build(&e))?,
@@ -489,27 +1080,40 @@ pub fn union(mut ranges: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
     ranges.retain(|r| r.1 > r.0);
     ranges.sort_unstable();
     let mut out: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
-    for (start, end) in ranges {
-        match out.last_mut() {
+    merge_sorted(&ranges, &mut out);
+    out
+}
+
+/// Appends to `out` the union of `ranges`, sorted by start, merged
+/// (touching ranges joined, empty ones left out).
+fn merge_sorted(ranges: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
+    let first = out.len();
+    for &(start, end) in ranges {
+        if end <= start {
+            continue;
+        }
+        match out[first..].last_mut() {
             Some(last) if start <= last.1 => last.1 = last.1.max(end),
             _ => out.push((start, end)),
         }
     }
-    out
 }
 
-/// The number of characters of merged ranges.
+/// The number of characters of merged ranges (disjoint ones: their sum
+/// fits a `u64`; a range with `end <= start` counts 0).
 pub fn length(ranges: &[(u64, u64)]) -> u64 {
-    ranges.iter().map(|r| r.1 - r.0).sum()
+    ranges
+        .iter()
+        .fold(0u64, |sum, r| sum.saturating_add(r.1.saturating_sub(r.0)))
 }
 
 /// The number of characters two merged lists of ranges have in common.
 pub fn common(a: &[(u64, u64)], b: &[(u64, u64)]) -> u64 {
-    let (mut i, mut j, mut total) = (0, 0, 0);
+    let (mut i, mut j, mut total) = (0, 0, 0u64);
     while i < a.len() && j < b.len() {
         let start = a[i].0.max(b[j].0);
         let end = a[i].1.min(b[j].1);
-        total += end.saturating_sub(start);
+        total = total.saturating_add(end.saturating_sub(start));
         if a[i].1 < b[j].1 {
             i += 1;
         } else {
@@ -519,8 +1123,14 @@ pub fn common(a: &[(u64, u64)], b: &[(u64, u64)]) -> u64 {
     total
 }
 
-/// Character ranges per document.
-type ByDoc<'a> = HashMap<&'a str, Vec<(u64, u64)>>;
+/// The number of characters of ranges, as a 128-bit count (never wraps,
+/// however many ranges).
+fn count(ranges: &[(u64, u64)]) -> u128 {
+    ranges
+        .iter()
+        .map(|r| u128::from(r.1.saturating_sub(r.0)))
+        .sum()
+}
 
 /// One query's character-level values.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -576,70 +1186,130 @@ pub fn char_level_counting(
     level: f64,
     text: CharText,
 ) -> CharLevel {
-    let mut relevant: HashMap<&str, ByDoc<'_>> = HashMap::new();
-    let mut queries: Vec<&str> = Vec::new();
-    for s in spans {
-        let docs = relevant.entry(s.query.as_str()).or_insert_with(|| {
-            queries.push(s.query.as_str());
-            HashMap::new()
-        });
-        if s.grade >= level {
-            docs.entry(s.doc.as_str())
-                .or_default()
-                .push((s.start, s.end));
-        }
+    char_level_of(
+        &SpanQrels::from(spans),
+        &ChunkRun::from(chunks),
+        k,
+        level,
+        text,
+    )
+}
+
+/// [`char_level_counting`] of span qrels and a run as held: the spans
+/// sorted once by query and document, the chunks once by query and rank;
+/// every count of characters is summed in 128 bits, so that no number of
+/// chunks or documents makes it wrap.
+pub fn char_level_of(
+    spans: &SpanQrels,
+    chunks: &ChunkRun,
+    k: Option<usize>,
+    level: f64,
+    text: CharText,
+) -> CharLevel {
+    let (s, c) = (&spans.table, &chunks.table);
+    let to_span = c.translate(s);
+    let order = s.by_query_doc();
+    // Each query of the span qrels and its rows in `order`, in byte order
+    // of the ids.
+    let mut queries: Vec<(u32, Range<usize>)> = Vec::new();
+    let mut at = 0;
+    while at < order.len() {
+        let query = s.rows[order[at] as usize].query;
+        let len = order[at..].partition_point(|&i| s.rows[i as usize].query == query);
+        queries.push((query, at..at + len));
+        at += len;
     }
-    let mut retrieved: HashMap<&str, Vec<(f64, String, &Chunk)>> = HashMap::new();
-    for c in chunks {
-        retrieved
-            .entry(c.query.as_str())
-            .or_default()
-            .push((c.score, c.id(), c));
-    }
-    queries.sort_unstable();
+    queries.sort_unstable_by(|a, b| s.ids.resolve(a.0).cmp(s.ids.resolve(b.0)));
+    // The chunks of those queries, by query, each query's in the run's order.
+    let span_query = |i: u32| to_span[c.rows[i as usize].query as usize];
+    let mut ranked: Vec<u32> = (0..c.rows.len() as u32)
+        .filter(|&i| span_query(i) != ABSENT)
+        .collect();
+    ranked.sort_unstable_by(|&a, &b| {
+        span_query(a)
+            .cmp(&span_query(b))
+            .then_with(|| c.run_order(&c.rows[a as usize], &c.rows[b as usize]))
+    });
     let mut out = Vec::new();
     let mut without_relevant = 0;
-    for query in queries {
-        let rel: ByDoc<'_> = relevant[query]
-            .iter()
-            .map(|(doc, r)| (*doc, union(r.clone())))
-            .collect();
-        let rel_len: u64 = rel.values().map(|r| length(r)).sum();
-        if rel_len == 0 {
+    // Buffers used again for every query: the relevant ranges, merged per
+    // document, and where each document's are; the retrieved ranges.
+    let mut relevant: Vec<(u64, u64)> = Vec::new();
+    let mut relevant_docs: Vec<(u32, Range<usize>)> = Vec::new();
+    let mut top: Vec<(u32, u64, u64)> = Vec::new();
+    let mut merged: Vec<(u64, u64)> = Vec::new();
+    for (query, rows) in queries {
+        relevant.clear();
+        relevant_docs.clear();
+        // `order[rows]` is sorted by document, then start.
+        for &i in &order[rows] {
+            let r = &s.rows[i as usize];
+            // NaN (only from spans built by hand) is not relevant.
+            let at_level = r.value >= level;
+            if !at_level || r.end <= r.start {
+                continue;
+            }
+            match relevant_docs.last_mut() {
+                Some((doc, ranges)) if *doc == r.doc => match relevant.last_mut() {
+                    Some(last) if r.start <= last.1 => last.1 = last.1.max(r.end),
+                    _ => {
+                        relevant.push((r.start, r.end));
+                        ranges.end += 1;
+                    }
+                },
+                _ => {
+                    relevant_docs.push((r.doc, relevant.len()..relevant.len() + 1));
+                    relevant.push((r.start, r.end));
+                }
+            }
+        }
+        let relevant_len = count(&relevant);
+        if relevant_len == 0 {
             without_relevant += 1;
             continue;
         }
-        let mut list = retrieved.remove(query).unwrap_or_default();
-        list.sort_by(|a, b| compare_scored((a.0, a.1.as_bytes()), (b.0, b.1.as_bytes())));
-        list.truncate(k.unwrap_or(usize::MAX));
-        let mut ret: ByDoc<'_> = HashMap::new();
-        for (_, _, c) in &list {
-            ret.entry(c.doc.as_str())
-                .or_default()
-                .push((c.start, c.end));
-        }
-        let (mut ret_len, mut both) = (0, 0);
-        for (doc, ranges) in ret {
+        let first = ranked.partition_point(|&i| span_query(i) < query);
+        let len = ranked[first..].partition_point(|&i| span_query(i) == query);
+        let list = &ranked[first..first + len.min(k.unwrap_or(usize::MAX))];
+        top.clear();
+        top.extend(list.iter().map(|&i| {
+            let r = &c.rows[i as usize];
+            (r.doc, r.start, r.end)
+        }));
+        top.sort_unstable();
+        let (mut retrieved, mut both) = (0u128, 0u128);
+        for doc_chunks in top.chunk_by(|a, b| a.0 == b.0) {
             if text == CharText::Chunks {
-                ret_len += ranges.iter().map(|r| r.1.saturating_sub(r.0)).sum::<u64>();
+                retrieved += doc_chunks
+                    .iter()
+                    .map(|r| u128::from(r.2.saturating_sub(r.1)))
+                    .sum::<u128>();
             }
-            let ranges = union(ranges);
+            merged.clear();
+            for &(_, start, end) in doc_chunks {
+                match merged.last_mut() {
+                    Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                    _ if end > start => merged.push((start, end)),
+                    _ => {}
+                }
+            }
             if text == CharText::Union {
-                ret_len += length(&ranges);
+                retrieved += count(&merged);
             }
-            if let Some(r) = rel.get(doc) {
-                both += common(&ranges, r);
+            let doc = to_span[doc_chunks[0].0 as usize];
+            if let Ok(at) = relevant_docs.binary_search_by_key(&doc, |(d, _)| *d) {
+                let ranges = &relevant[relevant_docs[at].1.clone()];
+                both += u128::from(common(&merged, ranges));
             }
         }
-        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
         out.push((
-            query.to_owned(),
+            s.text(query),
             CharScores {
-                precision: ratio(both, ret_len),
-                recall: ratio(both, rel_len),
+                precision: ratio(both, retrieved),
+                recall: ratio(both, relevant_len),
                 // Union: |retrieved ∪ relevant|; chunks: the chunks'
                 // lengths plus the relevant text not retrieved.
-                iou: ratio(both, ret_len + rel_len - both),
+                iou: ratio(both, retrieved + relevant_len - both),
             },
         ));
     }
@@ -671,10 +1341,16 @@ pub struct SpansRun {
     pub chunk: Vec<f64>,
     /// Queries evaluated at character level (with relevant text).
     pub char_queries: usize,
-    /// The means of the character-level values.
-    pub chars: CharScores,
+    /// The means of the character-level values (`None`: no query of the
+    /// span qrels has relevant text, so there is nothing to average).
+    pub chars: Option<CharScores>,
     /// Every query's values, in byte order of the ids.
     pub per_query: Vec<SpansQuery>,
+    /// What the chunk-level evaluation left out or scored 0, as `eval`
+    /// says it: queries of the run the span qrels do not hold, queries of
+    /// the span qrels the run has no chunk for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
 }
 
 /// Every run's results.
@@ -698,7 +1374,8 @@ pub struct SpansPlan<'a> {
     /// The chunk-level metrics.
     pub metrics: &'a [Box<dyn Metric>],
     /// The engine's options at chunk level; `level` is also the
-    /// character level's relevance level.
+    /// character level's relevance level, and `allow_empty_run` lets a run
+    /// that never ran on the span qrels be evaluated.
     pub options: &'a Options,
     /// The overlap rule.
     pub overlap: Overlap,
@@ -709,60 +1386,77 @@ pub struct SpansPlan<'a> {
 }
 
 /// Evaluates each run of chunks against `spans` at chunk level (every
-/// metric of `plan`) and at character level.
+/// metric of `plan`) and at character level. A run that never ran on the
+/// span qrels (no query in common, or no chunk for any of theirs) is
+/// refused as `eval` refuses it ([`never_ran`]), unless
+/// `plan.options.allow_empty_run`.
 pub fn spans_report(
-    spans: &[Span],
-    runs: &[(String, Vec<Chunk>)],
+    spans: &SpanQrels,
+    runs: &[(String, ChunkRun)],
     plan: SpansPlan<'_>,
 ) -> Result<SpansReport, SpansError> {
     let level = plan.options.level.get();
     let names: Vec<String> = plan.metrics.iter().map(|m| m.name()).collect();
     let mut out = Vec::with_capacity(runs.len());
     for (name, chunks) in runs {
-        let ChunkLevel { qrels, run } = chunk_level(spans, chunks, plan.overlap)?;
-        let evaluation = evaluate(&qrels, &run, plan.metrics, plan.options);
-        let chars = char_level_counting(spans, chunks, plan.char_k, level, plan.char_text);
+        let evaluation = {
+            let ChunkLevel { qrels, run } = chunk_level_of(spans, chunks, plan.overlap)?;
+            evaluate(&qrels, &run, plan.metrics, plan.options)
+        };
+        let input = if chunks.source.is_empty() {
+            name
+        } else {
+            &chunks.source
+        };
+        never_ran(name, input, &evaluation, plan.options)?;
+        let chars = char_level_of(spans, chunks, plan.char_k, level, plan.char_text);
         let column = |f: fn(&CharScores) -> f64| {
             fmean(&chars.queries.iter().map(|(_, c)| f(c)).collect::<Vec<_>>())
         };
-        let means = CharScores {
+        let means = (!chars.queries.is_empty()).then(|| CharScores {
             precision: column(|c| c.precision),
             recall: column(|c| c.recall),
             iou: column(|c| c.iou),
-        };
-        let mut per_query: Vec<SpansQuery> = Vec::new();
-        let chunk_at: HashMap<&str, usize> = evaluation
-            .queries()
-            .iter()
-            .enumerate()
-            .map(|(i, q)| (q.as_str(), i))
-            .collect();
-        let char_at: HashMap<&str, CharScores> = chars
-            .queries
-            .iter()
-            .map(|(q, c)| (q.as_str(), *c))
-            .collect();
-        let mut all: Vec<&str> = chunk_at.keys().chain(char_at.keys()).copied().collect();
-        all.sort_unstable();
-        all.dedup();
-        for query in all {
+        });
+        // Both lists are in byte order of the query ids: merged in one pass.
+        let evaluated = evaluation.queries();
+        let mut per_query: Vec<SpansQuery> = Vec::with_capacity(evaluated.len());
+        let (mut i, mut j) = (0, 0);
+        while i < evaluated.len() || j < chars.queries.len() {
+            let at_chunk = evaluated.get(i).map(String::as_str);
+            let at_char = chars.queries.get(j).map(|(q, _)| q.as_str());
+            let order = match (at_chunk, at_char) {
+                (Some(a), Some(b)) => a.as_bytes().cmp(b.as_bytes()),
+                (Some(_), None) => Ordering::Less,
+                _ => Ordering::Greater,
+            };
+            let chunk_row = (order != Ordering::Greater).then_some(i);
+            let char_row = (order != Ordering::Less).then_some(j);
+            let query = match (chunk_row, char_row) {
+                (Some(q), _) => evaluated[q].clone(),
+                (None, Some(c)) => chars.queries[c].0.clone(),
+                (None, None) => break,
+            };
             per_query.push(SpansQuery {
-                query: query.to_owned(),
+                query,
                 chunk: (0..names.len())
-                    .map(|m| chunk_at.get(query).map(|&q| evaluation.value(q, m)))
+                    .map(|m| chunk_row.map(|q| evaluation.value(q, m)))
                     .collect(),
-                chars: char_at.get(query).copied(),
+                chars: char_row.map(|c| chars.queries[c].1),
             });
+            i += usize::from(chunk_row.is_some());
+            j += usize::from(char_row.is_some());
         }
         out.push(SpansRun {
             name: name.clone(),
-            queries: evaluation.queries().len(),
+            queries: evaluated.len(),
             chunk: (0..names.len())
                 .map(|m| fmean(&evaluation.column(m)))
                 .collect(),
             char_queries: chars.queries.len(),
             chars: means,
             per_query,
+            warnings: evaluation.coverage().warnings(),
         });
     }
     Ok(SpansReport {
@@ -1070,5 +1764,350 @@ mod tests {
             m.starts_with("c.csv, line 3: query `q` retrieves the chunk d#0-5 twice"),
             "{m}"
         );
+    }
+
+    #[test]
+    fn counts_of_huge_ranges_do_not_wrap() {
+        // A span of 2^64 - 1 characters, a chunk of its first 10: recall
+        // and IoU are both 10 / (2^64 - 1) (the union is the span), where
+        // a 64-bit union wrapped and gave IoU 0.24.
+        let spans = [span("q", "d", 0, u64::MAX, 1.0)];
+        let chunks = [chunk("q", "d", 0, 10, 1.0)];
+        let scores = char_level(&spans, &chunks, None, 1.0).queries[0].1;
+        assert_eq!(scores.precision, 1.0);
+        assert_eq!(scores.recall, 10.0 / u64::MAX as f64);
+        assert_eq!(scores.iou, scores.recall);
+        // Two chunks of 2^63 characters (in two documents): 2^64 characters
+        // retrieved, which a 64-bit sum wrapped to 0 (precision 0).
+        let spans = [span("q", "d", 0, 1 << 53, 1.0)];
+        let chunks = [
+            chunk("q", "d", 0, 1 << 63, 2.0),
+            chunk("q", "e", 0, 1 << 63, 1.0),
+        ];
+        for text in [CharText::Union, CharText::Chunks] {
+            let scores = char_level_counting(&spans, &chunks, None, 1.0, text).queries[0].1;
+            assert_eq!(scores.precision, 2f64.powi(53 - 64), "{text:?}");
+            assert_eq!(scores.recall, 1.0, "{text:?}");
+            assert_eq!(scores.iou, scores.precision, "{text:?}");
+        }
+        // The overlap rules on ranges whose lengths add past 2^64.
+        let whole = (0, u64::MAX);
+        assert!(Overlap::Iou(1.0).holds(whole, whole));
+        assert!(Overlap::Iou(0.5).holds((0, u64::MAX), (1 << 63, u64::MAX)));
+        assert!(!Overlap::Iou(0.51).holds((0, u64::MAX), (1 << 63, u64::MAX)));
+        assert!(Overlap::Coverage(1.0).holds(whole, (5, 6)));
+    }
+
+    #[test]
+    fn offsets_past_2_53_are_refused_naming_the_line() {
+        let at_bound = format!("query,doc,start,end,grade\nq,d,0,{MAX_OFFSET},1\n");
+        assert_eq!(parse_spans(&at_bound, "s.csv").unwrap()[0].end, MAX_OFFSET);
+        for end in [
+            (MAX_OFFSET + 1).to_string(),
+            u64::MAX.to_string(),
+            "99999999999999999999999".to_owned(),
+        ] {
+            let text = format!("query,doc,start,end,grade\nq,d,0,{end},1\n");
+            let m = parse_spans(&text, "s.csv").unwrap_err().to_string();
+            assert!(
+                m.starts_with(&format!(
+                    "s.csv, line 2: end `{end}`: larger than 9007199254740992 (2^53)"
+                )),
+                "{m}"
+            );
+            let json = format!(
+                "{{\"query\":\"q\",\"doc\":\"d\",\"start\":0,\"end\":{end},\"score\":1}}\n"
+            );
+            let m = parse_chunks(&json, "c.jsonl").unwrap_err().to_string();
+            assert!(m.starts_with("c.jsonl, line 1: end "), "{m}");
+        }
+    }
+
+    #[test]
+    fn quoted_csv_is_read_as_csv() {
+        let quoted = "\"query\",\"doc\",\"start\",\"end\",\"score\",\"note\"\n\
+                      \"q1\",\"d,1\",\"0\",\"10\",\"0.5\",\"a \"\"quoted\"\" note, with a comma\"\n";
+        assert_eq!(
+            parse_chunks(quoted, "c.csv").unwrap(),
+            vec![chunk("q1", "d,1", 0, 10, 0.5)]
+        );
+        let open = "query,doc,start,end,score\n\"q1,d,0,10,1\n";
+        let m = parse_chunks(open, "c.csv").unwrap_err().to_string();
+        assert!(m.starts_with("c.csv, line 2: field 1 opens a quote"), "{m}");
+    }
+
+    #[test]
+    fn ids_follow_the_id_rule_and_messages_stay_short() {
+        let cases: [(&[u8], &str); 5] = [
+            (
+                b"q 1,d,0,5,1",
+                "column `query`: the id `q 1` contains U+0020",
+            ),
+            (
+                b"q,\x1b[31m,0,5,1",
+                "column `doc`: the id `\\u{1b}[31m` contains U+001B",
+            ),
+            (b",d,0,5,1", "column `query` is empty"),
+            (
+                b"q,\xff\xfe,0,5,1",
+                "column `doc`: the id `\u{fffd}\u{fffd}` is not UTF-8",
+            ),
+            (b"q,d,0,5,1e12", "grade `1e12`: a grade must be between"),
+        ];
+        for (line, want) in cases {
+            let mut text = b"query,doc,start,end,grade\n".to_vec();
+            text.extend_from_slice(line);
+            let m = parse_span_qrels(&text, "s.csv").unwrap_err().to_string();
+            assert!(m.starts_with(&format!("s.csv, line 2: {want}")), "{m}");
+        }
+        // A huge id, a huge header: the message is short.
+        let long = format!(
+            "query,doc,start,end,grade\nq{}x,d,0,5,1\n",
+            " ".repeat(1 << 20)
+        );
+        let m = parse_spans(&long, "s.csv").unwrap_err().to_string();
+        assert!(m.len() < 300, "{}", m.len());
+        let mut header = vec![0u8; 10 << 20];
+        header.extend_from_slice(b",x\n");
+        let m = parse_span_qrels(&header, "s.csv").unwrap_err().to_string();
+        assert!(m.starts_with("s.csv, line 1: no column `query`"), "{m}");
+        assert!(m.len() < 500, "{}", m.len());
+        let many = format!("{}\n", "a,".repeat(1 << 20));
+        let m = parse_span_qrels(many.as_bytes(), "s.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(m.contains("... (1048577 columns)"), "{m}");
+        assert!(m.len() < 500, "{}", m.len());
+        let m = parse_span_qrels(b"query,doc,query,start,end,grade\n", "s.csv")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            m,
+            "s.csv, line 1: column `query` appears twice in the header (fields 1 and 3)"
+        );
+        let json = format!(
+            "{{\"query\":[{}],\"doc\":\"d\"}}\n",
+            "1,".repeat(1 << 16) + "1"
+        );
+        let m = parse_span_qrels(json.as_bytes(), "s.jsonl")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            m,
+            "s.jsonl, line 1: query (an array): not a string or a number"
+        );
+    }
+
+    #[test]
+    fn header_only_span_qrels_are_refused_and_a_header_only_run_is_read() {
+        let m = parse_spans("query,doc,start,end,grade\n\n", "s.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(m.starts_with("s.csv: a header and no span"), "{m}");
+        assert!(
+            parse_chunk_run(b"query,doc,start,end,score\n", "c.csv")
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_crlf_and_gzip_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "\u{feff}query\tdoc\tstart\tend\tgrade\r\nq\td\t0\t5\t1\r\n";
+        let mut gz = flate2_like_gzip(text.as_bytes());
+        let path = dir.path().join("s.tsv.gz");
+        std::fs::write(&path, &mut gz).unwrap();
+        assert_eq!(read_spans(&path).unwrap(), vec![span("q", "d", 0, 5, 1.0)]);
+        // A directory is an error naming it, not a panic or a read.
+        let m = read_spans(dir.path()).unwrap_err().to_string();
+        assert!(m.starts_with("cannot read "), "{m}");
+    }
+
+    /// `bytes` as a gzip member with stored (uncompressed) deflate blocks.
+    fn flate2_like_gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+        let chunks: Vec<&[u8]> = bytes.chunks(65535).collect();
+        for (i, chunk) in chunks.iter().enumerate() {
+            out.push(u8::from(i + 1 == chunks.len()));
+            let len = chunk.len() as u16;
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(&(!len).to_le_bytes());
+            out.extend_from_slice(chunk);
+        }
+        out.extend_from_slice(&crc32(bytes).to_le_bytes());
+        out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        out
+    }
+
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+
+    #[test]
+    fn compact_and_listed_forms_agree() {
+        let spans = [
+            span("q", "d1", 10, 30, 1.0),
+            span("q", "d1", 10, 30, 3.0),
+            span("q", "d2", 0, 10, 2.0),
+            span("r", "d1", 0, 10, 1.0),
+        ];
+        let held = SpanQrels::from(&spans[..]);
+        assert_eq!(held.spans().collect::<Vec<_>>(), spans);
+        // Two equal spans unmatched: one placeholder, the first's grade.
+        let chunks = [chunk("q", "d2", 0, 5, 1.0)];
+        let level = chunk_level(&spans, &chunks, Overlap::Any).unwrap();
+        assert_eq!(level.qrels.grade_of("q", "d1#span:10-30"), Some(1.0));
+        assert_eq!(level.qrels.grade_of("q", "d2#0-5"), Some(2.0));
+        assert_eq!(level.qrels.grade_of("r", "d1#span:0-10"), Some(1.0));
+    }
+
+    /// Pieces of span files, faults mixed in.
+    const PIECES: &[&str] = &[
+        "query",
+        "doc",
+        "start",
+        "end",
+        "grade",
+        "score",
+        "q",
+        "r",
+        "d",
+        "e",
+        "0",
+        "1",
+        "5",
+        "10",
+        "2.5",
+        "-1",
+        "1e999",
+        "NaN",
+        "9007199254740992",
+        "9007199254740993",
+        "18446744073709551615",
+        "2147483648",
+        ",",
+        ",",
+        "\t",
+        "\n",
+        "\n",
+        "\r\n",
+        " ",
+        "\"",
+        "\"\"",
+        "{",
+        "}",
+        ":",
+        "[",
+        "]",
+        "\"query\":",
+        "\"doc\":",
+        "\"start\":",
+        "\"end\":",
+        "\"grade\":",
+        "\"score\":",
+        "\u{feff}",
+        "\0",
+        "\x1b",
+        "\u{e9}",
+        "null",
+    ];
+
+    fn text() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..256),
+            prop::collection::vec(prop::sample::select(PIECES), 0..80)
+                .prop_map(|pieces| pieces.concat().into_bytes()),
+        ]
+    }
+
+    /// A header and rows of small numbers, quoted or not, for a report.
+    fn table(last: &'static str) -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let row = (0..3u8, 0..3u8, 0..40u64, 1..30u64, 0..4u8, any::<bool>());
+        prop::collection::vec(row, 0..24).prop_map(move |rows| {
+            let mut text = format!("query,doc,start,end,{last}\n");
+            for (q, d, start, len, value, quoted) in rows {
+                let q = if quoted {
+                    format!("\"q{q}\"")
+                } else {
+                    format!("q{q}")
+                };
+                text.push_str(&format!("{q},d{d},{start},{},{value}\n", start + len));
+            }
+            text.into_bytes()
+        })
+    }
+
+    /// Checks what a parse gave: values, or an error naming the file and a
+    /// line that exists.
+    fn check_error<T>(result: &Result<T, SpansError>, text: &[u8], name: &str) {
+        if let Err(e) = result {
+            let m = e.to_string();
+            assert!(m.starts_with(name), "{m}");
+            assert!(m.len() < 1000, "{m}");
+            if let SpansError::Line { line, .. } = e {
+                let lines = text.split(|&b| b == b'\n').count() as u64;
+                assert!(*line >= 1 && *line <= lines, "{m}: {lines} lines");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_as_span_files_never_panic(spans in text(), run in text()) {
+            let qrels = parse_span_qrels(&spans, "s.in");
+            check_error(&qrels, &spans, "s.in");
+            let chunks = parse_chunk_run(&run, "c.in");
+            check_error(&chunks, &run, "c.in");
+        }
+
+        #[test]
+        fn any_span_tables_evaluate_within_bounds(
+            spans in table("grade"),
+            run in table("score"),
+            k in proptest::option::of(1..4usize),
+            union in proptest::bool::ANY,
+        ) {
+            let Ok(qrels) = parse_span_qrels(&spans, "s.csv") else { return Ok(()) };
+            let Ok(chunks) = parse_chunk_run(&run, "c.csv") else { return Ok(()) };
+            let metrics = [
+                rankeval_core::registry::parse_metric("ndcg@3").unwrap(),
+                rankeval_core::registry::parse_metric("recall").unwrap(),
+            ];
+            let options = Options {
+                missing: Missing::Zero,
+                allow_empty_run: true,
+                ..Options::default()
+            };
+            let plan = SpansPlan {
+                metrics: &metrics,
+                options: &options,
+                overlap: Overlap::Iou(0.3),
+                char_k: k,
+                char_text: if union { CharText::Union } else { CharText::Chunks },
+            };
+            let report = spans_report(&qrels, &[("c".to_owned(), chunks)], plan).unwrap();
+            for q in &report.runs[0].per_query {
+                if let Some(c) = q.chars {
+                    for v in [c.precision, c.recall, c.iou] {
+                        proptest::prop_assert!((0.0..=1.0).contains(&v), "{c:?}");
+                    }
+                    proptest::prop_assert!(c.iou <= c.precision.min(c.recall), "{c:?}");
+                }
+            }
+        }
     }
 }

@@ -414,6 +414,20 @@ fn split<'a>(
     }
 }
 
+/// The fields of one CSV or TSV line (without its line end), quoted fields
+/// unquoted as RFC 4180 says (within the line), exactly as this reader
+/// splits its header and its lines with quotes: `each(index, field)` for
+/// every field, and the number of fields. For readers of other tables with
+/// a header (span qrels, runs of chunks), so that every CSV is read one
+/// way. The error names the field, not the line, which the caller knows.
+pub fn split_csv_line<'a>(
+    line: &'a [u8],
+    delimiter: u8,
+    each: impl FnMut(usize, Cow<'a, [u8]>),
+) -> Result<usize, ReadErrorKind> {
+    split(line, delimiter, each)
+}
+
 /// The quoted field whose text starts at `from` (just after its opening
 /// quote), and the index just after its closing quote; `None` if the quote
 /// is not closed.

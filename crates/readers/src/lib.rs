@@ -70,6 +70,7 @@ pub use arrow_array;
 /// [`run_columns`] and [`qrels_columns`] take.
 pub use arrow_schema;
 pub use csv::CsvOptions;
+pub use csv::split_csv_line;
 pub use error::{ReadError, ReadErrorKind};
 pub use groups::{QueryGroups, read_groups};
 pub use lines::MAX_LINE_BYTES;

@@ -156,3 +156,232 @@ fn errors_name_the_file_and_line() {
     assert_eq!(code, 2);
     assert!(stderr.starts_with("error: --overlap `iou>0.5`"), "{stderr}");
 }
+
+const SPANS: &str = "query,doc,start,end,grade\nq1,d1,0,10,1\nq2,d1,20,40,2\n";
+
+/// `spans` in `dir` with `args` after the command.
+fn spans_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    super::run_in(dir, &[&["spans", "-m", "p@1"][..], args].concat())
+}
+
+#[test]
+fn a_run_that_matches_nothing_is_refused_as_eval_refuses_it() {
+    let dir = super::scratch(&[
+        ("spans.csv", SPANS),
+        // The same queries under other ids.
+        (
+            "other_ids.csv",
+            "query,doc,start,end,score\n1,d1,0,10,1\n2,d1,20,40,1\n",
+        ),
+        ("header_only.csv", "query,doc,start,end,score\n"),
+        (
+            "partial.csv",
+            "query,doc,start,end,score\nq1,d1,0,10,1\nzz,d1,0,10,1\n",
+        ),
+    ]);
+    let (code, stdout, stderr) = spans_in(
+        dir.path(),
+        &["--qrels", "spans.csv", "--run", "other_ids.csv"],
+    );
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stderr.starts_with(
+            "error: run `other_ids` (other_ids.csv) never ran on these qrels: it shares no query \
+             with them (run queries 2: `1`, `2`; judged queries 2: `q1`, `q2`)"
+        ),
+        "{stderr}"
+    );
+    // A long id is cut in the message, not echoed whole.
+    let long = format!(
+        "query,doc,start,end,score\nq{},d1,0,10,1\n",
+        "x".repeat(1 << 20)
+    );
+    std::fs::write(dir.path().join("long.csv"), long).unwrap();
+    let (code, _, stderr) = spans_in(dir.path(), &["--qrels", "spans.csv", "--run", "long.csv"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("(run queries 1: `qxxx"), "{stderr}");
+    assert!(stderr.contains("… (1048577 bytes)`"), "{stderr}");
+    assert!(stderr.len() < 1000, "{}", stderr.len());
+    let (code, _, stderr) = spans_in(
+        dir.path(),
+        &["--qrels", "spans.csv", "--run", "header_only.csv"],
+    );
+    assert_eq!(code, 2);
+    assert!(stderr.contains("never ran on these qrels"), "{stderr}");
+    assert!(stderr.contains("--allow-empty-run"), "{stderr}");
+    // Asked for, it is evaluated (every value 0), with the warnings eval gives.
+    let (code, stdout, stderr) = spans_in(
+        dir.path(),
+        &[
+            "--qrels",
+            "spans.csv",
+            "--run",
+            "other_ids.csv",
+            "--allow-empty-run",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("other_ids  0.0000  0.0000"), "{stdout}");
+    assert_eq!(
+        stderr,
+        "warning: run `other_ids`: 2 queries in the run have no judgements and were not \
+         evaluated: `1`, `2`\n\
+         warning: run `other_ids`: 2 judged queries have no list in the run and scored 0: `q1`, `q2`\n"
+    );
+    // A run that shares some queries is evaluated; what it leaves out is said.
+    let (code, _, stderr) = spans_in(
+        dir.path(),
+        &["--qrels", "spans.csv", "--run", "partial.csv"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        "warning: run `partial`: 1 query in the run has no judgements and was not evaluated: `zz`\n\
+         warning: run `partial`: 1 judged query has no list in the run and scored 0: `q2`\n"
+    );
+}
+
+#[test]
+fn quoted_csv_is_read_as_csv() {
+    let dir = super::scratch(&[
+        ("spans.csv", SPANS),
+        (
+            "quoted_spans.csv",
+            "\"query\",\"doc\",\"start\",\"end\",\"grade\"\n\"q1\",\"d1\",0,10,1\n\"q2\",\"d1\",\"20\",\"40\",2\n",
+        ),
+        (
+            "run.csv",
+            "query,doc,start,end,score\nq1,d1,0,10,1\nq2,d1,30,50,1\n",
+        ),
+        (
+            "quoted.csv",
+            "query,doc,start,end,score\n\"q1\",\"d1\",0,10,1\n\"q2\",d1,30,50,\"1\"\n",
+        ),
+    ]);
+    let plain = spans_in(
+        dir.path(),
+        &["--qrels", "spans.csv", "--run", "run=run.csv"],
+    );
+    assert_eq!(plain.0, 0, "{}", plain.2);
+    assert!(plain.1.contains("run  1.0000"), "{}", plain.1);
+    for (qrels, run) in [
+        ("quoted_spans.csv", "run=run.csv"),
+        ("spans.csv", "run=quoted.csv"),
+    ] {
+        let quoted = spans_in(dir.path(), &["--qrels", qrels, "--run", run]);
+        assert_eq!(quoted, plain, "{qrels} {run}");
+    }
+}
+
+#[test]
+fn bad_rows_name_the_file_line_and_problem() {
+    let long_id = format!("q{}x", "\u{1}".repeat(1 << 20));
+    let dir = super::scratch(&[
+        ("header_only.csv", "query,doc,start,end,grade\n"),
+        (
+            "huge.csv",
+            "query,doc,start,end,grade\nq1,d1,0,18446744073709551615,1\n",
+        ),
+        (
+            "graded.csv",
+            "query,doc,start,end,grade\nq1,d1,0,5,1\nq1,d1,5,9,3e9\n",
+        ),
+        (
+            "ids.csv",
+            &format!("query,doc,start,end,grade\n{long_id},d1,0,5,1\n"),
+        ),
+        ("run.csv", "query,doc,start,end,score\nq1,d1,0,10,1\n"),
+    ]);
+    let error = |qrels: &str| {
+        let (code, stdout, stderr) = spans_in(dir.path(), &["--qrels", qrels, "--run", "run.csv"]);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+        stderr
+    };
+    assert_eq!(
+        error("header_only.csv"),
+        "error: header_only.csv: a header and no span: span qrels need rows `query, doc, start, \
+         end, grade`\n"
+    );
+    assert_eq!(
+        error("huge.csv"),
+        "error: huge.csv, line 2: end `18446744073709551615`: larger than 9007199254740992 \
+         (2^53), the largest offset taken (so that every count of characters is exact)\n"
+    );
+    assert_eq!(
+        error("graded.csv"),
+        "error: graded.csv, line 3: grade `3e9`: a grade must be between -2147483647 and \
+         2147483647\n"
+    );
+    let ids = error("ids.csv");
+    assert!(
+        ids.starts_with("error: ids.csv, line 2: column `query`: the id `q\\u{1}\\u{1}"),
+        "{ids}"
+    );
+    assert!(ids.ends_with("(1048578 bytes)` contains U+0001; ids cannot contain whitespace or control characters (as in TREC files)\n"), "{ids}");
+    assert!(ids.len() < 500, "{}", ids.len());
+}
+
+/// Inputs without end, or too large, end in an error naming the file (and
+/// the line) instead of reading gigabytes.
+#[cfg(target_os = "linux")]
+#[test]
+fn inputs_without_end_or_past_the_limits_are_refused() {
+    let dir = super::scratch(&[("spans.csv", SPANS)]);
+    // A sparse file past the 2 GiB limit: refused before it is read.
+    let sparse = std::fs::File::create(dir.path().join("sparse.csv")).unwrap();
+    sparse.set_len(3 << 30).unwrap();
+    // 40 MB of NUL bytes as a header: a short message.
+    let nul = std::fs::File::create(dir.path().join("nul.csv")).unwrap();
+    nul.set_len(40 << 20).unwrap();
+    let cases = [
+        (
+            "/dev/zero",
+            "error: /dev/zero, line 1: the line is longer than 64 MiB, the limit for one line\n",
+        ),
+        (
+            "sparse.csv",
+            "error: sparse.csv: the input is larger than 2048 MiB, the limit for a text input read whole\n",
+        ),
+    ];
+    for (run, want) in cases {
+        let (code, _, stderr) = spans_in(dir.path(), &["--qrels", "spans.csv", "--run", run]);
+        assert_eq!((code, stderr.as_str()), (2, want));
+        let (code, _, stderr) = spans_in(dir.path(), &["--qrels", run, "--run", "spans.csv"]);
+        assert_eq!((code, stderr.as_str()), (2, want));
+    }
+    let (code, _, stderr) = spans_in(dir.path(), &["--qrels", "nul.csv", "--run", "spans.csv"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr
+            .starts_with("error: nul.csv, line 1: no column `query` in the header (it has: \\0\\0"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("… (41943040 bytes)"), "{stderr}");
+    assert!(stderr.len() < 500, "{}", stderr.len());
+    let (code, _, stderr) = spans_in(dir.path(), &["--qrels", ".", "--run", "spans.csv"]);
+    assert_eq!(code, 2);
+    assert!(stderr.starts_with("error: cannot read .: "), "{stderr}");
+}
+
+#[test]
+fn no_relevant_text_leaves_the_character_level_undefined_not_nan() {
+    let dir = super::scratch(&[
+        ("spans.csv", "query,doc,start,end,grade\nq1,d1,0,10,1\n"),
+        ("run.csv", "query,doc,start,end,score\nq1,d1,0,10,1\n"),
+    ]);
+    let (code, stdout, stderr) = spans_in(
+        dir.path(),
+        &["--qrels", "spans.csv", "--run", "run.csv", "--rel", "2"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains("NaN"), "{stdout}");
+    assert!(
+        stdout.contains("run  0.0000  -               -            -"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stderr,
+        "warning: no query of the span qrels has relevant text (a span of grade >= 2): the \
+         character-level values are not defined (`-`)\n"
+    );
+}

@@ -83,12 +83,16 @@ pub fn never_ran(
     })
 }
 
-/// `count` and the first ids, e.g. "3 (`a`, `b`, `c`)".
+/// `count` and the first ids, e.g. "3 (`a`, `b`, `c`)", each cut as
+/// messages cut ids (a run's 1 MB id is not echoed whole).
 fn counted(count: usize, examples: &[String]) -> String {
     if examples.is_empty() {
         return count.to_string();
     }
-    let mut shown: Vec<String> = examples.iter().map(|id| format!("`{id}`")).collect();
+    let mut shown: Vec<String> = examples
+        .iter()
+        .map(|id| format!("`{}`", rankeval_core::shorten_id(id.as_bytes())))
+        .collect();
     if count > examples.len() {
         shown.push("...".to_owned());
     }
