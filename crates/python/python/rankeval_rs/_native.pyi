@@ -258,6 +258,7 @@ class SparkEvaluator:
         catalog: str | None = None,
         training: str | None = None,
         features: str | None = None,
+        column_names: tuple[str, str, str, str] | None = None,
     ) -> None: ...
     def columns(self) -> list[str]: ...
     def push(self, batch: Any) -> Any:

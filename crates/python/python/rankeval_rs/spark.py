@@ -137,8 +137,6 @@ def evaluate(
         duplicates_policy=duplicates,
         score_threshold=score_threshold,
         corpus=corpus_specs,
-        # Errors name the DataFrame's own columns, not the layout's.
-        column_names=(query, doc, score, grade if has_grade else "grade"),
         **corpus_inputs,
     )
     columns = [c for c in probe.columns() if c != _CORPUS]
@@ -187,6 +185,8 @@ def evaluate(
         score_threshold=score_threshold,
         threads=threads,
         corpus=corpus_specs,
+        # Errors name the DataFrame's own columns, not the layout's.
+        column_names=(query, doc, score, grade if has_grade else "grade"),
         **corpus_inputs,
     )
 
