@@ -104,8 +104,8 @@ pub(crate) fn run(args: AgreeArgs) -> Result<Verdict, CliError> {
         second_name.push_str(" (2)");
     }
     let grade = |i: usize| args.grades.get(i).map(String::as_str);
-    let first_qrels = judge_inputs::qrels(&first_path, grade(0))?;
-    let second_qrels = judge_inputs::qrels(&second_path, grade(1))?;
+    let first_qrels = judge_inputs::qrels(&first_path, grade(0), &first_name)?;
+    let second_qrels = judge_inputs::qrels(&second_path, grade(1), &second_name)?;
     let metrics = judge_inputs::metrics(&args.metrics)?;
     let runs = judge_inputs::runs(&args.runs)?;
     let borrowed: Vec<(String, &rankeval::core::Run)> =

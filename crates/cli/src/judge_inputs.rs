@@ -5,14 +5,20 @@
 use std::path::{Path, PathBuf};
 
 use rankeval::core::{Metric, Qrels, Run, registry};
-use rankeval::read::{CsvOptions, Format, Input};
-use rankeval::{ReadOptions, read_qrels, read_run};
+use rankeval::read::{CsvOptions, Format, Input, UngradedRows, read_judge_qrels};
+use rankeval::report::ReportWarning;
+use rankeval::{ReadOptions, read_run};
 
 use super::CliError;
 
-/// Reads qrels from `path`, its grades from the column `grade` if given
-/// (a table's column: CSV, Parquet, JSON Lines rows).
-pub(crate) fn qrels(path: &Path, grade: Option<&str>) -> Result<Qrels, CliError> {
+/// Reads one judge's qrels from `path`, its grades from the column `grade`
+/// if given (a table's column: CSV, Parquet, JSON Lines rows). `judge`
+/// names the judge in messages (`people`, `the model`, `llm`). In a table
+/// that holds several judges' grades, a row whose grade is empty (CSV) or
+/// null (JSON, Parquet, Arrow) is a pair this judge did not judge: left out,
+/// and counted in a note on standard error with the first such row. A
+/// table without a grade column is warned about, as `eval` does.
+pub(crate) fn qrels(path: &Path, grade: Option<&str>, judge: &str) -> Result<Qrels, CliError> {
     let input = Input::file(path);
     // The format stays the file's own: a grade column applies to CSV,
     // Parquet, Arrow and JSON Lines rows alike; TREC qrels have one grade.
@@ -40,7 +46,33 @@ pub(crate) fn qrels(path: &Path, grade: Option<&str>) -> Result<Qrels, CliError>
         }),
         None => input,
     };
-    Ok(read_qrels(&input)?)
+    let read = read_judge_qrels(&input, &|_| {})?;
+    let name = path.display().to_string();
+    if let Some(note) = read.note {
+        eprintln!("warning: {}", ReportWarning::of_qrels(&name, note));
+    }
+    if let Some(message) = ungraded_note(&name, &input.csv_options().grade, judge, &read.ungraded) {
+        eprintln!("note: {message}");
+    }
+    Ok(read.qrels)
+}
+
+/// The note for the rows of `name` left out because their grade (in the
+/// column `column`) was empty or null: how many, and the first.
+fn ungraded_note(name: &str, column: &str, judge: &str, rows: &UngradedRows) -> Option<String> {
+    if rows.is_empty() {
+        return None;
+    }
+    let one = rows.count == 1;
+    Some(format!(
+        "{name}: {} {} no grade in `{}` (empty or null): read as not judged by {judge}{}",
+        rows.count,
+        if one { "row has" } else { "rows have" },
+        rankeval::core::shorten_id(column.as_bytes()),
+        rows.first
+            .map(|at| format!(" ({}{at})", if one { "" } else { "the first at " }))
+            .unwrap_or_default()
+    ))
 }
 
 /// Reads each `[NAME=]FILE` of `--run` (named by the file's stem when no
