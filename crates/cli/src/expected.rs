@@ -10,8 +10,8 @@ use clap::{Args, ValueEnum};
 use rankeval::core::Grade;
 use rankeval::engine::{Missing, Options};
 use rankeval::expected::{
-    ExpectedMetric, ExpectedReport, ExpectedSettings, MAX_ENUMERATION_LIMIT, MAX_SAMPLES, Method,
-    ReadLabelsError, SettingsError, expected, read_labels,
+    ExpectedMetric, ExpectedReport, ExpectedRun, ExpectedSettings, MAX_ENUMERATION_LIMIT,
+    MAX_SAMPLES, Method, ReadLabelsError, SettingsError, expected, read_labels,
 };
 use rankeval::read::{CsvOptions, Format, Input};
 use rankeval_report::text::aligned;
@@ -230,7 +230,46 @@ pub(crate) fn run(args: ExpectedArgs) -> Result<Verdict, CliError> {
         ExpectedFormat::Json => judge_inputs::json_report(&report)?,
     };
     output::write(&text, args.output.as_deref())?;
+    for run in &report.runs {
+        if let Some(warning) = missing_warning(run, options.missing) {
+            eprintln!("warning: {warning}");
+        }
+    }
     Ok(Verdict::Passed)
+}
+
+/// The warning for a run without a list for some labelled queries: how
+/// many, what was done with them, the first few ids (cut as every message
+/// cuts ids).
+fn missing_warning(run: &ExpectedRun, missing: Missing) -> Option<String> {
+    let sample = &run.missing;
+    if sample.is_empty() {
+        return None;
+    }
+    let mut examples: Vec<String> = sample
+        .first
+        .iter()
+        .map(|id| format!("`{}`", rankeval::core::shorten_id(id.as_bytes())))
+        .collect();
+    if sample.count > examples.len() {
+        examples.push("...".to_owned());
+    }
+    let one = sample.count == 1;
+    Some(format!(
+        "run `{}`: {} labelled {} no list in the run and {}: {}",
+        run.name,
+        sample.count,
+        if one { "query has" } else { "queries have" },
+        match missing {
+            Missing::Skip => format!(
+                "{} left out (to score {} on an empty list, use --missing zero)",
+                if one { "was" } else { "were" },
+                if one { "it" } else { "them" }
+            ),
+            Missing::Zero => "scored on an empty list".to_owned(),
+        },
+        examples.join(", ")
+    ))
 }
 
 fn number(value: f64) -> String {

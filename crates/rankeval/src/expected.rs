@@ -36,7 +36,9 @@ use rankeval_core::{
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::engine::{Missing, Options, averages, judge_for, judged_depth, score_judged};
+use crate::engine::{
+    Missing, Options, QuerySample, averages, judge_for, judged_depth, score_judged,
+};
 use crate::read::{CsvOptions, Format, Input, ReadError, WholeInput, read_qrels, read_whole};
 
 /// How far a document's probabilities may sum from 1 before it is an error
@@ -523,7 +525,14 @@ pub struct ExpectedRun {
     pub metrics: Vec<ExpectedMetric>,
     /// Per query, in the labels' order.
     pub queries: Vec<ExpectedQuery>,
+    /// Labelled queries the run has no list for: left out of
+    /// [`queries`](Self::queries) with `missing = skip`, scored on an empty
+    /// list with `zero`; counted, with the first few ids in byte order.
+    pub missing: QuerySample,
 }
+
+/// How many ids of the labelled queries a run lacks are kept, for messages.
+const MISSING_EXAMPLES: usize = 5;
 
 /// Every run's expected values under the label distributions.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -590,10 +599,23 @@ pub fn expected(
                     })
                 })
                 .collect();
+            let mut missing: Vec<&str> = labels
+                .queries
+                .iter()
+                .map(|q| q.name.as_str())
+                .filter(|q| run.query_index(q.as_bytes()).is_none())
+                .collect();
+            let count = missing.len();
+            missing.sort_unstable();
+            missing.truncate(MISSING_EXAMPLES);
             ExpectedRun {
                 name: name.clone(),
                 metrics: summarize(metrics, &queries),
                 queries,
+                missing: QuerySample {
+                    count,
+                    first: missing.into_iter().map(str::to_owned).collect(),
+                },
             }
         })
         .collect();
@@ -1289,6 +1311,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(skip.runs[0].queries.len(), 1);
+        assert_eq!(
+            skip.runs[0].missing,
+            QuerySample {
+                count: 1,
+                first: vec!["q2".to_owned()],
+            }
+        );
         let zero = Options {
             missing: Missing::Zero,
             ..Options::default()

@@ -273,8 +273,25 @@ fn exact_up_to_and_samples_are_bounded_before_anything_is_read() {
         stderr.contains("--samples 18446744073709551615: from 2 (the standard error needs two draws) to 10000000"),
         "{stderr}"
     );
-    // At the bound: read and computed (4^12 labellings a query, sampled).
-    let (code, _, stderr) = super::run(&args(LABELS, &["--exact-up-to", "1048576"]));
+    // At the bounds: read and computed (p@5 is additive: no labelling is
+    // enumerated or drawn).
+    let (code, _, stderr) = super::run(&[
+        "expected",
+        "--qrels",
+        LABELS,
+        "--qrels-columns",
+        "query=query,doc=doc",
+        "--label",
+        "p0=0,p1=1,p2=2,p3=3",
+        "--run",
+        "examples/judgements/bm25.trec",
+        "-m",
+        "p@5",
+        "--exact-up-to",
+        "1048576",
+        "--samples",
+        "10000000",
+    ]);
     assert_eq!(code, 0, "{stderr}");
 }
 
@@ -449,4 +466,45 @@ fn a_long_id_is_cut_in_errors() {
         stderr.contains(&format!("document `{}… (1048576 bytes)`", "d".repeat(64))),
         "{stderr}"
     );
+}
+
+/// Labelled queries a run has no list for are warned about, with a few of
+/// their ids, and counted in the JSON report (they were left out without a
+/// word before).
+#[test]
+fn labelled_queries_missing_from_a_run_are_warned_about() {
+    let dir = copied_to("labels.tsv");
+    let bm25 = std::fs::read_to_string(dir.path().join("bm25.trec")).unwrap();
+    let short: String = bm25
+        .lines()
+        .filter(|l| {
+            !["q14 ", "q15 ", "q16 ", "q17 "]
+                .iter()
+                .any(|q| l.starts_with(q))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.path().join("bm25.trec"), short).unwrap();
+    let (code, json, stderr) = super::run_in(dir.path(), &in_dir("labels.tsv", &[]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        "warning: run `bm25`: 4 labelled queries have no list in the run and were left out (to \
+         score them on an empty list, use --missing zero): `q14`, `q15`, `q16`, `q17`\n"
+    );
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["runs"][0]["missing"]["count"], 4);
+    assert_eq!(report["runs"][0]["queries"].as_array().unwrap().len(), 36);
+    let (code, json, stderr) =
+        super::run_in(dir.path(), &in_dir("labels.tsv", &["--missing", "zero"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "warning: run `bm25`: 4 labelled queries have no list in the run and scored on an \
+             empty list: `q14`"
+        ),
+        "{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["runs"][0]["queries"].as_array().unwrap().len(), 40);
 }
