@@ -136,6 +136,29 @@ pub(crate) fn run(args: AgreeArgs) -> Result<Verdict, CliError> {
         AgreeFormat::Json => judge_inputs::json_report(&report)?,
     };
     output::write(&text, args.output.as_deref())?;
+    for (run, sample) in report.runs.iter().zip(&report.missing) {
+        if sample.is_empty() {
+            continue;
+        }
+        let mut examples: Vec<String> = sample
+            .first
+            .iter()
+            .map(|id| format!("`{}`", rankeval::core::shorten_id(id.as_bytes())))
+            .collect();
+        if sample.count > examples.len() {
+            examples.push("...".to_owned());
+        }
+        let one = sample.count == 1;
+        eprintln!(
+            "warning: run `{run}`: {} {} both sets judge {} no list in the run and {} left out \
+             of its means: {}",
+            sample.count,
+            if one { "query" } else { "queries" },
+            if one { "has" } else { "have" },
+            if one { "was" } else { "were" },
+            examples.join(", ")
+        );
+    }
     Ok(Verdict::Passed)
 }
 

@@ -211,3 +211,54 @@ fn empty_grades_of_a_shared_table_are_pairs_not_compared() {
         );
     }
 }
+
+/// A run without a list for some queries both sets judge: left out of its
+/// means, as before, but now counted in the JSON report and warned about.
+#[test]
+fn shared_queries_a_run_lacks_are_warned_about() {
+    let bm25 =
+        std::fs::read_to_string(super::workspace().join("examples/judgements/bm25.trec")).unwrap();
+    let short: String = bm25
+        .lines()
+        .filter(|l| !["q14 ", "q15 ", "q16 "].iter().any(|q| l.starts_with(q)))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let dir = super::scratch(&[("short.trec", &short)]);
+    let workspace = super::workspace();
+    let path = |f: &str| {
+        workspace
+            .join("examples/judgements")
+            .join(f)
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    let (llm, human, dense) = (path("llm.qrels"), path("human.qrels"), path("dense.trec"));
+    let (code, json, stderr) = super::run_in(
+        dir.path(),
+        &[
+            "agree",
+            "--qrels",
+            &format!("llm={llm}"),
+            "--qrels",
+            &format!("human={human}"),
+            "--run",
+            "short.trec",
+            "--run",
+            &dense,
+            "-m",
+            "p@5",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        "warning: run `short`: 2 queries both sets judge have no list in the run and were left \
+         out of its means: `q14`, `q15`\n"
+    );
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["missing"][0]["count"], 2);
+    assert_eq!(report["missing"][1]["count"], 0);
+}
