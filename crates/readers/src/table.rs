@@ -635,8 +635,10 @@ impl Layout {
         let doc = batch.column(self.doc);
         no_nulls(doc).map_err(|p| at(1, p))?;
         let value = self.value.map(|i| batch.column(i));
+        // A long table's null grades are kept when read (a list column's
+        // nulls are its items', checked below); a null list is refused.
         if let Some(value) = value
-            && !(null_values && !self.lists)
+            && (!null_values || self.lists)
         {
             no_nulls(value).map_err(|p| at(2, p))?;
         }
