@@ -140,14 +140,6 @@ pub(crate) fn run(args: AgreeArgs) -> Result<Verdict, CliError> {
         if sample.is_empty() {
             continue;
         }
-        let mut examples: Vec<String> = sample
-            .first
-            .iter()
-            .map(|id| format!("`{}`", rankeval::core::shorten_id(id.as_bytes())))
-            .collect();
-        if sample.count > examples.len() {
-            examples.push("...".to_owned());
-        }
         let one = sample.count == 1;
         eprintln!(
             "warning: run `{run}`: {} {} both sets judge {} no list in the run and {} left out \
@@ -156,7 +148,7 @@ pub(crate) fn run(args: AgreeArgs) -> Result<Verdict, CliError> {
             if one { "query" } else { "queries" },
             if one { "has" } else { "have" },
             if one { "was" } else { "were" },
-            examples.join(", ")
+            judge_inputs::examples(sample)
         );
     }
     Ok(Verdict::Passed)

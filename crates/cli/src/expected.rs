@@ -246,14 +246,6 @@ fn missing_warning(run: &ExpectedRun, missing: Missing) -> Option<String> {
     if sample.is_empty() {
         return None;
     }
-    let mut examples: Vec<String> = sample
-        .first
-        .iter()
-        .map(|id| format!("`{}`", rankeval::core::shorten_id(id.as_bytes())))
-        .collect();
-    if sample.count > examples.len() {
-        examples.push("...".to_owned());
-    }
     let one = sample.count == 1;
     Some(format!(
         "run `{}`: {} labelled {} no list in the run and {}: {}",
@@ -268,7 +260,7 @@ fn missing_warning(run: &ExpectedRun, missing: Missing) -> Option<String> {
             ),
             Missing::Zero => "scored on an empty list".to_owned(),
         },
-        examples.join(", ")
+        judge_inputs::examples(sample)
     ))
 }
 

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use rankeval::core::{Metric, Qrels, Run, registry};
+use rankeval::engine::QuerySample;
 use rankeval::read::{CsvOptions, Format, Input, UngradedRows, read_judge_qrels};
 use rankeval::report::ReportWarning;
 use rankeval::{ReadOptions, read_run};
@@ -55,6 +56,20 @@ pub(crate) fn qrels(path: &Path, grade: Option<&str>, judge: &str) -> Result<Qre
         eprintln!("note: {message}");
     }
     Ok(read.qrels)
+}
+
+/// The first ids of `sample` for a message, each cut as every message cuts
+/// ids, `...` after them when there are more: `` `q1`, `q2`, ... ``.
+pub(crate) fn examples(sample: &QuerySample) -> String {
+    let mut examples: Vec<String> = sample
+        .first
+        .iter()
+        .map(|id| format!("`{}`", rankeval::core::shorten_id(id.as_bytes())))
+        .collect();
+    if sample.count > examples.len() {
+        examples.push("...".to_owned());
+    }
+    examples.join(", ")
 }
 
 /// The note for the rows of `name` left out because their grade (in the

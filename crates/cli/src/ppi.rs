@@ -203,14 +203,6 @@ fn missing_warning(run: &PpiRun, missing: Missing) -> Option<String> {
     if sample.is_empty() {
         return None;
     }
-    let mut examples: Vec<String> = sample
-        .first
-        .iter()
-        .map(|id| format!("`{}`", rankeval::core::shorten_id(id.as_bytes())))
-        .collect();
-    if sample.count > examples.len() {
-        examples.push("...".to_owned());
-    }
     let (count, one) = (sample.count, sample.count == 1);
     let have = if one { "has" } else { "have" };
     let queries = if one { "query" } else { "queries" };
@@ -227,7 +219,7 @@ fn missing_warning(run: &PpiRun, missing: Missing) -> Option<String> {
          {} of them judged by people: {}",
         run.name,
         run.missing_labelled,
-        examples.join(", ")
+        judge_inputs::examples(sample)
     ))
 }
 
