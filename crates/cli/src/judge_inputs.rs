@@ -6,21 +6,72 @@ use std::path::{Path, PathBuf};
 
 use rankeval::core::{Metric, Qrels, Run, registry};
 use rankeval::engine::QuerySample;
-use rankeval::read::{CsvOptions, Format, Input, UngradedRows, read_judge_qrels};
+use rankeval::read::{
+    CsvOptions, Format, Input, UngradedRows, WholeInput, read_judge_qrels, read_whole,
+};
 use rankeval::report::ReportWarning;
 use rankeval::{ReadOptions, read_run};
 
 use super::CliError;
 
-/// Reads one judge's qrels from `path`, its grades from the column `grade`
-/// if given (a table's column: CSV, Parquet, JSON Lines rows). `judge`
-/// names the judge in messages (`people`, `the model`, `llm`). In a table
-/// that holds several judges' grades, a row whose grade is empty (CSV) or
-/// null (JSON, Parquet, Arrow) is a pair this judge did not judge: left out,
-/// and counted in a note on standard error with the first such row. A
-/// table without a grade column is warned about, as `eval` does.
-pub(crate) fn qrels(path: &Path, grade: Option<&str>, judge: &str) -> Result<Qrels, CliError> {
+/// One judge's judgements on the command line: the file, its grade column
+/// (in a table), and how messages name the judge (`people`, `the model`,
+/// `llm`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JudgeFile<'a> {
+    /// The qrels file or table.
+    pub(crate) path: &'a Path,
+    /// The grade column, in a table.
+    pub(crate) grade: Option<&'a str>,
+    /// The judge, as messages name it.
+    pub(crate) judge: &'a str,
+}
+
+/// Reads two judges' qrels (`ppi`'s model and people, `agree`'s two sets)
+/// with [`qrels`]. One path named for both that cannot be read twice (a
+/// FIFO, `/dev/stdin`: `--qrels t.csv --human t.csv` with `t.csv` a pipe)
+/// is read once, whole, within the readers' limits; read twice, the second
+/// read would wait for a writer for ever, or find the pipe empty.
+pub(crate) fn two_qrels(
+    first: JudgeFile<'_>,
+    second: JudgeFile<'_>,
+) -> Result<(Qrels, Qrels), CliError> {
+    let regular = |path: &Path| std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    let same = first.path == second.path
+        || matches!(
+            (first.path.canonicalize(), second.path.canonicalize()),
+            (Ok(a), Ok(b)) if a == b
+        );
+    let shared = if same && !regular(first.path) {
+        let kind = match Input::file(first.path).format() {
+            Format::Parquet => WholeInput::PARQUET,
+            Format::Arrow => WholeInput::BINARY,
+            _ => WholeInput::TEXT,
+        };
+        Some(read_whole(first.path, kind)?)
+    } else {
+        None
+    };
+    Ok((
+        qrels(first, shared.as_deref())?,
+        qrels(second, shared.as_deref())?,
+    ))
+}
+
+/// Reads one judge's qrels from `file` (from `bytes`, its content already
+/// read, if given), its grades from the column `file.grade` if given (a
+/// table's column: CSV, Parquet, JSON Lines rows). In a table that holds
+/// several judges' grades, a row whose grade is empty (CSV) or null (JSON,
+/// Parquet, Arrow) is a pair this judge did not judge: left out, and
+/// counted in a note on standard error with the first such row. A table
+/// without a grade column is warned about, as `eval` does.
+fn qrels(file: JudgeFile<'_>, bytes: Option<&[u8]>) -> Result<Qrels, CliError> {
+    let JudgeFile { path, grade, judge } = file;
     let input = Input::file(path);
+    let input = match bytes {
+        Some(bytes) => Input::bytes(path.display().to_string(), bytes.to_vec(), input.format()),
+        None => input,
+    };
     // The format stays the file's own: a grade column applies to CSV,
     // Parquet, Arrow and JSON Lines rows alike; TREC qrels have one grade.
     if let Some(grade) = grade

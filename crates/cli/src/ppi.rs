@@ -15,6 +15,7 @@ use rankeval_compare::ppi::{Lambda, PpiOptions};
 
 use rankeval_report::text;
 
+use super::judge_inputs::JudgeFile;
 use super::{CliError, Verdict, judge_inputs, output};
 
 /// `rankeval ppi`'s arguments.
@@ -150,8 +151,18 @@ pub(crate) fn run(args: PpiArgs) -> Result<Verdict, CliError> {
         level,
         ..Options::default()
     };
-    let model = judge_inputs::qrels(&args.qrels, args.grade.as_deref(), "the model")?;
-    let human = judge_inputs::qrels(&args.human, args.human_grade.as_deref(), "people")?;
+    let (model, human) = judge_inputs::two_qrels(
+        JudgeFile {
+            path: &args.qrels,
+            grade: args.grade.as_deref(),
+            judge: "the model",
+        },
+        JudgeFile {
+            path: &args.human,
+            grade: args.human_grade.as_deref(),
+            judge: "people",
+        },
+    )?;
     let runs = judge_inputs::runs(&args.runs)?;
     let borrowed: Vec<(String, &rankeval::core::Run)> =
         runs.iter().map(|(n, r)| (n.clone(), r)).collect();

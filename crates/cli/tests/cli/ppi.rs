@@ -389,3 +389,69 @@ fn judged_queries_missing_from_a_run_are_counted_and_warned_about() {
         "{text}"
     );
 }
+
+/// The one table of both judges from a FIFO, named by both flags (as `ppi
+/// --help` shows a table named twice): read once. Read twice, the second
+/// read waited for a writer for ever.
+#[cfg(unix)]
+#[test]
+fn one_table_from_a_fifo_named_twice_is_read_once() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    judge_tables(dir.path());
+    let workspace = super::workspace();
+    let bm25 = workspace.join(DIR).join("bm25.trec");
+    let bm25 = bm25.to_str().unwrap();
+    let args = |table: &'static str| {
+        vec![
+            "ppi",
+            "--qrels",
+            table,
+            "--grade",
+            "llm",
+            "--human",
+            table,
+            "--human-grade",
+            "human",
+            "--run",
+            bm25,
+            "-m",
+            "p@5",
+        ]
+    };
+    let (code, want, stderr) = super::run_in(dir.path(), &args("judges.csv"));
+    assert_eq!(code, 0, "{stderr}");
+    let fifo = dir.path().join("fifo.csv");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let text = std::fs::read(dir.path().join("judges.csv")).unwrap();
+    let writer = std::thread::spawn(move || std::fs::write(&fifo, text).unwrap());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rankeval"))
+        .args(args("fifo.csv"))
+        .current_dir(dir.path())
+        .env_clear()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("rankeval ppi hangs on a FIFO named twice");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    writer.join().unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), want);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        stderr.replace("judges.csv", "fifo.csv")
+    );
+}
