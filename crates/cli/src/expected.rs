@@ -28,7 +28,7 @@ use super::{CliError, Verdict, judge_inputs, output};
     --run bm25.trec --run dense.trec -m ndcg@10 -m p@10"
 )]
 pub struct ExpectedArgs {
-    /// The label distributions: a table (TSV, CSV, Parquet, JSON Lines)
+    /// The label distributions: a table (TSV, CSV, Parquet, Arrow, JSON Lines)
     /// with a query and a document column and one column of probabilities
     /// per grade (each row's probabilities sum to 1).
     #[arg(long, value_name = "FILE")]
@@ -102,7 +102,7 @@ enum TableFormat {
     Tsv,
     /// JSON Lines, one row per line and document.
     Jsonl,
-    /// Parquet, a long table.
+    /// Parquet.
     Parquet,
     /// Arrow IPC (Feather v2 file, or stream).
     Arrow,
