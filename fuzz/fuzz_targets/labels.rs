@@ -39,7 +39,11 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
                 grade: grade.to_owned(),
                 ..columns.clone()
             });
-            check(read_judge_qrels(&judge, &|_| {}).err().map(|e| e.to_string()));
+            check(
+                read_judge_qrels(&judge, &|_| {})
+                    .err()
+                    .map(|e| e.to_string()),
+            );
         }
     }
 });
