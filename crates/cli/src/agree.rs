@@ -10,6 +10,7 @@ use rankeval::agreement::{AgreementReport, JudgementSet, agreement};
 use rankeval::engine::Options;
 use rankeval_compare::agreement::{KappaWeights, KendallMethod};
 
+use super::judge_inputs::JudgeFile;
 use super::{CliError, Verdict, judge_inputs, output};
 
 /// `rankeval agree`'s arguments.
@@ -104,8 +105,18 @@ pub(crate) fn run(args: AgreeArgs) -> Result<Verdict, CliError> {
         second_name.push_str(" (2)");
     }
     let grade = |i: usize| args.grades.get(i).map(String::as_str);
-    let first_qrels = judge_inputs::qrels(&first_path, grade(0))?;
-    let second_qrels = judge_inputs::qrels(&second_path, grade(1))?;
+    let (first_qrels, second_qrels) = judge_inputs::two_qrels(
+        JudgeFile {
+            path: &first_path,
+            grade: grade(0),
+            judge: &first_name,
+        },
+        JudgeFile {
+            path: &second_path,
+            grade: grade(1),
+            judge: &second_name,
+        },
+    )?;
     let metrics = judge_inputs::metrics(&args.metrics)?;
     let runs = judge_inputs::runs(&args.runs)?;
     let borrowed: Vec<(String, &rankeval::core::Run)> =
@@ -136,6 +147,21 @@ pub(crate) fn run(args: AgreeArgs) -> Result<Verdict, CliError> {
         AgreeFormat::Json => judge_inputs::json_report(&report)?,
     };
     output::write(&text, args.output.as_deref())?;
+    for (run, sample) in report.runs.iter().zip(&report.missing) {
+        if sample.is_empty() {
+            continue;
+        }
+        let one = sample.count == 1;
+        eprintln!(
+            "warning: run `{run}`: {} {} both sets judge {} no list in the run and {} left out \
+             of its means: {}",
+            sample.count,
+            if one { "query" } else { "queries" },
+            if one { "has" } else { "have" },
+            if one { "was" } else { "were" },
+            judge_inputs::examples(sample)
+        );
+    }
     Ok(Verdict::Passed)
 }
 

@@ -7,13 +7,13 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use rankeval::core::{Grade, Qrels};
+use rankeval::core::Grade;
 use rankeval::engine::{Missing, Options};
 use rankeval::expected::{
-    ExpectedMetric, ExpectedReport, ExpectedSettings, LabelDistributions, Method, expected,
+    ExpectedMetric, ExpectedReport, ExpectedRun, ExpectedSettings, MAX_ENUMERATION_LIMIT,
+    MAX_SAMPLES, Method, ReadLabelsError, SettingsError, expected, read_labels,
 };
-use rankeval::read::{CsvOptions, Input};
-use rankeval::read_qrels;
+use rankeval::read::{CsvOptions, Format, Input};
 use rankeval_report::text::aligned;
 
 use super::eval::with_columns;
@@ -28,11 +28,16 @@ use super::{CliError, Verdict, judge_inputs, output};
     --run bm25.trec --run dense.trec -m ndcg@10 -m p@10"
 )]
 pub struct ExpectedArgs {
-    /// The label distributions: a table (TSV, CSV, Parquet, JSON Lines)
+    /// The label distributions: a table (TSV, CSV, Parquet, Arrow, JSON Lines)
     /// with a query and a document column and one column of probabilities
     /// per grade (each row's probabilities sum to 1).
     #[arg(long, value_name = "FILE")]
     qrels: PathBuf,
+    /// The table's format, when its name does not say it (a pipe, a FIFO,
+    /// a name without one of the suffixes .csv, .tsv, .jsonl, .parquet,
+    /// .arrow): jsonl is JSON Lines rows.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    qrels_format: Option<TableFormat>,
     /// The table's query and document columns, as eval's
     /// `key=value,...` (`query=query,doc=doc`; default user, item).
     #[arg(long, value_name = "KEY=VALUE,...")]
@@ -54,14 +59,14 @@ pub struct ExpectedArgs {
     #[arg(short = 'm', long = "metric", value_name = "METRIC", required = true)]
     metrics: Vec<String>,
     /// Monte Carlo draws per query, for a metric that is not additive on a
-    /// query with more labellings than --exact-up-to.
+    /// query with more labellings than --exact-up-to (2 to 10000000).
     #[arg(long, default_value_t = ExpectedSettings::default().samples, value_name = "N")]
     samples: usize,
     /// The seed of the draws (printed in the report).
     #[arg(long, default_value_t = ExpectedSettings::default().seed, value_name = "SEED")]
     seed: u64,
     /// Enumerate every labelling of a query exactly when there are at most
-    /// N of them.
+    /// N of them (N at most 1048576; a query with more is sampled).
     #[arg(long = "exact-up-to", default_value_t = ExpectedSettings::default().enumeration_limit, value_name = "N")]
     exact_up_to: usize,
     /// Labelled queries the run lacks: skipped, or scored on an empty list.
@@ -85,6 +90,22 @@ enum MissingArg {
     Skip,
     /// Scored on an empty list.
     Zero,
+}
+
+/// The label table's format (`--qrels-format`): the table formats of
+/// `eval`'s `--qrels-format`, and TSV.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum TableFormat {
+    /// CSV with a header line (comma, or the delimiter of --qrels-columns).
+    Csv,
+    /// TSV with a header line.
+    Tsv,
+    /// JSON Lines, one row per line and document.
+    Jsonl,
+    /// Parquet.
+    Parquet,
+    /// Arrow IPC (Feather v2 file, or stream).
+    Arrow,
 }
 
 /// The report's format.
@@ -127,33 +148,70 @@ fn label_columns(given: &[String]) -> Result<Vec<(String, Grade)>, CliError> {
     Ok(columns)
 }
 
+/// The label table at `path`: read as `format`, else as its name says
+/// (an error if it names no table format) with `columns`.
+fn labels_input(
+    path: &std::path::Path,
+    format: Option<TableFormat>,
+    mut columns: CsvOptions,
+) -> Result<Input, CliError> {
+    let format = match format {
+        Some(TableFormat::Csv) => Format::Csv,
+        Some(TableFormat::Tsv) => {
+            columns.delimiter.get_or_insert('\t');
+            Format::Csv
+        }
+        Some(TableFormat::Jsonl) => Format::JsonlRows,
+        Some(TableFormat::Parquet) => Format::Parquet,
+        Some(TableFormat::Arrow) => Format::Arrow,
+        None => match Format::from_path(path) {
+            // Anything without a table's suffix: a FIFO, `/dev/stdin`, a
+            // name without a suffix. Read as TREC, it could only fail.
+            Format::Trec => {
+                return Err(CliError::Usage(format!(
+                    "{}: its name does not say which table format it is: give --qrels-format \
+                     csv, tsv, jsonl, parquet or arrow, or name the file with a suffix .csv, .tsv, \
+                     .jsonl, .parquet or .arrow (.gz after it for gzip)",
+                    path.display()
+                )));
+            }
+            format => format,
+        },
+    };
+    Ok(Input::file(path).with_format(format).with_columns(columns))
+}
+
 /// Runs `rankeval expected`.
 pub(crate) fn run(args: ExpectedArgs) -> Result<Verdict, CliError> {
     let columns = label_columns(&args.labels)?;
-    if args.samples < 2 {
-        return Err(CliError::Usage(
-            "--samples: at least 2 (the standard error needs two draws)".to_owned(),
-        ));
-    }
+    let settings = ExpectedSettings {
+        samples: args.samples,
+        seed: args.seed,
+        enumeration_limit: args.exact_up_to,
+    };
+    // Bounds first, before anything is read: no query enumerates or draws
+    // without end.
+    settings.check().map_err(|e| {
+        CliError::Usage(match e {
+            SettingsError::EnumerationLimit { limit } => format!(
+                "--exact-up-to {limit}: at most {MAX_ENUMERATION_LIMIT} (a query with more \
+                 labellings is estimated with --samples draws)"
+            ),
+            SettingsError::Samples { samples } => format!(
+                "--samples {samples}: from 2 (the standard error needs two draws) to {MAX_SAMPLES}"
+            ),
+        })
+    })?;
     let base = with_columns(
         &CsvOptions::default(),
         args.qrels_columns.as_deref(),
         "--qrels-columns",
     )?;
-    let tables: Vec<(Grade, Qrels)> = columns
-        .iter()
-        .map(|(column, grade)| {
-            let csv = CsvOptions {
-                grade: column.clone(),
-                ..base.clone()
-            };
-            let qrels = read_qrels(&Input::file(&args.qrels).with_columns(csv))?;
-            Ok((*grade, qrels))
-        })
-        .collect::<Result<_, CliError>>()?;
-    let borrowed: Vec<(Grade, &Qrels)> = tables.iter().map(|(g, q)| (*g, q)).collect();
-    let labels = LabelDistributions::from_columns(&borrowed)
-        .map_err(|e| CliError::Usage(format!("{}: {e}", args.qrels.display())))?;
+    let input = labels_input(&args.qrels, args.qrels_format, base)?;
+    let labels = read_labels(&input, &columns).map_err(|e| match e {
+        ReadLabelsError::Read(e) => CliError::Read(e),
+        other => CliError::Usage(other.to_string()),
+    })?;
     let metrics = judge_inputs::metrics(&args.metrics)?;
     let runs = judge_inputs::runs(&args.runs)?;
     let borrowed: Vec<(String, &rankeval::core::Run)> =
@@ -165,11 +223,6 @@ pub(crate) fn run(args: ExpectedArgs) -> Result<Verdict, CliError> {
         },
         ..Options::default()
     };
-    let settings = ExpectedSettings {
-        samples: args.samples,
-        seed: args.seed,
-        enumeration_limit: args.exact_up_to,
-    };
     let report = expected(&labels, &borrowed, &metrics, &options, &settings)
         .map_err(|e| CliError::Usage(format!("{}: {e}", args.qrels.display())))?;
     let text = match args.format {
@@ -177,7 +230,38 @@ pub(crate) fn run(args: ExpectedArgs) -> Result<Verdict, CliError> {
         ExpectedFormat::Json => judge_inputs::json_report(&report)?,
     };
     output::write(&text, args.output.as_deref())?;
+    for run in &report.runs {
+        if let Some(warning) = missing_warning(run, options.missing) {
+            eprintln!("warning: {warning}");
+        }
+    }
     Ok(Verdict::Passed)
+}
+
+/// The warning for a run without a list for some labelled queries: how
+/// many, what was done with them, the first few ids (cut as every message
+/// cuts ids).
+fn missing_warning(run: &ExpectedRun, missing: Missing) -> Option<String> {
+    let sample = &run.missing;
+    if sample.is_empty() {
+        return None;
+    }
+    let one = sample.count == 1;
+    Some(format!(
+        "run `{}`: {} labelled {} no list in the run and {}: {}",
+        run.name,
+        sample.count,
+        if one { "query has" } else { "queries have" },
+        match missing {
+            Missing::Skip => format!(
+                "{} left out (to score {} on an empty list, use --missing zero)",
+                if one { "was" } else { "were" },
+                if one { "it" } else { "them" }
+            ),
+            Missing::Zero => "scored on an empty list".to_owned(),
+        },
+        judge_inputs::examples(sample)
+    ))
 }
 
 fn number(value: f64) -> String {

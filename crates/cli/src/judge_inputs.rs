@@ -5,15 +5,73 @@
 use std::path::{Path, PathBuf};
 
 use rankeval::core::{Metric, Qrels, Run, registry};
-use rankeval::read::{CsvOptions, Format, Input};
-use rankeval::{ReadOptions, read_qrels, read_run};
+use rankeval::engine::QuerySample;
+use rankeval::read::{
+    CsvOptions, Format, Input, UngradedRows, WholeInput, read_judge_qrels, read_whole,
+};
+use rankeval::report::ReportWarning;
+use rankeval::{ReadOptions, read_run};
 
 use super::CliError;
 
-/// Reads qrels from `path`, its grades from the column `grade` if given
-/// (a table's column: CSV, Parquet, JSON Lines rows).
-pub(crate) fn qrels(path: &Path, grade: Option<&str>) -> Result<Qrels, CliError> {
+/// One judge's judgements on the command line: the file, its grade column
+/// (in a table), and how messages name the judge (`people`, `the model`,
+/// `llm`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JudgeFile<'a> {
+    /// The qrels file or table.
+    pub(crate) path: &'a Path,
+    /// The grade column, in a table.
+    pub(crate) grade: Option<&'a str>,
+    /// The judge, as messages name it.
+    pub(crate) judge: &'a str,
+}
+
+/// Reads two judges' qrels (`ppi`'s model and people, `agree`'s two sets)
+/// with [`qrels`]. One path named for both that cannot be read twice (a
+/// FIFO, `/dev/stdin`: `--qrels t.csv --human t.csv` with `t.csv` a pipe)
+/// is read once, whole, within the readers' limits; read twice, the second
+/// read would wait for a writer for ever, or find the pipe empty.
+pub(crate) fn two_qrels(
+    first: JudgeFile<'_>,
+    second: JudgeFile<'_>,
+) -> Result<(Qrels, Qrels), CliError> {
+    let regular = |path: &Path| std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    let same = first.path == second.path
+        || matches!(
+            (first.path.canonicalize(), second.path.canonicalize()),
+            (Ok(a), Ok(b)) if a == b
+        );
+    let shared = if same && !regular(first.path) {
+        let kind = match Input::file(first.path).format() {
+            Format::Parquet => WholeInput::PARQUET,
+            Format::Arrow => WholeInput::BINARY,
+            _ => WholeInput::TEXT,
+        };
+        Some(read_whole(first.path, kind)?)
+    } else {
+        None
+    };
+    Ok((
+        qrels(first, shared.as_deref())?,
+        qrels(second, shared.as_deref())?,
+    ))
+}
+
+/// Reads one judge's qrels from `file` (from `bytes`, its content already
+/// read, if given), its grades from the column `file.grade` if given (a
+/// table's column: CSV, Parquet, JSON Lines rows). In a table that holds
+/// several judges' grades, a row whose grade is empty (CSV) or null (JSON,
+/// Parquet, Arrow) is a pair this judge did not judge: left out, and
+/// counted in a note on standard error with the first such row. A table
+/// without a grade column is warned about, as `eval` does.
+fn qrels(file: JudgeFile<'_>, bytes: Option<&[u8]>) -> Result<Qrels, CliError> {
+    let JudgeFile { path, grade, judge } = file;
     let input = Input::file(path);
+    let input = match bytes {
+        Some(bytes) => Input::bytes(path.display().to_string(), bytes.to_vec(), input.format()),
+        None => input,
+    };
     // The format stays the file's own: a grade column applies to CSV,
     // Parquet, Arrow and JSON Lines rows alike; TREC qrels have one grade.
     if let Some(grade) = grade
@@ -40,7 +98,47 @@ pub(crate) fn qrels(path: &Path, grade: Option<&str>) -> Result<Qrels, CliError>
         }),
         None => input,
     };
-    Ok(read_qrels(&input)?)
+    let read = read_judge_qrels(&input, &|_| {})?;
+    let name = path.display().to_string();
+    if let Some(note) = read.note {
+        eprintln!("warning: {}", ReportWarning::of_qrels(&name, note));
+    }
+    if let Some(message) = ungraded_note(&name, &input.csv_options().grade, judge, &read.ungraded) {
+        eprintln!("note: {message}");
+    }
+    Ok(read.qrels)
+}
+
+/// The first ids of `sample` for a message, each cut as every message cuts
+/// ids, `...` after them when there are more: `` `q1`, `q2`, ... ``.
+pub(crate) fn examples(sample: &QuerySample) -> String {
+    let mut examples: Vec<String> = sample
+        .first
+        .iter()
+        .map(|id| format!("`{}`", rankeval::core::shorten_id(id.as_bytes())))
+        .collect();
+    if sample.count > examples.len() {
+        examples.push("...".to_owned());
+    }
+    examples.join(", ")
+}
+
+/// The note for the rows of `name` left out because their grade (in the
+/// column `column`) was empty or null: how many, and the first.
+fn ungraded_note(name: &str, column: &str, judge: &str, rows: &UngradedRows) -> Option<String> {
+    if rows.is_empty() {
+        return None;
+    }
+    let one = rows.count == 1;
+    Some(format!(
+        "{name}: {} {} no grade in `{}` (empty or null): read as not judged by {judge}{}",
+        rows.count,
+        if one { "row has" } else { "rows have" },
+        rankeval::core::shorten_id(column.as_bytes()),
+        rows.first
+            .map(|at| format!(" ({}{at})", if one { "" } else { "the first at " }))
+            .unwrap_or_default()
+    ))
 }
 
 /// Reads each `[NAME=]FILE` of `--run` (named by the file's stem when no

@@ -10,11 +10,12 @@ use rankeval::RelevanceLevel;
 use rankeval::compare::parse_gate;
 use rankeval::core::registry;
 use rankeval::engine::{Missing, Options};
-use rankeval::ppi::{Judges, PpiPlan, PpiReport, ppi_report};
+use rankeval::ppi::{Judges, PpiPlan, PpiReport, PpiRun, ppi_report};
 use rankeval_compare::ppi::{Lambda, PpiOptions};
 
 use rankeval_report::text;
 
+use super::judge_inputs::JudgeFile;
 use super::{CliError, Verdict, judge_inputs, output};
 
 /// `rankeval ppi`'s arguments.
@@ -150,8 +151,18 @@ pub(crate) fn run(args: PpiArgs) -> Result<Verdict, CliError> {
         level,
         ..Options::default()
     };
-    let model = judge_inputs::qrels(&args.qrels, args.grade.as_deref())?;
-    let human = judge_inputs::qrels(&args.human, args.human_grade.as_deref())?;
+    let (model, human) = judge_inputs::two_qrels(
+        JudgeFile {
+            path: &args.qrels,
+            grade: args.grade.as_deref(),
+            judge: "the model",
+        },
+        JudgeFile {
+            path: &args.human,
+            grade: args.human_grade.as_deref(),
+            judge: "people",
+        },
+    )?;
     let runs = judge_inputs::runs(&args.runs)?;
     let borrowed: Vec<(String, &rankeval::core::Run)> =
         runs.iter().map(|(n, r)| (n.clone(), r)).collect();
@@ -176,6 +187,11 @@ pub(crate) fn run(args: PpiArgs) -> Result<Verdict, CliError> {
         PpiFormat::Markdown => markdown(&report),
     };
     output::write(&text, args.output.as_deref())?;
+    for run in &report.runs {
+        if let Some(warning) = missing_warning(run, report.missing) {
+            eprintln!("warning: {warning}");
+        }
+    }
     if report.labelled_without_model > 0 {
         eprintln!(
             "warning: {} queries judged by people have no judgement of the model in {}: left out (PPI needs the model's value beside each label)",
@@ -188,6 +204,34 @@ pub(crate) fn run(args: PpiArgs) -> Result<Verdict, CliError> {
     } else {
         Verdict::Failed
     })
+}
+
+/// The warning for a run without a list for some judged queries: how many,
+/// what was done with them, the first few ids (cut as every message cuts
+/// ids).
+fn missing_warning(run: &PpiRun, missing: Missing) -> Option<String> {
+    let sample = &run.missing;
+    if sample.is_empty() {
+        return None;
+    }
+    let (count, one) = (sample.count, sample.count == 1);
+    let have = if one { "has" } else { "have" };
+    let queries = if one { "query" } else { "queries" };
+    let done = match missing {
+        Missing::Skip => format!(
+            "{} left out (to score {} 0, use --missing zero)",
+            if one { "was" } else { "were" },
+            if one { "it" } else { "them" }
+        ),
+        Missing::Zero => "scored 0".to_owned(),
+    };
+    Some(format!(
+        "run `{}`: {count} {queries} judged by the model {have} no list in the run and {done}, \
+         {} of them judged by people: {}",
+        run.name,
+        run.missing_labelled,
+        judge_inputs::examples(sample)
+    ))
 }
 
 /// A p-value with 4 decimals, or in scientific notation below 0.0001.
@@ -287,11 +331,38 @@ fn markdown(report: &PpiReport) -> String {
 fn summary(report: &PpiReport) -> String {
     let mut out = String::new();
     for run in &report.runs {
-        let _ = writeln!(
-            out,
-            "{}: {} queries judged by the model, {} of them by people too",
-            run.name, run.queries, run.labelled
-        );
+        let missing = run.missing.count;
+        if missing == 0 {
+            let _ = writeln!(
+                out,
+                "{}: {} queries judged by the model, {} of them by people too",
+                run.name, run.queries, run.labelled
+            );
+            continue;
+        }
+        let _ = match report.missing {
+            Missing::Skip => write!(
+                out,
+                "{}: {} of the {} queries judged by the model evaluated, {} of them judged by \
+                 people too; {missing} {} no list in the run and {} left out",
+                run.name,
+                run.queries,
+                run.judged,
+                run.labelled,
+                if missing == 1 { "has" } else { "have" },
+                if missing == 1 { "was" } else { "were" },
+            ),
+            Missing::Zero => write!(
+                out,
+                "{}: {} queries judged by the model, {} of them by people too; {missing} {} no \
+                 list in the run and scored 0",
+                run.name,
+                run.queries,
+                run.labelled,
+                if missing == 1 { "has" } else { "have" },
+            ),
+        };
+        let _ = writeln!(out, " ({} of them judged by people)", run.missing_labelled);
     }
     let _ = writeln!(
         out,

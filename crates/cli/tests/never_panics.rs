@@ -1,6 +1,7 @@
 //! Property tests: any bytes given to a reader (TREC run and qrels, JSON
 //! Lines with one query per line, JSON Lines rows, JSON dict of dicts, CSV,
-//! Parquet, Arrow IPC), any text as a TOML experiment and any text in the
+//! Parquet, Arrow IPC; tables of label distributions and of several
+//! judges' grades), any text as a TOML experiment and any text in the
 //! metric syntax give values or an error naming the input (and a line that
 //! exists, when it names one), never a panic. The fuzz targets in `fuzz/`
 //! search the same surfaces far longer; these run in every `cargo test`.
@@ -11,6 +12,8 @@
 //! than random bytes do.
 
 use proptest::prelude::*;
+use rankeval::expected::{ReadLabelsError, read_labels};
+use rankeval::read::{CsvOptions, read_judge_qrels};
 use rankeval::{
     Format, Input, ReadError, ReadOptions, parse_aggregator, parse_metric, read_qrels, read_run,
 };
@@ -188,6 +191,67 @@ fn read_both(data: &[u8], format: Format) -> Result<(), TestCaseError> {
     check(data, read_qrels(&input).map(|_| ()))
 }
 
+/// Tables of label distributions and of several judges' grades: a header
+/// of their columns (and others), then rows of ids, probabilities, grades
+/// and empty fields.
+fn judge_table_like() -> impl Strategy<Value = Vec<u8>> {
+    let column = prop::sample::select(vec![
+        "query", "doc", "p0", "p1", "llm", "human", "user", "item", "x", "",
+    ]);
+    let header = prop::collection::vec(column, 0..7).prop_map(|c| c.join(","));
+    let field = prop::sample::select(vec![
+        "q1", "q2", "d1", "d2", "0", "1", "0.5", "0.25", "0.75", "1.5", "-0.5", "NaN", "1e999", "",
+        "", " ", "\"\"", "null", "\0", "\u{e9}",
+    ]);
+    let row = prop::collection::vec(field, 0..7).prop_map(|f| f.join(","));
+    (header, prop::collection::vec(row, 0..8))
+        .prop_map(|(header, rows)| format!("{header}\n{}", rows.join("\n")).into_bytes())
+}
+
+/// JSON Lines rows of label distributions and judges' grades, nulls and
+/// faults mixed in.
+fn judge_rows_like() -> impl Strategy<Value = Vec<u8>> {
+    let key = prop::sample::select(vec!["query", "doc", "p0", "p1", "llm", "human", "x"]);
+    let value = prop::sample::select(vec![
+        "\"q1\"", "\"d1\"", "\"d2\"", "7", "0.5", "1", "0", "null", "\"\"", "1e999", "-1", "true",
+        "[]", "{}", "\"a b\"",
+    ]);
+    let object = prop::collection::vec((key, value), 0..7).prop_map(|v| {
+        let entries: Vec<String> = v.iter().map(|(k, s)| format!("\"{k}\":{s}")).collect();
+        format!("{{{}}}", entries.join(","))
+    });
+    prop::collection::vec(object, 0..8).prop_map(|lines| (lines.join("\n") + "\n").into_bytes())
+}
+
+/// Reads `data` as `rankeval expected`'s table of label distributions
+/// (columns `p0`, `p1`) and as the `llm` and `human` judges' qrels of a
+/// shared table (empty or null grades: pairs not judged), in `format`.
+fn read_judge_tables(data: &[u8], format: Format) -> Result<(), TestCaseError> {
+    let columns = CsvOptions {
+        query: "query".to_owned(),
+        doc: "doc".to_owned(),
+        ..CsvOptions::default()
+    };
+    let input = Input::bytes(NAME, data.to_vec(), format).with_columns(columns.clone());
+    let labels = [("p0".to_owned(), 0.0), ("p1".to_owned(), 1.0)];
+    match read_labels(&input, &labels) {
+        Err(ReadLabelsError::Read(error)) => check(data, Err(error))?,
+        Err(other) => {
+            let text = other.to_string();
+            prop_assert!(text.starts_with(NAME), "{}", text);
+        }
+        Ok(_) => {}
+    }
+    for grade in ["llm", "human"] {
+        let judge = input.clone().with_columns(CsvOptions {
+            grade: grade.to_owned(),
+            ..columns.clone()
+        });
+        check(data, read_judge_qrels(&judge, &|_| {}).map(|_| ()))?;
+    }
+    Ok(())
+}
+
 /// Every text format the readers take.
 const TEXT_FORMATS: [Format; 5] = [
     Format::Trec,
@@ -235,6 +299,26 @@ proptest! {
     fn csv_like_files_never_panic(data in csv_like()) {
         read_both(&data, Format::Csv)?;
         read_both(&data, Format::JsonlRows)?;
+    }
+
+    #[test]
+    fn any_bytes_as_a_label_or_judge_table_never_panic(
+        data in prop::collection::vec(any::<u8>(), 0..300),
+        format in prop::sample::select(vec![
+            Format::Csv, Format::JsonlRows, Format::Parquet, Format::Arrow,
+        ]),
+    ) {
+        read_judge_tables(&data, format)?;
+    }
+
+    #[test]
+    fn label_and_judge_table_like_files_never_panic(data in judge_table_like()) {
+        read_judge_tables(&data, Format::Csv)?;
+    }
+
+    #[test]
+    fn json_rows_as_judge_tables_never_panic(data in judge_rows_like()) {
+        read_judge_tables(&data, Format::JsonlRows)?;
     }
 
     #[test]

@@ -12,7 +12,7 @@ use rankeval_core::exact_sum::fmean;
 use rankeval_core::{Metric, Qrels, Run};
 use serde::Serialize;
 
-use crate::engine::{Options, evaluate};
+use crate::engine::{Missing, Options, QuerySample, evaluate};
 
 /// Why an agreement report could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +78,10 @@ pub struct AgreementReport {
     pub runs: Vec<String>,
     /// Queries both sets judge, on which the runs are evaluated.
     pub queries: usize,
+    /// Per run (in the runs' order), the queries both sets judge that it
+    /// has no list for: left out of its means, counted, with the first few
+    /// ids.
+    pub missing: Vec<QuerySample>,
     /// The k of top-k agreement.
     pub k: usize,
     /// One entry per metric.
@@ -166,9 +170,15 @@ pub fn agreement(
             top_k: None,
         })
         .collect();
+    let mut missing = Vec::with_capacity(runs.len());
     for (_, run) in runs {
         let by_first = evaluate(&first_shared, run, metrics, options);
         let by_second = evaluate(&second_shared, run, metrics, options);
+        let coverage = by_first.coverage();
+        missing.push(match options.missing {
+            Missing::Skip => coverage.missing_skipped.clone(),
+            Missing::Zero => coverage.missing_scored_zero.clone(),
+        });
         let at: HashMap<&str, usize> = by_second
             .queries()
             .iter()
@@ -217,6 +227,7 @@ pub fn agreement(
         kappa,
         runs: runs.iter().map(|(n, _)| n.clone()).collect(),
         queries: shared_queries.len(),
+        missing,
         k,
         metrics: per_metric,
     })

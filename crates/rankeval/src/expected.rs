@@ -30,15 +30,32 @@ use std::collections::HashMap;
 use rankeval_compare::keyed::spark_xxhash64;
 use rankeval_compare::rng::chunk_rng;
 use rankeval_core::exact_sum::fmean;
-use rankeval_core::{Grade, JudgedRanking, Judgement, Metric, Qrels, QrelsBuilder, Run};
+use rankeval_core::{
+    Grade, JudgedRanking, Judgement, Metric, Qrels, QrelsBuilder, Run, shorten_id,
+};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::engine::{Missing, Options, averages, judge_for, judged_depth, score_judged};
+use crate::engine::{
+    Missing, Options, QuerySample, averages, judge_for, judged_depth, score_judged,
+};
+use crate::read::{CsvOptions, Format, Input, ReadError, WholeInput, read_qrels, read_whole};
 
 /// How far a document's probabilities may sum from 1 before it is an error
 /// (they are then divided by their sum).
 pub const SUM_TOLERANCE: f64 = 1e-6;
+
+/// The most labellings of one query that may be enumerated
+/// ([`ExpectedSettings::enumeration_limit`], `--exact-up-to`): 2^20. Each
+/// labelling scores every metric once, so a query at this bound costs about
+/// a hundred times the default Monte Carlo draws; a larger limit would let
+/// one query enumerate for hours (2^63 labellings never end).
+pub const MAX_ENUMERATION_LIMIT: usize = 1 << 20;
+
+/// The most Monte Carlo draws per query ([`ExpectedSettings::samples`],
+/// `--samples`): 10^7, a thousand times the default (its standard error a
+/// thirtieth of the default's), so that no setting draws without end.
+pub const MAX_SAMPLES: usize = 10_000_000;
 
 /// The generator of the Monte Carlo draws, as printed in reports.
 pub const EXPECTED_RNG_NAME: &str =
@@ -58,7 +75,9 @@ pub enum LabelsError {
     },
     /// A probability outside [0, 1].
     #[error(
-        "query `{query}`, document `{doc}`: probability {value} of grade {grade} is not in [0, 1]"
+        "query `{}`, document `{}`: probability {value} of grade {grade} is not in [0, 1]",
+        shorten_id(.query.as_bytes()),
+        shorten_id(.doc.as_bytes())
     )]
     NotAProbability {
         /// The query.
@@ -71,7 +90,11 @@ pub enum LabelsError {
         value: f64,
     },
     /// A document in one column's table and not in another's.
-    #[error("query `{query}`, document `{doc}`: no probability for grade {grade}")]
+    #[error(
+        "query `{}`, document `{}`: no probability for grade {grade}",
+        shorten_id(.query.as_bytes()),
+        shorten_id(.doc.as_bytes())
+    )]
     MissingProbability {
         /// The query.
         query: String,
@@ -82,7 +105,9 @@ pub enum LabelsError {
     },
     /// A document whose probabilities do not sum to 1.
     #[error(
-        "query `{query}`, document `{doc}`: the probabilities sum to {sum}, not 1 (within {SUM_TOLERANCE})"
+        "query `{}`, document `{}`: the probabilities sum to {sum}, not 1 (within {SUM_TOLERANCE})",
+        shorten_id(.query.as_bytes()),
+        shorten_id(.doc.as_bytes())
     )]
     NotADistribution {
         /// The query.
@@ -95,6 +120,120 @@ pub enum LabelsError {
     /// The qrels built from the distributions were refused.
     #[error("{0}")]
     Build(String),
+    /// The settings ask for more work than any query may take.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+}
+
+/// Settings of [`ExpectedSettings`] outside their bounds, refused before
+/// any query is scored.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SettingsError {
+    /// An enumeration limit above [`MAX_ENUMERATION_LIMIT`].
+    #[error(
+        "at most {max} labellings of a query are enumerated, not {limit} (a query with more is \
+         estimated by Monte Carlo)",
+        max = MAX_ENUMERATION_LIMIT
+    )]
+    EnumerationLimit {
+        /// The limit asked for.
+        limit: usize,
+    },
+    /// More draws than [`MAX_SAMPLES`], or fewer than 2.
+    #[error(
+        "the Monte Carlo draws per query must be from 2 (the standard error needs two) to {max}, \
+         not {samples}",
+        max = MAX_SAMPLES
+    )]
+    Samples {
+        /// The draws asked for.
+        samples: usize,
+    },
+}
+
+/// Why label distributions could not be read from a table.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadLabelsError {
+    /// The table could not be read: the file, the line or row, the problem.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The input's format has no columns to hold probabilities.
+    #[error(
+        "{name}: label distributions are a table (CSV, TSV, JSON Lines rows, Parquet, Arrow), \
+         not {format}"
+    )]
+    NotATable {
+        /// The input, as named.
+        name: String,
+        /// Its format.
+        format: &'static str,
+    },
+    /// The table's values are not distributions.
+    #[error("{name}: {source}")]
+    Labels {
+        /// The input, as named.
+        name: String,
+        /// What is wrong, naming the query and document.
+        source: LabelsError,
+    },
+}
+
+/// Reads label distributions from a table (CSV, TSV, JSON Lines rows,
+/// Parquet, Arrow): `input`'s column settings name its query and document
+/// columns, and `labels` gives each probability column with the grade it is
+/// the probability of. The table is read once per column: an input that
+/// cannot be read twice (a pipe, a FIFO, `/dev/stdin`) is first read whole,
+/// within the readers' limits ([`read_whole`]: 2 GiB, 64 MiB lines,
+/// Parquet's magic), so that nothing waits on a pipe already drained. An
+/// empty cell is an error naming its line or row.
+pub fn read_labels(
+    input: &Input,
+    labels: &[(String, Grade)],
+) -> Result<LabelDistributions, ReadLabelsError> {
+    let format = input.format();
+    let kind = match format {
+        Format::Csv | Format::Jsonl | Format::JsonlRows => WholeInput::TEXT,
+        Format::Parquet => WholeInput::PARQUET,
+        Format::Arrow => WholeInput::BINARY,
+        Format::Trec | Format::Msmarco | Format::Json => {
+            return Err(ReadLabelsError::NotATable {
+                name: input.name().to_owned(),
+                format: match format {
+                    Format::Trec => "TREC qrels",
+                    Format::Msmarco => "MS MARCO qrels",
+                    _ => "a JSON dict of dicts",
+                },
+            });
+        }
+    };
+    let once;
+    let input = match input.path() {
+        Some(path) if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) => {
+            let bytes = read_whole(path, kind).map_err(|mut e| {
+                e.path = input.name().to_owned();
+                e
+            })?;
+            once =
+                Input::bytes(input.name(), bytes, format).with_columns(input.csv_options().clone());
+            &once
+        }
+        _ => input,
+    };
+    let tables: Vec<(Grade, Qrels)> = labels
+        .iter()
+        .map(|(column, grade)| {
+            let columns = CsvOptions {
+                grade: column.clone(),
+                ..input.csv_options().clone()
+            };
+            Ok((*grade, read_qrels(&input.clone().with_columns(columns))?))
+        })
+        .collect::<Result<_, ReadError>>()?;
+    let borrowed: Vec<(Grade, &Qrels)> = tables.iter().map(|(g, q)| (*g, q)).collect();
+    LabelDistributions::from_columns(&borrowed).map_err(|source| ReadLabelsError::Labels {
+        name: input.name().to_owned(),
+        source,
+    })
 }
 
 /// One query's judged documents and each one's grades with their
@@ -194,6 +333,28 @@ impl LabelDistributions {
                 support,
             });
         }
+        // Every document of the first column has a value in each other; one
+        // with more documents has one the first lacks, which would be
+        // dropped without a word.
+        for &(_, qrels) in &columns[1..] {
+            if qrels.num_judgements() > first.num_judgements() {
+                for (q, query) in qrels.queries().enumerate() {
+                    let known: std::collections::HashSet<&[u8]> = first
+                        .query_index(query.as_bytes())
+                        .map(|k| first.judgements(k).map(|(d, _)| d).collect())
+                        .unwrap_or_default();
+                    for (doc, _) in qrels.judgements(q as u32) {
+                        if !known.contains(doc) {
+                            return Err(LabelsError::MissingProbability {
+                                query: query.to_owned(),
+                                doc: String::from_utf8_lossy(doc).into_owned(),
+                                grade: columns[0].0,
+                            });
+                        }
+                    }
+                }
+            }
+        }
         Ok(Self { queries, grades })
     }
 
@@ -272,6 +433,25 @@ pub struct ExpectedSettings {
     pub enumeration_limit: usize,
 }
 
+impl ExpectedSettings {
+    /// Refuses settings that would let one query run without end: an
+    /// enumeration limit above [`MAX_ENUMERATION_LIMIT`], draws outside
+    /// 2..=[`MAX_SAMPLES`]. [`expected`] checks them before scoring anything.
+    pub fn check(&self) -> Result<(), SettingsError> {
+        if self.enumeration_limit > MAX_ENUMERATION_LIMIT {
+            return Err(SettingsError::EnumerationLimit {
+                limit: self.enumeration_limit,
+            });
+        }
+        if !(2..=MAX_SAMPLES).contains(&self.samples) {
+            return Err(SettingsError::Samples {
+                samples: self.samples,
+            });
+        }
+        Ok(())
+    }
+}
+
 impl Default for ExpectedSettings {
     fn default() -> Self {
         Self {
@@ -345,7 +525,14 @@ pub struct ExpectedRun {
     pub metrics: Vec<ExpectedMetric>,
     /// Per query, in the labels' order.
     pub queries: Vec<ExpectedQuery>,
+    /// Labelled queries the run has no list for: left out of
+    /// [`queries`](Self::queries) with `missing = skip`, scored on an empty
+    /// list with `zero`; counted, with the first few ids in byte order.
+    pub missing: QuerySample,
 }
+
+/// How many ids of the labelled queries a run lacks are kept, for messages.
+const MISSING_EXAMPLES: usize = 5;
 
 /// Every run's expected values under the label distributions.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -368,7 +555,9 @@ pub struct ExpectedReport {
 
 /// The expected value of every metric on every run under `labels`.
 /// Queries follow `options.missing` as in `eval`: a labelled query the run
-/// lacks is skipped or scored on an empty list.
+/// lacks is skipped or scored on an empty list. Settings outside their
+/// bounds ([`ExpectedSettings::check`]) are an error before anything is
+/// scored.
 pub fn expected(
     labels: &LabelDistributions,
     runs: &[(String, &Run)],
@@ -376,6 +565,7 @@ pub fn expected(
     options: &Options,
     settings: &ExpectedSettings,
 ) -> Result<ExpectedReport, LabelsError> {
+    settings.check()?;
     let positions = labels.positions()?;
     let additive: Vec<bool> = metrics.iter().map(|m| m.is_additive()).collect();
     let runs = runs
@@ -409,10 +599,23 @@ pub fn expected(
                     })
                 })
                 .collect();
+            let mut missing: Vec<&str> = labels
+                .queries
+                .iter()
+                .map(|q| q.name.as_str())
+                .filter(|q| run.query_index(q.as_bytes()).is_none())
+                .collect();
+            let count = missing.len();
+            missing.sort_unstable();
+            missing.truncate(MISSING_EXAMPLES);
             ExpectedRun {
                 name: name.clone(),
                 metrics: summarize(metrics, &queries),
                 queries,
+                missing: QuerySample {
+                    count,
+                    first: missing.into_iter().map(str::to_owned).collect(),
+                },
             }
         })
         .collect();
@@ -984,6 +1187,113 @@ mod tests {
         );
     }
 
+    /// A document with a probability in a later column but none in the
+    /// first is named, not dropped; ids in messages are cut.
+    #[test]
+    fn a_document_missing_from_the_first_column_is_named() {
+        let qrels = |rows: &[(&str, &str, f64)]| {
+            let mut b = QrelsBuilder::new();
+            for (q, d, p) in rows {
+                b.push(*q, *d, *p).unwrap();
+            }
+            b.finish().unwrap()
+        };
+        let first = qrels(&[("q", "a", 1.0)]);
+        let second = qrels(&[("q", "a", 0.0), ("q", "b", 1.0)]);
+        let e = LabelDistributions::from_columns(&[(0.0, &first), (1.0, &second)]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "query `q`, document `b`: no probability for grade 0"
+        );
+        let other = qrels(&[("q", "a", 0.0), ("r", "c", 1.0)]);
+        let e = LabelDistributions::from_columns(&[(0.0, &first), (1.0, &other)]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "query `r`, document `c`: no probability for grade 0"
+        );
+        let long = "x".repeat(1000);
+        let e = labels(&[("q", long.as_str(), [0.5, 0.4, 0.0])]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "query `q`, document `{}… (1000 bytes)`: the probabilities sum to 0.9, not 1 \
+                 (within 0.000001)",
+                "x".repeat(64)
+            )
+        );
+    }
+
+    /// Settings that would let a query enumerate or draw without end are
+    /// refused before anything is scored, naming the bound.
+    #[test]
+    fn settings_past_their_bounds_are_refused() {
+        let run = lists();
+        let labels = labels(ROWS).unwrap();
+        let metrics = metrics(&["ndcg@3"]);
+        let runs = [("r".to_owned(), &run)];
+        let with = |settings: ExpectedSettings| {
+            expected(&labels, &runs, &metrics, &Options::default(), &settings)
+        };
+        let e = with(ExpectedSettings {
+            enumeration_limit: usize::MAX,
+            ..ExpectedSettings::default()
+        })
+        .unwrap_err();
+        assert_eq!(
+            e,
+            LabelsError::Settings(SettingsError::EnumerationLimit { limit: usize::MAX })
+        );
+        assert!(e.to_string().contains("at most 1048576 labellings"), "{e}");
+        let e = with(ExpectedSettings {
+            samples: usize::MAX,
+            ..ExpectedSettings::default()
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("to 10000000, not"), "{e}");
+        assert!(
+            with(ExpectedSettings {
+                samples: 1,
+                ..ExpectedSettings::default()
+            })
+            .is_err()
+        );
+        assert!(
+            with(ExpectedSettings {
+                enumeration_limit: MAX_ENUMERATION_LIMIT,
+                samples: 100,
+                ..ExpectedSettings::default()
+            })
+            .is_ok()
+        );
+    }
+
+    /// A query whose labellings outnumber `usize` (2^70 here) is counted
+    /// without overflow and sampled, whatever the enumeration limit.
+    #[test]
+    fn a_labelling_count_past_usize_is_sampled() {
+        let docs: Vec<String> = (0..70).map(|i| format!("d{i:02}")).collect();
+        let rows: Vec<(&str, &str, [f64; 3])> = docs
+            .iter()
+            .map(|d| ("q", d.as_str(), [0.5, 0.5, 0.0]))
+            .collect();
+        let labels = labels(&rows).unwrap();
+        let ranked: Vec<&str> = docs.iter().map(String::as_str).collect();
+        let run = run(&[("q", &ranked)]);
+        let report = expected(
+            &labels,
+            &[("r".to_owned(), &run)],
+            &metrics(&["ndcg@10"]),
+            &Options::default(),
+            &ExpectedSettings {
+                samples: 50,
+                seed: 1,
+                enumeration_limit: MAX_ENUMERATION_LIMIT,
+            },
+        )
+        .unwrap();
+        assert_eq!(value(&report, "q", "ndcg@10").method, Method::Sampled);
+    }
+
     /// A query the run lacks is skipped, or scored on an empty list with
     /// `missing = zero` (its expected num_rel still counts).
     #[test]
@@ -1001,6 +1311,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(skip.runs[0].queries.len(), 1);
+        assert_eq!(
+            skip.runs[0].missing,
+            QuerySample {
+                count: 1,
+                first: vec!["q2".to_owned()],
+            }
+        );
         let zero = Options {
             missing: Missing::Zero,
             ..Options::default()

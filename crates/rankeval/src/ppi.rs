@@ -18,7 +18,7 @@ use rankeval_core::{Metric, Qrels, Run};
 use serde::Serialize;
 
 use crate::compare::GateSpec;
-use crate::engine::{Options, evaluate};
+use crate::engine::{Missing, Options, QuerySample, evaluate};
 
 /// Why a PPI report could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -70,10 +70,19 @@ pub struct PpiMetric {
 pub struct PpiRun {
     /// The run's name.
     pub name: String,
-    /// Queries the model judged and the run was evaluated on.
+    /// Queries the model judged.
+    pub judged: usize,
+    /// Of those, the queries the run was evaluated on: all of them with
+    /// `missing = zero`, those with a list in the run with `skip`.
     pub queries: usize,
-    /// Of those, the queries people judged too.
+    /// Of the queries evaluated, those people judged too.
     pub labelled: usize,
+    /// Queries the model judged that have no list in the run: left out of
+    /// `queries` (`skip`) or scored on an empty list (`zero`), as
+    /// [`PpiReport::missing`] says; counted, with the first few ids.
+    pub missing: QuerySample,
+    /// Of [`missing`](Self::missing), the queries people judged too.
+    pub missing_labelled: usize,
     /// One entry per metric, in the order asked.
     pub metrics: Vec<PpiMetric>,
 }
@@ -100,6 +109,8 @@ pub struct PpiReport {
     pub baseline: Option<String>,
     /// The interval's confidence level.
     pub level: f64,
+    /// What was done with a judged query a run has no list for.
+    pub missing: Missing,
     /// Queries people judged that the model did not (left out: PPI needs
     /// the model's value beside each label).
     pub labelled_without_model: usize,
@@ -118,6 +129,8 @@ impl PpiReport {
 struct Columns {
     /// The queries the model's evaluation holds, in its order.
     queries: Vec<String>,
+    /// The model's judged queries without a list in the run.
+    missing: QuerySample,
     /// Per metric, the value under the model's judgements of each query.
     model: Vec<Vec<f64>>,
     /// Per metric, the value under people's judgements, for the queries
@@ -150,8 +163,14 @@ fn columns(
                 .collect()
         })
         .collect();
+    let coverage = by_model.coverage();
+    let missing = match options.missing {
+        Missing::Skip => coverage.missing_skipped.clone(),
+        Missing::Zero => coverage.missing_scored_zero.clone(),
+    };
     Columns {
         queries,
+        missing,
         model: model_columns,
         human: human_columns,
     }
@@ -215,7 +234,7 @@ pub fn ppi_report(
         }
     };
     let mut results = Vec::with_capacity(runs.len());
-    for (r, ((name, _), columns)) in runs.iter().zip(&all).enumerate() {
+    for (r, ((name, run), columns)) in runs.iter().zip(&all).enumerate() {
         let mut per_metric = Vec::with_capacity(metrics.len());
         for (m, metric) in names.iter().enumerate() {
             let own = PpiColumns::from_queries(&columns.model[m], &columns.human[m])
@@ -243,10 +262,26 @@ pub fn ppi_report(
             .human
             .first()
             .map_or(0, |c| c.iter().filter(|v| v.is_some()).count());
+        // The labelled queries among the missing ones: people's judged
+        // queries the run has no list for (the model judged them too).
+        let missing_labelled = if columns.missing.is_empty() {
+            0
+        } else {
+            human
+                .queries()
+                .filter(|q| {
+                    run.query_index(q.as_bytes()).is_none()
+                        && model.query_index(q.as_bytes()).is_some()
+                })
+                .count()
+        };
         results.push(PpiRun {
             name: name.clone(),
+            judged: model.num_queries(),
             queries: columns.queries.len(),
             labelled,
+            missing: columns.missing.clone(),
+            missing_labelled,
             metrics: per_metric,
         });
     }
@@ -261,6 +296,7 @@ pub fn ppi_report(
         runs: results,
         baseline: baseline.map(str::to_owned),
         level: ppi.level,
+        missing: options.missing,
         labelled_without_model,
         gates: gate_results,
     })

@@ -47,6 +47,7 @@ use super::grade::parse_grade;
 use super::lines::{Failure, LineParser, RunLines, RunSink};
 use super::missing_column::{ColumnNote, ColumnPlace, InputKind, MissingColumn, PresentColumn};
 use super::trec::{qrels_push_error, run_push_error};
+use super::ungraded::{EmptyGrade, QrelsRows};
 
 /// What a CSV file looks like, for messages.
 pub(crate) const CSV_LINE: &str =
@@ -712,6 +713,8 @@ impl RunLines for CsvRun {
 /// Parses the data lines of CSV ground truth.
 pub(crate) struct CsvQrels {
     layout: Layout,
+    /// What an empty grade field means.
+    empty: EmptyGrade,
 }
 
 impl CsvQrels {
@@ -736,7 +739,14 @@ impl CsvQrels {
                     options.grade.clone(),
                 ],
             },
+            empty: EmptyGrade::Refused,
         })
+    }
+
+    /// The same parser, an empty grade field meaning `empty`.
+    pub(crate) fn with_empty(mut self, empty: EmptyGrade) -> Self {
+        self.empty = empty;
+        self
     }
 }
 
@@ -756,38 +766,38 @@ impl Header {
 }
 
 impl LineParser for CsvQrels {
-    type Sink = QrelsBuilder;
+    type Sink = QrelsRows;
 
-    fn sink(&self) -> QrelsBuilder {
-        QrelsBuilder::new()
+    fn sink(&self) -> QrelsRows {
+        QrelsRows::default()
     }
 
-    fn sink_for(&self, _lines: usize, bytes: usize) -> QrelsBuilder {
+    fn sink_for(&self, _lines: usize, bytes: usize) -> QrelsRows {
         // A qrels line has at least 8 bytes.
-        QrelsBuilder::with_capacity(bytes / 8 + 1, bytes / 3)
+        QrelsRows::new(QrelsBuilder::with_capacity(bytes / 8 + 1, bytes / 3))
     }
 
     #[inline]
-    fn parse(&self, sink: &mut QrelsBuilder, line: &[u8], number: u64) -> Result<(), LineError> {
+    fn parse(&self, sink: &mut QrelsRows, line: &[u8], number: u64) -> Result<(), LineError> {
         self.layout
             .with_fields(line, |[query, doc, grade]| {
                 let grade = if self.layout.wanted[2] == NONE {
                     1.0
+                } else if self.empty == EmptyGrade::Unjudged && trim_number(grade).is_empty() {
+                    // Not judged by this judge: its ids were checked.
+                    sink.skip(number);
+                    return Ok(());
                 } else {
                     self.layout.grade(grade)?
                 };
-                sink.push_at(query, doc, grade, number)
+                sink.qrels
+                    .push_at(query, doc, grade, number)
                     .map_err(qrels_push_error)
             })
             .map_err(|kind| LineError::new(number, kind))
     }
 
-    fn join(
-        &self,
-        sink: &mut QrelsBuilder,
-        later: QrelsBuilder,
-        offset: u64,
-    ) -> Result<(), LineError> {
+    fn join(&self, sink: &mut QrelsRows, later: QrelsRows, offset: u64) -> Result<(), LineError> {
         sink.append(later, offset);
         Ok(())
     }

@@ -23,6 +23,7 @@ use super::csv::CsvOptions;
 use super::error::{ReadError, ReadErrorKind};
 use super::guard::decoding;
 use super::table::{Kind, Layout};
+use super::ungraded::{EmptyGrade, UngradedRows};
 use super::{Progress, QrelsNote, ReadOptions};
 
 /// The first bytes of an Arrow IPC file (a stream has none).
@@ -41,18 +42,21 @@ pub(crate) fn read_run(
     layout.run_of_batches(name, &batches, options)
 }
 
-/// Reads qrels from Arrow IPC bytes, and the note that a long table has no
-/// grade column.
+/// Reads qrels from Arrow IPC bytes, a null grade meaning `empty`; gives
+/// the note that a long table has no grade column, and the rows left out
+/// as not judged.
 pub(crate) fn read_qrels(
     name: &str,
     bytes: &[u8],
     columns: &CsvOptions,
     progress: Progress<'_>,
-) -> Result<(Qrels, Option<QrelsNote>), ReadError> {
+    empty: EmptyGrade,
+) -> Result<(Qrels, Option<QrelsNote>, UngradedRows), ReadError> {
     let (layout, batches) = read_batches(name, bytes, columns, Kind::Qrels)?;
     progress(bytes.len() as u64);
     let note = layout.note(columns);
-    Ok((layout.qrels_of_batches(name, &batches)?, note))
+    let (qrels, ungraded) = layout.qrels_of_batches(name, &batches, empty)?;
+    Ok((qrels, note, ungraded))
 }
 
 fn ipc_error(name: &str, error: impl std::fmt::Display) -> ReadError {

@@ -27,6 +27,7 @@ use super::lines::LineParser;
 use super::missing_column::{ColumnPlace, InputKind, MissingColumn, PresentColumn};
 use super::table::grade_of_number;
 use super::trec::{qrels_push_error, run_push_error};
+use super::ungraded::{EmptyGrade, QrelsRows};
 
 /// The shape of a JSON input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,6 +180,8 @@ pub(crate) struct Rows {
     doc: Vec<String>,
     value: Vec<String>,
     what: Value,
+    /// What a `null` grade means (qrels only; a null score is an error).
+    empty: EmptyGrade,
 }
 
 impl Rows {
@@ -251,7 +254,16 @@ impl Rows {
             doc: names(&options.doc, "item", &["doc"]),
             value,
             what,
+            empty: EmptyGrade::Refused,
         }
+    }
+
+    /// The same parser of qrels, a `null` grade meaning `empty`.
+    pub(crate) fn with_empty(mut self, empty: EmptyGrade) -> Self {
+        if self.what == Value::Grade {
+            self.empty = empty;
+        }
+        self
     }
 }
 
@@ -313,6 +325,8 @@ struct Row<'a> {
     query: Option<super::jsonl::JsonId<'a>>,
     doc: Option<super::jsonl::JsonId<'a>>,
     value: Option<f64>,
+    /// The grade is `null` (read so only with [`EmptyGrade::Unjudged`]).
+    null: bool,
 }
 
 struct RowSeed<'p>(&'p Rows);
@@ -337,6 +351,7 @@ impl<'de> Visitor<'de> for RowSeed<'_> {
             query: None,
             doc: None,
             value: None,
+            null: false,
         };
         while let Some(super::jsonl::JsonId(key)) = map.next_key::<super::jsonl::JsonId<'de>>()? {
             let key = key.as_ref();
@@ -345,9 +360,19 @@ impl<'de> Visitor<'de> for RowSeed<'_> {
                 row.query = Some(map.next_value()?);
             } else if is(&rows.doc) && row.doc.is_none() {
                 row.doc = Some(map.next_value()?);
-            } else if rows.what != Value::Absent && is(&rows.value) && row.value.is_none() {
-                let value: Number = map.next_value()?;
-                row.value = Some(value.0);
+            } else if rows.what != Value::Absent
+                && is(&rows.value)
+                && row.value.is_none()
+                && !row.null
+            {
+                if rows.empty == EmptyGrade::Unjudged {
+                    let value: Option<Number> = map.next_value()?;
+                    row.value = value.as_ref().map(|v| v.0);
+                    row.null = value.is_none();
+                } else {
+                    let value: Number = map.next_value()?;
+                    row.value = Some(value.0);
+                }
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -385,7 +410,7 @@ impl Rows {
         if row.doc.is_none() {
             return Err(missing(&self.doc));
         }
-        if row.value.is_none() && self.what != Value::Absent {
+        if row.value.is_none() && !row.null && self.what != Value::Absent {
             return Err(missing(&self.value));
         }
         for (id, names) in [(&row.query, &self.query), (&row.doc, &self.doc)] {
@@ -431,14 +456,19 @@ impl LineParser for RowRun {
 pub(crate) struct RowQrels(pub(crate) Rows);
 
 impl LineParser for RowQrels {
-    type Sink = QrelsBuilder;
+    type Sink = QrelsRows;
 
-    fn sink(&self) -> QrelsBuilder {
-        QrelsBuilder::new()
+    fn sink(&self) -> QrelsRows {
+        QrelsRows::default()
     }
 
-    fn parse(&self, sink: &mut QrelsBuilder, line: &[u8], number: u64) -> Result<(), LineError> {
+    fn parse(&self, sink: &mut QrelsRows, line: &[u8], number: u64) -> Result<(), LineError> {
         let row = self.0.row(line, number)?;
+        if row.null {
+            // Not judged by this judge: its ids were checked.
+            sink.skip(number);
+            return Ok(());
+        }
         let (Some(query), Some(doc)) = (row.query, row.doc) else {
             return Ok(());
         };
@@ -451,16 +481,12 @@ impl LineParser for RowQrels {
             })?,
             None => 1.0,
         };
-        sink.push_at(query.0.as_bytes(), doc.0.as_bytes(), grade, number)
+        sink.qrels
+            .push_at(query.0.as_bytes(), doc.0.as_bytes(), grade, number)
             .map_err(|e| LineError::new(number, qrels_push_error(e)))
     }
 
-    fn join(
-        &self,
-        sink: &mut QrelsBuilder,
-        later: QrelsBuilder,
-        offset: u64,
-    ) -> Result<(), LineError> {
+    fn join(&self, sink: &mut QrelsRows, later: QrelsRows, offset: u64) -> Result<(), LineError> {
         sink.append(later, offset);
         Ok(())
     }

@@ -54,6 +54,7 @@ pub mod stream;
 mod table;
 pub mod temporary;
 mod trec;
+mod ungraded;
 mod whole;
 
 use std::fs::File;
@@ -78,6 +79,7 @@ pub use table::stream_batches;
 pub use table::{
     qrels_columns, qrels_from_batches, qrels_from_batches_noted, run_columns, run_from_batches,
 };
+pub use ungraded::{JudgeQrels, RowAt, UngradedRows};
 pub use whole::{MAX_CONFIG_BYTES, MAX_WHOLE_BYTES, WholeInput, read_whole, read_whole_from};
 
 use csv::{CSV_LINE, CsvQrels, CsvRun, Header};
@@ -88,6 +90,7 @@ use mapped::Mapped;
 pub use mapped::name_at as mapped_name_at;
 use msmarco::{MSMARCO_RUN_LINE, MsmarcoRun};
 use trec::{QRELS_LINE, RUN_LINE, TrecQrels, TrecRun};
+use ungraded::EmptyGrade;
 
 /// The layout of an input file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -573,6 +576,33 @@ pub fn read_qrels_noted(
     input: &Input,
     progress: Progress<'_>,
 ) -> Result<(Qrels, Option<QrelsNote>), ReadError> {
+    read_qrels_as(input, progress, EmptyGrade::Refused).map(|judge| (judge.qrels, judge.note))
+}
+
+/// Reads one judge's qrels from a table that holds several judges' grades
+/// (a column each: `llm`, `human`), reporting progress. A row whose grade
+/// is empty (a CSV or TSV field of nothing but spaces, a JSON Lines row's
+/// `null`, a Parquet or Arrow null, an item of a list of grades included)
+/// is a pair this judge did not judge: it is left out and counted in
+/// [`JudgeQrels::ungraded`], its ids checked as any row's; a list whose
+/// every grade is null leaves its query out. Every other reader refuses
+/// an empty grade, naming its line or row. Formats with one grade per
+/// line (TREC, MS MARCO, JSON) are read as [`read_qrels_noted`] reads them.
+pub fn read_judge_qrels(input: &Input, progress: Progress<'_>) -> Result<JudgeQrels, ReadError> {
+    read_qrels_as(input, progress, EmptyGrade::Unjudged)
+}
+
+/// Reads qrels, an empty grade meaning `empty`.
+fn read_qrels_as(
+    input: &Input,
+    progress: Progress<'_>,
+    empty: EmptyGrade,
+) -> Result<JudgeQrels, ReadError> {
+    let graded = |qrels, note| JudgeQrels {
+        qrels,
+        note,
+        ungraded: UngradedRows::default(),
+    };
     match input.format {
         Format::Trec | Format::Msmarco => {
             let parsed = input.parse(&TrecQrels, QRELS_LINE, progress)?;
@@ -582,14 +612,14 @@ pub fn read_qrels_noted(
                 .parts
                 .finish()
                 .map_err(|e| qrels_error(input, e))?;
-            Ok((qrels, None))
+            Ok(graded(qrels, None))
         }
-        Format::Jsonl | Format::JsonlRows | Format::Json => input.read_json_qrels(progress),
+        Format::Jsonl | Format::JsonlRows | Format::Json => input.read_json_qrels(progress, empty),
         Format::Csv => {
             let mut note = None;
             let sink = input.parse_csv(
                 |header, options| {
-                    let parser = CsvQrels::new(header, options)?;
+                    let parser = CsvQrels::new(header, options)?.with_empty(empty);
                     if parser.ungraded() {
                         note = QrelsNote::no_grade_column(options, header.columns().to_vec());
                     }
@@ -597,13 +627,31 @@ pub fn read_qrels_noted(
                 },
                 progress,
             )?;
-            Ok((finish_qrels(input, sink)?, note))
+            let (qrels, ungraded) = sink.into_parts(RowAt::Line);
+            Ok(JudgeQrels {
+                qrels: finish_qrels(input, qrels)?,
+                note,
+                ungraded,
+            })
         }
         Format::Parquet => {
-            parquet::read_qrels(&input.name, input.parquet_source()?, &input.csv, progress)
+            let source = input.parquet_source()?;
+            let (qrels, note, ungraded) =
+                parquet::read_qrels(&input.name, source, &input.csv, progress, empty)?;
+            Ok(JudgeQrels {
+                qrels,
+                note,
+                ungraded,
+            })
         }
         Format::Arrow => input.with_all_bytes(WholeInput::ARROW, |bytes| {
-            ipc::read_qrels(&input.name, bytes, &input.csv, progress)
+            let (qrels, note, ungraded) =
+                ipc::read_qrels(&input.name, bytes, &input.csv, progress, empty)?;
+            Ok(JudgeQrels {
+                qrels,
+                note,
+                ungraded,
+            })
         }),
     }
 }
@@ -843,12 +891,20 @@ impl Input {
         }
     }
 
-    /// Reads a JSON input as qrels, and the note that rows have no grade.
+    /// Reads a JSON input as qrels (a `null` grade of a row meaning
+    /// `empty`), with the note that rows have no grade and the rows left
+    /// out as not judged.
     fn read_json_qrels(
         &self,
         progress: Progress<'_>,
-    ) -> Result<(Qrels, Option<QrelsNote>), ReadError> {
+        empty: EmptyGrade,
+    ) -> Result<JudgeQrels, ReadError> {
         let (source, head) = self.source_with_head()?;
+        let graded = |qrels| JudgeQrels {
+            qrels,
+            note: None,
+            ungraded: UngradedRows::default(),
+        };
         match self.json_shape(&head) {
             json::Shape::QueryLines => {
                 let keys = JsonKeys::of(&self.csv);
@@ -857,10 +913,12 @@ impl Input {
                 if sink.relevant_lines == 0 {
                     return Err(no_lines_with(self, &keys.relevant, "qrels"));
                 }
-                Ok((finish_qrels(self, sink.qrels)?, None))
+                Ok(graded(finish_qrels(self, sink.qrels)?))
             }
             json::Shape::Rows => {
-                let rows = json::Rows::qrels(&self.csv, &head).map_err(|k| self.error(None, k))?;
+                let rows = json::Rows::qrels(&self.csv, &head)
+                    .map_err(|k| self.error(None, k))?
+                    .with_empty(empty);
                 let note = if rows.ungraded() {
                     QrelsNote::no_grade_column(&self.csv, json::first_keys(&head))
                 } else {
@@ -868,7 +926,12 @@ impl Input {
                 };
                 let sink =
                     self.parse_all(source, &json::RowQrels(rows), json::ROW_LINE, progress)?;
-                Ok((finish_qrels(self, sink)?, note))
+                let (qrels, ungraded) = sink.into_parts(RowAt::Line);
+                Ok(JudgeQrels {
+                    qrels: finish_qrels(self, qrels)?,
+                    note,
+                    ungraded,
+                })
             }
             json::Shape::DictOfDicts => self.all_of(source, |bytes| {
                 progress(bytes.len() as u64);
@@ -903,7 +966,7 @@ impl Input {
                     ),
                     other => qrels_error(self, other),
                 })?;
-                Ok((qrels, None))
+                Ok(graded(qrels))
             }),
         }
     }

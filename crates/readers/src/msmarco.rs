@@ -93,10 +93,12 @@ impl RunLines for MsmarcoRun {
 /// looked at (not gzip, not a pipe).
 pub(crate) fn sniff_tsv(path: &std::path::Path) -> Option<Format> {
     use std::io::Read;
-    let file = std::fs::File::open(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
+    // Only a regular file is looked into: opening a FIFO would wait for a
+    // writer, and reading its first line would take it from the reader.
+    if !std::fs::metadata(path).ok()?.is_file() {
         return None;
     }
+    let file = std::fs::File::open(path).ok()?;
     let mut head = Vec::with_capacity(4096);
     file.take(4096).read_to_end(&mut head).ok()?;
     if head.starts_with(&[0x1f, 0x8b]) {

@@ -17,7 +17,7 @@ use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
 use parquet::file::reader::ChunkReader;
-use rankeval_core::{Qrels, QrelsBuilder, Run, RunBuilder};
+use rankeval_core::{Qrels, Run, RunBuilder};
 use rayon::prelude::*;
 
 use super::csv::CsvOptions;
@@ -25,6 +25,7 @@ use super::error::{ReadError, ReadErrorKind};
 use super::guard::decoding;
 use super::stream::{ListScorer, TableStream};
 use super::table::{Kind, Layout};
+use super::ungraded::{EmptyGrade, QrelsRows, UngradedRows};
 use super::{Progress, QrelsNote, ReadOptions};
 
 /// Rows per batch the decoder hands over.
@@ -69,14 +70,19 @@ pub(crate) fn read_run(
     layout.finish_run(name, parts, rows, options)
 }
 
-/// Reads qrels from a Parquet file, and the note that a long table has no
-/// grade column.
+/// Reads qrels from a Parquet file, a null grade meaning `empty`; gives the
+/// note that a long table has no grade column, and the rows left out as
+/// not judged.
 pub(crate) fn read_qrels(
     name: &str,
     source: ParquetSource<'_>,
     columns: &CsvOptions,
     progress: Progress<'_>,
-) -> Result<(Qrels, Option<QrelsNote>), ReadError> {
+    empty: EmptyGrade,
+) -> Result<(Qrels, Option<QrelsNote>, UngradedRows), ReadError> {
+    let convert = |layout: &Layout, name: &str, batch: &_, start, rows: &mut QrelsRows| {
+        layout.qrels_part(name, batch, start, rows, empty)
+    };
     let (layout, parts, rows) = match source {
         ParquetSource::File(path) => read_parts(
             name,
@@ -84,8 +90,8 @@ pub(crate) fn read_qrels(
             columns,
             Kind::Qrels,
             progress,
-            QrelsBuilder::new,
-            Layout::qrels_part,
+            QrelsRows::default,
+            convert,
         )?,
         ParquetSource::Bytes(bytes) => read_parts(
             name,
@@ -93,12 +99,13 @@ pub(crate) fn read_qrels(
             columns,
             Kind::Qrels,
             progress,
-            QrelsBuilder::new,
-            Layout::qrels_part,
+            QrelsRows::default,
+            convert,
         )?,
     };
     let note = layout.note(columns);
-    Ok((layout.finish_qrels(name, parts, rows)?, note))
+    let (qrels, ungraded) = layout.finish_qrels(name, parts, rows)?;
+    Ok((qrels, note, ungraded))
 }
 
 /// A Parquet problem, naming the row group when there is one.

@@ -44,8 +44,9 @@ use arrow_array::{
     Array, ArrayRef, GenericListArray, LargeStringArray, OffsetSizeTrait, PrimitiveArray,
     RecordBatch, StringArray, StringViewArray,
 };
+use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Schema};
-use rankeval_core::{Qrels, QrelsBuilder, QrelsError, Run, RunBuilder, RunError};
+use rankeval_core::{Qrels, QrelsError, Run, RunBuilder, RunError};
 use rayon::prelude::*;
 
 use super::csv::{CsvOptions, DOC_IDS, GRADES, ORDERING_VALUES, QUERY_IDS};
@@ -54,6 +55,7 @@ use super::grade::{grade_from_number, shown};
 use super::missing_column::{ColumnNote, ColumnPlace, InputKind, MissingColumn, PresentColumn};
 use super::stream::{ListScorer, RowSink, TableStream};
 use super::trec::{qrels_push_error, run_push_error};
+use super::ungraded::{EmptyGrade, QrelsRows, RowAt, UngradedRows};
 use super::{QrelsNote, ReadOptions};
 
 /// Reads a run from Arrow record batches, with `columns` naming the
@@ -161,7 +163,7 @@ pub fn qrels_from_batches_noted(
         return Err(no_batches(name));
     };
     let layout = Layout::new(name, first.schema_ref(), columns, Kind::Qrels)?;
-    let qrels = layout.qrels_of_batches(name, batches)?;
+    let (qrels, _) = layout.qrels_of_batches(name, batches, EmptyGrade::Refused)?;
     Ok((qrels, layout.note(columns)))
 }
 
@@ -561,18 +563,20 @@ impl Layout {
         RunBuilder::with_capacity(entries, bytes)
     }
 
-    /// Converts `batches` in parallel and finishes the qrels.
+    /// Converts `batches` in parallel and finishes the qrels, a null grade
+    /// meaning `empty`; gives the rows left out as not judged.
     pub(crate) fn qrels_of_batches(
         &self,
         name: &str,
         batches: &[RecordBatch],
-    ) -> Result<Qrels, ReadError> {
-        let parts: Vec<QrelsBuilder> = batches
+        empty: EmptyGrade,
+    ) -> Result<(Qrels, UngradedRows), ReadError> {
+        let parts: Vec<QrelsRows> = batches
             .par_iter()
             .zip(row_starts(batches))
             .map(|(batch, start)| {
-                let mut qrels = QrelsBuilder::new();
-                self.qrels_part(name, batch, start, &mut qrels)
+                let mut qrels = QrelsRows::default();
+                self.qrels_part(name, batch, start, &mut qrels, empty)
                     .map(|()| qrels)
             })
             .collect::<Result<_, _>>()?;
@@ -620,12 +624,15 @@ impl Layout {
         )
     }
 
-    /// The batch's columns, checked for nulls and bad ids.
+    /// The batch's columns, checked for nulls and bad ids; with
+    /// `null_values`, a null value (a grade, or an item of a list of
+    /// grades) is kept as such in [`Columns::value_nulls`].
     fn columns_of<'a>(
         &self,
         name: &str,
         batch: &'a RecordBatch,
         start: u64,
+        null_values: bool,
     ) -> Result<Columns<'a>, ReadError> {
         let at = |column: usize, problem: Problem| {
             let (row, text) = problem;
@@ -638,7 +645,11 @@ impl Layout {
         let doc = batch.column(self.doc);
         no_nulls(doc).map_err(|p| at(1, p))?;
         let value = self.value.map(|i| batch.column(i));
-        if let Some(value) = value {
+        // A long table's null grades are kept when read (a list column's
+        // nulls are its items', checked below); a null list is refused.
+        if let Some(value) = value
+            && (!null_values || self.lists)
+        {
             no_nulls(value).map_err(|p| at(2, p))?;
         }
         if self.lists {
@@ -646,10 +657,15 @@ impl Layout {
             let doc_ids = Ids::of(docs.values.as_ref());
             no_nulls(docs.values).map_err(|p| at(1, docs.row_of(p)))?;
             doc_ids.check().map_err(|p| at(1, docs.row_of(p)))?;
+            let mut value_nulls = None;
             let values = match value {
                 Some(value) => {
                     let lists = Lists::of(value);
-                    no_nulls(lists.values).map_err(|p| at(2, lists.row_of(p)))?;
+                    if null_values {
+                        value_nulls = lists.values.logical_nulls();
+                    } else {
+                        no_nulls(lists.values).map_err(|p| at(2, lists.row_of(p)))?;
+                    }
                     for row in 0..batch.num_rows() {
                         let (n, m) = (docs.range(row).len(), lists.range(row).len());
                         if n != m {
@@ -676,6 +692,7 @@ impl Layout {
                 doc: doc_ids,
                 lists: Some(docs),
                 values,
+                value_nulls,
             })
         } else {
             let doc_ids = Ids::of(doc.as_ref());
@@ -685,6 +702,9 @@ impl Layout {
                 doc: doc_ids,
                 lists: None,
                 values: value.map(|v| numbers(v.as_ref())),
+                value_nulls: value
+                    .filter(|_| null_values)
+                    .and_then(|v| v.logical_nulls()),
             })
         }
     }
@@ -698,7 +718,7 @@ impl Layout {
         start: u64,
         run: &mut impl TableRunSink,
     ) -> Result<(), ReadError> {
-        let columns = self.columns_of(name, batch, start)?;
+        let columns = self.columns_of(name, batch, start, false)?;
         if let Some(pushed) = self.run_part_contiguous(name, &columns, batch.num_rows(), start, run)
         {
             return pushed;
@@ -865,15 +885,23 @@ impl Layout {
     }
 
     /// Converts one batch of qrels, whose first row is row `start + 1`,
-    /// into `qrels`.
+    /// into `rows`, a null grade meaning `empty` (a pair not judged is
+    /// counted in `rows`, at its row).
     pub(crate) fn qrels_part(
         &self,
         name: &str,
         batch: &RecordBatch,
         start: u64,
-        qrels: &mut QrelsBuilder,
+        rows: &mut QrelsRows,
+        empty: EmptyGrade,
     ) -> Result<(), ReadError> {
-        let columns = self.columns_of(name, batch, start)?;
+        let columns = self.columns_of(name, batch, start, empty == EmptyGrade::Unjudged)?;
+        let unjudged = |index: usize| {
+            columns
+                .value_nulls
+                .as_ref()
+                .is_some_and(|nulls| nulls.is_null(index))
+        };
         for row in 0..batch.num_rows() {
             let at = position(start, row);
             let number = start + row as u64 + 1;
@@ -890,20 +918,37 @@ impl Layout {
                 self.error(name, number, column, qrels_push_error(e).to_string())
             };
             columns.query.with(row, |query| match &columns.lists {
+                None if unjudged(row) => {
+                    // Not judged by this judge: its ids were checked.
+                    rows.skip(number);
+                    Ok(())
+                }
                 None => {
                     let grade = grade_at(row)?;
                     columns
                         .doc
-                        .with(row, |doc| qrels.push_at(query, doc, grade, at))
+                        .with(row, |doc| rows.qrels.push_at(query, doc, grade, at))
                         .map_err(|e| fail(1, e))
                 }
                 Some(lists) => {
-                    qrels.declare_query(query, at).map_err(|e| fail(0, e))?;
-                    for item in lists.range(row) {
+                    let items = lists.range(row);
+                    // A list whose every grade is null was not judged: the
+                    // query is not declared (an empty list is: judged,
+                    // nothing relevant).
+                    if items.is_empty() || !items.clone().all(unjudged) {
+                        rows.qrels
+                            .declare_query(query, at)
+                            .map_err(|e| fail(0, e))?;
+                    }
+                    for item in items {
+                        if unjudged(item) {
+                            rows.skip(number);
+                            continue;
+                        }
                         let grade = grade_at(item)?;
                         columns
                             .doc
-                            .with(item, |doc| qrels.push_at(query, doc, grade, at))
+                            .with(item, |doc| rows.qrels.push_at(query, doc, grade, at))
                             .map_err(|e| fail(1, e))?;
                     }
                     Ok(())
@@ -985,18 +1030,19 @@ impl Layout {
     pub(crate) fn finish_qrels(
         &self,
         name: &str,
-        parts: Vec<QrelsBuilder>,
+        parts: Vec<QrelsRows>,
         rows: u64,
-    ) -> Result<Qrels, ReadError> {
+    ) -> Result<(Qrels, UngradedRows), ReadError> {
         if rows == 0 {
             return Err(empty(name));
         }
         let mut parts = parts.into_iter();
-        let mut qrels = parts.next().unwrap_or_default();
+        let mut all = parts.next().unwrap_or_default();
         for part in parts {
-            qrels.append(part, 0);
+            all.append(part, 0);
         }
-        qrels.finish().map_err(|e| match e {
+        let (qrels, ungraded) = all.into_parts(RowAt::Row);
+        let qrels = qrels.finish().map_err(|e| match e {
             QrelsError::ConflictingGrades {
                 query,
                 doc,
@@ -1014,7 +1060,8 @@ impl Layout {
                 ),
             ),
             other => ReadError::new(name, None, ReadErrorKind::Data(other.to_string())),
-        })
+        })?;
+        Ok((qrels, ungraded))
     }
 }
 
@@ -1140,6 +1187,10 @@ struct Columns<'a> {
     lists: Option<Lists<'a>>,
     /// The value column (flattened for lists) as numbers.
     values: Option<Cow<'a, [f64]>>,
+    /// Which values are null, when nulls are read (grades of a judge who
+    /// did not judge every pair); `None` when they are refused, or there
+    /// is none.
+    value_nulls: Option<NullBuffer>,
 }
 
 /// A list column: offsets and the flattened values.

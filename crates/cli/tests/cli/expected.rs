@@ -239,3 +239,272 @@ fn errors_name_the_problem() {
         "{stderr}"
     );
 }
+
+/// `--exact-up-to` and `--samples` past their bounds are refused before
+/// anything is read (here the table does not even exist), naming the
+/// bound: 2^64 - 1 labellings would never end.
+#[test]
+fn exact_up_to_and_samples_are_bounded_before_anything_is_read() {
+    let with = |flag: &'static str, value: &'static str| {
+        super::run(&[
+            "expected",
+            "--qrels",
+            "nowhere.tsv",
+            "--label",
+            "p0=0,p1=1",
+            "--run",
+            "examples/judgements/bm25.trec",
+            "-m",
+            "ndcg@5",
+            flag,
+            value,
+        ])
+    };
+    let (code, _, stderr) = with("--exact-up-to", "18446744073709551615");
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stderr,
+        "error: --exact-up-to 18446744073709551615: at most 1048576 (a query with more \
+         labellings is estimated with --samples draws)\n"
+    );
+    let (code, _, stderr) = with("--samples", "18446744073709551615");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--samples 18446744073709551615: from 2 (the standard error needs two draws) to 10000000"),
+        "{stderr}"
+    );
+    // At the bounds: read and computed (p@5 is additive: no labelling is
+    // enumerated or drawn).
+    let (code, _, stderr) = super::run(&[
+        "expected",
+        "--qrels",
+        LABELS,
+        "--qrels-columns",
+        "query=query,doc=doc",
+        "--label",
+        "p0=0,p1=1,p2=2,p3=3",
+        "--run",
+        "examples/judgements/bm25.trec",
+        "-m",
+        "p@5",
+        "--exact-up-to",
+        "1048576",
+        "--samples",
+        "10000000",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// labels.tsv copied to `name` in a scratch directory, with the run beside.
+fn copied_to(name: &str) -> tempfile::TempDir {
+    let text = std::fs::read_to_string(super::workspace().join(LABELS)).unwrap();
+    let bm25 =
+        std::fs::read_to_string(super::workspace().join("examples/judgements/bm25.trec")).unwrap();
+    super::scratch(&[(name, &text), ("bm25.trec", &bm25)])
+}
+
+fn in_dir<'a>(labels: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "expected",
+        "--qrels",
+        labels,
+        "--qrels-columns",
+        "query=query,doc=doc",
+        "--label",
+        "p0=0,p1=1,p2=2,p3=3",
+        "--run",
+        "bm25.trec",
+        "-m",
+        "p@5",
+        "-m",
+        "rr",
+        "--samples",
+        "200",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// A name that says no table format (read as TREC, it could only fail,
+/// asking for `query iteration document grade`) is refused with the
+/// formats taken and how to give one; `--qrels-format tsv` reads it as
+/// labels.tsv is read.
+#[test]
+fn a_name_without_a_table_suffix_needs_qrels_format() {
+    let dir = copied_to("labels");
+    let (code, _, stderr) = super::run_in(dir.path(), &in_dir("labels", &[]));
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stderr,
+        "error: labels: its name does not say which table format it is: give --qrels-format csv, \
+         tsv, jsonl, parquet or arrow, or name the file with a suffix .csv, .tsv, .jsonl, \
+         .parquet or .arrow (.gz after it for gzip)\n"
+    );
+    let (code, named, stderr) =
+        super::run_in(dir.path(), &in_dir("labels", &["--qrels-format", "tsv"]));
+    assert_eq!(code, 0, "{stderr}");
+    let tsv = copied_to("labels.tsv");
+    let (code, want, stderr) = super::run_in(tsv.path(), &in_dir("labels.tsv", &[]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(named, want);
+    // A suffix that is a table's is taken at its word (CSV here: no tab
+    // splits the header, so the columns are missing).
+    let csv = copied_to("labels.csv");
+    let (code, _, stderr) = super::run_in(csv.path(), &in_dir("labels.csv", &[]));
+    assert_eq!(code, 2, "{stderr}");
+    let (code, from_csv, stderr) = super::run_in(
+        csv.path(),
+        &in_dir("labels.csv", &["--qrels-format", "tsv"]),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(from_csv, want);
+}
+
+/// The table from a FIFO is read once (it is read once per label column
+/// otherwise, and the second read would wait for a writer forever), in
+/// the format --qrels-format gives.
+#[cfg(unix)]
+#[test]
+fn a_table_from_a_fifo_is_read_once() {
+    use std::process::{Command, Stdio};
+    let dir = copied_to("labels.tsv");
+    let (code, want, stderr) = super::run_in(dir.path(), &in_dir("labels.tsv", &[]));
+    assert_eq!(code, 0, "{stderr}");
+    let text = std::fs::read(dir.path().join("labels.tsv")).unwrap();
+    for (fifo, format) in [("fifo", Some("tsv")), ("fifo.tsv", None)] {
+        let path = dir.path().join(fifo);
+        assert!(
+            Command::new("mkfifo")
+                .arg(&path)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let bytes = text.clone();
+        let writer = std::thread::spawn(move || {
+            // Opening blocks until rankeval opens the other end.
+            std::fs::write(&path, bytes).unwrap();
+        });
+        let mut args = in_dir(fifo, &[]);
+        if let Some(format) = format {
+            args.extend(["--qrels-format", format]);
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rankeval"))
+            .args(&args)
+            .current_dir(dir.path())
+            .env_clear()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("rankeval hangs on a FIFO ({fifo})");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        writer.join().unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{fifo}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), want, "{fifo}");
+    }
+}
+
+/// `/dev/zero` named as a Parquet table ends at once in an error naming
+/// it (it is not read whole, let alone once per column).
+#[cfg(unix)]
+#[test]
+fn dev_zero_named_parquet_is_refused_at_once() {
+    let dir = copied_to("labels.tsv");
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.parquet")).unwrap();
+    let started = std::time::Instant::now();
+    let (code, _, stderr) = super::run_in(dir.path(), &in_dir("zero.parquet", &[]));
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stderr,
+        "error: zero.parquet: not a Parquet file (it starts with PAR1)\n"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
+
+/// An id of a megabyte is cut in the message, with its length; the
+/// message stays short.
+#[test]
+fn a_long_id_is_cut_in_errors() {
+    let long = "d".repeat(1 << 20);
+    let table = format!("query\tdoc\tp0\tp1\nq1\t{long}\t0.5\t0.6\n");
+    let dir = super::scratch(&[("labels.tsv", &table)]);
+    let bm25 = super::workspace().join("examples/judgements/bm25.trec");
+    let (code, _, stderr) = super::run_in(
+        dir.path(),
+        &[
+            "expected",
+            "--qrels",
+            "labels.tsv",
+            "--qrels-columns",
+            "query=query,doc=doc",
+            "--label",
+            "p0=0,p1=1",
+            "--run",
+            bm25.to_str().unwrap(),
+            "-m",
+            "p@5",
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.len() < 400,
+        "{} bytes: {}",
+        stderr.len(),
+        &stderr[..400]
+    );
+    assert!(
+        stderr.contains(&format!("document `{}… (1048576 bytes)`", "d".repeat(64))),
+        "{stderr}"
+    );
+}
+
+/// Labelled queries a run has no list for are warned about, with a few of
+/// their ids, and counted in the JSON report (they were left out without a
+/// word before).
+#[test]
+fn labelled_queries_missing_from_a_run_are_warned_about() {
+    let dir = copied_to("labels.tsv");
+    let bm25 = std::fs::read_to_string(dir.path().join("bm25.trec")).unwrap();
+    let short: String = bm25
+        .lines()
+        .filter(|l| {
+            !["q14 ", "q15 ", "q16 ", "q17 "]
+                .iter()
+                .any(|q| l.starts_with(q))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.path().join("bm25.trec"), short).unwrap();
+    let (code, json, stderr) = super::run_in(dir.path(), &in_dir("labels.tsv", &[]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        "warning: run `bm25`: 4 labelled queries have no list in the run and were left out (to \
+         score them on an empty list, use --missing zero): `q14`, `q15`, `q16`, `q17`\n"
+    );
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["runs"][0]["missing"]["count"], 4);
+    assert_eq!(report["runs"][0]["queries"].as_array().unwrap().len(), 36);
+    let (code, json, stderr) =
+        super::run_in(dir.path(), &in_dir("labels.tsv", &["--missing", "zero"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "warning: run `bm25`: 4 labelled queries have no list in the run and scored on an \
+             empty list: `q14`"
+        ),
+        "{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["runs"][0]["queries"].as_array().unwrap().len(), 40);
+}
