@@ -194,7 +194,7 @@ pub fn read_labels(
     let kind = match format {
         Format::Csv | Format::Jsonl | Format::JsonlRows => WholeInput::TEXT,
         Format::Parquet => WholeInput::PARQUET,
-        Format::Arrow => WholeInput::BINARY,
+        Format::Arrow => WholeInput::ARROW,
         Format::Trec | Format::Msmarco | Format::Json => {
             return Err(ReadLabelsError::NotATable {
                 name: input.name().to_owned(),

@@ -221,7 +221,9 @@ fn lay_out(hostile: Hostile, path: &Path) -> Option<std::thread::JoinHandle<()>>
                 Some("json") => b"{\"q\\u001b[31m1\": {\"a\\u0000\": 1}}\n",
                 Some("toml") => b"qrels = \"qrels.txt\"\n[[runs]]\nname = \"r\\u001b[31m\"\npath = \"run.trec\"\n",
                 Some("txt") => b"a\x1b[31m\nb\x00\n",
-                _ => b"q\x1b[31m1 0 a\x001 1\n",
+                // Bytes up to 0x20 separate TREC fields: DEL and a C1
+                // control (U+009B, CSI) are the control bytes an id can hold.
+                _ => b"q\x7f1 0 a\xc2\x9b1 1\n",
             };
             std::fs::write(path, text).expect("write");
             None
