@@ -72,6 +72,7 @@ pub use arrow_schema;
 pub use csv::CsvOptions;
 pub use error::{ReadError, ReadErrorKind};
 pub use groups::{QueryGroups, read_groups};
+pub use guard::decoding;
 pub use lines::MAX_LINE_BYTES;
 pub use table::stream_batches;
 pub use table::{
