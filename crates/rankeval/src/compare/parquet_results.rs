@@ -167,12 +167,10 @@ fn next_batch(
     batches: &mut ParquetRecordBatchReader,
 ) -> Result<Option<RecordBatch>, String> {
     rankeval_readers::decoding(name, "Parquet", || {
-        batches.next().transpose().map_err(|e| {
-            bad(
-                name,
-                format!("cannot decode the table (a damaged page?): {e}"),
-            )
-        })
+        batches
+            .next()
+            .transpose()
+            .map_err(|e| bad(name, format!("cannot decode the table: {e}")))
     })
     .map_err(|e| e.kind.to_string())
 }
