@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the fuzz targets of fuzz/ (cargo-fuzz, nightly toolchain).
 #
-#   scripts/fuzz.sh TARGET SECONDS   # one target: trec, jsonl, csv, parquet, arrow, labels, metric, toml, spans
+#   scripts/fuzz.sh TARGET SECONDS   # one target: trec, jsonl, csv, parquet, arrow, labels,
+#                                    # metric, toml, spans, results
 #   scripts/fuzz.sh all SECONDS      # every target, one after the other
 #   scripts/fuzz.sh list             # the targets
 #
@@ -13,10 +14,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 
-targets=(trec jsonl csv parquet arrow labels metric toml spans)
+targets=(trec jsonl csv parquet arrow labels metric toml spans results)
 
 usage() {
-    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 }
 

@@ -532,20 +532,7 @@ fn produce(
         }
         (Ok(compared), None) => {
             let format: OutputFormat = output.format.into();
-            if format == OutputFormat::Trec {
-                let _ = writeln!(
-                    stderr,
-                    "warning: --format trec has no place for the comparison: it prints the \
-                     means only (the other formats show it)"
-                );
-            }
-            if format == OutputFormat::Csv && output.per_query {
-                let _ = writeln!(
-                    stderr,
-                    "warning: --format csv with a comparison prints one row per comparison, \
-                     without per-query values (--format json has both)"
-                );
-            }
+            comparison_format_warnings(format, output.per_query, &mut stderr);
             rankeval_report::render_compared(compared, format, options)
         }
         (Err(plain), Some(curves)) => {
@@ -585,6 +572,27 @@ fn produce(
         rankeval_report::systems::with_systems(format, text, &systems)
     };
     Ok((text, verdict, report))
+}
+
+/// What a comparison rendered in `format` leaves out, said on stderr (by
+/// `eval`, `run` and `report` alike): trec prints the means only, and csv
+/// one row per comparison without the per-query values `--per-query` asked
+/// for.
+fn comparison_format_warnings(format: OutputFormat, per_query: bool, stderr: &mut impl Write) {
+    if format == OutputFormat::Trec {
+        let _ = writeln!(
+            stderr,
+            "warning: --format trec has no place for the comparison: it prints the \
+             means only (the other formats show it)"
+        );
+    }
+    if format == OutputFormat::Csv && per_query {
+        let _ = writeln!(
+            stderr,
+            "warning: --format csv with a comparison prints one row per comparison, \
+             without per-query values (--format json has both)"
+        );
+    }
 }
 
 /// Several experiment files: each checked, then each run, their reports

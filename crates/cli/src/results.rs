@@ -14,11 +14,14 @@ use rankeval::compare::{BaselineResults, read_all_results};
 use rankeval::engine::Missing;
 use rankeval::experiment::unique_by_name;
 use rankeval::report::{MetricColumn, Report, RunResult, aggregate_run};
-use rankeval_core::{Aggregator, registry};
+use rankeval_core::{Aggregator, registry, shorten_id};
 use rankeval_report::{OutputFormat, Render, RenderOptions};
 
 use super::eval::{CompareArgs, aggregators_of};
-use super::{CliError, OutputArgs, Verdict, gate_verdict, output, trec_aggregators_warning};
+use super::{
+    CliError, OutputArgs, Verdict, comparison_format_warnings, gate_verdict, output,
+    trec_aggregators_warning,
+};
 
 /// `rankeval report`'s arguments.
 #[derive(Debug, Args)]
@@ -75,7 +78,7 @@ pub fn run(args: ReportArgs) -> Result<Verdict, CliError> {
     if let Some(target) = &output.output {
         output::refuse_an_input(target, [("the results", results.as_path())].into_iter())?;
     }
-    let all = read_all_results(&results).map_err(|e| CliError::Usage(e.to_string()))?;
+    let all = read_all_results(&results)?;
     let chosen = choose(all, &runs, &results)?;
     let missing = match missing {
         PairingArg::Skip => Missing::Skip,
@@ -109,6 +112,7 @@ pub fn run(args: ReportArgs) -> Result<Verdict, CliError> {
                 let _ = writeln!(stderr, "warning: {warning}");
             }
             let verdict = gate_verdict(&compared, &output, &mut stderr);
+            comparison_format_warnings(format, output.per_query, &mut stderr);
             (
                 rankeval_report::render_compared(&compared, format, options),
                 verdict,
@@ -139,23 +143,31 @@ fn choose(
     wanted: &[String],
     path: &std::path::Path,
 ) -> Result<Vec<BaselineResults>, CliError> {
+    let shown = |name: &str| shorten_id(name.as_bytes());
     let listed = || {
         all.iter()
-            .map(|r| format!("`{}`", r.name))
+            .map(|r| format!("`{}`", shown(&r.name)))
             .collect::<Vec<_>>()
             .join(", ")
     };
     if let Some(first) = all.first()
         && let Some(other) = all.iter().find(|r| r.metrics != first.metrics)
     {
+        let metrics = |run: &BaselineResults| {
+            run.metrics
+                .iter()
+                .map(|m| format!("`{}`", shown(m)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         return Err(CliError::Usage(format!(
-            "{}: run `{}` has the metrics {:?}, run `{}` {:?}: a report needs the same metrics \
-             for every run",
+            "results file {}: run `{}` has the metrics {}, run `{}` {}: a report needs the same \
+             metrics for every run",
             path.display(),
-            other.name,
-            other.metrics,
-            first.name,
-            first.metrics
+            shown(&other.name),
+            metrics(other),
+            shown(&first.name),
+            metrics(first)
         )));
     }
     if wanted.is_empty() {
@@ -172,7 +184,8 @@ fn choose(
             Some(run) => chosen.push(run.clone()),
             None => {
                 return Err(CliError::Usage(format!(
-                    "--run {name}: {} has no run of that name (it has {})",
+                    "--run {}: {} has no run of that name (it has {})",
+                    shown(name),
                     path.display(),
                     listed()
                 )));

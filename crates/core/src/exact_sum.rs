@@ -102,7 +102,9 @@ impl ExactSum {
     /// The exact sum rounded to the nearest `f64` (ties to even), as
     /// CPython's `math.fsum` rounds it; an infinity or NaN added makes it
     /// that (`inf + -inf` is NaN). A sum too large for an `f64` is an
-    /// infinity (Python raises `OverflowError` there).
+    /// infinity (Python raises `OverflowError` there). Values near
+    /// `f64::MAX` can overflow in the partials themselves (two of them give
+    /// NaN here); [`fsum`] and [`fmean`] sum those another way.
     pub fn value(&self) -> f64 {
         if self.special != 0.0 || self.special.is_nan() {
             return self.special;
@@ -155,8 +157,239 @@ impl FromIterator<f64> for ExactSum {
 /// use rankeval_core::exact_sum::fsum;
 /// assert_eq!(fsum([0.1; 10]), 1.0); // a plain sum gives 0.9999999999999999
 /// ```
+///
+/// Values of any magnitude: a sum whose partials would overflow (values
+/// near `f64::MAX`) is computed exactly another way ([`WideSum`]), so the
+/// result is the exact sum rounded once, an infinity only when that sum is
+/// beyond the largest `f64` (`fsum([f64::MAX, f64::MAX, -f64::MAX])` is
+/// `f64::MAX`, where the partials alone give NaN).
 pub fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
-    values.into_iter().collect::<ExactSum>().value()
+    exact_sum(values).value()
+}
+
+/// The largest magnitude summed with [`ExactSum`]'s partials: below it, no
+/// sum of up to 2^64 values overflows in a partial or an intermediate sum
+/// (each stays below 3 x 2^64 x 2^957 < `f64::MAX`). A value at or above
+/// it sends the sum to [`WideSum`]. 2^957, about 1.2e288.
+const PARTIALS_LIMIT: f64 = f64::from_bits((1023 + 957) << 52);
+
+/// The exact sum of `values`, rounded once: the partials' sum while every
+/// value is below [`PARTIALS_LIMIT`], the wide sum past it.
+fn exact_sum(values: impl IntoIterator<Item = f64>) -> Rounded {
+    let mut values = values.into_iter();
+    let mut sum = ExactSum::new();
+    for x in values.by_ref() {
+        if x.abs() >= PARTIALS_LIMIT && x.is_finite() {
+            // The partials so far are exact and finite: carried over.
+            let mut wide = WideSum::new();
+            for &p in &sum.partials {
+                wide.add(p);
+            }
+            wide.special = sum.special;
+            wide.add(x);
+            for x in values {
+                wide.add(x);
+            }
+            return wide.rounded();
+        }
+        sum.add(x);
+    }
+    Rounded::Plain(sum.value())
+}
+
+/// An exact sum rounded to 53 bits, within the range of `f64` or beyond it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Rounded {
+    /// The sum as an `f64` (an infinity or NaN when one was added).
+    Plain(f64),
+    /// `mantissa * 2^exponent`, the exact sum rounded to 53 bits with no
+    /// limit on the exponent: `mantissa` is an integer below 2^53.
+    Wide {
+        /// The integer mantissa, below 2^53 in magnitude.
+        mantissa: f64,
+        /// The power of two it is scaled by.
+        exponent: i32,
+    },
+}
+
+impl Rounded {
+    /// The sum as an `f64`: an infinity when it is beyond `f64::MAX`.
+    fn value(self) -> f64 {
+        match self {
+            Rounded::Plain(v) => v,
+            Rounded::Wide { mantissa, exponent } => scale(mantissa, exponent),
+        }
+    }
+
+    /// The sum divided by `n`, rounded once more: `value() / n`, or, when
+    /// the sum is beyond `f64::MAX`, its mantissa divided and scaled back
+    /// (scaling by a power of two does not change the rounding), so a mean
+    /// of values near `f64::MAX` is that of unbounded floats.
+    fn divided(self, n: f64) -> f64 {
+        let value = self.value();
+        match self {
+            Rounded::Wide { mantissa, exponent } if value.is_infinite() => {
+                scale(mantissa / n, exponent)
+            }
+            _ => value / n,
+        }
+    }
+}
+
+/// `x * 2^exponent`, exact unless the result is beyond `f64::MAX` (then an
+/// infinity); `x` is normal and the result normal or beyond.
+fn scale(x: f64, exponent: i32) -> f64 {
+    let power = |e: i32| -> f64 {
+        // 2^e for e in -1074..=1023, from its bits.
+        if e >= -1022 {
+            f64::from_bits(((e + 1023) as u64) << 52)
+        } else {
+            f64::from_bits(1u64 << (e + 1074))
+        }
+    };
+    let mut x = x;
+    let mut e = exponent;
+    while e > 1023 {
+        x *= power(1023);
+        e -= 1023;
+    }
+    while e < -1022 {
+        // Keeps the intermediate value normal: no bit is lost.
+        let step = (e + 1022).max(-1022);
+        x *= power(step);
+        e -= step;
+    }
+    x * power(e)
+}
+
+/// A sum of `f64`s of any magnitude, exact: each finite value is an integer
+/// times 2^-1074, added to a fixed-point integer of 34 64-bit limbs (enough
+/// for every `f64` and 2^64 of them); positive and negative values in two
+/// such integers. Slower than [`ExactSum`], so used only past
+/// [`PARTIALS_LIMIT`], where the partials would overflow.
+struct WideSum {
+    /// The sum of the positive values, in units of 2^-1074, limbs from the least significant.
+    positive: [u64; WIDE_LIMBS],
+    /// The sum of the magnitudes of the negative values, likewise.
+    negative: [u64; WIDE_LIMBS],
+    /// The sum of the infinities and NaNs added: when not 0, the result.
+    special: f64,
+}
+
+/// Limbs of a [`WideSum`]: bit 2045 + 53 for the largest `f64`, and 64 more
+/// bits of carries.
+const WIDE_LIMBS: usize = 34;
+
+impl WideSum {
+    fn new() -> Self {
+        Self {
+            positive: [0; WIDE_LIMBS],
+            negative: [0; WIDE_LIMBS],
+            special: 0.0,
+        }
+    }
+
+    /// Adds `x` exactly.
+    fn add(&mut self, x: f64) {
+        if !x.is_finite() {
+            self.special += x;
+            return;
+        }
+        let bits = x.to_bits();
+        let biased = ((bits >> 52) & 0x7ff) as usize;
+        let fraction = bits & ((1 << 52) - 1);
+        // x = mantissa * 2^(at - 1074).
+        let (mantissa, at) = if biased == 0 {
+            (fraction, 0)
+        } else {
+            (fraction | (1 << 52), biased - 1)
+        };
+        if mantissa == 0 {
+            return;
+        }
+        let limbs = if x < 0.0 {
+            &mut self.negative
+        } else {
+            &mut self.positive
+        };
+        let (limb, offset) = (at / 64, at % 64);
+        let low = mantissa << offset;
+        let high = if offset == 0 {
+            0
+        } else {
+            mantissa >> (64 - offset)
+        };
+        let mut carry;
+        (limbs[limb], carry) = limbs[limb].overflowing_add(low);
+        let mut i = limb + 1;
+        let mut add = high;
+        while i < WIDE_LIMBS && (add != 0 || carry) {
+            let (a, c1) = limbs[i].overflowing_add(add);
+            let (b, c2) = a.overflowing_add(u64::from(carry));
+            limbs[i] = b;
+            carry = c1 || c2;
+            add = 0;
+            i += 1;
+        }
+    }
+
+    /// The exact sum rounded to nearest, ties to even, to 53 bits.
+    fn rounded(&self) -> Rounded {
+        if self.special != 0.0 || self.special.is_nan() {
+            return Rounded::Plain(self.special);
+        }
+        let negative = self.negative.iter().rev().cmp(self.positive.iter().rev())
+            == std::cmp::Ordering::Greater;
+        let (big, small) = if negative {
+            (&self.negative, &self.positive)
+        } else {
+            (&self.positive, &self.negative)
+        };
+        // The magnitude: big - small.
+        let mut magnitude = [0u64; WIDE_LIMBS];
+        let mut borrow = false;
+        for i in 0..WIDE_LIMBS {
+            let (a, b1) = big[i].overflowing_sub(small[i]);
+            let (b, b2) = a.overflowing_sub(u64::from(borrow));
+            magnitude[i] = b;
+            borrow = b1 || b2;
+        }
+        let sign = if negative { -1.0 } else { 1.0 };
+        let Some(top) = (0..WIDE_LIMBS).rev().find(|&i| magnitude[i] != 0) else {
+            return Rounded::Plain(0.0);
+        };
+        let high = top * 64 + 63 - magnitude[top].leading_zeros() as usize;
+        let bit = |i: usize| (magnitude[i / 64] >> (i % 64)) & 1;
+        if high < 53 {
+            // Below 2^-1021: an integer times 2^-1074 that an f64 holds
+            // exactly.
+            return Rounded::Wide {
+                mantissa: sign * magnitude[0] as f64,
+                exponent: -1074,
+            };
+        }
+        // The 53 bits from `high` down, the next bit, and whether any
+        // bit below that is set.
+        let low = high - 52;
+        let mut mantissa: u64 = 0;
+        for i in (low..=high).rev() {
+            mantissa = (mantissa << 1) | bit(i);
+        }
+        let round = bit(low - 1) == 1;
+        let sticky = (0..low - 1).any(|i| bit(i) == 1);
+        let mut exponent = low as i32 - 1074;
+        if round && (sticky || mantissa & 1 == 1) {
+            mantissa += 1;
+            if mantissa == 1 << 53 {
+                mantissa >>= 1;
+                exponent += 1;
+            }
+        }
+        Rounded::Wide {
+            mantissa: sign * mantissa as f64,
+            exponent,
+        }
+    }
 }
 
 /// The mean of `values` from their exact sum, `fsum(values) / n`: Python's
@@ -168,11 +401,16 @@ pub fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
 /// assert_eq!(fmean(&[0.1, 0.2, 0.3]), 0.6 / 3.0);
 /// assert!(fmean(&[]).is_nan());
 /// ```
+///
+/// Values near `f64::MAX` whose sum is beyond it still have a mean: the
+/// exact sum is rounded with an unbounded exponent and divided
+/// ([`fsum`] explains how), so `fmean(&[f64::MAX, f64::MAX])` is
+/// `f64::MAX`, not an infinity or NaN.
 pub fn fmean(values: &[f64]) -> f64 {
     if values.is_empty() {
         return f64::NAN;
     }
-    fsum(values.iter().copied()) / values.len() as f64
+    exact_sum(values.iter().copied()).divided(values.len() as f64)
 }
 
 /// The sum of squared deviations from the mean, `sum (x - m)^2` with `m =
@@ -255,5 +493,82 @@ mod tests {
         let mut a: ExactSum = [f64::NAN].into_iter().collect();
         a.merge(&ExactSum::new());
         assert!(ExactSum::from_partials(&a.partials()).value().is_nan());
+    }
+
+    /// The wide sum of `values`, every value sent there.
+    fn wide(values: &[f64]) -> f64 {
+        let mut sum = WideSum::new();
+        for &x in values {
+            sum.add(x);
+        }
+        sum.rounded().value()
+    }
+
+    #[test]
+    fn the_wide_sum_rounds_as_the_partials_do() {
+        // A value generator spanning the exponents, with cancellations and
+        // ties (no randomness crate in core: a fixed LCG).
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            state
+        };
+        for case in 0..2000 {
+            let n = 1 + (next() % 12) as usize;
+            let spread = [4, 60, 600, 1800][case % 4];
+            let values: Vec<f64> = (0..n)
+                .map(|_| {
+                    let bits = next();
+                    let exponent = 1023 + (bits % spread) as i64 - (spread / 2) as i64;
+                    let exponent = exponent.clamp(0, 1900) as u64;
+                    f64::from_bits((bits & (1 << 63)) | (exponent << 52) | (next() >> 12))
+                })
+                .collect();
+            let mut with_ties = values.clone();
+            with_ties.push(-values[0]);
+            with_ties.push(f64::from_bits(values[n - 1].to_bits() & !0xf));
+            for v in [&values, &with_ties] {
+                let partials = v.iter().copied().collect::<ExactSum>().value();
+                assert_eq!(wide(v).to_bits(), partials.to_bits(), "{v:?}");
+            }
+        }
+        assert_eq!(wide(&[]), 0.0);
+        assert_eq!(wide(&[5e-324, 5e-324]), 1e-323);
+        assert_eq!(wide(&[1.0, 2f64.powi(-53)]), 1.0); // a tie, to even
+        assert_eq!(
+            wide(&[1.0, 2f64.powi(-53), 2f64.powi(-1000)]),
+            1.0 + f64::EPSILON
+        );
+        assert_eq!(PARTIALS_LIMIT, 2f64.powi(957));
+    }
+
+    #[test]
+    fn values_near_the_largest_f64_sum_and_average_without_overflow() {
+        let max = f64::MAX;
+        // The partials alone give NaN for each of these.
+        let plain = |v: &[f64]| v.iter().copied().collect::<ExactSum>().value();
+        assert!(plain(&[max, max, -max]).is_nan());
+        assert_eq!(fsum([max, max, -max]), max);
+        assert_eq!(fsum([1e308, 1e308, -1e308, -1e308, 1e-320]), 1e-320);
+        assert_eq!(fsum([max, 1.0, -max]), 1.0);
+        // A sum beyond the largest f64 is an infinity, as IEEE rounds it.
+        assert_eq!(fsum([max, max]), f64::INFINITY);
+        assert_eq!(fsum([-max, -max]), f64::NEG_INFINITY);
+        // The mean of values whose sum overflows is that of unbounded floats.
+        assert_eq!(fmean(&[max, max]), max);
+        assert_eq!(fmean(&[1e308, 1e308, 1e308]), 1e308);
+        assert_eq!(fmean(&[max, max / 2.0]), max * 0.75);
+        assert_eq!(fmean(&[-max, -max, -max, max]), -max / 2.0);
+        assert_eq!(fmean(&[1.5e308, 1.5e308, -1.5e308]), 1.5e308 / 3.0);
+        // Specials still decide.
+        assert!(fsum([max, max, f64::NAN]).is_nan());
+        assert_eq!(fsum([max, f64::NEG_INFINITY]), f64::NEG_INFINITY);
+        // The order of the values does not change the bits.
+        let values = [max, 1e-300, -max / 3.0, 7.0, max / 5.0, -1e308];
+        let mut reversed = values;
+        reversed.reverse();
+        assert_eq!(fmean(&values).to_bits(), fmean(&reversed).to_bits());
     }
 }

@@ -195,8 +195,20 @@ pub fn aggregate_run(
     let mut intervals = Vec::with_capacity(per_query.len());
     // (aggregator, reason) -> metrics, in first-seen order.
     let mut undefined: Vec<(usize, String, Vec<String>)> = Vec::new();
+    // aggregator -> metrics whose aggregate overflowed, in first-seen order.
+    let mut overflowed: Vec<(usize, Vec<String>)> = Vec::new();
     for (m, column) in per_query.iter().enumerate() {
-        values.push(aggregators.iter().map(|a| a.aggregate(column)).collect());
+        let row: Vec<f64> = aggregators.iter().map(|a| a.aggregate(column)).collect();
+        if row.iter().any(|v| v.is_infinite()) && column.iter().all(|v| v.is_finite()) {
+            let metric = metrics.get(m).map_or_else(String::new, |c| c.name.clone());
+            for (a, _) in row.iter().enumerate().filter(|(_, v)| v.is_infinite()) {
+                match overflowed.iter_mut().find(|(i, _)| *i == a) {
+                    Some((_, names)) => names.push(metric.clone()),
+                    None => overflowed.push((a, vec![metric.clone()])),
+                }
+            }
+        }
+        values.push(row);
         let mut row = Vec::with_capacity(aggregators.len());
         for (a, aggregator) in aggregators.iter().enumerate() {
             row.push(match aggregator.interval(column) {
@@ -217,16 +229,27 @@ pub fn aggregate_run(
         }
         intervals.push(row);
     }
-    let warnings = undefined
+    let warnings = overflowed
         .into_iter()
-        .map(|(a, reason, metrics)| RunWarning {
+        .map(|(a, metrics)| RunWarning {
             run: run.to_owned(),
-            warning: ReportWarning::IntervalUndefined {
+            warning: ReportWarning::AggregateOverflow {
                 aggregator: aggregators[a].name(),
                 metrics,
-                reason,
             },
         })
+        .chain(
+            undefined
+                .into_iter()
+                .map(|(a, reason, metrics)| RunWarning {
+                    run: run.to_owned(),
+                    warning: ReportWarning::IntervalUndefined {
+                        aggregator: aggregators[a].name(),
+                        metrics,
+                        reason,
+                    },
+                }),
+        )
         .collect();
     Aggregates {
         values,
@@ -319,6 +342,17 @@ pub enum ReportWarning {
         metrics: Vec<String>,
         /// Why, e.g. too few queries.
         reason: String,
+    },
+    /// An aggregate came out infinite though every per-query value of the
+    /// metric is finite: the values are too large (near `f64::MAX`, about
+    /// 1.8e308) for it in 64-bit floats, e.g. a sum beyond the largest
+    /// `f64`. (Means and medians of such values are computed without
+    /// overflow.)
+    AggregateOverflow {
+        /// The aggregator's canonical name.
+        aggregator: String,
+        /// The metrics whose aggregate is infinite.
+        metrics: Vec<String>,
     },
     /// Evaluated queries that a groups file leaves out of a group column
     /// (not listed, or an empty value): they count in the run's results but
@@ -453,6 +487,15 @@ impl Describe for ReportWarning {
             } => write!(
                 f,
                 "{aggregator}: no interval for {}: {reason} (bounds shown as NaN)",
+                metrics.join(", "),
+            ),
+            ReportWarning::AggregateOverflow {
+                aggregator,
+                metrics,
+            } => write!(
+                f,
+                "{aggregator} of {} is infinite though every per-query value is finite: it is \
+                 beyond the range of 64-bit floats (about 1.8e308)",
                 metrics.join(", "),
             ),
             ReportWarning::QueriesWithoutGroup {

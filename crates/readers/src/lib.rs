@@ -74,6 +74,7 @@ pub use csv::CsvOptions;
 pub use csv::split_csv_line;
 pub use error::{ReadError, ReadErrorKind};
 pub use groups::{QueryGroups, read_groups};
+pub use guard::decoding;
 pub use lines::MAX_LINE_BYTES;
 pub use table::stream_batches;
 pub use table::{

@@ -25,6 +25,7 @@ mod intervals;
 mod judged_only;
 mod never_ran;
 mod output;
+mod parquet_pages;
 mod per_input;
 mod ppi;
 mod quickstart;

@@ -46,4 +46,12 @@ mod tests {
         assert_eq!(mean(&[0.5, 1.0, 0.0]), 1.5 / 3.0);
         assert!(mean(&[]).is_nan());
     }
+
+    #[test]
+    fn values_near_the_largest_f64_have_their_mean() {
+        let max = f64::MAX;
+        assert_eq!(mean(&[max, max]), max);
+        assert_eq!(mean(&[1.7e308, 1.7e308, -1.7e308, 0.0]), 1.7e308 / 4.0);
+        assert_eq!(mean(&[-max, -max, -max]), -max);
+    }
 }

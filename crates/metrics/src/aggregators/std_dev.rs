@@ -23,11 +23,23 @@ use serde::{Deserialize, Serialize};
 /// assert_eq!(std_dev(&[0.0, 0.5, 1.0], 1), (squares / 2.0).sqrt());
 /// assert_eq!(std_dev(&[0.0, 0.5, 1.0], 0), (squares / 3.0).sqrt());
 /// ```
+///
+/// Values of 2^500 (about 3e150) or more, whose squares could overflow,
+/// are scaled by 2^-600 first and the result scaled back: every step
+/// commutes with a power of two, so the bits are those of floats without
+/// an exponent limit (a deviation too small to survive the scaling is
+/// lost in `x - mean` either way), not an infinity.
 pub fn std_dev(values: &[f64], ddof: u32) -> f64 {
     let n = values.len();
     let ddof = ddof as usize;
     if n <= ddof {
         return f64::NAN;
+    }
+    let large = 2f64.powi(500);
+    if values.iter().any(|x| x.is_finite() && x.abs() >= large) {
+        let (down, up) = (2f64.powi(-600), 2f64.powi(600));
+        let scaled: Vec<f64> = values.iter().map(|x| x * down).collect();
+        return (squared_deviations(&scaled) / (n - ddof) as f64).sqrt() * up;
     }
     (squared_deviations(values) / (n - ddof) as f64).sqrt()
 }
@@ -94,6 +106,20 @@ mod tests {
         assert!(std_dev(&[], 0).is_nan());
         assert!(std_dev(&[0.3], 1).is_nan());
         assert_eq!(std_dev(&[0.3], 0), 0.0);
+    }
+
+    #[test]
+    fn values_near_the_largest_f64_have_their_deviation() {
+        let max = f64::MAX;
+        // Mean 1.5e308 * 2/3 = 1e308; deviations 0.5e308, 0.5e308, -1e308.
+        let got = std_dev(&[1.5e308, 1.5e308, 0.0], 0);
+        let scaled = std_dev(&[1.5, 1.5, 0.0], 0) * 1e308;
+        assert!((got / scaled - 1.0).abs() < 1e-15, "{got} {scaled}");
+        // The same bits as the values scaled down by a power of two, scaled back.
+        let values = [max, max / 3.0, -max / 7.0, 1.0];
+        let small: Vec<f64> = values.iter().map(|x| x * 2f64.powi(-700)).collect();
+        assert_eq!(std_dev(&values, 1), std_dev(&small, 1) * 2f64.powi(700));
+        assert_eq!(std_dev(&[max, max], 1), 0.0);
     }
 
     #[test]

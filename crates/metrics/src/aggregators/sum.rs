@@ -49,4 +49,13 @@ mod tests {
         assert_eq!(sum(&[1.0, 2.0, 0.5]), 1.0 + 2.0 + 0.5);
         assert!(sum(&[]).is_nan());
     }
+
+    #[test]
+    fn values_near_the_largest_f64_sum_exactly() {
+        let max = f64::MAX;
+        assert_eq!(sum(&[max, max, -max]), max);
+        assert_eq!(sum(&[1.7e308, 1.7e308, -1.7e308, -1.7e308, 0.5]), 0.5);
+        // Beyond the largest f64: an infinity (the report warns), not NaN.
+        assert_eq!(sum(&[max, max]), f64::INFINITY);
+    }
 }

@@ -21,6 +21,7 @@ mod gates;
 mod pairing;
 mod parquet_results;
 mod plan;
+mod results_input;
 
 use rankeval_compare::{
     BootstrapMethod, Correction, Gate, GateOutcome, IntervalMethod, Resampling, Summary, Test,
@@ -28,7 +29,9 @@ use rankeval_compare::{
 };
 use serde::{Deserialize, Serialize};
 
-pub use baseline::{BaselineResults, parse_results, read_all_results, read_results};
+pub use baseline::{
+    BaselineResults, parse_all_results, parse_results, read_all_results, read_results,
+};
 pub use gates::{GateSpec, Group, parse_gate, parse_group, split_group};
 pub use pairing::Pairing;
 pub use plan::{BaselineRef, Compared, ComparisonPlan, run_plan};
@@ -201,6 +204,15 @@ pub enum CompareRunError {
         /// The file, as named.
         path: String,
         /// Why.
+        reason: String,
+    },
+    /// The per-query results that `rankeval report` renders (its RESULTS
+    /// argument) cannot be used.
+    #[error("results file {path}: {reason}")]
+    ResultsFile {
+        /// The file or directory, as named.
+        path: String,
+        /// Why, with the row, run, metric or query where there is one.
         reason: String,
     },
     /// A gate names a run or a metric that the report does not have, or

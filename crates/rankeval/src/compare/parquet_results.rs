@@ -4,31 +4,45 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Float64Type};
-use arrow_array::{Array, ArrayRef, RecordBatch};
-use arrow_schema::DataType;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader};
+use arrow_schema::{DataType, Schema};
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::file::reader::ChunkReader;
+use rankeval_core::{check_id, shorten_id};
+use rankeval_readers::{ReadError, ReadErrorKind};
 
-use super::baseline::BaselineResults;
+use super::baseline::{BaselineResults, metric_name_problem};
+use super::results_input::{Part, PartData};
 
-/// The results of run `run` (or the table's only run) in the Parquet file or
-/// directory at `path`; the error says what is wrong, for the caller to
-/// name the file.
-pub(crate) fn read(path: &Path, run: Option<&str>) -> Result<BaselineResults, String> {
-    let (metrics, rows) = read_table(path)?;
+/// Every run's rows: run -> query -> values in metric order.
+type Rows = BTreeMap<String, BTreeMap<String, Vec<f64>>>;
+
+/// The results of run `run` (or the table's only run) in the Parquet
+/// `parts` of the table `source`; the error says what is wrong, for the
+/// caller to name the table.
+pub(crate) fn read(
+    source: &str,
+    parts: &[Part],
+    run: Option<&str>,
+) -> Result<BaselineResults, String> {
+    let (metrics, rows) = read_table(source, parts)?;
     let names = || {
         rows.keys()
-            .map(|r| format!("`{r}`"))
+            .map(|r| format!("`{}`", shorten_id(r.as_bytes())))
             .collect::<Vec<_>>()
             .join(", ")
     };
     let (name, queries) = match run {
-        Some(wanted) => rows
-            .get_key_value(wanted)
-            .ok_or_else(|| format!("no run named `{wanted}` in the table (it has {})", names()))?,
+        Some(wanted) => rows.get_key_value(wanted).ok_or_else(|| {
+            format!(
+                "no run named `{}` in the table (it has {})",
+                shorten_id(wanted.as_bytes()),
+                names()
+            )
+        })?,
         None if rows.len() == 1 => rows.iter().next().ok_or("the table holds no run")?,
         None if rows.is_empty() => return Err("the table holds no run".into()),
         None => {
@@ -38,26 +52,26 @@ pub(crate) fn read(path: &Path, run: Option<&str>) -> Result<BaselineResults, St
             ));
         }
     };
-    Ok(results(path, name, &metrics, queries))
+    Ok(results(source, name, &metrics, queries))
 }
 
-/// Every run of the Parquet file or directory at `path`, in byte order of
-/// their names; the error says what is wrong, for the caller to name the
-/// file.
-pub(crate) fn read_all(path: &Path) -> Result<Vec<BaselineResults>, String> {
-    let (metrics, rows) = read_table(path)?;
+/// Every run of the Parquet `parts` of the table `source`, in byte order
+/// of their names; the error says what is wrong, for the caller to name
+/// the table.
+pub(crate) fn read_all(source: &str, parts: &[Part]) -> Result<Vec<BaselineResults>, String> {
+    let (metrics, rows) = read_table(source, parts)?;
     if rows.is_empty() {
         return Err("the table holds no run".into());
     }
     Ok(rows
         .iter()
-        .map(|(name, queries)| results(path, name, &metrics, queries))
+        .map(|(name, queries)| results(source, name, &metrics, queries))
         .collect())
 }
 
 /// One run's results from its rows (query -> values in metric order).
 fn results(
-    path: &Path,
+    source: &str,
     name: &str,
     metrics: &[String],
     queries: &BTreeMap<String, Vec<f64>>,
@@ -70,89 +84,173 @@ fn results(
     }
     BaselineResults {
         name: name.to_owned(),
-        source: path.display().to_string(),
+        source: source.to_owned(),
         metrics: metrics.to_vec(),
         queries: queries.keys().cloned().collect(),
         per_query,
     }
 }
 
-/// The metric columns and every run's rows (run -> query -> values in
-/// metric order) of the Parquet file or directory at `path`.
-#[allow(clippy::type_complexity)] // the nested maps are the table's shape
-fn read_table(
-    path: &Path,
-) -> Result<(Vec<String>, BTreeMap<String, BTreeMap<String, Vec<f64>>>), String> {
+/// The metric columns and every run's rows of the table of `parts`
+/// (`source` names the whole table: a part is named in a message only
+/// when it is a file of a directory).
+fn read_table(source: &str, parts: &[Part]) -> Result<(Vec<String>, Rows), String> {
     let mut metrics: Option<Vec<String>> = None;
-    // run -> query -> values, in metric order.
-    let mut rows: BTreeMap<String, BTreeMap<String, Vec<f64>>> = BTreeMap::new();
-    for file in parts(path)? {
-        let shown = file.display().to_string();
-        let opened = File::open(&file).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-        let reader = ParquetRecordBatchReaderBuilder::try_new(opened)
-            .and_then(|b| b.build())
-            .map_err(|e| format!("{shown}: not a Parquet file: {e}"))?;
-        for batch in reader {
-            let batch = batch.map_err(|e| format!("{shown}: {e}"))?;
-            let names = metric_names(&batch);
-            match &metrics {
-                None => metrics = Some(names.clone()),
-                Some(first) if *first != names => {
-                    return Err(format!(
-                        "{shown}: the metric columns {names:?} differ from {first:?} in another part"
-                    ));
-                }
-                Some(_) => {}
+    let mut rows = Rows::new();
+    for part in parts {
+        let located = |problem: String| {
+            if part.name == source {
+                problem
+            } else {
+                format!("{}: {problem}", part.name)
             }
-            add_rows(&batch, &names, &mut rows).map_err(|e| format!("{shown}: {e}"))?;
+        };
+        let table = match &part.data {
+            PartData::File(path) => {
+                let file = File::open(path).map_err(|e| located(format!("cannot read: {e}")))?;
+                PartTable::open(&part.name, file)
+            }
+            PartData::Bytes(bytes) => PartTable::open(&part.name, bytes.clone()),
+        }
+        .map_err(located)?;
+        let names = metric_names(&table.schema).map_err(located)?;
+        match &metrics {
+            None => metrics = Some(names.clone()),
+            Some(first) if *first != names => {
+                return Err(located(format!(
+                    "the metric columns {} differ from {} in another part",
+                    listed(&names),
+                    listed(first)
+                )));
+            }
+            Some(_) => {}
+        }
+        let mut row = 0u64;
+        let mut batches = table.batches;
+        while let Some(batch) = next_batch(&part.name, &mut batches).map_err(located)? {
+            add_rows(&batch, &names, row, &mut rows).map_err(located)?;
+            row += batch.num_rows() as u64;
         }
     }
     let metrics = metrics.ok_or("no Parquet part holds a row group")?;
     Ok((metrics, rows))
 }
 
-/// The Parquet files of `path`: itself, or a directory's `*.parquet` files
-/// in name order (Spark's part files; its `_SUCCESS` and `.crc` files left
-/// aside).
-fn parts(path: &Path) -> Result<Vec<PathBuf>, String> {
-    if !path.is_dir() {
-        return Ok(vec![path.to_owned()]);
-    }
-    let entries = std::fs::read_dir(path).map_err(|e| format!("cannot list the directory: {e}"))?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "parquet")
-                && !p
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with('.') || n.starts_with('_'))
+/// A Parquet part opened: its schema and its batches.
+struct PartTable {
+    schema: std::sync::Arc<Schema>,
+    batches: ParquetRecordBatchReader,
+}
+
+impl PartTable {
+    /// Reads the footer of the part `name` from `reader` (a panic of the
+    /// decoder on a damaged footer is an error, as every reader's).
+    fn open<R: ChunkReader + 'static>(name: &str, reader: R) -> Result<Self, String> {
+        rankeval_readers::decoding(name, "Parquet", || {
+            let batches = ParquetRecordBatchReaderBuilder::try_new(reader)
+                .and_then(|b| b.build())
+                .map_err(|e| bad(name, format!("not a readable Parquet file: {e}")))?;
+            Ok(Self {
+                schema: batches.schema(),
+                batches,
+            })
         })
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err("the directory holds no .parquet file".into());
+        .map_err(|e| e.kind.to_string())
     }
-    Ok(files)
 }
 
-/// Every column but `query` and `run`, in order.
-fn metric_names(batch: &RecordBatch) -> Vec<String> {
-    batch
-        .schema()
-        .fields()
+/// The next batch of the part `name`: its pages decoded and their
+/// checksums verified (where the writer stored them), a damaged page an
+/// error.
+fn next_batch(
+    name: &str,
+    batches: &mut ParquetRecordBatchReader,
+) -> Result<Option<RecordBatch>, String> {
+    rankeval_readers::decoding(name, "Parquet", || {
+        batches
+            .next()
+            .transpose()
+            .map_err(|e| bad(name, format!("cannot decode the table: {e}")))
+    })
+    .map_err(|e| e.kind.to_string())
+}
+
+/// A problem of the Parquet part `name`, as the readers' fence wants it.
+fn bad(name: &str, problem: String) -> ReadError {
+    ReadError {
+        path: name.to_owned(),
+        line: None,
+        kind: ReadErrorKind::BadField(problem),
+    }
+}
+
+/// The columns' names, listed for a message.
+fn listed(names: &[String]) -> String {
+    if names.is_empty() {
+        return "(none)".to_owned();
+    }
+    names
         .iter()
-        .map(|f| f.name().clone())
-        .filter(|n| n != "query" && n != "run")
-        .collect()
+        .map(|n| format!("`{}`", shorten_id(n.as_bytes())))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
-/// Adds the batch's rows to `rows`; a query seen twice for a run is an error.
+/// Every column but `query` and `run`, in order: the metrics. A table
+/// without `query` or `run`, without a metric column, or with a metric
+/// column that is not of floats is an error naming the columns it has.
+fn metric_names(schema: &Schema) -> Result<Vec<String>, String> {
+    let all: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    for needed in ["query", "run"] {
+        if !all.iter().any(|n| n == needed) {
+            return Err(format!(
+                "no column `{needed}` (the table has {}; a per-query table has `query`, `run` \
+                 and one float column per metric)",
+                listed(&all)
+            ));
+        }
+    }
+    let metrics: Vec<String> = all
+        .iter()
+        .filter(|n| *n != "query" && *n != "run")
+        .cloned()
+        .collect();
+    if metrics.is_empty() {
+        return Err(format!(
+            "no metric column: the table has only {} (a per-query table has `query`, `run` and \
+             one float column per metric)",
+            listed(&all)
+        ));
+    }
+    for field in schema.fields() {
+        let name = field.name();
+        if name == "query" || name == "run" {
+            continue;
+        }
+        if let Some(problem) = metric_name_problem(name) {
+            return Err(format!(
+                "column `{}`: {problem}",
+                shorten_id(name.as_bytes())
+            ));
+        }
+        if !matches!(field.data_type(), DataType::Float64 | DataType::Float32) {
+            return Err(format!(
+                "metric column `{}` is {}, not floats",
+                shorten_id(name.as_bytes()),
+                field.data_type()
+            ));
+        }
+    }
+    Ok(metrics)
+}
+
+/// Adds the batch's rows (the first one row `before + 1` of its part) to
+/// `rows`: each id checked, a query seen twice for a run an error.
 fn add_rows(
     batch: &RecordBatch,
     metrics: &[String],
-    rows: &mut BTreeMap<String, BTreeMap<String, Vec<f64>>>,
+    before: u64,
+    rows: &mut Rows,
 ) -> Result<(), String> {
     let query = strings(batch, "query")?;
     let run = strings(batch, "run")?;
@@ -161,9 +259,15 @@ fn add_rows(
         .map(|m| floats(batch.column_by_name(m), m))
         .collect::<Result<Vec<_>, _>>()?;
     for i in 0..batch.num_rows() {
+        let row = before + i as u64 + 1;
         let (Some(q), Some(r)) = (&query[i], &run[i]) else {
-            return Err(format!("row {}: a null query or run", i + 1));
+            return Err(format!(
+                "row {row}: a null in column `{}`",
+                if query[i].is_none() { "query" } else { "run" }
+            ));
         };
+        check_id(q.as_bytes()).map_err(|e| format!("row {row}, column `query`: {e}"))?;
+        check_id(r.as_bytes()).map_err(|e| format!("row {row}, column `run`: {e}"))?;
         let values = columns.iter().map(|c| c[i]).collect();
         if rows
             .entry(r.clone())
@@ -171,7 +275,11 @@ fn add_rows(
             .insert(q.clone(), values)
             .is_some()
         {
-            return Err(format!("run `{r}` has query `{q}` twice"));
+            return Err(format!(
+                "row {row}: run `{}` has query `{}` twice",
+                shorten_id(r.as_bytes()),
+                shorten_id(q.as_bytes())
+            ));
         }
     }
     Ok(())
@@ -193,7 +301,7 @@ fn strings(batch: &RecordBatch, name: &str) -> Result<Vec<Option<String>>, Strin
 
 /// A metric column's values, a null read as NaN (as a JSON `null` is).
 fn floats(column: Option<&ArrayRef>, name: &str) -> Result<Vec<f64>, String> {
-    let column = column.ok_or_else(|| format!("no column `{name}`"))?;
+    let column = column.ok_or_else(|| format!("no column `{}`", shorten_id(name.as_bytes())))?;
     Ok(match column.data_type() {
         DataType::Float64 => column
             .as_primitive::<Float64Type>()
@@ -205,7 +313,12 @@ fn floats(column: Option<&ArrayRef>, name: &str) -> Result<Vec<f64>, String> {
             .iter()
             .map(|v| v.map_or(f64::NAN, f64::from))
             .collect(),
-        other => return Err(format!("metric column `{name}` is {other}, not floats")),
+        other => {
+            return Err(format!(
+                "metric column `{}` is {other}, not floats",
+                shorten_id(name.as_bytes())
+            ));
+        }
     })
 }
 
@@ -213,9 +326,12 @@ fn floats(column: Option<&ArrayRef>, name: &str) -> Result<Vec<f64>, String> {
 mod tests {
     use super::*;
     use arrow_array::{Float64Array, StringArray};
-    use arrow_schema::{Field, Schema};
+    use arrow_schema::Field;
     use parquet::arrow::ArrowWriter;
+    use std::path::Path;
     use std::sync::Arc;
+
+    use crate::compare::results_input::{ResultsInput, load};
 
     fn write(path: &Path, rows: &[(&str, &str, Option<f64>)]) {
         let schema = Arc::new(Schema::new(vec![
@@ -237,6 +353,14 @@ mod tests {
         writer.close().unwrap();
     }
 
+    /// The run `run` of the table at `path`, as `--baseline` reads it.
+    fn read_at(path: &Path, run: Option<&str>) -> Result<BaselineResults, String> {
+        let ResultsInput::Parquet(parts) = load(path)? else {
+            panic!("{} is not read as Parquet", path.display());
+        };
+        read(&path.display().to_string(), &parts, run)
+    }
+
     #[test]
     fn a_directory_of_parts_reads_as_one_table_in_query_order() {
         let dir = tempfile::tempdir().unwrap();
@@ -249,14 +373,14 @@ mod tests {
             &[("q1", "x", None), ("q10", "x", Some(0.25))],
         );
         std::fs::write(dir.path().join("_SUCCESS"), "").unwrap();
-        let x = read(dir.path(), Some("x")).unwrap();
+        let x = read_at(dir.path(), Some("x")).unwrap();
         assert_eq!(x.queries, ["q1", "q10", "q2"]);
         assert_eq!(x.metrics, ["ap"]);
         assert!(x.per_query[0][0].is_nan());
         assert_eq!(&x.per_query[0][1..], &[0.25, 0.5]);
-        let err = read(dir.path(), None).unwrap_err();
+        let err = read_at(dir.path(), None).unwrap_err();
         assert!(err.contains("several runs (`x`, `y`)"), "{err}");
-        let err = read(dir.path(), Some("z")).unwrap_err();
+        let err = read_at(dir.path(), Some("z")).unwrap_err();
         assert!(err.contains("no run named `z`"), "{err}");
     }
 
@@ -265,6 +389,37 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("t.parquet");
         write(&file, &[("q1", "x", Some(0.5)), ("q1", "x", Some(1.0))]);
-        assert!(read(&file, None).unwrap_err().contains("query `q1` twice"));
+        let err = read_at(&file, None).unwrap_err();
+        assert!(err.contains("row 2: run `x` has query `q1` twice"), "{err}");
+    }
+
+    #[test]
+    fn bad_ids_are_refused_naming_the_row_and_column_and_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("t.parquet");
+        let long = format!("q{} ", "x".repeat(1 << 20));
+        for (rows, needle) in [
+            (
+                vec![("q1", "x", Some(0.5)), ("q\x1b[31m", "x", Some(1.0))],
+                "row 2, column `query`: the id `q\\u{1b}[31m` contains U+001B",
+            ),
+            (
+                vec![("q1", "a b", Some(0.5))],
+                "row 1, column `run`: the id `a b`",
+            ),
+            (
+                vec![("", "x", Some(0.5))],
+                "row 1, column `query`: an id cannot be empty",
+            ),
+            (
+                vec![("q1", "x", Some(0.5)), (long.as_str(), "x", Some(1.0))],
+                "(1048578 bytes)` contains U+0020",
+            ),
+        ] {
+            write(&file, &rows);
+            let err = read_at(&file, None).unwrap_err();
+            assert!(err.contains(needle), "{err}");
+            assert!(err.len() < 1000, "{} bytes", err.len());
+        }
     }
 }
