@@ -66,6 +66,7 @@ impl LineParser for TrecQrels {
         ) else {
             return Err(field_count(number, line, QRELS_LINE));
         };
+        check_ids(query, doc, number)?;
         push_judgement(&mut sink.builder, query, doc, grade, number)
     }
 
@@ -136,12 +137,42 @@ fn qrels_line(bytes: &[u8]) -> Option<QrelsLine<'_>> {
     }
     let window = Window::new(bytes)?;
     let [query, _iteration, doc, grade] = window.fields()?;
+    // An id with a byte past ASCII (or DEL) is checked on the general path.
+    if !(plain_ascii(&bytes[query.clone()]) && plain_ascii(&bytes[doc.clone()])) {
+        return None;
+    }
     (grade.end == window.line_end()).then(|| QrelsLine {
         query: &bytes[query],
         doc: &bytes[doc],
         length: grade.end,
         grade: &bytes[grade],
     })
+}
+
+/// Whether `id` is plain ASCII (no byte of 0x7F or more): the usual id,
+/// which needs no other check in a TREC file, whose fields hold no byte up
+/// to 0x20.
+#[inline(always)]
+fn plain_ascii(id: &[u8]) -> bool {
+    !id.iter().fold(false, |past, &b| past | (b >= 0x7f))
+}
+
+/// Refuses a query or document id against the one id rule
+/// ([`rankeval_core::check_id`]): in a TREC file, a DEL, a C1 control or
+/// Unicode whitespace (the bytes up to 0x20 separate fields).
+#[inline]
+fn check_ids(query: &[u8], doc: &[u8], number: u64) -> Result<(), LineError> {
+    for (id, field) in [(query, "query"), (doc, "document")] {
+        if !plain_ascii(id) {
+            rankeval_core::check_id(id).map_err(|bad| {
+                LineError::new(
+                    number,
+                    ReadErrorKind::BadField(format!("{field} id: {bad}")),
+                )
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether `line` is a comment: its first byte other than a space or a tab
@@ -230,6 +261,7 @@ impl RunLines for TrecRun {
         if !fields.has_more() {
             return Err(field_count(number, line, RUN_LINE));
         }
+        check_ids(query, doc, number)?;
         push_scored(sink, query, doc, score, number)
     }
 
@@ -286,6 +318,10 @@ fn run_line(bytes: &[u8]) -> Option<RunLine<'_>> {
     let window = Window::new(bytes)?;
     // The tag must be there; it and anything after it are not read.
     let [query, _q0, doc, _rank, score, _tag] = window.fields()?;
+    // An id with a byte past ASCII (or DEL) is checked on the general path.
+    if !(plain_ascii(&bytes[query.clone()]) && plain_ascii(&bytes[doc.clone()])) {
+        return None;
+    }
     Some(RunLine {
         query: &bytes[query],
         doc: &bytes[doc],
@@ -356,6 +392,41 @@ pub(crate) fn qrels_push_error(error: QrelsError) -> ReadErrorKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one id rule holds in TREC files too: DEL, a C1 control (CSI,
+    /// U+009B) or Unicode whitespace in an id is refused, on the fast path's
+    /// lines and the general path's alike; other non-ASCII ids are read.
+    #[test]
+    fn ids_with_control_characters_are_refused_in_qrels_and_runs() {
+        let qrels = |text: &str| {
+            let mut sink = TrecQrels.sink();
+            TrecQrels
+                .parse_piece(&mut sink, text.as_bytes())
+                .map(|_| ())
+        };
+        let run = |text: &str| {
+            let mut sink = RunBuilder::new();
+            TrecRun
+                .parse_piece_into(&mut sink, text.as_bytes())
+                .map(|_| ())
+        };
+        for bad in ["q\u{7f}1", "q\u{9b}1", "q\u{2028}1", "q\u{a0}1"] {
+            for line in [format!("{bad} 0 d 1\n"), format!("q 0 {bad} 1\n")] {
+                let error = qrels(&line).unwrap_err();
+                assert_eq!(error.line, 1);
+                assert!(
+                    error.kind.to_string().contains("ids cannot contain"),
+                    "{line:?}"
+                );
+            }
+            let line = format!("q Q0 {bad} 1 2.5 tag\n");
+            assert!(run(&line).is_err(), "{line:?}");
+            // The general path (a leading space leaves the fast path).
+            assert!(run(&format!(" {line}")).is_err(), "{line:?}");
+        }
+        qrels("q\u{e9} 0 d\u{e9} 1\n").unwrap();
+        run("q\u{e9} Q0 d\u{e9} 1 2.5 tag\n").unwrap();
+    }
 
     /// Records every entry pushed, to compare two ways of parsing.
     #[derive(Debug, Default, PartialEq)]

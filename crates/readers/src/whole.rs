@@ -277,7 +277,8 @@ mod tests {
         let zeros = std::io::repeat(0).take(1 << 30);
         let err = read_whole_from(zeros, "/dev/zero", WholeInput::ARROW).unwrap_err();
         assert!(
-            err.to_string().contains("not Arrow IPC: an Arrow IPC file starts"),
+            err.to_string()
+                .contains("not Arrow IPC: an Arrow IPC file starts"),
             "{err}"
         );
         for ok in [&b"ARROW1\0\0rest"[..], &b"\xFF\xFF\xFF\xFF\x10\0\0\0"[..]] {

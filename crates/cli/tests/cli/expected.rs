@@ -426,7 +426,7 @@ fn dev_zero_named_parquet_is_refused_at_once() {
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(
         stderr,
-        "error: zero.parquet: not a Parquet file (it starts with PAR1)\n"
+        "error: zero.parquet: not a Parquet file: Parquet files start with the bytes PAR1\n"
     );
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }

@@ -489,7 +489,7 @@ fn dev_zero_and_fifos_without_end_end_in_an_error_naming_them() {
         ("endless.json", "line 1: the line is longer than 64 MiB"),
         (
             "endless.parquet",
-            "not a Parquet file (it starts with PAR1)",
+            "not a Parquet file: Parquet files start with the bytes PAR1",
         ),
     ] {
         let fifo = dir.path().join(name);
