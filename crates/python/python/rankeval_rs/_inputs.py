@@ -77,14 +77,17 @@ def _find(columns: list[str], name: str, default: str) -> str | None:
     return None
 
 
-def _pandas_arrow(frame: Any, name: str, wanted: Sequence[tuple[str, str, str | None]]) -> Any:
+def _pandas_arrow(frame: Any, name: str, wanted: Sequence[tuple[str, str, str | None]],
+                  others: bool = False) -> Any:
     """The columns of a pandas DataFrame the reader needs, as a pyarrow
     Table (Arrow-backed columns are shared, not copied; NaN scores stay NaN
     so that the reader names them), or None when pyarrow is not there or a
     column does not convert (mixed `str` and `int` objects, for instance).
 
     `wanted` holds (option value, default, what it is for) per column, the
-    last None for an optional column."""
+    last None for an optional column. With `others`, the frame's other
+    columns come along by name, as null columns (a run's reader names them
+    when a document repeats)."""
     import numpy as np
 
     pa = _pyarrow()
@@ -111,7 +114,12 @@ def _pandas_arrow(frame: Any, name: str, wanted: Sequence[tuple[str, str, str | 
             return None
         names.append(found)
         arrays.append(array)
-    return pa.Table.from_arrays(arrays, names=names)
+    # The other columns by name only (null columns hold no buffers): a
+    # repeated document then names them, as one of them (a `model`) may tell
+    # runs apart, rather than advising to keep the first occurrence.
+    rest = [c for c in columns if c not in names] if others else []
+    arrays.extend(pa.nulls(len(frame)) for _ in rest)
+    return pa.Table.from_arrays(arrays, names=names + rest)
 
 
 def _pyarrow():
@@ -307,7 +315,7 @@ def to_run(data: Any, *, query: str, doc: str, score: str, rank: str, format: st
         ordered_by = (rank, "rank") if by_rank else (score, "score")
         wanted = [(query, "user", "query ids; set query="), (doc, "item", "document ids; set doc="),
                   (*ordered_by, f"or `{rank}`: a run needs scores or ranks; set score= or rank=")]
-        arrow = _pandas_arrow(data, f"{name} table", wanted)
+        arrow = _pandas_arrow(data, f"{name} table", wanted, others=True)
         if arrow is not None:
             return _native.run_from_arrow(arrow, f"{name} table", query, doc, score, rank, duplicates, ties,
                                           stream)
