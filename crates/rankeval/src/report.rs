@@ -333,6 +333,38 @@ pub enum ReportWarning {
         /// The first few, in report order.
         examples: Vec<String>,
     },
+    /// Queries a groups file lists that the run has no values for (not
+    /// evaluated): they are in no group's results.
+    GroupQueriesNotEvaluated {
+        /// The groups file, as named by the user.
+        groups: String,
+        /// How many listed queries.
+        count: usize,
+        /// The first few, in byte order.
+        examples: Vec<String>,
+    },
+    /// Groups of a groups file none of whose queries the run has values
+    /// for: they have no results (rather than vanishing unsaid).
+    GroupsWithoutQueries {
+        /// The groups file, as named by the user.
+        groups: String,
+        /// How many groups, over every column.
+        count: usize,
+        /// The first few, as `column=value`.
+        examples: Vec<String>,
+    },
+    /// With conversations as the unit (`--per-conversation`), evaluated
+    /// queries that name no conversation: each is a conversation of its
+    /// own.
+    QueriesWithoutConversation {
+        /// Why they name none: no separator in the id, or no value in a
+        /// groups file's `conversation` column.
+        reason: String,
+        /// How many queries.
+        count: usize,
+        /// The first few, in report order.
+        examples: Vec<String>,
+    },
     /// A run's mean hole rate (`unjudged@k`: the share of its top k the
     /// qrels do not judge) is above
     /// [`HOLE_WARNING`](rankeval_core::completion::HOLE_WARNING): its values
@@ -480,9 +512,57 @@ impl Describe for ReportWarning {
                     "they count"
                 },
             ),
+            ReportWarning::GroupQueriesNotEvaluated {
+                groups,
+                count,
+                examples,
+            } => write!(
+                f,
+                "{count} {} of {groups} {} not evaluated (e.g. {}): {} in no group's results",
+                if *count == 1 { "query" } else { "queries" },
+                if *count == 1 { "is" } else { "are" },
+                quoted(examples),
+                if *count == 1 { "it is" } else { "they are" },
+            ),
+            ReportWarning::GroupsWithoutQueries {
+                groups,
+                count,
+                examples,
+            } => write!(
+                f,
+                "{count} {} of {groups} {} no evaluated query (e.g. {}): no results for {}",
+                if *count == 1 { "group" } else { "groups" },
+                if *count == 1 { "has" } else { "have" },
+                quoted(examples),
+                if *count == 1 { "it" } else { "them" },
+            ),
+            ReportWarning::QueriesWithoutConversation {
+                reason,
+                count,
+                examples,
+            } => write!(
+                f,
+                "{count} evaluated {} no conversation ({reason}; e.g. {}): each is a \
+                 conversation of its own",
+                if *count == 1 {
+                    "query names"
+                } else {
+                    "queries name"
+                },
+                quoted(examples),
+            ),
             ReportWarning::Coverage(warning) => warning.write_for(f, front),
         }
     }
+}
+
+/// `examples` as a list of `` `example` ``s.
+fn quoted(examples: &[String]) -> String {
+    examples
+        .iter()
+        .map(|e| format!("`{e}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl fmt::Display for RunWarning {
