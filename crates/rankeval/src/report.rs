@@ -6,6 +6,7 @@
 //! The model always keeps every per-query value (the spec says they are
 //! always available); whether a format prints them is a rendering option.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use rankeval_core::{Aggregator, Bounds, Metric, RelevanceLevel, TrecEvalMeasure};
@@ -159,8 +160,58 @@ impl Report {
     }
 }
 
+/// One group of queries of a report with each run's results on it, as
+/// [`Report::group_table`] gives them.
+#[derive(Clone, Debug)]
+pub struct GroupRow<'a> {
+    /// The group column, e.g. `segment`.
+    pub column: String,
+    /// The group, e.g. `tail`.
+    pub value: String,
+    /// `runs[r]`: run `r`'s results on the group, `None` when it has no
+    /// queries there.
+    pub runs: Vec<Option<&'a GroupResult>>,
+}
+
+impl Report {
+    /// Every group of [`groups`](Self::groups), in its order, with each
+    /// run's results on it: found through one index per run, so that a
+    /// report of many groups (a conversation each, `--turns`) is rendered
+    /// and compared in time linear in its groups, where a
+    /// [`RunResult::group`] per group and run would be quadratic.
+    pub fn group_table(&self) -> Vec<GroupRow<'_>> {
+        let index: Vec<HashMap<(&str, &str), &GroupResult>> = self
+            .runs
+            .iter()
+            .map(|run| {
+                run.groups
+                    .iter()
+                    .rev() // The first of a repeated group wins, as in `group`.
+                    .map(|g| ((g.column.as_str(), g.value.as_str()), g))
+                    .collect()
+            })
+            .collect();
+        self.groups()
+            .into_iter()
+            .map(|(column, value)| {
+                let runs = index
+                    .iter()
+                    .map(|groups| groups.get(&(column.as_str(), value.as_str())).copied())
+                    .collect();
+                GroupRow {
+                    column,
+                    value,
+                    runs,
+                }
+            })
+            .collect()
+    }
+}
+
 impl RunResult {
-    /// The run's results on group `value` of `column`, if it has queries there.
+    /// The run's results on group `value` of `column`, if it has queries
+    /// there. A search through the run's groups: to visit every group, use
+    /// [`Report::group_table`].
     pub fn group(&self, column: &str, value: &str) -> Option<&GroupResult> {
         self.groups
             .iter()
