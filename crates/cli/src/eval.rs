@@ -463,7 +463,17 @@ impl CompareArgs {
             if resamples == 0 {
                 return Err(CliError::Usage("--resamples 0: give at least 1".into()));
             }
+            rankeval_compare::check_resamples(resamples)
+                .map_err(|error| CliError::Usage(format!("--resamples {resamples}: {error}")))?;
             settings.resamples = resamples;
+        }
+        if settings.test == Test::BootstrapKeyed
+            && settings.bootstrap == BootstrapMethod::Multinomial
+        {
+            return Err(CliError::Usage(format!(
+                "--bootstrap multinomial with --test bootstrap-keyed: {}",
+                rankeval::compare::KEYED_BOOTSTRAP_VARIANT
+            )));
         }
         if let Some(seed) = self.seed {
             settings.seed = seed;
@@ -484,6 +494,16 @@ impl CompareArgs {
             }
             settings.level = level;
         }
+        if matches!(settings.test, Test::Bootstrap | Test::BootstrapKeyed) {
+            rankeval_compare::check_percentile_resamples(settings.resamples, settings.level)
+                .map_err(|error| {
+                    CliError::Usage(format!("--resamples {}: {error}", settings.resamples))
+                })?;
+        }
+        settings.validate().map_err(|error| match error {
+            CompareRunError::Settings(reason) => CliError::Usage(reason),
+            other => CliError::Usage(other.to_string()),
+        })?;
         let run_names: Vec<&str> = run_names.iter().map(String::as_str).collect();
         let baseline = match self.baseline {
             None => None,

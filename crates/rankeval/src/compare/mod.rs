@@ -85,6 +85,13 @@ impl Family {
     }
 }
 
+/// Why the keyed bootstrap takes no bootstrap variant but its own (every
+/// front end gives this reason for `multinomial` with it).
+pub const KEYED_BOOTSTRAP_VARIANT: &str = "the keyed bootstrap weights each query 0 or 2 from a \
+     stream keyed by its id (double-or-nothing), so that a Spark job's partitions merge to the \
+     same numbers; the multinomial bootstrap draws queries by position and cannot be keyed. Use \
+     the bootstrap test for it, or leave the variant out";
+
 /// How to compare.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Settings {
@@ -140,8 +147,12 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// Checks the numbers: level and alpha in range, at least one resample.
-    /// The front ends call it before reading any data.
+    /// Checks the numbers and their combination: level and alpha in range,
+    /// resamples within [`rankeval_compare::check_resamples`]'s bounds and,
+    /// for the bootstrap tests, enough for their percentile interval
+    /// ([`rankeval_compare::percentile_minimum`]), the keyed bootstrap
+    /// without the multinomial variant (it has none). The front ends call
+    /// it before reading any data.
     pub fn validate(&self) -> Result<(), CompareRunError> {
         let problem = if !(self.level > 0.0 && self.level < 1.0) {
             Some(format!(
@@ -150,8 +161,19 @@ impl Settings {
             ))
         } else if !(self.alpha > 0.0 && self.alpha <= 1.0) {
             Some(format!("alpha must be in (0, 1], got {}", self.alpha))
-        } else if self.resamples == 0 {
-            Some("the number of resamples must be at least 1".to_owned())
+        } else if let Err(error) = rankeval_compare::check_resamples(self.resamples) {
+            Some(error.to_string())
+        } else if let Err(error) = matches!(self.test, Test::Bootstrap | Test::BootstrapKeyed)
+            .then(|| rankeval_compare::check_percentile_resamples(self.resamples, self.level))
+            .unwrap_or(Ok(()))
+        {
+            Some(error.to_string())
+        } else if self.test == Test::BootstrapKeyed
+            && self.bootstrap == BootstrapMethod::Multinomial
+        {
+            Some(format!(
+                "bootstrap `multinomial` with test `bootstrap_keyed`: {KEYED_BOOTSTRAP_VARIANT}"
+            ))
         } else if self.jackknife_groups.is_some_and(|g| g < 2) {
             Some("the jackknife needs at least 2 groups".to_owned())
         } else {

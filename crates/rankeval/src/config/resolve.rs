@@ -604,6 +604,21 @@ impl Resolver<'_> {
                     .ok_or_else(|| {
                         self.invalid(resamples, "compare.resamples", "must be at least 1")
                     })?;
+                rankeval_compare::check_resamples(settings.resamples).map_err(|error| {
+                    self.invalid(resamples, "compare.resamples", error.to_string())
+                })?;
+            }
+            if settings.test == rankeval_compare::Test::BootstrapKeyed
+                && settings.bootstrap == rankeval_compare::BootstrapMethod::Multinomial
+            {
+                return Err(self.invalid(
+                    table,
+                    "compare.bootstrap",
+                    format!(
+                        "\"multinomial\" with test = \"bootstrap_keyed\": {}",
+                        crate::compare::KEYED_BOOTSTRAP_VARIANT
+                    ),
+                ));
             }
             if let Some(seed) = &c.seed {
                 settings.seed = u64::try_from(*seed.get_ref()).map_err(|_| {
@@ -631,6 +646,24 @@ impl Resolver<'_> {
                     ));
                 }
                 settings.level = level;
+            }
+            if matches!(
+                settings.test,
+                rankeval_compare::Test::Bootstrap | rankeval_compare::Test::BootstrapKeyed
+            ) && let Err(error) =
+                rankeval_compare::check_percentile_resamples(settings.resamples, settings.level)
+            {
+                return Err(match &c.resamples {
+                    Some(at) => self.invalid(at, "compare.resamples", error.to_string()),
+                    None => self.invalid(table, "compare", error.to_string()),
+                });
+            }
+            if let Err(error) = settings.validate() {
+                let reason = match error {
+                    CompareRunError::Settings(reason) => reason,
+                    other => other.to_string(),
+                };
+                return Err(self.invalid(table, "compare", reason));
             }
         }
         let run_names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
