@@ -848,7 +848,7 @@ impl EvalArgs {
             })
             .collect();
         let mut systems = Vec::with_capacity(self.systems.len());
-        for given in &self.systems {
+        for (index, given) in self.systems.iter().enumerate() {
             let usage = |reason: String| CliError::Usage(format!("--system {given}: {reason}"));
             let Some((name, files)) = given.split_once('=') else {
                 return Err(usage(
@@ -856,13 +856,19 @@ impl EvalArgs {
                 ));
             };
             let name = name.trim();
-            if name.is_empty()
-                || name.contains('/')
-                || systems.iter().any(|s: &SystemSpec| s.name == name)
-            {
+            if name.is_empty() || name.contains('/') || name.chars().any(char::is_control) {
                 return Err(usage(
-                    "each system needs a name of its own, without `/`".to_owned(),
+                    "a system name cannot be empty nor hold `/` or a control character".to_owned(),
                 ));
+            }
+            if let Some(first) = systems.iter().position(|s: &SystemSpec| s.name == name) {
+                return Err(usage(format!(
+                    "the system name `{name}` is given twice (system {} is --system {}, this is \
+                     system {}): give each system a name of its own",
+                    first + 1,
+                    self.systems[first],
+                    index + 1
+                )));
             }
             let patterns: Vec<String> = files
                 .split(',')

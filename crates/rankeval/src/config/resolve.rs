@@ -32,8 +32,12 @@ use rankeval_core::judged_only::judged_only;
 
 /// Loads and resolves the experiment file at `path`.
 pub fn load(path: &Path) -> Result<Experiment, ConfigError> {
+    load_bytes(path, read_config(path)?)
+}
+
+/// Resolves the experiment file at `path`, already read as `bytes`.
+pub(crate) fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<Experiment, ConfigError> {
     let name = path.display().to_string();
-    let bytes = read_config(path)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let before = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         ConfigError::NotUtf8 {
@@ -42,6 +46,19 @@ pub fn load(path: &Path) -> Result<Experiment, ConfigError> {
         }
     })?;
     let raw: RawExperiment = toml::from_str(&text).map_err(|source| {
+        // A suite file where an experiment file is expected (one of several
+        // files of `rankeval run`, or a suite's experiment).
+        if let Some(line) = super::suite_file::suite_line(&text) {
+            return ConfigError::Invalid {
+                path: name.clone(),
+                line,
+                key: "experiments".to_owned(),
+                reason: format!(
+                    "this is a suite file, where an experiment file is expected: {}",
+                    super::suite_file::SUITE_IN_SUITE
+                ),
+            };
+        }
         if source.span().is_none()
             && source.message().contains("recursion limit")
             && let Some((line, parts)) = deepest_key(&text)
@@ -117,11 +134,16 @@ impl Resolver<'_> {
                     "a system name cannot be empty nor hold `/` or a control character",
                 ));
             }
-            if systems.iter().any(|s: &SystemSpec| s.name == name) {
+            if let Some(first) = systems.iter().position(|s: &SystemSpec| s.name == name) {
                 return Err(self.invalid(
                     &table.name,
                     format!("{key}.name"),
-                    format!("another system is already named `{name}`"),
+                    format!(
+                        "the system name `{name}` is given twice: systems[{}].name (line {}) has \
+                         it too; give each system a name of its own",
+                        first + 1,
+                        self.line(&raw.systems[first].get_ref().name)
+                    ),
                 ));
             }
             let files = crate::experiment::system_files(&name, self.base, table.runs.get_ref())
