@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the fuzz targets of fuzz/ (cargo-fuzz, nightly toolchain).
 #
-#   scripts/fuzz.sh TARGET SECONDS   # one target: trec, jsonl, csv, parquet, arrow, metric, toml
+#   scripts/fuzz.sh TARGET SECONDS   # one target: trec, jsonl, csv, parquet, arrow, metric, toml, groups
 #   scripts/fuzz.sh all SECONDS      # every target, one after the other
 #   scripts/fuzz.sh list             # the targets
 #
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 
-targets=(trec jsonl csv parquet arrow metric toml)
+targets=(trec jsonl csv parquet arrow metric toml groups)
 
 usage() {
     sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
