@@ -2,7 +2,7 @@
 # Runs the fuzz targets of fuzz/ (cargo-fuzz, nightly toolchain).
 #
 #   scripts/fuzz.sh TARGET SECONDS   # one target: trec, jsonl, csv, parquet, arrow, labels,
-#                                    # metric, toml, spans, results
+#                                    # metric, toml, spans, results, groups
 #   scripts/fuzz.sh all SECONDS      # every target, one after the other
 #   scripts/fuzz.sh list             # the targets
 #
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 
-targets=(trec jsonl csv parquet arrow labels metric toml spans results)
+targets=(trec jsonl csv parquet arrow labels metric toml spans results groups)
 
 usage() {
     sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'

@@ -11,12 +11,21 @@
 //! cargo bench -p rankeval-cli --bench end_to_end -- generate 7000x1000   # print the file paths
 //! cargo bench -p rankeval-cli --bench end_to_end -- --shape 100000x100 --ties average
 //! cargo bench -p rankeval-cli --bench end_to_end -- --shape 100000x100 --baseline OTHER/rankeval
+//! cargo bench -p rankeval-cli --bench end_to_end -- --conversations  # 200k queries, 50k conversations
 //! ```
 //!
 //! `--ties MODE` also measures each shape with `--ties MODE`, and
 //! `--baseline BIN` with another `rankeval` binary (say, a build of `main`),
 //! in the same rounds, interleaved, so that both meet the same load; the
 //! last column is the ratio to the plain run of the same shape.
+//!
+//! `--conversations` measures instead a comparison with a baseline on
+//! 200,000 queries that are 50,000 conversations of 4 turns (ids `c7_3`,
+//! two runs of 10 documents per query): `--baseline a` alone, and with
+//! `--turns _`, which adds a group per conversation and per turn (each
+//! compared, each rendered); the last column is the ratio of the two, the
+//! cost of the groups (`--conversations-shape 40000x10000` for another
+//! size).
 //!
 //! Inputs are generated (seeded) under `target/bench-data/` on first use and
 //! never committed. The metric set is the issue's: ap, rr, precision@10,
@@ -76,6 +85,7 @@ fn main() -> ExitCode {
     let mut custom = Vec::new();
     let mut ties: Option<String> = None;
     let mut baseline: Option<String> = None;
+    let mut conversations: Option<(usize, usize)> = None;
     while let Some(arg) = iter.next() {
         match arg.as_str() {
             "--ties" => ties = Some(iter.next().expect("--ties MODE").clone()),
@@ -92,12 +102,26 @@ fn main() -> ExitCode {
                 ];
             }
             "--shape" => custom.push(parse_shape(iter.next().expect("--shape QUERIESxDOCS"))),
+            "--conversations" => conversations = Some((200_000, 50_000)),
+            "--conversations-shape" => {
+                let text = iter
+                    .next()
+                    .expect("--conversations-shape QUERIESxCONVERSATIONS");
+                let (q, c) = text.split_once('x').expect("QUERIESxCONVERSATIONS");
+                conversations = Some((
+                    q.parse().expect("queries"),
+                    c.parse().expect("conversations"),
+                ));
+            }
             "--runs" => runs = iter.next().and_then(|r| r.parse().ok()).expect("--runs N"),
             other => panic!("unknown argument {other}"),
         }
     }
     if !custom.is_empty() {
         shapes = custom;
+    }
+    if let Some((queries, count)) = conversations {
+        return measure_conversations(queries, count, runs);
     }
     println!("machine: {}", machine());
     println!(
@@ -176,6 +200,121 @@ fn main() -> ExitCode {
         );
     }
     ExitCode::SUCCESS
+}
+
+/// The conversations case (see the module): `queries` queries in `count`
+/// conversations, compared with a baseline with and without `--turns _`,
+/// median of `runs` rounds after a warm-up round.
+fn measure_conversations(queries: usize, count: usize, runs: usize) -> ExitCode {
+    assert!(
+        count > 0 && queries >= count,
+        "at least one turn per conversation"
+    );
+    let files = conversation_files(queries, count);
+    let mut args = vec![
+        "eval".to_owned(),
+        "--qrels".to_owned(),
+        files[0].display().to_string(),
+    ];
+    for (name, run) in [("a", &files[1]), ("b", &files[2])] {
+        args.extend(["--run".to_owned(), format!("{name}={}", run.display())]);
+    }
+    for m in METRICS {
+        args.extend(["-m".to_owned(), (*m).to_owned()]);
+    }
+    args.extend(["--baseline".to_owned(), "a".to_owned()]);
+    let mut turns = args.clone();
+    turns.extend(["--turns".to_owned(), "_".to_owned()]);
+    println!("machine: {}", machine());
+    println!(
+        "rankeval eval -m {} --run a --run b --baseline a [--turns _]; {queries} queries in {count} conversations, 10 documents each; whole process, median of {runs} rounds after a warm-up round\n",
+        METRICS.join(" -m ")
+    );
+    let bin = env!("CARGO_BIN_EXE_rankeval");
+    let (mut plain, mut grouped) = (Vec::new(), Vec::new());
+    let (mut plain_rss, mut grouped_rss) = (0, 0);
+    for round in 0..=runs {
+        let (p, p_rss) = process_once(bin, &args);
+        let (g, g_rss) = process_once(bin, &turns);
+        if round > 0 {
+            plain.push(p);
+            grouped.push(g);
+            plain_rss = plain_rss.max(p_rss);
+            grouped_rss = grouped_rss.max(g_rss);
+        }
+    }
+    let (plain, grouped) = (median(&mut plain), median(&mut grouped));
+    println!(
+        "{:<28} {:>10} {:>10} {:>9}",
+        "case", "wall s", "peak RSS", "x plain"
+    );
+    println!(
+        "{:<28} {:>10.3} {:>7} MB {:>9.2}",
+        "--baseline a",
+        plain.as_secs_f64(),
+        plain_rss / 1024,
+        1.0
+    );
+    println!(
+        "{:<28} {:>10.3} {:>7} MB {:>9.2}",
+        "--baseline a --turns _",
+        grouped.as_secs_f64(),
+        grouped_rss / 1024,
+        grouped.as_secs_f64() / plain.as_secs_f64()
+    );
+    ExitCode::SUCCESS
+}
+
+/// The qrels and the runs `a` and `b` of the conversations case, generated
+/// (seeded) on first use: query `q` is turn `q / count + 1` of conversation
+/// `q % count` (`c{conversation}_{turn}`), with 3 relevant and 2
+/// non-relevant judged documents; run `b` is run `a` with its scores
+/// perturbed.
+fn conversation_files(queries: usize, count: usize) -> [PathBuf; 3] {
+    use std::io::{BufRead, BufWriter, Write};
+    let shape = Shape {
+        relevant: 3,
+        nonrelevant: 2,
+        ..Shape::new(queries, 10)
+    };
+    let dir = data_dir().join(format!("conversations-{queries}-{count}"));
+    let generated = generate(&shape, &dir).expect("generate the inputs");
+    let paths = [
+        dir.join("qrels.txt"),
+        dir.join("a.trec"),
+        dir.join("b.trec"),
+    ];
+    let done = dir.join(".converted");
+    if done.exists() {
+        return paths;
+    }
+    let id = |query: &str| {
+        let q: usize = query.parse::<usize>().expect("a generated query id") - 1_000;
+        format!("c{}_{}", q % count, q / count + 1)
+    };
+    let lines = |path: &Path| std::io::BufReader::new(std::fs::File::open(path).unwrap()).lines();
+    let create = |path: &Path| BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut qrels = create(&paths[0]);
+    for line in lines(&generated.qrels) {
+        let line = line.unwrap();
+        let (query, rest) = line.split_once(' ').unwrap();
+        writeln!(qrels, "{} {rest}", id(query)).unwrap();
+    }
+    let (mut a, mut b) = (create(&paths[1]), create(&paths[2]));
+    for line in lines(&generated.run) {
+        let line = line.unwrap();
+        let fields: Vec<&str> = line.split(' ').collect();
+        let query = id(fields[0]);
+        writeln!(a, "{query} {}", fields[1..].join(" ")).unwrap();
+        let rank: f64 = fields[3].parse().unwrap();
+        let score: f64 = fields[4].parse::<f64>().unwrap() + (rank * 7.0) % 5.0 * 0.01;
+        writeln!(b, "{query} Q0 {} {} {score:.6} b", fields[2], fields[3]).unwrap();
+    }
+    for mut file in [qrels, a, b] {
+        file.flush().unwrap();
+    }
+    std::fs::File::create(done).unwrap();
+    paths
 }
 
 /// A generated shape, ready to measure.

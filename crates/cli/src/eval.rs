@@ -463,7 +463,17 @@ impl CompareArgs {
             if resamples == 0 {
                 return Err(CliError::Usage("--resamples 0: give at least 1".into()));
             }
+            rankeval_compare::check_resamples(resamples)
+                .map_err(|error| CliError::Usage(format!("--resamples {resamples}: {error}")))?;
             settings.resamples = resamples;
+        }
+        if settings.test == Test::BootstrapKeyed
+            && settings.bootstrap == BootstrapMethod::Multinomial
+        {
+            return Err(CliError::Usage(format!(
+                "--bootstrap multinomial with --test bootstrap-keyed: {}",
+                rankeval::compare::KEYED_BOOTSTRAP_VARIANT
+            )));
         }
         if let Some(seed) = self.seed {
             settings.seed = seed;
@@ -484,6 +494,16 @@ impl CompareArgs {
             }
             settings.level = level;
         }
+        if matches!(settings.test, Test::Bootstrap | Test::BootstrapKeyed) {
+            rankeval_compare::check_percentile_resamples(settings.resamples, settings.level)
+                .map_err(|error| {
+                    CliError::Usage(format!("--resamples {}: {error}", settings.resamples))
+                })?;
+        }
+        settings.validate().map_err(|error| match error {
+            CompareRunError::Settings(reason) => CliError::Usage(reason),
+            other => CliError::Usage(other.to_string()),
+        })?;
         let run_names: Vec<&str> = run_names.iter().map(String::as_str).collect();
         let baseline = match self.baseline {
             None => None,
@@ -827,7 +847,7 @@ impl EvalArgs {
             })
             .collect();
         let mut systems = Vec::with_capacity(self.systems.len());
-        for given in &self.systems {
+        for (index, given) in self.systems.iter().enumerate() {
             let usage = |reason: String| CliError::Usage(format!("--system {given}: {reason}"));
             let Some((name, files)) = given.split_once('=') else {
                 return Err(usage(
@@ -835,13 +855,19 @@ impl EvalArgs {
                 ));
             };
             let name = name.trim();
-            if name.is_empty()
-                || name.contains('/')
-                || systems.iter().any(|s: &SystemSpec| s.name == name)
-            {
+            if name.is_empty() || name.contains('/') || name.chars().any(char::is_control) {
                 return Err(usage(
-                    "each system needs a name of its own, without `/`".to_owned(),
+                    "a system name cannot be empty nor hold `/` or a control character".to_owned(),
                 ));
+            }
+            if let Some(first) = systems.iter().position(|s: &SystemSpec| s.name == name) {
+                return Err(usage(format!(
+                    "the system name `{name}` is given twice (system {} is --system {}, this is \
+                     system {}): give each system a name of its own",
+                    first + 1,
+                    self.systems[first],
+                    index + 1
+                )));
             }
             let patterns: Vec<String> = files
                 .split(',')

@@ -368,20 +368,23 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         }
         Command::Run(args) => match args.experiments.as_slice() {
             [one] => {
-                // A suite file lists experiment files of its own.
-                if let Some(suite_file) = rankeval::config::load_suite(one)? {
-                    return suite(
-                        &suite_file.experiments,
-                        &args.output,
-                        suite_file.macro_average || args.aggregate.is_some(),
-                    );
-                }
+                // A suite file lists experiment files of its own. Read once:
+                // a FIFO or `<(...)` cannot be read again.
+                let experiment = match rankeval::config::load_file(one)? {
+                    rankeval::config::ConfigFile::Suite(suite_file) => {
+                        return suite(
+                            &suite_file.experiments,
+                            &args.output,
+                            suite_file.macro_average || args.aggregate.is_some(),
+                        );
+                    }
+                    rankeval::config::ConfigFile::Experiment(experiment) => *experiment,
+                };
                 if args.aggregate.is_some() {
                     return Err(CliError::Usage(
                         "--aggregate macro: a suite needs at least 2 experiment files".to_owned(),
                     ));
                 }
-                let experiment = rankeval::config::load(one)?;
                 report(experiment, &args.output, Some(one))
             }
             several => suite(several, &args.output, args.aggregate.is_some()),

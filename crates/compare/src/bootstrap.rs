@@ -94,6 +94,38 @@ impl BootstrapMethod {
     }
 }
 
+/// The fewest resamples `B` whose percentile interval at `level` has both
+/// bounds among the resampled means: the bounds are the `(B + 1) a`-th and
+/// `(B + 1) (1 - a)`-th of the `B` ordered means, `a = (1 - level) / 2`
+/// (Davison & Hinkley, *Bootstrap Methods and their Application*, 1997,
+/// section 5.2), which needs `(B + 1) a >= 1`: 39 at 0.95, 19 at 0.9.
+/// With fewer, a bound is the smallest or largest mean or beyond, and one
+/// resample gives an interval `[m*, m*]` that need not hold the estimate.
+/// The front ends refuse fewer for the bootstrap tests
+/// ([`check_percentile_resamples`]).
+pub fn percentile_minimum(level: f64) -> u64 {
+    let tail = (1.0 - level) / 2.0;
+    if !(tail > 0.0 && tail < 0.5) {
+        return 1;
+    }
+    // `1e-9` absorbs the rounding of `1 / tail` (39.99999999999996 at 0.95).
+    ((1.0 / tail - 1.0 - 1e-9).ceil()).max(1.0) as u64
+}
+
+/// Checks that `resamples` give a percentile interval at `level` its
+/// bounds ([`percentile_minimum`]).
+pub fn check_percentile_resamples(resamples: u64, level: f64) -> Result<(), CompareError> {
+    let minimum = percentile_minimum(level);
+    if resamples < minimum {
+        return Err(CompareError::TooFewResamples {
+            resamples,
+            level,
+            minimum,
+        });
+    }
+    Ok(())
+}
+
 /// The outcome of a paired bootstrap on one column of differences.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Bootstrap {
@@ -152,10 +184,7 @@ pub(crate) fn validate_resampling(
 ) -> Result<(), CompareError> {
     validate_differences(columns)?;
     validate_level(level)?;
-    if resamples == 0 {
-        return Err(CompareError::NoResamples);
-    }
-    Ok(())
+    crate::paired::check_resamples(resamples)
 }
 
 /// The multinomial bootstrap of several columns of the same length, sharing

@@ -124,8 +124,8 @@ impl Options {
         if !(self.level > 0.0 && self.level < 1.0) {
             return Err(CompareError::InvalidLevel { level: self.level });
         }
-        if self.test.is_resampling() && self.resampling.resamples == 0 {
-            return Err(CompareError::NoResamples);
+        if self.test.is_resampling() {
+            crate::paired::check_resamples(self.resampling.resamples)?;
         }
         Ok(())
     }

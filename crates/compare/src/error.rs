@@ -194,6 +194,34 @@ pub enum CompareError {
     /// A resampling test was asked for zero resamples.
     #[error("the number of resamples must be at least 1")]
     NoResamples,
+    /// A resampling statistic was asked for more resamples than
+    /// [`MAX_RESAMPLES`](crate::paired::MAX_RESAMPLES), which would allocate
+    /// their sums up front.
+    #[error(
+        "{resamples} resamples is more than the {max} a resampling statistic draws at most \
+         (10000 by default)"
+    )]
+    TooManyResamples {
+        /// The number asked for.
+        resamples: u64,
+        /// The bound.
+        max: u64,
+    },
+    /// Too few resamples for a percentile interval at this level
+    /// ([`percentile_minimum`](crate::bootstrap::percentile_minimum)).
+    #[error(
+        "{resamples} resamples are too few for a percentile interval at level {level}: its \
+         bounds are the (B + 1)(1 - level)/2-th smallest and largest of the B resampled means, \
+         which needs at least {minimum} (10000 by default)"
+    )]
+    TooFewResamples {
+        /// The number asked for.
+        resamples: u64,
+        /// The confidence level.
+        level: f64,
+        /// The fewest that will do.
+        minimum: u64,
+    },
     /// The bootstrap draws query positions as 32-bit numbers.
     #[error("the bootstrap supports at most {max} queries, got {queries}", max = u32::MAX)]
     TooManyQueries {

@@ -166,9 +166,7 @@ pub fn bca_interval(
 ) -> Result<Bca, CompareError> {
     validate_column(values)?;
     validate_level(level)?;
-    if resamples == 0 {
-        return Err(CompareError::NoResamples);
-    }
+    crate::paired::check_resamples(resamples)?;
     let observed = mean(values);
     if is_constant(values) {
         return Ok(constant(observed, level, resamples, Some(seed)));

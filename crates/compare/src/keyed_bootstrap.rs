@@ -78,9 +78,7 @@ impl KeyedBootstrap {
     /// An empty state with `resamples` resamples (at least 1) drawn with
     /// `seed`.
     pub fn new(resamples: u64, seed: u64) -> Result<Self, CompareError> {
-        if resamples == 0 {
-            return Err(CompareError::NoResamples);
-        }
+        crate::paired::check_resamples(resamples)?;
         let size = usize::try_from(resamples).map_err(|_| CompareError::NoResamples)?;
         Ok(Self {
             resamples,

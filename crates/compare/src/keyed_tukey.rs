@@ -86,9 +86,7 @@ impl KeyedTukey {
         if systems < 2 || systems > u32::MAX as usize {
             return Err(CompareError::TooFewSystems { systems });
         }
-        if resamples == 0 {
-            return Err(CompareError::NoResamples);
-        }
+        crate::paired::check_resamples(resamples)?;
         let size = usize::try_from(resamples)
             .ok()
             .and_then(|b| b.checked_mul(systems))

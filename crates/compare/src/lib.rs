@@ -76,7 +76,9 @@ pub use agreement::{
     Kappa, KappaWeights, KendallMethod, KendallTau, LabelAgreement, cohen_kappa, kendall_tau,
     mean_difference, top_k_agreement,
 };
-pub use bootstrap::{BootstrapMethod, MULTINOMIAL_UP_TO};
+pub use bootstrap::{
+    BootstrapMethod, MULTINOMIAL_UP_TO, check_percentile_resamples, percentile_minimum,
+};
 pub use compare::{
     Comparison, DEFAULT_LEVEL, IntervalMethod, Options, Provenance, Test, compare, compare_all,
     compare_all_keyed, correct_family,
@@ -91,7 +93,7 @@ pub use keyed::{
 };
 pub use keyed_bootstrap::{KEYED_BOOTSTRAP_RNG_NAME, KeyedBootstrap};
 pub use keyed_tukey::{KEYED_TUKEY_RNG_NAME, KeyedTukey};
-pub use paired::{Summary, WinsTiesLosses};
+pub use paired::{MAX_RESAMPLES, Summary, WinsTiesLosses, check_resamples};
 pub use ppi::{
     Lambda, NormalMean, PpiColumns, PpiComparison, PpiMean, PpiOptions, PpiSample, ppi_mean,
     ppi_paired,

@@ -59,6 +59,30 @@ pub fn validate_differences(columns: &[&[f64]]) -> Result<(), CompareError> {
     Ok(())
 }
 
+/// The most resamples any resampling statistic of the crate draws: a
+/// million, a hundred times the default (p-values resolved to 1e-6, the
+/// Monte Carlo error of a bound far below any difference worth reporting).
+/// Each resample keeps a number or an exact sum (a few of them per system
+/// for the Tukey HSD), so the bound keeps the memory drawn up front to
+/// megabytes, not the gigabytes `--resamples 100000000000` would ask for.
+pub const MAX_RESAMPLES: u64 = 1_000_000;
+
+/// Checks a number of resamples: at least 1 and at most
+/// [`MAX_RESAMPLES`]. Every resampling statistic here checks it before it
+/// allocates anything, and the front ends (the command line's and TOML's
+/// comparison settings, the `ci` aggregator's `resamples`, the Python
+/// package) reach it before any data is read.
+pub fn check_resamples(resamples: u64) -> Result<(), CompareError> {
+    match resamples {
+        0 => Err(CompareError::NoResamples),
+        r if r > MAX_RESAMPLES => Err(CompareError::TooManyResamples {
+            resamples,
+            max: MAX_RESAMPLES,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Checks a confidence level: strictly between 0 and 1.
 pub fn validate_level(level: f64) -> Result<(), CompareError> {
     if level > 0.0 && level < 1.0 {

@@ -177,9 +177,7 @@ pub fn summarize(
     seed: u64,
 ) -> Result<SystemSummary, CompareError> {
     validate_level(level)?;
-    if resamples == 0 {
-        return Err(CompareError::NoResamples);
-    }
+    crate::paired::check_resamples(resamples)?;
     let n = validate(values)?;
     let s = values.len();
     let l = layout(values);

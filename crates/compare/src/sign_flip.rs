@@ -110,9 +110,7 @@ pub fn sign_flip_columns(
     resampling: &Resampling,
 ) -> Result<Vec<SignFlip>, CompareError> {
     validate_differences(columns)?;
-    if resampling.resamples == 0 {
-        return Err(CompareError::NoResamples);
-    }
+    crate::paired::check_resamples(resampling.resamples)?;
     let Some(first) = columns.first() else {
         return Ok(Vec::new());
     };

@@ -69,9 +69,7 @@ pub struct MacroComparison {
 
 fn validate(strata: &[&[f64]], level: f64, resamples: u64) -> Result<(), CompareError> {
     validate_level(level)?;
-    if resamples == 0 {
-        return Err(CompareError::NoResamples);
-    }
+    crate::paired::check_resamples(resamples)?;
     if strata.is_empty() {
         return Err(CompareError::TooFewValues { values: 0 });
     }

@@ -85,9 +85,7 @@ pub fn randomized_tukey_hsd(
     if n < 2 {
         return Err(CompareError::TooFewQueries { queries: n });
     }
-    if resamples == 0 {
-        return Err(CompareError::NoResamples);
-    }
+    crate::paired::check_resamples(resamples)?;
     if k > u32::MAX as usize {
         return Err(CompareError::TooFewSystems { systems: k });
     }

@@ -241,3 +241,93 @@ proptest! {
         let _ = correct(&b, Correction::Holm);
     }
 }
+
+/// More resamples than `MAX_RESAMPLES` are an error giving the bound, from
+/// every statistic that draws them, before anything is allocated (a
+/// hundred billion asked for gigabytes up front and aborted).
+#[test]
+fn resamples_past_the_bound_are_refused_before_any_allocation() {
+    use rankeval_compare::{
+        KeyedBootstrap, KeyedSignFlip, KeyedTukey, MAX_RESAMPLES, bca_interval, check_resamples,
+    };
+    let huge = 100_000_000_000u64;
+    let too_many = CompareError::TooManyResamples {
+        resamples: huge,
+        max: MAX_RESAMPLES,
+    };
+    assert_eq!(check_resamples(huge), Err(too_many.clone()));
+    assert_eq!(check_resamples(0), Err(CompareError::NoResamples));
+    assert_eq!(check_resamples(MAX_RESAMPLES), Ok(()));
+    assert!(
+        too_many.to_string().contains("more than the 1000000"),
+        "{too_many}"
+    );
+    let column = [0.1, 0.4, 0.3, 0.9];
+    let other = [0.2, 0.1, 0.5, 0.7];
+    for test in [Test::Randomization, Test::Bootstrap, Test::BootstrapKeyed] {
+        let options = Options {
+            test,
+            resampling: Resampling {
+                resamples: huge,
+                ..Resampling::default()
+            },
+            ..Options::default()
+        };
+        assert_eq!(
+            compare(&column, &other, &options),
+            Err(too_many.clone()),
+            "{test:?}"
+        );
+    }
+    assert_eq!(
+        bca_interval(&column, 0.95, huge, 1).map(|_| ()),
+        Err(too_many.clone())
+    );
+    assert_eq!(
+        KeyedBootstrap::new(huge, 1).map(|_| ()),
+        Err(too_many.clone())
+    );
+    assert_eq!(
+        KeyedSignFlip::new(huge, 1).map(|_| ()),
+        Err(too_many.clone())
+    );
+    assert_eq!(
+        KeyedTukey::new(3, huge, 1).map(|_| ()),
+        Err(too_many.clone())
+    );
+    assert_eq!(
+        randomized_tukey_hsd(&[&column, &other], huge, 1).map(|_| ()),
+        Err(too_many)
+    );
+}
+
+/// The percentile interval's bounds are the `(B + 1)(1 - level)/2`-th
+/// smallest and largest of `B` means (Davison & Hinkley 1997, 5.2): 39
+/// resamples at 0.95, 19 at 0.9, 199 at 0.99; fewer are an error giving
+/// the minimum.
+#[test]
+fn the_percentile_interval_needs_its_resamples() {
+    use rankeval_compare::{check_percentile_resamples, percentile_minimum};
+    assert_eq!(percentile_minimum(0.95), 39);
+    assert_eq!(percentile_minimum(0.9), 19);
+    assert_eq!(percentile_minimum(0.99), 199);
+    assert_eq!(percentile_minimum(0.5), 3);
+    for level in [0.8, 0.9, 0.95, 0.975, 0.99] {
+        let b = percentile_minimum(level);
+        let tail = (1.0 - level) / 2.0;
+        assert!((b + 1) as f64 * tail >= 1.0 - 1e-9, "{level}");
+        assert!(
+            (b as f64) * tail < 1.0 - 1e-9,
+            "{level}: {b} is not the fewest"
+        );
+        assert_eq!(check_percentile_resamples(b, level), Ok(()));
+        assert_eq!(
+            check_percentile_resamples(b - 1, level),
+            Err(CompareError::TooFewResamples {
+                resamples: b - 1,
+                level,
+                minimum: b
+            })
+        );
+    }
+}

@@ -274,10 +274,13 @@ pub fn systems(
     resamples: u64,
     seed: u64,
 ) -> PyResult<String> {
-    if !(level > 0.0 && level < 1.0) || resamples == 0 {
+    if !(level > 0.0 && level < 1.0)
+        || rankeval::compare::stats::check_resamples(resamples).is_err()
+    {
         return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "level must be strictly between 0 and 1 (got {level}) and resamples at least 1 (got \
-             {resamples})"
+            "level must be strictly between 0 and 1 (got {level}) and resamples from 1 to {} \
+             (got {resamples})",
+            rankeval::compare::stats::MAX_RESAMPLES
         )));
     }
     let report = report_of(&runs)?;

@@ -9,7 +9,7 @@ use numpy::{PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankeval::core::registry::parse_aggregator;
-use rankeval::groups::group_results;
+use rankeval::groups::{group_results, unevaluated_warnings};
 use rankeval::read::{QueryGroups, read_groups};
 use rankeval::report::MetricColumn;
 
@@ -29,7 +29,8 @@ pub enum GroupsSource {
 type Slice = (String, String, Vec<usize>, Vec<f64>);
 
 /// The groups of an evaluation's queries and each group's means, with the
-/// warnings the command line gives (queries in no group of a column).
+/// warnings the command line gives (queries in no group of a column, listed
+/// queries not evaluated, groups left without any).
 #[pyfunction]
 pub fn group_slices(
     py: Python<'_>,
@@ -95,7 +96,7 @@ pub fn group_slices(
     let mean = parse_aggregator("mean").map_err(|e| PyValueError::new_err(e.to_string()))?;
     let aggregators = vec![mean];
     let (results, warnings) = py.detach(|| {
-        group_results(
+        let (results, mut warnings) = group_results(
             run,
             &queries,
             &per_query,
@@ -103,7 +104,11 @@ pub fn group_slices(
             &aggregators,
             &groups,
             &file,
-        )
+        );
+        // Listed queries not evaluated, and the groups they leave empty, as
+        // the command line warns of them.
+        warnings.extend(unevaluated_warnings(run, &queries, &groups, &file));
+        (results, warnings)
     });
     let index: std::collections::HashMap<&str, usize> = queries
         .iter()

@@ -10,6 +10,7 @@ use crate::engine::{
 };
 use crate::groups::{
     CONVERSATION_COLUMN, collapse_conversations, conversation_groups, group_results, split_turn,
+    unevaluated_warnings,
 };
 use crate::read::{
     Format, Input, ReadError, ReadOptions, read_groups, read_qrels_noted, read_run_with,
@@ -327,19 +328,59 @@ impl Experiment {
             let per_query: Vec<Vec<f64>> = (0..self.metrics.len())
                 .map(|m| evaluation.column(m))
                 .collect();
-            let (queries, per_query) = match (&self.turns, &groups, conversation_column) {
-                (Some(separator), _, _) if self.per_conversation => {
+            let collapse = match (&self.turns, &groups, conversation_column) {
+                (Some(separator), _, _) if self.per_conversation => Some((
                     collapse_conversations(evaluation.queries(), &per_query, |q| {
                         split_turn(q, separator).map(|(c, _)| c)
-                    })
-                }
-                (None, Some((groups, _)), Some(column)) => {
+                    }),
+                    "the query ids".to_owned(),
+                    format!("no `{separator}` in the id"),
+                )),
+                (None, Some((groups, file)), Some(column)) => Some((
                     collapse_conversations(evaluation.queries(), &per_query, |q| {
                         groups.value(q, column)
-                    })
-                }
-                _ => (evaluation.queries().to_vec(), per_query),
+                    }),
+                    file.clone(),
+                    format!("no value in column `{CONVERSATION_COLUMN}` of {file}"),
+                )),
+                _ => None,
             };
+            let (queries, per_query) = match collapse {
+                Some((collapsed, path, reason)) => {
+                    let collapsed = collapsed.map_err(|reason| {
+                        ExecuteError::Read(ReadError {
+                            path,
+                            line: None,
+                            kind: crate::read::ReadErrorKind::BadField(reason),
+                        })
+                    })?;
+                    if !collapsed.alone.is_empty() {
+                        report.warnings.push(RunWarning {
+                            run: run.name.clone(),
+                            warning: ReportWarning::QueriesWithoutConversation {
+                                reason,
+                                count: collapsed.alone.len(),
+                                examples: collapsed
+                                    .alone
+                                    .iter()
+                                    .take(5)
+                                    .map(|q| rankeval_core::shorten_id(q.as_bytes()))
+                                    .collect(),
+                            },
+                        });
+                    }
+                    (collapsed.ids, collapsed.values)
+                }
+                None => (evaluation.queries().to_vec(), per_query),
+            };
+            if let Some((groups, file)) = &groups {
+                report.warnings.extend(unevaluated_warnings(
+                    &run.name,
+                    evaluation.queries(),
+                    groups,
+                    file,
+                ));
+            }
             let aggregates =
                 aggregate_run(&run.name, &report.metrics, &per_query, &self.aggregators);
             if let (Some(count), Some(qrels)) = (ignored_judgements, &self.qrels) {

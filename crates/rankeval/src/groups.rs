@@ -4,9 +4,9 @@
 //! same aggregators, intervals included), so that a group's mean is the
 //! mean of its queries' values in report order.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use rankeval_core::Aggregator;
+use rankeval_core::{Aggregator, shorten_id};
 
 use crate::read::QueryGroups;
 use crate::report::{GroupResult, MetricColumn, ReportWarning, RunWarning, aggregate_run};
@@ -50,7 +50,7 @@ pub fn group_results(
                     examples: without
                         .iter()
                         .take(EXAMPLES)
-                        .map(|&q| queries[q].clone())
+                        .map(|&q| shorten_id(queries[q].as_bytes()))
                         .collect(),
                 },
             });
@@ -74,6 +74,73 @@ pub fn group_results(
         }
     }
     (results, warnings)
+}
+
+/// What of the groups file `groups` (read from `file`) run `run`'s
+/// evaluated queries `evaluated` do not reach, so that none of it is
+/// dropped unsaid: the listed queries that were not evaluated (counted,
+/// the first few in byte order) and the groups left with no evaluated
+/// query (counted, the first few as `column=value`), a warning each.
+pub fn unevaluated_warnings(
+    run: &str,
+    evaluated: &[String],
+    groups: &QueryGroups,
+    file: &str,
+) -> Vec<RunWarning> {
+    let reached: HashSet<&str> = evaluated
+        .iter()
+        .map(String::as_str)
+        .filter(|q| groups.contains(q))
+        .collect();
+    if reached.len() == groups.len() {
+        return Vec::new();
+    }
+    let mut missing: Vec<&str> = groups.queries().filter(|q| !reached.contains(q)).collect();
+    missing.sort_unstable();
+    let mut warnings = vec![RunWarning {
+        run: run.to_owned(),
+        warning: ReportWarning::GroupQueriesNotEvaluated {
+            groups: file.to_owned(),
+            count: missing.len(),
+            examples: missing
+                .iter()
+                .take(EXAMPLES)
+                .map(|q| shorten_id(q.as_bytes()))
+                .collect(),
+        },
+    }];
+    let mut count = 0;
+    let mut examples = Vec::new();
+    for (c, column) in groups.columns().iter().enumerate() {
+        let kept: HashSet<&str> = reached.iter().filter_map(|q| groups.value(q, c)).collect();
+        let lost: HashSet<&str> = missing
+            .iter()
+            .filter_map(|q| groups.value(q, c))
+            .filter(|v| !kept.contains(v))
+            .collect();
+        count += lost.len();
+        for value in group_order(lost.into_iter()) {
+            if examples.len() == EXAMPLES {
+                break;
+            }
+            examples.push(format!(
+                "{}={}",
+                shorten_id(column.as_bytes()),
+                shorten_id(value.as_bytes())
+            ));
+        }
+    }
+    if count > 0 {
+        warnings.push(RunWarning {
+            run: run.to_owned(),
+            warning: ReportWarning::GroupsWithoutQueries {
+                groups: file.to_owned(),
+                count,
+                examples,
+            },
+        });
+    }
+    warnings
 }
 
 /// The groups of conversational queries: each query id `CONVERSATION` +
@@ -129,29 +196,61 @@ pub fn split_turn<'a>(query: &'a str, separator: &str) -> Option<(&'a str, &'a s
         .filter(|(conversation, turn)| !conversation.is_empty() && !turn.is_empty())
 }
 
+/// The conversations of a run: each conversation's values, the queries
+/// that are conversations of their own, from [`collapse_conversations`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Conversations {
+    /// The conversations, in the order their first turn comes.
+    pub ids: Vec<String>,
+    /// `values[m][c]`: conversation `c`'s value of metric `m`, the mean of
+    /// its turns'.
+    pub values: Vec<Vec<f64>>,
+    /// The queries that name no conversation (an id without the separator,
+    /// a query the groups file does not place), each a conversation of its
+    /// own, in report order.
+    pub alone: Vec<String>,
+}
+
 /// Each conversation's values: the queries `queries` (turns) with their
 /// values `per_query[m]` collapsed into one value per conversation, the
 /// mean of its turns' (exact sums), conversations in the order their first
 /// turn comes. `conversation_of` names a query's conversation (from its id,
 /// [`split_turn`], or a groups file's `conversation` column); a query it
-/// gives none is a conversation of its own. The unit of every aggregate and
+/// gives none is a conversation of its own, listed in
+/// [`Conversations::alone`] for a warning. The unit of every aggregate and
 /// comparison is then the conversation (`--per-conversation`).
+///
+/// Error: a query that is a conversation of its own has the name of
+/// another conversation (`31` beside `31_1`): the two would be one unit.
 pub fn collapse_conversations<'a>(
     queries: &'a [String],
     per_query: &[Vec<f64>],
     conversation_of: impl Fn(&'a str) -> Option<&'a str>,
-) -> (Vec<String>, Vec<Vec<f64>>) {
+) -> Result<Conversations, String> {
     let mut order: Vec<&str> = Vec::new();
-    let mut members: HashMap<&str, Vec<usize>> = HashMap::new();
+    // Each conversation's turns, and whether it is a query of its own.
+    let mut members: HashMap<&str, (Vec<usize>, bool)> = HashMap::new();
+    let mut alone = Vec::new();
     for (q, query) in queries.iter().enumerate() {
-        let conversation = conversation_of(query).unwrap_or(query.as_str());
-        members
-            .entry(conversation)
-            .or_insert_with(|| {
-                order.push(conversation);
-                Vec::new()
-            })
-            .push(q);
+        let (conversation, own) = match conversation_of(query) {
+            Some(conversation) => (conversation, false),
+            None => {
+                alone.push(query.clone());
+                (query.as_str(), true)
+            }
+        };
+        let entry = members.entry(conversation).or_insert_with(|| {
+            order.push(conversation);
+            (Vec::new(), own)
+        });
+        if entry.1 != own {
+            return Err(format!(
+                "query `{}` names no conversation and so is a conversation of its own, but a \
+                 conversation of that name has turns too: the two would be one; rename one",
+                rankeval_core::shorten_id(conversation.as_bytes())
+            ));
+        }
+        entry.0.push(q);
     }
     let values = per_query
         .iter()
@@ -159,13 +258,17 @@ pub fn collapse_conversations<'a>(
             order
                 .iter()
                 .map(|c| {
-                    let turns: Vec<f64> = members[c].iter().map(|&q| column[q]).collect();
+                    let turns: Vec<f64> = members[c].0.iter().map(|&q| column[q]).collect();
                     rankeval_core::exact_sum::fmean(&turns)
                 })
                 .collect()
         })
         .collect();
-    (order.into_iter().map(str::to_owned).collect(), values)
+    Ok(Conversations {
+        ids: order.into_iter().map(str::to_owned).collect(),
+        values,
+        alone,
+    })
 }
 
 /// The order of a column's groups: by number when every value is one
@@ -256,11 +359,59 @@ mod tests {
             vec![0.1, 0.2, 0.6, 0.5, 1.0],
             vec![1.0, 0.0, 0.5, 0.25, 0.0],
         ];
-        let (conversations, values) =
-            collapse_conversations(&queries, &per_query, |q| split_turn(q, "_").map(|(c, _)| c));
-        assert_eq!(conversations, ["31", "4", "solo"]);
-        assert_eq!(values[0], [(0.1 + 0.2 + 0.6) / 3.0, 0.5, 1.0]);
-        assert_eq!(values[1], [0.5, 0.25, 0.0]);
+        let collapsed =
+            collapse_conversations(&queries, &per_query, |q| split_turn(q, "_").map(|(c, _)| c))
+                .expect("no clash");
+        assert_eq!(collapsed.ids, ["31", "4", "solo"]);
+        assert_eq!(collapsed.values[0], [(0.1 + 0.2 + 0.6) / 3.0, 0.5, 1.0]);
+        assert_eq!(collapsed.values[1], [0.5, 0.25, 0.0]);
+        assert_eq!(collapsed.alone, ["solo"], "counted for the warning");
+    }
+
+    #[test]
+    fn a_query_of_its_own_named_as_a_conversation_is_an_error() {
+        for queries in [["31_1", "31", "4_1"], ["31", "31_1", "4_1"]] {
+            let queries: Vec<String> = queries.map(String::from).to_vec();
+            let per_query = vec![vec![0.1, 0.2, 0.3]];
+            let error = collapse_conversations(&queries, &per_query, |q| {
+                split_turn(q, "_").map(|(c, _)| c)
+            })
+            .expect_err("`31` and the conversation `31` would be one");
+            assert!(
+                error.contains("query `31` names no conversation"),
+                "{error}"
+            );
+        }
+    }
+
+    #[test]
+    fn rows_of_unevaluated_queries_and_the_groups_they_leave_empty_are_warned_of() {
+        let groups = QueryGroups::from_rows(
+            "query",
+            vec!["segment".into(), "language".into()],
+            [
+                ("q1".to_owned(), vec!["head".to_owned(), "de".to_owned()]),
+                ("q2".to_owned(), vec!["tail".to_owned(), "de".to_owned()]),
+                ("q8".to_owned(), vec!["rare".to_owned(), "de".to_owned()]),
+                ("q9".to_owned(), vec!["rare".to_owned(), "fr".to_owned()]),
+                ("q7".to_owned(), vec!["tail".to_owned(), String::new()]),
+            ],
+        )
+        .expect("groups");
+        let evaluated: Vec<String> = ["q1", "q2", "q5"].map(String::from).to_vec();
+        let warnings = unevaluated_warnings("run", &evaluated, &groups, "g.csv");
+        let text: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            text,
+            [
+                "run `run`: 3 queries of g.csv are not evaluated (e.g. `q7`, `q8`, `q9`): they \
+                 are in no group's results",
+                "run `run`: 2 groups of g.csv have no evaluated query (e.g. `segment=rare`, \
+                 `language=fr`): no results for them",
+            ]
+        );
+        let all: Vec<String> = ["q1", "q2", "q7", "q8", "q9"].map(String::from).to_vec();
+        assert!(unevaluated_warnings("run", &all, &groups, "g.csv").is_empty());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! The model always keeps every per-query value (the spec says they are
 //! always available); whether a format prints them is a rendering option.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use rankeval_core::{Aggregator, Bounds, Metric, RelevanceLevel, TrecEvalMeasure};
@@ -159,8 +160,58 @@ impl Report {
     }
 }
 
+/// One group of queries of a report with each run's results on it, as
+/// [`Report::group_table`] gives them.
+#[derive(Clone, Debug)]
+pub struct GroupRow<'a> {
+    /// The group column, e.g. `segment`.
+    pub column: String,
+    /// The group, e.g. `tail`.
+    pub value: String,
+    /// `runs[r]`: run `r`'s results on the group, `None` when it has no
+    /// queries there.
+    pub runs: Vec<Option<&'a GroupResult>>,
+}
+
+impl Report {
+    /// Every group of [`groups`](Self::groups), in its order, with each
+    /// run's results on it: found through one index per run, so that a
+    /// report of many groups (a conversation each, `--turns`) is rendered
+    /// and compared in time linear in its groups, where a
+    /// [`RunResult::group`] per group and run would be quadratic.
+    pub fn group_table(&self) -> Vec<GroupRow<'_>> {
+        let index: Vec<HashMap<(&str, &str), &GroupResult>> = self
+            .runs
+            .iter()
+            .map(|run| {
+                run.groups
+                    .iter()
+                    .rev() // The first of a repeated group wins, as in `group`.
+                    .map(|g| ((g.column.as_str(), g.value.as_str()), g))
+                    .collect()
+            })
+            .collect();
+        self.groups()
+            .into_iter()
+            .map(|(column, value)| {
+                let runs = index
+                    .iter()
+                    .map(|groups| groups.get(&(column.as_str(), value.as_str())).copied())
+                    .collect();
+                GroupRow {
+                    column,
+                    value,
+                    runs,
+                }
+            })
+            .collect()
+    }
+}
+
 impl RunResult {
-    /// The run's results on group `value` of `column`, if it has queries there.
+    /// The run's results on group `value` of `column`, if it has queries
+    /// there. A search through the run's groups: to visit every group, use
+    /// [`Report::group_table`].
     pub fn group(&self, column: &str, value: &str) -> Option<&GroupResult> {
         self.groups
             .iter()
@@ -367,6 +418,38 @@ pub enum ReportWarning {
         /// The first few, in report order.
         examples: Vec<String>,
     },
+    /// Queries a groups file lists that the run has no values for (not
+    /// evaluated): they are in no group's results.
+    GroupQueriesNotEvaluated {
+        /// The groups file, as named by the user.
+        groups: String,
+        /// How many listed queries.
+        count: usize,
+        /// The first few, in byte order.
+        examples: Vec<String>,
+    },
+    /// Groups of a groups file none of whose queries the run has values
+    /// for: they have no results (rather than vanishing unsaid).
+    GroupsWithoutQueries {
+        /// The groups file, as named by the user.
+        groups: String,
+        /// How many groups, over every column.
+        count: usize,
+        /// The first few, as `column=value`.
+        examples: Vec<String>,
+    },
+    /// With conversations as the unit (`--per-conversation`), evaluated
+    /// queries that name no conversation: each is a conversation of its
+    /// own.
+    QueriesWithoutConversation {
+        /// Why they name none: no separator in the id, or no value in a
+        /// groups file's `conversation` column.
+        reason: String,
+        /// How many queries.
+        count: usize,
+        /// The first few, in report order.
+        examples: Vec<String>,
+    },
     /// A run's mean hole rate (`unjudged@k`: the share of its top k the
     /// qrels do not judge) is above
     /// [`HOLE_WARNING`](rankeval_core::completion::HOLE_WARNING): its values
@@ -523,9 +606,57 @@ impl Describe for ReportWarning {
                     "they count"
                 },
             ),
+            ReportWarning::GroupQueriesNotEvaluated {
+                groups,
+                count,
+                examples,
+            } => write!(
+                f,
+                "{count} {} of {groups} {} not evaluated (e.g. {}): {} in no group's results",
+                if *count == 1 { "query" } else { "queries" },
+                if *count == 1 { "is" } else { "are" },
+                quoted(examples),
+                if *count == 1 { "it is" } else { "they are" },
+            ),
+            ReportWarning::GroupsWithoutQueries {
+                groups,
+                count,
+                examples,
+            } => write!(
+                f,
+                "{count} {} of {groups} {} no evaluated query (e.g. {}): no results for {}",
+                if *count == 1 { "group" } else { "groups" },
+                if *count == 1 { "has" } else { "have" },
+                quoted(examples),
+                if *count == 1 { "it" } else { "them" },
+            ),
+            ReportWarning::QueriesWithoutConversation {
+                reason,
+                count,
+                examples,
+            } => write!(
+                f,
+                "{count} evaluated {} no conversation ({reason}; e.g. {}): each is a \
+                 conversation of its own",
+                if *count == 1 {
+                    "query names"
+                } else {
+                    "queries name"
+                },
+                quoted(examples),
+            ),
             ReportWarning::Coverage(warning) => warning.write_for(f, front),
         }
     }
+}
+
+/// `examples` as a list of `` `example` ``s.
+fn quoted(examples: &[String]) -> String {
+    examples
+        .iter()
+        .map(|e| format!("`{e}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl fmt::Display for RunWarning {

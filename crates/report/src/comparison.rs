@@ -373,6 +373,11 @@ fn text(compared: &Compared, options: RenderOptions, markdown: bool) -> String {
     }
     out.push_str(&render_table(&details(c)));
     out.push('\n');
+    let table = compared.report.group_table();
+    let rows: std::collections::HashMap<(&str, &str), &rankeval::report::GroupRow<'_>> = table
+        .iter()
+        .map(|row| ((row.column.as_str(), row.value.as_str()), row))
+        .collect();
     for group in &c.groups {
         if markdown {
             let _ = writeln!(
@@ -381,11 +386,9 @@ fn text(compared: &Compared, options: RenderOptions, markdown: bool) -> String {
                 markdown::escape(&format!("{}={}", group.column, group.value))
             );
         }
-        out.push_str(&render_table(&super::group_rows(
-            &compared.report,
-            &group.column,
-            &group.value,
-        )));
+        if let Some(row) = rows.get(&(group.column.as_str(), group.value.as_str())) {
+            out.push_str(&render_table(&super::group_rows(&compared.report, row)));
+        }
         out.push('\n');
         out.push_str(&render_table(&details_of(c, &group.comparisons)));
         out.push('\n');
@@ -627,11 +630,12 @@ fn latex_groups(report: &Report) -> String {
     let row = comparison_row(report);
     let bounds_row = latex_bounds_row(report, row);
     let mut out = String::new();
-    for (column, value) in report.groups() {
+    for group in report.group_table() {
+        let (column, value) = (&group.column, &group.value);
         out.push_str("\\begin{table}[t]\n\\centering\n");
         latex_head(&mut out, report, "lr", "Run & Queries");
-        for run in &report.runs {
-            let group = run.group(&column, &value);
+        for (run, group) in report.runs.iter().zip(&group.runs) {
+            let group = *group;
             let mut cells = vec![
                 tex(&run.name),
                 group.map_or(0, |g| g.queries.len()).to_string(),

@@ -195,16 +195,16 @@ impl<'a> Page<'a> {
             self.out.push_str("</tr>\n");
         }
         self.out.push_str("</table>\n");
-        let groups = r.groups();
+        let groups = r.group_table();
         if !groups.is_empty() {
             self.out.push_str(
                 "<h3>Groups of queries</h3><p class=\"note\">Each group's results: the \
                  queries the groups file puts in it, aggregated as the whole run's.</p>\n",
             );
         }
-        for (column, value) in groups {
+        for group in &groups {
             self.out.push_str("<table class=\"summary group\">");
-            self.rows(&group_rows(r, &column, &value));
+            self.rows(&group_rows(r, group));
             self.out.push_str("</table>\n");
         }
         if r.runs.len() > 1 {

@@ -218,12 +218,11 @@ fn summary_rows(report: &Report) -> Vec<Vec<String>> {
 /// Markdown and HTML renderers: a header naming the group, the query count
 /// of each run, then one row per (metric, aggregator) as in the summary. A
 /// run without queries in the group shows 0 queries and NaN.
-fn group_rows(report: &Report, column: &str, value: &str) -> Vec<Vec<String>> {
-    let mut header = vec![format!("{column}={value}")];
+fn group_rows(report: &Report, group: &rankeval::report::GroupRow<'_>) -> Vec<Vec<String>> {
+    let mut header = vec![format!("{}={}", group.column, group.value)];
     header.extend(report.runs.iter().map(|r| r.name.clone()));
     let mut rows = vec![header];
-    let groups: Vec<Option<&rankeval::report::GroupResult>> =
-        report.runs.iter().map(|r| r.group(column, value)).collect();
+    let groups = &group.runs;
     let mut queries = vec!["queries".to_owned()];
     queries.extend(
         groups

@@ -4,9 +4,9 @@ use super::{RenderOptions, Report, group_rows, per_query_rows, summary_rows};
 
 pub(super) fn render(report: &Report, options: RenderOptions) -> String {
     let mut out = table(&summary_rows(report));
-    for (column, value) in report.groups() {
+    for group in report.group_table() {
         out.push('\n');
-        out.push_str(&table(&group_rows(report, &column, &value)));
+        out.push_str(&table(&group_rows(report, &group)));
     }
     if options.per_query {
         for run in &report.runs {

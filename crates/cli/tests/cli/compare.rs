@@ -703,3 +703,118 @@ fn one_metric_csv(csv: &str, run: &str) -> Vec<(String, f64)> {
     v.sort_by(|a, b| a.0.cmp(&b.0));
     v
 }
+
+/// Resamples past the bound (which would allocate gigabytes up front), too
+/// few for a bootstrap's percentile interval, and the keyed bootstrap with
+/// the multinomial variant (which it does not have): errors (exit 2) that
+/// give the bound, the minimum or the reason, from the flags, TOML and
+/// `ci(resamples=...)`, before any data is read.
+#[test]
+fn resamples_out_of_bounds_and_the_keyed_multinomial_are_refused() {
+    let flags = |extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--qrels",
+            "examples/quickstart/qrels.txt",
+            "--run",
+            "examples/quickstart/runs/baseline.trec",
+            "--run",
+            "examples/quickstart/runs/v2.jsonl",
+            "-m",
+            "ap",
+        ];
+        args.extend_from_slice(extra);
+        super::run(&args)
+    };
+    for (extra, expected) in [
+        (
+            &["--baseline", "baseline", "--resamples", "100000000000"][..],
+            "--resamples 100000000000: 100000000000 resamples is more than the 1000000",
+        ),
+        (
+            &["--all-pairs", "--resamples", "1000001"][..],
+            "1000001 resamples is more than the 1000000",
+        ),
+        (
+            &["-a", "ci(method=bca,resamples=100000000000)"][..],
+            "resamples: 100000000000 resamples is more than the 1000000",
+        ),
+        (
+            &[
+                "--baseline",
+                "baseline",
+                "--test",
+                "bootstrap-keyed",
+                "--bootstrap",
+                "multinomial",
+            ][..],
+            "--bootstrap multinomial with --test bootstrap-keyed: the keyed bootstrap weights \
+             each query 0 or 2",
+        ),
+        (
+            &[
+                "--baseline",
+                "baseline",
+                "--test",
+                "bootstrap-keyed",
+                "--resamples",
+                "1",
+            ][..],
+            "--resamples 1: 1 resamples are too few for a percentile interval at level 0.95",
+        ),
+        (
+            &[
+                "--baseline",
+                "baseline",
+                "--test",
+                "bootstrap",
+                "--resamples",
+                "18",
+                "--confidence",
+                "0.9",
+            ][..],
+            "which needs at least 19",
+        ),
+    ] {
+        let (code, stdout, stderr) = flags(extra);
+        assert_eq!(code, 2, "{extra:?}: {stderr}");
+        assert!(stderr.contains(expected), "{extra:?}: {stderr}");
+        assert!(stdout.is_empty(), "{stdout}");
+    }
+    // At the minimum, the interval holds the estimate.
+    let (code, _, stderr) = flags(&[
+        "--baseline",
+        "baseline",
+        "--test",
+        "bootstrap-keyed",
+        "--resamples",
+        "39",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    for (tail, expected) in [
+        (
+            "[compare]\nresamples = 100000000000\n",
+            "exp.toml:5: compare.resamples: 100000000000 resamples is more than the 1000000",
+        ),
+        (
+            "[compare]\ntest = \"bootstrap_keyed\"\nbootstrap = \"multinomial\"\n",
+            "compare.bootstrap: \"multinomial\" with test = \"bootstrap_keyed\": the keyed \
+             bootstrap weights each query 0 or 2",
+        ),
+        (
+            "[compare]\ntest = \"bootstrap\"\nresamples = 10\n",
+            "exp.toml:6: compare.resamples: 10 resamples are too few",
+        ),
+        (
+            "aggregators = [\"ci(method=bca,resamples=2000000)\"]\n",
+            "2000000 resamples is more than the 1000000",
+        ),
+    ] {
+        let dir = experiment(&format!(
+            "metrics = [{{ type = \"ndcg\", k = 10 }}]\nbaseline = \"bm25\"\n{tail}"
+        ));
+        let (code, _, stderr) = run_in(dir.path(), &["run", "exp.toml"]);
+        assert_eq!(code, 2, "{tail}: {stderr}");
+        assert!(stderr.contains(expected), "{tail}: {stderr}");
+    }
+}

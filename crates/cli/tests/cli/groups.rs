@@ -430,3 +430,117 @@ fn groups_join_the_family_when_asked() {
     }
     assert_eq!(apart["provenance"]["family_size"], 2);
 }
+
+/// Rows of the groups file naming queries that were not evaluated are
+/// counted in a warning (never ignored unsaid), and a group none of whose
+/// queries was evaluated is named (it has no results) rather than
+/// vanishing.
+#[test]
+fn rows_of_unevaluated_queries_and_their_empty_groups_are_warnings() {
+    let dir = files();
+    std::fs::write(
+        dir.path().join("extra.csv"),
+        format!("{GROUPS}q98,rare,de\nq99,rare,fr\n"),
+    )
+    .expect("write");
+    let mut args = EVAL.to_vec();
+    args.pop();
+    args.extend(["extra.csv", "--format", "json"]);
+    let (code, stdout, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 0, "{stderr}");
+    for expected in [
+        "warning: run `baseline`: 2 queries of extra.csv are not evaluated (e.g. `q98`, `q99`): \
+         they are in no group's results",
+        "warning: run `baseline`: 2 groups of extra.csv have no evaluated query (e.g. \
+         `segment=rare`, `language=fr`): no results for them",
+    ] {
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+    let document: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let warnings = document["warnings"].as_array().expect("warnings");
+    let of = |kind: &str| -> Vec<&serde_json::Value> {
+        warnings.iter().filter(|w| w["kind"] == kind).collect()
+    };
+    let not_evaluated = of("group_queries_not_evaluated");
+    assert_eq!(not_evaluated.len(), 2, "one per run");
+    assert_eq!(not_evaluated[0]["count"], 2);
+    assert_eq!(not_evaluated[0]["examples"][1], "q99");
+    let empty = of("groups_without_queries");
+    assert_eq!(empty[0]["count"], 2);
+    assert_eq!(empty[0]["examples"][0], "segment=rare");
+    // Every listed query evaluated: neither warning.
+    let (code, _, stderr) = run_in(dir.path(), EVAL);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("not evaluated"), "{stderr}");
+}
+
+/// A column named twice would be one group column in every report (the two
+/// merged): it is refused, naming the column and the line, in each format.
+#[test]
+fn a_column_named_twice_is_refused_naming_it() {
+    let dir = scratch(&[
+        ("qrels.txt", "1 0 a 1\n"),
+        ("run.trec", "1 Q0 a 1 0.9 t\n"),
+        ("twice.csv", "query,segment,segment\n1,head,tail\n"),
+        (
+            "twice.jsonl",
+            "{\"query\": \"1\", \"segment\": \"head\", \"segment\": \"tail\"}\n",
+        ),
+    ]);
+    for (file, expected) in [
+        (
+            "twice.csv",
+            "twice.csv:1: the header names the column `segment` twice (columns 2 and 3)",
+        ),
+        (
+            "twice.jsonl",
+            "twice.jsonl:1: the key `segment` is given twice in the object",
+        ),
+    ] {
+        let args = [
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "--groups",
+            file,
+        ];
+        let (code, _, stderr) = run_in(dir.path(), &args);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}
+
+/// `/dev/zero` and a sparse file of 3 GB as the groups file in each format:
+/// an error naming the file (exit 2), at once, not memory without bound
+/// (FIFOs are tested with the reader, rankeval_readers::groups).
+#[cfg(unix)]
+#[test]
+fn endless_or_huge_groups_files_are_errors_naming_them() {
+    let dir = scratch(&[("qrels.txt", "1 0 a 1\n"), ("run.trec", "1 Q0 a 1 0.9 t\n")]);
+    for name in ["g.csv", "g.tsv", "g.jsonl", "g.parquet"] {
+        let zero = format!("zero-{name}");
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join(&zero)).expect("symlink");
+        let sparse = format!("sparse-{name}");
+        std::fs::File::create(dir.path().join(&sparse))
+            .expect("create")
+            .set_len(3 << 30)
+            .expect("a sparse file");
+        for file in [&zero, &sparse] {
+            let args = [
+                "eval",
+                "--qrels",
+                "qrels.txt",
+                "--run",
+                "run.trec",
+                "--groups",
+                file.as_str(),
+            ];
+            let (code, _, stderr) = run_in(dir.path(), &args);
+            assert_eq!(code, 2, "{file}: {stderr}");
+            assert!(stderr.contains(file.as_str()), "{stderr}");
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+}

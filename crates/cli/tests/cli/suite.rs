@@ -249,4 +249,126 @@ fn an_experiment_file_given_twice_is_refused() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("suite.toml:1: experiments:"), "{stderr}");
     assert!(stderr.contains("is the same file as"), "{stderr}");
+
+/// A suite listing a suite is refused, naming both files and the line
+/// (not "unknown field"); so is a suite among several files run together.
+#[test]
+fn a_suite_cannot_contain_a_suite() {
+    let dir = suite();
+    std::fs::write(
+        dir.path().join("inner.toml"),
+        "# two datasets\nexperiments = [\"a.toml\", \"b.toml\"]\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("outer.toml"),
+        "experiments = [\"c.toml\", \"inner.toml\"]\n",
+    )
+    .expect("write");
+    let (code, stdout, stderr) = run_in(dir.path(), &["run", "outer.toml"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        stderr.contains(
+            "outer.toml:1: experiments[2]: inner.toml is a suite file itself (`experiments` on \
+             its line 2): a suite cannot contain a suite"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("unknown field"), "{stderr}");
+    let (code, _, stderr) = run_in(dir.path(), &["run", "c.toml", "inner.toml"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(
+            "inner.toml:2: experiments: this is a suite file, where an experiment file is \
+             expected: a suite cannot contain a suite"
+        ),
+        "{stderr}"
+    );
+}
+
+/// `/dev/zero`, a FIFO fed without end and a sparse file of 3 GB as the
+/// experiment file, as a suite file's experiment, and beside another: an
+/// error naming the file (exit 2), quickly, never memory without bound.
+#[cfg(unix)]
+#[test]
+fn endless_or_huge_experiment_and_suite_files_are_errors_naming_them() {
+    use std::io::Write;
+    let dir = suite();
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.toml")).expect("symlink");
+    std::fs::File::create(dir.path().join("sparse.toml"))
+        .expect("create")
+        .set_len(3 << 30)
+        .expect("a sparse file");
+    std::fs::write(
+        dir.path().join("suite.toml"),
+        "experiments = [\"a.toml\", \"zero.toml\"]\n",
+    )
+    .expect("write");
+    for (args, expected) in [
+        (&["run", "zero.toml"][..], "zero.toml: "),
+        (&["run", "sparse.toml"][..], "sparse.toml: "),
+        (&["run", "a.toml", "zero.toml"][..], "zero.toml: "),
+        (
+            &["run", "suite.toml"][..],
+            "suite.toml:1: experiments[2]: zero.toml: ",
+        ),
+    ] {
+        let (code, _, stderr) = run_in(dir.path(), args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(stderr.contains("64 MiB"), "{args:?}: {stderr}");
+    }
+    let fifo = dir.path().join("fifo.toml");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        for args in [
+            &["run", "fifo.toml"][..],
+            &["run", "a.toml", "fifo.toml"][..],
+        ] {
+            let writer = {
+                let fifo = fifo.clone();
+                std::thread::spawn(move || {
+                    let mut pipe = std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(&fifo)
+                        .expect("open the FIFO");
+                    let block = vec![b'#'; 1 << 20];
+                    while pipe.write_all(&block).is_ok() {}
+                })
+            };
+            let (code, _, stderr) = run_in(dir.path(), args);
+            assert_eq!(code, 2, "{args:?}: {stderr}");
+            assert!(stderr.contains("fifo.toml"), "{stderr}");
+            writer.join().expect("the writer ends");
+        }
+    }
+}
+
+/// An experiment file from a FIFO (as a shell's `<(...)` gives) is read
+/// once: it was read to tell a suite from an experiment, then opened again
+/// and found empty (or waiting for another writer).
+#[cfg(unix)]
+#[test]
+fn an_experiment_file_from_a_fifo_is_read_once() {
+    use std::io::Write;
+    let dir = suite();
+    let fifo = dir.path().join("fifo.toml");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        return;
+    }
+    let text = std::fs::read(dir.path().join("a.toml")).expect("read");
+    let writer = std::thread::spawn(move || {
+        let mut pipe = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&fifo)
+            .expect("open the FIFO");
+        pipe.write_all(&text).expect("write the experiment once");
+    });
+    let (code, from_fifo, stderr) = run_in(dir.path(), &["run", "fifo.toml"]);
+    writer.join().expect("the writer ends");
+    assert_eq!(code, 0, "{stderr}");
+    let (_, from_file, _) = run_in(dir.path(), &["run", "a.toml"]);
+    assert_eq!(from_fifo, from_file);
 }

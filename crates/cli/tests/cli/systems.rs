@@ -154,3 +154,56 @@ fn the_command_line_systems_equal_the_experiments() {
         "{stderr}"
     );
 }
+
+/// A system name given twice gets that reason, naming both places (the
+/// two `--system` flags, or both `[[systems]]` tables with their lines).
+#[test]
+fn a_system_name_given_twice_names_both_places() {
+    let dir = scratch(&[
+        ("qrels.txt", "1 0 a 1\n"),
+        ("a-1.trec", "1 Q0 a 1 0.9 t\n"),
+        ("a-2.trec", "1 Q0 a 1 0.9 t\n"),
+        ("b-1.trec", "1 Q0 a 1 0.9 t\n"),
+        ("b-2.trec", "1 Q0 a 1 0.9 t\n"),
+        (
+            "twice.toml",
+            "qrels = \"qrels.txt\"\n\n[[systems]]\nname = \"v2\"\nruns = [\"a-*.trec\"]\n\n\
+             [[systems]]\nname = \"v2\"\nruns = [\"b-*.trec\"]\n",
+        ),
+    ]);
+    let (code, _, stderr) = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--system",
+            "v2=a-*.trec",
+            "--system",
+            "v2=b-*.trec",
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(
+            "--system v2=b-*.trec: the system name `v2` is given twice (system 1 is --system \
+             v2=a-*.trec, this is system 2)"
+        ),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run_in(
+        dir.path(),
+        &["eval", "--qrels", "qrels.txt", "--system", "a/b=a-*.trec"],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("cannot be empty nor hold `/`"), "{stderr}");
+    let (code, _, stderr) = run_in(dir.path(), &["run", "twice.toml"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(
+            "twice.toml:8: systems[2].name: the system name `v2` is given twice: \
+             systems[1].name (line 4) has it too"
+        ),
+        "{stderr}"
+    );
+}

@@ -334,3 +334,60 @@ fn the_worked_conversation_example() {
         ]
     );
 }
+
+/// Under `--per-conversation --turns _`, a query id without the separator
+/// is a conversation of its own, counted in a warning naming it (as the
+/// docs say); one named as another conversation would merge with it, and
+/// is refused.
+#[test]
+fn per_conversation_warns_of_ids_without_the_separator() {
+    let dir = scratch(&[
+        ("qrels.txt", &format!("{QRELS}plain 0 a 1\n")),
+        ("run.trec", &format!("{RUN}plain Q0 a 1 3 r\n")),
+        ("clash-qrels.txt", &format!("{QRELS}c7 0 a 1\n")),
+        ("clash.trec", &format!("{RUN}c7 Q0 a 1 3 r\n")),
+    ]);
+    let eval = |qrels: &str, run: &str| {
+        run_in(
+            dir.path(),
+            &[
+                "eval",
+                "--qrels",
+                qrels,
+                "--run",
+                &format!("run={run}"),
+                "-m",
+                "rr",
+                "--turns",
+                "_",
+                "--per-conversation",
+                "--format",
+                "json",
+            ],
+        )
+    };
+    let (code, stdout, stderr) = eval("qrels.txt", "run.trec");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: run `run`: 1 evaluated query names no conversation (no `_` in the id; \
+             e.g. `plain`): each is a conversation of its own"
+        ),
+        "{stderr}"
+    );
+    let document: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let warning = document["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .find(|w| w["kind"] == "queries_without_conversation")
+        .expect("the warning in JSON");
+    assert_eq!(warning["count"], 1);
+    assert_eq!(document["runs"][0]["num_queries"], 3, "c7, c12 and plain");
+    let (code, _, stderr) = eval("clash-qrels.txt", "clash.trec");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("query `c7` names no conversation and so is a conversation of its own"),
+        "{stderr}"
+    );
+}

@@ -157,6 +157,8 @@ impl Aggregator for ConfidenceInterval {
             MeanIntervalMethod::Bca if self.resamples == 0 => {
                 Err("resamples must be at least 1 (10000 by default)".to_owned())
             }
+            MeanIntervalMethod::Bca => rankeval_compare::check_resamples(self.resamples)
+                .map_err(|error| format!("resamples: {error}")),
             MeanIntervalMethod::T
                 if self.resamples != DEFAULT_RESAMPLES || self.seed != DEFAULT_SEED =>
             {

@@ -47,6 +47,14 @@ impl BaselineResults {
             .filter(|(_, q)| queries.contains(q.as_str()))
             .map(|(i, _)| i)
             .collect();
+        self.select(&rows)
+    }
+
+    /// The same results on the queries at `rows` (indexes into
+    /// [`queries`](Self::queries), in the order given): what
+    /// [`restricted`](Self::restricted) keeps, at the cost of the rows
+    /// alone, for a caller that has found them (each of many groups).
+    pub fn select(&self, rows: &[usize]) -> Self {
         Self {
             name: self.name.clone(),
             source: self.source.clone(),

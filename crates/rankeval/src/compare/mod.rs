@@ -88,6 +88,13 @@ impl Family {
     }
 }
 
+/// Why the keyed bootstrap takes no bootstrap variant but its own (every
+/// front end gives this reason for `multinomial` with it).
+pub const KEYED_BOOTSTRAP_VARIANT: &str = "the keyed bootstrap weights each query 0 or 2 from a \
+     stream keyed by its id (double-or-nothing), so that a Spark job's partitions merge to the \
+     same numbers; the multinomial bootstrap draws queries by position and cannot be keyed. Use \
+     the bootstrap test for it, or leave the variant out";
+
 /// How to compare.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Settings {
@@ -143,8 +150,12 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// Checks the numbers: level and alpha in range, at least one resample.
-    /// The front ends call it before reading any data.
+    /// Checks the numbers and their combination: level and alpha in range,
+    /// resamples within [`rankeval_compare::check_resamples`]'s bounds and,
+    /// for the bootstrap tests, enough for their percentile interval
+    /// ([`rankeval_compare::percentile_minimum`]), the keyed bootstrap
+    /// without the multinomial variant (it has none). The front ends call
+    /// it before reading any data.
     pub fn validate(&self) -> Result<(), CompareRunError> {
         let problem = if !(self.level > 0.0 && self.level < 1.0) {
             Some(format!(
@@ -153,8 +164,19 @@ impl Settings {
             ))
         } else if !(self.alpha > 0.0 && self.alpha <= 1.0) {
             Some(format!("alpha must be in (0, 1], got {}", self.alpha))
-        } else if self.resamples == 0 {
-            Some("the number of resamples must be at least 1".to_owned())
+        } else if let Err(error) = rankeval_compare::check_resamples(self.resamples) {
+            Some(error.to_string())
+        } else if let Err(error) = matches!(self.test, Test::Bootstrap | Test::BootstrapKeyed)
+            .then(|| rankeval_compare::check_percentile_resamples(self.resamples, self.level))
+            .unwrap_or(Ok(()))
+        {
+            Some(error.to_string())
+        } else if self.test == Test::BootstrapKeyed
+            && self.bootstrap == BootstrapMethod::Multinomial
+        {
+            Some(format!(
+                "bootstrap `multinomial` with test `bootstrap_keyed`: {KEYED_BOOTSTRAP_VARIANT}"
+            ))
         } else if self.jackknife_groups.is_some_and(|g| g < 2) {
             Some("the jackknife needs at least 2 groups".to_owned())
         } else {
@@ -733,23 +755,54 @@ fn compare_groups(
             });
         }
     }
+    // Built once, not per group: each group costs its own queries only.
+    let rows: Vec<std::collections::HashMap<&str, usize>> = report
+        .runs
+        .iter()
+        .map(|run| {
+            run.queries
+                .iter()
+                .enumerate()
+                .map(|(q, id)| (id.as_str(), q))
+                .collect()
+        })
+        .collect();
+    let baseline_rows: Option<std::collections::HashMap<&str, usize>> = match baseline {
+        Some(Baseline::Results(results)) => Some(
+            results
+                .queries
+                .iter()
+                .enumerate()
+                .map(|(q, id)| (id.as_str(), q))
+                .collect(),
+        ),
+        _ => None,
+    };
     let mut groups = Vec::with_capacity(keys.len());
-    for (column, value) in keys {
-        let sub = group_report(report, &column, &value);
-        let members: std::collections::HashSet<&str> = sub
-            .runs
-            .iter()
-            .flat_map(|r| r.queries.iter().map(String::as_str))
-            .collect();
+    for row in report.group_table() {
+        let sub = group_report(report, &row, &rows);
         let sub_baseline = baseline.map(|b| match b {
             Baseline::Run(name) => Baseline::Run(name.clone()),
-            Baseline::Results(results) => Baseline::Results(results.restricted(&members)),
+            Baseline::Results(results) => {
+                let mut selected: Vec<usize> = match &baseline_rows {
+                    Some(index) => sub
+                        .runs
+                        .iter()
+                        .flat_map(|r| r.queries.iter())
+                        .filter_map(|q| index.get(q.as_str()).copied())
+                        .collect(),
+                    None => Vec::new(),
+                };
+                selected.sort_unstable();
+                selected.dedup();
+                Baseline::Results(results.select(&selected))
+            }
         });
         let result = compare(&sub, sub_baseline.as_ref(), settings, &[])?;
         groups.push((
             GroupComparison {
-                column,
-                value,
+                column: row.column,
+                value: row.value,
                 comparisons: result.comparisons,
             },
             sub,
@@ -758,21 +811,23 @@ fn compare_groups(
     Ok(groups)
 }
 
-/// The report of one group: each run's values on the group's queries, with
-/// the group's aggregates (a run without queries in the group has none).
-fn group_report(report: &Report, column: &str, value: &str) -> Report {
+/// The report of one group (`row`, with each run's results on it): each
+/// run's values on the group's queries, with the group's aggregates (a run
+/// without queries in the group has none); `rows[r]` finds a query's row
+/// in run `r`.
+fn group_report(
+    report: &Report,
+    row: &crate::report::GroupRow<'_>,
+    rows: &[std::collections::HashMap<&str, usize>],
+) -> Report {
     let runs = report
         .runs
         .iter()
-        .map(|run| {
-            let (queries, per_query, aggregates, intervals) = match run.group(column, value) {
+        .zip(&row.runs)
+        .zip(rows)
+        .map(|((run, group), index)| {
+            let (queries, per_query, aggregates, intervals) = match group {
                 Some(group) => {
-                    let index: std::collections::HashMap<&str, usize> = run
-                        .queries
-                        .iter()
-                        .enumerate()
-                        .map(|(q, id)| (id.as_str(), q))
-                        .collect();
                     let rows: Vec<usize> = group
                         .queries
                         .iter()
@@ -1195,5 +1250,111 @@ pub fn quantity_name(quantity: rankeval_compare::Quantity) -> &'static str {
         rankeval_compare::Quantity::LowerBound => "lower bound of the difference",
         rankeval_compare::Quantity::CorrectedPValue => "corrected p-value",
         rankeval_compare::Quantity::Difference => "difference",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::groups::{conversation_groups, group_results};
+    use crate::report::{MetricColumn, RunResult};
+    use rankeval_core::registry::parse_aggregator;
+
+    /// Two runs on `count` conversations of 4 turns (`c7_3`), with the
+    /// groups `--turns _` gives them: a conversation each, and each turn.
+    fn conversations(count: usize) -> Report {
+        let queries: Vec<String> = (0..count * 4)
+            .map(|q| format!("c{}_{}", q / 4, q % 4 + 1))
+            .collect();
+        let groups = conversation_groups(&queries, "_", None).expect("groups");
+        let metrics = vec![MetricColumn {
+            name: "ap".into(),
+            trec: None,
+        }];
+        let aggregators = vec![parse_aggregator("mean").expect("mean")];
+        let runs = ["a", "b"]
+            .iter()
+            .enumerate()
+            .map(|(r, name)| {
+                let values: Vec<f64> = (0..queries.len())
+                    .map(|q| ((q * 7 + r * 3) % 11) as f64 / 10.0)
+                    .collect();
+                let per_query = vec![values];
+                let (groups, _) = group_results(
+                    name,
+                    &queries,
+                    &per_query,
+                    &metrics,
+                    &aggregators,
+                    &groups,
+                    "the query ids",
+                );
+                let whole = crate::report::aggregate_run(name, &metrics, &per_query, &aggregators);
+                RunResult {
+                    name: (*name).to_owned(),
+                    queries: queries.clone(),
+                    per_query,
+                    aggregates: whole.values,
+                    intervals: whole.intervals,
+                    corpus: Vec::new(),
+                    groups,
+                }
+            })
+            .collect();
+        Report {
+            metrics,
+            aggregators: vec!["mean".into()],
+            corpus: Vec::new(),
+            runs,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The shortest of three comparisons of `report` with run `a`.
+    fn seconds(report: &Report) -> f64 {
+        let baseline = Baseline::Run("a".into());
+        (0..3)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                let compared =
+                    compare(report, Some(&baseline), &Settings::default(), &[]).expect("compared");
+                std::hint::black_box(compared);
+                start.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Eight times the conversations (the groups) take about eight times
+    /// as long to compare: each group costs its own queries. It was 64
+    /// times: each group's report looked every query of each run up again
+    /// (`eval --turns _ --baseline a` on 200,000 queries did not finish).
+    #[test]
+    fn comparing_many_groups_takes_time_linear_in_them() {
+        let (small, large) = (conversations(500), conversations(4000));
+        let compared = compare(
+            &small,
+            Some(&Baseline::Run("a".into())),
+            &Settings::default(),
+            &[],
+        )
+        .expect("compared");
+        assert_eq!(compared.groups.len(), 500 + 4, "each conversation and turn");
+        let c7 = compared
+            .groups
+            .iter()
+            .find(|g| g.column == "conversation" && g.value == "c7")
+            .expect("conversation c7");
+        let turns = |r: usize| -> f64 {
+            (28..32).map(|q| small.runs[r].per_query[0][q]).sum::<f64>() / 4.0
+        };
+        let cell = &c7.comparisons[0];
+        let result = cell.result.as_ref().expect("a comparison");
+        assert!((result.summary.difference - (turns(1) - turns(0))).abs() < 1e-12);
+        let (s, l) = (seconds(&small), seconds(&large));
+        assert!(
+            l < 24.0 * s,
+            "500 conversations {s:.3} s, 4000 {l:.3} s: {:.1} times",
+            l / s
+        );
     }
 }

@@ -115,19 +115,26 @@ fn baseline_groups(
     aggregators: &[Box<dyn Aggregator>],
 ) -> Vec<GroupResult> {
     let mut groups = Vec::new();
-    for (column, value) in report.groups() {
-        let members: std::collections::HashSet<&str> = report
+    // Built once: each group then costs its own queries, not the file's.
+    let index: std::collections::HashMap<&str, usize> = queries
+        .iter()
+        .enumerate()
+        .map(|(q, id)| (id.as_str(), q))
+        .collect();
+    for row in report.group_table() {
+        let mut rows: Vec<usize> = row
             .runs
             .iter()
-            .filter_map(|run| run.group(&column, &value))
-            .flat_map(|group| group.queries.iter().map(String::as_str))
+            .flatten()
+            .flat_map(|group| group.queries.iter())
+            .filter_map(|q| index.get(q.as_str()).copied())
             .collect();
-        let rows: Vec<usize> = (0..queries.len())
-            .filter(|&q| members.contains(queries[q].as_str()))
-            .collect();
+        rows.sort_unstable();
+        rows.dedup();
         if rows.is_empty() {
             continue;
         }
+        let (column, value) = (row.column, row.value);
         let columns: Vec<Vec<f64>> = per_query
             .iter()
             .map(|values| rows.iter().map(|&q| values[q]).collect())

@@ -16,6 +16,27 @@ use rankeval_core::{PluginError, PluginKind};
 pub use resolve::load;
 pub use suite_file::{SuiteFile, load_suite};
 
+/// What a TOML file given alone to `rankeval run` holds.
+#[derive(Debug)]
+pub enum ConfigFile {
+    /// A suite file (`experiments = [...]`).
+    Suite(SuiteFile),
+    /// An experiment file.
+    Experiment(Box<crate::experiment::Experiment>),
+}
+
+/// The suite or the experiment the file at `path` holds, its bytes read
+/// once: a FIFO or a shell's `<(...)` can be read only once (read again, it
+/// would wait for another writer, or be empty).
+pub fn load_file(path: &std::path::Path) -> Result<ConfigFile, ConfigError> {
+    let bytes = read_config(path)?;
+    // The suite check reads the text only; the experiment takes the bytes.
+    match suite_file::suite_of(path, bytes.clone())? {
+        Some(suite) => Ok(ConfigFile::Suite(suite)),
+        None => resolve::load_bytes(path, bytes).map(|e| ConfigFile::Experiment(Box::new(e))),
+    }
+}
+
 /// An experiment file is wrong. Displays as `file:line: problem`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -32,8 +32,12 @@ use rankeval_core::judged_only::judged_only;
 
 /// Loads and resolves the experiment file at `path`.
 pub fn load(path: &Path) -> Result<Experiment, ConfigError> {
+    load_bytes(path, read_config(path)?)
+}
+
+/// Resolves the experiment file at `path`, already read as `bytes`.
+pub(crate) fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<Experiment, ConfigError> {
     let name = path.display().to_string();
-    let bytes = read_config(path)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let before = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         ConfigError::NotUtf8 {
@@ -42,6 +46,19 @@ pub fn load(path: &Path) -> Result<Experiment, ConfigError> {
         }
     })?;
     let raw: RawExperiment = toml::from_str(&text).map_err(|source| {
+        // A suite file where an experiment file is expected (one of several
+        // files of `rankeval run`, or a suite's experiment).
+        if let Some(line) = super::suite_file::suite_line(&text) {
+            return ConfigError::Invalid {
+                path: name.clone(),
+                line,
+                key: "experiments".to_owned(),
+                reason: format!(
+                    "this is a suite file, where an experiment file is expected: {}",
+                    super::suite_file::SUITE_IN_SUITE
+                ),
+            };
+        }
         if source.span().is_none()
             && source.message().contains("recursion limit")
             && let Some((line, parts)) = deepest_key(&text)
@@ -117,11 +134,16 @@ impl Resolver<'_> {
                     "a system name cannot be empty nor hold `/` or a control character",
                 ));
             }
-            if systems.iter().any(|s: &SystemSpec| s.name == name) {
+            if let Some(first) = systems.iter().position(|s: &SystemSpec| s.name == name) {
                 return Err(self.invalid(
                     &table.name,
                     format!("{key}.name"),
-                    format!("another system is already named `{name}`"),
+                    format!(
+                        "the system name `{name}` is given twice: systems[{}].name (line {}) has \
+                         it too; give each system a name of its own",
+                        first + 1,
+                        self.line(&raw.systems[first].get_ref().name)
+                    ),
                 ));
             }
             let files = crate::experiment::system_files(&name, self.base, table.runs.get_ref())
@@ -604,6 +626,21 @@ impl Resolver<'_> {
                     .ok_or_else(|| {
                         self.invalid(resamples, "compare.resamples", "must be at least 1")
                     })?;
+                rankeval_compare::check_resamples(settings.resamples).map_err(|error| {
+                    self.invalid(resamples, "compare.resamples", error.to_string())
+                })?;
+            }
+            if settings.test == rankeval_compare::Test::BootstrapKeyed
+                && settings.bootstrap == rankeval_compare::BootstrapMethod::Multinomial
+            {
+                return Err(self.invalid(
+                    table,
+                    "compare.bootstrap",
+                    format!(
+                        "\"multinomial\" with test = \"bootstrap_keyed\": {}",
+                        crate::compare::KEYED_BOOTSTRAP_VARIANT
+                    ),
+                ));
             }
             if let Some(seed) = &c.seed {
                 settings.seed = u64::try_from(*seed.get_ref()).map_err(|_| {
@@ -631,6 +668,24 @@ impl Resolver<'_> {
                     ));
                 }
                 settings.level = level;
+            }
+            if matches!(
+                settings.test,
+                rankeval_compare::Test::Bootstrap | rankeval_compare::Test::BootstrapKeyed
+            ) && let Err(error) =
+                rankeval_compare::check_percentile_resamples(settings.resamples, settings.level)
+            {
+                return Err(match &c.resamples {
+                    Some(at) => self.invalid(at, "compare.resamples", error.to_string()),
+                    None => self.invalid(table, "compare", error.to_string()),
+                });
+            }
+            if let Err(error) = settings.validate() {
+                let reason = match error {
+                    CompareRunError::Settings(reason) => reason,
+                    other => other.to_string(),
+                };
+                return Err(self.invalid(table, "compare", reason));
             }
         }
         let run_names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();

@@ -31,13 +31,36 @@ struct RawSuite {
     aggregate: Option<toml::Spanned<String>>,
 }
 
+/// Only the key that makes a TOML file a suite, with where it is.
+#[derive(Deserialize)]
+struct SuiteKey {
+    experiments: Option<toml::Spanned<toml::Value>>,
+}
+
+/// The line of the top-level `experiments` key of the TOML `text`, if it
+/// has one: the mark of a suite file, which no experiment file has.
+pub(crate) fn suite_line(text: &str) -> Option<usize> {
+    let key: SuiteKey = toml::from_str(text).ok()?;
+    let start = key.experiments?.span().start;
+    Some(1 + text[..start].matches('\n').count())
+}
+
+/// Why a suite file cannot be an experiment of a suite (or one of several
+/// files run together).
+pub(crate) const SUITE_IN_SUITE: &str = "a suite cannot contain a suite: list the experiment files \
+     of both in one suite, or run each suite on its own (`rankeval run SUITE.toml`)";
+
 /// The suite `path` holds, or `None` when it is an experiment file (it has
 /// no top-level `experiments` key). Errors name the file, the line and the
-/// key: fewer than two experiments, one that does not exist, an unknown
-/// `aggregate`, an unknown key.
+/// key: fewer than two experiments, one that does not exist or is itself a
+/// suite, an unknown `aggregate`, an unknown key.
 pub fn load_suite(path: &Path) -> Result<Option<SuiteFile>, ConfigError> {
+    suite_of(path, read_config(path)?)
+}
+
+/// [`load_suite`] of the file at `path`, already read as `bytes`.
+pub(crate) fn suite_of(path: &Path, bytes: Vec<u8>) -> Result<Option<SuiteFile>, ConfigError> {
     let name = path.display().to_string();
-    let bytes = read_config(path)?;
     let Ok(text) = String::from_utf8(bytes) else {
         // Not UTF-8: loading it as an experiment names the line.
         return Ok(None);
@@ -85,6 +108,23 @@ pub fn load_suite(path: &Path) -> Result<Option<SuiteFile>, ConfigError> {
                 span.clone(),
                 &format!("experiments[{}]", i + 1),
                 reason,
+            ));
+        }
+        // A suite within the suite: said here, naming both files, rather
+        // than as the experiment file's unknown keys.
+        let key = format!("experiments[{}]", i + 1);
+        let bytes = read_config(&full).map_err(|e| invalid(span.clone(), &key, e.to_string()))?;
+        if let Ok(inner) = String::from_utf8(bytes)
+            && let Some(inner_line) = suite_line(&inner)
+        {
+            return Err(invalid(
+                span.clone(),
+                &key,
+                format!(
+                    "{} is a suite file itself (`experiments` on its line {inner_line}): \
+                     {SUITE_IN_SUITE}",
+                    full.display()
+                ),
             ));
         }
         experiments.push(full);
