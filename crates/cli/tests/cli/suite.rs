@@ -249,6 +249,7 @@ fn an_experiment_file_given_twice_is_refused() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("suite.toml:1: experiments:"), "{stderr}");
     assert!(stderr.contains("is the same file as"), "{stderr}");
+}
 
 /// A suite listing a suite is refused, naming both files and the line
 /// (not "unknown field"); so is a suite among several files run together.
