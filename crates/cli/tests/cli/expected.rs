@@ -399,14 +399,7 @@ fn a_table_from_a_fifo_is_read_once() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while child.try_wait().unwrap().is_none() {
-            if std::time::Instant::now() > deadline {
-                let _ = child.kill();
-                panic!("rankeval hangs on a FIFO ({fifo})");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        super::wait_or_fail(&mut child, &format!("rankeval hangs on a FIFO ({fifo})"));
         writer.join().unwrap();
         let output = child.wait_with_output().unwrap();
         assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{fifo}");

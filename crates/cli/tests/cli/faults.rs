@@ -94,14 +94,7 @@ fn an_ungrouped_run_from_a_fifo_is_read_as_from_a_file() {
         .spawn()
         .unwrap();
     // Before the fix the second read of the FIFO waited for a writer forever.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("rankeval hangs on a FIFO");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    super::wait_or_fail(&mut child, "rankeval hangs on a FIFO");
     writer.join().unwrap();
     let output = child.wait_with_output().unwrap();
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
@@ -725,7 +718,6 @@ fn a_toml_file_nested_too_deep_is_an_error_naming_the_line() {
 #[cfg(target_os = "linux")]
 #[test]
 fn arrow_bytes_claiming_gigabytes_are_refused_in_bounded_memory() {
-    use std::os::unix::process::CommandExt;
     // A stream: the continuation marker, then a metadata length of 2 GiB - 1.
     let mut stream = vec![0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F];
     stream.extend_from_slice(b"not a message");
@@ -742,21 +734,7 @@ fn arrow_bytes_claiming_gigabytes_are_refused_in_bounded_memory() {
             .args(["eval", "--qrels", "qrels.txt", "--run", run, "-m", "ap"])
             .current_dir(dir.path())
             .env_clear();
-        // SAFETY: setrlimit is async-signal-safe and touches no memory of
-        // the parent; it only lowers the child's own limit.
-        #[allow(unsafe_code)]
-        unsafe {
-            command.pre_exec(|| {
-                let limit = libc::rlimit {
-                    rlim_cur: 1 << 30,
-                    rlim_max: 1 << 30,
-                };
-                if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        super::limit_address_space(&mut command, 1 << 30);
         let output = command.output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{run}: {stderr}");

@@ -6,7 +6,6 @@
 //! never a success, a panic, a hang or memory without bound.
 
 use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -142,21 +141,7 @@ fn bounded(dir: &Path, args: &[String]) -> (Option<i32>, String, Duration) {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    // SAFETY: setrlimit is async-signal-safe and touches no memory of the
-    // parent; it only lowers the child's own limit.
-    #[allow(unsafe_code)]
-    unsafe {
-        command.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: 3 << 30,
-                rlim_max: 3 << 30,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    super::limit_address_space(&mut command, 3 << 30);
     let start = Instant::now();
     let mut child = command.spawn().expect("rankeval starts");
     let stderr = child.stderr.take().expect("stderr piped");

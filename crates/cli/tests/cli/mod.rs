@@ -97,3 +97,38 @@ pub fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
     }
     dir
 }
+
+/// Waits for `child`, killing it and failing the test as `what` when it
+/// has not ended within a minute (a read that waits forever on a FIFO).
+pub fn wait_or_fail(child: &mut std::process::Child, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{what}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Runs `command` with `bytes` of address space: a reader that allocates
+/// what a few hostile bytes claim fails instead of growing.
+#[cfg(target_os = "linux")]
+pub fn limit_address_space(command: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is async-signal-safe and touches no memory of the
+    // parent; it only lowers the child's own limit.
+    #[allow(unsafe_code)]
+    unsafe {
+        command.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}

@@ -439,14 +439,7 @@ fn one_table_from_a_fifo_named_twice_is_read_once() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("rankeval ppi hangs on a FIFO named twice");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    super::wait_or_fail(&mut child, "rankeval ppi hangs on a FIFO named twice");
     writer.join().unwrap();
     let output = child.wait_with_output().unwrap();
     assert_eq!(String::from_utf8_lossy(&output.stdout), want);
