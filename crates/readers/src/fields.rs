@@ -86,6 +86,8 @@ fn first_space(field: &[u8]) -> usize {
 /// operations each, with no byte-by-byte loop.
 pub(crate) struct Window {
     spaces: u64,
+    /// Bytes of 0x7F (DEL) or more: not plain ASCII.
+    wide: u64,
     line_end: u32,
 }
 
@@ -96,15 +98,17 @@ impl Window {
     pub(crate) fn new(bytes: &[u8]) -> Option<Self> {
         // Most lines end within 32 bytes (qrels) or just past them (runs).
         let low: &[u8; 32] = bytes.get(..32)?.try_into().ok()?;
-        let (mut spaces, mut newlines) = masks(low);
+        let (mut spaces, mut newlines, mut wide) = masks(low);
         if newlines == 0 {
             let high: &[u8; 32] = bytes.get(32..64)?.try_into().ok()?;
-            let (high_spaces, high_newlines) = masks(high);
+            let (high_spaces, high_newlines, high_wide) = masks(high);
             spaces |= high_spaces << 32;
             newlines = high_newlines << 32;
+            wide |= high_wide << 32;
         }
         (newlines != 0).then(|| Self {
             spaces,
+            wide,
             line_end: newlines.trailing_zeros(),
         })
     }
@@ -113,6 +117,15 @@ impl Window {
     #[inline]
     pub(crate) fn line_end(&self) -> usize {
         self.line_end as usize
+    }
+
+    /// Whether every byte of the line is below 0x7F: no id in it can hold
+    /// a control character or Unicode whitespace (the bytes up to 0x20 are
+    /// separators), so the id rule needs no other check.
+    #[inline]
+    pub(crate) fn plain_ascii(&self) -> bool {
+        // `line_end` is below 64: the line's bytes are the low bits.
+        self.wide & ((1u64 << self.line_end) - 1) == 0
     }
 
     /// The byte ranges of the line's first `N` fields, if the first starts
@@ -149,12 +162,12 @@ impl Window {
     }
 }
 
-/// Bit masks of the separators (bytes up to 0x20) and the newlines in
-/// `chunk`, with SSE2 (every x86-64 processor has it): 16 bytes per compare.
+/// Bit masks of the separators (bytes up to 0x20), the newlines and the
+/// bytes of 0x7F or more in `chunk`, with SSE2 (every x86-64 processor has it): 16 bytes per compare.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[allow(unsafe_code)]
 #[inline]
-fn masks(chunk: &[u8; 32]) -> (u64, u64) {
+fn masks(chunk: &[u8; 32]) -> (u64, u64, u64) {
     // SAFETY: the function only needs SSE2, which the `cfg` above makes
     // sure the target has; it reads nothing but `chunk`.
     unsafe { masks_sse2(chunk) }
@@ -162,12 +175,14 @@ fn masks(chunk: &[u8; 32]) -> (u64, u64) {
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2")]
-fn masks_sse2(chunk: &[u8; 32]) -> (u64, u64) {
+fn masks_sse2(chunk: &[u8; 32]) -> (u64, u64, u64) {
     use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_set_epi64x, _mm_set1_epi8,
+        _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x,
+        _mm_set1_epi8,
     };
     let mut spaces = 0u64;
     let mut newlines = 0u64;
+    let mut wide = 0u64;
     for (i, sixteen) in chunk.chunks_exact(16).enumerate() {
         let (low, high) = sixteen.split_at(8);
         let word = |half: &[u8]| {
@@ -179,24 +194,29 @@ fn masks_sse2(chunk: &[u8; 32]) -> (u64, u64) {
         // Unsigned b <= 0x20 exactly when min(b, 0x20) == b.
         let space = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x20)), v);
         let newline = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8));
+        // The high bit is set for bytes of 0x80 or more; DEL is 0x7F.
+        let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
         spaces |= u64::from(_mm_movemask_epi8(space) as u16) << (16 * i);
         newlines |= u64::from(_mm_movemask_epi8(newline) as u16) << (16 * i);
+        wide |= u64::from(_mm_movemask_epi8(_mm_or_si128(v, del)) as u16) << (16 * i);
     }
-    (spaces, newlines)
+    (spaces, newlines, wide)
 }
 
-/// Bit masks of the separators (bytes up to 0x20) and the newlines in
-/// `chunk`, a byte at a time.
+/// Bit masks of the separators (bytes up to 0x20), the newlines and the
+/// bytes of 0x7F or more in `chunk`, a byte at a time.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline]
-fn masks(chunk: &[u8; 32]) -> (u64, u64) {
+fn masks(chunk: &[u8; 32]) -> (u64, u64, u64) {
     let mut spaces = 0u64;
     let mut newlines = 0u64;
+    let mut wide = 0u64;
     for (i, &b) in chunk.iter().enumerate() {
         spaces |= u64::from(is_space(b)) << i;
         newlines |= u64::from(b == b'\n') << i;
+        wide |= u64::from(b >= 0x7f) << i;
     }
-    (spaces, newlines)
+    (spaces, newlines, wide)
 }
 
 /// Whether a line holds only whitespace.

@@ -137,8 +137,8 @@ fn qrels_line(bytes: &[u8]) -> Option<QrelsLine<'_>> {
     }
     let window = Window::new(bytes)?;
     let [query, _iteration, doc, grade] = window.fields()?;
-    // An id with a byte past ASCII (or DEL) is checked on the general path.
-    if !(plain_ascii(&bytes[query.clone()]) && plain_ascii(&bytes[doc.clone()])) {
+    // A line with a byte past ASCII (or DEL) is checked on the general path.
+    if !window.plain_ascii() {
         return None;
     }
     (grade.end == window.line_end()).then(|| QrelsLine {
@@ -318,8 +318,8 @@ fn run_line(bytes: &[u8]) -> Option<RunLine<'_>> {
     let window = Window::new(bytes)?;
     // The tag must be there; it and anything after it are not read.
     let [query, _q0, doc, _rank, score, _tag] = window.fields()?;
-    // An id with a byte past ASCII (or DEL) is checked on the general path.
-    if !(plain_ascii(&bytes[query.clone()]) && plain_ascii(&bytes[doc.clone()])) {
+    // A line with a byte past ASCII (or DEL) is checked on the general path.
+    if !window.plain_ascii() {
         return None;
     }
     Some(RunLine {
