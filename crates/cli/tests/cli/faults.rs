@@ -13,7 +13,12 @@ const UNGROUPED: &str = "q1 Q0 b 1 0.9 t\nq2 Q0 c 1 0.7 t\nq1 Q0 a 2 0.5 t\nq2 Q
 
 /// `rankeval <args>` in `dir` (temporary files in `tmp`) with `stdin`
 /// piped in; exit code, stdout, stderr.
-fn with_stdin(dir: &Path, tmp: &Path, args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+pub(super) fn with_stdin(
+    dir: &Path,
+    tmp: &Path,
+    args: &[&str],
+    stdin: &[u8],
+) -> (i32, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_rankeval"))
         .args(args)
         .current_dir(dir)

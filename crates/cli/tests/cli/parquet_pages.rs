@@ -6,9 +6,8 @@
 //! pyarrow with page checksums, uncompressed and without dictionaries
 //! (`scripts/parquet_crc_fixtures.py`); each test damages its copy itself.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
@@ -172,27 +171,9 @@ fn a_damaged_page_of_per_query_results_is_refused_naming_them() {
     refused(dir.path(), &["report", "table"], "table/part-00000.parquet");
 }
 
-/// `rankeval args` in `dir` with `stdin` piped in.
+/// `rankeval args` in `dir` with `stdin` piped in (temporary files there).
 fn with_stdin(dir: &Path, args: &[&str], stdin: &[u8]) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rankeval"))
-        .args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("TMPDIR", dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the rankeval binary runs");
-    let mut pipe = child.stdin.take().expect("a stdin pipe");
-    let _ = pipe.write_all(stdin);
-    drop(pipe);
-    let output = child.wait_with_output().expect("rankeval finishes");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    super::faults::with_stdin(dir, dir, args, stdin)
 }
 
 #[cfg(unix)]
