@@ -37,17 +37,9 @@ pub(crate) fn two_qrels(
     second: JudgeFile<'_>,
 ) -> Result<(Qrels, Qrels), CliError> {
     let regular = |path: &Path| std::fs::metadata(path).is_ok_and(|m| m.is_file());
-    let same = first.path == second.path
-        || matches!(
-            (first.path.canonicalize(), second.path.canonicalize()),
-            (Ok(a), Ok(b)) if a == b
-        );
+    let same = first.path == second.path || rankeval::files::same_file(first.path, second.path);
     let shared = if same && !regular(first.path) {
-        let kind = match Input::file(first.path).format() {
-            Format::Parquet => WholeInput::PARQUET,
-            Format::Arrow => WholeInput::BINARY,
-            _ => WholeInput::TEXT,
-        };
+        let kind = WholeInput::of_format(Input::file(first.path).format());
         Some(read_whole(first.path, kind)?)
     } else {
         None

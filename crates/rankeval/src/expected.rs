@@ -192,9 +192,9 @@ pub fn read_labels(
 ) -> Result<LabelDistributions, ReadLabelsError> {
     let format = input.format();
     let kind = match format {
-        Format::Csv | Format::Jsonl | Format::JsonlRows => WholeInput::TEXT,
-        Format::Parquet => WholeInput::PARQUET,
-        Format::Arrow => WholeInput::ARROW,
+        Format::Csv | Format::Jsonl | Format::JsonlRows | Format::Parquet | Format::Arrow => {
+            WholeInput::of_format(format)
+        }
         Format::Trec | Format::Msmarco | Format::Json => {
             return Err(ReadLabelsError::NotATable {
                 name: input.name().to_owned(),

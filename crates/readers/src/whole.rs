@@ -95,6 +95,16 @@ impl WholeInput {
         }
     }
 
+    /// The kind an input of `format` is read whole as: Parquet and Arrow
+    /// with their magic checked, every other format as text.
+    pub fn of_format(format: crate::Format) -> Self {
+        match format {
+            crate::Format::Parquet => Self::PARQUET,
+            crate::Format::Arrow => Self::ARROW,
+            _ => Self::TEXT,
+        }
+    }
+
     /// The same input with another size limit (tests, or a caller with a
     /// tighter bound).
     pub const fn with_limit(mut self, limit: u64) -> Self {
