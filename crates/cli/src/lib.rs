@@ -32,10 +32,9 @@ use rankeval_core::{PluginError, RegistryError};
 use rankeval::config::ConfigError;
 use rankeval::experiment::Experiment;
 use rankeval::front::Describe;
+use rankeval::outcome::{Outcome, Results, Wanted};
 use rankeval::read::ReadError;
 use rankeval_report::html::{self, HtmlExtras};
-use rankeval_report::html_curves::CurvePlan;
-use rankeval_report::html_explain::explain_changed;
 use rankeval_report::{OutputFormat, Render, RenderOptions};
 
 /// Evaluate ranked lists (search results, recommendations, RAG retrieval)
@@ -230,6 +229,15 @@ pub enum CliError {
     /// first only): one per line, each after its own `error: `.
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\nerror: "))]
     Several(Vec<CliError>),
+}
+
+impl From<rankeval::outcome::RunError> for CliError {
+    fn from(error: rankeval::outcome::RunError) -> Self {
+        match error {
+            rankeval::outcome::RunError::Execute(e) => e.into(),
+            rankeval::outcome::RunError::Compare { source, .. } => CliError::Compare(source),
+        }
+    }
 }
 
 impl From<rankeval::experiment::ExecuteError> for CliError {
@@ -445,72 +453,56 @@ fn produce(
             .chain(config.map(|c| ("the experiment file", c)));
         output::refuse_an_input(target, inputs)?;
     }
-    // The HTML page's curves are metrics too: evaluated with the user's,
-    // then taken back out of the report.
-    let curves = matches!(output.format, FormatArg::Html).then(|| {
-        let plan = CurvePlan::new(&experiment.metrics);
-        experiment.metrics.extend(plan.metrics());
-        plan
-    });
     for note in &experiment.notes {
         let _ = writeln!(std::io::stderr(), "note: {note}");
     }
+    let html = matches!(output.format, FormatArg::Html);
     let bar = progress::display(&experiment, std::io::stderr().is_terminal());
-    let report = experiment.execute(&|bytes| bar.inc(bytes));
+    let outcome = experiment.run(
+        Wanted {
+            curves_and_changes: html,
+        },
+        &|bytes| bar.inc(bytes),
+    );
     bar.finish_and_clear();
-    let report = report?;
-    let (report, curves) = match curves {
-        Some(plan) => {
-            let deepest = experiment.metrics[..plan.user_metrics]
-                .iter()
-                .filter_map(|m| m.depth())
-                .map(|k| k.get())
-                .max();
-            let (report, curves) = plan.split(report, deepest);
-            (report, Some(curves))
+    // The evaluation's warnings are said before a comparison's error too.
+    if let Err(rankeval::outcome::RunError::Compare { warnings, .. }) = &outcome {
+        let mut stderr = std::io::stderr().lock();
+        for warning in warnings {
+            let _ = writeln!(stderr, "warning: {warning}");
         }
-        None => (report, None),
-    };
+    }
+    let Outcome {
+        results,
+        curves,
+        changes,
+        systems,
+    } = outcome?;
     let mut stderr = std::io::stderr().lock();
-    for warning in &report.warnings {
+    for warning in &results.report().warnings {
         let _ = writeln!(stderr, "warning: {warning}");
     }
     if let FormatArg::Trec = output.format
-        && let Some(warning) = trec_aggregators_warning(&report.aggregators)
+        && let Some(warning) = trec_aggregators_warning(&results.report().aggregators)
     {
         let _ = writeln!(stderr, "warning: {warning}");
     }
     let options = RenderOptions {
         per_query: output.per_query,
     };
-    // The comparison, or the report alone.
-    let compared: Result<rankeval::compare::Compared, rankeval_report::Report> =
-        match &experiment.comparison {
-            Some(plan) => Ok(rankeval::compare::run_plan(
-                plan,
-                report,
-                &experiment.aggregators,
-            )?),
-            None => Err(report),
-        };
-    if let Ok(compared) = &compared {
+    if let Results::Compared(compared) = &results {
         for warning in compared.comparison.group_warnings() {
             let _ = writeln!(stderr, "warning: {warning}");
         }
     }
-    let verdict = match &compared {
-        Ok(compared) => gate_verdict(compared, output, &mut stderr),
-        Err(_) => Verdict::Passed,
+    let verdict = match &results {
+        Results::Compared(compared) => gate_verdict(compared, output, &mut stderr),
+        Results::Plain(_) => Verdict::Passed,
     };
-    let text = match (&compared, &curves) {
-        (Ok(compared), Some(curves)) => {
+    let format: OutputFormat = output.format.into();
+    let text = match (&results, &curves) {
+        (Results::Compared(compared), Some(curves)) => {
             let comparison = rankeval_report::html_comparison(compared);
-            // The queries that changed most, explained in both runs.
-            let explanations = explain_changed(
-                &experiment,
-                &compared.report,
-                html::baseline(&compared.report, Some(&comparison)),
-            );
             // A baseline read from a results file is the report's first run
             // and has no curves (its lists were not read): an empty series
             // keeps every other run's curves under its own name.
@@ -518,7 +510,7 @@ fn produce(
             if compared.report.runs.len() == curves.runs.len() + 1 {
                 curves.runs.insert(
                     0,
-                    rankeval_report::html_curves::RunCurves {
+                    rankeval::curves::RunCurves {
                         at_k: Vec::new(),
                         precision_recall: Vec::new(),
                     },
@@ -530,52 +522,41 @@ fn produce(
                 HtmlExtras {
                     curves: Some(&curves),
                     comparison: Some(&comparison),
-                    explanations: Some(&explanations),
+                    explanations: changes.as_ref(),
                 },
             )
         }
-        (Ok(compared), None) => {
-            let format: OutputFormat = output.format.into();
+        (Results::Compared(compared), None) => {
             comparison_format_warnings(format, output.per_query, &mut stderr);
             rankeval_report::render_compared(compared, format, options)
         }
-        (Err(plain), Some(curves)) => {
-            let explanations = explain_changed(&experiment, plain, html::baseline(plain, None));
-            html::render(
-                plain,
-                options,
-                HtmlExtras {
-                    curves: Some(curves),
-                    comparison: None,
-                    explanations: Some(&explanations),
-                },
-            )
+        (Results::Plain(plain), Some(curves)) => html::render(
+            plain,
+            options,
+            HtmlExtras {
+                curves: Some(curves),
+                comparison: None,
+                explanations: changes.as_ref(),
+            },
+        ),
+        (Results::Plain(plain), None) => plain.render(format, options),
+    };
+    let text = match &systems {
+        None => text,
+        Some(systems) => {
+            if matches!(
+                format,
+                OutputFormat::Trec | OutputFormat::Html | OutputFormat::Latex
+            ) {
+                let _ = writeln!(
+                    stderr,
+                    "warning: the systems' results are shown in table, markdown, json and csv"
+                );
+            }
+            rankeval_report::systems::with_systems(format, text, systems)
         }
-        (Err(plain), None) => plain.render(output.format.into(), options),
     };
-    let report = match compared {
-        Ok(compared) => compared.report,
-        Err(plain) => plain,
-    };
-    let text = if experiment.systems.is_empty() {
-        text
-    } else {
-        let format: OutputFormat = output.format.into();
-        if matches!(
-            format,
-            OutputFormat::Trec | OutputFormat::Html | OutputFormat::Latex
-        ) {
-            let _ = writeln!(
-                stderr,
-                "warning: the systems' results are shown in table, markdown, json and csv"
-            );
-        }
-        let settings =
-            rankeval::suite::SuiteSettings::of(experiment.comparison.as_ref().map(|p| &p.settings));
-        let systems = rankeval::systems::system_results(&report, &experiment.systems, settings);
-        rankeval_report::systems::with_systems(format, text, &systems)
-    };
-    Ok((text, verdict, report))
+    Ok((text, verdict, results.into_report()))
 }
 
 /// What a comparison rendered in `format` leaves out, said on stderr (by

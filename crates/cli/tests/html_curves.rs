@@ -3,11 +3,11 @@
 //! suite, per query and over all queries, to its 4 printed decimals.
 
 use rankeval::core::Metric;
+use rankeval::curves::{InterpolatedPrecision, RECALL_LEVELS};
 use rankeval::metrics::aggregators::mean::mean;
 use rankeval::{
     Input, Missing, Options, ReadOptions, RelevanceLevel, evaluate, read_qrels, read_run,
 };
-use rankeval_report::html_curves::{InterpolatedPrecision, RECALL_LEVELS};
 
 use crate::common::data;
 

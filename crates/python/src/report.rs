@@ -8,9 +8,10 @@ use std::path::PathBuf;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankeval::compare::{Compared, run_plan};
+use rankeval::compare::Compared;
 use rankeval::config::{self, ConfigError};
 use rankeval::experiment::ExecuteError;
+use rankeval::outcome::{Results, RunError, Wanted};
 use rankeval_report::{OutputFormat, Render, RenderOptions, Report, render_compared};
 
 use crate::errors::{CompareError, ConfigError as PyConfigError, InputError, located, read_error};
@@ -219,36 +220,31 @@ fn config_error(error: &ConfigError) -> PyErr {
 /// Runs the TOML experiment at `path` as `rankeval run` does.
 #[pyfunction]
 pub fn run_experiment(py: Python<'_>, path: PathBuf) -> PyResult<PyReport> {
-    let experiment = config::load(&path).map_err(|e| config_error(&e))?;
-    let report = py
-        .detach(|| experiment.execute(&|_| {}))
+    let mut experiment = config::load(&path).map_err(|e| config_error(&e))?;
+    let outcome = py
+        .detach(|| experiment.run(Wanted::default(), &|_| {}))
         .map_err(|e| match e {
-            ExecuteError::Read(e) => read_error(&e),
+            RunError::Execute(ExecuteError::Read(e)) => read_error(&e),
             // An experiment file: its key, as the command line says it.
-            ExecuteError::NeverRan(e) => located::<InputError>(None, None, &e.to_string()),
+            RunError::Execute(ExecuteError::NeverRan(e)) => {
+                located::<InputError>(None, None, &e.to_string())
+            }
+            RunError::Compare { source, .. } => {
+                located::<CompareError>(None, None, &source.to_string())
+            }
         })?;
-    let systems = (!experiment.systems.is_empty()).then(|| {
-        let settings =
-            rankeval::suite::SuiteSettings::of(experiment.comparison.as_ref().map(|p| &p.settings));
-        py.detach(|| rankeval::systems::system_results(&report, &experiment.systems, settings))
-    });
-    match &experiment.comparison {
-        None => Ok(PyReport {
+    Ok(match outcome.results {
+        Results::Plain(report) => PyReport {
             report,
             compared: None,
-            systems,
-        }),
-        Some(plan) => {
-            let compared = py
-                .detach(|| run_plan(plan, report.clone(), &experiment.aggregators))
-                .map_err(|e| located::<CompareError>(None, None, &e.to_string()))?;
-            Ok(PyReport {
-                report,
-                compared: Some(compared),
-                systems,
-            })
-        }
-    }
+            systems: outcome.systems,
+        },
+        Results::Compared(compared) => PyReport {
+            report: compared.report.clone(),
+            compared: Some(*compared),
+            systems: outcome.systems,
+        },
+    })
 }
 
 /// The macro average of a suite of experiments' reports (`rankeval run

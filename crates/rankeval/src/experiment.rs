@@ -4,6 +4,7 @@
 
 use rankeval_core::{Aggregator, CorpusMetric, Metric, Qrels, RelevanceLevel, Run};
 
+use crate::changed::{KeptLists, KeptRun};
 use crate::corpus::{CorpusSources, item_warnings};
 use crate::engine::{
     Evaluation, NeverRan, Options, evaluate, evaluate_corpus_with, evaluate_input, never_ran,
@@ -178,6 +179,20 @@ impl Experiment {
     /// Reads the inputs, evaluates every run and aggregates. A run that
     /// never ran on the qrels is an error unless the options allow it.
     pub fn execute(&self, progress: Progress<'_>) -> Result<Report, ExecuteError> {
+        self.execute_keeping(progress, false)
+            .map(|(report, _)| report)
+    }
+
+    /// [`execute`](Self::execute), keeping every input's lists in memory
+    /// when `keep` is set (each run is then read whole rather than
+    /// evaluated while read), for what needs them once every value is known
+    /// (the changed queries' explanations): each input is read once.
+    pub fn execute_keeping(
+        &self,
+        progress: Progress<'_>,
+        keep: bool,
+    ) -> Result<(Report, Option<KeptLists>), ExecuteError> {
+        let mut kept = keep.then(KeptLists::default);
         let (shared_qrels, note): (Option<Qrels>, _) = match &self.qrels {
             Some(input) => {
                 let (qrels, note) = read_qrels_noted(input, progress)?;
@@ -257,7 +272,8 @@ impl Experiment {
             let mut ignored_judgements = None;
             // Corpus metrics read every list of the run: it is then read
             // whole rather than evaluated while read.
-            let stored = !self.corpus_metrics.is_empty();
+            let stored = !self.corpus_metrics.is_empty() || kept.is_some();
+            let mut own: Option<Qrels> = None;
             let (evaluation, list): (Evaluation, Option<Run>) = match &shared_qrels {
                 // Read here rather than by `evaluate_input`, to see whether
                 // the run held judgements of its own.
@@ -298,10 +314,9 @@ impl Experiment {
                                 ),
                             }));
                         };
-                        (
-                            evaluate(&qrels, &list, &self.metrics, &self.options),
-                            Some(list),
-                        )
+                        let evaluation = evaluate(&qrels, &list, &self.metrics, &self.options);
+                        own = Some(qrels);
+                        (evaluation, Some(list))
                     }
                 }
             };
@@ -451,6 +466,13 @@ impl Experiment {
                 }
                 None => Vec::new(),
             };
+            if let (Some(kept), Some(list)) = (kept.as_mut(), list) {
+                kept.runs.push(KeptRun {
+                    name: run.name.clone(),
+                    run: list,
+                    own: own.map(|qrels| (qrels, run.input.name().to_owned())),
+                });
+            }
             report.runs.push(RunResult {
                 name: run.name.clone(),
                 queries,
@@ -461,7 +483,10 @@ impl Experiment {
                 groups: group_results,
             });
         }
-        Ok(report)
+        if let (Some(kept), Some(qrels), Some(input)) = (kept.as_mut(), shared_qrels, &self.qrels) {
+            kept.qrels = Some((qrels, input.name().to_owned()));
+        }
+        Ok((report, kept))
     }
 }
 

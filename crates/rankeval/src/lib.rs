@@ -68,9 +68,11 @@
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod agreement;
+pub mod changed;
 pub mod compare;
 pub mod config;
 pub mod corpus;
+pub mod curves;
 pub mod engine;
 pub mod expected;
 pub mod experiment;
@@ -79,6 +81,7 @@ pub mod files;
 pub mod front;
 pub mod groups;
 pub mod naming;
+pub mod outcome;
 pub mod ppi;
 pub mod read_advice;
 pub mod report;

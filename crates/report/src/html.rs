@@ -4,18 +4,19 @@
 //! metric@k and precision-recall curves, and the queries that changed most.
 //!
 //! Charts are drawn here ([`super::html_svg`]); the curves' data comes from
-//! the engine ([`super::html_curves`]). Past a number of queries, per-query
+//! the engine (`rankeval::curves`). Past a number of queries, per-query
 //! charts are aggregated, and the page says so, so a report of 100,000
 //! queries stays small.
 
 use std::fmt::Write as _;
 
-use super::html_curves::{Curves, RECALL_LEVELS};
-use super::html_explain::{ChangedExplanations, explain_table};
-pub use super::html_pairs::{CHANGED, changed_queries};
-use super::html_pairs::{Paired, changed, paired};
+use super::html_explain::explain_table;
 use super::html_svg::{Frame, LOSS, WIN, colour, coord, escape, line_with_dots};
 use super::{RenderOptions, Report, fixed, group_rows, per_query_rows, summary_rows};
+use rankeval::changed::ChangedExplanations;
+pub use rankeval::changed::{CHANGED, changed_queries};
+use rankeval::changed::{Paired, changed, paired};
+use rankeval::curves::{Curves, RECALL_LEVELS};
 
 /// Up to this many queries per run, the distribution chart draws one dot
 /// per query; past it, the histogram and the box plot only.
@@ -76,7 +77,7 @@ pub struct HtmlExtras<'a> {
     /// Baseline, extra summary columns and gates, if compared.
     pub comparison: Option<&'a Comparison>,
     /// The explain tables of the queries that changed most, if made
-    /// ([`super::html_explain::explain_changed`]).
+    /// (`rankeval::changed::explain_changed`).
     pub explanations: Option<&'a ChangedExplanations>,
 }
 
@@ -954,10 +955,10 @@ footer{margin-top:3em;color:#777;font-size:.85em}";
 
 #[cfg(test)]
 mod tests {
-    use super::super::html_curves::RunCurves;
     use super::super::tests::sample;
     use super::super::{MetricColumn, RunResult};
     use super::*;
+    use rankeval::curves::RunCurves;
 
     fn curves(runs: usize) -> Curves {
         Curves {

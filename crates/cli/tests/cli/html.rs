@@ -91,3 +91,104 @@ fn the_queries_that_changed_most_hold_explains_formulas() {
         }
     }
 }
+
+/// The changed queries' explain tables come from the lists the evaluation
+/// read (`Experiment::run` keeps them), not from reading the inputs again:
+/// with every input a FIFO, written once, the page is made and holds the
+/// tables. Read twice, a FIFO waits for a writer that never comes.
+#[cfg(unix)]
+#[test]
+fn every_input_is_read_once_for_the_html_page() {
+    use std::process::{Command, Stdio};
+    let example = workspace().join("examples/judgements");
+    let dir = scratch(&[]);
+    let files = [
+        ("qrels.txt", example.join("human.qrels")),
+        ("bm25.trec", example.join("bm25.trec")),
+        ("dense.trec", example.join("dense.trec")),
+    ];
+    let mut writers = Vec::new();
+    for (fifo, source) in &files {
+        let fifo = dir.path().join(fifo);
+        let made = Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: mkfifo is not available");
+            return;
+        }
+        let text = std::fs::read(source).unwrap();
+        // Opening blocks until rankeval opens the other end, once.
+        writers.push(std::thread::spawn(move || {
+            let _ = std::fs::write(&fifo, text);
+        }));
+    }
+    // The page goes to a file: a pipe nobody reads while waiting would fill.
+    let page = dir.path().join("page.html");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rankeval"))
+        .args([
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "bm25.trec",
+            "--run",
+            "dense.trec",
+            "-m",
+            "ndcg@10",
+            "--format",
+            "html",
+        ])
+        .current_dir(dir.path())
+        .stdout(Stdio::from(std::fs::File::create(&page).unwrap()))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    super::wait_or_fail(
+        &mut child,
+        "rankeval reads an input twice for the HTML page",
+    );
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let output = child.wait_with_output().unwrap();
+    let (html, stderr) = (
+        std::fs::read_to_string(&page).unwrap(),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(output.status.success(), "{stderr}");
+    assert!(html.contains("class=\"explained\""), "no explained query");
+    assert!(!html.contains("No table:"), "a query was not explained");
+    assert!(!html.contains("could not be read again"));
+}
+
+/// No code of the renderers crate calls a reader: it receives data.
+#[test]
+fn the_renderers_read_no_input() {
+    let mut folders = vec![workspace().join("crates/report/src")];
+    let mut files = Vec::new();
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(!files.is_empty());
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for reader in [
+            "rankeval::read",
+            "read_qrels",
+            "read_run",
+            "rankeval_readers",
+        ] {
+            assert!(
+                !text.contains(reader),
+                "{} calls a reader ({reader})",
+                path.display()
+            );
+        }
+    }
+}

@@ -1,4 +1,4 @@
-//! The data of the HTML report's curves: metric@k for k = 1..K (precision,
+//! The curves of a report (the HTML page draws them): metric@k for k = 1..K (precision,
 //! recall, nDCG: the registered metrics, evaluated at each k) and the
 //! interpolated precision-recall curve (trec_eval's `iprec_at_recall`).
 //!
@@ -12,7 +12,7 @@ use rankeval_metrics::aggregators::mean::mean;
 use rankeval_metrics::{Ndcg, Precision, Recall};
 use serde::{Deserialize, Serialize};
 
-use super::Report;
+use crate::report::Report;
 
 /// The deepest `k` the curves go to, whatever the metrics' cutoffs: each
 /// curve costs K metrics per query.

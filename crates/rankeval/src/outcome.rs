@@ -1,0 +1,154 @@
+//! One call that does what `rankeval eval` does: [`Experiment::run`]
+//! evaluates, computes the curves when asked, compares and checks the
+//! gates, gives each system's results and explains the queries that
+//! changed most, every input read once. The command line, Python and a
+//! team's own program render what it returns; none of them repeats the
+//! sequence.
+
+use crate::changed::{ChangedExplanations, explain_changed};
+use crate::compare::{CompareRunError, Compared, run_plan};
+use crate::curves::{CurvePlan, Curves};
+use crate::experiment::{ExecuteError, Experiment, Progress};
+use crate::report::{Report, RunWarning};
+use crate::suite::SuiteSettings;
+use crate::systems::{Systems, system_results};
+
+/// What a run should give beyond the results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Wanted {
+    /// The curves (metric@k, interpolated precision-recall) and the
+    /// explanations of the queries that changed most: what the HTML page
+    /// shows. The runs' lists are then kept in memory until explained.
+    pub curves_and_changes: bool,
+}
+
+/// Everything a report needs, as plain data.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The results, or, with a comparison, the compared report (a baseline
+    /// read from a results file is its first run) and the comparison.
+    pub results: Results,
+    /// The curves of each run of the experiment, when wanted.
+    pub curves: Option<Curves>,
+    /// The changed queries explained, when wanted.
+    pub changes: Option<ChangedExplanations>,
+    /// Each system's results, when the experiment has systems.
+    pub systems: Option<Systems>,
+}
+
+/// The results with or without a comparison.
+#[derive(Debug)]
+pub enum Results {
+    /// No comparison was asked for.
+    Plain(Report),
+    /// Compared with a baseline, or every pair.
+    Compared(Box<Compared>),
+}
+
+impl Results {
+    /// The report of the runs' results.
+    pub fn report(&self) -> &Report {
+        match self {
+            Results::Plain(report) => report,
+            Results::Compared(compared) => &compared.report,
+        }
+    }
+
+    /// The report, taken.
+    pub fn into_report(self) -> Report {
+        match self {
+            Results::Plain(report) => report,
+            Results::Compared(compared) => compared.report,
+        }
+    }
+
+    /// The baseline's index in the report: the comparison's, else the
+    /// first run.
+    pub fn baseline(&self) -> usize {
+        let report = self.report();
+        let index = match self {
+            Results::Plain(_) => 0,
+            Results::Compared(compared) => compared.baseline.unwrap_or(0),
+        };
+        index.min(report.runs.len().saturating_sub(1))
+    }
+}
+
+/// Why an experiment could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// It could not be evaluated.
+    #[error(transparent)]
+    Execute(#[from] ExecuteError),
+    /// The comparison could not be made (its baseline file cannot be
+    /// read, a gate names a group the groups lack); the evaluation's
+    /// warnings come with it, to be said before the error.
+    #[error("{source}")]
+    Compare {
+        /// Why.
+        source: CompareRunError,
+        /// The evaluation's warnings.
+        warnings: Vec<RunWarning>,
+    },
+}
+
+impl Experiment {
+    /// Evaluates, compares and checks the gates as the experiment asks,
+    /// with what `wanted` adds; `progress` is told the bytes read.
+    /// The experiment's metrics are as they were when it returns.
+    pub fn run(&mut self, wanted: Wanted, progress: Progress<'_>) -> Result<Outcome, RunError> {
+        // The curves are metrics too: evaluated with the user's, then
+        // taken back out of the report.
+        let plan = wanted
+            .curves_and_changes
+            .then(|| CurvePlan::new(&self.metrics));
+        let user_metrics = self.metrics.len();
+        if let Some(plan) = &plan {
+            self.metrics.extend(plan.metrics());
+        }
+        let executed = self.execute_keeping(progress, plan.is_some());
+        self.metrics.truncate(user_metrics);
+        let (report, kept) = executed?;
+        let (report, curves) = match plan {
+            Some(plan) => {
+                let deepest = self
+                    .metrics
+                    .iter()
+                    .filter_map(|m| m.depth())
+                    .map(|k| k.get())
+                    .max();
+                let (report, curves) = plan.split(report, deepest);
+                (report, Some(curves))
+            }
+            None => (report, None),
+        };
+        let results = match &self.comparison {
+            Some(plan) => {
+                let warnings = report.warnings.clone();
+                let compared = run_plan(plan, report, &self.aggregators)
+                    .map_err(|source| RunError::Compare { source, warnings })?;
+                Results::Compared(Box::new(compared))
+            }
+            None => Results::Plain(report),
+        };
+        let changes = kept.map(|kept| {
+            explain_changed(
+                &kept,
+                &self.metrics,
+                &self.options,
+                results.report(),
+                results.baseline(),
+            )
+        });
+        let systems = (!self.systems.is_empty()).then(|| {
+            let settings = SuiteSettings::of(self.comparison.as_ref().map(|p| &p.settings));
+            system_results(results.report(), &self.systems, settings)
+        });
+        Ok(Outcome {
+            results,
+            curves,
+            changes,
+            systems,
+        })
+    }
+}
