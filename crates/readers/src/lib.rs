@@ -50,6 +50,7 @@ mod mapped;
 pub mod missing_column;
 mod msmarco;
 mod parquet;
+pub mod results;
 pub mod spans;
 pub mod stream;
 mod table;

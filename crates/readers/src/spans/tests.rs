@@ -340,13 +340,14 @@ proptest::proptest! {
     }
 }
 
+/// A row laid out as a table: query (`None`: null), document, start
+/// (`None`: null), end, last column.
+type TableRow<'a> = (Option<&'a str>, i64, Option<i64>, u32, f64);
+
 /// A batch of span rows: query ids as strings, document ids as integers
 /// (both id types a table may hold), offsets as `u32`, the last column
 /// `last` as floats; `None` is a null.
-fn batch(
-    last: &str,
-    rows: &[(Option<&str>, i64, Option<i64>, u32, f64)],
-) -> arrow_array::RecordBatch {
+fn batch(last: &str, rows: &[TableRow<'_>]) -> arrow_array::RecordBatch {
     use arrow_array::{Float64Array, Int64Array, StringArray, UInt32Array};
     use arrow_schema::{DataType, Field, Schema};
     use std::sync::Arc;
@@ -409,7 +410,7 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     gz.finish().unwrap()
 }
 
-const GOOD: &[(Option<&str>, i64, Option<i64>, u32, f64)] = &[
+const GOOD: &[TableRow<'static>] = &[
     (Some("q1"), 7, Some(0), 10, 2.0),
     (Some("q1"), 8, Some(5), 9, 1.0),
     (Some("q2"), 7, Some(20), 40, 0.0),
@@ -490,7 +491,7 @@ fn quoted_fields_in_a_tsv_hold_tabs_quotes_and_names() {
 
 #[test]
 fn table_errors_name_the_file_row_and_column() {
-    let error = |last: &str, rows: &[(Option<&str>, i64, Option<i64>, u32, f64)]| {
+    let error = |last: &str, rows: &[TableRow<'_>]| {
         let bytes = parquet(&batch(last, rows));
         let read = if last == "grade" {
             parse_span_qrels(&bytes, "t.parquet").map(|_| ())
