@@ -25,7 +25,7 @@
 //! be UTF-8; offsets are at most [`MAX_OFFSET`]; grades pass the grade
 //! check of every qrels and scores are finite. Each error names the file,
 //! the line (text) or row (tables) and the problem, input cut as ids are
-//! ([`shorten_id`](rankeval_core::shorten_id)). The rows are held as a
+//! ([`shorten_id`]). The rows are held as a
 //! [`SpanTable`]: 32 bytes a row, each distinct id once.
 
 mod table;
