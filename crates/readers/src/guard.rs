@@ -37,8 +37,7 @@ fn install_quiet_hook() {
 /// Runs `decode` (a call into a third-party decoder for the input `name`,
 /// a `format` such as "Parquet"); a panic in it becomes an error naming
 /// the file: the file is damaged in a way the decoder did not check.
-/// Public for the readers of other crates that call these decoders (the
-/// per-query results tables of `rankeval report`).
+/// Public for readers in other crates that call these decoders.
 pub fn decoding<T>(
     name: &str,
     format: &str,

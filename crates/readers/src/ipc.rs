@@ -75,24 +75,39 @@ fn read_batches(
     columns: &CsvOptions,
     kind: Kind,
 ) -> Result<(Layout, Vec<RecordBatch>), ReadError> {
+    decode(name, bytes, |schema| {
+        let layout = Layout::new(name, schema, columns, kind)?;
+        let read = layout.columns();
+        Ok((layout.projected(), read))
+    })
+}
+
+/// The batches of Arrow IPC bytes (a file or a stream, told by the first
+/// bytes), of the columns `choose` picks from the schema (their indices,
+/// ascending), with what `choose` made of the schema: the one way Arrow IPC
+/// is decoded, for runs and qrels and for other tables (span files).
+pub(crate) fn decode<T>(
+    name: &str,
+    bytes: &[u8],
+    choose: impl Fn(&Schema) -> Result<(T, Vec<usize>), ReadError>,
+) -> Result<(T, Vec<RecordBatch>), ReadError> {
     let buffer = Buffer::from(bytes.to_vec());
     decoding(name, "Arrow IPC", || {
         if bytes.starts_with(FILE_MAGIC) {
-            file_batches(name, &buffer, columns, kind)
+            file_batches(name, &buffer, &choose)
         } else {
-            stream_batches(name, buffer.clone(), columns, kind)
+            stream_batches(name, buffer.clone(), &choose)
         }
     })
 }
 
 /// The batches of an Arrow IPC file: the footer, then each block, every
 /// offset and length checked against the file's size.
-fn file_batches(
+fn file_batches<T>(
     name: &str,
     buffer: &Buffer,
-    columns: &CsvOptions,
-    kind: Kind,
-) -> Result<(Layout, Vec<RecordBatch>), ReadError> {
+    choose: &impl Fn(&Schema) -> Result<(T, Vec<usize>), ReadError>,
+) -> Result<(T, Vec<RecordBatch>), ReadError> {
     let fail = |e: String| ipc_error(name, e);
     let size = buffer.len();
     let trailer: [u8; 10] = size
@@ -116,9 +131,8 @@ fn file_batches(
         .schema()
         .map(arrow_ipc::convert::fb_to_schema)
         .ok_or_else(|| fail("the footer has no schema".into()))?;
-    let layout = Layout::new(name, &schema, columns, kind)?;
-    let mut decoder =
-        FileDecoder::new(Arc::new(schema), footer.version()).with_projection(layout.columns());
+    let (chosen, read) = choose(&schema)?;
+    let mut decoder = FileDecoder::new(Arc::new(schema), footer.version()).with_projection(read);
     let block_bytes = |block: &arrow_ipc::Block| -> Result<Buffer, ReadError> {
         let offset = usize::try_from(block.offset()).ok();
         let meta = usize::try_from(block.metaDataLength()).ok();
@@ -156,18 +170,17 @@ fn file_batches(
             batches.push(batch);
         }
     }
-    Ok((layout.projected(), batches))
+    Ok((chosen, batches))
 }
 
 /// The batches of an Arrow IPC stream, decoded from the bytes in memory
 /// (a message can claim no more than there is), then projected on the
-/// layout's columns.
-fn stream_batches(
+/// chosen columns.
+fn stream_batches<T>(
     name: &str,
     mut buffer: Buffer,
-    columns: &CsvOptions,
-    kind: Kind,
-) -> Result<(Layout, Vec<RecordBatch>), ReadError> {
+    choose: &impl Fn(&Schema) -> Result<(T, Vec<usize>), ReadError>,
+) -> Result<(T, Vec<RecordBatch>), ReadError> {
     let not_ipc = |e: arrow_schema::ArrowError| {
         ipc_error(
             name,
@@ -178,27 +191,24 @@ fn stream_batches(
         )
     };
     let mut decoder = StreamDecoder::new();
-    let mut layout: Option<Layout> = None;
+    let mut chosen: Option<(T, Vec<usize>)> = None;
     let mut batches = Vec::new();
-    let layout_of = |schema: &Schema| Layout::new(name, schema, columns, kind);
     while !buffer.is_empty() {
         let batch = decoder.decode(&mut buffer).map_err(not_ipc)?;
-        if layout.is_none()
+        if chosen.is_none()
             && let Some(schema) = decoder.schema()
         {
-            layout = Some(layout_of(&schema)?);
+            chosen = Some(choose(&schema)?);
         }
-        if let (Some(batch), Some(layout)) = (batch, &layout) {
-            let batch = batch
-                .project(&layout.columns())
-                .map_err(|e| ipc_error(name, e))?;
+        if let (Some(batch), Some((_, read))) = (batch, &chosen) {
+            let batch = batch.project(read).map_err(|e| ipc_error(name, e))?;
             batches.push(batch);
         }
     }
     decoder.finish().map_err(not_ipc)?;
-    match (layout, decoder.schema()) {
-        (Some(layout), _) => Ok((layout.projected(), batches)),
-        (None, Some(schema)) => Ok((layout_of(&schema)?.projected(), batches)),
+    match (chosen, decoder.schema()) {
+        (Some((chosen, _)), _) => Ok((chosen, batches)),
+        (None, Some(schema)) => Ok((choose(&schema)?.0, batches)),
         (None, None) => Err(not_ipc(arrow_schema::ArrowError::IpcError(
             "no schema message".into(),
         ))),

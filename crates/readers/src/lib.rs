@@ -29,6 +29,11 @@
 //!   column mapping as CSV; see the `table` module. Data already in Arrow
 //!   form is read with [`run_from_batches`] and [`qrels_from_batches`].
 //!
+//! Besides runs and qrels, the other inputs the library reads are read here
+//! into plain rows: span qrels and runs of chunks ([`spans`]), per-query
+//! results read back ([`results`]), groups of queries ([`read_groups`]) and
+//! the inputs of corpus metrics ([`corpus`]).
+//!
 //! Every error names the file, the line and what was expected; nothing is
 //! dropped silently: a malformed line, a bad number, a document repeated in
 //! one query's list (unless `duplicates = "first"`), a document judged twice
@@ -50,6 +55,8 @@ mod mapped;
 pub mod missing_column;
 mod msmarco;
 mod parquet;
+pub mod results;
+pub mod spans;
 pub mod stream;
 mod table;
 pub mod temporary;

@@ -117,6 +117,32 @@ fn parquet_error(name: &str, row_group: Option<usize>, error: impl std::fmt::Dis
     ReadError::new(name, None, ReadErrorKind::BadField(text))
 }
 
+/// The batches of a whole Parquet table read from `reader`, of the columns
+/// `choose` picks from its schema (their indices, ascending), with what
+/// `choose` made of the schema: for tables read whole that are neither a
+/// run nor qrels (span files). A panic of the decoder is an error naming
+/// the file, as for runs.
+pub(crate) fn whole_batches<T, R: ChunkReader + 'static>(
+    name: &str,
+    reader: R,
+    choose: impl FnOnce(&arrow_schema::Schema) -> Result<(T, Vec<usize>), ReadError>,
+) -> Result<(T, Vec<arrow_array::RecordBatch>), ReadError> {
+    decoding(name, "Parquet", || {
+        let builder = ParquetRecordBatchReaderBuilder::try_new(reader)
+            .map_err(|e| parquet_error(name, None, e))?;
+        let (chosen, read) = choose(builder.schema())?;
+        let mask = ProjectionMask::roots(builder.parquet_schema(), read);
+        let batches = builder
+            .with_projection(mask)
+            .with_batch_size(BATCH_ROWS)
+            .build()
+            .map_err(|e| parquet_error(name, None, e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| parquet_error(name, None, e))?;
+        Ok((chosen, batches))
+    })
+}
+
 /// Reads the footer through `open`, finds the layout, then converts every
 /// row group in parallel into a builder made by `new` with `convert`.
 /// Returns the layout (over the projected columns), the builders in

@@ -1125,7 +1125,7 @@ const ID_TYPES: &str =
 const LIST_ID_TYPES: &str = "a list of ids (each an integer or string type)";
 
 /// Whether a column of this type holds ids.
-fn is_id(data_type: &DataType) -> bool {
+pub(crate) fn is_id(data_type: &DataType) -> bool {
     match data_type {
         DataType::Dictionary(_, values) => is_id(values),
         t => {
@@ -1153,7 +1153,7 @@ pub(crate) fn column_texts(array: &dyn Array) -> Option<Vec<Option<String>>> {
 }
 
 /// Whether a column of this type holds numbers.
-fn is_number(data_type: &DataType) -> bool {
+pub(crate) fn is_number(data_type: &DataType) -> bool {
     data_type.is_integer() || data_type.is_floating()
 }
 
@@ -1234,7 +1234,7 @@ impl<'a> Lists<'a> {
 
 /// A numeric column as `f64`s: borrowed when it is `float64`, converted
 /// once per batch otherwise.
-fn numbers(array: &dyn Array) -> Cow<'_, [f64]> {
+pub(crate) fn numbers(array: &dyn Array) -> Cow<'_, [f64]> {
     macro_rules! convert {
         ($($t:ty),*) => {
             match array.data_type() {
@@ -1271,7 +1271,7 @@ fn numbers(array: &dyn Array) -> Cow<'_, [f64]> {
 }
 
 /// An id column, read row by row as bytes.
-enum Ids<'a> {
+pub(crate) enum Ids<'a> {
     Utf8(&'a StringArray),
     LargeUtf8(&'a LargeStringArray),
     Utf8View(&'a StringViewArray),
@@ -1282,7 +1282,7 @@ enum Ids<'a> {
 }
 
 /// Signed integer ids.
-enum Signed<'a> {
+pub(crate) enum Signed<'a> {
     I8(&'a PrimitiveArray<Int8Type>),
     I16(&'a PrimitiveArray<Int16Type>),
     I32(&'a PrimitiveArray<Int32Type>),
@@ -1290,7 +1290,7 @@ enum Signed<'a> {
 }
 
 /// Unsigned integer ids.
-enum Unsigned<'a> {
+pub(crate) enum Unsigned<'a> {
     U8(&'a PrimitiveArray<UInt8Type>),
     U16(&'a PrimitiveArray<UInt16Type>),
     U32(&'a PrimitiveArray<UInt32Type>),
@@ -1299,7 +1299,7 @@ enum Unsigned<'a> {
 
 impl<'a> Ids<'a> {
     /// The ids of `array` (checked to be an id type by [`Layout::new`]).
-    fn of(array: &'a dyn Array) -> Self {
+    pub(crate) fn of(array: &'a dyn Array) -> Self {
         match array.data_type() {
             DataType::Utf8 => Ids::Utf8(array.as_string::<i32>()),
             DataType::LargeUtf8 => Ids::LargeUtf8(array.as_string::<i64>()),
@@ -1329,7 +1329,7 @@ impl<'a> Ids<'a> {
 
     /// Calls `then` with the id of row `row`.
     #[inline]
-    fn with<R>(&self, row: usize, then: impl FnOnce(&[u8]) -> R) -> R {
+    pub(crate) fn with<R>(&self, row: usize, then: impl FnOnce(&[u8]) -> R) -> R {
         let mut buffer = itoa::Buffer::new();
         match self {
             Ids::Utf8(a) => then(a.value(row).as_bytes()),

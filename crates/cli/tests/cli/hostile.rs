@@ -71,11 +71,11 @@ const ROLES: &[(&[&str], &[&str])] = &[
     (&["report", "{}"], &["json", "parquet"]),
     (
         &["spans", "--qrels", "{}", "--run", "chunks.tsv"],
-        &["tsv", "jsonl"],
+        &["tsv", "csv", "jsonl", "parquet", "arrow"],
     ),
     (
         &["spans", "--qrels", "spans.tsv", "--run", "{}"],
-        &["tsv", "jsonl"],
+        &["tsv", "csv", "jsonl", "parquet", "arrow"],
     ),
     (
         &[

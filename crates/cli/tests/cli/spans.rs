@@ -385,3 +385,111 @@ fn no_relevant_text_leaves_the_character_level_undefined_not_nan() {
          character-level values are not defined (`-`)\n"
     );
 }
+
+/// The rows of a TSV span file with a header: query, doc, start, end and
+/// the last column.
+fn tsv_rows(text: &str) -> Vec<(String, String, i64, i64, f64)> {
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            (
+                f[0].to_owned(),
+                f[1].to_owned(),
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The rows as an Arrow batch: ids as strings, offsets as integers, the
+/// last column (`last`) as floats.
+fn span_batch(rows: &[(String, String, i64, i64, f64)], last: &str) -> arrow_array::RecordBatch {
+    use arrow_array::{Float64Array, Int64Array, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+    use std::sync::Arc;
+    let schema = Schema::new(vec![
+        Field::new("query", DataType::Utf8, false),
+        Field::new("doc", DataType::Utf8, false),
+        Field::new("start", DataType::Int64, false),
+        Field::new("end", DataType::Int64, false),
+        Field::new(last, DataType::Float64, false),
+    ]);
+    arrow_array::RecordBatch::try_new(
+        Arc::new(schema),
+        vec![
+            Arc::new(StringArray::from_iter_values(
+                rows.iter().map(|r| r.0.as_str()),
+            )),
+            Arc::new(StringArray::from_iter_values(
+                rows.iter().map(|r| r.1.as_str()),
+            )),
+            Arc::new(rows.iter().map(|r| r.2).collect::<Int64Array>()),
+            Arc::new(rows.iter().map(|r| r.3).collect::<Int64Array>()),
+            Arc::new(rows.iter().map(|r| r.4).collect::<Float64Array>()),
+        ],
+    )
+    .unwrap()
+}
+
+/// examples/spans's files as Parquet (the span qrels), Arrow IPC (a run)
+/// and gzip (the other run) give the report of the text files, byte for
+/// byte.
+#[test]
+fn parquet_arrow_and_gzipped_span_files_give_the_text_files_report() {
+    use std::io::Write;
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/spans");
+    let read = |name: &str| std::fs::read_to_string(examples.join(name)).unwrap();
+    let dir = super::scratch(&[
+        ("spans.tsv", &read("spans.tsv")),
+        ("fixed.tsv", &read("fixed.tsv")),
+        ("sentences.jsonl", &read("sentences.jsonl")),
+    ]);
+    let spans = span_batch(&tsv_rows(&read("spans.tsv")), "grade");
+    let file = std::fs::File::create(dir.path().join("spans.parquet")).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, spans.schema(), None).unwrap();
+    writer.write(&spans).unwrap();
+    writer.close().unwrap();
+    let fixed = span_batch(&tsv_rows(&read("fixed.tsv")), "score");
+    let file = std::fs::File::create(dir.path().join("fixed.arrow")).unwrap();
+    let mut writer = arrow_ipc::writer::FileWriter::try_new(file, &fixed.schema()).unwrap();
+    writer.write(&fixed).unwrap();
+    writer.finish().unwrap();
+    let file = std::fs::File::create(dir.path().join("sentences.jsonl.gz")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
+    gz.write_all(read("sentences.jsonl").as_bytes()).unwrap();
+    gz.finish().unwrap();
+    let report = |qrels: &str, fixed: &str, sentences: &str| {
+        spans_in(
+            dir.path(),
+            &[
+                "--qrels",
+                qrels,
+                "--run",
+                &format!("fixed={fixed}"),
+                "--run",
+                &format!("sentences={sentences}"),
+                "-m",
+                "ap(norm=hits)@3",
+                "--overlap",
+                "coverage>=0.5",
+                "--per-query",
+                "--format",
+                "json",
+            ],
+        )
+    };
+    let text = report("spans.tsv", "fixed.tsv", "sentences.jsonl");
+    assert_eq!(text.0, 0, "{}", text.2);
+    assert!(text.1.contains("\"fixed\""), "{}", text.1);
+    let tables = report("spans.parquet", "fixed.arrow", "sentences.jsonl.gz");
+    assert_eq!(tables, text);
+    // A damaged table is an error naming the file, not a panic.
+    std::fs::write(dir.path().join("bad.parquet"), b"PAR1 not a table PAR1").unwrap();
+    let (code, _, stderr) = report("bad.parquet", "fixed.arrow", "sentences.jsonl.gz");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.starts_with("error: bad.parquet: "), "{stderr}");
+}

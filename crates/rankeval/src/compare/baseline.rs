@@ -6,135 +6,21 @@
 //! as `rankeval_rs.spark` writes it (a file, or a directory of part files),
 //! reads too: the results of a Spark job compared after it.
 //!
-//! Of a JSON file, only `runs[].name` and `runs[].per_query` are read (`{metric: {query:
-//! value}}`; `null`, which the writer prints for NaN, reads as NaN); every
-//! other key is ignored, so a file written by a later rankeval with more
-//! keys still reads.
+//! The files are read by the readers ([`rankeval_readers::results`]: which
+//! keys and columns are read, the limits, the checks of ids and names);
+//! here their errors name the file as what it is to the command: the
+//! baseline of a comparison, or the results file of `rankeval report`.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use rankeval_core::{check_id, shorten_id};
-use serde::Deserialize;
-use serde_json::value::RawValue;
+use rankeval_readers::results::{self, ResultsError};
 
 use super::CompareRunError;
-use super::parquet_results;
-use super::results_input::{self, ResultsInput};
 
-/// The per-query results of one run, read from a results file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BaselineResults {
-    /// The run's name in the file.
-    pub name: String,
-    /// The file, as named by the user.
-    pub source: String,
-    /// The metrics' canonical names, in the order of `per_query`.
-    pub metrics: Vec<String>,
-    /// The queries, in byte order of their ids.
-    pub queries: Vec<String>,
-    /// `per_query[m][q]`: metric `m` on query `q`.
-    pub per_query: Vec<Vec<f64>>,
-}
-
-impl BaselineResults {
-    /// The results on the queries in `queries` only (a group's).
-    pub fn restricted(&self, queries: &std::collections::HashSet<&str>) -> Self {
-        let rows: Vec<usize> = self
-            .queries
-            .iter()
-            .enumerate()
-            .filter(|(_, q)| queries.contains(q.as_str()))
-            .map(|(i, _)| i)
-            .collect();
-        self.select(&rows)
-    }
-
-    /// The same results on the queries at `rows` (indexes into
-    /// [`queries`](Self::queries), in the order given): what
-    /// [`restricted`](Self::restricted) keeps, at the cost of the rows
-    /// alone, for a caller that has found them (each of many groups).
-    pub fn select(&self, rows: &[usize]) -> Self {
-        Self {
-            name: self.name.clone(),
-            source: self.source.clone(),
-            metrics: self.metrics.clone(),
-            queries: rows.iter().map(|&i| self.queries[i].clone()).collect(),
-            per_query: self
-                .per_query
-                .iter()
-                .map(|c| rows.iter().map(|&i| c[i]).collect())
-                .collect(),
-        }
-    }
-
-    /// The per-query column of `metric`, if the file has it.
-    pub fn column(&self, metric: &str) -> Option<&[f64]> {
-        self.metrics
-            .iter()
-            .position(|m| m == metric)
-            .map(|m| self.per_query[m].as_slice())
-    }
-}
-
-#[derive(Deserialize)]
-struct File<'a> {
-    #[serde(borrow)]
-    runs: Vec<FileRun<'a>>,
-}
-
-/// Values are kept as their text and parsed with `fast-float2`, which
-/// rounds correctly: serde_json's own float parsing may be off by one unit
-/// in the last place, and a baseline must read back the very bits written.
-#[derive(Deserialize)]
-struct FileRun<'a> {
-    name: String,
-    /// The run's `per_query` object: its metrics in the file's order (the
-    /// order the report listed them in), each metric's values by query.
-    #[serde(borrow)]
-    per_query: Option<Entries<Entries<&'a RawValue>>>,
-}
-
-/// A JSON object's entries in the file's order, a repeated key kept: a map
-/// would keep one of two values for a query given twice, silently.
-struct Entries<V>(Vec<(String, V)>);
-
-impl<'de, V: Deserialize<'de>> Deserialize<'de> for Entries<V> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit<V>(std::marker::PhantomData<V>);
-
-        impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Visit<V> {
-            type Value = Entries<V>;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-
-            fn visit_map<M: serde::de::MapAccess<'de>>(
-                self,
-                mut map: M,
-            ) -> Result<Self::Value, M::Error> {
-                let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry::<String, V>()? {
-                    entries.push(entry);
-                }
-                Ok(Entries(entries))
-            }
-        }
-
-        deserializer.deserialize_map(Visit(std::marker::PhantomData))
-    }
-}
-
-/// A per-query value as written: a number, or `null` (NaN).
-fn value(raw: &RawValue) -> Result<f64, String> {
-    let text = raw.get().trim();
-    if text == "null" {
-        return Ok(f64::NAN);
-    }
-    fast_float2::parse(text)
-        .map_err(|_| format!("`{}` is not a number", shorten_id(text.as_bytes())))
-}
+/// The per-query results of one run, read from a results file: the run's
+/// name, the file, the metrics, the queries in byte order and one column of
+/// values per metric ([`rankeval_readers::results::RunResults`]).
+pub use rankeval_readers::results::RunResults as BaselineResults;
 
 /// What a results file is to the command reading it, and so how its errors
 /// name it: `eval --baseline FILE` reads a baseline, `rankeval report
@@ -148,30 +34,14 @@ enum Role {
 }
 
 impl Role {
-    /// The error for `reason`, naming the file `path` in this role.
-    fn error(self, path: &str, reason: String) -> CompareRunError {
-        let path = path.to_owned();
+    /// The readers' error, naming its file in this role.
+    fn error(self, error: ResultsError) -> CompareRunError {
+        let ResultsError { path, reason } = error;
         match self {
             Role::Baseline => CompareRunError::BaselineFile { path, reason },
             Role::Results => CompareRunError::ResultsFile { path, reason },
         }
     }
-}
-
-/// Why `name` cannot be a metric's name in a results file (a JSON key, a
-/// Parquet column), if it cannot: it is printed as a column header, so it
-/// is not empty and holds no control character.
-pub(crate) fn metric_name_problem(name: &str) -> Option<String> {
-    if name.is_empty() {
-        return Some("a metric name cannot be empty".to_owned());
-    }
-    name.chars().find(|c| c.is_control()).map(|c| {
-        format!(
-            "the metric name `{}` contains U+{:04X}, a control character",
-            shorten_id(name.as_bytes()),
-            u32::from(c)
-        )
-    })
 }
 
 /// Reads the run `run` (or the file's only run, when `None`) from the
@@ -180,14 +50,7 @@ pub(crate) fn metric_name_problem(name: &str) -> Option<String> {
 /// read whole (a pipe or `/dev/zero` ends in an error naming it); errors
 /// call it the baseline.
 pub fn read_results(path: &Path, run: Option<&str>) -> Result<BaselineResults, CompareRunError> {
-    let source = path.display().to_string();
-    let problem = |reason: String| Role::Baseline.error(&source, reason);
-    match results_input::load(path).map_err(problem)? {
-        ResultsInput::Parquet(parts) => {
-            parquet_results::read(&source, &parts, run).map_err(problem)
-        }
-        ResultsInput::Json(bytes) => one_run(&bytes, &source, run, Role::Baseline),
-    }
+    results::read_run(path, run).map_err(|e| Role::Baseline.error(e))
 }
 
 /// [`read_results`] of a JSON file's text; `source` names it in errors.
@@ -196,68 +59,7 @@ pub fn parse_results(
     source: &str,
     run: Option<&str>,
 ) -> Result<BaselineResults, CompareRunError> {
-    one_run(text.as_bytes(), source, run, Role::Baseline)
-}
-
-/// The run `run` (or the only run) of the JSON report `bytes`.
-fn one_run(
-    bytes: &[u8],
-    source: &str,
-    run: Option<&str>,
-    role: Role,
-) -> Result<BaselineResults, CompareRunError> {
-    let problem = |reason: String| role.error(source, reason);
-    let file = json_file(bytes).map_err(problem)?;
-    let names = || {
-        file.runs
-            .iter()
-            .map(|r| format!("`{}`", shorten_id(r.name.as_bytes())))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let chosen = match run {
-        Some(name) => {
-            let mut named = file.runs.iter().enumerate().filter(|(_, r)| r.name == name);
-            let Some((index, first)) = named.next() else {
-                return Err(problem(format!(
-                    "no run named `{}` in the file (it has {})",
-                    shorten_id(name.as_bytes()),
-                    names()
-                )));
-            };
-            if let Some((again, _)) = named.next() {
-                return Err(problem(same_name(name, index, again)));
-            }
-            (index, first)
-        }
-        None => match file.runs.as_slice() {
-            [only] => (0, only),
-            [] => return Err(problem("the file holds no run".into())),
-            _ => {
-                return Err(problem(format!(
-                    "the file holds several runs ({}): say which one is the baseline",
-                    names()
-                )));
-            }
-        },
-    };
-    results_of(chosen.1, chosen.0, source, role)
-}
-
-/// The JSON report in `bytes`, its structure checked.
-fn json_file(bytes: &[u8]) -> Result<File<'_>, String> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| format!("not a rankeval JSON report (`--format json --per-query`): {e}"))
-}
-
-/// The message for two runs of one name (at `first` and `again` in `runs`).
-fn same_name(name: &str, first: usize, again: usize) -> String {
-    format!(
-        "runs {} and {} of `runs` are both named `{}`: a results file names each run once",
-        first + 1,
-        again + 1,
-        shorten_id(name.as_bytes())
-    )
+    results::parse_json_run(text, source, run).map_err(|e| Role::Baseline.error(e))
 }
 
 /// Every run of the results file at `path` (a JSON report written with
@@ -266,9 +68,7 @@ fn same_name(name: &str, first: usize, again: usize) -> String {
 /// report` renders. Errors call it the results file; two runs of one name
 /// are an error.
 pub fn read_all_results(path: &Path) -> Result<Vec<BaselineResults>, CompareRunError> {
-    let source = path.display().to_string();
-    let problem = |reason: String| Role::Results.error(&source, reason);
-    all_runs(results_input::load(path).map_err(problem)?, &source)
+    results::read_runs(path).map_err(|e| Role::Results.error(e))
 }
 
 /// [`read_all_results`] of bytes already read (a JSON report, or a Parquet
@@ -277,120 +77,7 @@ pub fn parse_all_results(
     bytes: Vec<u8>,
     source: &str,
 ) -> Result<Vec<BaselineResults>, CompareRunError> {
-    all_runs(results_input::classify(bytes, source), source)
-}
-
-/// Every run of a results file's content.
-fn all_runs(input: ResultsInput, source: &str) -> Result<Vec<BaselineResults>, CompareRunError> {
-    let problem = |reason: String| Role::Results.error(source, reason);
-    let bytes = match input {
-        ResultsInput::Parquet(parts) => {
-            return parquet_results::read_all(source, &parts).map_err(problem);
-        }
-        ResultsInput::Json(bytes) => bytes,
-    };
-    let file = json_file(&bytes).map_err(problem)?;
-    if file.runs.is_empty() {
-        return Err(problem("the file holds no run".into()));
-    }
-    for (i, run) in file.runs.iter().enumerate() {
-        if let Some(first) = file.runs[..i].iter().position(|r| r.name == run.name) {
-            return Err(problem(same_name(&run.name, first, i)));
-        }
-    }
-    file.runs
-        .iter()
-        .enumerate()
-        .map(|(i, run)| results_of(run, i, source, Role::Results))
-        .collect()
-}
-
-/// The per-query results of `chosen`, run `index` of the results file
-/// `source`: its name, metrics and query ids checked, a metric or a query
-/// given twice an error.
-fn results_of(
-    chosen: &FileRun<'_>,
-    index: usize,
-    source: &str,
-    role: Role,
-) -> Result<BaselineResults, CompareRunError> {
-    let problem = |reason: String| role.error(source, reason);
-    check_id(chosen.name.as_bytes())
-        .map_err(|e| problem(format!("run {} of `runs`, its `name`: {e}", index + 1)))?;
-    let run = shorten_id(chosen.name.as_bytes());
-    let Some(per_query) = &chosen.per_query else {
-        return Err(problem(format!(
-            "run `{run}` has no per-query values: write the file with `--format json --per-query`"
-        )));
-    };
-    let per_query = &per_query.0;
-    if per_query.is_empty() {
-        return Err(problem(format!(
-            "run `{run}` has no metric in `per_query` (a report needs at least one)"
-        )));
-    }
-    let mut metrics: Vec<String> = Vec::with_capacity(per_query.len());
-    let mut columns = Vec::with_capacity(per_query.len());
-    let mut queries: Option<Vec<String>> = None;
-    for (metric, values) in per_query {
-        if let Some(reason) = metric_name_problem(metric) {
-            return Err(problem(format!("run `{run}`, `per_query`: {reason}")));
-        }
-        let shown = shorten_id(metric.as_bytes());
-        if metrics.contains(metric) {
-            return Err(problem(format!(
-                "run `{run}`: metric `{shown}` is given twice in `per_query`"
-            )));
-        }
-        let mut by_query: BTreeMap<&str, &RawValue> = BTreeMap::new();
-        for (query, raw) in &values.0 {
-            check_id(query.as_bytes())
-                .map_err(|e| problem(format!("run `{run}`, metric `{shown}`: query id: {e}")))?;
-            if by_query.insert(query, raw).is_some() {
-                return Err(problem(format!(
-                    "run `{run}`, metric `{shown}`: query `{}` is given twice",
-                    shorten_id(query.as_bytes())
-                )));
-            }
-        }
-        if by_query.is_empty() {
-            return Err(problem(format!(
-                "run `{run}`, metric `{shown}`: no query has a value"
-            )));
-        }
-        let these: Vec<String> = by_query.keys().map(|q| (*q).to_owned()).collect();
-        match &queries {
-            None => queries = Some(these),
-            Some(first) if *first != these => {
-                return Err(problem(format!(
-                    "run `{run}`: metric `{shown}` has values for other queries than metric \
-                     `{}`; every metric must cover the same queries",
-                    shorten_id(metrics[0].as_bytes())
-                )));
-            }
-            Some(_) => {}
-        }
-        metrics.push(metric.clone());
-        let column = by_query
-            .iter()
-            .map(|(query, raw)| {
-                value(raw).map_err(|e| {
-                    problem(format!(
-                        "run `{run}`, metric `{shown}`, query `{}`: {e}",
-                        shorten_id(query.as_bytes())
-                    ))
-                })
-            })
-            .collect::<Result<Vec<f64>, _>>()?;
-        columns.push(column);
-    }
-    Ok(BaselineResults {
-        name: chosen.name.clone(),
-        source: source.to_owned(),
-        metrics,
-        queries: queries.unwrap_or_default(),
-        per_query: columns,
-    })
+    results::parse_runs(bytes, source).map_err(|e| Role::Results.error(e))
 }
 
 #[cfg(test)]

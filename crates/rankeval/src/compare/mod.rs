@@ -19,9 +19,7 @@
 mod baseline;
 mod gates;
 mod pairing;
-mod parquet_results;
 mod plan;
-mod results_input;
 
 use rankeval_compare::{
     BootstrapMethod, Correction, Gate, GateOutcome, IntervalMethod, Resampling, Summary, Test,

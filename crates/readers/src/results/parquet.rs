@@ -1,10 +1,11 @@
-//! A baseline's per-query values from a Parquet table of `query`, `run`
-//! and one float column per metric: what `rankeval_rs.spark` writes
+//! Per-query results from a Parquet table of `query`, `run` and one float
+//! column per metric: what `rankeval_rs.spark` writes
 //! (`SparkEvaluation.write_parquet`), a file or a directory of part files.
 
 use std::collections::BTreeMap;
 use std::fs::File;
 
+use crate::{ReadError, ReadErrorKind};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Float64Type};
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader};
@@ -12,10 +13,9 @@ use arrow_schema::{DataType, Schema};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::file::reader::ChunkReader;
 use rankeval_core::{check_id, shorten_id};
-use rankeval_readers::{ReadError, ReadErrorKind};
 
-use super::baseline::{BaselineResults, metric_name_problem};
-use super::results_input::{Part, PartData};
+use super::input::{Part, PartData};
+use super::{RunResults, metric_name_problem};
 
 /// Every run's rows: run -> query -> values in metric order.
 type Rows = BTreeMap<String, BTreeMap<String, Vec<f64>>>;
@@ -23,11 +23,7 @@ type Rows = BTreeMap<String, BTreeMap<String, Vec<f64>>>;
 /// The results of run `run` (or the table's only run) in the Parquet
 /// `parts` of the table `source`; the error says what is wrong, for the
 /// caller to name the table.
-pub(crate) fn read(
-    source: &str,
-    parts: &[Part],
-    run: Option<&str>,
-) -> Result<BaselineResults, String> {
+pub(crate) fn read(source: &str, parts: &[Part], run: Option<&str>) -> Result<RunResults, String> {
     let (metrics, rows) = read_table(source, parts)?;
     let names = || {
         rows.keys()
@@ -58,7 +54,7 @@ pub(crate) fn read(
 /// Every run of the Parquet `parts` of the table `source`, in byte order
 /// of their names; the error says what is wrong, for the caller to name
 /// the table.
-pub(crate) fn read_all(source: &str, parts: &[Part]) -> Result<Vec<BaselineResults>, String> {
+pub(crate) fn read_all(source: &str, parts: &[Part]) -> Result<Vec<RunResults>, String> {
     let (metrics, rows) = read_table(source, parts)?;
     if rows.is_empty() {
         return Err("the table holds no run".into());
@@ -75,14 +71,14 @@ fn results(
     name: &str,
     metrics: &[String],
     queries: &BTreeMap<String, Vec<f64>>,
-) -> BaselineResults {
+) -> RunResults {
     let mut per_query = vec![Vec::with_capacity(queries.len()); metrics.len()];
     for values in queries.values() {
         for (column, value) in per_query.iter_mut().zip(values) {
             column.push(*value);
         }
     }
-    BaselineResults {
+    RunResults {
         name: name.to_owned(),
         source: source.to_owned(),
         metrics: metrics.to_vec(),
@@ -146,7 +142,7 @@ impl PartTable {
     /// Reads the footer of the part `name` from `reader` (a panic of the
     /// decoder on a damaged footer is an error, as every reader's).
     fn open<R: ChunkReader + 'static>(name: &str, reader: R) -> Result<Self, String> {
-        rankeval_readers::decoding(name, "Parquet", || {
+        crate::decoding(name, "Parquet", || {
             let batches = ParquetRecordBatchReaderBuilder::try_new(reader)
                 .and_then(|b| b.build())
                 .map_err(|e| bad(name, format!("not a readable Parquet file: {e}")))?;
@@ -166,7 +162,7 @@ fn next_batch(
     name: &str,
     batches: &mut ParquetRecordBatchReader,
 ) -> Result<Option<RecordBatch>, String> {
-    rankeval_readers::decoding(name, "Parquet", || {
+    crate::decoding(name, "Parquet", || {
         batches
             .next()
             .transpose()
@@ -331,7 +327,7 @@ mod tests {
     use std::path::Path;
     use std::sync::Arc;
 
-    use crate::compare::results_input::{ResultsInput, load};
+    use crate::results::input::{ResultsInput, load};
 
     fn write(path: &Path, rows: &[(&str, &str, Option<f64>)]) {
         let schema = Arc::new(Schema::new(vec![
@@ -354,7 +350,7 @@ mod tests {
     }
 
     /// The run `run` of the table at `path`, as `--baseline` reads it.
-    fn read_at(path: &Path, run: Option<&str>) -> Result<BaselineResults, String> {
+    fn read_at(path: &Path, run: Option<&str>) -> Result<RunResults, String> {
         let ResultsInput::Parquet(parts) = load(path)? else {
             panic!("{} is not read as Parquet", path.display());
         };

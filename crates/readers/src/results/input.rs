@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use rankeval_readers::{ReadError, WholeInput, read_whole, read_whole_from};
+use crate::{ReadError, WholeInput, read_whole, read_whole_from};
 
 /// Parquet's magic bytes, at the start (and the end) of every Parquet file.
 const PARQUET_MAGIC: &[u8] = b"PAR1";
