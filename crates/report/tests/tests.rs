@@ -1,0 +1,14 @@
+//! Integration tests of the renderers, in one binary:
+//!
+//! - `html_curves`: the HTML report's precision-recall curve equals
+//!   trec_eval's `iprec_at_recall` on its test suite;
+//! - `compare`: a results file written by the JSON report gives the
+//!   comparison the run gives; a comparison's LaTeX and Markdown.
+//!
+//! Each renderer's own snapshots are unit tests beside it (`src/`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod compare;
+mod html_curves;
