@@ -24,6 +24,7 @@ mod inputs;
 mod intervals;
 mod judged_only;
 mod msmarco;
+mod naming;
 mod never_ran;
 mod output;
 mod parquet_pages;
