@@ -2,8 +2,8 @@
 """Corpus metrics checked against the peers on the same data.
 
 Writes a small recommender dataset (seeded, numpy PCG64) and the values the
-peers give on it to crates/cli/tests/data/corpus_peers/, which the test
-`corpus::peers_give_the_same_values` (crates/cli/tests/corpus.rs) reads
+peers give on it to crates/rankeval/tests/data/corpus_peers/, which the test
+`corpus::peers_give_the_same_values` (crates/rankeval/tests/corpus.rs) reads
 through `rankeval run` 's own code path (experiment.toml in that folder).
 
 Peers:
@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 SEED = 16
-OUT = Path(__file__).resolve().parent.parent / "crates/cli/tests/data/corpus_peers"
+OUT = Path(__file__).resolve().parent.parent / "crates/rankeval/tests/data/corpus_peers"
 KS = (5, 10)
 
 

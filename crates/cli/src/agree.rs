@@ -2,13 +2,13 @@
 //! people's, two assessors'): Cohen's kappa of their labels, and what they
 //! make of the runs (docs/judgements.md).
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use rankeval::agreement::{AgreementReport, JudgementSet, agreement};
+use rankeval::agreement::{JudgementSet, agreement};
 use rankeval::engine::Options;
-use rankeval_compare::agreement::{KappaWeights, KendallMethod};
+use rankeval_compare::agreement::KappaWeights;
+use rankeval_report::agreement::{AgreementFormat, render};
 
 use super::judge_inputs::JudgeFile;
 use super::{CliError, Verdict, judge_inputs, output};
@@ -142,10 +142,11 @@ pub(crate) fn run(args: AgreeArgs) -> Result<Verdict, CliError> {
         args.k,
     )
     .map_err(|e| usage(e.to_string()))?;
-    let text = match args.format {
-        AgreeFormat::Table => table(&report),
-        AgreeFormat::Json => judge_inputs::json_report(&report)?,
+    let format = match args.format {
+        AgreeFormat::Table => AgreementFormat::Table,
+        AgreeFormat::Json => AgreementFormat::Json,
     };
+    let text = render(&report, format);
     output::write(&text, args.output.as_deref())?;
     for (run, sample) in report.runs.iter().zip(&report.missing) {
         if sample.is_empty() {
@@ -163,111 +164,4 @@ pub(crate) fn run(args: AgreeArgs) -> Result<Verdict, CliError> {
         );
     }
     Ok(Verdict::Passed)
-}
-
-/// A number with 4 decimals, `nan` as such.
-fn number(value: f64) -> String {
-    format!("{value:.4}")
-}
-
-/// The aligned-text report.
-fn table(report: &AgreementReport) -> String {
-    let mut out = String::new();
-    let k = &report.kappa;
-    let _ = writeln!(
-        out,
-        "{} and {}: {} documents judged by both ({} by {} only, {} by {} only)",
-        report.first,
-        report.second,
-        report.shared,
-        report.first_only,
-        report.first,
-        report.second_only,
-        report.second
-    );
-    let _ = writeln!(
-        out,
-        "Cohen's kappa ({} weights) {}: observed agreement {}, by chance {}",
-        match k.weights {
-            KappaWeights::None => "no",
-            KappaWeights::Linear => "linear",
-            KappaWeights::Quadratic => "quadratic",
-        },
-        number(k.kappa),
-        number(k.observed_agreement),
-        number(k.expected_agreement)
-    );
-    let width = k
-        .labels
-        .iter()
-        .map(|l| l.to_string().len())
-        .chain(k.confusion.iter().flatten().map(|c| c.to_string().len()))
-        .max()
-        .unwrap_or(1)
-        .max(6);
-    let _ = writeln!(
-        out,
-        "\nlabels ({} down, {} across; kappa: each label against the rest, unweighted)",
-        report.first, report.second
-    );
-    let _ = write!(out, "{:>width$}", "");
-    for label in &k.labels {
-        let _ = write!(out, "  {:>width$}", label.to_string());
-    }
-    let _ = writeln!(out, "  {:>width$}", "kappa");
-    for (i, label) in k.labels.iter().enumerate() {
-        let _ = write!(out, "{:>width$}", label.to_string());
-        for count in &k.confusion[i] {
-            let _ = write!(out, "  {count:>width$}");
-        }
-        let _ = writeln!(out, "  {:>width$}", number(k.per_label[i].kappa));
-    }
-    if !report.metrics.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nruns on the {} queries both judge: mean under {} / {} (difference)",
-            report.queries, report.first, report.second
-        );
-        for metric in &report.metrics {
-            let _ = writeln!(out, "{}", metric.metric);
-            for (r, run) in report.runs.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "  {run:<16} {} / {} ({:+.4})",
-                    number(metric.first[r]),
-                    number(metric.second[r]),
-                    metric.difference[r]
-                );
-            }
-            match &metric.tau {
-                Some(tau) => {
-                    let _ = writeln!(
-                        out,
-                        "  Kendall's tau {} (p = {}, {})",
-                        number(tau.tau),
-                        number(tau.p_value),
-                        match tau.method {
-                            KendallMethod::Exact => "exact",
-                            KendallMethod::Asymptotic => "asymptotic",
-                            KendallMethod::Undefined => "undefined",
-                        }
-                    );
-                }
-                None => out.push_str("  Kendall's tau: needs 2 runs or more\n"),
-            }
-            match metric.top_k {
-                Some(share) => {
-                    let _ = writeln!(out, "  top-{} agreement {}", report.k, number(share));
-                }
-                None => {
-                    let _ = writeln!(
-                        out,
-                        "  top-{} agreement: needs {} runs or more",
-                        report.k, report.k
-                    );
-                }
-            }
-        }
-    }
-    out
 }

@@ -3,18 +3,18 @@
 //! an LLM judge's label probabilities), with how it was computed and the
 //! value at the most likely labels beside it (docs/judgements.md).
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use rankeval::core::Grade;
 use rankeval::engine::{Missing, Options};
 use rankeval::expected::{
-    ExpectedMetric, ExpectedReport, ExpectedRun, ExpectedSettings, MAX_ENUMERATION_LIMIT,
-    MAX_SAMPLES, Method, ReadLabelsError, SettingsError, expected, read_labels,
+    ExpectedRun, ExpectedSettings, MAX_ENUMERATION_LIMIT, MAX_SAMPLES, ReadLabelsError,
+    SettingsError, expected, read_labels,
 };
 use rankeval::read::{CsvOptions, Format, Input};
-use rankeval_report::text::aligned;
+use rankeval_report::RenderOptions;
+use rankeval_report::expected::{ExpectedFormat, render};
 
 use super::eval::with_columns;
 use super::{CliError, Verdict, judge_inputs, output};
@@ -76,8 +76,8 @@ pub struct ExpectedArgs {
     #[arg(long)]
     per_query: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = ExpectedFormat::Table)]
-    format: ExpectedFormat,
+    #[arg(long, value_enum, default_value_t = ExpectedFormatArg::Table)]
+    format: ExpectedFormatArg,
     /// Write the report to FILE instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -110,7 +110,7 @@ enum TableFormat {
 
 /// The report's format.
 #[derive(Clone, Copy, Debug, ValueEnum)]
-enum ExpectedFormat {
+enum ExpectedFormatArg {
     /// Aligned text.
     Table,
     /// One JSON document.
@@ -225,10 +225,17 @@ pub(crate) fn run(args: ExpectedArgs) -> Result<Verdict, CliError> {
     };
     let report = expected(&labels, &borrowed, &metrics, &options, &settings)
         .map_err(|e| CliError::Usage(format!("{}: {e}", args.qrels.display())))?;
-    let text = match args.format {
-        ExpectedFormat::Table => table(&report, args.per_query),
-        ExpectedFormat::Json => judge_inputs::json_report(&report)?,
+    let format = match args.format {
+        ExpectedFormatArg::Table => ExpectedFormat::Table,
+        ExpectedFormatArg::Json => ExpectedFormat::Json,
     };
+    let text = render(
+        &report,
+        format,
+        RenderOptions {
+            per_query: args.per_query,
+        },
+    );
     output::write(&text, args.output.as_deref())?;
     for run in &report.runs {
         if let Some(warning) = missing_warning(run, options.missing) {
@@ -262,130 +269,4 @@ fn missing_warning(run: &ExpectedRun, missing: Missing) -> Option<String> {
         },
         judge_inputs::examples(sample)
     ))
-}
-
-fn number(value: f64) -> String {
-    format!("{value:.4}")
-}
-
-/// How a metric's mean was computed, in words.
-fn methods(metric: &ExpectedMetric) -> String {
-    let parts: Vec<String> = [
-        (metric.additive, "additive"),
-        (metric.enumerated, "enumerated"),
-        (metric.sampled, "sampled"),
-    ]
-    .iter()
-    .filter(|(n, _)| *n > 0)
-    .map(|(n, what)| format!("{what} {n}"))
-    .collect();
-    if parts.is_empty() {
-        "no queries".to_owned()
-    } else {
-        parts.join(", ")
-    }
-}
-
-/// The aligned-text report.
-fn table(report: &ExpectedReport, per_query: bool) -> String {
-    let mut out = String::new();
-    let grades: Vec<String> = report.grades.iter().map(|g| g.to_string()).collect();
-    let _ = writeln!(
-        out,
-        "Expected values under label distributions (grades {}): {} labelled queries, {} documents \
-         with an uncertain grade",
-        grades.join(", "),
-        report.labelled_queries,
-        report.uncertain_documents
-    );
-    let sampled = report
-        .runs
-        .iter()
-        .flat_map(|r| &r.metrics)
-        .any(|m| m.sampled > 0);
-    if sampled {
-        let _ = writeln!(
-            out,
-            "Monte Carlo where needed: {} draws per query, seed {}; generator {}",
-            report.settings.samples, report.settings.seed, report.rng
-        );
-    }
-    out.push('\n');
-    let mut rows = vec![
-        [
-            "run",
-            "metric",
-            "expected",
-            "± s.e.",
-            "most likely",
-            "queries: method",
-        ]
-        .map(str::to_owned)
-        .to_vec(),
-    ];
-    for run in &report.runs {
-        for metric in &run.metrics {
-            rows.push(vec![
-                run.name.clone(),
-                metric.metric.clone(),
-                number(metric.expected),
-                if metric.sampled > 0 {
-                    number(metric.standard_error)
-                } else {
-                    "exact".to_owned()
-                },
-                number(metric.most_likely),
-                methods(metric),
-            ]);
-        }
-    }
-    out.push_str(&aligned(&rows, &[true, true, false, false, false, true]));
-    out.push_str(
-        "\nexpected: the mean over queries of each query's expected value; most likely: the \
-         value at each document's most likely grade.\n",
-    );
-    if per_query {
-        let mut rows = vec![
-            [
-                "run",
-                "query",
-                "metric",
-                "expected",
-                "± s.e.",
-                "most likely",
-                "method",
-            ]
-            .map(str::to_owned)
-            .to_vec(),
-        ];
-        for run in &report.runs {
-            for query in &run.queries {
-                for (name, value) in report.metrics.iter().zip(&query.values) {
-                    rows.push(vec![
-                        run.name.clone(),
-                        query.query.clone(),
-                        name.clone(),
-                        number(value.expected),
-                        match value.method {
-                            Method::Sampled => number(value.standard_error),
-                            _ => "exact".to_owned(),
-                        },
-                        number(value.most_likely),
-                        match value.method {
-                            Method::Additive => "additive",
-                            Method::Enumerated => "enumerated",
-                            Method::Sampled => "sampled",
-                        }
-                        .to_owned(),
-                    ]);
-                }
-            }
-        }
-        out.push('\n');
-        out.push_str(&aligned(
-            &rows,
-            &[true, true, true, false, false, false, true],
-        ));
-    }
-    out
 }

@@ -1,6 +1,5 @@
 //! The inputs `rankeval ppi`, `rankeval agree`, `rankeval expected` and `rankeval spans`
-//! share: qrels with a chosen grade column, named runs, and metrics; and their JSON
-//! output.
+//! share: qrels with a chosen grade column, named runs, and metrics.
 
 use std::path::{Path, PathBuf};
 
@@ -172,12 +171,4 @@ pub(crate) fn metrics(specs: &[String]) -> Result<Vec<Box<dyn Metric>>, CliError
     } else {
         Err(CliError::all(bad))
     }
-}
-
-/// A report as pretty JSON with a final newline (`--format json`).
-pub(crate) fn json_report(report: &impl serde::Serialize) -> Result<String, CliError> {
-    let mut json = serde_json::to_string_pretty(report)
-        .map_err(|e| CliError::Usage(format!("the JSON report: {e}")))?;
-    json.push('\n');
-    Ok(json)
 }

@@ -2,7 +2,6 @@
 //! each metric's prediction-powered mean with its interval, comparisons with
 //! a baseline and gates decided on them (docs/judgements.md).
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
@@ -10,10 +9,9 @@ use rankeval::RelevanceLevel;
 use rankeval::compare::parse_gate;
 use rankeval::core::registry;
 use rankeval::engine::{Missing, Options};
-use rankeval::ppi::{Judges, PpiPlan, PpiReport, PpiRun, ppi_report};
+use rankeval::ppi::{Judges, PpiPlan, PpiRun, ppi_report};
 use rankeval_compare::ppi::{Lambda, PpiOptions};
-
-use rankeval_report::text;
+use rankeval_report::ppi::{PpiFormat, render};
 
 use super::judge_inputs::JudgeFile;
 use super::{CliError, Verdict, judge_inputs, output};
@@ -69,8 +67,8 @@ pub struct PpiArgs {
     #[arg(long, value_name = "GRADE")]
     rel: Option<f64>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = PpiFormat::Table)]
-    format: PpiFormat,
+    #[arg(long, value_enum, default_value_t = PpiFormatArg::Table)]
+    format: PpiFormatArg,
     /// Write the report to FILE instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -90,7 +88,7 @@ enum MissingArg {
 
 /// The report's format.
 #[derive(Clone, Copy, Debug, ValueEnum)]
-enum PpiFormat {
+enum PpiFormatArg {
     /// Aligned text.
     Table,
     /// One JSON document.
@@ -181,11 +179,12 @@ pub(crate) fn run(args: PpiArgs) -> Result<Verdict, CliError> {
         },
     )
     .map_err(|e| usage(e.to_string()))?;
-    let text = match args.format {
-        PpiFormat::Table => table(&report),
-        PpiFormat::Json => judge_inputs::json_report(&report)?,
-        PpiFormat::Markdown => markdown(&report),
+    let format = match args.format {
+        PpiFormatArg::Table => PpiFormat::Table,
+        PpiFormatArg::Json => PpiFormat::Json,
+        PpiFormatArg::Markdown => PpiFormat::Markdown,
     };
+    let text = render(&report, format);
     output::write(&text, args.output.as_deref())?;
     for run in &report.runs {
         if let Some(warning) = missing_warning(run, report.missing) {
@@ -232,168 +231,4 @@ fn missing_warning(run: &PpiRun, missing: Missing) -> Option<String> {
         run.missing_labelled,
         judge_inputs::examples(sample)
     ))
-}
-
-/// A p-value with 4 decimals, or in scientific notation below 0.0001.
-fn p_value(p: f64) -> String {
-    if p < 1e-4 {
-        format!("{p:.1e}")
-    } else {
-        format!("{p:.4}")
-    }
-}
-
-/// `value [lower, upper]` with 4 decimals.
-fn with_interval(value: f64, lower: f64, upper: f64) -> String {
-    format!("{value:.4} [{lower:.4}, {upper:.4}]")
-}
-
-/// One row per run and metric, as cells.
-fn rows(report: &PpiReport) -> (Vec<&'static str>, Vec<Vec<String>>) {
-    let mut header = vec![
-        "metric",
-        "run",
-        "PPI mean [interval]",
-        "lambda",
-        "people only",
-        "model only",
-    ];
-    if report.baseline.is_some() {
-        header.extend(["difference [interval]", "p"]);
-    }
-    let mut rows = Vec::new();
-    for (m, metric) in report.metrics.iter().enumerate() {
-        for run in &report.runs {
-            let r = &run.metrics[m];
-            let mut row = vec![
-                metric.clone(),
-                run.name.clone(),
-                with_interval(
-                    r.mean.estimate,
-                    r.mean.interval.lower,
-                    r.mean.interval.upper,
-                ),
-                format!("{:.3}", r.mean.lambda),
-                with_interval(
-                    r.mean.classical.mean,
-                    r.mean.classical.interval.lower,
-                    r.mean.classical.interval.upper,
-                ),
-                format!("{:.4}", r.mean.imputed.mean),
-            ];
-            if report.baseline.is_some() {
-                match &r.comparison {
-                    Some(c) => {
-                        row.push(format!(
-                            "{:+.4} [{:+.4}, {:+.4}]",
-                            c.difference.estimate,
-                            c.difference.interval.lower,
-                            c.difference.interval.upper
-                        ));
-                        row.push(p_value(c.p_value));
-                    }
-                    None => row.extend(["baseline".to_owned(), String::new()]),
-                }
-            }
-            rows.push(row);
-        }
-    }
-    (header, rows)
-}
-
-/// The header and the rows as one list of rows, every column on the left
-/// (the cells are intervals and names).
-fn all_rows(report: &PpiReport) -> (Vec<Vec<String>>, Vec<bool>) {
-    let (header, rows) = rows(report);
-    let left = vec![true; header.len()];
-    let header = header.into_iter().map(str::to_owned).collect();
-    (std::iter::once(header).chain(rows).collect(), left)
-}
-
-/// The aligned-text report.
-fn table(report: &PpiReport) -> String {
-    let (rows, left) = all_rows(report);
-    let mut out = text::aligned(&rows, &left);
-    out.push_str(&summary(report));
-    out
-}
-
-/// The Markdown report.
-fn markdown(report: &PpiReport) -> String {
-    let (rows, left) = all_rows(report);
-    let mut out = text::markdown_table(&rows, &left);
-    out.push('\n');
-    out.push_str(&summary(report));
-    out
-}
-
-/// The lines under the table: queries, level, gates.
-fn summary(report: &PpiReport) -> String {
-    let mut out = String::new();
-    for run in &report.runs {
-        let missing = run.missing.count;
-        if missing == 0 {
-            let _ = writeln!(
-                out,
-                "{}: {} queries judged by the model, {} of them by people too",
-                run.name, run.queries, run.labelled
-            );
-            continue;
-        }
-        let _ = match report.missing {
-            Missing::Skip => write!(
-                out,
-                "{}: {} of the {} queries judged by the model evaluated, {} of them judged by \
-                 people too; {missing} {} no list in the run and {} left out",
-                run.name,
-                run.queries,
-                run.judged,
-                run.labelled,
-                if missing == 1 { "has" } else { "have" },
-                if missing == 1 { "was" } else { "were" },
-            ),
-            Missing::Zero => write!(
-                out,
-                "{}: {} queries judged by the model, {} of them by people too; {missing} {} no \
-                 list in the run and scored 0",
-                run.name,
-                run.queries,
-                run.labelled,
-                if missing == 1 { "has" } else { "have" },
-            ),
-        };
-        let _ = writeln!(out, " ({} of them judged by people)", run.missing_labelled);
-    }
-    let _ = writeln!(
-        out,
-        "{:.0}% intervals (normal); people only: the mean of people's labels alone; model only: the mean under the model's labels, biased as the model is",
-        report.level * 100.0
-    );
-    for gate in &report.gates {
-        let o = &gate.outcome;
-        // No correction here: superior's p-value is the difference's own.
-        let quantity = match o.quantity {
-            rankeval_compare::Quantity::CorrectedPValue => "p-value",
-            other => rankeval::compare::quantity_name(other),
-        };
-        let relation = match o.relation {
-            rankeval_compare::Relation::AtLeast => ">=",
-            rankeval_compare::Relation::Above => ">",
-            rankeval_compare::Relation::Below => "<",
-        };
-        let _ = writeln!(
-            out,
-            "gate {} on {}: {} ({quantity} {} {relation} {:.4})",
-            gate.gate,
-            gate.run,
-            if o.passed { "passed" } else { "FAILED" },
-            if quantity == "p-value" {
-                p_value(o.value)
-            } else {
-                format!("{:.4}", o.value)
-            },
-            o.threshold
-        );
-    }
-    out
 }

@@ -3,7 +3,6 @@
 //! precision, recall and IoU of the retrieved text at character level
 //! (docs/judgements.md).
 
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 
@@ -14,8 +13,8 @@ use rankeval::spans::{
     CharText, ChunkRun, Overlap, SpansError, SpansPlan, SpansReport, read_chunk_run,
     read_span_qrels, spans_report,
 };
-
-use rankeval_report::text;
+use rankeval_report::RenderOptions;
+use rankeval_report::spans::{SpansFormat, render};
 
 use super::{CliError, judge_inputs, output};
 
@@ -64,8 +63,8 @@ pub struct SpansArgs {
     #[arg(long)]
     per_query: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = SpansFormat::Table)]
-    format: SpansFormat,
+    #[arg(long, value_enum, default_value_t = SpansFormatArg::Table)]
+    format: SpansFormatArg,
     /// Write the report to FILE instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -73,7 +72,7 @@ pub struct SpansArgs {
 
 /// The report's format.
 #[derive(Clone, Copy, Debug, ValueEnum)]
-enum SpansFormat {
+enum SpansFormatArg {
     /// Aligned text.
     Table,
     /// One JSON document.
@@ -139,19 +138,14 @@ pub(crate) fn run(args: SpansArgs) -> Result<(), CliError> {
     )
     .map_err(read)?;
     warn(&report, level.get());
-    let text = match args.format {
-        SpansFormat::Table => table(&report, args.per_query),
-        SpansFormat::Json => {
-            let mut report = report;
-            if !args.per_query {
-                for run in &mut report.runs {
-                    run.per_query.clear();
-                }
-            }
-            judge_inputs::json_report(&report)?
-        }
+    let format = match args.format {
+        SpansFormatArg::Table => SpansFormat::Table,
+        SpansFormatArg::Json => SpansFormat::Json,
     };
-    output::write(&text, args.output.as_deref())
+    let options = RenderOptions {
+        per_query: args.per_query,
+    };
+    output::write(&render(&report, format, options), args.output.as_deref())
 }
 
 /// Writes to stderr what the evaluation left out or scored 0 (as `eval`
@@ -171,73 +165,4 @@ fn warn(report: &SpansReport, level: f64) {
              the character-level values are not defined (`-`)"
         );
     }
-}
-
-/// A value with 4 decimals, or `-` when there is none.
-fn cell(value: Option<f64>) -> String {
-    value.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"))
-}
-
-/// The aligned-text report: one row per run (and per query with
-/// `--per-query`), the chunk-level means then the character-level ones.
-fn table(report: &SpansReport, per_query: bool) -> String {
-    let at = match report.char_k {
-        Some(k) => format!("@{k}"),
-        None => String::new(),
-    };
-    let mut header = vec!["run".to_owned()];
-    if per_query {
-        header.push("query".to_owned());
-    }
-    header.extend(report.metrics.iter().cloned());
-    header.extend(["char_precision", "char_recall", "char_iou"].map(|n| format!("{n}{at}")));
-    let mut rows = Vec::new();
-    for run in &report.runs {
-        if per_query {
-            for q in &run.per_query {
-                let mut row = vec![run.name.clone(), q.query.clone()];
-                row.extend(q.chunk.iter().map(|v| cell(*v)));
-                row.extend(
-                    [
-                        q.chars.map(|c| c.precision),
-                        q.chars.map(|c| c.recall),
-                        q.chars.map(|c| c.iou),
-                    ]
-                    .map(cell),
-                );
-                rows.push(row);
-            }
-        }
-        let mut row = vec![run.name.clone()];
-        if per_query {
-            row.push("all".to_owned());
-        }
-        row.extend(run.chunk.iter().map(|v| cell(Some(*v))));
-        row.extend(
-            [
-                run.chars.map(|c| c.precision),
-                run.chars.map(|c| c.recall),
-                run.chars.map(|c| c.iou),
-            ]
-            .map(cell),
-        );
-        rows.push(row);
-    }
-    let left = vec![true; header.len()];
-    let mut out = text::aligned(
-        &std::iter::once(header).chain(rows).collect::<Vec<_>>(),
-        &left,
-    );
-    let _ = writeln!(out, "overlap: {}", report.overlap);
-    if report.char_text == CharText::Chunks {
-        out.push_str("character level: the retrieved text measured as the sum of the chunks' lengths (--char-text chunks)\n");
-    }
-    for run in &report.runs {
-        let _ = writeln!(
-            out,
-            "{}: {} queries at chunk level, {} with relevant text at character level",
-            run.name, run.queries, run.char_queries
-        );
-    }
-    out
 }

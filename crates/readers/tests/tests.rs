@@ -5,8 +5,8 @@
 //!   dicts of dicts.
 //!
 //! Tests that also evaluate what was read (CSV, Parquet and Arrow giving the
-//! same values as TREC, streaming) are the `rankeval-cli` crate's, which
-//! has the engine.
+//! same values as TREC, streaming) are the `rankeval` crate's, which has
+//! the engine.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

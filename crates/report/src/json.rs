@@ -93,7 +93,14 @@ pub(super) fn render_with(
             })
             .collect(),
     };
-    let mut text = serde_json::to_string_pretty(&document).unwrap_or_else(|e| {
+    document_text(&document)
+}
+
+/// `document` as pretty JSON with a final newline: the JSON of every report
+/// here, and the whole of the reports that are their own serde model
+/// (`ppi`, `agree`, `expected`, `spans`).
+pub(crate) fn document_text(document: &impl Serialize) -> String {
+    let mut text = serde_json::to_string_pretty(document).unwrap_or_else(|e| {
         // Serializing plain strings and numbers cannot fail; say so if it does.
         format!("{{\"error\": \"cannot serialize the report: {e}\"}}")
     });

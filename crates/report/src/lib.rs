@@ -4,17 +4,24 @@
 //! aligned table for a terminal, JSON, CSV, Markdown, trec_eval's layout,
 //! LaTeX (booktabs) and one self-contained HTML page with SVG charts; the
 //! comparisons and gates of [`rankeval::compare`] in each of those; and
-//! `rankeval explain`'s text, Markdown and JSON. Each format is one module
-//! that reads the model; the model knows nothing of them.
+//! `rankeval explain`'s text, Markdown and JSON; and the reports of
+//! `rankeval ppi`, `agree`, `expected` and `spans` ([`ppi`], [`agreement`],
+//! [`expected`], [`spans`]). Each format is one module that reads the
+//! model; the model knows nothing of them. A renderer receives data and
+//! returns text: it reads no input and judges nothing.
 
+pub mod agreement;
 mod comparison;
 mod csv;
+pub mod expected;
 pub mod explain;
 pub mod html;
 pub mod html_explain;
 mod html_svg;
 mod json;
 mod markdown;
+pub mod ppi;
+pub mod spans;
 pub mod suite;
 pub mod systems;
 mod table;

@@ -1,7 +1,6 @@
 //! Rows of cells as text: aligned for a terminal (widths in terminal
-//! columns, so wide characters count as two) or as a Markdown table. The
-//! reports' tables and the commands with reports of their own (`ppi`,
-//! `spans`) share them.
+//! columns, so wide characters count as two) or as a Markdown table. Every
+//! report's tables share them.
 
 use unicode_width::UnicodeWidthStr;
 

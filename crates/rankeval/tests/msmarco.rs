@@ -1,14 +1,13 @@
 //! MS MARCO's layouts: `qrels.dev.tsv` (TREC qrels with tabs) and runs
 //! `qid<TAB>pid<TAB>rank`, read without a flag when named `.tsv`, or with
-//! `Format::Msmarco` (`--run-format msmarco`).
+//! `Format::Msmarco` (`--run-format msmarco`). The command line reading
+//! them is `rankeval-cli`'s `cli::msmarco`.
 
 use std::path::Path;
 
 use rankeval::{
     Format, Input, Options, Qrels, ReadOptions, Run, evaluate, parse_metric, read_qrels, read_run,
 };
-
-use crate::cli::run as rankeval;
 
 /// MS MARCO's passage qrels, as `qrels.dev.tsv` has them.
 const QRELS: &str = "1048585\t0\t7187158\t1\n2\t0\t1\t1\n2\t0\t130\t1\n524332\t0\t1101090\t1\n";
@@ -100,38 +99,4 @@ fn msmarco_lines_that_are_wrong_name_the_line() {
     );
     let repeated = error("1\t2\t1\n1\t2\t2\n");
     assert!(repeated.contains("appears twice"), "{repeated}");
-}
-
-#[test]
-fn the_cli_reads_them_with_at_most_one_flag() {
-    let dir = tempfile::tempdir().unwrap();
-    let qrels = write(dir.path(), "qrels.dev.tsv", QRELS);
-    let tsv = write(dir.path(), "run.dev.small.tsv", RUN);
-    let txt = write(dir.path(), "run.txt", RUN);
-    let q = qrels.to_str().unwrap();
-    let by_name = rankeval(&[
-        "eval",
-        "--qrels",
-        q,
-        "--run",
-        tsv.to_str().unwrap(),
-        "-m",
-        "mrr@10",
-    ]);
-    let by_flag = rankeval(&[
-        "eval",
-        "--qrels",
-        q,
-        "--run-format",
-        "msmarco",
-        "--run",
-        txt.to_str().unwrap(),
-        "-m",
-        "mrr@10",
-    ]);
-    assert_eq!((by_name.0, by_flag.0), (0, 0), "{by_name:?} {by_flag:?}");
-    // MRR@10: 1/2 (1048585), 1/2 (2: 130 at rank 2), 0 (524332): 1/3.
-    for out in [&by_name.1, &by_flag.1] {
-        assert!(out.contains("0.3333"), "{out}");
-    }
 }

@@ -1,5 +1,5 @@
-//! `rankeval explain` gives, for every metric, the value `eval` reports for
-//! the query, bit for bit: on trec_eval's test data, and on a small set with
+//! Explain (`rankeval::explain`, what `rankeval explain` prints) gives, for
+//! every metric, the value `eval` reports for the query, bit for bit: on trec_eval's test data, and on a small set with
 //! tied scores, graded and negative judgements, and repeated documents.
 //! Every built-in metric explains itself (more than `name = value`), and
 //! its per-rank terms add up to its value.
