@@ -99,8 +99,8 @@ pub(crate) fn run(args: AgreeArgs) -> Result<Verdict, CliError> {
         return Err(usage("--top 0: give at least 1".to_owned()));
     }
     // `[NAME=]FILE`, as a run is named.
-    let (first_name, first_path) = judge_inputs::run_name(first);
-    let (mut second_name, second_path) = judge_inputs::run_name(second);
+    let (first_name, first_path) = judge_inputs::run_name(first)?;
+    let (mut second_name, second_path) = judge_inputs::run_name(second)?;
     if second_name == first_name {
         second_name.push_str(" (2)");
     }

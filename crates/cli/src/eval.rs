@@ -4,22 +4,19 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use rankeval_core::registry;
-use rankeval_core::{
-    Aggregator, Duplicates, RelevanceLevel, RequestedMetric, Ties, parse_requested,
-};
+use rankeval_core::{Aggregator, Duplicates, Ties, parse_requested};
 
 use super::{CliError, OutputArgs};
-use rankeval::compare::{CompareRunError, Family, Settings, check_gates, parse_gate};
-use rankeval::core::completion::with_bounds;
-use rankeval::core::judged_only::judged_only;
-use rankeval::corpus::CorpusSources;
-use rankeval::engine::{Missing, Options, ScoreThreshold, check_ties, has_scores, unscored_run};
-use rankeval::experiment::BOUNDS_WITH_COMPARISON;
-use rankeval::experiment::{
-    BaselineRef, ComparisonPlan, DEFAULT_METRICS, Experiment, NamedRun, SystemSpec, input_problem,
-    metric_note, run_names, split_requested, unique_by_name, unique_notes,
+use crate::run_names::{is_stdin, standard_input};
+use rankeval::compare::Family;
+use rankeval::engine::Missing;
+use rankeval::experiment::Experiment;
+use rankeval::naming::split_named;
+use rankeval::read::{CsvOptions, Format, Input};
+use rankeval::spec::{
+    BaselineRequest, CompareRequest, CorpusRequest, ExperimentSpec, GateRequest, Given,
+    IntervalKind, MetricRequest, Origin, RunRequest, SpecError, SystemRequest, resolve,
 };
-use rankeval::read::{CsvOptions, Format, Input, ReadOptions};
 use rankeval_compare::{BootstrapMethod, Correction, Test};
 
 /// Arguments of `rankeval eval`.
@@ -218,6 +215,14 @@ impl InputSettings {
         self.input(path, self.qrels_format, &self.qrels_columns)
     }
 
+    /// The format runs are read as, when given (`--run-format`, else
+    /// `--input-format`).
+    fn run_format(&self) -> Option<Format> {
+        self.run_format
+            .or(self.input_format)
+            .map(InputFormatArg::format)
+    }
+
     /// The run file at `path`.
     pub(super) fn run(&self, path: &Path) -> Input {
         self.input(path, self.run_format, &self.run_columns)
@@ -370,203 +375,96 @@ enum FamilyArg {
 }
 
 impl CompareArgs {
-    /// Whether any comparison flag was given.
-    fn asked(&self) -> bool {
-        self.baseline.is_some()
-            || self.all_pairs
-            || self.test.is_some()
-            || self.resamples.is_some()
-            || self.seed.is_some()
-            || self.bootstrap.is_some()
-            || self.correction.is_some()
-            || self.family.is_some()
-            || self.groups_in_family
-            || self.alpha.is_some()
-            || self.confidence.is_some()
-            || self.interval.is_some()
-            || !self.gates.is_empty()
-    }
-
-    /// The comparison asked for of the runs `run_names` and the metrics
-    /// `metric_names`, every flag checked, nothing read.
-    pub(super) fn plan(
-        self,
-        run_names: &[String],
-        metric_names: &[String],
-        missing: Missing,
-        all_judged_only: bool,
-    ) -> Result<Option<ComparisonPlan>, CliError> {
-        if !self.asked() {
-            return Ok(None);
+    /// The comparison flags as the spec's comparison (checked by
+    /// `rankeval::spec::resolve_comparison`).
+    pub(super) fn request(self) -> CompareRequest {
+        fn given<T>(value: T, flag: &str, shown: impl std::fmt::Display) -> Given<T> {
+            Given::new(value, Origin::flag(flag, shown))
         }
-        let mut settings = Settings {
-            missing,
-            ..Settings::default()
-        };
-        if let Some(test) = self.test {
-            settings.test = match test {
-                TestArg::T => Test::T,
-                TestArg::Randomization => Test::Randomization,
-                TestArg::Bootstrap => Test::Bootstrap,
-                TestArg::Wilcoxon => Test::Wilcoxon,
-                TestArg::RandomizationKeyed => Test::RandomizationKeyed,
-                TestArg::BootstrapKeyed => Test::BootstrapKeyed,
-            };
-        }
-        if let Some(bootstrap) = self.bootstrap {
-            settings.bootstrap = match bootstrap {
-                BootstrapArg::Auto => BootstrapMethod::Auto,
-                BootstrapArg::Multinomial => BootstrapMethod::Multinomial,
-                BootstrapArg::DoubleOrNothing => BootstrapMethod::DoubleOrNothing,
-            };
-        }
-        if let Some(correction) = self.correction {
-            settings.correction = match correction {
-                CorrectionArg::Holm => Correction::Holm,
-                CorrectionArg::Bonferroni => Correction::Bonferroni,
-                CorrectionArg::BenjaminiHochberg => Correction::BenjaminiHochberg,
-                CorrectionArg::None => Correction::None,
-            };
-        }
-        if let Some(family) = self.family {
-            settings.family = match family {
-                FamilyArg::RunsXMetrics => Family::RunsXMetrics,
-                FamilyArg::PerMetric => Family::PerMetric,
-                FamilyArg::PerRun => Family::PerRun,
-            };
-        }
-        settings.groups_in_family = self.groups_in_family;
-        match (self.interval, self.jackknife_groups) {
-            (Some(IntervalArg::Jackknife), groups) => {
-                let groups = groups.unwrap_or(rankeval_compare::keyed::DEFAULT_GROUPS);
-                if groups < 2 {
-                    return Err(CliError::Usage(format!(
-                        "--jackknife-groups {groups}: give at least 2"
-                    )));
-                }
-                if self.baseline.is_none() {
-                    return Err(CliError::Usage(
-                        "--interval jackknife: the interval of differences with a --baseline"
-                            .to_owned(),
-                    ));
-                }
-                settings.jackknife_groups = Some(groups);
-            }
-            (_, Some(_)) => {
-                return Err(CliError::Usage(
-                    "--jackknife-groups goes with --interval jackknife".to_owned(),
-                ));
-            }
-            _ => {}
-        }
-        if let Some(resamples) = self.resamples {
-            if resamples == 0 {
-                return Err(CliError::Usage("--resamples 0: give at least 1".into()));
-            }
-            rankeval_compare::check_resamples(resamples)
-                .map_err(|error| CliError::Usage(format!("--resamples {resamples}: {error}")))?;
-            settings.resamples = resamples;
-        }
-        if settings.test == Test::BootstrapKeyed
-            && settings.bootstrap == BootstrapMethod::Multinomial
-        {
-            return Err(CliError::Usage(format!(
-                "--bootstrap multinomial with --test bootstrap-keyed: {}",
-                rankeval::compare::KEYED_BOOTSTRAP_VARIANT
-            )));
-        }
-        if let Some(seed) = self.seed {
-            settings.seed = seed;
-        }
-        if let Some(alpha) = self.alpha {
-            if !(alpha > 0.0 && alpha <= 1.0) {
-                return Err(CliError::Usage(format!(
-                    "--alpha {alpha}: must be in (0, 1], e.g. 0.05"
-                )));
-            }
-            settings.alpha = alpha;
-        }
-        if let Some(level) = self.confidence {
-            if !(level > 0.0 && level < 1.0) {
-                return Err(CliError::Usage(format!(
-                    "--confidence {level}: must be strictly between 0 and 1, e.g. 0.95"
-                )));
-            }
-            settings.level = level;
-        }
-        if matches!(settings.test, Test::Bootstrap | Test::BootstrapKeyed) {
-            rankeval_compare::check_percentile_resamples(settings.resamples, settings.level)
-                .map_err(|error| {
-                    CliError::Usage(format!("--resamples {}: {error}", settings.resamples))
-                })?;
-        }
-        settings.validate().map_err(|error| match error {
-            CompareRunError::Settings(reason) => CliError::Usage(reason),
-            other => CliError::Usage(other.to_string()),
-        })?;
-        let run_names: Vec<&str> = run_names.iter().map(String::as_str).collect();
-        let baseline = match self.baseline {
-            None => None,
-            Some(name) if run_names.contains(&name.as_str()) => {
-                if self.baseline_run.is_some() {
-                    return Err(CliError::Usage(format!(
-                        "--baseline-run: `{name}` is a run of this evaluation, not a results file"
-                    )));
-                }
-                Some(BaselineRef::Run(name))
-            }
-            Some(file) => {
-                let path = PathBuf::from(&file);
-                // A directory is a per-query Parquet table's part files.
-                if let Some(problem) = input_problem(&path).filter(|_| !path.is_dir()) {
-                    return Err(CliError::Usage(format!(
-                        "--baseline {file}: no run has that name (the runs are {}), and as a results file: {problem}",
-                        run_names
-                            .iter()
-                            .map(|n| format!("`{n}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )));
-                }
-                Some(BaselineRef::Results {
-                    path,
-                    run: self.baseline_run,
+        CompareRequest {
+            table: None,
+            baseline: self.baseline.map(|text| {
+                Given::new(
+                    BaselineRequest::RunOrFile {
+                        text: text.clone(),
+                        run: self
+                            .baseline_run
+                            .map(|run| Given::new(run, Origin::bare_flag("--baseline-run"))),
+                    },
+                    Origin::flag("--baseline", &text),
+                )
+            }),
+            all_pairs: self
+                .all_pairs
+                .then(|| Given::new(true, Origin::bare_flag("--all-pairs"))),
+            test: self.test.map(|test| {
+                let value = match test {
+                    TestArg::T => Test::T,
+                    TestArg::Randomization => Test::Randomization,
+                    TestArg::Bootstrap => Test::Bootstrap,
+                    TestArg::Wilcoxon => Test::Wilcoxon,
+                    TestArg::RandomizationKeyed => Test::RandomizationKeyed,
+                    TestArg::BootstrapKeyed => Test::BootstrapKeyed,
+                };
+                Given::new(value, Origin::bare_flag("--test"))
+            }),
+            bootstrap: self.bootstrap.map(|bootstrap| {
+                let value = match bootstrap {
+                    BootstrapArg::Auto => BootstrapMethod::Auto,
+                    BootstrapArg::Multinomial => BootstrapMethod::Multinomial,
+                    BootstrapArg::DoubleOrNothing => BootstrapMethod::DoubleOrNothing,
+                };
+                Given::new(value, Origin::bare_flag("--bootstrap"))
+            }),
+            correction: self.correction.map(|correction| {
+                let value = match correction {
+                    CorrectionArg::Holm => Correction::Holm,
+                    CorrectionArg::Bonferroni => Correction::Bonferroni,
+                    CorrectionArg::BenjaminiHochberg => Correction::BenjaminiHochberg,
+                    CorrectionArg::None => Correction::None,
+                };
+                Given::new(value, Origin::bare_flag("--correction"))
+            }),
+            family: self.family.map(|family| {
+                let value = match family {
+                    FamilyArg::RunsXMetrics => Family::RunsXMetrics,
+                    FamilyArg::PerMetric => Family::PerMetric,
+                    FamilyArg::PerRun => Family::PerRun,
+                };
+                Given::new(value, Origin::bare_flag("--family"))
+            }),
+            groups_in_family: self
+                .groups_in_family
+                .then(|| Given::new(true, Origin::bare_flag("--groups-in-family"))),
+            interval: self.interval.map(|interval| {
+                let (value, shown) = match interval {
+                    IntervalArg::Test => (IntervalKind::Test, "test"),
+                    IntervalArg::Jackknife => (IntervalKind::Jackknife, "jackknife"),
+                };
+                given(value, "--interval", shown)
+            }),
+            jackknife_groups: self
+                .jackknife_groups
+                .map(|g| given(i128::from(g), "--jackknife-groups", g)),
+            resamples: self
+                .resamples
+                .map(|r| given(i128::from(r), "--resamples", r)),
+            seed: self
+                .seed
+                .map(|seed| given(i128::from(seed), "--seed", seed)),
+            alpha: self.alpha.map(|alpha| given(alpha, "--alpha", alpha)),
+            confidence: self
+                .confidence
+                .map(|level| given(level, "--confidence", level)),
+            gates: self
+                .gates
+                .into_iter()
+                .map(|text| {
+                    let from = Origin::flag("--gate", &text);
+                    GateRequest::Text(Given::new(text, from))
                 })
-            }
-        };
-        let label = match &baseline {
-            None => None,
-            Some(BaselineRef::Run(name)) => Some(name.as_str()),
-            Some(BaselineRef::Results { .. }) => Some("\u{0}"),
-        };
-        let metric_refs: Vec<&str> = metric_names.iter().map(String::as_str).collect();
-        let mut gates = Vec::with_capacity(self.gates.len());
-        for text in &self.gates {
-            let spec = parse_gate(text, settings.alpha, |metric| {
-                registry::parse_metric(metric)
-                    .map(|m| match all_judged_only {
-                        true => judged_only(m).name(),
-                        false => m.name(),
-                    })
-                    .map_err(|e| rankeval::config::plugin_message(&e))
-            })
-            .map_err(|reason| CliError::Usage(format!("--gate {text}: {reason}")))?;
-            check_gates(std::slice::from_ref(&spec), &run_names, &metric_refs, label).map_err(
-                |error| {
-                    let reason = match error {
-                        CompareRunError::Gate { reason, .. } => reason,
-                        other => other.to_string(),
-                    };
-                    CliError::Usage(format!("--gate {text}: {reason}"))
-                },
-            )?;
-            gates.push(spec);
+                .collect(),
         }
-        Ok(Some(ComparisonPlan {
-            baseline,
-            settings,
-            gates,
-        }))
     }
 }
 
@@ -767,34 +665,29 @@ enum InputFormatArg {
 
 impl EvalArgs {
     /// Builds the experiment, checking every flag before any data is read;
-    /// returns it with the output flags.
-    pub(super) fn into_experiment(mut self) -> Result<(Experiment, OutputArgs), CliError> {
-        let level = RelevanceLevel::new(self.rel).ok_or_else(|| {
-            CliError::Usage(if self.rel > 0.0 {
-                format!(
-                    "--rel {}: the relevance level is too large: the largest grade is 2147483647",
-                    self.rel
-                )
-            } else {
-                format!(
-                    "--rel {}: the relevance level must be a positive grade (grades of 0 and below are never relevant)",
-                    self.rel
-                )
-            })
-        })?;
+    /// returns it with the output flags. The flags fill one
+    /// [`ExperimentSpec`], which `rankeval::spec::resolve` checks as it
+    /// checks a TOML file's.
+    pub(super) fn into_experiment(self) -> Result<(Experiment, OutputArgs), CliError> {
+        let (spec, output) = self.spec()?;
+        let experiment = resolve(spec).map_err(spec_error)?;
+        Ok((experiment, output))
+    }
+
+    /// The flags as a spec: each value parsed (a flag's syntax is the
+    /// command line's to read), every rule left to `resolve`.
+    fn spec(self) -> Result<(ExperimentSpec, OutputArgs), CliError> {
         let inputs = self.inputs.settings(&self.csv)?;
         let train_columns = with_columns(
             &inputs.csv,
             self.corpus.train_columns.as_deref(),
             "--train-columns",
         )?;
-        let (given_names, run_paths): (Vec<Option<String>>, Vec<PathBuf>) =
-            self.runs.iter().map(|run| split_named(run)).unzip();
         let from_stdin = self
             .qrels
             .iter()
-            .chain(&run_paths)
-            .filter(|path| is_stdin(path))
+            .chain(&self.runs)
+            .filter(|path| is_stdin(&split_named(path).path))
             .count();
         if from_stdin > 1 {
             return Err(CliError::Usage(
@@ -802,259 +695,141 @@ impl EvalArgs {
                     .to_owned(),
             ));
         }
-        self.qrels = self.qrels.map(|path| standard_input(&path));
-        let run_paths: Vec<PathBuf> = run_paths.iter().map(|path| standard_input(path)).collect();
-        let runs_given = std::mem::replace(&mut self.runs, run_paths);
-        let corpus_files = [
-            &self.corpus.catalog,
-            &self.corpus.train,
-            &self.corpus.item_features,
-        ];
-        for path in self
-            .qrels
-            .iter()
-            .chain(&self.runs)
-            .chain(corpus_files.into_iter().flatten())
-        {
-            if let Some(problem) = input_problem(path) {
-                return Err(CliError::Usage(format!("{}: {problem}", path.display())));
-            }
-        }
-        // One identity per path, looked up in a map: linear in the runs.
-        if let Some((first, path)) =
-            rankeval::files::first_repeat(self.runs.iter().map(PathBuf::as_path))
-        {
-            return Err(CliError::Usage(if first == path {
-                format!(
-                    "--run {} is given twice; give each run once",
-                    path.display()
-                )
-            } else {
-                format!(
-                    "--run {} is the same file as --run {}; give each run once",
-                    path.display(),
-                    first.display()
-                )
-            }));
-        }
-        let names = names_of_runs(&self.runs, given_names, &runs_given)?;
-        let mut runs: Vec<NamedRun> = names
+        let runs = crate::run_names::given_runs(&self.runs)
             .into_iter()
             .zip(&self.runs)
-            .map(|(name, path)| NamedRun {
-                name,
-                input: inputs.run(path),
+            .map(|(given, text)| RunRequest {
+                input: inputs.run(&given.path),
+                from: Origin::flag("--run", text.display()),
+                name: given
+                    .name
+                    .map(|name| Given::new(name, Origin::flag("--run", text.display()))),
+                written: given.path,
             })
             .collect();
         let mut systems = Vec::with_capacity(self.systems.len());
-        for (index, given) in self.systems.iter().enumerate() {
-            let usage = |reason: String| CliError::Usage(format!("--system {given}: {reason}"));
+        for given in &self.systems {
+            let from = Origin::flag("--system", given);
             let Some((name, files)) = given.split_once('=') else {
-                return Err(usage(
-                    "expected NAME=FILES (e.g. --system \"v2=runs/v2-seed*.trec\")".to_owned(),
-                ));
-            };
-            let name = name.trim();
-            if name.is_empty() || name.contains('/') || name.chars().any(char::is_control) {
-                return Err(usage(
-                    "a system name cannot be empty nor hold `/` or a control character".to_owned(),
-                ));
-            }
-            if let Some(first) = systems.iter().position(|s: &SystemSpec| s.name == name) {
-                return Err(usage(format!(
-                    "the system name `{name}` is given twice (system {} is --system {}, this is \
-                     system {}): give each system a name of its own",
-                    first + 1,
-                    self.systems[first],
-                    index + 1
+                return Err(CliError::Usage(format!(
+                    "{from}: expected NAME=FILES (e.g. --system \"v2=runs/v2-seed*.trec\")"
                 )));
-            }
+            };
             let patterns: Vec<String> = files
                 .split(',')
                 .map(str::trim)
                 .filter(|p| !p.is_empty())
                 .map(str::to_owned)
                 .collect();
-            let files =
-                rankeval::experiment::system_files(name, std::path::Path::new(""), &patterns)
-                    .map_err(usage)?;
-            let stems = rankeval::experiment::run_names(&files);
-            let mut members = Vec::with_capacity(files.len());
-            for (file, stem) in files.iter().zip(stems) {
-                let run = format!("{name}/{stem}");
-                if runs.iter().any(|r| r.name == run) {
-                    return Err(usage(format!("two runs are named `{run}`")));
-                }
-                runs.push(NamedRun {
-                    name: run.clone(),
-                    input: inputs.run(file),
-                });
-                members.push(run);
-            }
-            systems.push(SystemSpec {
-                name: name.to_owned(),
-                runs: members,
+            systems.push(SystemRequest {
+                name: Given::new(name.to_owned(), from.clone()),
+                patterns: Given::new(patterns, from),
+                base: PathBuf::new(),
+                columns: inputs.run_columns.clone(),
+                format: inputs.run_format(),
             });
         }
-        let metric_specs: Vec<String> = if self.metrics.is_empty() {
-            DEFAULT_METRICS.iter().map(|s| (*s).to_owned()).collect()
-        } else {
-            self.metrics
-        };
         // Every bad -m and -a is reported at once, in the order given.
         let mut bad: Vec<CliError> = Vec::new();
-        let mut requested: Vec<(String, RequestedMetric)> = Vec::with_capacity(metric_specs.len());
-        for spec in metric_specs {
-            match parse_requested(&spec) {
-                Ok(metric) => requested.push((spec, metric)),
-                Err(source) => bad.push(CliError::Plugin {
-                    flag: "-m",
-                    value: spec,
-                    source: Box::new(source),
-                }),
+        let metrics = if self.metrics.is_empty() {
+            None
+        } else {
+            let mut requested = Vec::with_capacity(self.metrics.len());
+            for spec in self.metrics {
+                match parse_requested(&spec) {
+                    Ok(metric) => requested.push(MetricRequest {
+                        from: Origin::flag("-m", &spec),
+                        typed: Some(spec),
+                        metric,
+                    }),
+                    Err(source) => bad.push(CliError::Plugin {
+                        flag: "-m",
+                        value: spec,
+                        source: Box::new(source),
+                    }),
+                }
             }
-        }
+            Some(Given::new(requested, Origin::bare_flag("-m")))
+        };
         let aggregators = aggregators_of(self.aggregators, &mut bad);
         if !bad.is_empty() {
             return Err(CliError::all(bad));
         }
-        let corpus_inputs = CorpusSources {
-            catalog: self.corpus.catalog.clone(),
-            training: self
-                .corpus
-                .train
-                .as_ref()
-                .map(|path| inputs.input(path, self.corpus.train_format, &train_columns)),
-            features: self.corpus.item_features.clone(),
-        };
-        for (spec, metric) in &requested {
-            if let RequestedMetric::Corpus(metric) = metric
-                && let Some(missing) = corpus_inputs.missing_for(metric.as_ref())
-            {
-                return Err(CliError::Usage(format!(
-                    "-m {spec}: {} needs {} FILE: {}",
-                    metric.name(),
-                    missing.flag(),
-                    missing.what()
-                )));
-            }
-        }
-        let notes = unique_notes(requested.iter().filter_map(|(spec, metric)| match metric {
-            RequestedMetric::Query(metric) => metric_note(spec, metric.as_ref()),
-            RequestedMetric::Corpus(_) => None,
-        }));
-        let (metrics, corpus_metrics) = split_requested(requested.into_iter().map(|(_, m)| m));
-        // Corpus metrics alone need no judgements.
-        if self.qrels.is_none()
-            && !metrics.is_empty()
-            && let Some(run) = runs.iter().find(|r| r.input.format() != Format::Jsonl)
-        {
-            return Err(CliError::Usage(format!(
-                "--qrels is required: {} is not JSON Lines, so it holds no judgements",
-                run.input.name()
-            )));
-        }
-        let missing = match self.missing {
-            MissingArg::Skip => Missing::Skip,
-            MissingArg::Zero => Missing::Zero,
-        };
-        let metrics = if self.judged_only {
-            unique_by_name(metrics.into_iter().map(judged_only).collect())
-        } else {
-            unique_by_name(metrics)
-        };
-        let metrics = if self.bounds {
-            with_bounds(metrics).map_err(|e| {
-                CliError::Usage(format!(
-                    "--bounds: {}",
-                    rankeval::config::plugin_message(&e)
-                ))
-            })?
-        } else {
-            metrics
-        };
-        let ties = self.ties.ties();
-        check_ties(&metrics, ties)
-            .map_err(|reason| CliError::Usage(format!("--ties {ties}: {reason}")))?;
-        let score_threshold = match self.score_threshold {
-            None => None,
-            Some(value) => {
-                let usage = |reason: String| {
-                    CliError::Usage(format!("--score-threshold {value}: {reason}"))
-                };
-                let threshold = ScoreThreshold::try_from(value).map_err(usage)?;
-                if let Some(run) = runs.iter().find(|r| !has_scores(r.input.format())) {
-                    return Err(usage(unscored_run(&run.name)));
-                }
-                Some(threshold)
-            }
-        };
-        let run_names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
-        let metric_names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
-        let comparison = self
-            .compare
-            .plan(&run_names, &metric_names, missing, self.judged_only)?;
-        if self.bounds && comparison.is_some() {
-            return Err(CliError::Usage(BOUNDS_WITH_COMPARISON.to_owned()));
-        }
-        if self.per_conversation {
-            match (&self.turns, &self.groups) {
-                (None, None) => {
-                    return Err(CliError::Usage(
-                        "--per-conversation needs --turns SEP (conversations from the query ids) \
-                         or --groups FILE (a file with a `conversation` column)"
-                            .to_owned(),
-                    ));
-                }
-                (Some(_), Some(_)) => {
-                    return Err(CliError::Usage(
-                        "--per-conversation with --turns and --groups: the groups name queries \
-                         (turns), and the unit is then the conversation; give the conversations \
-                         by one of them"
-                            .to_owned(),
-                    ));
-                }
-                _ => {}
-            }
-        }
-        let experiment = Experiment {
-            qrels: self.qrels.as_ref().map(|path| inputs.qrels(path)),
+        let flag = |name: &str| Origin::bare_flag(name);
+        let spec = ExperimentSpec {
+            whole: flag("--run"),
+            qrels: self.qrels.as_ref().map(|path| {
+                Given::new(
+                    inputs.qrels(&standard_input(path)),
+                    Origin::flag("--qrels", path.display()),
+                )
+            }),
             runs,
-            metrics,
-            aggregators: unique_by_name(aggregators),
-            corpus_metrics: unique_by_name(corpus_metrics),
-            corpus_inputs,
-            groups: self.groups.clone(),
-            turns: match &self.turns {
-                Some(sep) if sep.is_empty() => {
-                    return Err(CliError::Usage(
-                        "--turns: the separator is empty (e.g. `_` for query ids like 31_4)"
-                            .to_owned(),
-                    ));
-                }
-                other => other.clone(),
-            },
-            per_conversation: self.per_conversation,
             systems,
-            options: Options {
-                missing,
-                level,
-                ties,
-                score_threshold,
-                allow_empty_run: self.allow_empty_run,
+            metrics,
+            aggregators: Some(Given::new(aggregators, flag("-a"))),
+            corpus: CorpusRequest {
+                catalog: self
+                    .corpus
+                    .catalog
+                    .clone()
+                    .map(|p| Given::new(p, flag("--catalog"))),
+                training: self.corpus.train.as_ref().map(|path| {
+                    Given::new(
+                        inputs.input(path, self.corpus.train_format, &train_columns),
+                        flag("--train"),
+                    )
+                }),
+                features: self
+                    .corpus
+                    .item_features
+                    .clone()
+                    .map(|p| Given::new(p, flag("--item-features"))),
             },
-            read: ReadOptions {
-                duplicates: match self.duplicates {
+            groups: self.groups.map(|p| Given::new(p, flag("--groups"))),
+            turns: self.turns.map(|sep| Given::new(sep, flag("--turns"))),
+            per_conversation: self
+                .per_conversation
+                .then(|| Given::new(true, flag("--per-conversation"))),
+            missing: Some(Given::new(
+                match self.missing {
+                    MissingArg::Skip => Missing::Skip,
+                    MissingArg::Zero => Missing::Zero,
+                },
+                flag("--missing"),
+            )),
+            rel: Some(Given::new(self.rel, Origin::flag("--rel", self.rel))),
+            ties: Some(Given::new(
+                self.ties.ties(),
+                Origin::flag("--ties", self.ties.ties()),
+            )),
+            score_threshold: self
+                .score_threshold
+                .map(|value| Given::new(value, Origin::flag("--score-threshold", value))),
+            judged_only: self
+                .judged_only
+                .then(|| Given::new(true, flag("--judged-only"))),
+            bounds: self.bounds.then(|| Given::new(true, flag("--bounds"))),
+            duplicates: Some(Given::new(
+                match self.duplicates {
                     DuplicatesArg::Error => Duplicates::Error,
                     DuplicatesArg::First => Duplicates::First,
                 },
-                ties,
-            },
-            comparison,
-            notes,
+                flag("--duplicates"),
+            )),
+            allow_empty_run: self
+                .allow_empty_run
+                .then(|| Given::new(true, flag("--allow-empty-run"))),
+            compare: self.compare.request(),
         };
-        Ok((experiment, self.output))
+        Ok((spec, self.output))
     }
+}
+
+/// A spec's error as the command line reports it (a usage error: exit
+/// code 2).
+pub(super) fn spec_error(error: SpecError) -> CliError {
+    CliError::Usage(error.to_string())
 }
 
 /// The `-a` aggregators (`mean` when none is given), each spelling that
@@ -1117,73 +892,4 @@ pub(super) fn with_columns(
             .map_err(|reason| CliError::Usage(format!("{flag}: {reason}")))?;
     }
     Ok(columns)
-}
-
-/// A `--run` value as its name (if given as `NAME=FILE`) and file: a value
-/// that is an existing path is a file; else `NAME=FILE` where FILE exists.
-fn split_named(run: &Path) -> (Option<String>, PathBuf) {
-    if run.exists() {
-        return (None, run.to_owned());
-    }
-    match run.to_str().and_then(|text| text.split_once('=')) {
-        Some((name, file))
-            if !name.is_empty() && (Path::new(file).exists() || is_stdin(Path::new(file))) =>
-        {
-            (Some(name.to_owned()), PathBuf::from(file))
-        }
-        _ => (None, run.to_owned()),
-    }
-}
-
-/// Whether `path` is `-`, standard input.
-fn is_stdin(path: &Path) -> bool {
-    path.as_os_str() == "-"
-}
-
-/// `path`, with `-` for standard input as the file that reads it (its name
-/// in reports is then `stdin`); a pipe or terminal on standard input is
-/// read as any other pipe (streamed, spilled to a temporary file if it
-/// must be read twice).
-fn standard_input(path: &Path) -> PathBuf {
-    if is_stdin(path) {
-        PathBuf::from("/dev/stdin")
-    } else {
-        path.to_owned()
-    }
-}
-
-/// The report name of each run: the one given, else from its file name;
-/// names must be unique and printable in every report layout.
-fn names_of_runs(
-    paths: &[PathBuf],
-    given: Vec<Option<String>>,
-    as_given: &[PathBuf],
-) -> Result<Vec<String>, CliError> {
-    let defaults = run_names(paths);
-    let mut names: Vec<String> = Vec::with_capacity(paths.len());
-    let mut seen = std::collections::HashMap::new();
-    for ((default, given), flag) in defaults.into_iter().zip(given).zip(as_given) {
-        let name = match given {
-            Some(name) => {
-                if name.chars().any(|c| c.is_control()) || name.trim().is_empty() {
-                    return Err(CliError::Usage(format!(
-                        "--run {}: a run name cannot be blank nor hold a tab, newline or other \
-                         control character",
-                        flag.display()
-                    )));
-                }
-                name
-            }
-            None => default,
-        };
-        if let Some(first) = seen.insert(name.clone(), flag) {
-            return Err(CliError::Usage(format!(
-                "--run {} and --run {} are both named `{name}`; name them with NAME=FILE",
-                first.display(),
-                flag.display()
-            )));
-        }
-        names.push(name);
-    }
-    Ok(names)
 }

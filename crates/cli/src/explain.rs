@@ -10,8 +10,9 @@ use rankeval_core::{Duplicates, Metric, RelevanceLevel};
 use super::CliError;
 use super::eval::{CsvArgs, DuplicatesArg, InputArgs, MissingArg, TiesArg};
 use rankeval::engine::{Missing, Options, ScoreThreshold, check_ties, has_scores, unscored_run};
-use rankeval::experiment::{DEFAULT_METRICS, input_problem, run_names};
+use rankeval::experiment::{DEFAULT_METRICS, input_problem};
 use rankeval::explain::explain;
+use rankeval::naming::run_names;
 use rankeval::read::{CsvOptions, Input, ReadOptions, read_qrels, read_run_with};
 use rankeval_report::explain::{ExplainFormat, render_runs};
 

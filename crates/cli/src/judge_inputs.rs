@@ -133,39 +133,20 @@ fn ungraded_note(name: &str, column: &str, judge: &str, rows: &UngradedRows) -> 
     ))
 }
 
-/// Reads each `[NAME=]FILE` of `--run` (named by the file's stem when no
-/// name is given); two runs of one name are an error.
+/// Reads each `[NAME=]FILE` of `--run`, named by the one naming rule
+/// (`rankeval::naming`); two runs of one name are an error.
 pub(crate) fn runs(given: &[String]) -> Result<Vec<(String, Run)>, CliError> {
-    let mut runs: Vec<(String, Run)> = Vec::with_capacity(given.len());
-    for text in given {
-        let (name, path) = run_name(text);
-        if runs.iter().any(|(n, _)| *n == name) {
-            return Err(CliError::Usage(format!(
-                "--run {text}: two runs are named `{name}`; name them with NAME=FILE"
-            )));
-        }
-        let run = read_run(&Input::file(&path), ReadOptions::default())?;
-        runs.push((name, run));
-    }
-    Ok(runs)
+    crate::run_names::named_runs(given)?
+        .into_iter()
+        .map(|(name, path)| Ok((name, read_run(&Input::file(&path), ReadOptions::default())?)))
+        .collect()
 }
 
-/// The name and file of a `[NAME=]FILE` (`--run`, and `rankeval agree`'s
-/// `--qrels`): the file's stem when
-/// no name is given (or when the whole text is a file that exists).
-pub(crate) fn run_name(text: &str) -> (String, PathBuf) {
-    match text.split_once('=') {
-        Some((name, path)) if !name.is_empty() && !Path::new(text).exists() => {
-            (name.to_owned(), PathBuf::from(path))
-        }
-        _ => {
-            let path = PathBuf::from(text);
-            let stem = path
-                .file_stem()
-                .map_or_else(|| text.to_owned(), |s| s.to_string_lossy().into_owned());
-            (stem, path)
-        }
-    }
+/// The name and file of a `[NAME=]FILE` given alone (`rankeval agree`'s
+/// `--qrels`): the run naming rule for one file.
+pub(crate) fn run_name(text: &str) -> Result<(String, PathBuf), CliError> {
+    let mut named = crate::run_names::named_runs(&[text])?;
+    Ok(named.remove(0))
 }
 
 /// Builds each `-m` (every bad one reported), each name once.

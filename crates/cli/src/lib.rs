@@ -16,6 +16,7 @@ mod output;
 mod ppi;
 mod progress;
 mod results;
+mod run_names;
 pub mod signals;
 mod spans;
 pub mod trec_eval;

@@ -89,7 +89,14 @@ pub fn run(args: ReportArgs) -> Result<Verdict, CliError> {
         .first()
         .map(|r| r.metrics.clone())
         .unwrap_or_default();
-    let plan = compare.plan(&run_names, &metric_names, missing, false)?;
+    let plan = rankeval::spec::resolve_comparison(
+        compare.request(),
+        &run_names,
+        &metric_names,
+        missing,
+        false,
+    )
+    .map_err(crate::eval::spec_error)?;
     let report = report_of(chosen, &aggregators);
     let mut stderr = std::io::stderr().lock();
     for warning in &report.warnings {

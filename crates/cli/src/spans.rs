@@ -119,16 +119,10 @@ pub(crate) fn run(args: SpansArgs) -> Result<(), CliError> {
         other => usage(other.to_string()),
     };
     let spans = read_span_qrels(&args.qrels).map_err(read)?;
-    let mut runs: Vec<(String, ChunkRun)> = Vec::with_capacity(args.runs.len());
-    for text in &args.runs {
-        let (name, path) = judge_inputs::run_name(text);
-        if runs.iter().any(|(n, _)| *n == name) {
-            return Err(usage(format!(
-                "--run {text}: two runs are named `{name}`; name them with NAME=FILE"
-            )));
-        }
-        runs.push((name, read_chunk_run(&path).map_err(read)?));
-    }
+    let runs: Vec<(String, ChunkRun)> = crate::run_names::named_runs(&args.runs)?
+        .into_iter()
+        .map(|(name, path)| Ok((name, read_chunk_run(&path).map_err(read)?)))
+        .collect::<Result<_, CliError>>()?;
     let report = spans_report(
         &spans,
         &runs,

@@ -71,6 +71,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::keyed_tukey_state, m)?)?;
     m.add_function(wrap_pyfunction!(spark::keyed_tukey_result, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_names, m)?)?;
+    m.add_function(wrap_pyfunction!(run_names, m)?)?;
     Ok(())
 }
 
@@ -81,6 +82,13 @@ fn metric_names() -> Vec<&'static str> {
         .iter()
         .map(|d| d.name)
         .collect()
+}
+
+/// The report name of each run file of `paths` given without a name: the
+/// one naming rule of every command (`rankeval::naming::run_names`).
+#[pyfunction]
+fn run_names(paths: Vec<std::path::PathBuf>) -> Vec<String> {
+    rankeval::naming::run_names(&paths)
 }
 
 /// The canonical names of the metrics `specs`, as the results name their

@@ -4,6 +4,7 @@ files, with each option."""
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 
@@ -124,3 +125,17 @@ def test_several_runs_are_named_as_the_cli_names_them(files):
     assert list(results) == [str(files.run_trec), str(files.run_csv)]
     first, second = results.values()
     assert np.array_equal(first.values, second.values)
+
+
+def test_a_gzipped_run_is_named_as_every_command_names_it(files, tmp_path):
+    # One naming rule (`rankeval::naming`): `bm25.trec.gz` is `bm25` in
+    # `evaluate` as in `rankeval eval`, `ppi`, `agree`, `expected`, `spans`.
+    import gzip
+    run = tmp_path / "bm25.trec.gz"
+    run.write_bytes(gzip.compress(files.run_trec.read_bytes()))
+    results = rankeval_rs.evaluate(files.qrels_trec, [run], ["ap"])
+    done = cli("eval", "--qrels", str(files.qrels_trec), "--run", str(run), "-m", "ap",
+               "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert list(results) == ["bm25"]
+    assert [r["name"] for r in json.loads(done.stdout)["runs"]] == ["bm25"]

@@ -558,40 +558,6 @@ pub fn unique_by_name<T: rankeval_core::registry::Plugin + ?Sized>(
         .collect()
 }
 
-/// A report name for each run path: the file name without `.gz` and then
-/// without its last extension (`bm25.trec.gz` is `bm25`, `model.v2.jsonl`
-/// is `model.v2`); where two runs would share a name, each is named by its
-/// path as given.
-pub fn run_names(paths: &[std::path::PathBuf]) -> Vec<String> {
-    let stem = |path: &std::path::Path| {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string());
-        let name = name.strip_suffix(".gz").unwrap_or(&name).to_owned();
-        match name.rsplit_once('.') {
-            Some((stem, _)) if !stem.is_empty() => stem.to_owned(),
-            _ => name,
-        }
-    };
-    let stems: Vec<String> = paths.iter().map(|p| stem(p)).collect();
-    let mut counts = std::collections::HashMap::with_capacity(stems.len());
-    for s in &stems {
-        *counts.entry(s.as_str()).or_insert(0usize) += 1;
-    }
-    paths
-        .iter()
-        .zip(&stems)
-        .map(|(path, s)| {
-            if counts[s.as_str()] > 1 {
-                path.display().to_string()
-            } else {
-                s.clone()
-            }
-        })
-        .collect()
-}
-
 /// Why an experiment could not be carried out.
 #[derive(Debug, thiserror::Error)]
 pub enum ExecuteError {
@@ -606,7 +572,6 @@ pub enum ExecuteError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
 
     #[test]
     fn any_existing_path_but_a_directory_is_an_input() {
@@ -632,25 +597,5 @@ mod tests {
             }
             assert!(input_problem(std::path::Path::new("/dev/null")).is_none());
         }
-    }
-
-    #[test]
-    fn run_names_are_stems_unless_they_clash() {
-        let paths: Vec<PathBuf> = [
-            "runs/bm25.trec",
-            "runs/dense.jsonl.gz",
-            "a/x.trec",
-            "b/x.trec",
-        ]
-        .iter()
-        .map(PathBuf::from)
-        .collect();
-        assert_eq!(run_names(&paths), ["bm25", "dense", "a/x.trec", "b/x.trec"]);
-        // One extension goes, as docs/cli.md says: not every dot.
-        let paths = [
-            PathBuf::from("model.v2.jsonl"),
-            PathBuf::from("x.v1.trec.gz"),
-        ];
-        assert_eq!(run_names(&paths), ["model.v2", "x.v1"]);
     }
 }

@@ -78,10 +78,12 @@ pub mod explain;
 pub mod files;
 pub mod front;
 pub mod groups;
+pub mod naming;
 pub mod ppi;
 pub mod read_advice;
 pub mod report;
 pub mod spans;
+pub mod spec;
 pub mod suite;
 pub mod systems;
 

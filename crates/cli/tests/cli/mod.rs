@@ -23,6 +23,7 @@ mod html;
 mod inputs;
 mod intervals;
 mod judged_only;
+mod naming;
 mod never_ran;
 mod output;
 mod parquet_pages;

@@ -349,19 +349,8 @@ def _score_named_alone(score: str, rank: str) -> bool:
 
 
 def run_names(paths: list[Any]) -> list[str]:
-    """Names of runs given as a list: file stems as the command line makes them
-    (one extension and a `.gz` go; the whole path where two stems clash),
-    `run1`, `run2`... for anything else."""
-    def stem(index: int, value: Any) -> str:
-        if not is_path(value):
-            return f"run{index + 1}"
-        name = os.path.basename(os.fspath(value))
-        name = name[:-3] if name.endswith(".gz") else name
-        head, dot, _ = name.rpartition(".")
-        return head if dot and head else name
-
-    stems = [stem(i, p) for i, p in enumerate(paths)]
-    return [
-        os.fspath(p) if is_path(p) and stems.count(s) > 1 else s
-        for p, s in zip(paths, stems)
-    ]
+    """Names of runs given as a list: file paths by the one naming rule of
+    every command (`rankeval::naming`: one extension and a `.gz` go; the
+    whole path where two names clash), `run1`, `run2`... for anything else."""
+    given = [os.fspath(p) if is_path(p) else f"run{i + 1}" for i, p in enumerate(paths)]
+    return _native.run_names(given)

@@ -234,6 +234,9 @@ def unregister_metric(name: str) -> bool:
 def python_metrics() -> list[str]:
     """The registered Python metrics' names, sorted."""
 
+def run_names(paths: list[str]) -> list[str]:
+    """The report name of each run file, by the naming rule of every command."""
+
 def metric_names() -> list[str]:
     """The built-in metrics' names, sorted."""
 

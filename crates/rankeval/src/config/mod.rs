@@ -108,6 +108,9 @@ pub enum ConfigError {
         /// The file looked for (relative to the experiment file).
         file: PathBuf,
     },
+    /// A rule about values together, said in full.
+    #[error("{0}")]
+    Spec(Box<crate::spec::SpecError>),
     /// A metric or aggregator cannot be built.
     #[error("{path}:{line}: {key}: {}", plugin_message(source))]
     Plugin {
@@ -120,6 +123,56 @@ pub enum ConfigError {
         /// Why.
         source: Box<PluginError>,
     },
+}
+
+/// A spec's error as the TOML front end reports it: a value of the file
+/// (its key and line) as the variants above, anything else as it is.
+impl From<crate::spec::SpecError> for ConfigError {
+    fn from(error: crate::spec::SpecError) -> Self {
+        use crate::experiment::InputProblem;
+        use crate::spec::{Origin, SpecError};
+        match error {
+            SpecError::Invalid {
+                from: Origin::Key { file, line, key },
+                reason,
+            } => ConfigError::Invalid {
+                path: file,
+                line,
+                key,
+                reason,
+            },
+            SpecError::File {
+                from: Origin::Key { file, line, key },
+                path,
+                problem: InputProblem::Missing,
+            } => ConfigError::MissingFile {
+                path: file,
+                line,
+                key,
+                file: path,
+            },
+            SpecError::File {
+                from: Origin::Key { file, line, key },
+                path,
+                problem,
+            } => ConfigError::Invalid {
+                path: file,
+                line,
+                key,
+                reason: format!("{}: {problem}", path.display()),
+            },
+            SpecError::Plugin {
+                from: Origin::Key { file, line, key },
+                source,
+            } => ConfigError::Plugin {
+                path: file,
+                line,
+                key,
+                source,
+            },
+            other => ConfigError::Spec(Box::new(other)),
+        }
+    }
 }
 
 /// The TOML error as the toml crate renders it (line, column, the line

@@ -1,0 +1,579 @@
+//! From a spec to an [`Experiment`]: every rule about the values, once, for
+//! every front end. Nothing here reads the data; a file is only checked to
+//! be there.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rankeval_core::completion::with_bounds;
+use rankeval_core::judged_only::judged_only;
+use rankeval_core::registry;
+use rankeval_core::{Aggregator, PluginError, RelevanceLevel, RequestedMetric, Ties};
+
+use super::compare::resolve_comparison;
+use super::origin::{Given, Origin};
+use super::{ExperimentSpec, MetricRequest, RunRequest, SystemRequest};
+use crate::corpus::CorpusSources;
+use crate::engine::{Options, ScoreThreshold, check_ties, has_scores, unscored_run};
+use crate::experiment::{
+    BOUNDS_WITH_COMPARISON, DEFAULT_METRICS, Experiment, InputProblem, NamedRun, SystemSpec,
+    input_problem, metric_note, split_requested, system_files, unique_by_name, unique_notes,
+};
+use crate::naming::{GivenRun, NameError, name_runs, run_names};
+use crate::read::{Format, Input, ReadOptions};
+
+/// A value of a spec breaks a rule. Displays as the value's origin, then
+/// the problem: `--rel 0: ...`, `exp.toml:3: rel: ...`, `rel=0: ...`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// A value cannot be used.
+    #[error("{from}: {reason}")]
+    Invalid {
+        /// Where the value came from.
+        from: Origin,
+        /// Why.
+        reason: String,
+    },
+    /// A file a value names cannot be an input.
+    #[error("{}", file_message(from, path, problem))]
+    File {
+        /// Where the path came from.
+        from: Origin,
+        /// The file looked for.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: InputProblem,
+    },
+    /// A metric or aggregator cannot be built.
+    #[error("{from}: {}", crate::config::plugin_message(source))]
+    Plugin {
+        /// Where it was given.
+        from: Origin,
+        /// Why.
+        source: Box<PluginError>,
+    },
+    /// A rule about several values together, said in full.
+    #[error("{0}")]
+    Bare(String),
+}
+
+/// A missing file as each front end says it: `runs.trec: no such file` on
+/// the command line (the path is what was typed), `exp.toml:3: qrels: no
+/// such file: dir/qrels.txt` in a TOML file (the path made relative to it).
+fn file_message(from: &Origin, path: &Path, problem: &InputProblem) -> String {
+    match (from, problem) {
+        (Origin::Flag { .. }, _) => format!("{}: {problem}", path.display()),
+        (_, InputProblem::Missing) => format!("{from}: no such file: {}", path.display()),
+        (_, problem) => format!("{from}: {}: {problem}", path.display()),
+    }
+}
+
+impl SpecError {
+    /// Where the value at fault came from, if one is.
+    pub fn origin(&self) -> Option<&Origin> {
+        match self {
+            SpecError::Invalid { from, .. }
+            | SpecError::File { from, .. }
+            | SpecError::Plugin { from, .. } => Some(from),
+            SpecError::Bare(_) => None,
+        }
+    }
+}
+
+/// A rule broken by `from`'s value.
+fn invalid(from: &Origin, reason: impl Into<String>) -> SpecError {
+    SpecError::Invalid {
+        from: from.clone(),
+        reason: reason.into(),
+    }
+}
+
+/// `path`, which must be an input (a FIFO or `/dev/stdin` will do).
+fn existing(path: &Path, from: &Origin) -> Result<(), SpecError> {
+    match input_problem(path) {
+        None => Ok(()),
+        Some(problem) => Err(SpecError::File {
+            from: from.clone(),
+            path: path.to_owned(),
+            problem,
+        }),
+    }
+}
+
+/// Checks `spec` and builds the experiment it asks for.
+pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
+    let ExperimentSpec {
+        whole,
+        qrels,
+        runs: run_requests,
+        systems: system_requests,
+        metrics: metric_requests,
+        aggregators,
+        corpus,
+        groups,
+        turns,
+        per_conversation,
+        missing,
+        rel,
+        ties,
+        score_threshold,
+        judged_only: all_judged_only,
+        bounds,
+        duplicates,
+        allow_empty_run,
+        compare,
+    } = spec;
+    let level = match &rel {
+        None => RelevanceLevel::DEFAULT,
+        Some(given) => relevance_level(given)?,
+    };
+    if run_requests.is_empty() && system_requests.is_empty() {
+        return Err(invalid(
+            &whole,
+            match whole {
+                Origin::Key { .. } => {
+                    "no [[runs]] table: add one with a `path` for each run to evaluate \
+                     (or a [[systems]] table with the `runs` of a system)"
+                }
+                _ => "no run: give at least one run to evaluate",
+            },
+        ));
+    }
+    if let Some(qrels) = &qrels {
+        existing(Path::new(qrels.value.name()), &qrels.from)?;
+    }
+    for run in &run_requests {
+        existing(Path::new(run.input.name()), &run.from)?;
+    }
+    for (path, from) in [&corpus.catalog, &corpus.features]
+        .into_iter()
+        .flatten()
+        .map(|g| (g.value.as_path(), &g.from))
+        .chain(
+            corpus
+                .training
+                .iter()
+                .map(|g| (Path::new(g.value.name()), &g.from)),
+        )
+    {
+        existing(path, from)?;
+    }
+    if let Some(groups) = &groups {
+        existing(&groups.value, &groups.from)?;
+    }
+    refuse_repeated_runs(&run_requests)?;
+    let mut runs = named_runs(run_requests)?;
+    let systems = systems(system_requests, &mut runs)?;
+
+    let metrics_from = metric_requests.as_ref().map(|list| list.from.clone());
+    for list in [metric_requests
+        .as_ref()
+        .map(|l| (l.value.is_empty(), &l.from, "metrics"))]
+    .into_iter()
+    .chain([aggregators
+        .as_ref()
+        .map(|l| (l.value.is_empty(), &l.from, "aggregators"))])
+    .flatten()
+    {
+        if let (true, from, key) = list {
+            return Err(invalid(
+                from,
+                format!(
+                    "the list is empty: give at least one, or leave `{key}` out for the defaults"
+                ),
+            ));
+        }
+    }
+    let (requested, notes) = match metric_requests {
+        Some(list) => {
+            let mut notes = Vec::new();
+            let mut requested = Vec::with_capacity(list.value.len());
+            for MetricRequest {
+                typed,
+                metric,
+                from,
+            } in list.value
+            {
+                if let (RequestedMetric::Query(query), Some(typed)) = (&metric, &typed)
+                    && let Some(note) = metric_note(typed, query.as_ref())
+                {
+                    notes.push(note);
+                }
+                requested.push((metric, from));
+            }
+            (requested, notes)
+        }
+        None => {
+            let mut requested = Vec::with_capacity(DEFAULT_METRICS.len());
+            for spec in DEFAULT_METRICS {
+                let metric = registry::parse_metric(spec).map_err(|source| SpecError::Plugin {
+                    from: whole.clone(),
+                    source: Box::new(source),
+                })?;
+                requested.push((RequestedMetric::Query(metric), whole.clone()));
+            }
+            (requested, Vec::new())
+        }
+    };
+    let corpus_inputs = CorpusSources {
+        catalog: corpus.catalog.as_ref().map(|g| g.value.clone()),
+        training: corpus.training.as_ref().map(|g| g.value.clone()),
+        features: corpus.features.as_ref().map(|g| g.value.clone()),
+    };
+    for (metric, from) in &requested {
+        if let RequestedMetric::Corpus(metric) = metric
+            && let Some(missing) = corpus_inputs.missing_for(metric.as_ref())
+        {
+            return Err(invalid(
+                from,
+                match from {
+                    Origin::Flag { .. } => format!(
+                        "{} needs {} FILE: {}",
+                        metric.name(),
+                        missing.flag(),
+                        missing.what()
+                    ),
+                    Origin::Key { .. } => format!(
+                        "{} needs {}: add `{} = \"FILE\"` at the top of the file",
+                        metric.name(),
+                        missing.what(),
+                        missing.key()
+                    ),
+                    Origin::Keyword { .. } => format!(
+                        "{} needs {}: give {}=",
+                        metric.name(),
+                        missing.what(),
+                        missing.key()
+                    ),
+                },
+            ));
+        }
+    }
+    let (metrics, corpus_metrics) = split_requested(requested.into_iter().map(|(m, _)| m));
+    // Corpus metrics alone need no judgements.
+    if qrels.is_none()
+        && !metrics.is_empty()
+        && let Some(run) = runs.iter().find(|r| r.0.input.format() != Format::Jsonl)
+    {
+        return Err(match &run.1 {
+            from @ Origin::Key { .. } => invalid(
+                from,
+                "there is no `qrels` key, so every run must be JSON Lines with `relevant` \
+                 (only corpus metrics need no judgements)",
+            ),
+            _ => SpecError::Bare(format!(
+                "{} is required: {} is not JSON Lines, so it holds no judgements",
+                run.1.option("qrels", None),
+                run.0.input.name()
+            )),
+        });
+    }
+    let ties_value = ties.as_ref().map_or(Ties::Docid, |t| t.value);
+    let judged = all_judged_only.as_ref().is_some_and(|j| j.value);
+    let metrics = if judged {
+        unique_by_name(metrics.into_iter().map(judged_only).collect())
+    } else {
+        unique_by_name(metrics)
+    };
+    let metrics = match &bounds {
+        Some(given) if given.value => with_bounds(metrics).map_err(|source| match given.from {
+            Origin::Key { .. } => SpecError::Plugin {
+                from: given.from.clone(),
+                source: Box::new(source),
+            },
+            _ => invalid(&given.from, crate::config::plugin_message(&source)),
+        })?,
+        _ => metrics,
+    };
+    check_ties(&metrics, ties_value).map_err(|reason| match (&ties, &metrics_from) {
+        (Some(given), _) => invalid(&given.from, reason),
+        (None, Some(from)) => invalid(from, reason),
+        (None, None) => invalid(&whole, reason),
+    })?;
+    let score_threshold = match &score_threshold {
+        None => None,
+        Some(given) => {
+            let threshold = ScoreThreshold::try_from(given.value)
+                .map_err(|reason| invalid(&given.from, reason))?;
+            if let Some((run, _)) = runs.iter().find(|(r, _)| !has_scores(r.input.format())) {
+                return Err(invalid(&given.from, unscored_run(&run.name)));
+            }
+            Some(threshold)
+        }
+    };
+    let missing = missing.map(|m| m.value).unwrap_or_default();
+    let run_names: Vec<String> = runs.iter().map(|(r, _)| r.name.clone()).collect();
+    let metric_names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
+    let comparison = resolve_comparison(compare, &run_names, &metric_names, missing, judged)?;
+    if let Some(given) = bounds.as_ref().filter(|b| b.value)
+        && comparison.is_some()
+    {
+        return Err(match given.from {
+            Origin::Key { .. } => invalid(&given.from, BOUNDS_WITH_COMPARISON),
+            _ => SpecError::Bare(BOUNDS_WITH_COMPARISON.to_owned()),
+        });
+    }
+    let turns = match turns {
+        Some(given) if given.value.is_empty() => {
+            return Err(invalid(
+                &given.from,
+                "the separator of conversation and turn in the query ids is empty (e.g. `_` \
+                 for query ids like 31_4)",
+            ));
+        }
+        other => other,
+    };
+    let per_conversation = match per_conversation {
+        Some(given) if given.value => match (&turns, &groups) {
+            (None, None) => {
+                return Err(invalid(
+                    &given.from,
+                    format!(
+                        "needs {} (conversations from the query ids) or {} (a file with a \
+                             `conversation` column)",
+                        given.from.option("turns", Some("--turns SEP")),
+                        given.from.option("groups", Some("--groups FILE")),
+                    ),
+                ));
+            }
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    &given.from,
+                    format!(
+                        "with {} and {}: the groups name queries (turns), and the unit is \
+                             then the conversation; give the conversations by one of them",
+                        given.from.option("turns", None),
+                        given.from.option("groups", None),
+                    ),
+                ));
+            }
+            _ => true,
+        },
+        _ => false,
+    };
+    let aggregators = match aggregators {
+        Some(list) => list.value,
+        None => vec![
+            registry::parse_aggregator("mean").map_err(|source| SpecError::Plugin {
+                from: whole.clone(),
+                source: Box::new(source),
+            })?,
+        ],
+    };
+    Ok(Experiment {
+        qrels: qrels.map(|q| q.value),
+        runs: runs.into_iter().map(|(run, _)| run).collect(),
+        metrics,
+        aggregators: unique_by_name::<dyn Aggregator>(aggregators),
+        corpus_metrics: unique_by_name(corpus_metrics),
+        corpus_inputs,
+        systems,
+        groups: groups.map(|g| g.value),
+        turns: turns.map(|t| t.value),
+        per_conversation,
+        options: Options {
+            missing,
+            level,
+            ties: ties_value,
+            score_threshold,
+            allow_empty_run: allow_empty_run.is_some_and(|a| a.value),
+        },
+        read: ReadOptions {
+            duplicates: duplicates.map(|d| d.value).unwrap_or_default(),
+            ties: ties_value,
+        },
+        comparison,
+        notes: unique_notes(notes),
+    })
+}
+
+/// The relevance level `given`, which must be a positive grade.
+fn relevance_level(given: &Given<f64>) -> Result<RelevanceLevel, SpecError> {
+    RelevanceLevel::new(given.value).ok_or_else(|| {
+        invalid(
+            &given.from,
+            if given.value > 0.0 {
+                "the relevance level is too large: the largest grade is 2147483647"
+            } else {
+                "the relevance level must be a positive grade (grades of 0 and below are never \
+                 relevant)"
+            },
+        )
+    })
+}
+
+/// Refuses one file given as two runs (by its identity on disk: `./x`
+/// and `x`, a link): it would be evaluated and compared with itself.
+fn refuse_repeated_runs(runs: &[RunRequest]) -> Result<(), SpecError> {
+    let paths: Vec<&Path> = runs.iter().map(|r| Path::new(r.input.name())).collect();
+    let Some((first, second)) = crate::files::first_repeat(paths.iter().copied()) else {
+        return Ok(());
+    };
+    let index = |path: &Path| paths.iter().position(|p| *p == path).unwrap_or_default();
+    let (first, second) = (
+        &runs[index(first)],
+        &runs[paths.iter().rposition(|p| *p == second).unwrap_or_default()],
+    );
+    Err(match (&first.from, &second.from) {
+        (Origin::Flag { .. }, Origin::Flag { .. }) if first.written == second.written => {
+            SpecError::Bare(format!(
+                "--run {} is given twice; give each run once",
+                second.written.display()
+            ))
+        }
+        (Origin::Flag { .. }, Origin::Flag { .. }) => SpecError::Bare(format!(
+            "--run {} is the same file as --run {}; give each run once",
+            second.written.display(),
+            first.written.display()
+        )),
+        (_, from) => invalid(
+            from,
+            format!(
+                "{} is the same file as {}; give each run once",
+                second.written.display(),
+                first.written.display()
+            ),
+        ),
+    })
+}
+
+/// Each run under its report name (`rankeval::naming`), with its origin.
+fn named_runs(requests: Vec<RunRequest>) -> Result<Vec<(NamedRun, Origin)>, SpecError> {
+    let given: Vec<GivenRun> = requests
+        .iter()
+        .map(|r| GivenRun {
+            name: r.name.as_ref().map(|n| n.value.clone()),
+            path: r.written.clone(),
+        })
+        .collect();
+    let names = name_runs(&given).map_err(|error| {
+        let name_origin = |index: usize| {
+            let run = &requests[index];
+            run.name
+                .as_ref()
+                .map_or_else(|| run.from.clone(), |n| n.from.clone())
+        };
+        match error {
+            NameError::Unprintable { index } => invalid(&name_origin(index), error.to_string()),
+            NameError::Clash {
+                first,
+                second,
+                ref name,
+            } => match (name_origin(first), name_origin(second)) {
+                (Origin::Flag { .. }, Origin::Flag { .. }) => SpecError::Bare(format!(
+                    "{} and {} are both named `{name}`; name them with NAME=FILE",
+                    requests[first].from, requests[second].from
+                )),
+                (_, from) => invalid(
+                    &from,
+                    format!(
+                        "another run is already named `{name}`; give each run its own {}",
+                        from.option("name", None)
+                    ),
+                ),
+            },
+        }
+    })?;
+    Ok(requests
+        .into_iter()
+        .zip(names)
+        .map(|(run, name)| {
+            (
+                NamedRun {
+                    name,
+                    input: run.input,
+                },
+                run.from,
+            )
+        })
+        .collect())
+}
+
+/// The systems: each system's run files (glob patterns expanded, in byte
+/// order of their paths) added to `runs` as `SYSTEM/FILE-STEM`.
+fn systems(
+    requests: Vec<SystemRequest>,
+    runs: &mut Vec<(NamedRun, Origin)>,
+) -> Result<Vec<SystemSpec>, SpecError> {
+    let mut systems: Vec<SystemSpec> = Vec::with_capacity(requests.len());
+    let mut names: HashMap<String, usize> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, (r, _))| (r.name.clone(), i))
+        .collect();
+    let mut origins: Vec<Origin> = Vec::with_capacity(requests.len());
+    for (index, request) in requests.into_iter().enumerate() {
+        let name = request.name.value.trim().to_owned();
+        let from = &request.name.from;
+        if name.is_empty() || name.chars().any(char::is_control) || name.contains('/') {
+            return Err(invalid(
+                from,
+                "a system name cannot be empty nor hold `/` or a control character",
+            ));
+        }
+        if let Some(first) = systems.iter().position(|s| s.name == name) {
+            return Err(invalid(
+                from,
+                match (&origins[first], from) {
+                    (Origin::Key { key, line, .. }, Origin::Key { .. }) => format!(
+                        "the system name `{name}` is given twice: {key} (line {line}) has it \
+                         too; give each system a name of its own"
+                    ),
+                    (Origin::Flag { .. }, Origin::Flag { .. }) => format!(
+                        "the system name `{name}` is given twice (system {} is {}, this is \
+                         system {}): give each system a name of its own",
+                        first + 1,
+                        origins[first],
+                        index + 1
+                    ),
+                    (other, _) => format!(
+                        "the system name `{name}` is given twice: {other} has it too; give \
+                         each system a name of its own"
+                    ),
+                },
+            ));
+        }
+        let runs_from = &request.patterns.from;
+        let files =
+            system_files(&name, &request.base, &request.patterns.value).map_err(|reason| {
+                invalid(
+                    runs_from,
+                    if reason.contains("matches no file") && runs_from.is_file() {
+                        format!("{reason} (relative to the experiment file)")
+                    } else {
+                        reason
+                    },
+                )
+            })?;
+        let stems = run_names(&files);
+        let mut members = Vec::with_capacity(files.len());
+        for (file, stem) in files.iter().zip(stems) {
+            let run = format!("{name}/{stem}");
+            if names.insert(run.clone(), runs.len()).is_some() {
+                return Err(invalid(
+                    runs_from,
+                    format!("two runs are named `{run}`: give the files distinct names"),
+                ));
+            }
+            runs.push((
+                NamedRun {
+                    name: run.clone(),
+                    input: match request.format {
+                        Some(format) => Input::file(file).with_format(format),
+                        None => Input::file(file),
+                    }
+                    .with_columns(request.columns.clone()),
+                },
+                runs_from.clone(),
+            ));
+            members.push(run);
+        }
+        origins.push(from.clone());
+        systems.push(SystemSpec {
+            name,
+            runs: members,
+        });
+    }
+    Ok(systems)
+}
