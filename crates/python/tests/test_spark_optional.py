@@ -1,5 +1,7 @@
 """rankeval_rs.spark imports without pyspark (an optional extra), and says
-how to install it when it is used without it."""
+how to install it when it is used without it; the aggregates its tasks and
+driver compute (states updated, sent as bytes, merged and finished in Rust)
+follow the command line's rules without a Spark session."""
 
 from __future__ import annotations
 
