@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The Spark tests (crates/python/tests-spark): rankeval_rs.spark on a local
+# The Spark tests (crates/python/tests-spark, then
+# examples/custom-aggregator/tests-spark): rankeval_rs.spark on a local
 # Spark (`local[2]`), its results compared bit for bit with the `rankeval`
 # binary's. A virtual environment of its own under target/spark-venv
 # (pyspark is a large download: installed once, reused while the venv is
@@ -37,6 +38,21 @@ status=0
 "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/python/tests-spark "$@" || status=$?
 if [ "$status" -eq 5 ]; then
     echo "error: pytest collected no tests in crates/python/tests-spark" >&2
+    exit 1
+fi
+[ "$status" -eq 0 ] || exit "$status"
+
+# A user's aggregator plugin on Spark (examples/custom-aggregator): the same
+# package built with the plugin linked in, its results compared bit for bit
+# with the example's own `rankeval` binary; then the stock module again.
+cargo build --quiet -p rankeval-example-custom-aggregator
+VIRTUAL_ENV="$PWD/$venv" PATH="$PWD/$venv/bin:$PATH" \
+    maturin develop --quiet --manifest-path examples/custom-aggregator/python/Cargo.toml
+"$venv/bin/python" -m pytest -q -p no:cacheprovider examples/custom-aggregator/tests-spark || status=$?
+VIRTUAL_ENV="$PWD/$venv" PATH="$PWD/$venv/bin:$PATH" \
+    maturin develop --quiet --manifest-path crates/python/Cargo.toml
+if [ "$status" -eq 5 ]; then
+    echo "error: pytest collected no tests in examples/custom-aggregator/tests-spark" >&2
     exit 1
 fi
 exit "$status"

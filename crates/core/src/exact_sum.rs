@@ -173,28 +173,184 @@ pub fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
 /// it sends the sum to [`WideSum`]. 2^957, about 1.2e288.
 const PARTIALS_LIMIT: f64 = f64::from_bits((1023 + 957) << 52);
 
-/// The exact sum of `values`, rounded once: the partials' sum while every
-/// value is below [`PARTIALS_LIMIT`], the wide sum past it.
+/// The exact sum of `values`, rounded once ([`FullSum`]).
 fn exact_sum(values: impl IntoIterator<Item = f64>) -> Rounded {
-    let mut values = values.into_iter();
-    let mut sum = ExactSum::new();
-    for x in values.by_ref() {
-        if x.abs() >= PARTIALS_LIMIT && x.is_finite() {
-            // The partials so far are exact and finite: carried over.
-            let mut wide = WideSum::new();
-            for &p in &sum.partials {
-                wide.add(p);
-            }
-            wide.special = sum.special;
-            wide.add(x);
-            for x in values {
-                wide.add(x);
-            }
-            return wide.rounded();
-        }
-        sum.add(x);
+    let mut sum = FullSum::new();
+    sum.extend(values);
+    sum.rounded()
+}
+
+/// The exact sum of `f64`s of any magnitude, mergeable and sendable: what
+/// [`fsum`] and [`fmean`] compute with, and what an aggregator's state
+/// keeps (`rankeval_core::aggregate_state`). [`ExactSum`]'s partials while
+/// every value is below 2^957 (about 1.2e288), a fixed-point sum of every
+/// `f64`'s bits past it, where the partials could overflow. Merged in any
+/// order and split in any way, the same values round to the same bits.
+///
+/// ```
+/// use rankeval_core::exact_sum::{FullSum, fsum};
+/// let values = [f64::MAX, 0.5, -f64::MAX, 1e-300];
+/// let mut left: FullSum = values[..1].iter().copied().collect();
+/// let right: FullSum = values[1..].iter().copied().collect();
+/// left.merge(&right);
+/// assert_eq!(left.value(), fsum(values));
+/// assert_eq!(left.value(), 0.5);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct FullSum {
+    inner: FullInner,
+}
+
+/// The two forms of a [`FullSum`].
+#[derive(Clone, Debug, PartialEq)]
+enum FullInner {
+    /// Every finite value so far is below [`PARTIALS_LIMIT`].
+    Partials(ExactSum),
+    /// A value at or above [`PARTIALS_LIMIT`] was added.
+    Wide(Box<WideSum>),
+}
+
+impl Default for FullSum {
+    fn default() -> Self {
+        Self::new()
     }
-    Rounded::Plain(sum.value())
+}
+
+impl FullSum {
+    /// An empty sum (0).
+    pub fn new() -> Self {
+        Self {
+            inner: FullInner::Partials(ExactSum::new()),
+        }
+    }
+
+    /// Adds `x` exactly.
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        match &mut self.inner {
+            FullInner::Partials(sum) if x.abs() >= PARTIALS_LIMIT && x.is_finite() => {
+                // The partials so far are exact and finite: carried over.
+                let mut wide = WideSum::from_partials(sum);
+                wide.add(x);
+                self.inner = FullInner::Wide(Box::new(wide));
+            }
+            FullInner::Partials(sum) => sum.add(x),
+            FullInner::Wide(wide) => wide.add(x),
+        }
+    }
+
+    /// Adds every value of `values` exactly.
+    pub fn extend(&mut self, values: impl IntoIterator<Item = f64>) {
+        for x in values {
+            self.add(x);
+        }
+    }
+
+    /// Adds the exact sum `other` to this one.
+    pub fn merge(&mut self, other: &FullSum) {
+        match (&mut self.inner, &other.inner) {
+            (FullInner::Partials(mine), FullInner::Partials(theirs)) => mine.merge(theirs),
+            (FullInner::Wide(mine), FullInner::Partials(theirs)) => {
+                mine.merge(&WideSum::from_partials(theirs));
+            }
+            (FullInner::Partials(mine), FullInner::Wide(theirs)) => {
+                let mut wide = WideSum::from_partials(mine);
+                wide.merge(theirs);
+                self.inner = FullInner::Wide(Box::new(wide));
+            }
+            (FullInner::Wide(mine), FullInner::Wide(theirs)) => mine.merge(theirs),
+        }
+    }
+
+    /// The exact sum rounded to the nearest `f64`, ties to even: an
+    /// infinity beyond `f64::MAX`, or the infinity or NaN added.
+    pub fn value(&self) -> f64 {
+        self.rounded().value()
+    }
+
+    /// The sum divided by `n`, rounded once more: as [`fmean`] divides, so
+    /// the mean of values whose sum is beyond `f64::MAX` is still finite.
+    pub fn mean(&self, n: u64) -> f64 {
+        self.rounded().divided(n as f64)
+    }
+
+    /// The exact sum rounded to 53 bits.
+    fn rounded(&self) -> Rounded {
+        match &self.inner {
+            FullInner::Partials(sum) => Rounded::Plain(sum.value()),
+            FullInner::Wide(wide) => wide.rounded(),
+        }
+    }
+
+    /// Appends the sum's wire to `out`: a form byte, then for form 0 (the
+    /// partials) their number (`u64`) and each partial's bits (`u64`), for
+    /// form 1 (the wide sum) the special sum's bits and the 34 limbs of
+    /// the positive, then of the negative values (`u64` each), every
+    /// number little-endian.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        match &self.inner {
+            FullInner::Partials(sum) => {
+                let partials = sum.partials();
+                out.push(0);
+                out.extend_from_slice(&(partials.len() as u64).to_le_bytes());
+                for p in partials {
+                    out.extend_from_slice(&p.to_bits().to_le_bytes());
+                }
+            }
+            FullInner::Wide(wide) => {
+                out.push(1);
+                out.extend_from_slice(&wide.special.to_bits().to_le_bytes());
+                for limb in wide.positive.iter().chain(&wide.negative) {
+                    out.extend_from_slice(&limb.to_le_bytes());
+                }
+            }
+        }
+    }
+
+    /// A sum from [`write`](Self::write)'s bytes at the start of `bytes`,
+    /// and how many bytes it took; `None` if they are not such a wire (any
+    /// `f64`s are accepted as partials: they are added exactly).
+    pub fn read(bytes: &[u8]) -> Option<(FullSum, usize)> {
+        let word = |at: usize| -> Option<u64> {
+            let end = at.checked_add(8)?;
+            Some(u64::from_le_bytes(bytes.get(at..end)?.try_into().ok()?))
+        };
+        match *bytes.first()? {
+            0 => {
+                let n = word(1)?;
+                let size = usize::try_from(n).ok()?.checked_mul(8)?.checked_add(9)?;
+                if size > bytes.len() {
+                    return None;
+                }
+                let mut sum = FullSum::new();
+                for i in 0..size / 8 - 1 {
+                    sum.add(f64::from_bits(word(9 + 8 * i)?));
+                }
+                Some((sum, size))
+            }
+            1 => {
+                let mut wide = WideSum::new();
+                wide.special = f64::from_bits(word(1)?);
+                for i in 0..WIDE_LIMBS {
+                    wide.positive[i] = word(9 + 8 * i)?;
+                    wide.negative[i] = word(9 + 8 * (WIDE_LIMBS + i))?;
+                }
+                let sum = FullSum {
+                    inner: FullInner::Wide(Box::new(wide)),
+                };
+                Some((sum, 9 + 16 * WIDE_LIMBS))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl FromIterator<f64> for FullSum {
+    fn from_iter<I: IntoIterator<Item = f64>>(iter: I) -> Self {
+        let mut sum = FullSum::new();
+        sum.extend(iter);
+        sum
+    }
 }
 
 /// An exact sum rounded to 53 bits, within the range of `f64` or beyond it.
@@ -267,6 +423,7 @@ fn scale(x: f64, exponent: i32) -> f64 {
 /// for every `f64` and 2^64 of them); positive and negative values in two
 /// such integers. Slower than [`ExactSum`], so used only past
 /// [`PARTIALS_LIMIT`], where the partials would overflow.
+#[derive(Clone, Debug, PartialEq)]
 struct WideSum {
     /// The sum of the positive values, in units of 2^-1074, limbs from the least significant.
     positive: [u64; WIDE_LIMBS],
@@ -287,6 +444,33 @@ impl WideSum {
             negative: [0; WIDE_LIMBS],
             special: 0.0,
         }
+    }
+
+    /// The exact sum `sum` (finite partials, and its special sum).
+    fn from_partials(sum: &ExactSum) -> Self {
+        let mut wide = WideSum::new();
+        for &p in &sum.partials {
+            wide.add(p);
+        }
+        wide.special = sum.special;
+        wide
+    }
+
+    /// Adds the exact sum `other` (limb by limb, with carries).
+    fn merge(&mut self, other: &WideSum) {
+        for (mine, theirs) in [
+            (&mut self.positive, &other.positive),
+            (&mut self.negative, &other.negative),
+        ] {
+            let mut carry = false;
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                let (sum, c1) = a.overflowing_add(*b);
+                let (sum, c2) = sum.overflowing_add(u64::from(carry));
+                *a = sum;
+                carry = c1 || c2;
+            }
+        }
+        self.special += other.special;
     }
 
     /// Adds `x` exactly.
@@ -570,5 +754,46 @@ mod tests {
         let mut reversed = values;
         reversed.reverse();
         assert_eq!(fmean(&values).to_bits(), fmean(&reversed).to_bits());
+    }
+
+    #[test]
+    fn a_full_sum_merges_and_travels_with_the_bits_of_fsum() {
+        let max = f64::MAX;
+        let cases: [&[f64]; 5] = [
+            &[0.1, 0.2, 0.3, 1e100, -1e100],
+            &[max, max, -max, 1e-300],
+            &[1e300, 1.0, -1e300, 2f64.powi(960), -2f64.powi(960)],
+            &[f64::INFINITY, 1.0],
+            &[],
+        ];
+        for values in cases {
+            let whole = fsum(values.iter().copied());
+            for split in 0..=values.len() {
+                let mut left: FullSum = values[..split].iter().copied().collect();
+                let right: FullSum = values[split..].iter().copied().collect();
+                let mut bytes = Vec::new();
+                right.write(&mut bytes);
+                let (back, used) = FullSum::read(&bytes).expect("its own wire");
+                assert_eq!(used, bytes.len());
+                assert_eq!(back.value().to_bits(), right.value().to_bits());
+                left.merge(&back);
+                assert_eq!(
+                    left.value().to_bits(),
+                    whole.to_bits(),
+                    "{values:?} at {split}"
+                );
+                if !values.is_empty() {
+                    let n = values.len() as u64;
+                    assert_eq!(left.mean(n).to_bits(), fmean(values).to_bits());
+                }
+            }
+        }
+        // Malformed wires: an unknown form, cut short, a count beyond the bytes.
+        assert!(FullSum::read(&[]).is_none());
+        assert!(FullSum::read(&[2]).is_none());
+        assert!(FullSum::read(&[1, 0, 0]).is_none());
+        let mut huge = vec![0];
+        huge.extend_from_slice(&u64::MAX.to_le_bytes());
+        assert!(FullSum::read(&huge).is_none());
     }
 }

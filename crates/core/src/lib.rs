@@ -74,6 +74,7 @@
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
 mod aggregate;
+pub mod aggregate_state;
 mod buffer;
 pub mod completion;
 pub mod corpus;
@@ -102,6 +103,7 @@ pub mod testing;
 pub mod ties;
 
 pub use aggregate::{Aggregator, Bounds};
+pub use aggregate_state::{AggregateState, AggregateStateError};
 pub use buffer::{Decimal, ListBuffer};
 pub use corpus::{
     Catalog, CorpusInputs, CorpusMetric, CorpusState, ItemFeatures, Requires, Training,

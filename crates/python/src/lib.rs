@@ -59,9 +59,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(python_metric::python_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(metric_names, m)?)?;
     m.add_class::<spark::SparkEvaluator>()?;
-    m.add_function(wrap_pyfunction!(spark::column_state, m)?)?;
-    m.add_function(wrap_pyfunction!(spark::fsum_partials, m)?)?;
-    m.add_function(wrap_pyfunction!(spark::gmean_from_log_partials, m)?)?;
+    m.add_class::<spark::SparkAggregates>()?;
+    m.add_function(wrap_pyfunction!(spark::spark_aggregators, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::spark_aggregate_values, m)?)?;
     m.add_function(wrap_pyfunction!(spark::spark_corpus_names, m)?)?;
     m.add_function(wrap_pyfunction!(spark::spark_corpus_values, m)?)?;
     m.add_function(wrap_pyfunction!(spark::keyed_states, m)?)?;

@@ -1,10 +1,13 @@
 //! What `rankeval_rs.spark` runs inside Spark's Python workers and on its
 //! driver: the sided evaluator over a partition's Arrow batches
-//! ([`SparkEvaluator`], `DataFrame.mapInArrow`), and the exact, mergeable
-//! sums every aggregate is computed from ([`column_state`], [`fsum_partials`]),
-//! and the corpus metrics' states merged and finished on the driver
+//! ([`SparkEvaluator`], `DataFrame.mapInArrow`), the registry's aggregators'
+//! mergeable states, updated in the tasks ([`SparkEvaluator`] with
+//! `aggregators`, or [`SparkAggregates`] over the per-query rows) and merged
+//! and finished on the driver ([`spark_aggregate_values`]), and the corpus
+//! metrics' states merged and finished on the driver
 //! ([`spark_corpus_values`]). No per-row or per-query Python: a batch in, a
-//! batch out.
+//! batch out; every aggregate is computed by the aggregator's own code
+//! (`rankeval_core::aggregate_state`).
 
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -15,14 +18,15 @@ use std::sync::Arc;
 
 use pyo3::types::PyBytes;
 use rankeval::corpus::{CorpusInput, CorpusSources};
+use rankeval::engine::column_states::{ColumnStates, finish_aggregates};
 use rankeval::engine::sided::{DEFAULT_CHUNK_ROWS, SidedEvaluator, finish_corpus};
-use rankeval::metrics::aggregators::gmean::{floored_ln, from_log_sum};
+use rankeval::metrics::aggregators::gmean::{DEFAULT_FLOOR, GeometricMean};
+use rankeval::metrics::aggregators::std_dev::{DEFAULT_DDOF, StdDev};
 use rankeval::read::{Input, ReadOptions};
 use rankeval_compare::keyed::{self, GroupedSums, KeyedSignFlip, PairedSums, SquaredDeviations};
 use rankeval_compare::{KeyedBootstrap, KeyedTukey};
-use rankeval_core::exact_sum::ExactSum;
-use rankeval_core::registry::parse_corpus_metric;
-use rankeval_core::{CorpusInputs, CorpusMetric};
+use rankeval_core::registry::{aggregators, parse_aggregator, parse_corpus_metric};
+use rankeval_core::{Aggregator, CorpusInputs, CorpusMetric};
 
 use crate::errors::InputError;
 use crate::inputs::duplicates;
@@ -44,9 +48,11 @@ impl SparkEvaluator {
     /// line's options, on `threads` threads (Spark's `spark.task.cpus`).
     /// With `corpus` metric specs, each run's lists also update the corpus
     /// states (read on `catalog`, `training`, `features`, paths every
-    /// worker reads), given as bytes at `finish`.
+    /// worker reads), given as bytes at `finish`; with `aggregators`
+    /// (specs, see [`spark_aggregators`]), each query's values update each
+    /// run's aggregator states, given as bytes at `finish` too.
     #[new]
-    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS, corpus=Vec::new(), catalog=None, training=None, features=None, column_names=None))]
+    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS, corpus=Vec::new(), catalog=None, training=None, features=None, column_names=None, aggregators=Vec::new()))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         specs: Vec<String>,
@@ -63,7 +69,9 @@ impl SparkEvaluator {
         training: Option<PathBuf>,
         features: Option<PathBuf>,
         column_names: Option<(String, String, String, String)>,
+        aggregators: Vec<String>,
     ) -> PyResult<Self> {
+        let aggregators = build_aggregators(&aggregators, DEFAULT_FLOOR, DEFAULT_DDOF)?;
         let ties = options::ties(ties)?;
         let options = options::evaluation(missing, rel, ties, score_threshold, false)?;
         let metrics = Metrics::build(&specs)?;
@@ -81,7 +89,8 @@ impl SparkEvaluator {
             .num_threads(threads.max(1))
             .build()
             .map_err(|e| PyValueError::new_err(format!("threads={threads}: {e}")))?;
-        let mut evaluator = SidedEvaluator::new(metrics.metrics, options, read, runs, chunk_rows);
+        let mut evaluator = SidedEvaluator::new(metrics.metrics, options, read, runs, chunk_rows)
+            .with_aggregators(aggregators);
         if let Some((query, doc, score, grade)) = &column_names {
             evaluator = evaluator.with_column_names(query, doc, score, grade);
         }
@@ -207,67 +216,114 @@ fn sided_error(e: rankeval::engine::sided::SidedError) -> PyErr {
     InputError::new_err(format!("spark: {e}"))
 }
 
-/// One partition's mergeable state of a column of per-query values (NaNs
-/// included, as the command line aggregates them): `(n, partials of the
-/// sum, partials of the sum of ln(max(x, floor)) (empty without `floor`:
-/// only a geometric mean needs them), min, max (NaN when none, as `min`
-/// and `max` give; merge them with `fmin`/`fmax`, which skip NaN as they
-/// do), partials of the sum of (x - mean)^2)`, the last only when `mean` is
-/// given (the second pass of a standard deviation).
-#[pyfunction]
-#[pyo3(signature = (values, floor, mean=None))]
-#[allow(clippy::type_complexity)]
-pub fn column_state(
-    values: PyReadonlyArray1<'_, f64>,
-    floor: Option<f64>,
-    mean: Option<f64>,
-) -> PyResult<(u64, Vec<f64>, Vec<f64>, f64, f64, Option<Vec<f64>>)> {
-    let values = values.as_slice()?;
-    let sum: ExactSum = values.iter().copied().collect();
-    // The logarithms only for a geometric mean: a `ln` per value otherwise
-    // spent for nothing.
-    let logs: ExactSum = match floor {
-        Some(floor) => values.iter().map(|x| floored_ln(*x, floor)).collect(),
-        None => ExactSum::new(),
-    };
-    let min = values.iter().copied().fold(f64::NAN, f64::min);
-    let max = values.iter().copied().fold(f64::NAN, f64::max);
-    let squares = mean.map(|m| {
-        values
-            .iter()
-            .map(|x| (x - m) * (x - m))
-            .collect::<ExactSum>()
-            .partials()
-    });
-    Ok((
-        values.len() as u64,
-        sum.partials(),
-        logs.partials(),
-        min,
-        max,
-        squares,
-    ))
+/// The aggregators `specs` as the Spark API takes them: each built from
+/// the registry (built-ins and every plugin linked into this module), a
+/// plain `gmean` with `floor` and a plain `std` with `ddof` (the keywords
+/// of `SparkEvaluation.aggregate`). An aggregator that gives a confidence
+/// interval is refused: the Spark API reports values only.
+fn build_aggregators(
+    specs: &[String],
+    floor: f64,
+    ddof: u32,
+) -> PyResult<Vec<Box<dyn Aggregator>>> {
+    specs
+        .iter()
+        .map(|spec| {
+            let mut aggregator = parse_aggregator(spec)
+                .map_err(|e| PyValueError::new_err(format!("aggregator `{spec}`: {e}")))?;
+            let name = aggregator.name();
+            if name == "gmean" && floor != DEFAULT_FLOOR {
+                aggregator = Box::new(GeometricMean { floor });
+            } else if name == "std" && ddof != DEFAULT_DDOF {
+                aggregator = Box::new(StdDev { ddof });
+            }
+            aggregator
+                .validate()
+                .map_err(|e| PyValueError::new_err(format!("aggregator `{spec}`: {e}")))?;
+            if aggregator.interval(&[]).is_some() {
+                let usable: Vec<&str> = aggregators()
+                    .iter()
+                    .filter(|d| (d.example)().interval(&[]).is_none())
+                    .map(|d| d.name)
+                    .collect();
+                return Err(PyValueError::new_err(format!(
+                    "aggregator `{spec}` gives a confidence interval, which the Spark API does \
+                     not report: on Spark, one of {} (or any aggregator without an interval); \
+                     for an interval, see keyed_compare, or run `rankeval` on the per-query \
+                     Parquet output",
+                    usable.join(", ")
+                )));
+            }
+            Ok(aggregator)
+        })
+        .collect()
 }
 
-/// The correctly rounded sum of several partial sums' partials (from
-/// [`column_state`]): the same bits in any order.
+/// The canonical names of the aggregators `specs` as
+/// `SparkEvaluation.aggregate` takes them (with its `floor` and `ddof`):
+/// what the states are computed and named with.
 #[pyfunction]
-pub fn fsum_partials(parts: Vec<Vec<f64>>) -> f64 {
-    let mut sum = ExactSum::new();
-    for part in &parts {
-        sum.merge(&ExactSum::from_partials(part));
+pub fn spark_aggregators(specs: Vec<String>, floor: f64, ddof: u32) -> PyResult<Vec<String>> {
+    Ok(build_aggregators(&specs, floor, ddof)?
+        .iter()
+        .map(|a| a.name())
+        .collect())
+}
+
+/// One partition's aggregator states over per-query rows (`query`, `run`,
+/// then one float64 column per metric, in the order of `metrics`): `push`
+/// each batch, then `finish`, which gives `(run, states)` per run.
+#[pyclass(module = "rankeval_rs._native")]
+pub struct SparkAggregates {
+    states: ColumnStates,
+}
+
+#[pymethods]
+impl SparkAggregates {
+    /// States of the columns `metrics` (canonical names) of `runs` under
+    /// the aggregators `aggregators` (canonical names, from
+    /// [`spark_aggregators`]).
+    #[new]
+    fn new(metrics: Vec<String>, aggregators: Vec<String>, runs: Vec<String>) -> PyResult<Self> {
+        let aggregators = build_aggregators(&aggregators, DEFAULT_FLOOR, DEFAULT_DDOF)?;
+        Ok(Self {
+            states: ColumnStates::new(metrics, aggregators, runs),
+        })
     }
-    sum.value()
+
+    /// Sees a batch of per-query rows.
+    fn push(&mut self, py: Python<'_>, batch: PyRecordBatch) -> PyResult<()> {
+        let batch = batch.into_inner();
+        let states = &mut self.states;
+        py.detach(|| states.update_batch(&batch))
+            .map_err(sided_error)
+    }
+
+    /// Each run's states as bytes, `(run, bytes)`, in the order of `runs`.
+    fn finish<'py>(&mut self, py: Python<'py>) -> Vec<(String, Bound<'py, PyBytes>)> {
+        self.states
+            .take()
+            .into_iter()
+            .map(|(run, bytes)| (run, PyBytes::new(py, &bytes)))
+            .collect()
+    }
 }
 
-/// The geometric mean of `n` values from the partials of their floored
-/// logarithms' sums ([`column_state`]): `exp(sum / n)` with the `libm`
-/// crate's `exp`, as the `gmean` aggregator computes it (Python's
-/// `math.exp` is the platform's C library's, which may differ in the last
-/// bit from one platform to another).
+/// The aggregates of one run: `parts` are every partition's states of
+/// that run (from [`SparkAggregates`] or the evaluator's `_aggregates`
+/// column) of the columns `metrics` under `aggregators` (canonical
+/// names), merged in any order and finished; `[metric][aggregator]`.
 #[pyfunction]
-pub fn gmean_from_log_partials(parts: Vec<Vec<f64>>, n: u64) -> f64 {
-    from_log_sum(fsum_partials(parts), n as usize)
+pub fn spark_aggregate_values(
+    py: Python<'_>,
+    metrics: Vec<String>,
+    aggregators: Vec<String>,
+    parts: Vec<Bound<'_, PyBytes>>,
+) -> PyResult<Vec<Vec<f64>>> {
+    let aggregators = build_aggregators(&aggregators, DEFAULT_FLOOR, DEFAULT_DDOF)?;
+    let parts: Vec<&[u8]> = parts.iter().map(|p| p.as_bytes()).collect();
+    py.detach(|| finish_aggregates(&metrics, &aggregators, &parts))
+        .map_err(sided_error)
 }
 
 /// The first pass of the query-keyed statistics of paired differences

@@ -1,5 +1,7 @@
 """rankeval_rs.spark imports without pyspark (an optional extra), and says
-how to install it when it is used without it."""
+how to install it when it is used without it; the aggregates its tasks and
+driver compute (states updated, sent as bytes, merged and finished in Rust)
+follow the command line's rules without a Spark session."""
 
 from __future__ import annotations
 
@@ -16,57 +18,78 @@ def test_without_pyspark_the_error_says_how_to_install_it():
         rs.evaluate(None, None, "ap")  # type: ignore[arg-type]
 
 
-def test_the_median_of_counted_values_is_the_cli_median():
-    # The same rule as `median`: the middle value, or the mean of the middle two.
-    assert rs._median_of_counts([(0.5, 2), (0.1, 1)]) == 0.5
-    assert rs._median_of_counts([(0.9, 1), (0.1, 1), (0.5, 1), (0.2, 1)]) == (0.2 + 0.5) / 2
-    assert rs._median_of_counts([]) != rs._median_of_counts([])  # NaN
-
-
-def test_a_column_state_sums_logarithms_only_for_a_geometric_mean():
-    import math
-
-    import numpy as np
+def aggregates(values: list[float | None], aggregators: list[str], parts: int = 1) -> list[float]:
+    """The aggregates of one column as the Spark API computes them: each
+    part's states updated in Rust (``SparkAggregates``), sent as bytes,
+    merged and finished on the driver (``spark_aggregate_values``)."""
+    import pyarrow as pa
 
     from rankeval_rs import _native
 
-    values = np.array([0.5, 0.0, 0.25])
-    n, total, logs, low, high, squares = _native.column_state(values, None)
-    assert (n, _native.fsum_partials([total]), logs, low, high, squares) == (3, 0.75, [], 0.0, 0.5, None)
-    _, _, logs, _, _, _ = _native.column_state(values, 1e-5)
-    assert _native.fsum_partials([logs]) == math.fsum(math.log(max(v, 1e-5)) for v in values)
+    specs = _native.spark_aggregators(aggregators, 0.00001, 1)
+    sent: list[bytes] = []
+    for p in range(parts):
+        states = _native.SparkAggregates(["m"], specs, ["r"])
+        mine = [(f"q{i:03}", v) for i, v in enumerate(values) if i % parts == p]
+        states.push(
+            pa.RecordBatch.from_pydict(
+                {"query": [q for q, _ in mine], "run": ["r"] * len(mine), "_m0": [v for _, v in mine]},
+                schema=pa.schema([("query", pa.string()), ("run", pa.string()), ("_m0", pa.float64())]),
+            )
+        )
+        sent += [b for _, b in states.finish()]
+    (row,) = _native.spark_aggregate_values(["m"], specs, sent[::-1])
+    return row
 
 
-def test_total_order_keys_sort_as_the_cli_sorts_and_read_back():
-    """The keys of the radix median: their order is IEEE total order
-    (-0.0 before 0.0, subnormals and infinities in place), every NaN and
-    null the largest key; each key reads back as its value."""
+def test_the_median_of_merged_states_is_the_cli_median():
+    # The same rule as `median`: the middle value, or the mean of the middle two.
+    for parts in (1, 2, 3):
+        assert aggregates([0.5, 0.5, 0.1], ["median"], parts) == [0.5]
+        assert aggregates([0.9, 0.1, 0.5, 0.2], ["median"], parts) == [(0.2 + 0.5) / 2]
+    (nothing,) = aggregates([], ["median"])
+    assert nothing != nothing  # NaN
+
+
+def test_merged_states_give_sums_extremes_and_the_geometric_mean():
+    import math
+
+    values = [0.5, 0.0, 0.25]
+    for parts in (1, 2, 3):
+        total, low, high, mean = aggregates(values, ["sum", "min", "max", "mean"], parts)
+        assert (total, low, high, mean) == (0.75, 0.0, 0.5, 0.25)
+        (gm,) = aggregates(values, ["gmean"], parts)
+        assert math.isclose(gm, math.exp(math.fsum(math.log(max(v, 1e-5)) for v in values) / 3), rel_tol=1e-15)
+
+
+def test_an_aggregator_with_an_interval_is_refused_on_spark():
+    with pytest.raises(ValueError, match="on Spark, one of"):
+        aggregates([0.5], ["ci"])
+
+
+def test_merged_medians_sort_as_the_cli_sorts():
+    """The median of merged states orders values in IEEE total order
+    (-0.0 before 0.0, subnormals and infinities in place, NaN last), as
+    the command line's median sorts them, and gives each value's bits."""
     import math
     import struct
 
-    import numpy as np
-    import pyarrow as pa
-
-    values = [math.inf, 0.5, -0.0, 0.0, -math.inf, 5e-324, -5e-324, -2.5, 1e308, math.nan, None, 0.1]
-    keys = [int(k) for k in rs._total_order_keys(pa.array(values, type=pa.float64()))]
-    assert keys[9] == keys[10] == (1 << 64) - 1
-    finite = [v for v in values if v is not None and not math.isnan(v)]
-    order = sorted(range(len(values)), key=lambda i: keys[i])
-    by_key = [values[i] for i in order if values[i] is not None and not math.isnan(values[i])]
+    values = [math.inf, 0.5, -0.0, 0.0, -math.inf, 5e-324, -5e-324, -2.5, 1e308, math.nan, 0.1]
 
     def total_order(v: float) -> int:
         # IEEE 754 totalOrder as Rust's f64::total_cmp computes it.
         i = struct.unpack("<q", struct.pack("<d", v))[0]
         return i ^ ((i >> 63) & 0x7FFF_FFFF_FFFF_FFFF)
 
-    by_total_order = sorted(finite, key=total_order)
-    assert [struct.pack("<d", v) for v in by_key] == [struct.pack("<d", v) for v in by_total_order]
-    assert by_key[:3] == [-math.inf, -2.5, -5e-324] and by_key[-1] == math.inf
-    assert math.copysign(1, by_key[3]) == -1 and math.copysign(1, by_key[4]) == 1  # -0.0, then 0.0
-    for key, value in zip(keys, values):
-        back = rs._value_of_key(key)
-        if value is None or math.isnan(value):
-            assert math.isnan(back)
-        else:
-            assert struct.pack("<d", back) == struct.pack("<d", value)
-    assert np.all(np.diff(np.sort(np.array(keys, dtype=np.uint64))) >= 0)
+    ordered = sorted(values, key=total_order)
+    assert math.isnan(ordered[-1]) and ordered[:3] == [-math.inf, -2.5, -5e-324]
+    for n in range(1, len(values) + 1):
+        column = values[:n]
+        mine = sorted(column, key=total_order)
+        want = mine[n // 2] if n % 2 else (mine[n // 2 - 1] + mine[n // 2]) / 2
+        for parts in (1, 3):
+            (got,) = aggregates(column, ["median"], parts)
+            assert struct.pack("<d", got) == struct.pack("<d", want) or (math.isnan(got) and math.isnan(want)), (n, parts)
+    # -0.0 then 0.0 in the middle: the middle value keeps its sign.
+    (got,) = aggregates([-0.0, 1.0, 0.0, -1.0, -0.0], ["median"], 2)
+    assert math.copysign(1, got) == -1

@@ -7,7 +7,7 @@
 
 use rankeval_core::exact_sum::fsum;
 use rankeval_core::registry::ParamDoc;
-use rankeval_core::{Aggregator, CanonicalName};
+use rankeval_core::{AggregateState, AggregateStateError, Aggregator, CanonicalName};
 use serde::{Deserialize, Serialize};
 
 /// trec_eval's `MIN_GEO_MEAN`, the default floor.
@@ -87,6 +87,18 @@ impl Aggregator for GeometricMean {
     }
     fn aggregate(&self, per_query: &[f64]) -> f64 {
         gmean(per_query, self.floor)
+    }
+    /// n and the exact sum of the floored logarithms.
+    fn state(&self) -> AggregateState {
+        AggregateState::sum()
+    }
+    fn update(&self, state: &mut AggregateState, query: &[u8], value: f64) {
+        state.add(query, floored_ln(value, self.floor));
+    }
+    fn finish(&self, state: AggregateState) -> Result<f64, AggregateStateError> {
+        super::state::from_sum(self, state, |sum| {
+            from_log_sum(sum.sum.value(), sum.n as usize)
+        })
     }
     fn validate(&self) -> Result<(), String> {
         if self.floor > 0.0 && self.floor.is_finite() {

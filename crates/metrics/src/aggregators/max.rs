@@ -1,16 +1,20 @@
 //! The largest per-query value.
 
 use rankeval_core::Aggregator;
+use rankeval_core::aggregate_state::larger;
+use rankeval_core::{AggregateState, AggregateStateError};
 use serde::{Deserialize, Serialize};
 
-/// The largest of `values`; NaN when there are none.
+/// The largest of `values`, NaN skipped and `0.0` above `-0.0`, so the same bits in
+/// any order of the values (a merged Spark state's); NaN when there are
+/// none.
 ///
 /// ```
 /// use rankeval_metrics::aggregators::max::max;
 /// assert_eq!(max(&[0.5, 0.25, 1.0]), 1.0);
 /// ```
 pub fn max(values: &[f64]) -> f64 {
-    values.iter().copied().reduce(f64::max).unwrap_or(f64::NAN)
+    values.iter().copied().fold(f64::NAN, larger)
 }
 
 /// The `max` aggregator.
@@ -29,6 +33,16 @@ impl Aggregator for Max {
     }
     fn aggregate(&self, per_query: &[f64]) -> f64 {
         max(per_query)
+    }
+    /// n, the smallest and the largest value.
+    fn state(&self) -> AggregateState {
+        AggregateState::range()
+    }
+    fn finish(&self, state: AggregateState) -> Result<f64, AggregateStateError> {
+        match state {
+            AggregateState::Range(range) => Ok(range.max),
+            other => Err(super::state::wrong_kind(self, &other)),
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 use rankeval_core::Aggregator;
 use rankeval_core::exact_sum::fmean;
+use rankeval_core::{AggregateState, AggregateStateError};
 use serde::{Deserialize, Serialize};
 
 /// The mean of `values` from their exact sum (Python's `statistics.fmean`:
@@ -34,6 +35,13 @@ impl Aggregator for Mean {
     }
     fn aggregate(&self, per_query: &[f64]) -> f64 {
         mean(per_query)
+    }
+    /// n and the exact sum: [`fmean`]'s bits from any split.
+    fn state(&self) -> AggregateState {
+        AggregateState::sum()
+    }
+    fn finish(&self, state: AggregateState) -> Result<f64, AggregateStateError> {
+        super::state::from_sum(self, state, |sum| sum.sum.mean(sum.n))
     }
 }
 

@@ -1,5 +1,6 @@
 //! The median over the evaluated queries.
 
+use rankeval_core::AggregateState;
 use rankeval_core::Aggregator;
 use serde::{Deserialize, Serialize};
 
@@ -51,6 +52,11 @@ impl Aggregator for Median {
     }
     fn aggregate(&self, per_query: &[f64]) -> f64 {
         median(per_query)
+    }
+    /// The count of each distinct value, exact and often small; the
+    /// default finish aggregates them.
+    fn state(&self) -> AggregateState {
+        AggregateState::counts()
     }
 }
 

@@ -1,16 +1,20 @@
 //! The smallest per-query value.
 
 use rankeval_core::Aggregator;
+use rankeval_core::aggregate_state::smaller;
+use rankeval_core::{AggregateState, AggregateStateError};
 use serde::{Deserialize, Serialize};
 
-/// The smallest of `values`; NaN when there are none.
+/// The smallest of `values`, NaN skipped and `-0.0` below `0.0`, so the same bits in
+/// any order of the values (a merged Spark state's); NaN when there are
+/// none.
 ///
 /// ```
 /// use rankeval_metrics::aggregators::min::min;
 /// assert_eq!(min(&[0.5, 0.25, 1.0]), 0.25);
 /// ```
 pub fn min(values: &[f64]) -> f64 {
-    values.iter().copied().reduce(f64::min).unwrap_or(f64::NAN)
+    values.iter().copied().fold(f64::NAN, smaller)
 }
 
 /// The `min` aggregator.
@@ -29,6 +33,16 @@ impl Aggregator for Min {
     }
     fn aggregate(&self, per_query: &[f64]) -> f64 {
         min(per_query)
+    }
+    /// n, the smallest and the largest value.
+    fn state(&self) -> AggregateState {
+        AggregateState::range()
+    }
+    fn finish(&self, state: AggregateState) -> Result<f64, AggregateStateError> {
+        match state {
+            AggregateState::Range(range) => Ok(range.min),
+            other => Err(super::state::wrong_kind(self, &other)),
+        }
     }
 }
 

@@ -6,5 +6,6 @@ pub mod max;
 pub mod mean;
 pub mod median;
 pub mod min;
+mod state;
 pub mod std_dev;
 pub mod sum;

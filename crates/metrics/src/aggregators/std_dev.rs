@@ -6,6 +6,7 @@
 //! `ddof = 0` is the population standard deviation (numpy `std`). NaN when
 //! `n <= ddof`, as pandas gives.
 
+use rankeval_core::AggregateState;
 use rankeval_core::exact_sum::squared_deviations;
 use rankeval_core::registry::ParamDoc;
 use rankeval_core::{Aggregator, CanonicalName};
@@ -86,6 +87,11 @@ impl Aggregator for StdDev {
     }
     fn aggregate(&self, per_query: &[f64]) -> f64 {
         std_dev(per_query, self.ddof)
+    }
+    /// The count of each distinct value (the squared deviations need the
+    /// mean of every value first); the default finish aggregates them.
+    fn state(&self) -> AggregateState {
+        AggregateState::counts()
     }
 }
 

@@ -3,6 +3,7 @@
 
 use rankeval_core::Aggregator;
 use rankeval_core::exact_sum::fsum;
+use rankeval_core::{AggregateState, AggregateStateError};
 use serde::{Deserialize, Serialize};
 
 /// The sum of `values`, exact and rounded once ([`fsum`]); NaN when there are none (no value, as for
@@ -37,6 +38,13 @@ impl Aggregator for Sum {
     }
     fn aggregate(&self, per_query: &[f64]) -> f64 {
         sum(per_query)
+    }
+    /// n and the exact sum: [`fsum`]'s bits from any split.
+    fn state(&self) -> AggregateState {
+        AggregateState::sum()
+    }
+    fn finish(&self, state: AggregateState) -> Result<f64, AggregateStateError> {
+        super::state::from_sum(self, state, |sum| sum.sum.value())
     }
 }
 

@@ -262,6 +262,7 @@ class SparkEvaluator:
         training: str | None = None,
         features: str | None = None,
         column_names: tuple[str, str, str, str] | None = None,
+        aggregators: list[str] = ...,
     ) -> None: ...
     def columns(self) -> list[str]: ...
     def push(self, batch: Any) -> Any:
@@ -269,16 +270,21 @@ class SparkEvaluator:
     def finish(self) -> Any:
         """The results of the rows held back, or None."""
 
-def column_state(
-    values: npt.NDArray[np.float64], floor: float | None, mean: float | None = None
-) -> tuple[int, list[float], list[float], float, float, list[float] | None]:
-    """A partition's mergeable state of a column: (n, sum partials, log-sum partials (empty without a floor), min, max, squares partials)."""
+def spark_aggregators(specs: list[str], floor: float, ddof: int) -> list[str]:
+    """The aggregators' canonical names as the Spark API takes them (a plain gmean with floor,
+    a plain std with ddof); refuses one that gives an interval."""
 
-def fsum_partials(parts: list[list[float]]) -> float:
-    """The correctly rounded sum of several partial sums' partials."""
+class SparkAggregates:
+    """One partition's aggregator states over per-query rows (query, run, one float64 column per metric)."""
 
-def gmean_from_log_partials(parts: list[list[float]], n: int) -> float:
-    """exp(sum / n) of the floored logarithms' sum partials, with the libm crate's exp (gmean's bits)."""
+    def __init__(self, metrics: list[str], aggregators: list[str], runs: list[str]) -> None: ...
+    def push(self, batch: Any) -> None:
+        """Sees a pyarrow.RecordBatch of per-query rows."""
+    def finish(self) -> list[tuple[str, bytes]]:
+        """Each run's states as bytes."""
+
+def spark_aggregate_values(metrics: list[str], aggregators: list[str], parts: list[bytes]) -> list[list[float]]:
+    """One run's aggregates from every partition's states, merged and finished: [metric][aggregator]."""
 
 def spark_corpus_names(specs: list[str]) -> list[str]:
     """The corpus metrics' canonical names."""

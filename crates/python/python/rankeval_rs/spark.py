@@ -12,16 +12,16 @@ one table with a ``side`` column, repartitioned by query and sorted within
 partitions, and handed to rankeval's Rust engine through
 ``DataFrame.mapInArrow`` as Arrow batches: no Python call per row or per
 query. Each query is evaluated as the command line evaluates it, so its
-values do not depend on the partitioning. Every aggregate is computed from
-exact sums (Shewchuk partials, Python's ``math.fsum``) merged on the
-driver, so means are the same bits for any partitioning too, and the same
-bits as ``rankeval eval`` on the same data.
+values do not depend on the partitioning. Every aggregate is computed by
+the aggregator's own Rust code from mergeable states (exact sums for
+means, the count of each value for medians, every value for a plugin's
+aggregator): each task updates them, the driver merges and finishes them,
+so aggregates are the same bits for any partitioning, and the same bits as
+``rankeval eval`` on the same data. This module only orchestrates.
 """
 
 from __future__ import annotations
 
-import math
-import struct
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -31,24 +31,18 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
 
 __all__ = [
-    "MEDIAN_DISTINCT_LIMIT",
     "PerQueryTable",
-    "SUPPORTED_AGGREGATORS",
     "SparkEvaluation",
     "evaluate",
     "read_per_query",
 ]
 
-#: Aggregators computed on Spark, each from mergeable exact states.
-SUPPORTED_AGGREGATORS = ("mean", "sum", "min", "max", "gmean", "std", "median")
-
-#: The median is exact: computed from the count of each distinct value
-#: when there are at most this many per run and metric, by radix selection
-#: (four passes over the per-query table) above.
-MEDIAN_DISTINCT_LIMIT = 1_000_000
-
 _KIND = "_kind"
 _CORPUS = "_corpus"
+_AGGREGATES = "_aggregates"
+#: The kind of the evaluator's rows of aggregator states.
+_KIND_AGGREGATES = 3
+_DEFAULT_FLOOR = 0.00001
 
 
 def _functions() -> Any:
@@ -83,6 +77,7 @@ def evaluate(
     catalog: str | None = None,
     training: str | None = None,
     features: str | None = None,
+    aggregators: str | Sequence[str] = (),
 ) -> SparkEvaluation:
     """Evaluates the run(s) in ``run_df`` against ``qrels_df`` on Spark.
 
@@ -111,6 +106,12 @@ def evaluate(
     they read, as the command line's ``--catalog``, ``--training`` and
     ``--features``: paths that the driver and every executor can read.
 
+    ``aggregators`` (``"mean"``, ``"median"``, ``"gmean(floor=0.001)"``,
+    any registered aggregator, a plugin's included) are updated by the
+    evaluation's own tasks: :meth:`SparkEvaluation.aggregate` of them then
+    merges their states with no pass over the per-query rows. Other
+    aggregators are computed there by one pass over the cached rows.
+
     Nothing is evaluated until a result is asked for: ``per_query`` is a
     lazy Spark DataFrame (with ``run``, one small job lists the run names
     first, so that every task knows every run).
@@ -124,6 +125,8 @@ def evaluate(
             '(a shuffle reorders them): use ties="docid" (the default) or ties="average"'
         )
     names = _native.canonical_names(specs)
+    aggregator_specs = [aggregators] if isinstance(aggregators, str) else list(aggregators)
+    evaluated = _native.spark_aggregators(aggregator_specs, _DEFAULT_FLOOR, 1)
     corpus_specs = [corpus] if isinstance(corpus, str) else list(corpus)
     corpus_inputs: dict[str, Any] = dict(catalog=catalog, training=training, features=features)
     # Built once here so that bad options (and corpus inputs) fail on the
@@ -137,9 +140,10 @@ def evaluate(
         duplicates_policy=duplicates,
         score_threshold=score_threshold,
         corpus=corpus_specs,
+        aggregators=evaluated,
         **corpus_inputs,
     )
-    columns = [c for c in probe.columns() if c != _CORPUS]
+    columns = [c for c in probe.columns() if c not in (_CORPUS, _AGGREGATES)]
     counts = columns[columns.index(_KIND) + 1 :]
     F = _functions()
     _require(run_df, "run_df", [query, doc, score] + ([run] if run else []))
@@ -187,6 +191,7 @@ def evaluate(
         corpus=corpus_specs,
         # Errors name the DataFrame's own columns, not the layout's.
         column_names=(query, doc, score, grade if has_grade else "grade"),
+        aggregators=evaluated,
         **corpus_inputs,
     )
 
@@ -202,10 +207,11 @@ def evaluate(
         if out is not None:
             yield out
 
-    schema = _output_schema(names, counts, corpus=bool(corpus_specs))
+    schema = _output_schema(names, counts, corpus=bool(corpus_specs), aggregates=bool(evaluated))
     results = sided.mapInArrow(evaluate_partition, schema).persist()
     evaluation = SparkEvaluation(results, names, runs, counts, graded=has_grade, missing=missing)
     evaluation._corpus = (corpus_specs, corpus_inputs)
+    evaluation._evaluated = evaluated
     return evaluation
 
 
@@ -215,7 +221,7 @@ def _require(df: DataFrame, what: str, columns: Sequence[str]) -> None:
             raise _native.InputError(f"{what}: no column `{column}` (the columns are {', '.join(df.columns)})")
 
 
-def _output_schema(metrics: Sequence[str], counts: Sequence[str], *, corpus: bool = False) -> Any:
+def _output_schema(metrics: Sequence[str], counts: Sequence[str], *, corpus: bool = False, aggregates: bool = False) -> Any:
     from pyspark.sql.types import (
         BinaryType,
         ByteType,
@@ -233,12 +239,15 @@ def _output_schema(metrics: Sequence[str], counts: Sequence[str], *, corpus: boo
     if corpus:
         # Each partition's corpus states per run (rows of kind 2).
         fields.append(StructField(_CORPUS, BinaryType(), True))
+    if aggregates:
+        # Each partition's aggregator states per run (rows of kind 3).
+        fields.append(StructField(_AGGREGATES, BinaryType(), True))
     return StructType(fields)
 
 
 class SparkEvaluation:
     """The results of :func:`evaluate`: per-query values (a lazy Spark
-    DataFrame), aggregates computed from exact sums, what was left out, and
+    DataFrame), aggregates merged from every task's states, what was left out, and
     the Parquet file that ``rankeval eval --baseline`` and the Python
     package read back."""
 
@@ -263,6 +272,8 @@ class SparkEvaluation:
         self._missing = missing
         self._counts: dict[str, dict[str, int]] | None = None
         self._corpus: tuple[list[str], dict[str, Any]] = ([], {})
+        # The aggregators the evaluation's tasks kept states of.
+        self._evaluated: list[str] = []
         #: One row per query and run: ``query``, ``run``, one column per metric.
         # Backquoted: a metric's name may hold a dot (`rbp(p=0.8)`), which
         # Spark would read as a struct field.
@@ -331,230 +342,72 @@ class SparkEvaluation:
         return out
 
     def aggregate(
-        self, aggregators: str | Sequence[str] = ("mean",), *, floor: float = 0.00001, ddof: int = 1
+        self, aggregators: str | Sequence[str] = ("mean",), *, floor: float = _DEFAULT_FLOOR, ddof: int = 1
     ) -> dict[str, dict[str, dict[str, float]]]:
         """``result[run][metric][aggregator]`` for each aggregator in
-        ``aggregators`` (of :data:`SUPPORTED_AGGREGATORS`), the same bits as
-        the command line's on the same queries: ``mean``, ``sum`` and
-        ``gmean`` from exact sums (``floor`` as ``gmean(floor=...)``),
-        ``std`` from the exact mean and then the exact sum of squared
-        deviations (``ddof`` as ``std(ddof=...)``), ``min`` and ``max``,
-        and ``median`` exactly (from the count of each distinct value, or
-        by radix selection when there are many)."""
+        ``aggregators`` (any registered aggregator: ``mean``, ``sum``,
+        ``min``, ``max``, ``gmean``, ``std``, ``median``, a plugin's; a
+        plain ``gmean`` with ``floor``, a plain ``std`` with ``ddof``), the
+        same bits as the command line's on the same queries: each task's
+        states of the aggregator (its own Rust code: exact sums for a
+        mean, the count of each value for a median, every value for an
+        aggregator of its own) merged and finished on the driver.
+        Aggregators given to :func:`evaluate` are merged from the
+        evaluation's states; others take one pass over the cached
+        per-query rows. An aggregator that gives a confidence interval
+        (``ci``) is refused: see :meth:`keyed_compare`."""
         wanted = [aggregators] if isinstance(aggregators, str) else list(aggregators)
-        for a in wanted:
-            if a not in SUPPORTED_AGGREGATORS:
-                raise ValueError(
-                    f"aggregator `{a}`: on Spark, one of {', '.join(SUPPORTED_AGGREGATORS)} "
-                    "(others need every value in one place: aggregate the Parquet output with rankeval)"
-                )
-        # The logarithms are summed only for a geometric mean.
-        log_floor = floor if "gmean" in wanted else None
-        states = self._states(log_floor, None)
-        means = {
-            key: (_native.fsum_partials(s["sum"]) / s["n"] if s["n"] else math.nan) for key, s in states.items()
-        }
-        squares = self._states(None, means) if "std" in wanted else {}
+        specs = _native.spark_aggregators(wanted, floor, ddof)
+        if all(spec in self._evaluated for spec in specs):
+            names, parts = self._evaluated, self._evaluated_states()
+        else:
+            names, parts = specs, self._states(specs)
         out: dict[str, dict[str, dict[str, float]]] = {r: {m: {} for m in self.metrics} for r in self.runs}
-        for (run, metric), s in states.items():
-            n = s["n"]
-            row = out[run][metric]
-            for a in wanted:
-                if a == "mean":
-                    row[a] = means[(run, metric)]
-                elif a == "sum":
-                    row[a] = _native.fsum_partials(s["sum"]) if n else math.nan
-                elif a == "gmean":
-                    row[a] = _native.gmean_from_log_partials(s["log"], n) if n else math.nan
-                elif a == "min":
-                    row[a] = _nan_reduce(min, s["min"])
-                elif a == "max":
-                    row[a] = _nan_reduce(max, s["max"])
-                elif a == "std":
-                    sq = _native.fsum_partials(squares[(run, metric)]["squares"]) if n else math.nan
-                    row[a] = math.sqrt(sq / (n - ddof)) if n > ddof else math.nan
-        if "median" in wanted:
-            for run, by_metric in self._medians().items():
-                for metric, value in by_metric.items():
-                    out[run][metric]["median"] = value
+        for run in self.runs:
+            values = _native.spark_aggregate_values(self.metrics, names, parts.get(run, []))
+            for metric, row in zip(self.metrics, values, strict=True):
+                for given, spec in zip(wanted, specs, strict=True):
+                    out[run][metric][given] = row[names.index(spec)]
         return out
 
-    def _states(
-        self, floor: float | None, means: dict[tuple[str, str], float] | None
-    ) -> dict[tuple[str, str], dict[str, Any]]:
-        """Each partition's mergeable state per run and metric, merged (the
-        logarithms' sums only with a ``floor``, for ``gmean``)."""
-        from pyspark.sql.types import ArrayType, DoubleType, LongType, StringType, StructField, StructType
+    def _evaluated_states(self) -> dict[str, list[bytes]]:
+        """Each run's aggregator states from the evaluation's tasks (rows
+        of kind 3), one per task."""
+        F = _functions()
+        parts: dict[str, list[bytes]] = {}
+        rows = self._results.filter(F.col(_KIND) == _KIND_AGGREGATES).select("run", _AGGREGATES).collect()
+        for row in rows:
+            parts.setdefault(row["run"], []).append(bytes(row[_AGGREGATES]))
+        return parts
 
-        metrics = list(self.metrics)
-        safe = _safe_names(metrics)
-        schema = StructType(
-            [
-                StructField("run", StringType(), False),
-                StructField("metric", StringType(), False),
-                StructField("n", LongType(), False),
-                StructField("sum", ArrayType(DoubleType()), False),
-                StructField("log", ArrayType(DoubleType()), False),
-                StructField("min", DoubleType(), True),
-                StructField("max", DoubleType(), True),
-                StructField("squares", ArrayType(DoubleType()), True),
-            ]
-        )
+    def _states(self, specs: list[str]) -> dict[str, list[bytes]]:
+        """Each run's states of the aggregators ``specs`` (canonical
+        names), one per partition of the cached per-query rows: one pass,
+        each task updating every run's states in Rust."""
+        from pyspark.sql.types import BinaryType, StringType, StructField, StructType
+
+        metrics, runs = list(self.metrics), list(self.runs)
+        schema = StructType([StructField("run", StringType(), False), StructField(_AGGREGATES, BinaryType(), False)])
 
         def partition_states(batches: Iterator[Any]) -> Iterator[Any]:
-            import numpy as np
             import pyarrow as pa
 
             from rankeval_rs import _native as native
 
-            pieces = list(batches)
-            if not pieces:
-                return
-            table = pa.Table.from_batches(pieces)
-            if table.num_rows == 0:
-                return
-            run_names = table.column("run").to_pylist()
-            by_run: dict[str, list[int]] = {}
-            for i, r in enumerate(run_names):
-                by_run.setdefault(r, []).append(i)
-            rows: dict[str, list[Any]] = {f: [] for f in schema.fieldNames()}
-            for r, idx in by_run.items():
-                taken = table.take(pa.array(idx))
-                for m, column in zip(metrics, safe):
-                    values = np.ascontiguousarray(taken.column(column).to_numpy(zero_copy_only=False), dtype=np.float64)
-                    mean = None if means is None else means[(r, m)]
-                    n, s, lg, lo, hi, sq = native.column_state(values, floor, mean)
-                    for f, v in zip(schema.fieldNames(), (r, m, n, s, lg, lo, hi, sq)):
-                        rows[f].append(v)
-            yield pa.RecordBatch.from_pydict(rows)
+            states = native.SparkAggregates(metrics, specs, runs)
+            for batch in batches:
+                states.push(batch)
+            done = states.finish()
+            yield pa.RecordBatch.from_pydict(
+                {"run": [r for r, _ in done], _AGGREGATES: [b for _, b in done]},
+                schema=pa.schema([("run", pa.string()), (_AGGREGATES, pa.binary())]),
+            )
 
-        collected = _safe_columns(self.per_query, self.metrics).mapInArrow(partition_states, schema).collect()
-        merged: dict[tuple[str, str], dict[str, Any]] = {
-            (r, m): {"n": 0, "sum": [], "log": [], "min": [], "max": [], "squares": []} for r in self.runs for m in metrics
-        }
-        for row in collected:
-            s = merged[(row["run"], row["metric"])]
-            s["n"] += row["n"]
-            s["sum"].append(list(row["sum"]))
-            s["log"].append(list(row["log"]))
-            s["min"].append(row["min"])
-            s["max"].append(row["max"])
-            if row["squares"] is not None:
-                s["squares"].append(list(row["squares"]))
-        return merged
-
-    def _medians(self) -> dict[str, dict[str, float]]:
-        """Each run's exact median of each metric: from the count of each
-        distinct value when there are at most :data:`MEDIAN_DISTINCT_LIMIT`
-        per run, else by radix selection (:meth:`_radix_medians`)."""
-        F = _functions()
-        out: dict[str, dict[str, float]] = {r: {} for r in self.runs}
-        many: list[str] = []
-        for m in self.metrics:
-            counted = self.per_query.groupBy("run", F.col(f"`{m}`").alias("value")).count()
-            distinct = counted.count()
-            if distinct > MEDIAN_DISTINCT_LIMIT * max(1, len(self.runs)):
-                many.append(m)
-                continue
-            by_run: dict[str, list[tuple[float, int]]] = {r: [] for r in self.runs}
-            for row in counted.collect():
-                value = row["value"]
-                by_run[row["run"]].append((math.nan if value is None else value, row["count"]))
-            for r, pairs in by_run.items():
-                out[r][m] = _median_of_counts(pairs)
-        if many:
-            for r, by_metric in self._radix_medians(many).items():
-                out[r].update(by_metric)
-        return out
-
-    def _radix_medians(self, metrics: list[str]) -> dict[str, dict[str, float]]:
-        """Each run's exact median of each of ``metrics`` by radix selection,
-        for any number of distinct values: each value's bits as a 64-bit key
-        in IEEE total order (NaN last, as the command line sorts), then four
-        passes over the per-query table, each a histogram of the next 16
-        bits of the keys that share the bits found so far, summed across
-        the partitions; the middle value (the two middle ones for an even
-        count, their mean) found from the counts. Four Spark jobs, whatever
-        the number of metrics and runs, and nothing per query on the
-        driver (at most 65,536 counts per middle value and pass)."""
-        from pyspark.sql.types import LongType, StructField, StructType
-
-        F = _functions()
-        runs = list(self.runs)
-        safe_of = dict(zip(self.metrics, _safe_names(self.metrics)))
-        table = _safe_columns(self.per_query, self.metrics)
-        sizes = {row["run"]: row["count"] for row in self.per_query.groupBy("run").count().collect()}
-        # One target per middle value: [metric, run, rank left, key prefix].
-        targets: list[list[Any]] = []
-        for m in metrics:
-            for r in runs:
-                n = sizes.get(r, 0)
-                if n == 0:
-                    continue
-                for rank in sorted({(n - 1) // 2, n // 2}):
-                    targets.append([m, r, rank, 0])
-        schema = StructType(
-            [
-                StructField("probe", LongType(), False),
-                StructField("digit", LongType(), False),
-                StructField("count", LongType(), False),
-            ]
-        )
-        for shift in (48, 32, 16, 0):
-            # The targets that share metric, run and prefix share a histogram.
-            probes = sorted({(safe_of[m], r, prefix) for m, r, _, prefix in targets})
-            index = {p: i for i, p in enumerate(probes)}
-
-            def histogram(batches: Iterator[Any], probes: list[tuple[str, str, int]] = probes, shift: int = shift) -> Iterator[Any]:
-                import numpy as np
-                import pyarrow as pa
-                import pyarrow.compute as pc
-
-                for batch in batches:
-                    keys: dict[str, Any] = {}
-                    of_run: dict[str, Any] = {}
-                    for i, (column, run, prefix) in enumerate(probes):
-                        if column not in keys:
-                            keys[column] = _total_order_keys(batch.column(column))
-                        if run not in of_run:
-                            equal = pc.equal(batch.column("run"), run)
-                            of_run[run] = np.asarray(equal.to_numpy(zero_copy_only=False), dtype=bool)
-                        key = keys[column]
-                        mask = of_run[run].copy()
-                        if shift < 48:
-                            mask &= (key >> np.uint64(shift + 16)) == np.uint64(prefix)
-                        digits = ((key[mask] >> np.uint64(shift)) & np.uint64(0xFFFF)).astype(np.int64)
-                        counts = np.bincount(digits, minlength=1 << 16)
-                        found = np.nonzero(counts)[0]
-                        if len(found):
-                            yield pa.RecordBatch.from_pydict(
-                                {"probe": np.full(len(found), i, dtype=np.int64), "digit": found, "count": counts[found]},
-                                schema=pa.schema([("probe", pa.int64()), ("digit", pa.int64()), ("count", pa.int64())]),
-                            )
-
-            summed = table.mapInArrow(histogram, schema).groupBy("probe", "digit").agg(F.sum("count").alias("count"))
-            counts: dict[int, list[tuple[int, int]]] = {}
-            for row in summed.collect():
-                counts.setdefault(row["probe"], []).append((row["digit"], row["count"]))
-            for target in targets:
-                m, r, rank, prefix = target
-                seen = 0
-                for digit, count in sorted(counts.get(index[(safe_of[m], r, prefix)], [])):
-                    if rank < seen + count:
-                        target[2], target[3] = rank - seen, (prefix << 16) | digit
-                        break
-                    seen += count
-                else:
-                    raise RuntimeError(f"median of `{m}`, run `{r}`: the histograms do not hold rank {rank}")
-        found: dict[tuple[str, str], list[float]] = {}
-        for m, r, _, key in targets:
-            found.setdefault((m, r), []).append(_value_of_key(key))
-        out: dict[str, dict[str, float]] = {r: {} for r in runs}
-        for r in runs:
-            for m in metrics:
-                middle = found.get((m, r))
-                out[r][m] = math.nan if middle is None else (middle[0] if len(middle) == 1 else (middle[0] + middle[1]) / 2.0)
-        return out
+        parts: dict[str, list[bytes]] = {}
+        table = _safe_columns(self.per_query, metrics)
+        for row in table.mapInArrow(partition_states, schema).collect():
+            parts.setdefault(row["run"], []).append(bytes(row[_AGGREGATES]))
+        return parts
 
     def per_query_columns(self) -> list[tuple[str, list[str], list[str], Any]]:
         """Each run's per-query values on the driver, queries in byte order
@@ -702,63 +555,6 @@ class SparkEvaluation:
     def unpersist(self) -> None:
         """Frees the cached results."""
         self._results.unpersist()
-
-
-def _nan_reduce(pick: Any, values: list[float | None]) -> float:
-    """``min``/``max`` of partition values skipping NaN (as the command
-    line's ``min``/``max``, which reduce with ``f64::min``/``f64::max``);
-    NaN when there is none."""
-    kept = [v for v in values if v is not None and not math.isnan(v)]
-    return float(pick(kept)) if kept else math.nan
-
-
-def _total_order_keys(column: Any) -> Any:
-    """Each value of a float64 Arrow column as a ``uint64`` whose order is
-    the values' IEEE total order, every NaN (and null) the largest key: the
-    order the command line sorts values in for a median."""
-    import numpy as np
-
-    values = np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
-    bits = values.view(np.uint64)
-    negative = (bits >> np.uint64(63)) == np.uint64(1)
-    keys = np.where(negative, ~bits, bits | np.uint64(1 << 63))
-    keys[np.isnan(values)] = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
-    return keys
-
-
-def _value_of_key(key: int) -> float:
-    """The float64 whose :func:`_total_order_keys` key is ``key``."""
-    if key == 0xFFFF_FFFF_FFFF_FFFF:
-        return math.nan
-    bits = key & ~(1 << 63) if key >> 63 else ~key & 0xFFFF_FFFF_FFFF_FFFF
-    return float(struct.unpack("<d", struct.pack("<Q", bits))[0])
-
-
-def _median_of_counts(pairs: list[tuple[float, int]]) -> float:
-    """The median of the values ``pairs`` count, as the command line's
-    ``median`` (sorted in IEEE total order, NaN last; the mean of the middle
-    two for an even count)."""
-    n = sum(c for _, c in pairs)
-    if n == 0:
-        return math.nan
-
-    def key(p: tuple[float, int]) -> tuple[int, float]:
-        v = p[0]
-        return (1, 0.0) if math.isnan(v) else (0, v)
-
-    ordered = sorted(pairs, key=key)
-
-    def at(i: int) -> float:
-        seen = 0
-        for v, c in ordered:
-            seen += c
-            if i < seen:
-                return v
-        return math.nan
-
-    if n % 2 == 1:
-        return at(n // 2)
-    return (at(n // 2 - 1) + at(n // 2)) / 2.0
 
 
 class PerQueryTable:

@@ -6,6 +6,7 @@
 //! sum sequentially, so the results are the same bits whatever the number
 //! of threads.
 
+pub mod column_states;
 mod corpus;
 mod coverage;
 mod never_ran;

@@ -20,6 +20,13 @@
 //! bytes in a `_corpus` column; the caller merges every stream's states
 //! and finishes them once ([`finish_corpus`]): the bits of the command
 //! line's corpus values, however the queries were partitioned.
+//!
+//! With aggregators ([`SidedEvaluator::with_aggregators`]), every query's
+//! values also update each run's aggregator states, and the end of the
+//! stream gives one more row per run ([`KIND_AGGREGATES`]) with the states
+//! as bytes in an `_aggregates` column; the caller merges and finishes
+//! them ([`finish_aggregates`](super::column_states::finish_aggregates)):
+//! the command line's aggregates, bit for bit, for any aggregator.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -33,9 +40,11 @@ use arrow_select::concat::concat_batches;
 use arrow_select::filter::filter_record_batch;
 use rankeval_core::corpus::StateWireError;
 use rankeval_core::{
-    CorpusInputs, CorpusMetric, CorpusState, Metric, Qrels, QrelsBuilder, Run, RunBuilder,
+    AggregateStateError, Aggregator, CorpusInputs, CorpusMetric, CorpusState, Metric, Qrels,
+    QrelsBuilder, Run, RunBuilder,
 };
 
+use super::column_states::ColumnStates;
 use super::{Options, corpus_states, evaluate};
 use crate::read::{
     CsvOptions, ReadError, ReadErrorKind, ReadOptions, qrels_from_batches, run_from_batches,
@@ -64,6 +73,12 @@ pub const KIND_CORPUS: i8 = 2;
 /// The binary column of a [`KIND_CORPUS`] row: each corpus metric's state
 /// ([`encode_corpus_states`]); null on other rows.
 pub const CORPUS_COLUMN: &str = "_corpus";
+/// An output row of one run's aggregator states over the whole stream, in
+/// the [`AGGREGATES_COLUMN`] (only with aggregators).
+pub const KIND_AGGREGATES: i8 = 3;
+/// The binary column of a [`KIND_AGGREGATES`] row: the run's states
+/// ([`ColumnStates::take`]); null on other rows.
+pub const AGGREGATES_COLUMN: &str = "_aggregates";
 /// The count columns of a [`KIND_COUNTS`] row (null on value rows), in
 /// order: queries evaluated, evaluated with a non-empty list, judged but
 /// absent from the run and left out, judged but absent and scored 0, in
@@ -130,6 +145,16 @@ pub enum SidedError {
     /// Bytes that are not the corpus states of the metrics given.
     #[error("corpus states: {0}")]
     Wire(String),
+    /// Bytes that are not the aggregator states of the metrics and
+    /// aggregators given, or states that do not finish.
+    #[error("aggregator states: {0}")]
+    AggregateStates(String),
+}
+
+impl From<AggregateStateError> for SidedError {
+    fn from(e: AggregateStateError) -> Self {
+        SidedError::AggregateStates(e.to_string())
+    }
 }
 
 impl From<StateWireError> for SidedError {
@@ -150,6 +175,8 @@ pub struct SidedEvaluator {
     pending_rows: usize,
     output: SchemaRef,
     corpus: Corpus,
+    /// Each run's aggregator states, with aggregators.
+    aggregates: Option<ColumnStates>,
     /// The user's names of the `query`, `doc`, `score` and `grade` columns
     /// (a DataFrame's `user`, `item`...), for messages.
     shown: [String; 4],
@@ -191,6 +218,7 @@ impl SidedEvaluator {
             pending_rows: 0,
             output,
             corpus: Corpus::default(),
+            aggregates: None,
             shown: LAYOUT_COLUMNS.map(str::to_owned),
         }
     }
@@ -224,10 +252,6 @@ impl SidedEvaluator {
                 return Err(SidedError::NoWireFormat(metric.name()));
             }
         }
-        if !metrics.is_empty() {
-            let names: Vec<String> = self.metrics.iter().map(|m| m.name()).collect();
-            self.output = schema_with_corpus(&names);
-        }
         self.corpus = Corpus {
             states: Mutex::new(
                 self.runs
@@ -238,7 +262,31 @@ impl SidedEvaluator {
             metrics,
             inputs,
         };
+        self.output = self.output_schema();
         Ok(self)
+    }
+
+    /// With `aggregators`: each query's values update each run's states of
+    /// every (metric, aggregator), which the end of the stream gives as
+    /// bytes.
+    pub fn with_aggregators(mut self, aggregators: Vec<Box<dyn Aggregator>>) -> Self {
+        self.aggregates = (!aggregators.is_empty()).then(|| {
+            let names = self.metrics.iter().map(|m| m.name()).collect();
+            ColumnStates::new(names, aggregators, self.runs.clone())
+        });
+        self.output = self.output_schema();
+        self
+    }
+
+    /// The output schema for this evaluator's metrics, corpus metrics and
+    /// aggregators.
+    fn output_schema(&self) -> SchemaRef {
+        let names: Vec<String> = self.metrics.iter().map(|m| m.name()).collect();
+        schema_with(
+            &names,
+            !self.corpus.metrics.is_empty(),
+            self.aggregates.is_some(),
+        )
     }
 
     /// The schema of the output batches.
@@ -285,27 +333,43 @@ impl SidedEvaluator {
         } else {
             Some(self.evaluate_chunk(&chunk)?)
         };
-        if self.corpus.metrics.is_empty() {
+        if self.corpus.metrics.is_empty() && self.aggregates.is_none() {
             return Ok(last);
         }
-        let mut out = OutputBuilder::new(self.metrics.len(), true);
-        let all = self
-            .corpus
-            .states
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner);
-        for (run, states) in self.runs.iter().zip(all.iter_mut()) {
-            let done = std::mem::replace(
-                states,
-                self.corpus.metrics.iter().map(|m| m.init()).collect(),
-            );
-            out.corpus(run, &encode_corpus_states(&self.corpus.metrics, &done)?);
+        let mut out = self.builder();
+        if !self.corpus.metrics.is_empty() {
+            let all = self
+                .corpus
+                .states
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner);
+            for (run, states) in self.runs.iter().zip(all.iter_mut()) {
+                let done = std::mem::replace(
+                    states,
+                    self.corpus.metrics.iter().map(|m| m.init()).collect(),
+                );
+                out.corpus(run, &encode_corpus_states(&self.corpus.metrics, &done)?);
+            }
+        }
+        if let Some(aggregates) = &mut self.aggregates {
+            for (run, message) in aggregates.take() {
+                out.aggregates(&run, &message);
+            }
         }
         let states = out.finish(self.output.clone())?;
         Ok(Some(match last {
             Some(last) => concat_batches(&self.output, &[last, states])?,
             None => states,
         }))
+    }
+
+    /// A builder of output rows of this evaluator's schema.
+    fn builder(&self) -> OutputBuilder {
+        OutputBuilder::new(
+            self.metrics.len(),
+            !self.corpus.metrics.is_empty(),
+            self.aggregates.is_some(),
+        )
     }
 
     /// Evaluates whole queries: the judgements and each run of `chunk`.
@@ -345,7 +409,7 @@ impl SidedEvaluator {
         {
             return Err(SidedError::UnknownRun(unknown.clone()));
         }
-        let mut out = OutputBuilder::new(self.metrics.len(), !self.corpus.metrics.is_empty());
+        let mut out = self.builder();
         for (r, name) in self.runs.iter().enumerate() {
             let mine: BooleanArray = run_names
                 .iter()
@@ -381,11 +445,11 @@ impl SidedEvaluator {
             }
             let evaluation = evaluate(&qrels, &run, &self.metrics, &self.options);
             for (q, query) in evaluation.queries().iter().enumerate() {
-                out.values(
-                    query,
-                    name,
-                    (0..self.metrics.len()).map(|m| evaluation.value(q, m)),
-                );
+                let values = (0..self.metrics.len()).map(|m| evaluation.value(q, m));
+                out.values(query, name, values.clone());
+                if let Some(aggregates) = &mut self.aggregates {
+                    aggregates.update(r, query, values);
+                }
             }
             let c = evaluation.coverage();
             out.counts(
@@ -426,12 +490,23 @@ pub fn output_schema(metrics: &[String]) -> SchemaRef {
 
 /// [`output_schema`] with the [`CORPUS_COLUMN`] last.
 pub fn schema_with_corpus(metrics: &[String]) -> SchemaRef {
+    schema_with(metrics, true, false)
+}
+
+/// [`output_schema`], then the [`CORPUS_COLUMN`] with `corpus`, then the
+/// [`AGGREGATES_COLUMN`] with `aggregates`.
+pub fn schema_with(metrics: &[String], corpus: bool, aggregates: bool) -> SchemaRef {
     let mut fields: Vec<Field> = output_schema(metrics)
         .fields()
         .iter()
         .map(|f| f.as_ref().clone())
         .collect();
-    fields.push(Field::new(CORPUS_COLUMN, DataType::Binary, true));
+    if corpus {
+        fields.push(Field::new(CORPUS_COLUMN, DataType::Binary, true));
+    }
+    if aggregates {
+        fields.push(Field::new(AGGREGATES_COLUMN, DataType::Binary, true));
+    }
     Arc::new(Schema::new(fields))
 }
 
@@ -689,10 +764,12 @@ struct OutputBuilder {
     counts: Vec<Int64Builder>,
     /// The corpus states' column, when there are corpus metrics.
     corpus: Option<BinaryBuilder>,
+    /// The aggregator states' column, when there are aggregators.
+    aggregates: Option<BinaryBuilder>,
 }
 
 impl OutputBuilder {
-    fn new(metrics: usize, corpus: bool) -> Self {
+    fn new(metrics: usize, corpus: bool, aggregates: bool) -> Self {
         Self {
             query: StringBuilder::new(),
             run: StringBuilder::new(),
@@ -702,22 +779,52 @@ impl OutputBuilder {
                 .map(|_| Int64Builder::new())
                 .collect(),
             corpus: corpus.then(BinaryBuilder::new),
+            aggregates: aggregates.then(BinaryBuilder::new),
+        }
+    }
+
+    /// A row of one run's aggregator states.
+    fn aggregates(&mut self, run: &str, states: &[u8]) {
+        self.state_row(run, KIND_AGGREGATES);
+        if let Some(column) = &mut self.corpus {
+            column.append_null();
+        }
+        if let Some(column) = &mut self.aggregates {
+            column.append_value(states);
         }
     }
 
     /// A row of one run's corpus states.
     fn corpus(&mut self, run: &str, states: &[u8]) {
+        self.state_row(run, KIND_CORPUS);
+        if let Some(column) = &mut self.corpus {
+            column.append_value(states);
+        }
+        if let Some(column) = &mut self.aggregates {
+            column.append_null();
+        }
+    }
+
+    /// The query, values and counts of a row of states: nulls.
+    fn state_row(&mut self, run: &str, kind: i8) {
         self.query.append_null();
         self.run.append_value(run);
         for column in &mut self.values {
             column.append_null();
         }
-        self.kind.append_value(KIND_CORPUS);
+        self.kind.append_value(kind);
         for column in &mut self.counts {
             column.append_null();
         }
-        if let Some(column) = &mut self.corpus {
-            column.append_value(states);
+    }
+
+    /// No states on a row of values or counts.
+    fn no_states(&mut self) {
+        for column in [&mut self.corpus, &mut self.aggregates]
+            .into_iter()
+            .flatten()
+        {
+            column.append_null();
         }
     }
 
@@ -731,9 +838,7 @@ impl OutputBuilder {
         for column in &mut self.counts {
             column.append_null();
         }
-        if let Some(column) = &mut self.corpus {
-            column.append_null();
-        }
+        self.no_states();
     }
 
     fn counts(&mut self, run: &str, counts: [usize; 6]) {
@@ -746,9 +851,7 @@ impl OutputBuilder {
         for (column, count) in self.counts.iter_mut().zip(counts) {
             column.append_value(count as i64);
         }
-        if let Some(column) = &mut self.corpus {
-            column.append_null();
-        }
+        self.no_states();
     }
 
     fn finish(mut self, schema: SchemaRef) -> Result<RecordBatch, SidedError> {
@@ -765,8 +868,11 @@ impl OutputBuilder {
                 .iter_mut()
                 .map(|b| Arc::new(b.finish()) as ArrayRef),
         );
-        if let Some(corpus) = &mut self.corpus {
-            columns.push(Arc::new(corpus.finish()));
+        for states in [&mut self.corpus, &mut self.aggregates]
+            .into_iter()
+            .flatten()
+        {
+            columns.push(Arc::new(states.finish()));
         }
         Ok(RecordBatch::try_new(schema, columns)?)
     }
@@ -970,8 +1076,10 @@ mod tests {
     /// and 7 streams (partitions) in chunks of any size, each stream's
     /// states as bytes, merged in reverse and finished once: the bits of
     /// the corpus metrics on the whole runs, for every registered metric.
+    /// Corpus states and aggregator states together (each in its column).
     #[test]
     fn corpus_states_over_partitions_give_the_whole_runs_bits() {
+        use super::super::column_states::finish_aggregates;
         use rankeval_core::corpus::{Catalog, ItemFeatures, Training};
         use rankeval_core::registry;
 
@@ -1022,8 +1130,21 @@ mod tests {
                     seen
                 })
         };
+        let aggregators = || -> Vec<Box<dyn Aggregator>> {
+            ["mean", "median", "std", "gmean", "max", "ci"]
+                .iter()
+                .map(|a| registry::parse_aggregator(a).unwrap())
+                .collect()
+        };
+        let per_query = || vec![parse_metric("p@3").unwrap(), parse_metric("rr").unwrap()];
         let queries: Vec<String> = (0..30).map(|q| format!("q{q:02}")).collect();
-        let whole: Vec<Vec<f64>> = (0..runs.len())
+        let mut judged = QrelsBuilder::new();
+        for query in queries.iter().step_by(2) {
+            judged.push(query.as_str(), "a", 1.0).unwrap();
+        }
+        let judged = judged.finish().unwrap();
+        // Per run: the corpus values, then each metric's aggregates.
+        let whole: Vec<(Vec<f64>, Vec<Vec<f64>>)> = (0..runs.len())
             .map(|r| {
                 let mut builder = RunBuilder::new();
                 for (q, query) in queries.iter().enumerate() {
@@ -1034,12 +1155,25 @@ mod tests {
                     }
                 }
                 let run = builder.finish(rankeval_core::Duplicates::Error).unwrap();
-                super::super::evaluate_corpus(&run, &metrics(), &inputs)
+                let evaluation = evaluate(&judged, &run, &per_query(), &Options::default());
+                let aggregates = (0..2)
+                    .map(|m| {
+                        aggregators()
+                            .iter()
+                            .map(|a| evaluation.aggregate(m, a.as_ref()))
+                            .collect()
+                    })
+                    .collect();
+                (
+                    super::super::evaluate_corpus(&run, &metrics(), &inputs),
+                    aggregates,
+                )
             })
             .collect();
         for partitions in [1, 3, 7] {
             for chunk_rows in [1, 5, 1000] {
                 let mut parts: Vec<Vec<Vec<u8>>> = vec![Vec::new(); runs.len()];
+                let mut aggregate_parts: Vec<Vec<Vec<u8>>> = vec![Vec::new(); runs.len()];
                 for p in 0..partitions {
                     let mut rows: Vec<OwnedRow<'_>> = Vec::new();
                     for (q, query) in queries
@@ -1077,14 +1211,15 @@ mod tests {
                         })
                         .collect();
                     let mut evaluator = SidedEvaluator::new(
-                        vec![parse_metric("p@3").unwrap()],
+                        per_query(),
                         Options::default(),
                         ReadOptions::default(),
                         runs.iter().map(|r| (*r).to_owned()).collect(),
                         chunk_rows,
                     )
                     .with_corpus(metrics(), inputs.clone())
-                    .unwrap();
+                    .unwrap()
+                    .with_aggregators(aggregators());
                     let mut out = Vec::new();
                     for piece in rows.chunks(4) {
                         out.extend(evaluator.push(batch(piece)).unwrap());
@@ -1097,11 +1232,19 @@ mod tests {
                             .as_primitive::<Int8Type>();
                         let run = b.column_by_name("run").unwrap().as_string::<i32>();
                         let states = b.column_by_name(CORPUS_COLUMN).unwrap().as_binary::<i32>();
+                        let aggregates = b
+                            .column_by_name(AGGREGATES_COLUMN)
+                            .unwrap()
+                            .as_binary::<i32>();
                         for i in 0..b.num_rows() {
                             assert_eq!(states.is_null(i), kind.value(i) != KIND_CORPUS);
+                            assert_eq!(aggregates.is_null(i), kind.value(i) != KIND_AGGREGATES);
+                            let r = runs.iter().position(|x| *x == run.value(i)).unwrap();
                             if kind.value(i) == KIND_CORPUS {
-                                let r = runs.iter().position(|x| *x == run.value(i)).unwrap();
                                 parts[r].push(states.value(i).to_vec());
+                            }
+                            if kind.value(i) == KIND_AGGREGATES {
+                                aggregate_parts[r].push(aggregates.value(i).to_vec());
                             }
                         }
                     }
@@ -1110,12 +1253,26 @@ mod tests {
                     assert_eq!(run_parts.len(), partitions, "one row per stream and run");
                     let reversed: Vec<&[u8]> = run_parts.iter().rev().map(Vec::as_slice).collect();
                     let got = finish_corpus(&metrics(), &reversed, &inputs).unwrap();
-                    for ((metric, g), w) in metrics().iter().zip(&got).zip(&whole[r]) {
+                    for ((metric, g), w) in metrics().iter().zip(&got).zip(&whole[r].0) {
                         assert_eq!(
                             g.to_bits(),
                             w.to_bits(),
                             "{} run {r}, {partitions} partitions, chunks of {chunk_rows}",
                             metric.name()
+                        );
+                    }
+                }
+                let names: Vec<String> = per_query().iter().map(|m| m.name()).collect();
+                for (r, run_parts) in aggregate_parts.iter().enumerate() {
+                    assert_eq!(run_parts.len(), partitions, "one row per stream and run");
+                    let reversed: Vec<&[u8]> = run_parts.iter().rev().map(Vec::as_slice).collect();
+                    let got = finish_aggregates(&names, &aggregators(), &reversed).unwrap();
+                    for (m, (g, w)) in got.iter().zip(&whole[r].1).enumerate() {
+                        let bits = |v: &Vec<f64>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                        assert_eq!(
+                            bits(g),
+                            bits(w),
+                            "metric {m} run {r}, {partitions} partitions"
                         );
                     }
                 }
