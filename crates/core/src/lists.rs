@@ -178,27 +178,37 @@ impl<V: Copy + Send + Sync> ListStore<V> {
     }
 
     /// Makes the last block `query`'s (with `ranked`) if it is not.
-    #[inline]
+    ///
+    /// The check, on every entry, is inlined into the push; a new block,
+    /// once per query, is a call ([`new_block`](Self::new_block)), so that
+    /// the whole stays small enough to be inlined (as one function, LLVM
+    /// made it a call on every entry of a qrels file).
+    #[inline(always)]
     fn open_block(&mut self, query: &[u8], ranked: bool) -> Result<(), PushError> {
-        let same_block = match self.lists.last() {
-            Some(last) => {
-                last.ranked == ranked && same_bytes(self.queries.resolve(last.query), query)
+        match self.lists.last() {
+            Some(last)
+                if last.ranked == ranked && same_bytes(self.queries.resolve(last.query), query) =>
+            {
+                Ok(())
             }
-            None => false,
-        };
-        if !same_block {
-            if std::str::from_utf8(query).is_err() {
-                return Err(PushError::QueryNotUtf8);
-            }
-            let query = self.queries.intern(query);
-            self.lists.push(List {
-                query,
-                start: self.values.len(),
-                len: 0,
-                byte_start: self.bytes.len(),
-                ranked,
-            });
+            _ => self.new_block(query, ranked),
         }
+    }
+
+    /// Starts a block of `query`'s entries (with `ranked`).
+    #[inline(never)]
+    fn new_block(&mut self, query: &[u8], ranked: bool) -> Result<(), PushError> {
+        if std::str::from_utf8(query).is_err() {
+            return Err(PushError::QueryNotUtf8);
+        }
+        let query = self.queries.intern(query);
+        self.lists.push(List {
+            query,
+            start: self.values.len(),
+            len: 0,
+            byte_start: self.bytes.len(),
+            ranked,
+        });
         Ok(())
     }
 
@@ -468,11 +478,42 @@ impl<'a> Iterator for Docs<'a> {
 
 impl ExactSizeIterator for Docs<'_> {}
 
-/// Byte equality written as a loop, which beats a library call for the
-/// few bytes of most ids.
-#[inline]
+/// Byte equality of two ids, inline and a word at a time, which beats a
+/// library call for the few bytes of most ids and a byte loop too: ids of
+/// 4 to 8 bytes are two loads a side (the words may overlap), longer ones
+/// 8 bytes a step. The parsing loop compares every run line's query id with
+/// the list's, and judging compares document ids: the byte loop this
+/// replaces ran 9.1 million rounds of 6 instructions for the 2 million lines
+/// of a 20k x 100 run (3% of the benchmark's instructions).
+#[inline(always)]
 pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if word::<8>(a, i) != word::<8>(b, i) {
+                return false;
+            }
+            i += 8;
+        }
+        word::<8>(a, n - 8) == word::<8>(b, n - 8)
+    } else if n >= 4 {
+        (word::<4>(a, 0) ^ word::<4>(b, 0)) | (word::<4>(a, n - 4) ^ word::<4>(b, n - 4)) == 0
+    } else {
+        // Up to 3 bytes: the first, the middle and the last cover them all.
+        n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1])
+    }
+}
+
+/// The `N` (4 or 8) bytes of `bytes` from `at`, as a number to compare.
+#[inline(always)]
+fn word<const N: usize>(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word[..N].copy_from_slice(&bytes[at..at + N]);
+    u64::from_le_bytes(word)
 }
 
 /// One list's slice of every column, for parallel processing.
@@ -787,6 +828,23 @@ impl<V: Copy> Scratch<V> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `same_bytes` agrees with slice equality for every length up to 24
+    /// (each branch and the overlapping words) and a difference at every
+    /// position, and for slices of different lengths.
+    #[test]
+    fn same_bytes_is_slice_equality() {
+        for n in 0..=24usize {
+            let a: Vec<u8> = (0..n as u8).map(|i| b'a' + i).collect();
+            assert!(same_bytes(&a, &a.clone()), "{n}");
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!same_bytes(&a, &b), "{n} bytes, differing at {at}");
+            }
+            assert!(!same_bytes(&a, &a[..n.saturating_sub(1)]) || n == 0);
+        }
+    }
 
     /// Orders by value descending, then document descending; refuses repeats.
     struct Descending;

@@ -86,8 +86,9 @@ fn first_space(field: &[u8]) -> usize {
 /// operations each, with no byte-by-byte loop.
 pub(crate) struct Window {
     spaces: u64,
-    /// Bytes of 0x7F (DEL) or more: not plain ASCII.
-    wide: u64,
+    /// Not 0 if a byte of the window read (32 or 64 bytes, the line and
+    /// what follows it) is 0x7F (DEL) or more: not plain ASCII.
+    wide: u32,
     line_end: u32,
 }
 
@@ -104,7 +105,7 @@ impl Window {
             let (high_spaces, high_newlines, high_wide) = masks(high);
             spaces |= high_spaces << 32;
             newlines = high_newlines << 32;
-            wide |= high_wide << 32;
+            wide |= high_wide;
         }
         (newlines != 0).then(|| Self {
             spaces,
@@ -119,13 +120,18 @@ impl Window {
         self.line_end as usize
     }
 
-    /// Whether every byte of the line is below 0x7F: no id in it can hold
-    /// a control character or Unicode whitespace (the bytes up to 0x20 are
-    /// separators), so the id rule needs no other check.
+    /// Whether every byte of the line (`bytes` is what the window was made
+    /// of) is below 0x7F: no id in it can hold a control character or
+    /// Unicode whitespace (the bytes up to 0x20 are separators), so the id
+    /// rule needs no other check.
+    ///
+    /// One test of the whole window's bytes, made with the masks; only a
+    /// window holding such a byte looks at the line's bytes again (it may
+    /// be in the next line). A mask of their positions, tested against the
+    /// line's end, cost three more movemasks, shifts and a test a line.
     #[inline]
-    pub(crate) fn plain_ascii(&self) -> bool {
-        // `line_end` is below 64: the line's bytes are the low bits.
-        self.wide & ((1u64 << self.line_end) - 1) == 0
+    pub(crate) fn plain_ascii(&self, bytes: &[u8]) -> bool {
+        self.wide == 0 || line_is_plain(&bytes[..self.line_end as usize])
     }
 
     /// The byte ranges of the line's first `N` fields, if the first starts
@@ -162,12 +168,21 @@ impl Window {
     }
 }
 
-/// Bit masks of the separators (bytes up to 0x20), the newlines and the
-/// bytes of 0x7F or more in `chunk`, with SSE2 (every x86-64 processor has it): 16 bytes per compare.
+/// Whether every byte of `line` is below 0x7F (the rare window that holds
+/// a byte of 0x7F or more, in the line or after it).
+#[cold]
+#[inline(never)]
+fn line_is_plain(line: &[u8]) -> bool {
+    line.iter().all(|&b| b < 0x7f)
+}
+
+/// Bit masks of the separators (bytes up to 0x20) and the newlines in
+/// `chunk`, and whether it holds a byte of 0x7F or more (not 0), with SSE2
+/// (every x86-64 processor has it): 16 bytes per compare.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[allow(unsafe_code)]
 #[inline]
-fn masks(chunk: &[u8; 32]) -> (u64, u64, u64) {
+fn masks(chunk: &[u8; 32]) -> (u64, u64, u32) {
     // SAFETY: the function only needs SSE2, which the `cfg` above makes
     // sure the target has; it reads nothing but `chunk`.
     unsafe { masks_sse2(chunk) }
@@ -175,14 +190,15 @@ fn masks(chunk: &[u8; 32]) -> (u64, u64, u64) {
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2")]
-fn masks_sse2(chunk: &[u8; 32]) -> (u64, u64, u64) {
+fn masks_sse2(chunk: &[u8; 32]) -> (u64, u64, u32) {
     use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x,
-        _mm_set1_epi8,
+        _mm_adds_epu8, _mm_cmpeq_epi8, _mm_max_epu8, _mm_min_epu8, _mm_movemask_epi8,
+        _mm_set_epi64x, _mm_set1_epi8, _mm_setzero_si128,
     };
     let mut spaces = 0u64;
     let mut newlines = 0u64;
-    let mut wide = 0u64;
+    // The largest byte at each of the 16 positions.
+    let mut largest = _mm_setzero_si128();
     for (i, sixteen) in chunk.chunks_exact(16).enumerate() {
         let (low, high) = sixteen.split_at(8);
         let word = |half: &[u8]| {
@@ -194,27 +210,28 @@ fn masks_sse2(chunk: &[u8; 32]) -> (u64, u64, u64) {
         // Unsigned b <= 0x20 exactly when min(b, 0x20) == b.
         let space = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x20)), v);
         let newline = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8));
-        // The high bit is set for bytes of 0x80 or more; DEL is 0x7F.
-        let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
+        largest = _mm_max_epu8(largest, v);
         spaces |= u64::from(_mm_movemask_epi8(space) as u16) << (16 * i);
         newlines |= u64::from(_mm_movemask_epi8(newline) as u16) << (16 * i);
-        wide |= u64::from(_mm_movemask_epi8(_mm_or_si128(v, del)) as u16) << (16 * i);
     }
+    // Adding 1 (saturating) sets the high bit of the bytes of 0x7F or more.
+    let wide = _mm_movemask_epi8(_mm_adds_epu8(largest, _mm_set1_epi8(1))) as u32;
     (spaces, newlines, wide)
 }
 
-/// Bit masks of the separators (bytes up to 0x20), the newlines and the
-/// bytes of 0x7F or more in `chunk`, a byte at a time.
+/// Bit masks of the separators (bytes up to 0x20) and the newlines in
+/// `chunk`, and whether it holds a byte of 0x7F or more (not 0), a byte at
+/// a time.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline]
-fn masks(chunk: &[u8; 32]) -> (u64, u64, u64) {
+fn masks(chunk: &[u8; 32]) -> (u64, u64, u32) {
     let mut spaces = 0u64;
     let mut newlines = 0u64;
-    let mut wide = 0u64;
+    let mut wide = 0u32;
     for (i, &b) in chunk.iter().enumerate() {
         spaces |= u64::from(is_space(b)) << i;
         newlines |= u64::from(b == b'\n') << i;
-        wide |= u64::from(b >= 0x7f) << i;
+        wide |= u32::from(b >= 0x7f);
     }
     (spaces, newlines, wide)
 }
@@ -426,6 +443,38 @@ mod tests {
         assert_eq!(Fields::new(b"   ").count(), 0);
         assert!(is_blank(b" \t\r"));
         assert!(!is_blank(b" x"));
+    }
+
+    /// A window's line is plain ASCII exactly when none of its own bytes is
+    /// 0x7F or more, wherever that byte is in the 64 bytes read (either
+    /// half, every position) and whatever the next line holds.
+    #[test]
+    fn plain_ascii_looks_at_the_line_only() {
+        let line = b"q1 Q0 d1 1 2.5 tag\n";
+        for (total, at_most) in [(32usize, 32usize), (64, 64)] {
+            // A line ending in the high half when `total` is 64.
+            let mut base = vec![b'x'; total];
+            let end = at_most - 3;
+            base[..line.len() - 1].copy_from_slice(&line[..line.len() - 1]);
+            base[end] = b'\n';
+            let plain = Window::new(&base).unwrap();
+            assert_eq!(plain.line_end(), end);
+            assert!(plain.plain_ascii(&base), "{total}");
+            for at in 0..total {
+                for wide in [0x7f, 0x80, 0xc3, 0xff] {
+                    let mut bytes = base.clone();
+                    bytes[at] = wide;
+                    let Some(window) = Window::new(&bytes) else {
+                        continue;
+                    };
+                    assert_eq!(
+                        window.plain_ascii(&bytes),
+                        at > end,
+                        "{total} {at} {wide:#x}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -138,7 +138,7 @@ fn qrels_line(bytes: &[u8]) -> Option<QrelsLine<'_>> {
     let window = Window::new(bytes)?;
     let [query, _iteration, doc, grade] = window.fields()?;
     // A line with a byte past ASCII (or DEL) is checked on the general path.
-    if !window.plain_ascii() {
+    if !window.plain_ascii(bytes) {
         return None;
     }
     (grade.end == window.line_end()).then(|| QrelsLine {
@@ -319,7 +319,7 @@ fn run_line(bytes: &[u8]) -> Option<RunLine<'_>> {
     // The tag must be there; it and anything after it are not read.
     let [query, _q0, doc, _rank, score, _tag] = window.fields()?;
     // A line with a byte past ASCII (or DEL) is checked on the general path.
-    if !window.plain_ascii() {
+    if !window.plain_ascii(bytes) {
         return None;
     }
     Some(RunLine {
