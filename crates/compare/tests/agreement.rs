@@ -1,7 +1,7 @@
 //! Agreement between two judge sets (`rankeval_compare::agreement`): against
 //! scikit-learn's `cohen_kappa_score` / `confusion_matrix` and scipy's
 //! `kendalltau` (`tests/data/agreement.json`, written by
-//! `scripts/agreement_fixtures.py`), against hand-computed examples, and its
+//! `scripts/data/agreement.py`), against hand-computed examples, and its
 //! errors.
 
 use rankeval_compare::agreement::{

@@ -1,5 +1,5 @@
 //! The interval of one column's mean against scipy
-//! (`tests/data/intervals.json`, written by `scripts/compare_fixtures.py`),
+//! (`tests/data/intervals.json`, written by `scripts/data/compare.py`),
 //! its determinism and its errors.
 
 use rankeval_compare::interval::{Bca, bca_from_distribution, bca_interval, t_interval};

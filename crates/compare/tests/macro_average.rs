@@ -1,5 +1,5 @@
 //! A suite's macro average against the numpy reference of
-//! `scripts/compare_fixtures.py` (`tests/data/macro.json`, a generated
+//! `scripts/data/compare.py` (`tests/data/macro.json`, a generated
 //! three-dataset suite): the macro average to the last bits, the stratified
 //! bootstrap's standard error against its exact value, its percentile
 //! interval and the randomization p-value of the paired comparison within

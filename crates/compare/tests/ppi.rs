@@ -1,6 +1,6 @@
 //! Prediction-powered inference ([`rankeval_compare::ppi`]).
 //!
-//! `scripts/ppi_simulation.py` simulated 1,000 replications of N = 1000
+//! `scripts/data/ppi-simulation.py` simulated 1,000 replications of N = 1000
 //! queries, each with an LLM judge's labels (the true grade + 0.3 on
 //! average) and n = 100 with human labels, the metric DCG@5; it stored
 //! every replication's inputs (`tests/data/ppi_simulation.bin`, codes into
@@ -100,7 +100,7 @@ fn assert_close(what: &str, got: f64, want: f64) {
     );
 }
 
-/// Checks a result against the bits of `ppi_simulation.py`'s `output_bits`.
+/// Checks a result against the bits of `ppi-simulation.py`'s `output_bits`.
 fn check_outputs(what: &str, got: &rankeval_compare::PpiMean, want: &Value) {
     let close = |name: &str, g: f64, key: &str| {
         assert_close(&format!("{what} {name}"), g, bits(&want[key]));

@@ -1,5 +1,5 @@
 //! Results compared with the reference tools' values (see
-//! `scripts/compare_fixtures.py`).
+//! `scripts/data/compare.py`).
 
 use rankeval_compare::bootstrap::{Bootstrap, bootstrap};
 use rankeval_compare::double_or_nothing::double_or_nothing_columns;

@@ -3,7 +3,7 @@
 //! comparison ([`compare_systems`]) keeps its type-I error at alpha = 0.05
 //! at or below 0.055; the comparison that ignores the seeds (the paired
 //! t-test over queries of the seed-averaged values) is printed beside it,
-//! inflated. `scripts/seed_simulation.py` runs the same simulation with
+//! inflated. `scripts/data/seed-simulation.py` runs the same simulation with
 //! numpy and scipy and stored its rates in `tests/data/seeds.json`; the
 //! rates here must agree with numpy's within Monte Carlo error.
 

@@ -1,7 +1,7 @@
 //! rankeval-compare's tests, one binary:
 //!
 //! * `reference`: against scipy / statsmodels values and exact enumerations
-//!   written by `scripts/compare_fixtures.py` into `tests/data/`;
+//!   written by `scripts/data/compare.py` into `tests/data/`;
 //! * `determinism`: thread counts, the pinned RNG stream, shared draws;
 //! * `properties`: proptest invariants;
 //! * `gates`: each rule passing and failing;
@@ -19,10 +19,10 @@
 //!   position-drawn tests they stand in for;
 //! * `agreement`: agreement between two judge sets (Cohen's kappa, Kendall's
 //!   tau, top-k agreement, the mean difference) against scikit-learn and
-//!   scipy values written by `scripts/agreement_fixtures.py`, hand-computed
+//!   scipy values written by `scripts/data/agreement.py`, hand-computed
 //!   examples and the errors;
 //! * `ppi`: prediction-powered inference against numpy and `ppi_py`
-//!   (`scripts/ppi_simulation.py`), its interval's coverage in a
+//!   (`scripts/data/ppi-simulation.py`), its interval's coverage in a
 //!   simulation with a biased LLM judge, and its errors;
 //! * `errors`: every invalid input is an error, never a panic.
 
