@@ -523,6 +523,7 @@ fn produce(
                     curves: Some(&curves),
                     comparison: Some(&comparison),
                     explanations: changes.as_ref(),
+                    title: experiment.title.as_deref(),
                 },
             )
         }
@@ -537,6 +538,7 @@ fn produce(
                 curves: Some(curves),
                 comparison: None,
                 explanations: changes.as_ref(),
+                title: experiment.title.as_deref(),
             },
         ),
         (Results::Plain(plain), None) => plain.render(format, options),

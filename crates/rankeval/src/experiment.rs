@@ -87,6 +87,8 @@ pub fn system_files(
 /// A resolved experiment.
 #[derive(Debug)]
 pub struct Experiment {
+    /// The report's title, if given (`--title`, TOML `title`).
+    pub title: Option<String>,
     /// The qrels, or `None` when every run is JSON Lines holding its own.
     pub qrels: Option<Input>,
     /// The runs, in report order; names are unique.
