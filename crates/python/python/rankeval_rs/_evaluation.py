@@ -32,11 +32,46 @@ class Basis(NamedTuple):
     count as the same when they hold equal judgements in any order: see
     :meth:`Qrels.same_judgements`)."""
 
-    qrels: _native.Qrels
+    qrels: Any  # a Qrels, or a JSON Lines run's own judgements (see `judgements`)
     missing: str
     rel: float
     ties: str
     score_threshold: float | None
+
+
+class _OwnJudgements:
+    """The judgements a JSON Lines run file holds (evaluated with ``qrels=None``),
+    read when a comparison asks whether two runs share them."""
+
+    def __init__(self, run: Any, **columns: Any):
+        self._run = run.file if isinstance(run, _native.Run) else run
+        self._columns = columns
+        self._qrels: _native.Qrels | None = None
+
+    def qrels(self) -> _native.Qrels:
+        if self._qrels is None:
+            self._qrels = to_qrels(self._run, **self._columns)
+        return self._qrels
+
+
+def judgements(basis: Basis) -> _native.Qrels:
+    """The qrels a result was evaluated on (a JSON Lines run's own, read now)."""
+    qrels = basis.qrels
+    return qrels.qrels() if isinstance(qrels, _OwnJudgements) else qrels
+
+
+def _options(*, train: Any, query: str, doc: str, grade: str, delimiter: str | None,
+             **keywords: Any) -> dict[str, Any]:
+    """`evaluate`'s keyword arguments as the native layer takes them: every
+    option of the spec by its keyword, the training interactions read as
+    qrels (a file, a dict or a table, as ``qrels``)."""
+    if train is not None:
+        train = to_qrels(train, query=query, doc=doc, grade=grade, format=None,
+                         delimiter=delimiter, name="train")
+    for key in ("catalog", "item_features"):
+        if keywords[key] is not None:
+            keywords[key] = os.fspath(keywords[key])
+    return {**keywords, "train": train}
 
 
 class Interval(NamedTuple):
@@ -81,7 +116,8 @@ class Evaluation:
     options are compared with :func:`compare`.
     """
 
-    __slots__ = ("run", "metrics", "queries", "values", "means", "warnings", "groups", "_basis")
+    __slots__ = ("run", "metrics", "queries", "values", "means", "warnings", "groups", "corpus",
+                 "_basis")
 
     def __init__(self, run: str, metrics: list[str], queries: list[str], values: np.ndarray,
                  means: list[float], warnings: list[str], basis: Basis | None = None):
@@ -92,6 +128,7 @@ class Evaluation:
         self.means = dict(zip(metrics, means))
         self.warnings = warnings
         self.groups: dict[str, dict[str, Evaluation]] = {}
+        self.corpus: dict[str, float] = {}
         #: What the values depend on besides the run (see :class:`Basis`);
         #: None for results that `evaluate` did not make.
         self._basis = basis
@@ -234,8 +271,12 @@ def evaluate(
     format: str | None = None,
     delimiter: str | None = None,
     name: str | None = None,
+    run: str | None = None,
     groups: Any = None,
     systems: Mapping[str, Any] | None = None,
+    catalog: str | os.PathLike[str] | None = None,
+    train: Any = None,
+    item_features: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Evaluates a run (or several) against qrels, as ``rankeval eval`` does.
 
@@ -312,8 +353,6 @@ def evaluate(
         raise ValueError(
             "name= names one run; several runs are named by the keys of a dict {name: run}"
         )
-    if name is not None and (not name.strip() or any(c < " " or c == "\x7f" for c in name)):
-        raise ValueError(f"name={name!r}: a run name cannot be blank nor hold a tab, newline or other control character")
     if single:
         named = [(name if name is not None else _single_name(run_or_runs), run_or_runs)]
     elif isinstance(run_or_runs, Mapping):
@@ -333,13 +372,21 @@ def evaluate(
                       name="run" if single else f"run `{name}`", ties=ties, stream=True))
         for name, value in named
     ]
-    evaluated = _native.evaluate(judged, runs, specs, missing, rel, ties, score_threshold,
-                                 allow_empty_run, judged_only, bounds)
-    results = [
-        Evaluation(run, names, queries, values, means, texts,
-                   Basis(judgements, missing, rel, ties, score_threshold))
-        for run, names, queries, values, means, texts, judgements in evaluated
-    ]
+    options = _options(missing=missing, rel=rel, ties=ties, score_threshold=score_threshold,
+                       allow_empty_run=allow_empty_run, judged_only=judged_only, bounds=bounds,
+                       duplicates=duplicates, catalog=catalog, train=train,
+                       item_features=item_features, query=query, doc=doc, grade=grade,
+                       delimiter=delimiter)
+    evaluated = _native.evaluate(judged, runs, specs, options)
+    results = []
+    for (run_name, names, queries, values, means, texts, judged_by, corpus), (_, value) in zip(
+            evaluated, named):
+        own = judged_by if judged_by is not None else _OwnJudgements(
+            value, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter)
+        result = Evaluation(run_name, names, queries, values, means, texts,
+                            Basis(own, missing, rel, ties, score_threshold))
+        result.corpus = dict(corpus)
+        results.append(result)
     if groups is not None:
         source = _groups_source(groups)
         for result in results:

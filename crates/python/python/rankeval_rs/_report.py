@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 
 from . import _native
-from ._evaluation import Evaluation, RankevalWarning, _optional
+from ._evaluation import Evaluation, RankevalWarning, _optional, judgements
 from ._native import CompareError
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class RunReport(Evaluation):
     - ``corpus``: ``{corpus metric: value}`` (one value for the whole run).
     """
 
-    __slots__ = ("aggregates", "corpus")
+    __slots__ = ("aggregates",)
 
     def __init__(self, run: str, metrics: list[str], queries: list[str], values: np.ndarray,
                  aggregators: list[str], aggregates: np.ndarray, corpus: dict[str, float],
@@ -350,7 +350,7 @@ def _evaluated(results: Any, alone: bool) -> list[tuple[str, Evaluation]]:
     for name, value in runs[1:]:
         other = value._basis
         assert other is not None
-        if not other.qrels.same_judgements(basis.qrels):
+        if not judgements(other).same_judgements(judgements(basis)):
             raise _compare_error(
                 f"run `{name}` was evaluated on other qrels than run `{first_name}`: "
                 "compare runs evaluated on the same qrels"
