@@ -216,10 +216,16 @@ class Comparison:
                 cells[2:] = [escape(str(row["error"]))] + [""] * 5
             body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         html = f"<table><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
+        p = self.provenance
+        test = [f"test: {p.get('test')}", f"interval: {p.get('interval_method')}",
+                f"correction: {p.get('correction')} over {p.get('family')}", f"alpha: {p.get('alpha')}"]
+        if p.get("seed") is not None:
+            test.append(f"{p.get('resamples')} resamples, seed {p.get('seed')}")
+        html += f'<p class="test">{escape("; ".join(test))}</p>'
         if self.gates:
             gates = "".join(
                 f"<li>{'PASS' if g.get('passed') else 'FAIL'} {escape(str(g.get('run')))} "
-                f"{escape(str(g.get('gate')))}</li>" for g in self.gates
+                f"{escape(str(g.get('gate')))}: {escape(_deciding(g))}</li>" for g in self.gates
             )
             html += f"<ul>{gates}</ul>"
         return html
@@ -231,6 +237,22 @@ class Comparison:
                 f"test={self.provenance.get('test')!r}{seed}, "
                 f"comparisons={len(self.comparisons)}, passed={self.passed}"
                 + (f", failed={failed}" if failed else "") + ")")
+
+
+#: How a gate's number stands to its threshold when the gate fails.
+_FAILED = {">=": "<", ">": "<=", "<": ">=", "<=": ">"}
+
+
+def _deciding(gate: Mapping[str, Any]) -> str:
+    """The number that decided a gate against its threshold
+    (``corrected_p_value 0.2767 >= 0.05``), or why it could not be decided."""
+    if gate.get("error"):
+        return f"cannot be decided: {gate['error']}"
+    outcome = gate.get("outcome") or {}
+    if "value" not in outcome:
+        return ""
+    relation = outcome["relation"] if outcome.get("passed") else _FAILED.get(outcome["relation"], "")
+    return f"{outcome['quantity']} {outcome['value']:.4g} {relation} {outcome['threshold']:.4g}"
 
 
 def compare(
