@@ -141,11 +141,16 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
             },
         ));
     }
-    if let Some(qrels) = &qrels {
-        existing(Path::new(qrels.value.name()), &qrels.from)?;
+    // Data already in memory (Python's) has no file to look for.
+    if let Some(qrels) = &qrels
+        && let Some(path) = qrels.value.path()
+    {
+        existing(path, &qrels.from)?;
     }
     for run in &run_requests {
-        existing(Path::new(run.input.name()), &run.from)?;
+        if let Some(path) = run.input.path() {
+            existing(path, &run.from)?;
+        }
     }
     for (path, from) in [&corpus.catalog, &corpus.features]
         .into_iter()
@@ -155,7 +160,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
             corpus
                 .training
                 .iter()
-                .map(|g| (Path::new(g.value.name()), &g.from)),
+                .filter_map(|g| Some((g.value.path()?, &g.from))),
         )
     {
         existing(path, from)?;
@@ -262,6 +267,14 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
                 from,
                 "there is no `qrels` key, so every run must be JSON Lines with `relevant` \
                  (only corpus metrics need no judgements)",
+            ),
+            Origin::Keyword { .. } => invalid(
+                &Origin::keyword("qrels", "None"),
+                format!(
+                    "no qrels: give qrels, or JSON Lines run files with `relevant` ({} is not \
+                     JSON Lines, so it holds no judgements)",
+                    run.0.input.name()
+                ),
             ),
             _ => SpecError::Bare(format!(
                 "{} is required: {} is not JSON Lines, so it holds no judgements",
@@ -432,14 +445,16 @@ fn relevance_level(given: &Given<f64>) -> Result<RelevanceLevel, SpecError> {
 /// Refuses one file given as two runs (by its identity on disk: `./x`
 /// and `x`, a link): it would be evaluated and compared with itself.
 fn refuse_repeated_runs(runs: &[RunRequest]) -> Result<(), SpecError> {
-    let paths: Vec<&Path> = runs.iter().map(|r| Path::new(r.input.name())).collect();
+    // Runs in memory are no files.
+    let files: Vec<&RunRequest> = runs.iter().filter(|r| r.input.path().is_some()).collect();
+    let paths: Vec<&Path> = files.iter().filter_map(|r| r.input.path()).collect();
     let Some((first, second)) = crate::files::first_repeat(paths.iter().copied()) else {
         return Ok(());
     };
     let index = |path: &Path| paths.iter().position(|p| *p == path).unwrap_or_default();
     let (first, second) = (
-        &runs[index(first)],
-        &runs[paths.iter().rposition(|p| *p == second).unwrap_or_default()],
+        files[index(first)],
+        files[paths.iter().rposition(|p| *p == second).unwrap_or_default()],
     );
     Err(match (&first.from, &second.from) {
         (Origin::Flag { .. }, Origin::Flag { .. }) if first.written == second.written => {
