@@ -98,6 +98,7 @@ fn asked(
     options: &EvaluateKeywords<'_>,
     groups: Option<PathBuf>,
     compare: Option<CompareKeywords>,
+    title: Option<String>,
 ) -> PyResult<Asked> {
     let ties = options::ties(&options.ties)?;
     let missing: Missing = named(&options.missing, "missing", "skip, zero")
@@ -194,6 +195,7 @@ fn asked(
             .map(CompareKeywords::request)
             .transpose()?
             .unwrap_or_default(),
+        title: title.map(|t| keyword(t.clone(), "title", quoted(&t))),
     };
     let experiment = resolve(spec).map_err(|e| spec_error(&e))?;
     Ok(Asked {
@@ -280,7 +282,7 @@ pub fn evaluate<'py>(
     specs: Vec<String>,
     options: EvaluateKeywords<'py>,
 ) -> PyResult<Vec<RunResults<'py>>> {
-    let mut asked = asked(qrels.as_ref(), &runs, &specs, &options, None, None)?;
+    let mut asked = asked(qrels.as_ref(), &runs, &specs, &options, None, None, None)?;
     let outcome = run(py, &mut asked, Wanted::default())?;
     let report = outcome.results.report();
     let qrels_warning = qrels.as_ref().and_then(|q| {
@@ -334,7 +336,7 @@ pub fn evaluate<'py>(
 /// queries that changed most); then the warnings as Python says them, and
 /// whether every gate passed.
 #[pyfunction]
-#[pyo3(signature = (qrels, runs, specs, options, groups, compare, format, per_query))]
+#[pyo3(signature = (qrels, runs, specs, options, groups, compare, format, per_query, title=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn report<'py>(
     py: Python<'py>,
@@ -346,6 +348,7 @@ pub fn report<'py>(
     compare: Option<Bound<'py, PyDict>>,
     format: &str,
     per_query: bool,
+    title: Option<String>,
 ) -> PyResult<(String, Vec<String>, bool)> {
     let format: OutputFormat = named(
         format,
@@ -355,7 +358,15 @@ pub fn report<'py>(
     let compare = compare
         .map(|c| CompareKeywords::from_dict(&c))
         .transpose()?;
-    let mut asked = asked(qrels.as_ref(), &runs, &specs, &options, groups, compare)?;
+    let mut asked = asked(
+        qrels.as_ref(),
+        &runs,
+        &specs,
+        &options,
+        groups,
+        compare,
+        title,
+    )?;
     let wanted = Wanted {
         curves_and_changes: format == OutputFormat::Html,
     };

@@ -118,6 +118,18 @@ def test_an_html_report_without_an_experiment_file(tmp_path: Path):
     assert "| ap |" in table or "ap" in table.splitlines()[2]
 
 
+def test_a_title_names_the_page_as_the_command_lines_does():
+    # One spec field, one resolve rule: `title=` is `--title`.
+    runs = {"baseline": QUICKSTART / "runs" / "baseline.trec", "v2": QUICKSTART / "runs" / "v2.jsonl"}
+    page = quiet(rankeval_rs.report, QUICKSTART / "qrels.txt", runs, ["ap"], title="Weekly <v2>")
+    done = cli("eval", "--qrels", str(QUICKSTART / "qrels.txt"), "--run", f"baseline={runs['baseline']}",
+               "--run", f"v2={runs['v2']}", "-m", "ap", "--format", "html", "--title", "Weekly <v2>")
+    assert page == done.stdout
+    assert "<h1>Weekly &lt;v2&gt;</h1>" in page
+    with pytest.raises(ValueError, match="title=.*a title cannot be blank nor hold a tab"):
+        rankeval_rs.report(QUICKSTART / "qrels.txt", runs, ["ap"], title="a\tb")
+
+
 def test_results_are_found_by_the_name_typed():
     result = quiet(rankeval_rs.evaluate, QUICKSTART / "qrels.txt", QUICKSTART / "runs" / "baseline.trec",
                    ["recall@20", "MAP@10", "ndcg@10"])

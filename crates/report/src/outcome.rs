@@ -36,6 +36,7 @@ pub fn render(outcome: &Outcome, format: OutputFormat, options: RenderOptions) -
                     curves: Some(&curves),
                     comparison: Some(&comparison),
                     explanations: outcome.changes.as_ref(),
+                    title: outcome.title.as_deref(),
                 },
             )
         }
@@ -47,6 +48,7 @@ pub fn render(outcome: &Outcome, format: OutputFormat, options: RenderOptions) -
                 curves: Some(curves),
                 comparison: None,
                 explanations: outcome.changes.as_ref(),
+                title: outcome.title.as_deref(),
             },
         ),
         (Results::Plain(plain), _) => plain.render(format, options),

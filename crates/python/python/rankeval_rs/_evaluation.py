@@ -453,6 +453,7 @@ def report(
     output: str | os.PathLike[str] | None = None,
     per_query: bool = False,
     groups: str | os.PathLike[str] | None = None,
+    title: str | None = None,
     **keywords: Any,
 ) -> str:
     """The report ``rankeval eval`` prints, without an experiment file: the
@@ -464,7 +465,8 @@ def report(
     that changed most, explained), ``"table"``, ``"json"``, ``"csv"``,
     ``"markdown"``, ``"trec"`` or ``"latex"``; ``per_query`` adds each
     query's values (``--per-query``). ``groups`` is a groups file
-    (``--groups``). Written to ``output`` when given; the text is returned
+    (``--groups``); ``title`` is the HTML page's title and heading
+    (``--title``). Written to ``output`` when given; the text is returned
     either way. Warnings are issued as :class:`RankevalWarning`."""
     unknown = sorted(set(keywords) - set(_COMPARE_KEYWORDS) - set(_EVALUATE_DEFAULTS))
     if unknown:
@@ -479,7 +481,8 @@ def report(
     prepared = _prepare(qrels, run_or_runs, metrics, systems=None, **options)
     text, said, _ = _native.report(
         prepared.qrels, prepared.runs, prepared.specs, prepared.options,
-        None if groups is None else os.fspath(groups), compare or None, format, per_query)
+        None if groups is None else os.fspath(groups), compare or None, format, per_query,
+        title)
     for warning in said:
         warnings.warn(warning, RankevalWarning, stacklevel=2)
     if output is not None:

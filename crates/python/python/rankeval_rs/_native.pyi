@@ -232,6 +232,7 @@ def report(
     compare: dict[str, Any] | None,
     format: str,
     per_query: bool,
+    title: str | None = None,
 ) -> tuple[str, list[str], bool]:
     """The report of `rankeval eval` in `format` (the HTML page with its
     curves and changed queries), the warnings, and whether every gate passed."""
