@@ -121,6 +121,8 @@ pub(crate) struct RawExperiment {
     /// A label for the experiment (documentation only).
     #[allow(dead_code)]
     pub(crate) name: Option<String>,
+    /// The report's title (the HTML page's title and heading).
+    pub(crate) title: Option<Spanned<String>>,
     /// The qrels: a file relative to the experiment file, or a table with
     /// its `path`, `format` and column settings.
     pub(crate) qrels: Option<Spanned<RawQrels>>,

@@ -16,6 +16,7 @@ use crate::compare::{
 };
 use crate::engine::Missing;
 use crate::experiment::input_problem;
+use crate::front::FrontEnd;
 
 /// What the runs are compared with, as asked for.
 #[derive(Clone, Debug)]
@@ -329,12 +330,14 @@ pub fn resolve_comparison(
         let (spec, from) = match gate {
             GateRequest::Text(text) => {
                 let spec = parse_gate(&text.value, settings.alpha, |metric| {
-                    registry::parse_metric(metric)
-                        .map(|m| match all_judged_only {
-                            true => judged_only(m).name(),
-                            false => m.name(),
-                        })
-                        .map_err(|e| crate::config::plugin_message(&e))
+                    match registry::parse_metric(metric) {
+                        Ok(m) if all_judged_only => Ok(judged_only(m).name()),
+                        Ok(m) => Ok(m.name()),
+                        // A metric of the experiment's own (a Python
+                        // function) by its name as written.
+                        Err(_) if metric_names.iter().any(|m| m == metric) => Ok(metric.to_owned()),
+                        Err(e) => Err(crate::config::plugin_message(&e)),
+                    }
                 })
                 .map_err(|reason| invalid(&text.from, reason))?;
                 (spec, text.from)
@@ -428,6 +431,16 @@ fn baseline(
             })
         }
         BaselineRequest::Run(name) => {
+            if !run_names.contains(&name.as_str()) && from.front() == FrontEnd::Python {
+                return Err(invalid(
+                    from,
+                    format!(
+                        "the baseline `{name}` is not a run (the runs are {}); for a results \
+                         file, give baseline_file=",
+                        listed(run_names)
+                    ),
+                ));
+            }
             if !run_names.contains(&name.as_str()) {
                 return Err(invalid(
                     from,
