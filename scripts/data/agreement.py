@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Writes the reference values that crates/compare's agreement tests check
-against (crates/compare/src/agreement.rs).
+"""Writes the reference values that crates/stats's agreement tests check
+against (crates/stats/src/agreement.rs).
 
 Run from anywhere: `python3 scripts/data/agreement.py`. Like
 scripts/data/compare.py it creates (or reuses) the virtual environment
 target/compare-venv (under $CARGO_TARGET_DIR when that is set, so a git
 worktree sharing a target directory shares the venv), installs scipy, numpy
 and scikit-learn there, re-runs itself there, and writes
-crates/compare/tests/data/agreement.json. The fixture is committed; rerun
+crates/stats/tests/data/agreement.json. The fixture is committed; rerun
 this script only to refresh it (the output is deterministic for given
 library versions, which are recorded in the file).
 
@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
 VENV = TARGET / "compare-venv"
-OUT = ROOT / "crates" / "compare" / "tests" / "data"
+OUT = ROOT / "crates" / "stats" / "tests" / "data"
 
 
 def ensure_venv():

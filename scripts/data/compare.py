@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Writes the reference values that crates/compare's tests check against.
+"""Writes the reference values that crates/stats's tests check against.
 
 Run from anywhere: `python3 scripts/data/compare.py`. It creates (or
 reuses) a virtual environment in target/compare-venv with scipy,
 statsmodels and numpy, re-runs itself there, and writes JSON files to
-crates/compare/tests/data/. The fixtures are committed; rerun this script
+crates/stats/tests/data/. The fixtures are committed; rerun this script
 only to refresh them (the output is deterministic for given library
 versions, which are recorded in each file).
 
@@ -36,7 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / "target" / "compare-venv"
-OUT = ROOT / "crates" / "compare" / "tests" / "data"
+OUT = ROOT / "crates" / "stats" / "tests" / "data"
 
 
 def ensure_venv():

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Prediction-powered inference (crates/compare/src/ppi.rs): a coverage
+"""Prediction-powered inference (crates/stats/src/ppi.rs): a coverage
 simulation with a biased LLM judge, and reference values computed with
 numpy and cross-checked against the `ppi_py` package (ppi-python).
 
-Writes, to crates/compare/tests/data/:
+Writes, to crates/stats/tests/data/:
 
 * ppi.json: the model, the seed, the truth, the value table of the metric,
   the numpy reference outputs of every replication (IEEE-754 bit patterns),
@@ -76,7 +76,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "ppi-venv"
-DATA = ROOT / "crates" / "compare" / "tests" / "data"
+DATA = ROOT / "crates" / "stats" / "tests" / "data"
 OUT_JSON = DATA / "ppi.json"
 OUT_BIN = DATA / "ppi_simulation.bin"
 

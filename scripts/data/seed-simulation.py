@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Simulates systems of several runs (training seeds) with no true
 difference, and writes the type-I error rates of the seed-aware comparison
-(crates/compare/src/seeds.rs: Welch's t on the two-way method-of-moments
+(crates/stats/src/seeds.rs: Welch's t on the two-way method-of-moments
 variance) and of the seed-blind one (the paired t-test over queries of the
 seed-averaged values), computed with numpy and scipy, to
-crates/compare/tests/data/seeds.json. The Rust test
-(crates/compare/tests/seeds.rs) runs the same simulation with its own
+crates/stats/tests/data/seeds.json. The Rust test
+(crates/stats/tests/seeds.rs) runs the same simulation with its own
 generator and checks its rates against these.
 
 Model: y[s, q] = 0.5 + u[q] + w[q] + v[s] + e[s, q], u shared by the two
@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / "target" / "compare-venv"
-OUT = ROOT / "crates" / "compare" / "tests" / "data" / "seeds.json"
+OUT = ROOT / "crates" / "stats" / "tests" / "data" / "seeds.json"
 REPLICATIONS = 20_000
 
 CASES = [

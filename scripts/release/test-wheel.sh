@@ -131,8 +131,8 @@ cp -R "$root/crates/python/tests" "$tree/crates/python/tests"
 cp -R "$root/examples" "$tree/examples"
 cp "$root/README.md" "$root/Cargo.toml" "$tree/"
 # scipy's intervals, which test_intervals.py checks the package against.
-mkdir -p "$tree/crates/compare/tests/data"
-cp "$root/crates/compare/tests/data/intervals.json" "$tree/crates/compare/tests/data/"
+mkdir -p "$tree/crates/stats/tests/data"
+cp "$root/crates/stats/tests/data/intervals.json" "$tree/crates/stats/tests/data/"
 rm -rf "$tree/crates/python/tests/__pycache__"
 
 cd "$tree"

@@ -17,7 +17,7 @@ use rankeval::spec::{
     BaselineRequest, CompareRequest, CorpusRequest, ExperimentSpec, GateRequest, Given,
     IntervalKind, MetricRequest, Origin, RunRequest, SpecError, SystemRequest, resolve,
 };
-use rankeval_compare::{BootstrapMethod, Correction, Test};
+use rankeval_stats::{BootstrapMethod, Correction, Test};
 
 /// Arguments of `rankeval eval`.
 #[derive(Debug, Args)]

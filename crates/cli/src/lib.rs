@@ -566,7 +566,7 @@ fn suite(files: &[PathBuf], output: &OutputArgs, macro_average: bool) -> Result<
     let settings = rankeval::suite::SuiteSettings {
         level: common(&plans, |p| Some(p.settings.level)).unwrap_or(0.95),
         resamples: common(&plans, |p| Some(p.settings.resamples)).unwrap_or(10_000),
-        seed: common(&plans, |p| Some(p.settings.seed)).unwrap_or(rankeval_compare::DEFAULT_SEED),
+        seed: common(&plans, |p| Some(p.settings.seed)).unwrap_or(rankeval_stats::DEFAULT_SEED),
     };
     let mut verdict = Verdict::Passed;
     let mut sections = Vec::with_capacity(files.len());

@@ -14,7 +14,7 @@ use rankeval::compare::Family;
 use rankeval::spec::{
     BaselineRequest, CompareRequest, GateRequest, Given, IntervalKind, Origin, SpecError,
 };
-use rankeval_compare::{BootstrapMethod, Correction, Test};
+use rankeval_stats::{BootstrapMethod, Correction, Test};
 use serde::de::DeserializeOwned;
 
 use crate::errors::{CompareError, InputError, MetricError, located};

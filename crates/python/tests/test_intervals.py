@@ -18,7 +18,7 @@ from rankeval_rs import Evaluation, Interval, MetricError, RankevalWarning
 from conftest import ROOT, cli
 
 QUICKSTART = ROOT / "examples" / "quickstart"
-FIXTURES = ROOT / "crates" / "compare" / "tests" / "data" / "intervals.json"
+FIXTURES = ROOT / "crates" / "stats" / "tests" / "data" / "intervals.json"
 
 
 def scipy_cases() -> list[dict]:

@@ -1,4 +1,4 @@
-//! `rankeval::compare`: the statistics of `rankeval-compare` on a
+//! `rankeval::compare`: the statistics of `rankeval-stats` on a
 //! report's runs, with a baseline run or a results file, the `missing`
 //! policy, the correction over families, gates, and all pairs. (A results
 //! file written by the JSON report, and comparisons rendered, are

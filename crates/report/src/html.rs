@@ -35,7 +35,7 @@ const BINS: usize = 20;
 
 /// What a comparison adds to the report: a baseline other than the first
 /// run, columns of the summary table (differences, confidence intervals,
-/// p-values ...) and the results of quality gates. The `rankeval-compare`
+/// p-values ...) and the results of quality gates. The `rankeval-stats`
 /// crate fills it; without one, the baseline is the first run and the page
 /// says so.
 #[derive(Clone, Debug, Default, PartialEq)]

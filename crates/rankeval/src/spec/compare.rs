@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use rankeval_compare::{BootstrapMethod, Correction, Gate, Margin, Test};
 use rankeval_core::judged_only::judged_only;
 use rankeval_core::registry;
+use rankeval_stats::{BootstrapMethod, Correction, Gate, Margin, Test};
 
 use super::origin::{Given, Origin};
 use super::resolve::SpecError;
@@ -211,7 +211,7 @@ pub fn resolve_comparison(
                         Origin::Key { .. } => invalid(&given.from, "must be at least 2"),
                         _ => invalid(&given.from, "give at least 2"),
                     })?,
-                None => rankeval_compare::keyed::DEFAULT_GROUPS,
+                None => rankeval_stats::keyed::DEFAULT_GROUPS,
             };
             if request.baseline.is_none() {
                 return Err(invalid(
@@ -239,7 +239,7 @@ pub fn resolve_comparison(
                 Origin::Key { .. } => invalid(&resamples.from, "must be at least 1"),
                 _ => invalid(&resamples.from, "give at least 1"),
             })?;
-        rankeval_compare::check_resamples(settings.resamples)
+        rankeval_stats::check_resamples(settings.resamples)
             .map_err(|error| invalid(&resamples.from, error.to_string()))?;
     }
     if settings.test == Test::BootstrapKeyed && settings.bootstrap == BootstrapMethod::Multinomial {
@@ -288,7 +288,7 @@ pub fn resolve_comparison(
     }
     if matches!(settings.test, Test::Bootstrap | Test::BootstrapKeyed)
         && let Err(error) =
-            rankeval_compare::check_percentile_resamples(settings.resamples, settings.level)
+            rankeval_stats::check_percentile_resamples(settings.resamples, settings.level)
     {
         let from = request
             .resamples
@@ -540,7 +540,7 @@ fn gate_table(table: GateTable, alpha: f64, all_judged_only: bool) -> Result<Gat
     };
     gate.validate().map_err(|error| {
         let reason = match error {
-            rankeval_compare::CompareError::InvalidGate { message, .. } => message,
+            rankeval_stats::CompareError::InvalidGate { message, .. } => message,
             other => other.to_string(),
         };
         invalid(&table.from, reason)

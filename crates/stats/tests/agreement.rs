@@ -1,14 +1,14 @@
-//! Agreement between two judge sets (`rankeval_compare::agreement`): against
+//! Agreement between two judge sets (`rankeval_stats::agreement`): against
 //! scikit-learn's `cohen_kappa_score` / `confusion_matrix` and scipy's
 //! `kendalltau` (`tests/data/agreement.json`, written by
 //! `scripts/data/agreement.py`), against hand-computed examples, and its
 //! errors.
 
-use rankeval_compare::agreement::{
+use rankeval_stats::agreement::{
     KappaWeights, KendallMethod, MAX_KAPPA_LABELS, cohen_kappa, kendall_tau, mean_difference,
     top_k_agreement,
 };
-use rankeval_compare::{CompareError, JudgeSet};
+use rankeval_stats::{CompareError, JudgeSet};
 use serde_json::Value;
 
 use crate::fixtures::{file, floats, number};

@@ -8,7 +8,7 @@
 //! `rankeval-report` renders the results;
 //! this crate computes. Of rankeval's crates it depends on `rankeval-core`
 //! alone, for its exact sums ([`keyed`]), and `rankeval` depends on it
-//! (rankeval -> compare -> core).
+//! (rankeval -> stats -> core).
 //!
 //! * [`compare()`] / [`compare_all`]: difference of means, interval, p-value,
 //!   effect size, wins / ties / losses, with one [`Test`]: Student's paired

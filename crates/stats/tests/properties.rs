@@ -1,8 +1,8 @@
 //! Invariants on random inputs (proptest).
 
 use proptest::prelude::*;
-use rankeval_compare::sign_flip::Resampling;
-use rankeval_compare::{BootstrapMethod, Correction, Options, Test, compare, correct};
+use rankeval_stats::sign_flip::Resampling;
+use rankeval_stats::{BootstrapMethod, Correction, Options, Test, compare, correct};
 
 /// Metric-like paired columns: 2 to 40 queries, values in [0, 1], some
 /// quantized to tenths (ties and zero differences).
@@ -77,18 +77,18 @@ proptest! {
         level in 0.5f64..0.99,
     ) {
         let mean = values.iter().sum::<f64>() / values.len() as f64;
-        let t = rankeval_compare::t_interval(&values, level).expect("valid");
+        let t = rankeval_stats::t_interval(&values, level).expect("valid");
         prop_assert!(t.lower <= mean && mean <= t.upper, "{t:?} {mean}");
         let (low, high) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(*v), h.max(*v)));
         let slack = 1e-12;
-        match rankeval_compare::bca_interval(&values, level, 500, 3) {
+        match rankeval_stats::bca_interval(&values, level, 500, 3) {
             Ok(bca) => {
                 prop_assert!(low - slack <= bca.interval.lower && bca.interval.lower <= bca.interval.upper
                     && bca.interval.upper <= high + slack, "{bca:?} not in [{low}, {high}]");
                 prop_assert!(bca.acceleration.abs() <= 1.0 / 6.0 + 1e-12, "{bca:?}");
             }
             // Two or three values: every resampled mean may fall on one side.
-            Err(rankeval_compare::CompareError::BcaUndefined { .. }) => prop_assert!(values.len() <= 3),
+            Err(rankeval_stats::CompareError::BcaUndefined { .. }) => prop_assert!(values.len() <= 3),
             Err(e) => prop_assert!(false, "{e}"),
         }
     }

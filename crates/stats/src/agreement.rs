@@ -182,7 +182,7 @@ impl Kappa {
 /// labels.
 ///
 /// ```
-/// use rankeval_compare::agreement::{KappaWeights, cohen_kappa};
+/// use rankeval_stats::agreement::{KappaWeights, cohen_kappa};
 /// let k = cohen_kappa(&[0.0, 1.0, 2.0, 2.0], &[0.0, 1.0, 2.0, 1.0], KappaWeights::None).unwrap();
 /// assert_eq!(k.confusion, vec![vec![1, 0, 0], vec![0, 1, 0], vec![0, 1, 1]]);
 /// assert_eq!(k.observed_agreement, 0.75);
@@ -343,7 +343,7 @@ pub struct KendallTau {
 /// finite.
 ///
 /// ```
-/// use rankeval_compare::agreement::kendall_tau;
+/// use rankeval_stats::agreement::kendall_tau;
 /// let t = kendall_tau(&[1.0, 2.0, 3.0, 4.0], &[4.0, 3.0, 2.0, 1.0]).unwrap();
 /// assert_eq!(t.tau, -1.0);
 /// assert_eq!(t.p_value, 1.0 / 12.0); // 2 of 4! orders are as extreme
@@ -585,7 +585,7 @@ fn kendall_p_exact(n: u128, c: u128) -> f64 {
 /// finite, `k` of 0 or more than the number of systems.
 ///
 /// ```
-/// use rankeval_compare::agreement::top_k_agreement;
+/// use rankeval_stats::agreement::top_k_agreement;
 /// let a = [0.50, 0.40, 0.30, 0.20];
 /// let b = [0.45, 0.20, 0.35, 0.40];
 /// assert_eq!(top_k_agreement(&a, &b, 2).unwrap(), 0.5); // {0, 1} and {0, 3}
@@ -631,7 +631,7 @@ fn top_k(scores: &[f64], k: usize) -> Vec<usize> {
 /// finite.
 ///
 /// ```
-/// use rankeval_compare::agreement::mean_difference;
+/// use rankeval_stats::agreement::mean_difference;
 /// assert_eq!(mean_difference(&[0.5, 0.25], &[0.75, 0.5]).unwrap(), 0.25);
 /// ```
 pub fn mean_difference(a: &[f64], b: &[f64]) -> Result<f64, CompareError> {

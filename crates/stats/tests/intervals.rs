@@ -2,8 +2,8 @@
 //! (`tests/data/intervals.json`, written by `scripts/data/compare.py`),
 //! its determinism and its errors.
 
-use rankeval_compare::interval::{Bca, bca_from_distribution, bca_interval, t_interval};
-use rankeval_compare::{CompareError, MeanIntervalMethod};
+use rankeval_stats::interval::{Bca, bca_from_distribution, bca_interval, t_interval};
+use rankeval_stats::{CompareError, MeanIntervalMethod};
 use serde_json::Value;
 
 use crate::fixtures::{cases, floats, number};
@@ -202,8 +202,7 @@ fn bca_reads_adjusted_quantiles_of_the_bootstrap_distribution() {
         bca.lower_quantile > 0.025 && bca.upper_quantile > 0.975,
         "{bca:?}"
     );
-    let percentile =
-        rankeval_compare::bootstrap::bootstrap(&values, 0.95, 5_000, 3).expect("valid");
+    let percentile = rankeval_stats::bootstrap::bootstrap(&values, 0.95, 5_000, 3).expect("valid");
     // The same draws: the same bootstrap standard error, bit for bit.
     assert_eq!(bca.standard_error, percentile.standard_error);
     assert!(

@@ -1,8 +1,8 @@
 //! Invalid inputs are errors naming the problem, never panics.
 
 use proptest::prelude::*;
-use rankeval_compare::sign_flip::Resampling;
-use rankeval_compare::{
+use rankeval_stats::sign_flip::Resampling;
+use rankeval_stats::{
     BootstrapMethod, CompareError, Correction, Options, Side, Test, compare, compare_all, correct,
     randomized_tukey_hsd,
 };
@@ -105,10 +105,10 @@ fn options_are_checked() {
 
 #[test]
 fn the_column_functions_check_their_input() {
-    use rankeval_compare::bootstrap::{bootstrap, bootstrap_columns};
-    use rankeval_compare::sign_flip::sign_flip_columns;
-    use rankeval_compare::ttest::paired_t;
-    use rankeval_compare::wilcoxon::wilcoxon;
+    use rankeval_stats::bootstrap::{bootstrap, bootstrap_columns};
+    use rankeval_stats::sign_flip::sign_flip_columns;
+    use rankeval_stats::ttest::paired_t;
+    use rankeval_stats::wilcoxon::wilcoxon;
     let short: &[f64] = &[0.1];
     let ok: &[f64] = &[0.1, -0.2, 0.3];
     let nan: &[f64] = &[0.1, f64::NAN];
@@ -147,7 +147,7 @@ fn the_column_functions_check_their_input() {
         Err(CompareError::InvalidLevel { .. })
     ));
     assert_eq!(bootstrap_columns(&[], 0.95, 10, 1), Ok(Vec::new()));
-    use rankeval_compare::double_or_nothing::double_or_nothing_columns;
+    use rankeval_stats::double_or_nothing::double_or_nothing_columns;
     assert_eq!(
         double_or_nothing_columns(&[ok], 0.95, 0, 1),
         Err(CompareError::NoResamples)
@@ -230,14 +230,14 @@ proptest! {
             }
         }
         let _ = randomized_tukey_hsd(&[&b, &c], 20, 1);
-        let _ = rankeval_compare::sign_flip::sign_flip_columns(&[&b, &c], &Resampling::default());
-        let _ = rankeval_compare::bootstrap::bootstrap_columns(&[&b, &c], level, 20, 1);
-        let _ = rankeval_compare::double_or_nothing::double_or_nothing_columns(&[&b, &c], level, 20, 1);
-        let _ = rankeval_compare::wilcoxon::wilcoxon(&b);
-        let _ = rankeval_compare::ttest::paired_t(&c, level);
-        let _ = rankeval_compare::t_interval(&b, level);
-        let _ = rankeval_compare::bca_interval(&b, level, 20, 1);
-        let _ = rankeval_compare::bca_from_distribution(&b, &c, level);
+        let _ = rankeval_stats::sign_flip::sign_flip_columns(&[&b, &c], &Resampling::default());
+        let _ = rankeval_stats::bootstrap::bootstrap_columns(&[&b, &c], level, 20, 1);
+        let _ = rankeval_stats::double_or_nothing::double_or_nothing_columns(&[&b, &c], level, 20, 1);
+        let _ = rankeval_stats::wilcoxon::wilcoxon(&b);
+        let _ = rankeval_stats::ttest::paired_t(&c, level);
+        let _ = rankeval_stats::t_interval(&b, level);
+        let _ = rankeval_stats::bca_interval(&b, level, 20, 1);
+        let _ = rankeval_stats::bca_from_distribution(&b, &c, level);
         let _ = correct(&b, Correction::Holm);
     }
 }
@@ -247,7 +247,7 @@ proptest! {
 /// hundred billion asked for gigabytes up front and aborted).
 #[test]
 fn resamples_past_the_bound_are_refused_before_any_allocation() {
-    use rankeval_compare::{
+    use rankeval_stats::{
         KeyedBootstrap, KeyedSignFlip, KeyedTukey, MAX_RESAMPLES, bca_interval, check_resamples,
     };
     let huge = 100_000_000_000u64;
@@ -307,7 +307,7 @@ fn resamples_past_the_bound_are_refused_before_any_allocation() {
 /// the minimum.
 #[test]
 fn the_percentile_interval_needs_its_resamples() {
-    use rankeval_compare::{check_percentile_resamples, percentile_minimum};
+    use rankeval_stats::{check_percentile_resamples, percentile_minimum};
     assert_eq!(percentile_minimum(0.95), 39);
     assert_eq!(percentile_minimum(0.9), 19);
     assert_eq!(percentile_minimum(0.99), 199);

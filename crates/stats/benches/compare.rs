@@ -1,7 +1,7 @@
 //! Cost of the comparisons, on synthetic metric-like columns generated in
 //! memory (nothing is read or written).
 //!
-//! `cargo bench -p rankeval-compare --bench compare [-- THREADS]` (default
+//! `cargo bench -p rankeval-stats --bench compare [-- THREADS]` (default
 //! 2 threads). Prints one line per case: the best of a few repetitions.
 //!
 //! * randomization: 100,000 sign-flip resamples for 3 runs x 5 metrics
@@ -17,8 +17,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use rankeval_compare::sign_flip::Resampling;
-use rankeval_compare::{BootstrapMethod, Options, Test, compare, compare_all};
+use rankeval_stats::sign_flip::Resampling;
+use rankeval_stats::{BootstrapMethod, Options, Test, compare, compare_all};
 
 fn columns(n: usize, salt: u64) -> (Vec<f64>, Vec<f64>) {
     let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ salt;
@@ -157,7 +157,7 @@ fn run(threads: usize) {
     let mut bytes = vec![0u8; 1 << 28];
     let chacha = best(1, || {
         rand_core::Rng::fill_bytes(
-            &mut rankeval_compare::rng::chunk_rng(rankeval_compare::DEFAULT_SEED, 0),
+            &mut rankeval_stats::rng::chunk_rng(rankeval_stats::DEFAULT_SEED, 0),
             &mut bytes,
         )
     });

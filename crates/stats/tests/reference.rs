@@ -1,12 +1,12 @@
 //! Results compared with the reference tools' values (see
 //! `scripts/data/compare.py`).
 
-use rankeval_compare::bootstrap::{Bootstrap, bootstrap};
-use rankeval_compare::double_or_nothing::double_or_nothing_columns;
-use rankeval_compare::paired::differences;
-use rankeval_compare::sign_flip::{Resampling, sign_flip};
-use rankeval_compare::wilcoxon::wilcoxon;
-use rankeval_compare::{Correction, Options, Test, compare, correct, randomized_tukey_hsd};
+use rankeval_stats::bootstrap::{Bootstrap, bootstrap};
+use rankeval_stats::double_or_nothing::double_or_nothing_columns;
+use rankeval_stats::paired::differences;
+use rankeval_stats::sign_flip::{Resampling, sign_flip};
+use rankeval_stats::wilcoxon::wilcoxon;
+use rankeval_stats::{Correction, Options, Test, compare, correct, randomized_tukey_hsd};
 
 use crate::fixtures::{cases, floats, number, pair};
 
@@ -49,7 +49,7 @@ fn ttest_matches_scipy_ttest_rel_within_1e_12() {
             number(&case["upper"]),
             1e-12,
         );
-        let t = rankeval_compare::ttest::paired_t(&differences(&baseline, &candidate), 0.95)
+        let t = rankeval_stats::ttest::paired_t(&differences(&baseline, &candidate), 0.95)
             .expect("valid");
         assert_close(
             &format!("case {i} t"),
@@ -148,7 +148,7 @@ fn double_or_nothing_interval_is_within_resampling_error_of_scipy_and_the_multin
         let multinomial = bootstrap(&d, level, b, 42).expect("valid");
         let se = number(&case["standard_error"]);
         let scipy = Bootstrap {
-            interval: rankeval_compare::Interval {
+            interval: rankeval_stats::Interval {
                 lower: number(&case["lower"]),
                 upper: number(&case["upper"]),
                 level,
@@ -257,7 +257,7 @@ fn double_or_nothing_on_many_queries_agrees_with_the_t_interval() {
     let boot = compare(&baseline, &candidate, &options).expect("valid");
     assert_eq!(
         boot.provenance.bootstrap,
-        Some(rankeval_compare::BootstrapMethod::DoubleOrNothing)
+        Some(rankeval_stats::BootstrapMethod::DoubleOrNothing)
     );
     let t = compare(&baseline, &candidate, &Options::default()).expect("valid");
     let se = t.summary.sd_difference / (n as f64).sqrt();

@@ -40,7 +40,7 @@
 //!   (σ²_v + σ²_e / n)(1/S_A + 1/S_B)` without counting `σ²_e` twice. The
 //!   test is Welch's: `t = d / sqrt(V)` on Student's t with the
 //!   Welch–Satterthwaite degrees of freedom of the terms. A simulation
-//!   (`crates/compare/tests/seeds.rs`, `scripts/data/seed-simulation.py`)
+//!   (`crates/stats/tests/seeds.rs`, `scripts/data/seed-simulation.py`)
 //!   checks its type-I error against the comparison that ignores the seeds
 //!   (the paired t-test over queries of the run-averaged values).
 

@@ -9,7 +9,7 @@
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
-use rankeval_compare::{compare_systems, summarize_system};
+use rankeval_stats::{compare_systems, summarize_system};
 use serde_json::Value;
 
 use crate::fixtures::number;

@@ -5,14 +5,14 @@
 
 use rand_chacha::{ChaCha8Rng, ChaCha20Rng};
 use rand_core::{Rng, SeedableRng};
-use rankeval_compare::keyed::{
+use rankeval_core::exact_sum::{fmean, fsum};
+use rankeval_stats::keyed::{
     DEFAULT_GROUPS, GroupedSums, KeyedSignFlip, PairedSums, SquaredDeviations, paired_t,
     paired_t_column, query_group, spark_xxhash64, spark_xxhash64_long,
 };
-use rankeval_compare::rng::{below, chunk_rng};
-use rankeval_compare::ttest::{self, TTest, t_quantile_upper};
-use rankeval_compare::{CompareError, Interval};
-use rankeval_core::exact_sum::{fmean, fsum};
+use rankeval_stats::rng::{below, chunk_rng};
+use rankeval_stats::ttest::{self, TTest, t_quantile_upper};
+use rankeval_stats::{CompareError, Interval};
 
 /// Deterministic metric-like values in `[0, 1)` with full mantissas, so
 /// that plain sums in different orders differ (a small LCG).
@@ -911,9 +911,9 @@ fn the_keyed_randomization_test_of_compare_is_the_keyed_sign_flip() {
     let baseline = [0.1, 0.4, 0.35, 0.8, 0.2, 0.5, 0.05, 0.9];
     let candidate = [0.3, 0.45, 0.3, 0.9, 0.6, 0.5, 0.25, 1.0];
     let ids: Vec<String> = (1..=8).map(|i| format!("q{i}")).collect();
-    let options = rankeval_compare::Options {
-        test: rankeval_compare::Test::RandomizationKeyed,
-        resampling: rankeval_compare::Resampling {
+    let options = rankeval_stats::Options {
+        test: rankeval_stats::Test::RandomizationKeyed,
+        resampling: rankeval_stats::Resampling {
             resamples: 999,
             seed: 5,
             ..Default::default()
@@ -922,7 +922,7 @@ fn the_keyed_randomization_test_of_compare_is_the_keyed_sign_flip() {
     };
     let pairs = [(&baseline[..], &candidate[..])];
     let keys = [ids.clone()];
-    let got = rankeval_compare::compare_all_keyed(&pairs, Some(&keys), &options).unwrap();
+    let got = rankeval_stats::compare_all_keyed(&pairs, Some(&keys), &options).unwrap();
     let mut flips = KeyedSignFlip::new(999, 5).unwrap();
     for (id, (b, c)) in ids.iter().zip(baseline.iter().zip(&candidate)) {
         flips.add(id.as_bytes(), c - b).unwrap();
@@ -930,14 +930,14 @@ fn the_keyed_randomization_test_of_compare_is_the_keyed_sign_flip() {
     assert_eq!(got[0].p_value, flips.p_value().unwrap());
     assert_eq!(
         got[0].provenance.rng,
-        Some(rankeval_compare::keyed::KEYED_RNG_NAME)
+        Some(rankeval_stats::keyed::KEYED_RNG_NAME)
     );
     // The t interval, as for the plain randomization test.
-    let t = rankeval_compare::compare(&baseline, &candidate, &Default::default()).unwrap();
+    let t = rankeval_stats::compare(&baseline, &candidate, &Default::default()).unwrap();
     assert_eq!(got[0].interval, t.interval);
     // Without the ids there is nothing to key the signs by.
     assert!(matches!(
-        rankeval_compare::compare_all(&pairs, &options),
+        rankeval_stats::compare_all(&pairs, &options),
         Err(CompareError::QueryIdsNeeded)
     ));
 }

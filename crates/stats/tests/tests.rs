@@ -1,4 +1,4 @@
-//! rankeval-compare's tests, one binary:
+//! rankeval-stats's tests, one binary:
 //!
 //! * `reference`: against scipy / statsmodels values and exact enumerations
 //!   written by `scripts/data/compare.py` into `tests/data/`;

@@ -1,10 +1,10 @@
 //! Each gate rule passing and failing, with the deciding number.
 
-use rankeval_compare::{
+use rankeval_stats::{
     CompareError, Correction, Gate, Margin, Options, Quantity, Relation, compare, correct_family,
 };
 
-fn comparison(shift: f64) -> rankeval_compare::Comparison {
+fn comparison(shift: f64) -> rankeval_stats::Comparison {
     let baseline: Vec<f64> = (0..40).map(|i| 0.3 + 0.01 * f64::from(i % 7)).collect();
     let candidate: Vec<f64> = baseline
         .iter()

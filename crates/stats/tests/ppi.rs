@@ -1,4 +1,4 @@
-//! Prediction-powered inference ([`rankeval_compare::ppi`]).
+//! Prediction-powered inference ([`rankeval_stats::ppi`]).
 //!
 //! `scripts/data/ppi-simulation.py` simulated 1,000 replications of N = 1000
 //! queries, each with an LLM judge's labels (the true grade + 0.3 on
@@ -10,7 +10,7 @@
 //! replications, hand-picked cases, properties that follow from the
 //! definitions, and every invalid input as an error.
 
-use rankeval_compare::{
+use rankeval_stats::{
     CompareError, Lambda, PpiColumn, PpiColumns, PpiOptions, PpiSample, Side, ppi_mean, ppi_paired,
 };
 use serde_json::Value;
@@ -101,7 +101,7 @@ fn assert_close(what: &str, got: f64, want: f64) {
 }
 
 /// Checks a result against the bits of `ppi-simulation.py`'s `output_bits`.
-fn check_outputs(what: &str, got: &rankeval_compare::PpiMean, want: &Value) {
+fn check_outputs(what: &str, got: &rankeval_stats::PpiMean, want: &Value) {
     let close = |name: &str, g: f64, key: &str| {
         assert_close(&format!("{what} {name}"), g, bits(&want[key]));
     };
@@ -207,7 +207,7 @@ fn the_95_percent_interval_covers_the_truth_at_least_94_percent_of_the_time() {
         lambda: Lambda::Tuned,
     };
     let all = replications(&fixture);
-    let covers = |i: &rankeval_compare::ttest::Interval| i.lower <= truth && truth <= i.upper;
+    let covers = |i: &rankeval_stats::ttest::Interval| i.lower <= truth && truth <= i.upper;
     let (mut ppi, mut classical, mut imputed) = (0usize, 0usize, 0usize);
     let (mut ppi_width, mut classical_width) = (0.0, 0.0);
     for replication in &all {

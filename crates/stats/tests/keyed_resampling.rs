@@ -6,16 +6,16 @@
 
 use rand_chacha::{ChaCha8Rng, ChaCha20Rng};
 use rand_core::{Rng, SeedableRng};
-use rankeval_compare::bootstrap::percentile;
-use rankeval_compare::double_or_nothing::double_or_nothing_columns;
-use rankeval_compare::keyed::spark_xxhash64;
-use rankeval_compare::rng::{below, chunk_rng};
-use rankeval_compare::sign_flip::sign_flip;
-use rankeval_compare::{
+use rankeval_core::exact_sum::fsum;
+use rankeval_stats::bootstrap::percentile;
+use rankeval_stats::double_or_nothing::double_or_nothing_columns;
+use rankeval_stats::keyed::spark_xxhash64;
+use rankeval_stats::rng::{below, chunk_rng};
+use rankeval_stats::sign_flip::sign_flip;
+use rankeval_stats::{
     CompareError, KEYED_BOOTSTRAP_RNG_NAME, KeyedBootstrap, KeyedTukey, Options, Resampling, Test,
     TukeyHsd, compare_all, compare_all_keyed, randomized_tukey_hsd,
 };
-use rankeval_core::exact_sum::fsum;
 
 use super::keyed::{shuffle, values};
 

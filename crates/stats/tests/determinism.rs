@@ -1,12 +1,10 @@
 //! Same bits for any thread count; the generator's stream pinned.
 
 use rand_core::Rng;
-use rankeval_compare::double_or_nothing::{SLAB, double_or_nothing_columns};
-use rankeval_compare::rng::{DEFAULT_SEED, chunk_rng};
-use rankeval_compare::sign_flip::Resampling;
-use rankeval_compare::{
-    BootstrapMethod, Options, Test, compare, compare_all, randomized_tukey_hsd,
-};
+use rankeval_stats::double_or_nothing::{SLAB, double_or_nothing_columns};
+use rankeval_stats::rng::{DEFAULT_SEED, chunk_rng};
+use rankeval_stats::sign_flip::Resampling;
+use rankeval_stats::{BootstrapMethod, Options, Test, compare, compare_all, randomized_tukey_hsd};
 
 /// Deterministic metric-like columns without randomness from the code
 /// under test (a small LCG).
@@ -79,7 +77,7 @@ fn everything() -> String {
         .collect();
     let hsd = randomized_tukey_hsd(&systems, 1_000, DEFAULT_SEED).expect("valid");
     out += &serde_json::to_string(&hsd).expect("serializable");
-    let bca = rankeval_compare::bca_interval(&data[0].0, 0.95, 4_500, DEFAULT_SEED).expect("valid");
+    let bca = rankeval_stats::bca_interval(&data[0].0, 0.95, 4_500, DEFAULT_SEED).expect("valid");
     out += &serde_json::to_string(&bca).expect("serializable");
     out
 }
@@ -128,7 +126,7 @@ const PINNED_CHUNK_1: [u64; 2] = [629_220_857_678_633_262, 1_525_128_642_534_362
 #[test]
 fn double_or_nothing_stream_offsets_and_first_results_are_pinned() {
     assert_eq!(SLAB, 8192);
-    let mut slab1 = rankeval_compare::rng::fast_chunk_rng(DEFAULT_SEED, 0);
+    let mut slab1 = rankeval_stats::rng::fast_chunk_rng(DEFAULT_SEED, 0);
     slab1.set_word_pos(2048 * 8192 / 8 / 4);
     let words: Vec<u64> = (0..2).map(|_| slab1.next_u64()).collect();
     assert_eq!(words, PINNED_SLAB_1, "slab 1 changed: {words:#018x?}");
@@ -138,7 +136,7 @@ fn double_or_nothing_stream_offsets_and_first_results_are_pinned() {
     let column: Vec<f64> = (0..64).map(|i| 0.5f64.powi(i)).collect();
     let one = double_or_nothing_columns(&[&column], 0.5, 1, DEFAULT_SEED).expect("valid");
     // Weights of resample 0, queries 0..64: the first 8 bytes of stream 0.
-    let weights = rankeval_compare::rng::fast_chunk_rng(DEFAULT_SEED, 0).next_u64();
+    let weights = rankeval_stats::rng::fast_chunk_rng(DEFAULT_SEED, 0).next_u64();
     let chosen: Vec<f64> = (0..64)
         .filter(|i| weights >> i & 1 == 1)
         .map(|i| column[i])

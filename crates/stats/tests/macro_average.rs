@@ -6,7 +6,7 @@
 //! Monte Carlo error of numpy's (the spread of numpy's bounds over 20 seeds
 //! is stored with them).
 
-use rankeval_compare::{macro_average, macro_mean_interval, macro_paired};
+use rankeval_stats::{macro_average, macro_mean_interval, macro_paired};
 use serde_json::Value;
 
 use crate::fixtures::{floats, number};
