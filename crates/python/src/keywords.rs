@@ -135,23 +135,7 @@ impl CompareKeywords {
                 _ => Ok(None),
             }
         }
-        let known = [
-            "baseline",
-            "baseline_file",
-            "baseline_run",
-            "gates",
-            "test",
-            "level",
-            "resamples",
-            "seed",
-            "bootstrap",
-            "correction",
-            "family",
-            "alpha",
-            "groups_in_family",
-            "interval",
-            "jackknife_groups",
-        ];
+        let known = COMPARE_KEYWORDS;
         for key in dict.keys() {
             let key: String = key.extract()?;
             if !known.contains(&key.as_str()) {
