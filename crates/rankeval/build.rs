@@ -12,7 +12,7 @@
 //! depends on it: so only paths that exist are declared ([`watched`]). A
 //! checkout without `.git/packed-refs` (the usual case until `git gc` packs
 //! the refs) once rebuilt everything on every `cargo build`;
-//! `scripts/check-build-script.sh` checks that it no longer does.
+//! `scripts/ci/check-build-script.sh` checks that it no longer does.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

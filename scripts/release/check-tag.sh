@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The release workflow's first job: the pushed tag must be `v` and the
 # workspace's version (Cargo.toml), CHANGELOG.md must have that version's
-# section, and the release metadata must agree (scripts/check-metadata.sh).
+# section, and the release metadata must agree (scripts/ci/check-metadata.sh).
 #
 # Usage: scripts/release/check-tag.sh TAG   (e.g. v0.1.0)
 set -euo pipefail
@@ -15,5 +15,5 @@ if [ "$tag" != "v$version" ]; then
     echo "check-tag: tag '$tag' is not v$version, the version in Cargo.toml's [workspace.package]" >&2
     exit 1
 fi
-scripts/check-metadata.sh
+scripts/ci/check-metadata.sh
 echo "check-tag: $tag is the workspace's version"

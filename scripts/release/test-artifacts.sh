@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Tests a release's artifacts for one platform as they were uploaded: checks
 # the binary archive against its SHA-256 file, unpacks it, and runs
-# scripts/test-wheel.sh on the wheel with that binary (no Rust or C compiler
-# on the test's PATH). The release workflow runs it on each platform's runner;
-# .ci/run runs it on what scripts/build-wheel.sh and scripts/build-binary.sh
-# built here.
+# scripts/release/test-wheel.sh on the wheel with that binary (no Rust or C
+# compiler on the test's PATH). The release workflow runs it on each
+# platform's runner; .ci/run runs it on what scripts/release/build-wheel.sh
+# and scripts/release/build-binary.sh built here.
 #
 # Usage: scripts/release/test-artifacts.sh WHEEL_DIR BINARY_DIR
-#   WHEEL_DIR   holds one rankeval_rs wheel (scripts/build-wheel.sh's OUT_DIR)
+#   WHEEL_DIR   holds one rankeval_rs wheel (scripts/release/build-wheel.sh's OUT_DIR)
 #   BINARY_DIR  holds one rankeval-VERSION-TARGET.tar.gz and its .sha256
-#               (scripts/build-binary.sh's OUT_DIR)
-# The environment of scripts/test-wheel.sh (PYTHON, RANKEVAL_MAX_*, ...) is
+#               (scripts/release/build-binary.sh's OUT_DIR)
+# The environment of scripts/release/test-wheel.sh (PYTHON, RANKEVAL_MAX_*, ...) is
 # passed on.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -58,4 +58,4 @@ PY
 )"
 chmod +x "$binary"
 echo "test-artifacts: $(basename "$archive") matches its SHA-256; testing with $binary"
-RANKEVAL_BIN="$binary" scripts/test-wheel.sh "$wheel_dir"
+RANKEVAL_BIN="$binary" scripts/release/test-wheel.sh "$wheel_dir"

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use rankeval::agreement::{JudgementSet, agreement};
 use rankeval::engine::Options;
-use rankeval_compare::agreement::KappaWeights;
 use rankeval_report::agreement::{AgreementFormat, render};
+use rankeval_stats::agreement::KappaWeights;
 
 use super::judge_inputs::JudgeFile;
 use super::{CliError, Verdict, judge_inputs, output};

@@ -17,7 +17,7 @@ use rankeval::spec::{
     BaselineRequest, CompareRequest, CorpusRequest, ExperimentSpec, GateRequest, Given,
     IntervalKind, MetricRequest, Origin, RunRequest, SpecError, SystemRequest, resolve,
 };
-use rankeval_compare::{BootstrapMethod, Correction, Test};
+use rankeval_stats::{BootstrapMethod, Correction, Test};
 
 /// Arguments of `rankeval eval`.
 #[derive(Debug, Args)]
@@ -82,6 +82,10 @@ pub(super) struct EvalArgs {
     /// it: it then scores 0 (--missing zero) or evaluates nothing.
     #[arg(long)]
     allow_empty_run: bool,
+    /// The report's title: the HTML page's title and heading [default:
+    /// rankeval report].
+    #[arg(long, value_name = "TEXT")]
+    title: Option<String>,
     /// Score every metric on judged documents only: unjudged documents
     /// (not in the qrels, or a negative grade) are removed from each ranking
     /// before scoring, the condensed list (trec_eval -J). Each metric's name
@@ -821,6 +825,9 @@ impl EvalArgs {
                 .allow_empty_run
                 .then(|| Given::new(true, flag("--allow-empty-run"))),
             compare: self.compare.request(),
+            title: self
+                .title
+                .map(|t| Given::new(t.clone(), Origin::flag("--title", t))),
         };
         Ok((spec, self.output))
     }

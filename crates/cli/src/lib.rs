@@ -32,10 +32,9 @@ use rankeval_core::{PluginError, RegistryError};
 use rankeval::config::ConfigError;
 use rankeval::experiment::Experiment;
 use rankeval::front::Describe;
-use rankeval::outcome::{Outcome, Results, Wanted};
+use rankeval::outcome::{Results, Wanted};
 use rankeval::read::ReadError;
-use rankeval_report::html::{self, HtmlExtras};
-use rankeval_report::{OutputFormat, Render, RenderOptions};
+use rankeval_report::{OutputFormat, RenderOptions};
 
 /// Evaluate ranked lists (search results, recommendations, RAG retrieval)
 /// against relevance judgements.
@@ -472,12 +471,8 @@ fn produce(
             let _ = writeln!(stderr, "warning: {warning}");
         }
     }
-    let Outcome {
-        results,
-        curves,
-        changes,
-        systems,
-    } = outcome?;
+    let outcome = outcome?;
+    let results = &outcome.results;
     let mut stderr = std::io::stderr().lock();
     for warning in &results.report().warnings {
         let _ = writeln!(stderr, "warning: {warning}");
@@ -487,76 +482,35 @@ fn produce(
     {
         let _ = writeln!(stderr, "warning: {warning}");
     }
-    let options = RenderOptions {
-        per_query: output.per_query,
-    };
-    if let Results::Compared(compared) = &results {
-        for warning in compared.comparison.group_warnings() {
-            let _ = writeln!(stderr, "warning: {warning}");
+    let verdict = match results {
+        Results::Compared(compared) => {
+            for warning in compared.comparison.group_warnings() {
+                let _ = writeln!(stderr, "warning: {warning}");
+            }
+            gate_verdict(compared, output, &mut stderr)
         }
-    }
-    let verdict = match &results {
-        Results::Compared(compared) => gate_verdict(compared, output, &mut stderr),
         Results::Plain(_) => Verdict::Passed,
     };
     let format: OutputFormat = output.format.into();
-    let text = match (&results, &curves) {
-        (Results::Compared(compared), Some(curves)) => {
-            let comparison = rankeval_report::html_comparison(compared);
-            // A baseline read from a results file is the report's first run
-            // and has no curves (its lists were not read): an empty series
-            // keeps every other run's curves under its own name.
-            let mut curves = curves.clone();
-            if compared.report.runs.len() == curves.runs.len() + 1 {
-                curves.runs.insert(
-                    0,
-                    rankeval::curves::RunCurves {
-                        at_k: Vec::new(),
-                        precision_recall: Vec::new(),
-                    },
-                );
-            }
-            html::render(
-                &compared.report,
-                options,
-                HtmlExtras {
-                    curves: Some(&curves),
-                    comparison: Some(&comparison),
-                    explanations: changes.as_ref(),
-                },
-            )
-        }
-        (Results::Compared(compared), None) => {
-            comparison_format_warnings(format, output.per_query, &mut stderr);
-            rankeval_report::render_compared(compared, format, options)
-        }
-        (Results::Plain(plain), Some(curves)) => html::render(
-            plain,
-            options,
-            HtmlExtras {
-                curves: Some(curves),
-                comparison: None,
-                explanations: changes.as_ref(),
-            },
-        ),
-        (Results::Plain(plain), None) => plain.render(format, options),
+    if matches!(results, Results::Compared(_)) && format != OutputFormat::Html {
+        comparison_format_warnings(format, output.per_query, &mut stderr);
+    }
+    if outcome.systems.is_some()
+        && matches!(
+            format,
+            OutputFormat::Trec | OutputFormat::Html | OutputFormat::Latex
+        )
+    {
+        let _ = writeln!(
+            stderr,
+            "warning: the systems' results are shown in table, markdown, json and csv"
+        );
+    }
+    let options = RenderOptions {
+        per_query: output.per_query,
     };
-    let text = match &systems {
-        None => text,
-        Some(systems) => {
-            if matches!(
-                format,
-                OutputFormat::Trec | OutputFormat::Html | OutputFormat::Latex
-            ) {
-                let _ = writeln!(
-                    stderr,
-                    "warning: the systems' results are shown in table, markdown, json and csv"
-                );
-            }
-            rankeval_report::systems::with_systems(format, text, systems)
-        }
-    };
-    Ok((text, verdict, results.into_report()))
+    let text = rankeval_report::outcome::render(&outcome, format, options);
+    Ok((text, verdict, outcome.results.into_report()))
 }
 
 /// What a comparison rendered in `format` leaves out, said on stderr (by
@@ -612,7 +566,7 @@ fn suite(files: &[PathBuf], output: &OutputArgs, macro_average: bool) -> Result<
     let settings = rankeval::suite::SuiteSettings {
         level: common(&plans, |p| Some(p.settings.level)).unwrap_or(0.95),
         resamples: common(&plans, |p| Some(p.settings.resamples)).unwrap_or(10_000),
-        seed: common(&plans, |p| Some(p.settings.seed)).unwrap_or(rankeval_compare::DEFAULT_SEED),
+        seed: common(&plans, |p| Some(p.settings.seed)).unwrap_or(rankeval_stats::DEFAULT_SEED),
     };
     let mut verdict = Verdict::Passed;
     let mut sections = Vec::with_capacity(files.len());

@@ -10,8 +10,8 @@ use rankeval::compare::parse_gate;
 use rankeval::core::registry;
 use rankeval::engine::{Missing, Options};
 use rankeval::ppi::{Judges, PpiPlan, PpiRun, ppi_report};
-use rankeval_compare::ppi::{Lambda, PpiOptions};
 use rankeval_report::ppi::{PpiFormat, render};
+use rankeval_stats::ppi::{Lambda, PpiOptions};
 
 use super::judge_inputs::JudgeFile;
 use super::{CliError, Verdict, judge_inputs, output};

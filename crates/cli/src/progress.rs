@@ -177,6 +177,7 @@ mod tests {
         let run = dir.path().join("run.trec");
         std::fs::write(&run, "q1 Q0 a 1 1 t\n").unwrap();
         let experiment = Experiment {
+            title: None,
             qrels: None,
             runs: vec![rankeval::experiment::NamedRun {
                 name: "run".into(),

@@ -1,6 +1,6 @@
 //! `judged_only=true` on a metric equals `rankeval trec_eval -J` (itself
 //! checked line for line against a trec_eval 10 binary by
-//! `scripts/trec_eval_cross_check.py`) on trec_eval's own test data, bit
+//! `scripts/cross-check/trec-eval.py`) on trec_eval's own test data, bit
 //! for bit, for every measure of `-m all_trec`: the condensed list of a
 //! metric and trec_eval's `-J` are the same ranking.
 

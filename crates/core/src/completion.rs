@@ -24,11 +24,13 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::explain::{Explanation, Quantity};
-use crate::judge::{Grade, JudgedRanking, Judgement, check_grade};
+use crate::grade::{Grade, check_grade};
+use crate::judge::{JudgedRanking, Judgement};
 use crate::judged_only::{is_kept, with_thread_buffers};
 use crate::metric::{Metric, TrecEvalMeasure};
 use crate::params::Cutoff;
-use crate::ties::{Ties, add_param};
+use crate::tied::add_param;
+use crate::ties_setting::Ties;
 
 /// The parameter's name, in the short syntax and in TOML.
 pub const UNJUDGED: &str = "unjudged";

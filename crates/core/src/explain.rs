@@ -5,7 +5,8 @@
 
 use serde::Serialize;
 
-use crate::judge::{Grade, JudgedRanking};
+use crate::grade::Grade;
+use crate::judge::JudgedRanking;
 use crate::metric::Metric;
 
 /// One metric's account of its value for one query.

@@ -6,7 +6,7 @@
 //! that integer exactly (stored grades are never `-0`), so reading a grade
 //! back gives the same bits either way.
 
-use crate::judge::Grade;
+use crate::grade::Grade;
 
 /// A column of grades; see the module docs.
 #[derive(Clone, Debug)]

@@ -13,45 +13,11 @@ use crate::lists::same_bytes;
 use crate::params::{Cutoff, RelevanceLevel};
 use crate::qrels::Qrels;
 use crate::run::{Duplicates, RankedList};
-use crate::ties::{TieGroups, Ties};
+use crate::ties_setting::{TieGroups, Ties};
 
-/// A relevance grade, as in the qrels: any finite number in
-/// `-2147483647..=2147483647`, integer (`2`) or decimal (`3.5`, half-star
-/// ratings). Grades may be negative (trec_eval's "in the pool but not
-/// judged"); grades of 0 and below are never relevant.
-///
-/// An `f64` holds every integer grade exactly, so integer grades give the
-/// same numbers, bit for bit, as integer arithmetic did. Readers refuse NaN
-/// and infinities, and store `-0` as `0`.
-pub type Grade = f64;
-
-/// The largest grade magnitude readers accept (that of `i32`).
-pub const MAX_GRADE: Grade = 2_147_483_647.0;
-
-/// Why a number is not a grade; see [`check_grade`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum GradeError {
-    /// NaN or an infinity.
-    #[error("a grade must be a finite number")]
-    NotFinite,
-    /// Beyond [`MAX_GRADE`] in magnitude.
-    #[error("a grade must be between -2147483647 and 2147483647")]
-    OutOfRange,
-}
-
-/// `grade` as stored: finite, within [`MAX_GRADE`], `-0` as `0`. Every
-/// reader and builder goes through this one check.
-#[inline]
-pub fn check_grade(grade: f64) -> Result<Grade, GradeError> {
-    if !grade.is_finite() {
-        Err(GradeError::NotFinite)
-    } else if grade.abs() > MAX_GRADE {
-        Err(GradeError::OutOfRange)
-    } else {
-        // `-0.0 + 0.0` is `+0.0`; every other value is unchanged.
-        Ok(grade + 0.0)
-    }
-}
+// The grade and its check, under this module's path too (their home is
+// `grade`, which the qrels share without depending on the judged ranking).
+pub use crate::grade::{Grade, GradeError, MAX_GRADE, check_grade};
 
 /// What the qrels say of the document at one rank: a grade, or nothing.
 ///

@@ -24,7 +24,8 @@ use crate::explain::{Column, Explanation, Quantity};
 use crate::judge::{JudgedRanking, Judgement};
 use crate::metric::{Metric, TrecEvalMeasure};
 use crate::params::Cutoff;
-use crate::ties::{Ties, add_param};
+use crate::tied::add_param;
+use crate::ties_setting::Ties;
 
 /// The parameter's name, in the short syntax and in TOML.
 pub const JUDGED_ONLY: &str = "judged_only";

@@ -81,6 +81,7 @@ pub mod corpus;
 pub mod error;
 pub mod exact_sum;
 pub mod explain;
+mod grade;
 mod grades;
 mod hash;
 mod id;
@@ -100,7 +101,9 @@ mod run;
 pub mod syntax;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod tied;
 pub mod ties;
+mod ties_setting;
 
 pub use aggregate::{Aggregator, Bounds};
 pub use aggregate_state::{AggregateState, AggregateStateError};
@@ -112,9 +115,10 @@ pub use error::{
     PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError, shorten_id,
 };
 pub use explain::Explanation;
+pub use grade::{Grade, GradeError, MAX_GRADE, check_grade};
 pub use id::{BadId, Id, check_id};
 pub use interner::Interner;
-pub use judge::{Grade, GradeError, Judge, JudgedRanking, Judgement, MAX_GRADE, check_grade};
+pub use judge::{Judge, JudgedRanking, Judgement};
 pub use judged_only::JudgedOnly;
 pub use metric::{Metric, TrecAll, TrecEvalMeasure};
 pub use params::{CanonicalName, Cutoff, ParamValue, RelevanceLevel};
@@ -122,7 +126,8 @@ pub use qrels::{Qrels, QrelsBuilder, QrelsPart, QrelsParts};
 pub use rankeval_macros::{aggregator, corpus_metric, metric};
 pub use requested::{RequestedMetric, build_requested, parse_requested};
 pub use run::{Duplicates, RankedList, Run, RunBuilder, compare_scored};
-pub use ties::{TieGroups, Tied, Ties};
+pub use tied::Tied;
+pub use ties_setting::{TieGroups, Ties};
 
 #[doc(hidden)]
 pub mod __private {

@@ -5,7 +5,7 @@ use std::fmt;
 use crate::explain::Explanation;
 use crate::judge::JudgedRanking;
 use crate::params::Cutoff;
-use crate::ties::Ties;
+use crate::ties_setting::Ties;
 
 /// One ranking metric, evaluated on one query at a time.
 ///

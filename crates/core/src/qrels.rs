@@ -13,11 +13,11 @@ use std::cmp::Ordering;
 use hashbrown::HashTable;
 
 use crate::error::{QrelsError, shorten_id};
+use crate::grade::{Grade, check_grade};
 use crate::grades::{Grades, GradesRef};
 use crate::hash::hash_bytes;
 use crate::id::Id;
 use crate::interner::Interner;
-use crate::judge::{Grade, check_grade};
 use crate::lists::{FinishError, List, ListRules, ListStore, PushError, Repeat, RepeatError};
 use crate::origins::Origins;
 

@@ -22,7 +22,8 @@ use crate::judged_only::JudgedOnly;
 use crate::metric::Metric;
 use crate::params::ParamValue;
 use crate::syntax::Spec;
-use crate::ties::{Tied, Ties};
+use crate::tied::Tied;
+use crate::ties_setting::Ties;
 
 pub use crate::location::Location;
 

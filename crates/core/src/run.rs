@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{RunError, shorten_id};
 use crate::id::Id;
 use crate::lists::{FinishError, List, ListRules, ListStore, PushError, Repeat, RepeatError};
-use crate::ties::Ties;
+use crate::ties_setting::Ties;
 
 /// What to do with a document that appears twice in one query's list.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

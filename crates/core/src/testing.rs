@@ -6,7 +6,8 @@
 
 use crate::aggregate::Aggregator;
 use crate::corpus::CorpusMetric;
-use crate::judge::{Grade, JudgedRanking, Judgement};
+use crate::grade::Grade;
+use crate::judge::{JudgedRanking, Judgement};
 use crate::metric::Metric;
 use crate::params::{ParamValue, RelevanceLevel};
 use crate::registry::{self, Descriptor, Plugin};
@@ -74,7 +75,7 @@ pub fn graded(ranked: &[Option<Grade>], unretrieved: &[Grade]) -> OwnedJudged {
     let ranked: Vec<Judgement> = ranked
         .iter()
         .map(|g| match g {
-            Some(g) => match crate::judge::check_grade(*g) {
+            Some(g) => match crate::grade::check_grade(*g) {
                 Ok(g) => Judgement::judged(g),
                 Err(e) => panic!("grade {g}: {e}"),
             },

@@ -16,6 +16,7 @@
 
 use std::fmt;
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
@@ -23,6 +24,7 @@ use rankeval_core::{
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
+use crate::explain::{at, per_rank, precision_at_each_rank, sum_text};
 
 /// What average precision divides the summed precisions by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -127,10 +129,6 @@ impl AveragePrecision {
     },
 )]
 impl Metric for AveragePrecision {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::average_precision(self, q)
-    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
@@ -146,6 +144,56 @@ impl Metric for AveragePrecision {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         average_precision(q, self.k, q.level(self.rel), self.normalization)
+    }
+    /// average precision: `sum of P@i at relevant ranks / N`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let relevant = q.num_relevant(level);
+        let mut hits = 0usize;
+        let mut sum = 0.0;
+        let mut terms = Vec::new();
+        let contributions = per_rank(q, self.k, |i, j| {
+            if j.is_relevant(level) {
+                hits += 1;
+                let p = hits as f64 / (i + 1) as f64;
+                sum += p;
+                terms.push(format!("{hits}/{}", i + 1));
+                Some(p)
+            } else {
+                Some(0.0)
+            }
+        });
+        let depth = self.k.map_or(q.retrieved(), Cutoff::get);
+        let (divisor, by) = match self.normalization {
+            ApNormalization::Relevant => (relevant, format!("|R| = {relevant}")),
+            ApNormalization::Truncated => {
+                let d = relevant.min(depth);
+                let k = self.k.map_or_else(|| "n".to_owned(), |k| k.to_string());
+                (d, format!("min(|R|, {k}) = {d}"))
+            }
+            ApNormalization::Hits => (hits, format!("hits{} = {hits}", at(self.k))),
+            ApNormalization::K => (depth, format!("k = {depth}")),
+        };
+        let formula = if divisor == 0 {
+            format!("{} = 0 (divided by {by})", self.name())
+        } else {
+            format!(
+                "{} = ({}) / {} = {} / {divisor}",
+                self.name(),
+                sum_text(&terms),
+                by.split(" = ").next().unwrap_or(&by),
+                number(sum)
+            )
+        };
+        Explanation::new(self, q)
+            .level(level)
+            .column("P@i", precision_at_each_rank(q, self.k, level))
+            .column("rel(i) x P@i", contributions)
+            .quantity("|R|", relevant as f64)
+            .quantity(format!("hits{}", at(self.k)), hits as f64)
+            .quantity("sum of rel(i) x P@i", sum)
+            .formula(formula)
+            .normalizer(format!("divided by {by}"))
     }
     /// The expected sum of precisions over the (order-free) divisor; with
     /// `normalization = hits` and a cutoff the divisor depends on the

@@ -8,6 +8,7 @@
 //! grades are neither relevant nor judged non-relevant. 0 when `|R| = 0`
 //! (trec_eval `bpref`; Buckley and Voorhees, SIGIR 2004).
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::{PARAM_K, PARAM_REL};
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
@@ -15,6 +16,7 @@ use rankeval_core::{
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
+use crate::explain::{per_rank, sum_text};
 
 /// bpref of one query, over the top k.
 ///
@@ -71,10 +73,6 @@ pub struct Bpref {
     example = Bpref { k: Cutoff::new(100), rel: RelevanceLevel::new(2) },
 )]
 impl Metric for Bpref {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::bpref(self, q)
-    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
@@ -89,6 +87,60 @@ impl Metric for Bpref {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         bpref(q, self.k, q.level(self.rel))
+    }
+    /// bpref: `(1/|R|) x sum over relevant ranks of (1 - min(n_above, |R|) / min(|R|, |N|))`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let relevant = q.num_relevant(level);
+        let judged_nonrelevant = q.num_judged_nonrelevant(level);
+        let bound = relevant.min(judged_nonrelevant);
+        let mut above = 0usize;
+        let mut terms = Vec::new();
+        let mut sum = 0.0;
+        let above_column = per_rank(q, self.k, |_, j| {
+            let shown = above as f64;
+            if j.is_judged_nonrelevant(level) {
+                above += 1;
+            }
+            Some(shown)
+        });
+        above = 0;
+        let term_column = per_rank(q, self.k, |_, j| {
+            if j.is_relevant(level) {
+                let t = if above == 0 {
+                    1.0
+                } else {
+                    1.0 - above.min(relevant) as f64 / bound as f64
+                };
+                sum += t;
+                terms.push(number(t));
+                Some(t)
+            } else {
+                if j.is_judged_nonrelevant(level) {
+                    above += 1;
+                }
+                None
+            }
+        });
+        let explanation = Explanation::new(self, q)
+            .level(level)
+            .column("judged non-relevant above", above_column)
+            .column("1 - min(above, |R|) / min(|R|, |N|)", term_column)
+            .quantity("|R|", relevant as f64)
+            .quantity("|N|", judged_nonrelevant as f64);
+        if relevant == 0 {
+            return explanation.formula(format!("{} = 0 (|R| = 0)", self.name()));
+        }
+        explanation
+            .formula(format!(
+                "{} = ({}) / |R| = {} / {relevant}",
+                self.name(),
+                sum_text(&terms),
+                number(sum)
+            ))
+            .normalizer(format!(
+                "divided by |R| = {relevant}, terms by min(|R|, |N|) = {bound}"
+            ))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         (self.rel.is_none() && self.k.is_none()).then(|| TrecEvalMeasure::mean("bpref"))

@@ -10,11 +10,13 @@
 
 use std::fmt;
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::{PARAM_K, ParamDoc};
 use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
+use crate::explain::{per_rank, sum_text};
 
 /// How a grade becomes a gain in DCG and nDCG.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -305,15 +307,6 @@ impl Metric for Dcg {
     fn is_additive(&self) -> bool {
         true
     }
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        if self.base.is_two() {
-            crate::explain::dcg(self, q)
-        } else {
-            // The per-rank columns show base-2 discounts: the value alone.
-            rankeval_core::Explanation::new(self, q)
-        }
-    }
     /// Grades are gains; only binary gain reads a level.
     fn uses_default_level(&self) -> bool {
         self.gain == Gain::Binary && self.rel.is_none()
@@ -334,6 +327,17 @@ impl Metric for Dcg {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         dcg_with_base(q, self.k, self.gain.at(q.level(self.rel)), self.base)
+    }
+    /// DCG: `sum of gain(i) / log2(i + 1)`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        if !self.base.is_two() {
+            // The per-rank columns show base-2 discounts: the value alone.
+            return Explanation::new(self, q);
+        }
+        let gain = self.gain.at(q.level(self.rel));
+        let explanation = gain_level(Explanation::new(self, q), gain);
+        let (explanation, terms) = dcg_columns(explanation, q, self.k, gain);
+        explanation.formula(format!("{} = {}", self.name(), sum_text(&terms)))
     }
     /// The expected gain of each rank, discounted.
     fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {
@@ -365,6 +369,41 @@ const PARAM_BASE: ParamDoc = ParamDoc {
     default: "2",
     doc: "base of the discount log_base(rank + 1), above 1 (scikit-learn dcg_score log_base; 2.718281828459045 = ML.NET's natural log)",
 };
+
+/// The gain, discount and DCG term of each rank read.
+pub(crate) fn dcg_columns(
+    explanation: Explanation,
+    q: &JudgedRanking<'_>,
+    k: Option<Cutoff>,
+    gain: GainAt,
+) -> (Explanation, Vec<String>) {
+    let mut terms = Vec::new();
+    let gains = per_rank(q, k, |_, j| Some(gain.of(j.grade())));
+    let discounts = per_rank(q, k, |i, _| Some(((i + 2) as f64).log2()));
+    let dcg_terms = per_rank(q, k, |i, j| {
+        let g = gain.of(j.grade());
+        let d = ((i + 2) as f64).log2();
+        if g != 0.0 {
+            terms.push(format!("{}/{}", number(g), number(d)));
+        }
+        Some(g / d)
+    });
+    let explanation = explanation
+        .column(format!("gain ({})", gain.gain), gains)
+        .column("discount log2(i+1)", discounts)
+        .column("DCG term", dcg_terms);
+    (explanation, terms)
+}
+
+/// The relevance level in the explanation, for binary gain (the only gain
+/// that reads one).
+pub(crate) fn gain_level(explanation: Explanation, gain: GainAt) -> Explanation {
+    if gain.gain == Gain::Binary {
+        explanation.level(gain.level)
+    } else {
+        explanation
+    }
+}
 
 #[cfg(test)]
 mod tests {

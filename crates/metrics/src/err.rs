@@ -5,11 +5,13 @@
 //! at rank `i` and stops. `g_max` is the parameter `max_grade` (default 4,
 //! as in gdeval); grades above it count as `max_grade`, grades below 0 as 0.
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::{PARAM_K, ParamDoc};
-use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric};
+use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Judgement, Metric};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
+use crate::explain::{per_rank, sum_text};
 
 /// The largest `max_grade` accepted (so that `2^max_grade` stays exact).
 pub const MAX_GRADE_LIMIT: i32 = 64;
@@ -81,10 +83,6 @@ impl Default for ExpectedReciprocalRank {
     example = ExpectedReciprocalRank { k: Cutoff::new(20), max_grade: 3 },
 )]
 impl Metric for ExpectedReciprocalRank {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::err(self, q)
-    }
     /// Grades are gains; no level plays a part.
     fn uses_default_level(&self) -> bool {
         false
@@ -100,6 +98,47 @@ impl Metric for ExpectedReciprocalRank {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         err(q, self.k, self.max_grade)
+    }
+    /// ERR: `sum of R(i) x P(reach i) / i`, with `R(i) = (2^g - 1) / 2^max`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let max_grade = self.max_grade.clamp(1, crate::err::MAX_GRADE_LIMIT);
+        let top: Grade = max_grade.into();
+        let scale = top.exp2();
+        let stop = |j: Judgement| {
+            let g = j.gain().min(top);
+            if g == 0.0 {
+                0.0
+            } else {
+                (g.exp2() - 1.0) / scale
+            }
+        };
+        let stops = per_rank(q, self.k, |_, j| Some(stop(j)));
+        let mut reach = 1.0;
+        let reached = per_rank(q, self.k, |_, j| {
+            let r = reach;
+            let s = stop(j);
+            if s != 0.0 {
+                reach *= 1.0 - s;
+            }
+            Some(r)
+        });
+        reach = 1.0;
+        let mut terms = Vec::new();
+        let contributions = per_rank(q, self.k, |i, j| {
+            let s = stop(j);
+            if s == 0.0 {
+                return Some(0.0);
+            }
+            let t = reach * s / (i + 1) as f64;
+            terms.push(number(t));
+            reach *= 1.0 - s;
+            Some(t)
+        });
+        Explanation::new(self, q)
+            .column(format!("R(i) = (2^g - 1) / 2^{max_grade}"), stops)
+            .column("P(reach i)", reached)
+            .column("R(i) x P(reach i) / i", contributions)
+            .formula(format!("{} = {}", self.name(), sum_text(&terms)))
     }
     fn validate(&self) -> Result<(), String> {
         if (1..=MAX_GRADE_LIMIT).contains(&self.max_grade) {

@@ -10,6 +10,7 @@
 //! computes `(x + 1) P R / (x P + R)`: `beta2 = x` is that parameter, bit
 //! for bit (`rankeval trec_eval -m set_F.0.5` is `f1(beta2=0.5)`).
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
@@ -104,10 +105,6 @@ impl F1 {
     example = F1 { k: Cutoff::new(10), rel: RelevanceLevel::new(2), beta: Beta::new(2.0).unwrap_or_default(), beta2: None },
 )]
 impl Metric for F1 {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::f1(self, q)
-    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
@@ -135,6 +132,36 @@ impl Metric for F1 {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         f_weighted(q, self.k, q.level(self.rel), self.weight())
+    }
+    /// F_beta: `(1 + beta^2) P R / (beta^2 P + R)`; F1 when beta is 1.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let hits = hits(q.top(self.k), level);
+        let depth = self.k.map_or(q.retrieved(), Cutoff::get);
+        let relevant = q.num_relevant(level);
+        let p = crate::common::ratio(hits, depth);
+        let r = crate::common::ratio(hits, relevant);
+        let b2 = self.weight();
+        let (p_text, r_text) = (number(p), number(r));
+        let counts = format!("P = {hits} / {depth}, R = {hits} / {relevant}");
+        let formula = if b2 == 1.0 {
+            format!(
+                "{} = 2 x P x R / (P + R), {counts}: 2 x {p_text} x {r_text} / ({p_text} + {r_text})",
+                self.name()
+            )
+        } else {
+            let b2 = number(b2);
+            format!(
+                "{} = (1 + beta^2) x P x R / (beta^2 x P + R), beta^2 = {b2}, {counts}: \
+                 (1 + {b2}) x {p_text} x {r_text} / ({b2} x {p_text} + {r_text})",
+                self.name()
+            )
+        };
+        Explanation::new(self, q)
+            .level(level)
+            .quantity("P", p)
+            .quantity("R", r)
+            .formula(formula)
     }
     /// `F_beta = (1 + beta^2) hits / (beta^2 |R| + k)` is linear in the
     /// hits (0 when `|R|` or `k` is 0): the expected hits put in.

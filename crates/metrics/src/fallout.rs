@@ -13,12 +13,16 @@
 //!
 //! Lower is better. With no cutoff, `k = n`.
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_K, PARAM_REL};
-use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
+use rankeval_core::{
+    CanonicalName, Cutoff, Grade, JudgedRanking, Judgement, Metric, RelevanceLevel,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::common::{is_none, ratio};
-use crate::negatives::{Negatives, PARAM_NEGATIVES};
+use crate::explain::{at, count, marks};
+use crate::negatives::{Negatives, PARAM_NEGATIVES, negatives_text};
 
 /// Fall-out@k of one query. With `Negatives::Retrieved`, `q` must be judged
 /// to the end of the list.
@@ -81,10 +85,6 @@ pub struct Fallout {
     },
 )]
 impl Metric for Fallout {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::fallout(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("fallout")
             .param_if_set("rel", self.rel)
@@ -100,6 +100,34 @@ impl Metric for Fallout {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         fallout(q, self.k, q.level(self.rel), self.negatives)
+    }
+    /// fall-out: `negatives in the top k / |N|`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let negative = |j: Judgement| self.negatives.is_negative(j, level);
+        let in_top = count(q, self.k, negative);
+        let total = match self.negatives {
+            Negatives::Retrieved => count(q, None, |j| !j.is_relevant(level)),
+            Negatives::Judged => q.num_judged_nonrelevant(level),
+        };
+        let explanation = Explanation::new(self, q)
+            .level(level)
+            .column(
+                format!("negative ({})", negatives_text(self.negatives, level)),
+                marks(q, self.k, negative),
+            )
+            .quantity(format!("negatives{}", at(self.k)), in_top as f64)
+            .quantity("|N|", total as f64);
+        if total == 0 {
+            return explanation.formula(format!("{} = 0 (|N| = 0: no negative)", self.name()));
+        }
+        explanation
+            .formula(format!(
+                "{} = negatives{} / |N| = {in_top} / {total}",
+                self.name(),
+                at(self.k)
+            ))
+            .normalizer(format!("divided by |N| = {total}"))
     }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()

@@ -11,11 +11,13 @@
 //! top `i + 1` ideal positions of `max(ideal gain, 1)`; the sum is divided
 //! by the ideal total gain.
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::PARAM_REL;
 use rankeval_core::{CanonicalName, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
+use crate::explain::{per_rank, sum_text, trec_gains};
 use crate::trec_gains::{gain, ideal, top};
 
 /// trec_eval's `G` of one query.
@@ -108,15 +110,64 @@ pub struct G {}
     example = G {},
 )]
 impl Metric for G {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::g(self, q)
-    }
     fn name(&self) -> String {
         "g".to_owned()
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         g(q)
+    }
+    /// G: `sum of gain(i) / log2(2 + cost(i) - gained(i))`, over the ideal
+    /// total gain.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let (mut gained, mut cost, mut sum) = (0.0, 0.0, 0.0);
+        let mut terms = Vec::new();
+        let mut costs = Vec::new();
+        let mut gains_so_far = Vec::new();
+        let contributions = per_rank(q, None, |i, j| {
+            let g = gain(j);
+            gained += g;
+            let ideal_gain = ideal(q, i);
+            cost += if ideal_gain >= 1.0 { ideal_gain } else { 1.0 };
+            costs.push(Some(cost));
+            gains_so_far.push(Some(gained));
+            if g == 0.0 {
+                return Some(0.0);
+            }
+            let t = g / (2.0 + cost - gained).log2();
+            sum += t;
+            terms.push(format!(
+                "{}/log2({})",
+                number(g),
+                number(2.0 + cost - gained)
+            ));
+            Some(t)
+        });
+        let total: f64 = q
+            .ideal_grades()
+            .iter()
+            .filter(|&&g| g > 0.0)
+            .fold(0.0, |a, &g| a + g);
+        let explanation = Explanation::new(self, q)
+            .column("gain", trec_gains(q))
+            .column("cost (ideal gains, at least 1)", costs)
+            .column("gained", gains_so_far)
+            .column("gain / log2(2 + cost - gained)", contributions)
+            .quantity("ideal total gain", total);
+        if total <= 0.0 {
+            return explanation.formula(format!("{} = 0 (no positive grade)", self.name()));
+        }
+        explanation
+            .formula(format!(
+                "{} = ({}) / ideal total gain = {} / {}",
+                self.name(),
+                sum_text(&terms),
+                number(sum),
+                number(total)
+            ))
+            .normalizer(format!(
+                "divided by the ideal total gain = {}",
+                number(total)
+            ))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         Some(TrecEvalMeasure::mean("G"))
@@ -143,10 +194,6 @@ pub struct BinG {
     example = BinG { rel: RelevanceLevel::new(2) },
 )]
 impl Metric for BinG {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::bin_g(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("bin_g")
             .param_if_set("rel", self.rel)
@@ -154,6 +201,52 @@ impl Metric for BinG {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         bin_g(q, q.level(self.rel))
+    }
+    /// binG: `sum over relevant ranks of 1 / log2(2 + non-relevant above)`,
+    /// over `|R|`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let relevant = q.num_relevant(level);
+        let mut above = 0usize;
+        let mut sum = 0.0;
+        let mut terms = Vec::new();
+        let above_column = per_rank(q, None, |_, j| {
+            let shown = above as f64;
+            if !j.is_relevant(level) {
+                above += 1;
+            }
+            Some(shown)
+        });
+        above = 0;
+        let contributions = per_rank(q, None, |_, j| {
+            if !j.is_relevant(level) {
+                above += 1;
+                return None;
+            }
+            let t = 1.0 / ((2 + above) as f64).log2();
+            sum += t;
+            terms.push(format!("1/log2({})", 2 + above));
+            Some(t)
+        });
+        let explanation = Explanation::new(self, q)
+            .level(level)
+            .column("non-relevant above", above_column)
+            .column("1 / log2(2 + above)", contributions)
+            .quantity("|R|", relevant as f64);
+        if terms.is_empty() {
+            return explanation.formula(format!(
+                "{} = 0 (no relevant document retrieved)",
+                self.name()
+            ));
+        }
+        explanation
+            .formula(format!(
+                "{} = ({}) / |R| = {} / {relevant}",
+                self.name(),
+                sum_text(&terms),
+                number(sum)
+            ))
+            .normalizer(format!("divided by |R| = {relevant}"))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.rel.is_none().then(|| TrecEvalMeasure::mean("binG"))

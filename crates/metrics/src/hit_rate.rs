@@ -1,6 +1,7 @@
 //! Hit rate@k: 1 if any relevant document is in the top k, else 0
 //! (trec_eval `success_k`).
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_K, PARAM_REL};
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
@@ -47,10 +48,6 @@ pub struct HitRate {
     example = HitRate { k: Cutoff::new(10), rel: RelevanceLevel::new(3) },
 )]
 impl Metric for HitRate {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::hit_rate(self, q)
-    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
@@ -65,6 +62,21 @@ impl Metric for HitRate {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         hit_rate(q, self.k, q.level(self.rel))
+    }
+    /// hit rate: 1 if a relevant document is in the top k.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let first = q.top(self.k).iter().position(|j| j.is_relevant(level));
+        let reason = match first {
+            Some(i) => format!("1 (a relevant document at rank {})", i + 1),
+            None => format!(
+                "0 (no relevant document in ranks 1-{})",
+                q.top(self.k).len()
+            ),
+        };
+        Explanation::new(self, q)
+            .level(level)
+            .formula(format!("{} = {reason}", self.name()))
     }
     /// The probability of a relevant document in the top k.
     fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {

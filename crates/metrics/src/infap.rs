@@ -14,11 +14,13 @@
 //! judged_above = rel_above + nonrel_above
 //! ```
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::PARAM_REL;
 use rankeval_core::{CanonicalName, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
+use crate::explain::{per_rank, sum_text};
 
 /// trec_eval's smoothing constant.
 const EPSILON: f64 = 0.00001;
@@ -87,10 +89,6 @@ pub struct InfAp {
     example = InfAp { rel: RelevanceLevel::new(2) },
 )]
 impl Metric for InfAp {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::infap(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("infap")
             .param_if_set("rel", self.rel)
@@ -98,6 +96,68 @@ impl Metric for InfAp {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         inf_ap(q, q.level(self.rel))
+    }
+    /// infAP: the expected precision above each relevant document, estimated
+    /// from the judged documents above it, over `|R|`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        const EPSILON: f64 = 0.00001;
+        let level = q.level(self.rel);
+        let (mut nonrel, mut rel, mut pool_unjudged) = (0_i64, 0_i64, 0_i64);
+        let (mut pool_above, mut judged_above) = (Vec::new(), Vec::new());
+        let mut sum = 0.0;
+        let mut terms = Vec::new();
+        let contributions = per_rank(q, None, |j, judgement| {
+            pool_above.push(Some((rel + nonrel + pool_unjudged) as f64));
+            judged_above.push(Some((rel + nonrel) as f64));
+            if !judgement.is_judged() {
+                return None;
+            }
+            if judgement.grade() < 0.0 {
+                pool_unjudged += 1;
+                return None;
+            }
+            if !judgement.is_relevant(level) {
+                nonrel += 1;
+                return None;
+            }
+            rel += 1;
+            let t = if j == 0 {
+                1.0
+            } else {
+                let fj = j as f64;
+                1.0 / (fj + 1.0)
+                    + (fj / (fj + 1.0))
+                        * (((rel - 1 + nonrel + pool_unjudged) as f64) / fj)
+                        * (((rel - 1) as f64 + EPSILON)
+                            / ((rel - 1 + nonrel) as f64 + 2.0 * EPSILON))
+            };
+            sum += t;
+            terms.push(number(t));
+            Some(t)
+        });
+        let relevant = q.num_relevant(level);
+        let explanation = Explanation::new(self, q)
+            .level(level)
+            .column("in the pool above", pool_above)
+            .column("judged above", judged_above)
+            .column(
+                "1/i + (i-1)/i x pool/(i-1) x (rel+eps)/(judged+2eps)",
+                contributions,
+            )
+            .quantity("|R|", relevant as f64);
+        if relevant == 0 {
+            return explanation.formula(format!("{} = {} (|R| = 0)", self.name(), number(sum)));
+        }
+        explanation
+            .formula(format!(
+                "{} = ({}) / |R| = {} / {relevant}",
+                self.name(),
+                sum_text(&terms),
+                number(sum)
+            ))
+            .normalizer(format!(
+                "divided by |R| = {relevant}; documents not in the qrels skipped, negative grades in the pool but not judged, eps = 0.00001"
+            ))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.rel.is_none().then(|| TrecEvalMeasure::mean("infAP"))

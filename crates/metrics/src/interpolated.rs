@@ -11,6 +11,7 @@
 
 use std::fmt;
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::{PARAM_REL, ParamDoc};
 use rankeval_core::{
     CanonicalName, Grade, JudgedRanking, Metric, ParamValue, RelevanceLevel, TrecEvalMeasure,
@@ -19,6 +20,7 @@ use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::common::is_none;
+use crate::explain::per_rank;
 
 /// The 11 standard recall levels 0.0, 0.1, ..., 1.0.
 pub const ELEVEN_POINTS: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
@@ -113,10 +115,6 @@ pub struct IprecAtRecall {
     example = IprecAtRecall { recall: 0.2, rel: None },
 )]
 impl Metric for IprecAtRecall {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::iprec_at_recall(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("iprec_at_recall")
             .param("recall", self.recall)
@@ -125,6 +123,13 @@ impl Metric for IprecAtRecall {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         interpolated_precision(q, &[self.recall], q.level(self.rel))[0]
+    }
+    /// iprec_at_recall: the highest precision where recall reaches the level.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let explanation = interpolation_columns(Explanation::new(self, q).level(level), q, level);
+        let reason = interpolated_reason(q, level, self.recall);
+        explanation.formula(format!("{} = {reason}", self.name()))
     }
     fn validate(&self) -> Result<(), String> {
         check_recall(self.recall)
@@ -244,10 +249,6 @@ pub fn eleven_point_average(q: &JudgedRanking<'_>, levels: &[f64], level: Grade)
     },
 )]
 impl Metric for ElevenPointAverage {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::eleven_point_average(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("eleven_point_average")
             .param_if_set("rel", self.rel)
@@ -260,6 +261,32 @@ impl Metric for ElevenPointAverage {
             .as_ref()
             .map_or(&ELEVEN_POINTS[..], RecallLevels::get);
         eleven_point_average(q, levels, q.level(self.rel))
+    }
+    /// 11pt_avg: the mean of the interpolated precision at the recall levels.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let levels = self
+            .levels
+            .as_ref()
+            .map_or(&ELEVEN_POINTS[..], RecallLevels::get);
+        let values = crate::interpolated::interpolated_precision(q, levels, level);
+        let mut explanation =
+            interpolation_columns(Explanation::new(self, q).level(level), q, level);
+        for (x, v) in levels.iter().zip(&values) {
+            explanation = explanation.quantity(format!("iP({})", number(*x)), *v);
+        }
+        let terms: Vec<String> = values.iter().map(|v| number(*v)).collect();
+        explanation
+            .formula(format!(
+                "{} = (iP({}) + ... + iP({})) / {} = ({}) / {}",
+                self.name(),
+                number(levels[0]),
+                number(levels[levels.len() - 1]),
+                levels.len(),
+                terms.join(" + "),
+                levels.len()
+            ))
+            .normalizer(format!("averaged over {} recall levels", levels.len()))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         (self.rel.is_none() && self.levels.is_none()).then(|| TrecEvalMeasure::mean("11pt_avg"))
@@ -278,6 +305,81 @@ const ELEVEN_PARAMS: &[ParamDoc] = &[
         doc: "recall levels, ascending, e.g. \"0.25,0.5,0.75\"; unset = 0.0, 0.1, ..., 1.0",
     },
 ];
+
+/// `P@i`, and the interpolated precision `max P@j for j >= i`, at every
+/// rank; `R@i`; and the recall levels' interpolated precision.
+fn interpolation_columns(
+    explanation: Explanation,
+    q: &JudgedRanking<'_>,
+    level: rankeval_core::Grade,
+) -> Explanation {
+    let relevant = q.num_relevant(level);
+    let mut hits = 0usize;
+    let precision: Vec<f64> = q
+        .ranked()
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            hits += usize::from(j.is_relevant(level));
+            hits as f64 / (i + 1) as f64
+        })
+        .collect();
+    let mut best = 0.0_f64;
+    let mut interpolated: Vec<Option<f64>> = precision
+        .iter()
+        .rev()
+        .map(|&p| {
+            best = best.max(p);
+            Some(best)
+        })
+        .collect();
+    interpolated.reverse();
+    let mut seen = 0usize;
+    let recall = per_rank(q, None, |_, j| {
+        seen += usize::from(j.is_relevant(level));
+        (relevant > 0).then(|| seen as f64 / relevant as f64)
+    });
+    explanation
+        .column("P@i", precision.into_iter().map(Some).collect())
+        .column("R@i", recall)
+        .column("max P@j, j >= i", interpolated)
+        .quantity("|R|", relevant as f64)
+}
+
+/// The rank of the `c`-th relevant document, if retrieved.
+fn rank_of_relevant(q: &JudgedRanking<'_>, level: rankeval_core::Grade, c: usize) -> Option<usize> {
+    q.ranked()
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.is_relevant(level))
+        .nth(c.saturating_sub(1))
+        .map(|(i, _)| i + 1)
+}
+
+/// Where the interpolated precision at recall `x` is read, and why.
+fn interpolated_reason(q: &JudgedRanking<'_>, level: rankeval_core::Grade, x: f64) -> String {
+    let relevant = q.num_relevant(level);
+    let c = (x * relevant as f64).round() as usize;
+    if q.ranked().is_empty() {
+        return "0 (empty list)".to_owned();
+    }
+    if c == 0 {
+        return format!(
+            "max P@j over every rank j (round({} x |R|) = 0 relevant documents to reach)",
+            number(x)
+        );
+    }
+    match rank_of_relevant(q, level, c) {
+        Some(rank) => format!(
+            "max P@j, j >= {rank} (round({} x {relevant}) = {c} relevant documents to reach: the last of them at rank {rank})",
+            number(x)
+        ),
+        None => format!(
+            "0 (round({} x {relevant}) = {c} relevant documents to reach, fewer retrieved)",
+            number(x)
+        ),
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -7,11 +7,13 @@
 //! quality: a low value warns that the other metrics count many unjudged
 //! documents as non-relevant.
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::PARAM_K;
-use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Metric};
+use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Judgement, Metric};
 use serde::{Deserialize, Serialize};
 
 use crate::common::{is_none, ratio};
+use crate::explain::{at, count, marks};
 
 /// Judged@k of one query.
 ///
@@ -48,10 +50,6 @@ pub struct Judged {
     example = Judged { k: Cutoff::new(10) },
 )]
 impl Metric for Judged {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::judged(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("judged").cutoff(self.k)
     }
@@ -60,6 +58,22 @@ impl Metric for Judged {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         judged(q, self.k)
+    }
+    /// judged: `judged in the top k / min(k, n)`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let judged = count(q, self.k, Judgement::is_judged);
+        let depth = self.k.map_or(q.retrieved(), Cutoff::get).min(q.retrieved());
+        let explanation = Explanation::new(self, q)
+            .column("judged", marks(q, self.k, Judgement::is_judged))
+            .quantity(format!("judged documents{}", at(self.k)), judged as f64);
+        if depth == 0 {
+            return explanation.formula(format!("{} = 0 (empty list)", self.name()));
+        }
+        explanation.formula(format!(
+            "{} = judged documents{} / min(k, n) = {judged} / {depth}",
+            self.name(),
+            at(self.k)
+        ))
     }
     fn uses_default_level(&self) -> bool {
         false

@@ -7,11 +7,13 @@
 //! binary gain. cornac cuts its ideal at the length of the list it is
 //! given, which with a cutoff is `k` unless the list is shorter.
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::{PARAM_K, PARAM_REL};
 use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
+use crate::explain::{per_rank, sum_text};
 
 /// NCRR@k of one query.
 ///
@@ -56,10 +58,6 @@ pub struct Ncrr {
     example = Ncrr { k: Cutoff::new(10), rel: RelevanceLevel::new(2) },
 )]
 impl Metric for Ncrr {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::ncrr(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("ncrr")
             .param_if_set("rel", self.rel)
@@ -70,6 +68,44 @@ impl Metric for Ncrr {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         ncrr(q, self.k, q.level(self.rel))
+    }
+    /// NCRR: `sum of rel(i) / i` over the top k, over the same sum for the
+    /// relevant documents on top.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let mut crr = 0.0;
+        let mut terms = Vec::new();
+        let column = per_rank(q, self.k, |i, j| {
+            if !j.is_relevant(level) {
+                return Some(0.0);
+            }
+            crr += 1.0 / (i + 1) as f64;
+            terms.push(format!("1/{}", i + 1));
+            Some(1.0 / (i + 1) as f64)
+        });
+        let depth = q
+            .num_relevant(level)
+            .min(self.k.map_or(q.retrieved(), Cutoff::get));
+        let ideal = (1..=depth).fold(0.0, |sum, i| sum + 1.0 / i as f64);
+        let ideal_terms: Vec<String> = (1..=depth).map(|i| format!("1/{i}")).collect();
+        let explanation = Explanation::new(self, q)
+            .level(level)
+            .column("rel(i) / i", column)
+            .quantity("CRR", crr)
+            .quantity("ICRR", ideal);
+        if ideal <= 0.0 {
+            return explanation.formula(format!("{} = 0 (ICRR = 0: |R| = 0)", self.name()));
+        }
+        explanation
+            .formula(format!(
+                "{} = CRR / ICRR = ({}) / ({}) = {} / {}",
+                self.name(),
+                sum_text(&terms),
+                sum_text(&ideal_terms),
+                number(crr),
+                number(ideal)
+            ))
+            .normalizer(format!("divided by ICRR over min(|R|, k) = {depth} ranks"))
     }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()

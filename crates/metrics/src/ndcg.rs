@@ -14,6 +14,7 @@
 //! query's top grade, whatever `|R|` (RecTools, C/W/L SDCG; see
 //! [`ndcg_ideal`](crate::ndcg_ideal)).
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::{PARAM_K, ParamDoc};
 use rankeval_core::{
     CanonicalName, Cutoff, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
@@ -22,8 +23,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
 use crate::dcg::{
-    Gain, GainAt, PARAM_GAIN, PARAM_GAIN_REL, check_rel, dcg, discounted_sum, expected_dcg,
+    Gain, GainAt, PARAM_GAIN, PARAM_GAIN_REL, check_rel, dcg, dcg_columns, discounted_sum,
+    expected_dcg, gain_level,
 };
+use crate::explain::{at, sum_text};
 use crate::ndcg_ideal::{NdcgIdeal, ndcg_ideal_k};
 
 /// nDCG@k of one query.
@@ -173,10 +176,6 @@ impl Ndcg {
     example = Ndcg { k: Cutoff::new(10), gain: Gain::Binary, rel: RelevanceLevel::new(4), ideal: NdcgIdeal::Judged },
 )]
 impl Metric for Ndcg {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::ndcg(self, q)
-    }
     /// Grades are gains; only binary gain reads a level.
     fn uses_default_level(&self) -> bool {
         self.gain == Gain::Binary && self.rel.is_none()
@@ -201,6 +200,55 @@ impl Metric for Ndcg {
             NdcgIdeal::Judged => ndcg(q, self.k, gain),
             NdcgIdeal::K => ndcg_ideal_k(q, self.k, gain),
         }
+    }
+    /// nDCG: `DCG@k / IDCG@k`, the ideal DCG of the judged grades sorted.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let ideal = q.ideal_grades();
+        let ideal = match self.k {
+            Some(k) => &ideal[..k.get().min(ideal.len())],
+            None => ideal,
+        };
+        let gain = self.gain.at(q.level(self.rel));
+        let dcg = crate::dcg::dcg(q, self.k, gain);
+        let ideal_dcg = discounted_sum(ideal.iter().copied(), gain);
+        let ideal_terms: Vec<String> = ideal
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| gain.of(**g) != 0.0)
+            .map(|(i, g)| {
+                format!(
+                    "{}/{}",
+                    number(gain.of(*g)),
+                    number(((i + 2) as f64).log2())
+                )
+            })
+            .collect();
+        let explanation = gain_level(Explanation::new(self, q), gain);
+        let (explanation, dcg_terms) = dcg_columns(explanation, q, self.k, gain);
+        let read = q.top(self.k).len();
+        let ideal_gains: Vec<Option<f64>> = (0..q.ranked().len())
+            .map(|i| (i < read).then(|| ideal.get(i).map_or(0.0, |g| gain.of(*g))))
+            .collect();
+        let k = at(self.k);
+        let explanation = explanation
+            .column("ideal gain", ideal_gains)
+            .quantity(format!("DCG{k}"), dcg)
+            .quantity(format!("IDCG{k}"), ideal_dcg);
+        let formula = if ideal_dcg > 0.0 {
+            format!(
+                "{} = DCG{k} / IDCG{k} = ({}) / ({}) = {} / {}",
+                self.name(),
+                sum_text(&dcg_terms),
+                sum_text(&ideal_terms),
+                number(dcg),
+                number(ideal_dcg)
+            )
+        } else {
+            format!("{} = 0 (IDCG{k} = 0: no judged gain)", self.name())
+        };
+        explanation
+            .formula(formula)
+            .normalizer(format!("divided by IDCG{k} = {}", number(ideal_dcg)))
     }
     /// The expected DCG over the ideal, which does not depend on the order.
     fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {

@@ -11,11 +11,13 @@
 
 use std::fmt;
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::ParamDoc;
 use rankeval_core::{CanonicalName, JudgedRanking, Judgement, Metric, ParamValue};
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::explain::{per_rank, sum_text};
 use crate::trec_gains::discount;
 
 /// Gains for some grades: `1=3,2=9,4=4.5`.
@@ -224,10 +226,6 @@ pub struct NdcgGainMap {
     example = NdcgGainMap { gains: GainMap(vec![(1, 3.0), (2, 9.0)]) },
 )]
 impl Metric for NdcgGainMap {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::ndcg_gain_map(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("ndcg_gain_map")
             .param("gains", &self.gains)
@@ -235,6 +233,64 @@ impl Metric for NdcgGainMap {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         ndcg_gain_map(q, &self.gains)
+    }
+    /// nDCG with trec_eval's gain map: `DCG / IDCG`, gains from the map.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let levels = crate::ndcg_gain_map::levels(q, &self.gains);
+        let gains = per_rank(q, None, |_, j| {
+            Some(crate::ndcg_gain_map::gain_of(j, &levels))
+        });
+        let mut dcg = 0.0;
+        let mut dcg_terms = Vec::new();
+        let dcg_column = per_rank(q, None, |i, j| {
+            let g = crate::ndcg_gain_map::gain_of(j, &levels);
+            if g == 0.0 {
+                return Some(0.0);
+            }
+            dcg += g / discount(i);
+            dcg_terms.push(format!("{}/{}", number(g), number(discount(i))));
+            Some(g / discount(i))
+        });
+        let ideal: Vec<f64> = crate::ndcg_gain_map::ideal_gains(&levels);
+        let mut ideal_dcg = 0.0;
+        let ideal_terms: Vec<String> = ideal
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| {
+                ideal_dcg += g / discount(i);
+                format!("{}/{}", number(g), number(discount(i)))
+            })
+            .collect();
+        let ideal_column = per_rank(q, None, |i, _| Some(ideal.get(i).copied().unwrap_or(0.0)));
+        let map: Vec<String> = levels
+            .iter()
+            .map(|l| format!("{}:{}", l.grade, number(l.gain)))
+            .collect();
+        let explanation = Explanation::new(self, q)
+            .column(format!("gain (grade:gain {})", map.join(", ")), gains)
+            .column(
+                "discount log2(i+1)",
+                per_rank(q, None, |i, _| Some(discount(i))),
+            )
+            .column("DCG term", dcg_column)
+            .column("ideal gain", ideal_column)
+            .quantity("DCG", dcg)
+            .quantity("IDCG", ideal_dcg);
+        let formula = if ideal_dcg > 0.0 {
+            format!(
+                "{} = DCG / IDCG = ({}) / ({}) = {} / {}",
+                self.name(),
+                sum_text(&dcg_terms),
+                sum_text(&ideal_terms),
+                number(dcg),
+                number(ideal_dcg)
+            )
+        } else {
+            format!("{} = 0 (IDCG = 0: no positive gain)", self.name())
+        };
+        explanation
+            .formula(formula)
+            .normalizer(format!("divided by IDCG = {}", number(ideal_dcg)))
     }
     fn uses_default_level(&self) -> bool {
         false

@@ -47,3 +47,11 @@ pub(crate) const PARAM_NEGATIVES: ParamDoc = ParamDoc {
     default: "retrieved",
     doc: "retrieved: every non-relevant document of the list (torchmetrics); judged: only those judged non-relevant",
 };
+
+/// What `negatives` takes as a negative, in words.
+pub(crate) fn negatives_text(negatives: Negatives, level: Grade) -> String {
+    match negatives {
+        Negatives::Retrieved => format!("retrieved, grade < {level} or unjudged"),
+        Negatives::Judged => format!("judged 0 to < {level}"),
+    }
+}

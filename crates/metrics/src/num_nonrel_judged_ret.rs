@@ -2,11 +2,15 @@
 //! documents judged non-relevant (grades 0 to `rel - 1`; unjudged documents
 //! and negative grades are not counted). Its `all` line is the sum.
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::PARAM_REL;
-use rankeval_core::{CanonicalName, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure};
+use rankeval_core::{
+    CanonicalName, Grade, JudgedRanking, Judgement, Metric, RelevanceLevel, TrecEvalMeasure,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
+use crate::explain::{count, marks};
 
 /// Retrieved documents judged non-relevant at `level`.
 ///
@@ -40,10 +44,6 @@ pub struct NumNonrelJudgedRet {
     example = NumNonrelJudgedRet { rel: RelevanceLevel::new(2) },
 )]
 impl Metric for NumNonrelJudgedRet {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::num_nonrel_judged_ret(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("num_nonrel_judged_ret")
             .param_if_set("rel", self.rel)
@@ -51,6 +51,19 @@ impl Metric for NumNonrelJudgedRet {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         num_nonrel_judged_ret(q, q.level(self.rel))
+    }
+    /// num_nonrel_judged_ret: the retrieved documents judged non-relevant.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let nonrelevant = |j: Judgement| j.is_judged_nonrelevant(level);
+        Explanation::new(self, q)
+            .level(level)
+            .column("judged non-relevant", marks(q, None, nonrelevant))
+            .formula(format!(
+                "{} = retrieved with a grade from 0 to < {level} = {}",
+                self.name(),
+                count(q, None, nonrelevant)
+            ))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.rel

@@ -2,6 +2,7 @@
 //!
 //! trec_eval `num_rel`, which its `all` line sums over queries.
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::PARAM_REL;
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
@@ -44,10 +45,6 @@ impl Metric for NumRel {
     fn is_additive(&self) -> bool {
         true
     }
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::num_rel(self, q)
-    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
@@ -63,6 +60,13 @@ impl Metric for NumRel {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         num_rel(q, q.level(self.rel))
+    }
+    /// num_rel: `|R|`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        Explanation::new(self, q)
+            .level(level)
+            .formula(format!("{} = |R| (grade >= {level})", self.name()))
     }
     /// The count does not depend on the order.
     fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {

@@ -3,6 +3,7 @@
 //! trec_eval `num_rel_ret` (no cutoff), which its `all` line sums over
 //! queries.
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_K, PARAM_REL};
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
@@ -10,6 +11,7 @@ use rankeval_core::{
 use serde::{Deserialize, Serialize};
 
 use crate::common::{hits, is_none};
+use crate::explain::at;
 
 /// `hits@k`: relevant documents in the top k.
 ///
@@ -48,10 +50,6 @@ impl Metric for NumRelRet {
     fn is_additive(&self) -> bool {
         true
     }
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::num_rel_ret(self, q)
-    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
@@ -66,6 +64,15 @@ impl Metric for NumRelRet {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         num_rel_ret(q, self.k, q.level(self.rel))
+    }
+    /// num_rel_ret: the relevant documents in the top k.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        Explanation::new(self, q).level(level).formula(format!(
+            "{} = hits{}",
+            self.name(),
+            at(self.k)
+        ))
     }
     /// The expected hits.
     fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {

@@ -2,6 +2,7 @@
 //!
 //! trec_eval `num_ret`, which its `all` line sums over queries.
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::PARAM_K;
 use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Metric, TrecEvalMeasure};
 use serde::{Deserialize, Serialize};
@@ -42,10 +43,6 @@ impl Metric for NumRet {
     fn is_additive(&self) -> bool {
         true
     }
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::num_ret(self, q)
-    }
     /// Counts retrieved documents, judged or not.
     fn uses_default_level(&self) -> bool {
         false
@@ -60,6 +57,14 @@ impl Metric for NumRet {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         num_ret(q, self.k)
+    }
+    /// num_ret: the ranks retrieved, at most k.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let text = match self.k {
+            Some(k) => format!("{} = min(k, n) = min({k}, {})", self.name(), q.retrieved()),
+            None => format!("{} = n", self.name()),
+        };
+        Explanation::new(self, q).formula(text)
     }
     /// The count does not depend on the order.
     fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
@@ -13,6 +14,7 @@ use rankeval_core::{
 use serde::{Deserialize, Serialize};
 
 use crate::common::{hits, is_none, ratio};
+use crate::explain::{at, precision_at_each_rank};
 
 /// What precision divides by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -105,10 +107,6 @@ impl Metric for Precision {
     fn is_additive(&self) -> bool {
         self.denominator != PrecisionDenominator::Truncated
     }
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::precision(self, q)
-    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
@@ -124,6 +122,34 @@ impl Metric for Precision {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         precision(q, self.k, q.level(self.rel), self.denominator)
+    }
+    /// precision: `hits@k / k` (or `/ min(k, n)`).
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let hits = hits(q.top(self.k), level);
+        let depth = self.k.map_or(q.retrieved(), Cutoff::get);
+        let (divisor, by) = match self.denominator {
+            PrecisionDenominator::K => (depth, format!("k = {depth}")),
+            PrecisionDenominator::Retrieved => {
+                let d = depth.min(q.retrieved());
+                (d, format!("min(k, n) = {d}"))
+            }
+            PrecisionDenominator::Truncated => {
+                let d = depth.min(q.num_relevant(level));
+                (d, format!("min(k, |R|) = {d}"))
+            }
+        };
+        Explanation::new(self, q)
+            .level(level)
+            .column("P@i", precision_at_each_rank(q, self.k, level))
+            .quantity(format!("hits{}", at(self.k)), hits as f64)
+            .formula(format!(
+                "{} = hits{} / {} = {hits} / {divisor}",
+                self.name(),
+                at(self.k),
+                by.split(" = ").next().unwrap_or(&by)
+            ))
+            .normalizer(format!("divided by {by}"))
     }
     /// The expected hits over the same (order-free) denominator.
     fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {

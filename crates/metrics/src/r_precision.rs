@@ -8,6 +8,7 @@
 //! (Microsoft recommenders' `r_precision_at_k`, where "k indicates the
 //! maximum possible R"). Without a cutoff this is trec_eval's `Rprec`.
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_K, PARAM_REL};
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
@@ -72,10 +73,6 @@ pub struct RPrecision {
     example = RPrecision { k: Cutoff::new(10), rel: RelevanceLevel::new(2) },
 )]
 impl Metric for RPrecision {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::r_precision(self, q)
-    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
@@ -90,6 +87,24 @@ impl Metric for RPrecision {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         r_precision_at(q, self.k, q.level(self.rel))
+    }
+    /// R-precision: precision at rank |R|.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let relevant = q.num_relevant(level);
+        let hits = hits(q.top(Cutoff::new(relevant)), level);
+        let explanation = Explanation::new(self, q)
+            .level(level)
+            .quantity("|R|", relevant as f64);
+        if relevant == 0 {
+            return explanation.formula(format!("{} = 0 (|R| = 0)", self.name()));
+        }
+        explanation
+            .quantity(format!("hits@{relevant}"), hits as f64)
+            .formula(format!(
+                "{} = hits@|R| / |R| = {hits} / {relevant}",
+                self.name()
+            ))
     }
     /// The expected hits at rank `min(|R|, k)` over `|R|`.
     fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {

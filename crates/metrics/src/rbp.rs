@@ -14,14 +14,16 @@
 
 use std::fmt;
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
 use rankeval_core::{
-    CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
+    CanonicalName, Cutoff, Grade, JudgedRanking, Judgement, Metric, RelevanceLevel, TrecEvalMeasure,
 };
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
+use crate::explain::per_rank;
 
 /// RBP's persistence `p`: the probability of going on to the next rank,
 /// strictly between 0 and 1.
@@ -173,10 +175,6 @@ impl Metric for Rbp {
     fn is_additive(&self) -> bool {
         self.gain == RbpGain::Binary
     }
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::rbp(self, q)
-    }
     /// Graded gain uses grades as they are; binary gain reads the level.
     fn uses_default_level(&self) -> bool {
         self.gain == RbpGain::Binary && self.rel.is_none()
@@ -196,6 +194,49 @@ impl Metric for Rbp {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         rbp(q, self.k, self.p, self.gain, q.level(self.rel))
+    }
+    /// RBP: `(1 - p) x sum of utility(i) x p^(i-1)`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let p = self.p.get();
+        let max_grade = q.ideal_grades().first().copied().unwrap_or(0.0).max(0.0);
+        let utility = |j: Judgement| match self.gain {
+            RbpGain::Binary => f64::from(u8::from(j.is_relevant(level))),
+            RbpGain::Graded if j.gain() > 0.0 => j.gain() / max_grade,
+            RbpGain::Graded => 0.0,
+        };
+        let mut weight = 1.0;
+        let weights = per_rank(q, self.k, |_, _| {
+            let w = weight;
+            weight *= p;
+            Some(w)
+        });
+        let utilities = per_rank(q, self.k, |_, j| Some(utility(j)));
+        let mut sum = 0.0;
+        weight = 1.0;
+        let terms = per_rank(q, self.k, |_, j| {
+            let t = utility(j) * weight;
+            sum += t;
+            weight *= p;
+            Some(t)
+        });
+        let mut explanation = Explanation::new(self, q);
+        if self.gain == RbpGain::Binary {
+            explanation = explanation.level(level);
+        } else {
+            explanation = explanation.quantity("max grade", max_grade);
+        }
+        explanation
+            .column("utility", utilities)
+            .column("p^(i-1)", weights)
+            .column("utility x p^(i-1)", terms)
+            .quantity("sum", sum)
+            .formula(format!(
+                "{} = (1 - p) x sum = {} x {}",
+                self.name(),
+                number(1.0 - p),
+                number(sum)
+            ))
     }
     fn validate(&self) -> Result<(), String> {
         if self.gain == RbpGain::Graded && self.rel.is_some() {

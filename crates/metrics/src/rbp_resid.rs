@@ -7,10 +7,12 @@
 //! retrieved document is unjudged (trec_eval's rule, even though `p^n`
 //! remains). trec_eval's `p` is 0.9.
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::ParamDoc;
-use rankeval_core::{CanonicalName, JudgedRanking, Metric, TrecEvalMeasure};
+use rankeval_core::{CanonicalName, JudgedRanking, Judgement, Metric, TrecEvalMeasure};
 use serde::{Deserialize, Serialize};
 
+use crate::explain::per_rank;
 use crate::rbp::Persistence;
 
 /// The RBP residual of one query.
@@ -73,10 +75,6 @@ impl Default for RbpResid {
     example = RbpResid { p: Persistence::DEFAULT },
 )]
 impl Metric for RbpResid {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::rbp_resid(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("rbp_resid")
             .param_unless_default("p", self.p, Persistence::TREC_EVAL)
@@ -84,6 +82,44 @@ impl Metric for RbpResid {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         rbp_resid(q, self.p)
+    }
+    /// rbp_resid: `p^n + (1 - p) x sum of p^(i-1) over unjudged ranks`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let p = self.p.get();
+        let unjudged = |j: Judgement| !j.is_judged() || j.grade() < 0.0;
+        let mut weight = 1.0;
+        let mut sum = 0.0;
+        let mut any = false;
+        let weights = per_rank(q, None, |_, j| {
+            let w = weight;
+            if unjudged(j) {
+                any = true;
+                sum += w;
+            }
+            weight *= p;
+            Some(w)
+        });
+        let explanation = Explanation::new(self, q)
+            .column(
+                "unjudged",
+                per_rank(q, None, |_, j| Some(f64::from(u8::from(unjudged(j))))),
+            )
+            .column("p^(i-1)", weights)
+            .quantity("sum of p^(i-1) over unjudged", sum)
+            .quantity("p^n", weight);
+        if !any {
+            return explanation.formula(format!(
+                "{} = 0 (every retrieved document is judged)",
+                self.name()
+            ));
+        }
+        explanation.formula(format!(
+            "{} = p^n + (1 - p) x sum = {} + {} x {}",
+            self.name(),
+            number(weight),
+            number(1.0 - p),
+            number(sum)
+        ))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         (self.p == Persistence::TREC_EVAL).then(|| TrecEvalMeasure::mean("rbp_resid"))

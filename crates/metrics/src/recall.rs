@@ -2,6 +2,7 @@
 //!
 //! `R@k = hits@k / |R|`, 0 when `|R| = 0` (trec_eval `recall_k`).
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_K, PARAM_REL};
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
@@ -9,6 +10,7 @@ use rankeval_core::{
 use serde::{Deserialize, Serialize};
 
 use crate::common::{hits, is_none, ratio};
+use crate::explain::{at, per_rank};
 
 /// Recall@k of one query.
 ///
@@ -54,10 +56,6 @@ impl Recall {
     example = Recall { k: Cutoff::new(100), rel: RelevanceLevel::new(2) },
 )]
 impl Metric for Recall {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::recall(self, q)
-    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
@@ -72,6 +70,28 @@ impl Metric for Recall {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         recall(q, self.k, q.level(self.rel))
+    }
+    /// recall: `hits@k / |R|`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let relevant = q.num_relevant(level);
+        let hits = hits(q.top(self.k), level);
+        let mut seen = 0usize;
+        let column = per_rank(q, self.k, |_, j| {
+            seen += usize::from(j.is_relevant(level));
+            (relevant > 0).then(|| seen as f64 / relevant as f64)
+        });
+        Explanation::new(self, q)
+            .level(level)
+            .column("R@i", column)
+            .quantity("|R|", relevant as f64)
+            .quantity(format!("hits{}", at(self.k)), hits as f64)
+            .formula(format!(
+                "{} = hits{} / |R| = {hits} / {relevant}",
+                self.name(),
+                at(self.k)
+            ))
+            .normalizer(format!("divided by |R| = {relevant}"))
     }
     /// The expected hits over `|R|`.
     fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {

@@ -1,6 +1,7 @@
 //! Reciprocal rank: `1 / i` for the first relevant rank `i <= k`, else 0;
 //! its mean is MRR (trec_eval `recip_rank`, with no cutoff).
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_K, PARAM_REL};
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
@@ -46,10 +47,6 @@ pub struct ReciprocalRank {
     example = ReciprocalRank { k: Cutoff::new(10), rel: None },
 )]
 impl Metric for ReciprocalRank {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::reciprocal_rank(self, q)
-    }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()
     }
@@ -64,6 +61,24 @@ impl Metric for ReciprocalRank {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         reciprocal_rank(q, self.k, q.level(self.rel))
+    }
+    /// reciprocal rank: `1 / rank of the first relevant document`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let first = q.top(self.k).iter().position(|j| j.is_relevant(level));
+        let explanation = Explanation::new(self, q).level(level);
+        match first {
+            Some(i) => explanation.formula(format!(
+                "{} = 1 / rank of the first relevant document = 1 / {}",
+                self.name(),
+                i + 1
+            )),
+            None => explanation.formula(format!(
+                "{} = 0 (no relevant document in ranks 1-{})",
+                self.name(),
+                q.top(self.k).len()
+            )),
+        }
     }
     /// The expected reciprocal rank of the first relevant document.
     fn score_tie_average(&self, q: &JudgedRanking<'_>) -> Option<f64> {

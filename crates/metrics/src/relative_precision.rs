@@ -5,6 +5,7 @@
 //! `relative_P@k = hits@k / min(k, |R|)`; with no cutoff (`set_relative_P`)
 //! `hits / min(n, |R|)`. 0 when `|R| = 0` (or, with no cutoff, `n = 0`).
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_K, PARAM_REL};
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
@@ -12,6 +13,7 @@ use rankeval_core::{
 use serde::{Deserialize, Serialize};
 
 use crate::common::{hits, is_none, ratio};
+use crate::explain::at;
 
 /// Relative precision of one query.
 ///
@@ -48,10 +50,6 @@ pub struct RelativePrecision {
     example = RelativePrecision { k: Cutoff::new(10), rel: None },
 )]
 impl Metric for RelativePrecision {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::relative_precision(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("relative_p")
             .param_if_set("rel", self.rel)
@@ -62,6 +60,28 @@ impl Metric for RelativePrecision {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         relative_precision(q, self.k, q.level(self.rel))
+    }
+    /// relative precision: `hits@k / min(k, |R|)`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let hits = hits(q.top(self.k), level);
+        let relevant = q.num_relevant(level);
+        let depth = self.k.map_or(q.retrieved(), Cutoff::get);
+        let divisor = depth.min(relevant);
+        let explanation = Explanation::new(self, q)
+            .level(level)
+            .quantity("|R|", relevant as f64)
+            .quantity(format!("hits{}", at(self.k)), hits as f64);
+        if divisor == 0 {
+            return explanation.formula(format!("{} = 0 (min(k, |R|) = 0)", self.name()));
+        }
+        explanation
+            .formula(format!(
+                "{} = hits{} / min(k, |R|) = {hits} / min({depth}, {relevant})",
+                self.name(),
+                at(self.k)
+            ))
+            .normalizer(format!("divided by min(k, |R|) = {divisor}"))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.rel.is_none().then(|| match self.k {

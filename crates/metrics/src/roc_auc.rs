@@ -12,12 +12,14 @@
 //! tied scores were already broken (by document id); scikit-learn and
 //! cornac instead give a tied pair half credit and none, respectively.
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_K, PARAM_REL};
 use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
 use serde::{Deserialize, Serialize};
 
 use crate::common::is_none;
-use crate::negatives::{Negatives, PARAM_NEGATIVES};
+use crate::explain::per_rank;
+use crate::negatives::{Negatives, PARAM_NEGATIVES, negatives_text};
 
 /// ROC-AUC of the top k of one query.
 ///
@@ -85,10 +87,6 @@ pub struct RocAuc {
     },
 )]
 impl Metric for RocAuc {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::roc_auc(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("auc")
             .param_if_set("rel", self.rel)
@@ -100,6 +98,50 @@ impl Metric for RocAuc {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         roc_auc(q, self.k, q.level(self.rel), self.negatives)
+    }
+    /// ROC AUC: `pairs in order / (positives x negatives)` over the top k.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let mut positives = 0u64;
+        let mut negatives = 0u64;
+        let mut ordered = 0u64;
+        let mut terms = Vec::new();
+        let column = per_rank(q, self.k, |_, j| {
+            if j.is_relevant(level) {
+                positives += 1;
+                None
+            } else if self.negatives.is_negative(j, level) {
+                negatives += 1;
+                ordered += positives;
+                terms.push(positives.to_string());
+                Some(positives as f64)
+            } else {
+                None
+            }
+        });
+        let pairs = positives * negatives;
+        let explanation = Explanation::new(self, q)
+            .level(level)
+            .column(
+                format!(
+                    "relevant above this negative ({})",
+                    negatives_text(self.negatives, level)
+                ),
+                column,
+            )
+            .quantity("positives", positives as f64)
+            .quantity("negatives", negatives as f64);
+        if pairs == 0 {
+            return explanation.formula(format!(
+                "{} = 0 ({positives} positives x {negatives} negatives: no pair)",
+                self.name()
+            ));
+        }
+        explanation.formula(format!(
+            "{} = pairs in order / (positives x negatives) = ({}) / ({positives} x {negatives}) = {ordered} / {pairs}",
+            self.name(),
+            terms.join(" + ")
+        ))
     }
     fn uses_default_level(&self) -> bool {
         self.rel.is_none()

@@ -6,8 +6,11 @@
 
 use std::fmt;
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::{PARAM_REL, ParamDoc};
-use rankeval_core::{CanonicalName, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure};
+use rankeval_core::{
+    CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::common::{hits, is_none, ratio};
@@ -56,10 +59,6 @@ impl fmt::Display for TwoDecimals {
     example = RprecMult { mult: 2.0, rel: None },
 )]
 impl Metric for RprecMult {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::rprec_mult(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("rprec_mult")
             .param("mult", self.mult)
@@ -68,6 +67,32 @@ impl Metric for RprecMult {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         rprec_mult(q, self.mult, q.level(self.rel))
+    }
+    /// Rprec_mult: precision at `floor(mult x |R| + 0.9)` ranks.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let relevant = q.num_relevant(level);
+        let cutoff = (self.mult * relevant as f64 + 0.9) as usize;
+        let hits = hits(q.top(Cutoff::new(cutoff)), level);
+        let explanation = Explanation::new(self, q)
+            .level(level)
+            .quantity("|R|", relevant as f64)
+            .quantity("c", cutoff as f64);
+        if cutoff == 0 {
+            return explanation.formula(format!(
+                "{} = 0 (c = floor({} x |R| + 0.9) = 0)",
+                self.name(),
+                number(self.mult)
+            ));
+        }
+        explanation
+            .quantity(format!("hits@{cutoff}"), hits as f64)
+            .formula(format!(
+                "{} = hits@c / c, c = floor({} x {relevant} + 0.9) = {cutoff}: {hits} / {cutoff}",
+                self.name(),
+                number(self.mult)
+            ))
+            .normalizer(format!("divided by c = {cutoff}"))
     }
     fn validate(&self) -> Result<(), String> {
         if self.mult > 0.0 && self.mult.is_finite() {

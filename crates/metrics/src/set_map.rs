@@ -1,6 +1,7 @@
 //! Set MAP, as trec_eval 10's `set_map`: the unranked AP of the retrieved
 //! set, `P * R = hits^2 / (n * |R|)`, 0 when `n` or `|R|` is 0.
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::PARAM_REL;
 use rankeval_core::{CanonicalName, Grade, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure};
 use serde::{Deserialize, Serialize};
@@ -42,10 +43,6 @@ pub struct SetMap {
     example = SetMap { rel: RelevanceLevel::new(2) },
 )]
 impl Metric for SetMap {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::set_map(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("set_map")
             .param_if_set("rel", self.rel)
@@ -53,6 +50,24 @@ impl Metric for SetMap {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         set_map(q, q.level(self.rel))
+    }
+    /// set_map: `hits^2 / (n x |R|)`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let relevant = q.num_relevant(level);
+        let n = q.ranked().len();
+        let hits = hits(q.ranked(), level);
+        let explanation = Explanation::new(self, q)
+            .level(level)
+            .quantity("|R|", relevant as f64)
+            .quantity("hits", hits as f64);
+        if n == 0 || relevant == 0 {
+            return explanation.formula(format!("{} = 0 (n = {n}, |R| = {relevant})", self.name()));
+        }
+        explanation.formula(format!(
+            "{} = (hits / n) x (hits / |R|) = hits^2 / (n x |R|) = {hits}^2 / ({n} x {relevant})",
+            self.name()
+        ))
     }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.rel.is_none().then(|| TrecEvalMeasure::mean("set_map"))

@@ -2,11 +2,13 @@
 //! qrels do not judge (not mentioned, or a negative grade). Missing ranks of
 //! a list shorter than k count as judged: `unjudged@k / k`.
 
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::PARAM_K;
-use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Metric, TrecEvalMeasure};
+use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Judgement, Metric, TrecEvalMeasure};
 use serde::{Deserialize, Serialize};
 
 use crate::common::{is_none, ratio};
+use crate::explain::{at, count, marks};
 
 /// The share of unjudged documents in the top k (`k = n` without a cutoff).
 ///
@@ -43,10 +45,6 @@ pub struct Unjudged {
     example = Unjudged { k: Cutoff::new(10) },
 )]
 impl Metric for Unjudged {
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::unjudged(self, q)
-    }
     fn name(&self) -> String {
         CanonicalName::new("unjudged").cutoff(self.k)
     }
@@ -56,12 +54,33 @@ impl Metric for Unjudged {
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         unjudged(q, self.k)
     }
+    /// unjudged: `unjudged in the top k / k`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let unjudged = count(q, self.k, is_unjudged);
+        let depth = self.k.map_or(q.retrieved(), Cutoff::get);
+        let explanation = Explanation::new(self, q)
+            .column("unjudged or negative", marks(q, self.k, is_unjudged))
+            .quantity(format!("unjudged documents{}", at(self.k)), unjudged as f64);
+        if depth == 0 {
+            return explanation.formula(format!("{} = 0 (empty list)", self.name()));
+        }
+        explanation.formula(format!(
+            "{} = unjudged documents{} / k = {unjudged} / {depth}",
+            self.name(),
+            at(self.k)
+        ))
+    }
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         self.k.map(|k| TrecEvalMeasure::mean(format!("unj_{k}")))
     }
     fn uses_default_level(&self) -> bool {
         false
     }
+}
+
+/// Not in the qrels, or judged with a negative grade (trec_eval's unjudged).
+fn is_unjudged(j: Judgement) -> bool {
+    !j.is_judged() || j.grade() < 0.0
 }
 
 #[cfg(test)]

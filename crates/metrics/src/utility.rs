@@ -9,6 +9,7 @@
 //! trec_eval's defaults are `a = 1, b = -1, c = 0, d = 0`; `collection` is
 //! the number of documents in the collection (trec_eval `-N`, default 0).
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::{PARAM_REL, ParamDoc};
 use rankeval_core::{CanonicalName, JudgedRanking, Metric, RelevanceLevel, TrecEvalMeasure};
 use serde::{Deserialize, Serialize};
@@ -93,10 +94,6 @@ impl Metric for Utility {
     fn is_additive(&self) -> bool {
         true
     }
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::utility(self, q)
-    }
     fn name(&self) -> String {
         let d = Utility::default();
         CanonicalName::new("utility")
@@ -110,6 +107,32 @@ impl Metric for Utility {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         self.utility(q)
+    }
+    /// utility: the contingency table of the retrieved set, weighted.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let ret = q.ranked().len();
+        let rel_ret = hits(q.ranked(), level);
+        let rel = q.num_relevant(level);
+        let nonrel_ret = ret - rel_ret;
+        let rel_missed = rel.saturating_sub(rel_ret);
+        let rest = self.collection as f64 + rel_ret as f64 - ret as f64 - rel as f64;
+        Explanation::new(self, q)
+            .level(level)
+            .quantity("relevant retrieved", rel_ret as f64)
+            .quantity("non-relevant retrieved", nonrel_ret as f64)
+            .quantity("relevant missed", rel_missed as f64)
+            .quantity("non-relevant missed", rest)
+            .formula(format!(
+                "{} = a x rel_ret + b x nonrel_ret + c x rel_missed + d x nonrel_missed = \
+                 {} x {rel_ret} + {} x {nonrel_ret} + {} x {rel_missed} + {} x {}",
+                self.name(),
+                number(self.a),
+                number(self.b),
+                number(self.c),
+                number(self.d),
+                number(rest)
+            ))
     }
     fn validate(&self) -> Result<(), String> {
         match [self.a, self.b, self.c, self.d]

@@ -36,6 +36,7 @@
 
 use std::fmt;
 
+use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
 use rankeval_core::{
     CanonicalName, Cutoff, Grade, JudgedRanking, Judgement, Metric, RelevanceLevel,
@@ -45,6 +46,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::common::is_none;
 use crate::dcg::Gain;
+use crate::explain::{per_rank, sum_text};
 use crate::rbp::Persistence;
 
 /// How a document's grade becomes its gain.
@@ -315,10 +317,6 @@ impl Metric for Weighted {
     fn is_additive(&self) -> bool {
         self.normalization != WeightedNormalization::Ideal
     }
-    // `rankeval explain`: crate::explain holds every metric's explanation.
-    fn explain(&self, q: &JudgedRanking<'_>) -> rankeval_core::Explanation {
-        crate::explain::weighted(self, q)
-    }
     fn name(&self) -> String {
         let p = (self.discount == Discount::Geometric).then_some(self.p);
         CanonicalName::new("weighted")
@@ -335,6 +333,97 @@ impl Metric for Weighted {
     }
     fn score(&self, q: &JudgedRanking<'_>) -> f64 {
         self.value(q)
+    }
+    /// weighted: `sum of gain(i) (*|/) discount(i)`, over `Z`.
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        let level = q.level(self.rel);
+        let p = self.p.get();
+        let gains = per_rank(q, self.k, |_, j| Some(self.gain_of(j, level)));
+        let discount_name = match self.discount {
+            Discount::None => "discount (none)",
+            Discount::Log2 => "discount log2(i+1)",
+            Discount::Reciprocal => "discount i",
+            Discount::Geometric => "weight p^(i-1)",
+        };
+        let mut weight = 1.0;
+        let weights = per_rank(q, self.k, |i, _| {
+            let w = match self.discount {
+                Discount::None => 1.0,
+                Discount::Log2 => ((i + 2) as f64).log2(),
+                Discount::Reciprocal => (i + 1) as f64,
+                Discount::Geometric => weight,
+            };
+            weight *= p;
+            Some(w)
+        });
+        let mut weight = 1.0;
+        let mut terms = Vec::new();
+        let term_column = per_rank(q, self.k, |i, j| {
+            let gain = self.gain_of(j, level);
+            let (t, text) = match self.discount {
+                Discount::None => (gain, number(gain)),
+                Discount::Log2 => {
+                    let d = ((i + 2) as f64).log2();
+                    (gain / d, format!("{}/{}", number(gain), number(d)))
+                }
+                Discount::Reciprocal => {
+                    (gain / (i + 1) as f64, format!("{}/{}", number(gain), i + 1))
+                }
+                Discount::Geometric => (
+                    gain * weight,
+                    format!("{} x {}", number(gain), number(weight)),
+                ),
+            };
+            weight *= p;
+            if gain != 0.0 {
+                terms.push(text);
+            }
+            Some(t)
+        });
+        let sum = self.discounted(q.top(self.k).iter().map(|&j| self.gain_of(j, level)));
+        let mut explanation = Explanation::new(self, q);
+        if self.gain == WeightedGain::Binary {
+            explanation = explanation.level(level);
+        }
+        let explanation = explanation
+            .column(format!("gain ({})", self.gain), gains)
+            .column(discount_name, weights)
+            .column("term", term_column)
+            .quantity("sum", sum);
+        let sum_part = sum_text(&terms);
+        let (z_name, z) = match self.normalization {
+            WeightedNormalization::None => {
+                return explanation.formula(format!("{} = {sum_part}", self.name()));
+            }
+            WeightedNormalization::Unbounded => {
+                return explanation
+                    .formula(format!(
+                        "{} = (1 - p) x sum = {} x ({sum_part}) = {} x {}",
+                        self.name(),
+                        number(1.0 - p),
+                        number(1.0 - p),
+                        number(sum)
+                    ))
+                    .normalizer(format!("multiplied by 1 - p = {}", number(1.0 - p)));
+            }
+            WeightedNormalization::Ideal => ("the ideal ranking's sum", self.ideal(q, level)),
+            WeightedNormalization::Weights => (
+                "the discounts of ranks 1..k",
+                self.total_weight(self.k.map_or(q.retrieved(), Cutoff::get)),
+            ),
+        };
+        let explanation = explanation.quantity("Z", z);
+        if z <= 0.0 {
+            return explanation.formula(format!("{} = 0 (Z = {z_name} = 0)", self.name()));
+        }
+        explanation
+            .formula(format!(
+                "{} = sum / Z = ({sum_part}) / Z = {} / {}",
+                self.name(),
+                number(sum),
+                number(z)
+            ))
+            .normalizer(format!("divided by {z_name} = {}", number(z)))
     }
     fn uses_default_level(&self) -> bool {
         self.gain == WeightedGain::Binary && self.rel.is_none()

@@ -248,7 +248,7 @@ struct SklearnCase {
 }
 
 /// scikit-learn's `ndcg_score(ignore_ties=False)` on random lists with ties
-/// (`scripts/sklearn-ndcg-ties.py` wrote the fixture): `ndcg(ties=average)`
+/// (`scripts/data/sklearn-ndcg-ties.py` wrote the fixture): `ndcg(ties=average)`
 /// gives its values to 1e-12.
 #[test]
 fn ndcg_average_matches_scikit_learn() {

@@ -9,14 +9,13 @@ use std::path::PathBuf;
 use numpy::PyReadonlyArray2;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankeval::compare::{
-    Baseline, CompareRunError, ComparisonReport, Family, GateSpec, Settings, parse_gate,
-    read_results,
-};
+use rankeval::compare::{ComparisonReport, run_plan};
+use rankeval::engine::Missing;
 use rankeval::report::{MetricColumn, Report, RunResult};
+use rankeval::spec::resolve_comparison;
 
 use crate::errors::{CompareError, located};
-use crate::options::named;
+use crate::keywords::{CompareKeywords, named, spec_error};
 use crate::report::PyReport;
 
 /// One run's results as `evaluate` gave them: `(name, metrics, queries,
@@ -87,74 +86,15 @@ pub(crate) fn report_of(runs: &[RunValues<'_>]) -> PyResult<Report> {
     })
 }
 
-/// The comparison settings: anything not given is the command line's
-/// default (`missing` defaults to the evaluation's, as `rankeval eval`
-/// passes its `--missing` on).
-#[allow(clippy::too_many_arguments)]
-fn settings(
-    test: Option<&str>,
-    level: Option<f64>,
-    resamples: Option<u64>,
-    seed: Option<u64>,
-    bootstrap: Option<&str>,
-    correction: Option<&str>,
-    family: Option<&str>,
-    alpha: Option<f64>,
-    missing: Option<&str>,
-    groups_in_family: Option<bool>,
-) -> PyResult<Settings> {
-    let default = Settings::default();
-    let settings = Settings {
-        test: match test {
-            Some(test) => named(
-                test,
-                "test",
-                "t, randomization, bootstrap, wilcoxon, randomization_keyed, bootstrap_keyed",
-            )?,
-            None => default.test,
-        },
-        level: level.unwrap_or(default.level),
-        resamples: resamples.unwrap_or(default.resamples),
-        seed: seed.unwrap_or(default.seed),
-        bootstrap: match bootstrap {
-            Some(b) => named(b, "bootstrap", "auto, multinomial, double_or_nothing")?,
-            None => default.bootstrap,
-        },
-        correction: match correction {
-            Some(c) => named(
-                c,
-                "correction",
-                "holm, bonferroni, benjamini_hochberg (bh), none",
-            )?,
-            None => default.correction,
-        },
-        family: match family {
-            Some(f) => named::<Family>(f, "family", "runs_x_metrics, per_metric, per_run")?,
-            None => default.family,
-        },
-        alpha: alpha.unwrap_or(default.alpha),
-        missing: match missing {
-            Some(m) => named(m, "missing", "skip, zero")?,
-            None => default.missing,
-        },
-        groups_in_family: groups_in_family.unwrap_or(default.groups_in_family),
-        // The jackknife interval is the command line's `--interval
-        // jackknife`; in Python, `rankeval_rs.spark`'s `keyed_compare`.
-        jackknife_groups: None,
-    };
-    settings
-        .validate()
-        .map_err(|e| compare_error(&e.to_string()))?;
-    Ok(settings)
-}
-
 /// Compares the runs of `source` (an experiment's report, or `evaluate`'s
 /// results as `(name, metrics, queries, values)`) with a baseline (a run by
 /// name, or `(file, run)` of a JSON results file written with `--format
 /// json --per-query`) or, without one, every pair of runs, and checks
-/// `gates` (the command line's syntax, `ndcg@10:at_least(0.4)`). Returns
-/// the comparison report as JSON text (the `comparison` object of the
-/// command line's JSON) and whether every gate passed.
+/// `gates` (the command line's syntax, `ndcg@10:at_least(0.4)`). The
+/// keywords fill the spec's comparison, checked by
+/// `rankeval::spec::resolve_comparison` as the command line's flags are.
+/// Returns the comparison report as JSON text (the `comparison` object of
+/// the command line's JSON) and whether every gate passed.
 #[pyfunction]
 #[pyo3(signature = (source, baseline, baseline_file, gates, test=None, level=None, resamples=None, seed=None, correction=None, family=None, alpha=None, missing=None, bootstrap=None, groups_in_family=None, interval=None, jackknife_groups=None))]
 #[allow(clippy::too_many_arguments)]
@@ -164,20 +104,23 @@ pub fn compare(
     baseline: Option<String>,
     baseline_file: Option<(PathBuf, Option<String>)>,
     gates: Vec<String>,
-    test: Option<&str>,
+    test: Option<String>,
     level: Option<f64>,
-    resamples: Option<u64>,
-    seed: Option<u64>,
-    correction: Option<&str>,
-    family: Option<&str>,
+    resamples: Option<i128>,
+    seed: Option<i128>,
+    correction: Option<String>,
+    family: Option<String>,
     alpha: Option<f64>,
     missing: Option<&str>,
-    bootstrap: Option<&str>,
+    bootstrap: Option<String>,
     groups_in_family: Option<bool>,
-    interval: Option<&str>,
-    jackknife_groups: Option<u32>,
+    interval: Option<String>,
+    jackknife_groups: Option<i128>,
 ) -> PyResult<(String, bool)> {
-    let mut settings = settings(
+    let request = CompareKeywords {
+        baseline,
+        baseline_file,
+        gates,
         test,
         level,
         resamples,
@@ -186,76 +129,28 @@ pub fn compare(
         correction,
         family,
         alpha,
-        missing,
         groups_in_family,
-    )?;
-    // The command line's --interval and --jackknife-groups.
-    settings.jackknife_groups = match (interval, jackknife_groups) {
-        (None | Some("test"), None) => None,
-        (Some("jackknife"), groups) => {
-            let groups = groups.unwrap_or(rankeval_compare::keyed::DEFAULT_GROUPS);
-            if groups < 2 {
-                return Err(PyValueError::new_err(format!(
-                    "jackknife_groups={groups}: give at least 2"
-                )));
-            }
-            Some(groups)
-        }
-        (None | Some("test"), Some(_)) => {
-            return Err(PyValueError::new_err(
-                "jackknife_groups goes with interval=\"jackknife\"",
-            ));
-        }
-        (Some(other), _) => {
-            return Err(PyValueError::new_err(format!(
-                "interval=\"{other}\": \"test\" (the test's own) or \"jackknife\""
-            )));
-        }
+        interval,
+        jackknife_groups,
+    }
+    .request()?;
+    let missing = match missing {
+        Some(m) => named(m, "missing", "skip, zero")?,
+        None => Missing::default(),
     };
-    let failed = |e: CompareRunError| compare_error(&e.to_string());
-    let built;
     let report = match &source {
-        Source::Report(report) => report.shown(),
-        Source::Runs(runs) => {
-            built = report_of(runs)?;
-            &built
-        }
+        Source::Report(report) => report.shown().clone(),
+        Source::Runs(runs) => report_of(runs)?,
     };
-    let baseline = match (baseline, baseline_file) {
-        (Some(_), Some(_)) => {
-            return Err(PyValueError::new_err(
-                "give the baseline as a run name or as a results file, not both",
-            ));
-        }
-        (Some(name), None) => Some(Baseline::Run(name)),
-        (None, Some((path, run))) => Some(Baseline::Results(
-            read_results(&path, run.as_deref()).map_err(failed)?,
-        )),
-        (None, None) => None,
-    };
-    let metrics: Vec<String> = report.metrics.iter().map(|m| m.name.clone()).collect();
-    let gates: Vec<GateSpec> = gates
-        .iter()
-        .map(|text| {
-            parse_gate(text, settings.alpha, |metric| {
-                rankeval::parse_metric(metric)
-                    .map(|m| m.name())
-                    .or_else(|e| {
-                        // A corpus metric, a Python metric, or a name the
-                        // report has as written.
-                        if metrics.iter().any(|m| m == metric) {
-                            Ok(metric.to_owned())
-                        } else {
-                            Err(e.to_string())
-                        }
-                    })
-            })
-            .map_err(|e| compare_error(&format!("gate `{text}`: {e}")))
-        })
-        .collect::<PyResult<_>>()?;
+    let run_names: Vec<String> = report.runs.iter().map(|r| r.name.clone()).collect();
+    let metric_names: Vec<String> = report.metrics.iter().map(|m| m.name.clone()).collect();
+    let plan = resolve_comparison(request, &run_names, &metric_names, missing, false)
+        .map_err(|e| spec_error(&e))?
+        .ok_or_else(|| compare_error("no comparison asked for"))?;
     let compared: ComparisonReport = py
-        .detach(|| rankeval::compare::compare(report, baseline.as_ref(), &settings, &gates))
-        .map_err(failed)?;
+        .detach(|| run_plan(&plan, report, &[]))
+        .map_err(|e| compare_error(&e.to_string()))?
+        .comparison;
     let json = serde_json::to_string(&compared)
         .map_err(|e| PyValueError::new_err(format!("the comparison as JSON: {e}")))?;
     Ok((json, compared.passed()))

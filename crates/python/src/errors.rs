@@ -2,7 +2,7 @@
 //! each carrying the file (or in-memory input), the line (or row) and the
 //! message of the Rust error as attributes.
 
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::{PyErr, Python, create_exception};
 use rankeval::front::FrontEnd;
@@ -12,8 +12,8 @@ use rankeval_core::{PluginError, QrelsError, RunError};
 create_exception!(
     rankeval_rs,
     RankevalError,
-    PyException,
-    "Base class of every error rankeval raises; `file`, `line` and `message` say where and what."
+    PyValueError,
+    "Base class of every error rankeval raises, a ValueError (what was given is wrong); `file`, `line` and `message` say where and what."
 );
 create_exception!(
     rankeval_rs,

@@ -1,27 +1,43 @@
-//! `evaluate`: the engine run on Python's inputs with the GIL released, and
-//! its results handed back as NumPy arrays and lists.
+//! `evaluate` and `report`: Python's inputs and keyword arguments fill the
+//! library's experiment spec (`rankeval::spec`), `resolve` checks it as it
+//! checks the command line's flags, and `Experiment::run` evaluates it with
+//! the GIL released; the results come back as NumPy arrays and lists, or as
+//! the text of one of the command line's formats.
+
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankeval::engine::{has_scores, never_ran, unscored_run};
-use rankeval::experiment::hole_warnings;
+use pyo3::types::PyDict;
+use rankeval::experiment::{ExecuteError, Experiment};
 use rankeval::front::{Describe, FrontEnd};
-use rankeval::report::{ReportWarning, RunWarning};
-use rankeval::{
-    Evaluation, Format, Options, ReadError, ReadOptions, evaluate as evaluate_run,
-    evaluate_batches, evaluate_input, parse_aggregator, read::read_run_with,
+use rankeval::outcome::{Outcome, RunError, Wanted};
+use rankeval::read::Loaded;
+use rankeval::report::Report;
+use rankeval::spec::{
+    CorpusRequest, ExperimentSpec, Given, MetricRequest, Origin, RunRequest, resolve,
 };
+use rankeval::{Input, Missing};
+use rankeval_core::Duplicates;
+use rankeval_report::{OutputFormat, RenderOptions};
 
-use crate::errors::{InputError, located, read_error};
+use crate::errors::{CompareError, InputError, located, read_error};
 use crate::inputs::{PyQrels, PyRun, RunSource};
+use crate::keywords::{CompareKeywords, keyword, named, quoted, spec_error};
 use crate::options;
 use crate::python_metric::Metrics;
 
+/// What the qrels given to `evaluate` are called where a message names
+/// them (a JSON Lines run's own judgements left for them).
+const GIVEN_QRELS: &str = "the qrels given";
+
 /// One run's results: `(run, metrics, queries, values, means, warnings,
-/// qrels)`, `values` a `queries x metrics` float64 array, `qrels` the
-/// judgements it was evaluated on (for `compare` to check that runs share
-/// them).
+/// qrels, corpus)`, `values` a `queries x metrics` float64 array, `qrels`
+/// the judgements it was evaluated on (for `compare` to check that runs
+/// share them; `None` for a JSON Lines run's own), `corpus` the corpus
+/// metrics' values by name.
 type RunResults<'py> = (
     String,
     Vec<String>,
@@ -29,130 +45,174 @@ type RunResults<'py> = (
     Bound<'py, PyAny>,
     Vec<f64>,
     Vec<String>,
-    Py<PyQrels>,
+    Option<Py<PyQrels>>,
+    Vec<(String, f64)>,
 );
 
-/// Evaluates each `(name, run)` against `qrels` (or, for JSON Lines run
-/// files, the judgements they hold when `qrels` is `None`) with the metrics
-/// `specs`; `missing` is `"skip"` or `"zero"`, `rel` the relevance level
-/// (a grade above 0, `3.5` too), `ties` `"docid"`, `"input"` or
-/// `"average"`, `score_threshold` a finite number or `None`,
-/// `allow_empty_run` whether a run that never ran on the qrels is evaluated
-/// rather than refused, `judged_only` whether every metric is scored on
-/// judged documents only, `bounds` whether each metric's completions and
-/// the hole rate are added (the command line's `--missing`, `--rel`,
-/// `--ties`, `--score-threshold`, `--allow-empty-run`, `--judged-only` and
-/// `--bounds`).
-#[pyfunction]
-#[pyo3(signature = (qrels, runs, specs, missing, rel, ties="docid", score_threshold=None, allow_empty_run=false, judged_only=false, bounds=false))]
-#[allow(clippy::too_many_arguments)]
-pub fn evaluate<'py>(
-    py: Python<'py>,
-    qrels: Option<Bound<'py, PyQrels>>,
-    runs: Vec<(String, PyRef<'py, PyRun>)>,
-    specs: Vec<String>,
-    missing: &str,
+/// `evaluate`'s keyword arguments (every key present), as Python spells
+/// them: the command line's `--missing`, `--rel`, `--ties`,
+/// `--score-threshold`, `--allow-empty-run`, `--judged-only`, `--bounds`,
+/// `--duplicates`, `--catalog`, `--train`, `--item-features`.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct EvaluateKeywords<'py> {
+    missing: String,
     rel: f64,
-    ties: &str,
+    ties: String,
     score_threshold: Option<f64>,
     allow_empty_run: bool,
     judged_only: bool,
     bounds: bool,
-) -> PyResult<Vec<RunResults<'py>>> {
-    let ties = options::ties(ties)?;
-    let options = options::evaluation(missing, rel, ties, score_threshold, allow_empty_run)?;
+    duplicates: String,
+    catalog: Option<PathBuf>,
+    train: Option<Bound<'py, PyQrels>>,
+    item_features: Option<PathBuf>,
+}
+
+/// The experiment the arguments ask for, resolved, with the Python metrics'
+/// handles.
+struct Asked {
+    experiment: Experiment,
+    metrics: Metrics,
+}
+
+/// A run as the spec takes it: its file, or its data in memory.
+fn run_input(name: &str, run: &PyRun) -> Input {
+    match &run.source {
+        RunSource::Memory(data) => Input::loaded(name, Loaded::Run(Arc::clone(data))),
+        RunSource::File { input, .. } => input.clone(),
+        RunSource::Table(table) => Input::loaded(
+            table.name.clone(),
+            Loaded::Batches(table.batches.clone().into()),
+        )
+        .with_columns(table.columns.clone()),
+    }
+}
+
+/// Fills the spec from the arguments and resolves it: every value checked
+/// by `rankeval::spec::resolve`, its message naming the keyword.
+fn asked(
+    qrels: Option<&Bound<'_, PyQrels>>,
+    runs: &[(String, PyRef<'_, PyRun>)],
+    specs: &[String],
+    options: &EvaluateKeywords<'_>,
+    groups: Option<PathBuf>,
+    compare: Option<CompareKeywords>,
+    title: Option<String>,
+) -> PyResult<Asked> {
+    let ties = options::ties(&options.ties)?;
+    let missing: Missing = named(&options.missing, "missing", "skip, zero")
+        .map_err(|_| keyword_error("missing", &options.missing, "\"skip\" or \"zero\""))?;
+    let duplicates = match options.duplicates.as_str() {
+        "error" => Duplicates::Error,
+        "first" => Duplicates::First,
+        other => return Err(keyword_error("duplicates", other, "\"error\" or \"first\"")),
+    };
     if specs.is_empty() {
         return Err(PyValueError::new_err("give at least one metric"));
     }
-    let metrics = Metrics::build(&specs)?;
-    let metrics = if judged_only {
-        metrics.judged_only()
-    } else {
-        metrics
-    };
-    let metrics = if bounds {
-        metrics.with_bounds()?
-    } else {
-        metrics
-    };
-    options::check_metric_ties(&metrics.metrics, ties)?;
-    for (name, run) in &runs {
-        check_run(name, run, &options)?;
+    let (requested, metrics) = Metrics::requested(specs)?;
+    if options.bounds {
+        metrics.refuse_bounds()?;
     }
-    let mean = parse_aggregator("mean")
-        .map_err(|e| PyValueError::new_err(format!("the `mean` aggregator: {e}")))?;
-    let given: Option<Py<PyQrels>> = qrels.as_ref().map(|q| q.clone().unbind());
-    let qrels_warning = qrels.as_ref().and_then(|q| q.get().warning.clone());
-    let qrels = qrels.as_ref().map(|q| q.get().qrels.clone());
-    let mut results = Vec::with_capacity(runs.len());
-    for (name, run) in &runs {
-        let source: &RunSource = &run.source;
-        let evaluated = py.detach(|| evaluate_one(qrels.as_deref(), source, &metrics, &options));
-        if let Some(raised) = metrics.take_error(py) {
-            return Err(raised);
-        }
-        let (evaluation, ignored, own) = evaluated?;
-        never_ran(name, source.name(name), &evaluation, &options)
-            .map_err(|e| located::<InputError>(None, None, &e.describe(FrontEnd::Python)))?;
-        let judged = match (own, &given) {
-            (Some(own), _) => Py::new(py, PyQrels::from(own))?,
-            (None, Some(given)) => given.clone_ref(py),
-            // `evaluate_one` fails on a run with no qrels before this.
-            (None, None) => return Err(PyValueError::new_err("no qrels")),
-        };
-        let width = evaluation.metrics().len();
-        let queries = evaluation.queries().to_vec();
-        let mut values = Vec::with_capacity(queries.len() * width);
-        for q in 0..queries.len() {
-            values.extend((0..width).map(|m| evaluation.value(q, m)));
-        }
-        let values = PyArray1::from_vec(py, values).reshape([queries.len(), width])?;
-        let means = (0..width)
-            .map(|m| mean.aggregate(&evaluation.column(m)))
-            .collect();
-        // The judgements' own warning is the qrels', not the run's: said
-        // without the run's name, as the command line says it.
-        let mut warnings: Vec<String> = qrels_warning
+    for (name, run) in runs {
+        check_converted_ties(name, run, ties)?;
+    }
+    let whole = Origin::keyword("run_or_runs", "");
+    let spec = ExperimentSpec {
+        whole: whole.clone(),
+        qrels: qrels.map(|q| {
+            Given::new(
+                Input::loaded(GIVEN_QRELS, Loaded::Qrels(Arc::clone(&q.get().qrels), None)),
+                Origin::keyword("qrels", ""),
+            )
+        }),
+        runs: runs
             .iter()
-            .map(|w| w.describe(FrontEnd::Python))
-            .chain(metrics.notes.iter().map(|note| format!("note: {note}")))
-            .collect();
-        let mut run_warnings: Vec<ReportWarning> = Vec::new();
-        if let Some(count) = ignored {
-            run_warnings.push(ReportWarning::RunJudgementsIgnored {
-                count,
-                qrels: "the qrels given".to_owned(),
-            });
-        }
-        run_warnings.extend(evaluation.warnings().into_iter().map(ReportWarning::from));
-        run_warnings.extend(hole_warnings(evaluation.metrics(), |m| {
-            rankeval_core::exact_sum::fmean(&evaluation.column(m))
-        }));
-        warnings.extend(run_warnings.into_iter().map(|warning| {
-            RunWarning {
-                run: name.clone(),
-                warning,
-            }
-            .describe(FrontEnd::Python)
-        }));
-        results.push((
-            name.clone(),
-            evaluation.metrics().to_vec(),
-            queries,
-            values.into_any(),
-            means,
-            warnings,
-            judged,
-        ));
-    }
-    Ok(results)
+            .map(|(name, run)| RunRequest {
+                input: run_input(name, run),
+                written: PathBuf::from(name),
+                name: Some(keyword(name.clone(), "name", quoted(name))),
+                from: Origin::keyword("run_or_runs", quoted(name)),
+            })
+            .collect(),
+        systems: Vec::new(),
+        metrics: Some(keyword(
+            requested
+                .into_iter()
+                .map(|(typed, metric)| MetricRequest {
+                    from: Origin::keyword("metrics", quoted(&typed)),
+                    typed: Some(typed),
+                    metric,
+                })
+                .collect(),
+            "metrics",
+            "",
+        )),
+        aggregators: None,
+        corpus: CorpusRequest {
+            catalog: options
+                .catalog
+                .clone()
+                .map(|p| keyword(p.clone(), "catalog", quoted(&p.display().to_string()))),
+            training: options.train.as_ref().map(|train| {
+                keyword(
+                    Input::loaded(
+                        "the training interactions",
+                        Loaded::Qrels(Arc::clone(&train.get().qrels), None),
+                    ),
+                    "train",
+                    "",
+                )
+            }),
+            features: options
+                .item_features
+                .clone()
+                .map(|p| keyword(p.clone(), "item_features", quoted(&p.display().to_string()))),
+        },
+        groups: groups.map(|p| keyword(p.clone(), "groups", quoted(&p.display().to_string()))),
+        turns: None,
+        per_conversation: None,
+        missing: Some(keyword(missing, "missing", quoted(&options.missing))),
+        rel: Some(keyword(options.rel, "rel", options.rel)),
+        ties: Some(keyword(ties, "ties", quoted(ties.as_str()))),
+        score_threshold: options
+            .score_threshold
+            .map(|t| keyword(t, "score_threshold", t)),
+        judged_only: options
+            .judged_only
+            .then(|| keyword(true, "judged_only", "True")),
+        bounds: options.bounds.then(|| keyword(true, "bounds", "True")),
+        duplicates: Some(keyword(
+            duplicates,
+            "duplicates",
+            quoted(&options.duplicates),
+        )),
+        allow_empty_run: options
+            .allow_empty_run
+            .then(|| keyword(true, "allow_empty_run", "True")),
+        compare: compare
+            .map(CompareKeywords::request)
+            .transpose()?
+            .unwrap_or_default(),
+        title: title.map(|t| keyword(t.clone(), "title", quoted(&t))),
+    };
+    let experiment = resolve(spec).map_err(|e| spec_error(&e))?;
+    Ok(Asked {
+        experiment,
+        metrics,
+    })
 }
 
-/// Checks that `run` can be evaluated with `options` before anything is
-/// read: a run converted in memory has its ties in the order `ties` needs,
-/// and a score threshold has scores to compare (not an MS MARCO run).
-fn check_run(name: &str, run: &PyRun, options: &Options) -> PyResult<()> {
-    let ties = options.ties;
+/// `name=value: expected ...`, a keyword's value that is none of its names.
+fn keyword_error(name: &str, value: &str, expected: &str) -> PyErr {
+    PyValueError::new_err(format!("{name}={value:?}: expected {expected}"))
+}
+
+/// A run converted in memory has its tied scores in the order it was
+/// converted with: `ties` must order them the same way (a rule of Python's
+/// `Run` objects, converted before they are evaluated).
+fn check_converted_ties(name: &str, run: &PyRun, ties: rankeval_core::Ties) -> PyResult<()> {
     if matches!(run.source, RunSource::Memory(_))
         && run.ties.orders_by_doc() != ties.orders_by_doc()
     {
@@ -166,96 +226,177 @@ fn check_run(name: &str, run: &PyRun, options: &Options) -> PyResult<()> {
             ties.as_str()
         )));
     }
-    if let (Some(threshold), RunSource::File { input, .. }) = (options.score_threshold, &run.source)
-        && !has_scores(input.format())
-    {
-        return Err(PyValueError::new_err(format!(
-            "score_threshold={threshold}: {}",
-            unscored_run(name)
-        )));
-    }
     Ok(())
 }
 
-/// Why a run could not be evaluated.
-enum Failure {
-    Read(ReadError),
-    NoQrels(String),
+/// Runs the experiment with the GIL released; a Python metric's exception
+/// first, then the library's errors as Python's.
+fn run(py: Python<'_>, asked: &mut Asked, wanted: Wanted) -> PyResult<Outcome> {
+    let Asked {
+        experiment,
+        metrics,
+    } = asked;
+    let outcome = py.detach(|| experiment.run(wanted, &|_| {}));
+    if let Some(raised) = metrics.take_error(py) {
+        return Err(raised);
+    }
+    outcome.map_err(|e| match e {
+        RunError::Execute(ExecuteError::Read(e)) => read_error(&e),
+        RunError::Execute(ExecuteError::NeverRan(e)) => {
+            located::<InputError>(None, None, &e.describe(FrontEnd::Python))
+        }
+        RunError::Compare { source, .. } => {
+            located::<CompareError>(None, None, &source.to_string())
+        }
+    })
 }
 
-impl From<Failure> for PyErr {
-    fn from(failure: Failure) -> PyErr {
-        match failure {
-            Failure::Read(e) => read_error(&e),
-            Failure::NoQrels(name) => located::<InputError>(
-                Some(&name),
-                None,
-                "no qrels: give qrels, or a JSON Lines run file with `relevant`",
+/// The warnings of the run `name` as Python says them: the judgements'
+/// own (`qrels_warning`), the whole experiment's, the notes on how a metric
+/// was read, then the run's.
+fn run_warnings(
+    report: &Report,
+    name: &str,
+    qrels_warning: Option<String>,
+    notes: &[String],
+) -> Vec<String> {
+    let whole = report.warnings.iter().filter(|w| w.run.is_empty());
+    let own = report.warnings.iter().filter(|w| w.run == name);
+    qrels_warning
+        .into_iter()
+        .chain(whole.map(|w| w.describe(FrontEnd::Python)))
+        .chain(notes.iter().map(|note| format!("note: {note}")))
+        .chain(own.map(|w| w.describe(FrontEnd::Python)))
+        .collect()
+}
+
+/// Evaluates each `(name, run)` against `qrels` (or, for JSON Lines run
+/// files, the judgements they hold when `qrels` is `None`) with the metrics
+/// `specs` (per-query and corpus metrics) and `options` (a dict of every
+/// [`EvaluateKeywords`] key), as `rankeval eval` does.
+#[pyfunction]
+pub fn evaluate<'py>(
+    py: Python<'py>,
+    qrels: Option<Bound<'py, PyQrels>>,
+    runs: Vec<(String, PyRef<'py, PyRun>)>,
+    specs: Vec<String>,
+    options: EvaluateKeywords<'py>,
+) -> PyResult<Vec<RunResults<'py>>> {
+    let mut asked = asked(qrels.as_ref(), &runs, &specs, &options, None, None, None)?;
+    let outcome = run(py, &mut asked, Wanted::default())?;
+    let report = outcome.results.report();
+    let qrels_warning = qrels.as_ref().and_then(|q| {
+        q.get()
+            .warning
+            .as_ref()
+            .map(|w| w.describe(FrontEnd::Python))
+    });
+    let mut results = Vec::with_capacity(report.runs.len());
+    for run in &report.runs {
+        let rows = run.queries.len();
+        let width = run.per_query.len();
+        let mut values = Vec::with_capacity(rows * width);
+        for q in 0..rows {
+            values.extend(run.per_query.iter().map(|column| column[q]));
+        }
+        let values = PyArray1::from_vec(py, values).reshape([rows, width])?;
+        // The one aggregator is the mean.
+        let means = run.aggregates.iter().map(|m| m[0]).collect();
+        // A JSON Lines run evaluated on its own judgements has no qrels
+        // object of the caller's.
+        let judged = qrels.as_ref().map(|q| q.clone().unbind());
+        results.push((
+            run.name.clone(),
+            report.metrics.iter().map(|m| m.name.clone()).collect(),
+            run.queries.clone(),
+            values.into_any(),
+            means,
+            run_warnings(
+                report,
+                &run.name,
+                qrels_warning.clone(),
+                &asked.experiment.notes,
             ),
-        }
+            judged,
+            report
+                .corpus
+                .iter()
+                .cloned()
+                .zip(run.corpus.iter().copied())
+                .collect(),
+        ));
     }
+    Ok(results)
 }
 
-/// One run evaluated: its results, how many judged queries a JSON Lines
-/// run held that were ignored for the qrels given, and the run's own
-/// judgements when they were used instead.
-type Evaluated = (Evaluation, Option<usize>, Option<rankeval_core::Qrels>);
-
-/// Evaluates one run as the command line does (a grouped run file while it
-/// is read, its tied scores ordered as `options.ties` says).
-fn evaluate_one(
-    qrels: Option<&rankeval_core::Qrels>,
-    source: &RunSource,
-    metrics: &Metrics,
-    options: &Options,
-) -> Result<Evaluated, Failure> {
-    let metrics = &metrics.metrics;
-    match (source, qrels) {
-        (RunSource::Memory(run), Some(qrels)) => {
-            Ok((evaluate_run(qrels, run, metrics, options), None, None))
+/// The report of `rankeval eval` as text: the runs evaluated as
+/// [`evaluate`] evaluates them, the groups of the file `groups`, the
+/// comparison `compare` asks for (a dict of `compare`'s keywords, or
+/// `None`), rendered in `format` (the HTML page with its curves and the
+/// queries that changed most); then the warnings as Python says them, and
+/// whether every gate passed.
+#[pyfunction]
+#[pyo3(signature = (qrels, runs, specs, options, groups, compare, format, per_query, title=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn report<'py>(
+    py: Python<'py>,
+    qrels: Option<Bound<'py, PyQrels>>,
+    runs: Vec<(String, PyRef<'py, PyRun>)>,
+    specs: Vec<String>,
+    options: EvaluateKeywords<'py>,
+    groups: Option<PathBuf>,
+    compare: Option<Bound<'py, PyDict>>,
+    format: &str,
+    per_query: bool,
+    title: Option<String>,
+) -> PyResult<(String, Vec<String>, bool)> {
+    let format: OutputFormat = named(
+        format,
+        "format",
+        "table, json, csv, markdown, trec, latex, html",
+    )?;
+    let compare = compare
+        .map(|c| CompareKeywords::from_dict(&c))
+        .transpose()?;
+    let mut asked = asked(
+        qrels.as_ref(),
+        &runs,
+        &specs,
+        &options,
+        groups,
+        compare,
+        title,
+    )?;
+    let wanted = Wanted {
+        curves_and_changes: format == OutputFormat::Html,
+    };
+    let outcome = run(py, &mut asked, wanted)?;
+    let text = rankeval_report::outcome::render(&outcome, format, RenderOptions { per_query });
+    let report = outcome.results.report();
+    let mut warnings: Vec<String> = qrels
+        .as_ref()
+        .and_then(|q| {
+            q.get()
+                .warning
+                .as_ref()
+                .map(|w| w.describe(FrontEnd::Python))
+        })
+        .into_iter()
+        .chain(asked.experiment.notes.iter().map(|n| format!("note: {n}")))
+        .chain(report.warnings.iter().map(|w| w.describe(FrontEnd::Python)))
+        .collect();
+    let passed = match &outcome.results {
+        rankeval::outcome::Results::Compared(compared) => {
+            warnings.extend(
+                compared
+                    .comparison
+                    .group_warnings()
+                    .iter()
+                    .map(|w| w.to_string()),
+            );
+            compared.comparison.passed()
         }
-        (RunSource::Memory(_), None) => Err(Failure::NoQrels("the run".to_owned())),
-        (RunSource::Table(table), Some(qrels)) => {
-            let read = ReadOptions {
-                ties: options.ties,
-                ..table.read
-            };
-            evaluate_batches(
-                qrels,
-                &table.name,
-                &table.batches,
-                &table.columns,
-                read,
-                metrics,
-                options,
-            )
-            .map(|e| (e, None, None))
-            .map_err(Failure::Read)
-        }
-        (RunSource::Table(table), None) => Err(Failure::NoQrels(table.name.clone())),
-        (RunSource::File { input, read }, qrels) => {
-            let read = ReadOptions {
-                ties: options.ties,
-                ..*read
-            };
-            match qrels {
-                Some(qrels) if input.format() == Format::Jsonl => {
-                    let (run, own) = read_run_with(input, read, &|_| {}).map_err(Failure::Read)?;
-                    let ignored = own.map(|own| own.num_queries());
-                    Ok((evaluate_run(qrels, &run, metrics, options), ignored, None))
-                }
-                Some(qrels) => evaluate_input(qrels, input, read, metrics, options, &|_| {})
-                    .map(|e| (e, None, None))
-                    .map_err(Failure::Read),
-                None => {
-                    let (run, own) = read_run_with(input, read, &|_| {}).map_err(Failure::Read)?;
-                    let Some(own) = own else {
-                        return Err(Failure::NoQrels(input.name().to_owned()));
-                    };
-                    let evaluated = evaluate_run(&own, &run, metrics, options);
-                    Ok((evaluated, None, Some(own)))
-                }
-            }
-        }
-    }
+        rankeval::outcome::Results::Plain(_) => true,
+    };
+    Ok((text, warnings, passed))
 }

@@ -16,6 +16,7 @@ mod fingerprint;
 mod groups;
 mod inputs;
 mod interval;
+mod keywords;
 mod options;
 mod python_metric;
 mod report;
@@ -52,6 +53,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inputs::qrels_from_columns, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::run_from_columns, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate::report, m)?)?;
     m.add_function(wrap_pyfunction!(interval::interval, m)?)?;
     m.add_function(wrap_pyfunction!(groups::group_slices, m)?)?;
     m.add_function(wrap_pyfunction!(python_metric::register_metric, m)?)?;

@@ -1,13 +1,13 @@
-//! The evaluation options that are named values (`ties="input"`) or
-//! numbers with a range (`score_threshold=0.5`), checked as the command
-//! line checks `--ties` and `--score-threshold`, with its messages.
+//! The evaluation options of `rankeval_rs.spark`'s evaluator (its
+//! `ties`, `missing`, `rel`, `score_threshold`), with the command line's
+//! messages. `evaluate` and `compare` give theirs to the library's spec
+//! instead (`crate::keywords`).
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rankeval::engine::{ScoreThreshold, check_ties};
 use rankeval::{Missing, Options, RelevanceLevel};
 use rankeval_core::{Metric, Ties};
-use serde::de::DeserializeOwned;
 
 /// `"docid"`, `"input"` or `"average"` (`--ties`).
 pub fn ties(value: &str) -> PyResult<Ties> {
@@ -38,13 +38,6 @@ pub fn score_threshold(value: Option<f64>) -> PyResult<Option<ScoreThreshold>> {
             })
         })
         .transpose()
-}
-
-/// A value of a lowercase serde enum (`"bootstrap"`, `"holm"`) by name.
-pub fn named<T: DeserializeOwned>(value: &str, option: &str, expected: &str) -> PyResult<T> {
-    serde_json::from_value(serde_json::Value::String(value.to_owned())).map_err(|_| {
-        PyValueError::new_err(format!("{option}={value:?}: expected one of {expected}"))
-    })
 }
 
 /// The evaluation options from `evaluate`'s arguments, checked with the

@@ -17,10 +17,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankeval_core::completion::with_bounds;
-use rankeval_core::judged_only::judged_only;
 use rankeval_core::syntax::Spec;
-use rankeval_core::{Cutoff, JudgedRanking, Metric, ParamValue, registry};
+use rankeval_core::{
+    Cutoff, JudgedRanking, Metric, ParamValue, RequestedMetric, parse_requested, registry,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::errors::{MetricError, located, metric_error};
@@ -144,47 +144,56 @@ impl Metrics {
         }
     }
 
-    /// Every metric scored on judged documents only (`judged_only=True`),
-    /// each renamed as the command line's `--judged-only` renames it.
-    pub fn judged_only(self) -> Metrics {
-        let before: Vec<String> = self.metrics.iter().map(|m| m.name()).collect();
-        let metrics: Vec<Box<dyn Metric>> = self.metrics.into_iter().map(judged_only).collect();
-        let calls = self
-            .calls
-            .into_iter()
-            .map(
-                |(name, call)| match before.iter().position(|b| *b == name) {
-                    Some(at) => (metrics[at].name(), call),
-                    None => (name, call),
+    /// Builds each spec as the spec's metrics take it, `(spec, metric)`: a
+    /// registered Python metric (with an optional `@k`), else a per-query
+    /// or corpus metric through the registry, as `-m` is read. The
+    /// returned `Metrics` holds the Python metrics' handles only; the
+    /// experiment dedups and renames the metrics.
+    pub fn requested(specs: &[String]) -> PyResult<(Vec<(String, RequestedMetric)>, Metrics)> {
+        let mut handles = Metrics::default();
+        let mut requested = Vec::with_capacity(specs.len());
+        let mut bad: Vec<PyErr> = Vec::new();
+        for spec in specs {
+            match python_function(spec) {
+                Ok(Some(_)) => match build_metric(spec) {
+                    Ok((metric, call)) => {
+                        if let Some(call) = call {
+                            handles.calls.push((metric.name(), call));
+                        }
+                        requested.push((spec.clone(), RequestedMetric::Query(metric)));
+                    }
+                    Err(error) => bad.push(error),
                 },
-            )
-            .collect();
-        Metrics {
-            metrics,
-            calls,
-            notes: self.notes,
+                Ok(None) => match parse_requested(spec) {
+                    Ok(metric) => requested.push((spec.clone(), metric)),
+                    Err(error) => bad.push(metric_error(spec, &error)),
+                },
+                Err(error) => bad.push(error),
+            }
+        }
+        match bad.len() {
+            0 => Ok((requested, handles)),
+            1 => Err(bad.remove(0)),
+            _ => Python::attach(|py| {
+                let lines: Vec<String> = bad.iter().map(|e| e.value(py).to_string()).collect();
+                Err(located::<MetricError>(None, None, &lines.join("\n")))
+            }),
         }
     }
 
-    /// Each metric followed by its two completions, and the hole rate at the
-    /// end (`bounds=True`, the command line's `--bounds`); a Python metric
-    /// has no completions (a `MetricError` names it).
-    pub fn with_bounds(self) -> PyResult<Metrics> {
-        if let Some((name, _)) = self.calls.first() {
-            return Err(located::<MetricError>(
+    /// Refuses bounds on a Python metric (`bounds=True`): it has no
+    /// completions, the built-in metrics do.
+    pub fn refuse_bounds(&self) -> PyResult<()> {
+        match self.calls.first() {
+            Some((name, _)) => Err(located::<MetricError>(
                 None,
                 None,
                 &format!(
                     "bounds=True: `{name}` is a Python metric; bounds are computed for the built-in metrics"
                 ),
-            ));
+            )),
+            None => Ok(()),
         }
-        let metrics = with_bounds(self.metrics).map_err(|e| metric_error("bounds=True", &e))?;
-        Ok(Metrics {
-            metrics,
-            calls: self.calls,
-            notes: self.notes,
-        })
     }
 
     /// The first exception a Python metric raised, as a `MetricError`
@@ -209,6 +218,14 @@ impl Metrics {
 
 /// A built metric, and its call if it is a Python metric.
 type Built = (Box<dyn Metric>, Option<Arc<PythonCall>>);
+
+/// The registered Python function `spec` names, if it names one.
+fn python_function(spec: &str) -> PyResult<Option<Arc<Py<PyAny>>>> {
+    let parsed = Spec::parse(spec).map_err(|e| metric_error(spec, &e.into()))?;
+    Ok(registered()
+        .as_ref()
+        .and_then(|m| m.get(&parsed.name.to_ascii_lowercase()).cloned()))
+}
 
 fn build_metric(spec: &str) -> PyResult<Built> {
     let parsed = Spec::parse(spec).map_err(|e| metric_error(spec, &e.into()))?;

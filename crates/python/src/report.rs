@@ -15,7 +15,7 @@ use rankeval::outcome::{Results, RunError, Wanted};
 use rankeval_report::{OutputFormat, Render, RenderOptions, Report, render_compared};
 
 use crate::errors::{CompareError, ConfigError as PyConfigError, InputError, located, read_error};
-use crate::options::named;
+use crate::keywords::named;
 
 /// The results of an experiment: every run's per-query values and
 /// aggregates, and the warnings, as the command line reports them.

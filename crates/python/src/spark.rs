@@ -23,10 +23,10 @@ use rankeval::engine::sided::{DEFAULT_CHUNK_ROWS, SidedEvaluator, finish_corpus}
 use rankeval::metrics::aggregators::gmean::{DEFAULT_FLOOR, GeometricMean};
 use rankeval::metrics::aggregators::std_dev::{DEFAULT_DDOF, StdDev};
 use rankeval::read::{Input, ReadOptions};
-use rankeval_compare::keyed::{self, GroupedSums, KeyedSignFlip, PairedSums, SquaredDeviations};
-use rankeval_compare::{KeyedBootstrap, KeyedTukey};
 use rankeval_core::registry::{aggregators, parse_aggregator, parse_corpus_metric};
 use rankeval_core::{Aggregator, CorpusInputs, CorpusMetric};
+use rankeval_stats::keyed::{self, GroupedSums, KeyedSignFlip, PairedSums, SquaredDeviations};
+use rankeval_stats::{KeyedBootstrap, KeyedTukey};
 
 use crate::errors::InputError;
 use crate::inputs::duplicates;
@@ -330,7 +330,7 @@ pub fn spark_aggregate_values(
 /// `differences` (candidate - baseline) of queries `queries`: the wires of
 /// `(PairedSums, GroupedSums over `groups` groups, KeyedSignFlip and
 /// KeyedBootstrap with `resamples` and `seed`)`, each mergeable in any
-/// order (`rankeval_compare::keyed`, `rankeval_compare::keyed_bootstrap`).
+/// order (`rankeval_stats::keyed`, `rankeval_stats::keyed_bootstrap`).
 #[pyfunction]
 pub fn keyed_states(
     queries: Vec<String>,
@@ -372,7 +372,7 @@ type KeyedWires = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
 /// The keyed randomized Tukey HSD's state of one partition's queries:
 /// `queries[q]`'s scores are row `q` of `scores` (queries x systems, the
 /// systems in the order the driver gives), `resamples` and `seed` as the
-/// command line's (`rankeval_compare::keyed_tukey`); its wire.
+/// command line's (`rankeval_stats::keyed_tukey`); its wire.
 #[pyfunction]
 pub fn keyed_tukey_state(
     queries: Vec<String>,
@@ -422,7 +422,7 @@ pub fn keyed_tukey_result<'py>(
     out.set_item("pairs", pairs)?;
     out.set_item("resamples", hsd.resamples)?;
     out.set_item("seed", hsd.seed)?;
-    out.set_item("rng", rankeval_compare::KEYED_TUKEY_RNG_NAME)?;
+    out.set_item("rng", rankeval_stats::KEYED_TUKEY_RNG_NAME)?;
     Ok(out)
 }
 
@@ -524,15 +524,15 @@ pub fn keyed_result<'py>(
     )?;
     out.set_item("bootstrap_p_value", boot.p_value)?;
     out.set_item("bootstrap_standard_error", boot.standard_error)?;
-    out.set_item("bootstrap_rng", rankeval_compare::KEYED_BOOTSTRAP_RNG_NAME)?;
+    out.set_item("bootstrap_rng", rankeval_stats::KEYED_BOOTSTRAP_RNG_NAME)?;
     Ok(out)
 }
 
 /// The states sent as `wires`, read and merged; an error when there is none.
 fn merged<T>(
     wires: &[Vec<f64>],
-    read: impl Fn(&[f64]) -> Result<T, rankeval_compare::CompareError>,
-    merge: impl Fn(&mut T, &T) -> Result<(), rankeval_compare::CompareError>,
+    read: impl Fn(&[f64]) -> Result<T, rankeval_stats::CompareError>,
+    merge: impl Fn(&mut T, &T) -> Result<(), rankeval_stats::CompareError>,
     what: &str,
 ) -> PyResult<T> {
     let mut out: Option<T> = None;
@@ -554,6 +554,6 @@ fn merge_paired(wires: &[Vec<f64>]) -> PyResult<PairedSums> {
     Ok(merged)
 }
 
-fn keyed_error(e: rankeval_compare::CompareError) -> PyErr {
+fn keyed_error(e: rankeval_stats::CompareError) -> PyErr {
     crate::errors::CompareError::new_err(e.to_string())
 }

@@ -1,7 +1,7 @@
 """Confidence intervals of means (issue 26): Evaluation.interval and the
 `ci` aggregator of experiments give the command line's bounds, which equal
 scipy's t interval (within 1e-12) and scipy's BCa bootstrap (within Monte
-Carlo error) on the fixtures scripts/compare_fixtures.py stored with scipy."""
+Carlo error) on the fixtures scripts/data/compare.py stored with scipy."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from rankeval_rs import Evaluation, Interval, MetricError, RankevalWarning
 from conftest import ROOT, cli
 
 QUICKSTART = ROOT / "examples" / "quickstart"
-FIXTURES = ROOT / "crates" / "compare" / "tests" / "data" / "intervals.json"
+FIXTURES = ROOT / "crates" / "stats" / "tests" / "data" / "intervals.json"
 
 
 def scipy_cases() -> list[dict]:

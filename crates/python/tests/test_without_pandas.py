@@ -47,7 +47,7 @@ def test_the_version_is_the_workspaces_and_names_the_commit():
     cargo = (ROOT / "Cargo.toml").read_text()
     version = re.search(r'\[workspace\.package\]\s*\nversion = "([^"]+)"', cargo)
     assert version is not None
-    # The commit the package was built from: scripts/test-wheel.sh runs a copy
+    # The commit the package was built from: scripts/release/test-wheel.sh runs a copy
     # of these tests outside any checkout and names it (empty for a wheel built
     # from the sdist); here, the checkout's HEAD.
     head = os.environ.get("RANKEVAL_EXPECTED_COMMIT")
@@ -85,7 +85,7 @@ def test_notebooks_show_the_means_as_an_html_table():
 
 
 def test_importing_the_package_imports_no_numpy_pandas_or_arrow():
-    # A quick `import rankeval_rs` (scripts/test-wheel.sh measures it): numpy,
+    # A quick `import rankeval_rs` (scripts/release/test-wheel.sh measures it): numpy,
     # pandas and pyarrow are imported where they are first used.
     code = "import sys, rankeval_rs; print(sorted(m for m in ('numpy', 'pandas', 'pyarrow', 'polars') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -4,12 +4,12 @@
 
 use std::collections::HashMap;
 
-use rankeval_compare::CompareError;
-use rankeval_compare::agreement::{
-    Kappa, KappaWeights, KendallTau, cohen_kappa, kendall_tau, top_k_agreement,
-};
 use rankeval_core::exact_sum::fmean;
 use rankeval_core::{Metric, Qrels, Run};
+use rankeval_stats::CompareError;
+use rankeval_stats::agreement::{
+    Kappa, KappaWeights, KendallTau, cohen_kappa, kendall_tau, top_k_agreement,
+};
 use serde::Serialize;
 
 use crate::engine::{Missing, Options, QuerySample, evaluate};

@@ -27,12 +27,12 @@
 use rand_core::Rng;
 use std::collections::HashMap;
 
-use rankeval_compare::keyed::spark_xxhash64;
-use rankeval_compare::rng::chunk_rng;
 use rankeval_core::exact_sum::fmean;
 use rankeval_core::{
     Grade, JudgedRanking, Judgement, Metric, Qrels, QrelsBuilder, Run, shorten_id,
 };
+use rankeval_stats::keyed::spark_xxhash64;
+use rankeval_stats::rng::chunk_rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -456,7 +456,7 @@ impl Default for ExpectedSettings {
     fn default() -> Self {
         Self {
             samples: 10_000,
-            seed: rankeval_compare::DEFAULT_SEED,
+            seed: rankeval_stats::DEFAULT_SEED,
             enumeration_limit: 4096,
         }
     }

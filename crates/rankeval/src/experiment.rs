@@ -2,6 +2,8 @@
 //! every check done. The `eval` command builds one from its flags, the `run`
 //! command from a TOML file; both execute it the same way.
 
+use std::borrow::Cow;
+
 use rankeval_core::{Aggregator, CorpusMetric, Metric, Qrels, RelevanceLevel, Run};
 
 use crate::changed::{KeptLists, KeptRun};
@@ -14,7 +16,7 @@ use crate::groups::{
     unevaluated_warnings,
 };
 use crate::read::{
-    Format, Input, ReadError, ReadOptions, read_groups, read_qrels_noted, read_run_with,
+    Format, Input, Loaded, ReadError, ReadOptions, read_groups, read_qrels_noted, read_run_with,
 };
 use crate::report::{MetricColumn, Report, ReportWarning, RunResult, RunWarning, aggregate_run};
 
@@ -87,6 +89,8 @@ pub fn system_files(
 /// A resolved experiment.
 #[derive(Debug)]
 pub struct Experiment {
+    /// The report's title, if given (`--title`, TOML `title`).
+    pub title: Option<String>,
     /// The qrels, or `None` when every run is JSON Lines holding its own.
     pub qrels: Option<Input>,
     /// The runs, in report order; names are unique.
@@ -193,11 +197,15 @@ impl Experiment {
         keep: bool,
     ) -> Result<(Report, Option<KeptLists>), ExecuteError> {
         let mut kept = keep.then(KeptLists::default);
-        let (shared_qrels, note): (Option<Qrels>, _) = match &self.qrels {
-            Some(input) => {
-                let (qrels, note) = read_qrels_noted(input, progress)?;
-                (Some(qrels), note)
-            }
+        // Judgements already in memory are used where they are.
+        let (shared_qrels, note): (Option<Cow<'_, Qrels>>, _) = match &self.qrels {
+            Some(input) => match input.loaded_data() {
+                Some(Loaded::Qrels(qrels, note)) => (Some(Cow::Borrowed(&**qrels)), note.clone()),
+                _ => {
+                    let (qrels, note) = read_qrels_noted(input, progress)?;
+                    (Some(Cow::Owned(qrels)), note)
+                }
+            },
             None => (None, None),
         };
         let corpus_inputs = if self.corpus_metrics.is_empty() {
@@ -484,7 +492,7 @@ impl Experiment {
             });
         }
         if let (Some(kept), Some(qrels), Some(input)) = (kept.as_mut(), shared_qrels, &self.qrels) {
-            kept.qrels = Some((qrels, input.name().to_owned()));
+            kept.qrels = Some((qrels.into_owned(), input.name().to_owned()));
         }
         Ok((report, kept))
     }

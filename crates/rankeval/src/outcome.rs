@@ -34,6 +34,8 @@ pub struct Outcome {
     pub changes: Option<ChangedExplanations>,
     /// Each system's results, when the experiment has systems.
     pub systems: Option<Systems>,
+    /// The report's title, if the experiment has one.
+    pub title: Option<String>,
 }
 
 /// The results with or without a comparison.
@@ -149,6 +151,7 @@ impl Experiment {
             curves,
             changes,
             systems,
+            title: self.title.clone(),
         })
     }
 }

@@ -5,16 +5,16 @@
 //! Each run is evaluated twice: with the model's judgements (every query
 //! they judge) and with the people's (the queries they judge). Per metric,
 //! the model's per-query values are the predictions and the people's the
-//! labels; [`rankeval_compare::ppi`] turns them into an estimate of the
+//! labels; [`rankeval_stats::ppi`] turns them into an estimate of the
 //! metric's mean under the people's judgements, with a confidence interval
 //! that holds whatever the model's bias, and the paired difference of two
 //! runs with its p-value. Gates decide on those numbers.
 
 use std::collections::HashMap;
 
-use rankeval_compare::ppi::{PpiColumns, PpiComparison, PpiMean, PpiOptions, ppi_mean, ppi_paired};
-use rankeval_compare::{CompareError, GateOutcome};
 use rankeval_core::{Metric, Qrels, Run};
+use rankeval_stats::ppi::{PpiColumns, PpiComparison, PpiMean, PpiOptions, ppi_mean, ppi_paired};
+use rankeval_stats::{CompareError, GateOutcome};
 use serde::Serialize;
 
 use crate::compare::GateSpec;

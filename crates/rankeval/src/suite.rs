@@ -3,11 +3,11 @@
 //! dataset weighs the same, the BEIR convention), its stratified bootstrap
 //! interval (queries resampled within each dataset), and the comparison of
 //! every run with a baseline across the suite, paired by (dataset, query).
-//! The statistics are `rankeval_compare::stratified`'s.
+//! The statistics are `rankeval_stats::stratified`'s.
 
 use std::collections::HashMap;
 
-use rankeval_compare::{MacroComparison, MacroMean, macro_mean_interval, macro_paired};
+use rankeval_stats::{MacroComparison, MacroMean, macro_mean_interval, macro_paired};
 use serde::Serialize;
 
 use crate::report::Report;
@@ -40,7 +40,7 @@ impl Default for SuiteSettings {
         Self {
             level: 0.95,
             resamples: 10_000,
-            seed: rankeval_compare::DEFAULT_SEED,
+            seed: rankeval_stats::DEFAULT_SEED,
         }
     }
 }
@@ -295,7 +295,7 @@ pub fn macro_suite(
         runs,
         comparisons,
         settings,
-        rng: rankeval_compare::RNG_NAME,
+        rng: rankeval_stats::RNG_NAME,
     })
 }
 

@@ -1,14 +1,14 @@
 //! Systems of several runs (`[[systems]]`: training seeds, folds): each
 //! system's grand mean over queries and runs, the spread from run to run,
 //! its two-way bootstrap interval, and every system compared with the
-//! first, counting both systems' run variance (`rankeval_compare::seeds`).
+//! first, counting both systems' run variance (`rankeval_stats::seeds`).
 //! A system's values are those of its runs on the queries every one of its
 //! runs was evaluated on; two systems are compared on the queries all of
 //! their runs share.
 
 use std::collections::{HashMap, HashSet};
 
-use rankeval_compare::{SystemComparison, SystemSummary, compare_systems, summarize_system};
+use rankeval_stats::{SystemComparison, SystemSummary, compare_systems, summarize_system};
 use serde::Serialize;
 
 use crate::experiment::SystemSpec;
@@ -173,6 +173,6 @@ pub fn system_results(report: &Report, specs: &[SystemSpec], settings: SuiteSett
         systems,
         comparisons,
         settings,
-        rng: rankeval_compare::RNG_NAME,
+        rng: rankeval_stats::RNG_NAME,
     }
 }

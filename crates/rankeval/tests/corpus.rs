@@ -352,7 +352,7 @@ fn corpus_metrics_are_registered_and_round_trip() {
     assert!(error.contains("did you mean `coverage`"), "{error}");
 }
 
-/// Every corpus metric on the data of `scripts/corpus_peers.py`, run as
+/// Every corpus metric on the data of `scripts/data/corpus-peers.py`, run as
 /// `rankeval run` runs an experiment file, against the values RecTools
 /// (installed), RecBole and Elliot (their code re-implemented line for
 /// line, see the script) give on it.

@@ -1,5 +1,5 @@
 //! Span qrels (`rankeval::spans`): the character-level values and chunk
-//! grades against an independent reference (`scripts/spans_reference.py`,
+//! grades against an independent reference (`scripts/data/spans-reference.py`,
 //! plain sets of character indices), and a generated corpus re-chunked two
 //! ways.
 

@@ -51,6 +51,7 @@ mod ipc;
 mod json;
 mod jsonl;
 mod lines;
+mod loaded;
 mod mapped;
 pub mod missing_column;
 mod msmarco;
@@ -83,6 +84,7 @@ pub use error::{ReadError, ReadErrorKind};
 pub use groups::{QueryGroups, read_groups};
 pub use guard::decoding;
 pub use lines::MAX_LINE_BYTES;
+pub use loaded::Loaded;
 pub use table::stream_batches;
 pub use table::{
     qrels_columns, qrels_from_batches, qrels_from_batches_noted, run_columns, run_from_batches,
@@ -174,6 +176,8 @@ enum Origin {
     /// A file that cannot be read twice (a pipe), its bytes copied to a
     /// spill file as they are read (see `stream::Spill`).
     Teed(PathBuf, std::sync::Arc<File>),
+    /// Data already read (see [`Loaded`]).
+    Loaded(Loaded),
 }
 
 impl Input {
@@ -245,7 +249,7 @@ impl Input {
     pub fn path(&self) -> Option<&Path> {
         match &self.origin {
             Origin::File(path) | Origin::Teed(path, _) => Some(path),
-            Origin::Bytes(_) => None,
+            Origin::Bytes(_) | Origin::Loaded(_) => None,
         }
     }
 
@@ -269,7 +273,7 @@ impl Input {
         match &self.origin {
             Origin::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
             Origin::Bytes(bytes) => Some(bytes.len() as u64),
-            Origin::Teed(..) => None,
+            Origin::Teed(..) | Origin::Loaded(_) => None,
         }
     }
 
@@ -297,6 +301,12 @@ impl Input {
             Origin::Teed(path, spill) => {
                 let teed = stream::Tee::new(File::open(path)?, spill.clone());
                 return self.stream(Box::new(teed));
+            }
+            // Handed over whole by `read_qrels_as` and `read_run_with`.
+            Origin::Loaded(_) => {
+                return Err(io::Error::other(
+                    "the data is in memory, not bytes to parse",
+                ));
             }
         };
         if is_gzip(bytes) {
@@ -429,7 +439,7 @@ impl Input {
     fn csv_delimiter(&self) -> Result<u8, ReadError> {
         let tsv = match &self.origin {
             Origin::File(path) | Origin::Teed(path, _) => extension(path),
-            Origin::Bytes(_) => extension(Path::new(&self.name)),
+            Origin::Bytes(_) | Origin::Loaded(_) => extension(Path::new(&self.name)),
         }
         .is_some_and(|e| e == "tsv");
         self.csv
@@ -611,6 +621,20 @@ fn read_qrels_as(
         note,
         ungraded: UngradedRows::default(),
     };
+    match input.loaded_data() {
+        Some(Loaded::Qrels(qrels, note)) => return Ok(graded((**qrels).clone(), note.clone())),
+        Some(Loaded::Batches(batches)) => {
+            let (qrels, note) = qrels_from_batches_noted(&input.name, batches, &input.csv)?;
+            return Ok(graded(qrels, note));
+        }
+        Some(Loaded::Run(_)) => {
+            return Err(input.error(
+                None,
+                ReadErrorKind::BadField("a run, not judgements".to_owned()),
+            ));
+        }
+        None => {}
+    }
     match input.format {
         Format::Trec | Format::Msmarco => {
             let parsed = input.parse(&TrecQrels, QRELS_LINE, progress)?;
@@ -676,6 +700,22 @@ pub fn read_run_with(
     options: ReadOptions,
     progress: Progress<'_>,
 ) -> Result<(Run, Option<Qrels>), ReadError> {
+    match input.loaded_data() {
+        Some(Loaded::Run(run)) => return Ok(((**run).clone(), None)),
+        Some(Loaded::Batches(batches)) => {
+            return Ok((
+                run_from_batches(&input.name, batches, &input.csv, options)?,
+                None,
+            ));
+        }
+        Some(Loaded::Qrels(..)) => {
+            return Err(input.error(
+                None,
+                ReadErrorKind::BadField("judgements, not a run".to_owned()),
+            ));
+        }
+        None => {}
+    }
     match input.format {
         Format::Trec => {
             let parsed = input.parse(&TrecRun, RUN_LINE, progress)?;

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use rankeval::agreement::AgreementReport;
-use rankeval_compare::agreement::{KappaWeights, KendallMethod};
+use rankeval_stats::agreement::{KappaWeights, KendallMethod};
 
 /// How `rankeval agree` prints its report.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -138,7 +138,7 @@ fn table(report: &AgreementReport) -> String {
 mod tests {
     use rankeval::agreement::MetricAgreement;
     use rankeval::engine::QuerySample;
-    use rankeval_compare::agreement::{cohen_kappa, kendall_tau};
+    use rankeval_stats::agreement::{cohen_kappa, kendall_tau};
 
     use super::*;
 

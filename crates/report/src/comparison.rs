@@ -24,7 +24,7 @@ use super::{
 use rankeval::compare::{
     BaselineSource, Compared, ComparisonCell, ComparisonReport, GateCheck, quantity_name,
 };
-use rankeval_compare::{Correction, IntervalMethod, Relation};
+use rankeval_stats::{Correction, IntervalMethod, Relation};
 
 /// The report in `format` with its comparison. `--format trec` has no
 /// place for one: it prints the report alone (the caller warns).
@@ -229,7 +229,7 @@ fn provenance(c: &ComparisonReport) -> Vec<String> {
             jackknife = format!(
                 "delete-a-group jackknife interval ({} groups of queries by id hash)",
                 p.jackknife_groups
-                    .unwrap_or(rankeval_compare::keyed::DEFAULT_GROUPS)
+                    .unwrap_or(rankeval_stats::keyed::DEFAULT_GROUPS)
             );
             jackknife.as_str()
         }
@@ -332,7 +332,7 @@ pub fn gate_detail(gate: &GateCheck) -> String {
                 (Relation::Below, false) => ">=",
             };
             let number = |v: f64| {
-                if o.quantity == rankeval_compare::Quantity::CorrectedPValue {
+                if o.quantity == rankeval_stats::Quantity::CorrectedPValue {
                     p_value(v)
                 } else {
                     format!("{v:.4}")

@@ -35,7 +35,7 @@ const BINS: usize = 20;
 
 /// What a comparison adds to the report: a baseline other than the first
 /// run, columns of the summary table (differences, confidence intervals,
-/// p-values ...) and the results of quality gates. The `rankeval-compare`
+/// p-values ...) and the results of quality gates. The `rankeval-stats`
 /// crate fills it; without one, the baseline is the first run and the page
 /// says so.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -79,6 +79,8 @@ pub struct HtmlExtras<'a> {
     /// The explain tables of the queries that changed most, if made
     /// (`rankeval::changed::explain_changed`).
     pub explanations: Option<&'a ChangedExplanations>,
+    /// The page's title and heading (default: `rankeval report`).
+    pub title: Option<&'a str>,
 }
 
 /// The baseline run's index: the comparison's, else the first run.
@@ -96,7 +98,7 @@ pub fn render(report: &Report, options: RenderOptions, extras: HtmlExtras<'_>) -
         baseline,
         out: String::with_capacity(64 * 1024),
     };
-    page.head();
+    page.head(extras.title);
     page.summary(options, extras.comparison);
     page.distributions();
     page.differences();
@@ -123,14 +125,15 @@ struct Page<'a> {
 }
 
 impl<'a> Page<'a> {
-    fn head(&mut self) {
+    fn head(&mut self, title: Option<&str>) {
         let r = self.report;
+        let title = escape(title.unwrap_or("rankeval report"));
         let _ = write!(
             self.out,
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-             <title>rankeval report</title>\n<style>{STYLE}</style></head>\n<body><main>\n\
-             <h1>rankeval report</h1>\n<p>{} {}: {}; {} {}.</p>\n",
+             <title>{title}</title>\n<style>{STYLE}</style></head>\n<body><main>\n\
+             <h1>{title}</h1>\n<p>{} {}: {}; {} {}.</p>\n",
             r.runs.len(),
             if r.runs.len() == 1 { "run" } else { "runs" },
             r.runs
@@ -991,6 +994,7 @@ mod tests {
                 curves: Some(&curves),
                 comparison: None,
                 explanations: None,
+                title: None,
             },
         );
         insta::assert_snapshot!(html);
@@ -1045,6 +1049,7 @@ mod tests {
                 curves: Some(&curves),
                 comparison: None,
                 explanations: None,
+                title: None,
             },
         );
         for needle in ["<script", "http://", "https://", "@import", "url(", "<link"] {
@@ -1077,6 +1082,7 @@ mod tests {
                 curves: None,
                 comparison: Some(&comparison),
                 explanations: None,
+                title: None,
             },
         );
         assert!(html.contains("<th class=\"num\">Δ (v2)</th>"));
@@ -1137,6 +1143,7 @@ mod tests {
                 curves: Some(&curves),
                 comparison: None,
                 explanations: None,
+                title: None,
             },
         );
         assert!(html.len() < 400_000, "{} bytes", html.len());

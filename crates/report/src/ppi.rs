@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use rankeval::engine::Missing;
 use rankeval::ppi::PpiReport;
-use rankeval_compare::{Quantity, Relation};
+use rankeval_stats::{Quantity, Relation};
 
 use crate::text;
 
@@ -201,9 +201,9 @@ fn summary(report: &PpiReport) -> String {
 mod tests {
     use rankeval::engine::QuerySample;
     use rankeval::ppi::{PpiGateResult, PpiMetric, PpiRun};
-    use rankeval_compare::GateOutcome;
-    use rankeval_compare::Interval;
-    use rankeval_compare::ppi::{NormalMean, PpiComparison, PpiMean};
+    use rankeval_stats::GateOutcome;
+    use rankeval_stats::Interval;
+    use rankeval_stats::ppi::{NormalMean, PpiComparison, PpiMean};
 
     use super::*;
 

@@ -1,5 +1,5 @@
 """A local Spark session (``local[2]``) whose workers run this interpreter,
-where ``rankeval_rs`` is this example's build (scripts/spark-tests.sh
+where ``rankeval_rs`` is this example's build (scripts/test/spark.sh
 installs it), and the example's ``rankeval`` binary the results are
 compared with."""
 

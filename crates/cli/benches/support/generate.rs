@@ -1,5 +1,5 @@
 //! A seeded generator of TREC qrels and runs of a given shape, for the
-//! benchmark and for scripts/bench-peers.sh. Files go under `target/`,
+//! benchmark and for scripts/bench/peers.sh. Files go under `target/`,
 //! never into the repository.
 
 use std::fs::File;

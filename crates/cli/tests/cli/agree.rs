@@ -1,6 +1,6 @@
 //! `rankeval agree` on examples/judgements: the report, and its kappa
 //! recomputed from the two qrels files read here (the statistic itself is
-//! checked against scikit-learn in rankeval-compare).
+//! checked against scikit-learn in rankeval-stats).
 
 use std::collections::HashMap;
 
@@ -57,10 +57,10 @@ fn kappa_of_the_documents_both_judged() {
     assert_eq!(code, 0, "{stderr}");
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(report["shared"], keys.len());
-    let want = rankeval_compare::agreement::cohen_kappa(
+    let want = rankeval_stats::agreement::cohen_kappa(
         &a,
         &b,
-        rankeval_compare::agreement::KappaWeights::Quadratic,
+        rankeval_stats::agreement::KappaWeights::Quadratic,
     )
     .unwrap();
     assert_eq!(report["kappa"]["kappa"].as_f64().unwrap(), want.kappa);

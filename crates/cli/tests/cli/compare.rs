@@ -449,7 +449,7 @@ fn both_spellings_of_the_comparison_settings_are_accepted_everywhere() {
 
 /// `--interval jackknife`: each difference's interval is the
 /// delete-a-group jackknife over the queries grouped by Spark's xxhash64 of
-/// their id (`rankeval_compare::keyed::GroupedSums`, tested in that crate),
+/// their id (`rankeval_stats::keyed::GroupedSums`, tested in that crate),
 /// fed here from the command's own per-query values; the p-value stays the
 /// test's; the report and provenance say so; the same from TOML; refused
 /// without a baseline and with a bad group count.
@@ -488,7 +488,7 @@ fn a_jackknife_interval_keyed_by_query() {
     assert_eq!(code, 0, "{stderr}");
     let (bm25, dense) = (one_metric_csv(&csv, "bm25"), one_metric_csv(&csv, "dense"));
     assert_eq!(bm25.len(), 40);
-    let mut sums = rankeval_compare::keyed::GroupedSums::new(7).unwrap();
+    let mut sums = rankeval_stats::keyed::GroupedSums::new(7).unwrap();
     for ((q, b), (q2, d)) in bm25.iter().zip(&dense) {
         assert_eq!(q, q2);
         sums.add(q.as_bytes(), d - b).unwrap();
@@ -583,7 +583,7 @@ fn a_jackknife_interval_keyed_by_query() {
 
 /// `--test bootstrap-keyed` and, without a baseline, `--test
 /// randomization-keyed` (the keyed randomized Tukey HSD): the command's
-/// intervals and p-values are those of `rankeval_compare`'s keyed states
+/// intervals and p-values are those of `rankeval_stats`'s keyed states
 /// (tested against their definitions in that crate) fed with the
 /// command's own per-query values and query ids; the provenance names the
 /// keyed generators; the keyed bootstrap is refused without a baseline.
@@ -616,8 +616,8 @@ fn keyed_bootstrap_and_keyed_tukey_from_the_commands_values() {
     assert_eq!(code, 0, "{stderr}");
     let (bm25, dense) = (one_metric_csv(&csv, "bm25"), one_metric_csv(&csv, "dense"));
     assert_eq!(bm25.len(), 40);
-    let mut boot = rankeval_compare::KeyedBootstrap::new(400, 9).unwrap();
-    let mut tukey = rankeval_compare::KeyedTukey::new(2, 400, 9).unwrap();
+    let mut boot = rankeval_stats::KeyedBootstrap::new(400, 9).unwrap();
+    let mut tukey = rankeval_stats::KeyedTukey::new(2, 400, 9).unwrap();
     for ((q, b), (q2, d)) in bm25.iter().zip(&dense) {
         assert_eq!(q, q2);
         boot.add(q.as_bytes(), d - b).unwrap();
@@ -647,10 +647,7 @@ fn keyed_bootstrap_and_keyed_tukey_from_the_commands_values() {
     let provenance = &report["comparison"]["provenance"];
     assert_eq!(provenance["test"], "bootstrap_keyed");
     assert_eq!(provenance["interval_method"], "bootstrap_percentile");
-    assert_eq!(
-        provenance["rng"],
-        rankeval_compare::KEYED_BOOTSTRAP_RNG_NAME
-    );
+    assert_eq!(provenance["rng"], rankeval_stats::KEYED_BOOTSTRAP_RNG_NAME);
 
     let want = tukey.result().unwrap();
     let (code, out, stderr) = run(&[
@@ -670,7 +667,7 @@ fn keyed_bootstrap_and_keyed_tukey_from_the_commands_values() {
     assert_eq!(cell["p_value"].as_f64().unwrap(), want.pairs[0].p_value);
     let provenance = &report["comparison"]["provenance"];
     assert_eq!(provenance["test"], "randomized_tukey_hsd_keyed");
-    assert_eq!(provenance["rng"], rankeval_compare::KEYED_TUKEY_RNG_NAME);
+    assert_eq!(provenance["rng"], rankeval_stats::KEYED_TUKEY_RNG_NAME);
     // Without the keyed test, all pairs get the position-drawn Tukey HSD.
     let (code, out, _) = run(&["--all-pairs", "--format", "json"]);
     assert_eq!(code, 0);

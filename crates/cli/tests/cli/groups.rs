@@ -408,7 +408,7 @@ fn groups_join_the_family_when_asked() {
         "2 metrics x (the whole runs and 4 groups)"
     );
     let p: Vec<f64> = pairs.iter().map(|(p, _)| *p).collect();
-    let holm = rankeval_compare::correct(&p, rankeval_compare::Correction::Holm).expect("holm");
+    let holm = rankeval_stats::correct(&p, rankeval_stats::Correction::Holm).expect("holm");
     for ((_, corrected), expected) in pairs.iter().zip(&holm) {
         assert!(
             (corrected - expected).abs() <= 1e-15,
@@ -422,8 +422,7 @@ fn groups_join_the_family_when_asked() {
     let own: Vec<f64> = (0..2)
         .map(|i| tail[i]["p_value"].as_f64().expect("p"))
         .collect();
-    let own_holm =
-        rankeval_compare::correct(&own, rankeval_compare::Correction::Holm).expect("holm");
+    let own_holm = rankeval_stats::correct(&own, rankeval_stats::Correction::Holm).expect("holm");
     for i in 0..2 {
         let corrected = tail[i]["corrected_p_value"].as_f64().expect("corrected");
         assert!((corrected - own_holm[i]).abs() <= 1e-15);

@@ -192,3 +192,59 @@ fn the_renderers_read_no_input() {
         }
     }
 }
+
+/// `--title` (TOML `title`) names the page: its title and heading,
+/// escaped; a blank, multi-line or paragraph-long title is refused in each
+/// front end's words.
+#[test]
+fn a_title_names_the_page_from_flags_and_toml() {
+    let example = workspace().join("examples/judgements");
+    let qrels = example.join("human.qrels").display().to_string();
+    let bm25 = example.join("bm25.trec").display().to_string();
+    let dense = example.join("dense.trec").display().to_string();
+    let eval = |title: &str| {
+        run(&[
+            "eval", "--qrels", &qrels, "--run", &bm25, "--run", &dense, "-m", "p@5", "--format",
+            "html", "--title", title,
+        ])
+    };
+    let (code, html, stderr) = eval("Weekly <v2> vs prod");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(html.contains("<title>Weekly &lt;v2&gt; vs prod</title>"));
+    assert!(html.contains("<h1>Weekly &lt;v2&gt; vs prod</h1>"));
+    let (_, untitled, _) = run(&[
+        "eval", "--qrels", &qrels, "--run", &bm25, "-m", "p@5", "--format", "html",
+    ]);
+    assert!(untitled.contains("<h1>rankeval report</h1>"));
+
+    let long = "x".repeat(201);
+    for (title, message) in [
+        ("  ", "--title   : a title cannot be blank"),
+        ("a\nb", "a title cannot be blank nor hold a tab, newline"),
+        (long.as_str(), "the title has 201 characters; at most 200"),
+    ] {
+        let (code, _, stderr) = eval(title);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains(message), "{stderr}");
+    }
+
+    let toml = |title: &str| {
+        format!(
+            "qrels = \"{qrels}\"\nmetrics = [\"p@5\"]\ntitle = \"{title}\"\n\n[[runs]]\npath = \
+             \"{bm25}\"\n\n[[runs]]\npath = \"{dense}\"\n"
+        )
+    };
+    let dir = scratch(&[
+        ("good.toml", &toml("From TOML")),
+        ("bad.toml", &toml("a\\tb")),
+    ]);
+    let (code, html, stderr) = super::run_in(dir.path(), &["run", "good.toml", "--format", "html"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(html.contains("<h1>From TOML</h1>"));
+    let (code, _, stderr) = super::run_in(dir.path(), &["run", "bad.toml"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("bad.toml:3: title: a title cannot be blank nor hold a tab"),
+        "{stderr}"
+    );
+}

@@ -1,10 +1,10 @@
 //! The `ci` aggregator (issue 26): every mean with its confidence interval,
 //! in every format, from the command line and TOML; the bounds are those
-//! of `rankeval_compare`'s interval functions (checked against scipy in
+//! of `rankeval_stats`'s interval functions (checked against scipy in
 //! that crate's tests) on the run's own per-query values; an interval that
 //! cannot be computed is a warning, never a panic or a silent gap.
 
-use rankeval_compare::{bca_interval, t_interval};
+use rankeval_stats::{bca_interval, t_interval};
 
 use super::{run, run_in, scratch, transcript};
 use crate::rankeval_snapshot;

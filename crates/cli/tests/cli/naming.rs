@@ -109,6 +109,28 @@ fn every_command_names_a_gzipped_run_by_its_stem() {
         ]),
     );
     names_bm25("expected", &expected);
+
+    // Spans reads runs of chunks: the same name for a gzipped one.
+    let spans = super::workspace().join("examples/spans");
+    std::fs::copy(spans.join("spans.tsv"), dir.join("spans.tsv")).unwrap();
+    let chunks = std::fs::read(spans.join("fixed.tsv")).unwrap();
+    gzip(&dir.join("runs/bm25.tsv.gz"), &chunks);
+    let spans = output(
+        dir,
+        &[
+            "spans",
+            "--qrels",
+            "spans.tsv",
+            "--run",
+            "runs/bm25.tsv.gz",
+            "-m",
+            "recall@3",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(spans.contains("\"bm25\""), "spans: {spans}");
+    assert!(!spans.contains("bm25.tsv"), "spans: {spans}");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! page was overwritten, naming it, where the values alone would have read
 //! as numbers. The fixtures in `tests/data/parquet_crc` were written by
 //! pyarrow with page checksums, uncompressed and without dictionaries
-//! (`scripts/parquet_crc_fixtures.py`); each test damages its copy itself.
+//! (`scripts/data/parquet-crc.py`); each test damages its copy itself.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

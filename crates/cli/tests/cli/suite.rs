@@ -4,7 +4,7 @@
 //! and the comparison with the experiments' common baseline paired by
 //! (dataset, query); datasets with other metrics are an error naming them.
 
-use rankeval_compare::{macro_mean_interval, macro_paired};
+use rankeval_stats::{macro_mean_interval, macro_paired};
 
 use super::{run_in, scratch, transcript};
 

@@ -2,10 +2,10 @@
 //! ["runs/v2-seed*.trec"]` evaluates every run and adds each system's mean
 //! over queries and runs (with its two-way bootstrap interval and the
 //! spread over runs) and each system compared with the first, counting the
-//! run variance; the numbers are `rankeval_compare`'s on the runs'
+//! run variance; the numbers are `rankeval_stats`'s on the runs'
 //! per-query values.
 
-use rankeval_compare::{compare_systems, summarize_system};
+use rankeval_stats::{compare_systems, summarize_system};
 
 use super::{run, run_in, scratch, transcript};
 use crate::rankeval_snapshot;

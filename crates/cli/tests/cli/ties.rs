@@ -209,7 +209,7 @@ fn explain_shows_the_tie_groups() {
 }
 
 /// scikit-learn's tie-averaged nDCG (the fixture of
-/// `scripts/sklearn-ndcg-ties.py`), through the binary: each list a query
+/// `scripts/data/sklearn-ndcg-ties.py`), through the binary: each list a query
 /// of a TREC run, `--ties average`, read while streamed and cut at k.
 #[test]
 fn ndcg_average_through_the_binary_matches_scikit_learn() {

@@ -8,7 +8,7 @@ use std::num::NonZeroUsize;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::judge::{Grade, MAX_GRADE};
+use crate::grade::{Grade, MAX_GRADE};
 
 /// A rank cutoff `k`: a positive integer. `k = 0` is a configuration error
 /// (the spec), not "no cutoff"; no cutoff is `Option::<Cutoff>::None`.

@@ -7,7 +7,7 @@
 //! system will see (Sakai, *Statistical Reform in Information Retrieval?*,
 //! SIGIR Forum 48(1), 2014, asks for one beside every mean).
 //!
-//! Two methods, both in `rankeval_compare::interval`:
+//! Two methods, both in `rankeval_stats::interval`:
 //!
 //! * `t` (the default): Student's t interval, what `scipy.stats.t.interval`
 //!   with the standard error of the mean gives; no random numbers;
@@ -19,9 +19,9 @@
 //!   carries the resamples and the seed, so every report says how it was
 //!   drawn.
 
-use rankeval_compare::{CompareError, DEFAULT_SEED, MeanIntervalMethod, bca_interval, t_interval};
 use rankeval_core::registry::ParamDoc;
 use rankeval_core::{Aggregator, Bounds, CanonicalName};
+use rankeval_stats::{CompareError, DEFAULT_SEED, MeanIntervalMethod, bca_interval, t_interval};
 use serde::{Deserialize, Serialize};
 
 use super::mean::mean;
@@ -157,7 +157,7 @@ impl Aggregator for ConfidenceInterval {
             MeanIntervalMethod::Bca if self.resamples == 0 => {
                 Err("resamples must be at least 1 (10000 by default)".to_owned())
             }
-            MeanIntervalMethod::Bca => rankeval_compare::check_resamples(self.resamples)
+            MeanIntervalMethod::Bca => rankeval_stats::check_resamples(self.resamples)
                 .map_err(|error| format!("resamples: {error}")),
             MeanIntervalMethod::T
                 if self.resamples != DEFAULT_RESAMPLES || self.seed != DEFAULT_SEED =>

@@ -11,7 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from . import _native
-from ._evaluation import DEFAULT_METRICS, Evaluation, Evaluations, Interval, RankevalWarning, evaluate
+from ._evaluation import (
+    DEFAULT_METRICS,
+    Evaluation,
+    Evaluations,
+    Interval,
+    Means,
+    RankevalWarning,
+    evaluate,
+    report,
+)
 from ._inputs import to_qrels, to_run
 from ._report import Comparison, Report, RunReport, Suite, compare, run_experiment, run_suite
 from ._native import (
@@ -40,6 +49,7 @@ __all__ = [
     "Evaluations",
     "InputError",
     "Interval",
+    "Means",
     "MetricError",
     "Qrels",
     "RankevalError",
@@ -54,6 +64,7 @@ __all__ = [
     "python_metrics",
     "qrels",
     "register_metric",
+    "report",
     "run",
     "run_experiment",
     "run_suite",

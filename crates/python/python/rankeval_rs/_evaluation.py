@@ -32,11 +32,46 @@ class Basis(NamedTuple):
     count as the same when they hold equal judgements in any order: see
     :meth:`Qrels.same_judgements`)."""
 
-    qrels: _native.Qrels
+    qrels: Any  # a Qrels, or a JSON Lines run's own judgements (see `judgements`)
     missing: str
     rel: float
     ties: str
     score_threshold: float | None
+
+
+class _OwnJudgements:
+    """The judgements a JSON Lines run file holds (evaluated with ``qrels=None``),
+    read when a comparison asks whether two runs share them."""
+
+    def __init__(self, run: Any, **columns: Any):
+        self._run = run.file if isinstance(run, _native.Run) else run
+        self._columns = columns
+        self._qrels: _native.Qrels | None = None
+
+    def qrels(self) -> _native.Qrels:
+        if self._qrels is None:
+            self._qrels = to_qrels(self._run, **self._columns)
+        return self._qrels
+
+
+def judgements(basis: Basis) -> _native.Qrels:
+    """The qrels a result was evaluated on (a JSON Lines run's own, read now)."""
+    qrels = basis.qrels
+    return qrels.qrels() if isinstance(qrels, _OwnJudgements) else qrels
+
+
+def _options(*, train: Any, query: str, doc: str, grade: str, delimiter: str | None,
+             **keywords: Any) -> dict[str, Any]:
+    """`evaluate`'s keyword arguments as the native layer takes them: every
+    option of the spec by its keyword, the training interactions read as
+    qrels (a file, a dict or a table, as ``qrels``)."""
+    if train is not None:
+        train = to_qrels(train, query=query, doc=doc, grade=grade, format=None,
+                         delimiter=delimiter, name="train")
+    for key in ("catalog", "item_features"):
+        if keywords[key] is not None:
+            keywords[key] = os.fspath(keywords[key])
+    return {**keywords, "train": train}
 
 
 class Interval(NamedTuple):
@@ -64,6 +99,42 @@ def _optional(module: str, what: str) -> Any:
         ) from error
 
 
+def canonical(metric: str, metrics: Sequence[str]) -> str:
+    """The name among `metrics` (canonical names) that `metric` means: itself,
+    or the canonical name of the spelling typed (``"recall@20"`` is
+    ``r@20``, ``"MAP@10"`` is ``ap@10``), built as ``evaluate`` builds it;
+    a KeyError naming the metrics when it is none of them."""
+    if metric in metrics:
+        return metric
+    try:
+        name = _native.canonical_names([metric])[0]
+    except (_native.RankevalError, TypeError):
+        name = None
+    if name is not None and name in metrics:
+        return name
+    raise KeyError(f"no metric {metric!r} in these results (metrics: {', '.join(metrics)})")
+
+
+class Means(dict[str, float]):
+    """``{metric: value}`` under the canonical names, where the name as typed
+    finds its value too: ``means["recall@20"]`` is ``means["r@20"]``."""
+
+    def __missing__(self, metric: str) -> float:
+        return dict.__getitem__(self, canonical(metric, list(self)))
+
+    def __contains__(self, metric: object) -> bool:
+        if not isinstance(metric, str):
+            return False
+        try:
+            canonical(metric, list(self))
+        except KeyError:
+            return False
+        return True
+
+    def get(self, metric: str, default: Any = None) -> Any:  # type: ignore[override]
+        return self[metric] if metric in self else default
+
+
 class Evaluation:
     """The results of one run: per-query values and their means.
 
@@ -81,7 +152,8 @@ class Evaluation:
     options are compared with :func:`compare`.
     """
 
-    __slots__ = ("run", "metrics", "queries", "values", "means", "warnings", "groups", "_basis")
+    __slots__ = ("run", "metrics", "queries", "values", "means", "warnings", "groups", "corpus",
+                 "_basis")
 
     def __init__(self, run: str, metrics: list[str], queries: list[str], values: np.ndarray,
                  means: list[float], warnings: list[str], basis: Basis | None = None):
@@ -89,15 +161,16 @@ class Evaluation:
         self.metrics = metrics
         self.queries = queries
         self.values = values
-        self.means = dict(zip(metrics, means))
+        self.means = Means(zip(metrics, means))
         self.warnings = warnings
         self.groups: dict[str, dict[str, Evaluation]] = {}
+        self.corpus: dict[str, float] = {}
         #: What the values depend on besides the run (see :class:`Basis`);
         #: None for results that `evaluate` did not make.
         self._basis = basis
 
     def __getitem__(self, metric: str) -> float:
-        """The mean of `metric` (its canonical name)."""
+        """The mean of `metric` (its canonical name, or the name as typed)."""
         return self.means[metric]
 
     def to_dict(self) -> dict[str, dict[str, float]]:
@@ -117,7 +190,7 @@ class Evaluation:
 
         frame = pd.DataFrame(self.values, index=pd.Index(self.queries, name="query"),
                              columns=list(self.metrics), copy=False)
-        return frame if metric is None else frame[metric]
+        return frame if metric is None else frame[canonical(metric, self.metrics)]
 
     def to_arrow(self) -> Any:
         """Per-query values as a pyarrow Table: a ``query`` column, then one
@@ -151,20 +224,18 @@ class Evaluation:
         if seed is not None:
             params.append(f"seed={seed}")
         spec = f"ci({','.join(params)})"
-        names = self.metrics if metric is None else [metric]
+        names = self.metrics if metric is None else [canonical(metric, self.metrics)]
         result: dict[str, Interval] = {}
         for name in names:
-            if name not in self.metrics:
-                raise KeyError(f"no metric {name!r} in this evaluation (metrics: {', '.join(self.metrics)})")
             import numpy as np
 
             column = np.ascontiguousarray(self.values[:, self.metrics.index(name)], dtype=np.float64)
-            mean, bounds, reason, canonical = _native.interval(column, spec)
+            mean, bounds, reason, method_name = _native.interval(column, spec)
             if bounds is None:
                 warnings.warn(f"run `{self.run}`: {name}: no interval: {reason}", RankevalWarning,
                               stacklevel=2)
                 bounds = (float("nan"), float("nan"))
-            result[name] = Interval(mean, bounds[0], bounds[1], canonical)
+            result[name] = Interval(mean, bounds[0], bounds[1], method_name)
         return result if metric is None else result[names[0]]
 
     def __repr__(self) -> str:
@@ -186,7 +257,15 @@ def _html_table(results: Sequence[Evaluation]) -> str:
     for metric in metrics:
         cells = "".join(f"<td>{r.means.get(metric, float('nan')):.4f}</td>" for r in results)
         rows.append(f"<tr><th>{escape(metric)}</th>{cells}</tr>")
-    return f"<table><thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    for name in sorted({c for r in results for c in r.corpus}):
+        cells = "".join(f"<td>{r.corpus.get(name, float('nan')):.4f}</td>" for r in results)
+        rows.append(f"<tr><th>{escape(name)}</th>{cells}</tr>")
+    table = f"<table><thead><tr><th>metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    said = list(dict.fromkeys(w for r in results for w in r.warnings))
+    if said:
+        items = "".join(f"<li>{escape(w)}</li>" for w in said)
+        table += f'<p>warnings:</p><ul class="warnings">{items}</ul>'
+    return table
 
 
 class Evaluations(dict[str, Evaluation]):
@@ -234,8 +313,12 @@ def evaluate(
     format: str | None = None,
     delimiter: str | None = None,
     name: str | None = None,
+    run: str | None = None,
     groups: Any = None,
     systems: Mapping[str, Any] | None = None,
+    catalog: str | os.PathLike[str] | None = None,
+    train: Any = None,
+    item_features: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Evaluates a run (or several) against qrels, as ``rankeval eval`` does.
 
@@ -300,46 +383,24 @@ def evaluate(
     bad input and :class:`MetricError` for a bad metric; issues a
     :class:`RankevalWarning` per warning.
     """
-    specs = [metrics] if isinstance(metrics, str) else list(metrics)
-    members = _system_runs(systems) if systems is not None else []
-    if run_or_runs is None and not members:
-        raise ValueError("evaluate needs a run (run_or_runs) or systems=")
-    if run_or_runs is None:
-        run_or_runs = {}
-    single = (not members) and (
-        not isinstance(run_or_runs, (Mapping, list, tuple)) or _is_dict_run(run_or_runs))
-    if name is not None and not single:
-        raise ValueError(
-            "name= names one run; several runs are named by the keys of a dict {name: run}"
-        )
-    if name is not None and (not name.strip() or any(c < " " or c == "\x7f" for c in name)):
-        raise ValueError(f"name={name!r}: a run name cannot be blank nor hold a tab, newline or other control character")
-    if single:
-        named = [(name if name is not None else _single_name(run_or_runs), run_or_runs)]
-    elif isinstance(run_or_runs, Mapping):
-        named = [(str(name), value) for name, value in run_or_runs.items()]
-    else:
-        named = list(zip(run_names(list(run_or_runs)), run_or_runs))
-    for system, run_name, value in members:
-        if any(existing == run_name for existing, _ in named):
-            raise ValueError(f"systems: two runs are named {run_name!r}")
-        named.append((run_name, value))
-    judged = None if qrels is None else to_qrels(
-        qrels, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter
-    )
-    runs = [
-        (name, to_run(value, query=query, doc=doc, score=score, rank=rank, format=format,
-                      delimiter=delimiter, duplicates=duplicates,
-                      name="run" if single else f"run `{name}`", ties=ties, stream=True))
-        for name, value in named
-    ]
-    evaluated = _native.evaluate(judged, runs, specs, missing, rel, ties, score_threshold,
-                                 allow_empty_run, judged_only, bounds)
-    results = [
-        Evaluation(run, names, queries, values, means, texts,
-                   Basis(judgements, missing, rel, ties, score_threshold))
-        for run, names, queries, values, means, texts, judgements in evaluated
-    ]
+    prepared = _prepare(
+        qrels, run_or_runs, metrics, missing=missing, duplicates=duplicates, rel=rel, ties=ties,
+        score_threshold=score_threshold, allow_empty_run=allow_empty_run, judged_only=judged_only,
+        bounds=bounds, query=query, doc=doc, score=score, rank=rank, grade=grade, format=format,
+        delimiter=delimiter, name=name, run=run, systems=systems, catalog=catalog, train=train,
+        item_features=item_features)
+    single, named, members = prepared.single, prepared.named, prepared.members
+    judged, runs, specs, options = prepared.qrels, prepared.runs, prepared.specs, prepared.options
+    evaluated = _native.evaluate(judged, runs, specs, options)
+    results = []
+    for (run_name, names, queries, values, means, texts, judged_by, corpus), (_, value) in zip(
+            evaluated, named):
+        own = judged_by if judged_by is not None else _OwnJudgements(
+            value, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter)
+        result = Evaluation(run_name, names, queries, values, means, texts,
+                            Basis(own, missing, rel, ties, score_threshold))
+        result.corpus = dict(corpus)
+        results.append(result)
     if groups is not None:
         source = _groups_source(groups)
         for result in results:
@@ -366,6 +427,180 @@ def evaluate(
         evaluations.systems = json.loads(_native.systems(
             [(r.run, r.metrics, r.queries, r.values) for r in results], list(order.items())))
     return evaluations
+
+
+#: The keyword arguments of :func:`compare`, which :func:`report` takes too.
+_COMPARE_KEYWORDS = ("baseline", "baseline_file", "baseline_run", "gates", "test", "level",
+                     "resamples", "seed", "bootstrap", "correction", "family", "alpha",
+                     "groups_in_family", "interval", "jackknife_groups")
+
+#: `evaluate`'s keyword arguments and their defaults, for :func:`report`.
+_EVALUATE_DEFAULTS: dict[str, Any] = {
+    "missing": "skip", "duplicates": "error", "rel": 1, "ties": "docid", "score_threshold": None,
+    "allow_empty_run": False, "judged_only": False, "bounds": False, "query": "user",
+    "doc": "item", "score": "score", "rank": "rank", "grade": "grade", "format": None,
+    "delimiter": None, "name": None, "run": None, "catalog": None, "train": None,
+    "item_features": None,
+}
+
+
+def report(
+    qrels: Any,
+    run_or_runs: Any = None,
+    metrics: str | Sequence[str] = DEFAULT_METRICS,
+    *,
+    format: str = "html",
+    output: str | os.PathLike[str] | None = None,
+    per_query: bool = False,
+    groups: str | os.PathLike[str] | None = None,
+    title: str | None = None,
+    **keywords: Any,
+) -> str:
+    """The report ``rankeval eval`` prints, without an experiment file: the
+    runs evaluated as :func:`evaluate` evaluates them (its keyword
+    arguments), compared as :func:`compare` compares them when given one of
+    its keywords (``baseline=``, ``gates=``, ``test=``...), in ``format``:
+    ``"html"`` (one self-contained page: the table, the comparison, the
+    curves of p@k, recall@k, nDCG@k and precision-recall, and the queries
+    that changed most, explained), ``"table"``, ``"json"``, ``"csv"``,
+    ``"markdown"``, ``"trec"`` or ``"latex"``; ``per_query`` adds each
+    query's values (``--per-query``). ``groups`` is a groups file
+    (``--groups``); ``title`` is the HTML page's title and heading
+    (``--title``). Written to ``output`` when given; the text is returned
+    either way. Warnings are issued as :class:`RankevalWarning`."""
+    unknown = sorted(set(keywords) - set(_COMPARE_KEYWORDS) - set(_EVALUATE_DEFAULTS))
+    if unknown:
+        raise TypeError(f"report() got unexpected keyword arguments: {', '.join(unknown)}")
+    compare = {k: v for k, v in keywords.items() if k in _COMPARE_KEYWORDS and v is not None}
+    if isinstance(compare.get("gates"), str):
+        compare["gates"] = [compare["gates"]]
+    if "baseline_file" in compare:
+        compare["baseline_file"] = os.fspath(compare["baseline_file"])
+    options = {**_EVALUATE_DEFAULTS,
+               **{k: v for k, v in keywords.items() if k in _EVALUATE_DEFAULTS}}
+    prepared = _prepare(qrels, run_or_runs, metrics, systems=None, **options)
+    text, said, _ = _native.report(
+        prepared.qrels, prepared.runs, prepared.specs, prepared.options,
+        None if groups is None else os.fspath(groups), compare or None, format, per_query,
+        title)
+    for warning in said:
+        warnings.warn(warning, RankevalWarning, stacklevel=2)
+    if output is not None:
+        with open(output, "w", encoding="utf-8") as file:
+            file.write(text)
+    return str(text)
+
+
+class _Prepared(NamedTuple):
+    """What the native layer evaluates: the inputs converted, the runs
+    named, the metrics' specs and the options of the spec by keyword."""
+
+    single: bool
+    named: list[tuple[str, Any]]
+    members: list[tuple[str, str, Any]]
+    qrels: _native.Qrels | None
+    runs: list[tuple[str, _native.Run]]
+    specs: list[str]
+    options: dict[str, Any]
+
+
+def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str], *, missing: str,
+             duplicates: str, rel: float, ties: str, score_threshold: float | None,
+             allow_empty_run: bool, judged_only: bool, bounds: bool, query: str, doc: str,
+             score: str, rank: str, grade: str, format: str | None, delimiter: str | None,
+             name: str | None, run: str | None, systems: Mapping[str, Any] | None,
+             catalog: Any, train: Any, item_features: Any) -> _Prepared:
+    """`evaluate`'s inputs converted and named (its docstring says how);
+    every value left for the spec to check."""
+    specs = [metrics] if isinstance(metrics, str) else list(metrics)
+    members = _system_runs(systems) if systems is not None else []
+    if run_or_runs is None and not members:
+        raise ValueError("evaluate needs a run (run_or_runs) or systems=")
+    if run_or_runs is None:
+        run_or_runs = {}
+    if run is not None:
+        if name is not None or (isinstance(run_or_runs, (Mapping, list, tuple))
+                                and not _is_dict_run(run_or_runs)):
+            raise ValueError(f"run={run!r} names the column that tells apart the runs of one "
+                             "table: give one table (and no name=)")
+        run_or_runs = _split_runs(run_or_runs, run)
+    single = (not members) and run is None and (
+        not isinstance(run_or_runs, (Mapping, list, tuple)) or _is_dict_run(run_or_runs))
+    if name is not None and not single:
+        raise ValueError(
+            "name= names one run; several runs are named by the keys of a dict {name: run}"
+        )
+    if single:
+        named = [(name if name is not None else _single_name(run_or_runs), run_or_runs)]
+    elif isinstance(run_or_runs, Mapping):
+        named = [(str(name), value) for name, value in run_or_runs.items()]
+    else:
+        named = list(zip(run_names(list(run_or_runs)), run_or_runs))
+    named.extend((run_name, value) for _, run_name, value in members)
+    judged = None if qrels is None else to_qrels(
+        qrels, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter
+    )
+    runs = [
+        (name, to_run(value, query=query, doc=doc, score=score, rank=rank, format=format,
+                      delimiter=delimiter, duplicates=duplicates,
+                      name="run" if single else f"run `{name}`", ties=ties, stream=True))
+        for name, value in named
+    ]
+    options = _options(missing=missing, rel=rel, ties=ties, score_threshold=score_threshold,
+                       allow_empty_run=allow_empty_run, judged_only=judged_only, bounds=bounds,
+                       duplicates=duplicates, catalog=catalog, train=train,
+                       item_features=item_features, query=query, doc=doc, grade=grade,
+                       delimiter=delimiter)
+    return _Prepared(single, named, members, judged, runs, specs, options)
+
+
+def _split_runs(table: Any, column: str) -> dict[str, Any]:
+    """One long table of several runs, told apart by `column`, as
+    ``{run: table of its rows}`` (the column left out), in the order of the
+    runs' names, as the Spark API's ``run=`` orders them."""
+    from ._inputs import _is_arrow, _is_pandas, input_error
+
+    def missing(columns: Sequence[str]) -> Exception:
+        return input_error("run table", None, f"no column `{column}` (run=); its columns: "
+                           + ", ".join(f"`{c}`" for c in columns))
+
+    def null() -> Exception:
+        return input_error("run table", None, f"column `{column}` has a null run name")
+
+    parts: dict[str, Any] = {}
+    if _is_pandas(table):
+        if column not in table.columns:
+            raise missing([str(c) for c in table.columns])
+        if table[column].isna().any():
+            raise null()
+        for value, part in table.groupby(column, sort=False):
+            parts[str(value)] = part.drop(columns=[column])
+    elif type(table).__module__.split(".")[0] == "polars" and hasattr(table, "partition_by"):
+        import polars as pl
+
+        if column not in table.columns:
+            raise missing(list(table.columns))
+        if table.get_column(column).null_count():
+            raise null()
+        for value in table.get_column(column).unique(maintain_order=True).to_list():
+            parts[str(value)] = table.filter(pl.col(column) == value).drop(column)
+    elif _is_arrow(table):
+        pa = _optional("pyarrow", "run= on an Arrow table")
+        import pyarrow.compute as pc
+
+        table = pa.table(table)
+        if column not in table.column_names:
+            raise missing(table.column_names)
+        names = table.column(column)
+        if names.null_count:
+            raise null()
+        names = pc.cast(names, pa.string())
+        for value in pc.unique(names).to_pylist():
+            parts[value] = table.filter(pc.equal(names, value)).drop_columns([column])
+    else:
+        raise TypeError(f"run={column!r}: the runs of a pandas or polars DataFrame or an Arrow "
+                        f"table, not {type(table).__name__}")
+    return {name: parts[name] for name in sorted(parts)}
 
 
 def _system_runs(systems: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
@@ -409,8 +644,26 @@ def _groups_source(groups: Any) -> Any:
     if isinstance(groups, Mapping):
         return [(str(query), [(str(c), "" if v is None else str(v)) for c, v in row.items()])
                 for query, row in groups.items()]
-    raise TypeError(f"groups: a file path, a dict {{query: {{column: value}}}} or a DataFrame, "
-                    f"not {type(groups).__name__}")
+    if hasattr(groups, "iter_rows") and hasattr(groups, "columns"):  # polars
+        columns = [str(c) for c in groups.columns]
+        return _group_rows(columns, groups.iter_rows())
+    if hasattr(groups, "__arrow_c_stream__") or hasattr(groups, "__arrow_c_array__"):
+        pa = _optional("pyarrow", "groups= from an Arrow table")
+        table = pa.table(groups)
+        return _group_rows(table.column_names,
+                           zip(*(table.column(c).to_pylist() for c in table.column_names)))
+    raise TypeError(f"groups: a file path, a dict {{query: {{column: value}}}}, a DataFrame or "
+                    f"an Arrow table, not {type(groups).__name__}")
+
+
+def _group_rows(columns: list[str], rows: Any) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Rows of a table of groups (the query id first) as the native layer
+    takes them."""
+    if len(columns) < 2:
+        raise ValueError(f"groups: a table needs the query column, then at least one group "
+                         f"column; it has {columns}")
+    return [(str(row[0]), [(c, "" if v is None else str(v)) for c, v in zip(columns[1:], row[1:])])
+            for row in rows]
 
 
 def _is_dict_run(value: Any) -> bool:

@@ -15,7 +15,7 @@ from . import _native
 from ._native import InputError, Qrels, Run
 
 # numpy is imported where it is used, not with the package: `import
-# rankeval_rs` stays quick (scripts/test-wheel.sh measures it), and pandas
+# rankeval_rs` stays quick (scripts/release/test-wheel.sh measures it), and pandas
 # and pyarrow, the only callers here, have imported it already.
 if TYPE_CHECKING:
     import numpy as np

@@ -10,8 +10,8 @@ import numpy.typing as npt
 
 __version__: str
 
-class RankevalError(Exception):
-    """Base class of every error rankeval raises."""
+class RankevalError(ValueError):
+    """Base class of every error rankeval raises, a ValueError."""
 
     file: str | None
     line: int | None
@@ -215,16 +215,27 @@ def evaluate(
     qrels: Qrels | None,
     runs: list[tuple[str, Run]],
     specs: list[str],
-    missing: str,
-    rel: float,
-    ties: str = "docid",
-    score_threshold: float | None = None,
-    allow_empty_run: bool = False,
-    judged_only: bool = False,
-    bounds: bool = False,
-) -> list[tuple[str, list[str], list[str], npt.NDArray[np.float64], list[float], list[str], Qrels]]:
-    """Each run's (name, metrics, queries, values, means, warnings, and the
-    qrels it was evaluated on)."""
+    options: dict[str, Any],
+) -> list[tuple[str, list[str], list[str], npt.NDArray[np.float64], list[float], list[str],
+                Qrels | None, list[tuple[str, float]]]]:
+    """Each run's (name, metrics, queries, values, means, warnings, the qrels
+    it was evaluated on or None for a JSON Lines run's own, and the corpus
+    metrics' values). `options` holds every keyword of the spec that
+    `evaluate` fills: missing, rel, ties, score_threshold, allow_empty_run,
+    judged_only, bounds, duplicates, catalog, train (a Qrels), item_features."""
+def report(
+    qrels: Qrels | None,
+    runs: list[tuple[str, Run]],
+    specs: list[str],
+    options: dict[str, Any],
+    groups: str | None,
+    compare: dict[str, Any] | None,
+    format: str,
+    per_query: bool,
+    title: str | None = None,
+) -> tuple[str, list[str], bool]:
+    """The report of `rankeval eval` in `format` (the HTML page with its
+    curves and changed queries), the warnings, and whether every gate passed."""
 def register_metric(name: str, function: MetricFunction) -> None:
     """Registers `function` as the metric `name`, usable as `"name"` or `"name@k"`."""
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 
 from . import _native
-from ._evaluation import Evaluation, RankevalWarning, _optional
+from ._evaluation import Evaluation, RankevalWarning, _optional, judgements
 from ._native import CompareError
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class RunReport(Evaluation):
     - ``corpus``: ``{corpus metric: value}`` (one value for the whole run).
     """
 
-    __slots__ = ("aggregates", "corpus")
+    __slots__ = ("aggregates",)
 
     def __init__(self, run: str, metrics: list[str], queries: list[str], values: np.ndarray,
                  aggregators: list[str], aggregates: np.ndarray, corpus: dict[str, float],
@@ -216,10 +216,16 @@ class Comparison:
                 cells[2:] = [escape(str(row["error"]))] + [""] * 5
             body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         html = f"<table><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
+        p = self.provenance
+        test = [f"test: {p.get('test')}", f"interval: {p.get('interval_method')}",
+                f"correction: {p.get('correction')} over {p.get('family')}", f"alpha: {p.get('alpha')}"]
+        if p.get("seed") is not None:
+            test.append(f"{p.get('resamples')} resamples, seed {p.get('seed')}")
+        html += f'<p class="test">{escape("; ".join(test))}</p>'
         if self.gates:
             gates = "".join(
                 f"<li>{'PASS' if g.get('passed') else 'FAIL'} {escape(str(g.get('run')))} "
-                f"{escape(str(g.get('gate')))}</li>" for g in self.gates
+                f"{escape(str(g.get('gate')))}: {escape(_deciding(g))}</li>" for g in self.gates
             )
             html += f"<ul>{gates}</ul>"
         return html
@@ -231,6 +237,22 @@ class Comparison:
                 f"test={self.provenance.get('test')!r}{seed}, "
                 f"comparisons={len(self.comparisons)}, passed={self.passed}"
                 + (f", failed={failed}" if failed else "") + ")")
+
+
+#: How a gate's number stands to its threshold when the gate fails.
+_FAILED = {">=": "<", ">": "<=", "<": ">=", "<=": ">"}
+
+
+def _deciding(gate: Mapping[str, Any]) -> str:
+    """The number that decided a gate against its threshold
+    (``corrected_p_value 0.2767 >= 0.05``), or why it could not be decided."""
+    if gate.get("error"):
+        return f"cannot be decided: {gate['error']}"
+    outcome = gate.get("outcome") or {}
+    if "value" not in outcome:
+        return ""
+    relation = outcome["relation"] if outcome.get("passed") else _FAILED.get(outcome["relation"], "")
+    return f"{outcome['quantity']} {outcome['value']:.4g} {relation} {outcome['threshold']:.4g}"
 
 
 def compare(
@@ -350,7 +372,7 @@ def _evaluated(results: Any, alone: bool) -> list[tuple[str, Evaluation]]:
     for name, value in runs[1:]:
         other = value._basis
         assert other is not None
-        if not other.qrels.same_judgements(basis.qrels):
+        if not judgements(other).same_judgements(judgements(basis)):
             raise _compare_error(
                 f"run `{name}` was evaluated on other qrels than run `{first_name}`: "
                 "compare runs evaluated on the same qrels"

@@ -1,4 +1,4 @@
-//! Gates as the user writes them: a rule of `rankeval-compare` ([`Gate`])
+//! Gates as the user writes them: a rule of `rankeval-stats` ([`Gate`])
 //! on one metric, for one run or every run compared. The command line's
 //! short syntax is the metric's, then `:` and the rule, with the rule's
 //! parameters in parentheses as a metric's are:
@@ -18,7 +18,7 @@
 
 use std::fmt;
 
-use rankeval_compare::{Gate, Margin};
+use rankeval_stats::{Gate, Margin};
 use serde::Serialize;
 
 /// A gate: a rule on one metric, for one run or every run compared.

@@ -1,5 +1,5 @@
 //! Comparisons of runs with a baseline, and quality gates: the
-//! statistics of [`rankeval_compare`] applied to an evaluated [`Report`].
+//! statistics of [`rankeval_stats`] applied to an evaluated [`Report`].
 //!
 //! [`compare`] takes the per-query results of the runs (a [`Report`]), a
 //! [`Baseline`] (one of the runs, or per-query results read from a file
@@ -21,7 +21,7 @@ mod gates;
 mod pairing;
 mod plan;
 
-use rankeval_compare::{
+use rankeval_stats::{
     BootstrapMethod, Correction, Gate, GateOutcome, IntervalMethod, Resampling, Summary, Test,
     randomized_tukey_hsd,
 };
@@ -33,8 +33,8 @@ pub use baseline::{
 pub use gates::{GateSpec, Group, parse_gate, parse_group, split_group};
 pub use pairing::Pairing;
 pub use plan::{BaselineRef, Compared, ComparisonPlan, run_plan};
-pub use rankeval_compare as stats;
-pub use rankeval_compare::Interval;
+pub use rankeval_stats as stats;
+pub use rankeval_stats::Interval;
 
 pub(crate) use gates::{RULES, parse_margin, rule_name};
 
@@ -107,7 +107,7 @@ pub struct Settings {
     /// double-or-nothing bootstrap's bits).
     pub seed: u64,
     /// The bootstrap's variant: `auto` (multinomial up to
-    /// [`rankeval_compare::MULTINOMIAL_UP_TO`] queries, double-or-nothing
+    /// [`rankeval_stats::MULTINOMIAL_UP_TO`] queries, double-or-nothing
     /// above), `multinomial` or `double_or_nothing`.
     pub bootstrap: BootstrapMethod,
     /// The multiple-testing correction.
@@ -133,7 +133,7 @@ impl Default for Settings {
         let resampling = Resampling::default();
         Self {
             test: Test::default(),
-            level: rankeval_compare::DEFAULT_LEVEL,
+            level: rankeval_stats::DEFAULT_LEVEL,
             resamples: resampling.resamples,
             seed: resampling.seed,
             bootstrap: BootstrapMethod::default(),
@@ -149,9 +149,9 @@ impl Default for Settings {
 
 impl Settings {
     /// Checks the numbers and their combination: level and alpha in range,
-    /// resamples within [`rankeval_compare::check_resamples`]'s bounds and,
+    /// resamples within [`rankeval_stats::check_resamples`]'s bounds and,
     /// for the bootstrap tests, enough for their percentile interval
-    /// ([`rankeval_compare::percentile_minimum`]), the keyed bootstrap
+    /// ([`rankeval_stats::percentile_minimum`]), the keyed bootstrap
     /// without the multinomial variant (it has none). The front ends call
     /// it before reading any data.
     pub fn validate(&self) -> Result<(), CompareRunError> {
@@ -162,10 +162,10 @@ impl Settings {
             ))
         } else if !(self.alpha > 0.0 && self.alpha <= 1.0) {
             Some(format!("alpha must be in (0, 1], got {}", self.alpha))
-        } else if let Err(error) = rankeval_compare::check_resamples(self.resamples) {
+        } else if let Err(error) = rankeval_stats::check_resamples(self.resamples) {
             Some(error.to_string())
         } else if let Err(error) = matches!(self.test, Test::Bootstrap | Test::BootstrapKeyed)
-            .then(|| rankeval_compare::check_percentile_resamples(self.resamples, self.level))
+            .then(|| rankeval_stats::check_percentile_resamples(self.resamples, self.level))
             .unwrap_or(Ok(()))
         {
             Some(error.to_string())
@@ -186,8 +186,8 @@ impl Settings {
         }
     }
 
-    fn options(&self) -> rankeval_compare::Options {
-        rankeval_compare::Options {
+    fn options(&self) -> rankeval_stats::Options {
+        rankeval_stats::Options {
             test: self.test,
             level: self.level,
             resampling: Resampling {
@@ -630,7 +630,7 @@ pub fn compare(
             if baseline.is_some() {
                 generator(&comparisons, settings.test)
             } else if settings.test == Test::RandomizationKeyed {
-                rankeval_compare::KEYED_TUKEY_RNG_NAME
+                rankeval_stats::KEYED_TUKEY_RNG_NAME
             } else {
                 generator(&comparisons, Test::T)
             }
@@ -646,7 +646,7 @@ pub fn compare(
         multinomial_up_to: (baseline.is_some()
             && settings.test == Test::Bootstrap
             && settings.bootstrap == BootstrapMethod::Auto)
-            .then_some(rankeval_compare::MULTINOMIAL_UP_TO),
+            .then_some(rankeval_stats::MULTINOMIAL_UP_TO),
         jackknife_groups: settings.jackknife_groups.filter(|_| baseline.is_some()),
         correction,
         family: settings.family,
@@ -873,8 +873,8 @@ fn group_report(
 /// comparisons used it and some not).
 fn generator(comparisons: &[ComparisonCell], test: Test) -> &'static str {
     match test {
-        Test::RandomizationKeyed => return rankeval_compare::keyed::KEYED_RNG_NAME,
-        Test::BootstrapKeyed => return rankeval_compare::KEYED_BOOTSTRAP_RNG_NAME,
+        Test::RandomizationKeyed => return rankeval_stats::keyed::KEYED_RNG_NAME,
+        Test::BootstrapKeyed => return rankeval_stats::KEYED_BOOTSTRAP_RNG_NAME,
         _ => {}
     }
     let used = |method| {
@@ -887,8 +887,8 @@ fn generator(comparisons: &[ComparisonCell], test: Test) -> &'static str {
         used(BootstrapMethod::Multinomial),
     ) {
         (true, true) => BOTH_GENERATORS,
-        (true, false) => rankeval_compare::FAST_RNG_NAME,
-        (false, _) => rankeval_compare::RNG_NAME,
+        (true, false) => rankeval_stats::FAST_RNG_NAME,
+        (false, _) => rankeval_stats::RNG_NAME,
     }
 }
 
@@ -966,7 +966,7 @@ fn with_baseline(
                         alignment.column(0, b),
                         alignment.column(1, &run.per_query[m]),
                     );
-                    match rankeval_compare::paired::validate(&columns.0, &columns.1) {
+                    match rankeval_stats::paired::validate(&columns.0, &columns.1) {
                         Err(e) => cell.error = Some(e.to_string()),
                         Ok(()) => {
                             pair_cells.push(cells.len());
@@ -986,7 +986,7 @@ fn with_baseline(
         .map(|(b, c)| (b.as_slice(), c.as_slice()))
         .collect();
     let keys = keyed.then_some(keys.as_slice());
-    match rankeval_compare::compare_all_keyed(&slices, keys, &settings.options()) {
+    match rankeval_stats::compare_all_keyed(&slices, keys, &settings.options()) {
         Ok(results) => {
             for (index, result) in pair_cells.into_iter().zip(results) {
                 cells[index].result = Some(CellResult {
@@ -1023,7 +1023,7 @@ fn all_pairs(report: &Report, settings: &Settings) -> Result<Vec<ComparisonCell>
     }
     let queries: Vec<&[String]> = report.runs.iter().map(|r| r.queries.as_slice()).collect();
     let alignment = Alignment::new(&queries, settings.missing);
-    let t = rankeval_compare::Options {
+    let t = rankeval_stats::Options {
         test: Test::T,
         jackknife_groups: None,
         ..settings.options()
@@ -1054,7 +1054,7 @@ fn all_pairs(report: &Report, settings: &Settings) -> Result<Vec<ComparisonCell>
                     result: None,
                     error: None,
                 };
-                let pair = rankeval_compare::compare(&columns[a], &columns[b], &t);
+                let pair = rankeval_stats::compare(&columns[a], &columns[b], &t);
                 match (pair, &tukey) {
                     (Ok(c), Some(Ok(hsd))) => {
                         let p = hsd
@@ -1088,9 +1088,9 @@ fn keyed_tukey(
     columns: &[&[f64]],
     ids: &[String],
     settings: &Settings,
-) -> Result<rankeval_compare::TukeyHsd, rankeval_compare::CompareError> {
+) -> Result<rankeval_stats::TukeyHsd, rankeval_stats::CompareError> {
     let mut state =
-        rankeval_compare::KeyedTukey::new(columns.len(), settings.resamples, settings.seed)?;
+        rankeval_stats::KeyedTukey::new(columns.len(), settings.resamples, settings.seed)?;
     let mut scores = vec![0.0; columns.len()];
     for (q, id) in ids.iter().enumerate() {
         for (score, column) in scores.iter_mut().zip(columns) {
@@ -1126,7 +1126,7 @@ fn correct(cells: &mut [ComparisonCell], family: Family, correction: Correction)
             .filter_map(|&i| cells[i].result.as_ref().map(|r| r.p_value))
             .collect();
         // p-values of the tests are probabilities: the correction accepts them.
-        if let Ok(corrected) = rankeval_compare::correct(&p, correction) {
+        if let Ok(corrected) = rankeval_stats::correct(&p, correction) {
             for (&i, q) in members.iter().zip(corrected) {
                 if let Some(result) = &mut cells[i].result {
                     result.corrected_p_value = q;
@@ -1179,7 +1179,7 @@ fn check_all(
             };
             let decided = match (spec.gate, cell) {
                 (Gate::AtLeast { .. }, _) => {
-                    let mean = rankeval_compare::paired::mean(&run.per_query[m]);
+                    let mean = rankeval_stats::paired::mean(&run.per_query[m]);
                     spec.gate.evaluate(mean, None).map_err(|e| e.to_string())
                 }
                 (_, Some(ComparisonCell { error: Some(e), .. })) => Err(e.clone()),
@@ -1190,7 +1190,7 @@ fn check_all(
                         ..
                     }),
                 ) => {
-                    let comparison = rankeval_compare::Comparison {
+                    let comparison = rankeval_stats::Comparison {
                         summary: result.summary,
                         interval: result.interval,
                         p_value: result.p_value,
@@ -1225,11 +1225,11 @@ fn check_all(
 
 /// The gate rules read only the numbers of a comparison; its provenance is
 /// not looked at.
-fn placeholder_provenance() -> rankeval_compare::Provenance {
-    rankeval_compare::Provenance {
+fn placeholder_provenance() -> rankeval_stats::Provenance {
+    rankeval_stats::Provenance {
         test: Test::T,
         interval_method: IntervalMethod::StudentT,
-        level: rankeval_compare::DEFAULT_LEVEL,
+        level: rankeval_stats::DEFAULT_LEVEL,
         resamples: None,
         exact: None,
         bootstrap: None,
@@ -1242,12 +1242,12 @@ fn placeholder_provenance() -> rankeval_compare::Provenance {
 }
 
 /// How reports name the number that decided a gate.
-pub fn quantity_name(quantity: rankeval_compare::Quantity) -> &'static str {
+pub fn quantity_name(quantity: rankeval_stats::Quantity) -> &'static str {
     match quantity {
-        rankeval_compare::Quantity::Mean => "mean",
-        rankeval_compare::Quantity::LowerBound => "lower bound of the difference",
-        rankeval_compare::Quantity::CorrectedPValue => "corrected p-value",
-        rankeval_compare::Quantity::Difference => "difference",
+        rankeval_stats::Quantity::Mean => "mean",
+        rankeval_stats::Quantity::LowerBound => "lower bound of the difference",
+        rankeval_stats::Quantity::CorrectedPValue => "corrected p-value",
+        rankeval_stats::Quantity::Difference => "difference",
     }
 }
 

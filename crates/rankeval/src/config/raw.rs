@@ -121,6 +121,8 @@ pub(crate) struct RawExperiment {
     /// A label for the experiment (documentation only).
     #[allow(dead_code)]
     pub(crate) name: Option<String>,
+    /// The report's title (the HTML page's title and heading).
+    pub(crate) title: Option<Spanned<String>>,
     /// The qrels: a file relative to the experiment file, or a table with
     /// its `path`, `format` and column settings.
     pub(crate) qrels: Option<Spanned<RawQrels>>,
@@ -230,16 +232,16 @@ impl<'de> Deserialize<'de> for RawBaseline {
 pub(crate) struct RawCompare {
     /// `t`, `randomization`, `bootstrap`, `wilcoxon`, `randomization_keyed` or
     /// `bootstrap_keyed`.
-    pub(crate) test: Option<rankeval_compare::Test>,
+    pub(crate) test: Option<rankeval_stats::Test>,
     /// Random resamples.
     pub(crate) resamples: Option<Spanned<i64>>,
     /// Seed of the generator.
     pub(crate) seed: Option<Spanned<i64>>,
     /// The bootstrap's variant: `auto`, `multinomial` or
     /// `double_or_nothing` (`double-or-nothing`).
-    pub(crate) bootstrap: Option<rankeval_compare::BootstrapMethod>,
+    pub(crate) bootstrap: Option<rankeval_stats::BootstrapMethod>,
     /// `holm`, `bonferroni`, `benjamini_hochberg` (`bh`) or `none`.
-    pub(crate) correction: Option<rankeval_compare::Correction>,
+    pub(crate) correction: Option<rankeval_stats::Correction>,
     /// `runs_x_metrics`, `per_metric` or `per_run`.
     pub(crate) family: Option<crate::compare::Family>,
     /// Significance level.
@@ -297,7 +299,7 @@ pub(crate) enum RawMargin {
     /// `"2%"` or `"0.01"`.
     Text(String),
     /// `{ absolute = x }` or `{ relative = x }`.
-    Table(rankeval_compare::Margin),
+    Table(rankeval_stats::Margin),
 }
 
 /// An input table (`[[runs]]`, `[qrels]`) with the column settings every

@@ -324,6 +324,10 @@ impl Resolver<'_> {
                 .allow_empty_run
                 .map(|a| Given::new(a, self.top("allow_empty_run"))),
             compare,
+            title: raw
+                .title
+                .as_ref()
+                .map(|t| Given::new(t.get_ref().clone(), self.at(t, "title"))),
         })
     }
 

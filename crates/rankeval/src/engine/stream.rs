@@ -15,8 +15,8 @@ use super::{
 use crate::read::arrow_array::RecordBatch;
 use crate::read::stream::{ListScorer, Spill, stream_run};
 use crate::read::{
-    CsvOptions, Format, Input, Progress, ReadError, ReadOptions, read_run_with, run_from_batches,
-    stream_batches,
+    CsvOptions, Format, Input, Loaded, Progress, ReadError, ReadOptions, read_run_with,
+    run_from_batches, stream_batches,
 };
 
 /// Reads the run in `input` and evaluates it against `qrels`.
@@ -37,6 +37,23 @@ pub fn evaluate_input(
     options: &Options,
     progress: Progress<'_>,
 ) -> Result<Evaluation, ReadError> {
+    // Data already in memory is evaluated where it is.
+    match input.loaded_data() {
+        Some(Loaded::Run(run)) => return Ok(evaluate(qrels, run, metrics, options)),
+        Some(Loaded::Batches(batches)) => {
+            let columns = input.csv_options();
+            return evaluate_batches(
+                qrels,
+                input.name(),
+                batches,
+                columns,
+                read,
+                metrics,
+                options,
+            );
+        }
+        Some(Loaded::Qrels(..)) | None => {}
+    }
     // A score threshold cuts stored lists (`Options::retrieved`): such a
     // run is read whole.
     let streams = matches!(input.format(), Format::Trec | Format::Msmarco | Format::Csv)

@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use rankeval_compare::{BootstrapMethod, Correction, Gate, Margin, Test};
 use rankeval_core::judged_only::judged_only;
 use rankeval_core::registry;
+use rankeval_stats::{BootstrapMethod, Correction, Gate, Margin, Test};
 
 use super::origin::{Given, Origin};
 use super::resolve::SpecError;
@@ -16,6 +16,7 @@ use crate::compare::{
 };
 use crate::engine::Missing;
 use crate::experiment::input_problem;
+use crate::front::FrontEnd;
 
 /// What the runs are compared with, as asked for.
 #[derive(Clone, Debug)]
@@ -210,7 +211,7 @@ pub fn resolve_comparison(
                         Origin::Key { .. } => invalid(&given.from, "must be at least 2"),
                         _ => invalid(&given.from, "give at least 2"),
                     })?,
-                None => rankeval_compare::keyed::DEFAULT_GROUPS,
+                None => rankeval_stats::keyed::DEFAULT_GROUPS,
             };
             if request.baseline.is_none() {
                 return Err(invalid(
@@ -238,7 +239,7 @@ pub fn resolve_comparison(
                 Origin::Key { .. } => invalid(&resamples.from, "must be at least 1"),
                 _ => invalid(&resamples.from, "give at least 1"),
             })?;
-        rankeval_compare::check_resamples(settings.resamples)
+        rankeval_stats::check_resamples(settings.resamples)
             .map_err(|error| invalid(&resamples.from, error.to_string()))?;
     }
     if settings.test == Test::BootstrapKeyed && settings.bootstrap == BootstrapMethod::Multinomial {
@@ -287,7 +288,7 @@ pub fn resolve_comparison(
     }
     if matches!(settings.test, Test::Bootstrap | Test::BootstrapKeyed)
         && let Err(error) =
-            rankeval_compare::check_percentile_resamples(settings.resamples, settings.level)
+            rankeval_stats::check_percentile_resamples(settings.resamples, settings.level)
     {
         let from = request
             .resamples
@@ -329,12 +330,14 @@ pub fn resolve_comparison(
         let (spec, from) = match gate {
             GateRequest::Text(text) => {
                 let spec = parse_gate(&text.value, settings.alpha, |metric| {
-                    registry::parse_metric(metric)
-                        .map(|m| match all_judged_only {
-                            true => judged_only(m).name(),
-                            false => m.name(),
-                        })
-                        .map_err(|e| crate::config::plugin_message(&e))
+                    match registry::parse_metric(metric) {
+                        Ok(m) if all_judged_only => Ok(judged_only(m).name()),
+                        Ok(m) => Ok(m.name()),
+                        // A metric of the experiment's own (a Python
+                        // function) by its name as written.
+                        Err(_) if metric_names.iter().any(|m| m == metric) => Ok(metric.to_owned()),
+                        Err(e) => Err(crate::config::plugin_message(&e)),
+                    }
                 })
                 .map_err(|reason| invalid(&text.from, reason))?;
                 (spec, text.from)
@@ -428,6 +431,16 @@ fn baseline(
             })
         }
         BaselineRequest::Run(name) => {
+            if !run_names.contains(&name.as_str()) && from.front() == FrontEnd::Python {
+                return Err(invalid(
+                    from,
+                    format!(
+                        "the baseline `{name}` is not a run (the runs are {}); for a results \
+                         file, give baseline_file=",
+                        listed(run_names)
+                    ),
+                ));
+            }
             if !run_names.contains(&name.as_str()) {
                 return Err(invalid(
                     from,
@@ -527,7 +540,7 @@ fn gate_table(table: GateTable, alpha: f64, all_judged_only: bool) -> Result<Gat
     };
     gate.validate().map_err(|error| {
         let reason = match error {
-            rankeval_compare::CompareError::InvalidGate { message, .. } => message,
+            rankeval_stats::CompareError::InvalidGate { message, .. } => message,
             other => other.to_string(),
         };
         invalid(&table.from, reason)

@@ -73,6 +73,8 @@ pub struct ExperimentSpec {
     pub allow_empty_run: Option<Given<bool>>,
     /// The comparison with a baseline, and the gates.
     pub compare: CompareRequest,
+    /// The report's title (the HTML page's title and heading).
+    pub title: Option<Given<String>>,
 }
 
 /// A run as asked for.

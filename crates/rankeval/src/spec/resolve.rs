@@ -123,6 +123,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         duplicates,
         allow_empty_run,
         compare,
+        title,
     } = spec;
     let level = match &rel {
         None => RelevanceLevel::DEFAULT,
@@ -140,11 +141,16 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
             },
         ));
     }
-    if let Some(qrels) = &qrels {
-        existing(Path::new(qrels.value.name()), &qrels.from)?;
+    // Data already in memory (Python's) has no file to look for.
+    if let Some(qrels) = &qrels
+        && let Some(path) = qrels.value.path()
+    {
+        existing(path, &qrels.from)?;
     }
     for run in &run_requests {
-        existing(Path::new(run.input.name()), &run.from)?;
+        if let Some(path) = run.input.path() {
+            existing(path, &run.from)?;
+        }
     }
     for (path, from) in [&corpus.catalog, &corpus.features]
         .into_iter()
@@ -154,7 +160,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
             corpus
                 .training
                 .iter()
-                .map(|g| (Path::new(g.value.name()), &g.from)),
+                .filter_map(|g| Some((g.value.path()?, &g.from))),
         )
     {
         existing(path, from)?;
@@ -262,6 +268,14 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
                 "there is no `qrels` key, so every run must be JSON Lines with `relevant` \
                  (only corpus metrics need no judgements)",
             ),
+            Origin::Keyword { .. } => invalid(
+                &Origin::keyword("qrels", "None"),
+                format!(
+                    "no qrels: give qrels, or JSON Lines run files with `relevant` ({} is not \
+                     JSON Lines, so it holds no judgements)",
+                    run.0.input.name()
+                ),
+            ),
             _ => SpecError::Bare(format!(
                 "{} is required: {} is not JSON Lines, so it holds no judgements",
                 run.1.option("qrels", None),
@@ -361,7 +375,9 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
             })?,
         ],
     };
+    let title = title.map(report_title).transpose()?;
     Ok(Experiment {
+        title,
         qrels: qrels.map(|q| q.value),
         runs: runs.into_iter().map(|(run, _)| run).collect(),
         metrics,
@@ -388,6 +404,29 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
     })
 }
 
+/// The longest title, in characters: a heading, not a paragraph.
+pub const MAX_TITLE: usize = 200;
+
+/// The report's title `given`, trimmed: printable on one line, not blank,
+/// at most [`MAX_TITLE`] characters.
+fn report_title(given: Given<String>) -> Result<String, SpecError> {
+    let title = given.value.trim();
+    if title.is_empty() || title.chars().any(char::is_control) {
+        return Err(invalid(
+            &given.from,
+            "a title cannot be blank nor hold a tab, newline or other control character",
+        ));
+    }
+    let length = title.chars().count();
+    if length > MAX_TITLE {
+        return Err(invalid(
+            &given.from,
+            format!("the title has {length} characters; at most {MAX_TITLE} make a heading"),
+        ));
+    }
+    Ok(title.to_owned())
+}
+
 /// The relevance level `given`, which must be a positive grade.
 fn relevance_level(given: &Given<f64>) -> Result<RelevanceLevel, SpecError> {
     RelevanceLevel::new(given.value).ok_or_else(|| {
@@ -406,14 +445,16 @@ fn relevance_level(given: &Given<f64>) -> Result<RelevanceLevel, SpecError> {
 /// Refuses one file given as two runs (by its identity on disk: `./x`
 /// and `x`, a link): it would be evaluated and compared with itself.
 fn refuse_repeated_runs(runs: &[RunRequest]) -> Result<(), SpecError> {
-    let paths: Vec<&Path> = runs.iter().map(|r| Path::new(r.input.name())).collect();
+    // Runs in memory are no files.
+    let files: Vec<&RunRequest> = runs.iter().filter(|r| r.input.path().is_some()).collect();
+    let paths: Vec<&Path> = files.iter().filter_map(|r| r.input.path()).collect();
     let Some((first, second)) = crate::files::first_repeat(paths.iter().copied()) else {
         return Ok(());
     };
     let index = |path: &Path| paths.iter().position(|p| *p == path).unwrap_or_default();
     let (first, second) = (
-        &runs[index(first)],
-        &runs[paths.iter().rposition(|p| *p == second).unwrap_or_default()],
+        files[index(first)],
+        files[paths.iter().rposition(|p| *p == second).unwrap_or_default()],
     );
     Err(match (&first.from, &second.from) {
         (Origin::Flag { .. }, Origin::Flag { .. }) if first.written == second.written => {
@@ -576,4 +617,147 @@ fn systems(
         });
     }
     Ok(systems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{CompareRequest, CorpusRequest, IntervalKind};
+
+    /// A spec of one run file in `dir`, nothing else given, from `whole`.
+    fn spec(dir: &Path, whole: Origin) -> ExperimentSpec {
+        let run = dir.join("run.trec");
+        std::fs::write(&run, "q1 Q0 d1 1 1 t\n").unwrap();
+        let qrels = dir.join("qrels.txt");
+        std::fs::write(&qrels, "q1 0 d1 1\n").unwrap();
+        ExperimentSpec {
+            qrels: Some(Given::new(Input::file(&qrels), whole.clone())),
+            runs: vec![RunRequest {
+                input: Input::file(&run),
+                written: run.clone(),
+                name: None,
+                from: whole.clone(),
+            }],
+            whole,
+            systems: Vec::new(),
+            metrics: None,
+            aggregators: None,
+            corpus: CorpusRequest::default(),
+            groups: None,
+            turns: None,
+            per_conversation: None,
+            missing: None,
+            rel: None,
+            ties: None,
+            score_threshold: None,
+            judged_only: None,
+            bounds: None,
+            duplicates: None,
+            allow_empty_run: None,
+            compare: CompareRequest::default(),
+            title: None,
+        }
+    }
+
+    fn message(spec: ExperimentSpec) -> String {
+        resolve(spec).map(|_| ()).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn one_rule_speaks_each_front_ends_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let origins = [
+            (Origin::flag("--rel", 0), "--rel 0: "),
+            (Origin::key("e.toml", 3, "rel"), "e.toml:3: rel: "),
+            (Origin::keyword("rel", 0), "rel=0: "),
+        ];
+        for (origin, prefix) in origins {
+            let mut spec = spec(dir.path(), origin.clone());
+            spec.rel = Some(Given::new(0.0, origin));
+            assert_eq!(
+                message(spec),
+                format!(
+                    "{prefix}the relevance level must be a positive grade (grades of 0 and \
+                     below are never relevant)"
+                )
+            );
+        }
+        // A rule naming another option names it as the front end does.
+        for (origin, needs) in [
+            (Origin::bare_flag("--per-conversation"), "needs --turns SEP"),
+            (
+                Origin::key("e.toml", 4, "per_conversation"),
+                "needs `turns`",
+            ),
+            (Origin::keyword("per_conversation", "True"), "needs turns="),
+        ] {
+            let mut spec = spec(dir.path(), origin.clone());
+            spec.per_conversation = Some(Given::new(true, origin));
+            let text = message(spec);
+            assert!(text.contains(needs), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_jackknife_rule_is_checked_once_for_every_front_end() {
+        let dir = tempfile::tempdir().unwrap();
+        for (origin, reason) in [
+            (Origin::flag("--jackknife-groups", 1), "give at least 2"),
+            (
+                Origin::key("e.toml", 7, "compare.jackknife_groups"),
+                "must be at least 2",
+            ),
+            (Origin::keyword("jackknife_groups", 1), "give at least 2"),
+        ] {
+            let mut spec = spec(dir.path(), origin.clone());
+            spec.compare.baseline = Some(Given::new(
+                crate::spec::BaselineRequest::Run("run".into()),
+                origin.clone(),
+            ));
+            spec.compare.interval = Some(Given::new(IntervalKind::Jackknife, origin.clone()));
+            spec.compare.jackknife_groups = Some(Given::new(1, origin.clone()));
+            assert_eq!(message(spec), format!("{origin}: {reason}"));
+        }
+    }
+
+    #[test]
+    fn one_file_as_two_runs_and_bad_titles_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = Origin::key("e.toml", 9, "runs[2].path");
+        let mut twice = spec(dir.path(), from.clone());
+        let again = RunRequest {
+            input: Input::file(dir.path().join("./run.trec")),
+            written: PathBuf::from("./run.trec"),
+            name: Some(Given::new("other".into(), from.clone())),
+            from,
+        };
+        twice.runs.push(again);
+        let text = message(twice);
+        assert!(
+            text.starts_with("e.toml:9: runs[2].path: ./run.trec is the same file as"),
+            "{text}"
+        );
+        for (title, reason) in [
+            (" ", "a title cannot be blank"),
+            (
+                "a\u{7}b",
+                "a title cannot be blank nor hold a tab, newline or other control",
+            ),
+            (
+                &"é".repeat(201),
+                "the title has 201 characters; at most 200",
+            ),
+        ] {
+            let mut spec = spec(dir.path(), Origin::keyword("title", "x"));
+            spec.title = Some(Given::new(title.to_owned(), Origin::keyword("title", "x")));
+            let text = message(spec);
+            assert!(text.contains(reason), "{text}");
+        }
+        let mut titled = spec(dir.path(), Origin::keyword("title", "x"));
+        titled.title = Some(Given::new(
+            "  Weekly  ".into(),
+            Origin::keyword("title", "x"),
+        ));
+        assert_eq!(resolve(titled).unwrap().title.as_deref(), Some("Weekly"));
+    }
 }

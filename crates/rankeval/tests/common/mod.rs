@@ -11,3 +11,4 @@ pub fn data(path: &str) -> PathBuf {
         .join("../cli/tests/data")
         .join(path)
 }
+pub mod compare_runs;

@@ -1,0 +1,158 @@
+"""What the command line has, from Python, through the library's one
+experiment spec: keyword arguments checked by the spec's resolve (messages
+naming the keyword), corpus metrics, groups from Arrow tables and polars,
+runs told apart by a column, the HTML report without a TOML file, results
+looked up by the name typed, and notebook tables with the test, the
+warnings and the gates' deciding numbers."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+import rankeval_rs
+from conftest import ROOT, cli
+
+QUICKSTART = ROOT / "examples" / "quickstart"
+RECOMMENDER = ROOT / "examples" / "recommender"
+CORPUS = ["ndcg@3", "catalog_coverage@3", "novelty@3", "ild@3"]
+
+
+def quiet(call, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankeval_rs.RankevalWarning)
+        return call(*args, **kwargs)
+
+
+def test_messages_name_the_keyword_as_the_spec_says_it():
+    results = quiet(rankeval_rs.evaluate, QUICKSTART / "qrels.txt",
+                    {"a": QUICKSTART / "runs" / "baseline.trec", "b": QUICKSTART / "runs" / "v2.jsonl"},
+                    ["ap"])
+    with pytest.raises(rankeval_rs.CompareError) as raised:
+        results.compare("a", jackknife_groups=5)
+    assert str(raised.value) == 'jackknife_groups=5: goes with interval="jackknife"'
+    with pytest.raises(rankeval_rs.CompareError) as raised:
+        results.compare("a", alpha=2.0)
+    assert str(raised.value) == "alpha=2: must be in (0, 1], e.g. 0.05"
+    # The spec's rule on runs, as the command line's: one file is one run.
+    with pytest.raises(rankeval_rs.InputError) as raised:
+        quiet(rankeval_rs.evaluate, QUICKSTART / "qrels.txt",
+              {"a": QUICKSTART / "runs" / "baseline.trec", "b": QUICKSTART / "runs" / "baseline.trec"}, ["ap"])
+    assert str(raised.value).startswith('run_or_runs="b": ') and "is the same file as" in str(raised.value)
+
+
+def test_corpus_metrics_equal_the_clis():
+    run = RECOMMENDER / "runs" / "popular.csv"
+    done = cli("eval", "--qrels", str(RECOMMENDER / "truth.csv"), "--run", str(run), "--format", "json",
+               "--catalog", str(RECOMMENDER / "catalog.txt"), "--train", str(RECOMMENDER / "train.csv"),
+               "--item-features", str(RECOMMENDER / "item_features.csv"), *sum((["-m", m] for m in CORPUS), []))
+    assert done.returncode == 0, done.stderr
+    expected = json.loads(done.stdout)["runs"][0]
+    result = quiet(rankeval_rs.evaluate, RECOMMENDER / "truth.csv", run, CORPUS,
+                   catalog=RECOMMENDER / "catalog.txt", train=RECOMMENDER / "train.csv",
+                   item_features=RECOMMENDER / "item_features.csv")
+    assert result.metrics == ["ndcg@3"]
+    assert result.corpus == expected["corpus"] and len(result.corpus) == 3
+    assert result.means["ndcg@3"] == expected["metrics"]["ndcg@3"]["mean"]
+    # The training interactions as a table, read as qrels are.
+    import pandas as pd
+
+    train = pd.read_csv(RECOMMENDER / "train.csv")
+    assert quiet(rankeval_rs.evaluate, RECOMMENDER / "truth.csv", run, ["novelty@3"],
+                 train=train).corpus == {"novelty@3": expected["corpus"]["novelty@3"]}
+    # A corpus metric without its input names the keyword that gives it.
+    with pytest.raises(rankeval_rs.MetricError, match="give catalog="):
+        quiet(rankeval_rs.evaluate, RECOMMENDER / "truth.csv", run, ["catalog_coverage@3"])
+
+
+GROUPS = {"q1": "head", "q2": "tail", "q3": "head", "q4": "tail", "q5": "head"}
+
+
+def test_groups_from_arrow_and_polars_tables():
+    pa = pytest.importorskip("pyarrow")
+    by_dict = quiet(rankeval_rs.evaluate, QUICKSTART / "qrels.txt", QUICKSTART / "runs" / "baseline.trec",
+                    ["ap"], groups={q: {"segment": s} for q, s in GROUPS.items()})
+    table = pa.table({"query": list(GROUPS), "segment": list(GROUPS.values())})
+    by_arrow = quiet(rankeval_rs.evaluate, QUICKSTART / "qrels.txt", QUICKSTART / "runs" / "baseline.trec",
+                     ["ap"], groups=table)
+    assert set(by_arrow.groups["segment"]) == {"head", "tail"}
+    for value in ("head", "tail"):
+        assert by_arrow.groups["segment"][value].means == by_dict.groups["segment"][value].means
+    pl = pytest.importorskip("polars")
+    by_polars = quiet(rankeval_rs.evaluate, QUICKSTART / "qrels.txt", QUICKSTART / "runs" / "baseline.trec",
+                      ["ap"], groups=pl.DataFrame({"query": list(GROUPS), "segment": list(GROUPS.values())}))
+    assert by_polars.groups["segment"]["tail"].queries == by_dict.groups["segment"]["tail"].queries
+
+
+def test_runs_told_apart_by_a_column_of_one_long_table(files):
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    alone = quiet(rankeval_rs.evaluate, files.qrels_trec, files.run_csv, ["ap", "p@5"])
+    frame = pd.read_csv(files.run_csv)
+    long = pd.concat([frame.assign(model="b"), frame.assign(model="a")])
+    for table in (long, pa.Table.from_pandas(long, preserve_index=False)):
+        together = quiet(rankeval_rs.evaluate, files.qrels_trec, table, ["ap", "p@5"], run="model")
+        assert list(together) == ["a", "b"]
+        for name in ("a", "b"):
+            assert together[name].means == alone.means
+    with pytest.raises(rankeval_rs.InputError, match="no column `system`"):
+        rankeval_rs.evaluate(files.qrels_trec, long, ["ap"], run="system")
+
+
+def test_an_html_report_without_an_experiment_file(tmp_path: Path):
+    runs = {"baseline": QUICKSTART / "runs" / "baseline.trec", "v2": QUICKSTART / "runs" / "v2.jsonl"}
+    out = tmp_path / "report.html"
+    page = quiet(rankeval_rs.report, QUICKSTART / "qrels.txt", runs, ["ap", "ndcg@10"], baseline="baseline",
+                 gates=["ap:superior"], output=out)
+    assert out.read_text() == page
+    done = cli("eval", "--qrels", str(QUICKSTART / "qrels.txt"), "--run", f"baseline={runs['baseline']}",
+               "--run", f"v2={runs['v2']}", "-m", "ap", "-m", "ndcg@10", "--baseline", "baseline",
+               "--gate", "ap:superior", "--format", "html")
+    assert page == done.stdout
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page
+    # The other formats too, without a comparison.
+    table = quiet(rankeval_rs.report, QUICKSTART / "qrels.txt", runs, ["ap"], format="markdown")
+    assert "| ap |" in table or "ap" in table.splitlines()[2]
+
+
+def test_a_title_names_the_page_as_the_command_lines_does():
+    # One spec field, one resolve rule: `title=` is `--title`.
+    runs = {"baseline": QUICKSTART / "runs" / "baseline.trec", "v2": QUICKSTART / "runs" / "v2.jsonl"}
+    page = quiet(rankeval_rs.report, QUICKSTART / "qrels.txt", runs, ["ap"], title="Weekly <v2>")
+    done = cli("eval", "--qrels", str(QUICKSTART / "qrels.txt"), "--run", f"baseline={runs['baseline']}",
+               "--run", f"v2={runs['v2']}", "-m", "ap", "--format", "html", "--title", "Weekly <v2>")
+    assert page == done.stdout
+    assert "<h1>Weekly &lt;v2&gt;</h1>" in page
+    with pytest.raises(ValueError, match="title=.*a title cannot be blank nor hold a tab"):
+        rankeval_rs.report(QUICKSTART / "qrels.txt", runs, ["ap"], title="a\tb")
+
+
+def test_results_are_found_by_the_name_typed():
+    result = quiet(rankeval_rs.evaluate, QUICKSTART / "qrels.txt", QUICKSTART / "runs" / "baseline.trec",
+                   ["recall@20", "MAP@10", "ndcg@10"])
+    assert result.metrics == ["r@20", "ap@10", "ndcg@10"]
+    assert result.means["recall@20"] == result.means["r@20"] == result["recall@20"]
+    assert result.means["MAP@10"] == result.means["ap@10"]
+    assert "recall@20" in result.means and "recall@30" not in result.means
+    assert result.means.get("recall@30") is None
+    assert list(result.per_query("recall@20")) == list(result.per_query("r@20"))
+    assert result.interval("recall@20").mean == result.means["r@20"]
+    with pytest.raises(KeyError, match="recall@30"):
+        result.means["recall@30"]
+
+
+def test_notebook_tables_show_the_test_the_warnings_and_the_deciding_number():
+    runs = {"baseline": QUICKSTART / "runs" / "baseline.trec", "v2": QUICKSTART / "runs" / "v2.jsonl"}
+    results = quiet(rankeval_rs.evaluate, QUICKSTART / "qrels.txt", runs, ["ap", "map@10"])
+    html = results._repr_html_()
+    assert results["v2"].warnings and 'class="warnings"' in html
+    assert "trec_eval&#x27;s map_cut_10" in html or "map_cut_10" in html
+    compared = results.compare("baseline", gates=["ap:superior", "ap@10:at_least(0.1)"])
+    html = compared._repr_html_()
+    assert "test: t" in html and "correction: holm" in html
+    superior = compared.gates[0]["outcome"]
+    assert f"corrected_p_value {superior['value']:.4g}" in html
+    assert "mean " in html and "&gt;= 0.1" in html
