@@ -21,6 +21,7 @@ mod html_svg;
 mod json;
 mod markdown;
 pub mod outcome;
+pub mod overlap;
 pub mod ppi;
 pub mod spans;
 pub mod suite;

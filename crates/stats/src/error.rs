@@ -342,6 +342,10 @@ pub enum CompareError {
         /// The number of systems (values per column).
         systems: usize,
     },
+    /// The `k` of a top-k overlap between two rankings
+    /// ([`crate::agreement::top_k_overlap`]) is 0.
+    #[error("top-k overlap needs k >= 1, got k = 0")]
+    ZeroTopK,
     /// The persistence `p` of rank-biased overlap ([`crate::rbo`]) is not
     /// strictly between 0 and 1.
     #[error("rank-biased overlap needs a persistence p with 0 < p < 1, got {p}")]

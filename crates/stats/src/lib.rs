@@ -78,7 +78,7 @@ pub mod wilcoxon;
 
 pub use agreement::{
     Kappa, KappaWeights, KendallMethod, KendallTau, LabelAgreement, cohen_kappa, kendall_tau,
-    mean_difference, top_k_agreement,
+    mean_difference, top_k_agreement, top_k_overlap,
 };
 pub use bootstrap::{
     BootstrapMethod, MULTINOMIAL_UP_TO, check_percentile_resamples, percentile_minimum,
