@@ -13,6 +13,7 @@ mod explain;
 mod judge_inputs;
 mod list;
 mod output;
+mod overlap;
 mod ppi;
 mod progress;
 mod results;
@@ -74,6 +75,10 @@ enum Command {
     /// kappa of their labels, and Kendall's tau, top-k agreement and mean
     /// differences of the runs evaluated under each.
     Agree(Box<agree::AgreeArgs>),
+    /// How far two runs agree, without judgements: rank-biased overlap
+    /// (with Corsi and Urbano's tie treatments), top-k overlap and
+    /// Kendall's tau per query, with a mean and an interval over them.
+    Overlap(Box<overlap::OverlapArgs>),
     /// Judgements as label distributions (probabilities of each grade, as
     /// an LLM judge gives): each metric's expected value, exact where it
     /// can be and by seeded Monte Carlo with its standard error otherwise.
@@ -404,6 +409,7 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         Command::Explain(args) => explain::run(*args).map(|()| Verdict::Passed),
         Command::Ppi(args) => ppi::run(*args),
         Command::Agree(args) => agree::run(*args),
+        Command::Overlap(args) => overlap::run(*args),
         Command::Expected(args) => expected::run(*args),
         Command::Report(args) => results::run(*args),
         Command::Spans(args) => spans::run(*args).map(|()| Verdict::Passed),

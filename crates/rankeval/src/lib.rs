@@ -82,6 +82,7 @@ pub mod front;
 pub mod groups;
 pub mod naming;
 pub mod outcome;
+pub mod overlap;
 pub mod ppi;
 pub mod read_advice;
 pub mod report;

@@ -27,6 +27,7 @@ mod msmarco;
 mod naming;
 mod never_ran;
 mod output;
+mod overlap;
 mod parquet_pages;
 mod per_input;
 mod ppi;

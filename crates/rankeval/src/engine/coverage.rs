@@ -126,6 +126,21 @@ impl QuerySample {
         first.truncate(EXAMPLES);
     }
 
+    /// The sample of the queries `ids` (each counted once per time given):
+    /// their count and the first few in byte order.
+    pub fn of<'q>(ids: impl IntoIterator<Item = &'q [u8]>) -> Self {
+        let mut sample = Self::default();
+        let mut first: Vec<&[u8]> = Vec::with_capacity(EXAMPLES + 1);
+        for id in ids {
+            sample.add(&mut first, id);
+        }
+        sample.first = first
+            .iter()
+            .map(|id| String::from_utf8_lossy(id).into_owned())
+            .collect();
+        sample
+    }
+
     /// Whether no query was counted.
     pub fn is_empty(&self) -> bool {
         self.count == 0
