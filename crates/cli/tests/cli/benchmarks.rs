@@ -185,6 +185,25 @@ fn beir_identical_ids_on_the_toy_of_beir_187() {
         run_with_home(dir.path(), &home, &["run", "exp.toml", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(mean(&out, "run", "ndcg@10"), dropped);
+    // TOML `official`: `true` for the qrels' benchmark, or its id.
+    for official in ["true", "\"beir/arguana\""] {
+        let toml = format!(
+            "qrels = \"irds:beir/arguana\"\nofficial = {official}\n[[runs]]\npath = \"run.trec\"\n"
+        );
+        std::fs::write(dir.path().join("exp.toml"), toml).unwrap();
+        let (code, out, err) =
+            run_with_home(dir.path(), &home, &["run", "exp.toml", "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(mean(&out, "run", "nDCG@10"), dropped);
+    }
+    let toml = "qrels = \"irds:beir/arguana\"\nofficial = \"beir/quora/test\"\n[[runs]]\npath = \"run.trec\"\n";
+    std::fs::write(dir.path().join("exp.toml"), toml).unwrap();
+    let (code, _, err) = run_with_home(dir.path(), &home, &["run", "exp.toml"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("official: names beir/quora/test, but the qrels are beir/arguana's"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -460,6 +479,44 @@ fn official_dl_passage_equals_trec_eval_as_anserini_runs_it() {
     // 40 judged queries (one missing from the run, scored 0) and the
     // mean, for each of the four measures.
     assert_eq!(compared, 4 * 41);
+    // AP on every grade, picked by hand: evaluated too, and said to
+    // contradict the card (castorini/anserini#1525).
+    let (code, out, err) = run_with_home(
+        dir.path(),
+        &home,
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "--official",
+            "msmarco-passage/trec-dl-2019",
+            "-m",
+            "ap",
+            "-m",
+            "ndcg@10",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "`ap` judges relevance from grade 1, but msmarco-passage/trec-dl-2019/judged \
+             reports AP(rel=2) at grade 2 (`ap(rel=2)`); --official evaluates the card's"
+        ),
+        "{err}"
+    );
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let metrics = report["runs"][0]["metrics"].as_object().unwrap();
+    // `ndcg@10` is the card's nDCG@10: evaluated once, under its name.
+    let mut names: Vec<&str> = metrics.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        ["AP(rel=2)", "R(rel=2)@1000", "RR(rel=2)", "ap", "nDCG@10"]
+    );
 }
 
 #[test]
