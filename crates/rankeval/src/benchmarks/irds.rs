@@ -415,6 +415,16 @@ mod tests {
         assert!(got.benchmark.drop_identical_ids);
         let qrels = read_qrels(&got.input).unwrap();
         assert_eq!(qrels.num_queries(), 2);
+        // LoTTE: ColBERT's `qas.*.jsonl`, integer ids, other keys ignored.
+        cache(
+            home,
+            "lotte/science/test/search",
+            "{\"qid\": 0, \"query\": \"what is a quark?\", \"answer_pids\": [12, 40]}\n\
+             {\"qid\": 1, \"query\": \"b\", \"answer_pids\": [3]}\n",
+        );
+        let got = resolve("lotte/science/test/search", home, false).unwrap();
+        let qrels = read_qrels(&got.input).unwrap();
+        assert_eq!(qrels.num_queries(), 2);
         // TREC DL 2019 passage: downloaded as is, with its MD5; the test's
         // file has its own, given as the expected one.
         let text = "19335 0 1017759 0\n19335 0 1082489 3\n";
