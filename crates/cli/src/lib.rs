@@ -7,6 +7,7 @@
 //! gate that cannot be decided.
 
 mod agree;
+mod benchmarks;
 mod eval;
 mod expected;
 mod explain;
@@ -64,6 +65,10 @@ enum Command {
     Run(RunArgs),
     /// List every registered metric and aggregator with its parameters.
     Metrics(list::MetricsArgs),
+    /// The benchmarks rankeval scores as they are reported (the benchmark
+    /// card): each one's official measures and conventions; one in full
+    /// with its sources.
+    Benchmarks(benchmarks::BenchmarksArgs),
     /// Show how each metric gets its value for one query: the ranked list,
     /// the per-rank terms and the formula with the numbers put in.
     Explain(Box<explain::ExplainArgs>),
@@ -404,6 +409,10 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         },
         Command::Metrics(args) => {
             let listing = list::listing(&args).map_err(CliError::Usage)?;
+            output::write(&listing, None).map(|()| Verdict::Passed)
+        }
+        Command::Benchmarks(args) => {
+            let listing = benchmarks::listing(&args).map_err(CliError::Usage)?;
             output::write(&listing, None).map(|()| Verdict::Passed)
         }
         Command::Explain(args) => explain::run(*args).map(|()| Verdict::Passed),

@@ -68,6 +68,7 @@
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod agreement;
+pub mod benchmarks;
 pub mod changed;
 pub mod compare;
 pub mod config;

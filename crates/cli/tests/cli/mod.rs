@@ -7,6 +7,7 @@
 //! absolute paths nor timings.
 
 mod agree;
+mod benchmarks;
 mod bounds;
 mod compare;
 mod corpus;
