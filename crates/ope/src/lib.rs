@@ -20,7 +20,8 @@
 //! ([`IntervalKind`]), the [`Diagnostics`] (impressions, effective sample
 //! size, largest weight, supported share of the target's mass, clipped
 //! weights) and the [`Refusal`]s under the [`Floors`] (one place for their
-//! defaults).
+//! defaults). Two policies on one log are compared paired by impression
+//! ([`paired`]): the difference of their linearised contributions.
 //!
 //! Pure functions over plain structs, no I/O; it depends on rankeval-core
 //! (exact sums) and rankeval-stats (the t and normal quantiles, the
@@ -32,9 +33,11 @@ mod check;
 pub mod click;
 pub mod error;
 pub mod estimate;
+pub mod paired;
 pub mod slate;
 pub mod state;
 
 pub use error::{OpeError, Policy};
 pub use estimate::{Diagnostics, Estimate, Floors, IntervalKind, Options, Refusal};
+pub use paired::{PairedDifference, linearised, paired_difference};
 pub use state::{Contribution, Form, State, WeightSums};
