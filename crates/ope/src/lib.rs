@@ -34,10 +34,12 @@ pub mod click;
 pub mod error;
 pub mod estimate;
 pub mod paired;
+pub mod plackett_luce;
 pub mod slate;
 pub mod state;
 
 pub use error::{OpeError, Policy};
 pub use estimate::{Diagnostics, Estimate, Floors, IntervalKind, Options, Refusal};
 pub use paired::{PairedDifference, linearised, paired_difference};
+pub use plackett_luce::PlackettLuce;
 pub use state::{Contribution, Form, State, WeightSums};
