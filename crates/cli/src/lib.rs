@@ -12,6 +12,7 @@ mod expected;
 mod explain;
 mod judge_inputs;
 mod list;
+mod ope;
 mod output;
 mod ppi;
 mod progress;
@@ -87,6 +88,10 @@ enum Command {
     /// chunks (character offsets); every metric at chunk level under an
     /// overlap rule, and precision, recall and IoU of the retrieved text.
     Spans(Box<spans::SpansArgs>),
+    /// Off-policy evaluation: what rankings never shipped would have earned,
+    /// estimated from an impression log with the logging policy's
+    /// propensities, with diagnostics that refuse (exit 2).
+    Ope(Box<ope::OpeArgs>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Install it where the shell looks: `rankeval completions bash >
@@ -407,6 +412,7 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         Command::Expected(args) => expected::run(*args),
         Command::Report(args) => results::run(*args),
         Command::Spans(args) => spans::run(*args).map(|()| Verdict::Passed),
+        Command::Ope(args) => ope::run(*args),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "rankeval", &mut script);

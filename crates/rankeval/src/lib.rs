@@ -81,6 +81,7 @@ pub mod files;
 pub mod front;
 pub mod groups;
 pub mod naming;
+pub mod ope;
 pub mod outcome;
 pub mod ppi;
 pub mod read_advice;
