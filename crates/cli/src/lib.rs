@@ -89,8 +89,8 @@ enum Command {
     /// overlap rule, and precision, recall and IoU of the retrieved text.
     Spans(Box<spans::SpansArgs>),
     /// Off-policy evaluation: what rankings never shipped would have earned,
-    /// estimated from an impression log with the logging policy's
-    /// propensities, with diagnostics that refuse (exit 2).
+    /// from an impression log and its propensities; refused (exit 2) where
+    /// the log cannot support them.
     Ope(Box<ope::OpeArgs>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///

@@ -81,7 +81,7 @@ fn interval_name(report: &OpeReport) -> String {
 fn table(report: &OpeReport) -> String {
     let log = &report.log;
     let mut out = format!(
-        "log: {} ({} impressions, {} item{} each, propensities per {}, reward per {})\n\n",
+        "log: {} ({} impressions, {} item{} each, propensities of the form `{}`, one reward per {})\n\n",
         log.name,
         log.impressions,
         log.slate_len,
@@ -142,9 +142,9 @@ fn table(report: &OpeReport) -> String {
     if !refused.is_empty() {
         let _ = writeln!(
             out,
-            "\n{} (floors: n >= {}, effective sample size >= {}, support >= {}):",
+            "\n{}; floors: n >= {}, effective sample size >= {}, support >= {}:",
             if report.allow_low_support {
-                "low support, shown with * (--allow-low-support)"
+                "low support (shown with *, as allowed)"
             } else {
                 "refused"
             },
@@ -202,4 +202,90 @@ fn table(report: &OpeReport) -> String {
         out.push_str(&text::aligned(&rows, &[true, true, false, false, true]));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use rankeval::core::{Duplicates, RunBuilder};
+    use rankeval::ope::estimators::{Floors, Options};
+    use rankeval::ope::{Candidate, OpeEstimator, OpePlan, TargetPolicy, ope_report};
+    use rankeval::read::impressions::{ImpressionOptions, parse_impressions};
+
+    use super::*;
+
+    /// Eight impressions of one context, items `a` (p = 0.5) and `b`; a
+    /// target that shows `a`, another that shows `b`.
+    fn report(allow_low_support: bool) -> OpeReport {
+        let mut text = String::from("context,impression,item,reward,propensity\n");
+        for n in 0..8 {
+            let item = if n % 2 == 0 { "a" } else { "b" };
+            text.push_str(&format!("q,{n},{item},{},0.5\n", u8::from(n % 3 == 0)));
+        }
+        let log =
+            parse_impressions(text.as_bytes(), "log.csv", &ImpressionOptions::default()).unwrap();
+        let run = |first: &str, second: &str| {
+            let mut b = RunBuilder::new();
+            b.push_scored("q", first, 2.0).unwrap();
+            b.push_scored("q", second, 1.0).unwrap();
+            TargetPolicy::Ranking(b.finish(Duplicates::Error).unwrap())
+        };
+        let candidates = [
+            Candidate {
+                name: "a_first".into(),
+                policy: run("a", "b"),
+            },
+            Candidate {
+                name: "b_first".into(),
+                policy: run("b", "a"),
+            },
+        ];
+        let plan = OpePlan {
+            estimators: vec![
+                OpeEstimator::parse("ips").unwrap(),
+                OpeEstimator::parse("snips").unwrap(),
+            ],
+            options: Options {
+                floors: Floors {
+                    min_n: 5,
+                    min_ess: 3.0,
+                    min_support: 0.5,
+                },
+                ..Options::default()
+            },
+            allow_unlogged: false,
+            allow_low_support,
+        };
+        let mut report = ope_report(&log, "log.csv", &candidates, &plan).unwrap();
+        // Refuse the second policy's SNIPS by a floor of its own, to show
+        // both kinds of row.
+        let floors = Floors {
+            min_n: 10,
+            ..plan.options.floors
+        };
+        let e = &mut report.policies[1].estimates[1];
+        e.refusals = e.diagnostics.refusals(&floors);
+        report.comparisons[1].refused = true;
+        report
+    }
+
+    #[test]
+    fn table_withholds_a_refused_estimate() {
+        insta::assert_snapshot!(render(&report(false), OpeFormat::Table));
+    }
+
+    #[test]
+    fn table_marks_a_refused_estimate_when_allowed() {
+        insta::assert_snapshot!(render(&report(true), OpeFormat::Table));
+    }
+
+    #[test]
+    fn json_nulls_a_refused_estimate() {
+        let text = render(&report(false), OpeFormat::Json);
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let refused = &doc["policies"][1]["estimates"][1];
+        assert!(refused["value"].is_null() && refused["interval"]["lower"].is_null());
+        assert!(doc["policies"][0]["estimates"][0]["value"].is_number());
+        assert!(doc["comparisons"][1]["paired"]["difference"].is_null());
+        insta::assert_snapshot!(text);
+    }
 }

@@ -26,6 +26,7 @@ mod judged_only;
 mod msmarco;
 mod naming;
 mod never_ran;
+mod ope;
 mod output;
 mod parquet_pages;
 mod per_input;
