@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use rankeval::ope::estimators::{Floors, IntervalKind, Options};
-use rankeval::ope::{Candidate, OpeEstimator, OpePlan, OpeRunError, TargetPolicy, ope_report};
+use rankeval::ope::{
+    Candidate, OpeEstimator, OpePlan, OpeRunError, RewardModel, TargetPolicy, ope_report,
+};
 use rankeval::read::impressions::{
     ImpressionColumns, ImpressionOptions, Layout, PropensityForm, RewardPer, read_impressions,
 };
@@ -62,10 +64,16 @@ pub struct OpeArgs {
     /// (`--log-columns target=NAME`), named NAME.
     #[arg(long, value_name = "NAME")]
     target_column: Option<String>,
-    /// An estimator: ips, snips, clipped_ips(max_weight=M), slate_ips,
-    /// iips, rips, pi, snpi; repeat for several (default: snips for one
-    /// item, slate_ips, iips or rips for the slate, marginal or cascade
-    /// form).
+    /// A reward model's predictions, as a run: the query is the context,
+    /// the document the item, the score the predicted reward. Needed by
+    /// dm, dr, sndr, switch_dr, dr_os and cascade_dr.
+    #[arg(long, value_name = "FILE")]
+    reward_model: Option<PathBuf>,
+    /// An estimator: ips, snips, clipped_ips(max_weight=M), dm, dr, sndr,
+    /// switch_dr(tau=T), dr_os(lambda=L) for one item; slate_ips, iips,
+    /// rips, cascade_dr, pi, snpi for slates; repeat for several (default:
+    /// snips for one item, slate_ips, iips or rips for the slate, marginal
+    /// or cascade form).
     #[arg(short = 'e', long = "estimator", value_name = "ESTIMATOR")]
     estimators: Vec<String>,
     /// The interval: normal, or Student's t with n - 1 degrees of freedom.
@@ -290,6 +298,13 @@ pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
         },
         allow_unlogged: args.allow_low_support,
         allow_low_support: args.allow_low_support,
+        model: match &args.reward_model {
+            None => None,
+            Some(path) => Some(RewardModel::from_run(&rankeval::read_run(
+                &rankeval::read::Input::file(path),
+                rankeval::ReadOptions::default(),
+            )?)),
+        },
     };
     let report = ope_report(&log, &log_name, &candidates, &plan).map_err(|e| match e {
         OpeRunError::NeverLogged { .. } => usage(format!(

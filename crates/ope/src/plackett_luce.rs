@@ -86,6 +86,30 @@ impl PlackettLuce {
         out
     }
 
+    /// The distribution of the next item given the items `above` (indices
+    /// into the list; `None` ignored): each item's weight over the weights
+    /// of the items not above, 0 for those above.
+    pub fn next(&self, above: &[Option<usize>]) -> Vec<f64> {
+        let mut used = vec![false; self.weights.len()];
+        for u in above.iter().flatten() {
+            if let Some(x) = used.get_mut(*u) {
+                *x = true;
+            }
+        }
+        let rest = fsum(
+            self.weights
+                .iter()
+                .zip(&used)
+                .filter(|(_, u)| !**u)
+                .map(|(w, _)| *w),
+        );
+        self.weights
+            .iter()
+            .zip(&used)
+            .map(|(w, u)| if *u || rest <= 0.0 { 0.0 } else { w / rest })
+            .collect()
+    }
+
     /// The slate's probability: the product of its cascade's conditionals.
     pub fn slate(&self, slate: &[Option<usize>]) -> f64 {
         self.cascade(slate).iter().product()
@@ -152,6 +176,8 @@ mod tests {
         let m = pl.marginals(&[Some(0), Some(0)], 100).unwrap();
         assert!((m[0] - 0.25).abs() < 1e-15 && (m[1] - 0.75).abs() < 1e-15);
         assert_eq!(pl.cascade(&[None])[0], 0.0);
+        let next = pl.next(&[Some(1)]);
+        assert_eq!(next, vec![1.0, 0.0]);
     }
 
     #[test]

@@ -198,6 +198,38 @@ pub struct Candidate {
     pub policy: TargetPolicy,
 }
 
+/// A reward model's predictions, given as a run: the query is the
+/// context, the document the item, the score the predicted reward
+/// `q̂(x, a)` (the same at every position). rankeval trains no model.
+#[derive(Clone, Debug, Default)]
+pub struct RewardModel {
+    predictions: HashMap<(Vec<u8>, Vec<u8>), f64>,
+}
+
+impl RewardModel {
+    /// The predictions of `run` (a list without scores predicts nothing).
+    pub fn from_run(run: &Run) -> Self {
+        let mut predictions = HashMap::new();
+        for q in 0..run.num_queries() as u32 {
+            let list = run.list_at(q);
+            let context = run.query_bytes(q).to_vec();
+            for i in 0..list.len() {
+                if let Some(score) = list.score(i) {
+                    predictions.insert((context.clone(), list.doc(i).to_vec()), score);
+                }
+            }
+        }
+        Self { predictions }
+    }
+
+    /// `q̂(context, item)`.
+    pub fn predict(&self, context: &[u8], item: &[u8]) -> Option<f64> {
+        self.predictions
+            .get(&(context.to_vec(), item.to_vec()))
+            .copied()
+    }
+}
+
 /// What to estimate and how.
 #[derive(Clone, Debug)]
 pub struct OpePlan {
@@ -212,6 +244,8 @@ pub struct OpePlan {
     /// Report refused estimates' values (with their refusals) instead of
     /// withholding them.
     pub allow_low_support: bool,
+    /// The reward model, for DM, the doubly robust family and Cascade-DR.
+    pub model: Option<RewardModel>,
 }
 
 /// What the report says of the log.
@@ -336,6 +370,31 @@ pub enum OpeRunError {
         /// Its position in the target's slate.
         position: usize,
     },
+    /// A prediction the reward model does not have.
+    #[error(
+        "{log}, {at}: the reward model has no prediction for item `{item}` in context `{context}`"
+    )]
+    NoPrediction {
+        /// The log.
+        log: String,
+        /// Where the impression was read.
+        at: String,
+        /// The context.
+        context: String,
+        /// The item.
+        item: String,
+    },
+    /// A policy given only as the log's target probabilities, with an
+    /// estimator that needs the target's whole distribution.
+    #[error(
+        "policy `{policy}`: {estimator} needs the target's probability of every item, and the log's target column gives only the logged items'"
+    )]
+    NoTargetDistribution {
+        /// The policy.
+        policy: String,
+        /// The estimator.
+        estimator: String,
+    },
     /// A log without the target-probability column a policy reads.
     #[error("policy `{0}` reads the log's target probabilities, and the log has none")]
     NoTargetColumn(String),
@@ -367,9 +426,9 @@ pub fn ope_report(
         if let Some(why) = e.unfit(log.form, log.slate_len, log.reward) {
             return Err(OpeRunError::Unfit(why));
         }
-        if e.needs_model() {
+        if e.needs_model() && plan.model.is_none() {
             return Err(OpeRunError::Unfit(format!(
-                "{} needs a reward model's predictions, which rankeval ope does not read yet",
+                "{} needs a reward model's predictions (a run whose scores are the predicted rewards)",
                 e.name()
             )));
         }
@@ -379,6 +438,25 @@ pub fn ope_report(
     let mut linear: Vec<Vec<Vec<f64>>> = Vec::new();
     for candidate in candidates {
         let targets = target_probabilities(log, log_name, candidate, plan, &logged)?;
+        let needs_model = plan.estimators.iter().any(OpeEstimator::needs_model);
+        let predictions = match (&plan.model, needs_model) {
+            (Some(model), true) => {
+                if matches!(candidate.policy, TargetPolicy::LogColumn) {
+                    let estimator = plan
+                        .estimators
+                        .iter()
+                        .find(|e| e.needs_model())
+                        .map(OpeEstimator::name)
+                        .unwrap_or_default();
+                    return Err(OpeRunError::NoTargetDistribution {
+                        policy: candidate.name.clone(),
+                        estimator,
+                    });
+                }
+                Some(predictions(log, log_name, candidate, model)?)
+            }
+            _ => None,
+        };
         let mut estimates = Vec::new();
         let mut columns = Vec::new();
         for e in &plan.estimators {
@@ -392,7 +470,8 @@ pub fn ope_report(
                 estimator: e.name(),
                 source: Box::new(source),
             };
-            let (state, contributions) = contributions(log, &targets, e).map_err(fail)?;
+            let (state, contributions) =
+                contributions(log, &targets, predictions.as_deref(), e).map_err(fail)?;
             estimates.push(state.estimate(&plan.options).map_err(|e| fail((None, e)))?);
             columns.push(linearised(state.form(), &contributions));
         }
@@ -565,10 +644,99 @@ fn target_probabilities(
     Ok(out)
 }
 
+/// A reward model's predictions for one impression, per position: the
+/// logged item's `q̂(x, a_l)`, and the target's expected `Σ_b π(b|x,
+/// a_{<l}) q̂(x, b)` given the logged items above.
+#[derive(Clone, Debug)]
+struct Predicted {
+    logged: Vec<f64>,
+    target: Vec<f64>,
+}
+
+/// Every impression's predictions under `candidate` (a run's policy).
+fn predictions(
+    log: &ImpressionLog,
+    log_name: &str,
+    candidate: &Candidate,
+    model: &RewardModel,
+) -> Result<Vec<Predicted>, OpeRunError> {
+    let mut out = Vec::with_capacity(log.impressions.len());
+    for imp in &log.impressions {
+        let context = log.ids.resolve(imp.context);
+        let predict = |item: &[u8]| {
+            model
+                .predict(context, item)
+                .ok_or_else(|| OpeRunError::NoPrediction {
+                    log: log_name.to_owned(),
+                    at: imp.at.to_string(),
+                    context: shorten_id(context),
+                    item: shorten_id(item),
+                })
+        };
+        let shown: Vec<&[u8]> = imp.items.iter().map(|&i| log.ids.resolve(i)).collect();
+        let logged = shown
+            .iter()
+            .map(|item| predict(item))
+            .collect::<Result<Vec<_>, _>>()?;
+        // The run was checked to rank the context (target_probabilities).
+        let (TargetPolicy::Ranking(run) | TargetPolicy::PlackettLuce { run, .. }) =
+            &candidate.policy
+        else {
+            return Err(OpeRunError::NoTargetColumn(candidate.name.clone()));
+        };
+        let Some(list) = run.list(context) else {
+            return Err(OpeRunError::NoRanking {
+                log: log_name.to_owned(),
+                at: imp.at.to_string(),
+                policy: candidate.name.clone(),
+                context: shorten_id(context),
+            });
+        };
+        let mut target = Vec::with_capacity(shown.len());
+        match &candidate.policy {
+            TargetPolicy::PlackettLuce { temperature, .. } => {
+                let scores: Vec<f64> = (0..list.len())
+                    .map(|i| list.score(i).unwrap_or(0.0))
+                    .collect();
+                let pl = PlackettLuce::new(&scores, *temperature).map_err(|source| {
+                    OpeRunError::Estimator {
+                        log: log_name.to_owned(),
+                        at: format!(", {}", imp.at),
+                        policy: candidate.name.clone(),
+                        estimator: "plackett_luce".into(),
+                        source: Box::new(source),
+                    }
+                })?;
+                let index: HashMap<&[u8], usize> =
+                    (0..list.len()).map(|i| (list.doc(i), i)).collect();
+                let slate: Vec<Option<usize>> =
+                    shown.iter().map(|s| index.get(s).copied()).collect();
+                let q: Vec<f64> = (0..list.len())
+                    .map(|i| predict(list.doc(i)))
+                    .collect::<Result<_, _>>()?;
+                for l in 0..shown.len() {
+                    let next = pl.next(&slate[..l]);
+                    target.push(rankeval_core::exact_sum::fsum(
+                        next.iter().zip(&q).map(|(p, q)| p * q),
+                    ));
+                }
+            }
+            _ => {
+                for l in 0..shown.len() {
+                    target.push(predict(list.doc(l))?);
+                }
+            }
+        }
+        out.push(Predicted { logged, target });
+    }
+    Ok(out)
+}
+
 /// An estimator's state over the log and each impression's contribution.
 fn contributions(
     log: &ImpressionLog,
     targets: &[Vec<f64>],
+    predictions: Option<&[Predicted]>,
     estimator: &OpeEstimator,
 ) -> Result<(State, Vec<Contribution>), (Option<usize>, OpeError)> {
     let mut contributions = Vec::with_capacity(log.impressions.len());
@@ -580,6 +748,7 @@ fn contributions(
         OpeEstimator::Slate(s) => s.state(),
     };
     for (index, (imp, target)) in log.impressions.iter().zip(targets).enumerate() {
+        let predicted = predictions.and_then(|p| p.get(index));
         let c = match estimator {
             OpeEstimator::Bandit(b) => b
                 .contribution(
@@ -588,7 +757,10 @@ fn contributions(
                         reward: imp.rewards.iter().sum(),
                         logging: imp.propensities.first().copied().unwrap_or(f64::NAN),
                         target: target.first().copied().unwrap_or(f64::NAN),
-                        model: None,
+                        model: predicted.map(|p| bandit::Prediction {
+                            logged: p.logged.first().copied().unwrap_or(f64::NAN),
+                            target: p.target.first().copied().unwrap_or(f64::NAN),
+                        }),
                     },
                 )
                 .map_err(|e| (Some(index), e))?,
@@ -601,7 +773,10 @@ fn contributions(
                         rewards: &imp.rewards,
                         logging: probabilities(&imp.propensities),
                         target: probabilities(target),
-                        model: None,
+                        model: predicted.map(|p| slate::CascadeModel {
+                            logged: &p.logged,
+                            target: &p.target,
+                        }),
                     },
                 )
                 .map_err(|e| (Some(index), e))?

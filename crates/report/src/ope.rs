@@ -254,6 +254,7 @@ mod tests {
             },
             allow_unlogged: false,
             allow_low_support,
+            model: None,
         };
         let mut report = ope_report(&log, "log.csv", &candidates, &plan).unwrap();
         // Refuse the second policy's SNIPS by a floor of its own, to show

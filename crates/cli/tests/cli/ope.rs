@@ -118,6 +118,48 @@ fn json_with_t_intervals() {
 }
 
 #[test]
+fn doubly_robust_with_a_reward_model() {
+    // The model predicts 0.6 for `a`, 0.3 for `c`, 0.1 for `b` and `d` in
+    // every context.
+    let mut model = String::new();
+    for q in 1..=3 {
+        for (item, p) in [("a", 0.6), ("b", 0.1), ("c", 0.3), ("d", 0.1)] {
+            model.push_str(&format!("q{q} Q0 {item} 0 {p} model\n"));
+        }
+    }
+    let [prod, new] = runs();
+    let dir = scratch(&[
+        ("log.csv", &bandit_log()),
+        (prod.0, &prod.1),
+        (new.0, &new.1),
+        ("model.trec", &model),
+    ]);
+    let code = snapshot(
+        "ope_doubly_robust",
+        dir.path(),
+        &with(&[
+            "--reward-model",
+            "model.trec",
+            "-e",
+            "dm",
+            "-e",
+            "dr",
+            "-e",
+            "sndr",
+            "-e",
+            "switch_dr(tau=3)",
+            "-e",
+            "dr_os(lambda=1)",
+            "--min-ess",
+            "5",
+        ]),
+    );
+    assert_eq!(code, 0);
+    let code = snapshot("ope_dr_without_a_model", dir.path(), &with(&["-e", "dr"]));
+    assert_eq!(code, 2);
+}
+
+#[test]
 fn refused_below_the_default_floors_exits_2() {
     let dir = files();
     let code = snapshot("ope_refused", dir.path(), &with(&["-e", "ips"]));
