@@ -92,6 +92,14 @@ pub struct OpeArgs {
     /// target's probability mass (its 97.5% upper bound is below).
     #[arg(long, default_value_t = Floors::DEFAULT_MIN_SUPPORT, value_name = "SHARE")]
     min_support: f64,
+    /// A gate on an estimator's estimates, `ESTIMATOR:RULE` (the estimator
+    /// among -e, optionally `ope.`-prefixed): `at_least(floor=X)` on each
+    /// policy's estimate, `non_inferior(margin=M)` or `superior(alpha=A)`
+    /// on each later policy's paired difference with the first;
+    /// `run=NAME` for one policy. A failed gate exits 1, an undecided one
+    /// (a refused estimate) 2.
+    #[arg(long = "gate", value_name = "ESTIMATOR:RULE")]
+    gates: Vec<String>,
     /// Print refused estimates (marked `*`, with their reasons) and exit 0;
     /// also estimate targets that show items the log never shows.
     #[arg(long)]
@@ -280,6 +288,15 @@ pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
             policy: TargetPolicy::LogColumn,
         });
     }
+    let mut gates = Vec::new();
+    for text in &args.gates {
+        let spec = rankeval::compare::parse_gate(text, 0.05, |metric| {
+            let name = metric.strip_prefix("ope.").unwrap_or(metric);
+            OpeEstimator::parse(name).map(|e| e.name())
+        })
+        .map_err(|reason| usage(format!("--gate {text}: {reason}")))?;
+        gates.push(spec);
+    }
     let log_name = args.log.display().to_string();
     let log = read_impressions(&args.log, &options).map_err(|e| usage(e.to_string()))?;
     let plan = OpePlan {
@@ -305,6 +322,7 @@ pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
                 rankeval::ReadOptions::default(),
             )?)),
         },
+        gates,
     };
     let report = ope_report(&log, &log_name, &candidates, &plan).map_err(|e| match e {
         OpeRunError::NeverLogged { .. } => usage(format!(
@@ -317,6 +335,13 @@ pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
         FormatArg::Json => OpeFormat::Json,
     };
     output::write(&render(&report, format), args.output.as_deref())?;
+    let gates = if report.any_gate_undecided() {
+        Verdict::Undecided
+    } else if report.any_gate_failed() {
+        Verdict::Failed
+    } else {
+        Verdict::Passed
+    };
     if report.any_refused() {
         let mut stderr = std::io::stderr().lock();
         if args.allow_low_support {
@@ -324,7 +349,7 @@ pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
                 stderr,
                 "warning: some estimates rest on too little of the log (marked *): read them with their diagnostics"
             );
-            Ok(Verdict::Passed)
+            Ok(gates)
         } else {
             let _ = writeln!(
                 stderr,
@@ -334,6 +359,6 @@ pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
             Ok(Verdict::Undecided)
         }
     } else {
-        Ok(Verdict::Passed)
+        Ok(gates)
     }
 }

@@ -19,6 +19,9 @@
 use std::collections::{HashMap, HashSet};
 
 use rankeval_core::{Run, shorten_id};
+use rankeval_stats::{GateOutcome, Versus};
+
+use crate::compare::GateSpec;
 use rankeval_ope::{
     Contribution, Estimate, Floors, IntervalKind, OpeError, Options, PairedDifference,
     PlackettLuce, State, bandit, linearised, paired_difference, slate,
@@ -246,6 +249,24 @@ pub struct OpePlan {
     pub allow_low_support: bool,
     /// The reward model, for DM, the doubly robust family and Cascade-DR.
     pub model: Option<RewardModel>,
+    /// Gates on the estimates (`ESTIMATOR:RULE`, the metric part an
+    /// estimator's name, `run=` a policy), decided on each policy's
+    /// estimate (`at_least`) or its paired difference with the first
+    /// policy (`non_inferior`, `superior`).
+    pub gates: Vec<GateSpec>,
+}
+
+/// A gate decided on one policy.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OpeGateResult {
+    /// The gate as given.
+    pub gate: String,
+    /// The policy it was decided on.
+    pub policy: String,
+    /// The outcome; `None` when it cannot be decided.
+    pub outcome: Option<GateOutcome>,
+    /// Why it cannot be decided (a refused estimate).
+    pub undecided: Option<String>,
 }
 
 /// What the report says of the log.
@@ -305,9 +326,23 @@ pub struct OpeReport {
     pub comparisons: Vec<OpeComparison>,
     /// Whether refused estimates' values are reported (else withheld).
     pub allow_low_support: bool,
+    /// The gates, one result per gate and policy.
+    pub gates: Vec<OpeGateResult>,
 }
 
 impl OpeReport {
+    /// Whether a gate failed.
+    pub fn any_gate_failed(&self) -> bool {
+        self.gates
+            .iter()
+            .any(|g| g.outcome.is_some_and(|o| !o.passed))
+    }
+
+    /// Whether a gate cannot be decided.
+    pub fn any_gate_undecided(&self) -> bool {
+        self.gates.iter().any(|g| g.outcome.is_none())
+    }
+
     /// Whether any estimate is refused.
     pub fn any_refused(&self) -> bool {
         self.policies
@@ -433,6 +468,26 @@ pub fn ope_report(
             )));
         }
     }
+    for spec in &plan.gates {
+        if !plan.estimators.iter().any(|e| e.name() == spec.metric) {
+            return Err(OpeRunError::Unfit(format!(
+                "gate `{spec}`: {} is not among the estimators (add -e {})",
+                spec.metric, spec.metric
+            )));
+        }
+        if spec.group.is_some() {
+            return Err(OpeRunError::Unfit(format!(
+                "gate `{spec}`: groups are not read by rankeval ope"
+            )));
+        }
+        if let Some(run) = &spec.run
+            && !candidates.iter().any(|c| &c.name == run)
+        {
+            return Err(OpeRunError::Unfit(format!(
+                "gate `{spec}`: no policy `{run}`"
+            )));
+        }
+    }
     let logged = logged_items(log);
     let mut policies = Vec::new();
     let mut linear: Vec<Vec<Vec<f64>>> = Vec::new();
@@ -510,7 +565,9 @@ pub fn ope_report(
             }
         }
     }
+    let gates = decide_gates(plan, &policies, &comparisons);
     Ok(OpeReport {
+        gates,
         log: LogSummary {
             name: log_name.to_owned(),
             impressions: log.impressions.len() as u64,
@@ -528,6 +585,55 @@ pub fn ope_report(
         comparisons,
         allow_low_support: plan.allow_low_support,
     })
+}
+
+/// Each gate decided on each policy it applies to: `at_least` on every
+/// policy (or its `run=`), the comparing rules on every policy after the
+/// first. A refused estimate (unless low support is allowed) leaves the
+/// gate undecided.
+fn decide_gates(
+    plan: &OpePlan,
+    policies: &[PolicyEstimates],
+    comparisons: &[OpeComparison],
+) -> Vec<OpeGateResult> {
+    let mut out = Vec::new();
+    for spec in &plan.gates {
+        let Some(k) = plan.estimators.iter().position(|e| e.name() == spec.metric) else {
+            continue;
+        };
+        let compares = spec.gate.needs_baseline();
+        for (i, policy) in policies.iter().enumerate() {
+            if spec.run.as_ref().is_some_and(|r| r != &policy.name) || (compares && i == 0) {
+                continue;
+            }
+            let estimate = &policy.estimates[k];
+            let comparison = comparisons
+                .iter()
+                .find(|c| c.candidate == policy.name && c.estimator == spec.metric);
+            let refused = estimate.is_refused() || comparison.is_some_and(|c| c.refused);
+            let (outcome, undecided) = if refused && !plan.allow_low_support {
+                (None, Some("an estimate it reads is refused".to_owned()))
+            } else {
+                let versus = comparison.map(|c| Versus {
+                    baseline: policies[0].estimates[k].value,
+                    difference: c.paired.difference,
+                    lower: c.paired.interval.lower,
+                    p_value: c.paired.p_value,
+                });
+                match spec.gate.evaluate_estimate(estimate.value, versus.as_ref()) {
+                    Ok(o) => (Some(o), None),
+                    Err(e) => (None, Some(e.to_string())),
+                }
+            };
+            out.push(OpeGateResult {
+                gate: spec.to_string(),
+                policy: policy.name.clone(),
+                outcome,
+                undecided,
+            });
+        }
+    }
+    out
 }
 
 /// The items the log shows in each context.

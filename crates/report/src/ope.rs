@@ -201,6 +201,39 @@ fn table(report: &OpeReport) -> String {
         }
         out.push_str(&text::aligned(&rows, &[true, true, false, false, true]));
     }
+    if !report.gates.is_empty() {
+        out.push_str("\ngates:\n");
+        for g in &report.gates {
+            let line = match (&g.outcome, &g.undecided) {
+                (Some(o), _) => format!(
+                    "{} {} on `{}`: {} {} (needs {} {})",
+                    if o.passed { "PASS" } else { "FAIL" },
+                    g.gate,
+                    g.policy,
+                    match o.quantity {
+                        rankeval_stats::Quantity::Mean => "estimate",
+                        rankeval_stats::Quantity::LowerBound => "the difference's lower bound",
+                        rankeval_stats::Quantity::CorrectedPValue => "p-value",
+                        rankeval_stats::Quantity::Difference => "difference",
+                    },
+                    num(o.value),
+                    match o.relation {
+                        rankeval_stats::Relation::AtLeast => ">=",
+                        rankeval_stats::Relation::Above => ">",
+                        rankeval_stats::Relation::Below => "<",
+                    },
+                    num(o.threshold)
+                ),
+                (None, why) => format!(
+                    "UNDECIDED {} on `{}`: {}",
+                    g.gate,
+                    g.policy,
+                    why.as_deref().unwrap_or("")
+                ),
+            };
+            let _ = writeln!(out, "  {line}");
+        }
+    }
     out
 }
 
@@ -255,6 +288,7 @@ mod tests {
             allow_unlogged: false,
             allow_low_support,
             model: None,
+            gates: Vec::new(),
         };
         let mut report = ope_report(&log, "log.csv", &candidates, &plan).unwrap();
         // Refuse the second policy's SNIPS by a floor of its own, to show

@@ -98,6 +98,28 @@ fn table_with_floors_met() {
 }
 
 #[test]
+fn gates_set_the_exit_code() {
+    let dir = files();
+    let passing = with(&[
+        "-e",
+        "snips",
+        "--min-ess",
+        "5",
+        "--gate",
+        "ope.snips:non_inferior(margin=0.6)",
+        "--gate",
+        "snips:at_least(floor=0.1)",
+    ]);
+    assert_eq!(snapshot("ope_gates_pass", dir.path(), &passing), 0);
+    let failing = with(&["-e", "snips", "--min-ess", "5", "--gate", "snips:superior"]);
+    assert_eq!(snapshot("ope_gates_fail", dir.path(), &failing), 1);
+    let undecided = with(&["-e", "snips", "--gate", "snips:at_least(floor=0.1)"]);
+    assert_eq!(snapshot("ope_gates_undecided", dir.path(), &undecided), 2);
+    let unknown = with(&["-e", "snips", "--gate", "ips:at_least(floor=0.1)"]);
+    assert_eq!(run_in(dir.path(), &unknown).0, 2);
+}
+
+#[test]
 fn json_with_t_intervals() {
     let dir = files();
     let code = snapshot(
