@@ -28,10 +28,15 @@ use rankeval_ope::{
 };
 use serde::Serialize;
 
-use crate::read::impressions::{ImpressionLog, PropensityForm, RewardPer};
+use crate::read::impressions::{PropensityForm, RewardPer};
 
 /// The estimators, their states, estimates and options (`rankeval-ope`).
 pub use rankeval_ope as estimators;
+
+/// The log as read (`rankeval_readers::impressions`), for a program that
+/// builds one itself.
+pub use crate::read::RowAt;
+pub use crate::read::impressions::{Impression, ImpressionLog};
 
 /// The most ordered prefixes a Plackett-Luce marginal enumerates per
 /// position: 10^6.

@@ -239,23 +239,37 @@ fn table(report: &OpeReport) -> String {
 
 #[cfg(test)]
 mod tests {
-    use rankeval::core::{Duplicates, RunBuilder};
+    use rankeval::core::{Duplicates, Interner, RunBuilder};
     use rankeval::ope::estimators::{Floors, Options};
-    use rankeval::ope::{Candidate, OpeEstimator, OpePlan, TargetPolicy, ope_report};
-    use rankeval::read::impressions::{ImpressionOptions, parse_impressions};
+    use rankeval::ope::{
+        Candidate, Impression, ImpressionLog, OpeEstimator, OpePlan, RowAt, TargetPolicy,
+        ope_report,
+    };
 
     use super::*;
 
     /// Eight impressions of one context, items `a` (p = 0.5) and `b`; a
     /// target that shows `a`, another that shows `b`.
     fn report(allow_low_support: bool) -> OpeReport {
-        let mut text = String::from("context,impression,item,reward,propensity\n");
-        for n in 0..8 {
-            let item = if n % 2 == 0 { "a" } else { "b" };
-            text.push_str(&format!("q,{n},{item},{},0.5\n", u8::from(n % 3 == 0)));
+        let mut log = ImpressionLog {
+            ids: Interner::new(),
+            slate_len: 1,
+            ..ImpressionLog::default()
+        };
+        let context = log.ids.intern(b"q");
+        for n in 0..8u64 {
+            let item = log.ids.intern(if n % 2 == 0 { b"a" } else { b"b" });
+            let id = log.ids.intern(n.to_string().as_bytes());
+            log.impressions.push(Impression {
+                context,
+                id,
+                items: vec![item],
+                rewards: vec![f64::from(u8::from(n % 3 == 0))],
+                propensities: vec![0.5],
+                target: None,
+                at: RowAt::Line(n + 2),
+            });
         }
-        let log =
-            parse_impressions(text.as_bytes(), "log.csv", &ImpressionOptions::default()).unwrap();
         let run = |first: &str, second: &str| {
             let mut b = RunBuilder::new();
             b.push_scored("q", first, 2.0).unwrap();
