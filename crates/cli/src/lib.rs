@@ -13,6 +13,7 @@ mod expected;
 mod explain;
 mod judge_inputs;
 mod list;
+mod ope;
 mod output;
 mod overlap;
 mod ppi;
@@ -97,6 +98,10 @@ enum Command {
     /// chunks (character offsets); every metric at chunk level under an
     /// overlap rule, and precision, recall and IoU of the retrieved text.
     Spans(Box<spans::SpansArgs>),
+    /// Off-policy evaluation: what rankings never shipped would have earned,
+    /// from an impression log and its propensities; refused (exit 2) where
+    /// the log cannot support them.
+    Ope(Box<ope::OpeArgs>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Install it where the shell looks: `rankeval completions bash >
@@ -422,6 +427,7 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         Command::Expected(args) => expected::run(*args),
         Command::Report(args) => results::run(*args),
         Command::Spans(args) => spans::run(*args).map(|()| Verdict::Passed),
+        Command::Ope(args) => ope::run(*args),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "rankeval", &mut script);
