@@ -69,13 +69,32 @@ fn a_list_of_cutoffs_is_one_metric_per_cutoff_in_flags_and_toml() {
     assert_eq!(from_toml, one_by_one);
 }
 
+/// Commas after a cutoff list cutoffs only; each cutoff of a list is
+/// checked as the metric it stands for (k = 0, k = 2^64), and a recall
+/// level past 1 is refused.
 #[test]
 fn commas_never_separate_metrics() {
     insta::assert_snapshot!(
         "metric_names_commas",
         super::transcript(
-            &["eval", "...", "-m", "ndcg@10,ap", "-m", "ndcg@10,"],
-            eval(&["ndcg@10,ap", "ndcg@10,"])
+            &[
+                "eval",
+                "...",
+                "-m",
+                "ndcg@10,ap",
+                "-m",
+                "ndcg@10,",
+                "-m",
+                "p@0,18446744073709551616,5",
+                "-m",
+                "IPrec@1.5"
+            ],
+            eval(&[
+                "ndcg@10,ap",
+                "ndcg@10,",
+                "p@0,18446744073709551616,5",
+                "IPrec@1.5"
+            ])
         )
     );
 }
