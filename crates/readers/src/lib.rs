@@ -48,6 +48,7 @@ mod grade;
 mod groups;
 mod guard;
 mod ipc;
+pub mod ir_metadata;
 mod json;
 mod jsonl;
 mod lines;
