@@ -123,6 +123,11 @@ const ROLES: &[(&[&str], &[&str])] = &[
         &["agree", "--qrels", "a={}", "--qrels", "b=human.qrels"],
         &["trec", "csv"],
     ),
+    (
+        &["overlap", "{}", "run.trec"],
+        &["trec", "csv", "jsonl", "parquet"],
+    ),
+    (&["overlap", "run.trec", "{}"], &["trec"]),
     (&["trec_eval", "{}", "run.trec"], &["trec"]),
     (&["trec_eval", "qrels.txt", "{}"], &["trec"]),
 ];
