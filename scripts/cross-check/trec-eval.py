@@ -18,7 +18,11 @@ ids whose byte order matters ("d9" vs "d10"), queries only in the run, and
 the FLAG_SETS below (with and without `-q`; `-c`, `-l2`, `-M`, `-J`, `-n`
 and their combinations), a parameter set (`-m P.3,7 -m ndcg_cut.4
 -m iprec_at_recall..25,.5 ...`), and `-Z` z-scores, with both programs, and
-requires identical stdout, line for line. It prints, per flag set, the
+requires identical stdout, line for line. With --comments, both files get
+comment lines as trec_eval 10 skips them (see RUN_COMMENTS and
+QRELS_COMMENTS: an ir_metadata header, comments in the middle and at the
+end of the run after any whitespace, and in qrels one `#` line at a time,
+never the last). It prints, per flag set, the
 comparisons and the identical lines.
 
 trec_eval 10 stops with "result qid not found in qrels" on a qrels query
@@ -149,10 +153,43 @@ def execute(program, args):
     return result.returncode, result.stdout, result.stderr
 
 
+# Comment lines trec_eval 10 skips (--comments). In a run: any line whose
+# first byte other than C's isspace is `#` (get_trec_results.c), any number
+# in a row, anywhere: an ir_metadata header and comments after whitespace.
+RUN_HEADER = ["# ir_metadata.start", "# tag: bm25", "# actor:", "#   team: x",
+              "# ir_metadata.end"]
+RUN_COMMENTS = ["# a comment", "  # after spaces", "\t# after a tab", "\r# after CR",
+                "\x0b\x0c# after VT FF", "#", "# q1 Q0 d1 1 2.0 shaped-like-a-line"]
+# In qrels, trec_eval 10 (get_qrels.c) skips only a line whose first byte is
+# `#`, one at a time (the line after one is read as data) and not the last
+# line (past it, it reads past the file's buffer): so one at a time, never
+# last, `#` first.
+QRELS_COMMENTS = ["# judged by NIST", "#", "# q1 0 d1 1", "#\tgrades 0-4"]
+
+
+def with_comments(rng, lines, run):
+    """`lines` with comment lines trec_eval 10 skips inserted."""
+    out = list(RUN_HEADER) if run else [rng.choice(QRELS_COMMENTS)]
+    for line in lines:
+        out.append(line)
+        if rng.random() < 0.1:
+            if run:
+                out.extend(rng.choice(RUN_COMMENTS) for _ in range(rng.randint(1, 3)))
+            else:
+                out.append(rng.choice(QRELS_COMMENTS))
+    if not run and out[-1].startswith("#"):
+        out.pop()
+    elif run:
+        out.append("# the end")
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--comments", action="store_true",
+                        help="insert comment lines as trec_eval 10 skips them in both files")
     args = parser.parse_args()
     if not TREC_EVAL:
         sys.exit("set TREC_EVAL to a trec_eval 10 binary (see the docstring)")
@@ -160,6 +197,9 @@ def main():
         subprocess.run(["cargo", "build", "--release", "-p", "rankeval-cli"], cwd=ROOT, check=True)
     print(f"seed {args.seed}, {args.trials} trials, rankeval {RANKEVAL}, trec_eval {TREC_EVAL}")
     rng = random.Random(args.seed)
+    # Comments come from a generator of their own: the trials' files are the
+    # same with and without --comments.
+    comments = random.Random(args.seed + 0x5EED)
     compared = lines = identical_lines = refused = 0
     per_set = {}
     failures = []
@@ -170,13 +210,17 @@ def main():
                 continue
             qrels, run, run_queries = made
             paths = {name: os.path.join(tmp, name) for name in ["qrels", "qrels_run", "run"]}
+            kept = [l for l in qrels if l.split()[0] in run_queries]
+            written_run = run
+            if args.comments:
+                qrels, kept = with_comments(comments, qrels, False), with_comments(comments, kept, False)
+                written_run = with_comments(comments, run, True)
             with open(paths["qrels"], "w") as f:
                 f.write("\n".join(qrels) + "\n")
             with open(paths["qrels_run"], "w") as f:
-                kept = [l for l in qrels if l.split()[0] in run_queries]
                 f.write("\n".join(kept) + "\n")
             with open(paths["run"], "w") as f:
-                f.write("\n".join(run) + "\n")
+                f.write("\n".join(written_run) + "\n")
             base = execute([TREC_EVAL], ["-q", "-c", "-m", "all_trec", paths["qrels"], paths["run"]])
             if base[0] != 0:
                 refused += len(FLAG_SETS) + 1

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use rankeval_core::registry;
-use rankeval_core::{Aggregator, Duplicates, Ties, parse_requested};
+use rankeval_core::{Aggregator, Duplicates, Ties, parse_requested_each};
 
 use super::{CliError, OutputArgs};
 use crate::run_names::{is_stdin, standard_input};
@@ -67,6 +67,9 @@ pub(super) struct EvalArgs {
     /// Metric in the short syntax `name(param=value,...)@k`, e.g. `ndcg@10`,
     /// `"ap(norm=truncated)@10"`, `mrr`, or a corpus metric (one value per
     /// run) such as `coverage@10`, `novelty@10`; repeat for several.
+    /// `ndcg@1,3,5` is one metric per cutoff (commas never separate
+    /// metrics); ir_measures' names (`nDCG@10`, `"RR(rel=2)@10"`, `NumRet`)
+    /// are read as ir_measures defines them (docs/metrics.md).
     /// Default: ap, rr, p@10, recall@100, ndcg@10. `rankeval metrics` lists
     /// them all.
     #[arg(short = 'm', long = "metric", value_name = "METRIC")]
@@ -755,18 +758,21 @@ impl EvalArgs {
             None
         } else {
             let mut requested = Vec::with_capacity(self.metrics.len());
-            for spec in self.metrics {
-                match parse_requested(&spec) {
-                    Ok(metric) => requested.push(MetricRequest {
-                        from: Origin::flag("-m", &spec),
-                        typed: Some(spec),
-                        metric,
-                    }),
-                    Err(source) => bad.push(CliError::Plugin {
-                        flag: "-m",
-                        value: spec,
-                        source: Box::new(source),
-                    }),
+            for given in self.metrics {
+                // `ndcg@1,3` is one metric per cutoff, each typed as itself.
+                for (spec, metric) in parse_requested_each(&given) {
+                    match metric {
+                        Ok(metric) => requested.push(MetricRequest {
+                            from: Origin::flag("-m", &given),
+                            typed: Some(spec),
+                            metric,
+                        }),
+                        Err(source) => bad.push(CliError::Plugin {
+                            flag: "-m",
+                            value: spec,
+                            source: Box::new(source),
+                        }),
+                    }
                 }
             }
             Some(Given::new(requested, Origin::bare_flag("-m")))

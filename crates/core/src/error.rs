@@ -118,6 +118,18 @@ pub enum PluginError {
         /// Why.
         reason: String,
     },
+    /// A measure spelled as ir_measures spells it that rankeval does not
+    /// compute the way ir_measures does ([`crate::ir_measures`]): refused
+    /// rather than guessed.
+    #[error("`{name}` is ir_measures' {measure}, which rankeval does not map: {reason}")]
+    IrMeasures {
+        /// The spec as written.
+        name: String,
+        /// ir_measures' name of the measure.
+        measure: &'static str,
+        /// Why there is no equivalent.
+        reason: String,
+    },
 }
 
 impl PluginError {

@@ -568,8 +568,11 @@ pub fn parse<T: Plugin + ?Sized>(spec: &str) -> Result<Box<T>, PluginError> {
 }
 
 /// Builds a metric from the short syntax, e.g. `ap(norm=truncated)@10`.
+/// A name spelled as ir_measures spells one of its measures (`nDCG@10`,
+/// `NumRet`, `IPrec@0.2`) is read through [`crate::ir_measures`].
 pub fn parse_metric(spec: &str) -> Result<Box<dyn Metric>, PluginError> {
-    parse::<dyn Metric>(spec)
+    let Spec { name, params } = crate::ir_measures::translate(Spec::parse(spec)?)?;
+    build::<dyn Metric>(&name, params)
 }
 
 /// Builds an aggregator from the short syntax, e.g. `mean`.

@@ -37,12 +37,35 @@ pub fn parse_requested(spec: &str) -> Result<RequestedMetric, PluginError> {
     })
 }
 
+/// Every metric `spec` stands for, each as its own text and its metric or
+/// error: `ndcg@1,3` is `ndcg@1` and `ndcg@3`
+/// ([`crate::syntax::expand_cutoffs`]); any other spec is one. Every front
+/// end (`-m`, TOML `metrics`, Python `metrics`) reads its list through
+/// this, so the rule is in one place.
+pub fn parse_requested_each(spec: &str) -> Vec<(String, Result<RequestedMetric, PluginError>)> {
+    crate::syntax::expand_cutoffs(spec)
+        .into_iter()
+        .map(|text| {
+            let metric = parse_requested(&text);
+            (text, metric)
+        })
+        .collect()
+}
+
 /// Builds a metric from its name and parameters (a TOML table), as
 /// [`parse_requested`].
 pub fn build_requested(
     name: &str,
     params: Vec<(String, ParamValue)>,
 ) -> Result<RequestedMetric, PluginError> {
+    // A table's `type` spelled as ir_measures spells a measure reads as -m
+    // reads it.
+    let crate::syntax::Spec { name, params } =
+        crate::ir_measures::translate(crate::syntax::Spec {
+            name: name.to_owned(),
+            params,
+        })?;
+    let name = name.as_str();
     // Both kinds have the name's parameters checked only once it is found.
     if registry::find::<dyn Metric>(name).is_err()
         && registry::find::<dyn CorpusMetric>(name).is_ok()

@@ -7,7 +7,8 @@
 //! echoes a name as written, as for a TOML table):
 //!
 //! ```text
-//! spec   = name [ "(" [ param { "," param } ] ")" ] [ "@" digits ]
+//! spec   = name [ "(" [ param { "," param } ] ")" ] [ "@" cutoff { "," cutoff } ]
+//! cutoff = digits [ "." digits ]
 //! param  = name "=" value
 //! value  = '"' { char | '\"' | '\\' } '"'  |  bare
 //! bare   = one or more characters other than , ( ) @ " and whitespace
@@ -15,7 +16,20 @@
 //! ```
 //!
 //! A spec becomes the same `(name, value)` pairs as a TOML table, `@k`
-//! becoming `k`, so both build identical plugins through one path.
+//! becoming `k`, so both build identical plugins through one path. A
+//! decimal after `@` is for ir_measures' `IPrec@0.2`, whose `@` is a recall
+//! level ([`crate::ir_measures`]); `k` itself refuses it.
+//!
+//! Several cutoffs, `ndcg@1,3,5,10,100`, stand for one metric per cutoff
+//! (`ndcg@1`, `ndcg@3`, ...: BEIR's measures are one entry per family).
+//! Commas never separate metrics: each `-m`, each TOML `metrics` entry and
+//! each Python `metrics` item is one metric, or one per cutoff of this form.
+//! The rule is that a comma continues the cutoff list only right after
+//! `@`'s digits, so commas between parameters (`p(rel=2,denominator=k)@5`)
+//! and inside quoted values mean what they did. [`expand_cutoffs`] gives
+//! the texts of the single metrics, which every front end reads through
+//! [`crate::requested::parse_requested_each`]; [`Spec::parse`] reads one
+//! metric and refuses a list.
 
 use crate::error::SyntaxError;
 use crate::params::ParamValue;
@@ -30,10 +44,44 @@ pub struct Spec {
 }
 
 impl Spec {
-    /// Parses `input`.
+    /// Parses `input`: one metric (a list of cutoffs is refused, see
+    /// [`expand_cutoffs`]).
     pub fn parse(input: &str) -> Result<Spec, SyntaxError> {
         let mut parser = Parser { input, pos: 0 };
-        parser.spec()
+        let (spec, cutoffs) = parser.spec()?;
+        if let [_, second, ..] = cutoffs.as_slice() {
+            // At the comma before the second cutoff.
+            let comma = input[..second.start].rfind(',').unwrap_or(second.start);
+            return Err(SyntaxError {
+                input: input.to_owned(),
+                offset: comma,
+                expected: "the end (`@1,3` is one metric per cutoff where a list of metrics is \
+                           read: -m, TOML `metrics`, Python `metrics`)"
+                    .to_owned(),
+            });
+        }
+        Ok(spec)
+    }
+}
+
+/// The texts of the metrics `input` stands for: `ndcg(gain=exponential)@1,3`
+/// is `ndcg(gain=exponential)@1` and `ndcg(gain=exponential)@3`; any other
+/// input (one cutoff, none, or malformed) is itself, so that reading it
+/// gives its metric or its error.
+pub fn expand_cutoffs(input: &str) -> Vec<String> {
+    let mut parser = Parser { input, pos: 0 };
+    match parser.spec() {
+        Ok((_, cutoffs)) if cutoffs.len() > 1 => {
+            // Everything before `@`, as written (the `@` precedes the first
+            // cutoff, perhaps after whitespace).
+            let at = input[..cutoffs[0].start].rfind('@').unwrap_or(0);
+            let head = input[..at].trim_end();
+            cutoffs
+                .iter()
+                .map(|c| format!("{head}@{}", &input[c.clone()]))
+                .collect()
+        }
+        _ => vec![input.to_owned()],
     }
 }
 
@@ -132,7 +180,44 @@ impl Parser<'_> {
         Ok(ParamValue::from_text(&self.input[start..self.pos]))
     }
 
-    fn spec(&mut self) -> Result<Spec, SyntaxError> {
+    /// One cutoff after `@` or a comma: digits, perhaps a decimal
+    /// fraction; where it is in the input.
+    fn cutoff(
+        &mut self,
+        expected: &str,
+    ) -> Result<(ParamValue, std::ops::Range<usize>), SyntaxError> {
+        self.skip_ws();
+        let start = self.pos;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        let whole = self.pos;
+        if whole > start && self.peek() == Some('.') {
+            self.pos += 1;
+            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                self.pos += 1;
+            }
+            if self.pos == whole + 1 {
+                return Err(self.error("digits after `.`"));
+            }
+            return Ok((
+                ParamValue::from_text(&self.input[start..self.pos]),
+                start..self.pos,
+            ));
+        }
+        let digits = &self.input[start..self.pos];
+        // Digits too many for i64 still make a number, which `k` refuses
+        // as too large, as it does in a TOML table.
+        let k = ParamValue::from_digits(digits).ok_or_else(|| {
+            self.pos = start;
+            self.error(expected)
+        })?;
+        Ok((k, start..self.pos))
+    }
+
+    /// The spec, and where each cutoff after `@` is (several for
+    /// `ndcg@1,3,5`; the spec holds the first).
+    fn spec(&mut self) -> Result<(Spec, Vec<std::ops::Range<usize>>), SyntaxError> {
         let name = self.name("a metric name")?;
         let mut params = Vec::new();
         if self.eat('(') && !self.eat(')') {
@@ -152,20 +237,22 @@ impl Parser<'_> {
                 return Err(self.error("`,` or `)`"));
             }
         }
+        let mut cutoffs = Vec::new();
         if self.eat('@') {
-            self.skip_ws();
-            let start = self.pos;
-            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-                self.pos += 1;
-            }
-            let digits = &self.input[start..self.pos];
-            // Digits too many for i64 still make a number, which `k` refuses
-            // as too large, as it does in a TOML table.
-            let k = ParamValue::from_digits(digits).ok_or_else(|| {
-                self.pos = start;
-                self.error("a cutoff (a positive integer) after `@`")
-            })?;
+            let (k, at) = self.cutoff("a cutoff (a positive integer) after `@`")?;
             params.push(("k".to_owned(), k));
+            cutoffs.push(at);
+            while self.eat(',') {
+                // A comma after `@`'s digits continues the list of cutoffs;
+                // metrics are never separated by commas (one per -m).
+                cutoffs.push(
+                    self.cutoff(
+                        "another cutoff after `,` (`ndcg@1,3` lists cutoffs; give each \
+                         metric its own -m or list entry)",
+                    )?
+                    .1,
+                );
+            }
         }
         self.skip_ws();
         if self.pos != self.input.len() {
@@ -176,7 +263,7 @@ impl Parser<'_> {
             };
             return Err(self.error(expected));
         }
-        Ok(Spec { name, params })
+        Ok((Spec { name, params }, cutoffs))
     }
 }
 
@@ -262,6 +349,56 @@ mod tests {
         assert_eq!(
             Spec::parse("ap(s=\"x)").unwrap_err().expected,
             "a closing `\"`"
+        );
+    }
+}
+
+#[cfg(test)]
+mod cutoff_list_tests {
+    use super::*;
+
+    #[test]
+    fn a_list_of_cutoffs_is_one_metric_per_cutoff() {
+        assert_eq!(
+            expand_cutoffs("ndcg@1,3,5,10,100"),
+            ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "ndcg@100"]
+        );
+        // Parameters, with their commas, stay with each metric.
+        assert_eq!(
+            expand_cutoffs("p(rel=2, denominator=k) @ 5, 10"),
+            ["p(rel=2, denominator=k)@5", "p(rel=2, denominator=k)@10"]
+        );
+        assert_eq!(
+            expand_cutoffs(r#"x(s="a,b")@1,2"#),
+            [r#"x(s="a,b")@1"#, r#"x(s="a,b")@2"#]
+        );
+        // One cutoff, none, or a malformed input: itself.
+        for one in ["ndcg@10", "ap", "ndcg@10,", "ndcg@1,ap", "p(rel=2,k=3)"] {
+            assert_eq!(expand_cutoffs(one), [one]);
+        }
+    }
+
+    #[test]
+    fn parse_reads_one_metric_and_says_where_lists_are_read() {
+        let e = Spec::parse("ndcg@1,3").unwrap_err();
+        assert_eq!(e.offset, 6);
+        assert!(e.expected.contains("one metric per cutoff"), "{e}");
+        let e = Spec::parse("ndcg@10,ap").unwrap_err();
+        assert_eq!(e.offset, 8);
+        assert!(e.expected.starts_with("another cutoff after `,`"), "{e}");
+        assert_eq!(
+            Spec::parse("ndcg@10,").unwrap_err().offset,
+            8,
+            "a trailing comma wants a cutoff"
+        );
+        // A decimal after `@` (ir_measures' IPrec@0.2) is a number for `k`.
+        assert_eq!(
+            Spec::parse("IPrec@0.2").unwrap().params,
+            vec![("k".to_owned(), ParamValue::Float(0.2))]
+        );
+        assert_eq!(
+            Spec::parse("p@1.").unwrap_err().expected,
+            "digits after `.`"
         );
     }
 }

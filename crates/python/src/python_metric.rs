@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankeval_core::syntax::Spec;
+use rankeval_core::syntax::{Spec, expand_cutoffs};
 use rankeval_core::{
     Cutoff, JudgedRanking, Metric, ParamValue, RequestedMetric, parse_requested, registry,
 };
@@ -153,7 +153,9 @@ impl Metrics {
         let mut handles = Metrics::default();
         let mut requested = Vec::with_capacity(specs.len());
         let mut bad: Vec<PyErr> = Vec::new();
-        for spec in specs {
+        // `ndcg@1,3` is one metric per cutoff, as for -m (Python metrics too).
+        for spec in specs.iter().flat_map(|s| expand_cutoffs(s)) {
+            let spec = &spec;
             match python_function(spec) {
                 Ok(Some(_)) => match build_metric(spec) {
                     Ok((metric, call)) => {

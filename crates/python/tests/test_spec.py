@@ -156,3 +156,21 @@ def test_notebook_tables_show_the_test_the_warnings_and_the_deciding_number():
     superior = compared.gates[0]["outcome"]
     assert f"corrected_p_value {superior['value']:.4g}" in html
     assert "mean " in html and "&gt;= 0.1" in html
+
+
+def test_a_list_of_cutoffs_and_ir_measures_names_read_as_the_command_line_reads_them():
+    # One rule in rankeval-core: `ndcg@1,3` is one metric per cutoff, and
+    # ir_measures' names are the rankeval metrics that give its values.
+    qrels, run = QUICKSTART / "qrels.txt", QUICKSTART / "runs" / "baseline.trec"
+    listed = quiet(rankeval_rs.evaluate, qrels, run, ["ndcg@1,3,5", "nDCG(dcg='exp-log2')@10", "NumRet"])
+    assert listed.metrics == ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg(gain=exponential)@10", "num_ret"]
+    single = quiet(rankeval_rs.evaluate, qrels, run, "ndcg@1,3,5")
+    assert single.metrics == ["ndcg@1", "ndcg@3", "ndcg@5"]
+    done = cli("eval", "--qrels", str(qrels), "--run", str(run), "-m", "ndcg@1,3,5",
+               "-m", "nDCG(dcg='exp-log2')@10", "-m", "NumRet", "--format", "json")
+    means = {name: values["mean"] for name, values in json.loads(done.stdout)["runs"][0]["metrics"].items()}
+    assert means == {name: listed.means[name] for name in listed.metrics}
+    with pytest.raises(ValueError, match="NumQ.*number of queries"):
+        rankeval_rs.evaluate(qrels, run, ["NumQ"])
+    with pytest.raises(ValueError, match="another cutoff after `,`"):
+        rankeval_rs.evaluate(qrels, run, ["ndcg@10,ap"])

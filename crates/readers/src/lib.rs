@@ -49,6 +49,7 @@ mod groups;
 mod guard;
 pub mod impressions;
 mod ipc;
+pub mod ir_metadata;
 mod json;
 mod jsonl;
 mod lines;

@@ -5,8 +5,9 @@
 //! As in trec_eval, the iteration, `Q0`, rank and tag fields are read but
 //! not used (a run's order comes from its scores), and text after a run's
 //! sixth field is ignored. As in trec_eval 10, a line whose first byte
-//! other than a space or tab is `#` is a comment, skipped in qrels and runs
-//! (an ir_metadata block heads runs from TIREx and repro_eval).
+//! other than whitespace (space, tab, CR, VT, FF) is `#` is a comment,
+//! skipped in qrels and runs (an ir_metadata block heads runs from TIREx
+//! and repro_eval); see [`is_comment`] for where trec_eval 10 differs.
 
 use rankeval_core::{QrelsBuilder, QrelsError, QrelsPart, QrelsParts, RunBuilder, RunError};
 
@@ -175,11 +176,19 @@ fn check_ids(query: &[u8], doc: &[u8], number: u64) -> Result<(), LineError> {
     Ok(())
 }
 
-/// Whether `line` is a comment: its first byte other than a space or a tab
-/// (trec_eval skips whitespace the same way) is `#`.
+/// Whether `line` is a comment: its first byte other than C's `isspace`
+/// (space, tab, CR, vertical tab, form feed) is `#`. trec_eval 10 skips a
+/// run line so (get_trec_results.c: `isspace` bytes, then `#`, any number
+/// of lines, anywhere); in qrels it skips only a line whose first byte is
+/// `#` and not following another comment, and fails on one at the end of
+/// the file (get_qrels.c): rankeval skips every comment line of both, and
+/// docs/trec_eval.md lists the qrels trec_eval 10 refuses or misreads. A
+/// `#` after the first field is data (`doc#1`), as in trec_eval.
 #[inline]
 fn is_comment(line: &[u8]) -> bool {
-    line.iter().find(|&&b| b != b' ' && b != b'\t') == Some(&b'#')
+    line.iter()
+        .find(|&&b| !matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c))
+        == Some(&b'#')
 }
 
 /// Parses a qrels line's grade and adds the judgement.
@@ -428,6 +437,40 @@ mod tests {
         run("q\u{e9} Q0 d\u{e9} 1 2.5 tag\n").unwrap();
     }
 
+    /// A comment is a line whose first byte other than C's whitespace is
+    /// `#` (trec_eval 10's get_trec_results.c), in runs and qrels; a `#`
+    /// later in a line is data.
+    #[test]
+    fn comment_lines_are_skipped_and_a_later_hash_is_data() {
+        let comments = "#\n# ir_metadata.start\n  # x\n\t\r\x0b\x0c# y z\n";
+        let mut run = Entries::default();
+        TrecRun
+            .parse_piece_into(
+                &mut run,
+                format!("{comments}q Q0 d#1 1 2 t#\n{comments}").as_bytes(),
+            )
+            .unwrap();
+        assert_eq!(
+            run.0,
+            [("q".to_owned(), "d#1".to_owned(), 2f64.to_bits(), 5)]
+        );
+        let mut qrels = TrecQrels.sink();
+        TrecQrels
+            .parse_piece(
+                &mut qrels,
+                format!("{comments}q 0 d#1 1\n{comments}").as_bytes(),
+            )
+            .unwrap();
+        assert_eq!(qrels.builder.len(), 1);
+        // A line whose first field starts with `#` after other text is not
+        // a comment: `q#` is a query id.
+        let mut run = Entries::default();
+        TrecRun
+            .parse_piece_into(&mut run, b"q# Q0 d 1 2 t\n")
+            .unwrap();
+        assert_eq!(run.0[0].0, "q#");
+    }
+
     /// Records every entry pushed, to compare two ways of parsing.
     #[derive(Debug, Default, PartialEq)]
     struct Entries(Vec<(String, String, u64, u64)>);
@@ -528,6 +571,18 @@ mod tests {
                 1 => text.extend_from_slice(b" \n"),
                 2 => text.extend_from_slice(b"\n\n"),
                 _ => text.push(b'\n'),
+            }
+            // Comment lines, after whitespace or not, some shaped like data.
+            const COMMENTS: [&[u8]; 6] = [
+                b"# ir_metadata.start\n",
+                b"#\n",
+                b"  # a comment\n",
+                b"\t\r# q1 Q0 d 1 2 tag\n",
+                b"#q1 0 d 1\n",
+                b"\x0b\x0c#\r\n",
+            ];
+            if next(16) == 0 {
+                text.extend_from_slice(COMMENTS[next(6) as usize]);
             }
         }
         if next(2) == 0 {

@@ -24,6 +24,7 @@ mod html;
 mod inputs;
 mod intervals;
 mod judged_only;
+mod metric_names;
 mod msmarco;
 mod naming;
 mod never_ran;

@@ -270,6 +270,10 @@ fn set_f_takes_trec_evals_parameter_beta_squared() {
 /// refused such files at line 1: now `rankeval trec_eval` gives trec_eval's
 /// bytes for the files with comments (those of the files without), and
 /// `eval` the same values, on the general and the fast line paths alike.
+/// The qrels here hold comments trec_eval 10 itself refuses (two in a row,
+/// one after spaces, one last: docs/trec_eval.md), which rankeval skips;
+/// `scripts/cross-check/trec-eval.py --comments` compares the bytes with
+/// trec_eval 10 on the comments it skips.
 #[test]
 fn comment_lines_are_skipped_as_trec_eval_10_skips_them() {
     let data = workspace().join(DATA);

@@ -256,6 +256,18 @@ impl Resolver<'_> {
                 let mut requested = Vec::with_capacity(list.get_ref().len());
                 for (index, table) in list.get_ref().iter().enumerate() {
                     let key = format!("metrics[{}]", index + 1);
+                    if let RawPluginEntry::Short(text) = table.get_ref() {
+                        // `"ndcg@1,3"` is one metric per cutoff, as for -m.
+                        for (typed, metric) in rankeval_core::parse_requested_each(text) {
+                            requested.push(MetricRequest {
+                                metric: metric
+                                    .map_err(|source| self.plugin_error(table, &key, source))?,
+                                typed: Some(typed),
+                                from: self.at(table, key.clone()),
+                            });
+                        }
+                        continue;
+                    }
                     requested.push(MetricRequest {
                         typed: typed_name(table.get_ref()).map(str::to_owned),
                         metric: self.requested(table, &key)?,
