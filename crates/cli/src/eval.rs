@@ -145,6 +145,8 @@ pub(super) struct EvalArgs {
     compare: CompareArgs,
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    record: crate::history::RecordArgs,
 }
 
 /// How the inputs of `eval` and `explain` are read: their formats and
@@ -828,6 +830,7 @@ impl EvalArgs {
             title: self
                 .title
                 .map(|t| Given::new(t.clone(), Origin::flag("--title", t))),
+            record: self.record.request(),
         };
         Ok((spec, self.output))
     }

@@ -140,7 +140,8 @@ impl History {
 /// one in [`Mode::Existing`].
 fn check_path(path: &Path, mode: Mode) -> Result<(), HistoryError> {
     match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => Ok(()),
+        Ok(meta) if meta.is_file() && meta.len() == 0 => Ok(()),
+        Ok(meta) if meta.is_file() => check_magic(path),
         Ok(meta) => Err(HistoryError::NotAFile {
             path: path.to_owned(),
             kind: file_kind(&meta),
@@ -156,6 +157,46 @@ fn check_path(path: &Path, mode: Mode) -> Result<(), HistoryError> {
             detail: e.to_string(),
         }),
     }
+}
+
+/// SQLite's magic string, the first 16 bytes of every database file.
+const MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// Refuses a non-empty file that does not start with SQLite's magic string
+/// (SQLite itself would take a file shorter than its header for an empty
+/// database, and write into it).
+///
+/// Another process may be creating the database at this moment (its first
+/// page not yet wholly in the file): a header that is a prefix of the magic
+/// string or zeros is read again a few times before it is refused.
+fn check_magic(path: &Path) -> Result<(), HistoryError> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(16);
+    for _ in 0..10 {
+        head.clear();
+        let read = std::fs::File::open(path).and_then(|f| f.take(16).read_to_end(&mut head));
+        if let Err(e) = read {
+            return Err(HistoryError::Sqlite {
+                path: path.to_owned(),
+                detail: e.to_string(),
+            });
+        }
+        let settling = MAGIC.starts_with(&head) || head.iter().all(|&b| b == 0);
+        if head == MAGIC || !settling {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if head == MAGIC {
+        return Ok(());
+    }
+    Err(HistoryError::NotSqlite {
+        path: path.to_owned(),
+        detail: format!(
+            "it starts with {:?}, not SQLite's \"SQLite format 3\"",
+            String::from_utf8_lossy(&head)
+        ),
+    })
 }
 
 /// What a path that is not a regular file is.

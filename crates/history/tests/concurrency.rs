@@ -113,8 +113,14 @@ fn processes_writing_one_file_lose_nothing() {
     let children: Vec<_> = (0..WRITERS)
         .map(|w| child(&format!("{}\t{w}", path.display())).spawn().unwrap())
         .collect();
-    for mut c in children {
-        assert!(c.wait().unwrap().success());
+    for c in children {
+        let output = c.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "a writer failed: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     check_all(&path);
 }

@@ -69,6 +69,21 @@ fn other_files_are_refused() {
     // The file is left as it was.
     assert!(std::fs::read_to_string(&text).unwrap().starts_with("hello"));
 
+    // A file shorter than SQLite's header, which SQLite would take for an
+    // empty database and write into.
+    let short = dir.path().join("short.sqlite");
+    std::fs::write(&short, "x").unwrap();
+    let error = History::open(&short, Mode::Create).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "history {}: not an SQLite database (its header is not SQLite's): it starts with \"x\", \
+             not SQLite's \"SQLite format 3\"",
+            short.display()
+        )
+    );
+    assert_eq!(std::fs::read(&short).unwrap(), b"x");
+
     let other = dir.path().join("other.sqlite");
     rusqlite::Connection::open(&other)
         .unwrap()

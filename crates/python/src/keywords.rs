@@ -47,6 +47,7 @@ const INPUT_KEYWORDS: &[&str] = &[
     "train",
     "item_features",
     "groups",
+    "record",
 ];
 const COMPARE_KEYWORDS: &[&str] = &[
     "baseline",

@@ -132,6 +132,9 @@ pub struct Experiment {
     /// warning about the data), each once: that `map@10` is trec_eval's
     /// `map_cut_10`, not Kaggle's MAP@10 ([`metric_note`]).
     pub notes: Vec<String>,
+    /// Where to record the results (`--record DB`, TOML `[record]`,
+    /// Python `record=`), if anywhere: written by [`Experiment::run`].
+    pub record: Option<crate::record::RecordPlan>,
 }
 
 /// The note for a metric typed as `typed` (the short syntax as given, or a
@@ -196,6 +199,21 @@ impl Experiment {
         progress: Progress<'_>,
         keep: bool,
     ) -> Result<(Report, Option<KeptLists>), ExecuteError> {
+        self.execute_fingerprinted(progress, keep, false)
+            .map(|(report, kept, _)| (report, kept))
+    }
+
+    /// [`execute_keeping`](Self::execute_keeping), with, when
+    /// `fingerprint` is set, each run's judgements' fingerprint
+    /// ([`crate::record::judgements_fingerprint`]: the shared qrels', or a
+    /// JSON Lines run's own), in report order, for a results history.
+    pub(crate) fn execute_fingerprinted(
+        &self,
+        progress: Progress<'_>,
+        keep: bool,
+        fingerprint: bool,
+    ) -> Result<(Report, Option<KeptLists>, Vec<String>), ExecuteError> {
+        let mut fingerprints = Vec::new();
         let mut kept = keep.then(KeptLists::default);
         // Judgements already in memory are used where they are.
         let (shared_qrels, note): (Option<Cow<'_, Qrels>>, _) = match &self.qrels {
@@ -207,6 +225,10 @@ impl Experiment {
                 }
             },
             None => (None, None),
+        };
+        let shared_fingerprint = match &shared_qrels {
+            Some(qrels) if fingerprint => Some(crate::record::judgements_fingerprint(qrels)),
+            _ => None,
         };
         let corpus_inputs = if self.corpus_metrics.is_empty() {
             Default::default()
@@ -329,6 +351,13 @@ impl Experiment {
                 }
             };
             never_ran(&run.name, run.input.name(), &evaluation, &self.options)?;
+            if fingerprint {
+                fingerprints.push(match (&own, &shared_fingerprint) {
+                    (Some(own), _) => crate::record::judgements_fingerprint(own),
+                    (None, Some(shared)) => shared.clone(),
+                    (None, None) => crate::record::no_judgements_fingerprint(),
+                });
+            }
             let corpus = match &list {
                 Some(list) if !self.corpus_metrics.is_empty() => {
                     report.warnings.extend(
@@ -494,7 +523,7 @@ impl Experiment {
         if let (Some(kept), Some(qrels), Some(input)) = (kept.as_mut(), shared_qrels, &self.qrels) {
             kept.qrels = Some((qrels.into_owned(), input.name().to_owned()));
         }
-        Ok((report, kept))
+        Ok((report, kept, fingerprints))
     }
 }
 

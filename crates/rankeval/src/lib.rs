@@ -84,6 +84,7 @@ pub mod naming;
 pub mod outcome;
 pub mod ppi;
 pub mod read_advice;
+pub mod record;
 pub mod report;
 pub mod spans;
 pub mod spec;
@@ -109,6 +110,9 @@ pub fn version() -> &'static str {
 }
 
 pub use rankeval_core as core;
+/// The results history (`--record`, `rankeval history`): SQLite records of
+/// evaluations, read back, accepted, trended and exported.
+pub use rankeval_history as history;
 pub use rankeval_metrics as metrics;
 pub use rankeval_readers as read;
 

@@ -9,6 +9,7 @@ use crate::changed::{ChangedExplanations, explain_changed};
 use crate::compare::{CompareRunError, Compared, run_plan};
 use crate::curves::{CurvePlan, Curves};
 use crate::experiment::{ExecuteError, Experiment, Progress};
+use crate::record::{Recorded, records, write};
 use crate::report::{Report, RunWarning};
 use crate::suite::SuiteSettings;
 use crate::systems::{Systems, system_results};
@@ -36,6 +37,9 @@ pub struct Outcome {
     pub systems: Option<Systems>,
     /// The report's title, if the experiment has one.
     pub title: Option<String>,
+    /// The records written to a results history, when the experiment
+    /// records (`--record`).
+    pub recorded: Option<Recorded>,
 }
 
 /// The results with or without a comparison.
@@ -92,6 +96,15 @@ pub enum RunError {
         /// The evaluation's warnings.
         warnings: Vec<RunWarning>,
     },
+    /// The results could not be recorded in the history (`--record`); the
+    /// evaluation's warnings come with it, to be said before the error.
+    #[error("{source}")]
+    Record {
+        /// Why.
+        source: rankeval_history::HistoryError,
+        /// The evaluation's warnings.
+        warnings: Vec<RunWarning>,
+    },
 }
 
 impl Experiment {
@@ -108,9 +121,9 @@ impl Experiment {
         if let Some(plan) = &plan {
             self.metrics.extend(plan.metrics());
         }
-        let executed = self.execute_keeping(progress, plan.is_some());
+        let executed = self.execute_fingerprinted(progress, plan.is_some(), self.record.is_some());
         self.metrics.truncate(user_metrics);
-        let (report, kept) = executed?;
+        let (report, kept, fingerprints) = executed?;
         let (report, curves) = match plan {
             Some(plan) => {
                 let deepest = self
@@ -124,6 +137,12 @@ impl Experiment {
             }
             None => (report, None),
         };
+        // Made before the comparison takes the report, written once it
+        // succeeded: a run whose baseline cannot be read is not recorded.
+        let records = self
+            .record
+            .as_ref()
+            .map(|record| (record, records(self, record, &report, &fingerprints)));
         let results = match &self.comparison {
             Some(plan) => {
                 let warnings = report.warnings.clone();
@@ -146,12 +165,22 @@ impl Experiment {
             let settings = SuiteSettings::of(self.comparison.as_ref().map(|p| &p.settings));
             system_results(results.report(), &self.systems, settings)
         });
+        let recorded = match records {
+            Some((plan, records)) => {
+                Some(write(plan, &records).map_err(|source| RunError::Record {
+                    source,
+                    warnings: results.report().warnings.clone(),
+                })?)
+            }
+            None => None,
+        };
         Ok(Outcome {
             results,
             curves,
             changes,
             systems,
             title: self.title.clone(),
+            recorded,
         })
     }
 }

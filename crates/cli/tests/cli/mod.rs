@@ -18,6 +18,7 @@ mod faults;
 mod grades;
 mod groups;
 mod help;
+mod history;
 mod hostile;
 mod html;
 mod inputs;

@@ -19,7 +19,7 @@ use crate::experiment::Experiment;
 use crate::read::{CsvOptions, Format, Input};
 use crate::spec::{
     BaselineRequest, CompareRequest, CorpusRequest, ExperimentSpec, GateRequest, GateTable, Given,
-    IntervalKind, MarginRequest, MetricRequest, Origin, RunRequest, SystemRequest,
+    IntervalKind, MarginRequest, MetricRequest, Origin, RecordRequest, RunRequest, SystemRequest,
 };
 
 /// Loads and resolves the experiment file at `path`.
@@ -73,6 +73,11 @@ pub(crate) fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<Experiment, Conf
         base,
     }
     .spec(raw)?;
+    let mut spec = spec;
+    if spec.record.db.is_some() {
+        spec.record.experiment_hash =
+            Some(rankeval_history::fingerprint::bytes_hash(text.as_bytes()));
+    }
     crate::spec::resolve(spec).map_err(ConfigError::from)
 }
 
@@ -328,6 +333,26 @@ impl Resolver<'_> {
                 .title
                 .as_ref()
                 .map(|t| Given::new(t.get_ref().clone(), self.at(t, "title"))),
+            record: match &raw.record {
+                Some(record) => {
+                    let r = record.get_ref();
+                    let text = |v: &Option<Spanned<String>>, key: &str| {
+                        v.as_ref().map(|v| {
+                            Given::new(v.get_ref().clone(), self.at(v, format!("record.{key}")))
+                        })
+                    };
+                    RecordRequest {
+                        db: Some(Given::new(
+                            self.base.join(r.db.get_ref()),
+                            self.at(&r.db, "record.db"),
+                        )),
+                        label: text(&r.label, "label"),
+                        commit: text(&r.commit, "commit"),
+                        experiment_hash: None,
+                    }
+                }
+                None => RecordRequest::default(),
+            },
         })
     }
 

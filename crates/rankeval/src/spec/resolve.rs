@@ -124,6 +124,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         allow_empty_run,
         compare,
         title,
+        record,
     } = spec;
     let level = match &rel {
         None => RelevanceLevel::DEFAULT,
@@ -376,6 +377,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         ],
     };
     let title = title.map(report_title).transpose()?;
+    let record = super::resolve_record(record)?;
     Ok(Experiment {
         title,
         qrels: qrels.map(|q| q.value),
@@ -401,6 +403,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         },
         comparison,
         notes: unique_notes(notes),
+        record,
     })
 }
 
@@ -656,6 +659,7 @@ mod tests {
             allow_empty_run: None,
             compare: CompareRequest::default(),
             title: None,
+            record: Default::default(),
         }
     }
 
