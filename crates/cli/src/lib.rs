@@ -84,10 +84,14 @@ enum Command {
     /// aggregates, comparisons and gates in every format, no runs or
     /// judgements read.
     Report(Box<results::ReportArgs>),
-    /// A results history written by `--record`: its records and each
-    /// metric's trend of means with intervals; `--accept ID` marks the
-    /// baseline; `history diff DB A B` lists the queries that moved most;
-    /// `history export DB --format csv|jsonl|parquet`.
+    /// A results history written by `--record`: records, trends of means,
+    /// the accepted baseline, diffs and exports.
+    ///
+    /// `rankeval history DB` lists the records and each metric's trend of
+    /// means with their intervals; `--accept ID` marks the baseline;
+    /// `history diff DB A B` lists the queries that moved most; `history
+    /// export DB --format csv|jsonl|parquet` writes every per-query value
+    /// (docs/history.md).
     History(Box<history::HistoryArgs>),
     /// Retrieval for RAG judged on text spans: span qrels and runs of
     /// chunks (character offsets); every metric at chunk level under an

@@ -358,3 +358,43 @@ fn what_is_not_a_history_is_refused() {
         (2, "error: history h.sqlite: no record 7\n")
     );
 }
+
+#[test]
+fn the_example_records_twice_and_shows_the_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = super::workspace().join("examples/history");
+    for name in ["experiment.toml", "qrels.txt"] {
+        std::fs::copy(example.join(name), dir.path().join(name)).unwrap();
+    }
+    std::fs::create_dir(dir.path().join("runs")).unwrap();
+    let run = std::fs::read_to_string(example.join("runs/bm25.trec")).unwrap();
+    std::fs::write(dir.path().join("runs/bm25.trec"), &run).unwrap();
+    let (code, _, stderr) = run_env(dir.path(), &["run", "experiment.toml"], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    // The run changed: its first query's 4th document (the most relevant)
+    // swapped with its first (unjudged).
+    let mut lines: Vec<String> = run.lines().map(str::to_owned).collect();
+    let (a, b) = (lines[0].clone(), lines[3].clone());
+    let doc = |l: &str| l.split_whitespace().nth(2).unwrap().to_owned();
+    lines[0] = a.replacen(&doc(&a), &doc(&b), 1);
+    lines[3] = b.replacen(&doc(&b), &doc(&a), 1);
+    std::fs::write(dir.path().join("runs/bm25.trec"), lines.join("\n") + "\n").unwrap();
+    let (code, _, stderr) = run_env(dir.path(), &["run", "experiment.toml"], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    insta::assert_snapshot!(
+        "history_example",
+        [
+            shown(
+                dir.path(),
+                &["history", "history.sqlite", "--accept", "1"],
+                &[]
+            ),
+            shown(
+                dir.path(),
+                &["history", "diff", "history.sqlite", "1", "2"],
+                &[]
+            ),
+        ]
+        .join("\n")
+    );
+}
