@@ -233,6 +233,7 @@ impl CompareKeywords {
             .is_none()
             .then(|| keyword(true, "baseline", "None"));
         Ok(CompareRequest {
+            allow_changed_qrels: None,
             table: None,
             baseline,
             all_pairs,

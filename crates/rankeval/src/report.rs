@@ -335,6 +335,15 @@ pub struct RunWarning {
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ReportWarning {
+    /// The baseline is a results history's record whose judgements or
+    /// metric definitions differ from this evaluation's, compared all the
+    /// same (`--allow-changed-qrels`).
+    BaselineChanged {
+        /// The record, `db:DB#ID`.
+        baseline: String,
+        /// What differs.
+        differences: Vec<String>,
+    },
     /// A JSON Lines run holds judgements of its own (`relevant`), which
     /// were not used because qrels were given.
     RunJudgementsIgnored {
@@ -494,6 +503,18 @@ impl fmt::Display for ReportWarning {
 impl Describe for ReportWarning {
     fn write_for(&self, f: &mut dyn fmt::Write, front: FrontEnd) -> fmt::Result {
         match self {
+            ReportWarning::BaselineChanged {
+                baseline,
+                differences,
+            } => write!(
+                f,
+                "the baseline {baseline} was compared although {} ({})",
+                differences.join("; "),
+                match front {
+                    FrontEnd::Python => "allow_changed_qrels=True",
+                    _ => "--allow-changed-qrels",
+                }
+            ),
             ReportWarning::RunJudgementsIgnored { count, qrels } => write!(
                 f,
                 "the run's own judgements (`relevant`, on {count} {}) were ignored: the qrels \

@@ -398,3 +398,152 @@ fn the_example_records_twice_and_shows_the_change() {
         .join("\n")
     );
 }
+
+/// A run of `queries` queries of 20 documents each, scores drawn from `seed`.
+fn random_run(seed: u64, queries: usize) -> String {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % 1000
+    };
+    let mut text = String::new();
+    for q in 0..queries {
+        for d in 0..20 {
+            text.push_str(&format!("q{q} Q0 d{} 0 {} t\n", (d * 7 + q) % 30, next()));
+        }
+    }
+    text
+}
+
+#[test]
+fn the_accepted_record_compares_as_its_per_query_file_does() {
+    const RUNS: usize = 200;
+    const QUERIES: usize = 30;
+    let mut qrels = String::new();
+    for q in 0..QUERIES {
+        for d in 0..30 {
+            if (q * 31 + d * 17) % 4 == 0 {
+                qrels.push_str(&format!("q{q} 0 d{d} {}\n", 1 + (q + d) % 3));
+            }
+        }
+    }
+    let dir = scratch(&[("qrels.txt", &qrels)]);
+    let mut args: Vec<String> = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "-m",
+        "ap",
+        "-m",
+        "ndcg@10",
+        "-m",
+        "rr",
+    ]
+    .map(String::from)
+    .to_vec();
+    for r in 0..RUNS {
+        let name = format!("r{r}.trec");
+        std::fs::write(dir.path().join(&name), random_run(r as u64, QUERIES)).unwrap();
+        args.extend(["--run".to_owned(), name]);
+    }
+    std::fs::write(dir.path().join("new.trec"), random_run(9999, QUERIES)).unwrap();
+    // 200 records in one history, and the same per-query values in a file.
+    args.extend(
+        [
+            "--record",
+            "h.sqlite",
+            "--format",
+            "json",
+            "--per-query",
+            "-o",
+            "all.json",
+        ]
+        .map(String::from),
+    );
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, _, stderr) = run_env(dir.path(), &refs, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr.lines().count(), RUNS, "{stderr}");
+    let (code, _, _) = run_env(dir.path(), &["history", "h.sqlite", "--accept", "137"], &[]);
+    assert_eq!(code, 0);
+    let compare = |baseline: &[&str], test: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "new.trec",
+            "-m",
+            "ap",
+            "-m",
+            "ndcg@10",
+            "-m",
+            "rr",
+        ];
+        args.extend_from_slice(baseline);
+        args.extend_from_slice(test);
+        args.extend_from_slice(&[
+            "--gate",
+            "ndcg@10:non_inferior(margin=0.01)",
+            "--gate",
+            "ap:superior",
+            "--gate",
+            "rr:at_least(floor=0.1)",
+            "--format",
+            "json",
+            "--per-query",
+        ]);
+        run_env(dir.path(), &args, &[])
+    };
+    for test in [
+        &["--test", "t"][..],
+        &["--test", "randomization", "--seed", "7"],
+        &["--test", "bootstrap", "--seed", "7", "--resamples", "2000"],
+        &["--test", "wilcoxon"],
+    ] {
+        let (code_db, db, err_db) = compare(&["--baseline", "db:h.sqlite"], test);
+        let (code_file, file, err_file) =
+            compare(&["--baseline", "all.json", "--baseline-run", "r136"], test);
+        assert!(code_db == 0 || code_db == 1, "{err_db}");
+        // The same verdict, the same p-values, intervals and gates: the
+        // reports differ in the baseline's source only.
+        assert_eq!(
+            (code_db, err_db.as_str()),
+            (code_file, err_file.as_str()),
+            "{test:?}"
+        );
+        assert!(db.contains("\"path\": \"db:h.sqlite#137\""), "{db}");
+        assert_eq!(
+            db.replace("\"path\": \"db:h.sqlite#137\"", "\"path\": \"all.json\""),
+            file,
+            "{test:?}"
+        );
+        assert!(file.contains("p_value"));
+    }
+    // Other judgements: refused, unless asked for.
+    std::fs::write(
+        dir.path().join("qrels.txt"),
+        qrels.replacen(" 1\n", " 2\n", 1),
+    )
+    .unwrap();
+    let (code, _, stderr) = compare(&["--baseline", "db:h.sqlite"], &[]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("error: baseline db:h.sqlite#137: not compared: its judgements differ"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = compare(
+        &["--baseline", "db:h.sqlite#137", "--allow-changed-qrels"],
+        &[],
+    );
+    assert!(code == 0 || code == 1, "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "warning: the baseline db:h.sqlite#137 was compared although its judgements differ"
+        ),
+        "{stderr}"
+    );
+}

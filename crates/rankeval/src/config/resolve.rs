@@ -359,6 +359,7 @@ impl Resolver<'_> {
     /// `baseline`, `[compare]` and `[[gates]]` as the spec's comparison.
     fn compare(&self, raw: &RawExperiment) -> Result<CompareRequest, ConfigError> {
         let mut request = CompareRequest {
+            allow_changed_qrels: None,
             baseline: raw
                 .baseline
                 .as_ref()
