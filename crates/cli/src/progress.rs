@@ -196,6 +196,7 @@ mod tests {
             comparison: None,
             notes: Vec::new(),
             record: None,
+            official: None,
         };
         assert!(display(&experiment, false).is_hidden());
     }

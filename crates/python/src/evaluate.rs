@@ -18,7 +18,8 @@ use rankeval::outcome::{Outcome, RunError, Wanted};
 use rankeval::read::Loaded;
 use rankeval::report::Report;
 use rankeval::spec::{
-    CorpusRequest, ExperimentSpec, Given, MetricRequest, Origin, RecordRequest, RunRequest, resolve,
+    BenchmarkRequest, CorpusRequest, ExperimentSpec, Given, MetricRequest, Origin, RecordRequest,
+    RunRequest, resolve,
 };
 use rankeval_core::Duplicates;
 use rankeval_report::{OutputFormat, RenderOptions};
@@ -210,6 +211,7 @@ fn asked(
             commit: None,
             experiment_hash: None,
         },
+        benchmark: BenchmarkRequest::default(),
     };
     let experiment = resolve(spec).map_err(|e| spec_error(&e))?;
     Ok(Asked {

@@ -135,6 +135,9 @@ pub struct Experiment {
     /// Where to record the results (`--record DB`, TOML `[record]`,
     /// Python `record=`), if anywhere: written by [`Experiment::run`].
     pub record: Option<crate::record::RecordPlan>,
+    /// The benchmark whose official measures and conventions are evaluated
+    /// (`--official`), said in the report: what was applied.
+    pub official: Option<String>,
 }
 
 /// The note for a metric typed as `typed` (the short syntax as given, or a
@@ -277,6 +280,14 @@ impl Experiment {
             report.warnings.push(RunWarning {
                 run: String::new(),
                 warning: ReportWarning::of_qrels(input.name(), note),
+            });
+        }
+        if let Some(official) = &self.official {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::Official {
+                    note: official.clone(),
+                },
             });
         }
         if self.options.level != RelevanceLevel::DEFAULT

@@ -68,6 +68,7 @@
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod agreement;
+pub mod benchmarks;
 pub mod changed;
 pub mod compare;
 pub mod config;
@@ -82,6 +83,7 @@ pub mod front;
 pub mod groups;
 pub mod naming;
 pub mod outcome;
+pub mod overlap;
 pub mod ppi;
 pub mod read_advice;
 pub mod record;

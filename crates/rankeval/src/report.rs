@@ -344,6 +344,12 @@ pub enum ReportWarning {
         /// What differs.
         differences: Vec<String>,
     },
+    /// The benchmark's official measures were evaluated under its
+    /// conventions (`--official`): which, and where they come from.
+    Official {
+        /// The measures and conventions applied, in words.
+        note: String,
+    },
     /// A JSON Lines run holds judgements of its own (`relevant`), which
     /// were not used because qrels were given.
     RunJudgementsIgnored {
@@ -515,6 +521,7 @@ impl Describe for ReportWarning {
                     _ => "--allow-changed-qrels",
                 }
             ),
+            ReportWarning::Official { note } => f.write_str(note),
             ReportWarning::RunJudgementsIgnored { count, qrels } => write!(
                 f,
                 "the run's own judgements (`relevant`, on {count} {}) were ignored: the qrels \

@@ -155,6 +155,11 @@ const ROLES: &[(&[&str], &[&str])] = &[
     (&["history", "{}", "--accept", "1"], &["sqlite"]),
     (&["history", "diff", "{}", "1", "2"], &["sqlite"]),
     (&["history", "export", "{}", "--format", "csv"], &["sqlite"]),
+    (
+        &["overlap", "{}", "run.trec"],
+        &["trec", "csv", "jsonl", "parquet"],
+    ),
+    (&["overlap", "run.trec", "{}"], &["trec"]),
     (&["trec_eval", "{}", "run.trec"], &["trec"]),
     (&["trec_eval", "qrels.txt", "{}"], &["trec"]),
 ];

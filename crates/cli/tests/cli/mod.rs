@@ -7,6 +7,7 @@
 //! absolute paths nor timings.
 
 mod agree;
+mod benchmarks;
 mod bounds;
 mod compare;
 mod corpus;
@@ -28,6 +29,7 @@ mod msmarco;
 mod naming;
 mod never_ran;
 mod output;
+mod overlap;
 mod parquet_pages;
 mod per_input;
 mod ppi;
