@@ -14,6 +14,7 @@ mod explain;
 mod history;
 mod judge_inputs;
 mod list;
+mod ope;
 mod output;
 mod overlap;
 mod ppi;
@@ -107,6 +108,10 @@ enum Command {
     /// chunks (character offsets); every metric at chunk level under an
     /// overlap rule, and precision, recall and IoU of the retrieved text.
     Spans(Box<spans::SpansArgs>),
+    /// Off-policy evaluation: what rankings never shipped would have earned,
+    /// from an impression log and its propensities; refused (exit 2) where
+    /// the log cannot support them.
+    Ope(Box<ope::OpeArgs>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Install it where the shell looks: `rankeval completions bash >
@@ -465,6 +470,7 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         Command::Report(args) => results::run(*args),
         Command::History(args) => history::run(*args),
         Command::Spans(args) => spans::run(*args).map(|()| Verdict::Passed),
+        Command::Ope(args) => ope::run(*args),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "rankeval", &mut script);

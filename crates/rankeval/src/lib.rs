@@ -82,6 +82,7 @@ pub mod files;
 pub mod front;
 pub mod groups;
 pub mod naming;
+pub mod ope;
 pub mod outcome;
 pub mod overlap;
 pub mod ppi;

@@ -21,6 +21,7 @@ pub mod html_explain;
 mod html_svg;
 mod json;
 mod markdown;
+pub mod ope;
 pub mod outcome;
 pub mod overlap;
 pub mod ppi;

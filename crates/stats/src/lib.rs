@@ -89,7 +89,7 @@ pub use compare::{
 };
 pub use correction::{Correction, correct};
 pub use error::{CompareError, JudgeSet, PpiColumn, Side};
-pub use gate::{Gate, GateOutcome, Margin, Quantity, Relation};
+pub use gate::{Gate, GateOutcome, Margin, Quantity, Relation, Versus};
 pub use interval::{Bca, MeanIntervalMethod, bca_from_distribution, bca_interval, t_interval};
 pub use keyed::{
     DEFAULT_GROUPS, GroupedSums, Jackknife, KEYED_RNG_NAME, KeyedSignFlip, PairedSums,

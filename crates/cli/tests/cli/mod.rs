@@ -28,6 +28,7 @@ mod judged_only;
 mod msmarco;
 mod naming;
 mod never_ran;
+mod ope;
 mod output;
 mod overlap;
 mod parquet_pages;
