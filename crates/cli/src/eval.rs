@@ -164,6 +164,8 @@ pub(super) struct EvalArgs {
     compare: CompareArgs,
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    record: crate::history::RecordArgs,
 }
 
 /// How the inputs of `eval` and `explain` are read: their formats and
@@ -276,6 +278,12 @@ pub(super) struct CompareArgs {
     /// The run of the --baseline results file, when it holds several.
     #[arg(long, value_name = "NAME", requires = "baseline")]
     baseline_run: Option<String>,
+    /// With --baseline db:DB (a results history's last accepted record,
+    /// or db:DB#ID): compare even when the record's judgements or metric
+    /// definitions differ from this evaluation's (else refused); the report
+    /// says so.
+    #[arg(long, requires = "baseline")]
+    allow_changed_qrels: bool,
     /// Without a baseline, compare every pair of runs (randomized Tukey
     /// HSD). Implied by any other comparison flag without --baseline.
     #[arg(long, conflicts_with = "baseline")]
@@ -405,6 +413,9 @@ impl CompareArgs {
             Given::new(value, Origin::flag(flag, shown))
         }
         CompareRequest {
+            allow_changed_qrels: self
+                .allow_changed_qrels
+                .then(|| given(true, "--allow-changed-qrels", "")),
             table: None,
             baseline: self.baseline.map(|text| {
                 Given::new(
@@ -852,6 +863,7 @@ impl EvalArgs {
             title: self
                 .title
                 .map(|t| Given::new(t.clone(), Origin::flag("--title", t))),
+            record: self.record.request(),
             benchmark: BenchmarkRequest {
                 fetch: self.fetch.then(|| Given::new(true, flag("--fetch"))),
                 drop_identical_ids: self

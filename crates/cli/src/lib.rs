@@ -11,6 +11,7 @@ mod benchmarks;
 mod eval;
 mod expected;
 mod explain;
+mod history;
 mod judge_inputs;
 mod list;
 mod ope;
@@ -94,6 +95,15 @@ enum Command {
     /// aggregates, comparisons and gates in every format, no runs or
     /// judgements read.
     Report(Box<results::ReportArgs>),
+    /// A results history written by `--record`: records, trends of means,
+    /// the accepted baseline, diffs and exports.
+    ///
+    /// `rankeval history DB` lists the records and each metric's trend of
+    /// means with their intervals; `--accept ID` marks the baseline;
+    /// `history diff DB A B` lists the queries that moved most; `history
+    /// export DB --format csv|jsonl|parquet` writes every per-query value
+    /// (docs/history.md).
+    History(Box<history::HistoryArgs>),
     /// Retrieval for RAG judged on text spans: span qrels and runs of
     /// chunks (character offsets); every metric at chunk level under an
     /// overlap rule, and precision, recall and IoU of the retrieved text.
@@ -139,6 +149,8 @@ struct RunArgs {
     aggregate: Option<AggregateArg>,
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    record: history::RecordArgs,
 }
 
 /// How a suite of experiment files is aggregated.
@@ -239,6 +251,9 @@ pub enum CliError {
     /// The comparison cannot be made (its baseline file cannot be read).
     #[error(transparent)]
     Compare(#[from] rankeval::compare::CompareRunError),
+    /// The results history cannot be opened, written or read.
+    #[error(transparent)]
+    History(#[from] rankeval::history::HistoryError),
     /// Several errors found at once (every bad `-m` and `-a`, not the
     /// first only): one per line, each after its own `error: `.
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\nerror: "))]
@@ -250,6 +265,7 @@ impl From<rankeval::outcome::RunError> for CliError {
         match error {
             rankeval::outcome::RunError::Execute(e) => e.into(),
             rankeval::outcome::RunError::Compare { source, .. } => CliError::Compare(source),
+            rankeval::outcome::RunError::Record { source, .. } => CliError::History(source),
         }
     }
 }
@@ -403,6 +419,23 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
                     }
                     rankeval::config::ConfigFile::Experiment(experiment) => *experiment,
                 };
+                let mut experiment = experiment;
+                if args.record.given() {
+                    // The flags take the place of the file's `[record]`; the
+                    // file's hash comes with them.
+                    let mut request = args.record.request();
+                    request.experiment_hash = experiment
+                        .record
+                        .as_ref()
+                        .and_then(|r| r.experiment_hash.clone())
+                        .or_else(|| {
+                            std::fs::read(one)
+                                .ok()
+                                .map(|b| rankeval::history::fingerprint::bytes_hash(&b))
+                        });
+                    experiment.record =
+                        rankeval::spec::resolve_record(request).map_err(eval::spec_error)?;
+                }
                 if args.aggregate.is_some() {
                     return Err(CliError::Usage(
                         "--aggregate macro: a suite needs at least 2 experiment files".to_owned(),
@@ -410,7 +443,16 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
                 }
                 report(experiment, &args.output, Some(one))
             }
-            several => suite(several, &args.output, args.aggregate.is_some()),
+            several => {
+                if args.record.given() {
+                    return Err(CliError::Usage(
+                        "--record: one experiment file at a time (give each its `[record]`, \
+                         or run them one by one)"
+                            .to_owned(),
+                    ));
+                }
+                suite(several, &args.output, args.aggregate.is_some())
+            }
         },
         Command::Metrics(args) => {
             let listing = list::listing(&args).map_err(CliError::Usage)?;
@@ -426,6 +468,7 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         Command::Overlap(args) => overlap::run(*args),
         Command::Expected(args) => expected::run(*args),
         Command::Report(args) => results::run(*args),
+        Command::History(args) => history::run(*args),
         Command::Spans(args) => spans::run(*args).map(|()| Verdict::Passed),
         Command::Ope(args) => ope::run(*args),
         Command::Completions { shell } => {
@@ -486,7 +529,11 @@ fn produce(
     );
     bar.finish_and_clear();
     // The evaluation's warnings are said before a comparison's error too.
-    if let Err(rankeval::outcome::RunError::Compare { warnings, .. }) = &outcome {
+    if let Err(
+        rankeval::outcome::RunError::Compare { warnings, .. }
+        | rankeval::outcome::RunError::Record { warnings, .. },
+    ) = &outcome
+    {
         let mut stderr = std::io::stderr().lock();
         for warning in warnings {
             let _ = writeln!(stderr, "warning: {warning}");
@@ -495,6 +542,15 @@ fn produce(
     let outcome = outcome?;
     let results = &outcome.results;
     let mut stderr = std::io::stderr().lock();
+    if let Some(recorded) = &outcome.recorded {
+        for (run, id) in &recorded.ids {
+            let _ = writeln!(
+                stderr,
+                "recorded: run `{run}` as record {id} of {}",
+                recorded.db.display()
+            );
+        }
+    }
     for warning in &results.report().warnings {
         let _ = writeln!(stderr, "warning: {warning}");
     }

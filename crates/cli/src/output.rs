@@ -13,6 +13,11 @@ pub(super) const STDOUT: &str = "<stdout>";
 
 /// Writes `text` to `path`, or to stdout when there is none.
 pub(super) fn write(text: &str, path: Option<&Path>) -> Result<(), CliError> {
+    write_bytes(text.as_bytes(), path)
+}
+
+/// [`write`] of bytes (a Parquet export).
+pub(super) fn write_bytes(text: &[u8], path: Option<&Path>) -> Result<(), CliError> {
     match path {
         None => write_stdout(text),
         Some(path) => write_file(text, path).map_err(|source| CliError::Write {
@@ -84,15 +89,12 @@ pub(super) fn stdout_closed() -> Option<CliError> {
 /// Writes `text` to stdout. A closed pipe (`| head`) is not an error worth
 /// reporting; any other failure (a full disk, `> /dev/full`, a closed
 /// descriptor) is.
-pub(super) fn write_stdout(text: &str) -> Result<(), CliError> {
+pub(super) fn write_stdout(text: &[u8]) -> Result<(), CliError> {
     if let Some(error) = stdout_closed() {
         return Err(error);
     }
     let mut stdout = io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    match stdout.write_all(text).and_then(|()| stdout.flush()) {
         Err(error) if error.kind() != io::ErrorKind::BrokenPipe => Err(CliError::Write {
             path: STDOUT.to_owned(),
             source: error,
@@ -106,7 +108,7 @@ pub(super) fn write_stdout(text: &str) -> Result<(), CliError> {
 /// it replaces; a new file gets `0o666` less the umask, as any file a shell
 /// redirection creates. Something that is not a regular file (`/dev/null`,
 /// a FIFO) is written in place, never replaced.
-fn write_file(text: &str, path: &Path) -> io::Result<()> {
+fn write_file(text: &[u8], path: &Path) -> io::Result<()> {
     let existing = match fs::metadata(path) {
         Ok(metadata) => Some(metadata),
         Err(error) if error.kind() == io::ErrorKind::NotFound => None,
@@ -128,7 +130,7 @@ fn write_file(text: &str, path: &Path) -> io::Result<()> {
                 .write(true)
                 .truncate(true)
                 .open(path)?;
-            return file.write_all(text.as_bytes()).and_then(|()| file.flush());
+            return file.write_all(text).and_then(|()| file.flush());
         }
     }
     let directory = match path.parent() {
@@ -146,7 +148,7 @@ fn write_file(text: &str, path: &Path) -> io::Result<()> {
         // Set explicitly: the umask would narrow permissions given at creation.
         file.as_file().set_permissions(metadata.permissions())?;
     }
-    file.as_file_mut().write_all(text.as_bytes())?;
+    file.as_file_mut().write_all(text)?;
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;
     Ok(())

@@ -162,6 +162,10 @@ fn with_completed<T>(
 
 #[typetag::serde(name = "completed")]
 impl Metric for Completed {
+    fn definition_version(&self) -> u32 {
+        self.metric.definition_version()
+    }
+
     fn name(&self) -> String {
         add_param(&self.metric.name(), UNJUDGED, &self.completion.to_string())
     }

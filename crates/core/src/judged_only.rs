@@ -126,6 +126,10 @@ pub(crate) fn with_thread_buffers<B: Default + 'static, T>(
 
 #[typetag::serde(name = "judged_only")]
 impl Metric for JudgedOnly {
+    fn definition_version(&self) -> u32 {
+        self.metric.definition_version()
+    }
+
     fn name(&self) -> String {
         add_param(&self.metric.name(), JUDGED_ONLY, "true")
     }

@@ -112,6 +112,17 @@ pub trait Metric: Send + Sync + fmt::Debug {
         let _ = query;
         None
     }
+    /// The version of the metric's definition: what a results history
+    /// (`--record`, docs/history.md) records beside each value, so that two
+    /// records are compared only when their metrics computed the same thing.
+    /// A metric's canonical name holds every parameter; this number is
+    /// bumped when the code changes what `score` returns for some input
+    /// (a fix, a changed convention), and never otherwise. Wrappers
+    /// ([`Tied`](crate::Tied), judged-only, completions) give their inner
+    /// metric's. Default: 1.
+    fn definition_version(&self) -> u32 {
+        1
+    }
 }
 
 /// A metric's name in trec_eval's output, and how trec_eval's `all` line

@@ -114,6 +114,10 @@ pub fn explain_average(
 
 #[typetag::serde(name = "tied")]
 impl Metric for Tied {
+    fn definition_version(&self) -> u32 {
+        self.metric.definition_version()
+    }
+
     fn name(&self) -> String {
         add_param(&self.metric.name(), "ties", self.ties.as_str())
     }

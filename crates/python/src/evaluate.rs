@@ -18,8 +18,8 @@ use rankeval::outcome::{Outcome, RunError, Wanted};
 use rankeval::read::Loaded;
 use rankeval::report::Report;
 use rankeval::spec::{
-    BenchmarkRequest, CorpusRequest, ExperimentSpec, Given, MetricRequest, Origin, RunRequest,
-    resolve,
+    BenchmarkRequest, CorpusRequest, ExperimentSpec, Given, MetricRequest, Origin, RecordRequest,
+    RunRequest, resolve,
 };
 use rankeval_core::Duplicates;
 use rankeval_report::{OutputFormat, RenderOptions};
@@ -53,7 +53,8 @@ type RunResults<'py> = (
 /// `evaluate`'s keyword arguments (every key present), as Python spells
 /// them: the command line's `--missing`, `--rel`, `--ties`,
 /// `--score-threshold`, `--allow-empty-run`, `--judged-only`, `--bounds`,
-/// `--duplicates`, `--catalog`, `--train`, `--item-features`.
+/// `--duplicates`, `--catalog`, `--train`, `--item-features`, `--record`,
+/// `--label`.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct EvaluateKeywords<'py> {
@@ -68,6 +69,8 @@ pub struct EvaluateKeywords<'py> {
     catalog: Option<PathBuf>,
     train: Option<Bound<'py, PyQrels>>,
     item_features: Option<PathBuf>,
+    record: Option<PathBuf>,
+    label: Option<String>,
 }
 
 /// The experiment the arguments ask for, resolved, with the Python metrics'
@@ -196,6 +199,18 @@ fn asked(
             .transpose()?
             .unwrap_or_default(),
         title: title.map(|t| keyword(t.clone(), "title", quoted(&t))),
+        record: RecordRequest {
+            db: options
+                .record
+                .clone()
+                .map(|p| keyword(p.clone(), "record", quoted(&p.display().to_string()))),
+            label: options
+                .label
+                .clone()
+                .map(|l| keyword(l.clone(), "label", quoted(&l))),
+            commit: None,
+            experiment_hash: None,
+        },
         benchmark: BenchmarkRequest::default(),
     };
     let experiment = resolve(spec).map_err(|e| spec_error(&e))?;
@@ -249,6 +264,7 @@ fn run(py: Python<'_>, asked: &mut Asked, wanted: Wanted) -> PyResult<Outcome> {
         RunError::Compare { source, .. } => {
             located::<CompareError>(None, None, &source.to_string())
         }
+        RunError::Record { source, .. } => located::<InputError>(None, None, &source.to_string()),
     })
 }
 

@@ -47,6 +47,7 @@ const INPUT_KEYWORDS: &[&str] = &[
     "train",
     "item_features",
     "groups",
+    "record",
 ];
 const COMPARE_KEYWORDS: &[&str] = &[
     "baseline",
@@ -232,6 +233,7 @@ impl CompareKeywords {
             .is_none()
             .then(|| keyword(true, "baseline", "None"));
         Ok(CompareRequest {
+            allow_changed_qrels: None,
             table: None,
             baseline,
             all_pairs,

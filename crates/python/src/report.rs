@@ -232,6 +232,9 @@ pub fn run_experiment(py: Python<'_>, path: PathBuf) -> PyResult<PyReport> {
             RunError::Compare { source, .. } => {
                 located::<CompareError>(None, None, &source.to_string())
             }
+            RunError::Record { source, .. } => {
+                located::<InputError>(None, None, &source.to_string())
+            }
         })?;
     Ok(match outcome.results {
         Results::Plain(report) => PyReport {

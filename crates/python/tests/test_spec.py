@@ -174,3 +174,29 @@ def test_a_list_of_cutoffs_and_ir_measures_names_read_as_the_command_line_reads_
         rankeval_rs.evaluate(qrels, run, ["NumQ"])
     with pytest.raises(ValueError, match="another cutoff after `,`"):
         rankeval_rs.evaluate(qrels, run, ["ndcg@10,ap"])
+
+
+def test_record_keeps_the_values_the_command_line_records(tmp_path):
+    # One spec field, one resolve rule: `record=` and `label=` are
+    # `--record` and `--label`; the record holds every per-query value.
+    import sqlite3
+
+    qrels, run = QUICKSTART / "qrels.txt", QUICKSTART / "runs" / "baseline.trec"
+    db = tmp_path / "history.sqlite"
+    result = quiet(rankeval_rs.evaluate, qrels, run, ["ap", "ndcg@10"], record=db, label="nightly")
+    done = cli("eval", "--qrels", str(qrels), "--run", str(run), "-m", "ap", "-m", "ndcg@10",
+               "--record", str(db), "--label", "nightly")
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(cli("history", str(db), "--format", "json").stdout)
+    assert [(r["run"], r["label"]) for r in listed["records"]] == [("baseline", "nightly")] * 2
+    assert listed["records"][0]["means"] == listed["records"][1]["means"]
+    assert listed["records"][0]["qrels_fingerprint"] == listed["records"][1]["qrels_fingerprint"]
+    exported = [json.loads(line) for line in
+                cli("history", "export", str(db), "--format", "jsonl").stdout.splitlines()]
+    assert exported[0]["per_query"]["ap"] == dict(zip(result.queries, result.values[:, 0].tolist()))
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM records").fetchone() == (2,)
+    with pytest.raises(ValueError, match="label=.*must be one line"):
+        rankeval_rs.evaluate(qrels, run, ["ap"], record=db, label="a\nb")
+    with pytest.raises(ValueError, match="label=.*names a record: give record= too"):
+        rankeval_rs.evaluate(qrels, run, ["ap"], label="x")

@@ -132,6 +132,9 @@ pub struct Experiment {
     /// warning about the data), each once: that `map@10` is trec_eval's
     /// `map_cut_10`, not Kaggle's MAP@10 ([`metric_note`]).
     pub notes: Vec<String>,
+    /// Where to record the results (`--record DB`, TOML `[record]`,
+    /// Python `record=`), if anywhere: written by [`Experiment::run`].
+    pub record: Option<crate::record::RecordPlan>,
     /// The benchmark whose official measures and conventions are evaluated
     /// (`--official`), said in the report: what was applied.
     pub official: Option<String>,
@@ -199,6 +202,21 @@ impl Experiment {
         progress: Progress<'_>,
         keep: bool,
     ) -> Result<(Report, Option<KeptLists>), ExecuteError> {
+        self.execute_fingerprinted(progress, keep, false)
+            .map(|(report, kept, _)| (report, kept))
+    }
+
+    /// [`execute_keeping`](Self::execute_keeping), with, when
+    /// `fingerprint` is set, each run's judgements' fingerprint
+    /// ([`crate::record::judgements_fingerprint`]: the shared qrels', or a
+    /// JSON Lines run's own), in report order, for a results history.
+    pub(crate) fn execute_fingerprinted(
+        &self,
+        progress: Progress<'_>,
+        keep: bool,
+        fingerprint: bool,
+    ) -> Result<(Report, Option<KeptLists>, Vec<String>), ExecuteError> {
+        let mut fingerprints = Vec::new();
         let mut kept = keep.then(KeptLists::default);
         // Judgements already in memory are used where they are.
         let (shared_qrels, note): (Option<Cow<'_, Qrels>>, _) = match &self.qrels {
@@ -210,6 +228,10 @@ impl Experiment {
                 }
             },
             None => (None, None),
+        };
+        let shared_fingerprint = match &shared_qrels {
+            Some(qrels) if fingerprint => Some(crate::record::judgements_fingerprint(qrels)),
+            _ => None,
         };
         let corpus_inputs = if self.corpus_metrics.is_empty() {
             Default::default()
@@ -340,6 +362,13 @@ impl Experiment {
                 }
             };
             never_ran(&run.name, run.input.name(), &evaluation, &self.options)?;
+            if fingerprint {
+                fingerprints.push(match (&own, &shared_fingerprint) {
+                    (Some(own), _) => crate::record::judgements_fingerprint(own),
+                    (None, Some(shared)) => shared.clone(),
+                    (None, None) => crate::record::no_judgements_fingerprint(),
+                });
+            }
             let corpus = match &list {
                 Some(list) if !self.corpus_metrics.is_empty() => {
                     report.warnings.extend(
@@ -505,7 +534,7 @@ impl Experiment {
         if let (Some(kept), Some(qrels), Some(input)) = (kept.as_mut(), shared_qrels, &self.qrels) {
             kept.qrels = Some((qrels.into_owned(), input.name().to_owned()));
         }
-        Ok((report, kept))
+        Ok((report, kept, fingerprints))
     }
 }
 

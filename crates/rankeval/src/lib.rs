@@ -87,6 +87,7 @@ pub mod outcome;
 pub mod overlap;
 pub mod ppi;
 pub mod read_advice;
+pub mod record;
 pub mod report;
 pub mod spans;
 pub mod spec;
@@ -112,6 +113,9 @@ pub fn version() -> &'static str {
 }
 
 pub use rankeval_core as core;
+/// The results history (`--record`, `rankeval history`): SQLite records of
+/// evaluations, read back, accepted, trended and exported.
+pub use rankeval_history as history;
 pub use rankeval_metrics as metrics;
 pub use rankeval_readers as read;
 

@@ -6,10 +6,14 @@
 //! sequence.
 
 use crate::changed::{ChangedExplanations, explain_changed};
-use crate::compare::{CompareRunError, Compared, run_plan};
+use crate::compare::{
+    BaselineRef, CompareRunError, Compared, ComparisonPlan, read_record, record_differences,
+    run_plan,
+};
 use crate::curves::{CurvePlan, Curves};
 use crate::experiment::{ExecuteError, Experiment, Progress};
-use crate::report::{Report, RunWarning};
+use crate::record::{Recorded, records, write};
+use crate::report::{Report, ReportWarning, RunWarning};
 use crate::suite::SuiteSettings;
 use crate::systems::{Systems, system_results};
 
@@ -36,6 +40,9 @@ pub struct Outcome {
     pub systems: Option<Systems>,
     /// The report's title, if the experiment has one.
     pub title: Option<String>,
+    /// The records written to a results history, when the experiment
+    /// records (`--record`).
+    pub recorded: Option<Recorded>,
 }
 
 /// The results with or without a comparison.
@@ -92,9 +99,73 @@ pub enum RunError {
         /// The evaluation's warnings.
         warnings: Vec<RunWarning>,
     },
+    /// The results could not be recorded in the history (`--record`); the
+    /// evaluation's warnings come with it, to be said before the error.
+    #[error("{source}")]
+    Record {
+        /// Why.
+        source: rankeval_history::HistoryError,
+        /// The evaluation's warnings.
+        warnings: Vec<RunWarning>,
+    },
 }
 
 impl Experiment {
+    /// With a results history's record as the baseline (`db:DB`): the
+    /// record read once, its judgements' fingerprint and metric definitions
+    /// checked against this evaluation's (`fingerprints`, the metrics'
+    /// versions), and the plan with the record's id fixed. A difference is
+    /// refused with the reason, or, with `--allow-changed-qrels`, said in
+    /// the report's warnings. `None` for any other baseline.
+    fn checked_history_plan(
+        &self,
+        plan: &ComparisonPlan,
+        fingerprints: &[String],
+        report: &mut Report,
+    ) -> Result<Option<ComparisonPlan>, CompareRunError> {
+        let Some(BaselineRef::History {
+            db,
+            id,
+            allow_changed,
+        }) = &plan.baseline
+        else {
+            return Ok(None);
+        };
+        let (record, _) = read_record(db, *id)?;
+        let metrics: Vec<(String, u32)> = self
+            .metrics
+            .iter()
+            .map(|m| (m.name(), m.definition_version()))
+            .collect();
+        let differences = record_differences(&record, fingerprints, &metrics);
+        let source = format!("db:{}#{}", db.display(), record.id);
+        if !differences.is_empty() {
+            if !allow_changed {
+                return Err(CompareRunError::BaselineFile {
+                    path: source,
+                    reason: format!(
+                        "not compared: {}; compare anyway with --allow-changed-qrels",
+                        differences.join("; ")
+                    ),
+                });
+            }
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::BaselineChanged {
+                    baseline: source,
+                    differences,
+                },
+            });
+        }
+        let mut checked = plan.clone();
+        checked.baseline = Some(BaselineRef::History {
+            db: db.clone(),
+            id: Some(record.id),
+            allow_changed: *allow_changed,
+        });
+        Ok(Some(checked))
+    }
+
     /// Evaluates, compares and checks the gates as the experiment asks,
     /// with what `wanted` adds; `progress` is told the bytes read.
     /// The experiment's metrics are as they were when it returns.
@@ -108,9 +179,17 @@ impl Experiment {
         if let Some(plan) = &plan {
             self.metrics.extend(plan.metrics());
         }
-        let executed = self.execute_keeping(progress, plan.is_some());
+        let history_baseline = matches!(
+            self.comparison.as_ref().and_then(|c| c.baseline.as_ref()),
+            Some(BaselineRef::History { .. })
+        );
+        let executed = self.execute_fingerprinted(
+            progress,
+            plan.is_some(),
+            self.record.is_some() || history_baseline,
+        );
         self.metrics.truncate(user_metrics);
-        let (report, kept) = executed?;
+        let (report, kept, fingerprints) = executed?;
         let (report, curves) = match plan {
             Some(plan) => {
                 let deepest = self
@@ -124,11 +203,25 @@ impl Experiment {
             }
             None => (report, None),
         };
+        // Made before the comparison takes the report, written once it
+        // succeeded: a run whose baseline cannot be read is not recorded.
+        let records = self
+            .record
+            .as_ref()
+            .map(|record| (record, records(self, record, &report, &fingerprints)));
         let results = match &self.comparison {
             Some(plan) => {
+                let mut report = report;
+                let checked = self
+                    .checked_history_plan(plan, &fingerprints, &mut report)
+                    .map_err(|source| RunError::Compare {
+                        source,
+                        warnings: report.warnings.clone(),
+                    })?;
                 let warnings = report.warnings.clone();
-                let compared = run_plan(plan, report, &self.aggregators)
-                    .map_err(|source| RunError::Compare { source, warnings })?;
+                let compared =
+                    run_plan(checked.as_ref().unwrap_or(plan), report, &self.aggregators)
+                        .map_err(|source| RunError::Compare { source, warnings })?;
                 Results::Compared(Box::new(compared))
             }
             None => Results::Plain(report),
@@ -146,12 +239,22 @@ impl Experiment {
             let settings = SuiteSettings::of(self.comparison.as_ref().map(|p| &p.settings));
             system_results(results.report(), &self.systems, settings)
         });
+        let recorded = match records {
+            Some((plan, records)) => {
+                Some(write(plan, &records).map_err(|source| RunError::Record {
+                    source,
+                    warnings: results.report().warnings.clone(),
+                })?)
+            }
+            None => None,
+        };
         Ok(Outcome {
             results,
             curves,
             changes,
             systems,
             title: self.title.clone(),
+            recorded,
         })
     }
 }

@@ -335,6 +335,15 @@ pub struct RunWarning {
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ReportWarning {
+    /// The baseline is a results history's record whose judgements or
+    /// metric definitions differ from this evaluation's, compared all the
+    /// same (`--allow-changed-qrels`).
+    BaselineChanged {
+        /// The record, `db:DB#ID`.
+        baseline: String,
+        /// What differs.
+        differences: Vec<String>,
+    },
     /// The benchmark's official measures were evaluated under its
     /// conventions (`--official`): which, and where they come from.
     Official {
@@ -500,6 +509,18 @@ impl fmt::Display for ReportWarning {
 impl Describe for ReportWarning {
     fn write_for(&self, f: &mut dyn fmt::Write, front: FrontEnd) -> fmt::Result {
         match self {
+            ReportWarning::BaselineChanged {
+                baseline,
+                differences,
+            } => write!(
+                f,
+                "the baseline {baseline} was compared although {} ({})",
+                differences.join("; "),
+                match front {
+                    FrontEnd::Python => "allow_changed_qrels=True",
+                    _ => "--allow-changed-qrels",
+                }
+            ),
             ReportWarning::Official { note } => f.write_str(note),
             ReportWarning::RunJudgementsIgnored { count, qrels } => write!(
                 f,

@@ -15,6 +15,7 @@ mod comparison;
 mod csv;
 pub mod expected;
 pub mod explain;
+pub mod history;
 pub mod html;
 pub mod html_explain;
 mod html_svg;

@@ -28,6 +28,11 @@ fn run_help() {
 }
 
 #[test]
+fn history_help() {
+    rankeval_snapshot!("history_help", &["history", "--help"]);
+}
+
+#[test]
 fn usage_errors_exit_2() {
     let (code, _, stderr) = super::run(&["eval", "--qrels", "x"]);
     assert_eq!(code, 2);

@@ -19,6 +19,7 @@ mod faults;
 mod grades;
 mod groups;
 mod help;
+mod history;
 mod hostile;
 mod html;
 mod inputs;

@@ -80,6 +80,83 @@ pub fn parse_all_results(
     results::parse_runs(bytes, source).map_err(|e| Role::Results.error(e))
 }
 
+/// Record `id` of the results history `db` (the last accepted one when
+/// `None`), whole, and as a baseline: the record's run, metrics and
+/// per-query values, queries in byte order, named `db:DB#ID`. Errors name
+/// the baseline so.
+pub fn read_record(
+    db: &Path,
+    id: Option<i64>,
+) -> Result<(rankeval_history::Record, BaselineResults), CompareRunError> {
+    let source = |id: Option<i64>| match id {
+        Some(id) => format!("db:{}#{id}", db.display()),
+        None => format!("db:{}", db.display()),
+    };
+    let failed = |e: rankeval_history::HistoryError| CompareRunError::BaselineFile {
+        path: source(id),
+        reason: e.to_string(),
+    };
+    let mut history =
+        rankeval_history::History::open(db, rankeval_history::Mode::Existing).map_err(failed)?;
+    let record = match id {
+        Some(id) => history.get(id),
+        None => history.last_accepted(None),
+    }
+    .map_err(failed)?;
+    let data = &record.data;
+    let mut order: Vec<usize> = (0..data.queries.len()).collect();
+    order.sort_by(|&a, &b| data.queries[a].as_bytes().cmp(data.queries[b].as_bytes()));
+    let results = BaselineResults {
+        name: data.run.clone(),
+        source: source(Some(record.id)),
+        metrics: data.metrics.iter().map(|m| m.name.clone()).collect(),
+        queries: order.iter().map(|&i| data.queries[i].clone()).collect(),
+        per_query: data
+            .metrics
+            .iter()
+            .map(|m| order.iter().map(|&i| m.values[i]).collect())
+            .collect(),
+    };
+    Ok((record, results))
+}
+
+/// What differs between a history's record and the evaluation compared
+/// with it: the judgements (their fingerprints, `judgements` the runs'),
+/// and the definition version of each metric both have (`metrics`: the
+/// evaluation's canonical names and versions). Empty when nothing does.
+pub fn record_differences(
+    record: &rankeval_history::Record,
+    judgements: &[String],
+    metrics: &[(String, u32)],
+) -> Vec<String> {
+    let mut differences = Vec::new();
+    if judgements
+        .iter()
+        .any(|j| *j != record.data.qrels_fingerprint)
+    {
+        differences.push(format!(
+            "its judgements differ from this evaluation's (fingerprint {} here, {} in the record)",
+            judgements.first().map_or("", |j| j.get(..12).unwrap_or(j)),
+            record
+                .data
+                .qrels_fingerprint
+                .get(..12)
+                .unwrap_or(&record.data.qrels_fingerprint)
+        ));
+    }
+    for (name, version) in metrics {
+        if let Some(column) = record.data.column(name)
+            && column.definition_version != *version
+        {
+            differences.push(format!(
+                "metric `{name}` is defined otherwise (version {version} here, {} in the record)",
+                column.definition_version
+            ));
+        }
+    }
+    differences
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

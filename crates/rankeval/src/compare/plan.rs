@@ -32,6 +32,18 @@ pub enum BaselineRef {
         /// The run's name in it.
         run: Option<String>,
     },
+    /// A record of a results history (`db:DB`, `db:DB#ID`): record `id`,
+    /// or the last accepted one. `Experiment::run` checks its judgements'
+    /// fingerprint and metric definitions against the evaluation's and
+    /// fixes the id before it is read.
+    History {
+        /// The database.
+        db: std::path::PathBuf,
+        /// The record; `None` for the last accepted.
+        id: Option<i64>,
+        /// Compared even when its judgements or definitions differ.
+        allow_changed: bool,
+    },
 }
 
 /// A report with its comparison, ready to render.
@@ -58,6 +70,9 @@ pub fn run_plan(
         Some(BaselineRef::Run(name)) => Some(Baseline::Run(name.clone())),
         Some(BaselineRef::Results { path, run }) => {
             Some(Baseline::Results(read_results(path, run.as_deref())?))
+        }
+        Some(BaselineRef::History { db, id, .. }) => {
+            Some(Baseline::Results(super::baseline::read_record(db, *id)?.1))
         }
     };
     let comparison = compare(&report, baseline.as_ref(), &plan.settings, &plan.gates)?;

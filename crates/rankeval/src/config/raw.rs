@@ -188,6 +188,21 @@ pub(crate) struct RawExperiment {
     /// Quality gates.
     #[serde(default)]
     pub(crate) gates: Vec<Spanned<RawGate>>,
+    /// Where to record the results: `[record]`, a results history.
+    pub(crate) record: Option<Spanned<RawRecord>>,
+}
+
+/// `[record]`: `db = "history.sqlite"` (relative to the experiment file),
+/// `label` and `commit` (else the CI's).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRecord {
+    /// The database file.
+    pub(crate) db: Spanned<String>,
+    /// A label for the records.
+    pub(crate) label: Option<Spanned<String>>,
+    /// The commit under test.
+    pub(crate) commit: Option<Spanned<String>>,
 }
 
 /// `baseline = "run"` or `baseline = { results = "file.json", run = "name" }`.

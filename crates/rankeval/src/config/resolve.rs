@@ -21,8 +21,8 @@ use crate::experiment::Experiment;
 use crate::read::{CsvOptions, Format, Input};
 use crate::spec::{
     BaselineRequest, BenchmarkRequest, CompareRequest, CorpusRequest, ExperimentSpec, GateRequest,
-    GateTable, Given, IntervalKind, MarginRequest, MetricRequest, Origin, RunRequest,
-    SystemRequest,
+    GateTable, Given, IntervalKind, MarginRequest, MetricRequest, Origin, RecordRequest,
+    RunRequest, SystemRequest,
 };
 
 /// Loads and resolves the experiment file at `path`.
@@ -76,6 +76,11 @@ pub(crate) fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<Experiment, Conf
         base,
     }
     .spec(raw)?;
+    let mut spec = spec;
+    if spec.record.db.is_some() {
+        spec.record.experiment_hash =
+            Some(rankeval_history::fingerprint::bytes_hash(text.as_bytes()));
+    }
     crate::spec::resolve(spec).map_err(ConfigError::from)
 }
 
@@ -347,6 +352,26 @@ impl Resolver<'_> {
                 .title
                 .as_ref()
                 .map(|t| Given::new(t.get_ref().clone(), self.at(t, "title"))),
+            record: match &raw.record {
+                Some(record) => {
+                    let r = record.get_ref();
+                    let text = |v: &Option<Spanned<String>>, key: &str| {
+                        v.as_ref().map(|v| {
+                            Given::new(v.get_ref().clone(), self.at(v, format!("record.{key}")))
+                        })
+                    };
+                    RecordRequest {
+                        db: Some(Given::new(
+                            self.base.join(r.db.get_ref()),
+                            self.at(&r.db, "record.db"),
+                        )),
+                        label: text(&r.label, "label"),
+                        commit: text(&r.commit, "commit"),
+                        experiment_hash: None,
+                    }
+                }
+                None => RecordRequest::default(),
+            },
             benchmark: BenchmarkRequest {
                 fetch: raw.fetch.map(|f| Given::new(f, self.top("fetch"))),
                 drop_identical_ids: raw
@@ -366,6 +391,7 @@ impl Resolver<'_> {
     /// `baseline`, `[compare]` and `[[gates]]` as the spec's comparison.
     fn compare(&self, raw: &RawExperiment) -> Result<CompareRequest, ConfigError> {
         let mut request = CompareRequest {
+            allow_changed_qrels: None,
             baseline: raw
                 .baseline
                 .as_ref()

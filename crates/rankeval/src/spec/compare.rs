@@ -126,6 +126,10 @@ pub struct CompareRequest {
     pub confidence: Option<Given<f64>>,
     /// The gates, in order.
     pub gates: Vec<GateRequest>,
+    /// A baseline from a results history (`db:DB`) is compared even when
+    /// its judgements or metric definitions differ from this evaluation's
+    /// (`--allow-changed-qrels`), and the report says so.
+    pub allow_changed_qrels: Option<Given<bool>>,
 }
 
 impl CompareRequest {
@@ -314,15 +318,19 @@ pub fn resolve_comparison(
         }
     })?;
     let run_refs: Vec<&str> = run_names.iter().map(String::as_str).collect();
+    let allow_changed = request
+        .allow_changed_qrels
+        .as_ref()
+        .is_some_and(|a| a.value);
     let baseline = match request.baseline {
         None => None,
-        Some(Given { value, from }) => Some(baseline(value, &from, &run_refs)?),
+        Some(Given { value, from }) => Some(baseline(value, &from, &run_refs, allow_changed)?),
     };
     let label = match &baseline {
         None => None,
         Some(BaselineRef::Run(name)) => Some(name.as_str()),
         // A results file's run is no run of the experiment.
-        Some(BaselineRef::Results { .. }) => Some("\u{0}"),
+        Some(BaselineRef::Results { .. } | BaselineRef::History { .. }) => Some("\u{0}"),
     };
     let metric_refs: Vec<&str> = metric_names.iter().map(String::as_str).collect();
     let mut gates = Vec::with_capacity(request.gates.len());
@@ -392,11 +400,50 @@ fn listed(names: &[&str]) -> String {
         .join(", ")
 }
 
+/// How a baseline names a results history: `db:DB` (its last accepted
+/// record) or `db:DB#ID`.
+pub const HISTORY_PREFIX: &str = "db:";
+
+/// The history baseline `text` (`db:DB` or `db:DB#ID`): the database
+/// must exist; an id is a whole number.
+fn history_baseline(
+    text: &str,
+    from: &Origin,
+    allow_changed: bool,
+) -> Result<BaselineRef, SpecError> {
+    let rest = text.strip_prefix(HISTORY_PREFIX).unwrap_or(text);
+    let (db, id) = match rest.rsplit_once('#') {
+        Some((db, id)) => match id.parse::<i64>() {
+            Ok(id) if id > 0 => (db, Some(id)),
+            _ => {
+                return Err(invalid(
+                    from,
+                    format!("`#{id}` is no record id: db:DB#ID takes a whole number from 1"),
+                ));
+            }
+        },
+        None => (rest, None),
+    };
+    let path = PathBuf::from(db);
+    if let Some(problem) = input_problem(&path) {
+        return Err(invalid(
+            from,
+            format!("the results history {db}: {problem}"),
+        ));
+    }
+    Ok(BaselineRef::History {
+        db: path,
+        id,
+        allow_changed,
+    })
+}
+
 /// The baseline asked for, checked against the runs `run_names`.
 fn baseline(
     request: BaselineRequest,
     from: &Origin,
     run_names: &[&str],
+    allow_changed: bool,
 ) -> Result<BaselineRef, SpecError> {
     let run_in_file = |run: Option<Given<String>>| match run {
         Some(run) if run.value.trim().is_empty() => Err(invalid(&run.from, "cannot be empty")),
@@ -412,6 +459,15 @@ fn baseline(
                 ));
             }
             Ok(BaselineRef::Run(text))
+        }
+        BaselineRequest::RunOrFile { text, run } if text.starts_with(HISTORY_PREFIX) => {
+            if let Some(run) = run {
+                return Err(invalid(
+                    &run.from,
+                    "a record of a results history is one run's: no run to choose",
+                ));
+            }
+            history_baseline(&text, from, allow_changed)
         }
         BaselineRequest::RunOrFile { text, run } => {
             let path = PathBuf::from(&text);

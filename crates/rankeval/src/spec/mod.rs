@@ -13,6 +13,7 @@
 
 mod compare;
 mod origin;
+mod record;
 mod resolve;
 
 use std::path::PathBuf;
@@ -27,6 +28,7 @@ pub use compare::{
     resolve_comparison,
 };
 pub use origin::{Given, Origin};
+pub use record::{MAX_LABEL, RecordRequest, resolve_record};
 pub use resolve::{SpecError, check_metric_ties, relevance_level, resolve, score_threshold_of};
 
 /// An experiment as asked for, nothing checked yet.
@@ -75,6 +77,8 @@ pub struct ExperimentSpec {
     pub compare: CompareRequest,
     /// The report's title (the HTML page's title and heading).
     pub title: Option<Given<String>>,
+    /// Where to record the results (a results history), with a label.
+    pub record: RecordRequest,
     /// A benchmark by name: `irds:` qrels fetched, the card's measures and
     /// conventions (`rankeval::benchmarks`).
     pub benchmark: BenchmarkRequest,

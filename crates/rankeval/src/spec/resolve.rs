@@ -127,6 +127,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         allow_empty_run,
         compare,
         title,
+        record,
         benchmark,
     } = spec;
     let level = match &rel {
@@ -404,6 +405,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         ],
     };
     let title = title.map(report_title).transpose()?;
+    let record = super::resolve_record(record)?;
     Ok(Experiment {
         title,
         qrels: qrels.map(|q| q.value),
@@ -429,6 +431,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
             ties: ties_value,
         },
         comparison,
+        record,
         notes: unique_notes(benchmark.notes.into_iter().chain(notes)),
         official: benchmark.official.map(Benchmark::official_note),
     })
@@ -877,6 +880,7 @@ mod tests {
             allow_empty_run: None,
             compare: CompareRequest::default(),
             title: None,
+            record: Default::default(),
             benchmark: BenchmarkRequest::default(),
         }
     }

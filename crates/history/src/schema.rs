@@ -1,0 +1,144 @@
+//! The database's schema, versioned: `PRAGMA user_version` holds the
+//! version, `PRAGMA application_id` marks the file as a rankeval history.
+//! [`MIGRATIONS`] takes a database from each version to the next; opening
+//! applies the missing ones in one transaction, so a database is always at
+//! one version, and refuses a version later than this build knows (a
+//! downgrade would misread it). docs/history.md describes each table.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+/// `PRAGMA application_id` of a rankeval history: the bytes `rkev`.
+pub const APPLICATION_ID: i32 = i32::from_be_bytes(*b"rkev");
+
+/// Version 1: the first schema.
+const V1: &str = "
+CREATE TABLE query_sets (
+    id INTEGER PRIMARY KEY,
+    digest TEXT NOT NULL UNIQUE,
+    count INTEGER NOT NULL,
+    ids BLOB NOT NULL
+);
+CREATE TABLE records (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    time_ms INTEGER NOT NULL,
+    run TEXT NOT NULL,
+    label TEXT,
+    commit_id TEXT,
+    rankeval_version TEXT NOT NULL,
+    qrels_fingerprint TEXT NOT NULL,
+    definitions_fingerprint TEXT NOT NULL,
+    run_hash TEXT,
+    experiment_hash TEXT,
+    query_set INTEGER NOT NULL REFERENCES query_sets(id)
+);
+CREATE TABLE options (
+    record INTEGER NOT NULL REFERENCES records(id),
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (record, key)
+) WITHOUT ROWID;
+CREATE TABLE metadata (
+    record INTEGER NOT NULL REFERENCES records(id),
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (record, key)
+) WITHOUT ROWID;
+CREATE TABLE metrics (
+    record INTEGER NOT NULL REFERENCES records(id),
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    definition_version INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    mean REAL,
+    lower REAL,
+    upper REAL,
+    vals BLOB NOT NULL,
+    PRIMARY KEY (record, position)
+);
+CREATE TABLE acceptances (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    record INTEGER NOT NULL REFERENCES records(id),
+    time_ms INTEGER NOT NULL
+);
+CREATE INDEX acceptances_record ON acceptances(record);
+";
+
+/// The migrations: `MIGRATIONS[v]` takes a database at version `v` to
+/// `v + 1`. Append only: a released migration never changes.
+pub const MIGRATIONS: &[&str] = &[V1];
+
+/// The schema version this build writes: the number of migrations.
+pub const CURRENT: i64 = MIGRATIONS.len() as i64;
+
+/// What a database's header says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// `PRAGMA application_id`.
+    pub application_id: i32,
+    /// `PRAGMA user_version`: the schema version.
+    pub version: i64,
+    /// The number of tables, indexes and views it holds.
+    pub objects: i64,
+}
+
+/// Reads the header of the database `conn`.
+pub fn header(conn: &Connection) -> rusqlite::Result<Header> {
+    Ok(Header {
+        application_id: conn.query_row("PRAGMA application_id", [], |r| r.get(0))?,
+        version: conn.query_row("PRAGMA user_version", [], |r| r.get(0))?,
+        objects: conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?,
+    })
+}
+
+/// Brings `conn` from its version to the last of `migrations`, in one
+/// immediate transaction (the version is read again inside it: another
+/// process may have migrated in between). Returns the version found inside
+/// the transaction, for the caller to refuse a later one.
+pub fn migrate(conn: &mut Connection, migrations: &[&str]) -> rusqlite::Result<i64> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let found: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let Ok(from) = usize::try_from(found) else {
+        return Ok(found);
+    };
+    if from >= migrations.len() {
+        return Ok(found);
+    }
+    for sql in migrations.iter().skip(from) {
+        tx.execute_batch(sql)?;
+    }
+    tx.execute_batch(&format!(
+        "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {};",
+        migrations.len()
+    ))?;
+    tx.commit()?;
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_is_migrated_forward_once() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        assert_eq!(migrate(&mut conn, MIGRATIONS).unwrap(), 0);
+        conn.execute(
+            "INSERT INTO query_sets (digest, count, ids) VALUES ('d', 0, x'')",
+            [],
+        )
+        .unwrap();
+        // A later build's migration applies on top, keeping the data.
+        let later = [V1, "ALTER TABLE records ADD COLUMN note TEXT;"];
+        assert_eq!(migrate(&mut conn, &later).unwrap(), CURRENT);
+        let h = header(&conn).unwrap();
+        assert_eq!((h.application_id, h.version), (APPLICATION_ID, CURRENT + 1));
+        let count: i64 = conn
+            .query_row("SELECT count(*) FROM query_sets", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(count, 1);
+        conn.execute("UPDATE records SET note = 'x'", []).unwrap();
+        // Migrating again with this build's list changes nothing and says
+        // the version found, which the opener refuses.
+        assert_eq!(migrate(&mut conn, MIGRATIONS).unwrap(), CURRENT + 1);
+    }
+}
