@@ -177,7 +177,15 @@ impl Metric for Completed {
         with_completed(query, grade, |view, _| self.metric.score(view))
     }
 
+    /// Completed judgements have no subtopics: a metric that reads them is
+    /// refused.
     fn validate(&self) -> Result<(), String> {
+        if self.metric.reads_subtopics() {
+            return Err(format!(
+                "{UNJUDGED} does not apply to `{}`, which reads subtopic judgements",
+                self.metric.name()
+            ));
+        }
         self.metric.validate()
     }
 

@@ -112,6 +112,14 @@ pub trait Metric: Send + Sync + fmt::Debug {
         let _ = query;
         None
     }
+
+    /// Whether the metric reads the query's subtopic judgements
+    /// ([`JudgedRanking::subtopics`]: alpha-nDCG, ERR-IA, ...): the
+    /// experiment then needs subtopic qrels (`--subtopic-qrels`), and
+    /// refuses to start without them, naming the metric. Default: `false`.
+    fn reads_subtopics(&self) -> bool {
+        false
+    }
 }
 
 /// A metric's name in trec_eval's output, and how trec_eval's `all` line
