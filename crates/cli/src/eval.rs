@@ -28,6 +28,13 @@ pub(super) struct EvalArgs {
     /// `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     qrels: Option<PathBuf>,
+    /// Subtopic judgements for the diversity metrics (alpha_ndcg, err_ia,
+    /// nrbp, p_ia, strec, map_ia...): ndeval's lines `query subtopic doc
+    /// grade`, or a CSV/TSV, JSON Lines, Parquet or Arrow table with those
+    /// columns. Without --qrels, each document is judged with its highest
+    /// grade over the subtopics.
+    #[arg(long, value_name = "FILE")]
+    subtopic_qrels: Option<PathBuf>,
     /// Run file (TREC `query Q0 document rank score tag`, JSON Lines, CSV
     /// `user,item,score` / `user,item,rank`, or Parquet/Arrow with those
     /// columns or list columns `user, items, scores`); repeat for several
@@ -789,6 +796,10 @@ impl EvalArgs {
                     .item_features
                     .clone()
                     .map(|p| Given::new(p, flag("--item-features"))),
+                subtopics: self
+                    .subtopic_qrels
+                    .clone()
+                    .map(|p| Given::new(p, flag("--subtopic-qrels"))),
             },
             groups: self.groups.map(|p| Given::new(p, flag("--groups"))),
             turns: self.turns.map(|sep| Given::new(sep, flag("--turns"))),

@@ -193,6 +193,10 @@ impl Metric for Completed {
         self.metric.uses_default_level()
     }
 
+    fn reads_subtopics(&self) -> bool {
+        self.metric.reads_subtopics()
+    }
+
     /// None: trec_eval has no completed judgements.
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         None

@@ -170,6 +170,10 @@ impl Metric for JudgedOnly {
         true
     }
 
+    fn reads_subtopics(&self) -> bool {
+        self.metric.reads_subtopics()
+    }
+
     /// Not additive: a negative grade (pooled, not judged) takes the
     /// document out of the condensed list and moves every document below.
     fn is_additive(&self) -> bool {

@@ -55,6 +55,33 @@ impl SubtopicQrels {
         ids.sort_unstable();
         ids
     }
+
+    /// Qrels of documents, for an experiment given subtopic judgements
+    /// alone: each judged document with its highest grade over the
+    /// subtopics (relevant to the query when relevant to any subtopic, as
+    /// ndeval's non-intent-aware MAP counts it); queries and documents in
+    /// byte order.
+    pub fn document_qrels(&self) -> Result<crate::Qrels, QrelsError> {
+        let mut builder = crate::QrelsBuilder::new();
+        let mut at = 0u64;
+        for query in self.query_ids() {
+            let Some(judged) = self.query(query) else {
+                continue;
+            };
+            for d in 0..judged.num_docs() as u32 {
+                let grade = judged
+                    .judgements(d)
+                    .iter()
+                    .map(|&(_, g)| g)
+                    .fold(f64::NEG_INFINITY, f64::max);
+                at += 1;
+                if let Some(doc) = judged.doc_id(d) {
+                    builder.push_at(query, doc, grade, at)?;
+                }
+            }
+        }
+        builder.finish()
+    }
 }
 
 /// One query's subtopic judgements.

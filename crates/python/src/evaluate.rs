@@ -52,7 +52,7 @@ type RunResults<'py> = (
 /// `evaluate`'s keyword arguments (every key present), as Python spells
 /// them: the command line's `--missing`, `--rel`, `--ties`,
 /// `--score-threshold`, `--allow-empty-run`, `--judged-only`, `--bounds`,
-/// `--duplicates`, `--catalog`, `--train`, `--item-features`.
+/// `--duplicates`, `--catalog`, `--train`, `--item-features`, `--subtopic-qrels`.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct EvaluateKeywords<'py> {
@@ -67,6 +67,7 @@ pub struct EvaluateKeywords<'py> {
     catalog: Option<PathBuf>,
     train: Option<Bound<'py, PyQrels>>,
     item_features: Option<PathBuf>,
+    subtopic_qrels: Option<PathBuf>,
 }
 
 /// The experiment the arguments ask for, resolved, with the Python metrics'
@@ -169,6 +170,13 @@ fn asked(
                 .item_features
                 .clone()
                 .map(|p| keyword(p.clone(), "item_features", quoted(&p.display().to_string()))),
+            subtopics: options.subtopic_qrels.clone().map(|p| {
+                keyword(
+                    p.clone(),
+                    "subtopic_qrels",
+                    quoted(&p.display().to_string()),
+                )
+            }),
         },
         groups: groups.map(|p| keyword(p.clone(), "groups", quoted(&p.display().to_string()))),
         turns: None,

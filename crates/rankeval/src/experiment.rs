@@ -197,16 +197,41 @@ impl Experiment {
         keep: bool,
     ) -> Result<(Report, Option<KeptLists>), ExecuteError> {
         let mut kept = keep.then(KeptLists::default);
+        // The subtopic judgements ride with the qrels, which hand each
+        // query's to the judge.
+        let subtopics = self.corpus_inputs.read_subtopics(&self.metrics)?;
+        let with_subtopics = |qrels: Qrels| match &subtopics {
+            Some(subtopics) => qrels.with_subtopics(std::sync::Arc::clone(subtopics)),
+            None => qrels,
+        };
         // Judgements already in memory are used where they are.
         let (shared_qrels, note): (Option<Cow<'_, Qrels>>, _) = match &self.qrels {
             Some(input) => match input.loaded_data() {
-                Some(Loaded::Qrels(qrels, note)) => (Some(Cow::Borrowed(&**qrels)), note.clone()),
+                Some(Loaded::Qrels(qrels, note)) if subtopics.is_none() => {
+                    (Some(Cow::Borrowed(&**qrels)), note.clone())
+                }
+                Some(Loaded::Qrels(qrels, note)) => (
+                    Some(Cow::Owned(with_subtopics((**qrels).clone()))),
+                    note.clone(),
+                ),
                 _ => {
                     let (qrels, note) = read_qrels_noted(input, progress)?;
-                    (Some(Cow::Owned(qrels)), note)
+                    (Some(Cow::Owned(with_subtopics(qrels))), note)
                 }
             },
-            None => (None, None),
+            // Subtopic judgements alone: each document judged with its
+            // highest grade over the subtopics.
+            None => match (&subtopics, &self.corpus_inputs.subtopics) {
+                (Some(judgements), Some(path)) => {
+                    let qrels = judgements.document_qrels().map_err(|e| ReadError {
+                        path: path.display().to_string(),
+                        line: None,
+                        kind: crate::read::ReadErrorKind::BadField(e.to_string()),
+                    })?;
+                    (Some(Cow::Owned(with_subtopics(qrels))), None)
+                }
+                _ => (None, None),
+            },
         };
         let corpus_inputs = if self.corpus_metrics.is_empty() {
             Default::default()
@@ -267,6 +292,16 @@ impl Experiment {
                 },
             });
         }
+        if self.corpus_inputs.subtopics_unused(&self.metrics) {
+            use crate::corpus::subtopic_input::{FLAG, KEY};
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::CorpusInputUnused {
+                    flag: FLAG,
+                    key: KEY,
+                },
+            });
+        }
         for input in self.corpus_inputs.unused(&self.corpus_metrics) {
             report.warnings.push(RunWarning {
                 run: String::new(),
@@ -322,6 +357,7 @@ impl Experiment {
                                 ),
                             }));
                         };
+                        let qrels = with_subtopics(qrels);
                         let evaluation = evaluate(&qrels, &list, &self.metrics, &self.options);
                         own = Some(qrels);
                         (evaluation, Some(list))

@@ -11,6 +11,7 @@ mod bounds;
 mod compare;
 mod corpus;
 mod csv;
+mod diversity;
 mod errors;
 mod expected;
 mod explain;

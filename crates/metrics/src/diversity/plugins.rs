@@ -4,7 +4,7 @@
 //! subtopic judgements. `k` cuts the list (none: the whole list, so `k` is
 //! its length for the measures divided by `k`).
 
-use rankeval_core::explain::{Explanation, number};
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
 use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
 use serde::{Deserialize, Serialize};
@@ -155,12 +155,8 @@ macro_rules! cutoff_metric {
             }
             fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
                 let level = q.level(self.rel);
-                let value = self.score(q);
-                explained(self, q, level, self.k, Some(self.alpha.get())).formula(format!(
-                    concat!("{} = ", $formula, " = {}"),
-                    self.name(),
-                    number(value)
-                ))
+                explained(self, q, level, self.k, Some(self.alpha.get()))
+                    .formula(format!(concat!("{} = ", $formula), self.name()))
             }
         }
     };
@@ -264,12 +260,8 @@ macro_rules! binary_metric {
             }
             fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
                 let level = q.level(self.rel);
-                let value = self.score(q);
-                explained(self, q, level, self.k, None).formula(format!(
-                    concat!("{} = ", $formula, " = {}"),
-                    self.name(),
-                    number(value)
-                ))
+                explained(self, q, level, self.k, None)
+                    .formula(format!(concat!("{} = ", $formula), self.name()))
             }
         }
     };
@@ -366,12 +358,8 @@ macro_rules! nrbp_metric {
             }
             fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
                 let level = q.level(self.rel);
-                let value = self.score(q);
-                explained(self, q, level, self.k, Some(self.alpha.get())).formula(format!(
-                    concat!("{} = ", $formula, " = {}"),
-                    self.name(),
-                    number(value)
-                ))
+                explained(self, q, level, self.k, Some(self.alpha.get()))
+                    .formula(format!(concat!("{} = ", $formula), self.name()))
             }
         }
     };
@@ -419,5 +407,19 @@ mod tests {
         assert_eq!(parse_metric("a_ndcg@10").unwrap().name(), "alpha_ndcg@10");
         assert!(parse_metric("alpha_ndcg(alpha=1.5)@10").is_err());
         assert!(parse_metric("nrbp(beta=-0.1)").is_err());
+        // The condensed list and completed judgements have no subtopics.
+        for text in [
+            "alpha_ndcg(judged_only=true)@5",
+            "strec(unjudged=relevant)@5",
+        ] {
+            let e = parse_metric(text).unwrap_err().to_string();
+            assert!(e.contains("subtopic judgements"), "{text}: {e}");
+        }
+        // ties are no wrapping of the view: they pass through.
+        assert!(
+            parse_metric("p_ia(ties=docid)@5")
+                .unwrap()
+                .reads_subtopics()
+        );
     }
 }

@@ -222,7 +222,8 @@ def evaluate(
     it was evaluated on or None for a JSON Lines run's own, and the corpus
     metrics' values). `options` holds every keyword of the spec that
     `evaluate` fills: missing, rel, ties, score_threshold, allow_empty_run,
-    judged_only, bounds, duplicates, catalog, train (a Qrels), item_features."""
+    judged_only, bounds, duplicates, catalog, train (a Qrels), item_features,
+    subtopic_qrels."""
 def report(
     qrels: Qrels | None,
     runs: list[tuple[str, Run]],

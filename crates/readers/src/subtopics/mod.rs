@@ -241,3 +241,28 @@ fn checked_id<'b>(text: &'b [u8], what: &str) -> Result<&'b [u8], String> {
     }
     Ok(text)
 }
+
+impl From<SubtopicFileError> for ReadError {
+    /// The error as every reader's: the file, the line when there is one
+    /// (a table's row in the message), the problem.
+    fn from(error: SubtopicFileError) -> Self {
+        match error {
+            SubtopicFileError::Io { path, source } => {
+                ReadError::new(&path, None, ReadErrorKind::Io(source))
+            }
+            SubtopicFileError::At {
+                path,
+                at: RowAt::Line(line),
+                problem,
+            } => ReadError::new(&path, Some(line), ReadErrorKind::BadField(problem)),
+            SubtopicFileError::At { path, at, problem } => ReadError::new(
+                &path,
+                None,
+                ReadErrorKind::BadField(format!("{at}: {problem}")),
+            ),
+            SubtopicFileError::File { path, problem } => {
+                ReadError::new(&path, None, ReadErrorKind::BadField(problem))
+            }
+        }
+    }
+}
