@@ -288,9 +288,10 @@ pub trait CorpusMetric: Send + Sync + fmt::Debug {
     }
 
     /// A state from [`state_to_bytes`](Self::state_to_bytes)'s bytes.
-    /// Default: [`decode_state`].
+    /// Default: [`decode_state_like`] with this metric's [`init`](Self::init)
+    /// (bytes of another kind of state are refused, not merged).
     fn state_from_bytes(&self, bytes: &[u8]) -> Result<CorpusState, StateWireError> {
-        decode_state(bytes)
+        decode_state_like(&self.init(), bytes)
     }
 }
 
@@ -309,6 +310,15 @@ pub enum StateWireError {
     /// Bytes after the state.
     #[error("{0} bytes after the corpus state")]
     Trailing(usize),
+    /// The bytes hold another kind of state than the metric keeps (bytes
+    /// of another metric's state).
+    #[error("the bytes hold {found}, where this metric keeps {expected}")]
+    WrongKind {
+        /// The kind this metric keeps.
+        expected: &'static str,
+        /// The kind the bytes hold.
+        found: &'static str,
+    },
 }
 
 /// The wire tag of [`ItemCounts`].
@@ -379,6 +389,31 @@ pub fn decode_state(bytes: &[u8]) -> Result<CorpusState, StateWireError> {
     match bytes.len() - reader.at {
         0 => Ok(state),
         extra => Err(StateWireError::Trailing(extra)),
+    }
+}
+
+/// A state from [`encode_state`]'s bytes that must be of the same kind as
+/// `like` (a metric's own `init()`): merging a state of another kind would
+/// be a type confusion, so bytes from another metric are an error here, not
+/// a panic in `merge`.
+pub fn decode_state_like(like: &CorpusState, bytes: &[u8]) -> Result<CorpusState, StateWireError> {
+    let state = decode_state(bytes)?;
+    let (expected, found) = (state_kind(like), state_kind(&state));
+    if expected == found {
+        Ok(state)
+    } else {
+        Err(StateWireError::WrongKind { expected, found })
+    }
+}
+
+/// A built-in state's name in messages; "another state" for any other.
+fn state_kind(state: &CorpusState) -> &'static str {
+    if state.is::<ItemCounts>() {
+        "item counts"
+    } else if state.is::<PerList>() {
+        "per-list values"
+    } else {
+        "another state"
     }
 }
 

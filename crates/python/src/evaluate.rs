@@ -11,6 +11,7 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use rankeval::Input;
 use rankeval::experiment::{ExecuteError, Experiment};
 use rankeval::front::{Describe, FrontEnd};
 use rankeval::outcome::{Outcome, RunError, Wanted};
@@ -19,7 +20,6 @@ use rankeval::report::Report;
 use rankeval::spec::{
     CorpusRequest, ExperimentSpec, Given, MetricRequest, Origin, RunRequest, resolve,
 };
-use rankeval::{Input, Missing};
 use rankeval_core::Duplicates;
 use rankeval_report::{OutputFormat, RenderOptions};
 
@@ -102,8 +102,7 @@ fn asked(
     title: Option<String>,
 ) -> PyResult<Asked> {
     let ties = options::ties(&options.ties)?;
-    let missing: Missing = named(&options.missing, "missing", "skip, zero")
-        .map_err(|_| keyword_error("missing", &options.missing, "\"skip\" or \"zero\""))?;
+    let missing = options::missing(&options.missing)?;
     let duplicates = match options.duplicates.as_str() {
         "error" => Duplicates::Error,
         "first" => Duplicates::First,

@@ -1,13 +1,17 @@
 //! The evaluation options of `rankeval_rs.spark`'s evaluator (its
-//! `ties`, `missing`, `rel`, `score_threshold`), with the command line's
-//! messages. `evaluate` and `compare` give theirs to the library's spec
-//! instead (`crate::keywords`).
+//! `ties`, `missing`, `rel`, `score_threshold`) read from Python's
+//! spellings and checked by the library's spec rules
+//! (`rankeval::spec`), with the same messages as `evaluate`. This module
+//! holds no rule of its own.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rankeval::engine::{ScoreThreshold, check_ties};
-use rankeval::{Missing, Options, RelevanceLevel};
+use rankeval::engine::ScoreThreshold;
+use rankeval::spec::{self, Given};
+use rankeval::{Missing, Options};
 use rankeval_core::{Metric, Ties};
+
+use crate::keywords::{keyword, named, quoted, spec_error};
 
 /// `"docid"`, `"input"` or `"average"` (`--ties`).
 pub fn ties(value: &str) -> PyResult<Ties> {
@@ -21,27 +25,35 @@ pub fn ties(value: &str) -> PyResult<Ties> {
         })
 }
 
-/// Checks `ties` against the metrics as `--ties` does: `average` needs
-/// metrics with a closed form, and a metric's own `ties` must order the
-/// lists the same way.
-pub fn check_metric_ties(metrics: &[Box<dyn Metric>], ties: Ties) -> PyResult<()> {
-    check_ties(metrics, ties)
-        .map_err(|reason| PyValueError::new_err(format!("ties={:?}: {reason}", ties.as_str())))
+/// `"skip"` or `"zero"` (`--missing`).
+pub fn missing(value: &str) -> PyResult<Missing> {
+    named(value, "missing", "skip, zero").map_err(|_| {
+        PyValueError::new_err(format!("missing={value:?}: expected \"skip\" or \"zero\""))
+    })
 }
 
-/// A finite threshold (`--score-threshold`).
+/// `ties` as the keyword it was given as.
+fn given_ties(ties: Ties) -> Given<Ties> {
+    keyword(ties, "ties", quoted(ties.as_str()))
+}
+
+/// Checks `ties` against the metrics (the spec's rule of `--ties`).
+pub fn check_metric_ties(metrics: &[Box<dyn Metric>], ties: Ties) -> PyResult<()> {
+    spec::check_metric_ties(metrics, &given_ties(ties)).map_err(|e| spec_error(&e))
+}
+
+/// A finite threshold (the spec's rule of `--score-threshold`).
 pub fn score_threshold(value: Option<f64>) -> PyResult<Option<ScoreThreshold>> {
     value
         .map(|value| {
-            ScoreThreshold::try_from(value).map_err(|reason| {
-                PyValueError::new_err(format!("score_threshold={value}: {reason}"))
-            })
+            spec::score_threshold_of(&keyword(value, "score_threshold", value))
+                .map_err(|e| spec_error(&e))
         })
         .transpose()
 }
 
-/// The evaluation options from `evaluate`'s arguments, checked with the
-/// command line's messages (`--missing`, `--rel`, `--score-threshold`).
+/// The evaluation options from the evaluator's arguments, checked by the
+/// spec's rules of `--missing`, `--rel` and `--score-threshold`.
 pub fn evaluation(
     missing: &str,
     rel: f64,
@@ -50,27 +62,8 @@ pub fn evaluation(
     allow_empty_run: bool,
 ) -> PyResult<Options> {
     Ok(Options {
-        missing: match missing {
-            "skip" => Missing::Skip,
-            "zero" => Missing::Zero,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "missing={other:?}: expected \"skip\" or \"zero\""
-                )));
-            }
-        },
-        level: RelevanceLevel::new(rel).ok_or_else(|| {
-            // The command line's messages for `--rel`.
-            PyValueError::new_err(if rel > 0.0 {
-                format!(
-                    "rel={rel}: the relevance level is too large: the largest grade is 2147483647"
-                )
-            } else {
-                format!(
-                    "rel={rel}: the relevance level must be a positive grade (grades of 0 and below are never relevant)"
-                )
-            })
-        })?,
+        missing: self::missing(missing)?,
+        level: spec::relevance_level(&keyword(rel, "rel", rel)).map_err(|e| spec_error(&e))?,
         ties,
         score_threshold: score_threshold(threshold)?,
         allow_empty_run,

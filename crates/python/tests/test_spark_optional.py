@@ -93,3 +93,20 @@ def test_merged_medians_sort_as_the_cli_sorts():
     # -0.0 then 0.0 in the middle: the middle value keeps its sign.
     (got,) = aggregates([-0.0, 1.0, 0.0, -1.0, -0.0], ["median"], 2)
     assert math.copysign(1, got) == -1
+
+
+def test_the_spark_evaluator_checks_its_options_with_the_spec_rules():
+    # The same rules and messages as `evaluate`'s keywords (rankeval::spec),
+    # checked when the evaluator is built, before any Spark task.
+    from rankeval_rs import _native
+
+    def refused(specs: list[str] = ["ap"], **options: object) -> str:
+        with pytest.raises(ValueError) as raised:
+            _native.SparkEvaluator(specs, ["r"], **options)
+        return str(raised.value)
+
+    assert refused(rel=0.0).startswith("rel=0: the relevance level must be a positive grade")
+    assert refused(rel=3e9).startswith("rel=3000000000: the relevance level is too large")
+    assert refused(missing="drop") == 'missing="drop": expected "skip" or "zero"'
+    assert refused(score_threshold=float("nan")).startswith("score_threshold=NaN: ")
+    assert refused(["bpref"], ties="average").startswith('ties="average": ')

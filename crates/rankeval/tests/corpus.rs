@@ -323,6 +323,25 @@ fn states_as_bytes_merge_to_the_same_bits() {
         Some(StateWireError::Trailing(1))
     );
     assert!(decode_state(&[]).is_err());
+    // Bytes of another metric's kind of state are refused, not merged
+    // (merging them would downcast the wrong type).
+    let counts = parse_corpus_metric("gini").unwrap();
+    let per_list = registry::corpus_metrics()
+        .into_iter()
+        .map(|d| (d.example)())
+        .find(|m| {
+            let bytes = m.state_to_bytes(&m.init()).unwrap();
+            counts.state_from_bytes(&bytes).is_err()
+        })
+        .expect("a built-in corpus metric keeps per-list values");
+    let foreign = per_list.state_to_bytes(&per_list.init()).unwrap();
+    assert_eq!(
+        counts.state_from_bytes(&foreign).err(),
+        Some(StateWireError::WrongKind {
+            expected: "item counts",
+            found: "per-list values"
+        })
+    );
 }
 
 #[test]

@@ -27,7 +27,7 @@ pub use compare::{
     resolve_comparison,
 };
 pub use origin::{Given, Origin};
-pub use resolve::{SpecError, resolve};
+pub use resolve::{SpecError, check_metric_ties, relevance_level, resolve, score_threshold_of};
 
 /// An experiment as asked for, nothing checked yet.
 #[derive(Debug)]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rankeval_core::completion::with_bounds;
 use rankeval_core::judged_only::judged_only;
 use rankeval_core::registry;
-use rankeval_core::{Aggregator, PluginError, RelevanceLevel, RequestedMetric, Ties};
+use rankeval_core::{Aggregator, Metric, PluginError, RelevanceLevel, RequestedMetric, Ties};
 
 use super::compare::resolve_comparison;
 use super::origin::{Given, Origin};
@@ -347,8 +347,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
     let score_threshold = match &score_threshold {
         None => None,
         Some(given) => {
-            let threshold = ScoreThreshold::try_from(given.value)
-                .map_err(|reason| invalid(&given.from, reason))?;
+            let threshold = score_threshold_of(given)?;
             if let Some((run, _)) = runs.iter().find(|(r, _)| !has_scores(r.input.format())) {
                 return Err(invalid(&given.from, unscored_run(&run.name)));
             }
@@ -466,8 +465,23 @@ fn report_title(given: Given<String>) -> Result<String, SpecError> {
     Ok(title.to_owned())
 }
 
+/// The score threshold `given`, which must be finite.
+pub fn score_threshold_of(given: &Given<f64>) -> Result<ScoreThreshold, SpecError> {
+    ScoreThreshold::try_from(given.value).map_err(|reason| invalid(&given.from, reason))
+}
+
+/// Checks the tie rule `given` against `metrics`: `average` needs metrics
+/// with a closed form, and a metric's own `ties` must order the lists the
+/// same way.
+pub fn check_metric_ties(
+    metrics: &[Box<dyn Metric>],
+    given: &Given<Ties>,
+) -> Result<(), SpecError> {
+    check_ties(metrics, given.value).map_err(|reason| invalid(&given.from, reason))
+}
+
 /// The relevance level `given`, which must be a positive grade.
-fn relevance_level(given: &Given<f64>) -> Result<RelevanceLevel, SpecError> {
+pub fn relevance_level(given: &Given<f64>) -> Result<RelevanceLevel, SpecError> {
     RelevanceLevel::new(given.value).ok_or_else(|| {
         invalid(
             &given.from,
