@@ -292,6 +292,17 @@ impl Experiment {
                 },
             });
         }
+        if let (Some(judgements), Some(path)) = (&subtopics, &self.corpus_inputs.subtopics)
+            && judgements.repeats() > 0
+        {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::SubtopicJudgementsRepeated {
+                    file: path.display().to_string(),
+                    count: judgements.repeats(),
+                },
+            });
+        }
         if self.corpus_inputs.subtopics_unused(&self.metrics) {
             use crate::corpus::subtopic_input::{FLAG, KEY};
             report.warnings.push(RunWarning {

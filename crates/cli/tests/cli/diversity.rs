@@ -56,6 +56,10 @@ fn explain_shows_each_ranks_subtopics_and_gain() {
 
 const FILES: &[(&str, &str)] = &[
     ("sub.txt", "q1 a d1 1\nq1 b d2 1\nq1 b d3 1\nq2 a d1 0\n"),
+    (
+        "repeats.txt",
+        "q1 a d1 1\nq1 a d1 1\nq1 b d2 1\nq1 b d2 1\n",
+    ),
     ("qrels.txt", "q1 0 d1 1\nq1 0 d2 1\nq2 0 d1 1\n"),
     (
         "run.trec",
@@ -139,6 +143,18 @@ fn errors_and_warnings_name_the_input() {
             "eval",
             "--subtopic-qrels",
             "nan.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "strec@2",
+        ],
+    );
+    in_scratch(
+        "diversity_repeats_counted",
+        &[
+            "eval",
+            "--subtopic-qrels",
+            "repeats.txt",
             "--run",
             "run.trec",
             "-m",
