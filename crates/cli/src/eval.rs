@@ -14,8 +14,8 @@ use rankeval::experiment::Experiment;
 use rankeval::naming::split_named;
 use rankeval::read::{CsvOptions, Format, Input};
 use rankeval::spec::{
-    BaselineRequest, CompareRequest, CorpusRequest, ExperimentSpec, GateRequest, Given,
-    IntervalKind, MetricRequest, Origin, RunRequest, SpecError, SystemRequest, resolve,
+    BaselineRequest, BenchmarkRequest, CompareRequest, CorpusRequest, ExperimentSpec, GateRequest,
+    Given, IntervalKind, MetricRequest, Origin, RunRequest, SpecError, SystemRequest, resolve,
 };
 use rankeval_stats::{BootstrapMethod, Correction, Test};
 
@@ -25,7 +25,9 @@ pub(super) struct EvalArgs {
     /// Qrels file (TREC `query iteration document grade`, JSON Lines with
     /// `relevant`, CSV `user,item[,grade]`, or a Parquet/Arrow table of
     /// those columns). Optional when every run is JSON Lines with `relevant`.
-    /// `-` reads standard input.
+    /// `-` reads standard input. `irds:<id>` reads the qrels of an
+    /// ir_datasets id from ir_datasets' cache (`rankeval benchmarks` lists
+    /// the ids; docs/benchmarks.md).
     #[arg(long, value_name = "FILE")]
     qrels: Option<PathBuf>,
     /// Subtopic judgements for the diversity metrics (alpha_ndcg, err_ia,
@@ -35,6 +37,20 @@ pub(super) struct EvalArgs {
     /// grade over the subtopics.
     #[arg(long, value_name = "FILE")]
     subtopic_qrels: Option<PathBuf>,
+    /// With --qrels irds:<id>: when ir_datasets' cache lacks the qrels, run
+    /// ir_datasets (the Python package) to fill it.
+    #[arg(long)]
+    fetch: bool,
+    /// Drop a retrieved document whose id is its query's id before judging
+    /// (BEIR's convention, beir-cellar/beir PR #91); the count is reported.
+    #[arg(long)]
+    drop_identical_ids: bool,
+    /// Evaluate the benchmark's official measures under its conventions,
+    /// each reported under the benchmark's name for it: the benchmark of
+    /// --qrels irds:<id>, or the ID given (with a qrels file of your own).
+    /// `rankeval benchmarks` lists them; -m adds measures of your own.
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    official: Option<String>,
     /// Run file (TREC `query Q0 document rank score tag`, JSON Lines, CSV
     /// `user,item,score` / `user,item,rank`, or Parquet/Arrow with those
     /// columns or list columns `user, items, scores`); repeat for several
@@ -67,9 +83,9 @@ pub(super) struct EvalArgs {
     #[arg(short = 'a', long = "aggregate", value_name = "AGGREGATOR")]
     aggregators: Vec<String>,
     /// Judged queries missing from a run: left out (skip) or scored 0 (zero,
-    /// like trec_eval -c).
-    #[arg(long, value_enum, default_value_t = MissingArg::Skip)]
-    missing: MissingArg,
+    /// like trec_eval -c) [default: skip; with --official, the benchmark's].
+    #[arg(long, value_enum)]
+    missing: Option<MissingArg>,
     /// A document repeated in one query's list: an error, or keep its
     /// best-ranked occurrence.
     #[arg(long, value_enum, default_value_t = DuplicatesArg::Error)]
@@ -806,13 +822,15 @@ impl EvalArgs {
             per_conversation: self
                 .per_conversation
                 .then(|| Given::new(true, flag("--per-conversation"))),
-            missing: Some(Given::new(
-                match self.missing {
-                    MissingArg::Skip => Missing::Skip,
-                    MissingArg::Zero => Missing::Zero,
-                },
-                flag("--missing"),
-            )),
+            missing: self.missing.map(|missing| {
+                Given::new(
+                    match missing {
+                        MissingArg::Skip => Missing::Skip,
+                        MissingArg::Zero => Missing::Zero,
+                    },
+                    flag("--missing"),
+                )
+            }),
             rel: Some(Given::new(self.rel, Origin::flag("--rel", self.rel))),
             ties: Some(Given::new(
                 self.ties.ties(),
@@ -839,6 +857,16 @@ impl EvalArgs {
             title: self
                 .title
                 .map(|t| Given::new(t.clone(), Origin::flag("--title", t))),
+            benchmark: BenchmarkRequest {
+                fetch: self.fetch.then(|| Given::new(true, flag("--fetch"))),
+                drop_identical_ids: self
+                    .drop_identical_ids
+                    .then(|| Given::new(true, flag("--drop-identical-ids"))),
+                official: self.official.map(|id| match id.as_str() {
+                    "" => Given::new(None, flag("--official")),
+                    _ => Given::new(Some(id.clone()), Origin::flag("--official", &id)),
+                }),
+            },
         };
         Ok((spec, self.output))
     }

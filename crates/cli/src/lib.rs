@@ -7,12 +7,15 @@
 //! gate that cannot be decided.
 
 mod agree;
+mod benchmarks;
 mod eval;
 mod expected;
 mod explain;
 mod judge_inputs;
 mod list;
+mod ope;
 mod output;
+mod overlap;
 mod ppi;
 mod progress;
 mod results;
@@ -63,6 +66,10 @@ enum Command {
     Run(RunArgs),
     /// List every registered metric and aggregator with its parameters.
     Metrics(list::MetricsArgs),
+    /// The benchmarks rankeval scores as they are reported (the benchmark
+    /// card): each one's official measures and conventions; one in full
+    /// with its sources.
+    Benchmarks(benchmarks::BenchmarksArgs),
     /// Show how each metric gets its value for one query: the ranked list,
     /// the per-rank terms and the formula with the numbers put in.
     Explain(Box<explain::ExplainArgs>),
@@ -74,6 +81,10 @@ enum Command {
     /// kappa of their labels, and Kendall's tau, top-k agreement and mean
     /// differences of the runs evaluated under each.
     Agree(Box<agree::AgreeArgs>),
+    /// How far two runs agree, without judgements: rank-biased overlap
+    /// (with Corsi and Urbano's tie treatments), top-k overlap and
+    /// Kendall's tau per query, with a mean and an interval over them.
+    Overlap(Box<overlap::OverlapArgs>),
     /// Judgements as label distributions (probabilities of each grade, as
     /// an LLM judge gives): each metric's expected value, exact where it
     /// can be and by seeded Monte Carlo with its standard error otherwise.
@@ -87,6 +98,10 @@ enum Command {
     /// chunks (character offsets); every metric at chunk level under an
     /// overlap rule, and precision, recall and IoU of the retrieved text.
     Spans(Box<spans::SpansArgs>),
+    /// Off-policy evaluation: what rankings never shipped would have earned,
+    /// from an impression log and its propensities; refused (exit 2) where
+    /// the log cannot support them.
+    Ope(Box<ope::OpeArgs>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Install it where the shell looks: `rankeval completions bash >
@@ -401,12 +416,18 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
             let listing = list::listing(&args).map_err(CliError::Usage)?;
             output::write(&listing, None).map(|()| Verdict::Passed)
         }
+        Command::Benchmarks(args) => {
+            let listing = benchmarks::listing(&args).map_err(CliError::Usage)?;
+            output::write(&listing, None).map(|()| Verdict::Passed)
+        }
         Command::Explain(args) => explain::run(*args).map(|()| Verdict::Passed),
         Command::Ppi(args) => ppi::run(*args),
         Command::Agree(args) => agree::run(*args),
+        Command::Overlap(args) => overlap::run(*args),
         Command::Expected(args) => expected::run(*args),
         Command::Report(args) => results::run(*args),
         Command::Spans(args) => spans::run(*args).map(|()| Verdict::Passed),
+        Command::Ope(args) => ope::run(*args),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "rankeval", &mut script);

@@ -195,6 +195,7 @@ mod tests {
             read: Default::default(),
             comparison: None,
             notes: Vec::new(),
+            official: None,
         };
         assert!(display(&experiment, false).is_hidden());
     }

@@ -353,6 +353,46 @@ impl Run {
     pub fn query_bytes(&self, index: u32) -> &[u8] {
         self.store.queries.resolve(index)
     }
+
+    /// This run without the entries whose document id is their query's id
+    /// (BEIR's convention: a query found in the corpus is not an answer to
+    /// itself, beir-cellar/beir PR #91), every list otherwise in its order;
+    /// and how many entries were dropped. Queries keep their indices.
+    pub fn without_identical_ids(&self) -> (Run, usize) {
+        let old = &self.store;
+        let mut store = ListStore::<f64>::with_capacity(old.values.len(), old.bytes.len());
+        store.queries = old.queries.clone();
+        let mut dropped = 0;
+        for list in &old.lists {
+            let query = old.queries.resolve(list.query);
+            let start = store.values.len();
+            let byte_start = store.bytes.len();
+            for (i, doc) in old.docs(list).enumerate() {
+                if doc == query {
+                    dropped += 1;
+                    continue;
+                }
+                store.bytes.extend_from_slice(doc);
+                // A list's bytes were within u32 before; fewer still are.
+                store.ends.push((store.bytes.len() - byte_start) as u32);
+                store.values.push(old.values[list.start + i]);
+            }
+            store.lists.push(List {
+                query: list.query,
+                start,
+                len: store.values.len() - start,
+                byte_start,
+                ranked: list.ranked,
+            });
+        }
+        (
+            Run {
+                store,
+                dropped: self.dropped,
+            },
+            dropped,
+        )
+    }
 }
 
 /// One query's documents, best first.
@@ -416,6 +456,34 @@ impl<'a> RankedList<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identical_ids_are_dropped_and_the_rest_keeps_its_order() {
+        let mut b = RunBuilder::new();
+        for (q, d, s) in [
+            ("0", "3", 1.0),
+            ("0", "0", 3.0),
+            ("0", "5", 2.0),
+            ("7", "1", 1.0),
+        ] {
+            b.push_scored(q, d, s).unwrap();
+        }
+        b.push_ranked("r", "r").unwrap();
+        b.push_ranked("r", "x").unwrap();
+        let run = b.finish(Duplicates::Error).unwrap();
+        let (kept, dropped) = run.without_identical_ids();
+        assert_eq!(dropped, 2);
+        assert_eq!(docs(&kept, "0"), ["5", "3"]);
+        assert_eq!(kept.list("0").unwrap().score(0), Some(2.0));
+        assert_eq!(docs(&kept, "7"), ["1"]);
+        assert_eq!(docs(&kept, "r"), ["x"]);
+        assert!(kept.list("r").unwrap().is_ranked_as_given());
+        assert_eq!(kept.queries().collect::<Vec<_>>(), ["0", "7", "r"]);
+        // Nothing to drop: the same lists.
+        let (again, none) = kept.without_identical_ids();
+        assert_eq!(none, 0);
+        assert_eq!(docs(&again, "0"), ["5", "3"]);
+    }
 
     fn docs(run: &Run, query: &str) -> Vec<String> {
         run.list(query)

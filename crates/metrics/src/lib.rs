@@ -75,6 +75,7 @@ pub mod r_precision;
 pub mod rbp;
 pub mod rbp_resid;
 pub mod recall;
+pub mod recall_cap;
 pub mod reciprocal_rank;
 pub mod relative_precision;
 pub mod roc_auc;

@@ -18,7 +18,8 @@ use rankeval::outcome::{Outcome, RunError, Wanted};
 use rankeval::read::Loaded;
 use rankeval::report::Report;
 use rankeval::spec::{
-    CorpusRequest, ExperimentSpec, Given, MetricRequest, Origin, RunRequest, resolve,
+    BenchmarkRequest, CorpusRequest, ExperimentSpec, Given, MetricRequest, Origin, RunRequest,
+    resolve,
 };
 use rankeval_core::Duplicates;
 use rankeval_report::{OutputFormat, RenderOptions};
@@ -203,6 +204,7 @@ fn asked(
             .transpose()?
             .unwrap_or_default(),
         title: title.map(|t| keyword(t.clone(), "title", quoted(&t))),
+        benchmark: BenchmarkRequest::default(),
     };
     let experiment = resolve(spec).map_err(|e| spec_error(&e))?;
     Ok(Asked {

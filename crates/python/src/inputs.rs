@@ -9,6 +9,7 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyList, PyString};
+use rankeval::benchmarks::irds;
 use rankeval::read::arrow_array::RecordBatch;
 use rankeval::read::{QrelsNote, read_qrels_noted};
 use rankeval::report::ReportWarning;
@@ -265,7 +266,21 @@ pub fn qrels_from_file(
     grade: String,
     delimiter: Option<char>,
 ) -> PyResult<PyQrels> {
-    let input = file_input(path, format, query, doc, score, rank, grade, delimiter)?;
+    // `irds:<id>`: ir_datasets' cached qrels, in the format it keeps them.
+    let input = match path.to_str().and_then(|text| irds::cached(text, false)) {
+        Some(cached) => {
+            cached
+                .map_err(|e| {
+                    crate::errors::located::<crate::errors::InputError>(
+                        Some(&path.display().to_string()),
+                        None,
+                        &e.to_string(),
+                    )
+                })?
+                .input
+        }
+        None => file_input(path, format, query, doc, score, rank, grade, delimiter)?,
+    };
     let (qrels, note) = py
         .detach(|| read_qrels_noted(&input, &|_| {}))
         .map_err(|e| read_error(&e))?;

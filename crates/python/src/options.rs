@@ -67,5 +67,7 @@ pub fn evaluation(
         ties,
         score_threshold: score_threshold(threshold)?,
         allow_empty_run,
+        // BEIR's convention has no keyword yet (docs/benchmarks.md).
+        drop_identical_ids: false,
     })
 }

@@ -132,6 +132,9 @@ pub struct Experiment {
     /// warning about the data), each once: that `map@10` is trec_eval's
     /// `map_cut_10`, not Kaggle's MAP@10 ([`metric_note`]).
     pub notes: Vec<String>,
+    /// The benchmark whose official measures and conventions are evaluated
+    /// (`--official`), said in the report: what was applied.
+    pub official: Option<String>,
 }
 
 /// The note for a metric typed as `typed` (the short syntax as given, or a
@@ -280,6 +283,14 @@ impl Experiment {
             report.warnings.push(RunWarning {
                 run: String::new(),
                 warning: ReportWarning::of_qrels(input.name(), note),
+            });
+        }
+        if let Some(official) = &self.official {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::Official {
+                    note: official.clone(),
+                },
             });
         }
         if self.options.level != RelevanceLevel::DEFAULT

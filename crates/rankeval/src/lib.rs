@@ -68,6 +68,7 @@
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod agreement;
+pub mod benchmarks;
 pub mod changed;
 pub mod compare;
 pub mod config;
@@ -81,7 +82,9 @@ pub mod files;
 pub mod front;
 pub mod groups;
 pub mod naming;
+pub mod ope;
 pub mod outcome;
+pub mod overlap;
 pub mod ppi;
 pub mod read_advice;
 pub mod report;

@@ -335,6 +335,12 @@ pub struct RunWarning {
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ReportWarning {
+    /// The benchmark's official measures were evaluated under its
+    /// conventions (`--official`): which, and where they come from.
+    Official {
+        /// The measures and conventions applied, in words.
+        note: String,
+    },
     /// A JSON Lines run holds judgements of its own (`relevant`), which
     /// were not used because qrels were given.
     RunJudgementsIgnored {
@@ -502,6 +508,7 @@ impl fmt::Display for ReportWarning {
 impl Describe for ReportWarning {
     fn write_for(&self, f: &mut dyn fmt::Write, front: FrontEnd) -> fmt::Result {
         match self {
+            ReportWarning::Official { note } => f.write_str(note),
             ReportWarning::RunJudgementsIgnored { count, qrels } => write!(
                 f,
                 "the run's own judgements (`relevant`, on {count} {}) were ignored: the qrels \

@@ -47,6 +47,7 @@ mod fields;
 mod grade;
 mod groups;
 mod guard;
+pub mod impressions;
 mod ipc;
 mod json;
 mod jsonl;

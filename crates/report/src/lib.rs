@@ -5,8 +5,8 @@
 //! LaTeX (booktabs) and one self-contained HTML page with SVG charts; the
 //! comparisons and gates of [`rankeval::compare`] in each of those; and
 //! `rankeval explain`'s text, Markdown and JSON; and the reports of
-//! `rankeval ppi`, `agree`, `expected` and `spans` ([`ppi`], [`agreement`],
-//! [`expected`], [`spans`]). Each format is one module that reads the
+//! `rankeval ppi`, `agree`, `overlap`, `expected` and `spans` ([`ppi`],
+//! [`agreement`], [`overlap`], [`expected`], [`spans`]). Each format is one module that reads the
 //! model; the model knows nothing of them. A renderer receives data and
 //! returns text: it reads no input and judges nothing.
 
@@ -20,7 +20,9 @@ pub mod html_explain;
 mod html_svg;
 mod json;
 mod markdown;
+pub mod ope;
 pub mod outcome;
+pub mod overlap;
 pub mod ppi;
 pub mod spans;
 pub mod suite;

@@ -11,6 +11,8 @@
 //!   `scipy.stats.kendalltau` with its defaults.
 //! * [`top_k_agreement`]: the share of the top k systems the two score
 //!   vectors have in common.
+//! * [`top_k_overlap`]: the share of the first k items two rankings (two
+//!   runs' lists of one query) have in common.
 //! * [`mean_difference`]: the mean of the per-item differences `b - a`
 //!   (e.g. of a metric's per-query values), from the exact sum.
 //!
@@ -603,6 +605,34 @@ pub fn top_k_agreement(a: &[f64], b: &[f64], k: usize) -> Result<f64, CompareErr
         in_a[i] = true;
     }
     let common = top_k(b, k).into_iter().filter(|&i| in_a[i]).count();
+    Ok(common as f64 / k as f64)
+}
+
+/// The share of the first `k` items two rankings have in common,
+/// `|x[..k] ∩ y[..k]| / k` (a ranking shorter than `k` counts what it has,
+/// the denominator stays `k`): top-k overlap between two runs' lists of one
+/// query, where [`top_k_agreement`] compares two score vectors over the
+/// same items. Each ranking is taken in its own order (a run's tied
+/// scores in the order it lists them); an item listed twice counts once.
+///
+/// Errors: `k` of 0 ([`CompareError::ZeroTopK`]).
+///
+/// ```
+/// use rankeval_stats::agreement::top_k_overlap;
+/// assert_eq!(top_k_overlap(&["a", "b", "c"], &["c", "a", "d"], 2).unwrap(), 0.5);
+/// assert_eq!(top_k_overlap(&["a"], &["a", "b"], 4).unwrap(), 0.25);
+/// ```
+pub fn top_k_overlap<T: Eq + std::hash::Hash>(
+    x: &[T],
+    y: &[T],
+    k: usize,
+) -> Result<f64, CompareError> {
+    if k == 0 {
+        return Err(CompareError::ZeroTopK);
+    }
+    let first: std::collections::HashSet<&T> = x.iter().take(k).collect();
+    let second: std::collections::HashSet<&T> = y.iter().take(k).collect();
+    let common = first.intersection(&second).count();
     Ok(common as f64 / k as f64)
 }
 

@@ -342,6 +342,34 @@ pub enum CompareError {
         /// The number of systems (values per column).
         systems: usize,
     },
+    /// The `k` of a top-k overlap between two rankings
+    /// ([`crate::agreement::top_k_overlap`]) is 0.
+    #[error("top-k overlap needs k >= 1, got k = 0")]
+    ZeroTopK,
+    /// The persistence `p` of rank-biased overlap ([`crate::rbo`]) is not
+    /// strictly between 0 and 1.
+    #[error("rank-biased overlap needs a persistence p with 0 < p < 1, got {p}")]
+    InvalidPersistence {
+        /// The value given.
+        p: f64,
+    },
+    /// A ranking given to rank-biased overlap ([`crate::rbo`]) is empty:
+    /// its overlap with any other ranking is undefined (Corsi and Urbano's
+    /// implementations refuse it too).
+    #[error("rank-biased overlap needs two non-empty rankings; the {ranking} one is empty")]
+    EmptyRanking {
+        /// Which ranking.
+        ranking: JudgeSet,
+    },
+    /// A ranking given to rank-biased overlap ([`crate::rbo`]) lists one
+    /// item twice: a ranking is a set of items in order.
+    #[error("the {ranking} ranking lists its item #{position} (0-based) a second time")]
+    RepeatedItem {
+        /// Which ranking.
+        ranking: JudgeSet,
+        /// The 0-based position of the second occurrence.
+        position: usize,
+    },
     /// A gate parameter (floor, margin, alpha) is not a usable number.
     #[error("gate `{rule}`: {message}")]
     InvalidGate {

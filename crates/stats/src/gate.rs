@@ -187,6 +187,47 @@ impl Gate {
         })
     }
 
+    /// The gate decided on any estimate (`estimate`, e.g. an off-policy
+    /// estimate of a policy's value) and, for the rules that compare with a
+    /// baseline, its paired difference with the baseline's (`versus`): the
+    /// same rules as [`evaluate`](Self::evaluate), `at_least` on the
+    /// estimate, `non_inferior` on the difference's lower bound,
+    /// `superior` on its p-value when the difference is positive.
+    pub fn evaluate_estimate(
+        &self,
+        estimate: f64,
+        versus: Option<&Versus>,
+    ) -> Result<GateOutcome, CompareError> {
+        self.validate()?;
+        let with_baseline = || {
+            versus.ok_or_else(|| CompareError::InvalidGate {
+                rule: self.name(),
+                message: "the rule compares with a baseline, and there is none".to_owned(),
+            })
+        };
+        Ok(match *self {
+            Gate::AtLeast { floor } => {
+                GateOutcome::check(Quantity::Mean, estimate, Relation::AtLeast, floor)
+            }
+            Gate::NonInferior { margin } => {
+                let v = with_baseline()?;
+                let absolute = match margin {
+                    Margin::Absolute(m) => m,
+                    Margin::Relative(f) => f * v.baseline.abs(),
+                };
+                GateOutcome::check(Quantity::LowerBound, v.lower, Relation::Above, -absolute)
+            }
+            Gate::Superior { alpha } => {
+                let v = with_baseline()?;
+                if v.difference > 0.0 {
+                    GateOutcome::check(Quantity::CorrectedPValue, v.p_value, Relation::Below, alpha)
+                } else {
+                    GateOutcome::check(Quantity::Difference, v.difference, Relation::Above, 0.0)
+                }
+            }
+        })
+    }
+
     /// Evaluates the rule on prediction-powered estimates ([`crate::ppi`]):
     /// `at_least` holds the PPI estimate of the candidate's mean against
     /// the floor, `non_inferior` the lower bound of the PPI interval of the
@@ -248,4 +289,18 @@ impl Gate {
             message: "the rule compares with a baseline, and there is none".to_owned(),
         })
     }
+}
+
+/// An estimate's paired comparison with a baseline's, as
+/// [`Gate::evaluate_estimate`] reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Versus {
+    /// The baseline's estimate (a relative margin's base).
+    pub baseline: f64,
+    /// The estimate less the baseline's.
+    pub difference: f64,
+    /// The lower bound of the difference's interval.
+    pub lower: f64,
+    /// The difference's p-value (corrected, if a correction applies).
+    pub p_value: f64,
 }

@@ -39,6 +39,9 @@
 //!   induce ([`kendall_tau`], as scipy), their top-k agreement
 //!   ([`top_k_agreement`]) and the mean per-query difference
 //!   ([`mean_difference`]).
+//! * [`rbo`](mod@rbo): rank-biased overlap of two rankings with ties
+//!   (extrapolated, lower and upper bounds, residual), with Corsi and
+//!   Urbano's tie treatments `w`, `a` and `b`.
 //!
 //! Random tests use ChaCha20 with a seed ([`rng`]; the keyed sign-flip
 //! tests ChaCha8, one stream per query: [`KEYED_RNG_NAME`],
@@ -63,6 +66,7 @@ pub mod keyed_bootstrap;
 pub mod keyed_tukey;
 pub mod paired;
 pub mod ppi;
+pub mod rbo;
 pub mod rng;
 pub mod seeds;
 pub mod sign_flip;
@@ -74,7 +78,7 @@ pub mod wilcoxon;
 
 pub use agreement::{
     Kappa, KappaWeights, KendallMethod, KendallTau, LabelAgreement, cohen_kappa, kendall_tau,
-    mean_difference, top_k_agreement,
+    mean_difference, top_k_agreement, top_k_overlap,
 };
 pub use bootstrap::{
     BootstrapMethod, MULTINOMIAL_UP_TO, check_percentile_resamples, percentile_minimum,
@@ -85,7 +89,7 @@ pub use compare::{
 };
 pub use correction::{Correction, correct};
 pub use error::{CompareError, JudgeSet, PpiColumn, Side};
-pub use gate::{Gate, GateOutcome, Margin, Quantity, Relation};
+pub use gate::{Gate, GateOutcome, Margin, Quantity, Relation, Versus};
 pub use interval::{Bca, MeanIntervalMethod, bca_from_distribution, bca_interval, t_interval};
 pub use keyed::{
     DEFAULT_GROUPS, GroupedSums, Jackknife, KEYED_RNG_NAME, KeyedSignFlip, PairedSums,

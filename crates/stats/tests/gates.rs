@@ -160,3 +160,50 @@ fn gates_deserialize_from_tagged_tables() {
     assert_eq!(json["quantity"], "mean");
     assert_eq!(json["passed"], false);
 }
+
+#[test]
+fn gates_on_any_estimate_and_its_paired_difference() {
+    use rankeval_stats::{Gate, Margin, Quantity, Versus};
+    let versus = Versus {
+        baseline: 0.5,
+        difference: -0.01,
+        lower: -0.03,
+        p_value: 0.2,
+    };
+    let at_least = Gate::AtLeast { floor: 0.4 };
+    assert!(at_least.evaluate_estimate(0.49, None).unwrap().passed);
+    assert!(!at_least.evaluate_estimate(0.39, None).unwrap().passed);
+    let absolute = Gate::NonInferior {
+        margin: Margin::Absolute(0.02),
+    };
+    let o = absolute.evaluate_estimate(0.49, Some(&versus)).unwrap();
+    assert_eq!(
+        (o.passed, o.quantity, o.threshold),
+        (false, Quantity::LowerBound, -0.02)
+    );
+    // 10% of the baseline's 0.5.
+    let relative = Gate::NonInferior {
+        margin: Margin::Relative(0.1),
+    };
+    assert!(
+        relative
+            .evaluate_estimate(0.49, Some(&versus))
+            .unwrap()
+            .passed
+    );
+    let superior = Gate::Superior { alpha: 0.05 };
+    let o = superior.evaluate_estimate(0.49, Some(&versus)).unwrap();
+    assert_eq!((o.passed, o.quantity), (false, Quantity::Difference));
+    let better = Versus {
+        difference: 0.02,
+        p_value: 0.01,
+        ..versus
+    };
+    assert!(
+        superior
+            .evaluate_estimate(0.52, Some(&better))
+            .unwrap()
+            .passed
+    );
+    assert!(superior.evaluate_estimate(0.52, None).is_err());
+}

@@ -24,6 +24,9 @@
 //! * `ppi`: prediction-powered inference against numpy and `ppi_py`
 //!   (`scripts/data/ppi-simulation.py`), its interval's coverage in a
 //!   simulation with a biased LLM judge, and its errors;
+//! * `rbo`: rank-biased overlap against Corsi and Urbano's `rbo/test.csv`
+//!   (their R implementation's twelve scores per pair of tied rankings)
+//!   and their README's example;
 //! * `errors`: every invalid input is an error, never a panic.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -43,5 +46,6 @@ mod keyed_resampling;
 mod macro_average;
 mod ppi;
 mod properties;
+mod rbo;
 mod reference;
 mod seeds;

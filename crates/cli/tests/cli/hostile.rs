@@ -26,6 +26,10 @@ const GOOD: &[(&str, &str)] = &[
         "query\tdoc\tstart\tend\tscore\nq1\td1\t0\t5\t0.9\n",
     ),
     ("labels.tsv", "query\tdoc\tp0\tp1\nq1\ta\t0.5\t0.5\n"),
+    (
+        "log.csv",
+        "context,impression,item,reward,propensity\nq1,1,a,1,0.5\n",
+    ),
 ];
 
 /// Every command and role that reads a file: the arguments, with `{}` for
@@ -82,6 +86,28 @@ const ROLES: &[(&[&str], &[&str])] = &[
     (&["run", "{}"], &["toml"]),
     (&["report", "{}"], &["json", "parquet"]),
     (
+        &[
+            "ope",
+            "--log",
+            "{}",
+            "--policy",
+            "run.trec",
+            "--allow-low-support",
+        ],
+        &["csv", "jsonl", "parquet", "arrow"],
+    ),
+    (
+        &[
+            "ope",
+            "--log",
+            "log.csv",
+            "--policy",
+            "{}",
+            "--allow-low-support",
+        ],
+        &["trec", "csv", "parquet"],
+    ),
+    (
         &["spans", "--qrels", "{}", "--run", "chunks.tsv"],
         &["tsv", "csv", "jsonl", "parquet", "arrow"],
     ),
@@ -135,6 +161,11 @@ const ROLES: &[(&[&str], &[&str])] = &[
         &["agree", "--qrels", "a={}", "--qrels", "b=human.qrels"],
         &["trec", "csv"],
     ),
+    (
+        &["overlap", "{}", "run.trec"],
+        &["trec", "csv", "jsonl", "parquet"],
+    ),
+    (&["overlap", "run.trec", "{}"], &["trec"]),
     (&["trec_eval", "{}", "run.trec"], &["trec"]),
     (&["trec_eval", "qrels.txt", "{}"], &["trec"]),
 ];

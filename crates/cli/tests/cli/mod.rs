@@ -7,6 +7,7 @@
 //! absolute paths nor timings.
 
 mod agree;
+mod benchmarks;
 mod bounds;
 mod compare;
 mod corpus;
@@ -27,7 +28,9 @@ mod judged_only;
 mod msmarco;
 mod naming;
 mod never_ran;
+mod ope;
 mod output;
+mod overlap;
 mod parquet_pages;
 mod per_input;
 mod ppi;

@@ -140,6 +140,13 @@ pub(crate) struct RawExperiment {
     pub(crate) score_threshold: Option<Spanned<ScoreThreshold>>,
     /// Evaluate a run that never ran on the qrels instead of refusing it.
     pub(crate) allow_empty_run: Option<bool>,
+    /// Fill ir_datasets' cache for `qrels = "irds:<id>"`.
+    pub(crate) fetch: Option<bool>,
+    /// Drop a retrieved document whose id is its query's (BEIR).
+    pub(crate) drop_identical_ids: Option<bool>,
+    /// The official measures: `true` for the `irds:` qrels' benchmark, or
+    /// a benchmark's id.
+    pub(crate) official: Option<RawOfficial>,
     /// Score every metric on judged documents only (the condensed list).
     pub(crate) judged_only: Option<bool>,
     /// After each metric, its two completions, and the hole rate.
@@ -378,6 +385,16 @@ input_table! {
         /// Its format, when its name does not say.
         format: Option<Format>,
     }
+}
+
+/// `official = true` or `official = "<id>"`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum RawOfficial {
+    /// On (the `irds:` qrels' benchmark) or off.
+    On(bool),
+    /// A benchmark's id.
+    Id(String),
 }
 
 /// `qrels = "path"` or a `[qrels]` table.

@@ -12,14 +12,17 @@ use rankeval_core::{Aggregator, CorpusMetric, Metric, ParamValue, PluginError, R
 use toml::Spanned;
 
 use super::raw::{
-    RawBaseline, RawExperiment, RawMargin, RawPlugin, RawPluginEntry, RawQrels, RawValue,
+    RawBaseline, RawExperiment, RawMargin, RawOfficial, RawPlugin, RawPluginEntry, RawQrels,
+    RawValue,
 };
 use super::{ConfigError, read_config};
+use crate::benchmarks::irds;
 use crate::experiment::Experiment;
 use crate::read::{CsvOptions, Format, Input};
 use crate::spec::{
-    BaselineRequest, CompareRequest, CorpusRequest, ExperimentSpec, GateRequest, GateTable, Given,
-    IntervalKind, MarginRequest, MetricRequest, Origin, RunRequest, SystemRequest,
+    BaselineRequest, BenchmarkRequest, CompareRequest, CorpusRequest, ExperimentSpec, GateRequest,
+    GateTable, Given, IntervalKind, MarginRequest, MetricRequest, Origin, RunRequest,
+    SystemRequest,
 };
 
 /// Loads and resolves the experiment file at `path`.
@@ -163,6 +166,10 @@ impl Resolver<'_> {
             input.with_columns(columns)
         };
         Ok(match spanned.get_ref() {
+            // An ir_datasets id is no path: `spec::resolve` finds its file.
+            RawQrels::Path(path) if irds::id_of(path).is_some() => {
+                Given::new(Input::file(path), self.at(spanned, key))
+            }
             RawQrels::Path(path) => Given::new(
                 with_format(Input::file(self.base.join(path)), format, csv.clone()),
                 self.at(spanned, key),
@@ -332,6 +339,19 @@ impl Resolver<'_> {
                 .title
                 .as_ref()
                 .map(|t| Given::new(t.get_ref().clone(), self.at(t, "title"))),
+            benchmark: BenchmarkRequest {
+                fetch: raw.fetch.map(|f| Given::new(f, self.top("fetch"))),
+                drop_identical_ids: raw
+                    .drop_identical_ids
+                    .map(|d| Given::new(d, self.top("drop_identical_ids"))),
+                official: match &raw.official {
+                    None | Some(RawOfficial::On(false)) => None,
+                    Some(RawOfficial::On(true)) => Some(Given::new(None, self.top("official"))),
+                    Some(RawOfficial::Id(id)) => {
+                        Some(Given::new(Some(id.clone()), self.top("official")))
+                    }
+                },
+            },
         })
     }
 

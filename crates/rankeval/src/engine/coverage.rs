@@ -39,6 +39,9 @@ pub struct Coverage {
     /// Run entries left out as repeats of a document in their query's list
     /// (`duplicates = "first"`).
     pub duplicates_dropped: usize,
+    /// Retrieved documents dropped because their id is their query's
+    /// ([`Options::drop_identical_ids`](super::Options::drop_identical_ids)).
+    pub identical_ids_dropped: usize,
     /// Queries judged with a non-empty list (0 when no metric was asked).
     pub lists_judged: usize,
     /// Of those, the queries whose list holds at least one judged document
@@ -124,6 +127,21 @@ impl QuerySample {
         let at = first.partition_point(|kept| *kept <= id);
         first.insert(at, id);
         first.truncate(EXAMPLES);
+    }
+
+    /// The sample of the queries `ids` (each counted once per time given):
+    /// their count and the first few in byte order.
+    pub fn of<'q>(ids: impl IntoIterator<Item = &'q [u8]>) -> Self {
+        let mut sample = Self::default();
+        let mut first: Vec<&[u8]> = Vec::with_capacity(EXAMPLES + 1);
+        for id in ids {
+            sample.add(&mut first, id);
+        }
+        sample.first = first
+            .iter()
+            .map(|id| String::from_utf8_lossy(id).into_owned())
+            .collect();
+        sample
     }
 
     /// Whether no query was counted.
@@ -219,6 +237,12 @@ pub enum Warning {
         /// How many entries were left out.
         count: usize,
     },
+    /// Retrieved documents whose id is their query's id were dropped
+    /// before judging (`drop_identical_ids`, BEIR's convention).
+    IdenticalIdsDropped {
+        /// How many entries were dropped.
+        count: usize,
+    },
     /// No list of the run holds a judged document (in the ranks the metrics
     /// read), though queries with judgements have lists: every metric is 0,
     /// most often because document ids are written differently on the two
@@ -264,6 +288,11 @@ impl Coverage {
         if self.duplicates_dropped > 0 {
             warnings.push(Warning::DuplicatesDropped {
                 count: self.duplicates_dropped,
+            });
+        }
+        if self.identical_ids_dropped > 0 {
+            warnings.push(Warning::IdenticalIdsDropped {
+                count: self.identical_ids_dropped,
             });
         }
         if self.evaluated == 0 {
@@ -355,6 +384,17 @@ impl Describe for Warning {
                     ids(&example.qrels)
                 )
             }
+            Warning::IdenticalIdsDropped { count } => write!(
+                f,
+                "{count} retrieved {} the query's own id and {} dropped before judging \
+                 (drop_identical_ids, BEIR's convention)",
+                if *count == 1 {
+                    "document had"
+                } else {
+                    "documents had"
+                },
+                if *count == 1 { "was" } else { "were" },
+            ),
             Warning::DuplicatesDropped { count } => write!(
                 f,
                 "{count} {} of the run repeated a document already in {} query's list and {} left out (duplicates = first keeps the best-ranked occurrence)",

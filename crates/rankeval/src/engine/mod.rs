@@ -51,6 +51,12 @@ pub struct Options {
     /// only empty lists) instead of refusing it ([`never_ran`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_empty_run: bool,
+    /// A retrieved document whose id is its query's id is dropped before
+    /// the list is judged (BEIR's convention, beir-cellar/beir PR #91), and
+    /// counted ([`Coverage::identical_ids_dropped`]). A run evaluated so is
+    /// read whole rather than while read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub drop_identical_ids: bool,
 }
 
 impl Options {
@@ -128,6 +134,22 @@ pub struct Evaluation {
 
 /// Evaluates `run` against `qrels` with every metric in `metrics`.
 pub fn evaluate(
+    qrels: &Qrels,
+    run: &Run,
+    metrics: &[Box<dyn Metric>],
+    options: &Options,
+) -> Evaluation {
+    if options.drop_identical_ids {
+        let (kept, dropped) = run.without_identical_ids();
+        let mut evaluation = evaluate_lists(qrels, &kept, metrics, options);
+        evaluation.coverage.identical_ids_dropped = dropped;
+        return evaluation;
+    }
+    evaluate_lists(qrels, run, metrics, options)
+}
+
+/// [`evaluate`] on the lists of `run` as they are.
+fn evaluate_lists(
     qrels: &Qrels,
     run: &Run,
     metrics: &[Box<dyn Metric>],

@@ -57,7 +57,8 @@ pub fn evaluate_input(
     // A score threshold cuts stored lists (`Options::retrieved`): such a
     // run is read whole.
     let streams = matches!(input.format(), Format::Trec | Format::Msmarco | Format::Csv)
-        && options.score_threshold.is_none();
+        && options.score_threshold.is_none()
+        && !options.drop_identical_ids;
     let spill = if streams { Spill::new(input)? } else { None };
     let first = spill.as_ref().map_or(input, Spill::teed);
     if let Some(evaluation) = evaluate_grouped(qrels, first, read, metrics, options, progress)? {
@@ -306,13 +307,13 @@ impl ListScorer for QueryScorer<'_> {
 impl<'a> QueryScorer<'a> {
     /// The scorer of a run evaluated while it is read, or `None` if it
     /// must be read whole first (a score threshold drops entries before
-    /// the run is ordered).
+    /// the run is ordered; identical ids are dropped from stored lists).
     fn streaming(
         qrels: &'a Qrels,
         metrics: &'a [Box<dyn Metric>],
         options: &'a Options,
     ) -> Option<Self> {
-        options.score_threshold.is_none().then(|| QueryScorer {
+        (options.score_threshold.is_none() && !options.drop_identical_ids).then(|| QueryScorer {
             qrels,
             metrics,
             depth: judged_depth(metrics),

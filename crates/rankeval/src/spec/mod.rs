@@ -75,6 +75,24 @@ pub struct ExperimentSpec {
     pub compare: CompareRequest,
     /// The report's title (the HTML page's title and heading).
     pub title: Option<Given<String>>,
+    /// A benchmark by name: `irds:` qrels fetched, the card's measures and
+    /// conventions (`rankeval::benchmarks`).
+    pub benchmark: BenchmarkRequest,
+}
+
+/// What is asked of a benchmark by name (`rankeval::benchmarks`).
+#[derive(Debug, Default)]
+pub struct BenchmarkRequest {
+    /// `irds:` qrels missing from ir_datasets' cache are fetched by running
+    /// ir_datasets (`--fetch`).
+    pub fetch: Option<Given<bool>>,
+    /// A retrieved document whose id is the query's id is dropped before
+    /// judging (BEIR's convention, `--drop-identical-ids`).
+    pub drop_identical_ids: Option<Given<bool>>,
+    /// Evaluate the card's measures under its conventions (`--official`):
+    /// `None` inside for the benchmark of the `irds:` qrels, else the id
+    /// named (`--official <id>` with a qrels file of one's own).
+    pub official: Option<Given<Option<String>>>,
 }
 
 /// A run as asked for.

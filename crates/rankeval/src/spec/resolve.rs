@@ -12,8 +12,11 @@ use rankeval_core::{Aggregator, Metric, PluginError, RelevanceLevel, RequestedMe
 
 use super::compare::resolve_comparison;
 use super::origin::{Given, Origin};
-use super::{ExperimentSpec, MetricRequest, RunRequest, SystemRequest};
+use super::{BenchmarkRequest, ExperimentSpec, MetricRequest, RunRequest, SystemRequest};
+use crate::benchmarks::irds::{self, IrdsError};
+use crate::benchmarks::{Benchmark, Reported};
 use crate::corpus::CorpusSources;
+use crate::engine::Missing;
 use crate::engine::{Options, ScoreThreshold, check_ties, has_scores, unscored_run};
 use crate::experiment::{
     BOUNDS_WITH_COMPARISON, DEFAULT_METRICS, Experiment, InputProblem, NamedRun, SystemSpec,
@@ -124,6 +127,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         allow_empty_run,
         compare,
         title,
+        benchmark,
     } = spec;
     let level = match &rel {
         None => RelevanceLevel::DEFAULT,
@@ -141,6 +145,31 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
             },
         ));
     }
+    let (qrels, mut benchmark) = benchmark_qrels(qrels, benchmark)?;
+    if let (Some(card), Some(list)) = (benchmark.known, &metric_requests) {
+        let names: Vec<String> = list.value.iter().map(|m| m.metric.name()).collect();
+        benchmark.notes.extend(
+            card.contradictions(names.iter().map(String::as_str), level.get())
+                .into_iter()
+                .map(|note| {
+                    if benchmark.official.is_some() {
+                        note
+                    } else {
+                        note.replace(
+                            "--official evaluates the card's",
+                            "give --official for the card's",
+                        )
+                    }
+                }),
+        );
+    }
+    let (metric_requests, missing) = match benchmark.official {
+        Some(card) => {
+            benchmark.drop_identical_ids |= card.drop_identical_ids;
+            official_requests(card, &benchmark.official_from, metric_requests, missing)?
+        }
+        None => (metric_requests, missing),
+    };
     // Data already in memory (Python's) has no file to look for.
     if let Some(qrels) = &qrels
         && let Some(path) = qrels.value.path()
@@ -432,14 +461,192 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
             ties: ties_value,
             score_threshold,
             allow_empty_run: allow_empty_run.is_some_and(|a| a.value),
+            drop_identical_ids: benchmark.drop_identical_ids,
         },
         read: ReadOptions {
             duplicates: duplicates.map(|d| d.value).unwrap_or_default(),
             ties: ties_value,
         },
         comparison,
-        notes: unique_notes(notes),
+        notes: unique_notes(benchmark.notes.into_iter().chain(notes)),
+        official: benchmark.official.map(Benchmark::official_note),
     })
+}
+
+/// A benchmark request resolved: what it changes in the experiment.
+struct BenchmarkSettings {
+    /// Drop a retrieved document whose id is the query's.
+    drop_identical_ids: bool,
+    /// What to tell the user.
+    notes: Vec<String>,
+    /// The benchmark of the qrels, or the one `--official` names.
+    known: Option<&'static Benchmark>,
+    /// The benchmark whose official measures are evaluated.
+    official: Option<&'static Benchmark>,
+    /// Where `--official` was given.
+    official_from: Origin,
+}
+
+/// The metrics and the setting of `missing` `--official` asks for.
+type OfficialRequests = (Option<Given<Vec<MetricRequest>>>, Option<Given<Missing>>);
+
+/// The card's measures of `card` (each under its reported name) before
+/// any hand-picked in `picked`, and its convention on missing queries; a
+/// `missing` given otherwise is refused.
+fn official_requests(
+    card: &'static Benchmark,
+    from: &Origin,
+    picked: Option<Given<Vec<MetricRequest>>>,
+    missing: Option<Given<Missing>>,
+) -> Result<OfficialRequests, SpecError> {
+    if let Some(given) = &missing
+        && given.value != card.missing
+    {
+        return Err(invalid(
+            &given.from,
+            format!(
+                "{} scores a judged query missing from the run as `{}`: leave {} out with \
+                 {}",
+                card.id,
+                missing_word(card.missing),
+                given.from.option("missing", None),
+                from.option("official", None)
+            ),
+        ));
+    }
+    let mut requests = Vec::with_capacity(card.measures.len());
+    let mut card_names = Vec::with_capacity(card.measures.len());
+    for measure in &card.measures {
+        let metric =
+            registry::parse_metric(&measure.metric).map_err(|source| SpecError::Plugin {
+                from: from.clone(),
+                source: Box::new(source),
+            })?;
+        card_names.push(metric.name());
+        requests.push(MetricRequest {
+            typed: Some(measure.reported.clone()),
+            metric: RequestedMetric::Query(Box::new(Reported::new(
+                measure.reported.clone(),
+                metric,
+            ))),
+            from: from.clone(),
+        });
+    }
+    if let Some(picked) = picked {
+        // A hand-picked metric the card already has is evaluated once,
+        // under the card's name.
+        requests.extend(
+            picked
+                .value
+                .into_iter()
+                .filter(|r| !card_names.contains(&r.metric.name())),
+        );
+    }
+    Ok((
+        Some(Given::new(requests, from.clone())),
+        Some(Given::new(card.missing, from.clone())),
+    ))
+}
+
+/// How a setting of `missing` is written.
+fn missing_word(missing: Missing) -> &'static str {
+    match missing {
+        Missing::Skip => "skip",
+        Missing::Zero => "zero",
+    }
+}
+
+/// The qrels as asked for, an `irds:<id>` resolved to ir_datasets' cached
+/// file (`rankeval::benchmarks::irds`), and the benchmark settings.
+fn benchmark_qrels(
+    qrels: Option<Given<Input>>,
+    request: BenchmarkRequest,
+) -> Result<(Option<Given<Input>>, BenchmarkSettings), SpecError> {
+    let BenchmarkRequest {
+        fetch,
+        drop_identical_ids,
+        official,
+    } = request;
+    let mut settings = BenchmarkSettings {
+        drop_identical_ids: drop_identical_ids.as_ref().is_some_and(|d| d.value),
+        notes: Vec::new(),
+        known: None,
+        official: None,
+        official_from: official
+            .as_ref()
+            .map_or_else(|| Origin::bare_flag("--official"), |o| o.from.clone()),
+    };
+    let named = match official.as_ref().and_then(|o| o.value.as_deref()) {
+        Some(id) => Some(
+            irds::benchmark(id)
+                .map_err(|error| invalid(&settings.official_from, error.to_string()))?,
+        ),
+        None => None,
+    };
+    let id = qrels.as_ref().and_then(|q| {
+        let text = q.value.path()?.to_str()?;
+        irds::id_of(text).map(str::to_owned)
+    });
+    if settings.drop_identical_ids {
+        settings.notes.push(
+            "a retrieved document whose id is the query's id is dropped before judging (BEIR's \
+             convention, beir-cellar/beir PR #91)"
+                .to_owned(),
+        );
+    }
+    let fetching = fetch.as_ref().filter(|f| f.value);
+    let (Some(qrels), Some(id)) = (&qrels, id) else {
+        if official.is_some() {
+            let Some(card) = named else {
+                return Err(invalid(
+                    &settings.official_from,
+                    format!(
+                        "which benchmark? give {} irds:<id>, or name it: {} <id> \
+                         (`rankeval benchmarks` lists them)",
+                        settings.official_from.option("qrels", None),
+                        settings.official_from.option("official", None)
+                    ),
+                ));
+            };
+            settings.known = Some(card);
+            settings.official = Some(card);
+        }
+        if let Some(fetch) = fetching {
+            return Err(invalid(
+                &fetch.from,
+                format!(
+                    "fills ir_datasets' cache for qrels given as an ir_datasets id: give {} \
+                     irds:<id> (`rankeval benchmarks` lists them)",
+                    fetch.from.option("qrels", None)
+                ),
+            ));
+        }
+        return Ok((qrels, settings));
+    };
+    let cached = irds::cached(&format!("{}{id}", irds::PREFIX), fetching.is_some())
+        .unwrap_or(Err(IrdsError::Unknown { id }))
+        .map_err(|error| invalid(&qrels.from, error.to_string()))?;
+    if let Some(card) = named
+        && card.id != cached.benchmark.id
+    {
+        return Err(invalid(
+            &settings.official_from,
+            format!(
+                "names {}, but the qrels are {}'s: give one benchmark",
+                card.id, cached.benchmark.id
+            ),
+        ));
+    }
+    settings.known = Some(cached.benchmark);
+    if official.is_some() {
+        settings.official = Some(cached.benchmark);
+    }
+    if let Some(dua) = cached.dua_shown {
+        settings
+            .notes
+            .push(format!("{}: {dua}", cached.benchmark.id));
+    }
+    Ok((Some(Given::new(cached.input, qrels.from.clone())), settings))
 }
 
 /// The longest title, in characters: a heading, not a paragraph.
@@ -709,6 +916,7 @@ mod tests {
             allow_empty_run: None,
             compare: CompareRequest::default(),
             title: None,
+            benchmark: BenchmarkRequest::default(),
         }
     }
 

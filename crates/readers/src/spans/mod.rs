@@ -28,7 +28,7 @@
 //! ([`shorten_id`]). The rows are held as a
 //! [`SpanTable`]: 32 bytes a row, each distinct id once.
 
-mod table;
+pub(crate) mod table;
 #[cfg(test)]
 mod tests;
 mod text;

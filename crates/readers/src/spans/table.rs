@@ -44,7 +44,7 @@ pub(super) fn read(
 
 /// The batches of a Parquet or Arrow IPC input, of the columns `choose`
 /// picks from the schema.
-fn batches<T>(
+pub(crate) fn batches<T>(
     input: &Input,
     choose: impl Fn(&Schema) -> Result<(T, Vec<usize>), ReadError>,
 ) -> Result<(T, Vec<RecordBatch>), ReadError> {

@@ -1,0 +1,530 @@
+//! Benchmarks by name through the command line (`rankeval::benchmarks`):
+//! `--qrels irds:<id>` read from a cache laid out as ir_datasets lays it
+//! out (generated files at the real paths and formats of an MS MARCO, a
+//! TREC DL and a BEIR id, `IR_DATASETS_HOME` pointing at it), the MD5
+//! check, the missing cache's one-line fix, `--fetch` without ir_datasets,
+//! BEIR's identical ids on the toy of beir-cellar/beir#187, `--official`
+//! against trec_eval run as Anserini runs it, and `rankeval benchmarks`.
+
+use std::path::Path;
+use std::process::Command;
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::{Rng, SeedableRng};
+
+use super::{scratch, transcript};
+use crate::rankeval_snapshot;
+
+/// Runs `rankeval` in `dir` with ir_datasets' home at `home` (and nothing
+/// else of the environment: no PATH, so no Python either).
+fn run_with_home(dir: &Path, home: &Path, args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_rankeval"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("IR_DATASETS_HOME", home)
+        .output()
+        .expect("the rankeval binary runs");
+    let result = (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    );
+    assert!(!result.2.contains("panicked"), "{}", result.2);
+    result
+}
+
+/// `--fetch` runs ir_datasets through the Python of `RANKEVAL_PYTHON`:
+/// here a stand-in that does what `ir_datasets export <id> qrels` does to
+/// the cache (it writes the file where ir_datasets keeps it), or a Python
+/// without ir_datasets (`false`, whose import fails).
+#[cfg(unix)]
+#[test]
+fn fetch_runs_ir_datasets_or_says_how_to_install_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch(&[("run.tsv", "1048585\t7187158\t1\n")]);
+    let home = dir.path().join("home");
+    let python = dir.path().join("python");
+    std::fs::write(
+        &python,
+        "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\n\
+         [ \"$4\" = msmarco-passage/dev/small ] || exit 3\n\
+         /bin/mkdir -p \"$IR_DATASETS_HOME/msmarco-passage/dev/small\"\n\
+         printf '1048585\\t0\\t7187158\\t1\\n' > \"$IR_DATASETS_HOME/msmarco-passage/dev/small/qrels\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let fetch = |python: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_rankeval"))
+            .args([
+                "eval",
+                "--qrels",
+                "irds:msmarco-passage/dev/small",
+                "--run",
+                "run.tsv",
+                "--fetch",
+                "-m",
+                "rr@10",
+            ])
+            .current_dir(dir.path())
+            .env_clear()
+            .env("IR_DATASETS_HOME", &home)
+            .env("RANKEVAL_PYTHON", python)
+            .output()
+            .unwrap()
+    };
+    let without = fetch(Path::new("/bin/false"));
+    let err = String::from_utf8_lossy(&without.stderr);
+    assert_eq!(without.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "--fetch runs ir_datasets (the Python package), which `/bin/false` cannot \
+                      import (`import ir_datasets` fails): install it (`pip install \
+                      ir_datasets`), or fill the cache with `ir_datasets export \
+                      msmarco-passage/dev/small qrels > /dev/null`"
+        ),
+        "{err}"
+    );
+    let with = fetch(&python);
+    let (out, err) = (
+        String::from_utf8_lossy(&with.stdout),
+        String::from_utf8_lossy(&with.stderr),
+    );
+    assert_eq!(with.status.code(), Some(0), "{err}");
+    assert!(out.contains("rr@10    1.0000"), "{out}");
+    // The usage terms, once, when the cache was filled.
+    assert_eq!(
+        err.matches("MSMARCO data usage agreement").count(),
+        1,
+        "{err}"
+    );
+    // Filled: a second run reads the cache and fetches nothing.
+    let again = fetch(Path::new("/bin/false"));
+    assert_eq!(again.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&again.stderr).contains("usage agreement"));
+}
+
+/// `text` with the scratch directory's path as `[DIR]`.
+fn relative(text: &str, dir: &Path) -> String {
+    text.replace(&dir.display().to_string(), "[DIR]")
+}
+
+/// The `mean` of `metric` of run `run` in a JSON report.
+fn mean(json: &str, run: &str, metric: &str) -> f64 {
+    let report: serde_json::Value = serde_json::from_str(json).expect("a JSON report");
+    let runs = report["runs"].as_array().expect("runs");
+    let found = runs.iter().find(|r| r["name"] == run).expect("the run");
+    found["metrics"][metric]["mean"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no {metric} in {json}"))
+}
+
+/// beir-cellar/beir#187: query `0` whose relevant documents are `0`..`9`,
+/// a run retrieving exactly them. With BEIR's convention the query's own
+/// id is dropped from the run (not from the qrels): 9 of 10 relevant
+/// documents at ranks 1-9, nDCG@10 = sum_{i<=9} 1/log2(i+1) / sum_{i<=10}
+/// 1/log2(i+1) = 0.936379; without it, 1.
+fn beir_toy() -> (String, String) {
+    let mut qrels = String::from("query-id\tcorpus-id\tscore\n");
+    let mut run = String::new();
+    for d in 0..10 {
+        qrels.push_str(&format!("0\t{d}\t1\n"));
+        run.push_str(&format!("0 Q0 {d} {} {} t\n", d + 1, 10 - d));
+    }
+    (qrels, run)
+}
+
+#[test]
+fn beir_identical_ids_on_the_toy_of_beir_187() {
+    let (qrels, run) = beir_toy();
+    let dir = scratch(&[("home/beir/arguana/test.qrels", &qrels), ("run.trec", &run)]);
+    let home = dir.path().join("home");
+    let base = ["eval", "--qrels", "irds:beir/arguana", "--run", "run.trec"];
+    let with = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--format", "json"]);
+        run_with_home(dir.path(), &home, &args)
+    };
+    let expected = (1..=9)
+        .map(|i| 1.0 / f64::log2(i as f64 + 1.0))
+        .sum::<f64>()
+        / (1..=10)
+            .map(|i| 1.0 / f64::log2(i as f64 + 1.0))
+            .sum::<f64>();
+    assert_eq!(format!("{expected:.6}"), "0.936379");
+    // Without the convention: every relevant document retrieved.
+    let (code, out, err) = with(&["-m", "ndcg@10"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(mean(&out, "run", "ndcg@10"), 1.0);
+    assert!(!err.contains("dropped"), "{err}");
+    // The option: dropped, counted and said.
+    let (code, out, err) = with(&["-m", "ndcg@10", "--drop-identical-ids"]);
+    assert_eq!(code, 0, "{err}");
+    let dropped = mean(&out, "run", "ndcg@10");
+    assert!((dropped - expected).abs() < 1e-12, "{dropped}");
+    assert_eq!(format!("{dropped:.6}"), "0.936379");
+    assert!(
+        out.contains("1 retrieved document had the query's own id and was dropped"),
+        "{out}"
+    );
+    assert!(err.contains("BEIR's convention"), "{err}");
+    // --official applies it, as the card says BEIR does.
+    let (code, out, err) = with(&["--official"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(mean(&out, "run", "nDCG@10"), dropped);
+    assert!(
+        out.contains("dropped before judging (beir-cellar/beir PR #91)"),
+        "{out}"
+    );
+    // TOML: `qrels = "irds:..."` (not a path next to the file) and the key.
+    let toml = "qrels = \"irds:beir/arguana\"\ndrop_identical_ids = true\nmetrics = [\"ndcg@10\"]\n\
+                [[runs]]\npath = \"run.trec\"\n";
+    std::fs::write(dir.path().join("exp.toml"), toml).unwrap();
+    let (code, out, err) =
+        run_with_home(dir.path(), &home, &["run", "exp.toml", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(mean(&out, "run", "ndcg@10"), dropped);
+    // TOML `official`: `true` for the qrels' benchmark, or its id.
+    for official in ["true", "\"beir/arguana\""] {
+        let toml = format!(
+            "qrels = \"irds:beir/arguana\"\nofficial = {official}\n[[runs]]\npath = \"run.trec\"\n"
+        );
+        std::fs::write(dir.path().join("exp.toml"), toml).unwrap();
+        let (code, out, err) =
+            run_with_home(dir.path(), &home, &["run", "exp.toml", "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(mean(&out, "run", "nDCG@10"), dropped);
+    }
+    let toml = "qrels = \"irds:beir/arguana\"\nofficial = \"beir/quora/test\"\n[[runs]]\npath = \"run.trec\"\n";
+    std::fs::write(dir.path().join("exp.toml"), toml).unwrap();
+    let (code, _, err) = run_with_home(dir.path(), &home, &["run", "exp.toml"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("official: names beir/quora/test, but the qrels are beir/arguana's"),
+        "{err}"
+    );
+}
+
+#[test]
+fn irds_qrels_are_read_where_ir_datasets_keeps_them() {
+    // MS MARCO passage dev/small: extracted, `qid 0 pid 1` with tabs.
+    let dir = scratch(&[
+        (
+            "home/msmarco-passage/dev/small/qrels",
+            "1048585\t0\t7187158\t1\n2\t0\t1\t1\n",
+        ),
+        ("run.tsv", "1048585\t7187158\t2\n1048585\t1\t1\n2\t1\t1\n"),
+    ]);
+    let home = dir.path().join("home");
+    let args = [
+        "eval",
+        "--qrels",
+        "irds:msmarco-passage/dev/small",
+        "--run",
+        "run.tsv",
+        "--official",
+    ];
+    let result = run_with_home(dir.path(), &home, &args);
+    insta::assert_snapshot!("irds_msmarco_dev_small_official", transcript(&args, result));
+}
+
+#[test]
+fn a_changed_or_missing_cache_fails_loudly_with_its_fix() {
+    // TREC DL 2019 passage: downloaded as is, with the MD5 ir_datasets
+    // records; a generated file has another.
+    let dir = scratch(&[
+        (
+            "home/msmarco-passage/trec-dl-2019/qrels",
+            "19335 0 1017759 0\n19335 0 1082489 3\n",
+        ),
+        ("run.trec", "19335 Q0 1082489 1 2 t\n"),
+    ]);
+    let home = dir.path().join("home");
+    let mut transcripts = Vec::new();
+    for args in [
+        &[
+            "eval",
+            "--qrels",
+            "irds:msmarco-passage/trec-dl-2019",
+            "--run",
+            "run.trec",
+        ][..],
+        &[
+            "eval",
+            "--qrels",
+            "irds:msmarco-passage/trec-dl-2020",
+            "--run",
+            "run.trec",
+        ],
+        &[
+            "eval",
+            "--qrels",
+            "irds:beir/cqadupstack",
+            "--run",
+            "run.trec",
+        ],
+        &["eval", "--qrels", "irds:no/such", "--run", "run.trec"],
+        &[
+            "eval", "--qrels", "run.trec", "--run", "run.trec", "--fetch",
+        ],
+        &[
+            "eval",
+            "--qrels",
+            "run.trec",
+            "--run",
+            "run.trec",
+            "--official",
+        ],
+        &[
+            "eval",
+            "--qrels",
+            "run.trec",
+            "--run",
+            "run.trec",
+            "--official",
+            "x/y",
+        ],
+        &[
+            "eval",
+            "--qrels",
+            "run.trec",
+            "--run",
+            "run.trec",
+            "--official",
+            "msmarco-passage/trec-dl-2019",
+            "--missing",
+            "skip",
+        ],
+    ] {
+        let result = run_with_home(dir.path(), &home, args);
+        assert_eq!(result.0, 2, "{:?}", result);
+        transcripts.push(relative(&transcript(args, result), dir.path()));
+    }
+    insta::assert_snapshot!("irds_errors", transcripts.join("\n"));
+    // What is no regular file is refused, never read: a folder, /dev/zero.
+    let folder = home.join("beir/scifact/test.qrels");
+    std::fs::create_dir_all(&folder).unwrap();
+    let (code, _, err) = run_with_home(
+        dir.path(),
+        &home,
+        &[
+            "eval",
+            "--qrels",
+            "irds:beir/scifact/test",
+            "--run",
+            "run.trec",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("not a regular file"), "{err}");
+    #[cfg(unix)]
+    {
+        let zero = home.join("cord19/trec-covid/qrels");
+        std::fs::create_dir_all(zero.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let (code, _, err) = run_with_home(
+            dir.path(),
+            &home,
+            &[
+                "eval",
+                "--qrels",
+                "irds:cord19/trec-covid",
+                "--run",
+                "run.trec",
+            ],
+        );
+        assert_eq!(code, 2);
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+}
+
+/// A DL-style qrels and run from `seed` (ChaCha20): grades 0-3, ties of
+/// rounded scores, a judged query the run misses, a run-only query and a
+/// query with no document of grade 2 or more.
+fn dl_style(seed: u64) -> (String, String) {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let mut below = |n: u64| rng.next_u64() % n;
+    let (mut qrels, mut run) = (String::new(), String::new());
+    for q in 0..40 {
+        let query = 1000 + q;
+        let pool = 60 + below(40);
+        for d in 0..pool {
+            if below(3) == 0 {
+                let grade = if q == 7 { below(2) } else { below(4) };
+                qrels.push_str(&format!("{query} 0 p{d} {grade}\n"));
+            }
+        }
+        if q == 5 {
+            continue;
+        }
+        // Judged and unjudged documents, shuffled (Fisher-Yates), down to
+        // a depth past 1000 for some queries.
+        let mut docs: Vec<String> = (0..pool + 20)
+            .map(|d| format!("p{d}"))
+            .chain((0..1200).map(|u| format!("u{u}")))
+            .collect();
+        for i in (1..docs.len()).rev() {
+            docs.swap(i, below(i as u64 + 1) as usize);
+        }
+        let depth = 1 + below(1250) as usize;
+        for (rank, doc) in docs.iter().take(depth).enumerate() {
+            // Scores rounded to 1 decimal tie often.
+            let score = (2000 - rank) as f64 / 20.0;
+            run.push_str(&format!("{query} Q0 {doc} {} {score:.1} r\n", rank + 1));
+        }
+    }
+    run.push_str("9999 Q0 p1 1 1.0 r\n");
+    (qrels, run)
+}
+
+/// trec_eval's lines `measure query value` of `output`.
+fn trec_lines(output: &str) -> Vec<(String, String, String)> {
+    output
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            Some((
+                fields.next()?.to_owned(),
+                fields.next()?.to_owned(),
+                fields.next()?.to_owned(),
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn official_dl_passage_equals_trec_eval_as_anserini_runs_it() {
+    let (qrels, run) = dl_style(2019);
+    let dir = scratch(&[("qrels.txt", &qrels), ("run.trec", &run)]);
+    let home = dir.path().join("home");
+    // Anserini's regression: -c -m ndcg_cut.10 on all grades; -c -l 2 -m
+    // map -m recall.1000 -m recip_rank.
+    let ndcg = run_with_home(
+        dir.path(),
+        &home,
+        &[
+            "trec_eval",
+            "-q",
+            "-c",
+            "-m",
+            "ndcg_cut.10",
+            "qrels.txt",
+            "run.trec",
+        ],
+    );
+    let binary = run_with_home(
+        dir.path(),
+        &home,
+        &[
+            "trec_eval",
+            "-q",
+            "-c",
+            "-l",
+            "2",
+            "-m",
+            "map",
+            "-m",
+            "recall.1000",
+            "-m",
+            "recip_rank",
+            "qrels.txt",
+            "run.trec",
+        ],
+    );
+    assert_eq!((ndcg.0, binary.0), (0, 0), "{} {}", ndcg.2, binary.2);
+    let expected: Vec<(String, String, String)> = trec_lines(&ndcg.1)
+        .into_iter()
+        .chain(trec_lines(&binary.1))
+        .collect();
+    let (code, out, err) = run_with_home(
+        dir.path(),
+        &home,
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "--official",
+            "msmarco-passage/trec-dl-2019",
+            "--per-query",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let ours = &report["runs"][0];
+    let names = [
+        ("ndcg_cut_10", "nDCG@10"),
+        ("map", "AP(rel=2)"),
+        ("recall_1000", "R(rel=2)@1000"),
+        ("recip_rank", "RR(rel=2)"),
+    ];
+    let mut compared = 0;
+    for (measure, query, value) in &expected {
+        let Some((_, reported)) = names.iter().find(|(m, _)| m == measure) else {
+            continue; // num_q, runid
+        };
+        let ours = if query == "all" {
+            ours["metrics"][reported]["mean"].as_f64()
+        } else {
+            ours["per_query"][reported][query.as_str()].as_f64()
+        };
+        let ours = ours.unwrap_or_else(|| panic!("{reported} of {query} in {out}"));
+        assert_eq!(&format!("{ours:.4}"), value, "{measure} {query}");
+        compared += 1;
+    }
+    // 40 judged queries (one missing from the run, scored 0) and the
+    // mean, for each of the four measures.
+    assert_eq!(compared, 4 * 41);
+    // AP on every grade, picked by hand: evaluated too, and said to
+    // contradict the card (castorini/anserini#1525).
+    let (code, out, err) = run_with_home(
+        dir.path(),
+        &home,
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "--official",
+            "msmarco-passage/trec-dl-2019",
+            "-m",
+            "ap",
+            "-m",
+            "ndcg@10",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "`ap` judges relevance from grade 1, but msmarco-passage/trec-dl-2019/judged \
+             reports AP(rel=2) at grade 2 (`ap(rel=2)`); --official evaluates the card's"
+        ),
+        "{err}"
+    );
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let metrics = report["runs"][0]["metrics"].as_object().unwrap();
+    // `ndcg@10` is the card's nDCG@10: evaluated once, under its name.
+    let mut names: Vec<&str> = metrics.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        ["AP(rel=2)", "R(rel=2)@1000", "RR(rel=2)", "ap", "nDCG@10"]
+    );
+}
+
+#[test]
+fn benchmarks_lists_the_card() {
+    rankeval_snapshot!("benchmarks_list", &["benchmarks"]);
+    rankeval_snapshot!(
+        "benchmarks_dl19",
+        &["benchmarks", "msmarco-passage/trec-dl-2019"]
+    );
+    rankeval_snapshot!("benchmarks_unknown", &["benchmarks", "beir/nope"]);
+}

@@ -1,0 +1,926 @@
+//! Off-policy evaluation of rankings from impression logs (docs/ope.md):
+//! a log read by `rankeval_readers::impressions`, target policies (a run's
+//! rankings, deterministic; a Plackett-Luce policy over a run's scores; the
+//! log's own target-probability column), and the estimators of
+//! `rankeval-ope`, into an [`OpeReport`]: each policy's estimates with
+//! their intervals, diagnostics and refusals, and each candidate compared
+//! with the first policy paired by impression.
+//!
+//! A deterministic ranking shows, for a context, the top `L` items of the
+//! run's list for that context (the run's query id is the log's context
+//! id): its probability of the logged item (action), of the logged slate
+//! (slate), of each logged item at its position (marginal) or of each
+//! logged item given the logged items above (cascade) is 1 where they
+//! agree and 0 elsewhere. A context the run has no list for, or a list
+//! shorter than the log's slates, is an error, as is an item the target
+//! shows that the log never shows in that context (no log can estimate
+//! it) unless [`OpePlan::allow_unlogged`].
+
+use std::collections::{HashMap, HashSet};
+
+use rankeval_core::{Run, shorten_id};
+use rankeval_stats::{GateOutcome, Versus};
+
+use crate::compare::GateSpec;
+use rankeval_ope::{
+    Contribution, Estimate, Floors, IntervalKind, OpeError, Options, PairedDifference,
+    PlackettLuce, State, bandit, linearised, paired_difference, slate,
+};
+use serde::Serialize;
+
+use crate::read::impressions::{PropensityForm, RewardPer};
+
+/// The estimators, their states, estimates and options (`rankeval-ope`).
+pub use rankeval_ope as estimators;
+
+/// The log as read (`rankeval_readers::impressions`), for a program that
+/// builds one itself.
+pub use crate::read::RowAt;
+pub use crate::read::impressions::{Impression, ImpressionLog};
+
+/// The most ordered prefixes a Plackett-Luce marginal enumerates per
+/// position: 10^6.
+pub const MARGINAL_LIMIT: usize = 1_000_000;
+
+/// An estimator `rankeval ope` runs, by its name in the short syntax.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OpeEstimator {
+    /// A single-item estimator.
+    Bandit(bandit::Estimator),
+    /// A slate estimator.
+    Slate(slate::Estimator),
+}
+
+impl OpeEstimator {
+    /// The estimator named `text`: `ips`, `snips`, `clipped_ips(max_weight=M)`,
+    /// `dm`, `dr`, `sndr`, `switch_dr(tau=T)`, `dr_os(lambda=L)`,
+    /// `slate_ips`, `iips`, `rips`, `cascade_dr`, `pi`, `snpi`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        let (name, parameter) = match text.split_once('(') {
+            Some((name, rest)) => {
+                let inner = rest
+                    .strip_suffix(')')
+                    .ok_or_else(|| format!("`{text}`: expected `)` at the end"))?;
+                let (key, value) = inner
+                    .split_once('=')
+                    .ok_or_else(|| format!("`{text}`: expected `name=value` in the parentheses"))?;
+                let value: f64 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("`{text}`: `{}` is not a number", value.trim()))?;
+                (name.trim(), Some((key.trim(), value)))
+            }
+            None => (text, None),
+        };
+        let wants = |key: &str| -> Result<f64, String> {
+            match parameter {
+                Some((k, v)) if k == key => Ok(v),
+                Some((k, _)) => Err(format!("`{text}`: {name} takes `{key}`, not `{k}`")),
+                None => Err(format!("`{text}`: {name} needs `{name}({key}=...)`")),
+            }
+        };
+        let plain = |e: OpeEstimator| -> Result<OpeEstimator, String> {
+            match parameter {
+                None => Ok(e),
+                Some(_) => Err(format!("`{text}`: {name} takes no parameter")),
+            }
+        };
+        use bandit::Estimator as B;
+        use slate::Estimator as S;
+        let e = match name {
+            "ips" => plain(Self::Bandit(B::Ips))?,
+            "snips" => plain(Self::Bandit(B::Snips))?,
+            "dm" => plain(Self::Bandit(B::Dm))?,
+            "dr" => plain(Self::Bandit(B::Dr))?,
+            "sndr" => plain(Self::Bandit(B::Sndr))?,
+            "clipped_ips" => Self::Bandit(B::ClippedIps {
+                max_weight: wants("max_weight")?,
+            }),
+            "switch_dr" => Self::Bandit(B::SwitchDr { tau: wants("tau")? }),
+            "dr_os" => Self::Bandit(B::DrOs {
+                lambda: wants("lambda")?,
+            }),
+            "slate_ips" => plain(Self::Slate(S::SlateIps))?,
+            "iips" => plain(Self::Slate(S::IndependentIps))?,
+            "rips" => plain(Self::Slate(S::RewardInteractionIps))?,
+            "cascade_dr" => plain(Self::Slate(S::CascadeDr))?,
+            "pi" => plain(Self::Slate(S::PseudoInverse))?,
+            "snpi" => plain(Self::Slate(S::SelfNormalizedPseudoInverse))?,
+            _ => {
+                return Err(format!(
+                    "unknown estimator `{}` (known: ips, snips, clipped_ips(max_weight=M), dm, dr, \
+                     sndr, switch_dr(tau=T), dr_os(lambda=L), slate_ips, iips, rips, cascade_dr, pi, snpi)",
+                    shorten_id(name.as_bytes())
+                ));
+            }
+        };
+        if let Self::Bandit(b) = e {
+            b.validate().map_err(|err| err.to_string())?;
+        }
+        Ok(e)
+    }
+
+    /// The estimator's name as reports print it.
+    pub fn name(&self) -> String {
+        match self {
+            Self::Bandit(b) => b.name(),
+            Self::Slate(s) => s.name().to_owned(),
+        }
+    }
+
+    /// Whether it reads a reward model.
+    pub fn needs_model(&self) -> bool {
+        match self {
+            Self::Bandit(b) => b.needs_model(),
+            Self::Slate(s) => *s == slate::Estimator::CascadeDr,
+        }
+    }
+
+    /// Why the estimator cannot read a log of this form (none: it can).
+    fn unfit(&self, form: PropensityForm, slate_len: usize, reward: RewardPer) -> Option<String> {
+        use slate::Estimator as S;
+        let per_position = matches!(
+            self,
+            Self::Slate(S::IndependentIps | S::RewardInteractionIps | S::CascadeDr)
+        );
+        if per_position && reward == RewardPer::Impression && slate_len > 1 {
+            return Some(format!(
+                "{} needs a reward per position; the log has one per impression",
+                self.name()
+            ));
+        }
+        let ok = match self {
+            Self::Bandit(_) => form == PropensityForm::Action && slate_len == 1,
+            Self::Slate(S::SlateIps) => matches!(
+                form,
+                PropensityForm::Slate | PropensityForm::Cascade | PropensityForm::Action
+            ),
+            Self::Slate(S::IndependentIps | S::PseudoInverse | S::SelfNormalizedPseudoInverse) => {
+                matches!(form, PropensityForm::Marginal | PropensityForm::Action)
+            }
+            Self::Slate(S::RewardInteractionIps | S::CascadeDr) => {
+                matches!(form, PropensityForm::Cascade | PropensityForm::Action)
+            }
+        };
+        (!ok).then(|| {
+            let needs = match self {
+                Self::Bandit(_) => "one item per impression with its propensity (form `action`)",
+                Self::Slate(S::SlateIps) => "the slates' or the cascade's propensities",
+                Self::Slate(
+                    S::IndependentIps | S::PseudoInverse | S::SelfNormalizedPseudoInverse,
+                ) => "per-position marginal propensities",
+                Self::Slate(_) => "per-position cascade propensities",
+            };
+            format!(
+                "{} needs {needs}; the log's propensities are of the form `{}`",
+                self.name(),
+                form.name()
+            )
+        })
+    }
+}
+
+/// How a target policy chooses.
+#[derive(Clone, Debug)]
+pub enum TargetPolicy {
+    /// The run's ranking for each context, deterministic.
+    Ranking(Run),
+    /// The Plackett-Luce policy over the run's scores at a temperature.
+    PlackettLuce {
+        /// The run.
+        run: Run,
+        /// The temperature, positive.
+        temperature: f64,
+    },
+    /// The log's own target-probability column.
+    LogColumn,
+}
+
+/// A named target policy.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// The policy's name.
+    pub name: String,
+    /// How it chooses.
+    pub policy: TargetPolicy,
+}
+
+/// A reward model's predictions, given as a run: the query is the
+/// context, the document the item, the score the predicted reward
+/// `q̂(x, a)` (the same at every position). rankeval trains no model.
+#[derive(Clone, Debug, Default)]
+pub struct RewardModel {
+    predictions: HashMap<(Vec<u8>, Vec<u8>), f64>,
+}
+
+impl RewardModel {
+    /// The predictions of `run` (a list without scores predicts nothing).
+    pub fn from_run(run: &Run) -> Self {
+        let mut predictions = HashMap::new();
+        for q in 0..run.num_queries() as u32 {
+            let list = run.list_at(q);
+            let context = run.query_bytes(q).to_vec();
+            for i in 0..list.len() {
+                if let Some(score) = list.score(i) {
+                    predictions.insert((context.clone(), list.doc(i).to_vec()), score);
+                }
+            }
+        }
+        Self { predictions }
+    }
+
+    /// `q̂(context, item)`.
+    pub fn predict(&self, context: &[u8], item: &[u8]) -> Option<f64> {
+        self.predictions
+            .get(&(context.to_vec(), item.to_vec()))
+            .copied()
+    }
+}
+
+/// What to estimate and how.
+#[derive(Clone, Debug)]
+pub struct OpePlan {
+    /// The estimators, in the report's order.
+    pub estimators: Vec<OpeEstimator>,
+    /// The interval, its level and the refusal floors.
+    pub options: Options,
+    /// Estimate a deterministic target that shows items the log never
+    /// shows in a context (their weights are 0: the support diagnostic
+    /// says how much is missing).
+    pub allow_unlogged: bool,
+    /// Report refused estimates' values (with their refusals) instead of
+    /// withholding them.
+    pub allow_low_support: bool,
+    /// The reward model, for DM, the doubly robust family and Cascade-DR.
+    pub model: Option<RewardModel>,
+    /// Gates on the estimates (`ESTIMATOR:RULE`, the metric part an
+    /// estimator's name, `run=` a policy), decided on each policy's
+    /// estimate (`at_least`) or its paired difference with the first
+    /// policy (`non_inferior`, `superior`).
+    pub gates: Vec<GateSpec>,
+}
+
+/// A gate decided on one policy.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OpeGateResult {
+    /// The gate as given.
+    pub gate: String,
+    /// The policy it was decided on.
+    pub policy: String,
+    /// The outcome; `None` when it cannot be decided.
+    pub outcome: Option<GateOutcome>,
+    /// Why it cannot be decided (a refused estimate).
+    pub undecided: Option<String>,
+}
+
+/// What the report says of the log.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LogSummary {
+    /// The log's name (its path).
+    pub name: String,
+    /// Impressions.
+    pub impressions: u64,
+    /// Items per impression.
+    pub slate_len: usize,
+    /// The propensities' form.
+    pub form: &'static str,
+    /// `impression` or `position`.
+    pub reward: &'static str,
+}
+
+/// One policy's estimates.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PolicyEstimates {
+    /// The policy's name.
+    pub name: String,
+    /// One estimate per estimator, in the plan's order.
+    pub estimates: Vec<Estimate>,
+}
+
+/// A candidate compared with the first policy under one estimator, paired
+/// by impression.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OpeComparison {
+    /// The candidate.
+    pub candidate: String,
+    /// The baseline (the first policy).
+    pub baseline: String,
+    /// The estimator.
+    pub estimator: String,
+    /// The difference and its uncertainty.
+    pub paired: PairedDifference,
+    /// Whether either estimate is refused.
+    pub refused: bool,
+}
+
+/// The report of `rankeval ope`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OpeReport {
+    /// The log.
+    pub log: LogSummary,
+    /// The interval's kind.
+    pub interval: IntervalKind,
+    /// The interval's level.
+    pub level: f64,
+    /// The refusal floors.
+    pub floors: Floors,
+    /// Each policy's estimates, in the order given.
+    pub policies: Vec<PolicyEstimates>,
+    /// Each later policy against the first, per estimator.
+    pub comparisons: Vec<OpeComparison>,
+    /// Whether refused estimates' values are reported (else withheld).
+    pub allow_low_support: bool,
+    /// The gates, one result per gate and policy.
+    pub gates: Vec<OpeGateResult>,
+}
+
+impl OpeReport {
+    /// Whether a gate failed.
+    pub fn any_gate_failed(&self) -> bool {
+        self.gates
+            .iter()
+            .any(|g| g.outcome.is_some_and(|o| !o.passed))
+    }
+
+    /// Whether a gate cannot be decided.
+    pub fn any_gate_undecided(&self) -> bool {
+        self.gates.iter().any(|g| g.outcome.is_none())
+    }
+
+    /// Whether any estimate is refused.
+    pub fn any_refused(&self) -> bool {
+        self.policies
+            .iter()
+            .any(|p| p.estimates.iter().any(Estimate::is_refused))
+    }
+}
+
+/// Why `rankeval ope` cannot estimate.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpeRunError {
+    /// An estimator that does not fit the log, or needs what is not given.
+    #[error("{0}")]
+    Unfit(String),
+    /// A context of the log that a run ranks nothing for.
+    #[error(
+        "{log}, {at}: policy `{policy}` has no ranking for context `{context}` (its run has no list with that query id)"
+    )]
+    NoRanking {
+        /// The log.
+        log: String,
+        /// Where the impression was read.
+        at: String,
+        /// The policy.
+        policy: String,
+        /// The context.
+        context: String,
+    },
+    /// A run's list shorter than the log's slates.
+    #[error(
+        "{log}, {at}: policy `{policy}` ranks {len} items for context `{context}`, fewer than the log's slates of {slate_len}"
+    )]
+    ShortRanking {
+        /// The log.
+        log: String,
+        /// Where the impression was read.
+        at: String,
+        /// The policy.
+        policy: String,
+        /// The context.
+        context: String,
+        /// The list's length.
+        len: usize,
+        /// The slates' length.
+        slate_len: usize,
+    },
+    /// An item a deterministic target shows that the log never shows in
+    /// that context.
+    #[error(
+        "policy `{policy}` shows `{item}` at position {position} for context `{context}`, an item the log never shows for that context: no log can estimate it"
+    )]
+    NeverLogged {
+        /// The policy.
+        policy: String,
+        /// The context.
+        context: String,
+        /// The item.
+        item: String,
+        /// Its position in the target's slate.
+        position: usize,
+    },
+    /// A prediction the reward model does not have.
+    #[error(
+        "{log}, {at}: the reward model has no prediction for item `{item}` in context `{context}`"
+    )]
+    NoPrediction {
+        /// The log.
+        log: String,
+        /// Where the impression was read.
+        at: String,
+        /// The context.
+        context: String,
+        /// The item.
+        item: String,
+    },
+    /// A policy given only as the log's target probabilities, with an
+    /// estimator that needs the target's whole distribution.
+    #[error(
+        "policy `{policy}`: {estimator} needs the target's probability of every item, and the log's target column gives only the logged items'"
+    )]
+    NoTargetDistribution {
+        /// The policy.
+        policy: String,
+        /// The estimator.
+        estimator: String,
+    },
+    /// A log without the target-probability column a policy reads.
+    #[error("policy `{0}` reads the log's target probabilities, and the log has none")]
+    NoTargetColumn(String),
+    /// An estimator's error (an impression it cannot use).
+    #[error("{log}{at}: policy `{policy}`, {estimator}: {source}")]
+    Estimator {
+        /// The log.
+        log: String,
+        /// `, line N` (or row) of the impression, when about one.
+        at: String,
+        /// The policy.
+        policy: String,
+        /// The estimator.
+        estimator: String,
+        /// The error.
+        source: Box<OpeError>,
+    },
+}
+
+/// The report of `candidates` estimated on `log` (named `log_name` in
+/// messages) under `plan`.
+pub fn ope_report(
+    log: &ImpressionLog,
+    log_name: &str,
+    candidates: &[Candidate],
+    plan: &OpePlan,
+) -> Result<OpeReport, OpeRunError> {
+    for e in &plan.estimators {
+        if let Some(why) = e.unfit(log.form, log.slate_len, log.reward) {
+            return Err(OpeRunError::Unfit(why));
+        }
+        if e.needs_model() && plan.model.is_none() {
+            return Err(OpeRunError::Unfit(format!(
+                "{} needs a reward model's predictions (a run whose scores are the predicted rewards)",
+                e.name()
+            )));
+        }
+    }
+    for spec in &plan.gates {
+        if !plan.estimators.iter().any(|e| e.name() == spec.metric) {
+            return Err(OpeRunError::Unfit(format!(
+                "gate `{spec}`: {} is not among the estimators (add -e {})",
+                spec.metric, spec.metric
+            )));
+        }
+        if spec.group.is_some() {
+            return Err(OpeRunError::Unfit(format!(
+                "gate `{spec}`: groups are not read by rankeval ope"
+            )));
+        }
+        if let Some(run) = &spec.run
+            && !candidates.iter().any(|c| &c.name == run)
+        {
+            return Err(OpeRunError::Unfit(format!(
+                "gate `{spec}`: no policy `{run}`"
+            )));
+        }
+    }
+    let logged = logged_items(log);
+    let mut policies = Vec::new();
+    let mut linear: Vec<Vec<Vec<f64>>> = Vec::new();
+    for candidate in candidates {
+        let targets = target_probabilities(log, log_name, candidate, plan, &logged)?;
+        let needs_model = plan.estimators.iter().any(OpeEstimator::needs_model);
+        let predictions = match (&plan.model, needs_model) {
+            (Some(model), true) => {
+                if matches!(candidate.policy, TargetPolicy::LogColumn) {
+                    let estimator = plan
+                        .estimators
+                        .iter()
+                        .find(|e| e.needs_model())
+                        .map(OpeEstimator::name)
+                        .unwrap_or_default();
+                    return Err(OpeRunError::NoTargetDistribution {
+                        policy: candidate.name.clone(),
+                        estimator,
+                    });
+                }
+                Some(predictions(log, log_name, candidate, model)?)
+            }
+            _ => None,
+        };
+        let mut estimates = Vec::new();
+        let mut columns = Vec::new();
+        for e in &plan.estimators {
+            let fail = |(index, source): (Option<usize>, OpeError)| OpeRunError::Estimator {
+                log: log_name.to_owned(),
+                at: index
+                    .and_then(|i| log.impressions.get(i))
+                    .map(|imp| format!(", {}", imp.at))
+                    .unwrap_or_default(),
+                policy: candidate.name.clone(),
+                estimator: e.name(),
+                source: Box::new(source),
+            };
+            let (state, contributions) =
+                contributions(log, &targets, predictions.as_deref(), e).map_err(fail)?;
+            estimates.push(state.estimate(&plan.options).map_err(|e| fail((None, e)))?);
+            columns.push(linearised(state.form(), &contributions));
+        }
+        policies.push(PolicyEstimates {
+            name: candidate.name.clone(),
+            estimates,
+        });
+        linear.push(columns);
+    }
+    let mut comparisons = Vec::new();
+    if let (Some(base), Some(base_columns)) = (policies.first(), linear.first()) {
+        for (policy, columns) in policies.iter().zip(&linear).skip(1) {
+            for (k, e) in plan.estimators.iter().enumerate() {
+                let (a, b) = (&policy.estimates[k], &base.estimates[k]);
+                let paired = paired_difference(
+                    &columns[k],
+                    &base_columns[k],
+                    a.value,
+                    b.value,
+                    &plan.options,
+                )
+                .map_err(|source| OpeRunError::Estimator {
+                    log: log_name.to_owned(),
+                    at: String::new(),
+                    policy: policy.name.clone(),
+                    estimator: e.name(),
+                    source: Box::new(source),
+                })?;
+                comparisons.push(OpeComparison {
+                    candidate: policy.name.clone(),
+                    baseline: base.name.clone(),
+                    estimator: e.name(),
+                    paired,
+                    refused: a.is_refused() || b.is_refused(),
+                });
+            }
+        }
+    }
+    let gates = decide_gates(plan, &policies, &comparisons);
+    Ok(OpeReport {
+        gates,
+        log: LogSummary {
+            name: log_name.to_owned(),
+            impressions: log.impressions.len() as u64,
+            slate_len: log.slate_len,
+            form: log.form.name(),
+            reward: match log.reward {
+                RewardPer::Impression => "impression",
+                RewardPer::Position => "position",
+            },
+        },
+        interval: plan.options.interval,
+        level: plan.options.level,
+        floors: plan.options.floors,
+        policies,
+        comparisons,
+        allow_low_support: plan.allow_low_support,
+    })
+}
+
+/// Each gate decided on each policy it applies to: `at_least` on every
+/// policy (or its `run=`), the comparing rules on every policy after the
+/// first. A refused estimate (unless low support is allowed) leaves the
+/// gate undecided.
+fn decide_gates(
+    plan: &OpePlan,
+    policies: &[PolicyEstimates],
+    comparisons: &[OpeComparison],
+) -> Vec<OpeGateResult> {
+    let mut out = Vec::new();
+    for spec in &plan.gates {
+        let Some(k) = plan.estimators.iter().position(|e| e.name() == spec.metric) else {
+            continue;
+        };
+        let compares = spec.gate.needs_baseline();
+        for (i, policy) in policies.iter().enumerate() {
+            if spec.run.as_ref().is_some_and(|r| r != &policy.name) || (compares && i == 0) {
+                continue;
+            }
+            let estimate = &policy.estimates[k];
+            let comparison = comparisons
+                .iter()
+                .find(|c| c.candidate == policy.name && c.estimator == spec.metric);
+            let refused = estimate.is_refused() || comparison.is_some_and(|c| c.refused);
+            let (outcome, undecided) = if refused && !plan.allow_low_support {
+                (None, Some("an estimate it reads is refused".to_owned()))
+            } else {
+                let versus = comparison.map(|c| Versus {
+                    baseline: policies[0].estimates[k].value,
+                    difference: c.paired.difference,
+                    lower: c.paired.interval.lower,
+                    p_value: c.paired.p_value,
+                });
+                match spec.gate.evaluate_estimate(estimate.value, versus.as_ref()) {
+                    Ok(o) => (Some(o), None),
+                    Err(e) => (None, Some(e.to_string())),
+                }
+            };
+            out.push(OpeGateResult {
+                gate: spec.to_string(),
+                policy: policy.name.clone(),
+                outcome,
+                undecided,
+            });
+        }
+    }
+    out
+}
+
+/// The items the log shows in each context.
+fn logged_items(log: &ImpressionLog) -> HashSet<(u32, u32)> {
+    log.impressions
+        .iter()
+        .flat_map(|imp| imp.items.iter().map(move |&item| (imp.context, item)))
+        .collect()
+}
+
+/// Each impression's target probabilities, in the log's form.
+fn target_probabilities(
+    log: &ImpressionLog,
+    log_name: &str,
+    candidate: &Candidate,
+    plan: &OpePlan,
+    logged: &HashSet<(u32, u32)>,
+) -> Result<Vec<Vec<f64>>, OpeRunError> {
+    let len = log.slate_len;
+    let mut out = Vec::with_capacity(log.impressions.len());
+    let mut checked: HashMap<u32, ()> = HashMap::new();
+    for imp in &log.impressions {
+        let context = log.ids.resolve(imp.context);
+        let context_text = || shorten_id(context);
+        let run = match &candidate.policy {
+            TargetPolicy::LogColumn => {
+                let p = imp
+                    .target
+                    .clone()
+                    .ok_or_else(|| OpeRunError::NoTargetColumn(candidate.name.clone()))?;
+                out.push(p);
+                continue;
+            }
+            TargetPolicy::Ranking(run) | TargetPolicy::PlackettLuce { run, .. } => run,
+        };
+        let list = run.list(context).ok_or_else(|| OpeRunError::NoRanking {
+            log: log_name.to_owned(),
+            at: imp.at.to_string(),
+            policy: candidate.name.clone(),
+            context: context_text(),
+        })?;
+        if list.len() < len {
+            return Err(OpeRunError::ShortRanking {
+                log: log_name.to_owned(),
+                at: imp.at.to_string(),
+                policy: candidate.name.clone(),
+                context: context_text(),
+                len: list.len(),
+                slate_len: len,
+            });
+        }
+        let shown: Vec<&[u8]> = imp.items.iter().map(|&i| log.ids.resolve(i)).collect();
+        match &candidate.policy {
+            TargetPolicy::Ranking(_) => {
+                let top: Vec<&[u8]> = (0..len).map(|i| list.doc(i)).collect();
+                if !plan.allow_unlogged && checked.insert(imp.context, ()).is_none() {
+                    for (position, item) in top.iter().enumerate() {
+                        let known = log
+                            .ids
+                            .get(item)
+                            .is_some_and(|id| logged.contains(&(imp.context, id)));
+                        if !known {
+                            return Err(OpeRunError::NeverLogged {
+                                policy: candidate.name.clone(),
+                                context: context_text(),
+                                item: shorten_id(item),
+                                position: position + 1,
+                            });
+                        }
+                    }
+                }
+                let agree: Vec<bool> = top.iter().zip(&shown).map(|(a, b)| a == b).collect();
+                out.push(match log.form {
+                    PropensityForm::Action | PropensityForm::Marginal | PropensityForm::Cascade => {
+                        agree.iter().map(|&a| f64::from(u8::from(a))).collect()
+                    }
+                    PropensityForm::Slate => vec![f64::from(u8::from(agree.iter().all(|&a| a)))],
+                });
+            }
+            TargetPolicy::PlackettLuce { temperature, .. } => {
+                let scores: Vec<f64> = (0..list.len())
+                    .map(|i| list.score(i).unwrap_or(0.0))
+                    .collect();
+                let model = PlackettLuce::new(&scores, *temperature).map_err(|source| {
+                    OpeRunError::Estimator {
+                        log: log_name.to_owned(),
+                        at: format!(", {}", imp.at),
+                        policy: candidate.name.clone(),
+                        estimator: "plackett_luce".into(),
+                        source: Box::new(source),
+                    }
+                })?;
+                let index: HashMap<&[u8], usize> =
+                    (0..list.len()).map(|i| (list.doc(i), i)).collect();
+                let slate: Vec<Option<usize>> =
+                    shown.iter().map(|s| index.get(s).copied()).collect();
+                out.push(match log.form {
+                    PropensityForm::Action | PropensityForm::Cascade => model.cascade(&slate),
+                    PropensityForm::Slate => vec![model.slate(&slate)],
+                    PropensityForm::Marginal => model.marginals(&slate, MARGINAL_LIMIT).ok_or_else(|| {
+                        OpeRunError::Unfit(format!(
+                            "policy `{}`: the Plackett-Luce marginals of context `{}` need more than {MARGINAL_LIMIT} \
+                             orderings enumerated (a list of {} items, slates of {len})",
+                            candidate.name,
+                            context_text(),
+                            list.len()
+                        ))
+                    })?,
+                });
+            }
+            TargetPolicy::LogColumn => {}
+        }
+    }
+    Ok(out)
+}
+
+/// A reward model's predictions for one impression, per position: the
+/// logged item's `q̂(x, a_l)`, and the target's expected `Σ_b π(b|x,
+/// a_{<l}) q̂(x, b)` given the logged items above.
+#[derive(Clone, Debug)]
+struct Predicted {
+    logged: Vec<f64>,
+    target: Vec<f64>,
+}
+
+/// Every impression's predictions under `candidate` (a run's policy).
+fn predictions(
+    log: &ImpressionLog,
+    log_name: &str,
+    candidate: &Candidate,
+    model: &RewardModel,
+) -> Result<Vec<Predicted>, OpeRunError> {
+    let mut out = Vec::with_capacity(log.impressions.len());
+    for imp in &log.impressions {
+        let context = log.ids.resolve(imp.context);
+        let predict = |item: &[u8]| {
+            model
+                .predict(context, item)
+                .ok_or_else(|| OpeRunError::NoPrediction {
+                    log: log_name.to_owned(),
+                    at: imp.at.to_string(),
+                    context: shorten_id(context),
+                    item: shorten_id(item),
+                })
+        };
+        let shown: Vec<&[u8]> = imp.items.iter().map(|&i| log.ids.resolve(i)).collect();
+        let logged = shown
+            .iter()
+            .map(|item| predict(item))
+            .collect::<Result<Vec<_>, _>>()?;
+        // The run was checked to rank the context (target_probabilities).
+        let (TargetPolicy::Ranking(run) | TargetPolicy::PlackettLuce { run, .. }) =
+            &candidate.policy
+        else {
+            return Err(OpeRunError::NoTargetColumn(candidate.name.clone()));
+        };
+        let Some(list) = run.list(context) else {
+            return Err(OpeRunError::NoRanking {
+                log: log_name.to_owned(),
+                at: imp.at.to_string(),
+                policy: candidate.name.clone(),
+                context: shorten_id(context),
+            });
+        };
+        let mut target = Vec::with_capacity(shown.len());
+        match &candidate.policy {
+            TargetPolicy::PlackettLuce { temperature, .. } => {
+                let scores: Vec<f64> = (0..list.len())
+                    .map(|i| list.score(i).unwrap_or(0.0))
+                    .collect();
+                let pl = PlackettLuce::new(&scores, *temperature).map_err(|source| {
+                    OpeRunError::Estimator {
+                        log: log_name.to_owned(),
+                        at: format!(", {}", imp.at),
+                        policy: candidate.name.clone(),
+                        estimator: "plackett_luce".into(),
+                        source: Box::new(source),
+                    }
+                })?;
+                let index: HashMap<&[u8], usize> =
+                    (0..list.len()).map(|i| (list.doc(i), i)).collect();
+                let slate: Vec<Option<usize>> =
+                    shown.iter().map(|s| index.get(s).copied()).collect();
+                let q: Vec<f64> = (0..list.len())
+                    .map(|i| predict(list.doc(i)))
+                    .collect::<Result<_, _>>()?;
+                for l in 0..shown.len() {
+                    let next = pl.next(&slate[..l]);
+                    target.push(rankeval_core::exact_sum::fsum(
+                        next.iter().zip(&q).map(|(p, q)| p * q),
+                    ));
+                }
+            }
+            _ => {
+                for l in 0..shown.len() {
+                    target.push(predict(list.doc(l))?);
+                }
+            }
+        }
+        out.push(Predicted { logged, target });
+    }
+    Ok(out)
+}
+
+/// An estimator's state over the log and each impression's contribution.
+fn contributions(
+    log: &ImpressionLog,
+    targets: &[Vec<f64>],
+    predictions: Option<&[Predicted]>,
+    estimator: &OpeEstimator,
+) -> Result<(State, Vec<Contribution>), (Option<usize>, OpeError)> {
+    let mut contributions = Vec::with_capacity(log.impressions.len());
+    let mut state = match estimator {
+        OpeEstimator::Bandit(b) => {
+            b.validate().map_err(|e| (None, e))?;
+            b.state()
+        }
+        OpeEstimator::Slate(s) => s.state(),
+    };
+    for (index, (imp, target)) in log.impressions.iter().zip(targets).enumerate() {
+        let predicted = predictions.and_then(|p| p.get(index));
+        let c = match estimator {
+            OpeEstimator::Bandit(b) => b
+                .contribution(
+                    index,
+                    &bandit::Record {
+                        reward: imp.rewards.iter().sum(),
+                        logging: imp.propensities.first().copied().unwrap_or(f64::NAN),
+                        target: target.first().copied().unwrap_or(f64::NAN),
+                        model: predicted.map(|p| bandit::Prediction {
+                            logged: p.logged.first().copied().unwrap_or(f64::NAN),
+                            target: p.target.first().copied().unwrap_or(f64::NAN),
+                        }),
+                    },
+                )
+                .map_err(|e| (Some(index), e))?,
+            OpeEstimator::Slate(s) => {
+                let form = log.form;
+                let probabilities = |p| probabilities_of(form, p);
+                s.contribution(
+                    index,
+                    &slate::Record {
+                        rewards: &imp.rewards,
+                        logging: probabilities(&imp.propensities),
+                        target: probabilities(target),
+                        model: predicted.map(|p| slate::CascadeModel {
+                            logged: &p.logged,
+                            target: &p.target,
+                        }),
+                    },
+                )
+                .map_err(|e| (Some(index), e))?
+            }
+        };
+        state.add(index, &c).map_err(|e| (Some(index), e))?;
+        contributions.push(c);
+    }
+    Ok((state, contributions))
+}
+
+/// A policy's probabilities of one impression as the slate estimators read
+/// them, in the log's form.
+fn probabilities_of(form: PropensityForm, p: &[f64]) -> slate::Probabilities<'_> {
+    let one = p.first().copied();
+    match form {
+        PropensityForm::Slate => slate::Probabilities {
+            slate: one,
+            ..Default::default()
+        },
+        PropensityForm::Marginal => slate::Probabilities {
+            marginal: Some(p),
+            ..Default::default()
+        },
+        PropensityForm::Cascade => slate::Probabilities {
+            cascade: Some(p),
+            ..Default::default()
+        },
+        // One item: its probability is every form's.
+        PropensityForm::Action => slate::Probabilities {
+            slate: one,
+            marginal: Some(p),
+            cascade: Some(p),
+        },
+    }
+}

@@ -1,0 +1,498 @@
+//! Raw rows into impressions, every check in one place for every format:
+//! the layout, ids, lists and their lengths, propensities, target
+//! probabilities, rewards and their range, slate lengths, duplicates.
+
+use std::collections::HashMap;
+
+use rankeval_core::{Interner, shorten_id};
+
+use super::cell::{Cell, RawRow, RawTable};
+use super::{
+    Column, Impression, ImpressionError, ImpressionLog, ImpressionOptions, Layout, PropensityForm,
+    RewardPer,
+};
+use crate::RowAt;
+
+/// The impressions of raw rows (see the [module](super)).
+pub(super) fn assemble(
+    raw: RawTable,
+    name: &str,
+    options: &ImpressionOptions,
+) -> Result<ImpressionLog, ImpressionError> {
+    let check = Checker { name, options };
+    let names = options.columns.names();
+    let mut required = vec![
+        Column::Context,
+        Column::Impression,
+        Column::Item,
+        Column::Reward,
+        Column::Propensity,
+    ];
+    if options.columns.target.is_some() {
+        required.push(Column::Target);
+    }
+    let per_position = match options.layout {
+        Layout::Auto => raw.has[Column::Position as usize],
+        Layout::PerImpression => false,
+        Layout::PerPosition => {
+            required.push(Column::Position);
+            true
+        }
+    };
+    for column in required {
+        if !raw.has[column as usize] {
+            return Err(ImpressionError::File {
+                path: name.to_owned(),
+                problem: format!(
+                    "no column `{}` in the log (it has: {})",
+                    names[column as usize].unwrap_or_default(),
+                    raw.names.join(", ")
+                ),
+            });
+        }
+    }
+    if raw.rows.is_empty() {
+        return Err(ImpressionError::File {
+            path: name.to_owned(),
+            problem: "no impression: the log has a header and no row".into(),
+        });
+    }
+    let mut log = ImpressionLog {
+        form: options.form,
+        reward: options.reward,
+        ..ImpressionLog::default()
+    };
+    let impressions = if per_position {
+        check.per_position(&raw.rows, &mut log.ids)?
+    } else {
+        check.per_impression(&raw.rows, &mut log.ids)?
+    };
+    let first = &impressions[0];
+    log.slate_len = first.items.len();
+    for imp in &impressions {
+        if imp.items.len() != log.slate_len {
+            return Err(check.at(
+                imp.at,
+                Column::Item,
+                format!(
+                    "impression `{}` shows {} items, but the first impression ({}) shows {}: \
+                     every slate of a log has one length",
+                    shorten_id(log.ids.resolve(imp.id)),
+                    imp.items.len(),
+                    first.at,
+                    log.slate_len
+                ),
+            ));
+        }
+    }
+    log.impressions = impressions;
+    Ok(log)
+}
+
+struct Checker<'a> {
+    name: &'a str,
+    options: &'a ImpressionOptions,
+}
+
+/// One row of a per-position impression, before it is put in order.
+struct Slot {
+    position: u64,
+    item: u32,
+    reward: Option<f64>,
+    propensity: Option<f64>,
+    target: Option<f64>,
+    at: RowAt,
+}
+
+/// An impression of the per-position layout being gathered.
+struct Gathering {
+    context: u32,
+    id: u32,
+    at: RowAt,
+    slots: Vec<Slot>,
+    /// Per-impression values, with the row that gave them first.
+    reward: Option<(f64, RowAt)>,
+    propensity: Option<(f64, RowAt)>,
+    target: Option<(f64, RowAt)>,
+}
+
+impl Checker<'_> {
+    fn column_name(&self, column: Column) -> String {
+        self.options.columns.names()[column as usize]
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    fn at(&self, at: RowAt, column: Column, problem: String) -> ImpressionError {
+        ImpressionError::At {
+            path: self.name.to_owned(),
+            at,
+            column: self.column_name(column),
+            problem,
+        }
+    }
+
+    fn cell<'r>(&self, row: &'r RawRow, column: Column) -> Result<&'r Cell, ImpressionError> {
+        row.cells[column as usize]
+            .as_ref()
+            .ok_or_else(|| self.at(row.at, column, "missing".into()))
+    }
+
+    fn id(&self, row: &RawRow, column: Column, ids: &mut Interner) -> Result<u32, ImpressionError> {
+        let text = self
+            .cell(row, column)?
+            .id()
+            .map_err(|p| self.at(row.at, column, p))?;
+        Ok(ids.intern(&text))
+    }
+
+    /// A value of `column` checked as what it is.
+    fn value(&self, at: RowAt, column: Column, cell: &Cell) -> Result<f64, ImpressionError> {
+        let (x, shown) = cell.number().map_err(|p| self.at(at, column, p))?;
+        let problem = match column {
+            Column::Propensity if x.is_nan() || x > 1.0 => {
+                Some(format!("propensity {shown} is not a probability in (0, 1]"))
+            }
+            Column::Propensity if x <= 0.0 => Some(format!(
+                "propensity {shown}: a logged item must have had a positive probability (0 < p <= 1)"
+            )),
+            Column::Target if !(0.0..=1.0).contains(&x) => Some(format!(
+                "target probability {shown} is not a probability in [0, 1]"
+            )),
+            Column::Reward if !x.is_finite() => {
+                Some(format!("reward {shown} is not a finite number"))
+            }
+            Column::Reward => match self.options.reward_range {
+                Some((lo, hi)) if !(lo..=hi).contains(&x) => Some(format!(
+                    "reward {shown} is outside the declared range [{lo}, {hi}]"
+                )),
+                _ => None,
+            },
+            _ => None,
+        };
+        match problem {
+            Some(p) => Err(self.at(at, column, p)),
+            None => Ok(x),
+        }
+    }
+
+    /// A per-impression value (a number; a list of one is taken).
+    fn scalar(&self, row: &RawRow, column: Column) -> Result<f64, ImpressionError> {
+        let cell = self.cell(row, column)?;
+        match cell.items().as_slice() {
+            [one] => self.value(row.at, column, one),
+            items => Err(self.at(
+                row.at,
+                column,
+                format!(
+                    "a list of {} values, where one value per impression is expected",
+                    items.len()
+                ),
+            )),
+        }
+    }
+
+    /// A per-position list of `len` values.
+    fn list(&self, row: &RawRow, column: Column, len: usize) -> Result<Vec<f64>, ImpressionError> {
+        let cell = self.cell(row, column)?;
+        let items = cell.items();
+        if items.len() != len {
+            return Err(self.at(
+                row.at,
+                column,
+                format!(
+                    "{} values, but the row shows {len} items (one value per position)",
+                    items.len()
+                ),
+            ));
+        }
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                self.value(row.at, column, c).map_err(|e| match e {
+                    ImpressionError::At {
+                        path,
+                        at,
+                        column,
+                        problem,
+                    } => ImpressionError::At {
+                        path,
+                        at,
+                        column,
+                        problem: format!("item {} of the list: {problem}", i + 1),
+                    },
+                    e => e,
+                })
+            })
+            .collect()
+    }
+
+    fn per_impression(
+        &self,
+        rows: &[RawRow],
+        ids: &mut Interner,
+    ) -> Result<Vec<Impression>, ImpressionError> {
+        let form = self.options.form;
+        let mut seen: HashMap<u32, RowAt> = HashMap::new();
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let context = self.id(row, Column::Context, ids)?;
+            let id = self.id(row, Column::Impression, ids)?;
+            if let Some(first) = seen.insert(id, row.at) {
+                return Err(self.at(
+                    row.at,
+                    Column::Impression,
+                    format!(
+                        "impression `{}` again (first at {first}): impression ids are unique",
+                        shorten_id(ids.resolve(id))
+                    ),
+                ));
+            }
+            let items_cell = self.cell(row, Column::Item)?;
+            let mut items = Vec::new();
+            for (i, cell) in items_cell.items().into_iter().enumerate() {
+                let text = cell.id().map_err(|p| {
+                    let p = if items_cell.is_list() {
+                        format!("item {} of the list: {p}", i + 1)
+                    } else {
+                        p
+                    };
+                    self.at(row.at, Column::Item, p)
+                })?;
+                items.push(ids.intern(&text));
+            }
+            let len = items.len();
+            self.shows(row.at, len)?;
+            let rewards = match self.options.reward {
+                RewardPer::Impression => vec![self.scalar(row, Column::Reward)?],
+                RewardPer::Position => self.list(row, Column::Reward, len)?,
+            };
+            let probabilities = |column| {
+                if form.per_position() {
+                    self.list(row, column, len)
+                } else {
+                    self.scalar(row, column).map(|p| vec![p])
+                }
+            };
+            let propensities = probabilities(Column::Propensity)?;
+            let target = match self.options.columns.target {
+                Some(_) => Some(probabilities(Column::Target)?),
+                None => None,
+            };
+            out.push(Impression {
+                context,
+                id,
+                items,
+                rewards,
+                propensities,
+                target,
+                at: row.at,
+            });
+        }
+        Ok(out)
+    }
+
+    /// An impression shows at least one item, and one only under the
+    /// `action` form.
+    fn shows(&self, at: RowAt, len: usize) -> Result<(), ImpressionError> {
+        if len == 0 {
+            return Err(self.at(
+                at,
+                Column::Item,
+                "an empty list: an impression shows at least one item".into(),
+            ));
+        }
+        if len > 1 && self.options.form == PropensityForm::Action {
+            return Err(self.at(
+                at,
+                Column::Item,
+                format!(
+                    "{len} items shown, but the propensities are per action (one item per \
+                     impression): a slate's propensities are of the form slate, marginal or cascade"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn per_position(
+        &self,
+        rows: &[RawRow],
+        ids: &mut Interner,
+    ) -> Result<Vec<Impression>, ImpressionError> {
+        let form = self.options.form;
+        let mut index: HashMap<u32, usize> = HashMap::new();
+        let mut gathering: Vec<Gathering> = Vec::new();
+        for row in rows {
+            let context = self.id(row, Column::Context, ids)?;
+            let id = self.id(row, Column::Impression, ids)?;
+            let item_cell = self.cell(row, Column::Item)?;
+            if item_cell.is_list() {
+                return Err(self.at(
+                    row.at,
+                    Column::Item,
+                    "a list: a table with a position column has one item per row".into(),
+                ));
+            }
+            let item_text = item_cell
+                .id()
+                .map_err(|p| self.at(row.at, Column::Item, p))?;
+            let item = ids.intern(&item_text);
+            let (position, shown) = self
+                .cell(row, Column::Position)?
+                .number()
+                .map_err(|p| self.at(row.at, Column::Position, p))?;
+            if !(position >= 1.0 && position <= u32::MAX as f64 && position.fract() == 0.0) {
+                return Err(self.at(
+                    row.at,
+                    Column::Position,
+                    format!("position {shown} is not a whole number from 1"),
+                ));
+            }
+            let g = match index.get(&id) {
+                Some(&i) => &mut gathering[i],
+                None => {
+                    index.insert(id, gathering.len());
+                    gathering.push(Gathering {
+                        context,
+                        id,
+                        at: row.at,
+                        slots: Vec::new(),
+                        reward: None,
+                        propensity: None,
+                        target: None,
+                    });
+                    let last = gathering.len() - 1;
+                    &mut gathering[last]
+                }
+            };
+            if g.context != context {
+                return Err(self.at(
+                    row.at,
+                    Column::Context,
+                    format!(
+                        "impression `{}` is in context `{}` at {}, here in `{}`",
+                        shorten_id(ids.resolve(id)),
+                        shorten_id(ids.resolve(g.context)),
+                        g.at,
+                        shorten_id(ids.resolve(context))
+                    ),
+                ));
+            }
+            let mut slot = Slot {
+                position: position as u64,
+                item,
+                reward: None,
+                propensity: None,
+                target: None,
+                at: row.at,
+            };
+            let per_impression_reward = self.options.reward == RewardPer::Impression;
+            let columns = [
+                (Column::Reward, !per_impression_reward),
+                (Column::Propensity, form.per_position()),
+                (Column::Target, form.per_position()),
+            ];
+            for (column, per_row) in columns {
+                if column == Column::Target && self.options.columns.target.is_none() {
+                    continue;
+                }
+                let x = self.scalar(row, column)?;
+                let (kept, per_slot) = match column {
+                    Column::Reward => (&mut g.reward, &mut slot.reward),
+                    Column::Propensity => (&mut g.propensity, &mut slot.propensity),
+                    _ => (&mut g.target, &mut slot.target),
+                };
+                if per_row {
+                    *per_slot = Some(x);
+                } else {
+                    match kept {
+                        Some((first, at)) if first.to_bits() != x.to_bits() => {
+                            return Err(self.at(
+                                row.at,
+                                column,
+                                format!(
+                                    "{x} differs from {first} at {at}: a per-impression value is \
+                                     the same on every row of the impression"
+                                ),
+                            ));
+                        }
+                        Some(_) => {}
+                        None => *kept = Some((x, row.at)),
+                    }
+                }
+            }
+            g.slots.push(slot);
+        }
+        let mut out = Vec::with_capacity(gathering.len());
+        for mut g in gathering {
+            g.slots.sort_by_key(|s| (s.position, s.at_number()));
+            for pair in g.slots.windows(2) {
+                if pair[0].position == pair[1].position {
+                    return Err(self.at(
+                        pair[1].at,
+                        Column::Position,
+                        format!(
+                            "impression `{}` has position {} again (first at {})",
+                            shorten_id(ids.resolve(g.id)),
+                            pair[1].position,
+                            pair[0].at
+                        ),
+                    ));
+                }
+            }
+            for (k, slot) in g.slots.iter().enumerate() {
+                if slot.position != k as u64 + 1 {
+                    return Err(self.at(
+                        slot.at,
+                        Column::Position,
+                        format!(
+                            "impression `{}` has no position {} (its positions go 1, 2, ... without gaps)",
+                            shorten_id(ids.resolve(g.id)),
+                            k + 1
+                        ),
+                    ));
+                }
+            }
+            self.shows(g.at, g.slots.len())?;
+            let per = |f: fn(&Slot) -> Option<f64>, kept: Option<(f64, RowAt)>, per_row: bool| {
+                if per_row {
+                    g.slots.iter().map(|s| f(s).unwrap_or(f64::NAN)).collect()
+                } else {
+                    kept.map(|(x, _)| vec![x]).unwrap_or_default()
+                }
+            };
+            let rewards = per(
+                |s| s.reward,
+                g.reward,
+                self.options.reward == RewardPer::Position,
+            );
+            let propensities = per(|s| s.propensity, g.propensity, form.per_position());
+            let target = self
+                .options
+                .columns
+                .target
+                .as_ref()
+                .map(|_| per(|s| s.target, g.target, form.per_position()));
+            out.push(Impression {
+                context: g.context,
+                id: g.id,
+                items: g.slots.iter().map(|s| s.item).collect(),
+                rewards,
+                propensities,
+                target,
+                at: g.at,
+            });
+        }
+        Ok(out)
+    }
+}
+
+impl Slot {
+    fn at_number(&self) -> u64 {
+        match self.at {
+            RowAt::Line(n) | RowAt::Row(n) => n,
+        }
+    }
+}

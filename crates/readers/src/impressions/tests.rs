@@ -1,0 +1,250 @@
+//! The impression log reader: each layout and format, and every bad input
+//! an error naming file, line or row, column and problem.
+
+use super::*;
+
+fn parse(text: &str, options: &ImpressionOptions) -> Result<ImpressionLog, ImpressionError> {
+    parse_impressions(text.as_bytes(), "log.csv", options)
+}
+
+fn error(text: &str, options: &ImpressionOptions) -> String {
+    parse(text, options).unwrap_err().to_string()
+}
+
+fn bandit() -> ImpressionOptions {
+    ImpressionOptions::default()
+}
+
+fn slates(form: PropensityForm, reward: RewardPer) -> ImpressionOptions {
+    ImpressionOptions {
+        form,
+        reward,
+        ..ImpressionOptions::default()
+    }
+}
+
+#[test]
+fn a_bandit_csv() {
+    let log = parse(
+        "context,impression,item,reward,propensity\nu1,1,a,1,0.5\nu1,2,b,0,0.25\n",
+        &bandit(),
+    )
+    .unwrap();
+    assert_eq!(log.impressions.len(), 2);
+    assert_eq!(log.slate_len, 1);
+    let second = &log.impressions[1];
+    assert_eq!(log.text(second.items[0]), "b");
+    assert_eq!(second.rewards, vec![0.0]);
+    assert_eq!(second.propensities, vec![0.25]);
+    assert_eq!(second.at, RowAt::Line(3));
+}
+
+#[test]
+fn per_position_rows_in_any_order_make_slates() {
+    let text = "context\timpression\titem\tposition\treward\tpropensity\n\
+                q\ti1\tb\t2\t0\t0.5\n\
+                q\ti1\ta\t1\t1\t0.25\n\
+                q\ti2\tc\t1\t0\t0.5\n\
+                q\ti2\td\t2\t1\t1\n";
+    let log = parse(text, &slates(PropensityForm::Marginal, RewardPer::Position)).unwrap();
+    assert_eq!(log.slate_len, 2);
+    let first = &log.impressions[0];
+    assert_eq!(log.text(first.items[0]), "a");
+    assert_eq!(first.rewards, vec![1.0, 0.0]);
+    assert_eq!(first.propensities, vec![0.25, 0.5]);
+    assert_eq!(first.at, RowAt::Line(2));
+}
+
+#[test]
+fn json_lines_with_list_columns() {
+    let text = r#"{"context": "q", "impression": 7, "item": ["a", "b"], "reward": [1, 0], "propensity": [0.5, 0.5], "p_target": [1, 0.25]}
+{"context": "q", "impression": 8, "item": ["c", "a"], "reward": [0, 0], "propensity": [0.5, 1], "p_target": [0, 1]}"#;
+    let mut options = slates(PropensityForm::Cascade, RewardPer::Position);
+    options.columns.target = Some("p_target".into());
+    let log = parse(text, &options).unwrap();
+    assert_eq!(log.impressions.len(), 2);
+    assert_eq!(log.text(log.impressions[0].id), "7");
+    assert_eq!(log.impressions[0].target, Some(vec![1.0, 0.25]));
+    // A slate-level reward and propensity.
+    let text = r#"{"context": "q", "impression": "x", "item": ["a", "b"], "reward": 2.5, "propensity": 0.125}"#;
+    let log = parse(text, &slates(PropensityForm::Slate, RewardPer::Impression)).unwrap();
+    assert_eq!(log.impressions[0].rewards, vec![2.5]);
+    assert_eq!(log.impressions[0].propensities, vec![0.125]);
+}
+
+#[test]
+fn bad_propensities_name_file_line_and_column() {
+    let head = "context,impression,item,reward,propensity\n";
+    for (row, expected) in [
+        (
+            "u,1,a,1,0",
+            "log.csv, line 2, column `propensity`: propensity 0: a logged item must have had a positive probability (0 < p <= 1)",
+        ),
+        (
+            "u,1,a,1,1.5",
+            "log.csv, line 2, column `propensity`: propensity 1.5 is not a probability in (0, 1]",
+        ),
+        (
+            "u,1,a,1,",
+            "log.csv, line 2, column `propensity`: missing (empty or null)",
+        ),
+        (
+            "u,1,a,1,NaN",
+            "log.csv, line 2, column `propensity`: propensity NaN is not a probability in (0, 1]",
+        ),
+        (
+            "u,1,a,1e400,0.5",
+            "log.csv, line 2, column `reward`: reward 1e400 is not a finite number",
+        ),
+        (
+            "u,1,a,1,x",
+            "log.csv, line 2, column `propensity`: `x` is not a number",
+        ),
+        (
+            "u,,a,1,0.5",
+            "log.csv, line 2, column `impression`: missing (empty or null)",
+        ),
+        ("u,1,a b,1,0.5", "log.csv, line 2, column `item`:"),
+        ("u,1,a,1", "log.csv, line 2: 4 fields, but the header has 5"),
+    ] {
+        let got = error(&format!("{head}{row}\n"), &bandit());
+        assert!(got.starts_with(expected), "{got}\n  expected {expected}");
+    }
+}
+
+#[test]
+fn rewards_outside_the_declared_range() {
+    let options = ImpressionOptions {
+        reward_range: Some((0.0, 1.0)),
+        ..bandit()
+    };
+    assert_eq!(
+        error(
+            "context,impression,item,reward,propensity\nu,1,a,2,0.5\n",
+            &options
+        ),
+        "log.csv, line 2, column `reward`: reward 2 is outside the declared range [0, 1]"
+    );
+}
+
+#[test]
+fn duplicates_lengths_and_missing_columns() {
+    assert_eq!(
+        error(
+            "context,impression,item,reward,propensity\nu,1,a,1,0.5\nv,1,b,0,0.5\n",
+            &bandit()
+        ),
+        "log.csv, line 3, column `impression`: impression `1` again (first at line 2): impression ids are unique"
+    );
+    let text = r#"{"context": "q", "impression": 1, "item": ["a", "b"], "reward": 1, "propensity": 0.5}
+{"context": "q", "impression": 2, "item": ["a"], "reward": 1, "propensity": 0.5}"#;
+    assert_eq!(
+        error(text, &slates(PropensityForm::Slate, RewardPer::Impression)),
+        "log.csv, line 2, column `item`: impression `2` shows 1 items, but the first impression (line 1) shows 2: every slate of a log has one length"
+    );
+    let text = r#"{"context": "q", "impression": 1, "item": ["a", "b"], "reward": [1], "propensity": 0.5}"#;
+    assert_eq!(
+        error(text, &slates(PropensityForm::Slate, RewardPer::Position)),
+        "log.csv, line 1, column `reward`: 1 values, but the row shows 2 items (one value per position)"
+    );
+    assert_eq!(
+        error(text, &bandit()),
+        "log.csv, line 1, column `item`: 2 items shown, but the propensities are per action (one item per impression): a slate's propensities are of the form slate, marginal or cascade"
+    );
+    assert_eq!(
+        error("context,impression,item,reward\nu,1,a,1\n", &bandit()),
+        "log.csv: no column `propensity` in the log (it has: context, impression, item, reward)"
+    );
+    assert_eq!(
+        error("", &bandit()),
+        "log.csv: empty: an impression log needs a header (CSV, TSV) or JSON objects"
+    );
+    assert_eq!(
+        error("context,impression,item,reward,propensity\n", &bandit()),
+        "log.csv: no impression: the log has a header and no row"
+    );
+    let long = "context,impression,item,position,reward,propensity\n\
+                q,1,a,1,1,0.5\nq,1,b,1,0,0.5\n";
+    assert_eq!(
+        error(long, &slates(PropensityForm::Marginal, RewardPer::Position)),
+        "log.csv, line 3, column `position`: impression `1` has position 1 again (first at line 2)"
+    );
+    let gap = "context,impression,item,position,reward,propensity\nq,1,a,1,1,0.5\nq,1,b,3,0,0.5\n";
+    assert_eq!(
+        error(gap, &slates(PropensityForm::Marginal, RewardPer::Position)),
+        "log.csv, line 3, column `position`: impression `1` has no position 2 (its positions go 1, 2, ... without gaps)"
+    );
+    let disagree =
+        "context,impression,item,position,reward,propensity\nq,1,a,1,1,0.5\nq,1,b,2,1,0.25\n";
+    assert_eq!(
+        error(
+            disagree,
+            &slates(PropensityForm::Slate, RewardPer::Impression)
+        ),
+        "log.csv, line 3, column `propensity`: 0.25 differs from 0.5 at line 2: a per-impression value is the same on every row of the impression"
+    );
+}
+
+#[test]
+fn hostile_bytes_are_errors_not_panics() {
+    for bytes in [
+        &b"\0\0\0\0"[..],
+        b"{",
+        b"{\"impression\": 1e400}",
+        b"PAR1garbage",
+        b"\xFF\xFF\xFF\xFFxx",
+        b"context,impression\n\"unterminated",
+        b"\xEF\xBB\xBF",
+        b"{\"context\": [[1]], \"impression\": 1, \"item\": {}, \"reward\": true, \"propensity\": null}",
+    ] {
+        assert!(parse_impressions(bytes, "x", &bandit()).is_err());
+    }
+}
+
+#[test]
+fn a_parquet_log_with_list_columns() {
+    use std::sync::Arc;
+
+    use arrow_array::builder::{Float64Builder, ListBuilder, StringBuilder};
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+
+    let mut items = ListBuilder::new(StringBuilder::new());
+    let mut rewards = ListBuilder::new(Float64Builder::new());
+    let mut props = ListBuilder::new(Float64Builder::new());
+    for (i, r, p) in [
+        (["a", "b"], [1.0, 0.0], [0.5, 0.5]),
+        (["b", "a"], [0.0, 1.0], [0.5, 0.0]),
+    ] {
+        items.values().append_value(i[0]);
+        items.values().append_value(i[1]);
+        items.append(true);
+        rewards.values().append_slice(&r);
+        rewards.append(true);
+        props.values().append_slice(&p);
+        props.append(true);
+    }
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("context", Arc::new(StringArray::from(vec!["q", "q"]))),
+        ("impression", Arc::new(Int64Array::from(vec![1, 2]))),
+        ("item", Arc::new(items.finish())),
+        ("reward", Arc::new(rewards.finish())),
+        ("propensity", Arc::new(props.finish())),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let mut bytes = Vec::new();
+    let mut writer =
+        parquet::arrow::ArrowWriter::try_new(&mut bytes, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let err = parse_impressions(
+        &bytes,
+        "log.parquet",
+        &slates(PropensityForm::Marginal, RewardPer::Position),
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        err,
+        "log.parquet, row 2, column `propensity`: item 2 of the list: propensity 0: a logged item must have had a positive probability (0 < p <= 1)"
+    );
+}
