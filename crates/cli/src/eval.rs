@@ -30,6 +30,13 @@ pub(super) struct EvalArgs {
     /// the ids; docs/benchmarks.md).
     #[arg(long, value_name = "FILE")]
     qrels: Option<PathBuf>,
+    /// Subtopic judgements for the diversity metrics (alpha_ndcg, err_ia,
+    /// nrbp, p_ia, strec, map_ia...): ndeval's lines `query subtopic doc
+    /// grade`, or a CSV/TSV, JSON Lines, Parquet or Arrow table with those
+    /// columns. Without --qrels, each document is judged with its highest
+    /// grade over the subtopics.
+    #[arg(long, value_name = "FILE")]
+    subtopic_qrels: Option<PathBuf>,
     /// With --qrels irds:<id>: when ir_datasets' cache lacks the qrels, run
     /// ir_datasets (the Python package) to fill it.
     #[arg(long)]
@@ -822,6 +829,10 @@ impl EvalArgs {
                     .item_features
                     .clone()
                     .map(|p| Given::new(p, flag("--item-features"))),
+                subtopics: self
+                    .subtopic_qrels
+                    .clone()
+                    .map(|p| Given::new(p, flag("--subtopic-qrels"))),
             },
             groups: self.groups.map(|p| Given::new(p, flag("--groups"))),
             turns: self.turns.map(|sep| Given::new(sep, flag("--turns"))),

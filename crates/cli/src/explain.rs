@@ -27,6 +27,10 @@ pub(super) struct ExplainArgs {
     /// an experiment.
     #[arg(long, value_name = "FILE")]
     qrels: Option<PathBuf>,
+    /// Subtopic judgements for the diversity metrics (`query subtopic doc
+    /// grade`, as eval's --subtopic-qrels) [default: the experiment's].
+    #[arg(long, value_name = "FILE")]
+    subtopic_qrels: Option<PathBuf>,
     /// Run file; with an experiment, the name of one of its runs (needed
     /// when it has several). Repeat to see runs side by side.
     #[arg(long, value_name = "FILE|NAME")]
@@ -85,6 +89,7 @@ enum ExplainFormatArg {
 
 /// Runs `rankeval explain`.
 pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
+    let mut subtopic_qrels = args.subtopic_qrels.clone();
     let (qrels_input, runs, mut metrics, mut options, mut read) = match &args.experiment {
         Some(path) => {
             // The experiment file says how each of its inputs is read.
@@ -131,6 +136,9 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
                     })
                     .collect::<Result<_, _>>()?,
             };
+            if subtopic_qrels.is_none() {
+                subtopic_qrels = experiment.corpus_inputs.subtopics.clone();
+            }
             (
                 experiment.qrels.clone(),
                 chosen,
@@ -146,7 +154,7 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
                 ));
             }
             let paths: Vec<PathBuf> = args.run.iter().map(PathBuf::from).collect();
-            for path in args.qrels.iter().chain(&paths) {
+            for path in args.qrels.iter().chain(&paths).chain(&subtopic_qrels) {
                 if let Some(problem) = input_problem(path) {
                     return Err(CliError::Usage(format!("{}: {problem}", path.display())));
                 }
@@ -250,9 +258,34 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             unscored_run(input.name())
         )));
     }
-    let shared_qrels = match &qrels_input {
-        Some(input) => Some((read_qrels(input)?, input.name().to_owned())),
-        None => None,
+    if subtopic_qrels.is_none()
+        && let Some(metric) = metrics.iter().find(|m| m.reads_subtopics())
+    {
+        return Err(CliError::Usage(format!(
+            "{} needs --subtopic-qrels FILE: subtopic judgements (lines `query subtopic doc grade`)",
+            metric.name()
+        )));
+    }
+    let sources = rankeval::corpus::CorpusSources {
+        subtopics: subtopic_qrels.clone(),
+        ..Default::default()
+    };
+    let subtopics = sources.read_subtopics(&metrics)?;
+    let with_subtopics = |qrels: rankeval::core::Qrels| match &subtopics {
+        Some(subtopics) => qrels.with_subtopics(std::sync::Arc::clone(subtopics)),
+        None => qrels,
+    };
+    let shared_qrels = match (&qrels_input, &subtopics, &subtopic_qrels) {
+        (Some(input), _, _) => Some((with_subtopics(read_qrels(input)?), input.name().to_owned())),
+        // Subtopic judgements alone: each document with its highest grade.
+        (None, Some(judgements), Some(path)) => {
+            let name = path.display().to_string();
+            let qrels = judgements
+                .document_qrels()
+                .map_err(|e| CliError::Usage(format!("{name}: {e}")))?;
+            Some((with_subtopics(qrels), name))
+        }
+        _ => None,
     };
     let mut explanations = Vec::with_capacity(runs.len());
     for (run_name, run_input) in &runs {
@@ -261,7 +294,7 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
         let (qrels, qrels_name) = match (&shared_qrels, own_qrels) {
             (Some((qrels, name)), _) => (qrels, name.as_str()),
             (None, Some(qrels)) => {
-                own = qrels;
+                own = with_subtopics(qrels);
                 (&own, run_input.name())
             }
             (None, None) => {

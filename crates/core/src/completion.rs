@@ -181,12 +181,24 @@ impl Metric for Completed {
         with_completed(query, grade, |view, _| self.metric.score(view))
     }
 
+    /// Completed judgements have no subtopics: a metric that reads them is
+    /// refused.
     fn validate(&self) -> Result<(), String> {
+        if self.metric.reads_subtopics() {
+            return Err(format!(
+                "{UNJUDGED} does not apply to `{}`, which reads subtopic judgements",
+                self.metric.name()
+            ));
+        }
         self.metric.validate()
     }
 
     fn uses_default_level(&self) -> bool {
         self.metric.uses_default_level()
+    }
+
+    fn reads_subtopics(&self) -> bool {
+        self.metric.reads_subtopics()
     }
 
     /// None: trec_eval has no completed judgements.

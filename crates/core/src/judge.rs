@@ -13,6 +13,7 @@ use crate::lists::same_bytes;
 use crate::params::{Cutoff, RelevanceLevel};
 use crate::qrels::Qrels;
 use crate::run::{Duplicates, RankedList};
+use crate::subtopics::SubtopicRanking;
 use crate::ties_setting::{TieGroups, Ties};
 
 // The grade and its check, under this module's path too (their home is
@@ -117,6 +118,9 @@ pub struct JudgedRanking<'a> {
     default_level: RelevanceLevel,
     /// End of each group of tied scores in `ranked` (empty: not computed).
     tie_ends: &'a [u32],
+    /// The ranked documents in the query's subtopic judgements, when the
+    /// qrels have some.
+    subtopics: Option<SubtopicRanking<'a>>,
 }
 
 impl<'a> JudgedRanking<'a> {
@@ -139,7 +143,24 @@ impl<'a> JudgedRanking<'a> {
             ideal,
             default_level,
             tie_ends: &[],
+            subtopics: None,
         }
+    }
+
+    /// With the query's subtopic judgements: `subtopics` must see the same
+    /// ranks as `ranked`.
+    pub fn with_subtopics(mut self, subtopics: SubtopicRanking<'a>) -> Self {
+        debug_assert_eq!(subtopics.ranked().len(), self.ranked.len());
+        self.subtopics = Some(subtopics);
+        self
+    }
+
+    /// The ranked documents seen through the query's subtopic judgements
+    /// (the diversity metrics' input): `None` when the experiment has no
+    /// subtopic qrels or the query none in them.
+    #[inline]
+    pub fn subtopics(&self) -> Option<SubtopicRanking<'a>> {
+        self.subtopics
     }
 
     /// With the groups of tied scores: `ends` are the end (exclusive) of
@@ -264,6 +285,9 @@ pub struct Judge {
     ties: JudgeTies,
     /// The end of each group of tied scores, when they are found.
     tie_ends: Vec<u32>,
+    /// Per judged rank, the document's place in its query's subtopic
+    /// judgements (when the qrels have some).
+    subtopic_ranked: Vec<u32>,
 }
 
 /// What a [`Judge`] does with tied scores.
@@ -304,6 +328,7 @@ impl Judge {
                 groups: false,
             },
             tie_ends: Vec::new(),
+            subtopic_ranked: Vec::new(),
         }
     }
 
@@ -378,8 +403,24 @@ impl Judge {
             }));
         }
         qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
-        JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
-            .with_tie_groups(&self.tie_ends)
+        let subtopics = qrels
+            .subtopics()
+            .and_then(|s| s.query(qrels.query_bytes(query)));
+        let judged = JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
+            .with_tie_groups(&self.tie_ends);
+        match (subtopics, list) {
+            (Some(subtopics), Some(list)) => {
+                self.subtopic_ranked.clear();
+                self.subtopic_ranked.extend(
+                    list.docs()
+                        .take(self.ranked.len())
+                        .map(|doc| subtopics.position(doc).unwrap_or(SubtopicRanking::UNJUDGED)),
+                );
+                judged.with_subtopics(SubtopicRanking::new(subtopics, &self.subtopic_ranked))
+            }
+            (Some(subtopics), None) => judged.with_subtopics(SubtopicRanking::new(subtopics, &[])),
+            (None, _) => judged,
+        }
     }
 
     /// How many repeated documents the last [`judge_buffer`](Self::judge_buffer)
@@ -516,7 +557,12 @@ impl Judge {
         let retrieved = self.order.len();
         // Whether the entries are in score order already, when known.
         let mut sorted = None;
-        if self.ties.by_doc && !self.ties.groups {
+        let subtopics = qrels
+            .subtopics()
+            .and_then(|s| s.query(qrels.query_bytes(query)));
+        // The judged-only ranking knows no unjudged document's id, which
+        // the subtopic judgements need.
+        if self.ties.by_doc && !self.ties.groups && subtopics.is_none() {
             match self.rank_judged_only(buffer, retrieved) {
                 Ranked::Judged { depth } => {
                     qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
@@ -557,10 +603,21 @@ impl Judge {
         self.ranked
             .extend(self.order[..depth].iter().map(|&i| judgements[i as usize]));
         qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
-        Ok(Some(
-            JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
-                .with_tie_groups(&self.tie_ends),
-        ))
+        let judged = JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
+            .with_tie_groups(&self.tie_ends);
+        Ok(Some(match subtopics {
+            Some(subtopics) => {
+                self.subtopic_ranked.clear();
+                self.subtopic_ranked
+                    .extend(self.order[..depth].iter().map(|&i| {
+                        subtopics
+                            .position(buffer.doc(i as usize))
+                            .unwrap_or(SubtopicRanking::UNJUDGED)
+                    }));
+                judged.with_subtopics(SubtopicRanking::new(subtopics, &self.subtopic_ranked))
+            }
+            None => judged,
+        }))
     }
 }
 

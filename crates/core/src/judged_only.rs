@@ -144,7 +144,15 @@ impl Metric for JudgedOnly {
         with_condensed(query, |view| self.metric.score(view))
     }
 
+    /// The condensed list has no subtopic judgements: a metric that reads
+    /// them is refused.
     fn validate(&self) -> Result<(), String> {
+        if self.metric.reads_subtopics() {
+            return Err(format!(
+                "{JUDGED_ONLY} does not apply to `{}`, which reads subtopic judgements",
+                self.metric.name()
+            ));
+        }
         self.metric.validate()
     }
 
@@ -164,6 +172,10 @@ impl Metric for JudgedOnly {
 
     fn is_judged_only(&self) -> bool {
         true
+    }
+
+    fn reads_subtopics(&self) -> bool {
+        self.metric.reads_subtopics()
     }
 
     /// Not additive: a negative grade (pooled, not judged) takes the

@@ -99,6 +99,7 @@ mod qrels;
 pub mod registry;
 mod requested;
 mod run;
+pub mod subtopics;
 pub mod syntax;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -127,6 +128,7 @@ pub use qrels::{Qrels, QrelsBuilder, QrelsPart, QrelsParts};
 pub use rankeval_macros::{aggregator, corpus_metric, metric};
 pub use requested::{RequestedMetric, build_requested, parse_requested, parse_requested_each};
 pub use run::{Duplicates, RankedList, Run, RunBuilder, compare_scored};
+pub use subtopics::{QuerySubtopics, SubtopicQrels, SubtopicQrelsBuilder, SubtopicRanking};
 pub use tied::Tied;
 pub use ties_setting::{TieGroups, Ties};
 

@@ -112,6 +112,7 @@ pub trait Metric: Send + Sync + fmt::Debug {
         let _ = query;
         None
     }
+
     /// The version of the metric's definition: what a results history
     /// (`--record`, docs/history.md) records beside each value, so that two
     /// records are compared only when their metrics computed the same thing.
@@ -122,6 +123,14 @@ pub trait Metric: Send + Sync + fmt::Debug {
     /// metric's. Default: 1.
     fn definition_version(&self) -> u32 {
         1
+    }
+
+    /// Whether the metric reads the query's subtopic judgements
+    /// ([`JudgedRanking::subtopics`]: alpha-nDCG, ERR-IA, ...): the
+    /// experiment then needs subtopic qrels (`--subtopic-qrels`), and
+    /// refuses to start without them, naming the metric. Default: `false`.
+    fn reads_subtopics(&self) -> bool {
+        false
     }
 }
 

@@ -37,6 +37,9 @@ pub struct Qrels {
     doc_ends: Vec<u32>,
     /// The grade of each judgement.
     grades: Grades,
+    /// The subtopic judgements of the same queries, when given (the
+    /// diversity metrics read them through the judge).
+    subtopics: Option<std::sync::Arc<crate::subtopics::SubtopicQrels>>,
 }
 
 /// One query's judgements, in input order: a view into the qrels.
@@ -833,7 +836,24 @@ impl Qrels {
             docs,
             doc_ends,
             grades,
+            subtopics: None,
         }
+    }
+
+    /// These qrels with `subtopics`, the subtopic judgements of their
+    /// queries: the judge then hands each query's to the metrics
+    /// ([`JudgedRanking::subtopics`](crate::JudgedRanking::subtopics)).
+    pub fn with_subtopics(
+        mut self,
+        subtopics: std::sync::Arc<crate::subtopics::SubtopicQrels>,
+    ) -> Self {
+        self.subtopics = Some(subtopics);
+        self
+    }
+
+    /// The subtopic judgements, if given.
+    pub fn subtopics(&self) -> Option<&crate::subtopics::SubtopicQrels> {
+        self.subtopics.as_deref()
     }
 
     /// Number of queries with at least one judgement.

@@ -149,6 +149,12 @@ impl Wrapping {
                     .to_owned(),
             );
         }
+        if metric.reads_subtopics() && (self.judged_only == Some(true) || self.unjudged.is_some()) {
+            return Err(
+                "reads subtopic judgements, which judged_only and unjudged do not apply to"
+                    .to_owned(),
+            );
+        }
         let mut metric = metric;
         if let Some(ties) = self.ties {
             metric = Box::new(Tied::new(metric, ties)?);

@@ -11,20 +11,31 @@ use crate::judge::{JudgedRanking, Judgement};
 use crate::metric::Metric;
 use crate::params::{ParamValue, RelevanceLevel};
 use crate::registry::{self, Descriptor, Plugin};
+use crate::subtopics::{QuerySubtopics, SubtopicQrelsBuilder, SubtopicRanking};
 
 /// A judged ranking that owns its buffers; [`view`](Self::view) lends it to
 /// a metric.
+///
+/// It also carries subtopic judgements made from its grades, so that the
+/// diversity metrics see the same rankings: every judged document (ranked
+/// or not) of grade `g` is judged `g` for subtopic `a` and, unless `g` is
+/// negative, `4 - g` for subtopic `b`. Documents of one grade are alike, so
+/// the values do not depend on the documents' ids.
 #[derive(Clone, Debug)]
 pub struct OwnedJudged {
     ranked: Vec<Judgement>,
     ideal: Vec<Grade>,
     level: RelevanceLevel,
+    subtopics: QuerySubtopics,
+    /// Each ranked document's place in `subtopics`.
+    subtopic_ranked: Vec<u32>,
 }
 
 impl OwnedJudged {
     /// The ranking as metrics see it.
     pub fn view(&self) -> JudgedRanking<'_> {
         JudgedRanking::new(&self.ranked, self.ranked.len(), &self.ideal, self.level)
+            .with_subtopics(SubtopicRanking::new(&self.subtopics, &self.subtopic_ranked))
     }
 
     /// Sets the experiment's relevance level (default 1; a positive
@@ -89,11 +100,56 @@ pub fn graded(ranked: &[Option<Grade>], unretrieved: &[Grade]) -> OwnedJudged {
         .chain(unretrieved.iter().copied())
         .collect();
     ideal.sort_unstable_by(|a, b| b.total_cmp(a));
+    let (subtopics, subtopic_ranked) = subtopics_of(&ranked, unretrieved);
     OwnedJudged {
         ranked,
         ideal,
         level: RelevanceLevel::DEFAULT,
+        subtopics,
+        subtopic_ranked,
     }
+}
+
+/// The subtopic judgements [`OwnedJudged`] carries, and each ranked
+/// document's place in them.
+fn subtopics_of(ranked: &[Judgement], unretrieved: &[Grade]) -> (QuerySubtopics, Vec<u32>) {
+    let mut builder = SubtopicQrelsBuilder::new();
+    let ranked_docs = ranked
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.is_judged())
+        .map(|(i, j)| (format!("r{i:05}"), j.grade()));
+    let unretrieved_docs = unretrieved
+        .iter()
+        .enumerate()
+        .map(|(i, &g)| (format!("u{i:05}"), g));
+    for (n, (doc, grade)) in ranked_docs.chain(unretrieved_docs).enumerate() {
+        let pushed = builder
+            .push(b"q", b"a", doc.as_bytes(), grade, n as u64)
+            .and_then(|()| {
+                if grade >= 0.0 {
+                    builder.push(b"q", b"b", doc.as_bytes(), 4.0 - grade, n as u64)
+                } else {
+                    Ok(())
+                }
+            });
+        if let Err(e) = pushed {
+            panic!("grade {grade}: {e}");
+        }
+    }
+    let qrels = match builder.finish() {
+        Ok(qrels) => qrels,
+        Err(e) => panic!("{e}"),
+    };
+    let query = qrels.query(b"q").cloned().unwrap_or_default();
+    let places = (0..ranked.len())
+        .map(|i| {
+            query
+                .position(format!("r{i:05}").as_bytes())
+                .unwrap_or(SubtopicRanking::UNJUDGED)
+        })
+        .collect();
+    (query, places)
 }
 
 /// A binary ranking (`1` relevant, `0` judged non-relevant) where `|R|` is

@@ -163,6 +163,10 @@ impl Metric for Tied {
         self.metric.is_additive()
     }
 
+    fn reads_subtopics(&self) -> bool {
+        self.metric.reads_subtopics()
+    }
+
     fn score_tie_average(&self, query: &JudgedRanking<'_>) -> Option<f64> {
         self.metric.score_tie_average(query)
     }

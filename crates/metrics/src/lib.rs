@@ -50,6 +50,7 @@ pub mod bpref;
 mod common;
 pub mod corpus;
 pub mod dcg;
+pub mod diversity;
 pub mod err;
 mod explain;
 pub mod f1;

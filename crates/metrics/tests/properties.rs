@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use rankeval_core::registry::{self, parse_metric};
 use rankeval_core::testing::{self, OwnedJudged};
-use rankeval_core::{Cutoff, JudgedRanking, Metric};
+use rankeval_core::{Cutoff, JudgedRanking, Metric, SubtopicRanking};
 use rankeval_metrics::average_precision::{ApNormalization, average_precision};
 
 /// Specs beyond the registered examples: every variant, with and without
@@ -204,6 +204,12 @@ proptest! {
                 view.ideal_grades(),
                 view.default_level(),
             );
+            // The subtopic judgements of the same ranks, for the metrics
+            // that read them.
+            let cut = match view.subtopics() {
+                Some(s) => cut.with_subtopics(SubtopicRanking::new(s.query(), &s.ranked()[..ranked.len()])),
+                None => cut,
+            };
             let (full, judged_to_depth) = (metric.score(&view), metric.score(&cut));
             prop_assert_eq!(full.to_bits(), judged_to_depth.to_bits(), "{}", metric.name());
         }

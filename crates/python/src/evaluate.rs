@@ -54,7 +54,7 @@ type RunResults<'py> = (
 /// them: the command line's `--missing`, `--rel`, `--ties`,
 /// `--score-threshold`, `--allow-empty-run`, `--judged-only`, `--bounds`,
 /// `--duplicates`, `--catalog`, `--train`, `--item-features`, `--record`,
-/// `--label`.
+/// `--label`, `--subtopic-qrels`.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct EvaluateKeywords<'py> {
@@ -71,6 +71,7 @@ pub struct EvaluateKeywords<'py> {
     item_features: Option<PathBuf>,
     record: Option<PathBuf>,
     label: Option<String>,
+    subtopic_qrels: Option<PathBuf>,
 }
 
 /// The experiment the arguments ask for, resolved, with the Python metrics'
@@ -172,6 +173,13 @@ fn asked(
                 .item_features
                 .clone()
                 .map(|p| keyword(p.clone(), "item_features", quoted(&p.display().to_string()))),
+            subtopics: options.subtopic_qrels.clone().map(|p| {
+                keyword(
+                    p.clone(),
+                    "subtopic_qrels",
+                    quoted(&p.display().to_string()),
+                )
+            }),
         },
         groups: groups.map(|p| keyword(p.clone(), "groups", quoted(&p.display().to_string()))),
         turns: None,

@@ -46,6 +46,7 @@ const INPUT_KEYWORDS: &[&str] = &[
     "catalog",
     "train",
     "item_features",
+    "subtopic_qrels",
     "groups",
     "record",
 ];

@@ -158,6 +158,7 @@ fn corpus_inputs(
         catalog,
         training: training.map(Input::file),
         features,
+        subtopics: None,
     };
     for metric in &metrics {
         if let Some(input) = sources.missing_for(metric.as_ref()) {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -45,6 +46,23 @@ def all_specs() -> list[str]:
     return list(dict.fromkeys(specs))
 
 
+def subtopics_of(qrels: Path, directory: Path) -> Path:
+    """Subtopic judgements made from TREC qrels, so that the diversity
+    metrics (which need them) are compared too: each judgement for subtopic
+    `a`, and every other one for subtopic `b` with its grade minus 1."""
+    lines = []
+    for i, line in enumerate(qrels.read_text().splitlines()):
+        if not line.strip():
+            continue
+        query, _, doc, grade = line.split()
+        lines.append(f"{query} a {doc} {grade}")
+        if i % 2:
+            lines.append(f"{query} b {doc} {float(grade) - 1!r}")
+    path = directory / "subtopics.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 def test_the_cli_lists_the_metrics_the_package_knows():
     assert [name for name, _, _, _ in cli_metrics()] == list(rankeval_rs.metric_names())
 
@@ -69,12 +87,15 @@ def assert_same(result: rankeval_rs.Evaluation, report: dict) -> None:
         ({"rel": 2}, ["--rel", "2"]),
     ],
 )
-def test_every_metric_equals_the_cli_bit_for_bit(files, options, cli_options):
+def test_every_metric_equals_the_cli_bit_for_bit(files, options, cli_options, tmp_path):
     specs = all_specs()
-    report = cli_json(files.qrels_trec, files.run_trec, specs, *cli_options)
+    subtopics = subtopics_of(files.qrels_trec, tmp_path)
+    report = cli_json(files.qrels_trec, files.run_trec, specs, *cli_options,
+                      "--subtopic-qrels", str(subtopics))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rankeval_rs.RankevalWarning)
-        result = rankeval_rs.evaluate(files.qrels_trec, files.run_trec, specs, **options)
+        result = rankeval_rs.evaluate(files.qrels_trec, files.run_trec, specs, **options,
+                                      subtopic_qrels=subtopics)
     assert len(result.metrics) == len(specs)
     assert_same(result, report)
 

@@ -325,23 +325,28 @@ def test_results_as_dataframe_and_arrow(files):
     "options,cli_options", [({}, []), ({"missing": "zero"}, ["--missing", "zero"]), ({"rel": 2}, ["--rel", "2"])]
 )
 @pytest.mark.parametrize("order", ["grouped", "batches of 7 rows", "shuffled"])
-def test_a_table_equals_the_cli_for_every_metric_grouped_or_not(files, data, options, cli_options, order):
+def test_a_table_equals_the_cli_for_every_metric_grouped_or_not(files, data, options, cli_options, order,
+                                                                tmp_path):
     # evaluate() reads a table grouped by query while scoring it, query by
     # query (batches in parallel, a query across batches joined); any other
     # table is read whole first. Either gives the CLI's numbers.
-    from test_cli_parity import all_specs, assert_same
+    from test_cli_parity import all_specs, assert_same, subtopics_of
 
     from conftest import cli_json
 
+    subtopics = subtopics_of(files.qrels_trec, tmp_path)
     _, run = arrow_tables(data, "string")
     if order == "batches of 7 rows":
         run = pa.Table.from_batches(run.to_batches(max_chunksize=7))
     elif order == "shuffled":
         run = run.take(np.random.Generator(np.random.PCG64(7)).permutation(run.num_rows))
     specs = all_specs()
-    report = cli_json(files.qrels_trec, files.run_trec, specs, *cli_options)
-    assert_same(rankeval_rs.evaluate(files.qrels_trec, run, specs, **options), report)
-    assert_same(rankeval_rs.evaluate(files.qrels_trec, run.to_pandas(), specs, **options), report)
+    report = cli_json(files.qrels_trec, files.run_trec, specs, *cli_options,
+                      "--subtopic-qrels", str(subtopics))
+    assert_same(rankeval_rs.evaluate(files.qrels_trec, run, specs, **options,
+                                     subtopic_qrels=subtopics), report)
+    assert_same(rankeval_rs.evaluate(files.qrels_trec, run.to_pandas(), specs, **options,
+                                     subtopic_qrels=subtopics), report)
 
 
 @pytest.mark.parametrize("chunk", [5, 1000])

@@ -68,6 +68,25 @@ def test_corpus_metrics_equal_the_clis():
         quiet(rankeval_rs.evaluate, RECOMMENDER / "truth.csv", run, ["catalog_coverage@3"])
 
 
+NDEVAL = ROOT / "crates" / "rankeval" / "tests" / "data" / "ndeval"
+DIVERSITY = ["alpha_ndcg@20", "err_ia@20", "nnrbp", "map_ia", "strec@10", "ap"]
+
+
+def test_diversity_metrics_equal_the_clis():
+    subtopics, run = NDEVAL / "subtopics.txt", NDEVAL / "run.trec"
+    done = cli("eval", "--subtopic-qrels", str(subtopics), "--run", str(run), "--format", "json",
+               *sum((["-m", m] for m in DIVERSITY), []))
+    assert done.returncode == 0, done.stderr
+    expected = json.loads(done.stdout)["runs"][0]["metrics"]
+    # Without qrels: the qrels are made from the subtopic judgements.
+    result = quiet(rankeval_rs.evaluate, None, run, DIVERSITY, subtopic_qrels=subtopics)
+    assert result.means == {m: expected[m]["mean"] for m in DIVERSITY}
+    # A diversity metric without them names the keyword that gives them.
+    with pytest.raises(rankeval_rs.MetricError, match="give subtopic_qrels="):
+        quiet(rankeval_rs.evaluate, QUICKSTART / "qrels.txt", QUICKSTART / "runs" / "baseline.trec",
+              ["alpha_ndcg@10"])
+
+
 GROUPS = {"q1": "head", "q2": "tail", "q3": "head", "q4": "tail", "q5": "head"}
 
 

@@ -6,7 +6,9 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use rankeval_core::{CorpusInputs, CorpusMetric, Requires, Run};
+use std::sync::Arc;
+
+use rankeval_core::{CorpusInputs, CorpusMetric, Metric, Requires, Run, SubtopicQrels};
 
 use crate::read::corpus::{read_catalog, read_item_features, training_from_qrels};
 use crate::read::{Input, ReadError, read_qrels_with};
@@ -78,6 +80,20 @@ pub struct CorpusSources {
     pub training: Option<Input>,
     /// The item features file.
     pub features: Option<PathBuf>,
+    /// The subtopic judgements, read by the diversity metrics (per-query
+    /// metrics that [read them](Metric::reads_subtopics)).
+    pub subtopics: Option<PathBuf>,
+}
+
+/// The subtopic judgements as an input: its flag, TOML key (and Python
+/// keyword) and what it is, for messages.
+pub mod subtopic_input {
+    /// The command-line flag.
+    pub const FLAG: &str = "--subtopic-qrels";
+    /// The TOML key and Python keyword.
+    pub const KEY: &str = "subtopic_qrels";
+    /// What it is, in words.
+    pub const WHAT: &str = "subtopic judgements (lines `query subtopic doc grade`)";
 }
 
 impl CorpusSources {
@@ -111,7 +127,35 @@ impl CorpusSources {
         if let Some(path) = &self.features {
             paths.push(("the item features", path.as_path()));
         }
+        if let Some(path) = &self.subtopics {
+            paths.push(("the subtopic judgements", path.as_path()));
+        }
         paths
+    }
+
+    /// Whether `metric` reads subtopic judgements that are not given.
+    pub fn misses_subtopics_for(&self, metric: &dyn Metric) -> bool {
+        metric.reads_subtopics() && self.subtopics.is_none()
+    }
+
+    /// Whether subtopic judgements are given that no metric of `metrics`
+    /// reads.
+    pub fn subtopics_unused(&self, metrics: &[Box<dyn Metric>]) -> bool {
+        self.subtopics.is_some() && !metrics.iter().any(|m| m.reads_subtopics())
+    }
+
+    /// Reads the subtopic judgements, if given and some metric of
+    /// `metrics` reads them.
+    pub fn read_subtopics(
+        &self,
+        metrics: &[Box<dyn Metric>],
+    ) -> Result<Option<Arc<SubtopicQrels>>, ReadError> {
+        match &self.subtopics {
+            Some(path) if metrics.iter().any(|m| m.reads_subtopics()) => Ok(Some(Arc::new(
+                crate::read::subtopics::read_subtopic_qrels(path)?,
+            ))),
+            _ => Ok(None),
+        }
     }
 
     /// The inputs given that no metric of `metrics` reads.

@@ -218,16 +218,41 @@ impl Experiment {
     ) -> Result<(Report, Option<KeptLists>, Vec<String>), ExecuteError> {
         let mut fingerprints = Vec::new();
         let mut kept = keep.then(KeptLists::default);
+        // The subtopic judgements ride with the qrels, which hand each
+        // query's to the judge.
+        let subtopics = self.corpus_inputs.read_subtopics(&self.metrics)?;
+        let with_subtopics = |qrels: Qrels| match &subtopics {
+            Some(subtopics) => qrels.with_subtopics(std::sync::Arc::clone(subtopics)),
+            None => qrels,
+        };
         // Judgements already in memory are used where they are.
         let (shared_qrels, note): (Option<Cow<'_, Qrels>>, _) = match &self.qrels {
             Some(input) => match input.loaded_data() {
-                Some(Loaded::Qrels(qrels, note)) => (Some(Cow::Borrowed(&**qrels)), note.clone()),
+                Some(Loaded::Qrels(qrels, note)) if subtopics.is_none() => {
+                    (Some(Cow::Borrowed(&**qrels)), note.clone())
+                }
+                Some(Loaded::Qrels(qrels, note)) => (
+                    Some(Cow::Owned(with_subtopics((**qrels).clone()))),
+                    note.clone(),
+                ),
                 _ => {
                     let (qrels, note) = read_qrels_noted(input, progress)?;
-                    (Some(Cow::Owned(qrels)), note)
+                    (Some(Cow::Owned(with_subtopics(qrels))), note)
                 }
             },
-            None => (None, None),
+            // Subtopic judgements alone: each document judged with its
+            // highest grade over the subtopics.
+            None => match (&subtopics, &self.corpus_inputs.subtopics) {
+                (Some(judgements), Some(path)) => {
+                    let qrels = judgements.document_qrels().map_err(|e| ReadError {
+                        path: path.display().to_string(),
+                        line: None,
+                        kind: crate::read::ReadErrorKind::BadField(e.to_string()),
+                    })?;
+                    (Some(Cow::Owned(with_subtopics(qrels))), None)
+                }
+                _ => (None, None),
+            },
         };
         let shared_fingerprint = match &shared_qrels {
             Some(qrels) if fingerprint => Some(crate::record::judgements_fingerprint(qrels)),
@@ -300,6 +325,27 @@ impl Experiment {
                 },
             });
         }
+        if let (Some(judgements), Some(path)) = (&subtopics, &self.corpus_inputs.subtopics)
+            && judgements.repeats() > 0
+        {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::SubtopicJudgementsRepeated {
+                    file: path.display().to_string(),
+                    count: judgements.repeats(),
+                },
+            });
+        }
+        if self.corpus_inputs.subtopics_unused(&self.metrics) {
+            use crate::corpus::subtopic_input::{FLAG, KEY};
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::CorpusInputUnused {
+                    flag: FLAG,
+                    key: KEY,
+                },
+            });
+        }
         for input in self.corpus_inputs.unused(&self.corpus_metrics) {
             report.warnings.push(RunWarning {
                 run: String::new(),
@@ -355,6 +401,7 @@ impl Experiment {
                                 ),
                             }));
                         };
+                        let qrels = with_subtopics(qrels);
                         let evaluation = evaluate(&qrels, &list, &self.metrics, &self.options);
                         own = Some(qrels);
                         (evaluation, Some(list))

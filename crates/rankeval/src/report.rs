@@ -392,6 +392,14 @@ pub enum ReportWarning {
         /// The first few, in byte order.
         examples: Vec<String>,
     },
+    /// The subtopic judgements repeat some judgements with the same grade:
+    /// each is kept once.
+    SubtopicJudgementsRepeated {
+        /// The subtopic judgements, as named by the user.
+        file: String,
+        /// How many lines (rows) repeated an earlier one.
+        count: usize,
+    },
     /// A corpus metric input was given but no metric reads it.
     CorpusInputUnused {
         /// The flag that gives it, e.g. `--train`.
@@ -571,6 +579,16 @@ impl Describe for ReportWarning {
                 },
                 examples.join(", "),
                 if *count == 1 { "its" } else { "their" },
+            ),
+            ReportWarning::SubtopicJudgementsRepeated { file, count } => write!(
+                f,
+                "{file}: {count} subtopic {} an earlier one with the same grade; each \
+                 judgement is counted once",
+                if *count == 1 {
+                    "judgement repeats"
+                } else {
+                    "judgements repeat"
+                }
             ),
             ReportWarning::CorpusInputUnused { flag, key } => write!(
                 f,

@@ -22,7 +22,9 @@
 //! - `html_curves`: the curves' interpolated precision (`rankeval::curves`)
 //!   equals trec_eval's `iprec_at_recall` on its test suite;
 //! - `corpus`: corpus metrics (beyond accuracy) on RecTools' published
-//!   values, and the same bits for any split of the lists.
+//!   values, and the same bits for any split of the lists;
+//! - `diversity`: the diversity metrics over subtopic judgements equal
+//!   ndeval's values (pyndeval), whole or while read.
 //!
 //! `readme` and `spans` are binaries of their own. The `rankeval` binary's
 //! tests are `rankeval-cli`'s; the renderers' are `rankeval-report`'s.
@@ -35,6 +37,7 @@ mod compare;
 mod corpus;
 mod csv_reader;
 mod determinism;
+mod diversity;
 mod explain;
 mod html_curves;
 mod msmarco;

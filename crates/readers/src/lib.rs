@@ -61,6 +61,7 @@ mod parquet;
 pub mod results;
 pub mod spans;
 pub mod stream;
+pub mod subtopics;
 mod table;
 pub mod temporary;
 mod trec;

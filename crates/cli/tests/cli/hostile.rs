@@ -71,6 +71,18 @@ const ROLES: &[(&[&str], &[&str])] = &[
         ],
         &["txt"],
     ),
+    (
+        &[
+            "eval",
+            "--subtopic-qrels",
+            "{}",
+            "--run",
+            "run.trec",
+            "-m",
+            "alpha_ndcg@5",
+        ],
+        &["txt", "csv", "jsonl", "parquet", "arrow"],
+    ),
     (&["run", "{}"], &["toml"]),
     (&["report", "{}"], &["json", "parquet"]),
     (

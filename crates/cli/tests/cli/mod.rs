@@ -12,6 +12,7 @@ mod bounds;
 mod compare;
 mod corpus;
 mod csv;
+mod diversity;
 mod errors;
 mod expected;
 mod explain;

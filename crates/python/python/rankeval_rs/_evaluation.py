@@ -68,7 +68,7 @@ def _options(*, train: Any, query: str, doc: str, grade: str, delimiter: str | N
     if train is not None:
         train = to_qrels(train, query=query, doc=doc, grade=grade, format=None,
                          delimiter=delimiter, name="train")
-    for key in ("catalog", "item_features", "record"):
+    for key in ("catalog", "item_features", "record", "subtopic_qrels"):
         if keywords[key] is not None:
             keywords[key] = os.fspath(keywords[key])
     return {**keywords, "train": train}
@@ -321,6 +321,7 @@ def evaluate(
     item_features: str | os.PathLike[str] | None = None,
     record: str | os.PathLike[str] | None = None,
     label: str | None = None,
+    subtopic_qrels: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Evaluates a run (or several) against qrels, as ``rankeval eval`` does.
 
@@ -387,6 +388,13 @@ def evaluate(
     lists them; docs/history.md); ``label`` (``--label``) labels the records,
     and the commit is taken from the CI's variables (``GITHUB_SHA``...).
 
+    ``subtopic_qrels`` (``--subtopic-qrels``) is a file of subtopic
+    judgements, ``query subtopic doc grade`` (ndeval's lines, or a CSV/TSV,
+    JSON Lines, Parquet or Arrow table of those columns), read by the
+    diversity metrics (``alpha_ndcg@20``, ``err_ia@20``, ``nrbp``, ...);
+    with it ``qrels`` may be ``None`` (each document judged with its highest
+    grade over the subtopics).
+
     Raises :class:`InputError` (with ``file``, ``line``, ``message``) for
     bad input and :class:`MetricError` for a bad metric; issues a
     :class:`RankevalWarning` per warning.
@@ -396,7 +404,8 @@ def evaluate(
         score_threshold=score_threshold, allow_empty_run=allow_empty_run, judged_only=judged_only,
         bounds=bounds, query=query, doc=doc, score=score, rank=rank, grade=grade, format=format,
         delimiter=delimiter, name=name, run=run, systems=systems, catalog=catalog, train=train,
-        item_features=item_features, record=record, label=label)
+        item_features=item_features, record=record, label=label,
+        subtopic_qrels=subtopic_qrels)
     single, named, members = prepared.single, prepared.named, prepared.members
     judged, runs, specs, options = prepared.qrels, prepared.runs, prepared.specs, prepared.options
     evaluated = _native.evaluate(judged, runs, specs, options)
@@ -448,7 +457,7 @@ _EVALUATE_DEFAULTS: dict[str, Any] = {
     "allow_empty_run": False, "judged_only": False, "bounds": False, "query": "user",
     "doc": "item", "score": "score", "rank": "rank", "grade": "grade", "format": None,
     "delimiter": None, "name": None, "run": None, "catalog": None, "train": None,
-    "item_features": None, "record": None, "label": None,
+    "item_features": None, "record": None, "label": None, "subtopic_qrels": None,
 }
 
 
@@ -518,7 +527,7 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str], *, miss
              score: str, rank: str, grade: str, format: str | None, delimiter: str | None,
              name: str | None, run: str | None, systems: Mapping[str, Any] | None,
              catalog: Any, train: Any, item_features: Any, record: Any = None,
-             label: str | None = None) -> _Prepared:
+             label: str | None = None, subtopic_qrels: Any = None) -> _Prepared:
     """`evaluate`'s inputs converted and named (its docstring says how);
     every value left for the spec to check."""
     specs = [metrics] if isinstance(metrics, str) else list(metrics)
@@ -558,7 +567,8 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str], *, miss
     options = _options(missing=missing, rel=rel, ties=ties, score_threshold=score_threshold,
                        allow_empty_run=allow_empty_run, judged_only=judged_only, bounds=bounds,
                        duplicates=duplicates, catalog=catalog, train=train,
-                       item_features=item_features, query=query, doc=doc, grade=grade,
+                       item_features=item_features, subtopic_qrels=subtopic_qrels,
+                       query=query, doc=doc, grade=grade,
                        delimiter=delimiter, record=record, label=label)
     return _Prepared(single, named, members, judged, runs, specs, options)
 

@@ -181,6 +181,9 @@ pub(crate) struct RawExperiment {
     pub(crate) training: Option<Spanned<RawQrels>>,
     /// Item features of corpus metrics: a CSV/TSV file, item then numbers.
     pub(crate) item_features: Option<Spanned<String>>,
+    /// Subtopic judgements of the diversity metrics: `query subtopic doc
+    /// grade` lines or a table.
+    pub(crate) subtopic_qrels: Option<Spanned<String>>,
     /// What the runs are compared with: a run's name, or a results file.
     pub(crate) baseline: Option<Spanned<RawBaseline>>,
     /// How runs are compared.

@@ -303,6 +303,10 @@ impl Resolver<'_> {
                 .item_features
                 .as_ref()
                 .map(|p| Given::new(self.base.join(p.get_ref()), self.at(p, "item_features"))),
+            subtopics: raw
+                .subtopic_qrels
+                .as_ref()
+                .map(|p| Given::new(self.base.join(p.get_ref()), self.at(p, "subtopic_qrels"))),
         };
         let compare = self.compare(&raw)?;
         let bool_at = |value: &Option<Spanned<bool>>, key: &str| {

@@ -150,4 +150,7 @@ pub struct CorpusRequest {
     pub training: Option<Given<Input>>,
     /// Item features: item then numbers.
     pub features: Option<Given<PathBuf>>,
+    /// Subtopic judgements (`query subtopic doc grade`), read by the
+    /// diversity metrics (`alpha_ndcg`, `err_ia`, ...).
+    pub subtopics: Option<Given<PathBuf>>,
 }

@@ -182,7 +182,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
             existing(path, &run.from)?;
         }
     }
-    for (path, from) in [&corpus.catalog, &corpus.features]
+    for (path, from) in [&corpus.catalog, &corpus.features, &corpus.subtopics]
         .into_iter()
         .flatten()
         .map(|g| (g.value.as_path(), &g.from))
@@ -256,7 +256,28 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         catalog: corpus.catalog.as_ref().map(|g| g.value.clone()),
         training: corpus.training.as_ref().map(|g| g.value.clone()),
         features: corpus.features.as_ref().map(|g| g.value.clone()),
+        subtopics: corpus.subtopics.as_ref().map(|g| g.value.clone()),
     };
+    for (metric, from) in &requested {
+        if let RequestedMetric::Query(metric) = metric
+            && corpus_inputs.misses_subtopics_for(metric.as_ref())
+        {
+            use crate::corpus::subtopic_input::{FLAG, KEY, WHAT};
+            return Err(invalid(
+                from,
+                match from {
+                    Origin::Flag { .. } => format!("{} needs {FLAG} FILE: {WHAT}", metric.name()),
+                    Origin::Key { .. } => format!(
+                        "{} needs {WHAT}: add `{KEY} = \"FILE\"` at the top of the file",
+                        metric.name()
+                    ),
+                    Origin::Keyword { .. } => {
+                        format!("{} needs {WHAT}: give {KEY}=", metric.name())
+                    }
+                },
+            ));
+        }
+    }
     for (metric, from) in &requested {
         if let RequestedMetric::Corpus(metric) = metric
             && let Some(missing) = corpus_inputs.missing_for(metric.as_ref())
@@ -287,8 +308,10 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         }
     }
     let (metrics, corpus_metrics) = split_requested(requested.into_iter().map(|(m, _)| m));
-    // Corpus metrics alone need no judgements.
+    // Corpus metrics alone need no judgements; subtopic judgements give
+    // the qrels of their own.
     if qrels.is_none()
+        && corpus_inputs.subtopics.is_none()
         && !metrics.is_empty()
         && let Some(run) = runs.iter().find(|r| r.0.input.format() != Format::Jsonl)
     {
@@ -315,6 +338,22 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
     }
     let ties_value = ties.as_ref().map_or(Ties::Docid, |t| t.value);
     let judged = all_judged_only.as_ref().is_some_and(|j| j.value);
+    // The condensed list and the completed judgements have no subtopic
+    // judgements.
+    for given in [&all_judged_only, &bounds].into_iter().flatten() {
+        if given.value
+            && let Some(metric) = metrics.iter().find(|m| m.reads_subtopics())
+        {
+            return Err(invalid(
+                &given.from,
+                format!(
+                    "does not apply to {}, which reads subtopic judgements (leave it out, or \
+                     ask for that metric in an experiment of its own)",
+                    metric.name()
+                ),
+            ));
+        }
+    }
     let metrics = if judged {
         unique_by_name(metrics.into_iter().map(judged_only).collect())
     } else {

@@ -1,0 +1,268 @@
+//! Subtopic qrels, the judgements of the diversity metrics (the TREC Web
+//! track's `ndeval`): rows `query, subtopic, doc, grade`, a document's
+//! grade for one subtopic (intent, aspect) of a query.
+//!
+//! Formats, told apart by the file's name ([`Format::from_path`]) and, for
+//! text, by the first line that is not blank:
+//!
+//! - ndeval's qrels: lines of four fields separated by spaces or tabs,
+//!   `query subtopic doc grade`, no header;
+//! - a CSV or TSV table whose header names the four columns `query`,
+//!   `subtopic`, `doc`, `grade` (in any order, others ignored, each once),
+//!   split on tabs if the header has one, else on commas, fields quoted as
+//!   the CSV reader reads them ([`split_csv_line`](crate::split_csv_line));
+//! - JSON Lines, one object per row with those keys (a first line starting
+//!   with `{`);
+//! - a Parquet or Arrow IPC table (`.parquet`, `.pq`; `.arrow`, `.arrows`,
+//!   `.feather`, `.ipc`) with those columns: ids strings or integers (or a
+//!   dictionary of them), the grade numbers; no nulls.
+//!
+//! Every input is read whole within the limits every reader shares
+//! ([`read_whole`]); ids follow the one id rule
+//! ([`check_id`](rankeval_core::check_id)) and must be UTF-8; grades pass
+//! the grade check of every qrels. A judgement repeated with the same grade
+//! is kept once and counted ([`SubtopicQrels::repeats`]); with another
+//! grade it is an error naming both lines. Each error names the file, the
+//! line (text) or row (tables), the column or key, and the problem.
+
+mod table;
+#[cfg(test)]
+mod tests;
+mod text;
+
+use std::path::Path;
+
+use rankeval_core::{QrelsError, SubtopicQrels, SubtopicQrelsBuilder, shorten_id};
+
+use crate::{Format, Input, ReadError, ReadErrorKind, RowAt, WholeInput, read_whole};
+
+/// The columns (keys) of subtopic qrels, in the order of a row.
+pub const COLUMNS: [&str; 4] = ["query", "subtopic", "doc", "grade"];
+
+/// Why subtopic qrels could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SubtopicFileError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A line (text) or a row (a table) is wrong.
+    #[error("{path}, {at}: {problem}")]
+    At {
+        /// The file.
+        path: String,
+        /// The line or row, from 1.
+        at: RowAt,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The file as a whole is wrong (no judgement, too large, not a
+    /// readable table).
+    #[error("{path}: {problem}")]
+    File {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+impl From<ReadError> for SubtopicFileError {
+    /// The shared reader's limits in this reader's terms.
+    fn from(error: ReadError) -> Self {
+        let ReadError { path, line, kind } = error;
+        match (line, kind) {
+            (None, ReadErrorKind::Io(source)) => SubtopicFileError::Io { path, source },
+            (Some(line), kind) => SubtopicFileError::At {
+                path,
+                at: RowAt::Line(line),
+                problem: kind.to_string(),
+            },
+            (None, kind) => SubtopicFileError::File {
+                path,
+                problem: kind.to_string(),
+            },
+        }
+    }
+}
+
+/// Reads subtopic qrels (see the module). Subtopic qrels without a
+/// judgement are an error.
+pub fn read_subtopic_qrels(path: &Path) -> Result<SubtopicQrels, SubtopicFileError> {
+    let name = path.display().to_string();
+    let rows = match Format::from_path(path) {
+        format @ (Format::Parquet | Format::Arrow) => {
+            table::read(&Input::file(path).with_format(format))?
+        }
+        _ => {
+            let bytes = read_whole(path, WholeInput::TEXT)?;
+            parse_rows(&bytes, &name)?
+        }
+    };
+    rows.finish()
+}
+
+/// [`read_subtopic_qrels`] on bytes in memory (gzip already read through);
+/// `name` is the file errors name. Parquet and Arrow IPC are told by their
+/// magic bytes.
+pub fn parse_subtopic_qrels(bytes: &[u8], name: &str) -> Result<SubtopicQrels, SubtopicFileError> {
+    parse_rows(bytes, name)?.finish()
+}
+
+/// The rows of bytes: a table by its magic, else text.
+fn parse_rows(bytes: &[u8], name: &str) -> Result<Rows, SubtopicFileError> {
+    if bytes.starts_with(b"PAR1") {
+        table::read(&Input::bytes(name, bytes, Format::Parquet))
+    } else if bytes.starts_with(b"ARROW1") || bytes.starts_with(b"\xFF\xFF\xFF\xFF") {
+        table::read(&Input::bytes(name, bytes, Format::Arrow))
+    } else {
+        text::parse(bytes, name)
+    }
+}
+
+/// Judgements read, checked and added to the builder, with where each was
+/// read.
+struct Rows {
+    name: String,
+    /// Numbered as rows of a table, not lines.
+    rows: bool,
+    builder: SubtopicQrelsBuilder,
+    count: u64,
+}
+
+impl Rows {
+    /// No rows yet, of the file `name`.
+    fn new(name: &str, rows: bool) -> Self {
+        Rows {
+            name: name.to_owned(),
+            rows,
+            builder: SubtopicQrelsBuilder::new(),
+            count: 0,
+        }
+    }
+
+    /// Where line (row) `number` is.
+    fn at(&self, number: u64) -> RowAt {
+        if self.rows {
+            RowAt::Row(number)
+        } else {
+            RowAt::Line(number)
+        }
+    }
+
+    /// An error at line (row) `number`.
+    fn error(&self, number: u64, problem: String) -> SubtopicFileError {
+        SubtopicFileError::At {
+            path: self.name.clone(),
+            at: self.at(number),
+            problem,
+        }
+    }
+
+    /// Adds a judgement read at `number` (ids checked by [`checked_id`]).
+    fn push(
+        &mut self,
+        number: u64,
+        query: &[u8],
+        subtopic: &[u8],
+        doc: &[u8],
+        grade: f64,
+    ) -> Result<(), SubtopicFileError> {
+        self.builder
+            .push(query, subtopic, doc, grade, number)
+            .map_err(|e| self.qrels_error(e))?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// The builder's error at the line (row) it names.
+    fn qrels_error(&self, error: QrelsError) -> SubtopicFileError {
+        let at = match &error {
+            QrelsError::ConflictingGrades { second, .. } => Some(*second),
+            QrelsError::InvalidGrade { at, .. }
+            | QrelsError::QueryNotUtf8 { at }
+            | QrelsError::ListTooLarge { at } => Some(*at),
+            _ => None,
+        };
+        let unit = if self.rows { "row" } else { "line" };
+        let problem = error.to_string().replace("(at ", &format!("({unit} "));
+        match at {
+            Some(at) => self.error(at, column_of(&error, problem)),
+            None => SubtopicFileError::File {
+                path: self.name.clone(),
+                problem,
+            },
+        }
+    }
+
+    /// The subtopic qrels, unless there is no judgement.
+    fn finish(self) -> Result<SubtopicQrels, SubtopicFileError> {
+        if self.count == 0 {
+            return Err(SubtopicFileError::File {
+                path: self.name.clone(),
+                problem: "no judgement: subtopic qrels are rows `query subtopic doc grade`"
+                    .to_owned(),
+            });
+        }
+        let name = self.name;
+        self.builder.finish().map_err(|e| SubtopicFileError::File {
+            path: name,
+            problem: e.to_string(),
+        })
+    }
+}
+
+/// The builder's message with the column it concerns.
+fn column_of(error: &QrelsError, problem: String) -> String {
+    match error {
+        QrelsError::InvalidGrade { .. } => format!("column `grade`: {problem}"),
+        QrelsError::QueryNotUtf8 { .. } => format!("column `query`: {problem}"),
+        _ => problem,
+    }
+}
+
+/// An id's text checked: not empty, no whitespace or control character
+/// ([`check_id`](rankeval_core::check_id)), UTF-8. `what` names the column
+/// or key.
+fn checked_id<'b>(text: &'b [u8], what: &str) -> Result<&'b [u8], String> {
+    if text.is_empty() {
+        return Err(format!("{what} is empty"));
+    }
+    rankeval_core::check_id(text).map_err(|bad| format!("{what}: {bad}"))?;
+    if std::str::from_utf8(text).is_err() {
+        return Err(format!(
+            "{what}: the id `{}` is not UTF-8 text",
+            shorten_id(text)
+        ));
+    }
+    Ok(text)
+}
+
+impl From<SubtopicFileError> for ReadError {
+    /// The error as every reader's: the file, the line when there is one
+    /// (a table's row in the message), the problem.
+    fn from(error: SubtopicFileError) -> Self {
+        match error {
+            SubtopicFileError::Io { path, source } => {
+                ReadError::new(&path, None, ReadErrorKind::Io(source))
+            }
+            SubtopicFileError::At {
+                path,
+                at: RowAt::Line(line),
+                problem,
+            } => ReadError::new(&path, Some(line), ReadErrorKind::BadField(problem)),
+            SubtopicFileError::At { path, at, problem } => ReadError::new(
+                &path,
+                None,
+                ReadErrorKind::BadField(format!("{at}: {problem}")),
+            ),
+            SubtopicFileError::File { path, problem } => {
+                ReadError::new(&path, None, ReadErrorKind::BadField(problem))
+            }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! Subtopic qrels as Parquet or Arrow IPC tables (see the
+//! [module](super)): the four columns found by name, each once; ids
+//! strings or integers (or a dictionary of them), the grade numbers; a null
+//! is an error naming its row and column.
+
+use std::fs::File;
+
+use arrow_array::RecordBatch;
+use arrow_schema::Schema;
+use rankeval_core::shorten_id;
+
+use super::{COLUMNS, Rows, SubtopicFileError, checked_id};
+use crate::parquet::{ParquetSource, whole_batches};
+use crate::table::{Ids, is_id, is_number, numbers};
+use crate::{Format, Input, ReadError, ReadErrorKind, WholeInput, ipc};
+
+/// Column names a message lists at most.
+const SHOWN_COLUMNS: usize = 10;
+
+/// The rows of a table.
+pub(super) fn read(input: &Input) -> Result<Rows, SubtopicFileError> {
+    let name = input.name();
+    let (at, batches) = batches(input, |schema| columns(name, schema))?;
+    let mut rows = Rows::new(name, true);
+    let mut before = 0u64;
+    for batch in &batches {
+        add(&mut rows, batch, at, before)?;
+        before += batch.num_rows() as u64;
+    }
+    Ok(rows)
+}
+
+/// The batches of a Parquet or Arrow IPC input, of the columns `choose`
+/// picks from the schema.
+fn batches<T>(
+    input: &Input,
+    choose: impl Fn(&Schema) -> Result<(T, Vec<usize>), ReadError>,
+) -> Result<(T, Vec<RecordBatch>), ReadError> {
+    let name = input.name();
+    if input.format() == Format::Arrow {
+        return input.with_all_bytes(WholeInput::ARROW, |bytes| ipc::decode(name, bytes, &choose));
+    }
+    match input.parquet_source()? {
+        ParquetSource::File(path) => {
+            let file =
+                File::open(path).map_err(|e| ReadError::new(name, None, ReadErrorKind::Io(e)))?;
+            whole_batches(name, file, choose)
+        }
+        ParquetSource::Bytes(bytes) => whole_batches(name, bytes, choose),
+    }
+}
+
+/// Where the four columns are in the batches read (which hold those
+/// columns only, in the schema's order), and the columns to read; each
+/// column's type checked.
+fn columns(name: &str, schema: &Schema) -> Result<([usize; 4], Vec<usize>), ReadError> {
+    let fail = |problem: String| ReadError::new(name, None, ReadErrorKind::BadField(problem));
+    let fields = schema.fields();
+    let mut found = [0usize; 4];
+    for (slot, want) in found.iter_mut().zip(COLUMNS) {
+        let mut named = fields.iter().enumerate().filter(|(_, f)| f.name() == want);
+        let Some((first, _)) = named.next() else {
+            let mut has: Vec<String> = fields
+                .iter()
+                .take(SHOWN_COLUMNS)
+                .map(|f| shorten_id(f.name().as_bytes()))
+                .collect();
+            if fields.len() > SHOWN_COLUMNS {
+                has.push(format!("... ({} columns)", fields.len()));
+            }
+            return Err(fail(format!(
+                "no column `{want}` in the table (it has: {}); the columns are query, subtopic, \
+                 doc, grade",
+                has.join(", ")
+            )));
+        };
+        if let Some((second, _)) = named.next() {
+            return Err(fail(format!(
+                "column `{want}` appears twice in the table (columns {} and {})",
+                first + 1,
+                second + 1
+            )));
+        }
+        *slot = first;
+    }
+    for (&i, want) in found.iter().zip(COLUMNS) {
+        let data_type = fields[i].data_type();
+        let expected = match want {
+            "grade" if !is_number(data_type) => Some("numbers"),
+            "grade" => None,
+            _ if !is_id(data_type) => Some("ids: strings or integers, or a dictionary of them"),
+            _ => None,
+        };
+        if let Some(expected) = expected {
+            return Err(fail(format!(
+                "column `{want}` is {data_type}, not {expected}"
+            )));
+        }
+    }
+    let mut read = found.to_vec();
+    read.sort_unstable();
+    let at = found.map(|i| read.iter().position(|&r| r == i).unwrap_or(i));
+    Ok((at, read))
+}
+
+/// Adds the rows of `batch` (columns at `at`, its first row the table's
+/// row `before + 1`) to `rows`.
+fn add(
+    rows: &mut Rows,
+    batch: &RecordBatch,
+    at: [usize; 4],
+    before: u64,
+) -> Result<(), SubtopicFileError> {
+    let [query, subtopic, doc, grade] = at.map(|i| batch.column(i).as_ref());
+    let nulls = [
+        ("query", query),
+        ("subtopic", subtopic),
+        ("doc", doc),
+        ("grade", grade),
+    ]
+    .map(|(name, array)| (name, array.logical_nulls()));
+    let (query_ids, subtopic_ids, doc_ids) = (Ids::of(query), Ids::of(subtopic), Ids::of(doc));
+    let grades = numbers(grade);
+    for row in 0..batch.num_rows() {
+        let number = before + row as u64 + 1;
+        if let Some((column, _)) = nulls
+            .iter()
+            .find(|(_, n)| n.as_ref().is_some_and(|n| n.is_null(row)))
+        {
+            return Err(rows.error(number, format!("column `{column}`: the value is null")));
+        }
+        let value = grades[row];
+        query_ids.with(row, |query| {
+            let query = checked_id(query, "column `query`")
+                .map_err(|problem| rows.error(number, problem))?;
+            subtopic_ids.with(row, |subtopic| {
+                let subtopic = checked_id(subtopic, "column `subtopic`")
+                    .map_err(|problem| rows.error(number, problem))?;
+                doc_ids.with(row, |doc| {
+                    let doc = checked_id(doc, "column `doc`")
+                        .map_err(|problem| rows.error(number, problem))?;
+                    rows.push(number, query, subtopic, doc, value)
+                })
+            })
+        })?;
+    }
+    Ok(())
+}
