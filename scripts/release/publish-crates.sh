@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 # The order of docs/distribution.md: each crate after those it depends on.
-order=(rankeval-macros rankeval-core rankeval-stats rankeval-ope rankeval-metrics rankeval-readers rankeval rankeval-report rankeval-cli)
+order=(rankeval-macros rankeval-core rankeval-stats rankeval-ope rankeval-history rankeval-metrics rankeval-readers rankeval rankeval-report rankeval-cli)
 
 plan=0
 case "${1:-}" in
