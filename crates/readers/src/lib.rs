@@ -64,6 +64,7 @@ pub mod stream;
 pub mod subtopics;
 mod table;
 pub mod temporary;
+mod text_table;
 mod trec;
 mod ungraded;
 mod whole;

@@ -5,15 +5,13 @@
 
 use std::borrow::Cow;
 
-use rankeval_core::shorten_id;
-
 use super::{
     MAX_OFFSET, Positions, Rows, SpanFileError, SpanTable, SpanValue, checked_id, too_far,
 };
-use crate::split_csv_line;
+use rankeval_core::shorten_id;
 
-/// Column names a message lists at most.
-const SHOWN_COLUMNS: usize = 10;
+use crate::split_csv_line;
+use crate::text_table::{header_columns, is_blank, numbered_lines};
 
 /// The rows of a text span file.
 pub(super) fn parse(
@@ -47,27 +45,6 @@ pub(super) fn parse(
     Ok(rows.finish())
 }
 
-/// The lines of `bytes` numbered from 1, without their `\n` or `\r\n`.
-fn numbered_lines(bytes: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
-    let mut rest = Some(bytes);
-    let mut number = 0u64;
-    std::iter::from_fn(move || {
-        let text = rest?;
-        let (line, after) = match memchr::memchr(b'\n', text) {
-            Some(at) => (&text[..at], Some(&text[at + 1..])),
-            None => (text, None),
-        };
-        rest = after;
-        number += 1;
-        Some((number, line.strip_suffix(b"\r").unwrap_or(line)))
-    })
-}
-
-/// A line of nothing but spaces and tabs (or nothing): skipped.
-fn is_blank(line: &[u8]) -> bool {
-    line.iter().all(|&b| b == b' ' || b == b'\t')
-}
-
 /// A table's header: its delimiter, its width and where the wanted columns
 /// are.
 struct Header {
@@ -87,53 +64,9 @@ impl Header {
             b','
         };
         let wanted = rows.value.wanted();
-        let mut found: [Option<usize>; 5] = [None; 5];
-        let mut twice: Option<(&str, usize, usize)> = None;
-        let mut shown: Vec<String> = Vec::new();
-        let width = split_csv_line(text, delimiter, |index, field| {
-            let field = field.trim_ascii();
-            if shown.len() < SHOWN_COLUMNS {
-                shown.push(shorten_id(field));
-            }
-            for (slot, want) in found.iter_mut().zip(wanted) {
-                if field == want.as_bytes() {
-                    match *slot {
-                        None => *slot = Some(index),
-                        Some(first) => {
-                            twice.get_or_insert((want, first, index));
-                        }
-                    }
-                }
-            }
-        })
-        .map_err(|kind| rows.error(line, kind.to_string()))?;
-        if let Some((column, first, second)) = twice {
-            return Err(rows.error(
-                line,
-                format!(
-                    "column `{column}` appears twice in the header (fields {} and {})",
-                    first + 1,
-                    second + 1
-                ),
-            ));
-        }
-        let mut at = [0usize; 5];
-        for ((slot, found), want) in at.iter_mut().zip(found).zip(wanted) {
-            *slot = found.ok_or_else(|| {
-                let mut has = shown.join(", ");
-                if width > shown.len() {
-                    has.push_str(&format!(", ... ({width} columns)"));
-                }
-                rows.error(
-                    line,
-                    format!(
-                        "no column `{want}` in the header (it has: {has}); the columns are \
-                         query, doc, start, end, {}",
-                        rows.value.name()
-                    ),
-                )
-            })?;
-        }
+        let columns_are = format!("query, doc, start, end, {}", rows.value.name());
+        let (width, at) = header_columns(text, delimiter, wanted, &columns_are)
+            .map_err(|problem| rows.error(line, problem))?;
         Ok(Header {
             delimiter,
             width,

@@ -7,13 +7,11 @@
 
 use std::borrow::Cow;
 
+use super::{COLUMNS, Rows, SubtopicFileError, checked_id};
 use rankeval_core::shorten_id;
 
-use super::{COLUMNS, Rows, SubtopicFileError, checked_id};
 use crate::split_csv_line;
-
-/// Column names a message lists at most.
-const SHOWN_COLUMNS: usize = 10;
+use crate::text_table::{header_columns, is_blank, numbered_lines};
 
 /// The rows of a text file.
 pub(super) fn parse(bytes: &[u8], name: &str) -> Result<Rows, SubtopicFileError> {
@@ -71,27 +69,6 @@ impl TrimByte for [u8] {
             .map_or(start, |e| e + 1);
         &self[start..end.max(start)]
     }
-}
-
-/// The lines of `bytes` numbered from 1, without their `\n` or `\r\n`.
-fn numbered_lines(bytes: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
-    let mut rest = Some(bytes);
-    let mut number = 0u64;
-    std::iter::from_fn(move || {
-        let text = rest?;
-        let (line, after) = match memchr::memchr(b'\n', text) {
-            Some(at) => (&text[..at], Some(&text[at + 1..])),
-            None => (text, None),
-        };
-        rest = after;
-        number += 1;
-        Some((number, line.strip_suffix(b"\r").unwrap_or(line)))
-    })
-}
-
-/// A line of nothing but spaces and tabs (or nothing): skipped.
-fn is_blank(line: &[u8]) -> bool {
-    line.iter().all(|&b| b == b' ' || b == b'\t')
 }
 
 /// A grade's text as a number; `what` names the column or field.
@@ -153,52 +130,8 @@ impl Header {
         delimiter: u8,
         rows: &Rows,
     ) -> Result<Header, SubtopicFileError> {
-        let mut found: [Option<usize>; 4] = [None; 4];
-        let mut twice: Option<(&str, usize, usize)> = None;
-        let mut shown: Vec<String> = Vec::new();
-        let width = split_csv_line(text, delimiter, |index, field| {
-            let field = field.trim_ascii();
-            if shown.len() < SHOWN_COLUMNS {
-                shown.push(shorten_id(field));
-            }
-            for (slot, want) in found.iter_mut().zip(COLUMNS) {
-                if field == want.as_bytes() {
-                    match *slot {
-                        None => *slot = Some(index),
-                        Some(first) => {
-                            twice.get_or_insert((want, first, index));
-                        }
-                    }
-                }
-            }
-        })
-        .map_err(|kind| rows.error(line, kind.to_string()))?;
-        if let Some((column, first, second)) = twice {
-            return Err(rows.error(
-                line,
-                format!(
-                    "column `{column}` appears twice in the header (fields {} and {})",
-                    first + 1,
-                    second + 1
-                ),
-            ));
-        }
-        let mut at = [0usize; 4];
-        for ((slot, found), want) in at.iter_mut().zip(found).zip(COLUMNS) {
-            *slot = found.ok_or_else(|| {
-                let mut has = shown.join(", ");
-                if width > shown.len() {
-                    has.push_str(&format!(", ... ({width} columns)"));
-                }
-                rows.error(
-                    line,
-                    format!(
-                        "no column `{want}` in the header (it has: {has}); the columns are \
-                         query, subtopic, doc, grade"
-                    ),
-                )
-            })?;
-        }
+        let (width, at) = header_columns(text, delimiter, COLUMNS, "query, subtopic, doc, grade")
+            .map_err(|problem| rows.error(line, problem))?;
         Ok(Header {
             delimiter,
             width,
