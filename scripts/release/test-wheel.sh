@@ -133,6 +133,9 @@ cp "$root/README.md" "$root/Cargo.toml" "$tree/"
 # scipy's intervals, which test_intervals.py checks the package against.
 mkdir -p "$tree/crates/stats/tests/data"
 cp "$root/crates/stats/tests/data/intervals.json" "$tree/crates/stats/tests/data/"
+# ndeval's example, which test_spec.py evaluates with the package and the binary.
+mkdir -p "$tree/crates/rankeval/tests/data"
+cp -R "$root/crates/rankeval/tests/data/ndeval" "$tree/crates/rankeval/tests/data/ndeval"
 rm -rf "$tree/crates/python/tests/__pycache__"
 
 cd "$tree"
