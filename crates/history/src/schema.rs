@@ -81,13 +81,19 @@ pub struct Header {
     pub objects: i64,
 }
 
-/// Reads the header of the database `conn`.
+/// Reads the header of the database `conn`, in one read transaction: the
+/// three values from one snapshot. Read statement by statement, another
+/// process creating the schema in between showed an unmarked database
+/// already holding tables, which was refused as another application's.
 pub fn header(conn: &Connection) -> rusqlite::Result<Header> {
-    Ok(Header {
-        application_id: conn.query_row("PRAGMA application_id", [], |r| r.get(0))?,
-        version: conn.query_row("PRAGMA user_version", [], |r| r.get(0))?,
-        objects: conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?,
-    })
+    let snapshot = conn.unchecked_transaction()?;
+    let header = Header {
+        application_id: snapshot.query_row("PRAGMA application_id", [], |r| r.get(0))?,
+        version: snapshot.query_row("PRAGMA user_version", [], |r| r.get(0))?,
+        objects: snapshot.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?,
+    };
+    snapshot.commit()?;
+    Ok(header)
 }
 
 /// Brings `conn` from its version to the last of `migrations`, in one
