@@ -167,8 +167,19 @@ pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
             args.level
         )));
     }
-    if args.min_ess.is_nan() || args.min_support.is_nan() {
-        return Err(usage("--min-ess and --min-support must be numbers".into()));
+    // A floor no log can meet (an infinite sample size, a share above 1)
+    // would refuse every estimate for a reason that is not the log's.
+    if !(args.min_ess.is_finite() && args.min_ess >= 0.0) {
+        return Err(usage(format!(
+            "--min-ess {}: the floor is an effective sample size, a finite number of at least 0",
+            args.min_ess
+        )));
+    }
+    if !(0.0..=1.0).contains(&args.min_support) {
+        return Err(usage(format!(
+            "--min-support {}: the floor is a share of the target's mass, between 0 and 1",
+            args.min_support
+        )));
     }
     let form = match args.form {
         FormArg::Action => PropensityForm::Action,

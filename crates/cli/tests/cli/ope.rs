@@ -309,3 +309,45 @@ fn errors_name_the_file_line_and_column() {
     );
     assert_eq!(code, 2);
 }
+
+#[test]
+fn floors_no_log_can_meet_are_refused() {
+    // An infinite effective sample size or a share outside [0, 1] would
+    // refuse every estimate for a reason that is not the log's.
+    let dir = files();
+    for (option, says) in [
+        (
+            "--min-ess=1e400",
+            "--min-ess inf: the floor is an effective sample size",
+        ),
+        (
+            "--min-ess=-1",
+            "--min-ess -1: the floor is an effective sample size",
+        ),
+        (
+            "--min-ess=nan",
+            "--min-ess NaN: the floor is an effective sample size",
+        ),
+        (
+            "--min-support=1.5",
+            "--min-support 1.5: the floor is a share",
+        ),
+        (
+            "--min-support=-0.1",
+            "--min-support -0.1: the floor is a share",
+        ),
+        (
+            "--min-support=nan",
+            "--min-support NaN: the floor is a share",
+        ),
+    ] {
+        let (code, _, stderr) = run_in(dir.path(), &with(&[option]));
+        assert_eq!(code, 2, "{option}: {stderr}");
+        assert!(stderr.contains(says), "{option}: {stderr}");
+    }
+    // The extremes a log can meet are accepted.
+    for option in ["--min-ess=0", "--min-support=0", "--min-support=1"] {
+        let (code, _, stderr) = run_in(dir.path(), &with(&[option, "--allow-low-support"]));
+        assert_eq!(code, 0, "{option}: {stderr}");
+    }
+}
