@@ -115,11 +115,29 @@ impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Origin::Flag { flag, value } if value.is_empty() => f.write_str(flag),
-            Origin::Flag { flag, value } => write!(f, "{flag} {value}"),
+            Origin::Flag { flag, value } => write!(f, "{flag} {}", Shown(value)),
             Origin::Key { file, line, key } => write!(f, "{file}:{line}: {key}"),
             Origin::Keyword { name, value } if value.is_empty() => write!(f, "{name}="),
-            Origin::Keyword { name, value } => write!(f, "{name}={value}"),
+            Origin::Keyword { name, value } => write!(f, "{name}={}", Shown(value)),
         }
+    }
+}
+
+/// A value as a message shows it: its control characters escaped (`\u{1}`,
+/// `\n`), so that a value holding them neither hides them nor breaks the
+/// line of the message.
+struct Shown<'a>(&'a str);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_debug())?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -142,6 +160,15 @@ impl<T> Given<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_in_a_value_are_shown_escaped() {
+        assert_eq!(
+            Origin::flag("--label", "a\u{1}b\nc").to_string(),
+            "--label a\\u{1}b\\nc"
+        );
+        assert_eq!(Origin::keyword("label", "x\ty").to_string(), "label=x\\ty");
+    }
 
     #[test]
     fn each_origin_begins_a_message_in_its_front_ends_words() {
