@@ -59,6 +59,7 @@ pub mod missing_column;
 mod msmarco;
 mod parquet;
 pub mod results;
+pub mod row_file;
 pub mod spans;
 pub mod stream;
 pub mod subtopics;

@@ -37,7 +37,7 @@ use std::path::Path;
 
 use rankeval_core::{Interner, check_grade, shorten_id};
 
-use crate::{Format, Input, ReadError, ReadErrorKind, RowAt, WholeInput, read_whole};
+use crate::{Format, Input, RowAt, WholeInput, read_whole};
 
 /// The largest character offset a span or a chunk may have, 2^53: every
 /// length, intersection and union of ranges of one document is then an
@@ -154,56 +154,7 @@ pub fn chunk_id(doc: &str, start: u64, end: u64) -> String {
 }
 
 /// Why a span file could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum SpanFileError {
-    /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// A line (text) or a row (a table) is wrong.
-    #[error("{path}, {at}: {problem}")]
-    At {
-        /// The file.
-        path: String,
-        /// The line or row, from 1.
-        at: RowAt,
-        /// What is wrong.
-        problem: String,
-    },
-    /// The file as a whole is wrong (no header, no row, too large, not a
-    /// readable table).
-    #[error("{path}: {problem}")]
-    File {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        problem: String,
-    },
-}
-
-impl From<ReadError> for SpanFileError {
-    /// The shared reader's limits (size, line length, a directory, a
-    /// damaged table) in the span files' own terms: file, line and problem.
-    fn from(error: ReadError) -> Self {
-        let ReadError { path, line, kind } = error;
-        match (line, kind) {
-            (None, ReadErrorKind::Io(source)) => SpanFileError::Io { path, source },
-            (Some(line), kind) => SpanFileError::At {
-                path,
-                at: RowAt::Line(line),
-                problem: kind.to_string(),
-            },
-            (None, kind) => SpanFileError::File {
-                path,
-                problem: kind.to_string(),
-            },
-        }
-    }
-}
+pub type SpanFileError = crate::row_file::RowFileError;
 
 /// Reads span qrels (see the module). Span qrels without a row are an
 /// error: there would be nothing to evaluate against.

@@ -34,61 +34,13 @@ use std::path::Path;
 
 use rankeval_core::{QrelsError, SubtopicQrels, SubtopicQrelsBuilder, shorten_id};
 
-use crate::{Format, Input, ReadError, ReadErrorKind, RowAt, WholeInput, read_whole};
+use crate::{Format, Input, RowAt, WholeInput, read_whole};
 
 /// The columns (keys) of subtopic qrels, in the order of a row.
 pub const COLUMNS: [&str; 4] = ["query", "subtopic", "doc", "grade"];
 
 /// Why subtopic qrels could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum SubtopicFileError {
-    /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// A line (text) or a row (a table) is wrong.
-    #[error("{path}, {at}: {problem}")]
-    At {
-        /// The file.
-        path: String,
-        /// The line or row, from 1.
-        at: RowAt,
-        /// What is wrong.
-        problem: String,
-    },
-    /// The file as a whole is wrong (no judgement, too large, not a
-    /// readable table).
-    #[error("{path}: {problem}")]
-    File {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        problem: String,
-    },
-}
-
-impl From<ReadError> for SubtopicFileError {
-    /// The shared reader's limits in this reader's terms.
-    fn from(error: ReadError) -> Self {
-        let ReadError { path, line, kind } = error;
-        match (line, kind) {
-            (None, ReadErrorKind::Io(source)) => SubtopicFileError::Io { path, source },
-            (Some(line), kind) => SubtopicFileError::At {
-                path,
-                at: RowAt::Line(line),
-                problem: kind.to_string(),
-            },
-            (None, kind) => SubtopicFileError::File {
-                path,
-                problem: kind.to_string(),
-            },
-        }
-    }
-}
+pub type SubtopicFileError = crate::row_file::RowFileError;
 
 /// Reads subtopic qrels (see the module). Subtopic qrels without a
 /// judgement are an error.
@@ -240,29 +192,4 @@ fn checked_id<'b>(text: &'b [u8], what: &str) -> Result<&'b [u8], String> {
         ));
     }
     Ok(text)
-}
-
-impl From<SubtopicFileError> for ReadError {
-    /// The error as every reader's: the file, the line when there is one
-    /// (a table's row in the message), the problem.
-    fn from(error: SubtopicFileError) -> Self {
-        match error {
-            SubtopicFileError::Io { path, source } => {
-                ReadError::new(&path, None, ReadErrorKind::Io(source))
-            }
-            SubtopicFileError::At {
-                path,
-                at: RowAt::Line(line),
-                problem,
-            } => ReadError::new(&path, Some(line), ReadErrorKind::BadField(problem)),
-            SubtopicFileError::At { path, at, problem } => ReadError::new(
-                &path,
-                None,
-                ReadErrorKind::BadField(format!("{at}: {problem}")),
-            ),
-            SubtopicFileError::File { path, problem } => {
-                ReadError::new(&path, None, ReadErrorKind::BadField(problem))
-            }
-        }
-    }
 }
