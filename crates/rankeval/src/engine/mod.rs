@@ -14,6 +14,8 @@ pub mod sided;
 mod stream;
 mod threshold;
 
+use crate::read::ReadError;
+use crate::read::ir_metadata::IrMetadata;
 use rankeval_core::ties::{no_tie_average, supports_tie_average};
 use rankeval_core::{
     Aggregator, Judge, JudgedRanking, Metric, Qrels, RankedList, RelevanceLevel, Run, Ties,
@@ -130,7 +132,16 @@ pub struct Evaluation {
     /// Query-major: the values of query `q` are `values[q * metrics.len()..][..metrics.len()]`.
     values: Vec<f64>,
     coverage: Coverage,
+    /// The run's ir_metadata block as [`evaluate_input`] read it (from the
+    /// spill file for a pipe); `None` when the run was not read from an
+    /// input here.
+    ir_metadata: Option<MetadataRead>,
 }
+
+/// What reading a run's ir_metadata block gave: the block (`None` without
+/// one), or why it could not be read (shared, so that an evaluation stays
+/// `Clone`).
+pub type MetadataRead = Result<Option<IrMetadata>, std::sync::Arc<ReadError>>;
 
 /// Evaluates `run` against `qrels` with every metric in `metrics`.
 pub fn evaluate(
@@ -271,6 +282,7 @@ impl Evaluation {
             metrics: metrics.iter().map(|m| m.name()).collect(),
             values,
             coverage,
+            ir_metadata: None,
         }
     }
 
@@ -289,7 +301,20 @@ impl Evaluation {
             queries,
             metrics: Vec::new(),
             values: Vec::new(),
+            ir_metadata: None,
         }
+    }
+
+    /// The run's ir_metadata block, as [`evaluate_input`] read it; `None`
+    /// when the evaluation was not made from an input by it.
+    pub fn ir_metadata(&self) -> Option<&MetadataRead> {
+        self.ir_metadata.as_ref()
+    }
+
+    /// The same evaluation, with `read` as its run's ir_metadata.
+    pub(crate) fn with_ir_metadata(mut self, read: MetadataRead) -> Self {
+        self.ir_metadata = Some(read);
+        self
     }
 
     /// The evaluated query ids, in report order (byte order).
