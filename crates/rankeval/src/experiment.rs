@@ -419,6 +419,10 @@ impl Experiment {
             }
             let corpus = match &list {
                 Some(list) if !self.corpus_metrics.is_empty() => {
+                    // The lists the options count (BEIR's identical ids
+                    // dropped), as the per-query metrics judged them.
+                    let (list, _) = self.options.counted(list);
+                    let list = list.as_ref();
                     report.warnings.extend(
                         item_warnings(list, &self.corpus_metrics, &corpus_inputs)
                             .into_iter()

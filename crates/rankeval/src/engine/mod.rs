@@ -62,6 +62,22 @@ pub struct Options {
 }
 
 impl Options {
+    /// The run whose lists these options judge: `run` itself, or, with
+    /// [`drop_identical_ids`](Self::drop_identical_ids), `run` without the
+    /// entries whose document id is their query's id (BEIR's convention,
+    /// beir-cellar/beir PR #91); and how many entries were dropped. Every
+    /// path that reads a run's lists takes them from here (per-query
+    /// metrics, corpus metrics, `explain`, Spark's evaluator), then cuts
+    /// each with [`retrieved`](Self::retrieved): the rule is kept once.
+    pub fn counted<'r>(&self, run: &'r Run) -> (std::borrow::Cow<'r, Run>, usize) {
+        if self.drop_identical_ids {
+            let (kept, dropped) = run.without_identical_ids();
+            (std::borrow::Cow::Owned(kept), dropped)
+        } else {
+            (std::borrow::Cow::Borrowed(run), 0)
+        }
+    }
+
     /// The entries of `list` that count as retrieved under
     /// [`score_threshold`](Self::score_threshold).
     #[inline]
@@ -150,13 +166,10 @@ pub fn evaluate(
     metrics: &[Box<dyn Metric>],
     options: &Options,
 ) -> Evaluation {
-    if options.drop_identical_ids {
-        let (kept, dropped) = run.without_identical_ids();
-        let mut evaluation = evaluate_lists(qrels, &kept, metrics, options);
-        evaluation.coverage.identical_ids_dropped = dropped;
-        return evaluation;
-    }
-    evaluate_lists(qrels, run, metrics, options)
+    let (counted, dropped) = options.counted(run);
+    let mut evaluation = evaluate_lists(qrels, &counted, metrics, options);
+    evaluation.coverage.identical_ids_dropped = dropped;
+    evaluation
 }
 
 /// [`evaluate`] on the lists of `run` as they are.
