@@ -25,7 +25,7 @@ use super::{CliError, Verdict, eval, output, run_names};
 #[command(group(clap::ArgGroup::new("request").multiple(true).args([
     "log", "log_columns", "form", "reward_per", "reward_range", "layout", "policies",
     "plackett_luce", "target_column", "reward_model", "estimators", "interval", "level",
-    "min_n", "min_ess", "min_support", "gates", "allow_low_support", "resamples", "seed", "correction",
+    "min_n", "min_ess", "min_support", "gates", "allow_low_support", "resamples", "seed", "correction", "groups",
 ])))]
 pub struct OpeArgs {
     /// The request as a TOML file with an `[ope]` table whose keys are
@@ -121,6 +121,12 @@ pub struct OpeArgs {
     /// (a refused estimate) 2.
     #[arg(long = "gate", value_name = "ESTIMATOR:RULE")]
     gates: Vec<String>,
+    /// Groups of contexts (slices), a groups file as `eval --groups` reads
+    /// it (its query ids the log's contexts): a report per group, with its
+    /// own floors' refusals and comparisons, after the whole log's (the
+    /// exit code and the gates are the whole log's).
+    #[arg(long, value_name = "FILE")]
+    groups: Option<PathBuf>,
     /// Print refused estimates (marked `*`, with their reasons) and exit 0;
     /// also estimate targets that show items the log never shows.
     #[arg(long)]
@@ -210,6 +216,9 @@ pub(crate) fn report(
         e => CliError::Usage(e.to_string()),
     })?;
     output::write(&render(&report, format), output)?;
+    for note in &report.notes {
+        let _ = writeln!(std::io::stderr(), "note: {note}");
+    }
     let gates = if report.any_gate_undecided() {
         Verdict::Undecided
     } else if report.any_gate_failed() {
@@ -328,6 +337,10 @@ fn spec(args: &OpeArgs) -> Result<OpeSpec, CliError> {
         args.min_support,
         Origin::flag("--min-support", args.min_support),
     ));
+    spec.groups = args
+        .groups
+        .as_ref()
+        .map(|p| Given::new(p.clone(), Origin::flag("--groups", p.display())));
     spec.allow_low_support = Some(Given::new(
         args.allow_low_support,
         Origin::bare_flag("--allow-low-support"),

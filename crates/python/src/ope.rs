@@ -41,6 +41,7 @@ const OPE_KEYWORDS: &[&str] = &[
     "min_support",
     "gates",
     "allow_low_support",
+    "groups",
 ];
 
 /// Estimates the target `policies` (`(name or None, run file)`, the first
@@ -146,6 +147,10 @@ pub fn ope(
     }
     if let Some((lo, hi)) = get::<(f64, f64)>(options, "reward_range")? {
         spec.reward_range = Some(keyword((lo, hi), "reward_range", format!("({lo}, {hi})")));
+    }
+    if let Some(path) = get::<PathBuf>(options, "groups")? {
+        let shown = format!("{:?}", path.display().to_string());
+        spec.groups = Some(keyword(path, "groups", shown));
     }
     if let Some(path) = get::<PathBuf>(options, "reward_model")? {
         let shown = format!("{:?}", path.display().to_string());

@@ -69,7 +69,7 @@ def test_a_refusal_is_in_the_report(files: Path) -> None:
     assert report.refused
     (row,) = report.estimates
     assert row["value"] is None and row["refused"]
-    assert "effective sample size 24.0, below the floor of 100" in row["refusals"][0]
+    assert row["refusals"] == [{"reason": "low_effective_sample_size", "ess": 24.0, "min": 100.0}]
     allowed = rankeval_rs.ope(files / "log.csv", files / "prod.trec", allow_low_support=True)
     assert allowed.estimates[0]["value"] == pytest.approx(2 / 3, abs=1e-15)
 
@@ -133,3 +133,69 @@ def test_missing_files_and_unknown_keywords(files: Path) -> None:
         rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], min_n=-1)
     with pytest.raises(ValueError, match="min_n=18446744073709551616"):
         rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], min_n=2**64)
+
+
+def test_the_bootstrap_and_the_correction_are_the_command_lines(files: Path) -> None:
+    third = ranking("d", "third")
+    (files / "third.trec").write_text(third)
+    done = cli(*flags(files), "--policy", str(files / "third.trec"), "-e", "ips", "-e", "snips",
+               "--min-ess", "5", "--interval", "bootstrap", "--resamples", "200", "--seed", "7",
+               "--correction", "holm", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = rankeval_rs.ope(
+        files / "log.csv",
+        {"prod": files / "prod.trec", "new": files / "new.trec", "third": files / "third.trec"},
+        estimators=["ips", "snips"], min_ess=5, interval="bootstrap", resamples=200, seed=7,
+        correction="holm",
+    )
+    assert json.loads(report.json) == json.loads(done.stdout)
+    assert report.resampling is not None and report.resampling["seed"] == 7
+    assert all(c["corrected_p_value"] is not None for c in report.comparisons)
+
+
+BAD_RESAMPLING = [
+    ({"interval": "bootstrap", "resamples": 0}, "--resamples=0", "--resamples 0: ", "resamples=0: "),
+    ({"interval": "bootstrap", "resamples": 38}, "--resamples=38", "--resamples 38: ", "resamples=38: "),
+    ({"seed": 3}, "--seed=3", "--seed 3: ", "seed=3: "),
+    ({"correction": "sidak"}, "--correction=sidak", "--correction sidak: ", "correction=\"sidak\": "),
+]
+
+
+@pytest.mark.parametrize("keywords,flag,cli_origin,py_origin", BAD_RESAMPLING)
+def test_bad_resampling_is_refused_in_the_command_lines_words(
+    files: Path, keywords: dict, flag: str, cli_origin: str, py_origin: str
+) -> None:
+    with pytest.raises(ValueError) as raised:
+        rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], **keywords)
+    message = str(raised.value)
+    assert message.startswith(py_origin), message
+    extra = ["--interval=bootstrap"] if keywords.get("interval") else []
+    done = cli(*flags(files), *extra, flag)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: " + cli_origin), done.stderr
+    reason = done.stderr[len("error: " + cli_origin):].rstrip("\n")
+    # The command line names its flag where Python names its keyword.
+    assert message[len(py_origin):] == reason.replace("--interval bootstrap", 'interval="bootstrap"')
+
+
+def test_seeds_at_the_extremes(files: Path) -> None:
+    top = rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], interval="bootstrap",
+                          resamples=39, seed=2**64 - 1, allow_low_support=True)
+    assert top.resampling is not None and top.resampling["seed"] == 2**64 - 1
+    for seed in (2**64, -1):
+        with pytest.raises(ValueError, match=f"seed={seed}: a seed, from 0 to 2\\^64 - 1"):
+            rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], interval="bootstrap", seed=seed)
+
+
+def test_groups_are_the_command_lines(files: Path) -> None:
+    (files / "groups.csv").write_text("query,segment\nq1,head\nq2,tail\n")
+    done = cli(*flags(files), "-e", "ips", "--min-ess", "5", "--min-n", "10",
+               "--groups", str(files / "groups.csv"), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = rankeval_rs.ope(files / "log.csv", {"prod": files / "prod.trec", "new": files / "new.trec"},
+                             estimators="ips", min_ess=5, min_n=10, groups=files / "groups.csv")
+    assert json.loads(report.json) == json.loads(done.stdout)
+    assert [(column, value) for column, value, _ in report.groups] == [("segment", "head"), ("segment", "tail")]
+    head = report.groups[0][2]
+    assert head.log["impressions"] == 20 and len(head.estimates) == 2
+    assert report.notes and "`q3`" in report.notes[0]

@@ -352,6 +352,27 @@ pub struct OpeReport {
     /// The correction of the comparisons' p-values, by name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub correction: Option<&'static str>,
+    /// Each group of contexts' report (`--groups`), column by column, the
+    /// groups of a column in order (by number when every value is one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<OpeGroup>,
+    /// What the report leaves out, said: contexts of the log in no group
+    /// of a column.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One group of contexts (a slice, `--groups`): the report of the
+/// impressions whose context is in it, with its own floors' refusals and
+/// comparisons; the gates are decided on the whole log only.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OpeGroup {
+    /// The groups file's column.
+    pub column: String,
+    /// The group's value in that column.
+    pub value: String,
+    /// The report of the group's impressions.
+    pub report: OpeReport,
 }
 
 /// The bootstrap as a report names it, so that it can be repeated.
@@ -679,6 +700,8 @@ pub fn ope_report(
         comparisons,
         allow_low_support: plan.allow_low_support,
         correction: plan.correction.map(Correction::name),
+        groups: Vec::new(),
+        notes: Vec::new(),
         resampling: plan.resampling.map(|r| ResamplingUsed {
             resamples: r.resamples,
             seed: r.seed,
@@ -1083,5 +1106,81 @@ pub fn run_request(request: &crate::spec::OpeRequest) -> Result<OpeReport, OpeRu
     }
     let log = crate::read::impressions::read_impressions(&request.log, &request.read)
         .map_err(|e| OpeRunError::Log(Box::new(e)))?;
-    ope_report(&log, &request.log.display().to_string(), &candidates, &plan)
+    let log_name = request.log.display().to_string();
+    let mut report = ope_report(&log, &log_name, &candidates, &plan)?;
+    if let Some(path) = &request.groups {
+        let groups = crate::read::read_groups(path).map_err(|e| OpeRunError::Read(Box::new(e)))?;
+        let (groups, notes) = group_reports(&log, &log_name, &candidates, &plan, &groups, path)?;
+        report.groups = groups;
+        report.notes = notes;
+    }
+    Ok(report)
+}
+
+/// The report of each group of contexts of `groups` (read from `path`),
+/// the plan's gates left to the whole log; and a note per column that
+/// leaves contexts of the log in no group.
+fn group_reports(
+    log: &ImpressionLog,
+    log_name: &str,
+    candidates: &[Candidate],
+    plan: &OpePlan,
+    groups: &crate::read::QueryGroups,
+    path: &std::path::Path,
+) -> Result<(Vec<OpeGroup>, Vec<String>), OpeRunError> {
+    let plan = OpePlan {
+        gates: Vec::new(),
+        ..plan.clone()
+    };
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    for (c, column) in groups.columns().iter().enumerate() {
+        let mut members: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut without: HashSet<u32> = HashSet::new();
+        for (i, imp) in log.impressions.iter().enumerate() {
+            let value = std::str::from_utf8(log.ids.resolve(imp.context))
+                .ok()
+                .and_then(|context| groups.value(context, c));
+            match value {
+                Some(value) => members.entry(value).or_default().push(i),
+                None => {
+                    without.insert(imp.context);
+                }
+            }
+        }
+        if !without.is_empty() {
+            let mut examples: Vec<String> = without.iter().map(|&id| log.text(id)).collect();
+            examples.sort_unstable();
+            examples.truncate(3);
+            notes.push(format!(
+                "{}: {} context{} of the log in no group of `{column}` (e.g. {}): in no group's report",
+                path.display(),
+                without.len(),
+                if without.len() == 1 { "" } else { "s" },
+                examples
+                    .iter()
+                    .map(|e| format!("`{}`", shorten_id(e.as_bytes())))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        for value in crate::groups::group_order(members.keys().copied()) {
+            let sub = ImpressionLog {
+                ids: log.ids.clone(),
+                impressions: members[value]
+                    .iter()
+                    .filter_map(|&i| log.impressions.get(i).cloned())
+                    .collect(),
+                slate_len: log.slate_len,
+                form: log.form,
+                reward: log.reward,
+            };
+            out.push(OpeGroup {
+                column: column.clone(),
+                value: value.to_owned(),
+                report: ope_report(&sub, log_name, candidates, &plan)?,
+            });
+        }
+    }
+    Ok((out, notes))
 }

@@ -26,7 +26,14 @@ pub enum OpeFormat {
 /// `report` in `format`.
 pub fn render(report: &OpeReport, format: OpeFormat) -> String {
     match format {
-        OpeFormat::Table => table(report),
+        OpeFormat::Table => {
+            let mut out = table(report);
+            for g in &report.groups {
+                let _ = write!(out, "\ngroup {}={}: ", g.column, g.value);
+                out.push_str(&table(&g.report));
+            }
+            out
+        }
         OpeFormat::Json => crate::json::document_text(&withheld(report)),
     }
 }
@@ -47,6 +54,9 @@ fn withheld(report: &OpeReport) -> OpeReport {
                 e.interval.upper = f64::NAN;
             }
         }
+    }
+    for g in &mut out.groups {
+        g.report = withheld(&g.report);
     }
     for c in &mut out.comparisons {
         if c.refused {

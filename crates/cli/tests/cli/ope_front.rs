@@ -427,3 +427,44 @@ fn help_lists_the_front_ends_flags() {
     }
     insta::assert_snapshot!("ope_help", out.1);
 }
+
+/// `--groups`: a report per group of contexts after the whole log's, each
+/// with its own floors' refusals; contexts in no group are said; the exit
+/// code is the whole log's. The file's `groups` gives the same bytes.
+#[test]
+fn groups_of_contexts_each_get_a_report() {
+    let dir = files();
+    write(&dir, "groups.csv", "query,segment\nq1,head\nq2,tail\n");
+    let mut args = FLAGS[..13].to_vec();
+    args.extend_from_slice(&["--min-n", "10", "--groups", "groups.csv"]);
+    let out = run_in(dir.path(), &args);
+    assert_eq!(out.0, 0, "{}", out.2);
+    assert_eq!(
+        out.2,
+        "note: groups.csv: 1 context of the log in no group of `segment` (e.g. `q3`): in no group's report\n"
+    );
+    write(
+        &dir,
+        "g.toml",
+        &format!("{TOML}min_n = 10\ngroups = \"groups.csv\"\n")
+            .replace("gates = [\"snips:at_least(floor=0.1)\"]\n", ""),
+    );
+    assert_eq!(run_in(dir.path(), &["ope", "--config", "g.toml"]), out);
+    insta::assert_snapshot!("ope_groups", transcript(&args, out));
+    let (code, _, stderr) = run_in(
+        dir.path(),
+        &[
+            "ope",
+            "--log",
+            "log.csv",
+            "--policy",
+            "prod.trec",
+            "--groups",
+            "gone.csv",
+        ],
+    );
+    assert_eq!(
+        (code, stderr.as_str()),
+        (2, "error: gone.csv: no such file\n")
+    );
+}

@@ -22,7 +22,7 @@ class OpeReport:
       ``estimator``, ``value``, ``standard_error``, ``lower``, ``upper``,
       ``level``, ``interval``, the diagnostics (``n``, ``ess``,
       ``max_weight``, ``support``, ``clipped``), ``refused`` (bool) and
-      ``refusals`` (the reasons). A refused estimate's value and interval
+      ``refusals`` (each a dict: ``reason`` and the numbers it compares). A refused estimate's value and interval
       are ``None`` unless ``allow_low_support=True``;
     - ``comparisons``: one dict per later policy and estimator, paired by
       impression with the first: ``candidate``, ``baseline``,
@@ -37,10 +37,18 @@ class OpeReport:
       ``str(report)`` is its table.
     """
 
-    def __init__(self, json_text: str, table: str) -> None:
+    def __init__(self, json_text: str, table: str, doc: dict[str, Any] | None = None) -> None:
         self.json = json_text
         self._table = table
-        doc = json.loads(json_text)
+        if doc is None:
+            doc = json.loads(json_text)
+        #: One report per group of contexts (``groups=``): ``(column, value,
+        #: OpeReport)``; notes say which contexts are in no group.
+        self.groups: list[tuple[str, str, OpeReport]] = [
+            (g["column"], g["value"], OpeReport(json.dumps(g["report"]), "", g["report"]))
+            for g in doc.get("groups", [])
+        ]
+        self.notes: list[str] = list(doc.get("notes", []))
         self.log: dict[str, Any] = doc["log"]
         self.interval: str = doc["interval"]
         self.level: float = doc["level"]
@@ -148,6 +156,7 @@ def ope(
     min_support: float | None = None,
     gates: Sequence[str] | str | None = None,
     allow_low_support: bool | None = None,
+    groups: PathLike | None = None,
 ) -> OpeReport:
     """Estimates what target policies would have earned, from an impression
     log with the logging policy's propensities, as ``rankeval ope`` does
@@ -163,7 +172,9 @@ def ope(
 
     A refused estimate does not raise: it is in the report, marked
     ``refused`` with its reasons, its value ``None`` unless
-    ``allow_low_support=True``. A bad value raises the error the command
+    ``allow_low_support=True``. ``groups=`` (a groups file, its query ids
+    the contexts) adds a report per group of contexts (``report.groups``).
+    A bad value raises the error the command
     line gives (``min_ess=-1: the floor is ...``); a bad log or run,
     :class:`InputError`."""
     if policies is None:
@@ -194,6 +205,7 @@ def ope(
         "min_support": min_support,
         "gates": [gates] if isinstance(gates, str) else (None if gates is None else list(gates)),
         "allow_low_support": allow_low_support,
+        "groups": None if groups is None else os.fspath(groups),
     }
     json_text, table = _native.ope(os.fspath(log), given, options)
     return OpeReport(json_text, table)

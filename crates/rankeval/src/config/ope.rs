@@ -55,6 +55,7 @@ struct RawOpe {
     min_support: Option<Spanned<f64>>,
     gates: Option<Vec<Spanned<String>>>,
     allow_low_support: Option<Spanned<bool>>,
+    groups: Option<Spanned<String>>,
 }
 
 /// A policy: its run's path and, optionally, its name.
@@ -153,6 +154,10 @@ pub fn load_ope_bytes(path: &Path, bytes: Vec<u8>) -> Result<OpeRequest, ConfigE
         .plackett_luce
         .as_ref()
         .map(|v| Given::new(*v.get_ref(), at(v.span(), "plackett_luce")));
+    spec.groups = table
+        .groups
+        .as_ref()
+        .map(|p| Given::new(base.join(p.get_ref()), at(p.span(), "groups")));
     spec.reward_model = table
         .reward_model
         .as_ref()

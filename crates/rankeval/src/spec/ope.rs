@@ -77,6 +77,9 @@ pub struct OpeSpec {
     /// Print refused estimates, and estimate targets that show items the
     /// log never shows.
     pub allow_low_support: Option<Given<bool>>,
+    /// Groups of contexts (slices): a groups file as `eval --groups` reads
+    /// it, its query ids the log's contexts.
+    pub groups: Option<Given<PathBuf>>,
 }
 
 impl OpeSpec {
@@ -105,6 +108,7 @@ impl OpeSpec {
             min_support: None,
             gates: Vec::new(),
             allow_low_support: None,
+            groups: None,
         }
     }
 }
@@ -148,6 +152,8 @@ pub struct OpeRequest {
     pub reward_model: Option<PathBuf>,
     /// What to estimate and how (its `model` is read from `reward_model`).
     pub plan: OpePlan,
+    /// The groups file, for a report per group of contexts.
+    pub groups: Option<PathBuf>,
 }
 
 /// The bootstrap's resamples when none are given: each resample makes
@@ -184,6 +190,7 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         min_support,
         gates,
         allow_low_support,
+        groups,
     } = spec;
     let Some(log) = log else {
         return Err(invalid(
@@ -305,8 +312,12 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
             return Err(invalid(
                 given,
                 format!(
-                    "only the bootstrap interval resamples: give {} bootstrap",
-                    given.option("interval", None)
+                    "only the bootstrap interval resamples: give {}",
+                    match given {
+                        Origin::Flag { .. } => "--interval bootstrap",
+                        Origin::Key { .. } => "`interval = \"bootstrap\"`",
+                        Origin::Keyword { .. } => "interval=\"bootstrap\"",
+                    }
                 ),
             ));
         }
@@ -429,6 +440,9 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
     if let Some(given) = &reward_model {
         existing(&given.value, &given.from)?;
     }
+    if let Some(given) = &groups {
+        existing(&given.value, &given.from)?;
+    }
     let mut parsed_gates = Vec::new();
     for given in &gates {
         let gate = crate::compare::parse_gate(&given.value, 0.05, |metric| {
@@ -452,6 +466,7 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         plackett_luce: plackett_luce.map(|g| g.value),
         target_column: target_column.map(|g| g.value),
         reward_model: reward_model.map(|g| g.value),
+        groups: groups.map(|g| g.value),
         plan: OpePlan {
             estimators,
             options: Options {
