@@ -174,6 +174,23 @@ fn rectools_precision_and_r_precision() {
     );
 }
 
+/// RecTools tests/metrics/test_classification.py, `TestAccuracy` and
+/// `TestMCC` (k = 2, `CATALOG = list(range(10))`): users 1, 3, 4 and 5
+/// (user 5 has no recommendations: its two slots are false positives).
+#[test]
+fn rectools_accuracy_and_mcc_over_the_catalogue() {
+    // Accuracy(k=2): [0.7, 0.9, 0.7, 0.7]
+    assert_close(
+        &scores("accuracy(catalog=10)@2", &RECTOOLS_CLASSIFICATION),
+        &[0.7, 0.9, 0.7, 0.7],
+    );
+    // MCC(k=2): [1 / (21 ** (1 / 2)), 2 / 3, -1 / 6, -1 / 6]
+    assert_close(
+        &scores("mcc(catalog=10)@2", &RECTOOLS_CLASSIFICATION),
+        &[1.0 / 21f64.powf(0.5), 2.0 / 3.0, -1.0 / 6.0, -1.0 / 6.0],
+    );
+}
+
 /// RecTools tests/metrics/test_ranking.py, `TestNDCG.test_calc`: users 1
 /// to 5 (user 6 has no interactions).
 const RECTOOLS_NDCG: [User; 5] = [

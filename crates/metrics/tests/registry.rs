@@ -85,10 +85,16 @@ fn every_documented_parameter_is_accepted_by_its_struct() {
             .params
             .iter()
             .filter(|p| p.default == "required")
-            .map(|p| format!("{}=0.5", p.name))
+            .map(|p| match p.name {
+                // Integers: a cutoff and RecTools' catalogue size.
+                "k" => "k=5".to_owned(),
+                "catalog" => "catalog=50".to_owned(),
+                _ => format!("{}=0.5", p.name),
+            })
             .collect();
         for p in d.params {
             let value = match p.name {
+                _ if p.default == "required" => continue,
                 "k" => "5".to_owned(),
                 "rel" => "2".to_owned(),
                 "levels" => "\"0.25,0.5\"".to_owned(),
