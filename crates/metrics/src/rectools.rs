@@ -20,6 +20,7 @@
 use rankeval_core::explain::{Explanation, number};
 use rankeval_core::registry::{PARAM_REL, ParamDoc};
 use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Metric, RelevanceLevel};
+use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::common::{hits, is_none};
@@ -63,15 +64,59 @@ impl Confusion {
     /// Matthews' correlation coefficient, 0 when its denominator is.
     pub fn mcc(self) -> f64 {
         let Confusion { tp, fp, fn_, tn } = self;
-        let numerator = (tp * tn - fp * fn_) as f64;
-        let product = (tp + fp) * (tp + fn_) * (tn + fp) * (tn + fn_);
-        let denominator = (product as f64).sqrt();
+        // Exact in integers, as RecTools' int64 columns, while they fit;
+        // a catalogue near 2^64 items falls back to floating point.
+        let numerator = tp
+            .checked_mul(tn)
+            .zip(fp.checked_mul(fn_))
+            .and_then(|(a, b)| a.checked_sub(b))
+            .map_or_else(
+                || tp as f64 * tn as f64 - fp as f64 * fn_ as f64,
+                |n| n as f64,
+            );
+        let factors = [tp + fp, tp + fn_, tn + fp, tn + fn_];
+        let product = factors
+            .iter()
+            .try_fold(1_i128, |acc, &f| acc.checked_mul(f))
+            .map_or_else(|| factors.iter().map(|&f| f as f64).product(), |p| p as f64);
+        let denominator = product.sqrt();
         if denominator == 0.0 {
             0.0
         } else {
             numerator / denominator
         }
     }
+}
+
+/// `catalog`: a whole number of items from 1 to 2^64 - 1, however the
+/// front end hands the integer over (the short syntax gives large ones as
+/// 128-bit).
+fn catalog_size<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    struct CatalogVisitor;
+    impl Visitor<'_> for CatalogVisitor {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a whole number of items, 1 to 2^64 - 1")
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+            self.visit_i128(i128::from(v))
+        }
+        fn visit_u128<E: de::Error>(self, v: u128) -> Result<u64, E> {
+            u64::try_from(v)
+                .map_err(|_| E::custom(format!("catalog must be at most 2^64 - 1 items, not {v}")))
+        }
+        fn visit_i128<E: de::Error>(self, v: i128) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| {
+                E::custom(format!(
+                    "catalog must be a number of items from 1 to 2^64 - 1, not {v}"
+                ))
+            })
+        }
+    }
+    deserializer.deserialize_u64(CatalogVisitor)
 }
 
 fn check(k: Cutoff, catalog: u64) -> Result<(), String> {
@@ -127,6 +172,7 @@ pub struct Accuracy {
     #[serde(default, skip_serializing_if = "is_none")]
     pub rel: Option<RelevanceLevel>,
     /// The number of items in the catalogue.
+    #[serde(deserialize_with = "catalog_size")]
     pub catalog: u64,
 }
 
@@ -178,6 +224,7 @@ pub struct Mcc {
     #[serde(default, skip_serializing_if = "is_none")]
     pub rel: Option<RelevanceLevel>,
     /// The number of items in the catalogue.
+    #[serde(deserialize_with = "catalog_size")]
     pub catalog: u64,
 }
 
