@@ -27,7 +27,7 @@
 //! | `nerr10` | `p * (1 - g(i))` |
 //! | `nerr11` | `((i + 2T - 1) / (i + 2T))^2 * (1 - g(i))` |
 
-use rankeval_core::explain::{Explanation, number};
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::ParamDoc;
 use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Judgement, Metric};
 use serde::{Deserialize, Serialize};
@@ -180,7 +180,6 @@ fn explain_cwl(
     let gains = gains(q, scale);
     let c = continuation.vector(&gains);
     let w = weights(&c);
-    let value = expected_utility(&c, &gains);
     Explanation::new(metric, q)
         .column(
             "gain",
@@ -193,9 +192,8 @@ fn explain_cwl(
             w.first().map_or(0.0, |w1| 1.0 / w1),
         )
         .formula(format!(
-            "{} = sum of W(i) x gain(i) over {DEPTH} ranks = {}",
-            metric.name(),
-            number(value)
+            "{} = sum of W(i) x gain(i) over {DEPTH} ranks",
+            metric.name()
         ))
 }
 

@@ -17,7 +17,7 @@
 //! (accuracy `(catalog - k) / catalog`, MCC 0) unless the experiment leaves
 //! it out.
 
-use rankeval_core::explain::{Explanation, number};
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_REL, ParamDoc};
 use rankeval_core::{CanonicalName, Cutoff, JudgedRanking, Metric, RelevanceLevel};
 use serde::de::{self, Deserializer, Visitor};
@@ -201,11 +201,10 @@ impl Metric for Accuracy {
     fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
         let c = Confusion::of(q, self.k, self.catalog, self.rel);
         let formula = format!(
-            "{} = (TP + TN) / catalog = {} / {} = {}",
+            "{} = (TP + TN) / catalog = {} / {}",
             self.name(),
             c.tp + c.tn,
-            self.catalog,
-            number(c.accuracy(self.catalog))
+            self.catalog
         );
         explain_confusion(self, q, c, formula).level(q.level(self.rel))
     }
@@ -254,9 +253,8 @@ impl Metric for Mcc {
     fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
         let c = Confusion::of(q, self.k, self.catalog, self.rel);
         let formula = format!(
-            "{} = (TP TN - FP FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN)) = {}",
-            self.name(),
-            number(c.mcc())
+            "{} = (TP TN - FP FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN))",
+            self.name()
         );
         explain_confusion(self, q, c, formula).level(q.level(self.rel))
     }

@@ -21,7 +21,7 @@
 //! whatever the experiment's `ties`; a list given without scores (a ranked
 //! list) has a group per rank.
 
-use rankeval_core::explain::{Explanation, number};
+use rankeval_core::explain::Explanation;
 use rankeval_core::registry::PARAM_REL;
 use rankeval_core::{CanonicalName, Grade, JudgedRanking, Metric, RelevanceLevel};
 use serde::{Deserialize, Serialize};
@@ -87,7 +87,6 @@ fn explain_thresholds(
     metric: &dyn Metric,
     q: &JudgedRanking<'_>,
     level: Grade,
-    value: f64,
     special: Option<&str>,
 ) -> Explanation {
     let ranked = q.ranked();
@@ -112,11 +111,10 @@ fn explain_thresholds(
         .column("score group", group_of)
         .column("L / rank (relevant: through its group)", precision);
     match special {
-        Some(why) => explanation.formula(format!("{} = {} ({why})", metric.name(), number(value))),
+        Some(why) => explanation.formula(format!("{} ({why})", metric.name())),
         None => explanation.formula(format!(
-            "{} = mean over relevant documents of L / rank = {}",
-            metric.name(),
-            number(value)
+            "{} = mean over relevant documents of L / rank",
+            metric.name()
         )),
     }
 }
@@ -157,7 +155,7 @@ impl Metric for LabelRankingAveragePrecision {
         let (_, relevant, labels) = thresholds(q, level);
         let special = (relevant == 0 || relevant == labels)
             .then_some("every document relevant, or none: scikit-learn's 1");
-        explain_thresholds(self, q, level, self.score(q), special)
+        explain_thresholds(self, q, level, special)
     }
 }
 
@@ -195,7 +193,7 @@ impl Metric for AveragePrecisionScore {
         let level = q.level(self.rel);
         let (_, relevant, _) = thresholds(q, level);
         let special = (relevant == 0).then_some("no relevant document: scikit-learn's 0");
-        explain_thresholds(self, q, level, self.score(q), special)
+        explain_thresholds(self, q, level, special)
     }
 }
 
