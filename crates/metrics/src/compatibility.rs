@@ -273,7 +273,7 @@ impl Metric for Compatibility {
             .quantity("ideal ranking's length", ideal.items.len() as f64);
         match parts(q, p, self.depth) {
             None => explanation.formula(format!(
-                "{} = 0 (no document above grade 0: no ideal ranking)",
+                "{} = no ideal ranking (no document above grade 0)",
                 self.name()
             )),
             Some(Parts { score, best }) if self.normalize => explanation

@@ -111,7 +111,7 @@ fn explain_thresholds(
         .column("score group", group_of)
         .column("L / rank (relevant: through its group)", precision);
     match special {
-        Some(why) => explanation.formula(format!("{} ({why})", metric.name())),
+        Some(why) => explanation.formula(format!("{} = {why}", metric.name())),
         None => explanation.formula(format!(
             "{} = mean over relevant documents of L / rank",
             metric.name()
@@ -154,7 +154,7 @@ impl Metric for LabelRankingAveragePrecision {
         let level = q.level(self.rel);
         let (_, relevant, labels) = thresholds(q, level);
         let special = (relevant == 0 || relevant == labels)
-            .then_some("every document relevant, or none: scikit-learn's 1");
+            .then_some("scikit-learn's value when every document is relevant, or none");
         explain_thresholds(self, q, level, special)
     }
 }
@@ -192,7 +192,8 @@ impl Metric for AveragePrecisionScore {
     fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
         let level = q.level(self.rel);
         let (_, relevant, _) = thresholds(q, level);
-        let special = (relevant == 0).then_some("no relevant document: scikit-learn's 0");
+        let special =
+            (relevant == 0).then_some("scikit-learn's value when no document is relevant");
         explain_thresholds(self, q, level, special)
     }
 }
