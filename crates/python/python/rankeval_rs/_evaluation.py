@@ -449,7 +449,8 @@ def evaluate(
 #: The keyword arguments of :func:`compare`, which :func:`report` takes too.
 _COMPARE_KEYWORDS = ("baseline", "baseline_file", "baseline_run", "gates", "test", "level",
                      "resamples", "seed", "bootstrap", "correction", "family", "alpha",
-                     "groups_in_family", "interval", "jackknife_groups")
+                     "groups_in_family", "interval", "jackknife_groups",
+                     "allow_changed_qrels", "allow_changed_options")
 
 #: `evaluate`'s keyword arguments and their defaults, for :func:`report`.
 _EVALUATE_DEFAULTS: dict[str, Any] = {

@@ -24,8 +24,8 @@ use crate::engine::Missing;
 use crate::read::{CsvOptions, Format, Input};
 
 pub use compare::{
-    BaselineRequest, CompareRequest, GateRequest, GateTable, IntervalKind, MarginRequest,
-    resolve_comparison,
+    BaselineRequest, CompareRequest, GateRequest, GateTable, HISTORY_PREFIX, IntervalKind,
+    MarginRequest, resolve_comparison,
 };
 pub use origin::{Given, Origin};
 pub use record::{MAX_LABEL, RecordRequest, resolve_record};
