@@ -718,3 +718,74 @@ fn an_experiment_file_takes_a_record_as_its_baseline() {
         .join("\n")
     );
 }
+
+#[test]
+fn an_export_written_as_read_fails_without_leaving_half_a_file() {
+    let dir = scratch(FILES);
+    two_evaluations(dir.path());
+    // A full device: the error names it.
+    let (code, _, stderr) = run_env(
+        dir.path(),
+        &[
+            "history",
+            "export",
+            "h.sqlite",
+            "--format",
+            "csv",
+            "-o",
+            "/dev/full",
+        ],
+        &[],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("error: ") && stderr.contains("/dev/full"),
+        "{stderr}"
+    );
+    // A damaged history: the file it would replace is left as it was.
+    std::fs::write(dir.path().join("out.csv"), "before\n").unwrap();
+    std::fs::write(dir.path().join("bad.sqlite"), "not a database at all").unwrap();
+    let (code, _, stderr) = run_env(
+        dir.path(),
+        &[
+            "history",
+            "export",
+            "bad.sqlite",
+            "--format",
+            "csv",
+            "-o",
+            "out.csv",
+        ],
+        &[],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.csv")).unwrap(),
+        "before\n"
+    );
+    // Written to a file, the bytes are those written to stdout.
+    let (code, stdout, _) = run_env(
+        dir.path(),
+        &["history", "export", "h.sqlite", "--format", "jsonl"],
+        &[],
+    );
+    assert_eq!(code, 0);
+    let (code, _, stderr) = run_env(
+        dir.path(),
+        &[
+            "history",
+            "export",
+            "h.sqlite",
+            "--format",
+            "jsonl",
+            "-o",
+            "out.jsonl",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap(),
+        stdout
+    );
+}

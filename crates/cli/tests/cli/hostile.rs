@@ -194,6 +194,18 @@ const ROLES: &[(&[&str], &[&str])] = &[
     (&["history", "diff", "{}", "1", "2"], &["sqlite"]),
     (&["history", "export", "{}", "--format", "csv"], &["sqlite"]),
     (
+        &[
+            "history",
+            "export",
+            "{}",
+            "--format",
+            "parquet",
+            "-o",
+            "out.parquet",
+        ],
+        &["sqlite"],
+    ),
+    (
         &["overlap", "{}", "run.trec"],
         &["trec", "csv", "jsonl", "parquet"],
     ),
