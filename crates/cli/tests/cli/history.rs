@@ -789,3 +789,30 @@ fn an_export_written_as_read_fails_without_leaving_half_a_file() {
         stdout
     );
 }
+
+#[test]
+fn the_html_page_draws_the_trends() {
+    let dir = scratch(FILES);
+    two_evaluations(dir.path());
+    let (code, page, stderr) = run_env(
+        dir.path(),
+        &["history", "h.sqlite", "--format", "html"],
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(!page.contains("<script"));
+    // One chart per metric, a line per run in each.
+    assert_eq!(page.matches("<svg").count(), 2);
+    assert_eq!(page.matches("<polyline").count(), 4);
+    let (code, _, stderr) = run_env(
+        dir.path(),
+        &["history", "diff", "h.sqlite", "1", "2", "--format", "html"],
+        &[],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("a diff is table, json or markdown"),
+        "{stderr}"
+    );
+}

@@ -193,6 +193,7 @@ const ROLES: &[(&[&str], &[&str])] = &[
     (&["history", "{}", "--accept", "1"], &["sqlite"]),
     (&["history", "diff", "{}", "1", "2"], &["sqlite"]),
     (&["history", "export", "{}", "--format", "csv"], &["sqlite"]),
+    (&["history", "{}", "--format", "html"], &["sqlite"]),
     (
         &[
             "history",
