@@ -144,7 +144,15 @@ impl Experiment {
             .map(|m| (m.name(), m.definition_version()))
             .collect();
         let differences = record_differences(&record, fingerprints, &metrics);
-        let options = option_differences(&record, &recorded_options(self));
+        // The relevance level changes no value of a metric that does not
+        // read it (nDCG's gains are grades): it counts when a metric both
+        // sides have reads it.
+        let level_read = self
+            .metrics
+            .iter()
+            .any(|m| m.uses_default_level() && record.data.column(&m.name()).is_some());
+        let mut options = option_differences(&record, &recorded_options(self));
+        options.retain(|d| level_read || d.key != "rel");
         let source = format!("db:{}#{}", db.display(), record.id);
         let mut refused = Vec::new();
         let mut overrides = Vec::new();

@@ -616,6 +616,26 @@ fn a_record_evaluated_with_other_options_is_refused_or_compared_as_asked() {
             },
             // Compared when asked, and said.
             eval(&["--rel", "2", "--allow-changed-options", "--format", "json"]),
+            // `rel` changes no value of nDCG: not said; `--ties` is.
+            shown(
+                dir.path(),
+                &[
+                    "eval",
+                    "--qrels",
+                    "qrels.txt",
+                    "--run",
+                    "dense.trec",
+                    "-m",
+                    "ndcg@10",
+                    "--baseline",
+                    "db:h.sqlite#2",
+                    "--rel",
+                    "2",
+                    "--ties",
+                    "input",
+                ],
+                &[]
+            ),
             // An override without a history's record to apply to.
             shown(
                 dir.path(),
