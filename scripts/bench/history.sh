@@ -51,10 +51,11 @@ ms() {
     echo $(( (end - start) / 1000000 ))
 }
 ratio() { python3 -c "print(f'{$1 / max($2, 1):.2f}')"; }
-# Peak resident memory of `$@`, in MB (GNU time's maximum RSS).
-peak_mb() {
-    /usr/bin/time -f %M -o "$out/rss" "$@" > /dev/null 2>&1 || true
-    python3 -c "print(f'{int(open(\"$out/rss\").read().split()[-1]) / 1024:.0f}')"
+# Milliseconds and peak resident memory in MB of one run of `$@` (GNU
+# time's elapsed time and maximum RSS), as `MS MB`.
+timed() {
+    /usr/bin/time -f "%e %M" -o "$out/rss" "$@" > /dev/null 2>&1 || true
+    python3 -c "e, m = open('$out/rss').read().split()[-2:]; print(round(float(e) * 1000), round(int(m) / 1024))"
 }
 
 eval_args=(eval --qrels "$out/qrels.txt" -m ndcg@10)
@@ -88,12 +89,11 @@ for what in "history:history $out/h.sqlite --format json" \
             "baseline file:eval --qrels $out/qrels.txt -m ndcg@10 --run $out/b.trec --baseline $out/accepted.json"; do
     name=${what%%:*}
     # shellcheck disable=SC2086
-    t=$(ms "$rankeval" ${what#*:})
-    # shellcheck disable=SC2086
-    mb=$(peak_mb "$rankeval" ${what#*:})
+    read -r t mb < <(timed "$rankeval" ${what#*:})
     echo "$name: $t ms ($(ratio "$t" "$plain") x one evaluation), peak memory $mb MB"
 done
-echo "one evaluation's peak memory: $(peak_mb "$rankeval" "${eval_args[@]}" --run "$out/a.trec") MB"
+read -r t mb < <(timed "$rankeval" "${eval_args[@]}" --run "$out/a.trec")
+echo "one evaluation again: $t ms, peak memory $mb MB"
 # (The exports go to /dev/null: 10,000 x 10,000 rows of CSV are ~10 GB.)
 
 if [ "${KEEP:-0}" != 1 ]; then rm -rf "$out"; fi
