@@ -319,6 +319,7 @@ pub(crate) mod tests {
                 aggregates,
                 intervals: Vec::new(),
                 groups: Vec::new(),
+                ir_metadata: None,
                 corpus: Vec::new(),
             }
         };
