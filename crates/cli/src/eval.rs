@@ -291,6 +291,12 @@ pub(super) struct CompareArgs {
     /// says so.
     #[arg(long, requires = "baseline")]
     allow_changed_qrels: bool,
+    /// With --baseline db:DB: compare even when the options that change
+    /// numbers (--rel, --ties, --missing, --duplicates, --judged-only,
+    /// --score-threshold, --turns) differ from those the record was
+    /// evaluated with (else refused, naming each); the report says so.
+    #[arg(long, requires = "baseline")]
+    allow_changed_options: bool,
     /// Without a baseline, compare every pair of runs (randomized Tukey
     /// HSD). Implied by any other comparison flag without --baseline.
     #[arg(long, conflicts_with = "baseline")]
@@ -423,6 +429,9 @@ impl CompareArgs {
             allow_changed_qrels: self
                 .allow_changed_qrels
                 .then(|| given(true, "--allow-changed-qrels", "")),
+            allow_changed_options: self
+                .allow_changed_options
+                .then(|| given(true, "--allow-changed-options", "")),
             table: None,
             baseline: self.baseline.map(|text| {
                 Given::new(

@@ -207,6 +207,19 @@ const ROLES: &[(&[&str], &[&str])] = &[
     (&["history", "{}", "--accept", "1"], &["sqlite"]),
     (&["history", "diff", "{}", "1", "2"], &["sqlite"]),
     (&["history", "export", "{}", "--format", "csv"], &["sqlite"]),
+    (&["history", "{}", "--format", "html"], &["sqlite"]),
+    (
+        &[
+            "history",
+            "export",
+            "{}",
+            "--format",
+            "parquet",
+            "-o",
+            "out.parquet",
+        ],
+        &["sqlite"],
+    ),
     (
         &["overlap", "{}", "run.trec"],
         &["trec", "csv", "jsonl", "parquet"],

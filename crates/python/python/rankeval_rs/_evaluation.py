@@ -478,7 +478,8 @@ def evaluate(
 #: The keyword arguments of :func:`compare`, which :func:`report` takes too.
 _COMPARE_KEYWORDS = ("baseline", "baseline_file", "baseline_run", "gates", "test", "level",
                      "resamples", "seed", "bootstrap", "correction", "family", "alpha",
-                     "groups_in_family", "interval", "jackknife_groups")
+                     "groups_in_family", "interval", "jackknife_groups",
+                     "allow_changed_qrels", "allow_changed_options")
 
 #: `evaluate`'s keyword arguments and their defaults, for :func:`report`.
 _EVALUATE_DEFAULTS: dict[str, Any] = {
@@ -514,7 +515,15 @@ def report(
     query's values (``--per-query``). ``groups`` is a groups file
     (``--groups``); ``title`` is the HTML page's title and heading
     (``--title``). Written to ``output`` when given; the text is returned
-    either way. Warnings are issued as :class:`RankevalWarning`."""
+    either way. Warnings are issued as :class:`RankevalWarning`.
+
+    ``baseline="db:history.sqlite"`` (or ``"db:history.sqlite#ID"``) compares
+    with a results history's last accepted record (or record ID), as
+    ``--baseline db:...`` does: refused with :class:`CompareError` when its
+    judgements or metric definitions differ (unless
+    ``allow_changed_qrels=True``) or the options that change numbers differ
+    (``rel``, ``ties``...; unless ``allow_changed_options=True``), each
+    override said in a warning (docs/history.md)."""
     unknown = sorted(set(keywords) - set(_COMPARE_KEYWORDS) - set(_EVALUATE_DEFAULTS))
     if unknown:
         raise TypeError(f"report() got unexpected keyword arguments: {', '.join(unknown)}")

@@ -279,6 +279,12 @@ pub(crate) struct RawCompare {
     pub(crate) interval: Option<Spanned<String>>,
     /// The jackknife's groups (default 20).
     pub(crate) jackknife_groups: Option<Spanned<i64>>,
+    /// A `db:` baseline is compared even when its judgements or metric
+    /// definitions differ (`--allow-changed-qrels`).
+    pub(crate) allow_changed_qrels: Option<Spanned<bool>>,
+    /// A `db:` baseline is compared even when its options that change
+    /// numbers differ (`--allow-changed-options`).
+    pub(crate) allow_changed_options: Option<Spanned<bool>>,
 }
 
 /// A `[[gates]]` table.

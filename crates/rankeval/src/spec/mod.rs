@@ -25,8 +25,8 @@ use crate::engine::Missing;
 use crate::read::{CsvOptions, Format, Input};
 
 pub use compare::{
-    BaselineRequest, CompareRequest, GateRequest, GateTable, IntervalKind, MarginRequest,
-    resolve_comparison,
+    BaselineRequest, CompareRequest, GateRequest, GateTable, HISTORY_PREFIX, IntervalKind,
+    MarginRequest, resolve_comparison,
 };
 pub use ope::{OpeRequest, OpeSpec, PolicyRequest, PolicyRun, resolve_ope};
 pub use origin::{Given, Origin};
