@@ -153,4 +153,13 @@ pub struct CorpusRequest {
     /// Subtopic judgements (`query subtopic doc grade`), read by the
     /// diversity metrics (`alpha_ndcg`, `err_ia`, ...).
     pub subtopics: Option<Given<PathBuf>>,
+    /// Training label frequencies (`label,count`), read by the
+    /// propensity-scored metrics (`psp`, `psndcg`) with
+    /// [`train_instances`](Self::train_instances).
+    pub label_counts: Option<Given<PathBuf>>,
+    /// The number of training instances `N` of the label frequencies.
+    pub train_instances: Option<Given<u64>>,
+    /// Given inverse propensities (`label,inverse_propensity`), instead of
+    /// label frequencies.
+    pub inverse_propensities: Option<Given<PathBuf>>,
 }
