@@ -359,7 +359,9 @@ impl Experiment {
             });
         }
         if self.corpus_inputs.propensities_unused(&self.metrics) {
-            use crate::corpus::propensity_input::{COUNTS_FLAG, COUNTS_KEY, INVERSE_FLAG, INVERSE_KEY};
+            use crate::corpus::propensity_input::{
+                COUNTS_FLAG, COUNTS_KEY, INVERSE_FLAG, INVERSE_KEY,
+            };
             let inverse = matches!(
                 self.corpus_inputs.propensities,
                 Some((_, crate::read::propensity::PropensityTable::Inverse))

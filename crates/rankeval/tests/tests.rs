@@ -24,7 +24,9 @@
 //! - `corpus`: corpus metrics (beyond accuracy) on RecTools' published
 //!   values, and the same bits for any split of the lists;
 //! - `diversity`: the diversity metrics over subtopic judgements equal
-//!   ndeval's values (pyndeval), whole or while read.
+//!   ndeval's values (pyndeval), whole or while read;
+//! - `propensity`: PSP@k and PSnDCG@k equal pyxclib's definitions
+//!   (`scripts/cross-check/pyxclib.py`), Hole@k BEIR's.
 //!
 //! `readme` and `spans` are binaries of their own. The `rankeval` binary's
 //! tests are `rankeval-cli`'s; the renderers' are `rankeval-report`'s.
@@ -43,5 +45,6 @@ mod html_curves;
 mod msmarco;
 mod never_panics;
 mod plugin;
+mod propensity;
 mod streaming;
 mod trec_eval;

@@ -191,16 +191,15 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         &corpus.label_counts,
         &corpus.inverse_propensities,
     ]
-        .into_iter()
-        .flatten()
-        .map(|g| (g.value.as_path(), &g.from))
-        .chain(
-            corpus
-                .training
-                .iter()
-                .filter_map(|g| Some((g.value.path()?, &g.from))),
-        )
-    {
+    .into_iter()
+    .flatten()
+    .map(|g| (g.value.as_path(), &g.from))
+    .chain(
+        corpus
+            .training
+            .iter()
+            .filter_map(|g| Some((g.value.path()?, &g.from))),
+    ) {
         existing(path, from)?;
     }
     if let Some(groups) = &groups {
@@ -1081,10 +1080,7 @@ fn propensity_source(
                 named(&instances.from, COUNTS_FLAG, COUNTS_KEY)
             ),
         )),
-        (None, None, Some(inverse)) => Ok(Some((
-            inverse.value.clone(),
-            PropensityTable::Inverse,
-        ))),
+        (None, None, Some(inverse)) => Ok(Some((inverse.value.clone(), PropensityTable::Inverse))),
     }
 }
 
