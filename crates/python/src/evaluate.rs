@@ -54,7 +54,8 @@ type RunResults<'py> = (
 /// them: the command line's `--missing`, `--rel`, `--ties`,
 /// `--score-threshold`, `--allow-empty-run`, `--judged-only`, `--bounds`,
 /// `--duplicates`, `--catalog`, `--train`, `--item-features`, `--record`,
-/// `--label`, `--subtopic-qrels`.
+/// `--label`, `--subtopic-qrels`, `--label-counts`, `--train-instances`,
+/// `--inverse-propensities`.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct EvaluateKeywords<'py> {
@@ -72,6 +73,9 @@ pub struct EvaluateKeywords<'py> {
     record: Option<PathBuf>,
     label: Option<String>,
     subtopic_qrels: Option<PathBuf>,
+    label_counts: Option<PathBuf>,
+    train_instances: Option<u64>,
+    inverse_propensities: Option<PathBuf>,
 }
 
 /// The experiment the arguments ask for, resolved, with the Python metrics'
@@ -177,6 +181,20 @@ fn asked(
                 keyword(
                     p.clone(),
                     "subtopic_qrels",
+                    quoted(&p.display().to_string()),
+                )
+            }),
+            label_counts: options
+                .label_counts
+                .clone()
+                .map(|p| keyword(p.clone(), "label_counts", quoted(&p.display().to_string()))),
+            train_instances: options
+                .train_instances
+                .map(|n| keyword(n, "train_instances", n)),
+            inverse_propensities: options.inverse_propensities.clone().map(|p| {
+                keyword(
+                    p.clone(),
+                    "inverse_propensities",
                     quoted(&p.display().to_string()),
                 )
             }),

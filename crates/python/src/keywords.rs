@@ -47,6 +47,9 @@ const INPUT_KEYWORDS: &[&str] = &[
     "train",
     "item_features",
     "subtopic_qrels",
+    "label_counts",
+    "train_instances",
+    "inverse_propensities",
     "groups",
     "record",
 ];

@@ -68,7 +68,8 @@ def _options(*, train: Any, query: str, doc: str, grade: str, delimiter: str | N
     if train is not None:
         train = to_qrels(train, query=query, doc=doc, grade=grade, format=None,
                          delimiter=delimiter, name="train")
-    for key in ("catalog", "item_features", "record", "subtopic_qrels"):
+    for key in ("catalog", "item_features", "record", "subtopic_qrels", "label_counts",
+                "inverse_propensities"):
         if keywords[key] is not None:
             keywords[key] = os.fspath(keywords[key])
     return {**keywords, "train": train}
@@ -322,6 +323,9 @@ def evaluate(
     record: str | os.PathLike[str] | None = None,
     label: str | None = None,
     subtopic_qrels: str | os.PathLike[str] | None = None,
+    label_counts: str | os.PathLike[str] | None = None,
+    train_instances: int | None = None,
+    inverse_propensities: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Evaluates a run (or several) against qrels, as ``rankeval eval`` does.
 
@@ -395,6 +399,13 @@ def evaluate(
     with it ``qrels`` may be ``None`` (each document judged with its highest
     grade over the subtopics).
 
+    ``label_counts`` (``--label-counts``) with ``train_instances``
+    (``--train-instances``) are the training label frequencies of the
+    propensity-scored metrics (``psp@5``, ``psndcg@5``): a CSV/TSV table with
+    columns ``label`` and ``count``, and the number of training instances N;
+    or ``inverse_propensities`` (``--inverse-propensities``), a table with
+    columns ``label`` and ``inverse_propensity``.
+
     Raises :class:`InputError` (with ``file``, ``line``, ``message``) for
     bad input and :class:`MetricError` for a bad metric; issues a
     :class:`RankevalWarning` per warning.
@@ -405,7 +416,8 @@ def evaluate(
         bounds=bounds, query=query, doc=doc, score=score, rank=rank, grade=grade, format=format,
         delimiter=delimiter, name=name, run=run, systems=systems, catalog=catalog, train=train,
         item_features=item_features, record=record, label=label,
-        subtopic_qrels=subtopic_qrels)
+        subtopic_qrels=subtopic_qrels, label_counts=label_counts,
+        train_instances=train_instances, inverse_propensities=inverse_propensities)
     single, named, members = prepared.single, prepared.named, prepared.members
     judged, runs, specs, options = prepared.qrels, prepared.runs, prepared.specs, prepared.options
     evaluated = _native.evaluate(judged, runs, specs, options)
@@ -458,6 +470,7 @@ _EVALUATE_DEFAULTS: dict[str, Any] = {
     "doc": "item", "score": "score", "rank": "rank", "grade": "grade", "format": None,
     "delimiter": None, "name": None, "run": None, "catalog": None, "train": None,
     "item_features": None, "record": None, "label": None, "subtopic_qrels": None,
+    "label_counts": None, "train_instances": None, "inverse_propensities": None,
 }
 
 
@@ -527,7 +540,9 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str], *, miss
              score: str, rank: str, grade: str, format: str | None, delimiter: str | None,
              name: str | None, run: str | None, systems: Mapping[str, Any] | None,
              catalog: Any, train: Any, item_features: Any, record: Any = None,
-             label: str | None = None, subtopic_qrels: Any = None) -> _Prepared:
+             label: str | None = None, subtopic_qrels: Any = None, label_counts: Any = None,
+             train_instances: int | None = None,
+             inverse_propensities: Any = None) -> _Prepared:
     """`evaluate`'s inputs converted and named (its docstring says how);
     every value left for the spec to check."""
     specs = [metrics] if isinstance(metrics, str) else list(metrics)
@@ -568,6 +583,8 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str], *, miss
                        allow_empty_run=allow_empty_run, judged_only=judged_only, bounds=bounds,
                        duplicates=duplicates, catalog=catalog, train=train,
                        item_features=item_features, subtopic_qrels=subtopic_qrels,
+                       label_counts=label_counts, train_instances=train_instances,
+                       inverse_propensities=inverse_propensities,
                        query=query, doc=doc, grade=grade,
                        delimiter=delimiter, record=record, label=label)
     return _Prepared(single, named, members, judged, runs, specs, options)

@@ -29,7 +29,9 @@ pub use compare::{
 };
 pub use origin::{Given, Origin};
 pub use record::{MAX_LABEL, RecordRequest, resolve_record};
-pub use resolve::{SpecError, check_metric_ties, relevance_level, resolve, score_threshold_of};
+pub use resolve::{
+    SpecError, check_metric_ties, propensity_source, relevance_level, resolve, score_threshold_of,
+};
 
 /// An experiment as asked for, nothing checked yet.
 #[derive(Debug)]

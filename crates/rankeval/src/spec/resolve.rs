@@ -1025,8 +1025,9 @@ mod tests {
 
 /// The label propensities asked for: a label-frequency table with its
 /// number of training instances, or inverse propensities; refuses a table
-/// without its count, a count without its table, and both kinds at once.
-fn propensity_source(
+/// without its count, a count without its table, and both kinds at once
+/// (`rankeval explain` checks its flags here too).
+pub fn propensity_source(
     corpus: &CorpusRequest,
 ) -> Result<Option<(PathBuf, crate::read::propensity::PropensityTable)>, SpecError> {
     use crate::corpus::propensity_input::{COUNTS_FLAG, COUNTS_KEY, INSTANCES_FLAG, INSTANCES_KEY};
