@@ -72,7 +72,7 @@ fn from_label_counts_inverse_propensities_and_toml() {
             "-m",
             "psp(a=0)@2",
             "-m",
-            "psp(b=1e300)@2",
+            "psp(b=1e9)@2",
             "-m",
             "hole@3",
             "-m",

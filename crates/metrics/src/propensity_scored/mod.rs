@@ -31,9 +31,10 @@
 
 use rankeval_core::exact_sum::fsum;
 use rankeval_core::explain::Explanation;
-use rankeval_core::registry::{PARAM_K, ParamDoc};
+use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
 use rankeval_core::{
-    CanonicalName, Cutoff, Grade, JainModel, JudgedRanking, LabelPropensities, Metric, Requirement,
+    CanonicalName, Cutoff, Grade, JainModel, JudgedRanking, LabelPropensities, Metric,
+    RelevanceLevel, Requirement,
 };
 use serde::{Deserialize, Serialize};
 
@@ -94,7 +95,7 @@ const PARAM_B: ParamDoc = ParamDoc {
     doc: "the model's B (unset: the family's, 1.5 for general), a finite number above 0; unused with given inverse propensities",
 };
 
-const PARAMS: &[ParamDoc] = &[PARAM_K, PARAM_FAMILY, PARAM_A, PARAM_B];
+const PARAMS: &[ParamDoc] = &[PARAM_K, PARAM_REL, PARAM_FAMILY, PARAM_A, PARAM_B];
 
 /// What the propensity-scored metrics need: the label propensities.
 const REQUIRES: &[Requirement] = &[Requirement::Propensities];
@@ -122,6 +123,7 @@ enum Kind {
 struct Setting {
     kind: Kind,
     k: Option<Cutoff>,
+    rel: Option<RelevanceLevel>,
     model: JainModel,
 }
 
@@ -183,7 +185,7 @@ impl Setting {
         let view = q.documents()?;
         let propensities = view.context().propensities()?;
         let table = propensities.table();
-        let level = q.level(None);
+        let level = q.level(self.rel);
         let top = q.top(self.k);
         let weights: Vec<Option<f64>> = top
             .iter()
@@ -215,7 +217,7 @@ impl Setting {
     }
 
     fn explain(self, metric: &dyn Metric, q: &JudgedRanking<'_>) -> Explanation {
-        let level = q.level(None);
+        let level = q.level(self.rel);
         let explanation = Explanation::new(metric, q).level(level);
         let Some((numerator, mean_best, weights)) = self.parts(q) else {
             return explanation.formula(format!("{} = 0 (no label propensities)", metric.name()));
@@ -247,6 +249,9 @@ macro_rules! propensity_metric {
             /// Cutoff; `None` = the whole list.
             #[serde(default, skip_serializing_if = "is_none")]
             pub k: Option<Cutoff>,
+            /// Relevance level; `None` = the experiment's.
+            #[serde(default, skip_serializing_if = "is_none")]
+            pub rel: Option<RelevanceLevel>,
             /// The family whose published `A`, `B` are used.
             #[serde(default)]
             pub family: Family,
@@ -264,6 +269,7 @@ macro_rules! propensity_metric {
                 Setting {
                     kind: $kind,
                     k: self.k,
+                    rel: self.rel,
                     model: JainModel {
                         a: self.a.unwrap_or(base.a),
                         b: self.b.unwrap_or(base.b),
@@ -276,11 +282,12 @@ macro_rules! propensity_metric {
             name = $name,
             summary = $summary,
             params = PARAMS,
-            example = $ty { k: Cutoff::new(5), family: Family::General, a: None, b: None },
+            example = $ty { k: Cutoff::new(5), rel: None, family: Family::General, a: None, b: None },
         )]
         impl Metric for $ty {
             fn name(&self) -> String {
                 CanonicalName::new($name)
+                    .param_if_set("rel", self.rel)
                     .param_unless_default("family", self.family, Family::General)
                     .param_if_set("a", self.a)
                     .param_if_set("b", self.b)
@@ -288,6 +295,9 @@ macro_rules! propensity_metric {
             }
             fn depth(&self) -> Option<Cutoff> {
                 self.k
+            }
+            fn uses_default_level(&self) -> bool {
+                self.rel.is_none()
             }
             fn validate(&self) -> Result<(), String> {
                 self.setting().model.check().map(|_| ())

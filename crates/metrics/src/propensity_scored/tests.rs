@@ -199,6 +199,7 @@ fn without_propensities_the_value_is_zero() {
 fn names_carry_the_family_and_a_b() {
     let metric = PropensityScoredNdcg {
         k: Cutoff::new(5),
+        rel: None,
         family: Family::Wikipedia,
         a: None,
         b: Some(0.25),
@@ -212,4 +213,17 @@ fn names_carry_the_family_and_a_b() {
         .name(),
         "psp@3"
     );
+}
+
+#[test]
+fn rel_raises_the_level_of_both_the_numerator_and_the_best() {
+    // With rel = 2 no label of the data is relevant: every value is 0.
+    let (_, _, table) = data();
+    let metric = PropensityScoredPrecision {
+        k: Cutoff::new(2),
+        rel: RelevanceLevel::new(2.0),
+        ..Default::default()
+    };
+    assert_eq!(scores(&metric, table), vec![0.0, 0.0]);
+    assert_eq!(metric.name(), "psp(rel=2)@2");
 }
