@@ -878,6 +878,117 @@ fn systems(
     Ok(systems)
 }
 
+/// The label propensities asked for: a label-frequency table with its
+/// number of training instances, or inverse propensities; refuses a table
+/// without its count, a count without its table, and both kinds at once
+/// (`rankeval explain` checks its flags here too).
+pub fn propensity_source(
+    corpus: &CorpusRequest,
+) -> Result<Option<(PathBuf, crate::read::propensity::PropensityTable)>, SpecError> {
+    use crate::corpus::propensity_input::{COUNTS_FLAG, COUNTS_KEY, INSTANCES_FLAG, INSTANCES_KEY};
+    use crate::read::propensity::PropensityTable;
+    // How a front end names an input: its flag, TOML key or keyword.
+    let named = |from: &Origin, flag: &str, key: &str| match from {
+        Origin::Flag { .. } => flag.to_owned(),
+        Origin::Key { .. } => format!("`{key}`"),
+        Origin::Keyword { .. } => format!("{key}="),
+    };
+    match (
+        &corpus.label_counts,
+        &corpus.train_instances,
+        &corpus.inverse_propensities,
+    ) {
+        (None, None, None) => Ok(None),
+        (Some(counts), _, Some(inverse)) => Err(invalid(
+            &inverse.from,
+            format!(
+                "give label frequencies ({}) or inverse propensities, not both",
+                named(&counts.from, COUNTS_FLAG, COUNTS_KEY)
+            ),
+        )),
+        (Some(counts), Some(instances), None) => {
+            if instances.value == 0 {
+                return Err(invalid(
+                    &instances.from,
+                    "the number of training instances must be at least 1 (the propensity model \
+                     takes its log)"
+                        .to_owned(),
+                ));
+            }
+            Ok(Some((
+                counts.value.clone(),
+                PropensityTable::Counts {
+                    instances: instances.value,
+                },
+            )))
+        }
+        (Some(counts), None, None) => Err(invalid(
+            &counts.from,
+            format!(
+                "needs the number of training instances N the counts are out of: give {}",
+                named(&counts.from, &format!("{INSTANCES_FLAG} N"), INSTANCES_KEY)
+            ),
+        )),
+        (None, Some(instances), _) => Err(invalid(
+            &instances.from,
+            format!(
+                "is the number of training instances of label frequencies, which are not given ({})",
+                named(&instances.from, COUNTS_FLAG, COUNTS_KEY)
+            ),
+        )),
+        (None, None, Some(inverse)) => Ok(Some((inverse.value.clone(), PropensityTable::Inverse))),
+    }
+}
+
+/// Refuses `metric` when an input it [requires](rankeval_core::Metric::requires)
+/// is not given, naming the metric and the option that gives the input as
+/// the front end that asked for the metric writes it: one rule for every
+/// requirement and every front end.
+fn check_requirements(
+    metric: &dyn rankeval_core::Metric,
+    from: &Origin,
+    inputs: &CorpusSources,
+) -> Result<(), SpecError> {
+    use rankeval_core::Requirement;
+    for &requirement in metric.requires() {
+        let (flag, key, what) = match requirement {
+            Requirement::Subtopics if inputs.subtopics.is_none() => {
+                use crate::corpus::subtopic_input::{FLAG, KEY, WHAT};
+                (format!("{FLAG} FILE"), format!("`{KEY} = \"FILE\"`"), WHAT)
+            }
+            Requirement::Propensities if inputs.propensities.is_none() => {
+                use crate::corpus::propensity_input::{
+                    COUNTS_FLAG, COUNTS_KEY, INSTANCES_FLAG, INSTANCES_KEY, INVERSE_FLAG,
+                    INVERSE_KEY, WHAT,
+                };
+                (
+                    format!("{COUNTS_FLAG} FILE {INSTANCES_FLAG} N, or {INVERSE_FLAG} FILE"),
+                    format!(
+                        "`{COUNTS_KEY} = \"FILE\"` with `{INSTANCES_KEY} = N`, or `{INVERSE_KEY} = \"FILE\"`"
+                    ),
+                    WHAT,
+                )
+            }
+            _ => continue,
+        };
+        return Err(invalid(
+            from,
+            match from {
+                Origin::Flag { .. } => format!("{} needs {flag}: {what}", metric.name()),
+                Origin::Key { .. } => format!(
+                    "{} needs {what}: add {key} at the top of the file",
+                    metric.name()
+                ),
+                Origin::Keyword { .. } => {
+                    let keywords = key.replace("`", "").replace(" = ", "=");
+                    format!("{} needs {what}: give {keywords}", metric.name())
+                }
+            },
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1021,115 +1132,4 @@ mod tests {
         ));
         assert_eq!(resolve(titled).unwrap().title.as_deref(), Some("Weekly"));
     }
-}
-
-/// The label propensities asked for: a label-frequency table with its
-/// number of training instances, or inverse propensities; refuses a table
-/// without its count, a count without its table, and both kinds at once
-/// (`rankeval explain` checks its flags here too).
-pub fn propensity_source(
-    corpus: &CorpusRequest,
-) -> Result<Option<(PathBuf, crate::read::propensity::PropensityTable)>, SpecError> {
-    use crate::corpus::propensity_input::{COUNTS_FLAG, COUNTS_KEY, INSTANCES_FLAG, INSTANCES_KEY};
-    use crate::read::propensity::PropensityTable;
-    // How a front end names an input: its flag, TOML key or keyword.
-    let named = |from: &Origin, flag: &str, key: &str| match from {
-        Origin::Flag { .. } => flag.to_owned(),
-        Origin::Key { .. } => format!("`{key}`"),
-        Origin::Keyword { .. } => format!("{key}="),
-    };
-    match (
-        &corpus.label_counts,
-        &corpus.train_instances,
-        &corpus.inverse_propensities,
-    ) {
-        (None, None, None) => Ok(None),
-        (Some(counts), _, Some(inverse)) => Err(invalid(
-            &inverse.from,
-            format!(
-                "give label frequencies ({}) or inverse propensities, not both",
-                named(&counts.from, COUNTS_FLAG, COUNTS_KEY)
-            ),
-        )),
-        (Some(counts), Some(instances), None) => {
-            if instances.value == 0 {
-                return Err(invalid(
-                    &instances.from,
-                    "the number of training instances must be at least 1 (the propensity model \
-                     takes its log)"
-                        .to_owned(),
-                ));
-            }
-            Ok(Some((
-                counts.value.clone(),
-                PropensityTable::Counts {
-                    instances: instances.value,
-                },
-            )))
-        }
-        (Some(counts), None, None) => Err(invalid(
-            &counts.from,
-            format!(
-                "needs the number of training instances N the counts are out of: give {}",
-                named(&counts.from, &format!("{INSTANCES_FLAG} N"), INSTANCES_KEY)
-            ),
-        )),
-        (None, Some(instances), _) => Err(invalid(
-            &instances.from,
-            format!(
-                "is the number of training instances of label frequencies, which are not given ({})",
-                named(&instances.from, COUNTS_FLAG, COUNTS_KEY)
-            ),
-        )),
-        (None, None, Some(inverse)) => Ok(Some((inverse.value.clone(), PropensityTable::Inverse))),
-    }
-}
-
-/// Refuses `metric` when an input it [requires](rankeval_core::Metric::requires)
-/// is not given, naming the metric and the option that gives the input as
-/// the front end that asked for the metric writes it: one rule for every
-/// requirement and every front end.
-fn check_requirements(
-    metric: &dyn rankeval_core::Metric,
-    from: &Origin,
-    inputs: &CorpusSources,
-) -> Result<(), SpecError> {
-    use rankeval_core::Requirement;
-    for &requirement in metric.requires() {
-        let (flag, key, what) = match requirement {
-            Requirement::Subtopics if inputs.subtopics.is_none() => {
-                use crate::corpus::subtopic_input::{FLAG, KEY, WHAT};
-                (format!("{FLAG} FILE"), format!("`{KEY} = \"FILE\"`"), WHAT)
-            }
-            Requirement::Propensities if inputs.propensities.is_none() => {
-                use crate::corpus::propensity_input::{
-                    COUNTS_FLAG, COUNTS_KEY, INSTANCES_FLAG, INSTANCES_KEY, INVERSE_FLAG,
-                    INVERSE_KEY, WHAT,
-                };
-                (
-                    format!("{COUNTS_FLAG} FILE {INSTANCES_FLAG} N, or {INVERSE_FLAG} FILE"),
-                    format!(
-                        "`{COUNTS_KEY} = \"FILE\"` with `{INSTANCES_KEY} = N`, or `{INVERSE_KEY} = \"FILE\"`"
-                    ),
-                    WHAT,
-                )
-            }
-            _ => continue,
-        };
-        return Err(invalid(
-            from,
-            match from {
-                Origin::Flag { .. } => format!("{} needs {flag}: {what}", metric.name()),
-                Origin::Key { .. } => format!(
-                    "{} needs {what}: add {key} at the top of the file",
-                    metric.name()
-                ),
-                Origin::Keyword { .. } => {
-                    let keywords = key.replace("`", "").replace(" = ", "=");
-                    format!("{} needs {what}: give {keywords}", metric.name())
-                }
-            },
-        ));
-    }
-    Ok(())
 }
