@@ -55,7 +55,8 @@ type RunResults<'py> = (
 /// `--score-threshold`, `--allow-empty-run`, `--judged-only`, `--bounds`,
 /// `--duplicates`, `--catalog`, `--train`, `--item-features`, `--record`,
 /// `--label`, `--subtopic-qrels`, `--label-counts`, `--train-instances`,
-/// `--inverse-propensities`.
+/// `--inverse-propensities`, `--official` (`None`, `""` for the
+/// benchmark of the qrels, or an id), `--fetch`, `--drop-identical-ids`.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct EvaluateKeywords<'py> {
@@ -76,6 +77,9 @@ pub struct EvaluateKeywords<'py> {
     label_counts: Option<PathBuf>,
     train_instances: Option<u64>,
     inverse_propensities: Option<PathBuf>,
+    official: Option<String>,
+    fetch: bool,
+    drop_identical_ids: bool,
 }
 
 /// The experiment the arguments ask for, resolved, with the Python metrics'
@@ -116,7 +120,8 @@ fn asked(
         "first" => Duplicates::First,
         other => return Err(keyword_error("duplicates", other, "\"error\" or \"first\"")),
     };
-    if specs.is_empty() {
+    // `official=` alone evaluates the card's measures.
+    if specs.is_empty() && options.official.is_none() {
         return Err(PyValueError::new_err("give at least one metric"));
     }
     let (requested, metrics) = Metrics::requested(specs)?;
@@ -145,18 +150,20 @@ fn asked(
             })
             .collect(),
         systems: Vec::new(),
-        metrics: Some(keyword(
-            requested
-                .into_iter()
-                .map(|(typed, metric)| MetricRequest {
-                    from: Origin::keyword("metrics", quoted(&typed)),
-                    typed: Some(typed),
-                    metric,
-                })
-                .collect(),
-            "metrics",
-            "",
-        )),
+        metrics: (!specs.is_empty()).then(|| {
+            keyword(
+                requested
+                    .into_iter()
+                    .map(|(typed, metric)| MetricRequest {
+                        from: Origin::keyword("metrics", quoted(&typed)),
+                        typed: Some(typed),
+                        metric,
+                    })
+                    .collect(),
+                "metrics",
+                "",
+            )
+        }),
         aggregators: None,
         corpus: CorpusRequest {
             catalog: options
@@ -237,7 +244,17 @@ fn asked(
             commit: None,
             experiment_hash: None,
         },
-        benchmark: BenchmarkRequest::default(),
+        benchmark: BenchmarkRequest {
+            fetch: options.fetch.then(|| keyword(true, "fetch", "True")),
+            drop_identical_ids: options
+                .drop_identical_ids
+                .then(|| keyword(true, "drop_identical_ids", "True")),
+            official: options.official.as_ref().map(|id| match id.as_str() {
+                "" => keyword(None, "official", "True"),
+                _ => keyword(Some(id.clone()), "official", quoted(id)),
+            }),
+            qrels_benchmark: qrels.and_then(|q| q.get().benchmark.clone()),
+        },
     };
     let experiment = resolve(spec).map_err(|e| spec_error(&e))?;
     Ok(Asked {

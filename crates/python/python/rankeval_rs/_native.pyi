@@ -154,6 +154,7 @@ def qrels_from_file(
     rank: str,
     grade: str,
     delimiter: str | None,
+    fetch: bool = False,
 ) -> Qrels: ...
 def run_from_file(
     path: str | PathLike[str],
@@ -224,7 +225,8 @@ def evaluate(
     `evaluate` fills: missing, rel, ties, score_threshold, allow_empty_run,
     judged_only, bounds, duplicates, catalog, train (a Qrels), item_features,
     record, label, subtopic_qrels, label_counts, train_instances,
-    inverse_propensities."""
+    inverse_propensities, official (None, "" for the qrels'
+    benchmark, or a benchmark id), fetch, drop_identical_ids."""
 def report(
     qrels: Qrels | None,
     runs: list[tuple[str, Run]],
@@ -276,6 +278,7 @@ class SparkEvaluator:
         features: str | None = None,
         column_names: tuple[str, str, str, str] | None = None,
         aggregators: list[str] = ...,
+        drop_identical_ids: bool = False,
     ) -> None: ...
     def columns(self) -> list[str]: ...
     def push(self, batch: Any) -> Any:

@@ -402,6 +402,7 @@ impl Resolver<'_> {
                         Some(Given::new(Some(id.clone()), self.top("official")))
                     }
                 },
+                qrels_benchmark: None,
             },
         })
     }
