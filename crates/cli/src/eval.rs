@@ -37,6 +37,21 @@ pub(super) struct EvalArgs {
     /// grade over the subtopics.
     #[arg(long, value_name = "FILE")]
     subtopic_qrels: Option<PathBuf>,
+    /// Training label frequencies for the propensity-scored metrics (psp,
+    /// psndcg): a CSV/TSV table with a header naming columns `label` and
+    /// `count` (training instances each label is relevant to; a label not
+    /// listed has count 0). Needs --train-instances.
+    #[arg(long, value_name = "FILE", conflicts_with = "inverse_propensities")]
+    label_counts: Option<PathBuf>,
+    /// The number of training instances N that --label-counts counts out of
+    /// (the propensity model's N).
+    #[arg(long, value_name = "N")]
+    train_instances: Option<u64>,
+    /// Inverse propensities for psp and psndcg, computed elsewhere: a
+    /// CSV/TSV table with columns `label` and `inverse_propensity` (every
+    /// judged document needs one).
+    #[arg(long, value_name = "FILE")]
+    inverse_propensities: Option<PathBuf>,
     /// With --qrels irds:<id>: when ir_datasets' cache lacks the qrels, run
     /// ir_datasets (the Python package) to fill it.
     #[arg(long)]
@@ -842,6 +857,17 @@ impl EvalArgs {
                     .subtopic_qrels
                     .clone()
                     .map(|p| Given::new(p, flag("--subtopic-qrels"))),
+                label_counts: self.label_counts.clone().map(|p| {
+                    let from = Origin::flag("--label-counts", p.display());
+                    Given::new(p, from)
+                }),
+                train_instances: self
+                    .train_instances
+                    .map(|n| Given::new(n, Origin::flag("--train-instances", n))),
+                inverse_propensities: self.inverse_propensities.clone().map(|p| {
+                    let from = Origin::flag("--inverse-propensities", p.display());
+                    Given::new(p, from)
+                }),
             },
             groups: self.groups.map(|p| Given::new(p, flag("--groups"))),
             turns: self.turns.map(|sep| Given::new(sep, flag("--turns"))),

@@ -7,6 +7,7 @@
 use std::cmp::Ordering;
 
 use crate::buffer::{Keys, ListBuffer};
+use crate::context::{DocumentContext, DocumentView};
 use crate::error::RunError;
 use crate::hash::hash_bytes;
 use crate::lists::same_bytes;
@@ -121,6 +122,9 @@ pub struct JudgedRanking<'a> {
     /// The ranked documents in the query's subtopic judgements, when the
     /// qrels have some.
     subtopics: Option<SubtopicRanking<'a>>,
+    /// The ranked documents seen through the qrels' per-document facts,
+    /// when a metric requires them.
+    documents: Option<DocumentView<'a>>,
 }
 
 impl<'a> JudgedRanking<'a> {
@@ -144,7 +148,23 @@ impl<'a> JudgedRanking<'a> {
             default_level,
             tie_ends: &[],
             subtopics: None,
+            documents: None,
         }
+    }
+
+    /// With the ranked documents' per-document facts ([`crate::context`]):
+    /// `documents` must see the same ranks as `ranked`.
+    pub fn with_documents(mut self, documents: DocumentView<'a>) -> Self {
+        self.documents = Some(documents);
+        self
+    }
+
+    /// The ranked documents seen through the qrels' per-document facts
+    /// (label propensities, judged for any query): `None` unless a metric
+    /// of the experiment [requires](crate::Metric::requires) them.
+    #[inline]
+    pub fn documents(&self) -> Option<DocumentView<'a>> {
+        self.documents
     }
 
     /// With the query's subtopic judgements: `subtopics` must see the same
@@ -288,6 +308,26 @@ pub struct Judge {
     /// Per judged rank, the document's place in its query's subtopic
     /// judgements (when the qrels have some).
     subtopic_ranked: Vec<u32>,
+    /// Per judged rank, the document's label value (with per-document
+    /// facts, [`crate::context`]).
+    doc_labels: Vec<f64>,
+    /// Per judged rank, whether the document is judged for any query.
+    doc_anywhere: Vec<bool>,
+}
+
+/// Fills `labels` and `anywhere` with each of `docs`'s facts in `context`.
+fn look_up_documents<'d>(
+    context: &DocumentContext,
+    docs: impl Iterator<Item = &'d [u8]>,
+    labels: &mut Vec<f64>,
+    anywhere: &mut Vec<bool>,
+) {
+    labels.clear();
+    anywhere.clear();
+    for doc in docs {
+        labels.push(context.label_value(doc));
+        anywhere.push(context.is_judged_anywhere(doc));
+    }
 }
 
 /// What a [`Judge`] does with tied scores.
@@ -329,6 +369,8 @@ impl Judge {
             },
             tie_ends: Vec::new(),
             subtopic_ranked: Vec::new(),
+            doc_labels: Vec::new(),
+            doc_anywhere: Vec::new(),
         }
     }
 
@@ -408,7 +450,7 @@ impl Judge {
             .and_then(|s| s.query(qrels.query_bytes(query)));
         let judged = JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
             .with_tie_groups(&self.tie_ends);
-        match (subtopics, list) {
+        let judged = match (subtopics, list) {
             (Some(subtopics), Some(list)) => {
                 self.subtopic_ranked.clear();
                 self.subtopic_ranked.extend(
@@ -420,6 +462,32 @@ impl Judge {
             }
             (Some(subtopics), None) => judged.with_subtopics(SubtopicRanking::new(subtopics, &[])),
             (None, _) => judged,
+        };
+        match qrels.documents() {
+            Some(context) => {
+                let depth = self.ranked.len();
+                match list {
+                    Some(list) => look_up_documents(
+                        context,
+                        list.docs().take(depth),
+                        &mut self.doc_labels,
+                        &mut self.doc_anywhere,
+                    ),
+                    None => look_up_documents(
+                        context,
+                        std::iter::empty(),
+                        &mut self.doc_labels,
+                        &mut self.doc_anywhere,
+                    ),
+                }
+                judged.with_documents(DocumentView::new(
+                    context,
+                    Some(query),
+                    &self.doc_labels,
+                    &self.doc_anywhere,
+                ))
+            }
+            None => judged,
         }
     }
 
@@ -562,7 +630,11 @@ impl Judge {
             .and_then(|s| s.query(qrels.query_bytes(query)));
         // The judged-only ranking knows no unjudged document's id, which
         // the subtopic judgements need.
-        if self.ties.by_doc && !self.ties.groups && subtopics.is_none() {
+        if self.ties.by_doc
+            && !self.ties.groups
+            && subtopics.is_none()
+            && qrels.documents().is_none()
+        {
             match self.rank_judged_only(buffer, retrieved) {
                 Ranked::Judged { depth } => {
                     qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
@@ -605,7 +677,7 @@ impl Judge {
         qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
         let judged = JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
             .with_tie_groups(&self.tie_ends);
-        Ok(Some(match subtopics {
+        let judged = match subtopics {
             Some(subtopics) => {
                 self.subtopic_ranked.clear();
                 self.subtopic_ranked
@@ -615,6 +687,19 @@ impl Judge {
                             .unwrap_or(SubtopicRanking::UNJUDGED)
                     }));
                 judged.with_subtopics(SubtopicRanking::new(subtopics, &self.subtopic_ranked))
+            }
+            None => judged,
+        };
+        Ok(Some(match qrels.documents() {
+            Some(context) => {
+                let docs = self.order[..depth].iter().map(|&i| buffer.doc(i as usize));
+                look_up_documents(context, docs, &mut self.doc_labels, &mut self.doc_anywhere);
+                judged.with_documents(DocumentView::new(
+                    context,
+                    Some(query),
+                    &self.doc_labels,
+                    &self.doc_anywhere,
+                ))
             }
             None => judged,
         }))

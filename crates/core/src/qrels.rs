@@ -40,6 +40,9 @@ pub struct Qrels {
     /// The subtopic judgements of the same queries, when given (the
     /// diversity metrics read them through the judge).
     subtopics: Option<std::sync::Arc<crate::subtopics::SubtopicQrels>>,
+    /// Per-document facts some metric requires (label propensities, the
+    /// documents judged for any query), read through the judge.
+    documents: Option<std::sync::Arc<crate::context::DocumentContext>>,
 }
 
 /// One query's judgements, in input order: a view into the qrels.
@@ -837,6 +840,7 @@ impl Qrels {
             doc_ends,
             grades,
             subtopics: None,
+            documents: None,
         }
     }
 
@@ -854,6 +858,25 @@ impl Qrels {
     /// The subtopic judgements, if given.
     pub fn subtopics(&self) -> Option<&crate::subtopics::SubtopicQrels> {
         self.subtopics.as_deref()
+    }
+
+    /// These qrels with `documents`, per-document facts built over them
+    /// ([`DocumentContext::build`](crate::DocumentContext::build)): the
+    /// judge then looks each ranked document up and hands the view to the
+    /// metrics ([`JudgedRanking::documents`](crate::JudgedRanking::documents)).
+    /// An empty context is not attached.
+    pub fn with_documents(
+        mut self,
+        documents: std::sync::Arc<crate::context::DocumentContext>,
+    ) -> Self {
+        self.documents = (!documents.is_empty()).then_some(documents);
+        self
+    }
+
+    /// The per-document facts, if attached.
+    #[inline]
+    pub fn documents(&self) -> Option<&crate::context::DocumentContext> {
+        self.documents.as_deref()
     }
 
     /// Number of queries with at least one judgement.

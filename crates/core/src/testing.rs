@@ -29,6 +29,14 @@ pub struct OwnedJudged {
     subtopics: QuerySubtopics,
     /// Each ranked document's place in `subtopics`.
     subtopic_ranked: Vec<u32>,
+    /// Per-document facts ([`crate::context`]): every judged document is
+    /// judged for the query, and its label was seen in training as many
+    /// times as its place in the ranking (ranked) or 100 more (not ranked),
+    /// among 1000 instances.
+    documents: std::sync::Arc<crate::context::DocumentContext>,
+    /// Per rank, the document's label value and whether it is judged.
+    doc_labels: Vec<f64>,
+    doc_anywhere: Vec<bool>,
 }
 
 impl OwnedJudged {
@@ -36,6 +44,12 @@ impl OwnedJudged {
     pub fn view(&self) -> JudgedRanking<'_> {
         JudgedRanking::new(&self.ranked, self.ranked.len(), &self.ideal, self.level)
             .with_subtopics(SubtopicRanking::new(&self.subtopics, &self.subtopic_ranked))
+            .with_documents(crate::context::DocumentView::new(
+                &self.documents,
+                Some(0),
+                &self.doc_labels,
+                &self.doc_anywhere,
+            ))
     }
 
     /// Sets the experiment's relevance level (default 1; a positive
@@ -101,13 +115,83 @@ pub fn graded(ranked: &[Option<Grade>], unretrieved: &[Grade]) -> OwnedJudged {
         .collect();
     ideal.sort_unstable_by(|a, b| b.total_cmp(a));
     let (subtopics, subtopic_ranked) = subtopics_of(&ranked, unretrieved);
+    let (documents, doc_labels, doc_anywhere) = documents_of(&ranked, unretrieved);
     OwnedJudged {
         ranked,
         ideal,
         level: RelevanceLevel::DEFAULT,
         subtopics,
         subtopic_ranked,
+        documents,
+        doc_labels,
+        doc_anywhere,
     }
+}
+
+/// The per-document facts [`OwnedJudged`] carries, and each ranked
+/// document's label value and whether it is judged.
+fn documents_of(
+    ranked: &[Judgement],
+    unretrieved: &[Grade],
+) -> (
+    std::sync::Arc<crate::context::DocumentContext>,
+    Vec<f64>,
+    Vec<bool>,
+) {
+    use crate::context::{DocumentContext, Requirement};
+    let mut qrels = crate::QrelsBuilder::new();
+    let mut counts = std::collections::HashMap::new();
+    let ranked_docs = ranked
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.is_judged())
+        .map(|(i, j)| (format!("r{i:05}"), j.grade(), i as u64));
+    let unretrieved_docs = unretrieved
+        .iter()
+        .enumerate()
+        .map(|(i, &g)| (format!("u{i:05}"), g, 100 + i as u64));
+    for (doc, grade, count) in ranked_docs.chain(unretrieved_docs) {
+        if let Err(e) = qrels.push("q", doc.as_str(), grade) {
+            panic!("grade {grade}: {e}");
+        }
+        counts.insert(Box::from(doc.as_bytes()), count);
+    }
+    let qrels = match qrels.finish() {
+        Ok(qrels) => qrels,
+        Err(e) => panic!("{e}"),
+    };
+    let table = crate::LabelPropensities::Counts {
+        counts,
+        instances: 1000,
+    };
+    let context = match DocumentContext::build(
+        &qrels,
+        &[Requirement::Propensities, Requirement::JudgedAnywhere],
+        Some(std::sync::Arc::new(table)),
+    ) {
+        Ok(context) => context,
+        Err(e) => panic!("{e}"),
+    };
+    let names: Vec<String> = ranked
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            if j.is_judged() {
+                format!("r{i:05}")
+            } else {
+                format!("n{i:05}")
+            }
+        })
+        .collect();
+    let labels = names
+        .iter()
+        .map(|n| context.label_value(n.as_bytes()))
+        .collect();
+    let anywhere = names
+        .iter()
+        .map(|n| context.is_judged_anywhere(n.as_bytes()))
+        .collect();
+    (std::sync::Arc::new(context), labels, anywhere)
 }
 
 /// The subtopic judgements [`OwnedJudged`] carries, and each ranked

@@ -163,8 +163,8 @@ impl Metric for Tied {
         self.metric.is_additive()
     }
 
-    fn reads_subtopics(&self) -> bool {
-        self.metric.reads_subtopics()
+    fn requires(&self) -> &'static [crate::Requirement] {
+        self.metric.requires()
     }
 
     fn reads_tie_groups(&self) -> bool {

@@ -214,6 +214,11 @@ proptest! {
                 Some(s) => cut.with_subtopics(SubtopicRanking::new(s.query(), &s.ranked()[..ranked.len()])),
                 None => cut,
             };
+            // And their per-document facts (propensities, judged anywhere).
+            let cut = match view.documents() {
+                Some(d) => cut.with_documents(d.cut(ranked.len())),
+                None => cut,
+            };
             let (full, judged_to_depth) = (metric.score(&view), metric.score(&cut));
             prop_assert_eq!(full.to_bits(), judged_to_depth.to_bits(), "{}", metric.name());
         }

@@ -161,6 +161,7 @@ fn corpus_inputs(
         training: training.map(Input::file),
         features,
         subtopics: None,
+        propensities: None,
     };
     for metric in &metrics {
         if let Some(input) = sources.missing_for(metric.as_ref()) {

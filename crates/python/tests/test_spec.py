@@ -249,3 +249,24 @@ def test_a_record_is_a_baseline_of_report_checked_as_the_command_line_checks_it(
     evaluated = quiet(rankeval_rs.evaluate, qrels, [other], ["ap"])
     with pytest.raises(rankeval_rs.CompareError, match="give the baseline to report"):
         rankeval_rs.compare(evaluated, baseline=f"db:{db}")
+
+
+PYXCLIB = ROOT / "crates" / "rankeval" / "tests" / "data" / "pyxclib"
+PROPENSITY = ["psp@5", "psndcg(family=amazon)@3", "hole@10"]
+
+
+def test_propensity_metrics_equal_the_clis():
+    qrels, run, counts = PYXCLIB / "qrels.txt", PYXCLIB / "run.trec", PYXCLIB / "counts.csv"
+    done = cli("eval", "--qrels", str(qrels), "--run", str(run), "--label-counts", str(counts),
+               "--train-instances", "1000", "--format", "json",
+               *sum((["-m", m] for m in PROPENSITY), []))
+    assert done.returncode == 0, done.stderr
+    expected = json.loads(done.stdout)["runs"][0]["metrics"]
+    result = quiet(rankeval_rs.evaluate, qrels, run, PROPENSITY, label_counts=counts,
+                   train_instances=1000)
+    assert result.means == {m: expected[m]["mean"] for m in PROPENSITY}
+    # Without propensities, the metric names the keywords that give them.
+    with pytest.raises(rankeval_rs.MetricError, match="give label_counts="):
+        quiet(rankeval_rs.evaluate, qrels, run, ["psp@5"])
+    with pytest.raises(rankeval_rs.InputError, match="train_instances="):
+        quiet(rankeval_rs.evaluate, qrels, run, ["psp@5"], label_counts=counts)

@@ -8,7 +8,12 @@ use std::path::PathBuf;
 
 use std::sync::Arc;
 
-use rankeval_core::{CorpusInputs, CorpusMetric, Metric, Requires, Run, SubtopicQrels};
+use rankeval_core::{
+    CorpusInputs, CorpusMetric, DocumentContext, LabelPropensities, Metric, Qrels, Requirement,
+    Requires, Run, SubtopicQrels,
+};
+
+use crate::read::propensity::{PropensityTable, read_propensities};
 
 use crate::read::corpus::{read_catalog, read_item_features, training_from_qrels};
 use crate::read::{Input, ReadError, read_qrels_with};
@@ -83,6 +88,31 @@ pub struct CorpusSources {
     /// The subtopic judgements, read by the diversity metrics (per-query
     /// metrics that [read them](Metric::reads_subtopics)).
     pub subtopics: Option<PathBuf>,
+    /// The label propensities (a label-frequency table with the number of
+    /// training instances, or inverse propensities), read by the
+    /// propensity-scored metrics ([`Requirement::Propensities`]).
+    pub propensities: Option<(PathBuf, PropensityTable)>,
+}
+
+/// The label propensities as an input: the flags, TOML keys (and Python
+/// keywords) that give them and what they are, for messages.
+pub mod propensity_input {
+    /// The flag of a label-frequency table.
+    pub const COUNTS_FLAG: &str = "--label-counts";
+    /// The flag of the number of training instances.
+    pub const INSTANCES_FLAG: &str = "--train-instances";
+    /// The flag of given inverse propensities.
+    pub const INVERSE_FLAG: &str = "--inverse-propensities";
+    /// The TOML key and Python keyword of a label-frequency table.
+    pub const COUNTS_KEY: &str = "label_counts";
+    /// The TOML key and Python keyword of the number of training instances.
+    pub const INSTANCES_KEY: &str = "train_instances";
+    /// The TOML key and Python keyword of given inverse propensities.
+    pub const INVERSE_KEY: &str = "inverse_propensities";
+    /// What they are, in words.
+    pub const WHAT: &str = "label propensities (a table `label,count` of training label \
+                            frequencies with the number of training instances, or a table \
+                            `label,inverse_propensity`)";
 }
 
 /// The subtopic judgements as an input: its flag, TOML key (and Python
@@ -130,6 +160,9 @@ impl CorpusSources {
         if let Some(path) = &self.subtopics {
             paths.push(("the subtopic judgements", path.as_path()));
         }
+        if let Some((path, _)) = &self.propensities {
+            paths.push(("the label propensities", path.as_path()));
+        }
         paths
     }
 
@@ -156,6 +189,67 @@ impl CorpusSources {
             ))),
             _ => Ok(None),
         }
+    }
+
+    /// Whether label propensities are given that no metric of `metrics`
+    /// reads.
+    pub fn propensities_unused(&self, metrics: &[Box<dyn Metric>]) -> bool {
+        self.propensities.is_some()
+            && !rankeval_core::context::any_requires(metrics, Requirement::Propensities)
+    }
+
+    /// Reads the label propensities, if given and some metric of `metrics`
+    /// reads them.
+    pub fn read_propensities(
+        &self,
+        metrics: &[Box<dyn Metric>],
+    ) -> Result<Option<Arc<LabelPropensities>>, ReadError> {
+        match &self.propensities {
+            Some((path, table))
+                if rankeval_core::context::any_requires(metrics, Requirement::Propensities) =>
+            {
+                Ok(Some(Arc::new(read_propensities(path, *table)?)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// `qrels` with the per-document facts `metrics` require
+    /// ([`rankeval_core::context`]): built over these qrels from
+    /// `propensities` (read by [`read_propensities`](Self::read_propensities))
+    /// and the qrels' own documents; `qrels` as they are when no metric
+    /// requires any. A judged document without a given inverse propensity
+    /// is an error naming the propensity file.
+    pub fn with_documents(
+        &self,
+        qrels: Qrels,
+        metrics: &[Box<dyn Metric>],
+        propensities: Option<&Arc<LabelPropensities>>,
+    ) -> Result<Qrels, ReadError> {
+        let mut requirements: Vec<Requirement> = Vec::new();
+        for metric in metrics {
+            for &r in metric.requires() {
+                if !requirements.contains(&r) {
+                    requirements.push(r);
+                }
+            }
+        }
+        if !requirements
+            .iter()
+            .any(|r| matches!(r, Requirement::Propensities | Requirement::JudgedAnywhere))
+        {
+            return Ok(qrels);
+        }
+        let context = DocumentContext::build(&qrels, &requirements, propensities.cloned())
+            .map_err(|missing| ReadError {
+                path: self
+                    .propensities
+                    .as_ref()
+                    .map_or_else(String::new, |(path, _)| path.display().to_string()),
+                line: None,
+                kind: crate::read::ReadErrorKind::BadField(missing.to_string()),
+            })?;
+        Ok(qrels.with_documents(Arc::new(context)))
     }
 
     /// The inputs given that no metric of `metrics` reads.

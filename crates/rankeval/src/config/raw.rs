@@ -184,6 +184,14 @@ pub(crate) struct RawExperiment {
     /// Subtopic judgements of the diversity metrics: `query subtopic doc
     /// grade` lines or a table.
     pub(crate) subtopic_qrels: Option<Spanned<String>>,
+    /// Training label frequencies of the propensity-scored metrics: a
+    /// CSV/TSV table `label,count`.
+    pub(crate) label_counts: Option<Spanned<String>>,
+    /// The number of training instances the label frequencies are out of.
+    pub(crate) train_instances: Option<Spanned<u64>>,
+    /// Given inverse propensities: a CSV/TSV table
+    /// `label,inverse_propensity`.
+    pub(crate) inverse_propensities: Option<Spanned<String>>,
     /// What the runs are compared with: a run's name, or a results file.
     pub(crate) baseline: Option<Spanned<RawBaseline>>,
     /// How runs are compared.

@@ -307,6 +307,20 @@ impl Resolver<'_> {
                 .subtopic_qrels
                 .as_ref()
                 .map(|p| Given::new(self.base.join(p.get_ref()), self.at(p, "subtopic_qrels"))),
+            label_counts: raw
+                .label_counts
+                .as_ref()
+                .map(|p| Given::new(self.base.join(p.get_ref()), self.at(p, "label_counts"))),
+            train_instances: raw
+                .train_instances
+                .as_ref()
+                .map(|n| Given::new(*n.get_ref(), self.at(n, "train_instances"))),
+            inverse_propensities: raw.inverse_propensities.as_ref().map(|p| {
+                Given::new(
+                    self.base.join(p.get_ref()),
+                    self.at(p, "inverse_propensities"),
+                )
+            }),
         };
         let compare = self.compare(&raw)?;
         let bool_at = |value: &Option<Spanned<bool>>, key: &str| {
