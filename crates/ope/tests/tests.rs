@@ -11,6 +11,8 @@
 //!   numpy reference `scripts/cross-check/ope-reference.py`, within 1e-12;
 //! * `merge`: states of any partition of a log merge to the same bits
 //!   (proptest);
+//! * `wire`: states to bytes and back bit for bit, decoded parts merging
+//!   to the whole, hostile bytes errors not panics (proptest);
 //! * `errors`: every invalid input is an error naming the impression;
 //! * `simulation`: a seeded simulation with a known truth: IPS, SNIPS and
 //!   DR unbiased, their 95% intervals' coverage, the refusal.
@@ -28,3 +30,4 @@ mod generated;
 mod merge;
 mod reference;
 mod simulation;
+mod wire;
