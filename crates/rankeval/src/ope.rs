@@ -462,6 +462,124 @@ pub fn ope_report(
     candidates: &[Candidate],
     plan: &OpePlan,
 ) -> Result<OpeReport, OpeRunError> {
+    check_plan(log, candidates, plan)?;
+    let logged = logged_items(log);
+    let mut policies = Vec::new();
+    let mut linear: Vec<Vec<Vec<f64>>> = Vec::new();
+    for candidate in candidates {
+        let (targets, predictions) = policy_inputs(log, log_name, candidate, plan, &logged)?;
+        let mut estimates = Vec::new();
+        let mut columns = Vec::new();
+        for e in &plan.estimators {
+            let fail = estimator_error(log, log_name, candidate, e);
+            let (state, contributions) =
+                contributions(log, &targets, predictions.as_deref(), e).map_err(&fail)?;
+            estimates.push(state.estimate(&plan.options).map_err(|e| fail((None, e)))?);
+            columns.push(linearised(state.form(), &contributions));
+        }
+        policies.push(PolicyEstimates {
+            name: candidate.name.clone(),
+            estimates,
+        });
+        linear.push(columns);
+    }
+    report_of(log, log_name, plan, policies, &linear)
+}
+
+/// Each candidate's state under each estimator (in the plan's order) over
+/// `log`: what [`ope_report`] finishes into estimates, before finishing.
+/// For a log read in parts (a Spark job's partitions, each part whole
+/// impressions): the parts' states merge ([`State::merge`], or across
+/// machines as bytes, [`rankeval_ope::wire`]) into the whole log's to the
+/// bit, and [`estimates_of`] finishes them into the estimates
+/// [`ope_report`] gives on the whole log. The check that a ranking shows
+/// only items the log shows in a context needs the whole log: a part
+/// cannot make it, so a plan over a part must allow unlogged items
+/// ([`OpePlan::allow_unlogged`]) when a candidate is a ranking (else an
+/// error); the supported share still says what is missing.
+pub fn ope_states(
+    log: &ImpressionLog,
+    log_name: &str,
+    candidates: &[Candidate],
+    plan: &OpePlan,
+) -> Result<Vec<Vec<State>>, OpeRunError> {
+    check_plan(log, candidates, plan)?;
+    if !plan.allow_unlogged
+        && let Some(c) = candidates
+            .iter()
+            .find(|c| matches!(c.policy, TargetPolicy::Ranking(_)))
+    {
+        return Err(OpeRunError::Unfit(format!(
+            "policy `{}`: whether a ranking shows only items the log shows needs the whole log, \
+             which a part of it cannot tell: allow unlogged items (allow_low_support)",
+            c.name
+        )));
+    }
+    let logged = HashSet::new();
+    let mut out = Vec::with_capacity(candidates.len());
+    for candidate in candidates {
+        let (targets, predictions) = policy_inputs(log, log_name, candidate, plan, &logged)?;
+        let mut states = Vec::with_capacity(plan.estimators.len());
+        for e in &plan.estimators {
+            let fail = estimator_error(log, log_name, candidate, e);
+            let (state, _) =
+                contributions(log, &targets, predictions.as_deref(), e).map_err(&fail)?;
+            states.push(state);
+        }
+        out.push(states);
+    }
+    Ok(out)
+}
+
+/// The estimates of merged states ([`ope_states`]'s, one row per
+/// candidate named in `names`, one state per estimator), finished under
+/// `options`: the same estimates [`ope_report`] gives on the whole log.
+pub fn estimates_of(
+    names: &[String],
+    states: &[Vec<State>],
+    options: &Options,
+) -> Result<Vec<PolicyEstimates>, OpeError> {
+    names
+        .iter()
+        .zip(states)
+        .map(|(name, row)| {
+            Ok(PolicyEstimates {
+                name: name.clone(),
+                estimates: row
+                    .iter()
+                    .map(|s| s.estimate(options))
+                    .collect::<Result<_, _>>()?,
+            })
+        })
+        .collect()
+}
+
+/// The error of `estimator` on `candidate`'s impression (when about one).
+fn estimator_error<'a>(
+    log: &'a ImpressionLog,
+    log_name: &'a str,
+    candidate: &'a Candidate,
+    estimator: &'a OpeEstimator,
+) -> impl Fn((Option<usize>, OpeError)) -> OpeRunError + 'a {
+    move |(index, source)| OpeRunError::Estimator {
+        log: log_name.to_owned(),
+        at: index
+            .and_then(|i| log.impressions.get(i))
+            .map(|imp| format!(", {}", imp.at))
+            .unwrap_or_default(),
+        policy: candidate.name.clone(),
+        estimator: estimator.name(),
+        source: Box::new(source),
+    }
+}
+
+/// The plan fits the log and the candidates: each estimator the log's
+/// form, a model where one is needed, each gate an estimator and policy.
+fn check_plan(
+    log: &ImpressionLog,
+    candidates: &[Candidate],
+    plan: &OpePlan,
+) -> Result<(), OpeRunError> {
     for e in &plan.estimators {
         if let Some(why) = e.unfit(log.form, log.slate_len, log.reward) {
             return Err(OpeRunError::Unfit(why));
@@ -493,57 +611,54 @@ pub fn ope_report(
             )));
         }
     }
-    let logged = logged_items(log);
-    let mut policies = Vec::new();
-    let mut linear: Vec<Vec<Vec<f64>>> = Vec::new();
-    for candidate in candidates {
-        let targets = target_probabilities(log, log_name, candidate, plan, &logged)?;
-        let needs_model = plan.estimators.iter().any(OpeEstimator::needs_model);
-        let predictions = match (&plan.model, needs_model) {
-            (Some(model), true) => {
-                if matches!(candidate.policy, TargetPolicy::LogColumn) {
-                    let estimator = plan
-                        .estimators
-                        .iter()
-                        .find(|e| e.needs_model())
-                        .map(OpeEstimator::name)
-                        .unwrap_or_default();
-                    return Err(OpeRunError::NoTargetDistribution {
-                        policy: candidate.name.clone(),
-                        estimator,
-                    });
-                }
-                Some(predictions(log, log_name, candidate, model)?)
+    Ok(())
+}
+
+/// One candidate's target probabilities of each impression and, when an
+/// estimator needs them, the reward model's predictions.
+#[allow(clippy::type_complexity)]
+fn policy_inputs(
+    log: &ImpressionLog,
+    log_name: &str,
+    candidate: &Candidate,
+    plan: &OpePlan,
+    logged: &HashSet<(u32, u32)>,
+) -> Result<(Vec<Vec<f64>>, Option<Vec<Predicted>>), OpeRunError> {
+    let targets = target_probabilities(log, log_name, candidate, plan, logged)?;
+    let needs_model = plan.estimators.iter().any(OpeEstimator::needs_model);
+    let predictions = match (&plan.model, needs_model) {
+        (Some(model), true) => {
+            if matches!(candidate.policy, TargetPolicy::LogColumn) {
+                let estimator = plan
+                    .estimators
+                    .iter()
+                    .find(|e| e.needs_model())
+                    .map(OpeEstimator::name)
+                    .unwrap_or_default();
+                return Err(OpeRunError::NoTargetDistribution {
+                    policy: candidate.name.clone(),
+                    estimator,
+                });
             }
-            _ => None,
-        };
-        let mut estimates = Vec::new();
-        let mut columns = Vec::new();
-        for e in &plan.estimators {
-            let fail = |(index, source): (Option<usize>, OpeError)| OpeRunError::Estimator {
-                log: log_name.to_owned(),
-                at: index
-                    .and_then(|i| log.impressions.get(i))
-                    .map(|imp| format!(", {}", imp.at))
-                    .unwrap_or_default(),
-                policy: candidate.name.clone(),
-                estimator: e.name(),
-                source: Box::new(source),
-            };
-            let (state, contributions) =
-                contributions(log, &targets, predictions.as_deref(), e).map_err(fail)?;
-            estimates.push(state.estimate(&plan.options).map_err(|e| fail((None, e)))?);
-            columns.push(linearised(state.form(), &contributions));
+            Some(predictions(log, log_name, candidate, model)?)
         }
-        policies.push(PolicyEstimates {
-            name: candidate.name.clone(),
-            estimates,
-        });
-        linear.push(columns);
-    }
+        _ => None,
+    };
+    Ok((targets, predictions))
+}
+
+/// The report of the policies' estimates and their per-impression
+/// linearised contributions: the paired comparisons and the gates.
+fn report_of(
+    log: &ImpressionLog,
+    log_name: &str,
+    plan: &OpePlan,
+    policies: Vec<PolicyEstimates>,
+    linear: &[Vec<Vec<f64>>],
+) -> Result<OpeReport, OpeRunError> {
     let mut comparisons = Vec::new();
     if let (Some(base), Some(base_columns)) = (policies.first(), linear.first()) {
-        for (policy, columns) in policies.iter().zip(&linear).skip(1) {
+        for (policy, columns) in policies.iter().zip(linear).skip(1) {
             for (k, e) in plan.estimators.iter().enumerate() {
                 let (a, b) = (&policy.estimates[k], &base.estimates[k]);
                 let paired = paired_difference(
