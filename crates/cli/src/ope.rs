@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use rankeval::ope::estimators::{Floors, IntervalKind, Options};
 use rankeval::ope::{
-    Candidate, OpeEstimator, OpePlan, OpeRunError, RewardModel, TargetPolicy, ope_report,
+    Candidate, MarginalSampling, OpeEstimator, OpePlan, OpeRunError, RewardModel, TargetPolicy,
+    ope_report,
 };
 use rankeval::read::impressions::{
     ImpressionColumns, ImpressionOptions, Layout, PropensityForm, RewardPer, read_impressions,
@@ -60,6 +61,15 @@ pub struct OpeArgs {
     /// top items.
     #[arg(long, value_name = "TEMP")]
     plackett_luce: Option<f64>,
+    /// Estimate the Plackett-Luce marginals (a log of marginal
+    /// propensities) from N orderings drawn per impression (1 to 10^7),
+    /// seeded, instead of enumerating every ordering (refused beyond 10^6).
+    #[arg(long, value_name = "N")]
+    samples: Option<u64>,
+    /// The seed of the Monte Carlo's ChaCha8 generator (its stream the
+    /// impression id), printed in the report.
+    #[arg(long, value_name = "SEED", default_value_t = rankeval_stats::rng::DEFAULT_SEED)]
+    seed: u64,
     /// A target policy whose probabilities are the log's `target` column
     /// (`--log-columns target=NAME`), named NAME.
     #[arg(long, value_name = "NAME")]
@@ -239,6 +249,20 @@ pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
             }
         }
     };
+    if let Some(n) = args.samples
+        && !(1..=rankeval::ope::MAX_SAMPLES).contains(&n)
+    {
+        return Err(usage(format!(
+            "--samples {n}: draw 1 to {} orderings per impression",
+            rankeval::ope::MAX_SAMPLES
+        )));
+    }
+    if args.samples.is_some() && args.plackett_luce.is_none() {
+        return Err(usage(
+            "--samples: only the Plackett-Luce marginals are drawn (give --plackett-luce TEMP)"
+                .into(),
+        ));
+    }
     if let Some(t) = args.plackett_luce
         && !(t > 0.0 && t.is_finite())
     {
@@ -333,6 +357,10 @@ pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
                 rankeval::ReadOptions::default(),
             )?)),
         },
+        sampling: args.samples.map(|samples| MarginalSampling {
+            samples,
+            seed: args.seed,
+        }),
         gates,
     };
     let report = ope_report(&log, &log_name, &candidates, &plan).map_err(|e| match e {

@@ -14,6 +14,8 @@
 //! * `wire`: states to bytes and back bit for bit, decoded parts merging
 //!   to the whole, hostile bytes errors not panics (proptest);
 //! * `errors`: every invalid input is an error naming the impression;
+//! * `sampling`: the Plackett-Luce marginals by seeded Monte Carlo
+//!   converge to the exact enumeration within their Monte Carlo error;
 //! * `simulation`: a seeded simulation with a known truth: IPS, SNIPS and
 //!   DR unbiased, their 95% intervals' coverage, the refusal.
 
@@ -29,5 +31,6 @@ mod errors;
 mod generated;
 mod merge;
 mod reference;
+mod sampling;
 mod simulation;
 mod wire;

@@ -15,7 +15,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rankeval::ope::estimators::{Floors, IntervalKind, Options, State};
 use rankeval::ope::{
-    Candidate, OpeEstimator, OpePlan, RewardModel, TargetPolicy, estimates_of, ope_states,
+    Candidate, MarginalSampling, OpeEstimator, OpePlan, RewardModel, TargetPolicy, estimates_of,
+    ope_states,
 };
 use rankeval::read::impressions::{
     ImpressionColumns, ImpressionOptions, Layout, PropensityForm, RewardPer, parse_impressions,
@@ -26,10 +27,12 @@ use crate::errors::InputError;
 
 /// One partition's states: `log` is the partition's impressions as an
 /// Arrow IPC stream (named `name` in messages), the rest as `rankeval
-/// ope`'s flags. Returns the impressions read, the slate length, and one
+/// ope`'s flags (`samples` and `seed`: `--samples` and `--seed`, the
+/// Plackett-Luce marginals by seeded Monte Carlo, whose draws depend on
+/// the impression id, not the partition). Returns the impressions read, the slate length, and one
 /// `(policy, estimator, state bytes)` per policy and estimator.
 #[pyfunction]
-#[pyo3(signature = (log, name, estimators, policies, target_column=None, plackett_luce=None, form="action", reward_per="impression", reward_range=None, columns=None, reward_model=None, allow_low_support=false))]
+#[pyo3(signature = (log, name, estimators, policies, target_column=None, plackett_luce=None, form="action", reward_per="impression", reward_range=None, columns=None, reward_model=None, allow_low_support=false, samples=None, seed=42))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn spark_ope_states<'py>(
     py: Python<'py>,
@@ -45,6 +48,8 @@ pub fn spark_ope_states<'py>(
     columns: Option<HashMap<String, String>>,
     reward_model: Option<PathBuf>,
     allow_low_support: bool,
+    samples: Option<u64>,
+    seed: u64,
 ) -> PyResult<(u64, usize, Vec<(String, String, Bound<'py, PyBytes>)>)> {
     let value = |e: String| PyValueError::new_err(e);
     let form = PropensityForm::from_name(form).ok_or_else(|| {
@@ -130,6 +135,7 @@ pub fn spark_ope_states<'py>(
             None => None,
             Some(path) => Some(RewardModel::from_run(&read_run(path)?)),
         },
+        sampling: samples.map(|samples| MarginalSampling { samples, seed }),
         gates: Vec::new(),
     };
     let states = ope_states(&log, name, &candidates, &plan)

@@ -17,6 +17,11 @@
 //! it) unless [`OpePlan::allow_unlogged`].
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use rankeval_stats::keyed::spark_xxhash64;
+use rankeval_stats::rng::fast_chunk_rng;
+use rayon::prelude::*;
 
 use rankeval_core::{Run, shorten_id};
 use rankeval_stats::{GateOutcome, Versus};
@@ -41,6 +46,44 @@ pub use crate::read::impressions::{Impression, ImpressionLog};
 /// The most ordered prefixes a Plackett-Luce marginal enumerates per
 /// position: 10^6.
 pub const MARGINAL_LIMIT: usize = 1_000_000;
+
+/// The Plackett-Luce marginals' seeded Monte Carlo (`--samples N`, with
+/// the seed): instead of the exact enumeration, each impression's
+/// marginals are estimated from `samples` orderings drawn from the model
+/// ([`PlackettLuce::sampled_marginals`]), with the generator
+/// [`SAMPLING_RNG_NAME`]: ChaCha8 seeded with `seed`, its stream the Spark
+/// xxhash64 of the impression id. The draws of an impression depend on
+/// the seed and its id alone, so the estimates are the same bits for any
+/// thread count, any order of the log and any partitioning (a Spark job's
+/// too); every policy sees the same draws of an impression (common random
+/// numbers, which the paired comparisons like).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MarginalSampling {
+    /// The orderings drawn per impression and policy (at least 1).
+    pub samples: u64,
+    /// The seed.
+    pub seed: u64,
+}
+
+/// The most orderings the Plackett-Luce Monte Carlo draws per impression
+/// and policy: 10^7 (its error is then below 0.5 / sqrt(10^7) = 0.00016
+/// per marginal; more would only let a typo run for days).
+pub const MAX_SAMPLES: u64 = 10_000_000;
+
+/// The Plackett-Luce Monte Carlo's generator, as reports print it.
+pub const SAMPLING_RNG_NAME: &str =
+    "ChaCha8 (rand_chacha 0.10, seed_from_u64(seed), stream = Spark xxhash64 of the impression id)";
+
+/// What a report says of the Plackett-Luce Monte Carlo it used.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SamplingReport {
+    /// Orderings drawn per impression and policy.
+    pub samples: u64,
+    /// The seed.
+    pub seed: u64,
+    /// The generator ([`SAMPLING_RNG_NAME`]).
+    pub rng: &'static str,
+}
 
 /// An estimator `rankeval ope` runs, by its name in the short syntax.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -254,6 +297,10 @@ pub struct OpePlan {
     pub allow_low_support: bool,
     /// The reward model, for DM, the doubly robust family and Cascade-DR.
     pub model: Option<RewardModel>,
+    /// The Plackett-Luce marginals by seeded Monte Carlo instead of exact
+    /// enumeration ([`MarginalSampling`]); `None`: exact, and an error
+    /// beyond [`MARGINAL_LIMIT`] orderings.
+    pub sampling: Option<MarginalSampling>,
     /// Gates on the estimates (`ESTIMATOR:RULE`, the metric part an
     /// estimator's name, `run=` a policy), decided on each policy's
     /// estimate (`at_least`) or its paired difference with the first
@@ -333,6 +380,10 @@ pub struct OpeReport {
     pub allow_low_support: bool,
     /// The gates, one result per gate and policy.
     pub gates: Vec<OpeGateResult>,
+    /// The Plackett-Luce Monte Carlo, when a policy's marginals used it
+    /// (its samples, seed and generator: the run can be repeated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingReport>,
 }
 
 impl OpeReport {
@@ -483,7 +534,7 @@ pub fn ope_report(
         });
         linear.push(columns);
     }
-    report_of(log, log_name, plan, policies, &linear)
+    report_of(log, log_name, candidates, plan, policies, &linear)
 }
 
 /// Each candidate's state under each estimator (in the plan's order) over
@@ -580,6 +631,14 @@ fn check_plan(
     candidates: &[Candidate],
     plan: &OpePlan,
 ) -> Result<(), OpeRunError> {
+    if let Some(m) = plan.sampling
+        && !(1..=MAX_SAMPLES).contains(&m.samples)
+    {
+        return Err(OpeRunError::Unfit(format!(
+            "the Plackett-Luce Monte Carlo draws 1 to {MAX_SAMPLES} orderings per impression, not {}",
+            m.samples
+        )));
+    }
     for e in &plan.estimators {
         if let Some(why) = e.unfit(log.form, log.slate_len, log.reward) {
             return Err(OpeRunError::Unfit(why));
@@ -652,6 +711,7 @@ fn policy_inputs(
 fn report_of(
     log: &ImpressionLog,
     log_name: &str,
+    candidates: &[Candidate],
     plan: &OpePlan,
     policies: Vec<PolicyEstimates>,
     linear: &[Vec<Vec<f64>>],
@@ -704,6 +764,14 @@ fn report_of(
         policies,
         comparisons,
         allow_low_support: plan.allow_low_support,
+        sampling: plan
+            .sampling
+            .filter(|_| sampled(log, candidates))
+            .map(|m| SamplingReport {
+                samples: m.samples,
+                seed: m.seed,
+                rng: SAMPLING_RNG_NAME,
+            }),
     })
 }
 
@@ -764,6 +832,25 @@ fn logged_items(log: &ImpressionLog) -> HashSet<(u32, u32)> {
         .collect()
 }
 
+/// Whether a policy's marginals are drawn (a Plackett-Luce policy on a log
+/// of marginal propensities).
+fn sampled(log: &ImpressionLog, candidates: &[Candidate]) -> bool {
+    log.form == PropensityForm::Marginal
+        && candidates
+            .iter()
+            .any(|c| matches!(c.policy, TargetPolicy::PlackettLuce { .. }))
+}
+
+/// One impression's Plackett-Luce marginals to draw: where they go in the
+/// output, the context's model, the slate as indices into its list, and
+/// the impression's stream.
+struct SampledJob {
+    at: usize,
+    model: Arc<PlackettLuce>,
+    slate: Vec<Option<usize>>,
+    stream: u64,
+}
+
 /// Each impression's target probabilities, in the log's form.
 fn target_probabilities(
     log: &ImpressionLog,
@@ -775,6 +862,8 @@ fn target_probabilities(
     let len = log.slate_len;
     let mut out = Vec::with_capacity(log.impressions.len());
     let mut checked: HashMap<u32, ()> = HashMap::new();
+    let mut jobs: Vec<SampledJob> = Vec::new();
+    let mut models: HashMap<u32, Arc<PlackettLuce>> = HashMap::new();
     for imp in &log.impressions {
         let context = log.ids.resolve(imp.context);
         let context_text = || shorten_id(context);
@@ -837,26 +926,45 @@ fn target_probabilities(
                 let scores: Vec<f64> = (0..list.len())
                     .map(|i| list.score(i).unwrap_or(0.0))
                     .collect();
-                let model = PlackettLuce::new(&scores, *temperature).map_err(|source| {
-                    OpeRunError::Estimator {
-                        log: log_name.to_owned(),
-                        at: format!(", {}", imp.at),
-                        policy: candidate.name.clone(),
-                        estimator: "plackett_luce".into(),
-                        source: Box::new(source),
+                let model = match models.get(&imp.context) {
+                    Some(model) => model.clone(),
+                    None => {
+                        let model = PlackettLuce::new(&scores, *temperature).map_err(|source| {
+                            OpeRunError::Estimator {
+                                log: log_name.to_owned(),
+                                at: format!(", {}", imp.at),
+                                policy: candidate.name.clone(),
+                                estimator: "plackett_luce".into(),
+                                source: Box::new(source),
+                            }
+                        })?;
+                        let model = Arc::new(model);
+                        models.insert(imp.context, model.clone());
+                        model
                     }
-                })?;
+                };
                 let index: HashMap<&[u8], usize> =
                     (0..list.len()).map(|i| (list.doc(i), i)).collect();
                 let slate: Vec<Option<usize>> =
                     shown.iter().map(|s| index.get(s).copied()).collect();
-                out.push(match log.form {
-                    PropensityForm::Action | PropensityForm::Cascade => model.cascade(&slate),
-                    PropensityForm::Slate => vec![model.slate(&slate)],
-                    PropensityForm::Marginal => model.marginals(&slate, MARGINAL_LIMIT).ok_or_else(|| {
+                out.push(match (log.form, plan.sampling) {
+                    (PropensityForm::Action | PropensityForm::Cascade, _) => model.cascade(&slate),
+                    (PropensityForm::Slate, _) => vec![model.slate(&slate)],
+                    (PropensityForm::Marginal, Some(_)) => {
+                        // Drawn below, in parallel.
+                        jobs.push(SampledJob {
+                            at: out.len(),
+                            model,
+                            slate,
+                            stream: spark_xxhash64(log.ids.resolve(imp.id)) as u64,
+                        });
+                        Vec::new()
+                    }
+                    (PropensityForm::Marginal, None) => model.marginals(&slate, MARGINAL_LIMIT).ok_or_else(|| {
                         OpeRunError::Unfit(format!(
                             "policy `{}`: the Plackett-Luce marginals of context `{}` need more than {MARGINAL_LIMIT} \
-                             orderings enumerated (a list of {} items, slates of {len})",
+                             orderings enumerated (a list of {} items, slates of {len}): \
+                             --samples N estimates them by seeded Monte Carlo",
                             candidate.name,
                             context_text(),
                             list.len()
@@ -865,6 +973,26 @@ fn target_probabilities(
                 });
             }
             TargetPolicy::LogColumn => {}
+        }
+    }
+    if let Some(MarginalSampling { samples, seed }) = plan.sampling {
+        // Each impression's draws are fixed by (seed, its id): any thread
+        // takes any impression, the results are the same bits.
+        let drawn: Vec<Vec<f64>> = jobs
+            .par_iter()
+            .map(|job| {
+                let mut rng = fast_chunk_rng(seed, job.stream);
+                job.model
+                    .sampled_marginals(&job.slate, samples, &mut rng)
+                    .into_iter()
+                    .map(|m| m.value)
+                    .collect()
+            })
+            .collect();
+        for (job, marginals) in jobs.iter().zip(drawn) {
+            if let Some(slot) = out.get_mut(job.at) {
+                *slot = marginals;
+            }
         }
     }
     Ok(out)

@@ -89,6 +89,15 @@ fn table(report: &OpeReport) -> String {
         log.form,
         log.reward
     );
+    if let Some(m) = &report.sampling {
+        // The Monte Carlo's seed printed: the run can be repeated.
+        out.pop();
+        let _ = writeln!(
+            out,
+            "Plackett-Luce marginals: {} orderings drawn per impression, seed {} ({})\n",
+            m.samples, m.seed, m.rng
+        );
+    }
     let header = [
         "policy",
         "estimator",
@@ -302,6 +311,7 @@ mod tests {
             allow_unlogged: false,
             allow_low_support,
             model: None,
+            sampling: None,
             gates: Vec::new(),
         };
         let mut report = ope_report(&log, "log.csv", &candidates, &plan).unwrap();

@@ -323,6 +323,8 @@ def spark_ope_states(
     columns: dict[str, str] | None = None,
     reward_model: str | None = None,
     allow_low_support: bool = False,
+    samples: int | None = None,
+    seed: int = 42,
 ) -> tuple[int, int, list[tuple[str, str, bytes]]]:
     """One partition's off-policy states: impressions, slate length, (policy, estimator, bytes)."""
 

@@ -834,6 +834,8 @@ def ope(
     min_ess: float = 100.0,
     min_support: float = 0.95,
     allow_low_support: bool = False,
+    samples: int | None = None,
+    seed: int = 42,
 ) -> dict[str, Any]:
     """Off-policy estimates of target policies from an impression log held
     in a Spark DataFrame (docs/ope.md, docs/spark.md): the numbers of
@@ -846,7 +848,9 @@ def ope(
     policies are runs (``policies``: name to a run file every worker
     reads), under ``plackett_luce`` when given, and the log's own target
     column (``target_column``, the policy's name, with ``columns["target"]``).
-    The other keywords are ``rankeval ope``'s flags.
+    The other keywords are ``rankeval ope``'s flags (``samples`` and
+    ``seed``: the Plackett-Luce marginals by seeded Monte Carlo, whose
+    draws depend on the impression id, not on the partition).
 
     Each task reads its partition with the command line's reader (every
     check; rows are numbered within the partition, which errors name) and
@@ -879,6 +883,8 @@ def ope(
         columns=columns,
         reward_model=reward_model,
         allow_low_support=allow_low_support,
+        samples=samples,
+        seed=seed,
     )
     schema = StructType(
         [
