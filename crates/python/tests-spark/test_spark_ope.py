@@ -192,3 +192,34 @@ def test_bad_rows_and_unsupported_plans_are_errors(spark, bandit_log):
     with pytest.raises(Exception, match="unknown estimator|estimator"):
         rs.ope(good, ["nope"], policies=policies, allow_low_support=True)
     assert InputError is not None
+
+
+def test_sampled_plackett_luce_marginals_for_any_partitioning(spark, tmp_path):
+    """The Monte Carlo's draws depend on the seed and the impression id,
+    not on the partition: the command line's bits for 1, 3 and 7
+    partitions."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows, run, _ = slate_log(9, 1500)
+    log = tmp_path / "marginal.parquet"
+    pq.write_table(pa.Table.from_pandas(pd.DataFrame(rows), preserve_index=False), log)
+    (tmp_path / "pl.trec").write_text("\n".join(run) + "\n")
+    args = ["--log", str(log), "--form", "marginal", "--reward-per", "position"]
+    args += ["--policy", f"pl={tmp_path / 'pl.trec'}", "--plackett-luce", "0.7", "--samples", "300", "--seed", "9"]
+    args += ["-e", "iips", "-e", "pi"]
+    want = flat(cli_policies(*args))
+    df = spark.createDataFrame(pd.DataFrame(rows))
+    for partitions in PARTITIONS:
+        got = rs.ope(
+            df.repartition(partitions),
+            ["iips", "pi"],
+            policies={"pl": str(tmp_path / "pl.trec")},
+            plackett_luce=0.7,
+            form="marginal",
+            reward_per="position",
+            samples=300,
+            seed=9,
+            allow_low_support=True,
+        )
+        assert flat(got["policies"]) == want, partitions
