@@ -872,7 +872,7 @@ def ope(
         raise ValueError("no target policy: give policies={name: run file} or target_column")
     estimators = list(estimators)
     names = [*runs, *([target_column] if target_column is not None else [])]
-    arguments = dict(
+    arguments: dict[str, Any] = dict(
         estimators=estimators,
         policies=list(runs.items()),
         target_column=target_column,
@@ -902,12 +902,12 @@ def ope(
 
         from rankeval_rs import _native as native
 
-        batches = [b for b in batches if b.num_rows > 0]
-        if not batches:
+        rows = [b for b in batches if b.num_rows > 0]
+        if not rows:
             return
         sink = pa.BufferOutputStream()
-        with pa.ipc.new_stream(sink, batches[0].schema) as writer:
-            for batch in batches:
+        with pa.ipc.new_stream(sink, rows[0].schema) as writer:
+            for batch in rows:
                 writer.write_batch(batch)
         context = TaskContext.get()
         name = f"partition {context.partitionId() if context is not None else 0}"
