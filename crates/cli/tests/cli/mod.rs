@@ -25,6 +25,7 @@ mod hostile;
 mod html;
 mod inputs;
 mod intervals;
+mod ir_metadata;
 mod judged_only;
 mod metric_names;
 mod msmarco;

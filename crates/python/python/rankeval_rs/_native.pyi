@@ -154,6 +154,7 @@ def qrels_from_file(
     rank: str,
     grade: str,
     delimiter: str | None,
+    fetch: bool = False,
 ) -> Qrels: ...
 def run_from_file(
     path: str | PathLike[str],
@@ -223,7 +224,8 @@ def evaluate(
     metrics' values). `options` holds every keyword of the spec that
     `evaluate` fills: missing, rel, ties, score_threshold, allow_empty_run,
     judged_only, bounds, duplicates, catalog, train (a Qrels), item_features,
-    record, label, subtopic_qrels."""
+    record, label, subtopic_qrels, official (None, "" for the qrels'
+    benchmark, or a benchmark id), fetch, drop_identical_ids."""
 def report(
     qrels: Qrels | None,
     runs: list[tuple[str, Run]],
@@ -275,6 +277,7 @@ class SparkEvaluator:
         features: str | None = None,
         column_names: tuple[str, str, str, str] | None = None,
         aggregators: list[str] = ...,
+        drop_identical_ids: bool = False,
     ) -> None: ...
     def columns(self) -> list[str]: ...
     def push(self, batch: Any) -> Any:

@@ -388,6 +388,7 @@ impl Resolver<'_> {
                         Some(Given::new(Some(id.clone()), self.top("official")))
                     }
                 },
+                qrels_benchmark: None,
             },
         })
     }

@@ -97,6 +97,10 @@ pub struct BenchmarkRequest {
     /// `None` inside for the benchmark of the `irds:` qrels, else the id
     /// named (`--official <id>` with a qrels file of one's own).
     pub official: Option<Given<Option<String>>>,
+    /// The ir_datasets id of qrels already read from ir_datasets' cache
+    /// (Python's `qrels="irds:<id>"`, read when converted): the benchmark
+    /// of the qrels, as an `irds:` path tells it on the command line.
+    pub qrels_benchmark: Option<String>,
 }
 
 /// A run as asked for.
