@@ -167,6 +167,10 @@ impl Metric for Tied {
         self.metric.reads_subtopics()
     }
 
+    fn reads_tie_groups(&self) -> bool {
+        self.metric.reads_tie_groups()
+    }
+
     fn score_tie_average(&self, query: &JudgedRanking<'_>) -> Option<f64> {
         self.metric.score_tie_average(query)
     }

@@ -32,6 +32,7 @@
 //! what each assumes.
 
 pub mod bandit;
+pub mod bootstrap;
 mod check;
 pub mod click;
 pub mod error;
@@ -42,6 +43,7 @@ pub mod slate;
 pub mod state;
 pub mod wire;
 
+pub use bootstrap::Resampling;
 pub use error::{OpeError, Policy};
 pub use estimate::{Diagnostics, Estimate, Floors, IntervalKind, Options, Refusal};
 pub use paired::{PairedDifference, linearised, paired_difference};

@@ -137,6 +137,10 @@ pub fn spark_ope_states<'py>(
         },
         sampling: samples.map(|samples| MarginalSampling { samples, seed }),
         gates: Vec::new(),
+        // Normal intervals, finished on the driver; comparisons are not
+        // made on Spark.
+        resampling: None,
+        correction: None,
     };
     let states = ope_states(&log, name, &candidates, &plan)
         .map_err(|e| InputError::new_err(format!("spark: {e}")))?;

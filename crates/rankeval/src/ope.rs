@@ -24,12 +24,12 @@ use rankeval_stats::rng::fast_chunk_rng;
 use rayon::prelude::*;
 
 use rankeval_core::{Run, shorten_id};
-use rankeval_stats::{GateOutcome, Versus};
+use rankeval_stats::{Correction, GateOutcome, Versus};
 
 use crate::compare::GateSpec;
 use rankeval_ope::{
     Contribution, Estimate, Floors, IntervalKind, OpeError, Options, PairedDifference,
-    PlackettLuce, State, bandit, linearised, paired_difference, slate,
+    PlackettLuce, Resampling, State, bandit, linearised, paired_difference, slate,
 };
 use serde::Serialize;
 
@@ -82,7 +82,7 @@ pub struct SamplingReport {
     /// The seed.
     pub seed: u64,
     /// The generator ([`SAMPLING_RNG_NAME`]).
-    pub rng: &'static str,
+    pub generator: &'static str,
 }
 
 /// An estimator `rankeval ope` runs, by its name in the short syntax.
@@ -306,6 +306,14 @@ pub struct OpePlan {
     /// estimate (`at_least`) or its paired difference with the first
     /// policy (`non_inferior`, `superior`).
     pub gates: Vec<GateSpec>,
+    /// With [`IntervalKind::Bootstrap`]: the resamples and the seed of the
+    /// percentile bootstrap of the impressions (`rankeval_ope::bootstrap`),
+    /// for every estimate and paired difference.
+    pub resampling: Option<Resampling>,
+    /// The multiple-testing correction of the paired comparisons' p-values,
+    /// over each estimator's comparisons (the candidates against the
+    /// first policy); `superior` gates read the corrected p-value.
+    pub correction: Option<Correction>,
 }
 
 /// A gate decided on one policy.
@@ -359,6 +367,10 @@ pub struct OpeComparison {
     pub paired: PairedDifference,
     /// Whether either estimate is refused.
     pub refused: bool,
+    /// The p-value corrected over the family (this estimator's
+    /// comparisons), with [`OpePlan::correction`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corrected_p_value: Option<f64>,
 }
 
 /// The report of `rankeval ope`.
@@ -384,6 +396,45 @@ pub struct OpeReport {
     /// (its samples, seed and generator: the run can be repeated).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sampling: Option<SamplingReport>,
+    /// The bootstrap's resamples, seed and generator, when the intervals
+    /// are a bootstrap's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resampling: Option<ResamplingUsed>,
+    /// The correction of the comparisons' p-values, by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub correction: Option<&'static str>,
+    /// Each group of contexts' report (`--groups`), column by column, the
+    /// groups of a column in order (by number when every value is one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<OpeGroup>,
+    /// What the report leaves out, said: contexts of the log in no group
+    /// of a column.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One group of contexts (a slice, `--groups`): the report of the
+/// impressions whose context is in it, with its own floors' refusals and
+/// comparisons; the gates are decided on the whole log only.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OpeGroup {
+    /// The groups file's column.
+    pub column: String,
+    /// The group's value in that column.
+    pub value: String,
+    /// The report of the group's impressions.
+    pub report: OpeReport,
+}
+
+/// The bootstrap as a report names it, so that it can be repeated.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ResamplingUsed {
+    /// Resamples.
+    pub resamples: u64,
+    /// The generator's seed.
+    pub seed: u64,
+    /// The generator (`rankeval_stats::RNG_NAME`).
+    pub generator: &'static str,
 }
 
 impl OpeReport {
@@ -489,6 +540,12 @@ pub enum OpeRunError {
     /// A log without the target-probability column a policy reads.
     #[error("policy `{0}` reads the log's target probabilities, and the log has none")]
     NoTargetColumn(String),
+    /// The log cannot be read.
+    #[error("{0}")]
+    Log(Box<crate::read::impressions::ImpressionError>),
+    /// A policy's run or the reward model cannot be read.
+    #[error("{0}")]
+    Read(Box<crate::read::ReadError>),
     /// An estimator's error (an impression it cannot use).
     #[error("{log}{at}: policy `{policy}`, {estimator}: {source}")]
     Estimator {
@@ -517,24 +574,38 @@ pub fn ope_report(
     let logged = logged_items(log);
     let mut policies = Vec::new();
     let mut linear: Vec<Vec<Vec<f64>>> = Vec::new();
+    let mut resampled_sets: Vec<Vec<(State, Vec<Contribution>)>> = Vec::new();
     for candidate in candidates {
         let (targets, predictions) = policy_inputs(log, log_name, candidate, plan, &logged)?;
         let mut estimates = Vec::new();
         let mut columns = Vec::new();
+        let mut kept = Vec::new();
         for e in &plan.estimators {
             let fail = estimator_error(log, log_name, candidate, e);
             let (state, contributions) =
                 contributions(log, &targets, predictions.as_deref(), e).map_err(&fail)?;
             estimates.push(state.estimate(&plan.options).map_err(|e| fail((None, e)))?);
             columns.push(linearised(state.form(), &contributions));
+            if plan.resampling.is_some() {
+                kept.push((state, contributions));
+            }
         }
         policies.push(PolicyEstimates {
             name: candidate.name.clone(),
             estimates,
         });
         linear.push(columns);
+        resampled_sets.push(kept);
     }
-    report_of(log, log_name, candidates, plan, policies, &linear)
+    report_of(
+        log,
+        log_name,
+        candidates,
+        plan,
+        policies,
+        &linear,
+        &resampled_sets,
+    )
 }
 
 /// Each candidate's state under each estimator (in the plan's order) over
@@ -566,6 +637,13 @@ pub fn ope_states(
             c.name
         )));
     }
+    if plan.resampling.is_some() {
+        return Err(OpeRunError::Unfit(
+            "the bootstrap resamples every impression of the whole log, which a part of it \
+             cannot: a normal or t interval (the states carry no impressions)"
+                .into(),
+        ));
+    }
     let logged = HashSet::new();
     let mut out = Vec::with_capacity(candidates.len());
     for candidate in candidates {
@@ -584,7 +662,11 @@ pub fn ope_states(
 
 /// The estimates of merged states ([`ope_states`]'s, one row per
 /// candidate named in `names`, one state per estimator), finished under
-/// `options`: the same estimates [`ope_report`] gives on the whole log.
+/// `options`: the same estimates [`ope_report`] gives on the whole log
+/// with a normal or t interval. Merged states keep no impressions to
+/// resample: under [`IntervalKind::Bootstrap`] the intervals are the
+/// normal ones (as [`State::estimate`] gives them), so a caller offers
+/// normal and t only (Spark's `spark_ope_estimates` does).
 pub fn estimates_of(
     names: &[String],
     states: &[Vec<State>],
@@ -713,12 +795,43 @@ fn report_of(
     log_name: &str,
     candidates: &[Candidate],
     plan: &OpePlan,
-    policies: Vec<PolicyEstimates>,
+    mut policies: Vec<PolicyEstimates>,
     linear: &[Vec<Vec<f64>>],
+    resampled_sets: &[Vec<(State, Vec<Contribution>)>],
 ) -> Result<OpeReport, OpeRunError> {
+    let resampled = match plan.resampling {
+        Some(resampling) => {
+            let sets: Vec<(&State, &[Contribution])> = resampled_sets
+                .iter()
+                .flatten()
+                .map(|(state, c)| (state, c.as_slice()))
+                .collect();
+            let values =
+                rankeval_ope::bootstrap::resampled_values(&sets, resampling).map_err(|source| {
+                    OpeRunError::Estimator {
+                        log: log_name.to_owned(),
+                        at: String::new(),
+                        policy: String::new(),
+                        estimator: "bootstrap".into(),
+                        source: Box::new(source),
+                    }
+                })?;
+            let per_policy = plan.estimators.len();
+            for (p, policy) in policies.iter_mut().enumerate() {
+                for (k, e) in policy.estimates.iter_mut().enumerate() {
+                    if let Some(v) = values.get(p * per_policy + k) {
+                        e.interval =
+                            rankeval_ope::bootstrap::percentile_interval(v, plan.options.level);
+                    }
+                }
+            }
+            Some((values, per_policy))
+        }
+        None => None,
+    };
     let mut comparisons = Vec::new();
     if let (Some(base), Some(base_columns)) = (policies.first(), linear.first()) {
-        for (policy, columns) in policies.iter().zip(linear).skip(1) {
+        for (index, (policy, columns)) in policies.iter().zip(linear).enumerate().skip(1) {
             for (k, e) in plan.estimators.iter().enumerate() {
                 let (a, b) = (&policy.estimates[k], &base.estimates[k]);
                 let paired = paired_difference(
@@ -735,15 +848,32 @@ fn report_of(
                     estimator: e.name(),
                     source: Box::new(source),
                 })?;
+                let mut paired = paired;
+                if let Some((values, per_policy)) = &resampled
+                    && let (Some(a), Some(b)) = (values.get(index * per_policy + k), values.get(k))
+                {
+                    let (interval, p_value) = rankeval_ope::bootstrap::paired_interval(
+                        a,
+                        b,
+                        paired.difference,
+                        plan.options.level,
+                    );
+                    paired.interval = interval;
+                    paired.p_value = p_value;
+                }
                 comparisons.push(OpeComparison {
                     candidate: policy.name.clone(),
                     baseline: base.name.clone(),
                     estimator: e.name(),
                     paired,
                     refused: a.is_refused() || b.is_refused(),
+                    corrected_p_value: None,
                 });
             }
         }
+    }
+    if let Some(correction) = plan.correction {
+        correct_comparisons(&mut comparisons, &plan.estimators, correction);
     }
     let gates = decide_gates(plan, &policies, &comparisons);
     Ok(OpeReport {
@@ -770,9 +900,45 @@ fn report_of(
             .map(|m| SamplingReport {
                 samples: m.samples,
                 seed: m.seed,
-                rng: SAMPLING_RNG_NAME,
+                generator: SAMPLING_RNG_NAME,
             }),
+        correction: plan.correction.map(Correction::name),
+        groups: Vec::new(),
+        notes: Vec::new(),
+        resampling: plan.resampling.map(|r| ResamplingUsed {
+            resamples: r.resamples,
+            seed: r.seed,
+            generator: rankeval_stats::RNG_NAME,
+        }),
     })
+}
+
+/// Each estimator's comparisons' p-values corrected as one family; a
+/// p-value that is not a number (a difference of no spread) stays out of
+/// the family and uncorrected.
+fn correct_comparisons(
+    comparisons: &mut [OpeComparison],
+    estimators: &[OpeEstimator],
+    correction: Correction,
+) {
+    for e in estimators {
+        let name = e.name();
+        let family: Vec<usize> = (0..comparisons.len())
+            .filter(|&i| {
+                comparisons[i].estimator == name && comparisons[i].paired.p_value.is_finite()
+            })
+            .collect();
+        let p: Vec<f64> = family
+            .iter()
+            .map(|&i| comparisons[i].paired.p_value)
+            .collect();
+        // p-values in [0, 1] by construction: an error leaves them uncorrected.
+        if let Ok(corrected) = rankeval_stats::correct(&p, correction) {
+            for (&i, q) in family.iter().zip(corrected) {
+                comparisons[i].corrected_p_value = Some(q);
+            }
+        }
+    }
 }
 
 /// Each gate decided on each policy it applies to: `at_least` on every
@@ -806,7 +972,7 @@ fn decide_gates(
                     baseline: policies[0].estimates[k].value,
                     difference: c.paired.difference,
                     lower: c.paired.interval.lower,
-                    p_value: c.paired.p_value,
+                    p_value: c.corrected_p_value.unwrap_or(c.paired.p_value),
                 });
                 match spec.gate.evaluate_estimate(estimate.value, versus.as_ref()) {
                     Ok(o) => (Some(o), None),
@@ -1166,4 +1332,118 @@ fn probabilities_of(form: PropensityForm, p: &[f64]) -> slate::Probabilities<'_>
             cascade: Some(p),
         },
     }
+}
+
+/// What `request` asks for: its log read, its policies' runs and its reward
+/// model read, each policy estimated and compared. The one call behind
+/// `rankeval ope`, the `[ope]` table of a TOML file and Python's
+/// `rankeval_rs.ope`.
+pub fn run_request(request: &crate::spec::OpeRequest) -> Result<OpeReport, OpeRunError> {
+    let read = |path: &std::path::Path| {
+        crate::read::read_run(
+            &crate::read::Input::file(path),
+            crate::ReadOptions::default(),
+        )
+        .map_err(|e| OpeRunError::Read(Box::new(e)))
+    };
+    let mut candidates = Vec::with_capacity(request.policies.len() + 1);
+    for policy in &request.policies {
+        let run = read(&policy.path)?;
+        candidates.push(Candidate {
+            name: policy.name.clone(),
+            policy: match request.plackett_luce {
+                Some(temperature) => TargetPolicy::PlackettLuce { run, temperature },
+                None => TargetPolicy::Ranking(run),
+            },
+        });
+    }
+    if let Some(name) = &request.target_column {
+        candidates.push(Candidate {
+            name: name.clone(),
+            policy: TargetPolicy::LogColumn,
+        });
+    }
+    let mut plan = request.plan.clone();
+    if let Some(path) = &request.reward_model {
+        plan.model = Some(RewardModel::from_run(&read(path)?));
+    }
+    let log = crate::read::impressions::read_impressions(&request.log, &request.read)
+        .map_err(|e| OpeRunError::Log(Box::new(e)))?;
+    let log_name = request.log.display().to_string();
+    let mut report = ope_report(&log, &log_name, &candidates, &plan)?;
+    if let Some(path) = &request.groups {
+        let groups = crate::read::read_groups(path).map_err(|e| OpeRunError::Read(Box::new(e)))?;
+        let (groups, notes) = group_reports(&log, &log_name, &candidates, &plan, &groups, path)?;
+        report.groups = groups;
+        report.notes = notes;
+    }
+    Ok(report)
+}
+
+/// The report of each group of contexts of `groups` (read from `path`),
+/// the plan's gates left to the whole log; and a note per column that
+/// leaves contexts of the log in no group.
+fn group_reports(
+    log: &ImpressionLog,
+    log_name: &str,
+    candidates: &[Candidate],
+    plan: &OpePlan,
+    groups: &crate::read::QueryGroups,
+    path: &std::path::Path,
+) -> Result<(Vec<OpeGroup>, Vec<String>), OpeRunError> {
+    let plan = OpePlan {
+        gates: Vec::new(),
+        ..plan.clone()
+    };
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    for (c, column) in groups.columns().iter().enumerate() {
+        let mut members: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut without: HashSet<u32> = HashSet::new();
+        for (i, imp) in log.impressions.iter().enumerate() {
+            let value = std::str::from_utf8(log.ids.resolve(imp.context))
+                .ok()
+                .and_then(|context| groups.value(context, c));
+            match value {
+                Some(value) => members.entry(value).or_default().push(i),
+                None => {
+                    without.insert(imp.context);
+                }
+            }
+        }
+        if !without.is_empty() {
+            let mut examples: Vec<String> = without.iter().map(|&id| log.text(id)).collect();
+            examples.sort_unstable();
+            examples.truncate(3);
+            notes.push(format!(
+                "{}: {} context{} of the log in no group of `{column}` (e.g. {}): in no group's report",
+                path.display(),
+                without.len(),
+                if without.len() == 1 { "" } else { "s" },
+                examples
+                    .iter()
+                    .map(|e| format!("`{}`", shorten_id(e.as_bytes())))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        for value in crate::groups::group_order(members.keys().copied()) {
+            let sub = ImpressionLog {
+                ids: log.ids.clone(),
+                impressions: members[value]
+                    .iter()
+                    .filter_map(|&i| log.impressions.get(i).cloned())
+                    .collect(),
+                slate_len: log.slate_len,
+                form: log.form,
+                reward: log.reward,
+            };
+            out.push(OpeGroup {
+                column: column.clone(),
+                value: value.to_owned(),
+                report: ope_report(&sub, log_name, candidates, &plan)?,
+            });
+        }
+    }
+    Ok((out, notes))
 }

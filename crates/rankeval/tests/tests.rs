@@ -25,6 +25,9 @@
 //!   values, and the same bits for any split of the lists;
 //! - `diversity`: the diversity metrics over subtopic judgements equal
 //!   ndeval's values (pyndeval), whole or while read.
+//! - `peers`: the peers' definitions (compatibility, INST, INSQ, NERR, LRAP,
+//!   average_precision_score, RecTools' accuracy and MCC) on the peers'
+//!   published test values and on generated data (`data/peers`).
 //!
 //! `readme` and `spans` are binaries of their own. The `rankeval` binary's
 //! tests are `rankeval-cli`'s; the renderers' are `rankeval-report`'s.
@@ -42,6 +45,7 @@ mod explain;
 mod html_curves;
 mod msmarco;
 mod never_panics;
+mod peers;
 mod plugin;
 mod streaming;
 mod trec_eval;

@@ -32,6 +32,7 @@ mod msmarco;
 mod naming;
 mod never_ran;
 mod ope;
+mod ope_front;
 mod output;
 mod overlap;
 mod parquet_pages;

@@ -8,7 +8,7 @@ use super::{run_in, scratch, transcript};
 /// logging policy shows item `a` with probability 0.4 and `b`, `c`, `d` with
 /// 0.2 each; the reward is 1 on two of every three impressions of `a`
 /// and on every other impression of `c`.
-fn bandit_log() -> String {
+pub(super) fn bandit_log() -> String {
     let mut log = String::from("context,impression,item,reward,propensity\n");
     for n in 0..60 {
         let context = format!("q{}", n % 3 + 1);
@@ -22,7 +22,7 @@ fn bandit_log() -> String {
 
 /// Two rankings of the four items for each context: `prod` puts `a` first,
 /// `new` puts `c` first.
-fn runs() -> [(&'static str, String); 2] {
+pub(super) fn runs() -> [(&'static str, String); 2] {
     let run = |first: &str, name: &str| {
         let mut out = String::new();
         for q in 1..=3 {
@@ -45,7 +45,7 @@ fn runs() -> [(&'static str, String); 2] {
     ]
 }
 
-fn files() -> tempfile::TempDir {
+pub(super) fn files() -> tempfile::TempDir {
     let [prod, new] = runs();
     scratch(&[
         ("log.csv", &bandit_log()),
@@ -522,4 +522,105 @@ fn plackett_luce_beyond_enumeration_needs_samples() {
     let (code, _, err) = run_in(dir.path(), &no_pl);
     assert_eq!(code, 2);
     assert!(err.contains("give --plackett-luce"), "{err}");
+}
+
+/// One `--seed` serves the Plackett-Luce Monte Carlo and the bootstrap
+/// interval together: the report names both with that seed and each its
+/// own generator, the same bits for any thread count; an `[ope]` file's
+/// `samples` and `seed` give the flags' bytes; a seed that neither uses,
+/// and a file's `samples` out of range, are refused by name.
+#[test]
+fn one_seed_serves_the_monte_carlo_and_the_bootstrap() {
+    let dir = marginal_files(0);
+    let base = [
+        "ope",
+        "--log",
+        "log.jsonl",
+        "--form",
+        "marginal",
+        "--reward-per",
+        "position",
+        "--policy",
+        "pl.trec",
+        "--plackett-luce",
+        "0.8",
+        "-e",
+        "iips",
+        "-e",
+        "pi",
+        "--allow-low-support",
+    ];
+    let mut args = base.to_vec();
+    args.extend_from_slice(&[
+        "--samples",
+        "500",
+        "--interval",
+        "bootstrap",
+        "--resamples",
+        "200",
+        "--seed",
+        "9",
+        "--format",
+        "json",
+    ]);
+    let one = with_threads(dir.path(), &args, "1");
+    assert_eq!(one.0, 0, "{}", one.2);
+    assert_eq!(with_threads(dir.path(), &args, "3").1, one.1);
+    let report: serde_json::Value = serde_json::from_str(&one.1).unwrap();
+    assert_eq!(report["sampling"]["samples"], 500);
+    assert_eq!(report["sampling"]["seed"], 9);
+    assert_eq!(report["resampling"]["resamples"], 200);
+    assert_eq!(report["resampling"]["seed"], 9);
+    let generator = |key: &str| report[key]["generator"].as_str().unwrap_or("").to_owned();
+    assert!(generator("sampling").starts_with("ChaCha8 "), "{report}");
+    assert!(generator("resampling").starts_with("ChaCha20"), "{report}");
+    // The bootstrap's bounds are not the normal interval's.
+    let mut normal: Vec<&str> = base.to_vec();
+    normal.extend_from_slice(&["--samples", "500", "--seed", "9", "--format", "json"]);
+    let normal: serde_json::Value = serde_json::from_str(&run_in(dir.path(), &normal).1).unwrap();
+    assert_eq!(
+        normal["policies"][0]["estimates"][0]["value"],
+        report["policies"][0]["estimates"][0]["value"]
+    );
+    assert_ne!(
+        normal["policies"][0]["estimates"][0]["interval"],
+        report["policies"][0]["estimates"][0]["interval"]
+    );
+    // The same request as a file.
+    std::fs::write(
+        dir.path().join("mc.toml"),
+        "[ope]\nlog = \"log.jsonl\"\nform = \"marginal\"\nreward_per = \"position\"\n\
+         policies = [{ path = \"pl.trec\" }]\nplackett_luce = 0.8\nestimators = [\"iips\", \"pi\"]\n\
+         allow_low_support = true\nsamples = 500\ninterval = \"bootstrap\"\nresamples = 200\nseed = 9\n",
+    )
+    .unwrap();
+    let config = run_in(
+        dir.path(),
+        &["ope", "--config", "mc.toml", "--format", "json"],
+    );
+    assert_eq!(config.1, one.1, "{}", config.2);
+    // A seed that neither draws nor resamples.
+    let mut lone = base.to_vec();
+    lone.extend_from_slice(&["--seed", "3"]);
+    let (code, out, err) = run_in(dir.path(), &lone);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.contains(
+            "--seed 3: only the bootstrap interval resamples: give --interval bootstrap, \
+             or a number of samples for the Plackett-Luce Monte Carlo"
+        ),
+        "{err}"
+    );
+    std::fs::write(
+        dir.path().join("zero.toml"),
+        "[ope]\nlog = \"log.jsonl\"\nform = \"marginal\"\npolicies = [{ path = \"pl.trec\" }]\n\
+         plackett_luce = 0.8\nsamples = 0\n",
+    )
+    .unwrap();
+    let (code, _, err) = run_in(dir.path(), &["ope", "--config", "zero.toml"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "error: zero.toml:6: ope.samples: draw 1 to 10000000 orderings per impression\n"
+    );
 }

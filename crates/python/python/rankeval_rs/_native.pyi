@@ -95,6 +95,14 @@ def interval(
     """The aggregate of `values` by an aggregator that gives an interval
     (`ci(...)`), its bounds, why there are none when there are none, and
     the aggregator's canonical name."""
+def ope(
+    log: str,
+    policies: list[tuple[str | None, str]],
+    options: dict[str, Any],
+) -> tuple[str, str]:
+    """Off-policy evaluation (`rankeval ope`): the report as JSON and as a
+    table; `options` are the flags in snake case (`samples` and `seed`:
+    the Plackett-Luce Monte Carlo's, the seed also the bootstrap's)."""
 #: One run's results as `evaluate` gave them: (name, metrics, queries,
 #: values, a `queries x metrics` array).
 EvaluatedRun = tuple[str, list[str], list[str], npt.NDArray[np.float64]]

@@ -123,11 +123,12 @@ pub fn check_ties(metrics: &[Box<dyn Metric>], ties: Ties) -> Result<(), String>
 }
 
 /// Whether some metric averages over ties (its own `ties` or the
-/// experiment's): then the judge finds the groups of tied scores.
+/// experiment's) or reads the groups of tied scores by definition
+/// (`Metric::reads_tie_groups`): then the judge finds the groups.
 pub(crate) fn averages(metrics: &[Box<dyn Metric>], ties: Ties) -> bool {
     metrics
         .iter()
-        .any(|m| m.ties().unwrap_or(ties) == Ties::Average)
+        .any(|m| m.ties().unwrap_or(ties) == Ties::Average || m.reads_tie_groups())
 }
 
 /// A judge for `options`, down to `depth`, finding tie groups if a metric

@@ -12,6 +12,7 @@
 //! one clause in `resolve` and one line per front end.
 
 mod compare;
+mod ope;
 mod origin;
 mod record;
 mod resolve;
@@ -27,6 +28,7 @@ pub use compare::{
     BaselineRequest, CompareRequest, GateRequest, GateTable, IntervalKind, MarginRequest,
     resolve_comparison,
 };
+pub use ope::{OpeRequest, OpeSpec, PolicyRequest, PolicyRun, resolve_ope};
 pub use origin::{Given, Origin};
 pub use record::{MAX_LABEL, RecordRequest, resolve_record};
 pub use resolve::{SpecError, check_metric_ties, relevance_level, resolve, score_threshold_of};

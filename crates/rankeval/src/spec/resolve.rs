@@ -85,7 +85,7 @@ impl SpecError {
 }
 
 /// A rule broken by `from`'s value.
-fn invalid(from: &Origin, reason: impl Into<String>) -> SpecError {
+pub(super) fn invalid(from: &Origin, reason: impl Into<String>) -> SpecError {
     SpecError::Invalid {
         from: from.clone(),
         reason: reason.into(),
@@ -93,7 +93,7 @@ fn invalid(from: &Origin, reason: impl Into<String>) -> SpecError {
 }
 
 /// `path`, which must be an input (a FIFO or `/dev/stdin` will do).
-fn existing(path: &Path, from: &Origin) -> Result<(), SpecError> {
+pub(super) fn existing(path: &Path, from: &Origin) -> Result<(), SpecError> {
     match input_problem(path) {
         None => Ok(()),
         Some(problem) => Err(SpecError::File {
