@@ -25,7 +25,7 @@ use super::{CliError, Verdict, eval, output, run_names};
 #[command(group(clap::ArgGroup::new("request").multiple(true).args([
     "log", "log_columns", "form", "reward_per", "reward_range", "layout", "policies",
     "plackett_luce", "target_column", "reward_model", "estimators", "interval", "level",
-    "min_n", "min_ess", "min_support", "gates", "allow_low_support", "resamples", "seed", "correction", "groups",
+    "min_n", "min_ess", "min_support", "gates", "allow_low_support", "resamples", "samples", "seed", "correction", "groups",
 ])))]
 pub struct OpeArgs {
     /// The request as a TOML file with an `[ope]` table whose keys are
@@ -67,6 +67,12 @@ pub struct OpeArgs {
     /// top items.
     #[arg(long, value_name = "TEMP")]
     plackett_luce: Option<f64>,
+    /// Estimate the Plackett-Luce marginals (a log of marginal
+    /// propensities) from N orderings drawn per impression (1 to 10^7),
+    /// seeded (--seed), instead of enumerating every ordering (refused
+    /// beyond 10^6).
+    #[arg(long, value_name = "N")]
+    samples: Option<u64>,
     /// A target policy whose probabilities are the log's `target` column
     /// (`--log-columns target=NAME`), named NAME.
     #[arg(long, value_name = "NAME")]
@@ -91,8 +97,9 @@ pub struct OpeArgs {
     /// The bootstrap's resamples (--interval bootstrap) [default: 1000].
     #[arg(long, value_name = "B")]
     resamples: Option<u64>,
-    /// The bootstrap's seed (--interval bootstrap; printed in the report)
-    /// [default: 42].
+    /// The seed of the bootstrap (--interval bootstrap) and of the
+    /// Plackett-Luce Monte Carlo (--samples; ChaCha8, its stream the
+    /// impression id), printed in the report [default: 42].
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
     /// The interval's level.
@@ -323,6 +330,9 @@ fn spec(args: &OpeArgs) -> Result<OpeSpec, CliError> {
     spec.resamples = args
         .resamples
         .map(|b| Given::new(b, Origin::flag("--resamples", b)));
+    spec.samples = args
+        .samples
+        .map(|n| Given::new(n, Origin::flag("--samples", n)));
     spec.seed = args.seed.map(|n| Given::new(n, Origin::flag("--seed", n)));
     spec.correction = args
         .correction

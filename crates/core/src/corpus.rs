@@ -295,21 +295,42 @@ pub trait CorpusMetric: Send + Sync + fmt::Debug {
     }
 }
 
-/// Why bytes are not a corpus state.
+/// Why bytes are not a state: a corpus metric's, or another mergeable
+/// state that uses this wire machinery ([`WireReader`], [`STATE_TAGS`]),
+/// such as an off-policy estimator's.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StateWireError {
     /// The bytes end inside a field.
-    #[error("a corpus state's bytes end early (at byte {at})")]
+    #[error("a state's bytes end early (at byte {at})")]
     Truncated {
         /// Where the missing field starts.
         at: usize,
     },
     /// The first byte names no known state.
-    #[error("unknown corpus state kind {0}")]
+    #[error("unknown state kind {0}")]
     UnknownKind(u8),
     /// Bytes after the state.
-    #[error("{0} bytes after the corpus state")]
+    #[error("{0} bytes after the state")]
     Trailing(usize),
+    /// A versioned state's wire version that this build does not read.
+    #[error("{kind} of wire version {found}; this build reads version {reads}")]
+    Version {
+        /// The state's kind.
+        kind: &'static str,
+        /// The version the bytes hold.
+        found: u8,
+        /// The version this build reads.
+        reads: u8,
+    },
+    /// A field holds a value the format does not allow (a NaN or infinite
+    /// sum, a count beyond another, a name that is not UTF-8).
+    #[error("malformed {kind}: {problem}")]
+    Malformed {
+        /// The state's kind.
+        kind: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
     /// The bytes hold another kind of state than the metric keeps (bytes
     /// of another metric's state).
     #[error("the bytes hold {found}, where this metric keeps {expected}")]
@@ -325,6 +346,24 @@ pub enum StateWireError {
 const ITEM_COUNTS: u8 = 1;
 /// The wire tag of [`PerList`].
 const PER_LIST: u8 = 2;
+/// The wire tag of an off-policy estimator's state (`rankeval_ope::State`,
+/// whose crate writes and reads it with [`WireReader`]).
+pub const OPE_ESTIMATOR: u8 = 3;
+
+/// Every state wire's first byte and its kind's name: one tag per kind,
+/// in one place, so bytes of one kind are never read as another's (a
+/// reader of one kind finds the other's name here for its
+/// [`StateWireError::WrongKind`]).
+pub const STATE_TAGS: [(u8, &str); 3] = [
+    (ITEM_COUNTS, "item counts"),
+    (PER_LIST, "per-list values"),
+    (OPE_ESTIMATOR, "an off-policy estimator state"),
+];
+
+/// The kind's name of a state wire's first byte, if it names one.
+pub fn tag_kind(tag: u8) -> Option<&'static str> {
+    STATE_TAGS.iter().find(|(t, _)| *t == tag).map(|(_, k)| *k)
+}
 
 /// A built-in state as bytes: a tag, then little-endian fields. Item
 /// counts: the number of lists, the number of items, then each item (by
@@ -362,7 +401,7 @@ pub fn encode_state(state: &CorpusState) -> Option<Vec<u8>> {
 
 /// A state from [`encode_state`]'s bytes.
 pub fn decode_state(bytes: &[u8]) -> Result<CorpusState, StateWireError> {
-    let mut reader = WireReader { bytes, at: 0 };
+    let mut reader = WireReader::new(bytes);
     let state: CorpusState = match reader.take(1)?[0] {
         ITEM_COUNTS => {
             let lists = reader.u64()?;
@@ -384,12 +423,18 @@ pub fn decode_state(bytes: &[u8]) -> Result<CorpusState, StateWireError> {
             }
             Box::new(PerList { values })
         }
-        kind => return Err(StateWireError::UnknownKind(kind)),
+        kind => {
+            return Err(match tag_kind(kind) {
+                Some(found) => StateWireError::WrongKind {
+                    expected: "a corpus metric's state",
+                    found,
+                },
+                None => StateWireError::UnknownKind(kind),
+            });
+        }
     };
-    match bytes.len() - reader.at {
-        0 => Ok(state),
-        extra => Err(StateWireError::Trailing(extra)),
-    }
+    reader.finish()?;
+    Ok(state)
 }
 
 /// A state from [`encode_state`]'s bytes that must be of the same kind as
@@ -417,14 +462,28 @@ fn state_kind(state: &CorpusState) -> &'static str {
     }
 }
 
-/// Reads [`encode_state`]'s fields in order.
-struct WireReader<'a> {
+/// Reads a state wire's fields in order ([`encode_state`]'s, and those
+/// of the other mergeable states of [`STATE_TAGS`]): every number
+/// little-endian, a float as its bits; bytes cut short are
+/// [`StateWireError::Truncated`], never a panic.
+pub struct WireReader<'a> {
     bytes: &'a [u8],
     at: usize,
 }
 
 impl<'a> WireReader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], StateWireError> {
+    /// A reader at the start of `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, at: 0 }
+    }
+
+    /// Where the next field starts.
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
+    /// The next `n` bytes.
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], StateWireError> {
         let end = self
             .at
             .checked_add(n)
@@ -435,15 +494,57 @@ impl<'a> WireReader<'a> {
         Ok(field)
     }
 
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], StateWireError> {
+    /// The next `N` bytes as an array.
+    pub fn array<const N: usize>(&mut self) -> Result<[u8; N], StateWireError> {
         let at = self.at;
         self.take(N)?
             .try_into()
             .map_err(|_| StateWireError::Truncated { at })
     }
 
-    fn u64(&mut self) -> Result<u64, StateWireError> {
+    /// The next byte.
+    pub fn u8(&mut self) -> Result<u8, StateWireError> {
+        Ok(self.take(1)?[0])
+    }
+
+    /// The next `u32`.
+    pub fn u32(&mut self) -> Result<u32, StateWireError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    /// The next `u64`.
+    pub fn u64(&mut self) -> Result<u64, StateWireError> {
         Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    /// The next `f64` (any bits: the caller checks the value).
+    pub fn f64(&mut self) -> Result<f64, StateWireError> {
+        Ok(f64::from_bits(self.u64()?))
+    }
+
+    /// The next exact sum ([`FullSum::write`](crate::exact_sum::FullSum::write)'s
+    /// bytes); `kind` names the state in the error when they are not one.
+    pub fn full_sum(
+        &mut self,
+        kind: &'static str,
+    ) -> Result<crate::exact_sum::FullSum, StateWireError> {
+        let at = self.at;
+        let rest = self.bytes.get(at..).unwrap_or_default();
+        let (sum, used) =
+            crate::exact_sum::FullSum::read(rest).ok_or_else(|| StateWireError::Malformed {
+                kind,
+                problem: format!("no exact sum at byte {at} (an unknown form, or cut short)"),
+            })?;
+        self.take(used)?;
+        Ok(sum)
+    }
+
+    /// Ok when every byte was read, else [`StateWireError::Trailing`].
+    pub fn finish(&self) -> Result<(), StateWireError> {
+        match self.bytes.len() - self.at {
+            0 => Ok(()),
+            extra => Err(StateWireError::Trailing(extra)),
+        }
     }
 }
 

@@ -262,6 +262,17 @@ impl FullSum {
         }
     }
 
+    /// Whether no infinity or NaN was added: the sum is then a finite real
+    /// number (its [`value`](Self::value) may still round beyond
+    /// `f64::MAX`). A decoder of bytes from elsewhere checks it.
+    pub fn is_finite_sum(&self) -> bool {
+        let special = match &self.inner {
+            FullInner::Partials(sum) => sum.special,
+            FullInner::Wide(wide) => wide.special,
+        };
+        special == 0.0
+    }
+
     /// The exact sum rounded to the nearest `f64`, ties to even: an
     /// infinity beyond `f64::MAX`, or the infinity or NaN added.
     pub fn value(&self) -> f64 {

@@ -112,6 +112,14 @@ pub enum OpeError {
         /// The other state's estimator.
         theirs: String,
     },
+    /// A state that would count more impressions (or clipped weights)
+    /// than a `u64` holds: a merge of states from elsewhere whose counts
+    /// overflow.
+    #[error("{name}: more impressions than a 64-bit count holds")]
+    TooMany {
+        /// The estimator's name.
+        name: String,
+    },
     /// An interval level not strictly between 0 and 1.
     #[error("interval level {0} is not strictly between 0 and 1")]
     Level(f64),

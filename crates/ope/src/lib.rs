@@ -23,6 +23,9 @@
 //! defaults). Two policies on one log are compared paired by impression
 //! ([`paired`]): the difference of their linearised contributions.
 //!
+//! A state goes to bytes and back ([`wire`]: versioned, checked on
+//! decode) to be merged on another machine.
+//!
 //! Pure functions over plain structs, no I/O; it depends on rankeval-core
 //! (exact sums) and rankeval-stats (the t and normal quantiles, the
 //! interval type). See docs/ope.md for when to use which estimator and
@@ -38,6 +41,7 @@ pub mod paired;
 pub mod plackett_luce;
 pub mod slate;
 pub mod state;
+pub mod wire;
 
 pub use bootstrap::Resampling;
 pub use error::{OpeError, Policy};

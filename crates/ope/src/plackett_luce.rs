@@ -8,12 +8,28 @@
 //! cascade's conditional of the item at position `l` given those above is
 //! `e_{a_l} / Σ_{b not above} e_b`, their product the slate's probability;
 //! the marginal of an item at position `l` sums the probabilities of every
-//! ordered choice of the `l - 1` items above it, enumerated exactly.
+//! ordered choice of the `l - 1` items above it, enumerated exactly
+//! ([`PlackettLuce::marginals`]), or, where that is too many, estimates
+//! that sum by seeded Monte Carlo ([`PlackettLuce::sampled_marginals`]):
+//! the mean, over orderings drawn from the model, of the conditional
+//! probability that the item comes next after the drawn items above.
 //! `exp` is the `libm` crate's, the same bits on every platform.
 
-use rankeval_core::exact_sum::fsum;
+use rand_core::Rng;
+use rankeval_core::exact_sum::{ExactSum, fsum};
 
 use crate::error::OpeError;
+
+/// A Monte Carlo estimate of a marginal probability and its Monte Carlo
+/// standard error (the standard deviation of the terms over the square
+/// root of their number; NaN below two samples).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SampledMarginal {
+    /// The estimate.
+    pub value: f64,
+    /// Its Monte Carlo standard error.
+    pub standard_error: f64,
+}
 
 /// The Plackett-Luce model over one list's scores.
 #[derive(Clone, Debug, PartialEq)]
@@ -140,6 +156,98 @@ impl PlackettLuce {
             out.push(self.prefixes(l, target, &mut used, total, 1.0));
         }
         Some(out)
+    }
+
+    /// Each slate item's marginal probability at its position, estimated
+    /// from `samples` orderings drawn from the model with `rng`: for each
+    /// drawn ordering, the conditional probability that the item comes
+    /// next after the drawn items above its position (`e_a / Σ_{b not
+    /// drawn} e_b`; 0 when it was drawn above), averaged. Each term's
+    /// expectation is the exact marginal ([`marginals`](Self::marginals)'s
+    /// sum over the orderings above), so the estimate is unbiased, and
+    /// with less variance than the share of orderings that put the item
+    /// there (Rao-Blackwell). One drawn ordering serves every position.
+    /// The sums are exact, so the result depends on the draws alone: the
+    /// same `rng` state gives the same bits. `None` items (not in the
+    /// list) have marginal 0, as do all with `samples == 0`.
+    pub fn sampled_marginals<R: Rng + ?Sized>(
+        &self,
+        slate: &[Option<usize>],
+        samples: u64,
+        rng: &mut R,
+    ) -> Vec<SampledMarginal> {
+        let n = self.weights.len();
+        let depth = slate.len().saturating_sub(1).min(n);
+        let mut sums: Vec<(ExactSum, ExactSum)> = vec![Default::default(); slate.len()];
+        let mut drawn = vec![false; n];
+        for _ in 0..samples {
+            drawn.iter_mut().for_each(|d| *d = false);
+            for (l, item) in slate.iter().enumerate() {
+                let rest = fsum(
+                    self.weights
+                        .iter()
+                        .zip(&drawn)
+                        .filter(|(_, d)| !**d)
+                        .map(|(w, _)| *w),
+                );
+                let v = match *item {
+                    Some(i) if i < n && !drawn[i] && rest > 0.0 => self.weights[i] / rest,
+                    _ => 0.0,
+                };
+                sums[l].0.add(v);
+                sums[l].1.add(v * v);
+                if l < depth {
+                    self.draw(&mut drawn, rest, rng);
+                }
+            }
+        }
+        let n_samples = samples as f64;
+        sums.into_iter()
+            .map(|(sum, squares)| {
+                if samples == 0 {
+                    return SampledMarginal {
+                        value: 0.0,
+                        standard_error: f64::NAN,
+                    };
+                }
+                let total = sum.value();
+                let mut centred = squares;
+                centred.add(-(total * total / n_samples));
+                let variance = if samples > 1 {
+                    (centred.value() / (n_samples - 1.0)).max(0.0)
+                } else {
+                    f64::NAN
+                };
+                SampledMarginal {
+                    value: total / n_samples,
+                    standard_error: (variance / n_samples).sqrt(),
+                }
+            })
+            .collect()
+    }
+
+    /// Draws the next item among those not `drawn` (weighing `rest` in
+    /// all), in proportion to its weight, and marks it drawn: a uniform
+    /// double of 53 bits times `rest`, the first item whose running sum of
+    /// weights (in list order) exceeds it, the last undrawn item if
+    /// rounding leaves none.
+    fn draw<R: Rng + ?Sized>(&self, drawn: &mut [bool], rest: f64, rng: &mut R) {
+        let u = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64) * rest;
+        let mut running = 0.0;
+        let mut last = None;
+        for (i, (w, d)) in self.weights.iter().zip(drawn.iter()).enumerate() {
+            if *d {
+                continue;
+            }
+            last = Some(i);
+            running += w;
+            if running > u {
+                break;
+            }
+        }
+        if let Some(slot) = last.and_then(|i| drawn.get_mut(i)) {
+            *slot = true;
+        }
     }
 
     /// The probability that `target` comes after `depth` more items drawn

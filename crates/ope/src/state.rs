@@ -25,6 +25,9 @@ use crate::error::OpeError;
 /// The number of per-impression columns a state keeps.
 pub const COLUMNS: usize = 3;
 
+/// The number of products of two columns a state keeps (`j <= k`).
+pub const PRODUCTS: usize = 6;
+
 /// How an estimate is made from the means `m` of the columns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Form {
@@ -94,6 +97,7 @@ impl Default for WeightSums {
 
 impl WeightSums {
     fn add(&mut self, c: &Contribution) {
+        // The caller checked that n < u64::MAX.
         self.n += 1;
         self.sum.add(c.weight);
         self.sum_squares.add(c.weight * c.weight);
@@ -103,12 +107,21 @@ impl WeightSums {
         self.support_squares.add(c.support * c.support);
     }
 
-    fn merge(&mut self, other: &WeightSums) {
-        self.n += other.n;
+    /// The counts of `self` and `other` together; `None` beyond `u64`.
+    fn merged_counts(&self, other: &WeightSums) -> Option<(u64, u64)> {
+        Some((
+            self.n.checked_add(other.n)?,
+            self.clipped.checked_add(other.clipped)?,
+        ))
+    }
+
+    /// Adds `other`'s sums; `counts` from [`merged_counts`](Self::merged_counts).
+    fn merge(&mut self, other: &WeightSums, (n, clipped): (u64, u64)) {
+        self.n = n;
         self.sum.merge(&other.sum);
         self.sum_squares.merge(&other.sum_squares);
         self.max = self.max.max(other.max);
-        self.clipped += other.clipped;
+        self.clipped = clipped;
         self.support.merge(&other.support);
         self.support_squares.merge(&other.support_squares);
     }
@@ -127,7 +140,7 @@ pub struct State {
     sums: [FullSum; COLUMNS],
     /// `Σ x_j x_k` for `j <= k`, in the order (0,0), (0,1), (0,2), (1,1),
     /// (1,2), (2,2).
-    products: [FullSum; 6],
+    products: [FullSum; PRODUCTS],
     /// The diagnostics' sums.
     weights: WeightSums,
 }
@@ -177,9 +190,39 @@ impl State {
         &self.weights
     }
 
+    /// The columns' sums, the products' sums and the diagnostics' sums,
+    /// for the wire ([`crate::wire`]).
+    pub(crate) fn parts(&self) -> (&[FullSum; COLUMNS], &[FullSum; PRODUCTS], &WeightSums) {
+        (&self.sums, &self.products, &self.weights)
+    }
+
+    /// A state from its parts, as the wire ([`crate::wire`]) read them.
+    pub(crate) fn from_parts(
+        name: String,
+        form: Form,
+        sums: [FullSum; COLUMNS],
+        products: [FullSum; PRODUCTS],
+        weights: WeightSums,
+    ) -> Self {
+        Self {
+            name,
+            form,
+            sums,
+            products,
+            weights,
+        }
+    }
+
     /// Adds one impression's contribution. Error: a column, the weight or
-    /// the support is NaN or infinite (`index` names the impression).
+    /// the support is NaN or infinite, or its square is (beyond about
+    /// 1.3e154; `index` names the impression), or
+    /// the state already counts `u64::MAX` impressions.
     pub fn add(&mut self, index: usize, c: &Contribution) -> Result<(), OpeError> {
+        if self.weights.n == u64::MAX {
+            return Err(OpeError::TooMany {
+                name: self.name.clone(),
+            });
+        }
         let named = [
             ("contribution", c.columns[0]),
             ("contribution", c.columns[1]),
@@ -197,9 +240,30 @@ impl State {
                 });
             }
         }
+        // The products and squares the sums keep must be finite too: a
+        // value beyond about 1.3e154 has no finite square, and a state
+        // holding an infinity could not be told from corrupt bytes.
+        let squares = [
+            ("contribution's square", c.columns[0] * c.columns[0]),
+            ("contribution's square", c.columns[1] * c.columns[1]),
+            ("contribution's square", c.columns[2] * c.columns[2]),
+            ("importance weight's square", c.weight * c.weight),
+            ("supported mass's square", c.support * c.support),
+        ];
+        for (what, value) in squares {
+            if !value.is_finite() {
+                return Err(OpeError::NotFinite {
+                    index,
+                    position: None,
+                    what,
+                    value,
+                });
+            }
+        }
         for j in 0..COLUMNS {
             self.sums[j].add(c.columns[j]);
             for k in j..COLUMNS {
+                // |x_j x_k| <= max(x_j², x_k²): finite.
                 self.products[product_index(j, k)].add(c.columns[j] * c.columns[k]);
             }
         }
@@ -208,7 +272,8 @@ impl State {
     }
 
     /// Adds the impressions of `other`, exactly. Error: `other` is another
-    /// estimator's state.
+    /// estimator's state, or the two count more impressions (or clipped
+    /// weights) than a `u64` holds; the state is then unchanged.
     pub fn merge(&mut self, other: &State) -> Result<(), OpeError> {
         if other.name != self.name || other.form != self.form {
             return Err(OpeError::Mismatch {
@@ -216,13 +281,19 @@ impl State {
                 theirs: other.name.clone(),
             });
         }
+        let counts =
+            self.weights
+                .merged_counts(&other.weights)
+                .ok_or_else(|| OpeError::TooMany {
+                    name: self.name.clone(),
+                })?;
         for (mine, theirs) in self.sums.iter_mut().zip(&other.sums) {
             mine.merge(theirs);
         }
         for (mine, theirs) in self.products.iter_mut().zip(&other.products) {
             mine.merge(theirs);
         }
-        self.weights.merge(&other.weights);
+        self.weights.merge(&other.weights, counts);
         Ok(())
     }
 

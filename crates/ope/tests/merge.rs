@@ -7,7 +7,7 @@ use rankeval_ope::{Estimate, Floors, IntervalKind, Options, State, bandit, click
 
 use crate::generated::generate;
 
-fn options() -> Options {
+pub fn options() -> Options {
     Options {
         interval: IntervalKind::T,
         level: 0.9,
@@ -16,7 +16,7 @@ fn options() -> Options {
 }
 
 /// The bits of everything an estimate reports.
-fn bits(e: &Estimate) -> Vec<u64> {
+pub fn bits(e: &Estimate) -> Vec<u64> {
     let d = &e.diagnostics;
     vec![
         e.value.to_bits(),

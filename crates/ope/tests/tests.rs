@@ -11,7 +11,11 @@
 //!   numpy reference `scripts/cross-check/ope-reference.py`, within 1e-12;
 //! * `merge`: states of any partition of a log merge to the same bits
 //!   (proptest);
+//! * `wire`: states to bytes and back bit for bit, decoded parts merging
+//!   to the whole, hostile bytes errors not panics (proptest);
 //! * `errors`: every invalid input is an error naming the impression;
+//! * `sampling`: the Plackett-Luce marginals by seeded Monte Carlo
+//!   converge to the exact enumeration within their Monte Carlo error;
 //! * `simulation`: a seeded simulation with a known truth: IPS, SNIPS and
 //!   DR unbiased, their 95% intervals' coverage, the refusal.
 
@@ -27,4 +31,6 @@ mod errors;
 mod generated;
 mod merge;
 mod reference;
+mod sampling;
 mod simulation;
+mod wire;

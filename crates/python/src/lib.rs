@@ -22,6 +22,7 @@ mod options;
 mod python_metric;
 mod report;
 mod spark;
+mod spark_ope;
 
 use pyo3::prelude::*;
 
@@ -69,6 +70,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::spark_corpus_names, m)?)?;
     m.add_function(wrap_pyfunction!(spark::spark_corpus_values, m)?)?;
     m.add_function(wrap_pyfunction!(spark::keyed_states, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_ope::spark_ope_states, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_ope::spark_ope_estimates, m)?)?;
     m.add_function(wrap_pyfunction!(spark::keyed_squares, m)?)?;
     m.add_function(wrap_pyfunction!(spark::keyed_mean, m)?)?;
     m.add_function(wrap_pyfunction!(spark::keyed_result, m)?)?;

@@ -34,6 +34,7 @@ const OPE_KEYWORDS: &[&str] = &[
     "interval",
     "level",
     "resamples",
+    "samples",
     "seed",
     "correction",
     "min_n",
@@ -130,7 +131,11 @@ pub fn ope(
         };
         spec.min_n = Some(keyword(value, "min_n", n));
     }
-    for (key, what) in [("resamples", "a number of resamples"), ("seed", "a seed")] {
+    for (key, what) in [
+        ("resamples", "a number of resamples"),
+        ("samples", "a number of orderings"),
+        ("seed", "a seed"),
+    ] {
         if let Some(n) = get::<i128>(options, key)? {
             let Ok(value) = u64::try_from(n) else {
                 return Err(spec_error(&rankeval::spec::SpecError::Invalid {
@@ -141,6 +146,7 @@ pub fn ope(
             let given = Some(keyword(value, key, n));
             match key {
                 "seed" => spec.seed = given,
+                "samples" => spec.samples = given,
                 _ => spec.resamples = given,
             }
         }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -199,3 +200,57 @@ def test_groups_are_the_command_lines(files: Path) -> None:
     head = report.groups[0][2]
     assert head.log["impressions"] == 20 and len(head.estimates) == 2
     assert report.notes and "`q3`" in report.notes[0]
+
+
+def marginal_log() -> str:
+    """Slates of three over six items with marginal propensities and a
+    reward per position (the CLI tests' `marginal_files`, 60 impressions)."""
+    items = "abcdef"
+    lines = []
+    for n in range(60):
+        q = n % 3 + 1
+        shown = [items[(n // 3 + 2 * pos + q) % 6] for pos in range(3)]
+        rewards = [int((n + pos * 5) % 7 < 2) for pos in range(3)]
+        propensities = [0.2 + 0.1 * ((n + pos) % 3) for pos in range(3)]
+        lines.append(json.dumps({"context": f"q{q}", "impression": f"m{n}", "item": shown,
+                                 "reward": rewards, "propensity": propensities}))
+    return "\n".join(lines) + "\n"
+
+
+def scores() -> str:
+    return "".join(f"q{q} Q0 {item} {rank + 1} {((rank * 7 + q * 3) % 5) * 0.5} pl\n"
+                   for q in range(1, 4) for rank, item in enumerate("abcdef"))
+
+
+def test_samples_and_one_seed_are_the_command_lines(tmp_path: Path) -> None:
+    (tmp_path / "log.jsonl").write_text(marginal_log())
+    (tmp_path / "pl.trec").write_text(scores())
+    done = cli("ope", "--log", str(tmp_path / "log.jsonl"), "--form", "marginal", "--reward-per", "position",
+               "--policy", str(tmp_path / "pl.trec"), "--plackett-luce", "0.8", "-e", "iips",
+               "--allow-low-support", "--samples", "300", "--interval", "bootstrap", "--resamples", "100",
+               "--seed", "5", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    keywords: dict[str, Any] = dict(form="marginal", reward_per="position", plackett_luce=0.8, estimators="iips",
+                                    allow_low_support=True)
+    report = rankeval_rs.ope(tmp_path / "log.jsonl", [tmp_path / "pl.trec"], samples=300, interval="bootstrap",
+                             resamples=100, seed=5, **keywords)
+    assert json.loads(report.json) == json.loads(done.stdout)
+    # One seed, both generators named.
+    assert report.sampling is not None and report.resampling is not None
+    assert (report.sampling["samples"], report.sampling["seed"]) == (300, 5)
+    assert (report.resampling["resamples"], report.resampling["seed"]) == (100, 5)
+    assert report.sampling["generator"].startswith("ChaCha8 ")
+    # Samples without a bootstrap take the seed too; exact marginals differ.
+    drawn = rankeval_rs.ope(tmp_path / "log.jsonl", [tmp_path / "pl.trec"], samples=300, seed=5, **keywords)
+    exact = rankeval_rs.ope(tmp_path / "log.jsonl", [tmp_path / "pl.trec"], **keywords)
+    assert drawn.estimates[0]["value"] == report.estimates[0]["value"]
+    assert exact.sampling is None and exact.estimates[0]["value"] != drawn.estimates[0]["value"]
+    for bad, says in [
+        (dict(samples=0), "samples=0: draw 1 to 10000000 orderings per impression"),
+        (dict(samples=-1), "samples=-1: a number of orderings, from 0 to 2^64 - 1"),
+        (dict(samples=10, plackett_luce=None),
+         "samples=10: only the Plackett-Luce marginals are drawn: give plackett_luce=TEMP"),
+    ]:
+        with pytest.raises(ValueError) as raised:
+            rankeval_rs.ope(tmp_path / "log.jsonl", [tmp_path / "pl.trec"], **{**keywords, **bad})
+        assert str(raised.value) == says

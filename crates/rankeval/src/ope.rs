@@ -17,6 +17,11 @@
 //! it) unless [`OpePlan::allow_unlogged`].
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use rankeval_stats::keyed::spark_xxhash64;
+use rankeval_stats::rng::fast_chunk_rng;
+use rayon::prelude::*;
 
 use rankeval_core::{Run, shorten_id};
 use rankeval_stats::{Correction, GateOutcome, Versus};
@@ -41,6 +46,44 @@ pub use crate::read::impressions::{Impression, ImpressionLog};
 /// The most ordered prefixes a Plackett-Luce marginal enumerates per
 /// position: 10^6.
 pub const MARGINAL_LIMIT: usize = 1_000_000;
+
+/// The Plackett-Luce marginals' seeded Monte Carlo (`--samples N`, with
+/// the seed): instead of the exact enumeration, each impression's
+/// marginals are estimated from `samples` orderings drawn from the model
+/// ([`PlackettLuce::sampled_marginals`]), with the generator
+/// [`SAMPLING_RNG_NAME`]: ChaCha8 seeded with `seed`, its stream the Spark
+/// xxhash64 of the impression id. The draws of an impression depend on
+/// the seed and its id alone, so the estimates are the same bits for any
+/// thread count, any order of the log and any partitioning (a Spark job's
+/// too); every policy sees the same draws of an impression (common random
+/// numbers, which the paired comparisons like).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MarginalSampling {
+    /// The orderings drawn per impression and policy (at least 1).
+    pub samples: u64,
+    /// The seed.
+    pub seed: u64,
+}
+
+/// The most orderings the Plackett-Luce Monte Carlo draws per impression
+/// and policy: 10^7 (its error is then below 0.5 / sqrt(10^7) = 0.00016
+/// per marginal; more would only let a typo run for days).
+pub const MAX_SAMPLES: u64 = 10_000_000;
+
+/// The Plackett-Luce Monte Carlo's generator, as reports print it.
+pub const SAMPLING_RNG_NAME: &str =
+    "ChaCha8 (rand_chacha 0.10, seed_from_u64(seed), stream = Spark xxhash64 of the impression id)";
+
+/// What a report says of the Plackett-Luce Monte Carlo it used.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SamplingReport {
+    /// Orderings drawn per impression and policy.
+    pub samples: u64,
+    /// The seed.
+    pub seed: u64,
+    /// The generator ([`SAMPLING_RNG_NAME`]).
+    pub generator: &'static str,
+}
 
 /// An estimator `rankeval ope` runs, by its name in the short syntax.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -254,6 +297,10 @@ pub struct OpePlan {
     pub allow_low_support: bool,
     /// The reward model, for DM, the doubly robust family and Cascade-DR.
     pub model: Option<RewardModel>,
+    /// The Plackett-Luce marginals by seeded Monte Carlo instead of exact
+    /// enumeration ([`MarginalSampling`]); `None`: exact, and an error
+    /// beyond [`MARGINAL_LIMIT`] orderings.
+    pub sampling: Option<MarginalSampling>,
     /// Gates on the estimates (`ESTIMATOR:RULE`, the metric part an
     /// estimator's name, `run=` a policy), decided on each policy's
     /// estimate (`at_least`) or its paired difference with the first
@@ -345,6 +392,10 @@ pub struct OpeReport {
     pub allow_low_support: bool,
     /// The gates, one result per gate and policy.
     pub gates: Vec<OpeGateResult>,
+    /// The Plackett-Luce Monte Carlo, when a policy's marginals used it
+    /// (its samples, seed and generator: the run can be repeated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingReport>,
     /// The bootstrap's resamples, seed and generator, when the intervals
     /// are a bootstrap's.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -519,6 +570,157 @@ pub fn ope_report(
     candidates: &[Candidate],
     plan: &OpePlan,
 ) -> Result<OpeReport, OpeRunError> {
+    check_plan(log, candidates, plan)?;
+    let logged = logged_items(log);
+    let mut policies = Vec::new();
+    let mut linear: Vec<Vec<Vec<f64>>> = Vec::new();
+    let mut resampled_sets: Vec<Vec<(State, Vec<Contribution>)>> = Vec::new();
+    for candidate in candidates {
+        let (targets, predictions) = policy_inputs(log, log_name, candidate, plan, &logged)?;
+        let mut estimates = Vec::new();
+        let mut columns = Vec::new();
+        let mut kept = Vec::new();
+        for e in &plan.estimators {
+            let fail = estimator_error(log, log_name, candidate, e);
+            let (state, contributions) =
+                contributions(log, &targets, predictions.as_deref(), e).map_err(&fail)?;
+            estimates.push(state.estimate(&plan.options).map_err(|e| fail((None, e)))?);
+            columns.push(linearised(state.form(), &contributions));
+            if plan.resampling.is_some() {
+                kept.push((state, contributions));
+            }
+        }
+        policies.push(PolicyEstimates {
+            name: candidate.name.clone(),
+            estimates,
+        });
+        linear.push(columns);
+        resampled_sets.push(kept);
+    }
+    report_of(
+        log,
+        log_name,
+        candidates,
+        plan,
+        policies,
+        &linear,
+        &resampled_sets,
+    )
+}
+
+/// Each candidate's state under each estimator (in the plan's order) over
+/// `log`: what [`ope_report`] finishes into estimates, before finishing.
+/// For a log read in parts (a Spark job's partitions, each part whole
+/// impressions): the parts' states merge ([`State::merge`], or across
+/// machines as bytes, [`rankeval_ope::wire`]) into the whole log's to the
+/// bit, and [`estimates_of`] finishes them into the estimates
+/// [`ope_report`] gives on the whole log. The check that a ranking shows
+/// only items the log shows in a context needs the whole log: a part
+/// cannot make it, so a plan over a part must allow unlogged items
+/// ([`OpePlan::allow_unlogged`]) when a candidate is a ranking (else an
+/// error); the supported share still says what is missing.
+pub fn ope_states(
+    log: &ImpressionLog,
+    log_name: &str,
+    candidates: &[Candidate],
+    plan: &OpePlan,
+) -> Result<Vec<Vec<State>>, OpeRunError> {
+    check_plan(log, candidates, plan)?;
+    if !plan.allow_unlogged
+        && let Some(c) = candidates
+            .iter()
+            .find(|c| matches!(c.policy, TargetPolicy::Ranking(_)))
+    {
+        return Err(OpeRunError::Unfit(format!(
+            "policy `{}`: whether a ranking shows only items the log shows needs the whole log, \
+             which a part of it cannot tell: allow unlogged items (allow_low_support)",
+            c.name
+        )));
+    }
+    if plan.resampling.is_some() {
+        return Err(OpeRunError::Unfit(
+            "the bootstrap resamples every impression of the whole log, which a part of it \
+             cannot: a normal or t interval (the states carry no impressions)"
+                .into(),
+        ));
+    }
+    let logged = HashSet::new();
+    let mut out = Vec::with_capacity(candidates.len());
+    for candidate in candidates {
+        let (targets, predictions) = policy_inputs(log, log_name, candidate, plan, &logged)?;
+        let mut states = Vec::with_capacity(plan.estimators.len());
+        for e in &plan.estimators {
+            let fail = estimator_error(log, log_name, candidate, e);
+            let (state, _) =
+                contributions(log, &targets, predictions.as_deref(), e).map_err(&fail)?;
+            states.push(state);
+        }
+        out.push(states);
+    }
+    Ok(out)
+}
+
+/// The estimates of merged states ([`ope_states`]'s, one row per
+/// candidate named in `names`, one state per estimator), finished under
+/// `options`: the same estimates [`ope_report`] gives on the whole log
+/// with a normal or t interval. Merged states keep no impressions to
+/// resample: under [`IntervalKind::Bootstrap`] the intervals are the
+/// normal ones (as [`State::estimate`] gives them), so a caller offers
+/// normal and t only (Spark's `spark_ope_estimates` does).
+pub fn estimates_of(
+    names: &[String],
+    states: &[Vec<State>],
+    options: &Options,
+) -> Result<Vec<PolicyEstimates>, OpeError> {
+    names
+        .iter()
+        .zip(states)
+        .map(|(name, row)| {
+            Ok(PolicyEstimates {
+                name: name.clone(),
+                estimates: row
+                    .iter()
+                    .map(|s| s.estimate(options))
+                    .collect::<Result<_, _>>()?,
+            })
+        })
+        .collect()
+}
+
+/// The error of `estimator` on `candidate`'s impression (when about one).
+fn estimator_error<'a>(
+    log: &'a ImpressionLog,
+    log_name: &'a str,
+    candidate: &'a Candidate,
+    estimator: &'a OpeEstimator,
+) -> impl Fn((Option<usize>, OpeError)) -> OpeRunError + 'a {
+    move |(index, source)| OpeRunError::Estimator {
+        log: log_name.to_owned(),
+        at: index
+            .and_then(|i| log.impressions.get(i))
+            .map(|imp| format!(", {}", imp.at))
+            .unwrap_or_default(),
+        policy: candidate.name.clone(),
+        estimator: estimator.name(),
+        source: Box::new(source),
+    }
+}
+
+/// The plan fits the log and the candidates: each estimator the log's
+/// form, a model where one is needed, each gate an estimator and policy.
+fn check_plan(
+    log: &ImpressionLog,
+    candidates: &[Candidate],
+    plan: &OpePlan,
+) -> Result<(), OpeRunError> {
+    if let Some(m) = plan.sampling
+        && !(1..=MAX_SAMPLES).contains(&m.samples)
+    {
+        return Err(OpeRunError::Unfit(format!(
+            "the Plackett-Luce Monte Carlo draws 1 to {MAX_SAMPLES} orderings per impression, not {}",
+            m.samples
+        )));
+    }
     for e in &plan.estimators {
         if let Some(why) = e.unfit(log.form, log.slate_len, log.reward) {
             return Err(OpeRunError::Unfit(why));
@@ -550,60 +752,53 @@ pub fn ope_report(
             )));
         }
     }
-    let logged = logged_items(log);
-    let mut policies = Vec::new();
-    let mut linear: Vec<Vec<Vec<f64>>> = Vec::new();
-    let mut resampled_sets: Vec<Vec<(State, Vec<Contribution>)>> = Vec::new();
-    for candidate in candidates {
-        let targets = target_probabilities(log, log_name, candidate, plan, &logged)?;
-        let needs_model = plan.estimators.iter().any(OpeEstimator::needs_model);
-        let predictions = match (&plan.model, needs_model) {
-            (Some(model), true) => {
-                if matches!(candidate.policy, TargetPolicy::LogColumn) {
-                    let estimator = plan
-                        .estimators
-                        .iter()
-                        .find(|e| e.needs_model())
-                        .map(OpeEstimator::name)
-                        .unwrap_or_default();
-                    return Err(OpeRunError::NoTargetDistribution {
-                        policy: candidate.name.clone(),
-                        estimator,
-                    });
-                }
-                Some(predictions(log, log_name, candidate, model)?)
+    Ok(())
+}
+
+/// One candidate's target probabilities of each impression and, when an
+/// estimator needs them, the reward model's predictions.
+#[allow(clippy::type_complexity)]
+fn policy_inputs(
+    log: &ImpressionLog,
+    log_name: &str,
+    candidate: &Candidate,
+    plan: &OpePlan,
+    logged: &HashSet<(u32, u32)>,
+) -> Result<(Vec<Vec<f64>>, Option<Vec<Predicted>>), OpeRunError> {
+    let targets = target_probabilities(log, log_name, candidate, plan, logged)?;
+    let needs_model = plan.estimators.iter().any(OpeEstimator::needs_model);
+    let predictions = match (&plan.model, needs_model) {
+        (Some(model), true) => {
+            if matches!(candidate.policy, TargetPolicy::LogColumn) {
+                let estimator = plan
+                    .estimators
+                    .iter()
+                    .find(|e| e.needs_model())
+                    .map(OpeEstimator::name)
+                    .unwrap_or_default();
+                return Err(OpeRunError::NoTargetDistribution {
+                    policy: candidate.name.clone(),
+                    estimator,
+                });
             }
-            _ => None,
-        };
-        let mut estimates = Vec::new();
-        let mut columns = Vec::new();
-        let mut kept = Vec::new();
-        for e in &plan.estimators {
-            let fail = |(index, source): (Option<usize>, OpeError)| OpeRunError::Estimator {
-                log: log_name.to_owned(),
-                at: index
-                    .and_then(|i| log.impressions.get(i))
-                    .map(|imp| format!(", {}", imp.at))
-                    .unwrap_or_default(),
-                policy: candidate.name.clone(),
-                estimator: e.name(),
-                source: Box::new(source),
-            };
-            let (state, contributions) =
-                contributions(log, &targets, predictions.as_deref(), e).map_err(fail)?;
-            estimates.push(state.estimate(&plan.options).map_err(|e| fail((None, e)))?);
-            columns.push(linearised(state.form(), &contributions));
-            if plan.resampling.is_some() {
-                kept.push((state, contributions));
-            }
+            Some(predictions(log, log_name, candidate, model)?)
         }
-        policies.push(PolicyEstimates {
-            name: candidate.name.clone(),
-            estimates,
-        });
-        linear.push(columns);
-        resampled_sets.push(kept);
-    }
+        _ => None,
+    };
+    Ok((targets, predictions))
+}
+
+/// The report of the policies' estimates and their per-impression
+/// linearised contributions: the paired comparisons and the gates.
+fn report_of(
+    log: &ImpressionLog,
+    log_name: &str,
+    candidates: &[Candidate],
+    plan: &OpePlan,
+    mut policies: Vec<PolicyEstimates>,
+    linear: &[Vec<Vec<f64>>],
+    resampled_sets: &[Vec<(State, Vec<Contribution>)>],
+) -> Result<OpeReport, OpeRunError> {
     let resampled = match plan.resampling {
         Some(resampling) => {
             let sets: Vec<(&State, &[Contribution])> = resampled_sets
@@ -636,7 +831,7 @@ pub fn ope_report(
     };
     let mut comparisons = Vec::new();
     if let (Some(base), Some(base_columns)) = (policies.first(), linear.first()) {
-        for (index, (policy, columns)) in policies.iter().zip(&linear).enumerate().skip(1) {
+        for (index, (policy, columns)) in policies.iter().zip(linear).enumerate().skip(1) {
             for (k, e) in plan.estimators.iter().enumerate() {
                 let (a, b) = (&policy.estimates[k], &base.estimates[k]);
                 let paired = paired_difference(
@@ -699,6 +894,14 @@ pub fn ope_report(
         policies,
         comparisons,
         allow_low_support: plan.allow_low_support,
+        sampling: plan
+            .sampling
+            .filter(|_| sampled(log, candidates))
+            .map(|m| SamplingReport {
+                samples: m.samples,
+                seed: m.seed,
+                generator: SAMPLING_RNG_NAME,
+            }),
         correction: plan.correction.map(Correction::name),
         groups: Vec::new(),
         notes: Vec::new(),
@@ -795,6 +998,25 @@ fn logged_items(log: &ImpressionLog) -> HashSet<(u32, u32)> {
         .collect()
 }
 
+/// Whether a policy's marginals are drawn (a Plackett-Luce policy on a log
+/// of marginal propensities).
+fn sampled(log: &ImpressionLog, candidates: &[Candidate]) -> bool {
+    log.form == PropensityForm::Marginal
+        && candidates
+            .iter()
+            .any(|c| matches!(c.policy, TargetPolicy::PlackettLuce { .. }))
+}
+
+/// One impression's Plackett-Luce marginals to draw: where they go in the
+/// output, the context's model, the slate as indices into its list, and
+/// the impression's stream.
+struct SampledJob {
+    at: usize,
+    model: Arc<PlackettLuce>,
+    slate: Vec<Option<usize>>,
+    stream: u64,
+}
+
 /// Each impression's target probabilities, in the log's form.
 fn target_probabilities(
     log: &ImpressionLog,
@@ -806,6 +1028,8 @@ fn target_probabilities(
     let len = log.slate_len;
     let mut out = Vec::with_capacity(log.impressions.len());
     let mut checked: HashMap<u32, ()> = HashMap::new();
+    let mut jobs: Vec<SampledJob> = Vec::new();
+    let mut models: HashMap<u32, Arc<PlackettLuce>> = HashMap::new();
     for imp in &log.impressions {
         let context = log.ids.resolve(imp.context);
         let context_text = || shorten_id(context);
@@ -868,26 +1092,45 @@ fn target_probabilities(
                 let scores: Vec<f64> = (0..list.len())
                     .map(|i| list.score(i).unwrap_or(0.0))
                     .collect();
-                let model = PlackettLuce::new(&scores, *temperature).map_err(|source| {
-                    OpeRunError::Estimator {
-                        log: log_name.to_owned(),
-                        at: format!(", {}", imp.at),
-                        policy: candidate.name.clone(),
-                        estimator: "plackett_luce".into(),
-                        source: Box::new(source),
+                let model = match models.get(&imp.context) {
+                    Some(model) => model.clone(),
+                    None => {
+                        let model = PlackettLuce::new(&scores, *temperature).map_err(|source| {
+                            OpeRunError::Estimator {
+                                log: log_name.to_owned(),
+                                at: format!(", {}", imp.at),
+                                policy: candidate.name.clone(),
+                                estimator: "plackett_luce".into(),
+                                source: Box::new(source),
+                            }
+                        })?;
+                        let model = Arc::new(model);
+                        models.insert(imp.context, model.clone());
+                        model
                     }
-                })?;
+                };
                 let index: HashMap<&[u8], usize> =
                     (0..list.len()).map(|i| (list.doc(i), i)).collect();
                 let slate: Vec<Option<usize>> =
                     shown.iter().map(|s| index.get(s).copied()).collect();
-                out.push(match log.form {
-                    PropensityForm::Action | PropensityForm::Cascade => model.cascade(&slate),
-                    PropensityForm::Slate => vec![model.slate(&slate)],
-                    PropensityForm::Marginal => model.marginals(&slate, MARGINAL_LIMIT).ok_or_else(|| {
+                out.push(match (log.form, plan.sampling) {
+                    (PropensityForm::Action | PropensityForm::Cascade, _) => model.cascade(&slate),
+                    (PropensityForm::Slate, _) => vec![model.slate(&slate)],
+                    (PropensityForm::Marginal, Some(_)) => {
+                        // Drawn below, in parallel.
+                        jobs.push(SampledJob {
+                            at: out.len(),
+                            model,
+                            slate,
+                            stream: spark_xxhash64(log.ids.resolve(imp.id)) as u64,
+                        });
+                        Vec::new()
+                    }
+                    (PropensityForm::Marginal, None) => model.marginals(&slate, MARGINAL_LIMIT).ok_or_else(|| {
                         OpeRunError::Unfit(format!(
                             "policy `{}`: the Plackett-Luce marginals of context `{}` need more than {MARGINAL_LIMIT} \
-                             orderings enumerated (a list of {} items, slates of {len})",
+                             orderings enumerated (a list of {} items, slates of {len}): \
+                             --samples N estimates them by seeded Monte Carlo",
                             candidate.name,
                             context_text(),
                             list.len()
@@ -896,6 +1139,26 @@ fn target_probabilities(
                 });
             }
             TargetPolicy::LogColumn => {}
+        }
+    }
+    if let Some(MarginalSampling { samples, seed }) = plan.sampling {
+        // Each impression's draws are fixed by (seed, its id): any thread
+        // takes any impression, the results are the same bits.
+        let drawn: Vec<Vec<f64>> = jobs
+            .par_iter()
+            .map(|job| {
+                let mut rng = fast_chunk_rng(seed, job.stream);
+                job.model
+                    .sampled_marginals(&job.slate, samples, &mut rng)
+                    .into_iter()
+                    .map(|m| m.value)
+                    .collect()
+            })
+            .collect();
+        for (job, marginals) in jobs.iter().zip(drawn) {
+            if let Some(slot) = out.get_mut(job.at) {
+                *slot = marginals;
+            }
         }
     }
     Ok(out)

@@ -106,6 +106,15 @@ fn table(report: &OpeReport) -> String {
             r.resamples, r.seed, r.generator
         ));
     }
+    if let Some(m) = &report.sampling {
+        // The Monte Carlo's seed printed: the run can be repeated.
+        out.pop();
+        let _ = writeln!(
+            out,
+            "Plackett-Luce marginals: {} orderings drawn per impression, seed {} ({})\n",
+            m.samples, m.seed, m.generator
+        );
+    }
     let header = [
         "policy",
         "estimator",
@@ -335,6 +344,7 @@ mod tests {
             allow_unlogged: false,
             allow_low_support,
             model: None,
+            sampling: None,
             gates: Vec::new(),
             resampling: None,
             correction: None,

@@ -351,3 +351,276 @@ fn floors_no_log_can_meet_are_refused() {
         assert_eq!(code, 0, "{option}: {stderr}");
     }
 }
+
+/// A log of slates of three over six items, marginal propensities, a
+/// reward per position (JSON Lines, list columns), and a run of scores
+/// over the six items (and `wide` items more in context q3 when given).
+fn marginal_files(wide: usize) -> tempfile::TempDir {
+    let items = ["a", "b", "c", "d", "e", "f"];
+    let mut log = String::new();
+    for n in 0..240usize {
+        let q = n % 3 + 1;
+        let shown: Vec<&str> = (0..3).map(|l| items[(n / 3 + 2 * l + q) % 6]).collect();
+        let rewards: Vec<u8> = (0..3).map(|l| u8::from((n + l * 5) % 7 < 2)).collect();
+        let propensities: Vec<f64> = (0..3).map(|l| 0.2 + 0.1 * ((n + l) % 3) as f64).collect();
+        log.push_str(&format!(
+            "{{\"context\": \"q{q}\", \"impression\": \"m{n}\", \"item\": {shown:?}, \"reward\": {rewards:?}, \"propensity\": {propensities:?}}}\n"
+        ));
+    }
+    let mut run = String::new();
+    for q in 1..=3 {
+        for (rank, item) in items.iter().enumerate() {
+            let score = ((rank * 7 + q * 3) % 5) as f64 * 0.5;
+            run.push_str(&format!("q{q} Q0 {item} {} {score} pl\n", rank + 1));
+        }
+    }
+    for k in 0..wide {
+        run.push_str(&format!("q3 Q0 w{k} {} -1 pl\n", 7 + k));
+    }
+    scratch(&[("log.jsonl", &log), ("pl.trec", &run)])
+}
+
+/// `rankeval args` in `dir` with `RAYON_NUM_THREADS` = `threads`.
+fn with_threads(dir: &std::path::Path, args: &[&str], threads: &str) -> (i32, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rankeval"))
+        .args(args)
+        .current_dir(dir)
+        .env("RAYON_NUM_THREADS", threads)
+        .output()
+        .expect("the rankeval binary runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn plackett_luce_marginals_by_seeded_monte_carlo() {
+    let dir = marginal_files(0);
+    let base = [
+        "ope",
+        "--log",
+        "log.jsonl",
+        "--form",
+        "marginal",
+        "--reward-per",
+        "position",
+        "--policy",
+        "pl.trec",
+        "--plackett-luce",
+        "0.8",
+        "-e",
+        "iips",
+        "-e",
+        "pi",
+        "--allow-low-support",
+        "--format",
+        "json",
+    ];
+    let estimates = |out: &str| -> Vec<f64> {
+        let v: serde_json::Value = serde_json::from_str(out).unwrap();
+        v["policies"][0]["estimates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["value"].as_f64().unwrap())
+            .collect()
+    };
+    let (code, exact, _) = run_in(dir.path(), &base);
+    assert_eq!(code, 0);
+    let exact = estimates(&exact);
+    let samples = 10_000u32;
+    let mut sampled_args = base.to_vec();
+    sampled_args.extend_from_slice(&["--samples", "10000", "--seed", "7"]);
+    let one = with_threads(dir.path(), &sampled_args, "1");
+    let three = with_threads(dir.path(), &sampled_args, "3");
+    assert_eq!(one.0, 0, "{}", one.2);
+    // The same bits for any thread count.
+    assert_eq!(one.1, three.1);
+    let report: serde_json::Value = serde_json::from_str(&one.1).unwrap();
+    assert_eq!(report["sampling"]["seed"], 7);
+    assert_eq!(report["sampling"]["samples"], 10000);
+    // Within four Monte Carlo errors: each drawn marginal's standard error
+    // is at most 0.5 / sqrt(N) (its terms lie in [0, 1]); over the smallest
+    // propensity (0.2), times the largest reward (1), summed over the three
+    // positions, it bounds the standard error of an impression's IIPS term
+    // (PI's: three times that, its reward the slate's sum); the 240
+    // impressions draw independently (a stream each), so the mean's is
+    // that over sqrt(240).
+    let per_impression = 3.0 * 0.5 / f64::from(samples).sqrt() / 0.2;
+    let mean = 4.0 * per_impression / 240f64.sqrt();
+    let bound = [mean, 3.0 * mean];
+    for ((s, e), b) in estimates(&one.1).iter().zip(&exact).zip(bound) {
+        assert!((s - e).abs() <= b, "sampled {s}, exact {e}, bound {b}");
+        assert_ne!(s, e, "the draws estimate, they do not enumerate");
+    }
+    // Another seed, other draws.
+    let mut other = sampled_args.clone();
+    if let Some(seed) = other.last_mut() {
+        *seed = "8";
+    }
+    assert_ne!(run_in(dir.path(), &other).1, one.1);
+    // The table prints the seed and the generator.
+    let mut table: Vec<&str> = base[..base.len() - 2].to_vec();
+    table.extend_from_slice(&["--samples", "2000", "--seed", "7"]);
+    assert_eq!(snapshot("ope_plackett_luce_sampled", dir.path(), &table), 0);
+}
+
+#[test]
+fn plackett_luce_beyond_enumeration_needs_samples() {
+    // 1,006 items in q3: 1,005 x 1,004 orderings above the third position.
+    let dir = marginal_files(1000);
+    let base = [
+        "ope",
+        "--log",
+        "log.jsonl",
+        "--form",
+        "marginal",
+        "--reward-per",
+        "position",
+        "--policy",
+        "pl.trec",
+        "--plackett-luce",
+        "0.8",
+        "-e",
+        "iips",
+        "--allow-low-support",
+    ];
+    let (code, _, err) = run_in(dir.path(), &base);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--samples N estimates them by seeded Monte Carlo"),
+        "{err}"
+    );
+    let mut args = base.to_vec();
+    args.extend_from_slice(&["--samples", "200"]);
+    let (code, out, err) = run_in(dir.path(), &args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("200 orderings drawn per impression, seed 42"),
+        "{out}"
+    );
+    let mut zero = base.to_vec();
+    zero.extend_from_slice(&["--samples", "0"]);
+    let (code, _, err) = run_in(dir.path(), &zero);
+    assert_eq!(code, 2);
+    assert!(err.contains("--samples 0: draw 1 to 10000000"), "{err}");
+    let mut huge = base.to_vec();
+    huge.extend_from_slice(&["--samples", "18446744073709551615"]);
+    let (code, _, err) = run_in(dir.path(), &huge);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--samples 18446744073709551615: draw 1 to 10000000"),
+        "{err}"
+    );
+    let no_pl: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| *a != "--plackett-luce" && *a != "0.8")
+        .collect();
+    let (code, _, err) = run_in(dir.path(), &no_pl);
+    assert_eq!(code, 2);
+    assert!(err.contains("give --plackett-luce"), "{err}");
+}
+
+/// One `--seed` serves the Plackett-Luce Monte Carlo and the bootstrap
+/// interval together: the report names both with that seed and each its
+/// own generator, the same bits for any thread count; an `[ope]` file's
+/// `samples` and `seed` give the flags' bytes; a seed that neither uses,
+/// and a file's `samples` out of range, are refused by name.
+#[test]
+fn one_seed_serves_the_monte_carlo_and_the_bootstrap() {
+    let dir = marginal_files(0);
+    let base = [
+        "ope",
+        "--log",
+        "log.jsonl",
+        "--form",
+        "marginal",
+        "--reward-per",
+        "position",
+        "--policy",
+        "pl.trec",
+        "--plackett-luce",
+        "0.8",
+        "-e",
+        "iips",
+        "-e",
+        "pi",
+        "--allow-low-support",
+    ];
+    let mut args = base.to_vec();
+    args.extend_from_slice(&[
+        "--samples",
+        "500",
+        "--interval",
+        "bootstrap",
+        "--resamples",
+        "200",
+        "--seed",
+        "9",
+        "--format",
+        "json",
+    ]);
+    let one = with_threads(dir.path(), &args, "1");
+    assert_eq!(one.0, 0, "{}", one.2);
+    assert_eq!(with_threads(dir.path(), &args, "3").1, one.1);
+    let report: serde_json::Value = serde_json::from_str(&one.1).unwrap();
+    assert_eq!(report["sampling"]["samples"], 500);
+    assert_eq!(report["sampling"]["seed"], 9);
+    assert_eq!(report["resampling"]["resamples"], 200);
+    assert_eq!(report["resampling"]["seed"], 9);
+    let generator = |key: &str| report[key]["generator"].as_str().unwrap_or("").to_owned();
+    assert!(generator("sampling").starts_with("ChaCha8 "), "{report}");
+    assert!(generator("resampling").starts_with("ChaCha20"), "{report}");
+    // The bootstrap's bounds are not the normal interval's.
+    let mut normal: Vec<&str> = base.to_vec();
+    normal.extend_from_slice(&["--samples", "500", "--seed", "9", "--format", "json"]);
+    let normal: serde_json::Value = serde_json::from_str(&run_in(dir.path(), &normal).1).unwrap();
+    assert_eq!(
+        normal["policies"][0]["estimates"][0]["value"],
+        report["policies"][0]["estimates"][0]["value"]
+    );
+    assert_ne!(
+        normal["policies"][0]["estimates"][0]["interval"],
+        report["policies"][0]["estimates"][0]["interval"]
+    );
+    // The same request as a file.
+    std::fs::write(
+        dir.path().join("mc.toml"),
+        "[ope]\nlog = \"log.jsonl\"\nform = \"marginal\"\nreward_per = \"position\"\n\
+         policies = [{ path = \"pl.trec\" }]\nplackett_luce = 0.8\nestimators = [\"iips\", \"pi\"]\n\
+         allow_low_support = true\nsamples = 500\ninterval = \"bootstrap\"\nresamples = 200\nseed = 9\n",
+    )
+    .unwrap();
+    let config = run_in(
+        dir.path(),
+        &["ope", "--config", "mc.toml", "--format", "json"],
+    );
+    assert_eq!(config.1, one.1, "{}", config.2);
+    // A seed that neither draws nor resamples.
+    let mut lone = base.to_vec();
+    lone.extend_from_slice(&["--seed", "3"]);
+    let (code, out, err) = run_in(dir.path(), &lone);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.contains(
+            "--seed 3: only the bootstrap interval resamples: give --interval bootstrap, \
+             or a number of samples for the Plackett-Luce Monte Carlo"
+        ),
+        "{err}"
+    );
+    std::fs::write(
+        dir.path().join("zero.toml"),
+        "[ope]\nlog = \"log.jsonl\"\nform = \"marginal\"\npolicies = [{ path = \"pl.trec\" }]\n\
+         plackett_luce = 0.8\nsamples = 0\n",
+    )
+    .unwrap();
+    let (code, _, err) = run_in(dir.path(), &["ope", "--config", "zero.toml"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "error: zero.toml:6: ope.samples: draw 1 to 10000000 orderings per impression\n"
+    );
+}

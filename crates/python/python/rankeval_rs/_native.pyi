@@ -101,7 +101,8 @@ def ope(
     options: dict[str, Any],
 ) -> tuple[str, str]:
     """Off-policy evaluation (`rankeval ope`): the report as JSON and as a
-    table; `options` are the flags in snake case."""
+    table; `options` are the flags in snake case (`samples` and `seed`:
+    the Plackett-Luce Monte Carlo's, the seed also the bootstrap's)."""
 #: One run's results as `evaluate` gave them: (name, metrics, queries,
 #: values, a `queries x metrics` array).
 EvaluatedRun = tuple[str, list[str], list[str], npt.NDArray[np.float64]]
@@ -320,6 +321,36 @@ def spark_corpus_values(
     features: str | None = None,
 ) -> list[float]:
     """One run's corpus values from every partition's states, merged and finished."""
+
+def spark_ope_states(
+    log: bytes,
+    name: str,
+    estimators: list[str],
+    policies: list[tuple[str, str]],
+    target_column: str | None = None,
+    plackett_luce: float | None = None,
+    form: str = "action",
+    reward_per: str = "impression",
+    reward_range: tuple[float, float] | None = None,
+    columns: dict[str, str] | None = None,
+    reward_model: str | None = None,
+    allow_low_support: bool = False,
+    samples: int | None = None,
+    seed: int = 42,
+) -> tuple[int, int, list[tuple[str, str, bytes]]]:
+    """One partition's off-policy states: impressions, slate length, (policy, estimator, bytes)."""
+
+def spark_ope_estimates(
+    policies: list[str],
+    estimators: list[str],
+    parts: list[tuple[str, str, bytes]],
+    interval: str = "normal",
+    level: float = 0.95,
+    min_n: int = 30,
+    min_ess: float = 100.0,
+    min_support: float = 0.95,
+) -> str:
+    """The partitions' off-policy states merged and finished: each policy's estimates, as JSON."""
 
 def keyed_states(
     queries: list[str], differences: npt.NDArray[np.float64], groups: int, resamples: int, seed: int

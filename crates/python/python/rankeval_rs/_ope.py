@@ -57,6 +57,9 @@ class OpeReport:
         #: The bootstrap's resamples, seed and generator (None unless
         #: ``interval="bootstrap"``).
         self.resampling: dict[str, Any] | None = doc.get("resampling")
+        #: The Plackett-Luce Monte Carlo's samples, seed and generator (None
+        #: unless ``samples=`` drew a policy's marginals).
+        self.sampling: dict[str, Any] | None = doc.get("sampling")
         self.estimates: list[dict[str, Any]] = [
             {
                 "policy": policy["name"],
@@ -149,6 +152,7 @@ def ope(
     interval: str | None = None,
     level: float | None = None,
     resamples: int | None = None,
+    samples: int | None = None,
     seed: int | None = None,
     correction: str | None = None,
     min_n: int | None = None,
@@ -174,6 +178,11 @@ def ope(
     ``refused`` with its reasons, its value ``None`` unless
     ``allow_low_support=True``. ``groups=`` (a groups file, its query ids
     the contexts) adds a report per group of contexts (``report.groups``).
+    ``samples=N`` (with ``plackett_luce=``) estimates the Plackett-Luce
+    marginals from N seeded draws per impression instead of enumerating
+    every ordering; ``seed=`` seeds it and the bootstrap
+    (``interval="bootstrap"``) alike (``report.sampling``,
+    ``report.resampling``).
     A bad value raises the error the command
     line gives (``min_ess=-1: the floor is ...``); a bad log or run,
     :class:`InputError`."""
@@ -198,6 +207,7 @@ def ope(
         "interval": interval,
         "level": level,
         "resamples": resamples,
+        "samples": samples,
         "seed": seed,
         "correction": correction,
         "min_n": min_n,

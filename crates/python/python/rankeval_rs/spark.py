@@ -34,6 +34,7 @@ __all__ = [
     "PerQueryTable",
     "SparkEvaluation",
     "evaluate",
+    "ope",
     "read_per_query",
 ]
 
@@ -819,3 +820,147 @@ def _keyed_results(
             a, b, c, e = firsts[key]
             out[run][metric] = dict(_native.keyed_result(a, squares.get(key, []), b, c, e, level))
     return out
+
+
+def ope(
+    log_df: DataFrame,
+    estimators: Sequence[str],
+    *,
+    policies: dict[str, str] | None = None,
+    target_column: str | None = None,
+    plackett_luce: float | None = None,
+    form: str = "action",
+    reward_per: str = "impression",
+    reward_range: tuple[float, float] | None = None,
+    columns: dict[str, str] | None = None,
+    reward_model: str | None = None,
+    interval: str = "normal",
+    level: float = 0.95,
+    min_n: int = 30,
+    min_ess: float = 100.0,
+    min_support: float = 0.95,
+    allow_low_support: bool = False,
+    samples: int | None = None,
+    seed: int = 42,
+) -> dict[str, Any]:
+    """Off-policy estimates of target policies from an impression log held
+    in a Spark DataFrame (docs/ope.md, docs/spark.md): the numbers of
+    ``rankeval ope`` on the same log, bit for bit, for any partitioning.
+
+    ``log_df`` has the log's columns (one row per impression with list
+    columns, or one row per impression and position when every row of an
+    impression is in one partition), named as ``columns`` maps them
+    (``{"context": ..., "target": ...}``, as ``--log-columns``). The
+    policies are runs (``policies``: name to a run file every worker
+    reads), under ``plackett_luce`` when given, and the log's own target
+    column (``target_column``, the policy's name, with ``columns["target"]``).
+    The other keywords are ``rankeval ope``'s flags (``samples`` and
+    ``seed``: the Plackett-Luce marginals by seeded Monte Carlo, whose
+    draws depend on the impression id, not on the partition).
+
+    Each task reads its partition with the command line's reader (every
+    check; rows are numbered within the partition, which errors name) and
+    sends each policy's state under each estimator as bytes (exact sums);
+    the driver merges and finishes them. Returns ``{"impressions": n,
+    "slate_len": L, "policies": [...]}``, ``policies`` as ``rankeval ope
+    --format json`` prints them (refused estimates included, with their
+    refusals). Not on Spark: the paired comparisons and gates (they need
+    each impression's contribution), and the checks that need the whole
+    log at once: an impression id repeated in two partitions, and a
+    ranking's items the log never shows (so a ranking policy needs
+    ``allow_low_support=True``; the supported share still says what is
+    missing).
+    """
+    from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
+
+    runs = {name: str(path) for name, path in (policies or {}).items()}
+    if not runs and target_column is None:
+        raise ValueError("no target policy: give policies={name: run file} or target_column")
+    estimators = list(estimators)
+    names = [*runs, *([target_column] if target_column is not None else [])]
+    arguments: dict[str, Any] = dict(
+        estimators=estimators,
+        policies=list(runs.items()),
+        target_column=target_column,
+        plackett_luce=plackett_luce,
+        form=form,
+        reward_per=reward_per,
+        reward_range=reward_range,
+        columns=columns,
+        reward_model=reward_model,
+        allow_low_support=allow_low_support,
+        samples=samples,
+        seed=seed,
+    )
+    schema = StructType(
+        [
+            StructField("policy", StringType(), False),
+            StructField("estimator", StringType(), False),
+            StructField("state", BinaryType(), False),
+            StructField("impressions", LongType(), False),
+            StructField("slate_len", LongType(), False),
+        ]
+    )
+
+    def partition_states(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        from rankeval_rs import _native as native
+
+        rows = [b for b in batches if b.num_rows > 0]
+        if not rows:
+            return
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, rows[0].schema) as writer:
+            for batch in rows:
+                writer.write_batch(batch)
+        context = TaskContext.get()
+        name = f"partition {context.partitionId() if context is not None else 0}"
+        impressions, slate_len, states = native.spark_ope_states(sink.getvalue().to_pybytes(), name, **arguments)
+        yield pa.RecordBatch.from_pydict(
+            {
+                "policy": [p for p, _, _ in states],
+                "estimator": [e for _, e, _ in states],
+                "state": [s for _, _, s in states],
+                "impressions": [impressions] * len(states),
+                "slate_len": [slate_len] * len(states),
+            },
+            schema=pa.schema(
+                [
+                    ("policy", pa.string()),
+                    ("estimator", pa.string()),
+                    ("state", pa.binary()),
+                    ("impressions", pa.int64()),
+                    ("slate_len", pa.int64()),
+                ]
+            ),
+        )
+
+    rows = log_df.mapInArrow(partition_states, schema).collect()
+    if not rows:
+        raise _native.InputError("spark: the log has no impression")
+    lengths = sorted({row["slate_len"] for row in rows})
+    if len(lengths) > 1:
+        raise _native.InputError(
+            f"spark: the partitions' slates have different lengths ({', '.join(map(str, lengths))})"
+        )
+    parts = [(row["policy"], row["estimator"], bytes(row["state"])) for row in rows]
+    import json
+
+    estimates = _native.spark_ope_estimates(
+        names,
+        estimators,
+        parts,
+        interval=interval,
+        level=level,
+        min_n=min_n,
+        min_ess=min_ess,
+        min_support=min_support,
+    )
+    first = [row for row in rows if row["policy"] == names[0] and row["estimator"] == rows[0]["estimator"]]
+    return {
+        "impressions": sum(row["impressions"] for row in first),
+        "slate_len": lengths[0],
+        "policies": json.loads(estimates),
+    }

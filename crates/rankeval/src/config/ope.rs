@@ -48,6 +48,7 @@ struct RawOpe {
     interval: Option<Spanned<String>>,
     level: Option<Spanned<f64>>,
     resamples: Option<Spanned<u64>>,
+    samples: Option<Spanned<u64>>,
     seed: Option<Spanned<u64>>,
     correction: Option<Spanned<String>>,
     min_n: Option<Spanned<u64>>,
@@ -192,6 +193,7 @@ pub fn load_ope_bytes(path: &Path, bytes: Vec<u8>) -> Result<OpeRequest, ConfigE
             .map(|v| Given::new(*v.get_ref(), at(v.span(), key)))
     };
     spec.resamples = count(&table.resamples, "resamples");
+    spec.samples = count(&table.samples, "samples");
     spec.seed = count(&table.seed, "seed");
     spec.allow_low_support = table
         .allow_low_support

@@ -15,7 +15,7 @@ use rankeval_stats::Correction;
 use super::origin::{Given, Origin};
 use super::resolve::{SpecError, existing, invalid};
 use crate::naming::{GivenRun, NameError, name_runs};
-use crate::ope::{OpeEstimator, OpePlan};
+use crate::ope::{MAX_SAMPLES, MarginalSampling, OpeEstimator, OpePlan};
 use crate::read::impressions::{
     ImpressionColumns, ImpressionOptions, Layout, PropensityForm, RewardPer,
 };
@@ -61,7 +61,11 @@ pub struct OpeSpec {
     pub level: Option<Given<f64>>,
     /// The bootstrap's resamples (with the `bootstrap` interval).
     pub resamples: Option<Given<u64>>,
-    /// The bootstrap's seed (with the `bootstrap` interval).
+    /// The Plackett-Luce marginals' Monte Carlo: orderings drawn per
+    /// impression (with `plackett_luce`; [`MarginalSampling`]).
+    pub samples: Option<Given<u64>>,
+    /// The seed of the bootstrap and of the Plackett-Luce Monte Carlo
+    /// (with the `bootstrap` interval or `samples`).
     pub seed: Option<Given<u64>>,
     /// The multiple-testing correction of the paired comparisons by name:
     /// `holm`, `bonferroni`, `benjamini_hochberg` (`bh`, `fdr_bh`), `none`.
@@ -101,6 +105,7 @@ impl OpeSpec {
             interval: None,
             level: None,
             resamples: None,
+            samples: None,
             seed: None,
             correction: None,
             min_n: None,
@@ -183,6 +188,7 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         interval,
         level,
         resamples,
+        samples,
         seed,
         correction,
         min_n,
@@ -302,26 +308,62 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
                 .map_or(rankeval_stats::DEFAULT_SEED, |g| g.value),
         })
     } else {
-        // Nothing given is ignored: a seed without the bootstrap would
-        // read as if it had been used.
+        // Nothing given is ignored: a seed that neither the bootstrap nor
+        // the Monte Carlo uses would read as if it had been used.
+        let unused_seed = seed.as_ref().filter(|_| samples.is_none());
         if let Some(given) = resamples
             .as_ref()
             .map(|g| &g.from)
-            .or(seed.as_ref().map(|g| &g.from))
+            .or(unused_seed.map(|g| &g.from))
         {
-            return Err(invalid(
-                given,
+            let bootstrap = match given {
+                Origin::Flag { .. } => "--interval bootstrap",
+                Origin::Key { .. } => "`interval = \"bootstrap\"`",
+                Origin::Keyword { .. } => "interval=\"bootstrap\"",
+            };
+            let why = if resamples.is_some() {
+                format!("only the bootstrap interval resamples: give {bootstrap}")
+            } else {
                 format!(
-                    "only the bootstrap interval resamples: give {}",
-                    match given {
-                        Origin::Flag { .. } => "--interval bootstrap",
-                        Origin::Key { .. } => "`interval = \"bootstrap\"`",
-                        Origin::Keyword { .. } => "interval=\"bootstrap\"",
-                    }
-                ),
-            ));
+                    "only the bootstrap interval resamples: give {bootstrap}, or a number of \
+                     samples for the Plackett-Luce Monte Carlo"
+                )
+            };
+            return Err(invalid(given, why));
         }
         None
+    };
+    // The Plackett-Luce Monte Carlo: its draws per impression bounded, and
+    // only where there is a Plackett-Luce policy to draw from.
+    let sampling = match &samples {
+        None => None,
+        Some(given) => {
+            if !(1..=MAX_SAMPLES).contains(&given.value) {
+                return Err(invalid(
+                    &given.from,
+                    format!("draw 1 to {MAX_SAMPLES} orderings per impression"),
+                ));
+            }
+            if plackett_luce.is_none() {
+                return Err(invalid(
+                    &given.from,
+                    format!(
+                        "only the Plackett-Luce marginals are drawn: give {}",
+                        match &given.from {
+                            Origin::Flag { .. } => "--plackett-luce TEMP",
+                            Origin::Key { .. } => "`plackett_luce = TEMP`",
+                            Origin::Keyword { .. } => "plackett_luce=TEMP",
+                        }
+                    ),
+                ));
+            }
+            Some(MarginalSampling {
+                samples: given.value,
+                seed: seed
+                    .as_ref()
+                    .map_or(rankeval_stats::DEFAULT_SEED, |g| g.value),
+            })
+        }
     };
     let reward_range = match reward_range {
         None => None,
@@ -481,6 +523,7 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
             allow_unlogged: allow_low_support,
             allow_low_support,
             model: None,
+            sampling,
             gates: parsed_gates,
             resampling,
             correction,
