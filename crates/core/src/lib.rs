@@ -78,6 +78,7 @@ pub mod aggregate_state;
 mod buffer;
 pub mod completion;
 pub mod corpus;
+pub mod doc_groups;
 pub mod error;
 pub mod exact_sum;
 pub mod explain;
@@ -113,6 +114,7 @@ pub use buffer::{Decimal, ListBuffer};
 pub use corpus::{
     Catalog, CorpusInputs, CorpusMetric, CorpusState, ItemFeatures, Requires, Training,
 };
+pub use doc_groups::{DocGroupsError, DocumentGroups, DocumentGroupsBuilder};
 pub use error::{
     PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError, shorten_id,
 };

@@ -42,6 +42,7 @@
 
 pub mod corpus;
 mod csv;
+pub mod doc_groups;
 mod error;
 mod fields;
 mod grade;
