@@ -190,6 +190,12 @@ impl Metric for Completed {
                 self.metric.name()
             ));
         }
+        if self.metric.reads_groups() || self.metric.joint_over_samples() {
+            return Err(format!(
+                "{UNJUDGED} does not apply to `{}`, which reads each ranking whole with its documents' groups or exposure",
+                self.metric.name()
+            ));
+        }
         self.metric.validate()
     }
 
@@ -199,6 +205,10 @@ impl Metric for Completed {
 
     fn reads_subtopics(&self) -> bool {
         self.metric.reads_subtopics()
+    }
+
+    fn reads_groups(&self) -> bool {
+        self.metric.reads_groups()
     }
 
     /// None: trec_eval has no completed judgements.

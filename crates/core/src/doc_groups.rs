@@ -90,9 +90,22 @@ impl DocumentGroups {
     /// Document `doc`'s groups, `(group, weight)` in group order; empty for
     /// a document with no group.
     pub fn of(&self, doc: &[u8]) -> &[(u32, f64)] {
-        let Some(&d) = self.index.get(doc) else {
-            return &[];
-        };
+        match self.position(doc) {
+            Some(d) => self.memberships(d),
+            None => &[],
+        }
+    }
+
+    /// Where document `doc` is among the documents with a group
+    /// ([`memberships`](Self::memberships) takes it).
+    pub fn position(&self, doc: &[u8]) -> Option<u32> {
+        self.index.get(doc).copied()
+    }
+
+    /// The groups of the document at `d` ([`position`](Self::position)),
+    /// `(group, weight)` in group order; empty for
+    /// [`GroupRanking::NONE`] or a position past the documents.
+    pub fn memberships(&self, d: u32) -> &[(u32, f64)] {
         let d = d as usize;
         match (self.starts.get(d), self.starts.get(d + 1)) {
             (Some(&start), Some(&end)) => self
@@ -101,6 +114,62 @@ impl DocumentGroups {
                 .unwrap_or(&[]),
             _ => &[],
         }
+    }
+}
+
+/// One query's ranked list seen through the document groups: for each
+/// judged rank, the document's place among the documents with a group
+/// ([`DocumentGroups::position`], or [`GroupRanking::NONE`]); and for each
+/// document the query's qrels judge, its place and grade (the
+/// group-fairness metrics' targets are made from the relevant ones).
+#[derive(Clone, Copy, Debug)]
+pub struct GroupRanking<'a> {
+    groups: &'a DocumentGroups,
+    ranked: &'a [u32],
+    judged: &'a [(u32, crate::Grade)],
+}
+
+impl<'a> GroupRanking<'a> {
+    /// A document with no group.
+    pub const NONE: u32 = u32::MAX;
+
+    /// The view of `ranked` (document places, best first) and of the
+    /// query's judged documents `judged` (place, grade) on `groups`.
+    pub fn new(
+        groups: &'a DocumentGroups,
+        ranked: &'a [u32],
+        judged: &'a [(u32, crate::Grade)],
+    ) -> Self {
+        GroupRanking {
+            groups,
+            ranked,
+            judged,
+        }
+    }
+
+    /// The document groups.
+    pub fn groups(&self) -> &'a DocumentGroups {
+        self.groups
+    }
+
+    /// Each judged rank's document place (or [`Self::NONE`]).
+    pub fn ranked(&self) -> &'a [u32] {
+        self.ranked
+    }
+
+    /// The groups of the document at rank `i` (from 0); empty past the
+    /// ranks or for a document with no group.
+    pub fn at_rank(&self, i: usize) -> &'a [(u32, f64)] {
+        match self.ranked.get(i) {
+            Some(&d) => self.groups.memberships(d),
+            None => &[],
+        }
+    }
+
+    /// The query's judged documents: each one's place among the documents
+    /// with a group (or [`Self::NONE`]) and its grade, in the qrels' order.
+    pub fn judged(&self) -> &'a [(u32, crate::Grade)] {
+        self.judged
     }
 }
 

@@ -7,6 +7,7 @@
 use std::cmp::Ordering;
 
 use crate::buffer::{Keys, ListBuffer};
+use crate::doc_groups::GroupRanking;
 use crate::error::RunError;
 use crate::hash::hash_bytes;
 use crate::lists::same_bytes;
@@ -121,6 +122,8 @@ pub struct JudgedRanking<'a> {
     /// The ranked documents in the query's subtopic judgements, when the
     /// qrels have some.
     subtopics: Option<SubtopicRanking<'a>>,
+    /// The ranked documents' groups, when the qrels have document groups.
+    groups: Option<GroupRanking<'a>>,
 }
 
 impl<'a> JudgedRanking<'a> {
@@ -144,7 +147,24 @@ impl<'a> JudgedRanking<'a> {
             default_level,
             tie_ends: &[],
             subtopics: None,
+            groups: None,
         }
+    }
+
+    /// With the ranked documents' groups: `groups` must see the same ranks
+    /// as `ranked`.
+    pub fn with_groups(mut self, groups: GroupRanking<'a>) -> Self {
+        debug_assert_eq!(groups.ranked().len(), self.ranked.len());
+        self.groups = Some(groups);
+        self
+    }
+
+    /// The ranked documents seen through the document groups (the
+    /// group-fairness metrics' input): `None` when the experiment has no
+    /// document groups.
+    #[inline]
+    pub fn groups(&self) -> Option<GroupRanking<'a>> {
+        self.groups
     }
 
     /// With the query's subtopic judgements: `subtopics` must see the same
@@ -288,6 +308,12 @@ pub struct Judge {
     /// Per judged rank, the document's place in its query's subtopic
     /// judgements (when the qrels have some).
     subtopic_ranked: Vec<u32>,
+    /// Per judged rank, the document's place among the documents with a
+    /// group (when the qrels have document groups).
+    group_ranked: Vec<u32>,
+    /// The query's judged documents' places among the documents with a
+    /// group, and their grades.
+    group_judged: Vec<(u32, Grade)>,
 }
 
 /// What a [`Judge`] does with tied scores.
@@ -329,6 +355,8 @@ impl Judge {
             },
             tie_ends: Vec::new(),
             subtopic_ranked: Vec::new(),
+            group_ranked: Vec::new(),
+            group_judged: Vec::new(),
         }
     }
 
@@ -406,8 +434,28 @@ impl Judge {
         let subtopics = qrels
             .subtopics()
             .and_then(|s| s.query(qrels.query_bytes(query)));
+        let groups = qrels.doc_groups();
+        if let Some(groups) = groups {
+            self.group_ranked.clear();
+            if let Some(list) = list {
+                self.group_ranked.extend(
+                    list.docs()
+                        .take(self.ranked.len())
+                        .map(|doc| groups.position(doc).unwrap_or(GroupRanking::NONE)),
+                );
+            }
+            qrels.judged_groups_into(query, groups, &mut self.group_judged);
+        }
         let judged = JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
             .with_tie_groups(&self.tie_ends);
+        let judged = match groups {
+            Some(groups) => judged.with_groups(GroupRanking::new(
+                groups,
+                &self.group_ranked,
+                &self.group_judged,
+            )),
+            None => judged,
+        };
         match (subtopics, list) {
             (Some(subtopics), Some(list)) => {
                 self.subtopic_ranked.clear();
@@ -562,7 +610,8 @@ impl Judge {
             .and_then(|s| s.query(qrels.query_bytes(query)));
         // The judged-only ranking knows no unjudged document's id, which
         // the subtopic judgements need.
-        if self.ties.by_doc && !self.ties.groups && subtopics.is_none() {
+        let groups = qrels.doc_groups();
+        if self.ties.by_doc && !self.ties.groups && subtopics.is_none() && groups.is_none() {
             match self.rank_judged_only(buffer, retrieved) {
                 Ranked::Judged { depth } => {
                     qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
@@ -605,6 +654,24 @@ impl Judge {
         qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
         let judged = JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
             .with_tie_groups(&self.tie_ends);
+        let judged = match groups {
+            Some(groups) => {
+                self.group_ranked.clear();
+                self.group_ranked
+                    .extend(self.order[..depth].iter().map(|&i| {
+                        groups
+                            .position(buffer.doc(i as usize))
+                            .unwrap_or(GroupRanking::NONE)
+                    }));
+                qrels.judged_groups_into(query, groups, &mut self.group_judged);
+                judged.with_groups(GroupRanking::new(
+                    groups,
+                    &self.group_ranked,
+                    &self.group_judged,
+                ))
+            }
+            None => judged,
+        };
         Ok(Some(match subtopics {
             Some(subtopics) => {
                 self.subtopic_ranked.clear();

@@ -153,6 +153,12 @@ impl Metric for JudgedOnly {
                 self.metric.name()
             ));
         }
+        if self.metric.reads_groups() || self.metric.joint_over_samples() {
+            return Err(format!(
+                "{JUDGED_ONLY} does not apply to `{}`, which reads each ranking whole with its documents' groups or exposure",
+                self.metric.name()
+            ));
+        }
         self.metric.validate()
     }
 
@@ -176,6 +182,10 @@ impl Metric for JudgedOnly {
 
     fn reads_subtopics(&self) -> bool {
         self.metric.reads_subtopics()
+    }
+
+    fn reads_groups(&self) -> bool {
+        self.metric.reads_groups()
     }
 
     /// Not additive: a negative grade (pooled, not judged) takes the

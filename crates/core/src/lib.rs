@@ -100,6 +100,7 @@ mod qrels;
 pub mod registry;
 mod requested;
 mod run;
+pub mod sampled;
 pub mod subtopics;
 pub mod syntax;
 #[cfg(feature = "testing")]
@@ -114,7 +115,7 @@ pub use buffer::{Decimal, ListBuffer};
 pub use corpus::{
     Catalog, CorpusInputs, CorpusMetric, CorpusState, ItemFeatures, Requires, Training,
 };
-pub use doc_groups::{DocGroupsError, DocumentGroups, DocumentGroupsBuilder};
+pub use doc_groups::{DocGroupsError, DocumentGroups, DocumentGroupsBuilder, GroupRanking};
 pub use error::{
     PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError, shorten_id,
 };
@@ -130,6 +131,7 @@ pub use qrels::{Qrels, QrelsBuilder, QrelsPart, QrelsParts};
 pub use rankeval_macros::{aggregator, corpus_metric, metric};
 pub use requested::{RequestedMetric, build_requested, parse_requested, parse_requested_each};
 pub use run::{Duplicates, RankedList, Run, RunBuilder, compare_scored};
+pub use sampled::Samples;
 pub use subtopics::{QuerySubtopics, SubtopicQrels, SubtopicQrelsBuilder, SubtopicRanking};
 pub use tied::Tied;
 pub use ties_setting::{TieGroups, Ties};

@@ -132,6 +132,34 @@ pub trait Metric: Send + Sync + fmt::Debug {
     fn reads_subtopics(&self) -> bool {
         false
     }
+
+    /// Whether the metric reads the documents' groups
+    /// ([`JudgedRanking::groups`]: group exposure, AWRF): the experiment
+    /// then needs document groups (`--doc-groups`), and refuses to start
+    /// without them, naming the metric. Default: `false`.
+    fn reads_groups(&self) -> bool {
+        false
+    }
+
+    /// The metric's value over several sampled rankings of one query (a
+    /// stochastic ranking, `--samples`). Default: the mean of
+    /// [`score`](Metric::score) over the samples, the metric's expected
+    /// value under the ranking policy (as Diaz et al., CIKM 2020, report
+    /// expected nDCG). A metric of the samples together (expected
+    /// exposure: a document's exposure summed over the samples) overrides
+    /// it and says so in [`joint_over_samples`](Metric::joint_over_samples);
+    /// its `score` must then equal `score_samples` of one sample.
+    fn score_samples(&self, samples: &crate::Samples<'_>) -> f64 {
+        samples.mean(|ranking| self.score(ranking))
+    }
+
+    /// Whether [`score_samples`](Metric::score_samples) is not the mean of
+    /// `score` over the samples (expected exposure). Such a metric reads
+    /// each sample whole: `judged_only` and `unjudged` do not apply to it.
+    /// Default: `false`.
+    fn joint_over_samples(&self) -> bool {
+        false
+    }
 }
 
 /// A metric's name in trec_eval's output, and how trec_eval's `all` line
