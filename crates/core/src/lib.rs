@@ -131,7 +131,7 @@ pub use qrels::{Qrels, QrelsBuilder, QrelsPart, QrelsParts};
 pub use rankeval_macros::{aggregator, corpus_metric, metric};
 pub use requested::{RequestedMetric, build_requested, parse_requested, parse_requested_each};
 pub use run::{Duplicates, RankedList, Run, RunBuilder, compare_scored};
-pub use sampled::Samples;
+pub use sampled::{SampledRun, SampledRunBuilder, Samples};
 pub use subtopics::{QuerySubtopics, SubtopicQrels, SubtopicQrelsBuilder, SubtopicRanking};
 pub use tied::Tied;
 pub use ties_setting::{TieGroups, Ties};

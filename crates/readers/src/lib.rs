@@ -61,6 +61,7 @@ mod msmarco;
 mod parquet;
 pub mod results;
 pub mod row_file;
+pub mod sampled;
 pub mod spans;
 pub mod stream;
 pub mod subtopics;
