@@ -76,7 +76,7 @@ impl<'a> Samples<'a> {
         if self.rankings.is_empty() {
             return 0.0;
         }
-        let sum: f64 = self.rankings.iter().map(score).sum();
+        let sum = self.rankings.iter().map(score).fold(0.0, |sum, v| sum + v);
         sum / self.rankings.len() as f64
     }
 }

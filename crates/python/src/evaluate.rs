@@ -180,6 +180,8 @@ fn asked(
                     quoted(&p.display().to_string()),
                 )
             }),
+            // Not a keyword of the Python package yet.
+            doc_groups: None,
         },
         groups: groups.map(|p| keyword(p.clone(), "groups", quoted(&p.display().to_string()))),
         turns: None,
@@ -202,6 +204,8 @@ fn asked(
         allow_empty_run: options
             .allow_empty_run
             .then(|| keyword(true, "allow_empty_run", "True")),
+        // Not a keyword of the Python package yet.
+        samples: None,
         compare: compare
             .map(CompareKeywords::request)
             .transpose()?

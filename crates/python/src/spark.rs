@@ -159,6 +159,7 @@ fn corpus_inputs(
         training: training.map(Input::file),
         features,
         subtopics: None,
+        doc_groups: None,
     };
     for metric in &metrics {
         if let Some(input) = sources.missing_for(metric.as_ref()) {

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 
 use std::sync::Arc;
 
-use rankeval_core::{CorpusInputs, CorpusMetric, Metric, Requires, Run, SubtopicQrels};
+use rankeval_core::{
+    CorpusInputs, CorpusMetric, DocumentGroups, Metric, Requires, Run, SubtopicQrels,
+};
 
 use crate::read::corpus::{read_catalog, read_item_features, training_from_qrels};
 use crate::read::{Input, ReadError, read_qrels_with};
@@ -83,6 +85,20 @@ pub struct CorpusSources {
     /// The subtopic judgements, read by the diversity metrics (per-query
     /// metrics that [read them](Metric::reads_subtopics)).
     pub subtopics: Option<PathBuf>,
+    /// The document groups, read by the group-fairness metrics (per-query
+    /// metrics that [read them](Metric::reads_groups)).
+    pub doc_groups: Option<PathBuf>,
+}
+
+/// The document groups as an input: its flag, TOML key (and Python
+/// keyword) and what it is, for messages.
+pub mod doc_groups_input {
+    /// The command-line flag.
+    pub const FLAG: &str = "--doc-groups";
+    /// The TOML key and Python keyword.
+    pub const KEY: &str = "doc_groups";
+    /// What it is, in words.
+    pub const WHAT: &str = "document groups (rows `doc group [weight]`)";
 }
 
 /// The subtopic judgements as an input: its flag, TOML key (and Python
@@ -130,7 +146,35 @@ impl CorpusSources {
         if let Some(path) = &self.subtopics {
             paths.push(("the subtopic judgements", path.as_path()));
         }
+        if let Some(path) = &self.doc_groups {
+            paths.push(("the document groups", path.as_path()));
+        }
         paths
+    }
+
+    /// Whether `metric` reads document groups that are not given.
+    pub fn misses_groups_for(&self, metric: &dyn Metric) -> bool {
+        metric.reads_groups() && self.doc_groups.is_none()
+    }
+
+    /// Whether document groups are given that no metric of `metrics`
+    /// reads.
+    pub fn groups_unused(&self, metrics: &[Box<dyn Metric>]) -> bool {
+        self.doc_groups.is_some() && !metrics.iter().any(|m| m.reads_groups())
+    }
+
+    /// Reads the document groups, if given and some metric of `metrics`
+    /// reads them.
+    pub fn read_doc_groups(
+        &self,
+        metrics: &[Box<dyn Metric>],
+    ) -> Result<Option<Arc<DocumentGroups>>, ReadError> {
+        match &self.doc_groups {
+            Some(path) if metrics.iter().any(|m| m.reads_groups()) => Ok(Some(Arc::new(
+                crate::read::doc_groups::read_doc_groups(path)?,
+            ))),
+            _ => Ok(None),
+        }
     }
 
     /// Whether `metric` reads subtopic judgements that are not given.

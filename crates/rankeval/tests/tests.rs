@@ -24,7 +24,9 @@
 //! - `corpus`: corpus metrics (beyond accuracy) on RecTools' published
 //!   values, and the same bits for any split of the lists;
 //! - `diversity`: the diversity metrics over subtopic judgements equal
-//!   ndeval's values (pyndeval), whole or while read.
+//!   ndeval's values (pyndeval), whole or while read;
+//! - `fairness`: expected exposure over sampled runs, AWRF and TREC Fair
+//!   2021's score equal the reference of `scripts/cross-check/expeval.py`.
 //!
 //! `readme` and `spans` are binaries of their own. The `rankeval` binary's
 //! tests are `rankeval-cli`'s; the renderers' are `rankeval-report`'s.
@@ -39,6 +41,7 @@ mod csv_reader;
 mod determinism;
 mod diversity;
 mod explain;
+mod fairness;
 mod html_curves;
 mod msmarco;
 mod never_panics;

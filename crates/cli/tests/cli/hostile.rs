@@ -83,6 +83,33 @@ const ROLES: &[(&[&str], &[&str])] = &[
         ],
         &["txt", "csv", "jsonl", "parquet", "arrow"],
     ),
+    (
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--doc-groups",
+            "{}",
+            "--run",
+            "run.trec",
+            "-m",
+            "awrf",
+        ],
+        &["txt", "csv", "jsonl", "parquet", "arrow"],
+    ),
+    (
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--samples",
+            "--run",
+            "{}",
+            "-m",
+            "ee_l",
+        ],
+        &["trec", "csv", "jsonl", "parquet", "arrow"],
+    ),
     (&["run", "{}"], &["toml"]),
     (&["report", "{}"], &["json", "parquet"]),
     (

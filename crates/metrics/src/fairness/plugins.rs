@@ -250,3 +250,189 @@ exposure_metric!(
     "EE-L, expected exposure loss ||e - e*||^2 (Diaz et al. 2020; expeval)",
     "||e - e*||^2"
 );
+
+/// The target distribution of AWRF.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    /// The query's relevant documents' alignments, summed.
+    #[default]
+    Relevant,
+    /// Every group alike.
+    Uniform,
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Target::Relevant => "relevant",
+            Target::Uniform => "uniform",
+        })
+    }
+}
+
+const PARAM_TARGET: ParamDoc = ParamDoc {
+    name: "target",
+    alias: None,
+    default: "relevant",
+    doc: "target distribution over groups: relevant (the relevant documents' alignments) or uniform",
+};
+
+const PARAMS_AWRF: &[ParamDoc] = &[rankeval_core::registry::PARAM_K, PARAM_REL, PARAM_TARGET];
+
+/// The groups' exposure in the top `n` ranks, and the target, or `None`
+/// without document groups.
+fn group_vectors(
+    q: &JudgedRanking<'_>,
+    n: usize,
+    level: rankeval_core::Grade,
+    target: Target,
+) -> Option<(Vec<f64>, Vec<f64>)> {
+    let view = q.groups()?;
+    let count = view.groups().num_groups();
+    let mut exposure = vec![0.0; count];
+    for i in 0..n.min(view.ranked().len()) {
+        let a = super::awrf::attention(i + 1);
+        for &(g, w) in view.at_rank(i) {
+            if let Some(slot) = exposure.get_mut(g as usize) {
+                *slot += a * w;
+            }
+        }
+    }
+    let mut wanted = vec![0.0; count];
+    match target {
+        Target::Uniform => wanted.iter_mut().for_each(|t| *t = 1.0),
+        Target::Relevant => {
+            for &(d, grade) in view.judged() {
+                if grade >= level {
+                    for &(g, w) in view.groups().memberships(d) {
+                        if let Some(slot) = wanted.get_mut(g as usize) {
+                            *slot += w;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Some((exposure, wanted))
+}
+
+/// `k`, or the list's length without one.
+fn cut_at(k: Option<rankeval_core::Cutoff>, len: usize) -> usize {
+    k.map_or(len, |k| k.get().min(len))
+}
+
+macro_rules! group_metric {
+    (
+        $(#[$doc:meta])*
+        $ty:ident, $name:literal, $summary:literal,
+        |$self_:ident, $q:ident, $awrf:ident| $body:expr
+    ) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $ty {
+            /// Cutoff; `None` = the whole list.
+            #[serde(default, skip_serializing_if = "is_none")]
+            pub k: Option<rankeval_core::Cutoff>,
+            /// Relevance level; `None` = the experiment's.
+            #[serde(default, skip_serializing_if = "is_none")]
+            pub rel: Option<RelevanceLevel>,
+            /// The target distribution.
+            #[serde(default)]
+            pub target: Target,
+        }
+
+        impl $ty {
+            /// AWRF of the top `k` ranks.
+            fn awrf(&self, q: &JudgedRanking<'_>) -> f64 {
+                let n = cut_at(self.k, q.ranked().len());
+                match group_vectors(q, n, q.level(self.rel), self.target) {
+                    Some((exposure, target)) => super::awrf::awrf(&exposure, &target),
+                    None => 0.0,
+                }
+            }
+        }
+
+        #[rankeval_core::metric(
+            name = $name,
+            aliases = &[],
+            summary = $summary,
+            params = PARAMS_AWRF,
+            example = $ty { k: rankeval_core::Cutoff::new(10), rel: None, target: Target::Relevant },
+        )]
+        impl Metric for $ty {
+            fn name(&self) -> String {
+                CanonicalName::new($name)
+                    .param_if_set("rel", self.rel)
+                    .param_unless_default("target", self.target, Target::Relevant)
+                    .cutoff(self.k)
+            }
+            fn depth(&self) -> Option<rankeval_core::Cutoff> {
+                self.k
+            }
+            fn reads_groups(&self) -> bool {
+                true
+            }
+            fn score(&self, q: &JudgedRanking<'_>) -> f64 {
+                let $self_ = self;
+                let $q = q;
+                let $awrf = self.awrf(q);
+                $body
+            }
+            fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+                let n = cut_at(self.k, q.ranked().len());
+                let level = q.level(self.rel);
+                let mut explanation = Explanation::new(self, q).level(level).column(
+                    "attention",
+                    (0..q.ranked().len())
+                        .map(|i| (i < n).then(|| super::awrf::attention(i + 1)))
+                        .collect(),
+                );
+                if let Some((exposure, target)) = group_vectors(q, n, level, self.target) {
+                    let view = q.groups();
+                    for (g, (e, t)) in exposure.iter().zip(&target).enumerate() {
+                        let id = view
+                            .and_then(|v| v.groups().group_id(g as u32))
+                            .map(rankeval_core::shorten_id)
+                            .unwrap_or_default();
+                        explanation = explanation
+                            .quantity(format!("exposure of group {id}"), *e)
+                            .quantity(format!("target of group {id}"), *t);
+                    }
+                }
+                explanation.quantity("AWRF = 1 - JSD(exposure, target)", self.awrf(q))
+            }
+        }
+    };
+}
+
+group_metric!(
+    /// Attention-weighted rank fairness (Sapiezynski et al., 2019) as TREC
+    /// Fair Ranking 2021 computes it: `1 - JSD` between the groups'
+    /// attention-weighted exposure in the ranking (attention
+    /// `1 / log2(max(i, 2))`) and the target distribution (see
+    /// [`awrf`](super::awrf)); higher is fairer.
+    Awrf, "awrf",
+    "AWRF, 1 - JSD of group exposure and target (TREC Fair 2021)",
+    |_m, _q, awrf| awrf
+);
+
+group_metric!(
+    /// TREC Fair Ranking 2021's Task 1 score: its binary nDCG (attention
+    /// `1 / log2(max(i, 2))`, ideal over `min(k, |R|)` relevant documents)
+    /// times AWRF; `trec_fair@1000` is the track's.
+    TrecFair, "trec_fair",
+    "nDCG x AWRF, TREC Fair 2021's Task 1 score",
+    |m, q, awrf| {
+        let level = q.level(m.rel);
+        let n = cut_at(m.k, q.ranked().len());
+        let relevant = q.num_relevant(level);
+        let ideal = m.k.map_or(relevant, |k| k.get().min(relevant));
+        let ndcg = super::awrf::fair_ndcg(
+            q.ranked()[..n].iter().map(|j| j.is_relevant(level)),
+            ideal,
+        );
+        ndcg * awrf
+    }
+);

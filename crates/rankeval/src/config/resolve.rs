@@ -307,6 +307,10 @@ impl Resolver<'_> {
                 .subtopic_qrels
                 .as_ref()
                 .map(|p| Given::new(self.base.join(p.get_ref()), self.at(p, "subtopic_qrels"))),
+            doc_groups: raw
+                .doc_groups
+                .as_ref()
+                .map(|p| Given::new(self.base.join(p.get_ref()), self.at(p, "doc_groups"))),
         };
         let compare = self.compare(&raw)?;
         let bool_at = |value: &Option<Spanned<bool>>, key: &str| {
@@ -351,6 +355,7 @@ impl Resolver<'_> {
             allow_empty_run: raw
                 .allow_empty_run
                 .map(|a| Given::new(a, self.top("allow_empty_run"))),
+            samples: bool_at(&raw.samples, "samples"),
             compare,
             title: raw
                 .title

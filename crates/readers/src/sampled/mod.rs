@@ -46,14 +46,39 @@ pub type SampledRunError = crate::row_file::RowFileError;
 /// Reads a sampled run (see the module). A file without a row is an
 /// error.
 pub fn read_sampled_run(path: &Path, options: ReadOptions) -> Result<SampledRun, SampledRunError> {
-    let name = path.display().to_string();
-    let rows = match Format::from_path(path) {
-        format @ (Format::Parquet | Format::Arrow) => {
-            table::read(&Input::file(path).with_format(format))?
+    read_sampled_input(&Input::file(path), options)
+}
+
+/// [`read_sampled_run`] from any input (a file, standard input, bytes):
+/// read whole within the shared limits, a table by its format.
+pub fn read_sampled_input(
+    input: &Input,
+    options: ReadOptions,
+) -> Result<SampledRun, SampledRunError> {
+    let rows = match (input.format(), input.path()) {
+        (Format::Parquet | Format::Arrow, _) => table::read(input)?,
+        // A file is read within the limits every whole read keeps (size,
+        // line length), as the other row files are.
+        (_, Some(path)) => {
+            let bytes = read_whole(path, WholeInput::TEXT)?;
+            parse_rows(&bytes, input.name())?
         }
         _ => {
-            let bytes = read_whole(path, WholeInput::TEXT)?;
-            parse_rows(&bytes, &name)?
+            let mut failed = None;
+            let rows = input.with_all_bytes(WholeInput::TEXT, |bytes| {
+                match parse_rows(bytes, input.name()) {
+                    Ok(rows) => Ok(Some(rows)),
+                    Err(e) => {
+                        failed = Some(e);
+                        Ok(None)
+                    }
+                }
+            })?;
+            match (rows, failed) {
+                (Some(rows), _) => rows,
+                (None, Some(e)) => return Err(e),
+                (None, None) => Rows::new(input.name(), false),
+            }
         }
     };
     rows.finish(options)
