@@ -214,10 +214,13 @@ macro_rules! exposure_metric {
                     .quantity("upper bound", upper)
                     .quantity("default (bounds equal)", default)
                     .formula(format!(
-                        concat!("{} = ", $formula, "{} = {}"),
+                        concat!("{} = ", $formula, "{}"),
                         self.name(),
-                        if self.norm { ", normalised (value - lower) / (upper - lower)" } else { "" },
-                        rankeval_core::explain::number(self.score(q))
+                        if self.norm {
+                            ", normalised (value - lower) / (upper - lower)"
+                        } else {
+                            ""
+                        },
                     ))
             }
         }
@@ -325,7 +328,7 @@ fn cut_at(k: Option<rankeval_core::Cutoff>, len: usize) -> usize {
 macro_rules! group_metric {
     (
         $(#[$doc:meta])*
-        $ty:ident, $name:literal, $summary:literal,
+        $ty:ident, $name:literal, $summary:literal, $formula:literal,
         |$self_:ident, $q:ident, $awrf:ident| $body:expr
     ) => {
         $(#[$doc])*
@@ -401,7 +404,14 @@ macro_rules! group_metric {
                             .quantity(format!("target of group {id}"), *t);
                     }
                 }
-                explanation.quantity("AWRF = 1 - JSD(exposure, target)", self.awrf(q))
+                let formula = if q.groups().is_some() {
+                    format!(concat!("{} = ", $formula), self.name())
+                } else {
+                    format!("{} = 0 (no document groups for this query)", self.name())
+                };
+                explanation
+                    .quantity("AWRF = 1 - JSD(exposure, target)", self.awrf(q))
+                    .formula(formula)
             }
         }
     };
@@ -415,6 +425,7 @@ group_metric!(
     /// [`awrf`](super::awrf)); higher is fairer.
     Awrf, "awrf",
     "AWRF, 1 - JSD of group exposure and target (TREC Fair 2021)",
+    "1 - JSD(exposure, target)",
     |_m, _q, awrf| awrf
 );
 
@@ -424,6 +435,7 @@ group_metric!(
     /// times AWRF; `trec_fair@1000` is the track's.
     TrecFair, "trec_fair",
     "nDCG x AWRF, TREC Fair 2021's Task 1 score",
+    "nDCG (attention 1 / log2(max(i, 2))) x AWRF",
     |m, q, awrf| {
         let level = q.level(m.rel);
         let n = cut_at(m.k, q.ranked().len());
