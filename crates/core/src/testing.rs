@@ -138,6 +138,17 @@ fn groups_of(
     unretrieved: &[Grade],
 ) -> (DocumentGroups, Vec<u32>, Vec<(u32, Grade)>) {
     let mut builder = DocumentGroupsBuilder::new();
+    // The groups numbered in one order whatever the ranking (as a groups
+    // file numbers them), by a document in none of the rankings with
+    // weight 0 in each.
+    for (n, group) in [&b"high"[..], b"low", b"none", b"relevant"]
+        .iter()
+        .enumerate()
+    {
+        if let Err(e) = builder.push(b"~groups", group, 0.0, n as u64) {
+            panic!("{e}");
+        }
+    }
     let docs = ranked
         .iter()
         .enumerate()
@@ -185,7 +196,11 @@ fn groups_of(
                 .enumerate()
                 .map(|(i, &g)| (place(format!("u{i:05}")), g)),
         )
-        .collect();
+        .collect::<Vec<_>>();
+    // In one order whatever the ranking (as the qrels' order is): documents
+    // of one grade are alike.
+    let mut group_judged = group_judged;
+    group_judged.sort_by(|a, b| a.1.total_cmp(&b.1));
     (groups, group_ranked, group_judged)
 }
 
