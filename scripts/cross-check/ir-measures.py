@@ -3,7 +3,7 @@
 
     python3 scripts/cross-check/ir-measures.py [--trials 20] [--seed 1]
 
-Run by hand, not in CI. Needs `pip install ir_measures pytrec-eval-terrier`
+Run by hand, not in CI. Needs `pip install ir_measures pytrec-eval-terrier cwl-eval`
 and a rankeval binary (RANKEVAL_BIN, else the release build under
 CARGO_TARGET_DIR or target/, built if missing).
 
@@ -75,6 +75,10 @@ NAMES = [
     "SetP", "SetP(rel=2)", "SetP(relative=True)", "SetRelP", "SetR", "SetR(rel=2)",
     "SetF", "SetF(beta=2.0)", "SetAP",
     "NumRet", "NumRet(rel=1)", "NumRet(rel=2)", "NumRelRet", "NumRel", "NumRel(rel=2)",
+    # cwl-eval's C/W/L measures (`pip install cwl-eval`) and Compat.
+    "INST(T=1.0,max_rel=1)", "INST(T=2.0,max_rel=3)", "INSQ(T=1.0,max_rel=3)",
+    "NERR8(max_rel=3)@10", "NERR9(max_rel=1)@5", "NERR10(p=0.8,max_rel=3)",
+    "NERR11(T=2.0,min_rel=1,max_rel=3)", "Compat", "Compat(p=0.8)", "Compat(normalize=False)",
 ]
 # ir_measures aggregates these by summing over queries.
 SUMMED = ("NumRet", "NumRelRet", "NumRel")

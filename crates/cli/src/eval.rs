@@ -903,6 +903,7 @@ impl EvalArgs {
                     "" => Given::new(None, flag("--official")),
                     _ => Given::new(Some(id.clone()), Origin::flag("--official", &id)),
                 }),
+                qrels_benchmark: None,
             },
         };
         Ok((spec, self.output))

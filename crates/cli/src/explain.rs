@@ -65,6 +65,11 @@ pub(super) struct ExplainArgs {
     /// --score-threshold [default: the experiment's, or none].
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
     score_threshold: Option<f64>,
+    /// Drop a retrieved document whose id is the query's id before judging,
+    /// as eval's --drop-identical-ids (BEIR's convention) [default: the
+    /// experiment's, or off].
+    #[arg(long)]
+    drop_identical_ids: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExplainFormatArg::Table)]
     format: ExplainFormatArg,
@@ -246,6 +251,7 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
     }
     check_ties(&metrics, options.ties)
         .map_err(|reason| CliError::Usage(format!("--ties {}: {reason}", options.ties)))?;
+    options.drop_identical_ids |= args.drop_identical_ids;
     if let Some(value) = args.score_threshold {
         let usage =
             |reason: String| CliError::Usage(format!("--score-threshold {value}: {reason}"));

@@ -418,6 +418,9 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
                         );
                     }
                     rankeval::config::ConfigFile::Experiment(experiment) => *experiment,
+                    rankeval::config::ConfigFile::Ope(request) => {
+                        return ope_file(&request, &args);
+                    }
                 };
                 let mut experiment = experiment;
                 if args.record.given() {
@@ -481,6 +484,37 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
             "trec_eval: run as `rankeval trec_eval ...`".to_owned(),
         )),
     }
+}
+
+/// `rankeval run` on a file with an `[ope]` table: its report in table or
+/// JSON; the flags of an evaluation's report that it has no use for are
+/// refused rather than ignored.
+fn ope_file(request: &rankeval::spec::OpeRequest, args: &RunArgs) -> Result<Verdict, CliError> {
+    let format = match args.output.format {
+        FormatArg::Table => rankeval_report::ope::OpeFormat::Table,
+        FormatArg::Json => rankeval_report::ope::OpeFormat::Json,
+        other => {
+            return Err(CliError::Usage(format!(
+                "--format {}: an off-policy evaluation's report is `table` or `json`",
+                other
+                    .to_possible_value()
+                    .map(|v| v.get_name().to_owned())
+                    .unwrap_or_default()
+            )));
+        }
+    };
+    let unused = [
+        (args.output.per_query, "--per-query"),
+        (args.output.no_fail, "--no-fail"),
+        (args.record.given(), "--record"),
+        (args.aggregate.is_some(), "--aggregate"),
+    ];
+    if let Some((_, flag)) = unused.iter().find(|(given, _)| *given) {
+        return Err(CliError::Usage(format!(
+            "{flag}: not read for an off-policy evaluation (an `[ope]` table)"
+        )));
+    }
+    ope::report(request, format, args.output.output.as_deref())
 }
 
 fn report(

@@ -5,16 +5,12 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use rankeval::ope::estimators::{Floors, IntervalKind, Options};
-use rankeval::ope::{
-    Candidate, OpeEstimator, OpePlan, OpeRunError, RewardModel, TargetPolicy, ope_report,
-};
-use rankeval::read::impressions::{
-    ImpressionColumns, ImpressionOptions, Layout, PropensityForm, RewardPer, read_impressions,
-};
+use rankeval::ope::OpeRunError;
+use rankeval::ope::estimators::Floors;
+use rankeval::spec::{Given, OpeSpec, Origin, PolicyRequest};
 use rankeval_report::ope::{OpeFormat, render};
 
-use super::{CliError, Verdict, judge_inputs, output};
+use super::{CliError, Verdict, eval, output, run_names};
 
 /// `rankeval ope`'s arguments.
 #[derive(Debug, Args)]
@@ -26,10 +22,21 @@ use super::{CliError, Verdict, judge_inputs, output};
     (list columns for slates) or one per impression and position (a `position` column).\n\
     Exit codes: 0 estimates printed; 2 an estimate refused (its log cannot support it), or an\n\
     error.")]
+#[command(group(clap::ArgGroup::new("request").multiple(true).args([
+    "log", "log_columns", "form", "reward_per", "reward_range", "layout", "policies",
+    "plackett_luce", "target_column", "reward_model", "estimators", "interval", "level",
+    "min_n", "min_ess", "min_support", "gates", "allow_low_support", "resamples", "seed", "correction", "groups",
+])))]
 pub struct OpeArgs {
-    /// The impression log.
-    #[arg(long, value_name = "FILE")]
-    log: PathBuf,
+    /// The request as a TOML file with an `[ope]` table whose keys are
+    /// these flags in snake case (`log`, `policies = [{ name, path }]`,
+    /// `estimators`, `min_ess`, `gates`, ...; docs/ope.md), paths relative
+    /// to the file; instead of the flags.
+    #[arg(long, value_name = "FILE", conflicts_with = "request")]
+    config: Option<PathBuf>,
+    /// The impression log (required unless --config).
+    #[arg(long, value_name = "FILE", required_unless_present = "config")]
+    log: Option<PathBuf>,
     /// The log's column names, `KEY=NAME` comma-separated; keys `context`,
     /// `impression`, `item`, `position`, `reward`, `propensity`, `target`
     /// (the target's probabilities, read by `--target-column`).
@@ -76,12 +83,26 @@ pub struct OpeArgs {
     /// or cascade form).
     #[arg(short = 'e', long = "estimator", value_name = "ESTIMATOR")]
     estimators: Vec<String>,
-    /// The interval: normal, or Student's t with n - 1 degrees of freedom.
+    /// The interval: normal, Student's t with n - 1 degrees of freedom, or
+    /// the percentile bootstrap of the impressions (seeded; every estimate
+    /// and paired difference made again on each resample).
     #[arg(long, value_enum, default_value_t = IntervalArg::Normal)]
     interval: IntervalArg,
+    /// The bootstrap's resamples (--interval bootstrap) [default: 1000].
+    #[arg(long, value_name = "B")]
+    resamples: Option<u64>,
+    /// The bootstrap's seed (--interval bootstrap; printed in the report)
+    /// [default: 42].
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
     /// The interval's level.
     #[arg(long, default_value_t = 0.95, value_name = "LEVEL")]
     level: f64,
+    /// Correct the paired comparisons' p-values for multiple testing, over
+    /// each estimator's comparisons: holm, bonferroni, benjamini_hochberg
+    /// (bh), none. `superior` gates read the corrected p-value.
+    #[arg(long, value_name = "METHOD")]
+    correction: Option<String>,
     /// Refuse an estimate of fewer impressions.
     #[arg(long, default_value_t = Floors::DEFAULT_MIN_N, value_name = "N")]
     min_n: u64,
@@ -100,6 +121,12 @@ pub struct OpeArgs {
     /// (a refused estimate) 2.
     #[arg(long = "gate", value_name = "ESTIMATOR:RULE")]
     gates: Vec<String>,
+    /// Groups of contexts (slices), a groups file as `eval --groups` reads
+    /// it (its query ids the log's contexts): a report per group, with its
+    /// own floors' refusals and comparisons, after the whole log's (the
+    /// exit code and the gates are the whole log's).
+    #[arg(long, value_name = "FILE")]
+    groups: Option<PathBuf>,
     /// Print refused estimates (marked `*`, with their reasons) and exit 0;
     /// also estimate targets that show items the log never shows.
     #[arg(long)]
@@ -148,6 +175,8 @@ enum IntervalArg {
     Normal,
     /// Student's t.
     T,
+    /// The seeded percentile bootstrap.
+    Bootstrap,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -160,192 +189,36 @@ enum FormatArg {
 
 /// Runs `rankeval ope`.
 pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
-    let usage = CliError::Usage;
-    if !(args.level > 0.0 && args.level < 1.0) {
-        return Err(usage(format!(
-            "--level {}: a level strictly between 0 and 1",
-            args.level
-        )));
-    }
-    // A floor no log can meet (an infinite sample size, a share above 1)
-    // would refuse every estimate for a reason that is not the log's.
-    if !(args.min_ess.is_finite() && args.min_ess >= 0.0) {
-        return Err(usage(format!(
-            "--min-ess {}: the floor is an effective sample size, a finite number of at least 0",
-            args.min_ess
-        )));
-    }
-    if !(0.0..=1.0).contains(&args.min_support) {
-        return Err(usage(format!(
-            "--min-support {}: the floor is a share of the target's mass, between 0 and 1",
-            args.min_support
-        )));
-    }
-    let form = match args.form {
-        FormArg::Action => PropensityForm::Action,
-        FormArg::Slate => PropensityForm::Slate,
-        FormArg::Marginal => PropensityForm::Marginal,
-        FormArg::Cascade => PropensityForm::Cascade,
+    let request = match &args.config {
+        Some(path) => rankeval::config::load_ope(path)?,
+        None => rankeval::spec::resolve_ope(spec(&args)?).map_err(eval::spec_error)?,
     };
-    let mut columns = ImpressionColumns::default();
-    if let Some(given) = &args.log_columns {
-        for pair in given.split(',') {
-            let (key, name) = pair
-                .split_once('=')
-                .ok_or_else(|| usage(format!("--log-columns `{pair}`: expected KEY=NAME")))?;
-            let name = name.trim().to_owned();
-            if name.is_empty() {
-                return Err(usage(format!("--log-columns `{pair}`: an empty name")));
-            }
-            match key.trim() {
-                "context" => columns.context = name,
-                "impression" => columns.impression = name,
-                "item" => columns.item = name,
-                "position" => columns.position = name,
-                "reward" => columns.reward = name,
-                "propensity" => columns.propensity = name,
-                "target" => columns.target = Some(name),
-                other => {
-                    return Err(usage(format!(
-                        "--log-columns: unknown key `{other}` (context, impression, item, position, \
-                         reward, propensity, target)"
-                    )));
-                }
-            }
-        }
-    }
-    if args.target_column.is_some() && columns.target.is_none() {
-        return Err(usage(
-            "--target-column needs the log's column of target probabilities: --log-columns target=NAME"
-                .into(),
-        ));
-    }
-    let reward_range = match &args.reward_range {
-        None => None,
-        Some(text) => {
-            let parsed = text.split_once(',').and_then(|(lo, hi)| {
-                Some((
-                    lo.trim().parse::<f64>().ok()?,
-                    hi.trim().parse::<f64>().ok()?,
-                ))
-            });
-            match parsed {
-                Some((lo, hi)) if lo <= hi => Some((lo, hi)),
-                _ => {
-                    return Err(usage(format!(
-                        "--reward-range `{text}`: expected LO,HI, two numbers with LO <= HI"
-                    )));
-                }
-            }
-        }
-    };
-    if let Some(t) = args.plackett_luce
-        && !(t > 0.0 && t.is_finite())
-    {
-        return Err(usage(format!(
-            "--plackett-luce {t}: the temperature must be a positive number"
-        )));
-    }
-    let estimators: Vec<OpeEstimator> = if args.estimators.is_empty() {
-        let default = match form {
-            PropensityForm::Action => "snips",
-            PropensityForm::Slate => "slate_ips",
-            PropensityForm::Marginal => "iips",
-            PropensityForm::Cascade => "rips",
-        };
-        vec![OpeEstimator::parse(default).map_err(usage)?]
-    } else {
-        args.estimators
-            .iter()
-            .map(|e| OpeEstimator::parse(e).map_err(|m| usage(format!("-e {m}"))))
-            .collect::<Result<_, _>>()?
-    };
-    if args.policies.is_empty() && args.target_column.is_none() {
-        return Err(usage(
-            "no target policy: give --policy NAME=RUNFILE (repeat for several) or --target-column NAME"
-                .into(),
-        ));
-    }
-    let options = ImpressionOptions {
-        columns,
-        form,
-        reward: match args.reward_per {
-            RewardArg::Impression => RewardPer::Impression,
-            RewardArg::Position => RewardPer::Position,
-        },
-        reward_range,
-        layout: match args.layout {
-            LayoutArg::Auto => Layout::Auto,
-            LayoutArg::Impression => Layout::PerImpression,
-            LayoutArg::Position => Layout::PerPosition,
-        },
-    };
-    let mut candidates = Vec::new();
-    for (name, run) in judge_inputs::runs(&args.policies)? {
-        let policy = match args.plackett_luce {
-            Some(temperature) => TargetPolicy::PlackettLuce { run, temperature },
-            None => TargetPolicy::Ranking(run),
-        };
-        candidates.push(Candidate { name, policy });
-    }
-    if let Some(name) = &args.target_column {
-        if candidates.iter().any(|c| &c.name == name) {
-            return Err(usage(format!(
-                "--target-column {name}: a --policy has that name already"
-            )));
-        }
-        candidates.push(Candidate {
-            name: name.clone(),
-            policy: TargetPolicy::LogColumn,
-        });
-    }
-    let mut gates = Vec::new();
-    for text in &args.gates {
-        let spec = rankeval::compare::parse_gate(text, 0.05, |metric| {
-            let name = metric.strip_prefix("ope.").unwrap_or(metric);
-            OpeEstimator::parse(name).map(|e| e.name())
-        })
-        .map_err(|reason| usage(format!("--gate {text}: {reason}")))?;
-        gates.push(spec);
-    }
-    let log_name = args.log.display().to_string();
-    let log = read_impressions(&args.log, &options).map_err(|e| usage(e.to_string()))?;
-    let plan = OpePlan {
-        estimators,
-        options: Options {
-            interval: match args.interval {
-                IntervalArg::Normal => IntervalKind::Normal,
-                IntervalArg::T => IntervalKind::T,
-            },
-            level: args.level,
-            floors: Floors {
-                min_n: args.min_n,
-                min_ess: args.min_ess,
-                min_support: args.min_support,
-            },
-        },
-        allow_unlogged: args.allow_low_support,
-        allow_low_support: args.allow_low_support,
-        model: match &args.reward_model {
-            None => None,
-            Some(path) => Some(RewardModel::from_run(&rankeval::read_run(
-                &rankeval::read::Input::file(path),
-                rankeval::ReadOptions::default(),
-            )?)),
-        },
-        gates,
-    };
-    let report = ope_report(&log, &log_name, &candidates, &plan).map_err(|e| match e {
-        OpeRunError::NeverLogged { .. } => usage(format!(
-            "{e} (--allow-low-support estimates it anyway, its weight 0 where the log never shows it)"
-        )),
-        e => usage(e.to_string()),
-    })?;
     let format = match args.format {
         FormatArg::Table => OpeFormat::Table,
         FormatArg::Json => OpeFormat::Json,
     };
-    output::write(&render(&report, format), args.output.as_deref())?;
+    report(&request, format, args.output.as_deref())
+}
+
+/// Estimates `request`, writes its report in `format` to `output` (or
+/// standard output) and says the verdict: `rankeval ope`, and `rankeval
+/// run` on a file with an `[ope]` table.
+pub(crate) fn report(
+    request: &rankeval::spec::OpeRequest,
+    format: OpeFormat,
+    output: Option<&std::path::Path>,
+) -> Result<Verdict, CliError> {
+    let allow_low_support = request.plan.allow_low_support;
+    let report = rankeval::ope::run_request(request).map_err(|e| match e {
+        OpeRunError::NeverLogged { .. } => CliError::Usage(format!(
+            "{e} (--allow-low-support estimates it anyway, its weight 0 where the log never shows it)"
+        )),
+        e => CliError::Usage(e.to_string()),
+    })?;
+    output::write(&render(&report, format), output)?;
+    for note in &report.notes {
+        let _ = writeln!(std::io::stderr(), "note: {note}");
+    }
     let gates = if report.any_gate_undecided() {
         Verdict::Undecided
     } else if report.any_gate_failed() {
@@ -355,7 +228,7 @@ pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
     };
     if report.any_refused() {
         let mut stderr = std::io::stderr().lock();
-        if args.allow_low_support {
+        if allow_low_support {
             let _ = writeln!(
                 stderr,
                 "warning: some estimates rest on too little of the log (marked *): read them with their diagnostics"
@@ -371,5 +244,119 @@ pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
         }
     } else {
         Ok(gates)
+    }
+}
+
+/// The flags as the library's request (`rankeval::spec::OpeSpec`): each
+/// value with the flag it came from; the rules are `resolve_ope`'s.
+fn spec(args: &OpeArgs) -> Result<OpeSpec, CliError> {
+    let usage = CliError::Usage;
+    let mut spec = OpeSpec::new(Origin::bare_flag("rankeval ope"));
+    spec.log = args
+        .log
+        .as_ref()
+        .map(|p| Given::new(p.clone(), Origin::flag("--log", p.display())));
+    if let Some(given) = &args.log_columns {
+        for pair in given.split(',') {
+            let (key, name) = pair
+                .split_once('=')
+                .ok_or_else(|| usage(format!("--log-columns `{pair}`: expected KEY=NAME")))?;
+            spec.log_columns.push(Given::new(
+                (key.trim().to_owned(), name.to_owned()),
+                Origin::flag("--log-columns", given),
+            ));
+        }
+    }
+    let named = |flag: &str, value: &dyn ValueName| {
+        let name = value.value_name();
+        Given::new(name.clone(), Origin::flag(flag, name))
+    };
+    spec.form = Some(named("--form", &args.form));
+    spec.reward_per = Some(named("--reward-per", &args.reward_per));
+    spec.layout = Some(named("--layout", &args.layout));
+    spec.interval = Some(named("--interval", &args.interval));
+    if let Some(text) = &args.reward_range {
+        let parsed = text.split_once(',').and_then(|(lo, hi)| {
+            Some((
+                lo.trim().parse::<f64>().ok()?,
+                hi.trim().parse::<f64>().ok()?,
+            ))
+        });
+        let Some(range) = parsed else {
+            return Err(usage(format!(
+                "--reward-range `{text}`: expected LO,HI, two numbers with LO <= HI"
+            )));
+        };
+        spec.reward_range = Some(Given::new(range, Origin::flag("--reward-range", text)));
+    }
+    spec.policies = run_names::given_runs(&args.policies)
+        .into_iter()
+        .zip(&args.policies)
+        .map(|(given, text)| PolicyRequest {
+            name: given.name,
+            path: given.path,
+            from: Origin::flag("--policy", text),
+        })
+        .collect();
+    spec.plackett_luce = args
+        .plackett_luce
+        .map(|t| Given::new(t, Origin::flag("--plackett-luce", t)));
+    spec.target_column = args
+        .target_column
+        .as_ref()
+        .map(|n| Given::new(n.clone(), Origin::flag("--target-column", n)));
+    spec.reward_model = args
+        .reward_model
+        .as_ref()
+        .map(|p| Given::new(p.clone(), Origin::flag("--reward-model", p.display())));
+    spec.estimators = args
+        .estimators
+        .iter()
+        .map(|e| Given::new(e.clone(), Origin::flag("-e", e)))
+        .collect();
+    spec.gates = args
+        .gates
+        .iter()
+        .map(|g| Given::new(g.clone(), Origin::flag("--gate", g)))
+        .collect();
+    spec.level = Some(Given::new(args.level, Origin::flag("--level", args.level)));
+    spec.resamples = args
+        .resamples
+        .map(|b| Given::new(b, Origin::flag("--resamples", b)));
+    spec.seed = args.seed.map(|n| Given::new(n, Origin::flag("--seed", n)));
+    spec.correction = args
+        .correction
+        .as_ref()
+        .map(|c| Given::new(c.clone(), Origin::flag("--correction", c)));
+    spec.min_n = Some(Given::new(args.min_n, Origin::flag("--min-n", args.min_n)));
+    spec.min_ess = Some(Given::new(
+        args.min_ess,
+        Origin::flag("--min-ess", args.min_ess),
+    ));
+    spec.min_support = Some(Given::new(
+        args.min_support,
+        Origin::flag("--min-support", args.min_support),
+    ));
+    spec.groups = args
+        .groups
+        .as_ref()
+        .map(|p| Given::new(p.clone(), Origin::flag("--groups", p.display())));
+    spec.allow_low_support = Some(Given::new(
+        args.allow_low_support,
+        Origin::bare_flag("--allow-low-support"),
+    ));
+    Ok(spec)
+}
+
+/// A flag's value by the name the spec reads (`cascade`, `t`).
+trait ValueName {
+    fn value_name(&self) -> String;
+}
+
+impl<T: ValueEnum> ValueName for T {
+    fn value_name(&self) -> String {
+        self.to_possible_value()
+            .map(|v| v.get_name().to_owned())
+            .unwrap_or_default()
     }
 }

@@ -235,6 +235,7 @@ fn report_of(runs: Vec<BaselineResults>, aggregators: &[Box<dyn Aggregator>]) ->
             intervals: aggregates.intervals,
             corpus: Vec::new(),
             groups: Vec::new(),
+            ir_metadata: None,
         });
     }
     report

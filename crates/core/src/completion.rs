@@ -211,6 +211,10 @@ impl Metric for Completed {
         self.metric.reads_groups()
     }
 
+    fn reads_tie_groups(&self) -> bool {
+        self.metric.reads_tie_groups()
+    }
+
     /// None: trec_eval has no completed judgements.
     fn trec_eval(&self) -> Option<TrecEvalMeasure> {
         None

@@ -88,6 +88,9 @@ pub struct Measure {
 const CUTOFF: (&str, Param) = ("cutoff", Param::To("k"));
 const REL: (&str, Param) = ("rel", Param::To("rel"));
 const JUDGED_ONLY: (&str, Param) = ("judged_only", Param::To("judged_only"));
+const T: (&str, Param) = ("T", Param::To("t"));
+const MIN_REL: (&str, Param) = ("min_rel", Param::To("min_rel"));
+const MAX_REL: (&str, Param) = ("max_rel", Param::To("max_rel"));
 
 /// Every ir_measures measure rankeval computes as ir_measures does.
 pub const MEASURES: &[Measure] = &[
@@ -283,6 +286,73 @@ pub const MEASURES: &[Measure] = &[
         params: &[REL],
         aggregate: Aggregate::Sum,
     },
+    // C/W/L measures ir_measures computes with cwl-eval: the grade clipped
+    // to [min_rel, max_rel] and scaled to [0, 1], as rankeval's are.
+    Measure {
+        names: &["INST"],
+        metric: "inst",
+        fixed: &[],
+        at: "cutoff",
+        at_required: false,
+        params: &[T, MIN_REL, MAX_REL],
+        aggregate: Aggregate::Mean,
+    },
+    Measure {
+        names: &["INSQ"],
+        metric: "insq",
+        fixed: &[],
+        at: "cutoff",
+        at_required: false,
+        params: &[T, MIN_REL, MAX_REL],
+        aggregate: Aggregate::Mean,
+    },
+    Measure {
+        names: &["NERR8"],
+        metric: "nerr8",
+        fixed: &[],
+        at: "cutoff",
+        at_required: true,
+        params: &[CUTOFF, MIN_REL, MAX_REL],
+        aggregate: Aggregate::Mean,
+    },
+    Measure {
+        names: &["NERR9"],
+        metric: "nerr9",
+        fixed: &[],
+        at: "cutoff",
+        at_required: true,
+        params: &[CUTOFF, MIN_REL, MAX_REL],
+        aggregate: Aggregate::Mean,
+    },
+    Measure {
+        names: &["NERR10"],
+        metric: "nerr10",
+        fixed: &[],
+        at: "cutoff",
+        at_required: false,
+        params: &[("p", Param::To("p")), MIN_REL, MAX_REL],
+        aggregate: Aggregate::Mean,
+    },
+    Measure {
+        names: &["NERR11"],
+        metric: "nerr11",
+        fixed: &[],
+        at: "cutoff",
+        at_required: false,
+        params: &[T, MIN_REL, MAX_REL],
+        aggregate: Aggregate::Mean,
+    },
+    // ir_measures' Compat sums the overlap to the longer of the run and
+    // the ideal ranking (compatibility.py: to 1000 ranks): `depth = 0`.
+    Measure {
+        names: &["Compat"],
+        metric: "compatibility",
+        fixed: &[("depth", 0)],
+        at: "cutoff",
+        at_required: false,
+        params: &[("p", Param::To("p")), ("normalize", Param::To("normalize"))],
+        aggregate: Aggregate::Mean,
+    },
 ];
 
 /// ir_measures' measures rankeval refuses, each with the reason.
@@ -314,14 +384,8 @@ pub const REFUSED: &[(&[&str], &str)] = &[
         "a diversity measure over subtopic judgements, which rankeval does not read",
     ),
     (
-        &[
-            "BPM", "INST", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG",
-        ],
+        &["BPM", "SDCG"],
         "a C/W/L measure (cwl_eval) with no rankeval equivalent",
-    ),
-    (
-        &["Compat"],
-        "compatibility with an ideal ranking (Clarke et al.) has no rankeval equivalent",
     ),
     (
         &["Accuracy"],
@@ -386,7 +450,7 @@ pub fn translate(spec: Spec) -> Result<Spec, PluginError> {
             },
             Param::To(to) => {
                 let value = match (to, python_bool(value)) {
-                    ("judged_only", Some(yes)) => ParamValue::Bool(yes),
+                    ("judged_only" | "normalize", Some(yes)) => ParamValue::Bool(yes),
                     _ => value.clone(),
                 };
                 params.push((to.to_owned(), value));
@@ -539,6 +603,45 @@ mod tests {
                 .to_string()
                 .contains("ndcg_gain_map")
         );
+    }
+
+    #[test]
+    fn cwl_eval_and_compat_names_become_rankeval_specs() {
+        use ParamValue::{Bool, Float, Integer};
+        assert_eq!(
+            read("INST(T=2,max_rel=3)").unwrap(),
+            spec("inst", &[("t", Integer(2)), ("max_rel", Integer(3))])
+        );
+        assert_eq!(
+            read("NERR8(max_rel=1)@10").unwrap(),
+            spec("nerr8", &[("max_rel", Integer(1)), ("k", Integer(10))])
+        );
+        assert_eq!(
+            read("NERR10(p=0.8,min_rel=1,max_rel=2)").unwrap(),
+            spec(
+                "nerr10",
+                &[
+                    ("p", Float(0.8)),
+                    ("min_rel", Integer(1)),
+                    ("max_rel", Integer(2))
+                ]
+            )
+        );
+        assert_eq!(
+            read("Compat(p=0.9,normalize=False)").unwrap(),
+            spec(
+                "compatibility",
+                &[
+                    ("depth", Integer(0)),
+                    ("p", Float(0.9)),
+                    ("normalize", Bool(false))
+                ]
+            )
+        );
+        // NERR8 without its cutoff is not ir_measures' measure.
+        assert_eq!(read("NERR8").unwrap(), spec("NERR8", &[]));
+        let e = read("BPM(T=1,max_rel=1)@10").unwrap_err();
+        assert!(e.to_string().contains("C/W/L"), "{e}");
     }
 
     #[test]

@@ -188,6 +188,10 @@ impl Metric for JudgedOnly {
         self.metric.reads_groups()
     }
 
+    fn reads_tie_groups(&self) -> bool {
+        self.metric.reads_tie_groups()
+    }
+
     /// Not additive: a negative grade (pooled, not judged) takes the
     /// document out of the condensed list and moves every document below.
     fn is_additive(&self) -> bool {

@@ -160,6 +160,15 @@ pub trait Metric: Send + Sync + fmt::Debug {
     fn joint_over_samples(&self) -> bool {
         false
     }
+
+    /// Whether the metric reads the groups of tied scores
+    /// ([`JudgedRanking::tie_groups`]) as part of its definition, whatever
+    /// the experiment's `ties` (scikit-learn's rules, where documents of
+    /// one score enter together): the judge then finds the groups, as it
+    /// does for `ties = average`. Default: `false`.
+    fn reads_tie_groups(&self) -> bool {
+        false
+    }
 }
 
 /// A metric's name in trec_eval's output, and how trec_eval's `all` line

@@ -185,6 +185,10 @@ impl Metric for Tied {
         }
     }
 
+    fn reads_tie_groups(&self) -> bool {
+        self.metric.reads_tie_groups()
+    }
+
     fn score_tie_average(&self, query: &JudgedRanking<'_>) -> Option<f64> {
         self.metric.score_tie_average(query)
     }

@@ -9,7 +9,7 @@
 //! in `k`).
 
 use rankeval_core::registry::parse_metric;
-use rankeval_core::{Duplicates, Judge, QrelsBuilder, RelevanceLevel, RunBuilder};
+use rankeval_core::{Duplicates, Judge, QrelsBuilder, RelevanceLevel, RunBuilder, Ties};
 
 /// One user: the recommended items as `(item, rank)` and the relevant items.
 struct User {
@@ -171,6 +171,23 @@ fn rectools_precision_and_r_precision() {
     assert_close(
         &scores(&format!("f_beta(beta={beta})@2"), &RECTOOLS_CLASSIFICATION),
         &[0.375, 0.75, 0.0, 0.0],
+    );
+}
+
+/// RecTools tests/metrics/test_classification.py, `TestAccuracy` and
+/// `TestMCC` (k = 2, `CATALOG = list(range(10))`): users 1, 3, 4 and 5
+/// (user 5 has no recommendations: its two slots are false positives).
+#[test]
+fn rectools_accuracy_and_mcc_over_the_catalogue() {
+    // Accuracy(k=2): [0.7, 0.9, 0.7, 0.7]
+    assert_close(
+        &scores("accuracy(catalog=10)@2", &RECTOOLS_CLASSIFICATION),
+        &[0.7, 0.9, 0.7, 0.7],
+    );
+    // MCC(k=2): [1 / (21 ** (1 / 2)), 2 / 3, -1 / 6, -1 / 6]
+    assert_close(
+        &scores("mcc(catalog=10)@2", &RECTOOLS_CLASSIFICATION),
+        &[1.0 / 21f64.powf(0.5), 2.0 / 3.0, -1.0 / 6.0, -1.0 / 6.0],
     );
 }
 
@@ -346,4 +363,114 @@ fn ragas_context_precision_documented_example() {
     }
     let ragas = numerator / (hits + 1e-10);
     assert!((score("ap(norm=hits)@3", &user) - ragas).abs() < 1e-9);
+}
+
+/// Scores `spec` on one query given as scikit-learn's arrays: document `i`
+/// is relevant (grade 1) or not (grade 0) by `labels[i]`, scored
+/// `scores[i]`; the judge finds the groups of tied scores, as the engine
+/// does for a metric that reads them.
+fn sklearn_score(spec: &str, labels: &[u8], scores: &[f64]) -> f64 {
+    let metric = parse_metric(spec).unwrap();
+    assert!(metric.reads_tie_groups());
+    let mut qrels = QrelsBuilder::new();
+    let mut run = RunBuilder::new();
+    for (i, (&label, &score)) in labels.iter().zip(scores).enumerate() {
+        qrels.push("q", format!("d{i}"), i32::from(label)).unwrap();
+        run.push_scored("q", format!("d{i}"), score).unwrap();
+    }
+    let qrels = qrels.finish().unwrap();
+    let run = run.finish(Duplicates::Error).unwrap();
+    let query = qrels.query_index(b"q").unwrap();
+    let mut judge = Judge::new(None, RelevanceLevel::DEFAULT).with_ties(Ties::Docid, true);
+    metric.score(&judge.judge(&qrels, query, run.list("q")))
+}
+
+/// scikit-learn 1.9.1 sklearn/metrics/tests/test_ranking.py,
+/// `check_lrap_toy`: every case, ties included (one sample each, so the
+/// sample's LRAP is the query's).
+#[test]
+fn scikit_learn_lrap_toy_cases() {
+    let cases: &[(&[u8], &[f64], f64)] = &[
+        (&[0, 1], &[0.25, 0.75], 1.0),
+        (&[0, 1], &[0.75, 0.25], 1.0 / 2.0),
+        (&[1, 1], &[0.75, 0.25], 1.0),
+        (&[0, 0, 1], &[0.25, 0.5, 0.75], 1.0),
+        (&[0, 1, 0], &[0.25, 0.5, 0.75], 1.0 / 2.0),
+        (&[0, 1, 1], &[0.25, 0.5, 0.75], 1.0),
+        (&[1, 0, 0], &[0.25, 0.5, 0.75], 1.0 / 3.0),
+        (
+            &[1, 0, 1],
+            &[0.25, 0.5, 0.75],
+            (2.0 / 3.0 + 1.0 / 1.0) / 2.0,
+        ),
+        (
+            &[1, 1, 0],
+            &[0.25, 0.5, 0.75],
+            (2.0 / 3.0 + 1.0 / 2.0) / 2.0,
+        ),
+        (&[0, 0, 1], &[0.75, 0.5, 0.25], 1.0 / 3.0),
+        (&[0, 1, 0], &[0.75, 0.5, 0.25], 1.0 / 2.0),
+        (
+            &[0, 1, 1],
+            &[0.75, 0.5, 0.25],
+            (1.0 / 2.0 + 2.0 / 3.0) / 2.0,
+        ),
+        (&[1, 0, 0], &[0.75, 0.5, 0.25], 1.0),
+        (&[1, 0, 1], &[0.75, 0.5, 0.25], (1.0 + 2.0 / 3.0) / 2.0),
+        (&[1, 1, 0], &[0.75, 0.5, 0.25], 1.0),
+        (&[1, 1, 1], &[0.75, 0.5, 0.25], 1.0),
+        (&[0, 0, 1], &[0.5, 0.75, 0.25], 1.0 / 3.0),
+        (&[0, 1, 0], &[0.5, 0.75, 0.25], 1.0),
+        (&[0, 1, 1], &[0.5, 0.75, 0.25], (1.0 + 2.0 / 3.0) / 2.0),
+        (&[1, 0, 0], &[0.5, 0.75, 0.25], 1.0 / 2.0),
+        (
+            &[1, 0, 1],
+            &[0.5, 0.75, 0.25],
+            (1.0 / 2.0 + 2.0 / 3.0) / 2.0,
+        ),
+        (&[1, 1, 0], &[0.5, 0.75, 0.25], 1.0),
+        (&[1, 1, 1], &[0.5, 0.75, 0.25], 1.0),
+        // Tie handling
+        (&[1, 0], &[0.5, 0.5], 0.5),
+        (&[0, 1], &[0.5, 0.5], 0.5),
+        (&[1, 1], &[0.5, 0.5], 1.0),
+        (&[0, 0, 1], &[0.25, 0.5, 0.5], 0.5),
+        (&[0, 1, 0], &[0.25, 0.5, 0.5], 0.5),
+        (&[0, 1, 1], &[0.25, 0.5, 0.5], 1.0),
+        (&[1, 0, 0], &[0.25, 0.5, 0.5], 1.0 / 3.0),
+        (&[1, 0, 1], &[0.25, 0.5, 0.5], (2.0 / 3.0 + 1.0 / 2.0) / 2.0),
+        (&[1, 1, 0], &[0.25, 0.5, 0.5], (2.0 / 3.0 + 1.0 / 2.0) / 2.0),
+        (&[1, 1, 1], &[0.25, 0.5, 0.5], 1.0),
+        (&[1, 1, 0], &[0.5, 0.5, 0.5], 2.0 / 3.0),
+        (&[1, 1, 1, 0], &[0.5, 0.5, 0.5, 0.5], 3.0 / 4.0),
+    ];
+    for (labels, scores, expected) in cases {
+        let got = sklearn_score("lrap", labels, scores);
+        assert!(
+            (got - expected).abs() < 1e-12,
+            "{labels:?} {scores:?}: {got} vs {expected}"
+        );
+    }
+}
+
+/// scikit-learn 1.9.1 test_ranking.py,
+/// `test_average_precision_constant_values`: 25 positives in 100 documents
+/// of one score give one threshold, AP = 0.25; and the docstring example of
+/// `average_precision_score`, `[0, 0, 1, 1]` scored `[0.1, 0.4, 0.35,
+/// 0.8]`: 0.83 (printed to 2 decimals; exactly (1 + 2/3) / 2).
+#[test]
+fn scikit_learn_average_precision_score_published_values() {
+    let labels: Vec<u8> = (0..100).map(|i| u8::from(i % 4 == 0)).collect();
+    let scores = vec![1.0; 100];
+    assert_eq!(
+        sklearn_score("average_precision_score", &labels, &scores),
+        0.25
+    );
+    let got = sklearn_score(
+        "average_precision_score",
+        &[0, 0, 1, 1],
+        &[0.1, 0.4, 0.35, 0.8],
+    );
+    assert_eq!(format!("{got:.2}"), "0.83");
+    assert!((got - (1.0 + 2.0 / 3.0) / 2.0).abs() < 1e-15);
 }

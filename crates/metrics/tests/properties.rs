@@ -127,6 +127,8 @@ enum Range {
     Count,
     /// Any finite number (utility's weights may be negative).
     Finite,
+    /// A correlation in [-1, 1] (Matthews').
+    Correlation,
 }
 
 fn range_of(metric: &dyn Metric) -> Range {
@@ -134,6 +136,7 @@ fn range_of(metric: &dyn Metric) -> Range {
         // weighted's gains and normalizations need not stay below 1.
         "dcg" | "weighted" => Range::NonNegative,
         "utility" => Range::Finite,
+        "mcc" => Range::Correlation,
         name if name.starts_with("num_") => Range::Count,
         _ => Range::Unit,
     }
@@ -184,6 +187,7 @@ proptest! {
                 Range::Unit => prop_assert!((0.0..=1.0).contains(&value), "{name} = {value}"),
                 Range::NonNegative => prop_assert!(value >= 0.0, "{name} = {value}"),
                 Range::Finite => {}
+                Range::Correlation => prop_assert!((-1.0..=1.0).contains(&value), "{name} = {value}"),
                 Range::Count => prop_assert!(
                     value >= 0.0 && value.fract() == 0.0,
                     "{name} = {value} is not a count"

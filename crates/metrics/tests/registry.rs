@@ -85,10 +85,16 @@ fn every_documented_parameter_is_accepted_by_its_struct() {
             .params
             .iter()
             .filter(|p| p.default == "required")
-            .map(|p| format!("{}=0.5", p.name))
+            .map(|p| match p.name {
+                // Integers: a cutoff and RecTools' catalogue size.
+                "k" => "k=5".to_owned(),
+                "catalog" => "catalog=50".to_owned(),
+                _ => format!("{}=0.5", p.name),
+            })
             .collect();
         for p in d.params {
             let value = match p.name {
+                _ if p.default == "required" => continue,
                 "k" => "5".to_owned(),
                 "rel" => "2".to_owned(),
                 "levels" => "\"0.25,0.5\"".to_owned(),
@@ -400,4 +406,53 @@ fn corpus_metrics_are_plugins_of_their_own_kind() {
     assert!(error.contains("`novelty`"), "{error}");
     let error = parse_requested("precison@10").unwrap_err().to_string();
     assert!(error.contains("`precision`"), "{error}");
+}
+
+/// The parameters of the peers' definitions at their extremes: refused
+/// with a message naming the parameter, or a finite value, never a panic.
+#[test]
+fn peers_parameters_at_their_extremes() {
+    let refused = [
+        ("nerr8@0", "k"),
+        ("nerr9", "k"),
+        ("inst(t=0)", "T"),
+        ("insq(t=-1)", "T"),
+        ("inst(t=1e400)", "t"),
+        ("nerr11(t=1e300)", "T"),
+        ("inst(min_rel=3,max_rel=3)", "min_rel"),
+        ("nerr10(p=1)", "p"),
+        ("compatibility(p=0)", "p"),
+        ("compatibility(depth=4294967295)", "depth"),
+        ("compatibility(depth=-1)", "depth"),
+        ("accuracy@10", "catalog"),
+        ("mcc(catalog=5)@10", "catalog"),
+        ("accuracy(catalog=0)@1", "catalog"),
+        ("mcc(catalog=18446744073709551616)@1", "catalog"),
+        ("lrap(rel=1e300)", "rel"),
+    ];
+    for (spec, names) in refused {
+        let error = parse_metric(spec)
+            .map(|m| m.name())
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(names), "{spec}: {error}");
+    }
+    let q = testing::judged("2 . 0 1 - 3 1", &[2, 4]);
+    for spec in [
+        "nerr8@18446744073709551615",
+        "nerr9(min_rel=-2147483648,max_rel=2147483647)@1",
+        "inst(t=9007199254740992)",
+        "insq(t=1e-300)",
+        "nerr10(p=1e-300)",
+        "compatibility(p=0.999999999,depth=10000000)",
+        "compatibility(p=1e-300,depth=0)",
+        "accuracy(catalog=18446744073709551615)@18446744073709551615",
+        "mcc(catalog=18446744073709551615)@1",
+        "lrap(rel=2147483647)",
+        "average_precision_score(rel=0.001)",
+    ] {
+        let metric = parse_metric(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let value = q.score(&*metric);
+        assert!(value.is_finite(), "{spec} = {value}");
+    }
 }

@@ -19,6 +19,11 @@ pub enum IntervalKind {
     /// `estimate ± t se`, `t` Student's quantile with `n - 1` degrees of
     /// freedom: a little wider for small logs.
     T,
+    /// The percentile interval of a seeded bootstrap of the impressions
+    /// ([`crate::bootstrap`]). A state alone has no impressions to
+    /// resample: [`State::estimate`] gives the normal interval, which the
+    /// caller replaces with the bootstrap's.
+    Bootstrap,
 }
 
 /// The floors below which an estimate is refused ([`Refusal`]). The
@@ -268,7 +273,7 @@ impl State {
         }
         let (value, standard_error) = self.value_and_error();
         let df = match options.interval {
-            IntervalKind::Normal => f64::INFINITY,
+            IntervalKind::Normal | IntervalKind::Bootstrap => f64::INFINITY,
             IntervalKind::T => self.count().saturating_sub(1) as f64,
         };
         let interval = if standard_error == 0.0 {

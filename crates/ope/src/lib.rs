@@ -29,6 +29,7 @@
 //! what each assumes.
 
 pub mod bandit;
+pub mod bootstrap;
 mod check;
 pub mod click;
 pub mod error;
@@ -38,6 +39,7 @@ pub mod plackett_luce;
 pub mod slate;
 pub mod state;
 
+pub use bootstrap::Resampling;
 pub use error::{OpeError, Policy};
 pub use estimate::{Diagnostics, Estimate, Floors, IntervalKind, Options, Refusal};
 pub use paired::{PairedDifference, linearised, paired_difference};

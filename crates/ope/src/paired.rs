@@ -98,7 +98,7 @@ pub fn paired_difference(
         (squares / (n - 1) as f64 / n as f64).sqrt()
     };
     let df = match options.interval {
-        IntervalKind::Normal => f64::INFINITY,
+        IntervalKind::Normal | IntervalKind::Bootstrap => f64::INFINITY,
         IntervalKind::T => n.saturating_sub(1) as f64,
     };
     let (interval, p_value) = if standard_error == 0.0 {

@@ -68,6 +68,7 @@ pub(crate) fn report_of(runs: &[RunValues<'_>]) -> PyResult<Report> {
             aggregates: vec![Vec::new(); metrics.len()],
             intervals: Vec::new(),
             groups: Vec::new(),
+            ir_metadata: None,
             corpus: Vec::new(),
         });
     }

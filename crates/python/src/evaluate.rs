@@ -54,7 +54,8 @@ type RunResults<'py> = (
 /// them: the command line's `--missing`, `--rel`, `--ties`,
 /// `--score-threshold`, `--allow-empty-run`, `--judged-only`, `--bounds`,
 /// `--duplicates`, `--catalog`, `--train`, `--item-features`, `--record`,
-/// `--label`, `--subtopic-qrels`.
+/// `--label`, `--subtopic-qrels`, `--official` (`None`, `""` for the
+/// benchmark of the qrels, or an id), `--fetch`, `--drop-identical-ids`.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct EvaluateKeywords<'py> {
@@ -72,6 +73,9 @@ pub struct EvaluateKeywords<'py> {
     record: Option<PathBuf>,
     label: Option<String>,
     subtopic_qrels: Option<PathBuf>,
+    official: Option<String>,
+    fetch: bool,
+    drop_identical_ids: bool,
 }
 
 /// The experiment the arguments ask for, resolved, with the Python metrics'
@@ -112,7 +116,8 @@ fn asked(
         "first" => Duplicates::First,
         other => return Err(keyword_error("duplicates", other, "\"error\" or \"first\"")),
     };
-    if specs.is_empty() {
+    // `official=` alone evaluates the card's measures.
+    if specs.is_empty() && options.official.is_none() {
         return Err(PyValueError::new_err("give at least one metric"));
     }
     let (requested, metrics) = Metrics::requested(specs)?;
@@ -141,18 +146,20 @@ fn asked(
             })
             .collect(),
         systems: Vec::new(),
-        metrics: Some(keyword(
-            requested
-                .into_iter()
-                .map(|(typed, metric)| MetricRequest {
-                    from: Origin::keyword("metrics", quoted(&typed)),
-                    typed: Some(typed),
-                    metric,
-                })
-                .collect(),
-            "metrics",
-            "",
-        )),
+        metrics: (!specs.is_empty()).then(|| {
+            keyword(
+                requested
+                    .into_iter()
+                    .map(|(typed, metric)| MetricRequest {
+                        from: Origin::keyword("metrics", quoted(&typed)),
+                        typed: Some(typed),
+                        metric,
+                    })
+                    .collect(),
+                "metrics",
+                "",
+            )
+        }),
         aggregators: None,
         corpus: CorpusRequest {
             catalog: options
@@ -223,7 +230,17 @@ fn asked(
             commit: None,
             experiment_hash: None,
         },
-        benchmark: BenchmarkRequest::default(),
+        benchmark: BenchmarkRequest {
+            fetch: options.fetch.then(|| keyword(true, "fetch", "True")),
+            drop_identical_ids: options
+                .drop_identical_ids
+                .then(|| keyword(true, "drop_identical_ids", "True")),
+            official: options.official.as_ref().map(|id| match id.as_str() {
+                "" => keyword(None, "official", "True"),
+                _ => keyword(Some(id.clone()), "official", quoted(id)),
+            }),
+            qrels_benchmark: qrels.and_then(|q| q.get().benchmark.clone()),
+        },
     };
     let experiment = resolve(spec).map_err(|e| spec_error(&e))?;
     Ok(Asked {

@@ -37,6 +37,9 @@ pub struct PyQrels {
     pub warning: Option<ReportWarning>,
     /// Their fingerprint, computed the first time it is needed.
     fingerprint: OnceLock<u64>,
+    /// The ir_datasets id they were read as (`"irds:<id>"`), if they were:
+    /// the benchmark `official=True` evaluates.
+    pub benchmark: Option<String>,
 }
 
 impl From<Qrels> for PyQrels {
@@ -45,6 +48,7 @@ impl From<Qrels> for PyQrels {
             qrels: Arc::new(qrels),
             warning: None,
             fingerprint: OnceLock::new(),
+            benchmark: None,
         }
     }
 }
@@ -253,7 +257,7 @@ fn file_input(
 
 /// Reads qrels from a file (TREC, JSON Lines, CSV, Parquet or Arrow IPC).
 #[pyfunction]
-#[pyo3(signature = (path, format, query, doc, score, rank, grade, delimiter))]
+#[pyo3(signature = (path, format, query, doc, score, rank, grade, delimiter, fetch=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn qrels_from_file(
     py: Python<'_>,
@@ -265,26 +269,33 @@ pub fn qrels_from_file(
     rank: String,
     grade: String,
     delimiter: Option<char>,
+    fetch: bool,
 ) -> PyResult<PyQrels> {
-    // `irds:<id>`: ir_datasets' cached qrels, in the format it keeps them.
-    let input = match path.to_str().and_then(|text| irds::cached(text, false)) {
+    // `irds:<id>`: ir_datasets' cached qrels, in the format it keeps them
+    // (`fetch`: filled by ir_datasets when missing, as `--fetch`).
+    let (input, benchmark) = match path.to_str().and_then(|text| irds::cached(text, fetch)) {
         Some(cached) => {
-            cached
-                .map_err(|e| {
-                    crate::errors::located::<crate::errors::InputError>(
-                        Some(&path.display().to_string()),
-                        None,
-                        &e.to_string(),
-                    )
-                })?
-                .input
+            let cached = cached.map_err(|e| {
+                crate::errors::located::<crate::errors::InputError>(
+                    Some(&path.display().to_string()),
+                    None,
+                    &e.to_string(),
+                )
+            })?;
+            (cached.input, Some(cached.benchmark.id.clone()))
         }
-        None => file_input(path, format, query, doc, score, rank, grade, delimiter)?,
+        None => (
+            file_input(path, format, query, doc, score, rank, grade, delimiter)?,
+            None,
+        ),
     };
     let (qrels, note) = py
         .detach(|| read_qrels_noted(&input, &|_| {}))
         .map_err(|e| read_error(&e))?;
-    Ok(PyQrels::noted(qrels, input.name(), note))
+    Ok(PyQrels {
+        benchmark,
+        ..PyQrels::noted(qrels, input.name(), note)
+    })
 }
 
 /// A run file (TREC, JSON Lines, CSV, Parquet or Arrow IPC), read when it

@@ -49,6 +49,9 @@ const INPUT_KEYWORDS: &[&str] = &[
     "subtopic_qrels",
     "groups",
     "record",
+    "log",
+    "policies",
+    "reward_model",
 ];
 const COMPARE_KEYWORDS: &[&str] = &[
     "baseline",

@@ -17,6 +17,7 @@ mod groups;
 mod inputs;
 mod interval;
 mod keywords;
+mod ope;
 mod options;
 mod python_metric;
 mod report;
@@ -55,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::report, m)?)?;
     m.add_function(wrap_pyfunction!(interval::interval, m)?)?;
+    m.add_function(wrap_pyfunction!(ope::ope, m)?)?;
     m.add_function(wrap_pyfunction!(groups::group_slices, m)?)?;
     m.add_function(wrap_pyfunction!(python_metric::register_metric, m)?)?;
     m.add_function(wrap_pyfunction!(python_metric::unregister_metric, m)?)?;

@@ -67,7 +67,8 @@ pub fn evaluation(
         ties,
         score_threshold: score_threshold(threshold)?,
         allow_empty_run,
-        // BEIR's convention has no keyword yet (docs/benchmarks.md).
+        // BEIR's convention: set by the caller that takes it
+        // (`SparkEvaluator`'s `drop_identical_ids`).
         drop_identical_ids: false,
     })
 }

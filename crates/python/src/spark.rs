@@ -52,7 +52,7 @@ impl SparkEvaluator {
     /// (specs, see [`spark_aggregators`]), each query's values update each
     /// run's aggregator states, given as bytes at `finish` too.
     #[new]
-    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS, corpus=Vec::new(), catalog=None, training=None, features=None, column_names=None, aggregators=Vec::new()))]
+    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS, corpus=Vec::new(), catalog=None, training=None, features=None, column_names=None, aggregators=Vec::new(), drop_identical_ids=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         specs: Vec<String>,
@@ -70,10 +70,12 @@ impl SparkEvaluator {
         features: Option<PathBuf>,
         column_names: Option<(String, String, String, String)>,
         aggregators: Vec<String>,
+        drop_identical_ids: bool,
     ) -> PyResult<Self> {
         let aggregators = build_aggregators(&aggregators, DEFAULT_FLOOR, DEFAULT_DDOF)?;
         let ties = options::ties(ties)?;
-        let options = options::evaluation(missing, rel, ties, score_threshold, false)?;
+        let mut options = options::evaluation(missing, rel, ties, score_threshold, false)?;
+        options.drop_identical_ids = drop_identical_ids;
         let metrics = Metrics::build(&specs)?;
         if !metrics.is_builtin() {
             return Err(PyValueError::new_err(

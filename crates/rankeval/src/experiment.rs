@@ -456,6 +456,7 @@ impl Experiment {
                 }
             };
             never_ran(&run.name, run.input.name(), &evaluation, &self.options)?;
+            let ir_metadata = run_ir_metadata(&run.name, &run.input, &evaluation, &mut report);
             if fingerprint {
                 fingerprints.push(match (&own, &shared_fingerprint) {
                     (Some(own), _) => crate::record::judgements_fingerprint(own),
@@ -465,6 +466,10 @@ impl Experiment {
             }
             let corpus = match &list {
                 Some(list) if !self.corpus_metrics.is_empty() => {
+                    // The lists the options count (BEIR's identical ids
+                    // dropped), as the per-query metrics judged them.
+                    let (list, _) = self.options.counted(list);
+                    let list = list.as_ref();
                     report.warnings.extend(
                         item_warnings(list, &self.corpus_metrics, &corpus_inputs)
                             .into_iter()
@@ -623,12 +628,45 @@ impl Experiment {
                 intervals: aggregates.intervals,
                 corpus,
                 groups: group_results,
+                ir_metadata,
             });
         }
         if let (Some(kept), Some(qrels), Some(input)) = (kept.as_mut(), shared_qrels, &self.qrels) {
             kept.qrels = Some((qrels.into_owned(), input.name().to_owned()));
         }
         Ok((report, kept, fingerprints))
+    }
+}
+
+/// The ir_metadata block of run `name` (read from `input`, or as the engine
+/// read it while evaluating, from a pipe's spill file): a block that cannot
+/// be read is a warning naming the file and line, and the run is evaluated
+/// without it, as trec_eval skips the block as comments
+/// (docs/benchmarks.md). A run from a pipe read whole (corpus metrics, the
+/// HTML page's changed queries) has none: the pipe cannot be read again.
+fn run_ir_metadata(
+    name: &str,
+    input: &crate::read::Input,
+    evaluation: &Evaluation,
+    report: &mut Report,
+) -> Option<crate::read::ir_metadata::IrMetadata> {
+    let read = match evaluation.ir_metadata() {
+        Some(read) => read.clone(),
+        None => crate::read::read_ir_metadata(input).map_err(std::sync::Arc::new),
+    };
+    match read {
+        Ok(metadata) => metadata,
+        Err(e) => {
+            report.warnings.push(RunWarning {
+                run: name.to_owned(),
+                warning: ReportWarning::IrMetadataUnread {
+                    file: e.path.clone(),
+                    line: e.line,
+                    problem: e.kind.to_string(),
+                },
+            });
+            None
+        }
     }
 }
 

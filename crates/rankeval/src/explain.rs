@@ -112,7 +112,8 @@ pub fn explain(
             similar,
         });
     };
-    let list = run.list(query).map(|list| options.retrieved(list));
+    let (counted, _) = options.counted(run);
+    let list = counted.list(query).map(|list| options.retrieved(list));
     if list.is_none() && options.missing == Missing::Skip {
         return Err(ExplainError::NotInRun {
             query: query.to_owned(),

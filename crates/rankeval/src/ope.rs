@@ -19,12 +19,12 @@
 use std::collections::{HashMap, HashSet};
 
 use rankeval_core::{Run, shorten_id};
-use rankeval_stats::{GateOutcome, Versus};
+use rankeval_stats::{Correction, GateOutcome, Versus};
 
 use crate::compare::GateSpec;
 use rankeval_ope::{
     Contribution, Estimate, Floors, IntervalKind, OpeError, Options, PairedDifference,
-    PlackettLuce, State, bandit, linearised, paired_difference, slate,
+    PlackettLuce, Resampling, State, bandit, linearised, paired_difference, slate,
 };
 use serde::Serialize;
 
@@ -259,6 +259,14 @@ pub struct OpePlan {
     /// estimate (`at_least`) or its paired difference with the first
     /// policy (`non_inferior`, `superior`).
     pub gates: Vec<GateSpec>,
+    /// With [`IntervalKind::Bootstrap`]: the resamples and the seed of the
+    /// percentile bootstrap of the impressions (`rankeval_ope::bootstrap`),
+    /// for every estimate and paired difference.
+    pub resampling: Option<Resampling>,
+    /// The multiple-testing correction of the paired comparisons' p-values,
+    /// over each estimator's comparisons (the candidates against the
+    /// first policy); `superior` gates read the corrected p-value.
+    pub correction: Option<Correction>,
 }
 
 /// A gate decided on one policy.
@@ -312,6 +320,10 @@ pub struct OpeComparison {
     pub paired: PairedDifference,
     /// Whether either estimate is refused.
     pub refused: bool,
+    /// The p-value corrected over the family (this estimator's
+    /// comparisons), with [`OpePlan::correction`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corrected_p_value: Option<f64>,
 }
 
 /// The report of `rankeval ope`.
@@ -333,6 +345,45 @@ pub struct OpeReport {
     pub allow_low_support: bool,
     /// The gates, one result per gate and policy.
     pub gates: Vec<OpeGateResult>,
+    /// The bootstrap's resamples, seed and generator, when the intervals
+    /// are a bootstrap's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resampling: Option<ResamplingUsed>,
+    /// The correction of the comparisons' p-values, by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub correction: Option<&'static str>,
+    /// Each group of contexts' report (`--groups`), column by column, the
+    /// groups of a column in order (by number when every value is one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<OpeGroup>,
+    /// What the report leaves out, said: contexts of the log in no group
+    /// of a column.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One group of contexts (a slice, `--groups`): the report of the
+/// impressions whose context is in it, with its own floors' refusals and
+/// comparisons; the gates are decided on the whole log only.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OpeGroup {
+    /// The groups file's column.
+    pub column: String,
+    /// The group's value in that column.
+    pub value: String,
+    /// The report of the group's impressions.
+    pub report: OpeReport,
+}
+
+/// The bootstrap as a report names it, so that it can be repeated.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ResamplingUsed {
+    /// Resamples.
+    pub resamples: u64,
+    /// The generator's seed.
+    pub seed: u64,
+    /// The generator (`rankeval_stats::RNG_NAME`).
+    pub generator: &'static str,
 }
 
 impl OpeReport {
@@ -438,6 +489,12 @@ pub enum OpeRunError {
     /// A log without the target-probability column a policy reads.
     #[error("policy `{0}` reads the log's target probabilities, and the log has none")]
     NoTargetColumn(String),
+    /// The log cannot be read.
+    #[error("{0}")]
+    Log(Box<crate::read::impressions::ImpressionError>),
+    /// A policy's run or the reward model cannot be read.
+    #[error("{0}")]
+    Read(Box<crate::read::ReadError>),
     /// An estimator's error (an impression it cannot use).
     #[error("{log}{at}: policy `{policy}`, {estimator}: {source}")]
     Estimator {
@@ -496,6 +553,7 @@ pub fn ope_report(
     let logged = logged_items(log);
     let mut policies = Vec::new();
     let mut linear: Vec<Vec<Vec<f64>>> = Vec::new();
+    let mut resampled_sets: Vec<Vec<(State, Vec<Contribution>)>> = Vec::new();
     for candidate in candidates {
         let targets = target_probabilities(log, log_name, candidate, plan, &logged)?;
         let needs_model = plan.estimators.iter().any(OpeEstimator::needs_model);
@@ -519,6 +577,7 @@ pub fn ope_report(
         };
         let mut estimates = Vec::new();
         let mut columns = Vec::new();
+        let mut kept = Vec::new();
         for e in &plan.estimators {
             let fail = |(index, source): (Option<usize>, OpeError)| OpeRunError::Estimator {
                 log: log_name.to_owned(),
@@ -534,16 +593,50 @@ pub fn ope_report(
                 contributions(log, &targets, predictions.as_deref(), e).map_err(fail)?;
             estimates.push(state.estimate(&plan.options).map_err(|e| fail((None, e)))?);
             columns.push(linearised(state.form(), &contributions));
+            if plan.resampling.is_some() {
+                kept.push((state, contributions));
+            }
         }
         policies.push(PolicyEstimates {
             name: candidate.name.clone(),
             estimates,
         });
         linear.push(columns);
+        resampled_sets.push(kept);
     }
+    let resampled = match plan.resampling {
+        Some(resampling) => {
+            let sets: Vec<(&State, &[Contribution])> = resampled_sets
+                .iter()
+                .flatten()
+                .map(|(state, c)| (state, c.as_slice()))
+                .collect();
+            let values =
+                rankeval_ope::bootstrap::resampled_values(&sets, resampling).map_err(|source| {
+                    OpeRunError::Estimator {
+                        log: log_name.to_owned(),
+                        at: String::new(),
+                        policy: String::new(),
+                        estimator: "bootstrap".into(),
+                        source: Box::new(source),
+                    }
+                })?;
+            let per_policy = plan.estimators.len();
+            for (p, policy) in policies.iter_mut().enumerate() {
+                for (k, e) in policy.estimates.iter_mut().enumerate() {
+                    if let Some(v) = values.get(p * per_policy + k) {
+                        e.interval =
+                            rankeval_ope::bootstrap::percentile_interval(v, plan.options.level);
+                    }
+                }
+            }
+            Some((values, per_policy))
+        }
+        None => None,
+    };
     let mut comparisons = Vec::new();
     if let (Some(base), Some(base_columns)) = (policies.first(), linear.first()) {
-        for (policy, columns) in policies.iter().zip(&linear).skip(1) {
+        for (index, (policy, columns)) in policies.iter().zip(&linear).enumerate().skip(1) {
             for (k, e) in plan.estimators.iter().enumerate() {
                 let (a, b) = (&policy.estimates[k], &base.estimates[k]);
                 let paired = paired_difference(
@@ -560,15 +653,32 @@ pub fn ope_report(
                     estimator: e.name(),
                     source: Box::new(source),
                 })?;
+                let mut paired = paired;
+                if let Some((values, per_policy)) = &resampled
+                    && let (Some(a), Some(b)) = (values.get(index * per_policy + k), values.get(k))
+                {
+                    let (interval, p_value) = rankeval_ope::bootstrap::paired_interval(
+                        a,
+                        b,
+                        paired.difference,
+                        plan.options.level,
+                    );
+                    paired.interval = interval;
+                    paired.p_value = p_value;
+                }
                 comparisons.push(OpeComparison {
                     candidate: policy.name.clone(),
                     baseline: base.name.clone(),
                     estimator: e.name(),
                     paired,
                     refused: a.is_refused() || b.is_refused(),
+                    corrected_p_value: None,
                 });
             }
         }
+    }
+    if let Some(correction) = plan.correction {
+        correct_comparisons(&mut comparisons, &plan.estimators, correction);
     }
     let gates = decide_gates(plan, &policies, &comparisons);
     Ok(OpeReport {
@@ -589,7 +699,43 @@ pub fn ope_report(
         policies,
         comparisons,
         allow_low_support: plan.allow_low_support,
+        correction: plan.correction.map(Correction::name),
+        groups: Vec::new(),
+        notes: Vec::new(),
+        resampling: plan.resampling.map(|r| ResamplingUsed {
+            resamples: r.resamples,
+            seed: r.seed,
+            generator: rankeval_stats::RNG_NAME,
+        }),
     })
+}
+
+/// Each estimator's comparisons' p-values corrected as one family; a
+/// p-value that is not a number (a difference of no spread) stays out of
+/// the family and uncorrected.
+fn correct_comparisons(
+    comparisons: &mut [OpeComparison],
+    estimators: &[OpeEstimator],
+    correction: Correction,
+) {
+    for e in estimators {
+        let name = e.name();
+        let family: Vec<usize> = (0..comparisons.len())
+            .filter(|&i| {
+                comparisons[i].estimator == name && comparisons[i].paired.p_value.is_finite()
+            })
+            .collect();
+        let p: Vec<f64> = family
+            .iter()
+            .map(|&i| comparisons[i].paired.p_value)
+            .collect();
+        // p-values in [0, 1] by construction: an error leaves them uncorrected.
+        if let Ok(corrected) = rankeval_stats::correct(&p, correction) {
+            for (&i, q) in family.iter().zip(corrected) {
+                comparisons[i].corrected_p_value = Some(q);
+            }
+        }
+    }
 }
 
 /// Each gate decided on each policy it applies to: `at_least` on every
@@ -623,7 +769,7 @@ fn decide_gates(
                     baseline: policies[0].estimates[k].value,
                     difference: c.paired.difference,
                     lower: c.paired.interval.lower,
-                    p_value: c.paired.p_value,
+                    p_value: c.corrected_p_value.unwrap_or(c.paired.p_value),
                 });
                 match spec.gate.evaluate_estimate(estimate.value, versus.as_ref()) {
                     Ok(o) => (Some(o), None),
@@ -923,4 +1069,118 @@ fn probabilities_of(form: PropensityForm, p: &[f64]) -> slate::Probabilities<'_>
             cascade: Some(p),
         },
     }
+}
+
+/// What `request` asks for: its log read, its policies' runs and its reward
+/// model read, each policy estimated and compared. The one call behind
+/// `rankeval ope`, the `[ope]` table of a TOML file and Python's
+/// `rankeval_rs.ope`.
+pub fn run_request(request: &crate::spec::OpeRequest) -> Result<OpeReport, OpeRunError> {
+    let read = |path: &std::path::Path| {
+        crate::read::read_run(
+            &crate::read::Input::file(path),
+            crate::ReadOptions::default(),
+        )
+        .map_err(|e| OpeRunError::Read(Box::new(e)))
+    };
+    let mut candidates = Vec::with_capacity(request.policies.len() + 1);
+    for policy in &request.policies {
+        let run = read(&policy.path)?;
+        candidates.push(Candidate {
+            name: policy.name.clone(),
+            policy: match request.plackett_luce {
+                Some(temperature) => TargetPolicy::PlackettLuce { run, temperature },
+                None => TargetPolicy::Ranking(run),
+            },
+        });
+    }
+    if let Some(name) = &request.target_column {
+        candidates.push(Candidate {
+            name: name.clone(),
+            policy: TargetPolicy::LogColumn,
+        });
+    }
+    let mut plan = request.plan.clone();
+    if let Some(path) = &request.reward_model {
+        plan.model = Some(RewardModel::from_run(&read(path)?));
+    }
+    let log = crate::read::impressions::read_impressions(&request.log, &request.read)
+        .map_err(|e| OpeRunError::Log(Box::new(e)))?;
+    let log_name = request.log.display().to_string();
+    let mut report = ope_report(&log, &log_name, &candidates, &plan)?;
+    if let Some(path) = &request.groups {
+        let groups = crate::read::read_groups(path).map_err(|e| OpeRunError::Read(Box::new(e)))?;
+        let (groups, notes) = group_reports(&log, &log_name, &candidates, &plan, &groups, path)?;
+        report.groups = groups;
+        report.notes = notes;
+    }
+    Ok(report)
+}
+
+/// The report of each group of contexts of `groups` (read from `path`),
+/// the plan's gates left to the whole log; and a note per column that
+/// leaves contexts of the log in no group.
+fn group_reports(
+    log: &ImpressionLog,
+    log_name: &str,
+    candidates: &[Candidate],
+    plan: &OpePlan,
+    groups: &crate::read::QueryGroups,
+    path: &std::path::Path,
+) -> Result<(Vec<OpeGroup>, Vec<String>), OpeRunError> {
+    let plan = OpePlan {
+        gates: Vec::new(),
+        ..plan.clone()
+    };
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    for (c, column) in groups.columns().iter().enumerate() {
+        let mut members: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut without: HashSet<u32> = HashSet::new();
+        for (i, imp) in log.impressions.iter().enumerate() {
+            let value = std::str::from_utf8(log.ids.resolve(imp.context))
+                .ok()
+                .and_then(|context| groups.value(context, c));
+            match value {
+                Some(value) => members.entry(value).or_default().push(i),
+                None => {
+                    without.insert(imp.context);
+                }
+            }
+        }
+        if !without.is_empty() {
+            let mut examples: Vec<String> = without.iter().map(|&id| log.text(id)).collect();
+            examples.sort_unstable();
+            examples.truncate(3);
+            notes.push(format!(
+                "{}: {} context{} of the log in no group of `{column}` (e.g. {}): in no group's report",
+                path.display(),
+                without.len(),
+                if without.len() == 1 { "" } else { "s" },
+                examples
+                    .iter()
+                    .map(|e| format!("`{}`", shorten_id(e.as_bytes())))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        for value in crate::groups::group_order(members.keys().copied()) {
+            let sub = ImpressionLog {
+                ids: log.ids.clone(),
+                impressions: members[value]
+                    .iter()
+                    .filter_map(|&i| log.impressions.get(i).cloned())
+                    .collect(),
+                slate_len: log.slate_len,
+                form: log.form,
+                reward: log.reward,
+            };
+            out.push(OpeGroup {
+                column: column.clone(),
+                value: value.to_owned(),
+                report: ope_report(&sub, log_name, candidates, &plan)?,
+            });
+        }
+    }
+    Ok((out, notes))
 }

@@ -118,7 +118,11 @@ pub fn records(
             run_hash: run.input.path().and_then(file_hash),
             experiment_hash: plan.experiment_hash.clone(),
             options: options.clone(),
-            metadata: BTreeMap::new(),
+            metadata: result
+                .ir_metadata
+                .iter()
+                .flat_map(|m| m.fields.iter().cloned())
+                .collect(),
             queries: result.queries.clone(),
             metrics: report
                 .metrics

@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::engine::Warning;
 use crate::front::{Describe, FrontEnd};
 use crate::read::QrelsNote;
+use crate::read::ir_metadata::IrMetadata;
 
 /// Everything an evaluation of one or more runs produced.
 #[derive(Clone, Debug)]
@@ -73,6 +74,10 @@ pub struct RunResult {
     /// group column in the groups file's order, its groups in byte order of
     /// their values; empty without groups.
     pub groups: Vec<GroupResult>,
+    /// The ir_metadata block heading the run file (TIREx, repro_eval): its
+    /// tag and fields, shown in JSON as the run's `ir_metadata` and kept in
+    /// a results history; `None` without one (docs/benchmarks.md).
+    pub ir_metadata: Option<IrMetadata>,
 }
 
 /// A run's results on one group of queries: the queries whose value in a
@@ -350,6 +355,18 @@ pub enum ReportWarning {
         /// The measures and conventions applied, in words.
         note: String,
     },
+    /// The run file's ir_metadata block could not be read (outside the
+    /// YAML subset the schema uses, a control character, not UTF-8, longer
+    /// than 1 MiB...): the run was evaluated without it, as trec_eval,
+    /// which skips it as comments.
+    IrMetadataUnread {
+        /// The run file, as named by the user.
+        file: String,
+        /// The line of the file, when the problem is on one.
+        line: Option<u64>,
+        /// What is wrong.
+        problem: String,
+    },
     /// A JSON Lines run holds judgements of its own (`relevant`), which
     /// were not used because qrels were given.
     RunJudgementsIgnored {
@@ -538,6 +555,15 @@ impl Describe for ReportWarning {
                 }
             ),
             ReportWarning::Official { note } => f.write_str(note),
+            ReportWarning::IrMetadataUnread {
+                file,
+                line,
+                problem,
+            } => write!(
+                f,
+                "{file}{}: {problem}; the run was evaluated without its ir_metadata",
+                line.map(|l| format!(":{l}")).unwrap_or_default(),
+            ),
             ReportWarning::RunJudgementsIgnored { count, qrels } => write!(
                 f,
                 "the run's own judgements (`relevant`, on {count} {}) were ignored: the qrels \

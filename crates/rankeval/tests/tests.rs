@@ -26,7 +26,10 @@
 //! - `diversity`: the diversity metrics over subtopic judgements equal
 //!   ndeval's values (pyndeval), whole or while read;
 //! - `fairness`: expected exposure over sampled runs, AWRF and TREC Fair
-//!   2021's score equal the reference of `scripts/cross-check/expeval.py`.
+//!   2021's score equal the reference of `scripts/cross-check/expeval.py`;
+//! - `peers`: the peers' definitions (compatibility, INST, INSQ, NERR, LRAP,
+//!   average_precision_score, RecTools' accuracy and MCC) on the peers'
+//!   published test values and on generated data (`data/peers`).
 //!
 //! `readme` and `spans` are binaries of their own. The `rankeval` binary's
 //! tests are `rankeval-cli`'s; the renderers' are `rankeval-report`'s.
@@ -45,6 +48,7 @@ mod fairness;
 mod html_curves;
 mod msmarco;
 mod never_panics;
+mod peers;
 mod plugin;
 mod streaming;
 mod trec_eval;

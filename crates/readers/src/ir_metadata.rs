@@ -6,10 +6,13 @@
 //! `tag` and every field as a dotted path (`actor.team`) and its text, list
 //! items as `path[i]`; the YAML read is the subset the ir_metadata schema
 //! uses (nested mappings of scalars and lists of scalars). Anything else is
-//! an error naming the block's line, never dropped.
+//! an error naming the block's line, never dropped: a line outside that
+//! subset, a path given twice, a control character, invalid UTF-8, a block
+//! of more than [`MAX_LINES`] lines or [`MAX_BYTES`] bytes.
 //!
-//! Not yet read by the engine or shown in reports: see
-//! docs/architecture.md and the issue 39 notes for what remains.
+//! [`read_ir_metadata`](crate::read_ir_metadata) reads the block of a TREC
+//! run input; the engine carries it into the report (`ir_metadata` of each
+//! run in JSON) and the results history (docs/benchmarks.md).
 
 use std::fmt;
 
@@ -19,6 +22,9 @@ pub const START: &str = "ir_metadata.start";
 pub const END: &str = "ir_metadata.end";
 /// The most lines a block may have.
 pub const MAX_LINES: usize = 10_000;
+/// The most bytes a block may have, its lines' ends included: no more than
+/// this is read from the head of a run to look for one.
+pub const MAX_BYTES: usize = 1 << 20;
 
 /// A run's ir_metadata.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -99,6 +105,12 @@ fn read_yaml(body: &[(usize, &str)]) -> Result<IrMetadata, IrMetadataError> {
     let mut path: Vec<(usize, String)> = Vec::new();
     let mut items: Vec<usize> = Vec::new();
     for &(number, line) in body {
+        if let Some(c) = line.chars().find(|&c| c.is_control() && c != '\t') {
+            return Err(IrMetadataError {
+                line: number,
+                problem: format!("a control character ({}) in the block", c.escape_unicode()),
+            });
+        }
         let content = line.trim_start();
         if content.is_empty() || content.starts_with('#') {
             continue;
@@ -140,7 +152,7 @@ fn read_yaml(body: &[(usize, &str)]) -> Result<IrMetadata, IrMetadataError> {
             } else {
                 format!("{}.{name}", prefix.join("."))
             };
-            metadata.fields.push((full, scalar(item)));
+            push_field(&mut metadata, number, full, scalar(item))?;
             continue;
         }
         let Some((key, value)) = content.split_once(':') else {
@@ -158,10 +170,74 @@ fn read_yaml(body: &[(usize, &str)]) -> Result<IrMetadata, IrMetadataError> {
             if path.is_empty() && key == "tag" {
                 metadata.tag = Some(scalar(value));
             }
-            metadata.fields.push((joined(&key), scalar(value)));
+            push_field(&mut metadata, number, joined(&key), scalar(value))?;
         }
     }
     Ok(metadata)
+}
+
+/// Adds a field, refusing a path the block already gave (YAML's repeated
+/// key: which value was meant is not known).
+fn push_field(
+    metadata: &mut IrMetadata,
+    line: usize,
+    path: String,
+    value: String,
+) -> Result<(), IrMetadataError> {
+    if metadata.fields.iter().any(|(p, _)| *p == path) {
+        return Err(IrMetadataError {
+            line,
+            problem: format!("`{path}` is given twice"),
+        });
+    }
+    metadata.fields.push((path, value));
+    Ok(())
+}
+
+/// Reads the block at the head of `head`, the first bytes of a run file
+/// (at most [`MAX_BYTES`]: `truncated` when the file goes on).
+/// Errors name the line; a block that does not end within [`MAX_BYTES`]
+/// bytes, or a line of it that is not UTF-8, is an error.
+pub fn parse_head(head: &[u8], truncated: bool) -> Result<Option<IrMetadata>, IrMetadataError> {
+    let cut = truncated || head.len() > MAX_BYTES;
+    let head = &head[..head.len().min(MAX_BYTES)];
+    let mut pieces: Vec<&[u8]> = head.split(|&b| b == b'\n').collect();
+    if cut {
+        // The last piece may be a line cut short.
+        pieces.pop();
+    }
+    let opens = pieces
+        .first()
+        .and_then(|first| std::str::from_utf8(first).ok())
+        .and_then(comment_text)
+        .is_some_and(|text| text.trim() == START);
+    if !opens {
+        return Ok(None);
+    }
+    let mut lines: Vec<&str> = Vec::new();
+    for (index, piece) in pieces.iter().enumerate() {
+        // Up to its end every line is the block's (a run line there is an
+        // error `parse` names), so it must be text.
+        let line = std::str::from_utf8(piece).map_err(|_| IrMetadataError {
+            line: index + 1,
+            problem: "a line that is not UTF-8 text".to_owned(),
+        })?;
+        lines.push(line);
+        if index > 0 && comment_text(line).is_none_or(|text| text.trim() == END) {
+            break;
+        }
+    }
+    let ended = lines
+        .last()
+        .and_then(|l| comment_text(l))
+        .is_some_and(|text| text.trim() == END);
+    if cut && !ended && lines.iter().all(|l| comment_text(l).is_some()) {
+        return Err(IrMetadataError {
+            line: lines.len().max(1),
+            problem: format!("no `# {END}` within the first {} MiB", MAX_BYTES >> 20),
+        });
+    }
+    parse(lines.iter().copied())
 }
 
 /// A scalar's text: trimmed, one pair of enclosing quotes removed.
@@ -265,5 +341,58 @@ mod tests {
         let long =
             std::iter::once("# ir_metadata.start").chain(std::iter::repeat_n("# a: b", MAX_LINES));
         assert!(parse(long).unwrap_err().problem.contains("more than"));
+    }
+
+    #[test]
+    fn a_head_of_bytes_gives_the_block_and_stops_at_its_end() {
+        // The run's lines after the block may hold any bytes.
+        let head = b"# ir_metadata.start\n# tag: x\n# ir_metadata.end\nq Q0 \xff 1 2 t\n";
+        let metadata = parse_head(head, false).unwrap().unwrap();
+        assert_eq!(metadata.tag.as_deref(), Some("x"));
+        assert_eq!(parse_head(b"q Q0 \xff 1 2 t\n", false).unwrap(), None);
+        assert_eq!(parse_head(b"\xff\n", true).unwrap(), None);
+        assert_eq!(parse_head(b"", false).unwrap(), None);
+    }
+
+    #[test]
+    fn hostile_blocks_are_errors_naming_the_line() {
+        let e = parse_head(
+            b"# ir_metadata.start\n# tag: \xff\n# ir_metadata.end\n",
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.line, e.problem.as_str()),
+            (2, "a line that is not UTF-8 text")
+        );
+        let e = parse_head(
+            b"# ir_metadata.start\n# a: b\n# t: x\x01y\n# ir_metadata.end",
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.problem.contains("control character (\\u{1})"), "{e}");
+        let e =
+            parse("# ir_metadata.start\n# a:\n#   b: 1\n# a:\n#   b: 2\n# ir_metadata.end".lines())
+                .unwrap_err();
+        assert_eq!((e.line, e.problem.as_str()), (5, "`a.b` is given twice"));
+        // A block that does not end within MAX_BYTES: one 2 MiB line, or
+        // many short ones; the head handed over is cut at MAX_BYTES.
+        let mut huge = b"# ir_metadata.start\n# tag: ".to_vec();
+        huge.resize(MAX_BYTES, b'a');
+        let e = parse_head(&huge, true).unwrap_err();
+        assert!(e.problem.contains("within the first 1 MiB"), "{e}");
+        assert_eq!(e.line, 1);
+        let many: Vec<u8> = b"# ir_metadata.start\n"
+            .iter()
+            .chain(b"#\n".repeat(MAX_BYTES).iter())
+            .copied()
+            .collect();
+        assert!(
+            parse_head(&many, false)
+                .unwrap_err()
+                .problem
+                .contains("within the first")
+        );
     }
 }

@@ -750,6 +750,56 @@ pub fn read_run_with(
     }
 }
 
+/// The ir_metadata block heading a TREC run input (`# ir_metadata.start`
+/// ... `# ir_metadata.end`, see [`ir_metadata`]), read from at most its
+/// first [`ir_metadata::MAX_BYTES`] bytes (and one more). `Ok(None)` when
+/// the run has none, is not a TREC run, or cannot be read a second time (a
+/// pipe: the engine reads its block from the spill file it copied the pipe
+/// to, `stream::Spill::replay`). A block that cannot be read is an error
+/// naming the file and the block's line; the engine makes it a warning and
+/// evaluates the run all the same (trec_eval skips the block as comments).
+pub fn read_ir_metadata(input: &Input) -> Result<Option<ir_metadata::IrMetadata>, ReadError> {
+    if input.format != Format::Trec {
+        return Ok(None);
+    }
+    match &input.origin {
+        Origin::File(path) if std::fs::metadata(path).is_ok_and(|m| m.is_file()) => {}
+        Origin::Bytes(_) => {}
+        Origin::File(_) | Origin::Teed(..) | Origin::Loaded(_) => return Ok(None),
+    }
+    let io = |e: io::Error| input.error(None, e.into());
+    let limit = ir_metadata::MAX_BYTES;
+    let block = |head: &[u8], truncated: bool| {
+        ir_metadata::parse_head(head, truncated).map_err(|e| {
+            input.error(
+                Some(e.line as u64),
+                ReadErrorKind::BadField(format!("ir_metadata block: {}", e.problem)),
+            )
+        })
+    };
+    match input.source().map_err(io)? {
+        Source::Bytes(bytes) => block(&bytes[..bytes.len().min(limit)], bytes.len() > limit),
+        Source::Mapped(map) => {
+            let bytes = map.bytes();
+            block(&bytes[..bytes.len().min(limit)], bytes.len() > limit)
+        }
+        Source::Stream(stream) => {
+            let mut head = Vec::new();
+            let mut stream = stream.take(limit as u64 + 1);
+            // Most runs have no block: their first bytes say so.
+            (&mut stream).take(64).read_to_end(&mut head).map_err(io)?;
+            let first = head.trim_ascii_start();
+            if !first.is_empty() && !first.starts_with(b"#") {
+                return Ok(None);
+            }
+            stream.read_to_end(&mut head).map_err(io)?;
+            let truncated = head.len() > limit;
+            head.truncate(limit);
+            block(&head, truncated)
+        }
+    }
+}
+
 fn no_lines_with(input: &Input, key: &str, holds: &str) -> ReadError {
     input.error(
         None,

@@ -1118,6 +1118,7 @@ mod tests {
             aggregates: vec![vec![0.5]; metrics.len()],
             intervals: Vec::new(),
             groups: Vec::new(),
+            ir_metadata: None,
             corpus: Vec::new(),
         };
         Report {

@@ -1,12 +1,14 @@
 //! One JSON document:
-//! `{"runs": [{"name", "num_queries", "metrics": {metric: {aggregator: x}},
+//! `{"runs": [{"name", "num_queries", "ir_metadata", "metrics": {metric: {aggregator: x}},
 //! "corpus": {metric: x}, "per_query": {metric: {query: x}}}], "warnings":
 //! [...]}`, `corpus` (corpus metrics, one value per run) only when there
 //! are some, `per_query` only when asked for. An aggregator with an
 //! interval (`ci`) has its bounds beside it: `{"ci": x, "ci.lower": lo,
 //! "ci.upper": hi}`. With groups of queries (`--groups`), each run has
 //! `"groups": {column: {value: {"num_queries": n, "metrics": {...}}}}`
-//! after its `corpus`. NaN is `null`. Keys keep the report's order.
+//! after its `corpus`. A run whose file opens with an ir_metadata block has
+//! `"ir_metadata": {"tag": t, "fields": {path: text}}` after `num_queries`.
+//! NaN is `null`. Keys keep the report's order.
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -32,6 +34,15 @@ pub(super) fn render_with(
             .map(|run| JsonRun {
                 name: &run.name,
                 num_queries: run.queries.len(),
+                ir_metadata: run.ir_metadata.as_ref().map(|m| JsonIrMetadata {
+                    tag: m.tag.as_deref(),
+                    fields: Ordered(
+                        m.fields
+                            .iter()
+                            .map(|(k, v)| (k.as_str(), v.as_str()))
+                            .collect(),
+                    ),
+                }),
                 metrics: Ordered(
                     report
                         .metrics
@@ -179,6 +190,8 @@ struct Document<'a> {
 struct JsonRun<'a> {
     name: &'a str,
     num_queries: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ir_metadata: Option<JsonIrMetadata<'a>>,
     metrics: Ordered<&'a str, Ordered<String, f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     corpus: Option<Ordered<&'a str, f64>>,
@@ -186,6 +199,15 @@ struct JsonRun<'a> {
     groups: Option<Ordered<&'a str, Ordered<&'a str, JsonGroup<'a>>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     per_query: Option<Ordered<&'a str, Ordered<&'a str, f64>>>,
+}
+
+/// A run's ir_metadata block: `{"tag": t, "fields": {path: text}}`, the
+/// fields in the block's order (`tag` left out when the block has none).
+#[derive(Serialize)]
+struct JsonIrMetadata<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tag: Option<&'a str>,
+    fields: Ordered<&'a str, &'a str>,
 }
 
 /// A map that keeps its insertion order.

@@ -318,6 +318,7 @@ pub(crate) mod tests {
                 aggregates,
                 intervals: Vec::new(),
                 groups: Vec::new(),
+                ir_metadata: None,
                 corpus: Vec::new(),
             }
         };

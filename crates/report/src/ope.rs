@@ -26,7 +26,14 @@ pub enum OpeFormat {
 /// `report` in `format`.
 pub fn render(report: &OpeReport, format: OpeFormat) -> String {
     match format {
-        OpeFormat::Table => table(report),
+        OpeFormat::Table => {
+            let mut out = table(report);
+            for g in &report.groups {
+                let _ = write!(out, "\ngroup {}={}: ", g.column, g.value);
+                out.push_str(&table(&g.report));
+            }
+            out
+        }
         OpeFormat::Json => crate::json::document_text(&withheld(report)),
     }
 }
@@ -47,6 +54,9 @@ fn withheld(report: &OpeReport) -> OpeReport {
                 e.interval.upper = f64::NAN;
             }
         }
+    }
+    for g in &mut out.groups {
+        g.report = withheld(&g.report);
     }
     for c in &mut out.comparisons {
         if c.refused {
@@ -74,6 +84,7 @@ fn interval_name(report: &OpeReport) -> String {
     let kind = match report.interval {
         IntervalKind::Normal => "normal",
         IntervalKind::T => "t",
+        IntervalKind::Bootstrap => "bootstrap",
     };
     format!("{}% {kind}", report.level * 100.0)
 }
@@ -89,6 +100,12 @@ fn table(report: &OpeReport) -> String {
         log.form,
         log.reward
     );
+    if let Some(r) = &report.resampling {
+        out.push_str(&format!(
+            "intervals: percentile bootstrap of the impressions, {} resamples, seed {} ({})\n\n",
+            r.resamples, r.seed, r.generator
+        ));
+    }
     let header = [
         "policy",
         "estimator",
@@ -161,45 +178,61 @@ fn table(report: &OpeReport) -> String {
     if !report.comparisons.is_empty() {
         let base = &report.comparisons[0].baseline;
         let _ = writeln!(out, "\npaired by impression, against `{base}`:");
-        let mut rows = vec![
-            [
-                "candidate",
-                "estimator",
-                "difference",
-                "std.err",
-                &format!("{} interval", interval_name(report)),
-                "p-value",
-            ]
-            .map(str::to_owned)
-            .to_vec(),
-        ];
+        let mut header = [
+            "candidate",
+            "estimator",
+            "difference",
+            "std.err",
+            &format!("{} interval", interval_name(report)),
+            "p-value",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        if let Some(name) = report.correction {
+            header.push(format!("p ({name})"));
+        }
+        let mut rows = vec![header];
+        let p_text = |p: f64| {
+            if p < 1e-4 {
+                "<0.0001".to_owned()
+            } else {
+                num(p)
+            }
+        };
         for c in &report.comparisons {
             let p = &c.paired;
             if c.refused && !report.allow_low_support {
-                rows.push(vec![
+                let mut row = vec![
                     c.candidate.clone(),
                     c.estimator.clone(),
                     "refused".into(),
                     "-".into(),
                     "-".into(),
                     "-".into(),
-                ]);
+                ];
+                if report.correction.is_some() {
+                    row.push("-".into());
+                }
+                rows.push(row);
             } else {
-                rows.push(vec![
+                let mut row = vec![
                     c.candidate.clone(),
                     c.estimator.clone(),
                     format!("{}{}", num(p.difference), if c.refused { "*" } else { "" }),
                     num(p.standard_error),
                     format!("[{}, {}]", num(p.interval.lower), num(p.interval.upper)),
-                    if p.p_value < 1e-4 {
-                        "<0.0001".into()
-                    } else {
-                        num(p.p_value)
-                    },
-                ]);
+                    p_text(p.p_value),
+                ];
+                if report.correction.is_some() {
+                    row.push(c.corrected_p_value.map_or_else(|| "-".to_owned(), p_text));
+                }
+                rows.push(row);
             }
         }
-        out.push_str(&text::aligned(&rows, &[true, true, false, false, true]));
+        out.push_str(&text::aligned(
+            &rows,
+            &[true, true, false, false, true, false, false],
+        ));
     }
     if !report.gates.is_empty() {
         out.push_str("\ngates:\n");
@@ -303,6 +336,8 @@ mod tests {
             allow_low_support,
             model: None,
             gates: Vec::new(),
+            resampling: None,
+            correction: None,
         };
         let mut report = ope_report(&log, "log.csv", &candidates, &plan).unwrap();
         // Refuse the second policy's SNIPS by a floor of its own, to show

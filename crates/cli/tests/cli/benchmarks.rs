@@ -528,3 +528,71 @@ fn benchmarks_lists_the_card() {
     );
     rankeval_snapshot!("benchmarks_unknown", &["benchmarks", "beir/nope"]);
 }
+
+/// BEIR's convention is one rule (`Options::counted`) that every path
+/// reading a run's lists takes: `explain` shows the list without the
+/// query's own id (nDCG@10 0.936379 on beir#187's toy, as `eval`), and a
+/// corpus metric counts the lists without it (entropy@10 equals the
+/// entropy of the run with that line removed by hand, and differs from
+/// the entropy with it).
+#[test]
+fn explain_and_corpus_metrics_drop_identical_ids_as_eval_does() {
+    let (qrels, run) = beir_toy();
+    // Two queries, so that the dropped document changes the item shares.
+    let run = format!("{run}1 Q0 5 1 2 t\n1 Q0 0 2 1 t\n");
+    let by_hand: String = run
+        .lines()
+        .filter(|l| !l.starts_with("0 Q0 0 "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let dir = scratch(&[
+        ("qrels.tsv", &qrels),
+        ("run.trec", &run),
+        ("by_hand.trec", &by_hand),
+    ]);
+    let qrels_args = [
+        "--qrels",
+        "qrels.tsv",
+        "--csv-query",
+        "query-id",
+        "--csv-doc",
+        "corpus-id",
+        "--csv-grade",
+        "score",
+    ];
+    let explain = |extra: &[&str]| {
+        let mut args = vec!["explain"];
+        args.extend_from_slice(&qrels_args);
+        args.extend_from_slice(&[
+            "--run", "run.trec", "--query", "0", "-m", "ndcg@10", "--format", "json",
+        ]);
+        args.extend_from_slice(extra);
+        let (code, out, err) = super::run_in(dir.path(), &args);
+        assert_eq!(code, 0, "{err}");
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let value = json.pointer("/metrics/0/value").cloned();
+        (value, out)
+    };
+    let (dropped, out) = explain(&["--drop-identical-ids"]);
+    let dropped = dropped
+        .and_then(|v| v.as_f64())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(format!("{dropped:.6}"), "0.936379", "{out}");
+    let (kept, out) = explain(&[]);
+    assert_eq!(kept.and_then(|v| v.as_f64()), Some(1.0), "{out}");
+    let entropy = |run: &str, extra: &[&str]| {
+        let mut args = vec!["eval"];
+        args.extend_from_slice(&qrels_args);
+        args.extend_from_slice(&["--run", run, "-m", "entropy@10", "--format", "json"]);
+        args.extend_from_slice(extra);
+        let (code, out, err) = super::run_in(dir.path(), &args);
+        assert_eq!(code, 0, "{err}");
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        json["runs"][0]["corpus"]["entropy@10"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{out}"))
+    };
+    let hand = entropy("by_hand.trec", &[]);
+    assert_eq!(entropy("run.trec", &["--drop-identical-ids"]), hand);
+    assert_ne!(entropy("run.trec", &[]), hand);
+}

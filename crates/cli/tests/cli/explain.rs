@@ -106,6 +106,37 @@ fn graded_metrics_on_the_quickstart() {
     );
 }
 
+/// The peers' definitions of issue 40 show their terms: the overlap with
+/// the ideal ranking, C/W/L's gain, C(i) and W(i), the score groups, the
+/// confusion matrix over the catalogue.
+#[test]
+fn the_peers_definitions_on_the_quickstart() {
+    rankeval_snapshot!(
+        "explain_peers_quickstart",
+        &[
+            "explain",
+            "--qrels",
+            "examples/quickstart/qrels.txt",
+            "--run",
+            "examples/quickstart/runs/baseline.trec",
+            "--query",
+            "q2",
+            "-m",
+            "compatibility(p=0.8)",
+            "-m",
+            "INST(T=2,max_rel=3)",
+            "-m",
+            "nerr8(max_rel=3)@5",
+            "-m",
+            "lrap",
+            "-m",
+            "average_precision_score",
+            "-m",
+            "mcc(catalog=100)@5",
+        ]
+    );
+}
+
 #[test]
 fn markdown() {
     case_format("explain_markdown", "markdown");

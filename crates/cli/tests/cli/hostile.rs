@@ -134,6 +134,20 @@ const ROLES: &[(&[&str], &[&str])] = &[
         ],
         &["trec", "csv", "parquet"],
     ),
+    (&["ope", "--config", "{}"], &["toml"]),
+    (
+        &[
+            "ope",
+            "--log",
+            "log.csv",
+            "--policy",
+            "run.trec",
+            "--allow-low-support",
+            "--groups",
+            "{}",
+        ],
+        &["csv", "tsv", "jsonl", "parquet"],
+    ),
     (
         &["spans", "--qrels", "{}", "--run", "chunks.tsv"],
         &["tsv", "csv", "jsonl", "parquet", "arrow"],

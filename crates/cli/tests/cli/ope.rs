@@ -8,7 +8,7 @@ use super::{run_in, scratch, transcript};
 /// logging policy shows item `a` with probability 0.4 and `b`, `c`, `d` with
 /// 0.2 each; the reward is 1 on two of every three impressions of `a`
 /// and on every other impression of `c`.
-fn bandit_log() -> String {
+pub(super) fn bandit_log() -> String {
     let mut log = String::from("context,impression,item,reward,propensity\n");
     for n in 0..60 {
         let context = format!("q{}", n % 3 + 1);
@@ -22,7 +22,7 @@ fn bandit_log() -> String {
 
 /// Two rankings of the four items for each context: `prod` puts `a` first,
 /// `new` puts `c` first.
-fn runs() -> [(&'static str, String); 2] {
+pub(super) fn runs() -> [(&'static str, String); 2] {
     let run = |first: &str, name: &str| {
         let mut out = String::new();
         for q in 1..=3 {
@@ -45,7 +45,7 @@ fn runs() -> [(&'static str, String); 2] {
     ]
 }
 
-fn files() -> tempfile::TempDir {
+pub(super) fn files() -> tempfile::TempDir {
     let [prod, new] = runs();
     scratch(&[
         ("log.csv", &bandit_log()),

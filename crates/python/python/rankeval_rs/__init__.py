@@ -22,6 +22,7 @@ from ._evaluation import (
     report,
 )
 from ._inputs import to_qrels, to_run
+from ._ope import OpeReport, ope
 from ._report import Comparison, Report, RunReport, Suite, compare, run_experiment, run_suite
 from ._native import (
     CompareError,
@@ -51,6 +52,7 @@ __all__ = [
     "Interval",
     "Means",
     "MetricError",
+    "OpeReport",
     "Qrels",
     "RankevalError",
     "RankevalWarning",
@@ -61,6 +63,7 @@ __all__ = [
     "compare",
     "evaluate",
     "metric_names",
+    "ope",
     "python_metrics",
     "qrels",
     "register_metric",

@@ -37,6 +37,7 @@ class Basis(NamedTuple):
     rel: float
     ties: str
     score_threshold: float | None
+    drop_identical_ids: bool = False
 
 
 class _OwnJudgements:
@@ -72,6 +73,19 @@ def _options(*, train: Any, query: str, doc: str, grade: str, delimiter: str | N
         if keywords[key] is not None:
             keywords[key] = os.fspath(keywords[key])
     return {**keywords, "train": train}
+
+
+def _official(official: bool | str) -> str | None:
+    """``official=`` as the native layer takes it: None (off), ``""`` (the
+    benchmark of the ``irds:`` qrels) or a benchmark id."""
+    if official is True:
+        return ""
+    if official is False or official is None:
+        return None
+    if isinstance(official, str) and official:
+        return official
+    raise ValueError(f"official={official!r}: expected True, False or a benchmark id "
+                     "(`rankeval benchmarks` lists them)")
 
 
 class Interval(NamedTuple):
@@ -295,7 +309,7 @@ class Evaluations(dict[str, Evaluation]):
 def evaluate(
     qrels: Any,
     run_or_runs: Any = None,
-    metrics: str | Sequence[str] = DEFAULT_METRICS,
+    metrics: str | Sequence[str] | None = None,
     *,
     missing: str = "skip",
     duplicates: str = "error",
@@ -322,6 +336,9 @@ def evaluate(
     record: str | os.PathLike[str] | None = None,
     label: str | None = None,
     subtopic_qrels: str | os.PathLike[str] | None = None,
+    official: bool | str = False,
+    fetch: bool = False,
+    drop_identical_ids: bool = False,
 ) -> Any:
     """Evaluates a run (or several) against qrels, as ``rankeval eval`` does.
 
@@ -341,7 +358,8 @@ def evaluate(
     names one run (a DataFrame, a dict or an Arrow table is ``"run"``
     otherwise, a file its stem), as ``--run NAME=FILE`` does.
 
-    ``metrics`` use the CLI's syntax: ``"ndcg@10"``,
+    ``metrics`` use the CLI's syntax (None: :data:`DEFAULT_METRICS`, or with
+    ``official=`` the benchmark's measures alone): ``"ndcg@10"``,
     ``"ap(norm=truncated)@10"``, and the names of metrics registered with
     :func:`register_metric`. ``missing`` (``"skip"`` or ``"zero"``),
     ``duplicates`` (``"error"`` or ``"first"``) and ``rel`` are the CLI's
@@ -395,6 +413,16 @@ def evaluate(
     with it ``qrels`` may be ``None`` (each document judged with its highest
     grade over the subtopics).
 
+    Benchmarks by name (docs/benchmarks.md): ``qrels="irds:<id>"`` reads an
+    ir_datasets id's qrels from ir_datasets' cache, and ``fetch=True``
+    (``--fetch``) runs ir_datasets to fill it when they are missing.
+    ``official=True`` (``--official``) evaluates the card's measures of the
+    qrels' benchmark under its conventions, ``official="<id>"`` those of a
+    benchmark named (qrels of one's own). ``drop_identical_ids=True``
+    (``--drop-identical-ids``) drops a retrieved document whose id is the
+    query's id before judging (BEIR's convention), for every metric,
+    corpus metrics included.
+
     Raises :class:`InputError` (with ``file``, ``line``, ``message``) for
     bad input and :class:`MetricError` for a bad metric; issues a
     :class:`RankevalWarning` per warning.
@@ -405,7 +433,8 @@ def evaluate(
         bounds=bounds, query=query, doc=doc, score=score, rank=rank, grade=grade, format=format,
         delimiter=delimiter, name=name, run=run, systems=systems, catalog=catalog, train=train,
         item_features=item_features, record=record, label=label,
-        subtopic_qrels=subtopic_qrels)
+        subtopic_qrels=subtopic_qrels, official=official, fetch=fetch,
+        drop_identical_ids=drop_identical_ids)
     single, named, members = prepared.single, prepared.named, prepared.members
     judged, runs, specs, options = prepared.qrels, prepared.runs, prepared.specs, prepared.options
     evaluated = _native.evaluate(judged, runs, specs, options)
@@ -415,7 +444,7 @@ def evaluate(
         own = judged_by if judged_by is not None else _OwnJudgements(
             value, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter)
         result = Evaluation(run_name, names, queries, values, means, texts,
-                            Basis(own, missing, rel, ties, score_threshold))
+                            Basis(own, missing, rel, ties, score_threshold, drop_identical_ids))
         result.corpus = dict(corpus)
         results.append(result)
     if groups is not None:
@@ -458,13 +487,14 @@ _EVALUATE_DEFAULTS: dict[str, Any] = {
     "doc": "item", "score": "score", "rank": "rank", "grade": "grade", "format": None,
     "delimiter": None, "name": None, "run": None, "catalog": None, "train": None,
     "item_features": None, "record": None, "label": None, "subtopic_qrels": None,
+    "official": False, "fetch": False, "drop_identical_ids": False,
 }
 
 
 def report(
     qrels: Any,
     run_or_runs: Any = None,
-    metrics: str | Sequence[str] = DEFAULT_METRICS,
+    metrics: str | Sequence[str] | None = None,
     *,
     format: str = "html",
     output: str | os.PathLike[str] | None = None,
@@ -521,15 +551,20 @@ class _Prepared(NamedTuple):
     options: dict[str, Any]
 
 
-def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str], *, missing: str,
+def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str] | None, *, missing: str,
              duplicates: str, rel: float, ties: str, score_threshold: float | None,
              allow_empty_run: bool, judged_only: bool, bounds: bool, query: str, doc: str,
              score: str, rank: str, grade: str, format: str | None, delimiter: str | None,
              name: str | None, run: str | None, systems: Mapping[str, Any] | None,
              catalog: Any, train: Any, item_features: Any, record: Any = None,
-             label: str | None = None, subtopic_qrels: Any = None) -> _Prepared:
+             label: str | None = None, subtopic_qrels: Any = None,
+             official: bool | str = False, fetch: bool = False,
+             drop_identical_ids: bool = False) -> _Prepared:
     """`evaluate`'s inputs converted and named (its docstring says how);
     every value left for the spec to check."""
+    if metrics is None:
+        # The defaults, or with official= the benchmark card's measures alone.
+        metrics = () if _official(official) is not None else DEFAULT_METRICS
     specs = [metrics] if isinstance(metrics, str) else list(metrics)
     members = _system_runs(systems) if systems is not None else []
     if run_or_runs is None and not members:
@@ -556,7 +591,8 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str], *, miss
         named = list(zip(run_names(list(run_or_runs)), run_or_runs))
     named.extend((run_name, value) for _, run_name, value in members)
     judged = None if qrels is None else to_qrels(
-        qrels, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter
+        qrels, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter,
+        fetch=bool(fetch)
     )
     runs = [
         (name, to_run(value, query=query, doc=doc, score=score, rank=rank, format=format,
@@ -569,7 +605,9 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str], *, miss
                        duplicates=duplicates, catalog=catalog, train=train,
                        item_features=item_features, subtopic_qrels=subtopic_qrels,
                        query=query, doc=doc, grade=grade,
-                       delimiter=delimiter, record=record, label=label)
+                       delimiter=delimiter, record=record, label=label,
+                       official=_official(official), fetch=fetch,
+                       drop_identical_ids=drop_identical_ids)
     return _Prepared(single, named, members, judged, runs, specs, options)
 
 

@@ -248,13 +248,15 @@ def _arrow_ids(array, name: str, column: str):
 
 
 def to_qrels(data: Any, *, query: str, doc: str, grade: str, format: str | None,
-             delimiter: str | None, name: str = "qrels") -> Qrels:
-    """Qrels from a path, a dict of dicts, a DataFrame or an Arrow table."""
+             delimiter: str | None, name: str = "qrels", fetch: bool = False) -> Qrels:
+    """Qrels from a path (``"irds:<id>"``: ir_datasets' cache, filled by
+    ir_datasets when missing with ``fetch=True``), a dict of dicts, a
+    DataFrame or an Arrow table."""
     if isinstance(data, Qrels):
         return data
     if is_path(data):
         return _native.qrels_from_file(
-            os.fspath(data), format, query, doc, "score", "rank", grade, delimiter
+            os.fspath(data), format, query, doc, "score", "rank", grade, delimiter, fetch
         )
     if isinstance(data, dict):
         return _native.qrels_from_dict(data, name)

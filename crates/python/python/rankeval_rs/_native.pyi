@@ -95,6 +95,13 @@ def interval(
     """The aggregate of `values` by an aggregator that gives an interval
     (`ci(...)`), its bounds, why there are none when there are none, and
     the aggregator's canonical name."""
+def ope(
+    log: str,
+    policies: list[tuple[str | None, str]],
+    options: dict[str, Any],
+) -> tuple[str, str]:
+    """Off-policy evaluation (`rankeval ope`): the report as JSON and as a
+    table; `options` are the flags in snake case."""
 #: One run's results as `evaluate` gave them: (name, metrics, queries,
 #: values, a `queries x metrics` array).
 EvaluatedRun = tuple[str, list[str], list[str], npt.NDArray[np.float64]]
@@ -154,6 +161,7 @@ def qrels_from_file(
     rank: str,
     grade: str,
     delimiter: str | None,
+    fetch: bool = False,
 ) -> Qrels: ...
 def run_from_file(
     path: str | PathLike[str],
@@ -223,7 +231,8 @@ def evaluate(
     metrics' values). `options` holds every keyword of the spec that
     `evaluate` fills: missing, rel, ties, score_threshold, allow_empty_run,
     judged_only, bounds, duplicates, catalog, train (a Qrels), item_features,
-    record, label, subtopic_qrels."""
+    record, label, subtopic_qrels, official (None, "" for the qrels'
+    benchmark, or a benchmark id), fetch, drop_identical_ids."""
 def report(
     qrels: Qrels | None,
     runs: list[tuple[str, Run]],
@@ -275,6 +284,7 @@ class SparkEvaluator:
         features: str | None = None,
         column_names: tuple[str, str, str, str] | None = None,
         aggregators: list[str] = ...,
+        drop_identical_ids: bool = False,
     ) -> None: ...
     def columns(self) -> list[str]: ...
     def push(self, batch: Any) -> Any:

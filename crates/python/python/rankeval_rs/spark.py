@@ -78,6 +78,7 @@ def evaluate(
     training: str | None = None,
     features: str | None = None,
     aggregators: str | Sequence[str] = (),
+    drop_identical_ids: bool = False,
 ) -> SparkEvaluation:
     """Evaluates the run(s) in ``run_df`` against ``qrels_df`` on Spark.
 
@@ -92,7 +93,10 @@ def evaluate(
 
     ``missing``, ``duplicates``, ``rel``, ``ties`` and ``score_threshold``
     are the command line's ``--missing``, ``--duplicates``, ``--rel``,
-    ``--ties`` and ``--score-threshold``. ``ties="input"`` is refused:
+    ``--ties`` and ``--score-threshold``; ``drop_identical_ids=True`` is
+    ``--drop-identical-ids`` (BEIR's convention: a retrieved document whose
+    id is the query's id is dropped before judging, for the corpus metrics
+    too). ``ties="input"`` is refused:
     Spark does not keep the order of rows. ``partitions`` is the number of
     partitions the rows are hashed into by query (Spark's shuffle partitions
     by default); ``threads`` the threads each task's evaluator uses
@@ -141,6 +145,7 @@ def evaluate(
         score_threshold=score_threshold,
         corpus=corpus_specs,
         aggregators=evaluated,
+        drop_identical_ids=drop_identical_ids,
         **corpus_inputs,
     )
     columns = [c for c in probe.columns() if c not in (_CORPUS, _AGGREGATES)]
@@ -192,6 +197,7 @@ def evaluate(
         # Errors name the DataFrame's own columns, not the layout's.
         column_names=(query, doc, score, grade if has_grade else "grade"),
         aggregators=evaluated,
+        drop_identical_ids=drop_identical_ids,
         **corpus_inputs,
     )
 

@@ -857,6 +857,7 @@ fn group_report(
                 intervals,
                 corpus: Vec::new(),
                 groups: Vec::new(),
+                ir_metadata: None,
             }
         })
         .collect();
@@ -1297,6 +1298,7 @@ mod tests {
                     intervals: whole.intervals,
                     corpus: Vec::new(),
                     groups,
+                    ir_metadata: None,
                 }
             })
             .collect();

@@ -107,6 +107,7 @@ pub fn run_plan(
                     // A results file keeps no corpus metric values.
                     corpus: vec![f64::NAN; report.corpus.len()],
                     groups,
+                    ir_metadata: None,
                 },
             );
             Some(0)

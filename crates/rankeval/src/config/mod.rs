@@ -4,6 +4,7 @@
 //! unknown metric, `k = 0`, a missing file) appears, with its file and line,
 //! before any data is read.
 
+mod ope;
 mod raw;
 mod resolve;
 mod suite_file;
@@ -13,6 +14,7 @@ use std::path::PathBuf;
 use rankeval_core::registry::trec_eval_equivalent;
 use rankeval_core::{PluginError, PluginKind};
 
+pub use ope::{is_ope, load_ope, load_ope_bytes};
 pub use resolve::load;
 pub use suite_file::{SuiteFile, load_suite};
 
@@ -23,6 +25,8 @@ pub enum ConfigFile {
     Suite(SuiteFile),
     /// An experiment file.
     Experiment(Box<crate::experiment::Experiment>),
+    /// An off-policy evaluation (an `[ope]` table, docs/ope.md).
+    Ope(Box<crate::spec::OpeRequest>),
 }
 
 /// The suite or the experiment the file at `path` holds, its bytes read
@@ -30,6 +34,9 @@ pub enum ConfigFile {
 /// would wait for another writer, or be empty).
 pub fn load_file(path: &std::path::Path) -> Result<ConfigFile, ConfigError> {
     let bytes = read_config(path)?;
+    if std::str::from_utf8(&bytes).is_ok_and(is_ope) {
+        return load_ope_bytes(path, bytes).map(|r| ConfigFile::Ope(Box::new(r)));
+    }
     // The suite check reads the text only; the experiment takes the bytes.
     match suite_file::suite_of(path, bytes.clone())? {
         Some(suite) => Ok(ConfigFile::Suite(suite)),

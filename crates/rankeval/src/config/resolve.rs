@@ -393,6 +393,7 @@ impl Resolver<'_> {
                         Some(Given::new(Some(id.clone()), self.top("official")))
                     }
                 },
+                qrels_benchmark: None,
             },
         })
     }

@@ -15,6 +15,8 @@ pub mod sided;
 mod stream;
 mod threshold;
 
+use crate::read::ReadError;
+use crate::read::ir_metadata::IrMetadata;
 use rankeval_core::ties::{no_tie_average, supports_tie_average};
 use rankeval_core::{
     Aggregator, Judge, JudgedRanking, Metric, Qrels, RankedList, RelevanceLevel, Run, Ties,
@@ -62,6 +64,22 @@ pub struct Options {
 }
 
 impl Options {
+    /// The run whose lists these options judge: `run` itself, or, with
+    /// [`drop_identical_ids`](Self::drop_identical_ids), `run` without the
+    /// entries whose document id is their query's id (BEIR's convention,
+    /// beir-cellar/beir PR #91); and how many entries were dropped. Every
+    /// path that reads a run's lists takes them from here (per-query
+    /// metrics, corpus metrics, `explain`, Spark's evaluator), then cuts
+    /// each with [`retrieved`](Self::retrieved): the rule is kept once.
+    pub fn counted<'r>(&self, run: &'r Run) -> (std::borrow::Cow<'r, Run>, usize) {
+        if self.drop_identical_ids {
+            let (kept, dropped) = run.without_identical_ids();
+            (std::borrow::Cow::Owned(kept), dropped)
+        } else {
+            (std::borrow::Cow::Borrowed(run), 0)
+        }
+    }
+
     /// The entries of `list` that count as retrieved under
     /// [`score_threshold`](Self::score_threshold).
     #[inline]
@@ -107,11 +125,12 @@ pub fn check_ties(metrics: &[Box<dyn Metric>], ties: Ties) -> Result<(), String>
 }
 
 /// Whether some metric averages over ties (its own `ties` or the
-/// experiment's): then the judge finds the groups of tied scores.
+/// experiment's) or reads the groups of tied scores by definition
+/// (`Metric::reads_tie_groups`): then the judge finds the groups.
 pub(crate) fn averages(metrics: &[Box<dyn Metric>], ties: Ties) -> bool {
     metrics
         .iter()
-        .any(|m| m.ties().unwrap_or(ties) == Ties::Average)
+        .any(|m| m.ties().unwrap_or(ties) == Ties::Average || m.reads_tie_groups())
 }
 
 /// A judge for `options`, down to `depth`, finding tie groups if a metric
@@ -132,7 +151,16 @@ pub struct Evaluation {
     /// Query-major: the values of query `q` are `values[q * metrics.len()..][..metrics.len()]`.
     values: Vec<f64>,
     coverage: Coverage,
+    /// The run's ir_metadata block as [`evaluate_input`] read it (from the
+    /// spill file for a pipe); `None` when the run was not read from an
+    /// input here.
+    ir_metadata: Option<MetadataRead>,
 }
+
+/// What reading a run's ir_metadata block gave: the block (`None` without
+/// one), or why it could not be read (shared, so that an evaluation stays
+/// `Clone`).
+pub type MetadataRead = Result<Option<IrMetadata>, std::sync::Arc<ReadError>>;
 
 /// Evaluates `run` against `qrels` with every metric in `metrics`.
 pub fn evaluate(
@@ -141,13 +169,10 @@ pub fn evaluate(
     metrics: &[Box<dyn Metric>],
     options: &Options,
 ) -> Evaluation {
-    if options.drop_identical_ids {
-        let (kept, dropped) = run.without_identical_ids();
-        let mut evaluation = evaluate_lists(qrels, &kept, metrics, options);
-        evaluation.coverage.identical_ids_dropped = dropped;
-        return evaluation;
-    }
-    evaluate_lists(qrels, run, metrics, options)
+    let (counted, dropped) = options.counted(run);
+    let mut evaluation = evaluate_lists(qrels, &counted, metrics, options);
+    evaluation.coverage.identical_ids_dropped = dropped;
+    evaluation
 }
 
 /// [`evaluate`] on the lists of `run` as they are.
@@ -273,6 +298,7 @@ impl Evaluation {
             metrics: metrics.iter().map(|m| m.name()).collect(),
             values,
             coverage,
+            ir_metadata: None,
         }
     }
 
@@ -291,7 +317,20 @@ impl Evaluation {
             queries,
             metrics: Vec::new(),
             values: Vec::new(),
+            ir_metadata: None,
         }
+    }
+
+    /// The run's ir_metadata block, as [`evaluate_input`] read it; `None`
+    /// when the evaluation was not made from an input by it.
+    pub fn ir_metadata(&self) -> Option<&MetadataRead> {
+        self.ir_metadata.as_ref()
+    }
+
+    /// The same evaluation, with `read` as its run's ir_metadata.
+    pub(crate) fn with_ir_metadata(mut self, read: MetadataRead) -> Self {
+        self.ir_metadata = Some(read);
+        self
     }
 
     /// The evaluated query ids, in report order (byte order).

@@ -427,7 +427,7 @@ impl SidedEvaluator {
             };
             if !self.corpus.metrics.is_empty() {
                 let part = corpus_states(
-                    &run,
+                    &self.options.counted(&run).0,
                     &self.corpus.metrics,
                     &self.corpus.inputs,
                     self.options.score_threshold,
@@ -1281,6 +1281,60 @@ mod tests {
         // Bytes that are not states are refused, naming the problem.
         let bad = finish_corpus(&metrics(), &[&[1, 0, 0, 0]], &inputs).unwrap_err();
         assert!(bad.to_string().contains("states for"), "{bad}");
+    }
+
+    /// Spark's evaluator drops BEIR's identical ids for the corpus metrics
+    /// too (`Options::counted`), as for the per-query metrics: entropy@10
+    /// is the entropy of the lists without the query's own id.
+    #[test]
+    fn corpus_states_drop_identical_ids_as_the_options_say() {
+        use rankeval_core::registry;
+
+        let metrics = || vec![registry::parse_corpus_metric("entropy@10").unwrap()];
+        let rows: Vec<Row<'_>> = vec![
+            (SIDE_QRELS, None, "a", "b", None, Some(1.0)),
+            (SIDE_RUN, Some("r"), "a", "a", Some(3.0), None),
+            (SIDE_RUN, Some("r"), "a", "b", Some(2.0), None),
+            (SIDE_RUN, Some("r"), "b", "b", Some(1.0), None),
+        ];
+        let entropy = |drop: bool| {
+            let options = Options {
+                drop_identical_ids: drop,
+                ..Options::default()
+            };
+            let mut evaluator = SidedEvaluator::new(
+                vec![parse_metric("rr").unwrap()],
+                options,
+                ReadOptions::default(),
+                vec!["r".to_owned()],
+                100,
+            )
+            .with_corpus(metrics(), Arc::new(CorpusInputs::default()))
+            .unwrap();
+            let mut out: Vec<RecordBatch> =
+                evaluator.push(batch(&rows)).unwrap().into_iter().collect();
+            out.extend(evaluator.finish().unwrap());
+            let mut parts = Vec::new();
+            for b in &out {
+                let kind = b
+                    .column_by_name(KIND_COLUMN)
+                    .unwrap()
+                    .as_primitive::<Int8Type>();
+                let states = b.column_by_name(CORPUS_COLUMN).unwrap().as_binary::<i32>();
+                for i in 0..b.num_rows() {
+                    if kind.value(i) == KIND_CORPUS {
+                        parts.push(states.value(i).to_vec());
+                    }
+                }
+            }
+            let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+            finish_corpus(&metrics(), &parts, &CorpusInputs::default()).unwrap()[0]
+        };
+        // Without `a` in query `a`'s list: `b` twice, entropy 0; with it,
+        // the shares 1/3 and 2/3.
+        assert_eq!(entropy(true), 0.0);
+        let kept = -(1.0 / 3.0 * f64::ln(1.0 / 3.0) + 2.0 / 3.0 * f64::ln(2.0 / 3.0));
+        assert!((entropy(false) - kept).abs() < 1e-12, "{}", entropy(false));
     }
 
     #[test]

@@ -15,8 +15,8 @@ use super::{
 use crate::read::arrow_array::RecordBatch;
 use crate::read::stream::{ListScorer, Spill, stream_run};
 use crate::read::{
-    CsvOptions, Format, Input, Loaded, Progress, ReadError, ReadOptions, read_run_with,
-    run_from_batches, stream_batches,
+    CsvOptions, Format, Input, Loaded, Progress, ReadError, ReadOptions, read_ir_metadata,
+    read_run_with, run_from_batches, stream_batches,
 };
 
 /// Reads the run in `input` and evaluates it against `qrels`.
@@ -61,14 +61,23 @@ pub fn evaluate_input(
         && !options.drop_identical_ids;
     let spill = if streams { Spill::new(input)? } else { None };
     let first = spill.as_ref().map_or(input, Spill::teed);
+    // A pipe is read again from its spill file, for its ir_metadata too.
+    let again = || spill.as_ref().map(Spill::replay);
+    let metadata = |evaluation: Evaluation| {
+        let read = match again() {
+            Some(replay) => read_ir_metadata(&replay),
+            None => read_ir_metadata(input),
+        };
+        evaluation.with_ir_metadata(read.map_err(std::sync::Arc::new))
+    };
     if let Some(evaluation) = evaluate_grouped(qrels, first, read, metrics, options, progress)? {
-        return Ok(evaluation);
+        return Ok(metadata(evaluation));
     }
-    let (run, _) = match &spill {
-        Some(spill) => read_run_with(&spill.replay(), read, &|_| {})?,
+    let (run, _) = match again() {
+        Some(replay) => read_run_with(&replay, read, &|_| {})?,
         None => read_run_with(input, read, &|_| {})?,
     };
-    Ok(evaluate(qrels, &run, metrics, options))
+    Ok(metadata(evaluate(qrels, &run, metrics, options)))
 }
 
 /// Evaluates the run in `input` while reading it, if it is a TREC or CSV run

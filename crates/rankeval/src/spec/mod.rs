@@ -12,6 +12,7 @@
 //! one clause in `resolve` and one line per front end.
 
 mod compare;
+mod ope;
 mod origin;
 mod record;
 mod resolve;
@@ -27,6 +28,7 @@ pub use compare::{
     BaselineRequest, CompareRequest, GateRequest, GateTable, IntervalKind, MarginRequest,
     resolve_comparison,
 };
+pub use ope::{OpeRequest, OpeSpec, PolicyRequest, PolicyRun, resolve_ope};
 pub use origin::{Given, Origin};
 pub use record::{MAX_LABEL, RecordRequest, resolve_record};
 pub use resolve::{SpecError, check_metric_ties, relevance_level, resolve, score_threshold_of};
@@ -100,6 +102,10 @@ pub struct BenchmarkRequest {
     /// `None` inside for the benchmark of the `irds:` qrels, else the id
     /// named (`--official <id>` with a qrels file of one's own).
     pub official: Option<Given<Option<String>>>,
+    /// The ir_datasets id of qrels already read from ir_datasets' cache
+    /// (Python's `qrels="irds:<id>"`, read when converted): the benchmark
+    /// of the qrels, as an `irds:` path tells it on the command line.
+    pub qrels_benchmark: Option<String>,
 }
 
 /// A run as asked for.

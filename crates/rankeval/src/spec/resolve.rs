@@ -85,7 +85,7 @@ impl SpecError {
 }
 
 /// A rule broken by `from`'s value.
-fn invalid(from: &Origin, reason: impl Into<String>) -> SpecError {
+pub(super) fn invalid(from: &Origin, reason: impl Into<String>) -> SpecError {
     SpecError::Invalid {
         from: from.clone(),
         reason: reason.into(),
@@ -93,7 +93,7 @@ fn invalid(from: &Origin, reason: impl Into<String>) -> SpecError {
 }
 
 /// `path`, which must be an input (a FIFO or `/dev/stdin` will do).
-fn existing(path: &Path, from: &Origin) -> Result<(), SpecError> {
+pub(super) fn existing(path: &Path, from: &Origin) -> Result<(), SpecError> {
     match input_problem(path) {
         None => Ok(()),
         Some(problem) => Err(SpecError::File {
@@ -674,6 +674,7 @@ fn benchmark_qrels(
         fetch,
         drop_identical_ids,
         official,
+        qrels_benchmark,
     } = request;
     let mut settings = BenchmarkSettings {
         drop_identical_ids: drop_identical_ids.as_ref().is_some_and(|d| d.value),
@@ -695,6 +696,29 @@ fn benchmark_qrels(
         let text = q.value.path()?.to_str()?;
         irds::id_of(text).map(str::to_owned)
     });
+    // Qrels read from ir_datasets' cache already (Python's): their
+    // benchmark, as the `irds:` path would have told it.
+    if let (Some(read), None) = (&qrels_benchmark, &id) {
+        let card = crate::benchmarks::card()
+            .find(read)
+            .ok_or_else(|| invalid(&settings.official_from, format!("no benchmark `{read}`")))?;
+        if let Some(named) = named
+            && named.id != card.id
+        {
+            return Err(invalid(
+                &settings.official_from,
+                format!(
+                    "names {}, but the qrels are {}'s: give one benchmark",
+                    named.id, card.id
+                ),
+            ));
+        }
+        settings.known = Some(card);
+        if official.is_some() {
+            settings.official = Some(card);
+        }
+        return Ok((qrels, settings));
+    }
     if settings.drop_identical_ids {
         settings.notes.push(
             "a retrieved document whose id is the query's id is dropped before judging (BEIR's \

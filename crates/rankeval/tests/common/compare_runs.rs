@@ -31,6 +31,7 @@ pub fn run(name: &str, queries: &[String], salt: u64, shift: f64, metrics: usize
         per_query,
         intervals: Vec::new(),
         groups: Vec::new(),
+        ir_metadata: None,
         corpus: Vec::new(),
     }
 }

@@ -1,0 +1,211 @@
+"""Off-policy evaluation from Python: :func:`ope` fills the same request as
+``rankeval ope``'s flags and an ``[ope]`` TOML table (docs/ope.md), and
+returns the report as Python objects."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from . import _native
+
+PathLike = str | os.PathLike[str]
+
+
+class OpeReport:
+    """An off-policy evaluation's report.
+
+    - ``log``: the log's name, impressions, slate length, form, reward;
+    - ``estimates``: one dict per (policy, estimator): ``policy``,
+      ``estimator``, ``value``, ``standard_error``, ``lower``, ``upper``,
+      ``level``, ``interval``, the diagnostics (``n``, ``ess``,
+      ``max_weight``, ``support``, ``clipped``), ``refused`` (bool) and
+      ``refusals`` (each a dict: ``reason`` and the numbers it compares). A refused estimate's value and interval
+      are ``None`` unless ``allow_low_support=True``;
+    - ``comparisons``: one dict per later policy and estimator, paired by
+      impression with the first: ``candidate``, ``baseline``,
+      ``estimator``, ``difference``, ``standard_error``, ``lower``,
+      ``upper``, ``p_value``, ``n``, ``refused``;
+    - ``gates``: one dict per gate and policy: ``gate``, ``policy``,
+      ``passed`` (None when undecided), ``undecided`` (why), ``detail``;
+    - ``refused``: whether any estimate is refused (``rankeval ope`` exits 2);
+    - ``passed``: whether every gate passed (``rankeval ope`` exits 1 when
+      one failed, 2 when one is undecided);
+    - ``json``: the report as ``rankeval ope --format json`` prints it;
+      ``str(report)`` is its table.
+    """
+
+    def __init__(self, json_text: str, table: str, doc: dict[str, Any] | None = None) -> None:
+        self.json = json_text
+        self._table = table
+        if doc is None:
+            doc = json.loads(json_text)
+        #: One report per group of contexts (``groups=``): ``(column, value,
+        #: OpeReport)``; notes say which contexts are in no group.
+        self.groups: list[tuple[str, str, OpeReport]] = [
+            (g["column"], g["value"], OpeReport(json.dumps(g["report"]), "", g["report"]))
+            for g in doc.get("groups", [])
+        ]
+        self.notes: list[str] = list(doc.get("notes", []))
+        self.log: dict[str, Any] = doc["log"]
+        self.interval: str = doc["interval"]
+        self.level: float = doc["level"]
+        self.floors: dict[str, Any] = doc["floors"]
+        self.allow_low_support: bool = doc["allow_low_support"]
+        #: The bootstrap's resamples, seed and generator (None unless
+        #: ``interval="bootstrap"``).
+        self.resampling: dict[str, Any] | None = doc.get("resampling")
+        self.estimates: list[dict[str, Any]] = [
+            {
+                "policy": policy["name"],
+                "estimator": e["estimator"],
+                "value": e["value"],
+                "standard_error": e["standard_error"],
+                "lower": e["interval"]["lower"],
+                "upper": e["interval"]["upper"],
+                "level": e["interval"]["level"],
+                "interval": e["interval_kind"],
+                **{k: v for k, v in e["diagnostics"].items()},
+                "refused": bool(e["refusals"]),
+                "refusals": list(e["refusals"]),
+            }
+            for policy in doc["policies"]
+            for e in policy["estimates"]
+        ]
+        self.comparisons: list[dict[str, Any]] = [
+            {
+                "candidate": c["candidate"],
+                "baseline": c["baseline"],
+                "estimator": c["estimator"],
+                "difference": c["paired"]["difference"],
+                "standard_error": c["paired"]["standard_error"],
+                "lower": c["paired"]["interval"]["lower"],
+                "upper": c["paired"]["interval"]["upper"],
+                "p_value": c["paired"]["p_value"],
+                "n": c["paired"]["n"],
+                "refused": c["refused"],
+                "corrected_p_value": c.get("corrected_p_value"),
+            }
+            for c in doc["comparisons"]
+        ]
+        self.gates: list[dict[str, Any]] = [
+            {
+                "gate": g["gate"],
+                "policy": g["policy"],
+                "passed": None if g["outcome"] is None else g["outcome"]["passed"],
+                "undecided": g["undecided"],
+                "detail": None if g["outcome"] is None else g["outcome"],
+            }
+            for g in doc["gates"]
+        ]
+
+    @property
+    def refused(self) -> bool:
+        """Whether any estimate is refused."""
+        return any(e["refused"] for e in self.estimates)
+
+    @property
+    def passed(self) -> bool:
+        """Whether every gate passed (no gate failed, none undecided)."""
+        return all(g["passed"] is True for g in self.gates)
+
+    def to_pandas(self) -> Any:
+        """The estimates as a pandas DataFrame, one row per (policy,
+        estimator)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.estimates)
+
+    def comparisons_to_pandas(self) -> Any:
+        """The paired comparisons as a pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.comparisons)
+
+    def __str__(self) -> str:
+        return self._table
+
+    def __repr__(self) -> str:
+        policies = list(dict.fromkeys(e["policy"] for e in self.estimates))
+        estimators = list(dict.fromkeys(e["estimator"] for e in self.estimates))
+        return f"OpeReport(policies={policies}, estimators={estimators}, refused={self.refused})"
+
+
+def ope(
+    log: PathLike,
+    policies: Mapping[str, PathLike] | Sequence[PathLike] | PathLike | None = None,
+    *,
+    log_columns: Mapping[str, str] | None = None,
+    form: str | None = None,
+    reward_per: str | None = None,
+    reward_range: tuple[float, float] | None = None,
+    layout: str | None = None,
+    plackett_luce: float | None = None,
+    target_column: str | None = None,
+    reward_model: PathLike | None = None,
+    estimators: Sequence[str] | str | None = None,
+    interval: str | None = None,
+    level: float | None = None,
+    resamples: int | None = None,
+    seed: int | None = None,
+    correction: str | None = None,
+    min_n: int | None = None,
+    min_ess: float | None = None,
+    min_support: float | None = None,
+    gates: Sequence[str] | str | None = None,
+    allow_low_support: bool | None = None,
+    groups: PathLike | None = None,
+) -> OpeReport:
+    """Estimates what target policies would have earned, from an impression
+    log with the logging policy's propensities, as ``rankeval ope`` does
+    (the same request, rules and numbers; docs/ope.md).
+
+    ``policies``: run files whose rankings are the targets, ``{name: path}``
+    (in order; the first is the baseline the others are compared with), a
+    list of paths (named as ``rankeval ope --policy`` names them), or one
+    path. The other keywords are ``rankeval ope``'s flags in snake case:
+    ``estimators=["ips", "snips"]``, ``min_ess=50``,
+    ``gates=["snips:non_inferior(margin=0.01)"]``, ``log_columns={"context":
+    "user"}``, ``reward_range=(0, 1)``...
+
+    A refused estimate does not raise: it is in the report, marked
+    ``refused`` with its reasons, its value ``None`` unless
+    ``allow_low_support=True``. ``groups=`` (a groups file, its query ids
+    the contexts) adds a report per group of contexts (``report.groups``).
+    A bad value raises the error the command
+    line gives (``min_ess=-1: the floor is ...``); a bad log or run,
+    :class:`InputError`."""
+    if policies is None:
+        given: list[tuple[str | None, str]] = []
+    elif isinstance(policies, Mapping):
+        given = [(str(name), os.fspath(path)) for name, path in policies.items()]
+    elif isinstance(policies, (str, os.PathLike)):
+        given = [(None, os.fspath(policies))]
+    else:
+        given = [(None, os.fspath(path)) for path in policies]
+    options: dict[str, Any] = {
+        "log_columns": None if log_columns is None else [(str(k), str(v)) for k, v in log_columns.items()],
+        "form": form,
+        "reward_per": reward_per,
+        "reward_range": None if reward_range is None else tuple(reward_range),
+        "layout": layout,
+        "plackett_luce": plackett_luce,
+        "target_column": target_column,
+        "reward_model": None if reward_model is None else os.fspath(reward_model),
+        "estimators": [estimators] if isinstance(estimators, str) else (None if estimators is None else list(estimators)),
+        "interval": interval,
+        "level": level,
+        "resamples": resamples,
+        "seed": seed,
+        "correction": correction,
+        "min_n": min_n,
+        "min_ess": min_ess,
+        "min_support": min_support,
+        "gates": [gates] if isinstance(gates, str) else (None if gates is None else list(gates)),
+        "allow_low_support": allow_low_support,
+        "groups": None if groups is None else os.fspath(groups),
+    }
+    json_text, table = _native.ope(os.fspath(log), given, options)
+    return OpeReport(json_text, table)

@@ -1,0 +1,201 @@
+"""`rankeval_rs.ope`: the request `rankeval ope`'s flags and an `[ope]` TOML
+table fill (one spec, rankeval::spec::OpeSpec), from Python's keywords: the
+same report, and a bad value refused with the same words after its origin."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import rankeval_rs
+
+from conftest import cli
+
+
+def bandit_log() -> str:
+    """The CLI tests' log (crates/cli/tests/cli/ope.rs): 60 impressions over
+    three contexts and four items, item `a` logged with probability 0.4."""
+    lines = ["context,impression,item,reward,propensity"]
+    for n in range(60):
+        item = ["a", "a", "b", "c", "d"][n % 5]
+        p = 0.4 if item == "a" else 0.2
+        reward = int((item == "a" and n % 3 != 1) or (item == "c" and n % 2 == 0))
+        lines.append(f"q{n % 3 + 1},{n + 1},{item},{reward},{p}")
+    return "\n".join(lines) + "\n"
+
+
+def ranking(first: str, name: str) -> str:
+    out = []
+    for q in range(1, 4):
+        order = [first] + [i for i in "abcd" if i != first]
+        out += [f"q{q} Q0 {item} {rank + 1} {4 - rank} {name}" for rank, item in enumerate(order)]
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "log.csv").write_text(bandit_log())
+    (tmp_path / "prod.trec").write_text(ranking("a", "prod"))
+    (tmp_path / "new.trec").write_text(ranking("c", "new"))
+    return tmp_path
+
+
+def flags(d: Path) -> list[str]:
+    return ["ope", "--log", str(d / "log.csv"), "--policy", f"prod={d / 'prod.trec'}",
+            "--policy", str(d / "new.trec")]
+
+
+def test_the_report_is_the_command_lines(files: Path) -> None:
+    done = cli(*flags(files), "-e", "ips", "-e", "snips", "--min-ess", "5",
+               "--gate", "snips:at_least(floor=0.1)", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = rankeval_rs.ope(
+        files / "log.csv", {"prod": files / "prod.trec", "new": files / "new.trec"},
+        estimators=["ips", "snips"], min_ess=5, gates=["snips:at_least(floor=0.1)"],
+    )
+    assert json.loads(report.json) == json.loads(done.stdout)
+    assert not report.refused and report.passed
+    rows = {(e["policy"], e["estimator"]): e for e in report.estimates}
+    assert rows[("prod", "ips")]["value"] == pytest.approx(2 / 3, abs=1e-15)
+    assert rows[("new", "snips")]["ess"] == 12.0
+    assert [c["candidate"] for c in report.comparisons] == ["new", "new"]
+    assert str(report).startswith("log: ")
+
+
+def test_a_refusal_is_in_the_report(files: Path) -> None:
+    report = rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], estimators="snips")
+    assert report.refused
+    (row,) = report.estimates
+    assert row["value"] is None and row["refused"]
+    assert row["refusals"] == [{"reason": "low_effective_sample_size", "ess": 24.0, "min": 100.0}]
+    allowed = rankeval_rs.ope(files / "log.csv", files / "prod.trec", allow_low_support=True)
+    assert allowed.estimates[0]["value"] == pytest.approx(2 / 3, abs=1e-15)
+
+
+def test_to_pandas(files: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    report = rankeval_rs.ope(files / "log.csv", {"prod": files / "prod.trec"}, min_ess=5,
+                             estimators=["ips", "snips"])
+    frame = report.to_pandas()
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame["estimator"]) == ["ips", "snips"]
+
+
+# (keyword, value, the flag as typed, the CLI's origin, Python's origin)
+BAD = [
+    ("min_ess", -1.0, "--min-ess=-1", "--min-ess -1: ", "min_ess=-1: "),
+    ("min_ess", float("inf"), "--min-ess=1e400", "--min-ess inf: ", "min_ess=inf: "),
+    ("min_support", 1.5, "--min-support=1.5", "--min-support 1.5: ", "min_support=1.5: "),
+    ("level", 1.0, "--level=1", "--level 1: ", "level=1: "),
+    ("estimators", ["ipps"], "-e=ipps", "-e ipps: ", "estimators=ipps: "),
+    ("plackett_luce", 0.0, "--plackett-luce=0", "--plackett-luce 0: ", "plackett_luce=0: "),
+    ("form", "bundle", None, None, "form=\"bundle\": "),
+    ("reward_range", (1.0, 0.0), "--reward-range=1,0", "--reward-range 1,0: ", "reward_range=(1, 0): "),
+]
+
+
+@pytest.mark.parametrize("keyword,value,flag,cli_origin,py_origin", BAD)
+def test_a_bad_value_is_refused_in_the_command_lines_words(
+    files: Path, keyword: str, value: object, flag: str | None, cli_origin: str | None, py_origin: str
+) -> None:
+    with pytest.raises(ValueError) as raised:
+        rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], **{keyword: value})
+    message = str(raised.value)
+    assert message.startswith(py_origin), message
+    if flag is None:
+        return
+    done = cli(*flags(files), flag)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: " + cli_origin), done.stderr
+    assert message[len(py_origin):] == done.stderr[len("error: " + cli_origin):].rstrip("\n")
+
+
+def test_a_gate_is_named_as_one(files: Path) -> None:
+    with pytest.raises(rankeval_rs.CompareError) as raised:
+        rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], gates=["snips:frobnicate"])
+    done = cli(*flags(files), "--gate", "snips:frobnicate")
+    reason = done.stderr.removeprefix("error: --gate snips:frobnicate: ").rstrip("\n")
+    assert str(raised.value) == f"gate `snips:frobnicate`: {reason}"
+
+
+def test_missing_files_and_unknown_keywords(files: Path) -> None:
+    with pytest.raises(rankeval_rs.InputError):
+        rankeval_rs.ope(files / "gone.csv", [files / "prod.trec"])
+    with pytest.raises(rankeval_rs.InputError):
+        rankeval_rs.ope(files / "log.csv", [files / "gone.trec"])
+    with pytest.raises(ValueError, match="no target policy"):
+        rankeval_rs.ope(files / "log.csv")
+    with pytest.raises(TypeError):
+        rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], colour="red")  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="min_n=-1"):
+        rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], min_n=-1)
+    with pytest.raises(ValueError, match="min_n=18446744073709551616"):
+        rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], min_n=2**64)
+
+
+def test_the_bootstrap_and_the_correction_are_the_command_lines(files: Path) -> None:
+    third = ranking("d", "third")
+    (files / "third.trec").write_text(third)
+    done = cli(*flags(files), "--policy", str(files / "third.trec"), "-e", "ips", "-e", "snips",
+               "--min-ess", "5", "--interval", "bootstrap", "--resamples", "200", "--seed", "7",
+               "--correction", "holm", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = rankeval_rs.ope(
+        files / "log.csv",
+        {"prod": files / "prod.trec", "new": files / "new.trec", "third": files / "third.trec"},
+        estimators=["ips", "snips"], min_ess=5, interval="bootstrap", resamples=200, seed=7,
+        correction="holm",
+    )
+    assert json.loads(report.json) == json.loads(done.stdout)
+    assert report.resampling is not None and report.resampling["seed"] == 7
+    assert all(c["corrected_p_value"] is not None for c in report.comparisons)
+
+
+BAD_RESAMPLING = [
+    ({"interval": "bootstrap", "resamples": 0}, "--resamples=0", "--resamples 0: ", "resamples=0: "),
+    ({"interval": "bootstrap", "resamples": 38}, "--resamples=38", "--resamples 38: ", "resamples=38: "),
+    ({"seed": 3}, "--seed=3", "--seed 3: ", "seed=3: "),
+    ({"correction": "sidak"}, "--correction=sidak", "--correction sidak: ", "correction=\"sidak\": "),
+]
+
+
+@pytest.mark.parametrize("keywords,flag,cli_origin,py_origin", BAD_RESAMPLING)
+def test_bad_resampling_is_refused_in_the_command_lines_words(
+    files: Path, keywords: dict, flag: str, cli_origin: str, py_origin: str
+) -> None:
+    with pytest.raises(ValueError) as raised:
+        rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], **keywords)
+    message = str(raised.value)
+    assert message.startswith(py_origin), message
+    extra = ["--interval=bootstrap"] if keywords.get("interval") else []
+    done = cli(*flags(files), *extra, flag)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: " + cli_origin), done.stderr
+    reason = done.stderr[len("error: " + cli_origin):].rstrip("\n")
+    # The command line names its flag where Python names its keyword.
+    assert message[len(py_origin):] == reason.replace("--interval bootstrap", 'interval="bootstrap"')
+
+
+def test_seeds_at_the_extremes(files: Path) -> None:
+    top = rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], interval="bootstrap",
+                          resamples=39, seed=2**64 - 1, allow_low_support=True)
+    assert top.resampling is not None and top.resampling["seed"] == 2**64 - 1
+    for seed in (2**64, -1):
+        with pytest.raises(ValueError, match=f"seed={seed}: a seed, from 0 to 2\\^64 - 1"):
+            rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], interval="bootstrap", seed=seed)
+
+
+def test_groups_are_the_command_lines(files: Path) -> None:
+    (files / "groups.csv").write_text("query,segment\nq1,head\nq2,tail\n")
+    done = cli(*flags(files), "-e", "ips", "--min-ess", "5", "--min-n", "10",
+               "--groups", str(files / "groups.csv"), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = rankeval_rs.ope(files / "log.csv", {"prod": files / "prod.trec", "new": files / "new.trec"},
+                             estimators="ips", min_ess=5, min_n=10, groups=files / "groups.csv")
+    assert json.loads(report.json) == json.loads(done.stdout)
+    assert [(column, value) for column, value, _ in report.groups] == [("segment", "head"), ("segment", "tail")]
+    head = report.groups[0][2]
+    assert head.log["impressions"] == 20 and len(head.estimates) == 2
+    assert report.notes and "`q3`" in report.notes[0]

@@ -1,0 +1,532 @@
+//! Off-policy evaluation's request (`rankeval ope`, an `[ope]` table of a
+//! TOML file, Python's `rankeval_rs.ope(...)`): what every front end fills,
+//! each value with its origin, and [`resolve_ope`], which holds every rule
+//! about the values once (the floors, the interval, the reward range, the
+//! policies and their names, the estimators and the gates), so that a bad
+//! value gets the same text after its origin from every front end.
+//! Nothing here reads the log or the runs; a file is only checked to be
+//! there.
+
+use std::path::PathBuf;
+
+use rankeval_ope::{Floors, IntervalKind, Options, Resampling};
+use rankeval_stats::Correction;
+
+use super::origin::{Given, Origin};
+use super::resolve::{SpecError, existing, invalid};
+use crate::naming::{GivenRun, NameError, name_runs};
+use crate::ope::{OpeEstimator, OpePlan};
+use crate::read::impressions::{
+    ImpressionColumns, ImpressionOptions, Layout, PropensityForm, RewardPer,
+};
+
+/// An off-policy evaluation as asked for, nothing checked yet.
+#[derive(Debug)]
+pub struct OpeSpec {
+    /// Where the request as a whole came from (the command, the TOML
+    /// file's `[ope]` table, the Python call), for a rule about no value in
+    /// particular.
+    pub whole: Origin,
+    /// The impression log.
+    pub log: Option<Given<PathBuf>>,
+    /// The log's column names, `(key, name)`: keys `context`,
+    /// `impression`, `item`, `position`, `reward`, `propensity`, `target`.
+    pub log_columns: Vec<Given<(String, String)>>,
+    /// The propensities' form by name: `action`, `slate`, `marginal`,
+    /// `cascade`.
+    pub form: Option<Given<String>>,
+    /// `impression` or `position`.
+    pub reward_per: Option<Given<String>>,
+    /// The rewards' declared range `(lo, hi)`.
+    pub reward_range: Option<Given<(f64, f64)>>,
+    /// `auto`, `impression` or `position`.
+    pub layout: Option<Given<String>>,
+    /// The runs whose rankings are the target policies, in report order
+    /// (the first is the baseline).
+    pub policies: Vec<PolicyRequest>,
+    /// The runs' policies draw their slates from the Plackett-Luce model
+    /// over the runs' scores at this temperature.
+    pub plackett_luce: Option<Given<f64>>,
+    /// A policy whose probabilities are the log's `target` column, by the
+    /// name it is reported under.
+    pub target_column: Option<Given<String>>,
+    /// A reward model's predictions, as a run.
+    pub reward_model: Option<Given<PathBuf>>,
+    /// The estimators in the short syntax (`ips`, `clipped_ips(max_weight=5)`),
+    /// in report order; none for the form's default.
+    pub estimators: Vec<Given<String>>,
+    /// `normal` or `t`.
+    pub interval: Option<Given<String>>,
+    /// The interval's level.
+    pub level: Option<Given<f64>>,
+    /// The bootstrap's resamples (with the `bootstrap` interval).
+    pub resamples: Option<Given<u64>>,
+    /// The bootstrap's seed (with the `bootstrap` interval).
+    pub seed: Option<Given<u64>>,
+    /// The multiple-testing correction of the paired comparisons by name:
+    /// `holm`, `bonferroni`, `benjamini_hochberg` (`bh`, `fdr_bh`), `none`.
+    pub correction: Option<Given<String>>,
+    /// The floor on the number of impressions.
+    pub min_n: Option<Given<u64>>,
+    /// The floor on the effective sample size.
+    pub min_ess: Option<Given<f64>>,
+    /// The floor on the supported share of the target's mass.
+    pub min_support: Option<Given<f64>>,
+    /// Gates `ESTIMATOR:RULE`.
+    pub gates: Vec<Given<String>>,
+    /// Print refused estimates, and estimate targets that show items the
+    /// log never shows.
+    pub allow_low_support: Option<Given<bool>>,
+    /// Groups of contexts (slices): a groups file as `eval --groups` reads
+    /// it, its query ids the log's contexts.
+    pub groups: Option<Given<PathBuf>>,
+}
+
+impl OpeSpec {
+    /// A request from `whole` with nothing given yet.
+    pub fn new(whole: Origin) -> OpeSpec {
+        OpeSpec {
+            whole,
+            log: None,
+            log_columns: Vec::new(),
+            form: None,
+            reward_per: None,
+            reward_range: None,
+            layout: None,
+            policies: Vec::new(),
+            plackett_luce: None,
+            target_column: None,
+            reward_model: None,
+            estimators: Vec::new(),
+            interval: None,
+            level: None,
+            resamples: None,
+            seed: None,
+            correction: None,
+            min_n: None,
+            min_ess: None,
+            min_support: None,
+            gates: Vec::new(),
+            allow_low_support: None,
+            groups: None,
+        }
+    }
+}
+
+/// A target policy's run as asked for.
+#[derive(Debug)]
+pub struct PolicyRequest {
+    /// The name given with it, if any (else the run naming rule's).
+    pub name: Option<String>,
+    /// The run file.
+    pub path: PathBuf,
+    /// Where it was given (`--policy new=new.trec`, `ope.policies[2]`,
+    /// `policies={...}`).
+    pub from: Origin,
+}
+
+/// A run of a policy, named and checked to be there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyRun {
+    /// The name the report gives it.
+    pub name: String,
+    /// The run file.
+    pub path: PathBuf,
+}
+
+/// An off-policy evaluation, checked: what [`crate::ope::run_request`]
+/// reads and estimates.
+#[derive(Clone, Debug)]
+pub struct OpeRequest {
+    /// The log.
+    pub log: PathBuf,
+    /// How to read it.
+    pub read: ImpressionOptions,
+    /// The runs of the target policies, in report order.
+    pub policies: Vec<PolicyRun>,
+    /// The Plackett-Luce temperature of the runs' policies, if stochastic.
+    pub plackett_luce: Option<f64>,
+    /// The name of the policy read from the log's target column.
+    pub target_column: Option<String>,
+    /// The reward model's run file.
+    pub reward_model: Option<PathBuf>,
+    /// What to estimate and how (its `model` is read from `reward_model`).
+    pub plan: OpePlan,
+    /// The groups file, for a report per group of contexts.
+    pub groups: Option<PathBuf>,
+}
+
+/// The bootstrap's resamples when none are given: each resample makes
+/// every estimate again from `n` drawn impressions, so the default is a
+/// tenth of the comparisons' 10,000 (the percentile bounds' Monte Carlo
+/// error is then about a tenth of the standard error).
+pub const DEFAULT_RESAMPLES: u64 = 1_000;
+
+/// The keys of `log_columns`, in the order messages list them.
+const COLUMN_KEYS: &str = "context, impression, item, position, reward, propensity, target";
+
+/// Checks `spec` and builds the request it asks for.
+pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
+    let OpeSpec {
+        whole,
+        log,
+        log_columns,
+        form,
+        reward_per,
+        reward_range,
+        layout,
+        policies,
+        plackett_luce,
+        target_column,
+        reward_model,
+        estimators,
+        interval,
+        level,
+        resamples,
+        seed,
+        correction,
+        min_n,
+        min_ess,
+        min_support,
+        gates,
+        allow_low_support,
+        groups,
+    } = spec;
+    let Some(log) = log else {
+        return Err(invalid(
+            &whole,
+            format!(
+                "no impression log: give {} with the log's file",
+                whole.option("log", None)
+            ),
+        ));
+    };
+    let level = match level {
+        None => Options::default().level,
+        Some(given) if given.value > 0.0 && given.value < 1.0 => given.value,
+        Some(given) => return Err(invalid(&given.from, "a level strictly between 0 and 1")),
+    };
+    // A floor no log can meet (an infinite sample size, a share above 1)
+    // would refuse every estimate for a reason that is not the log's.
+    let min_ess = match min_ess {
+        None => Floors::DEFAULT_MIN_ESS,
+        Some(given) if given.value.is_finite() && given.value >= 0.0 => given.value,
+        Some(given) => {
+            return Err(invalid(
+                &given.from,
+                "the floor is an effective sample size, a finite number of at least 0",
+            ));
+        }
+    };
+    let min_support = match min_support {
+        None => Floors::DEFAULT_MIN_SUPPORT,
+        Some(given) if (0.0..=1.0).contains(&given.value) => given.value,
+        Some(given) => {
+            return Err(invalid(
+                &given.from,
+                "the floor is a share of the target's mass, between 0 and 1",
+            ));
+        }
+    };
+    let min_n = min_n.map_or(Floors::DEFAULT_MIN_N, |g| g.value);
+    let form = match &form {
+        None => PropensityForm::Action,
+        Some(given) => PropensityForm::from_name(&given.value).ok_or_else(|| {
+            invalid(
+                &given.from,
+                "unknown form of propensities (action, slate, marginal, cascade)",
+            )
+        })?,
+    };
+    let reward = match &reward_per {
+        None => RewardPer::Impression,
+        Some(given) => match given.value.as_str() {
+            "impression" => RewardPer::Impression,
+            "position" => RewardPer::Position,
+            _ => return Err(invalid(&given.from, "expected `impression` or `position`")),
+        },
+    };
+    let layout = match &layout {
+        None => Layout::Auto,
+        Some(given) => match given.value.as_str() {
+            "auto" => Layout::Auto,
+            "impression" => Layout::PerImpression,
+            "position" => Layout::PerPosition,
+            _ => {
+                return Err(invalid(
+                    &given.from,
+                    "expected `auto`, `impression` or `position`",
+                ));
+            }
+        },
+    };
+    let interval = match &interval {
+        None => IntervalKind::Normal,
+        Some(given) => match given.value.as_str() {
+            "normal" => IntervalKind::Normal,
+            "t" => IntervalKind::T,
+            "bootstrap" => IntervalKind::Bootstrap,
+            _ => {
+                return Err(invalid(
+                    &given.from,
+                    "unknown interval (normal, t, bootstrap)",
+                ));
+            }
+        },
+    };
+    let resampling = if interval == IntervalKind::Bootstrap {
+        let resamples = match &resamples {
+            None => DEFAULT_RESAMPLES,
+            Some(given) => {
+                rankeval_stats::check_resamples(given.value)
+                    .and_then(|()| {
+                        rankeval_stats::bootstrap::check_percentile_resamples(given.value, level)
+                    })
+                    // The statistics' words, with this command's default.
+                    .map_err(|e| {
+                        invalid(
+                            &given.from,
+                            e.to_string().replace(
+                                "(10000 by default)",
+                                &format!("({DEFAULT_RESAMPLES} by default)"),
+                            ),
+                        )
+                    })?;
+                given.value
+            }
+        };
+        Some(Resampling {
+            resamples,
+            seed: seed
+                .as_ref()
+                .map_or(rankeval_stats::DEFAULT_SEED, |g| g.value),
+        })
+    } else {
+        // Nothing given is ignored: a seed without the bootstrap would
+        // read as if it had been used.
+        if let Some(given) = resamples
+            .as_ref()
+            .map(|g| &g.from)
+            .or(seed.as_ref().map(|g| &g.from))
+        {
+            return Err(invalid(
+                given,
+                format!(
+                    "only the bootstrap interval resamples: give {}",
+                    match given {
+                        Origin::Flag { .. } => "--interval bootstrap",
+                        Origin::Key { .. } => "`interval = \"bootstrap\"`",
+                        Origin::Keyword { .. } => "interval=\"bootstrap\"",
+                    }
+                ),
+            ));
+        }
+        None
+    };
+    let reward_range = match reward_range {
+        None => None,
+        Some(given) => {
+            let (lo, hi) = given.value;
+            if lo.is_nan() || hi.is_nan() || lo > hi {
+                return Err(invalid(
+                    &given.from,
+                    "the range LO,HI needs two numbers with LO <= HI",
+                ));
+            }
+            Some((lo, hi))
+        }
+    };
+    let correction = match &correction {
+        None => None,
+        Some(given) => Some(match given.value.as_str() {
+            "holm" => Correction::Holm,
+            "bonferroni" => Correction::Bonferroni,
+            "benjamini_hochberg" | "bh" | "fdr_bh" => Correction::BenjaminiHochberg,
+            "none" => Correction::None,
+            _ => {
+                return Err(invalid(
+                    &given.from,
+                    "unknown correction (holm, bonferroni, benjamini_hochberg, none)",
+                ));
+            }
+        }),
+    };
+    let mut columns = ImpressionColumns::default();
+    for given in &log_columns {
+        let (key, name) = (&given.value.0, given.value.1.trim());
+        if name.is_empty() {
+            return Err(invalid(&given.from, format!("`{key}`: an empty name")));
+        }
+        let name = name.to_owned();
+        match key.trim() {
+            "context" => columns.context = name,
+            "impression" => columns.impression = name,
+            "item" => columns.item = name,
+            "position" => columns.position = name,
+            "reward" => columns.reward = name,
+            "propensity" => columns.propensity = name,
+            "target" => columns.target = Some(name),
+            other => {
+                return Err(invalid(
+                    &given.from,
+                    format!(
+                        "unknown key `{}` ({COLUMN_KEYS})",
+                        rankeval_core::shorten_id(other.as_bytes())
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(given) = &target_column
+        && columns.target.is_none()
+    {
+        return Err(invalid(
+            &given.from,
+            format!(
+                "needs the log's column of target probabilities: {}",
+                match &given.from {
+                    Origin::Flag { .. } => "--log-columns target=NAME",
+                    Origin::Key { .. } => "`log_columns = { target = \"NAME\" }`",
+                    Origin::Keyword { .. } => "log_columns={\"target\": NAME}",
+                }
+            ),
+        ));
+    }
+    if let Some(given) = &plackett_luce
+        && !(given.value > 0.0 && given.value.is_finite())
+    {
+        return Err(invalid(
+            &given.from,
+            "the temperature must be a positive number",
+        ));
+    }
+    let estimators: Vec<OpeEstimator> = if estimators.is_empty() {
+        let default = match form {
+            PropensityForm::Action => "snips",
+            PropensityForm::Slate => "slate_ips",
+            PropensityForm::Marginal => "iips",
+            PropensityForm::Cascade => "rips",
+        };
+        vec![OpeEstimator::parse(default).map_err(|m| invalid(&whole, m))?]
+    } else {
+        estimators
+            .iter()
+            .map(|g| OpeEstimator::parse(&g.value).map_err(|m| invalid(&g.from, m)))
+            .collect::<Result<_, _>>()?
+    };
+    if policies.is_empty() && target_column.is_none() {
+        return Err(invalid(
+            &whole,
+            format!(
+                "no target policy: give {} NAME=RUNFILE (repeat for several) or {} NAME",
+                whole.option("policy", None),
+                whole.option("target_column", None)
+            ),
+        ));
+    }
+    existing(&log.value, &log.from)?;
+    let policies = name_policies(&policies)?;
+    if let Some(given) = &target_column
+        && policies.iter().any(|p| p.name == given.value)
+    {
+        return Err(invalid(
+            &given.from,
+            format!(
+                "{} has that name already",
+                given.from.option("policy", None)
+            ),
+        ));
+    }
+    if let Some(given) = &reward_model {
+        existing(&given.value, &given.from)?;
+    }
+    if let Some(given) = &groups {
+        existing(&given.value, &given.from)?;
+    }
+    let mut parsed_gates = Vec::new();
+    for given in &gates {
+        let gate = crate::compare::parse_gate(&given.value, 0.05, |metric| {
+            let name = metric.strip_prefix("ope.").unwrap_or(metric);
+            OpeEstimator::parse(name).map(|e| e.name())
+        })
+        .map_err(|reason| invalid(&given.from, reason))?;
+        parsed_gates.push(gate);
+    }
+    let allow_low_support = allow_low_support.is_some_and(|g| g.value);
+    Ok(OpeRequest {
+        log: log.value,
+        read: ImpressionOptions {
+            columns,
+            form,
+            reward,
+            reward_range,
+            layout,
+        },
+        policies,
+        plackett_luce: plackett_luce.map(|g| g.value),
+        target_column: target_column.map(|g| g.value),
+        reward_model: reward_model.map(|g| g.value),
+        groups: groups.map(|g| g.value),
+        plan: OpePlan {
+            estimators,
+            options: Options {
+                interval,
+                level,
+                floors: Floors {
+                    min_n,
+                    min_ess,
+                    min_support,
+                },
+            },
+            allow_unlogged: allow_low_support,
+            allow_low_support,
+            model: None,
+            gates: parsed_gates,
+            resampling,
+            correction,
+        },
+    })
+}
+
+/// Each policy's run named by the one naming rule (`crate::naming`), each
+/// file checked to be there.
+fn name_policies(policies: &[PolicyRequest]) -> Result<Vec<PolicyRun>, SpecError> {
+    for policy in policies {
+        existing(&policy.path, &policy.from)?;
+    }
+    let given: Vec<GivenRun> = policies
+        .iter()
+        .map(|p| GivenRun {
+            name: p.name.clone(),
+            path: p.path.clone(),
+        })
+        .collect();
+    let names = name_runs(&given).map_err(|error| match error {
+        NameError::Unprintable { index } => match policies.get(index) {
+            Some(p) => invalid(&p.from, error.to_string()),
+            None => SpecError::Bare(error.to_string()),
+        },
+        NameError::Clash {
+            first,
+            second,
+            ref name,
+        } => match (policies.get(first), policies.get(second)) {
+            (Some(a), Some(b)) => invalid(
+                &b.from,
+                format!(
+                    "named `{name}` like {}; give each policy its own name",
+                    a.from
+                ),
+            ),
+            _ => SpecError::Bare(error.to_string()),
+        },
+    })?;
+    Ok(names
+        .into_iter()
+        .zip(policies)
+        .map(|(name, p)| PolicyRun {
+            name,
+            path: p.path.clone(),
+        })
+        .collect())
+}
