@@ -6,7 +6,9 @@
 # time of one plain evaluation, the time recording adds per record, and
 # the times of `history` (the list and trends), `history diff`, `history
 # export --format parquet` and `eval --baseline db:DB` against `eval
-# --baseline FILE.json`, each also as a ratio of the plain evaluation. Not
+# --baseline FILE.json`, each also as a ratio of the plain evaluation, and
+# each one's peak memory (the exports stream: it stays flat as the history
+# grows; `history --format html` too). Not
 # a timed test: run it by hand on an idle machine (release build). The
 # data is generated under target/bench-history/ and removed after, unless
 # KEEP=1.
@@ -49,6 +51,12 @@ ms() {
     echo $(( (end - start) / 1000000 ))
 }
 ratio() { python3 -c "print(f'{$1 / max($2, 1):.2f}')"; }
+# Milliseconds and peak resident memory in MB of one run of `$@` (GNU
+# time's elapsed time and maximum RSS), as `MS MB`.
+timed() {
+    /usr/bin/time -f "%e %M" -o "$out/rss" "$@" > /dev/null 2>&1 || true
+    python3 -c "e, m = open('$out/rss').read().split()[-2:]; print(round(float(e) * 1000), round(int(m) / 1024))"
+}
 
 eval_args=(eval --qrels "$out/qrels.txt" -m ndcg@10)
 plain=$(ms "$rankeval" "${eval_args[@]}" --run "$out/a.trec")
@@ -73,13 +81,19 @@ echo "recording adds $per_record ms a record ($(ratio "$per_record" "$plain") x 
 "$rankeval" "${eval_args[@]}" --run "$out/r1.trec" --format json --per-query -o "$out/accepted.json"
 for what in "history:history $out/h.sqlite --format json" \
             "diff:history diff $out/h.sqlite 1 $records" \
-            "export:history export $out/h.sqlite --format parquet -o $out/h.parquet" \
+            "export parquet:history export $out/h.sqlite --format parquet -o /dev/null" \
+            "export csv:history export $out/h.sqlite --format csv -o /dev/null" \
+            "export jsonl:history export $out/h.sqlite --format jsonl -o /dev/null" \
+            "html:history $out/h.sqlite --format html -o $out/h.html" \
             "baseline db:eval --qrels $out/qrels.txt -m ndcg@10 --run $out/b.trec --baseline db:$out/h.sqlite" \
             "baseline file:eval --qrels $out/qrels.txt -m ndcg@10 --run $out/b.trec --baseline $out/accepted.json"; do
     name=${what%%:*}
     # shellcheck disable=SC2086
-    t=$(ms "$rankeval" ${what#*:})
-    echo "$name: $t ms ($(ratio "$t" "$plain") x one evaluation)"
+    read -r t mb < <(timed "$rankeval" ${what#*:})
+    echo "$name: $t ms ($(ratio "$t" "$plain") x one evaluation), peak memory $mb MB"
 done
+read -r t mb < <(timed "$rankeval" "${eval_args[@]}" --run "$out/a.trec")
+echo "one evaluation again: $t ms, peak memory $mb MB"
+# (The exports go to /dev/null: 10,000 x 10,000 rows of CSV are ~10 GB.)
 
 if [ "${KEEP:-0}" != 1 ]; then rm -rf "$out"; fi

@@ -1,6 +1,6 @@
-"""Randomized cross-check of rankeval's `r_cap@k` against BEIR's
-`recall_cap`, and a measurement of how BEIR's `Hole@k` differs from
-rankeval's `unjudged@k`.
+"""Randomized cross-check of rankeval's `r_cap@k` and `hole@k` against
+BEIR's `recall_cap` and `hole`, and a measurement of how BEIR's `Hole@k`
+differs from rankeval's `unjudged@k`.
 
     python3 scripts/cross-check/beir-metrics.py [--queries 300] [--seed 1]
 
@@ -16,13 +16,14 @@ document judged for one query is retrieved for another).
 - `r_cap@k` per query against BEIR's formula written out
   (`len(hits) / min(len(relevant), k)`, relevant = grade > 0), and the
   mean against BEIR's `recall_cap` itself, which rounds to 5 decimals.
-- `Hole@k` (BEIR's `hole`: the share of the top k not judged for *any*
-  query, the qrels taken as one "annotated corpus") against
-  `unjudged@k` (not judged for *this* query): printed, not asserted. They
+- `hole@k` (BEIR's `hole`: the share of the top k not judged for *any*
+  query, the qrels taken as one "annotated corpus") per query against
+  BEIR's formula written out, and the mean against BEIR's `hole`; and
+  `unjudged@k` (not judged for *this* query) printed beside it. They
   differ whenever a document judged for another query is retrieved.
 
-Fails when `r_cap` differs by more than 1e-12 per query (5e-6 for BEIR's
-rounded mean).
+Fails when `r_cap` or `hole` differs by more than 1e-12 per query (5e-6
+for BEIR's rounded means).
 """
 
 import argparse
@@ -89,7 +90,9 @@ def main():
             for q, scores in results.items():
                 for rank, (d, s) in enumerate(sorted(scores.items(), key=lambda e: -e[1]), 1):
                     f.write(f"{q} Q0 {d} {rank} {s} r\n")
-        metrics = [f"r_cap@{k}" for k in KS] + [f"unjudged@{k}" for k in KS]
+        metrics = (
+            [f"r_cap@{k}" for k in KS] + [f"unjudged@{k}" for k in KS] + [f"hole@{k}" for k in KS]
+        )
         got = rankeval(qrels_path, run_path, metrics)
         beir_cap = recall_cap(qrels, results, KS)
         beir_hole = hole(qrels, results, KS)
@@ -109,14 +112,17 @@ def main():
             )
             failed |= worst > 1e-12 or rounded > 5e-6
             unjudged = sum(got[f"unjudged@{k}"][q] for q in results) / len(results)
-            holes = sum(
-                len([d for d, _ in sorted(s.items(), key=lambda e: -e[1])[:k] if d not in annotated]) / k
-                for s in results.values()
-            ) / len(results)
+            worst_hole = 0.0
+            for q, scores in results.items():
+                top = [d for d, _ in sorted(scores.items(), key=lambda e: -e[1])[:k]]
+                want = len([d for d in top if d not in annotated]) / k
+                worst_hole = max(worst_hole, abs(got[f"hole@{k}"][q] - want))
+            holes = sum(got[f"hole@{k}"][q] for q in results) / len(results)
             print(
-                f"  Hole@{k}: BEIR {beir_hole[f'Hole@{k}']:.5f} (written out {holes:.6f}); "
-                f"unjudged@{k} {unjudged:.6f}"
+                f"  hole@{k}: per query largest difference {worst_hole:.3e}; mean {holes:.6f}, "
+                f"BEIR {beir_hole[f'Hole@{k}']:.5f}; unjudged@{k} {unjudged:.6f}"
             )
+            failed |= worst_hole > 1e-12 or abs(holes - beir_hole[f"Hole@{k}"]) > 5e-6
     sys.exit(1 if failed else 0)
 
 

@@ -51,6 +51,21 @@ pub(super) struct EvalArgs {
     /// samples; every other metric is its mean over them.
     #[arg(long)]
     samples: bool,
+    /// Training label frequencies for the propensity-scored metrics (psp,
+    /// psndcg): a CSV/TSV table with a header naming columns `label` and
+    /// `count` (training instances each label is relevant to; a label not
+    /// listed has count 0). Needs --train-instances.
+    #[arg(long, value_name = "FILE", conflicts_with = "inverse_propensities")]
+    label_counts: Option<PathBuf>,
+    /// The number of training instances N that --label-counts counts out of
+    /// (the propensity model's N).
+    #[arg(long, value_name = "N")]
+    train_instances: Option<u64>,
+    /// Inverse propensities for psp and psndcg, computed elsewhere: a
+    /// CSV/TSV table with columns `label` and `inverse_propensity` (every
+    /// judged document needs one).
+    #[arg(long, value_name = "FILE")]
+    inverse_propensities: Option<PathBuf>,
     /// With --qrels irds:<id>: when ir_datasets' cache lacks the qrels, run
     /// ir_datasets (the Python package) to fill it.
     #[arg(long)]
@@ -305,6 +320,12 @@ pub(super) struct CompareArgs {
     /// says so.
     #[arg(long, requires = "baseline")]
     allow_changed_qrels: bool,
+    /// With --baseline db:DB: compare even when the options that change
+    /// numbers (--rel, --ties, --missing, --duplicates, --judged-only,
+    /// --score-threshold, --turns) differ from those the record was
+    /// evaluated with (else refused, naming each); the report says so.
+    #[arg(long, requires = "baseline")]
+    allow_changed_options: bool,
     /// Without a baseline, compare every pair of runs (randomized Tukey
     /// HSD). Implied by any other comparison flag without --baseline.
     #[arg(long, conflicts_with = "baseline")]
@@ -437,6 +458,9 @@ impl CompareArgs {
             allow_changed_qrels: self
                 .allow_changed_qrels
                 .then(|| given(true, "--allow-changed-qrels", "")),
+            allow_changed_options: self
+                .allow_changed_options
+                .then(|| given(true, "--allow-changed-options", "")),
             table: None,
             baseline: self.baseline.map(|text| {
                 Given::new(
@@ -851,6 +875,17 @@ impl EvalArgs {
                     .doc_groups
                     .clone()
                     .map(|p| Given::new(p, flag("--doc-groups"))),
+                label_counts: self.label_counts.clone().map(|p| {
+                    let from = Origin::flag("--label-counts", p.display());
+                    Given::new(p, from)
+                }),
+                train_instances: self
+                    .train_instances
+                    .map(|n| Given::new(n, Origin::flag("--train-instances", n))),
+                inverse_propensities: self.inverse_propensities.clone().map(|p| {
+                    let from = Origin::flag("--inverse-propensities", p.display());
+                    Given::new(p, from)
+                }),
             },
             groups: self.groups.map(|p| Given::new(p, flag("--groups"))),
             turns: self.turns.map(|sep| Given::new(sep, flag("--turns"))),

@@ -31,6 +31,18 @@ pub(super) struct ExplainArgs {
     /// grade`, as eval's --subtopic-qrels) [default: the experiment's].
     #[arg(long, value_name = "FILE")]
     subtopic_qrels: Option<PathBuf>,
+    /// Training label frequencies for psp and psndcg (a CSV/TSV table
+    /// `label,count`, as eval's --label-counts) [default: the experiment's].
+    #[arg(long, value_name = "FILE")]
+    label_counts: Option<PathBuf>,
+    /// The number of training instances of --label-counts.
+    #[arg(long, value_name = "N")]
+    train_instances: Option<u64>,
+    /// Inverse propensities for psp and psndcg (a CSV/TSV table
+    /// `label,inverse_propensity`, as eval's --inverse-propensities)
+    /// [default: the experiment's].
+    #[arg(long, value_name = "FILE")]
+    inverse_propensities: Option<PathBuf>,
     /// Run file; with an experiment, the name of one of its runs (needed
     /// when it has several). Repeat to see runs side by side.
     #[arg(long, value_name = "FILE|NAME")]
@@ -95,6 +107,7 @@ enum ExplainFormatArg {
 /// Runs `rankeval explain`.
 pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
     let mut subtopic_qrels = args.subtopic_qrels.clone();
+    let mut propensities = explain_propensities(&args)?;
     let (qrels_input, runs, mut metrics, mut options, mut read) = match &args.experiment {
         Some(path) => {
             // The experiment file says how each of its inputs is read.
@@ -143,6 +156,9 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             };
             if subtopic_qrels.is_none() {
                 subtopic_qrels = experiment.corpus_inputs.subtopics.clone();
+            }
+            if propensities.is_none() {
+                propensities = experiment.corpus_inputs.propensities.clone();
             }
             (
                 experiment.qrels.clone(),
@@ -279,24 +295,43 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             metric.name()
         )));
     }
+    if propensities.is_none()
+        && let Some(metric) = metrics.iter().find(|m| {
+            m.requires()
+                .contains(&rankeval::core::Requirement::Propensities)
+        })
+    {
+        use rankeval::corpus::propensity_input::{COUNTS_FLAG, INSTANCES_FLAG, INVERSE_FLAG, WHAT};
+        return Err(CliError::Usage(format!(
+            "{} needs {COUNTS_FLAG} FILE {INSTANCES_FLAG} N, or {INVERSE_FLAG} FILE: {WHAT}",
+            metric.name()
+        )));
+    }
     let sources = rankeval::corpus::CorpusSources {
         subtopics: subtopic_qrels.clone(),
+        propensities,
         ..Default::default()
     };
     let subtopics = sources.read_subtopics(&metrics)?;
+    let label_propensities = sources.read_propensities(&metrics)?;
     let with_subtopics = |qrels: rankeval::core::Qrels| match &subtopics {
         Some(subtopics) => qrels.with_subtopics(std::sync::Arc::clone(subtopics)),
         None => qrels,
     };
+    // And the per-document facts (label propensities, the documents judged
+    // for any query) the metrics require.
+    let with_facts = |qrels: rankeval::core::Qrels| {
+        sources.with_documents(with_subtopics(qrels), &metrics, label_propensities.as_ref())
+    };
     let shared_qrels = match (&qrels_input, &subtopics, &subtopic_qrels) {
-        (Some(input), _, _) => Some((with_subtopics(read_qrels(input)?), input.name().to_owned())),
+        (Some(input), _, _) => Some((with_facts(read_qrels(input)?)?, input.name().to_owned())),
         // Subtopic judgements alone: each document with its highest grade.
         (None, Some(judgements), Some(path)) => {
             let name = path.display().to_string();
             let qrels = judgements
                 .document_qrels()
                 .map_err(|e| CliError::Usage(format!("{name}: {e}")))?;
-            Some((with_subtopics(qrels), name))
+            Some((with_facts(qrels)?, name))
         }
         _ => None,
     };
@@ -307,7 +342,7 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
         let (qrels, qrels_name) = match (&shared_qrels, own_qrels) {
             (Some((qrels, name)), _) => (qrels, name.as_str()),
             (None, Some(qrels)) => {
-                own = with_subtopics(qrels);
+                own = with_facts(qrels)?;
                 (&own, run_input.name())
             }
             (None, None) => {
@@ -335,4 +370,27 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
         ExplainFormatArg::Json => ExplainFormat::Json,
     };
     super::output::write(&render_runs(&explanations, format), args.output.as_deref())
+}
+
+/// The label propensities explain's flags give, checked as eval's are
+/// (`rankeval::spec::propensity_source`).
+fn explain_propensities(
+    args: &ExplainArgs,
+) -> Result<Option<(PathBuf, rankeval::read::propensity::PropensityTable)>, CliError> {
+    use rankeval::spec::{CorpusRequest, Given, Origin};
+    let request = CorpusRequest {
+        label_counts: args.label_counts.clone().map(|p| {
+            let from = Origin::flag("--label-counts", p.display());
+            Given::new(p, from)
+        }),
+        train_instances: args
+            .train_instances
+            .map(|n| Given::new(n, Origin::flag("--train-instances", n))),
+        inverse_propensities: args.inverse_propensities.clone().map(|p| {
+            let from = Origin::flag("--inverse-propensities", p.display());
+            Given::new(p, from)
+        }),
+        ..Default::default()
+    };
+    rankeval::spec::propensity_source(&request).map_err(|e| CliError::Usage(e.to_string()))
 }

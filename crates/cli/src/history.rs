@@ -130,6 +130,9 @@ enum ShowFormat {
     Json,
     /// Markdown tables (a pull request, a CI job's summary).
     Markdown,
+    /// One self-contained HTML page: a chart of each metric's trend (its
+    /// means and intervals by record) and the records (not for `diff`).
+    Html,
 }
 
 impl From<ShowFormat> for HistoryFormat {
@@ -138,6 +141,7 @@ impl From<ShowFormat> for HistoryFormat {
             ShowFormat::Table => HistoryFormat::Table,
             ShowFormat::Json => HistoryFormat::Json,
             ShowFormat::Markdown => HistoryFormat::Markdown,
+            ShowFormat::Html => HistoryFormat::Html,
         }
     }
 }
@@ -169,6 +173,13 @@ pub(super) fn run(args: HistoryArgs) -> Result<Verdict, CliError> {
             format,
             output,
         }) => {
+            if let ShowFormat::Html = format {
+                return Err(CliError::Usage(
+                    "history diff --format html: the page is the records' and trends' \
+                     (`rankeval history DB --format html`); a diff is table, json or markdown"
+                        .to_owned(),
+                ));
+            }
             let mut history = History::open(&db, Mode::Existing).map_err(failed)?;
             let (a, b) = (
                 history.get(a).map_err(failed)?,
@@ -189,9 +200,9 @@ pub(super) fn run(args: HistoryArgs) -> Result<Verdict, CliError> {
                 ));
             }
             let mut history = History::open(&db, Mode::Existing).map_err(failed)?;
-            let mut bytes = Vec::new();
-            history.export(format, &mut bytes).map_err(failed)?;
-            output::write_bytes(&bytes, output.as_deref())?;
+            // Written as read: the history is never held whole.
+            output::stream(output.as_deref(), |out| history.export(format, out))?
+                .map_err(failed)?;
         }
         None => {
             let Some(db) = args.db else {

@@ -216,11 +216,39 @@ fn section<T: Plugin + ?Sized>(
 /// level does not change it (a `--rel` given for it alone is a warning).
 fn level_note(d: &Descriptor<dyn rankeval_core::Metric>) -> Option<String> {
     let has_rel = d.params.iter().any(|p| p.name == PARAM_REL.name);
-    (!has_rel).then(|| {
+    let level = (!has_rel).then(|| {
         "no rel: no relevance level plays a part (graded metrics use grades as gains), so \
          --rel and TOML `rel` do not change it"
             .to_owned()
-    })
+    });
+    let notes: Vec<String> = level.into_iter().chain(requirement_note(d)).collect();
+    (!notes.is_empty()).then(|| notes.join("; "))
+}
+
+/// For a metric that needs more than qrels and run (`Metric::requires`):
+/// the inputs, by flag and TOML key.
+fn requirement_note(d: &Descriptor<dyn rankeval_core::Metric>) -> Option<String> {
+    use rankeval::corpus::{propensity_input as p, subtopic_input as s};
+    use rankeval_core::Requirement;
+    let metric = (d.example)();
+    let needs: Vec<String> = metric
+        .requires()
+        .iter()
+        .filter_map(|r| match r {
+            Requirement::Subtopics => Some(format!("{} (TOML {})", s::FLAG, s::KEY)),
+            Requirement::Propensities => Some(format!(
+                "{} with {}, or {} (TOML {}, {}, {})",
+                p::COUNTS_FLAG,
+                p::INSTANCES_FLAG,
+                p::INVERSE_FLAG,
+                p::COUNTS_KEY,
+                p::INSTANCES_KEY,
+                p::INVERSE_KEY
+            )),
+            _ => None,
+        })
+        .collect();
+    (!needs.is_empty()).then(|| format!("needs: {}", needs.join(", ")))
 }
 
 /// For a corpus metric: the inputs it needs with its default parameters

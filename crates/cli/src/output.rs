@@ -16,7 +16,7 @@ pub(super) fn write(text: &str, path: Option<&Path>) -> Result<(), CliError> {
     write_bytes(text.as_bytes(), path)
 }
 
-/// [`write`] of bytes (a Parquet export).
+/// [`write`] of bytes.
 pub(super) fn write_bytes(text: &[u8], path: Option<&Path>) -> Result<(), CliError> {
     match path {
         None => write_stdout(text),
@@ -103,12 +103,103 @@ pub(super) fn write_stdout(text: &[u8]) -> Result<(), CliError> {
     }
 }
 
+/// Writes to `path` (whole or not at all, as [`write`]), or to stdout when
+/// there is none, what `fill` writes, as it writes it: an output larger
+/// than memory (a history's export) is never held whole. The outer error
+/// is writing's (naming the file or stdout; a closed pipe on stdout is
+/// none); the inner is `fill`'s own, when it failed otherwise (the file
+/// is then left as it was).
+pub(super) fn stream<E>(
+    path: Option<&Path>,
+    fill: impl FnOnce(&mut (dyn Write + Send)) -> Result<(), E>,
+) -> Result<Result<(), E>, CliError> {
+    let mut own = None;
+    let mut fill = Some(fill);
+    let mut run = |out: &mut (dyn Write + Send)| -> io::Result<()> {
+        let Some(fill) = fill.take() else {
+            return Ok(());
+        };
+        let mut tracked = Tracked { out, error: None };
+        let result = fill(&mut tracked);
+        let flushed = tracked.flush();
+        match (result, tracked.error.take()) {
+            (_, Some(error)) => Err(error),
+            (Err(e), None) => {
+                own = Some(e);
+                Err(io::Error::other("not written"))
+            }
+            (Ok(()), None) => flushed,
+        }
+    };
+    let written = match path {
+        None => {
+            if let Some(error) = stdout_closed() {
+                return Err(error);
+            }
+            match run(&mut io::stdout()) {
+                Err(error) if own.is_none() && error.kind() != io::ErrorKind::BrokenPipe => {
+                    Err(CliError::Write {
+                        path: STDOUT.to_owned(),
+                        source: error,
+                    })
+                }
+                _ => Ok(()),
+            }
+        }
+        Some(target) => match write_file_with(target, &mut run) {
+            Err(source) if own.is_none() => Err(CliError::Write {
+                path: target.display().to_string(),
+                source,
+            }),
+            _ => Ok(()),
+        },
+    };
+    written?;
+    Ok(own.map_or(Ok(()), Err))
+}
+
+/// A writer that keeps the first error its writes met: what tells a
+/// failed write from a failure of what was writing.
+struct Tracked<'a> {
+    /// Where the bytes go.
+    out: &'a mut (dyn Write + Send),
+    /// The first write error.
+    error: Option<io::Error>,
+}
+
+impl Write for Tracked<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.out.write(buf).inspect_err(|e| {
+            if self.error.is_none() {
+                self.error = Some(io::Error::new(e.kind(), e.to_string()));
+            }
+        })
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush().inspect_err(|e| {
+            if self.error.is_none() {
+                self.error = Some(io::Error::new(e.kind(), e.to_string()));
+            }
+        })
+    }
+}
+
 /// Replaces `path` with a file holding `text`, atomically: a temporary file
 /// beside it, renamed over it. The new file keeps the permissions of the one
 /// it replaces; a new file gets `0o666` less the umask, as any file a shell
 /// redirection creates. Something that is not a regular file (`/dev/null`,
 /// a FIFO) is written in place, never replaced.
 fn write_file(text: &[u8], path: &Path) -> io::Result<()> {
+    write_file_with(path, &mut |out| out.write_all(text))
+}
+
+/// [`write_file`] of what `fill` writes; nothing replaces `path` when it
+/// fails.
+fn write_file_with(
+    path: &Path,
+    fill: &mut dyn FnMut(&mut (dyn Write + Send)) -> io::Result<()>,
+) -> io::Result<()> {
     let existing = match fs::metadata(path) {
         Ok(metadata) => Some(metadata),
         Err(error) if error.kind() == io::ErrorKind::NotFound => None,
@@ -130,7 +221,8 @@ fn write_file(text: &[u8], path: &Path) -> io::Result<()> {
                 .write(true)
                 .truncate(true)
                 .open(path)?;
-            return file.write_all(text).and_then(|()| file.flush());
+            fill(&mut file)?;
+            return file.flush();
         }
     }
     let directory = match path.parent() {
@@ -148,7 +240,11 @@ fn write_file(text: &[u8], path: &Path) -> io::Result<()> {
         // Set explicitly: the umask would narrow permissions given at creation.
         file.as_file().set_permissions(metadata.permissions())?;
     }
-    file.as_file_mut().write_all(text)?;
+    {
+        let mut buffered = io::BufWriter::new(file.as_file_mut());
+        fill(&mut buffered)?;
+        buffered.flush()?;
+    }
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;
     Ok(())

@@ -181,13 +181,14 @@ impl Metric for Completed {
         with_completed(query, grade, |view, _| self.metric.score(view))
     }
 
-    /// Completed judgements have no subtopics: a metric that reads them is
-    /// refused.
+    /// Completed judgements have no subtopics nor per-document facts
+    /// ([`crate::context`]): a metric that reads them is refused.
     fn validate(&self) -> Result<(), String> {
-        if self.metric.reads_subtopics() {
+        if let Some(needs) = self.metric.requires().first() {
             return Err(format!(
-                "{UNJUDGED} does not apply to `{}`, which reads subtopic judgements",
-                self.metric.name()
+                "{UNJUDGED} does not apply to `{}`, which reads {}",
+                self.metric.name(),
+                needs.what()
             ));
         }
         if self.metric.reads_groups() || self.metric.joint_over_samples() {
@@ -203,12 +204,8 @@ impl Metric for Completed {
         self.metric.uses_default_level()
     }
 
-    fn reads_subtopics(&self) -> bool {
-        self.metric.reads_subtopics()
-    }
-
-    fn reads_groups(&self) -> bool {
-        self.metric.reads_groups()
+    fn requires(&self) -> &'static [crate::Requirement] {
+        self.metric.requires()
     }
 
     fn reads_tie_groups(&self) -> bool {

@@ -7,6 +7,7 @@
 use std::cmp::Ordering;
 
 use crate::buffer::{Keys, ListBuffer};
+use crate::context::{DocumentContext, DocumentView};
 use crate::doc_groups::GroupRanking;
 use crate::error::RunError;
 use crate::hash::hash_bytes;
@@ -124,6 +125,9 @@ pub struct JudgedRanking<'a> {
     subtopics: Option<SubtopicRanking<'a>>,
     /// The ranked documents' groups, when the qrels have document groups.
     groups: Option<GroupRanking<'a>>,
+    /// The ranked documents seen through the qrels' per-document facts,
+    /// when a metric requires them.
+    documents: Option<DocumentView<'a>>,
 }
 
 impl<'a> JudgedRanking<'a> {
@@ -148,6 +152,7 @@ impl<'a> JudgedRanking<'a> {
             tie_ends: &[],
             subtopics: None,
             groups: None,
+            documents: None,
         }
     }
 
@@ -165,6 +170,21 @@ impl<'a> JudgedRanking<'a> {
     #[inline]
     pub fn groups(&self) -> Option<GroupRanking<'a>> {
         self.groups
+    }
+
+    /// With the ranked documents' per-document facts ([`crate::context`]):
+    /// `documents` must see the same ranks as `ranked`.
+    pub fn with_documents(mut self, documents: DocumentView<'a>) -> Self {
+        self.documents = Some(documents);
+        self
+    }
+
+    /// The ranked documents seen through the qrels' per-document facts
+    /// (label propensities, judged for any query): `None` unless a metric
+    /// of the experiment [requires](crate::Metric::requires) them.
+    #[inline]
+    pub fn documents(&self) -> Option<DocumentView<'a>> {
+        self.documents
     }
 
     /// With the query's subtopic judgements: `subtopics` must see the same
@@ -308,12 +328,89 @@ pub struct Judge {
     /// Per judged rank, the document's place in its query's subtopic
     /// judgements (when the qrels have some).
     subtopic_ranked: Vec<u32>,
+    /// The ranked documents' per-document views, when a metric requires
+    /// them ([`crate::context`]).
+    context: ContextViews,
+}
+
+/// What the judge looks up for each ranked document when a metric requires
+/// more than the qrels' grades ([`crate::context`]): the per-document facts
+/// and the document groups. Built in one place ([`ContextViews::attach`])
+/// for both judging paths; untouched when the qrels carry neither.
+#[derive(Debug, Default)]
+struct ContextViews {
+    /// Per judged rank, the document's label value (with per-document
+    /// facts).
+    doc_labels: Vec<f64>,
+    /// Per judged rank, whether the document is judged for any query.
+    doc_anywhere: Vec<bool>,
     /// Per judged rank, the document's place among the documents with a
     /// group (when the qrels have document groups).
     group_ranked: Vec<u32>,
     /// The query's judged documents' places among the documents with a
     /// group, and their grades.
     group_judged: Vec<(u32, Grade)>,
+}
+
+impl ContextViews {
+    /// `judged` with the views of query `query`'s ranked documents that
+    /// `qrels` carry: `docs()` gives the ranked documents to the judged
+    /// depth (called once per view). `judged` itself when the qrels carry
+    /// neither per-document facts nor document groups.
+    fn attach<'a, 'd, I>(
+        &'a mut self,
+        judged: JudgedRanking<'a>,
+        qrels: &'a Qrels,
+        query: u32,
+        docs: impl Fn() -> I,
+    ) -> JudgedRanking<'a>
+    where
+        I: Iterator<Item = &'d [u8]>,
+    {
+        let ContextViews {
+            doc_labels,
+            doc_anywhere,
+            group_ranked,
+            group_judged,
+        } = self;
+        let judged = match qrels.documents() {
+            Some(context) => {
+                look_up_documents(context, docs(), doc_labels, doc_anywhere);
+                judged.with_documents(DocumentView::new(
+                    context,
+                    Some(query),
+                    doc_labels,
+                    doc_anywhere,
+                ))
+            }
+            None => judged,
+        };
+        match qrels.doc_groups() {
+            Some(groups) => {
+                group_ranked.clear();
+                group_ranked
+                    .extend(docs().map(|doc| groups.position(doc).unwrap_or(GroupRanking::NONE)));
+                qrels.judged_groups_into(query, groups, group_judged);
+                judged.with_groups(GroupRanking::new(groups, group_ranked, group_judged))
+            }
+            None => judged,
+        }
+    }
+}
+
+/// Fills `labels` and `anywhere` with each of `docs`'s facts in `context`.
+fn look_up_documents<'d>(
+    context: &DocumentContext,
+    docs: impl Iterator<Item = &'d [u8]>,
+    labels: &mut Vec<f64>,
+    anywhere: &mut Vec<bool>,
+) {
+    labels.clear();
+    anywhere.clear();
+    for doc in docs {
+        labels.push(context.label_value(doc));
+        anywhere.push(context.is_judged_anywhere(doc));
+    }
 }
 
 /// What a [`Judge`] does with tied scores.
@@ -355,8 +452,7 @@ impl Judge {
             },
             tie_ends: Vec::new(),
             subtopic_ranked: Vec::new(),
-            group_ranked: Vec::new(),
-            group_judged: Vec::new(),
+            context: ContextViews::default(),
         }
     }
 
@@ -434,29 +530,9 @@ impl Judge {
         let subtopics = qrels
             .subtopics()
             .and_then(|s| s.query(qrels.query_bytes(query)));
-        let groups = qrels.doc_groups();
-        if let Some(groups) = groups {
-            self.group_ranked.clear();
-            if let Some(list) = list {
-                self.group_ranked.extend(
-                    list.docs()
-                        .take(self.ranked.len())
-                        .map(|doc| groups.position(doc).unwrap_or(GroupRanking::NONE)),
-                );
-            }
-            qrels.judged_groups_into(query, groups, &mut self.group_judged);
-        }
         let judged = JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
             .with_tie_groups(&self.tie_ends);
-        let judged = match groups {
-            Some(groups) => judged.with_groups(GroupRanking::new(
-                groups,
-                &self.group_ranked,
-                &self.group_judged,
-            )),
-            None => judged,
-        };
-        match (subtopics, list) {
+        let judged = match (subtopics, list) {
             (Some(subtopics), Some(list)) => {
                 self.subtopic_ranked.clear();
                 self.subtopic_ranked.extend(
@@ -468,6 +544,16 @@ impl Judge {
             }
             (Some(subtopics), None) => judged.with_subtopics(SubtopicRanking::new(subtopics, &[])),
             (None, _) => judged,
+        };
+        if qrels.documents().is_none() && qrels.doc_groups().is_none() {
+            return judged;
+        }
+        let depth = self.ranked.len();
+        match list {
+            Some(list) => self
+                .context
+                .attach(judged, qrels, query, || list.docs().take(depth)),
+            None => self.context.attach(judged, qrels, query, std::iter::empty),
         }
     }
 
@@ -610,8 +696,12 @@ impl Judge {
             .and_then(|s| s.query(qrels.query_bytes(query)));
         // The judged-only ranking knows no unjudged document's id, which
         // the subtopic judgements need.
-        let groups = qrels.doc_groups();
-        if self.ties.by_doc && !self.ties.groups && subtopics.is_none() && groups.is_none() {
+        if self.ties.by_doc
+            && !self.ties.groups
+            && subtopics.is_none()
+            && qrels.documents().is_none()
+            && qrels.doc_groups().is_none()
+        {
             match self.rank_judged_only(buffer, retrieved) {
                 Ranked::Judged { depth } => {
                     qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
@@ -654,25 +744,7 @@ impl Judge {
         qrels.ideal_grades_into(query, &mut self.ideal, &mut self.counts);
         let judged = JudgedRanking::new(&self.ranked, retrieved, &self.ideal, self.default_level)
             .with_tie_groups(&self.tie_ends);
-        let judged = match groups {
-            Some(groups) => {
-                self.group_ranked.clear();
-                self.group_ranked
-                    .extend(self.order[..depth].iter().map(|&i| {
-                        groups
-                            .position(buffer.doc(i as usize))
-                            .unwrap_or(GroupRanking::NONE)
-                    }));
-                qrels.judged_groups_into(query, groups, &mut self.group_judged);
-                judged.with_groups(GroupRanking::new(
-                    groups,
-                    &self.group_ranked,
-                    &self.group_judged,
-                ))
-            }
-            None => judged,
-        };
-        Ok(Some(match subtopics {
+        let judged = match subtopics {
             Some(subtopics) => {
                 self.subtopic_ranked.clear();
                 self.subtopic_ranked
@@ -684,7 +756,14 @@ impl Judge {
                 judged.with_subtopics(SubtopicRanking::new(subtopics, &self.subtopic_ranked))
             }
             None => judged,
-        }))
+        };
+        if qrels.documents().is_none() && qrels.doc_groups().is_none() {
+            return Ok(Some(judged));
+        }
+        let order = &self.order[..depth];
+        Ok(Some(self.context.attach(judged, qrels, query, || {
+            order.iter().map(|&i| buffer.doc(i as usize))
+        })))
     }
 }
 

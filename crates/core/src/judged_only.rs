@@ -144,13 +144,14 @@ impl Metric for JudgedOnly {
         with_condensed(query, |view| self.metric.score(view))
     }
 
-    /// The condensed list has no subtopic judgements: a metric that reads
-    /// them is refused.
+    /// The condensed list has no subtopic judgements nor per-document
+    /// facts ([`crate::context`]): a metric that reads them is refused.
     fn validate(&self) -> Result<(), String> {
-        if self.metric.reads_subtopics() {
+        if let Some(needs) = self.metric.requires().first() {
             return Err(format!(
-                "{JUDGED_ONLY} does not apply to `{}`, which reads subtopic judgements",
-                self.metric.name()
+                "{JUDGED_ONLY} does not apply to `{}`, which reads {}",
+                self.metric.name(),
+                needs.what()
             ));
         }
         if self.metric.reads_groups() || self.metric.joint_over_samples() {
@@ -180,12 +181,8 @@ impl Metric for JudgedOnly {
         true
     }
 
-    fn reads_subtopics(&self) -> bool {
-        self.metric.reads_subtopics()
-    }
-
-    fn reads_groups(&self) -> bool {
-        self.metric.reads_groups()
+    fn requires(&self) -> &'static [crate::Requirement] {
+        self.metric.requires()
     }
 
     fn reads_tie_groups(&self) -> bool {

@@ -125,20 +125,34 @@ pub trait Metric: Send + Sync + fmt::Debug {
         1
     }
 
+    /// What the metric needs besides the qrels and the run
+    /// ([`crate::context`]): subtopic judgements, label propensities, the
+    /// documents judged for any query. The experiment refuses to start
+    /// when one that must be given is not, naming the metric and the
+    /// option that gives it (`rankeval::spec::resolve`, once for every
+    /// front end), and builds the rest; the judge hands each query's view
+    /// to the metric ([`JudgedRanking::subtopics`],
+    /// [`JudgedRanking::documents`]). Wrappers give their inner metric's.
+    /// Default: nothing.
+    fn requires(&self) -> &'static [crate::Requirement] {
+        &[]
+    }
+
     /// Whether the metric reads the query's subtopic judgements
-    /// ([`JudgedRanking::subtopics`]: alpha-nDCG, ERR-IA, ...): the
-    /// experiment then needs subtopic qrels (`--subtopic-qrels`), and
-    /// refuses to start without them, naming the metric. Default: `false`.
+    /// ([`JudgedRanking::subtopics`]: alpha-nDCG, ERR-IA, ...): whether
+    /// [`requires`](Metric::requires) names
+    /// [`Requirement::Subtopics`](crate::Requirement::Subtopics).
     fn reads_subtopics(&self) -> bool {
-        false
+        self.requires().contains(&crate::Requirement::Subtopics)
     }
 
     /// Whether the metric reads the documents' groups
-    /// ([`JudgedRanking::groups`]: group exposure, AWRF): the experiment
-    /// then needs document groups (`--doc-groups`), and refuses to start
-    /// without them, naming the metric. Default: `false`.
+    /// ([`JudgedRanking::groups`]: group exposure, AWRF): whether
+    /// [`requires`](Metric::requires) names
+    /// [`Requirement::DocumentGroups`](crate::Requirement::DocumentGroups).
     fn reads_groups(&self) -> bool {
-        false
+        self.requires()
+            .contains(&crate::Requirement::DocumentGroups)
     }
 
     /// The metric's value over several sampled rankings of one query (a

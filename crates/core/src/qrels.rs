@@ -43,6 +43,9 @@ pub struct Qrels {
     /// The document groups, when given (the group-fairness metrics'
     /// input).
     doc_groups: Option<std::sync::Arc<crate::doc_groups::DocumentGroups>>,
+    /// Per-document facts some metric requires (label propensities, the
+    /// documents judged for any query), read through the judge.
+    documents: Option<std::sync::Arc<crate::context::DocumentContext>>,
 }
 
 /// One query's judgements, in input order: a view into the qrels.
@@ -841,6 +844,7 @@ impl Qrels {
             grades,
             subtopics: None,
             doc_groups: None,
+            documents: None,
         }
     }
 
@@ -895,6 +899,25 @@ impl Qrels {
                 judged.grade(j),
             )
         }));
+    }
+
+    /// These qrels with `documents`, per-document facts built over them
+    /// ([`DocumentContext::build`](crate::DocumentContext::build)): the
+    /// judge then looks each ranked document up and hands the view to the
+    /// metrics ([`JudgedRanking::documents`](crate::JudgedRanking::documents)).
+    /// An empty context is not attached.
+    pub fn with_documents(
+        mut self,
+        documents: std::sync::Arc<crate::context::DocumentContext>,
+    ) -> Self {
+        self.documents = (!documents.is_empty()).then_some(documents);
+        self
+    }
+
+    /// The per-document facts, if attached.
+    #[inline]
+    pub fn documents(&self) -> Option<&crate::context::DocumentContext> {
+        self.documents.as_deref()
     }
 
     /// Number of queries with at least one judgement.

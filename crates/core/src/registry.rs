@@ -149,11 +149,13 @@ impl Wrapping {
                     .to_owned(),
             );
         }
-        if metric.reads_subtopics() && (self.judged_only == Some(true) || self.unjudged.is_some()) {
-            return Err(
-                "reads subtopic judgements, which judged_only and unjudged do not apply to"
-                    .to_owned(),
-            );
+        if let Some(needs) = metric.requires().first()
+            && (self.judged_only == Some(true) || self.unjudged.is_some())
+        {
+            return Err(format!(
+                "reads {}, which judged_only and unjudged do not apply to",
+                needs.what()
+            ));
         }
         if (metric.reads_groups() || metric.joint_over_samples())
             && (self.judged_only == Some(true) || self.unjudged.is_some())

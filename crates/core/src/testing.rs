@@ -41,6 +41,14 @@ pub struct OwnedJudged {
     group_ranked: Vec<u32>,
     /// Each judged document's place in `groups`, and its grade.
     group_judged: Vec<(u32, Grade)>,
+    /// Per-document facts ([`crate::context`]): every judged document is
+    /// judged for the query, and its label was seen in training as many
+    /// times as its place in the ranking (ranked) or 100 more (not ranked),
+    /// among 1000 instances.
+    documents: std::sync::Arc<crate::context::DocumentContext>,
+    /// Per rank, the document's label value and whether it is judged.
+    doc_labels: Vec<f64>,
+    doc_anywhere: Vec<bool>,
 }
 
 impl OwnedJudged {
@@ -52,6 +60,12 @@ impl OwnedJudged {
                 &self.groups,
                 &self.group_ranked,
                 &self.group_judged,
+            ))
+            .with_documents(crate::context::DocumentView::new(
+                &self.documents,
+                Some(0),
+                &self.doc_labels,
+                &self.doc_anywhere,
             ))
     }
 
@@ -119,6 +133,7 @@ pub fn graded(ranked: &[Option<Grade>], unretrieved: &[Grade]) -> OwnedJudged {
     ideal.sort_unstable_by(|a, b| b.total_cmp(a));
     let (subtopics, subtopic_ranked) = subtopics_of(&ranked, unretrieved);
     let (groups, group_ranked, group_judged) = groups_of(&ranked, unretrieved);
+    let (documents, doc_labels, doc_anywhere) = documents_of(&ranked, unretrieved);
     OwnedJudged {
         ranked,
         ideal,
@@ -128,6 +143,9 @@ pub fn graded(ranked: &[Option<Grade>], unretrieved: &[Grade]) -> OwnedJudged {
         groups,
         group_ranked,
         group_judged,
+        documents,
+        doc_labels,
+        doc_anywhere,
     }
 }
 
@@ -202,6 +220,72 @@ fn groups_of(
     let mut group_judged = group_judged;
     group_judged.sort_by(|a, b| a.1.total_cmp(&b.1));
     (groups, group_ranked, group_judged)
+}
+
+/// The per-document facts [`OwnedJudged`] carries, and each ranked
+/// document's label value and whether it is judged.
+fn documents_of(
+    ranked: &[Judgement],
+    unretrieved: &[Grade],
+) -> (
+    std::sync::Arc<crate::context::DocumentContext>,
+    Vec<f64>,
+    Vec<bool>,
+) {
+    use crate::context::{DocumentContext, Requirement};
+    let mut qrels = crate::QrelsBuilder::new();
+    let mut counts = std::collections::HashMap::new();
+    let ranked_docs = ranked
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.is_judged())
+        .map(|(i, j)| (format!("r{i:05}"), j.grade(), i as u64));
+    let unretrieved_docs = unretrieved
+        .iter()
+        .enumerate()
+        .map(|(i, &g)| (format!("u{i:05}"), g, 100 + i as u64));
+    for (doc, grade, count) in ranked_docs.chain(unretrieved_docs) {
+        if let Err(e) = qrels.push("q", doc.as_str(), grade) {
+            panic!("grade {grade}: {e}");
+        }
+        counts.insert(Box::from(doc.as_bytes()), count);
+    }
+    let qrels = match qrels.finish() {
+        Ok(qrels) => qrels,
+        Err(e) => panic!("{e}"),
+    };
+    let table = crate::LabelPropensities::Counts {
+        counts,
+        instances: 1000,
+    };
+    let context = match DocumentContext::build(
+        &qrels,
+        &[Requirement::Propensities, Requirement::JudgedAnywhere],
+        Some(std::sync::Arc::new(table)),
+    ) {
+        Ok(context) => context,
+        Err(e) => panic!("{e}"),
+    };
+    let names: Vec<String> = ranked
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            if j.is_judged() {
+                format!("r{i:05}")
+            } else {
+                format!("n{i:05}")
+            }
+        })
+        .collect();
+    let labels = names
+        .iter()
+        .map(|n| context.label_value(n.as_bytes()))
+        .collect();
+    let anywhere = names
+        .iter()
+        .map(|n| context.is_judged_anywhere(n.as_bytes()))
+        .collect();
+    (std::sync::Arc::new(context), labels, anywhere)
 }
 
 /// The subtopic judgements [`OwnedJudged`] carries, and each ranked

@@ -163,12 +163,8 @@ impl Metric for Tied {
         self.metric.is_additive()
     }
 
-    fn reads_subtopics(&self) -> bool {
-        self.metric.reads_subtopics()
-    }
-
-    fn reads_groups(&self) -> bool {
-        self.metric.reads_groups()
+    fn requires(&self) -> &'static [crate::Requirement] {
+        self.metric.requires()
     }
 
     fn joint_over_samples(&self) -> bool {

@@ -8,6 +8,13 @@
 //! `definition_version`, `query`, `value`. CSV quotes a field as RFC 4180
 //! says and writes a NaN value as an empty field; Parquet keeps every value's
 //! bits.
+//!
+//! An export streams: the records' ids are listed (8 bytes a record), then
+//! each record is read, written and dropped before the next is read; CSV
+//! and JSON Lines go through a buffered writer, Parquet is written in row
+//! groups of at most [`ROW_GROUP_ROWS`] rows, each flushed to `out` when
+//! full. Memory is one record and one row group, whatever the history's
+//! size (scripts/bench/history.sh measures the peak).
 
 use std::io::Write;
 use std::sync::Arc;
@@ -48,14 +55,20 @@ pub const COLUMNS: [&str; 10] = [
     "value",
 ];
 
+/// The most rows of one Parquet row group: what an export holds before it
+/// writes them (parquet's own default, said here so that the bound on
+/// memory is ours).
+pub const ROW_GROUP_ROWS: usize = 1024 * 1024;
+
 impl History {
-    /// Writes every record to `out` in `format`, one record read at a time.
+    /// Writes every record to `out` in `format`, one record read at a time
+    /// (a history larger than memory exports: module docs).
     pub fn export(
         &mut self,
         format: ExportFormat,
         out: impl Write + Send,
     ) -> Result<(), HistoryError> {
-        let ids: Vec<i64> = self.summaries()?.iter().map(|s| s.id).collect();
+        let ids = self.ids()?;
         let path = self.path.clone();
         let failed = |detail: String| HistoryError::Export {
             path: path.clone(),
@@ -84,8 +97,11 @@ impl History {
             ExportFormat::Parquet => {
                 let schema = Arc::new(schema());
                 let parquet = |e: parquet::errors::ParquetError| failed(e.to_string());
+                let properties = parquet::file::properties::WriterProperties::builder()
+                    .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+                    .build();
                 let mut writer =
-                    ArrowWriter::try_new(out, schema.clone(), None).map_err(parquet)?;
+                    ArrowWriter::try_new(out, schema.clone(), Some(properties)).map_err(parquet)?;
                 for id in ids {
                     let batch =
                         batch(&schema, &self.get(id)?).map_err(|e| failed(e.to_string()))?;

@@ -94,6 +94,17 @@ impl History {
         })
     }
 
+    /// Every record's id, in order: what an export walks, one record
+    /// read at a time.
+    pub fn ids(&mut self) -> Result<Vec<i64>, HistoryError> {
+        self.retrying(|h| {
+            h.conn
+                .prepare("SELECT id FROM records ORDER BY id")?
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()
+        })
+    }
+
     /// Record `id` whole: every per-query value with the bits it was
     /// recorded with.
     pub fn get(&mut self, id: i64) -> Result<Record, HistoryError> {

@@ -232,3 +232,92 @@ fn exports_hold_every_value() {
         .collect();
     assert_eq!(values, expected);
 }
+
+#[test]
+fn a_large_history_exports_in_row_groups_every_value_in_order() {
+    // 130 records of 10,000 queries: 1.3 million rows, more than one
+    // Parquet row group. Peak memory is measured by
+    // scripts/bench/history.sh, not here; this checks what streaming must
+    // keep: every row, in record order, the row groups bounded.
+    const RECORDS: u64 = 130;
+    const QUERIES: usize = 10_000;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    let mut h = History::open(&path, Mode::Create).unwrap();
+    let records: Vec<_> = (0..RECORDS)
+        .map(|seed| record(&format!("r{}", seed % 3), seed, QUERIES, 1))
+        .collect();
+    for chunk in records.chunks(10) {
+        h.record(chunk).unwrap();
+    }
+    let rows = RECORDS as usize * QUERIES;
+
+    let file = dir.path().join("h.parquet");
+    h.export(ExportFormat::Parquet, std::fs::File::create(&file).unwrap())
+        .unwrap();
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+        std::fs::File::open(&file).unwrap(),
+    )
+    .unwrap();
+    let groups: Vec<usize> = builder
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| usize::try_from(g.num_rows()).unwrap())
+        .collect();
+    assert!(groups.len() >= 2, "{groups:?}");
+    assert!(
+        groups
+            .iter()
+            .all(|&n| n <= rankeval_history::export::ROW_GROUP_ROWS),
+        "{groups:?}"
+    );
+    assert_eq!(groups.iter().sum::<usize>(), rows);
+    let mut expected = records
+        .iter()
+        .flat_map(|d| d.metrics[0].values.iter().map(|v| v.to_bits()));
+    let mut seen = 0;
+    for batch in builder.with_batch_size(65_536).build().unwrap() {
+        let batch = batch.unwrap();
+        let values = batch
+            .column_by_name("value")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<arrow_array::Float64Array>()
+            .unwrap()
+            .clone();
+        for v in values.values() {
+            assert_eq!(Some(v.to_bits()), expected.next(), "row {seen}");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, rows);
+    assert_eq!(expected.next(), None);
+
+    let file = dir.path().join("h.csv");
+    h.export(ExportFormat::Csv, std::fs::File::create(&file).unwrap())
+        .unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(text.lines().count(), 1 + rows);
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .starts_with(&format!("{RECORDS},")),
+        "the last row is the last record's"
+    );
+
+    let file = dir.path().join("h.jsonl");
+    h.export(ExportFormat::Jsonl, std::fs::File::create(&file).unwrap())
+        .unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let ids: Vec<i64> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                .as_i64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(ids, (1..=RECORDS as i64).collect::<Vec<_>>());
+}

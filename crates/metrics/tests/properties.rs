@@ -219,6 +219,11 @@ proptest! {
                 Some(g) => cut.with_groups(GroupRanking::new(g.groups(), &g.ranked()[..ranked.len()], g.judged())),
                 None => cut,
             };
+            // And their per-document facts (propensities, judged anywhere).
+            let cut = match view.documents() {
+                Some(d) => cut.with_documents(d.cut(ranked.len())),
+                None => cut,
+            };
             let (full, judged_to_depth) = (metric.score(&view), metric.score(&cut));
             prop_assert_eq!(full.to_bits(), judged_to_depth.to_bits(), "{}", metric.name());
         }

@@ -133,6 +133,8 @@ pub fn compare(
         groups_in_family,
         interval,
         jackknife_groups,
+        allow_changed_qrels: None,
+        allow_changed_options: None,
     }
     .request()?;
     let missing = match missing {
@@ -148,6 +150,16 @@ pub fn compare(
     let plan = resolve_comparison(request, &run_names, &metric_names, missing, false)
         .map_err(|e| spec_error(&e))?
         .ok_or_else(|| compare_error("no comparison asked for"))?;
+    // A record is never compared silently: here there are no judgements
+    // nor options to check it against.
+    if let Some(rankeval::compare::BaselineRef::History { .. }) = &plan.baseline {
+        return Err(compare_error(
+            "baseline=\"db:...\": a results history's record is checked against the \
+             judgements, definitions and options of the evaluation compared with it, which \
+             compare() does not have: give the baseline to report() (it evaluates, checks and \
+             compares)",
+        ));
+    }
     let compared: ComparisonReport = py
         .detach(|| run_plan(&plan, report, &[]))
         .map_err(|e| compare_error(&e.to_string()))?

@@ -54,7 +54,8 @@ type RunResults<'py> = (
 /// them: the command line's `--missing`, `--rel`, `--ties`,
 /// `--score-threshold`, `--allow-empty-run`, `--judged-only`, `--bounds`,
 /// `--duplicates`, `--catalog`, `--train`, `--item-features`, `--record`,
-/// `--label`, `--subtopic-qrels`, `--official` (`None`, `""` for the
+/// `--label`, `--subtopic-qrels`, `--label-counts`, `--train-instances`,
+/// `--inverse-propensities`, `--official` (`None`, `""` for the
 /// benchmark of the qrels, or an id), `--fetch`, `--drop-identical-ids`.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
@@ -73,6 +74,9 @@ pub struct EvaluateKeywords<'py> {
     record: Option<PathBuf>,
     label: Option<String>,
     subtopic_qrels: Option<PathBuf>,
+    label_counts: Option<PathBuf>,
+    train_instances: Option<u64>,
+    inverse_propensities: Option<PathBuf>,
     official: Option<String>,
     fetch: bool,
     drop_identical_ids: bool,
@@ -189,6 +193,20 @@ fn asked(
             }),
             // Not a keyword of the Python package yet.
             doc_groups: None,
+            label_counts: options
+                .label_counts
+                .clone()
+                .map(|p| keyword(p.clone(), "label_counts", quoted(&p.display().to_string()))),
+            train_instances: options
+                .train_instances
+                .map(|n| keyword(n, "train_instances", n)),
+            inverse_propensities: options.inverse_propensities.clone().map(|p| {
+                keyword(
+                    p.clone(),
+                    "inverse_propensities",
+                    quoted(&p.display().to_string()),
+                )
+            }),
         },
         groups: groups.map(|p| keyword(p.clone(), "groups", quoted(&p.display().to_string()))),
         turns: None,

@@ -12,7 +12,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rankeval::compare::Family;
 use rankeval::spec::{
-    BaselineRequest, CompareRequest, GateRequest, Given, IntervalKind, Origin, SpecError,
+    BaselineRequest, CompareRequest, GateRequest, Given, HISTORY_PREFIX, IntervalKind, Origin,
+    SpecError,
 };
 use rankeval_stats::{BootstrapMethod, Correction, Test};
 use serde::de::DeserializeOwned;
@@ -47,6 +48,9 @@ const INPUT_KEYWORDS: &[&str] = &[
     "train",
     "item_features",
     "subtopic_qrels",
+    "label_counts",
+    "train_instances",
+    "inverse_propensities",
     "groups",
     "record",
     "log",
@@ -69,6 +73,8 @@ const COMPARE_KEYWORDS: &[&str] = &[
     "groups_in_family",
     "interval",
     "jackknife_groups",
+    "allow_changed_qrels",
+    "allow_changed_options",
 ];
 
 /// The spec's error as the Python exception for the keyword at fault, its
@@ -125,6 +131,11 @@ pub struct CompareKeywords {
     pub groups_in_family: Option<bool>,
     pub interval: Option<String>,
     pub jackknife_groups: Option<i128>,
+    /// A `db:` baseline compared although its judgements or definitions
+    /// differ.
+    pub allow_changed_qrels: Option<bool>,
+    /// A `db:` baseline compared although its options differ.
+    pub allow_changed_options: Option<bool>,
 }
 
 impl CompareKeywords {
@@ -167,6 +178,8 @@ impl CompareKeywords {
             groups_in_family: get(dict, "groups_in_family")?,
             interval: get(dict, "interval")?,
             jackknife_groups: get(dict, "jackknife_groups")?,
+            allow_changed_qrels: get(dict, "allow_changed_qrels")?,
+            allow_changed_options: get(dict, "allow_changed_options")?,
         })
     }
 
@@ -179,6 +192,14 @@ impl CompareKeywords {
                     "give the baseline as a run name or as a results file, not both",
                 ));
             }
+            (Some(text), None) if text.starts_with(HISTORY_PREFIX) => Some(keyword(
+                BaselineRequest::History {
+                    text: text.clone(),
+                    relative_to: PathBuf::new(),
+                },
+                "baseline",
+                quoted(&text),
+            )),
             (Some(name), None) => Some(keyword(
                 BaselineRequest::Run(name.clone()),
                 "baseline",
@@ -236,8 +257,12 @@ impl CompareKeywords {
         let all_pairs = baseline
             .is_none()
             .then(|| keyword(true, "baseline", "None"));
+        let allow = |value: Option<bool>, name: &str| {
+            value.filter(|a| *a).map(|a| keyword(a, name, "True"))
+        };
         Ok(CompareRequest {
-            allow_changed_qrels: None,
+            allow_changed_qrels: allow(self.allow_changed_qrels, "allow_changed_qrels"),
+            allow_changed_options: allow(self.allow_changed_options, "allow_changed_options"),
             table: None,
             baseline,
             all_pairs,

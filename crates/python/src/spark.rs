@@ -162,6 +162,7 @@ fn corpus_inputs(
         features,
         subtopics: None,
         doc_groups: None,
+        propensities: None,
     };
     for metric in &metrics {
         if let Some(input) = sources.missing_for(metric.as_ref()) {

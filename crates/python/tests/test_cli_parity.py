@@ -63,6 +63,20 @@ def subtopics_of(qrels: Path, directory: Path) -> Path:
     return path
 
 
+TRAIN_INSTANCES = 1000
+
+
+def label_counts_of(qrels: Path, directory: Path) -> Path:
+    """Training label frequencies for every document of TREC qrels (every
+    third left out: count 0), so that the propensity-scored metrics (which
+    need them) are compared too; out of `TRAIN_INSTANCES`."""
+    docs = dict.fromkeys(line.split()[2] for line in qrels.read_text().splitlines() if line.strip())
+    rows = [f"{doc},{(7 * i) % 97}" for i, doc in enumerate(docs) if i % 3]
+    path = directory / "counts.csv"
+    path.write_text("label,count\n" + "\n".join(rows) + "\n")
+    return path
+
+
 def test_the_cli_lists_the_metrics_the_package_knows():
     assert [name for name, _, _, _ in cli_metrics()] == list(rankeval_rs.metric_names())
 
@@ -90,12 +104,15 @@ def assert_same(result: rankeval_rs.Evaluation, report: dict) -> None:
 def test_every_metric_equals_the_cli_bit_for_bit(files, options, cli_options, tmp_path):
     specs = all_specs()
     subtopics = subtopics_of(files.qrels_trec, tmp_path)
+    counts = label_counts_of(files.qrels_trec, tmp_path)
     report = cli_json(files.qrels_trec, files.run_trec, specs, *cli_options,
-                      "--subtopic-qrels", str(subtopics))
+                      "--subtopic-qrels", str(subtopics), "--label-counts", str(counts),
+                      "--train-instances", str(TRAIN_INSTANCES))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rankeval_rs.RankevalWarning)
         result = rankeval_rs.evaluate(files.qrels_trec, files.run_trec, specs, **options,
-                                      subtopic_qrels=subtopics)
+                                      subtopic_qrels=subtopics, label_counts=counts,
+                                      train_instances=TRAIN_INSTANCES)
     assert len(result.metrics) == len(specs)
     assert_same(result, report)
 

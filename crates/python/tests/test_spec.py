@@ -219,3 +219,54 @@ def test_record_keeps_the_values_the_command_line_records(tmp_path):
         rankeval_rs.evaluate(qrels, run, ["ap"], record=db, label="a\nb")
     with pytest.raises(ValueError, match="label=.*names a record: give record= too"):
         rankeval_rs.evaluate(qrels, run, ["ap"], label="x")
+
+
+def test_a_record_is_a_baseline_of_report_checked_as_the_command_line_checks_it(tmp_path):
+    # `baseline="db:..."` goes through the spec as `--baseline db:...`: the
+    # same comparison, and other options refused naming both values.
+    qrels, run, other = tmp_path / "qrels.txt", tmp_path / "bm25.trec", tmp_path / "dense.trec"
+    qrels.write_text("q1 0 a 1\nq1 0 b 2\nq2 0 c 2\nq2 0 d 1\nq3 0 e 1\n")
+    run.write_text("q1 Q0 b 1 2 t\nq1 Q0 a 2 1 t\nq2 Q0 c 1 2 t\nq2 Q0 d 2 1 t\nq3 Q0 x 1 1 t\n")
+    other.write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq2 Q0 d 1 2 t\nq2 Q0 c 2 1 t\n"
+                     "q3 Q0 e 1 1 t\n")
+    db = tmp_path / "history.sqlite"
+    done = cli("eval", "--qrels", str(qrels), "--run", str(run), "-m", "ap", "--record", str(db))
+    assert done.returncode == 0, done.stderr
+    assert cli("history", str(db), "--accept", "1").returncode == 0
+    text = quiet(rankeval_rs.report, qrels, other, ["ap"], format="json",
+                 baseline=f"db:{db}")
+    done = cli("eval", "--qrels", str(qrels), "--run", str(other), "-m", "ap",
+               "--baseline", f"db:{db}", "--format", "json")
+    assert done.returncode in (0, 1), done.stderr
+    assert json.loads(text)["comparison"] == json.loads(done.stdout)["comparison"]
+    with pytest.raises(rankeval_rs.CompareError,
+                       match=r"option rel= differs \(2 here, 1 in the record\); compare anyway "
+                             r"with allow_changed_options=True"):
+        rankeval_rs.report(qrels, other, ["ap"], format="json", baseline=f"db:{db}", rel=2)
+    with pytest.warns(rankeval_rs.RankevalWarning, match="rel= is 2 here, 1 in the record"):
+        rankeval_rs.report(qrels, other, ["ap"], format="json", baseline=f"db:{db}", rel=2,
+                           allow_changed_options=True)
+    evaluated = quiet(rankeval_rs.evaluate, qrels, [other], ["ap"])
+    with pytest.raises(rankeval_rs.CompareError, match="give the baseline to report"):
+        rankeval_rs.compare(evaluated, baseline=f"db:{db}")
+
+
+PYXCLIB = ROOT / "crates" / "rankeval" / "tests" / "data" / "pyxclib"
+PROPENSITY = ["psp@5", "psndcg(family=amazon)@3", "hole@10"]
+
+
+def test_propensity_metrics_equal_the_clis():
+    qrels, run, counts = PYXCLIB / "qrels.txt", PYXCLIB / "run.trec", PYXCLIB / "counts.csv"
+    done = cli("eval", "--qrels", str(qrels), "--run", str(run), "--label-counts", str(counts),
+               "--train-instances", "1000", "--format", "json",
+               *sum((["-m", m] for m in PROPENSITY), []))
+    assert done.returncode == 0, done.stderr
+    expected = json.loads(done.stdout)["runs"][0]["metrics"]
+    result = quiet(rankeval_rs.evaluate, qrels, run, PROPENSITY, label_counts=counts,
+                   train_instances=1000)
+    assert result.means == {m: expected[m]["mean"] for m in PROPENSITY}
+    # Without propensities, the metric names the keywords that give them.
+    with pytest.raises(rankeval_rs.MetricError, match="give label_counts="):
+        quiet(rankeval_rs.evaluate, qrels, run, ["psp@5"])
+    with pytest.raises(rankeval_rs.InputError, match="train_instances="):
+        quiet(rankeval_rs.evaluate, qrels, run, ["psp@5"], label_counts=counts)

@@ -9,8 +9,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use rankeval_core::{
-    CorpusInputs, CorpusMetric, DocumentGroups, Metric, Requires, Run, SubtopicQrels,
+    CorpusInputs, CorpusMetric, DocumentContext, DocumentGroups, LabelPropensities, Metric, Qrels,
+    Requirement, Requires, Run, SubtopicQrels,
 };
+
+use crate::read::propensity::{PropensityTable, read_propensities};
 
 use crate::read::corpus::{read_catalog, read_item_features, training_from_qrels};
 use crate::read::{Input, ReadError, read_qrels_with};
@@ -85,9 +88,13 @@ pub struct CorpusSources {
     /// The subtopic judgements, read by the diversity metrics (per-query
     /// metrics that [read them](Metric::reads_subtopics)).
     pub subtopics: Option<PathBuf>,
-    /// The document groups, read by the group-fairness metrics (per-query
-    /// metrics that [read them](Metric::reads_groups)).
+    /// The document groups, read by the group-fairness metrics
+    /// ([`Requirement::DocumentGroups`]).
     pub doc_groups: Option<PathBuf>,
+    /// The label propensities (a label-frequency table with the number of
+    /// training instances, or inverse propensities), read by the
+    /// propensity-scored metrics ([`Requirement::Propensities`]).
+    pub propensities: Option<(PathBuf, PropensityTable)>,
 }
 
 /// The document groups as an input: its flag, TOML key (and Python
@@ -99,6 +106,27 @@ pub mod doc_groups_input {
     pub const KEY: &str = "doc_groups";
     /// What it is, in words.
     pub const WHAT: &str = "document groups (rows `doc group [weight]`)";
+}
+
+/// The label propensities as an input: the flags, TOML keys (and Python
+/// keywords) that give them and what they are, for messages.
+pub mod propensity_input {
+    /// The flag of a label-frequency table.
+    pub const COUNTS_FLAG: &str = "--label-counts";
+    /// The flag of the number of training instances.
+    pub const INSTANCES_FLAG: &str = "--train-instances";
+    /// The flag of given inverse propensities.
+    pub const INVERSE_FLAG: &str = "--inverse-propensities";
+    /// The TOML key and Python keyword of a label-frequency table.
+    pub const COUNTS_KEY: &str = "label_counts";
+    /// The TOML key and Python keyword of the number of training instances.
+    pub const INSTANCES_KEY: &str = "train_instances";
+    /// The TOML key and Python keyword of given inverse propensities.
+    pub const INVERSE_KEY: &str = "inverse_propensities";
+    /// What they are, in words.
+    pub const WHAT: &str = "label propensities (a table `label,count` of training label \
+                            frequencies with the number of training instances, or a table \
+                            `label,inverse_propensity`)";
 }
 
 /// The subtopic judgements as an input: its flag, TOML key (and Python
@@ -149,18 +177,17 @@ impl CorpusSources {
         if let Some(path) = &self.doc_groups {
             paths.push(("the document groups", path.as_path()));
         }
+        if let Some((path, _)) = &self.propensities {
+            paths.push(("the label propensities", path.as_path()));
+        }
         paths
-    }
-
-    /// Whether `metric` reads document groups that are not given.
-    pub fn misses_groups_for(&self, metric: &dyn Metric) -> bool {
-        metric.reads_groups() && self.doc_groups.is_none()
     }
 
     /// Whether document groups are given that no metric of `metrics`
     /// reads.
     pub fn groups_unused(&self, metrics: &[Box<dyn Metric>]) -> bool {
-        self.doc_groups.is_some() && !metrics.iter().any(|m| m.reads_groups())
+        self.doc_groups.is_some()
+            && !rankeval_core::context::any_requires(metrics, Requirement::DocumentGroups)
     }
 
     /// Reads the document groups, if given and some metric of `metrics`
@@ -170,9 +197,13 @@ impl CorpusSources {
         metrics: &[Box<dyn Metric>],
     ) -> Result<Option<Arc<DocumentGroups>>, ReadError> {
         match &self.doc_groups {
-            Some(path) if metrics.iter().any(|m| m.reads_groups()) => Ok(Some(Arc::new(
-                crate::read::doc_groups::read_doc_groups(path)?,
-            ))),
+            Some(path)
+                if rankeval_core::context::any_requires(metrics, Requirement::DocumentGroups) =>
+            {
+                Ok(Some(Arc::new(crate::read::doc_groups::read_doc_groups(
+                    path,
+                )?)))
+            }
             _ => Ok(None),
         }
     }
@@ -200,6 +231,67 @@ impl CorpusSources {
             ))),
             _ => Ok(None),
         }
+    }
+
+    /// Whether label propensities are given that no metric of `metrics`
+    /// reads.
+    pub fn propensities_unused(&self, metrics: &[Box<dyn Metric>]) -> bool {
+        self.propensities.is_some()
+            && !rankeval_core::context::any_requires(metrics, Requirement::Propensities)
+    }
+
+    /// Reads the label propensities, if given and some metric of `metrics`
+    /// reads them.
+    pub fn read_propensities(
+        &self,
+        metrics: &[Box<dyn Metric>],
+    ) -> Result<Option<Arc<LabelPropensities>>, ReadError> {
+        match &self.propensities {
+            Some((path, table))
+                if rankeval_core::context::any_requires(metrics, Requirement::Propensities) =>
+            {
+                Ok(Some(Arc::new(read_propensities(path, *table)?)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// `qrels` with the per-document facts `metrics` require
+    /// ([`rankeval_core::context`]): built over these qrels from
+    /// `propensities` (read by [`read_propensities`](Self::read_propensities))
+    /// and the qrels' own documents; `qrels` as they are when no metric
+    /// requires any. A judged document without a given inverse propensity
+    /// is an error naming the propensity file.
+    pub fn with_documents(
+        &self,
+        qrels: Qrels,
+        metrics: &[Box<dyn Metric>],
+        propensities: Option<&Arc<LabelPropensities>>,
+    ) -> Result<Qrels, ReadError> {
+        let mut requirements: Vec<Requirement> = Vec::new();
+        for metric in metrics {
+            for &r in metric.requires() {
+                if !requirements.contains(&r) {
+                    requirements.push(r);
+                }
+            }
+        }
+        if !requirements
+            .iter()
+            .any(|r| matches!(r, Requirement::Propensities | Requirement::JudgedAnywhere))
+        {
+            return Ok(qrels);
+        }
+        let context = DocumentContext::build(&qrels, &requirements, propensities.cloned())
+            .map_err(|missing| ReadError {
+                path: self
+                    .propensities
+                    .as_ref()
+                    .map_or_else(String::new, |(path, _)| path.display().to_string()),
+                line: None,
+                kind: crate::read::ReadErrorKind::BadField(missing.to_string()),
+            })?;
+        Ok(qrels.with_documents(Arc::new(context)))
     }
 
     /// The inputs given that no metric of `metrics` reads.

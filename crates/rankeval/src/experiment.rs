@@ -226,29 +226,45 @@ impl Experiment {
         let subtopics = self.corpus_inputs.read_subtopics(&self.metrics)?;
         // So do the documents' groups.
         let doc_groups = self.corpus_inputs.read_doc_groups(&self.metrics)?;
-        let with_subtopics = |qrels: Qrels| {
+        // And the per-document facts some metrics require (label
+        // propensities, the documents judged for any query).
+        let propensities = self.corpus_inputs.read_propensities(&self.metrics)?;
+        let documents_required = self.metrics.iter().any(|m| {
+            m.requires().iter().any(|r| {
+                matches!(
+                    r,
+                    rankeval_core::Requirement::Propensities
+                        | rankeval_core::Requirement::JudgedAnywhere
+                )
+            })
+        });
+        let with_subtopics = |qrels: Qrels| -> Result<Qrels, ReadError> {
             let qrels = match &subtopics {
                 Some(subtopics) => qrels.with_subtopics(std::sync::Arc::clone(subtopics)),
                 None => qrels,
             };
-            match &doc_groups {
+            let qrels = match &doc_groups {
                 Some(groups) => qrels.with_doc_groups(std::sync::Arc::clone(groups)),
                 None => qrels,
-            }
+            };
+            self.corpus_inputs
+                .with_documents(qrels, &self.metrics, propensities.as_ref())
         };
         // Judgements already in memory are used where they are.
         let (shared_qrels, note): (Option<Cow<'_, Qrels>>, _) = match &self.qrels {
             Some(input) => match input.loaded_data() {
-                Some(Loaded::Qrels(qrels, note)) if subtopics.is_none() && doc_groups.is_none() => {
+                Some(Loaded::Qrels(qrels, note))
+                    if subtopics.is_none() && doc_groups.is_none() && !documents_required =>
+                {
                     (Some(Cow::Borrowed(&**qrels)), note.clone())
                 }
                 Some(Loaded::Qrels(qrels, note)) => (
-                    Some(Cow::Owned(with_subtopics((**qrels).clone()))),
+                    Some(Cow::Owned(with_subtopics((**qrels).clone())?)),
                     note.clone(),
                 ),
                 _ => {
                     let (qrels, note) = read_qrels_noted(input, progress)?;
-                    (Some(Cow::Owned(with_subtopics(qrels))), note)
+                    (Some(Cow::Owned(with_subtopics(qrels)?)), note)
                 }
             },
             // Subtopic judgements alone: each document judged with its
@@ -260,7 +276,7 @@ impl Experiment {
                         line: None,
                         kind: crate::read::ReadErrorKind::BadField(e.to_string()),
                     })?;
-                    (Some(Cow::Owned(with_subtopics(qrels))), None)
+                    (Some(Cow::Owned(with_subtopics(qrels)?)), None)
                 }
                 _ => (None, None),
             },
@@ -378,6 +394,22 @@ impl Experiment {
                 },
             });
         }
+        if self.corpus_inputs.propensities_unused(&self.metrics) {
+            use crate::corpus::propensity_input::{
+                COUNTS_FLAG, COUNTS_KEY, INVERSE_FLAG, INVERSE_KEY,
+            };
+            let inverse = matches!(
+                self.corpus_inputs.propensities,
+                Some((_, crate::read::propensity::PropensityTable::Inverse))
+            );
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::CorpusInputUnused {
+                    flag: if inverse { INVERSE_FLAG } else { COUNTS_FLAG },
+                    key: if inverse { INVERSE_KEY } else { COUNTS_KEY },
+                },
+            });
+        }
         for input in self.corpus_inputs.unused(&self.corpus_metrics) {
             report.warnings.push(RunWarning {
                 run: String::new(),
@@ -448,7 +480,7 @@ impl Experiment {
                                 ),
                             }));
                         };
-                        let qrels = with_subtopics(qrels);
+                        let qrels = with_subtopics(qrels)?;
                         let evaluation = evaluate(&qrels, &list, &self.metrics, &self.options);
                         own = Some(qrels);
                         (evaluation, Some(list))

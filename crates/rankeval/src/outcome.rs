@@ -7,13 +7,14 @@
 
 use crate::changed::{ChangedExplanations, explain_changed};
 use crate::compare::{
-    BaselineRef, CompareRunError, Compared, ComparisonPlan, read_record, record_differences,
-    run_plan,
+    BaselineRef, CompareRunError, Compared, ComparisonPlan, OptionDifference, option_differences,
+    read_record, record_differences, run_plan,
 };
 use crate::curves::{CurvePlan, Curves};
 use crate::experiment::{ExecuteError, Experiment, Progress};
-use crate::record::{Recorded, records, write};
+use crate::record::{Recorded, options as recorded_options, records, write};
 use crate::report::{Report, ReportWarning, RunWarning};
+use crate::spec::Origin;
 use crate::suite::SuiteSettings;
 use crate::systems::{Systems, system_results};
 
@@ -112,11 +113,14 @@ pub enum RunError {
 
 impl Experiment {
     /// With a results history's record as the baseline (`db:DB`): the
-    /// record read once, its judgements' fingerprint and metric definitions
-    /// checked against this evaluation's (`fingerprints`, the metrics'
-    /// versions), and the plan with the record's id fixed. A difference is
-    /// refused with the reason, or, with `--allow-changed-qrels`, said in
-    /// the report's warnings. `None` for any other baseline.
+    /// record read once, its judgements' fingerprint, metric definitions
+    /// and options that change numbers checked against this evaluation's
+    /// (`fingerprints`, the metrics' versions, [`crate::record`]'s
+    /// options), and the plan with the record's id fixed. A difference is
+    /// refused with the reason (naming each option and both values), or,
+    /// with `--allow-changed-qrels` (judgements, definitions) or
+    /// `--allow-changed-options` (options), said in the report's warnings.
+    /// `None` for any other baseline.
     fn checked_history_plan(
         &self,
         plan: &ComparisonPlan,
@@ -127,6 +131,8 @@ impl Experiment {
             db,
             id,
             allow_changed,
+            allow_changed_options,
+            from,
         }) = &plan.baseline
         else {
             return Ok(None);
@@ -138,22 +144,51 @@ impl Experiment {
             .map(|m| (m.name(), m.definition_version()))
             .collect();
         let differences = record_differences(&record, fingerprints, &metrics);
+        // The relevance level changes no value of a metric that does not
+        // read it (nDCG's gains are grades): it counts when a metric both
+        // sides have reads it.
+        let level_read = self
+            .metrics
+            .iter()
+            .any(|m| m.uses_default_level() && record.data.column(&m.name()).is_some());
+        let mut options = option_differences(&record, &recorded_options(self));
+        options.retain(|d| level_read || d.key != "rel");
         let source = format!("db:{}#{}", db.display(), record.id);
+        let mut refused = Vec::new();
+        let mut overrides = Vec::new();
+        if !differences.is_empty() && !allow_changed {
+            refused.extend(differences.iter().cloned());
+            overrides.push(allow_setting(from, "allow_changed_qrels"));
+        }
+        if !options.is_empty() && !allow_changed_options {
+            refused.extend(options.iter().map(|d| option_difference(from, d)));
+            overrides.push(allow_setting(from, "allow_changed_options"));
+        }
+        if !refused.is_empty() {
+            return Err(CompareRunError::BaselineFile {
+                path: source,
+                reason: format!(
+                    "not compared: {}; compare anyway with {}",
+                    refused.join("; "),
+                    overrides.join(" and ")
+                ),
+            });
+        }
         if !differences.is_empty() {
-            if !allow_changed {
-                return Err(CompareRunError::BaselineFile {
-                    path: source,
-                    reason: format!(
-                        "not compared: {}; compare anyway with --allow-changed-qrels",
-                        differences.join("; ")
-                    ),
-                });
-            }
             report.warnings.push(RunWarning {
                 run: String::new(),
                 warning: ReportWarning::BaselineChanged {
-                    baseline: source,
+                    baseline: source.clone(),
                     differences,
+                },
+            });
+        }
+        if !options.is_empty() {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::BaselineOptionsChanged {
+                    baseline: source,
+                    options,
                 },
             });
         }
@@ -162,6 +197,8 @@ impl Experiment {
             db: db.clone(),
             id: Some(record.id),
             allow_changed: *allow_changed,
+            allow_changed_options: *allow_changed_options,
+            from: from.clone(),
         });
         Ok(Some(checked))
     }
@@ -257,4 +294,27 @@ impl Experiment {
             recorded,
         })
     }
+}
+
+/// How the front end of `from` sets the override `key` (`allow_changed_qrels`):
+/// `--allow-changed-qrels`, `` `allow_changed_qrels = true` in [compare] ``,
+/// `allow_changed_qrels=True`.
+fn allow_setting(from: &Origin, key: &str) -> String {
+    match from {
+        Origin::Flag { .. } => format!("--{}", key.replace('_', "-")),
+        Origin::Key { .. } => format!("`{key} = true` in [compare]"),
+        Origin::Keyword { .. } => format!("{key}=True"),
+    }
+}
+
+/// One option that differs, named as the front end of `from` names it:
+/// `option --rel differs (2 here, 1 in the record)`.
+fn option_difference(from: &Origin, difference: &OptionDifference) -> String {
+    let shown = |v: &Option<String>| v.clone().unwrap_or_else(|| "not set".to_owned());
+    format!(
+        "option {} differs ({} here, {} in the record)",
+        from.option(&difference.key, None),
+        shown(&difference.here),
+        shown(&difference.recorded)
+    )
 }

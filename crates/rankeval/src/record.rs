@@ -152,8 +152,9 @@ pub fn write(plan: &RecordPlan, records: &[RecordData]) -> Result<Recorded, Hist
 /// The options that change numbers, as text: `missing`, `rel`, `ties`,
 /// `score_threshold` (when set), `duplicates`, `judged_only`, `cutoffs`
 /// (every metric's depth, in increasing order), `turns` and
-/// `per_conversation` (when set).
-fn options(experiment: &Experiment) -> BTreeMap<String, String> {
+/// `per_conversation` (when set). A baseline from a history is checked
+/// against these (`Experiment::run`).
+pub(crate) fn options(experiment: &Experiment) -> BTreeMap<String, String> {
     let o = &experiment.options;
     let mut map = BTreeMap::new();
     let text = |v: serde_json::Value| match v {

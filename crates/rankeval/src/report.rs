@@ -349,6 +349,15 @@ pub enum ReportWarning {
         /// What differs.
         differences: Vec<String>,
     },
+    /// The baseline is a results history's record whose options that
+    /// change numbers (`rel`, `ties`...) differ from this evaluation's,
+    /// compared all the same (`--allow-changed-options`).
+    BaselineOptionsChanged {
+        /// The record, `db:DB#ID`.
+        baseline: String,
+        /// Each option that differs, with both values.
+        options: Vec<crate::compare::OptionDifference>,
+    },
     /// The benchmark's official measures were evaluated under its
     /// conventions (`--official`): which, and where they come from.
     Official {
@@ -554,6 +563,32 @@ impl Describe for ReportWarning {
                     _ => "--allow-changed-qrels",
                 }
             ),
+            ReportWarning::BaselineOptionsChanged { baseline, options } => {
+                let (name, allow): (fn(&str) -> String, _) = match front {
+                    FrontEnd::Python => (|k| format!("{k}="), "allow_changed_options=True"),
+                    _ => (
+                        |k| format!("--{}", k.replace('_', "-")),
+                        "--allow-changed-options",
+                    ),
+                };
+                let shown = |v: &Option<String>| v.as_deref().unwrap_or("not set").to_owned();
+                let listed: Vec<String> = options
+                    .iter()
+                    .map(|d| {
+                        format!(
+                            "{} is {} here, {} in the record",
+                            name(&d.key),
+                            shown(&d.here),
+                            shown(&d.recorded)
+                        )
+                    })
+                    .collect();
+                write!(
+                    f,
+                    "the baseline {baseline} was compared although its options differ: {} ({allow})",
+                    listed.join("; ")
+                )
+            }
             ReportWarning::Official { note } => f.write_str(note),
             ReportWarning::IrMetadataUnread {
                 file,

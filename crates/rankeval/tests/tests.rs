@@ -29,7 +29,9 @@
 //!   2021's score equal the reference of `scripts/cross-check/expeval.py`;
 //! - `peers`: the peers' definitions (compatibility, INST, INSQ, NERR, LRAP,
 //!   average_precision_score, RecTools' accuracy and MCC) on the peers'
-//!   published test values and on generated data (`data/peers`).
+//!   published test values and on generated data (`data/peers`);
+//! - `propensity`: PSP@k and PSnDCG@k equal pyxclib's definitions
+//!   (`scripts/cross-check/pyxclib.py`), Hole@k BEIR's.
 //!
 //! `readme` and `spans` are binaries of their own. The `rankeval` binary's
 //! tests are `rankeval-cli`'s; the renderers' are `rankeval-report`'s.
@@ -50,5 +52,6 @@ mod msmarco;
 mod never_panics;
 mod peers;
 mod plugin;
+mod propensity;
 mod streaming;
 mod trec_eval;

@@ -59,6 +59,7 @@ mod mapped;
 pub mod missing_column;
 mod msmarco;
 mod parquet;
+pub mod propensity;
 pub mod results;
 pub mod row_file;
 pub mod sampled;

@@ -17,6 +17,10 @@ pub enum HistoryFormat {
     Json,
     /// Markdown tables for a pull request or a CI summary.
     Markdown,
+    /// One self-contained HTML page with a chart of each metric's trend
+    /// ([`crate::history_html`]); [`render_diff`] writes the aligned table
+    /// for it (the command line offers no HTML diff).
+    Html,
 }
 
 /// The digits of a mean or value.
@@ -46,6 +50,7 @@ pub fn render_history(
             text.push('\n');
             text
         }
+        HistoryFormat::Html => crate::history_html::render_history_html(records, series),
         HistoryFormat::Table | HistoryFormat::Markdown => {
             let table = |rows: &[Vec<String>], left: &[bool]| match format {
                 HistoryFormat::Markdown => markdown_table(rows, left),
@@ -213,7 +218,7 @@ pub fn render_diff(diff: &RecordDiff, top: usize, format: HistoryFormat) -> Stri
             text.push('\n');
             text
         }
-        HistoryFormat::Table | HistoryFormat::Markdown => {
+        HistoryFormat::Table | HistoryFormat::Markdown | HistoryFormat::Html => {
             let markdown = format == HistoryFormat::Markdown;
             let mut out = String::new();
             let line = |out: &mut String, text: String| {

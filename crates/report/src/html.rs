@@ -930,7 +930,7 @@ fn plural<'s>(count: usize, one: &'s str, many: &'s str) -> &'s str {
 }
 
 /// The page's whole style sheet: system fonts, nothing fetched.
-const STYLE: &str = "\
+pub(super) const STYLE: &str = "\
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif;\
 color:#222;background:#fff;margin:0}\
 main{max-width:1100px;margin:0 auto;padding:16px 24px 48px}\

@@ -16,6 +16,7 @@ mod csv;
 pub mod expected;
 pub mod explain;
 pub mod history;
+pub mod history_html;
 pub mod html;
 pub mod html_explain;
 mod html_svg;

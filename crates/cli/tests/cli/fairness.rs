@@ -208,6 +208,12 @@ fn errors_and_warnings_name_the_input() {
         "fairness_judged_only_refused",
         &with(&["-m", "ee_l(judged_only=true)"]),
     );
+    // Document groups are a requirement like the others: --judged-only
+    // and --bounds are refused for a metric that reads them.
+    in_scratch(
+        "fairness_judged_only_refused_for_groups",
+        &with(&["--doc-groups", "groups.csv", "--judged-only", "-m", "awrf"]),
+    );
     in_scratch("fairness_bad_patience", &with(&["-m", "ee_l(p=1)"]));
     in_scratch(
         "fairness_samples_of_json_lines",

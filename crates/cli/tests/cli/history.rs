@@ -547,3 +547,292 @@ fn the_accepted_record_compares_as_its_per_query_file_does() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_record_evaluated_with_other_options_is_refused_or_compared_as_asked() {
+    let dir = scratch(FILES);
+    two_evaluations(dir.path());
+    let eval = |extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "dense.trec",
+            "-m",
+            "ap",
+            "-m",
+            "ndcg@10",
+            "--baseline",
+            "db:h.sqlite#2",
+        ];
+        args.extend_from_slice(extra);
+        shown(dir.path(), &args, &[])
+    };
+    insta::assert_snapshot!(
+        "history_baseline_options",
+        [
+            // The same options: compared, nothing said.
+            eval(&[]),
+            // One metric fewer (another set of cutoffs): compared.
+            shown(
+                dir.path(),
+                &[
+                    "eval",
+                    "--qrels",
+                    "qrels.txt",
+                    "--run",
+                    "dense.trec",
+                    "-m",
+                    "ndcg@10",
+                    "--baseline",
+                    "db:h.sqlite#2",
+                ],
+                &[]
+            ),
+            // Other options: refused, naming each option and both values.
+            eval(&["--rel", "2"]),
+            eval(&["--rel", "2", "--ties", "input", "--score-threshold", "0"]),
+            // Other options and other judgements: both said, both overrides.
+            {
+                std::fs::write(dir.path().join("qrels2.txt"), "q1 0 a 1\nq2 0 c 2\n").unwrap();
+                shown(
+                    dir.path(),
+                    &[
+                        "eval",
+                        "--qrels",
+                        "qrels2.txt",
+                        "--run",
+                        "dense.trec",
+                        "-m",
+                        "ap",
+                        "--baseline",
+                        "db:h.sqlite#2",
+                        "--rel",
+                        "2",
+                    ],
+                    &[],
+                )
+            },
+            // Compared when asked, and said.
+            eval(&["--rel", "2", "--allow-changed-options", "--format", "json"]),
+            // `rel` changes no value of nDCG: not said; `--ties` is.
+            shown(
+                dir.path(),
+                &[
+                    "eval",
+                    "--qrels",
+                    "qrels.txt",
+                    "--run",
+                    "dense.trec",
+                    "-m",
+                    "ndcg@10",
+                    "--baseline",
+                    "db:h.sqlite#2",
+                    "--rel",
+                    "2",
+                    "--ties",
+                    "input",
+                ],
+                &[]
+            ),
+            // An override without a history's record to apply to.
+            shown(
+                dir.path(),
+                &[
+                    "eval",
+                    "--qrels",
+                    "qrels.txt",
+                    "--run",
+                    "dense.trec",
+                    "--run",
+                    "bm25.trec",
+                    "--baseline",
+                    "bm25",
+                    "--allow-changed-options",
+                ],
+                &[]
+            ),
+        ]
+        .join("\n")
+    );
+}
+
+#[test]
+fn an_experiment_file_takes_a_record_as_its_baseline() {
+    let mut files = FILES.to_vec();
+    let toml = "qrels = \"qrels.txt\"\nbaseline = \"db:out/h.sqlite\"\n\
+                [[runs]]\npath = \"dense.trec\"\n\
+                [[metrics]]\ntype = \"average_precision\"\n";
+    files.push(("exp/experiment.toml", toml));
+    files.push(("exp/qrels.txt", FILES[0].1));
+    files.push(("exp/dense.trec", FILES[2].1));
+    let dir = scratch(&files);
+    std::fs::create_dir(dir.path().join("exp/out")).unwrap();
+    let (code, _, stderr) = run_env(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "bm25.trec",
+            "-m",
+            "ap",
+            "--record",
+            "exp/out/h.sqlite",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, _) = run_env(
+        dir.path(),
+        &["history", "exp/out/h.sqlite", "--accept", "1"],
+        &[],
+    );
+    assert_eq!(code, 0);
+    // The database is found beside the file, whatever the working folder.
+    let from_file = shown(dir.path(), &["run", "exp/experiment.toml"], &[]);
+    let from_flags = shown(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "dense.trec",
+            "-m",
+            "ap",
+            "--baseline",
+            "db:exp/out/h.sqlite",
+        ],
+        &[],
+    );
+    let body = |t: &str| t.split_once('\n').map(|(_, b)| b.to_owned()).unwrap();
+    assert_eq!(
+        body(&from_file).replace("db:exp/out/h.sqlite#1", "db:X"),
+        body(&from_flags).replace("db:exp/out/h.sqlite#1", "db:X")
+    );
+    assert!(from_file.contains("db:exp/out/h.sqlite#1"), "{from_file}");
+    // Other options are refused naming the key, and compared with
+    // `allow_changed_options = true` in [compare].
+    let other = toml.replace("baseline =", "rel = 2\nbaseline =");
+    std::fs::write(dir.path().join("exp/rel.toml"), &other).unwrap();
+    std::fs::write(
+        dir.path().join("exp/allowed.toml"),
+        format!("{other}[compare]\nallow_changed_options = true\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("exp/bad.toml"),
+        toml.replace("db:out/h.sqlite", "db:out/none.sqlite"),
+    )
+    .unwrap();
+    insta::assert_snapshot!(
+        "history_baseline_toml",
+        [
+            shown(dir.path(), &["run", "exp/rel.toml"], &[]),
+            shown(dir.path(), &["run", "exp/allowed.toml"], &[]),
+            shown(dir.path(), &["run", "exp/bad.toml"], &[]),
+        ]
+        .join("\n")
+    );
+}
+
+#[test]
+fn an_export_written_as_read_fails_without_leaving_half_a_file() {
+    let dir = scratch(FILES);
+    two_evaluations(dir.path());
+    // A full device: the error names it.
+    let (code, _, stderr) = run_env(
+        dir.path(),
+        &[
+            "history",
+            "export",
+            "h.sqlite",
+            "--format",
+            "csv",
+            "-o",
+            "/dev/full",
+        ],
+        &[],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("error: ") && stderr.contains("/dev/full"),
+        "{stderr}"
+    );
+    // A damaged history: the file it would replace is left as it was.
+    std::fs::write(dir.path().join("out.csv"), "before\n").unwrap();
+    std::fs::write(dir.path().join("bad.sqlite"), "not a database at all").unwrap();
+    let (code, _, stderr) = run_env(
+        dir.path(),
+        &[
+            "history",
+            "export",
+            "bad.sqlite",
+            "--format",
+            "csv",
+            "-o",
+            "out.csv",
+        ],
+        &[],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.csv")).unwrap(),
+        "before\n"
+    );
+    // Written to a file, the bytes are those written to stdout.
+    let (code, stdout, _) = run_env(
+        dir.path(),
+        &["history", "export", "h.sqlite", "--format", "jsonl"],
+        &[],
+    );
+    assert_eq!(code, 0);
+    let (code, _, stderr) = run_env(
+        dir.path(),
+        &[
+            "history",
+            "export",
+            "h.sqlite",
+            "--format",
+            "jsonl",
+            "-o",
+            "out.jsonl",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap(),
+        stdout
+    );
+}
+
+#[test]
+fn the_html_page_draws_the_trends() {
+    let dir = scratch(FILES);
+    two_evaluations(dir.path());
+    let (code, page, stderr) = run_env(
+        dir.path(),
+        &["history", "h.sqlite", "--format", "html"],
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(!page.contains("<script"));
+    // One chart per metric, a line per run in each.
+    assert_eq!(page.matches("<svg").count(), 2);
+    assert_eq!(page.matches("<polyline").count(), 4);
+    let (code, _, stderr) = run_env(
+        dir.path(),
+        &["history", "diff", "h.sqlite", "1", "2", "--format", "html"],
+        &[],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("a diff is table, json or markdown"),
+        "{stderr}"
+    );
+}

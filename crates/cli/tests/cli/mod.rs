@@ -39,6 +39,7 @@ mod overlap;
 mod parquet_pages;
 mod per_input;
 mod ppi;
+mod propensity;
 mod quickstart;
 mod report;
 mod score_threshold;

@@ -6,7 +6,9 @@
 
 use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
-use rankeval_core::{CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel};
+use rankeval_core::{
+    CanonicalName, Cutoff, Grade, JudgedRanking, Metric, RelevanceLevel, Requirement,
+};
 use serde::{Deserialize, Serialize};
 
 use super::Share;
@@ -142,8 +144,8 @@ macro_rules! cutoff_metric {
             fn uses_default_level(&self) -> bool {
                 self.rel.is_none()
             }
-            fn reads_subtopics(&self) -> bool {
-                true
+            fn requires(&self) -> &'static [Requirement] {
+                &[Requirement::Subtopics]
             }
             fn score(&self, q: &JudgedRanking<'_>) -> f64 {
                 let $self_ = self;
@@ -247,8 +249,8 @@ macro_rules! binary_metric {
             fn uses_default_level(&self) -> bool {
                 self.rel.is_none()
             }
-            fn reads_subtopics(&self) -> bool {
-                true
+            fn requires(&self) -> &'static [Requirement] {
+                &[Requirement::Subtopics]
             }
             fn score(&self, q: &JudgedRanking<'_>) -> f64 {
                 let $self_ = self;
@@ -339,8 +341,8 @@ macro_rules! nrbp_metric {
             fn uses_default_level(&self) -> bool {
                 self.rel.is_none()
             }
-            fn reads_subtopics(&self) -> bool {
-                true
+            fn requires(&self) -> &'static [Requirement] {
+                &[Requirement::Subtopics]
             }
             fn score(&self, q: &JudgedRanking<'_>) -> f64 {
                 let (alpha, beta) = (self.alpha.get(), self.beta.get());

@@ -6,7 +6,7 @@
 
 use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_REL, ParamDoc};
-use rankeval_core::{CanonicalName, JudgedRanking, Metric, RelevanceLevel, Samples};
+use rankeval_core::{CanonicalName, JudgedRanking, Metric, RelevanceLevel, Requirement, Samples};
 use serde::{Deserialize, Serialize};
 
 use super::exposure::{self, Browsing, Model, Which};
@@ -374,8 +374,8 @@ macro_rules! group_metric {
             fn depth(&self) -> Option<rankeval_core::Cutoff> {
                 self.k
             }
-            fn reads_groups(&self) -> bool {
-                true
+            fn requires(&self) -> &'static [Requirement] {
+                &[Requirement::DocumentGroups]
             }
             fn score(&self, q: &JudgedRanking<'_>) -> f64 {
                 let $self_ = self;

@@ -69,7 +69,8 @@ def _options(*, train: Any, query: str, doc: str, grade: str, delimiter: str | N
     if train is not None:
         train = to_qrels(train, query=query, doc=doc, grade=grade, format=None,
                          delimiter=delimiter, name="train")
-    for key in ("catalog", "item_features", "record", "subtopic_qrels"):
+    for key in ("catalog", "item_features", "record", "subtopic_qrels", "label_counts",
+                "inverse_propensities"):
         if keywords[key] is not None:
             keywords[key] = os.fspath(keywords[key])
     return {**keywords, "train": train}
@@ -336,6 +337,9 @@ def evaluate(
     record: str | os.PathLike[str] | None = None,
     label: str | None = None,
     subtopic_qrels: str | os.PathLike[str] | None = None,
+    label_counts: str | os.PathLike[str] | None = None,
+    train_instances: int | None = None,
+    inverse_propensities: str | os.PathLike[str] | None = None,
     official: bool | str = False,
     fetch: bool = False,
     drop_identical_ids: bool = False,
@@ -413,6 +417,13 @@ def evaluate(
     with it ``qrels`` may be ``None`` (each document judged with its highest
     grade over the subtopics).
 
+    ``label_counts`` (``--label-counts``) with ``train_instances``
+    (``--train-instances``) are the training label frequencies of the
+    propensity-scored metrics (``psp@5``, ``psndcg@5``): a CSV/TSV table with
+    columns ``label`` and ``count``, and the number of training instances N;
+    or ``inverse_propensities`` (``--inverse-propensities``), a table with
+    columns ``label`` and ``inverse_propensity``.
+
     Benchmarks by name (docs/benchmarks.md): ``qrels="irds:<id>"`` reads an
     ir_datasets id's qrels from ir_datasets' cache, and ``fetch=True``
     (``--fetch``) runs ir_datasets to fill it when they are missing.
@@ -433,8 +444,9 @@ def evaluate(
         bounds=bounds, query=query, doc=doc, score=score, rank=rank, grade=grade, format=format,
         delimiter=delimiter, name=name, run=run, systems=systems, catalog=catalog, train=train,
         item_features=item_features, record=record, label=label,
-        subtopic_qrels=subtopic_qrels, official=official, fetch=fetch,
-        drop_identical_ids=drop_identical_ids)
+        subtopic_qrels=subtopic_qrels, label_counts=label_counts,
+        train_instances=train_instances, inverse_propensities=inverse_propensities,
+        official=official, fetch=fetch, drop_identical_ids=drop_identical_ids)
     single, named, members = prepared.single, prepared.named, prepared.members
     judged, runs, specs, options = prepared.qrels, prepared.runs, prepared.specs, prepared.options
     evaluated = _native.evaluate(judged, runs, specs, options)
@@ -478,7 +490,8 @@ def evaluate(
 #: The keyword arguments of :func:`compare`, which :func:`report` takes too.
 _COMPARE_KEYWORDS = ("baseline", "baseline_file", "baseline_run", "gates", "test", "level",
                      "resamples", "seed", "bootstrap", "correction", "family", "alpha",
-                     "groups_in_family", "interval", "jackknife_groups")
+                     "groups_in_family", "interval", "jackknife_groups",
+                     "allow_changed_qrels", "allow_changed_options")
 
 #: `evaluate`'s keyword arguments and their defaults, for :func:`report`.
 _EVALUATE_DEFAULTS: dict[str, Any] = {
@@ -487,6 +500,7 @@ _EVALUATE_DEFAULTS: dict[str, Any] = {
     "doc": "item", "score": "score", "rank": "rank", "grade": "grade", "format": None,
     "delimiter": None, "name": None, "run": None, "catalog": None, "train": None,
     "item_features": None, "record": None, "label": None, "subtopic_qrels": None,
+    "label_counts": None, "train_instances": None, "inverse_propensities": None,
     "official": False, "fetch": False, "drop_identical_ids": False,
 }
 
@@ -514,7 +528,15 @@ def report(
     query's values (``--per-query``). ``groups`` is a groups file
     (``--groups``); ``title`` is the HTML page's title and heading
     (``--title``). Written to ``output`` when given; the text is returned
-    either way. Warnings are issued as :class:`RankevalWarning`."""
+    either way. Warnings are issued as :class:`RankevalWarning`.
+
+    ``baseline="db:history.sqlite"`` (or ``"db:history.sqlite#ID"``) compares
+    with a results history's last accepted record (or record ID), as
+    ``--baseline db:...`` does: refused with :class:`CompareError` when its
+    judgements or metric definitions differ (unless
+    ``allow_changed_qrels=True``) or the options that change numbers differ
+    (``rel``, ``ties``...; unless ``allow_changed_options=True``), each
+    override said in a warning (docs/history.md)."""
     unknown = sorted(set(keywords) - set(_COMPARE_KEYWORDS) - set(_EVALUATE_DEFAULTS))
     if unknown:
         raise TypeError(f"report() got unexpected keyword arguments: {', '.join(unknown)}")
@@ -557,7 +579,8 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str] | None, 
              score: str, rank: str, grade: str, format: str | None, delimiter: str | None,
              name: str | None, run: str | None, systems: Mapping[str, Any] | None,
              catalog: Any, train: Any, item_features: Any, record: Any = None,
-             label: str | None = None, subtopic_qrels: Any = None,
+             label: str | None = None, subtopic_qrels: Any = None, label_counts: Any = None,
+             train_instances: int | None = None, inverse_propensities: Any = None,
              official: bool | str = False, fetch: bool = False,
              drop_identical_ids: bool = False) -> _Prepared:
     """`evaluate`'s inputs converted and named (its docstring says how);
@@ -604,6 +627,8 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str] | None, 
                        allow_empty_run=allow_empty_run, judged_only=judged_only, bounds=bounds,
                        duplicates=duplicates, catalog=catalog, train=train,
                        item_features=item_features, subtopic_qrels=subtopic_qrels,
+                       label_counts=label_counts, train_instances=train_instances,
+                       inverse_propensities=inverse_propensities,
                        query=query, doc=doc, grade=grade,
                        delimiter=delimiter, record=record, label=label,
                        official=_official(official), fetch=fetch,

@@ -313,7 +313,8 @@ def compare(
     if isinstance(results, Report):
         source: Any = results._native
     else:
-        runs = _evaluated(results, alone=baseline_file is not None)
+        alone = baseline_file is not None or str(baseline or "").startswith("db:")
+        runs = _evaluated(results, alone=alone)
         if missing is None:
             missing = runs[0][1]._basis.missing  # type: ignore[union-attr]
         source = [(name, r.metrics, r.queries, r.values) for name, r in runs]

@@ -157,6 +157,46 @@ pub fn record_differences(
     differences
 }
 
+/// An option that changes numbers whose value differs between a
+/// history's record and the evaluation compared with it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct OptionDifference {
+    /// The option's key as recorded (`rel`, `ties`, `judged_only`).
+    pub key: String,
+    /// Its value in this evaluation; `None` when not set.
+    pub here: Option<String>,
+    /// Its value in the record; `None` when not set.
+    pub recorded: Option<String>,
+}
+
+/// The recorded options that are not compared: `cutoffs` (every metric's
+/// depth) lists which metrics each side has, and a metric's cutoff is in
+/// its canonical name (`ndcg@10` is compared with `ndcg@10` only), so a
+/// record with other metrics beside the shared ones is no other
+/// evaluation of them.
+pub const OPTIONS_NOT_COMPARED: [&str; 1] = ["cutoffs"];
+
+/// The options that change numbers (`options`: this evaluation's, as
+/// [`crate::record`] records them) whose values differ from `record`'s,
+/// in key order; an option set on one side only differs too. Empty when
+/// none does.
+pub fn option_differences(
+    record: &rankeval_history::Record,
+    options: &std::collections::BTreeMap<String, String>,
+) -> Vec<OptionDifference> {
+    let recorded = &record.data.options;
+    let keys: std::collections::BTreeSet<&String> = options.keys().chain(recorded.keys()).collect();
+    keys.into_iter()
+        .filter(|key| !OPTIONS_NOT_COMPARED.contains(&key.as_str()))
+        .filter(|key| options.get(*key) != recorded.get(*key))
+        .map(|key| OptionDifference {
+            key: key.clone(),
+            here: options.get(key).cloned(),
+            recorded: recorded.get(key).cloned(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,6 +206,77 @@ mod tests {
          "per_query": {"ap": {"q2": 0.25, "q1": 0.75}, "p@5": {"q1": 0.4, "q2": null}}},
         {"name": "dense", "per_query": {"ap": {"q1": 1.0}}}
     ], "warnings": []}"#;
+
+    /// A record with the options `options`.
+    fn record_with(options: &[(&str, &str)]) -> rankeval_history::Record {
+        rankeval_history::Record {
+            id: 1,
+            accepted: true,
+            definitions_fingerprint: String::new(),
+            data: rankeval_history::RecordData {
+                run: "bm25".into(),
+                label: None,
+                commit: None,
+                rankeval_version: "0".into(),
+                time_ms: 0,
+                qrels_fingerprint: String::new(),
+                run_hash: None,
+                experiment_hash: None,
+                options: options
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                    .collect(),
+                metadata: Default::default(),
+                queries: Vec::new(),
+                metrics: Vec::new(),
+            },
+        }
+    }
+
+    #[test]
+    fn options_that_differ_are_each_named_with_both_values() {
+        let record = record_with(&[("rel", "1"), ("ties", "docid"), ("cutoffs", "10")]);
+        let here = |pairs: &[(&str, &str)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        assert!(
+            option_differences(
+                &record,
+                &here(&[("rel", "1"), ("ties", "docid"), ("cutoffs", "5,10")])
+            )
+            .is_empty(),
+            "cutoffs are compared through the metrics' names"
+        );
+        assert_eq!(
+            option_differences(
+                &record,
+                &here(&[("rel", "2"), ("score_threshold", "0"), ("ties", "docid")])
+            ),
+            [
+                OptionDifference {
+                    key: "rel".into(),
+                    here: Some("2".into()),
+                    recorded: Some("1".into()),
+                },
+                OptionDifference {
+                    key: "score_threshold".into(),
+                    here: Some("0".into()),
+                    recorded: None,
+                },
+            ]
+        );
+        assert_eq!(
+            option_differences(&record, &here(&[("rel", "1")])),
+            [OptionDifference {
+                key: "ties".into(),
+                here: None,
+                recorded: Some("docid".into()),
+            }]
+        );
+    }
 
     #[test]
     fn a_run_is_read_by_name_with_queries_in_byte_order() {

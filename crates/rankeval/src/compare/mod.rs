@@ -28,8 +28,8 @@ use rankeval_stats::{
 use serde::{Deserialize, Serialize};
 
 pub use baseline::{
-    BaselineResults, parse_all_results, parse_results, read_all_results, read_record, read_results,
-    record_differences,
+    BaselineResults, OPTIONS_NOT_COMPARED, OptionDifference, option_differences, parse_all_results,
+    parse_results, read_all_results, read_record, read_results, record_differences,
 };
 pub use gates::{GateSpec, Group, parse_gate, parse_group, split_group};
 pub use pairing::Pairing;

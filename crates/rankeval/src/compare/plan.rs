@@ -43,6 +43,11 @@ pub enum BaselineRef {
         id: Option<i64>,
         /// Compared even when its judgements or definitions differ.
         allow_changed: bool,
+        /// Compared even when the options that change numbers differ.
+        allow_changed_options: bool,
+        /// Where the baseline was asked for: how a message names the
+        /// options and overrides (`--rel`, `` `rel` ``, `rel=`).
+        from: crate::spec::Origin,
     },
 }
 

@@ -190,6 +190,14 @@ pub(crate) struct RawExperiment {
     /// Every run is a sampled run: several rankings per query, the TREC
     /// run's second column (a table's `sample` column) naming the sample.
     pub(crate) samples: Option<Spanned<bool>>,
+    /// Training label frequencies of the propensity-scored metrics: a
+    /// CSV/TSV table `label,count`.
+    pub(crate) label_counts: Option<Spanned<String>>,
+    /// The number of training instances the label frequencies are out of.
+    pub(crate) train_instances: Option<Spanned<u64>>,
+    /// Given inverse propensities: a CSV/TSV table
+    /// `label,inverse_propensity`.
+    pub(crate) inverse_propensities: Option<Spanned<String>>,
     /// What the runs are compared with: a run's name, or a results file.
     pub(crate) baseline: Option<Spanned<RawBaseline>>,
     /// How runs are compared.
@@ -285,6 +293,12 @@ pub(crate) struct RawCompare {
     pub(crate) interval: Option<Spanned<String>>,
     /// The jackknife's groups (default 20).
     pub(crate) jackknife_groups: Option<Spanned<i64>>,
+    /// A `db:` baseline is compared even when its judgements or metric
+    /// definitions differ (`--allow-changed-qrels`).
+    pub(crate) allow_changed_qrels: Option<Spanned<bool>>,
+    /// A `db:` baseline is compared even when its options that change
+    /// numbers differ (`--allow-changed-options`).
+    pub(crate) allow_changed_options: Option<Spanned<bool>>,
 }
 
 /// A `[[gates]]` table.

@@ -21,8 +21,8 @@ use crate::experiment::Experiment;
 use crate::read::{CsvOptions, Format, Input};
 use crate::spec::{
     BaselineRequest, BenchmarkRequest, CompareRequest, CorpusRequest, ExperimentSpec, GateRequest,
-    GateTable, Given, IntervalKind, MarginRequest, MetricRequest, Origin, RecordRequest,
-    RunRequest, SystemRequest,
+    GateTable, Given, HISTORY_PREFIX, IntervalKind, MarginRequest, MetricRequest, Origin,
+    RecordRequest, RunRequest, SystemRequest,
 };
 
 /// Loads and resolves the experiment file at `path`.
@@ -311,6 +311,20 @@ impl Resolver<'_> {
                 .doc_groups
                 .as_ref()
                 .map(|p| Given::new(self.base.join(p.get_ref()), self.at(p, "doc_groups"))),
+            label_counts: raw
+                .label_counts
+                .as_ref()
+                .map(|p| Given::new(self.base.join(p.get_ref()), self.at(p, "label_counts"))),
+            train_instances: raw
+                .train_instances
+                .as_ref()
+                .map(|n| Given::new(*n.get_ref(), self.at(n, "train_instances"))),
+            inverse_propensities: raw.inverse_propensities.as_ref().map(|p| {
+                Given::new(
+                    self.base.join(p.get_ref()),
+                    self.at(p, "inverse_propensities"),
+                )
+            }),
         };
         let compare = self.compare(&raw)?;
         let bool_at = |value: &Option<Spanned<bool>>, key: &str| {
@@ -406,6 +420,13 @@ impl Resolver<'_> {
                 .baseline
                 .as_ref()
                 .map(|spanned| match spanned.get_ref() {
+                    RawBaseline::Run(text) if text.starts_with(HISTORY_PREFIX) => Given::new(
+                        BaselineRequest::History {
+                            text: text.clone(),
+                            relative_to: self.base.to_owned(),
+                        },
+                        self.at(spanned, "baseline"),
+                    ),
                     RawBaseline::Run(name) => Given::new(
                         BaselineRequest::Run(name.clone()),
                         self.at(spanned, "baseline"),
@@ -458,6 +479,14 @@ impl Resolver<'_> {
                     )
                 })
             };
+            request.allow_changed_qrels = c
+                .allow_changed_qrels
+                .as_ref()
+                .map(|a| Given::new(*a.get_ref(), self.at(a, "compare.allow_changed_qrels")));
+            request.allow_changed_options = c
+                .allow_changed_options
+                .as_ref()
+                .map(|a| Given::new(*a.get_ref(), self.at(a, "compare.allow_changed_options")));
             request.jackknife_groups = whole(&c.jackknife_groups, "jackknife_groups");
             request.resamples = whole(&c.resamples, "resamples");
             request.seed = whole(&c.seed, "seed");

@@ -107,6 +107,19 @@ pub enum SidedError {
         /// What is wrong with it.
         problem: String,
     },
+    /// A metric needs more than a chunk's judgements and runs (subtopic
+    /// judgements, label propensities, the documents judged for any
+    /// query: `Metric::requires`), which a stream of chunks does not
+    /// carry.
+    #[error(
+        "{metric} reads {what}, which the Spark evaluator does not give it yet: evaluate it with `rankeval eval` or `rankeval_rs.evaluate`"
+    )]
+    Requires {
+        /// The metric.
+        metric: String,
+        /// What it reads.
+        what: &'static str,
+    },
     /// A row has a `side` other than 0 (qrels) or 1 (run).
     #[error("row with side = {0}: expected 0 (judgement) or 1 (run)")]
     Side(i8),
@@ -297,6 +310,16 @@ impl SidedEvaluator {
     /// Takes the next batch of the stream; the results of the queries that
     /// are complete, once enough rows have gathered.
     pub fn push(&mut self, batch: RecordBatch) -> Result<Option<RecordBatch>, SidedError> {
+        if let Some((metric, needs)) = self
+            .metrics
+            .iter()
+            .find_map(|m| m.requires().first().map(|r| (m.name(), r)))
+        {
+            return Err(SidedError::Requires {
+                metric,
+                what: needs.what(),
+            });
+        }
         check_input(&batch)?;
         let rows = batch.num_rows();
         if rows == 0 {

@@ -31,6 +31,17 @@ pub enum BaselineRequest {
     },
     /// A run of the experiment by name (TOML `baseline = "bm25"`).
     Run(String),
+    /// A record of a results history, `db:DB` (the last accepted record)
+    /// or `db:DB#ID` as written (TOML `baseline = "db:history.sqlite"`,
+    /// Python `baseline="db:history.sqlite"`), `DB` relative to
+    /// `relative_to` (the experiment file's folder; empty for the working
+    /// directory).
+    History {
+        /// The text as written, `db:` included.
+        text: String,
+        /// The folder a relative `DB` is in.
+        relative_to: PathBuf,
+    },
     /// A results file (TOML `baseline = { results = ..., run = ... }`),
     /// its path relative to where the process runs.
     Results {
@@ -130,6 +141,11 @@ pub struct CompareRequest {
     /// its judgements or metric definitions differ from this evaluation's
     /// (`--allow-changed-qrels`), and the report says so.
     pub allow_changed_qrels: Option<Given<bool>>,
+    /// A baseline from a results history is compared even when the options
+    /// that change numbers (`rel`, `ties`, `missing`...) it was recorded
+    /// with differ from this evaluation's (`--allow-changed-options`), and
+    /// the report says so.
+    pub allow_changed_options: Option<Given<bool>>,
 }
 
 impl CompareRequest {
@@ -318,14 +334,33 @@ pub fn resolve_comparison(
         }
     })?;
     let run_refs: Vec<&str> = run_names.iter().map(String::as_str).collect();
-    let allow_changed = request
-        .allow_changed_qrels
-        .as_ref()
-        .is_some_and(|a| a.value);
+    let allowed = Allowed {
+        qrels: request
+            .allow_changed_qrels
+            .as_ref()
+            .is_some_and(|a| a.value),
+        options: request
+            .allow_changed_options
+            .as_ref()
+            .is_some_and(|a| a.value),
+    };
     let baseline = match request.baseline {
         None => None,
-        Some(Given { value, from }) => Some(baseline(value, &from, &run_refs, allow_changed)?),
+        Some(Given { value, from }) => Some(baseline(value, &from, &run_refs, allowed)?),
     };
+    // An override that has no history baseline to apply to is a mistake
+    // said, not ignored.
+    if !matches!(baseline, Some(BaselineRef::History { .. }))
+        && let Some(allow) = [&request.allow_changed_qrels, &request.allow_changed_options]
+            .into_iter()
+            .flatten()
+            .find(|a| a.value)
+    {
+        return Err(invalid(
+            &allow.from,
+            "applies to a results history's record as the baseline (db:DB or db:DB#ID) only",
+        ));
+    }
     let label = match &baseline {
         None => None,
         Some(BaselineRef::Run(name)) => Some(name.as_str()),
@@ -404,12 +439,23 @@ fn listed(names: &[&str]) -> String {
 /// record) or `db:DB#ID`.
 pub const HISTORY_PREFIX: &str = "db:";
 
-/// The history baseline `text` (`db:DB` or `db:DB#ID`): the database
-/// must exist; an id is a whole number.
+/// Which differences between a history's record and the evaluation are
+/// compared all the same.
+#[derive(Clone, Copy, Debug, Default)]
+struct Allowed {
+    /// Other judgements or metric definitions (`--allow-changed-qrels`).
+    qrels: bool,
+    /// Other options that change numbers (`--allow-changed-options`).
+    options: bool,
+}
+
+/// The history baseline `text` (`db:DB` or `db:DB#ID`, `DB` relative to
+/// `relative_to`): the database must exist; an id is a whole number.
 fn history_baseline(
     text: &str,
+    relative_to: &std::path::Path,
     from: &Origin,
-    allow_changed: bool,
+    allowed: Allowed,
 ) -> Result<BaselineRef, SpecError> {
     let rest = text.strip_prefix(HISTORY_PREFIX).unwrap_or(text);
     let (db, id) = match rest.rsplit_once('#') {
@@ -424,17 +470,25 @@ fn history_baseline(
         },
         None => (rest, None),
     };
-    let path = PathBuf::from(db);
+    if db.is_empty() {
+        return Err(invalid(
+            from,
+            "names no database: write db:DB or db:DB#ID, DB the history's file",
+        ));
+    }
+    let path = relative_to.join(db);
     if let Some(problem) = input_problem(&path) {
         return Err(invalid(
             from,
-            format!("the results history {db}: {problem}"),
+            format!("the results history {}: {problem}", path.display()),
         ));
     }
     Ok(BaselineRef::History {
         db: path,
         id,
-        allow_changed,
+        allow_changed: allowed.qrels,
+        allow_changed_options: allowed.options,
+        from: from.clone(),
     })
 }
 
@@ -443,7 +497,7 @@ fn baseline(
     request: BaselineRequest,
     from: &Origin,
     run_names: &[&str],
-    allow_changed: bool,
+    allowed: Allowed,
 ) -> Result<BaselineRef, SpecError> {
     let run_in_file = |run: Option<Given<String>>| match run {
         Some(run) if run.value.trim().is_empty() => Err(invalid(&run.from, "cannot be empty")),
@@ -467,7 +521,10 @@ fn baseline(
                     "a record of a results history is one run's: no run to choose",
                 ));
             }
-            history_baseline(&text, from, allow_changed)
+            history_baseline(&text, std::path::Path::new(""), from, allowed)
+        }
+        BaselineRequest::History { text, relative_to } => {
+            history_baseline(&text, &relative_to, from, allowed)
         }
         BaselineRequest::RunOrFile { text, run } => {
             let path = PathBuf::from(&text);

@@ -25,13 +25,15 @@ use crate::engine::Missing;
 use crate::read::{CsvOptions, Format, Input};
 
 pub use compare::{
-    BaselineRequest, CompareRequest, GateRequest, GateTable, IntervalKind, MarginRequest,
-    resolve_comparison,
+    BaselineRequest, CompareRequest, GateRequest, GateTable, HISTORY_PREFIX, IntervalKind,
+    MarginRequest, resolve_comparison,
 };
 pub use ope::{OpeRequest, OpeSpec, PolicyRequest, PolicyRun, resolve_ope};
 pub use origin::{Given, Origin};
 pub use record::{MAX_LABEL, RecordRequest, resolve_record};
-pub use resolve::{SpecError, check_metric_ties, relevance_level, resolve, score_threshold_of};
+pub use resolve::{
+    SpecError, check_metric_ties, propensity_source, relevance_level, resolve, score_threshold_of,
+};
 
 /// An experiment as asked for, nothing checked yet.
 #[derive(Debug)]
@@ -165,4 +167,13 @@ pub struct CorpusRequest {
     /// Document groups (`doc group [weight]`), read by the group-fairness
     /// metrics (`awrf`, `trec_fair`).
     pub doc_groups: Option<Given<PathBuf>>,
+    /// Training label frequencies (`label,count`), read by the
+    /// propensity-scored metrics (`psp`, `psndcg`) with
+    /// [`train_instances`](Self::train_instances).
+    pub label_counts: Option<Given<PathBuf>>,
+    /// The number of training instances `N` of the label frequencies.
+    pub train_instances: Option<Given<u64>>,
+    /// Given inverse propensities (`label,inverse_propensity`), instead of
+    /// label frequencies.
+    pub inverse_propensities: Option<Given<PathBuf>>,
 }

@@ -12,7 +12,9 @@ use rankeval_core::{Aggregator, Metric, PluginError, RelevanceLevel, RequestedMe
 
 use super::compare::resolve_comparison;
 use super::origin::{Given, Origin};
-use super::{BenchmarkRequest, ExperimentSpec, MetricRequest, RunRequest, SystemRequest};
+use super::{
+    BenchmarkRequest, CorpusRequest, ExperimentSpec, MetricRequest, RunRequest, SystemRequest,
+};
 use crate::benchmarks::irds::{self, IrdsError};
 use crate::benchmarks::{Benchmark, Reported};
 use crate::corpus::CorpusSources;
@@ -241,6 +243,8 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         &corpus.features,
         &corpus.subtopics,
         &corpus.doc_groups,
+        &corpus.label_counts,
+        &corpus.inverse_propensities,
     ]
     .into_iter()
     .flatten()
@@ -316,45 +320,11 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         features: corpus.features.as_ref().map(|g| g.value.clone()),
         subtopics: corpus.subtopics.as_ref().map(|g| g.value.clone()),
         doc_groups: corpus.doc_groups.as_ref().map(|g| g.value.clone()),
+        propensities: propensity_source(&corpus)?,
     };
     for (metric, from) in &requested {
-        if let RequestedMetric::Query(metric) = metric
-            && corpus_inputs.misses_groups_for(metric.as_ref())
-        {
-            use crate::corpus::doc_groups_input::{FLAG, KEY, WHAT};
-            return Err(invalid(
-                from,
-                match from {
-                    Origin::Flag { .. } => format!("{} needs {FLAG} FILE: {WHAT}", metric.name()),
-                    Origin::Key { .. } => format!(
-                        "{} needs {WHAT}: add `{KEY} = \"FILE\"` at the top of the file",
-                        metric.name()
-                    ),
-                    Origin::Keyword { .. } => {
-                        format!("{} needs {WHAT}: give {KEY}=", metric.name())
-                    }
-                },
-            ));
-        }
-    }
-    for (metric, from) in &requested {
-        if let RequestedMetric::Query(metric) = metric
-            && corpus_inputs.misses_subtopics_for(metric.as_ref())
-        {
-            use crate::corpus::subtopic_input::{FLAG, KEY, WHAT};
-            return Err(invalid(
-                from,
-                match from {
-                    Origin::Flag { .. } => format!("{} needs {FLAG} FILE: {WHAT}", metric.name()),
-                    Origin::Key { .. } => format!(
-                        "{} needs {WHAT}: add `{KEY} = \"FILE\"` at the top of the file",
-                        metric.name()
-                    ),
-                    Origin::Keyword { .. } => {
-                        format!("{} needs {WHAT}: give {KEY}=", metric.name())
-                    }
-                },
-            ));
+        if let RequestedMetric::Query(metric) = metric {
+            check_requirements(metric.as_ref(), from, &corpus_inputs)?;
         }
     }
     for (metric, from) in &requested {
@@ -418,28 +388,28 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
     let ties_value = ties.as_ref().map_or(Ties::Docid, |t| t.value);
     let judged = all_judged_only.as_ref().is_some_and(|j| j.value);
     // The condensed list and the completed judgements have no subtopic
-    // judgements.
+    // judgements, per-document facts nor document groups.
     for given in [&all_judged_only, &bounds].into_iter().flatten() {
         if given.value
-            && let Some(metric) = metrics.iter().find(|m| m.reads_subtopics())
+            && let Some((metric, needs)) = metrics
+                .iter()
+                .find_map(|m| m.requires().first().map(|r| (m, r)))
         {
             return Err(invalid(
                 &given.from,
                 format!(
-                    "does not apply to {}, which reads subtopic judgements (leave it out, or \
+                    "does not apply to {}, which reads {} (leave it out, or \
                      ask for that metric in an experiment of its own)",
-                    metric.name()
+                    metric.name(),
+                    needs.what()
                 ),
             ));
         }
     }
-    // The condensed list and the completed judgements know neither the
-    // documents' groups nor each document across samples.
+    // Nor do they know each document across samples.
     for given in [&all_judged_only, &bounds].into_iter().flatten() {
         if given.value
-            && let Some(metric) = metrics
-                .iter()
-                .find(|m| m.reads_groups() || m.joint_over_samples())
+            && let Some(metric) = metrics.iter().find(|m| m.joint_over_samples())
         {
             return Err(invalid(
                 &given.from,
@@ -1009,6 +979,121 @@ fn systems(
         });
     }
     Ok(systems)
+}
+
+/// The label propensities asked for: a label-frequency table with its
+/// number of training instances, or inverse propensities; refuses a table
+/// without its count, a count without its table, and both kinds at once
+/// (`rankeval explain` checks its flags here too).
+pub fn propensity_source(
+    corpus: &CorpusRequest,
+) -> Result<Option<(PathBuf, crate::read::propensity::PropensityTable)>, SpecError> {
+    use crate::corpus::propensity_input::{COUNTS_FLAG, COUNTS_KEY, INSTANCES_FLAG, INSTANCES_KEY};
+    use crate::read::propensity::PropensityTable;
+    // How a front end names an input: its flag, TOML key or keyword.
+    let named = |from: &Origin, flag: &str, key: &str| match from {
+        Origin::Flag { .. } => flag.to_owned(),
+        Origin::Key { .. } => format!("`{key}`"),
+        Origin::Keyword { .. } => format!("{key}="),
+    };
+    match (
+        &corpus.label_counts,
+        &corpus.train_instances,
+        &corpus.inverse_propensities,
+    ) {
+        (None, None, None) => Ok(None),
+        (Some(counts), _, Some(inverse)) => Err(invalid(
+            &inverse.from,
+            format!(
+                "give label frequencies ({}) or inverse propensities, not both",
+                named(&counts.from, COUNTS_FLAG, COUNTS_KEY)
+            ),
+        )),
+        (Some(counts), Some(instances), None) => {
+            if instances.value == 0 {
+                return Err(invalid(
+                    &instances.from,
+                    "the number of training instances must be at least 1 (the propensity model \
+                     takes its log)"
+                        .to_owned(),
+                ));
+            }
+            Ok(Some((
+                counts.value.clone(),
+                PropensityTable::Counts {
+                    instances: instances.value,
+                },
+            )))
+        }
+        (Some(counts), None, None) => Err(invalid(
+            &counts.from,
+            format!(
+                "needs the number of training instances N the counts are out of: give {}",
+                named(&counts.from, &format!("{INSTANCES_FLAG} N"), INSTANCES_KEY)
+            ),
+        )),
+        (None, Some(instances), _) => Err(invalid(
+            &instances.from,
+            format!(
+                "is the number of training instances of label frequencies, which are not given ({})",
+                named(&instances.from, COUNTS_FLAG, COUNTS_KEY)
+            ),
+        )),
+        (None, None, Some(inverse)) => Ok(Some((inverse.value.clone(), PropensityTable::Inverse))),
+    }
+}
+
+/// Refuses `metric` when an input it [requires](rankeval_core::Metric::requires)
+/// is not given, naming the metric and the option that gives the input as
+/// the front end that asked for the metric writes it: one rule for every
+/// requirement and every front end.
+fn check_requirements(
+    metric: &dyn rankeval_core::Metric,
+    from: &Origin,
+    inputs: &CorpusSources,
+) -> Result<(), SpecError> {
+    use rankeval_core::Requirement;
+    for &requirement in metric.requires() {
+        let (flag, key, what) = match requirement {
+            Requirement::Subtopics if inputs.subtopics.is_none() => {
+                use crate::corpus::subtopic_input::{FLAG, KEY, WHAT};
+                (format!("{FLAG} FILE"), format!("`{KEY} = \"FILE\"`"), WHAT)
+            }
+            Requirement::Propensities if inputs.propensities.is_none() => {
+                use crate::corpus::propensity_input::{
+                    COUNTS_FLAG, COUNTS_KEY, INSTANCES_FLAG, INSTANCES_KEY, INVERSE_FLAG,
+                    INVERSE_KEY, WHAT,
+                };
+                (
+                    format!("{COUNTS_FLAG} FILE {INSTANCES_FLAG} N, or {INVERSE_FLAG} FILE"),
+                    format!(
+                        "`{COUNTS_KEY} = \"FILE\"` with `{INSTANCES_KEY} = N`, or `{INVERSE_KEY} = \"FILE\"`"
+                    ),
+                    WHAT,
+                )
+            }
+            Requirement::DocumentGroups if inputs.doc_groups.is_none() => {
+                use crate::corpus::doc_groups_input::{FLAG, KEY, WHAT};
+                (format!("{FLAG} FILE"), format!("`{KEY} = \"FILE\"`"), WHAT)
+            }
+            _ => continue,
+        };
+        return Err(invalid(
+            from,
+            match from {
+                Origin::Flag { .. } => format!("{} needs {flag}: {what}", metric.name()),
+                Origin::Key { .. } => format!(
+                    "{} needs {what}: add {key} at the top of the file",
+                    metric.name()
+                ),
+                Origin::Keyword { .. } => {
+                    let keywords = key.replace("`", "").replace(" = ", "=");
+                    format!("{} needs {what}: give {keywords}", metric.name())
+                }
+            },
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
