@@ -191,9 +191,9 @@ impl Metric for Completed {
                 needs.what()
             ));
         }
-        if self.metric.reads_groups() || self.metric.joint_over_samples() {
+        if self.metric.joint_over_samples() {
             return Err(format!(
-                "{UNJUDGED} does not apply to `{}`, which reads each ranking whole with its documents' groups or exposure",
+                "{UNJUDGED} does not apply to `{}`, which reads each ranking whole with its documents' exposure",
                 self.metric.name()
             ));
         }

@@ -154,9 +154,9 @@ impl Metric for JudgedOnly {
                 needs.what()
             ));
         }
-        if self.metric.reads_groups() || self.metric.joint_over_samples() {
+        if self.metric.joint_over_samples() {
             return Err(format!(
-                "{JUDGED_ONLY} does not apply to `{}`, which reads each ranking whole with its documents' groups or exposure",
+                "{JUDGED_ONLY} does not apply to `{}`, which reads each ranking whole with its documents' exposure",
                 self.metric.name()
             ));
         }

@@ -157,11 +157,11 @@ impl Wrapping {
                 needs.what()
             ));
         }
-        if (metric.reads_groups() || metric.joint_over_samples())
+        if metric.joint_over_samples()
             && (self.judged_only == Some(true) || self.unjudged.is_some())
         {
             return Err(
-                "reads each ranking whole (documents' groups or exposure), which judged_only and \
+                "reads each ranking whole (its documents' exposure), which judged_only and \
                  unjudged do not apply to"
                     .to_owned(),
             );
