@@ -37,6 +37,20 @@ pub(super) struct EvalArgs {
     /// grade over the subtopics.
     #[arg(long, value_name = "FILE")]
     subtopic_qrels: Option<PathBuf>,
+    /// Document groups for the group-fairness metrics (awrf, trec_fair):
+    /// lines `doc group [weight]` (weight 1 when left out), or a CSV/TSV,
+    /// JSON Lines, Parquet or Arrow table with columns doc, group and
+    /// optionally weight. A document may be in several groups.
+    #[arg(long, value_name = "FILE")]
+    doc_groups: Option<PathBuf>,
+    /// Every run is a sampled run, several rankings per query (a
+    /// stochastic ranking policy): the TREC run's second column (Q0) names
+    /// the sample, as expeval reads it (`query sample doc rank score tag`);
+    /// a CSV/TSV, Parquet or Arrow run has a `sample` column. Expected
+    /// exposure (ee_d, ee_r, ee_l) sums each document's exposure over the
+    /// samples; every other metric is its mean over them.
+    #[arg(long)]
+    samples: bool,
     /// Training label frequencies for the propensity-scored metrics (psp,
     /// psndcg): a CSV/TSV table with a header naming columns `label` and
     /// `count` (training instances each label is relevant to; a label not
@@ -857,6 +871,10 @@ impl EvalArgs {
                     .subtopic_qrels
                     .clone()
                     .map(|p| Given::new(p, flag("--subtopic-qrels"))),
+                doc_groups: self
+                    .doc_groups
+                    .clone()
+                    .map(|p| Given::new(p, flag("--doc-groups"))),
                 label_counts: self.label_counts.clone().map(|p| {
                     let from = Origin::flag("--label-counts", p.display());
                     Given::new(p, from)
@@ -902,6 +920,7 @@ impl EvalArgs {
                 },
                 flag("--duplicates"),
             )),
+            samples: self.samples.then(|| Given::new(true, flag("--samples"))),
             allow_empty_run: self
                 .allow_empty_run
                 .then(|| Given::new(true, flag("--allow-empty-run"))),

@@ -288,6 +288,13 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             metric.name()
         )));
     }
+    if let Some(metric) = metrics.iter().find(|m| m.reads_groups()) {
+        return Err(CliError::Usage(format!(
+            "{} reads document groups (--doc-groups), which explain does not take yet: \
+             evaluate it with `rankeval eval --doc-groups FILE`",
+            metric.name()
+        )));
+    }
     if propensities.is_none()
         && let Some(metric) = metrics.iter().find(|m| {
             m.requires()

@@ -228,7 +228,7 @@ fn level_note(d: &Descriptor<dyn rankeval_core::Metric>) -> Option<String> {
 /// For a metric that needs more than qrels and run (`Metric::requires`):
 /// the inputs, by flag and TOML key.
 fn requirement_note(d: &Descriptor<dyn rankeval_core::Metric>) -> Option<String> {
-    use rankeval::corpus::{propensity_input as p, subtopic_input as s};
+    use rankeval::corpus::{doc_groups_input as g, propensity_input as p, subtopic_input as s};
     use rankeval_core::Requirement;
     let metric = (d.example)();
     let needs: Vec<String> = metric
@@ -236,6 +236,7 @@ fn requirement_note(d: &Descriptor<dyn rankeval_core::Metric>) -> Option<String>
         .iter()
         .filter_map(|r| match r {
             Requirement::Subtopics => Some(format!("{} (TOML {})", s::FLAG, s::KEY)),
+            Requirement::DocumentGroups => Some(format!("{} (TOML {})", g::FLAG, g::KEY)),
             Requirement::Propensities => Some(format!(
                 "{} with {}, or {} (TOML {}, {}, {})",
                 p::COUNTS_FLAG,

@@ -190,6 +190,7 @@ mod tests {
             groups: None,
             turns: None,
             per_conversation: false,
+            samples: false,
             systems: Vec::new(),
             options: Default::default(),
             read: Default::default(),

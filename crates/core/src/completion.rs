@@ -191,6 +191,12 @@ impl Metric for Completed {
                 needs.what()
             ));
         }
+        if self.metric.joint_over_samples() {
+            return Err(format!(
+                "{UNJUDGED} does not apply to `{}`, which reads each ranking whole with its documents' exposure",
+                self.metric.name()
+            ));
+        }
         self.metric.validate()
     }
 

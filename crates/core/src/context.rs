@@ -39,14 +39,20 @@ pub enum Requirement {
     /// Whether a document is judged for any query of the qrels (BEIR's
     /// "annotated corpus"): Hole@k. Made from the qrels; nothing to give.
     JudgedAnywhere,
+    /// Groups of documents with weights (`document group weight`, a
+    /// groups file): the group-fairness metrics (expected exposure's
+    /// ee_d/ee_r/ee_l, AWRF, TREC Fair 2021's score). The judge hands them
+    /// on as [`JudgedRanking::groups`](crate::JudgedRanking::groups).
+    DocumentGroups,
 }
 
 impl Requirement {
     /// Every requirement, in the order messages and listings give them.
-    pub const ALL: [Requirement; 3] = [
+    pub const ALL: [Requirement; 4] = [
         Requirement::Subtopics,
         Requirement::Propensities,
         Requirement::JudgedAnywhere,
+        Requirement::DocumentGroups,
     ];
 
     /// Whether an input must be given for it (else it is made from the
@@ -63,6 +69,7 @@ impl Requirement {
                 "label propensities (a label-frequency table or inverse propensities)"
             }
             Requirement::JudgedAnywhere => "the documents judged for any query",
+            Requirement::DocumentGroups => "document groups",
         }
     }
 }

@@ -8,6 +8,7 @@ use std::cmp::Ordering;
 
 use crate::buffer::{Keys, ListBuffer};
 use crate::context::{DocumentContext, DocumentView};
+use crate::doc_groups::GroupRanking;
 use crate::error::RunError;
 use crate::hash::hash_bytes;
 use crate::lists::same_bytes;
@@ -122,6 +123,8 @@ pub struct JudgedRanking<'a> {
     /// The ranked documents in the query's subtopic judgements, when the
     /// qrels have some.
     subtopics: Option<SubtopicRanking<'a>>,
+    /// The ranked documents' groups, when the qrels have document groups.
+    groups: Option<GroupRanking<'a>>,
     /// The ranked documents seen through the qrels' per-document facts,
     /// when a metric requires them.
     documents: Option<DocumentView<'a>>,
@@ -148,8 +151,25 @@ impl<'a> JudgedRanking<'a> {
             default_level,
             tie_ends: &[],
             subtopics: None,
+            groups: None,
             documents: None,
         }
+    }
+
+    /// With the ranked documents' groups: `groups` must see the same ranks
+    /// as `ranked`.
+    pub fn with_groups(mut self, groups: GroupRanking<'a>) -> Self {
+        debug_assert_eq!(groups.ranked().len(), self.ranked.len());
+        self.groups = Some(groups);
+        self
+    }
+
+    /// The ranked documents seen through the document groups (the
+    /// group-fairness metrics' input): `None` when the experiment has no
+    /// document groups.
+    #[inline]
+    pub fn groups(&self) -> Option<GroupRanking<'a>> {
+        self.groups
     }
 
     /// With the ranked documents' per-document facts ([`crate::context`]):
@@ -308,11 +328,74 @@ pub struct Judge {
     /// Per judged rank, the document's place in its query's subtopic
     /// judgements (when the qrels have some).
     subtopic_ranked: Vec<u32>,
+    /// The ranked documents' per-document views, when a metric requires
+    /// them ([`crate::context`]).
+    context: ContextViews,
+}
+
+/// What the judge looks up for each ranked document when a metric requires
+/// more than the qrels' grades ([`crate::context`]): the per-document facts
+/// and the document groups. Built in one place ([`ContextViews::attach`])
+/// for both judging paths; untouched when the qrels carry neither.
+#[derive(Debug, Default)]
+struct ContextViews {
     /// Per judged rank, the document's label value (with per-document
-    /// facts, [`crate::context`]).
+    /// facts).
     doc_labels: Vec<f64>,
     /// Per judged rank, whether the document is judged for any query.
     doc_anywhere: Vec<bool>,
+    /// Per judged rank, the document's place among the documents with a
+    /// group (when the qrels have document groups).
+    group_ranked: Vec<u32>,
+    /// The query's judged documents' places among the documents with a
+    /// group, and their grades.
+    group_judged: Vec<(u32, Grade)>,
+}
+
+impl ContextViews {
+    /// `judged` with the views of query `query`'s ranked documents that
+    /// `qrels` carry: `docs()` gives the ranked documents to the judged
+    /// depth (called once per view). `judged` itself when the qrels carry
+    /// neither per-document facts nor document groups.
+    fn attach<'a, 'd, I>(
+        &'a mut self,
+        judged: JudgedRanking<'a>,
+        qrels: &'a Qrels,
+        query: u32,
+        docs: impl Fn() -> I,
+    ) -> JudgedRanking<'a>
+    where
+        I: Iterator<Item = &'d [u8]>,
+    {
+        let ContextViews {
+            doc_labels,
+            doc_anywhere,
+            group_ranked,
+            group_judged,
+        } = self;
+        let judged = match qrels.documents() {
+            Some(context) => {
+                look_up_documents(context, docs(), doc_labels, doc_anywhere);
+                judged.with_documents(DocumentView::new(
+                    context,
+                    Some(query),
+                    doc_labels,
+                    doc_anywhere,
+                ))
+            }
+            None => judged,
+        };
+        match qrels.doc_groups() {
+            Some(groups) => {
+                group_ranked.clear();
+                group_ranked
+                    .extend(docs().map(|doc| groups.position(doc).unwrap_or(GroupRanking::NONE)));
+                qrels.judged_groups_into(query, groups, group_judged);
+                judged.with_groups(GroupRanking::new(groups, group_ranked, group_judged))
+            }
+            None => judged,
+        }
+    }
 }
 
 /// Fills `labels` and `anywhere` with each of `docs`'s facts in `context`.
@@ -369,8 +452,7 @@ impl Judge {
             },
             tie_ends: Vec::new(),
             subtopic_ranked: Vec::new(),
-            doc_labels: Vec::new(),
-            doc_anywhere: Vec::new(),
+            context: ContextViews::default(),
         }
     }
 
@@ -463,31 +545,15 @@ impl Judge {
             (Some(subtopics), None) => judged.with_subtopics(SubtopicRanking::new(subtopics, &[])),
             (None, _) => judged,
         };
-        match qrels.documents() {
-            Some(context) => {
-                let depth = self.ranked.len();
-                match list {
-                    Some(list) => look_up_documents(
-                        context,
-                        list.docs().take(depth),
-                        &mut self.doc_labels,
-                        &mut self.doc_anywhere,
-                    ),
-                    None => look_up_documents(
-                        context,
-                        std::iter::empty(),
-                        &mut self.doc_labels,
-                        &mut self.doc_anywhere,
-                    ),
-                }
-                judged.with_documents(DocumentView::new(
-                    context,
-                    Some(query),
-                    &self.doc_labels,
-                    &self.doc_anywhere,
-                ))
-            }
-            None => judged,
+        if qrels.documents().is_none() && qrels.doc_groups().is_none() {
+            return judged;
+        }
+        let depth = self.ranked.len();
+        match list {
+            Some(list) => self
+                .context
+                .attach(judged, qrels, query, || list.docs().take(depth)),
+            None => self.context.attach(judged, qrels, query, std::iter::empty),
         }
     }
 
@@ -634,6 +700,7 @@ impl Judge {
             && !self.ties.groups
             && subtopics.is_none()
             && qrels.documents().is_none()
+            && qrels.doc_groups().is_none()
         {
             match self.rank_judged_only(buffer, retrieved) {
                 Ranked::Judged { depth } => {
@@ -690,19 +757,13 @@ impl Judge {
             }
             None => judged,
         };
-        Ok(Some(match qrels.documents() {
-            Some(context) => {
-                let docs = self.order[..depth].iter().map(|&i| buffer.doc(i as usize));
-                look_up_documents(context, docs, &mut self.doc_labels, &mut self.doc_anywhere);
-                judged.with_documents(DocumentView::new(
-                    context,
-                    Some(query),
-                    &self.doc_labels,
-                    &self.doc_anywhere,
-                ))
-            }
-            None => judged,
-        }))
+        if qrels.documents().is_none() && qrels.doc_groups().is_none() {
+            return Ok(Some(judged));
+        }
+        let order = &self.order[..depth];
+        Ok(Some(self.context.attach(judged, qrels, query, || {
+            order.iter().map(|&i| buffer.doc(i as usize))
+        })))
     }
 }
 

@@ -154,6 +154,12 @@ impl Metric for JudgedOnly {
                 needs.what()
             ));
         }
+        if self.metric.joint_over_samples() {
+            return Err(format!(
+                "{JUDGED_ONLY} does not apply to `{}`, which reads each ranking whole with its documents' exposure",
+                self.metric.name()
+            ));
+        }
         self.metric.validate()
     }
 

@@ -79,6 +79,7 @@ mod buffer;
 pub mod completion;
 pub mod context;
 pub mod corpus;
+pub mod doc_groups;
 pub mod error;
 pub mod exact_sum;
 pub mod explain;
@@ -101,6 +102,7 @@ mod qrels;
 pub mod registry;
 mod requested;
 mod run;
+pub mod sampled;
 pub mod subtopics;
 pub mod syntax;
 #[cfg(feature = "testing")]
@@ -116,6 +118,7 @@ pub use context::{DocumentContext, DocumentView, Requirement};
 pub use corpus::{
     Catalog, CorpusInputs, CorpusMetric, CorpusState, ItemFeatures, Requires, Training,
 };
+pub use doc_groups::{DocGroupsError, DocumentGroups, DocumentGroupsBuilder, GroupRanking};
 pub use error::{
     PluginError, PluginKind, QrelsError, RegistryError, RunError, SyntaxError, shorten_id,
 };
@@ -132,6 +135,7 @@ pub use qrels::{Qrels, QrelsBuilder, QrelsPart, QrelsParts};
 pub use rankeval_macros::{aggregator, corpus_metric, metric};
 pub use requested::{RequestedMetric, build_requested, parse_requested, parse_requested_each};
 pub use run::{Duplicates, RankedList, Run, RunBuilder, compare_scored};
+pub use sampled::{SampledRun, SampledRunBuilder, Samples};
 pub use subtopics::{QuerySubtopics, SubtopicQrels, SubtopicQrelsBuilder, SubtopicRanking};
 pub use tied::Tied;
 pub use ties_setting::{TieGroups, Ties};

@@ -146,6 +146,35 @@ pub trait Metric: Send + Sync + fmt::Debug {
         self.requires().contains(&crate::Requirement::Subtopics)
     }
 
+    /// Whether the metric reads the documents' groups
+    /// ([`JudgedRanking::groups`]: group exposure, AWRF): whether
+    /// [`requires`](Metric::requires) names
+    /// [`Requirement::DocumentGroups`](crate::Requirement::DocumentGroups).
+    fn reads_groups(&self) -> bool {
+        self.requires()
+            .contains(&crate::Requirement::DocumentGroups)
+    }
+
+    /// The metric's value over several sampled rankings of one query (a
+    /// stochastic ranking, `--samples`). Default: the mean of
+    /// [`score`](Metric::score) over the samples, the metric's expected
+    /// value under the ranking policy (as Diaz et al., CIKM 2020, report
+    /// expected nDCG). A metric of the samples together (expected
+    /// exposure: a document's exposure summed over the samples) overrides
+    /// it and says so in [`joint_over_samples`](Metric::joint_over_samples);
+    /// its `score` must then equal `score_samples` of one sample.
+    fn score_samples(&self, samples: &crate::Samples<'_>) -> f64 {
+        samples.mean(|ranking| self.score(ranking))
+    }
+
+    /// Whether [`score_samples`](Metric::score_samples) is not the mean of
+    /// `score` over the samples (expected exposure). Such a metric reads
+    /// each sample whole: `judged_only` and `unjudged` do not apply to it.
+    /// Default: `false`.
+    fn joint_over_samples(&self) -> bool {
+        false
+    }
+
     /// Whether the metric reads the groups of tied scores
     /// ([`JudgedRanking::tie_groups`]) as part of its definition, whatever
     /// the experiment's `ties` (scikit-learn's rules, where documents of

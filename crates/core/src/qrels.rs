@@ -40,6 +40,9 @@ pub struct Qrels {
     /// The subtopic judgements of the same queries, when given (the
     /// diversity metrics read them through the judge).
     subtopics: Option<std::sync::Arc<crate::subtopics::SubtopicQrels>>,
+    /// The document groups, when given (the group-fairness metrics'
+    /// input).
+    doc_groups: Option<std::sync::Arc<crate::doc_groups::DocumentGroups>>,
     /// Per-document facts some metric requires (label propensities, the
     /// documents judged for any query), read through the judge.
     documents: Option<std::sync::Arc<crate::context::DocumentContext>>,
@@ -840,6 +843,7 @@ impl Qrels {
             doc_ends,
             grades,
             subtopics: None,
+            doc_groups: None,
             documents: None,
         }
     }
@@ -858,6 +862,43 @@ impl Qrels {
     /// The subtopic judgements, if given.
     pub fn subtopics(&self) -> Option<&crate::subtopics::SubtopicQrels> {
         self.subtopics.as_deref()
+    }
+
+    /// These qrels with `groups`, the groups of documents: the judge then
+    /// hands each ranked document's groups to the metrics
+    /// ([`JudgedRanking::groups`](crate::JudgedRanking::groups)).
+    pub fn with_doc_groups(
+        mut self,
+        groups: std::sync::Arc<crate::doc_groups::DocumentGroups>,
+    ) -> Self {
+        self.doc_groups = Some(groups);
+        self
+    }
+
+    /// The document groups, if given.
+    pub fn doc_groups(&self) -> Option<&crate::doc_groups::DocumentGroups> {
+        self.doc_groups.as_deref()
+    }
+
+    /// Query `query`'s judged documents, each as its place among the
+    /// documents of `groups` ([`GroupRanking::NONE`](crate::GroupRanking::NONE)
+    /// if it has no group) and its grade, in the qrels' order, into `out`.
+    pub fn judged_groups_into(
+        &self,
+        query: u32,
+        groups: &crate::doc_groups::DocumentGroups,
+        out: &mut Vec<(u32, crate::Grade)>,
+    ) {
+        out.clear();
+        let judged = self.judged(query);
+        out.extend((0..judged.len()).map(|j| {
+            (
+                groups
+                    .position(judged.doc(j))
+                    .unwrap_or(crate::GroupRanking::NONE),
+                judged.grade(j),
+            )
+        }));
     }
 
     /// These qrels with `documents`, per-document facts built over them

@@ -157,6 +157,15 @@ impl Wrapping {
                 needs.what()
             ));
         }
+        if metric.joint_over_samples()
+            && (self.judged_only == Some(true) || self.unjudged.is_some())
+        {
+            return Err(
+                "reads each ranking whole (its documents' exposure), which judged_only and \
+                 unjudged do not apply to"
+                    .to_owned(),
+            );
+        }
         let mut metric = metric;
         if let Some(ties) = self.ties {
             metric = Box::new(Tied::new(metric, ties)?);

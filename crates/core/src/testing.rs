@@ -6,6 +6,7 @@
 
 use crate::aggregate::Aggregator;
 use crate::corpus::CorpusMetric;
+use crate::doc_groups::{DocumentGroups, DocumentGroupsBuilder, GroupRanking};
 use crate::grade::Grade;
 use crate::judge::{JudgedRanking, Judgement};
 use crate::metric::Metric;
@@ -21,6 +22,12 @@ use crate::subtopics::{QuerySubtopics, SubtopicQrelsBuilder, SubtopicRanking};
 /// or not) of grade `g` is judged `g` for subtopic `a` and, unless `g` is
 /// negative, `4 - g` for subtopic `b`. Documents of one grade are alike, so
 /// the values do not depend on the documents' ids.
+///
+/// And document groups made from the grades, for the group-fairness
+/// metrics: a document of grade 2 or more is in group `high`, any other
+/// judged document in group `low`, an unjudged one in group `none`; a
+/// judged document of grade 1 or more is also in group `relevant` with
+/// weight 0.5.
 #[derive(Clone, Debug)]
 pub struct OwnedJudged {
     ranked: Vec<Judgement>,
@@ -29,6 +36,11 @@ pub struct OwnedJudged {
     subtopics: QuerySubtopics,
     /// Each ranked document's place in `subtopics`.
     subtopic_ranked: Vec<u32>,
+    groups: DocumentGroups,
+    /// Each ranked document's place in `groups`.
+    group_ranked: Vec<u32>,
+    /// Each judged document's place in `groups`, and its grade.
+    group_judged: Vec<(u32, Grade)>,
     /// Per-document facts ([`crate::context`]): every judged document is
     /// judged for the query, and its label was seen in training as many
     /// times as its place in the ranking (ranked) or 100 more (not ranked),
@@ -44,6 +56,11 @@ impl OwnedJudged {
     pub fn view(&self) -> JudgedRanking<'_> {
         JudgedRanking::new(&self.ranked, self.ranked.len(), &self.ideal, self.level)
             .with_subtopics(SubtopicRanking::new(&self.subtopics, &self.subtopic_ranked))
+            .with_groups(GroupRanking::new(
+                &self.groups,
+                &self.group_ranked,
+                &self.group_judged,
+            ))
             .with_documents(crate::context::DocumentView::new(
                 &self.documents,
                 Some(0),
@@ -115,6 +132,7 @@ pub fn graded(ranked: &[Option<Grade>], unretrieved: &[Grade]) -> OwnedJudged {
         .collect();
     ideal.sort_unstable_by(|a, b| b.total_cmp(a));
     let (subtopics, subtopic_ranked) = subtopics_of(&ranked, unretrieved);
+    let (groups, group_ranked, group_judged) = groups_of(&ranked, unretrieved);
     let (documents, doc_labels, doc_anywhere) = documents_of(&ranked, unretrieved);
     OwnedJudged {
         ranked,
@@ -122,10 +140,86 @@ pub fn graded(ranked: &[Option<Grade>], unretrieved: &[Grade]) -> OwnedJudged {
         level: RelevanceLevel::DEFAULT,
         subtopics,
         subtopic_ranked,
+        groups,
+        group_ranked,
+        group_judged,
         documents,
         doc_labels,
         doc_anywhere,
     }
+}
+
+/// The document groups [`OwnedJudged`] carries, each ranked document's
+/// place in them, and each judged document's place and grade.
+fn groups_of(
+    ranked: &[Judgement],
+    unretrieved: &[Grade],
+) -> (DocumentGroups, Vec<u32>, Vec<(u32, Grade)>) {
+    let mut builder = DocumentGroupsBuilder::new();
+    // The groups numbered in one order whatever the ranking (as a groups
+    // file numbers them), by a document in none of the rankings with
+    // weight 0 in each.
+    for (n, group) in [&b"high"[..], b"low", b"none", b"relevant"]
+        .iter()
+        .enumerate()
+    {
+        if let Err(e) = builder.push(b"~groups", group, 0.0, n as u64) {
+            panic!("{e}");
+        }
+    }
+    let docs = ranked
+        .iter()
+        .enumerate()
+        .map(|(i, &j)| (format!("r{i:05}"), j))
+        .chain(
+            unretrieved
+                .iter()
+                .enumerate()
+                .map(|(i, &g)| (format!("u{i:05}"), Judgement::judged(g))),
+        );
+    for (n, (doc, j)) in docs.enumerate() {
+        let group: &[u8] = match (j.is_judged(), j.grade()) {
+            (false, _) => b"none",
+            (true, g) if g >= 2.0 => b"high",
+            _ => b"low",
+        };
+        let mut pushed = builder.push(doc.as_bytes(), group, 1.0, n as u64);
+        if j.is_judged() && j.grade() >= 1.0 && pushed.is_ok() {
+            pushed = builder.push(doc.as_bytes(), b"relevant", 0.5, n as u64);
+        }
+        if let Err(e) = pushed {
+            panic!("{e}");
+        }
+    }
+    let groups = match builder.finish() {
+        Ok(groups) => groups,
+        Err(e) => panic!("{e}"),
+    };
+    let place = |doc: String| {
+        groups
+            .position(doc.as_bytes())
+            .unwrap_or(GroupRanking::NONE)
+    };
+    let group_ranked = (0..ranked.len())
+        .map(|i| place(format!("r{i:05}")))
+        .collect();
+    let group_judged = ranked
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.is_judged())
+        .map(|(i, j)| (place(format!("r{i:05}")), j.grade()))
+        .chain(
+            unretrieved
+                .iter()
+                .enumerate()
+                .map(|(i, &g)| (place(format!("u{i:05}")), g)),
+        )
+        .collect::<Vec<_>>();
+    // In one order whatever the ranking (as the qrels' order is): documents
+    // of one grade are alike.
+    let mut group_judged = group_judged;
+    group_judged.sort_by(|a, b| a.1.total_cmp(&b.1));
+    (groups, group_ranked, group_judged)
 }
 
 /// The per-document facts [`OwnedJudged`] carries, and each ranked

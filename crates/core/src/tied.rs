@@ -167,6 +167,20 @@ impl Metric for Tied {
         self.metric.requires()
     }
 
+    fn joint_over_samples(&self) -> bool {
+        self.metric.joint_over_samples()
+    }
+
+    /// A metric of the samples together gives its own value; any other is
+    /// the mean of this wrapper's score.
+    fn score_samples(&self, samples: &crate::Samples<'_>) -> f64 {
+        if self.metric.joint_over_samples() {
+            self.metric.score_samples(samples)
+        } else {
+            samples.mean(|ranking| self.score(ranking))
+        }
+    }
+
     fn reads_tie_groups(&self) -> bool {
         self.metric.reads_tie_groups()
     }

@@ -56,6 +56,7 @@ pub mod diversity;
 pub mod err;
 mod explain;
 pub mod f1;
+pub mod fairness;
 pub mod fallout;
 pub mod g;
 pub mod hit_rate;

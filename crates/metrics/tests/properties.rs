@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use rankeval_core::registry::{self, parse_metric};
 use rankeval_core::testing::{self, OwnedJudged};
-use rankeval_core::{Cutoff, JudgedRanking, Metric, SubtopicRanking};
+use rankeval_core::{Cutoff, GroupRanking, JudgedRanking, Metric, SubtopicRanking};
 use rankeval_metrics::average_precision::{ApNormalization, average_precision};
 
 /// Specs beyond the registered examples: every variant, with and without
@@ -212,6 +212,11 @@ proptest! {
             // that read them.
             let cut = match view.subtopics() {
                 Some(s) => cut.with_subtopics(SubtopicRanking::new(s.query(), &s.ranked()[..ranked.len()])),
+                None => cut,
+            };
+            // And the document groups of the same ranks.
+            let cut = match view.groups() {
+                Some(g) => cut.with_groups(GroupRanking::new(g.groups(), &g.ranked()[..ranked.len()], g.judged())),
                 None => cut,
             };
             // And their per-document facts (propensities, judged anywhere).

@@ -54,8 +54,9 @@ type RunResults<'py> = (
 /// them: the command line's `--missing`, `--rel`, `--ties`,
 /// `--score-threshold`, `--allow-empty-run`, `--judged-only`, `--bounds`,
 /// `--duplicates`, `--catalog`, `--train`, `--item-features`, `--record`,
-/// `--label`, `--subtopic-qrels`, `--label-counts`, `--train-instances`,
-/// `--inverse-propensities`, `--official` (`None`, `""` for the
+/// `--label`, `--subtopic-qrels`, `--doc-groups`, `--samples`,
+/// `--label-counts`, `--train-instances`, `--inverse-propensities`,
+/// `--official` (`None`, `""` for the
 /// benchmark of the qrels, or an id), `--fetch`, `--drop-identical-ids`.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
@@ -74,6 +75,8 @@ pub struct EvaluateKeywords<'py> {
     record: Option<PathBuf>,
     label: Option<String>,
     subtopic_qrels: Option<PathBuf>,
+    doc_groups: Option<PathBuf>,
+    samples: bool,
     label_counts: Option<PathBuf>,
     train_instances: Option<u64>,
     inverse_propensities: Option<PathBuf>,
@@ -130,6 +133,15 @@ fn asked(
     }
     for (name, run) in runs {
         check_converted_ties(name, run, ties)?;
+        // A sampled run is read from its file (rows `query sample doc rank
+        // score`): data converted to a run has lost the sample column.
+        if options.samples && !matches!(run.source, RunSource::File { .. }) {
+            return Err(PyValueError::new_err(format!(
+                "samples=True reads every run from its file, and run `{name}` is data: give \
+                 its file (rows `query sample doc rank score`: TREC lines, CSV/TSV, Parquet or \
+                 Arrow)"
+            )));
+        }
     }
     let whole = Origin::keyword("run_or_runs", "");
     let spec = ExperimentSpec {
@@ -191,6 +203,10 @@ fn asked(
                     quoted(&p.display().to_string()),
                 )
             }),
+            doc_groups: options
+                .doc_groups
+                .clone()
+                .map(|p| keyword(p.clone(), "doc_groups", quoted(&p.display().to_string()))),
             label_counts: options
                 .label_counts
                 .clone()
@@ -227,6 +243,7 @@ fn asked(
         allow_empty_run: options
             .allow_empty_run
             .then(|| keyword(true, "allow_empty_run", "True")),
+        samples: options.samples.then(|| keyword(true, "samples", "True")),
         compare: compare
             .map(CompareKeywords::request)
             .transpose()?

@@ -48,6 +48,8 @@ const INPUT_KEYWORDS: &[&str] = &[
     "train",
     "item_features",
     "subtopic_qrels",
+    "doc_groups",
+    "samples",
     "label_counts",
     "train_instances",
     "inverse_propensities",

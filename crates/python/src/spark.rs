@@ -161,6 +161,7 @@ fn corpus_inputs(
         training: training.map(Input::file),
         features,
         subtopics: None,
+        doc_groups: None,
         propensities: None,
     };
     for metric in &metrics {

@@ -77,6 +77,22 @@ def label_counts_of(qrels: Path, directory: Path) -> Path:
     return path
 
 
+def doc_groups_of(qrels: Path, directory: Path) -> Path:
+    """Document groups for every document of TREC qrels (every fifth in
+    none, every fourth in a second group with weight 0.5), so that the
+    group-fairness metrics (which need them) are compared too."""
+    docs = dict.fromkeys(line.split()[2] for line in qrels.read_text().splitlines() if line.strip())
+    rows = []
+    for i, doc in enumerate(docs):
+        if i % 5:
+            rows.append(f"{doc},{'abc'[i % 3]},1")
+        if i % 4 == 0:
+            rows.append(f"{doc},d,0.5")
+    path = directory / "groups.csv"
+    path.write_text("doc,group,weight\n" + "\n".join(rows) + "\n")
+    return path
+
+
 def test_the_cli_lists_the_metrics_the_package_knows():
     assert [name for name, _, _, _ in cli_metrics()] == list(rankeval_rs.metric_names())
 
@@ -105,14 +121,15 @@ def test_every_metric_equals_the_cli_bit_for_bit(files, options, cli_options, tm
     specs = all_specs()
     subtopics = subtopics_of(files.qrels_trec, tmp_path)
     counts = label_counts_of(files.qrels_trec, tmp_path)
+    groups = doc_groups_of(files.qrels_trec, tmp_path)
     report = cli_json(files.qrels_trec, files.run_trec, specs, *cli_options,
                       "--subtopic-qrels", str(subtopics), "--label-counts", str(counts),
-                      "--train-instances", str(TRAIN_INSTANCES))
+                      "--train-instances", str(TRAIN_INSTANCES), "--doc-groups", str(groups))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rankeval_rs.RankevalWarning)
         result = rankeval_rs.evaluate(files.qrels_trec, files.run_trec, specs, **options,
                                       subtopic_qrels=subtopics, label_counts=counts,
-                                      train_instances=TRAIN_INSTANCES)
+                                      train_instances=TRAIN_INSTANCES, doc_groups=groups)
     assert len(result.metrics) == len(specs)
     assert_same(result, report)
 

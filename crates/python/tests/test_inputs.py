@@ -330,13 +330,16 @@ def test_a_table_equals_the_cli_for_every_metric_grouped_or_not(files, data, opt
     # evaluate() reads a table grouped by query while scoring it, query by
     # query (batches in parallel, a query across batches joined); any other
     # table is read whole first. Either gives the CLI's numbers.
-    from test_cli_parity import TRAIN_INSTANCES, all_specs, assert_same, label_counts_of, subtopics_of
+    from test_cli_parity import (TRAIN_INSTANCES, all_specs, assert_same, doc_groups_of,
+                                 label_counts_of, subtopics_of)
 
     from conftest import cli_json
 
     subtopics = subtopics_of(files.qrels_trec, tmp_path)
     counts = label_counts_of(files.qrels_trec, tmp_path)
-    propensities = {"label_counts": counts, "train_instances": TRAIN_INSTANCES}
+    groups = doc_groups_of(files.qrels_trec, tmp_path)
+    propensities = {"label_counts": counts, "train_instances": TRAIN_INSTANCES,
+                    "doc_groups": groups}
     _, run = arrow_tables(data, "string")
     if order == "batches of 7 rows":
         run = pa.Table.from_batches(run.to_batches(max_chunksize=7))
@@ -345,7 +348,7 @@ def test_a_table_equals_the_cli_for_every_metric_grouped_or_not(files, data, opt
     specs = all_specs()
     report = cli_json(files.qrels_trec, files.run_trec, specs, *cli_options,
                       "--subtopic-qrels", str(subtopics), "--label-counts", str(counts),
-                      "--train-instances", str(TRAIN_INSTANCES))
+                      "--train-instances", str(TRAIN_INSTANCES), "--doc-groups", str(groups))
     assert_same(rankeval_rs.evaluate(files.qrels_trec, run, specs, **options,
                                      subtopic_qrels=subtopics, **propensities), report)
     assert_same(rankeval_rs.evaluate(files.qrels_trec, run.to_pandas(), specs, **options,

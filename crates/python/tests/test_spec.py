@@ -270,3 +270,23 @@ def test_propensity_metrics_equal_the_clis():
         quiet(rankeval_rs.evaluate, qrels, run, ["psp@5"])
     with pytest.raises(rankeval_rs.InputError, match="train_instances="):
         quiet(rankeval_rs.evaluate, qrels, run, ["psp@5"], label_counts=counts)
+
+
+EXPEVAL = ROOT / "crates" / "rankeval" / "tests" / "data" / "expeval"
+FAIRNESS = ["ee_d(model=rbp)", "ee_l(model=rbp,norm=false)", "awrf@10", "trec_fair@10"]
+
+
+def test_fairness_metrics_equal_the_clis():
+    qrels, run, groups = EXPEVAL / "qrels.txt", EXPEVAL / "run.trec", EXPEVAL / "groups.csv"
+    done = cli("eval", "--qrels", str(qrels), "--run", str(run), "--doc-groups", str(groups),
+               "--samples", "--format", "json", *sum((["-m", m] for m in FAIRNESS), []))
+    assert done.returncode == 0, done.stderr
+    expected = json.loads(done.stdout)["runs"][0]["metrics"]
+    result = quiet(rankeval_rs.evaluate, qrels, run, FAIRNESS, doc_groups=groups, samples=True)
+    assert result.means == {m: expected[m]["mean"] for m in FAIRNESS}
+    # Without document groups, the metric names the keyword that gives them.
+    with pytest.raises(rankeval_rs.MetricError, match="give doc_groups="):
+        quiet(rankeval_rs.evaluate, qrels, run, ["awrf@10"], samples=True)
+    # A sampled run is read from its file: data has no sample column.
+    with pytest.raises(ValueError, match="samples=True reads every run from its file"):
+        quiet(rankeval_rs.evaluate, qrels, {"q1": {"d1": 1.0}}, ["ee_l"], samples=True)

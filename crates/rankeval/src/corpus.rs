@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use rankeval_core::{
-    CorpusInputs, CorpusMetric, DocumentContext, LabelPropensities, Metric, Qrels, Requirement,
-    Requires, Run, SubtopicQrels,
+    CorpusInputs, CorpusMetric, DocumentContext, DocumentGroups, LabelPropensities, Metric, Qrels,
+    Requirement, Requires, Run, SubtopicQrels,
 };
 
 use crate::read::propensity::{PropensityTable, read_propensities};
@@ -88,10 +88,24 @@ pub struct CorpusSources {
     /// The subtopic judgements, read by the diversity metrics (per-query
     /// metrics that [read them](Metric::reads_subtopics)).
     pub subtopics: Option<PathBuf>,
+    /// The document groups, read by the group-fairness metrics
+    /// ([`Requirement::DocumentGroups`]).
+    pub doc_groups: Option<PathBuf>,
     /// The label propensities (a label-frequency table with the number of
     /// training instances, or inverse propensities), read by the
     /// propensity-scored metrics ([`Requirement::Propensities`]).
     pub propensities: Option<(PathBuf, PropensityTable)>,
+}
+
+/// The document groups as an input: its flag, TOML key (and Python
+/// keyword) and what it is, for messages.
+pub mod doc_groups_input {
+    /// The command-line flag.
+    pub const FLAG: &str = "--doc-groups";
+    /// The TOML key and Python keyword.
+    pub const KEY: &str = "doc_groups";
+    /// What it is, in words.
+    pub const WHAT: &str = "document groups (rows `doc group [weight]`)";
 }
 
 /// The label propensities as an input: the flags, TOML keys (and Python
@@ -160,10 +174,38 @@ impl CorpusSources {
         if let Some(path) = &self.subtopics {
             paths.push(("the subtopic judgements", path.as_path()));
         }
+        if let Some(path) = &self.doc_groups {
+            paths.push(("the document groups", path.as_path()));
+        }
         if let Some((path, _)) = &self.propensities {
             paths.push(("the label propensities", path.as_path()));
         }
         paths
+    }
+
+    /// Whether document groups are given that no metric of `metrics`
+    /// reads.
+    pub fn groups_unused(&self, metrics: &[Box<dyn Metric>]) -> bool {
+        self.doc_groups.is_some()
+            && !rankeval_core::context::any_requires(metrics, Requirement::DocumentGroups)
+    }
+
+    /// Reads the document groups, if given and some metric of `metrics`
+    /// reads them.
+    pub fn read_doc_groups(
+        &self,
+        metrics: &[Box<dyn Metric>],
+    ) -> Result<Option<Arc<DocumentGroups>>, ReadError> {
+        match &self.doc_groups {
+            Some(path)
+                if rankeval_core::context::any_requires(metrics, Requirement::DocumentGroups) =>
+            {
+                Ok(Some(Arc::new(crate::read::doc_groups::read_doc_groups(
+                    path,
+                )?)))
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Whether `metric` reads subtopic judgements that are not given.

@@ -122,6 +122,9 @@ pub struct Experiment {
     /// else from the groups file's `conversation` column; no groups are
     /// reported then.
     pub per_conversation: bool,
+    /// Every run is a sampled run (`--samples`, TOML `samples`): several
+    /// rankings per query, evaluated by `engine::evaluate_sampled`.
+    pub samples: bool,
     /// Which queries count, and the relevance level.
     pub options: Options,
     /// How runs are read.
@@ -221,17 +224,27 @@ impl Experiment {
         // The subtopic judgements ride with the qrels, which hand each
         // query's to the judge.
         let subtopics = self.corpus_inputs.read_subtopics(&self.metrics)?;
-        // So do the per-document facts some metrics require (label
+        // So do the documents' groups.
+        let doc_groups = self.corpus_inputs.read_doc_groups(&self.metrics)?;
+        // And the per-document facts some metrics require (label
         // propensities, the documents judged for any query).
         let propensities = self.corpus_inputs.read_propensities(&self.metrics)?;
         let documents_required = self.metrics.iter().any(|m| {
-            m.requires()
-                .iter()
-                .any(|r| *r != rankeval_core::Requirement::Subtopics)
+            m.requires().iter().any(|r| {
+                matches!(
+                    r,
+                    rankeval_core::Requirement::Propensities
+                        | rankeval_core::Requirement::JudgedAnywhere
+                )
+            })
         });
         let with_subtopics = |qrels: Qrels| -> Result<Qrels, ReadError> {
             let qrels = match &subtopics {
                 Some(subtopics) => qrels.with_subtopics(std::sync::Arc::clone(subtopics)),
+                None => qrels,
+            };
+            let qrels = match &doc_groups {
+                Some(groups) => qrels.with_doc_groups(std::sync::Arc::clone(groups)),
                 None => qrels,
             };
             self.corpus_inputs
@@ -240,7 +253,9 @@ impl Experiment {
         // Judgements already in memory are used where they are.
         let (shared_qrels, note): (Option<Cow<'_, Qrels>>, _) = match &self.qrels {
             Some(input) => match input.loaded_data() {
-                Some(Loaded::Qrels(qrels, note)) if subtopics.is_none() && !documents_required => {
+                Some(Loaded::Qrels(qrels, note))
+                    if subtopics.is_none() && doc_groups.is_none() && !documents_required =>
+                {
                     (Some(Cow::Borrowed(&**qrels)), note.clone())
                 }
                 Some(Loaded::Qrels(qrels, note)) => (
@@ -348,6 +363,27 @@ impl Experiment {
                 },
             });
         }
+        if let (Some(groups), Some(path)) = (&doc_groups, &self.corpus_inputs.doc_groups)
+            && groups.repeats() > 0
+        {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::DocGroupsRepeated {
+                    file: path.display().to_string(),
+                    count: groups.repeats(),
+                },
+            });
+        }
+        if self.corpus_inputs.groups_unused(&self.metrics) {
+            use crate::corpus::doc_groups_input::{FLAG, KEY};
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::CorpusInputUnused {
+                    flag: FLAG,
+                    key: KEY,
+                },
+            });
+        }
         if self.corpus_inputs.subtopics_unused(&self.metrics) {
             use crate::corpus::subtopic_input::{FLAG, KEY};
             report.warnings.push(RunWarning {
@@ -390,6 +426,21 @@ impl Experiment {
             let stored = !self.corpus_metrics.is_empty() || kept.is_some();
             let mut own: Option<Qrels> = None;
             let (evaluation, list): (Evaluation, Option<Run>) = match &shared_qrels {
+                // Several rankings per query: read whole, each sample
+                // judged, the metrics scoring a query's samples together.
+                Some(qrels) if self.samples => {
+                    let sampled = crate::read::sampled::read_sampled_input(&run.input, self.read)
+                        .map_err(ReadError::from)?;
+                    (
+                        crate::engine::evaluate_sampled(
+                            qrels,
+                            &sampled,
+                            &self.metrics,
+                            &self.options,
+                        ),
+                        None,
+                    )
+                }
                 // Read here rather than by `evaluate_input`, to see whether
                 // the run held judgements of its own.
                 Some(qrels) if run.input.format() == Format::Jsonl || stored => {

@@ -426,6 +426,14 @@ pub enum ReportWarning {
         /// How many lines (rows) repeated an earlier one.
         count: usize,
     },
+    /// The document groups repeat some rows with the same weight: each is
+    /// kept once.
+    DocGroupsRepeated {
+        /// The document groups, as named by the user.
+        file: String,
+        /// How many lines (rows) repeated an earlier one.
+        count: usize,
+    },
     /// A corpus metric input was given but no metric reads it.
     CorpusInputUnused {
         /// The flag that gives it, e.g. `--train`.
@@ -640,6 +648,16 @@ impl Describe for ReportWarning {
                 },
                 examples.join(", "),
                 if *count == 1 { "its" } else { "their" },
+            ),
+            ReportWarning::DocGroupsRepeated { file, count } => write!(
+                f,
+                "{file}: {count} {} an earlier one with the same weight; each membership is \
+                 counted once",
+                if *count == 1 {
+                    "row repeats"
+                } else {
+                    "rows repeat"
+                }
             ),
             ReportWarning::SubtopicJudgementsRepeated { file, count } => write!(
                 f,

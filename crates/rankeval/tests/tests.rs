@@ -25,6 +25,8 @@
 //!   values, and the same bits for any split of the lists;
 //! - `diversity`: the diversity metrics over subtopic judgements equal
 //!   ndeval's values (pyndeval), whole or while read;
+//! - `fairness`: expected exposure over sampled runs, AWRF and TREC Fair
+//!   2021's score equal the reference of `scripts/cross-check/expeval.py`;
 //! - `peers`: the peers' definitions (compatibility, INST, INSQ, NERR, LRAP,
 //!   average_precision_score, RecTools' accuracy and MCC) on the peers'
 //!   published test values and on generated data (`data/peers`);
@@ -44,6 +46,7 @@ mod csv_reader;
 mod determinism;
 mod diversity;
 mod explain;
+mod fairness;
 mod html_curves;
 mod msmarco;
 mod never_panics;

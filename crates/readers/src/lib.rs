@@ -42,6 +42,7 @@
 
 pub mod corpus;
 mod csv;
+pub mod doc_groups;
 mod error;
 mod fields;
 mod grade;
@@ -61,6 +62,7 @@ mod parquet;
 pub mod propensity;
 pub mod results;
 pub mod row_file;
+pub mod sampled;
 pub mod spans;
 pub mod stream;
 pub mod subtopics;

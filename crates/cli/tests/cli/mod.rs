@@ -16,6 +16,7 @@ mod diversity;
 mod errors;
 mod expected;
 mod explain;
+mod fairness;
 mod faults;
 mod grades;
 mod groups;

@@ -69,8 +69,8 @@ def _options(*, train: Any, query: str, doc: str, grade: str, delimiter: str | N
     if train is not None:
         train = to_qrels(train, query=query, doc=doc, grade=grade, format=None,
                          delimiter=delimiter, name="train")
-    for key in ("catalog", "item_features", "record", "subtopic_qrels", "label_counts",
-                "inverse_propensities"):
+    for key in ("catalog", "item_features", "record", "subtopic_qrels", "doc_groups",
+                "label_counts", "inverse_propensities"):
         if keywords[key] is not None:
             keywords[key] = os.fspath(keywords[key])
     return {**keywords, "train": train}
@@ -337,6 +337,8 @@ def evaluate(
     record: str | os.PathLike[str] | None = None,
     label: str | None = None,
     subtopic_qrels: str | os.PathLike[str] | None = None,
+    doc_groups: str | os.PathLike[str] | None = None,
+    samples: bool = False,
     label_counts: str | os.PathLike[str] | None = None,
     train_instances: int | None = None,
     inverse_propensities: str | os.PathLike[str] | None = None,
@@ -417,6 +419,17 @@ def evaluate(
     with it ``qrels`` may be ``None`` (each document judged with its highest
     grade over the subtopics).
 
+    ``doc_groups`` (``--doc-groups``) is a file of document groups, ``doc
+    group [weight]`` (weight 1 when left out; or a CSV/TSV, JSON Lines,
+    Parquet or Arrow table with columns doc, group and optionally weight),
+    read by the group-fairness metrics (``awrf``, ``trec_fair``).
+    ``samples=True`` (``--samples``) reads every run as a sampled run,
+    several rankings per query (a stochastic ranking policy): each run a
+    file whose TREC second column (a table's ``sample`` column) names the
+    sample; expected exposure (``ee_d``, ``ee_r``, ``ee_l``) sums each
+    document's exposure over the samples, every other metric is its mean
+    over them (docs/fairness.md).
+
     ``label_counts`` (``--label-counts``) with ``train_instances``
     (``--train-instances``) are the training label frequencies of the
     propensity-scored metrics (``psp@5``, ``psndcg@5``): a CSV/TSV table with
@@ -444,7 +457,8 @@ def evaluate(
         bounds=bounds, query=query, doc=doc, score=score, rank=rank, grade=grade, format=format,
         delimiter=delimiter, name=name, run=run, systems=systems, catalog=catalog, train=train,
         item_features=item_features, record=record, label=label,
-        subtopic_qrels=subtopic_qrels, label_counts=label_counts,
+        subtopic_qrels=subtopic_qrels, doc_groups=doc_groups, samples=samples,
+        label_counts=label_counts,
         train_instances=train_instances, inverse_propensities=inverse_propensities,
         official=official, fetch=fetch, drop_identical_ids=drop_identical_ids)
     single, named, members = prepared.single, prepared.named, prepared.members
@@ -500,7 +514,7 @@ _EVALUATE_DEFAULTS: dict[str, Any] = {
     "doc": "item", "score": "score", "rank": "rank", "grade": "grade", "format": None,
     "delimiter": None, "name": None, "run": None, "catalog": None, "train": None,
     "item_features": None, "record": None, "label": None, "subtopic_qrels": None,
-    "label_counts": None, "train_instances": None, "inverse_propensities": None,
+    "doc_groups": None, "samples": False, "label_counts": None, "train_instances": None, "inverse_propensities": None,
     "official": False, "fetch": False, "drop_identical_ids": False,
 }
 
@@ -579,7 +593,8 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str] | None, 
              score: str, rank: str, grade: str, format: str | None, delimiter: str | None,
              name: str | None, run: str | None, systems: Mapping[str, Any] | None,
              catalog: Any, train: Any, item_features: Any, record: Any = None,
-             label: str | None = None, subtopic_qrels: Any = None, label_counts: Any = None,
+             label: str | None = None, subtopic_qrels: Any = None, doc_groups: Any = None,
+             samples: bool = False, label_counts: Any = None,
              train_instances: int | None = None, inverse_propensities: Any = None,
              official: bool | str = False, fetch: bool = False,
              drop_identical_ids: bool = False) -> _Prepared:
@@ -627,7 +642,7 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str] | None, 
                        allow_empty_run=allow_empty_run, judged_only=judged_only, bounds=bounds,
                        duplicates=duplicates, catalog=catalog, train=train,
                        item_features=item_features, subtopic_qrels=subtopic_qrels,
-                       label_counts=label_counts, train_instances=train_instances,
+                       doc_groups=doc_groups, samples=samples, label_counts=label_counts, train_instances=train_instances,
                        inverse_propensities=inverse_propensities,
                        query=query, doc=doc, grade=grade,
                        delimiter=delimiter, record=record, label=label,

@@ -232,7 +232,7 @@ def evaluate(
     metrics' values). `options` holds every keyword of the spec that
     `evaluate` fills: missing, rel, ties, score_threshold, allow_empty_run,
     judged_only, bounds, duplicates, catalog, train (a Qrels), item_features,
-    record, label, subtopic_qrels, label_counts, train_instances,
+    record, label, subtopic_qrels, doc_groups, samples, label_counts, train_instances,
     inverse_propensities, official (None, "" for the qrels'
     benchmark, or a benchmark id), fetch, drop_identical_ids."""
 def report(

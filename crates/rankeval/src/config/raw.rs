@@ -184,6 +184,12 @@ pub(crate) struct RawExperiment {
     /// Subtopic judgements of the diversity metrics: `query subtopic doc
     /// grade` lines or a table.
     pub(crate) subtopic_qrels: Option<Spanned<String>>,
+    /// Document groups of the group-fairness metrics: `doc group [weight]`
+    /// lines or a table.
+    pub(crate) doc_groups: Option<Spanned<String>>,
+    /// Every run is a sampled run: several rankings per query, the TREC
+    /// run's second column (a table's `sample` column) naming the sample.
+    pub(crate) samples: Option<Spanned<bool>>,
     /// Training label frequencies of the propensity-scored metrics: a
     /// CSV/TSV table `label,count`.
     pub(crate) label_counts: Option<Spanned<String>>,

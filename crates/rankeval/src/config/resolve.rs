@@ -307,6 +307,10 @@ impl Resolver<'_> {
                 .subtopic_qrels
                 .as_ref()
                 .map(|p| Given::new(self.base.join(p.get_ref()), self.at(p, "subtopic_qrels"))),
+            doc_groups: raw
+                .doc_groups
+                .as_ref()
+                .map(|p| Given::new(self.base.join(p.get_ref()), self.at(p, "doc_groups"))),
             label_counts: raw
                 .label_counts
                 .as_ref()
@@ -365,6 +369,7 @@ impl Resolver<'_> {
             allow_empty_run: raw
                 .allow_empty_run
                 .map(|a| Given::new(a, self.top("allow_empty_run"))),
+            samples: bool_at(&raw.samples, "samples"),
             compare,
             title: raw
                 .title

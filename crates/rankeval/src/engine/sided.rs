@@ -1014,6 +1014,36 @@ mod tests {
         }
     }
 
+    /// A metric that requires more than a chunk's judgements and runs
+    /// (`Metric::requires`) is refused by what it reads, document groups
+    /// as the others.
+    #[test]
+    fn a_metric_that_requires_more_than_a_chunk_is_refused() {
+        let rows = [
+            (SIDE_QRELS, None, "a", "x", None, Some(1.0)),
+            (SIDE_RUN, Some("r"), "a", "x", Some(1.0), None),
+        ];
+        for (metric, what) in [
+            ("awrf@10", "document groups"),
+            ("psp@5", "label propensities"),
+            ("alpha_ndcg@5", "subtopic judgements"),
+        ] {
+            let mut evaluator = SidedEvaluator::new(
+                vec![parse_metric(metric).unwrap()],
+                Options::default(),
+                ReadOptions::default(),
+                vec!["r".to_owned()],
+                100,
+            );
+            let message = evaluator.push(batch(&rows)).err().map(|e| e.to_string());
+            let message = message.unwrap_or_default();
+            assert!(
+                message.starts_with(&format!("{metric} reads {what}")),
+                "{metric}: {message}"
+            );
+        }
+    }
+
     #[test]
     fn row_numbers_are_taken_out_of_a_problem() {
         assert_eq!(

@@ -77,6 +77,9 @@ pub struct ExperimentSpec {
     pub duplicates: Option<Given<Duplicates>>,
     /// A run that never ran on the qrels is evaluated rather than refused.
     pub allow_empty_run: Option<Given<bool>>,
+    /// Every run is a sampled run (several rankings per query, the second
+    /// column of a TREC run or a `sample` column naming the sample).
+    pub samples: Option<Given<bool>>,
     /// The comparison with a baseline, and the gates.
     pub compare: CompareRequest,
     /// The report's title (the HTML page's title and heading).
@@ -161,6 +164,9 @@ pub struct CorpusRequest {
     /// Subtopic judgements (`query subtopic doc grade`), read by the
     /// diversity metrics (`alpha_ndcg`, `err_ia`, ...).
     pub subtopics: Option<Given<PathBuf>>,
+    /// Document groups (`doc group [weight]`), read by the group-fairness
+    /// metrics (`awrf`, `trec_fair`).
+    pub doc_groups: Option<Given<PathBuf>>,
     /// Training label frequencies (`label,count`), read by the
     /// propensity-scored metrics (`psp`, `psndcg`) with
     /// [`train_instances`](Self::train_instances).

@@ -106,6 +106,59 @@ pub(super) fn existing(path: &Path, from: &Origin) -> Result<(), SpecError> {
     }
 }
 
+/// Checks that runs of sampled rankings can be evaluated as asked: each
+/// sample is judged as a list and the metrics score the query's samples
+/// together, which is not done for corpus metrics, averaged ties or
+/// subtopic judgements, and needs shared qrels (a JSON Lines run carries
+/// one list per query).
+fn check_samples(
+    from: &Origin,
+    metrics: &[Box<dyn Metric>],
+    corpus_metrics: &[Box<dyn rankeval_core::CorpusMetric>],
+    ties: Ties,
+    runs: &[(NamedRun, Origin)],
+) -> Result<(), SpecError> {
+    if let Some(metric) = corpus_metrics.first() {
+        return Err(invalid(
+            from,
+            format!(
+                "sampled runs are evaluated per query; the corpus metric {} reads one list per \
+                 query (ask for it in an experiment of its own)",
+                metric.name()
+            ),
+        ));
+    }
+    if ties == Ties::Average {
+        return Err(invalid(
+            from,
+            format!(
+                "sampled runs are not evaluated with {} average (each sample is one order)",
+                from.option("ties", None)
+            ),
+        ));
+    }
+    if let Some(metric) = metrics.iter().find(|m| m.reads_subtopics()) {
+        return Err(invalid(
+            from,
+            format!(
+                "sampled runs are not evaluated by {}, which reads subtopic judgements",
+                metric.name()
+            ),
+        ));
+    }
+    if let Some((run, _)) = runs.iter().find(|(r, _)| r.input.format() == Format::Jsonl) {
+        return Err(invalid(
+            from,
+            format!(
+                "{} is JSON Lines (one list per query): a sampled run is rows `query sample \
+                 doc rank score`, as TREC lines, CSV/TSV, Parquet or Arrow",
+                run.input.name()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks `spec` and builds the experiment it asks for.
 pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
     let ExperimentSpec {
@@ -127,6 +180,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         bounds,
         duplicates,
         allow_empty_run,
+        samples,
         compare,
         title,
         record,
@@ -188,6 +242,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         &corpus.catalog,
         &corpus.features,
         &corpus.subtopics,
+        &corpus.doc_groups,
         &corpus.label_counts,
         &corpus.inverse_propensities,
     ]
@@ -264,6 +319,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         training: corpus.training.as_ref().map(|g| g.value.clone()),
         features: corpus.features.as_ref().map(|g| g.value.clone()),
         subtopics: corpus.subtopics.as_ref().map(|g| g.value.clone()),
+        doc_groups: corpus.doc_groups.as_ref().map(|g| g.value.clone()),
         propensities: propensity_source(&corpus)?,
     };
     for (metric, from) in &requested {
@@ -332,7 +388,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
     let ties_value = ties.as_ref().map_or(Ties::Docid, |t| t.value);
     let judged = all_judged_only.as_ref().is_some_and(|j| j.value);
     // The condensed list and the completed judgements have no subtopic
-    // judgements nor per-document facts.
+    // judgements, per-document facts nor document groups.
     for given in [&all_judged_only, &bounds].into_iter().flatten() {
         if given.value
             && let Some((metric, needs)) = metrics
@@ -350,6 +406,28 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
             ));
         }
     }
+    // Nor do they know each document across samples.
+    for given in [&all_judged_only, &bounds].into_iter().flatten() {
+        if given.value
+            && let Some(metric) = metrics.iter().find(|m| m.joint_over_samples())
+        {
+            return Err(invalid(
+                &given.from,
+                format!(
+                    "does not apply to {}, which reads each ranking whole (leave it out, or \
+                     ask for that metric in an experiment of its own)",
+                    metric.name()
+                ),
+            ));
+        }
+    }
+    let samples = match samples {
+        Some(given) if given.value => {
+            check_samples(&given.from, &metrics, &corpus_metrics, ties_value, &runs)?;
+            true
+        }
+        _ => false,
+    };
     let metrics = if judged {
         unique_by_name(metrics.into_iter().map(judged_only).collect())
     } else {
@@ -453,6 +531,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         groups: groups.map(|g| g.value),
         turns: turns.map(|t| t.value),
         per_conversation,
+        samples,
         options: Options {
             missing,
             level,
@@ -993,6 +1072,10 @@ fn check_requirements(
                     WHAT,
                 )
             }
+            Requirement::DocumentGroups if inputs.doc_groups.is_none() => {
+                use crate::corpus::doc_groups_input::{FLAG, KEY, WHAT};
+                (format!("{FLAG} FILE"), format!("`{KEY} = \"FILE\"`"), WHAT)
+            }
             _ => continue,
         };
         return Err(invalid(
@@ -1048,6 +1131,7 @@ mod tests {
             bounds: None,
             duplicates: None,
             allow_empty_run: None,
+            samples: None,
             compare: CompareRequest::default(),
             title: None,
             record: Default::default(),

@@ -1,0 +1,245 @@
+//! Exposure fairness from the command line and TOML: sampled runs
+//! (`--samples`, expeval's layout) scored by expected exposure, document
+//! groups (`--doc-groups`) read by AWRF and TREC Fair 2021's score, a
+//! fairness gate, and the errors about these inputs.
+
+use super::{run_in, scratch, transcript};
+
+/// expeval's README example (two sampled rankings of q1, d1 and d2
+/// relevant) and a second query; groups of documents.
+const FILES: &[(&str, &str)] = &[
+    ("example.qrels", "q1 0 d1 1\nq1 0 d2 1\n"),
+    (
+        "example.trec",
+        "q1 s1 d1 1 3 t\nq1 s1 d2 2 2 t\nq1 s1 d3 3 1 t\n\
+         q1 s2 d2 1 3 t\nq1 s2 d1 2 2 t\nq1 s2 d3 3 1 t\n",
+    ),
+    (
+        "qrels.txt",
+        "q1 0 d1 1\nq1 0 d2 1\nq2 0 d4 2\nq2 0 d5 1\nq2 0 d6 0\nq2 0 d7 1\n",
+    ),
+    (
+        "base.trec",
+        "q1 s1 d1 1 3 t\nq1 s1 d2 2 2 t\nq1 s1 d3 3 1 t\n\
+         q1 s2 d2 1 3 t\nq1 s2 d1 2 2 t\nq1 s2 d3 3 1 t\n\
+         q2 s1 d4 1 3 t\nq2 s1 d5 2 2 t\nq2 s1 d6 3 1 t\n\
+         q2 s2 d5 1 3 t\nq2 s2 d4 2 2 t\nq2 s2 d6 3 1 t\n",
+    ),
+    (
+        "cand.trec",
+        "q1 s1 d3 1 3 t\nq1 s1 d1 2 2 t\nq1 s1 d2 3 1 t\n\
+         q2 s1 d6 1 3 t\nq2 s1 d4 2 2 t\nq2 s1 d5 3 1 t\n",
+    ),
+    (
+        "det.trec",
+        "q1 Q0 d1 1 3 t\nq1 Q0 d3 2 2 t\nq1 Q0 d2 3 1 t\n\
+         q2 Q0 d4 1 3 t\nq2 Q0 d6 2 2 t\nq2 Q0 d5 3 1 t\n",
+    ),
+    (
+        "groups.csv",
+        "doc,group,weight\nd1,north,1\nd2,south,1\nd3,north,0.5\nd3,south,0.5\n\
+         d4,north,1\nd5,south,1\nd6,south,1\nd7,north,1\n",
+    ),
+    ("repeats.txt", "d1 north\nd1 north 1\nd2 south\n"),
+    ("conflict.txt", "d1 north 1\nd1 north 0.5\n"),
+    ("run.jsonl", "{\"query\": \"q1\", \"ranked\": [\"d1\"]}\n"),
+    (
+        "exp.toml",
+        "qrels = \"qrels.txt\"\ndoc_groups = \"groups.csv\"\nsamples = true\n\
+         [[runs]]\npath = \"base.trec\"\n[[metrics]]\ntype = \"ee_l\"\nmodel = \"rbp\"\n\
+         [[metrics]]\ntype = \"awrf\"\ntarget = \"uniform\"\n",
+    ),
+    (
+        "missing.toml",
+        "qrels = \"qrels.txt\"\n[[runs]]\npath = \"det.trec\"\n[[metrics]]\ntype = \"awrf\"\n",
+    ),
+];
+
+fn in_scratch(name: &str, args: &[&str]) {
+    let dir = scratch(FILES);
+    let out = run_in(dir.path(), args);
+    insta::assert_snapshot!(name, transcript(args, out));
+}
+
+const EXPECTED_EXPOSURE: &[&str] = &[
+    "-m",
+    "ee_d(model=rbp)",
+    "-m",
+    "ee_r(model=rbp)",
+    "-m",
+    "ee_l(model=rbp)",
+    "-m",
+    "ee_d(model=rbp,norm=false)",
+    "-m",
+    "ee_r(model=rbp,norm=false)",
+    "-m",
+    "ee_l(model=rbp,norm=false)",
+];
+
+#[test]
+fn expevals_example_end_to_end() {
+    let mut args = vec![
+        "eval",
+        "--qrels",
+        "example.qrels",
+        "--run",
+        "example.trec",
+        "--samples",
+        "--format",
+        "json",
+    ];
+    args.extend(EXPECTED_EXPOSURE);
+    let dir = scratch(FILES);
+    let (code, stdout, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let text = report.to_string();
+    // expeval's README: EE-D 1.1875, EE-R 1.125, EE-L 0.0625; normalised
+    // 0.890625, 1.0, 0.02.
+    for (metric, value) in [
+        ("ee_d(model=rbp)", 0.890625),
+        ("ee_r(model=rbp)", 1.0),
+        ("ee_l(model=rbp)", 0.02),
+        ("ee_d(model=rbp,norm=false)", 1.1875),
+        ("ee_r(model=rbp,norm=false)", 1.125),
+        ("ee_l(model=rbp,norm=false)", 0.0625),
+    ] {
+        let got = mean_of(&report, metric);
+        assert!(
+            (got - value).abs() < 1e-12,
+            "{metric}: {got} != {value} in {text}"
+        );
+    }
+    let mut args = vec![
+        "eval",
+        "--qrels",
+        "example.qrels",
+        "--run",
+        "example.trec",
+        "--samples",
+    ];
+    args.extend(EXPECTED_EXPOSURE);
+    in_scratch("fairness_expeval_example", &args);
+}
+
+/// The mean of `metric` in a JSON report of one run.
+fn mean_of(report: &serde_json::Value, metric: &str) -> f64 {
+    report["runs"][0]["metrics"][metric]["mean"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no mean of {metric} in {report}"))
+}
+
+#[test]
+fn group_fairness_of_a_deterministic_run_and_of_samples() {
+    in_scratch(
+        "fairness_groups",
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--doc-groups",
+            "groups.csv",
+            "--run",
+            "det.trec",
+            "-m",
+            "awrf",
+            "-m",
+            "awrf(target=uniform)",
+            "-m",
+            "trec_fair@1000",
+            "-m",
+            "ee_l",
+            "--per-query",
+        ],
+    );
+    in_scratch("fairness_toml", &["run", "exp.toml", "--per-query"]);
+}
+
+#[test]
+fn a_fairness_gate() {
+    in_scratch(
+        "fairness_gate",
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--samples",
+            "--run",
+            "base.trec",
+            "--run",
+            "cand.trec",
+            "-m",
+            "ee_r(model=rbp,norm=false)",
+            "-m",
+            "ee_l(model=rbp)",
+            "--baseline",
+            "base",
+            "--test",
+            "permutation",
+            "--resamples",
+            "1000",
+            "--gate",
+            "ee_r(model=rbp,norm=false):at_least(1.1)",
+        ],
+    );
+}
+
+#[test]
+fn errors_and_warnings_name_the_input() {
+    let det = ["eval", "--qrels", "qrels.txt", "--run", "det.trec"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        det.iter().copied().chain(extra.iter().copied()).collect()
+    };
+    in_scratch("fairness_needs_groups", &with(&["-m", "awrf@10"]));
+    in_scratch("fairness_needs_groups_toml", &["run", "missing.toml"]);
+    in_scratch(
+        "fairness_conflicting_weights",
+        &with(&["--doc-groups", "conflict.txt", "-m", "awrf"]),
+    );
+    in_scratch(
+        "fairness_repeats_counted",
+        &with(&["--doc-groups", "repeats.txt", "-m", "awrf"]),
+    );
+    in_scratch(
+        "fairness_groups_unused",
+        &with(&["--doc-groups", "groups.csv", "-m", "ap"]),
+    );
+    in_scratch(
+        "fairness_judged_only_refused",
+        &with(&["-m", "ee_l(judged_only=true)"]),
+    );
+    // Document groups are a requirement like the others: --judged-only
+    // and --bounds are refused for a metric that reads them.
+    in_scratch(
+        "fairness_judged_only_refused_for_groups",
+        &with(&["--doc-groups", "groups.csv", "--judged-only", "-m", "awrf"]),
+    );
+    in_scratch("fairness_bad_patience", &with(&["-m", "ee_l(p=1)"]));
+    in_scratch(
+        "fairness_samples_of_json_lines",
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.jsonl",
+            "--samples",
+            "-m",
+            "ee_l",
+        ],
+    );
+    in_scratch(
+        "fairness_explain_refused",
+        &[
+            "explain",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "det.trec",
+            "--query",
+            "q1",
+            "-m",
+            "awrf",
+        ],
+    );
+}

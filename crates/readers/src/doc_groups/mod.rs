@@ -1,0 +1,182 @@
+//! Document groups, the input of the group-fairness metrics (group
+//! exposure, AWRF: TREC Fair Ranking 2021-2022): rows `doc, group[,
+//! weight]`, a document's membership in a group, with its weight
+//! (alignment; 1 when not given).
+//!
+//! Formats, told apart by the file's name ([`Format::from_path`]) and, for
+//! text, by the first line that is not blank:
+//!
+//! - lines of two or three fields separated by spaces or tabs,
+//!   `doc group [weight]`, no header (as TREC qrels are written);
+//! - a CSV or TSV table whose header names the columns `doc` and `group`
+//!   and, optionally, `weight` (in any order, others ignored, each once),
+//!   split on tabs if the header has one, else on commas, fields quoted as
+//!   the CSV reader reads them ([`split_csv_line`](crate::split_csv_line));
+//! - JSON Lines, one object per row with the keys `doc`, `group` and,
+//!   optionally, `weight` (a first line starting with `{`);
+//! - a Parquet or Arrow IPC table (`.parquet`, `.pq`; `.arrow`, `.arrows`,
+//!   `.feather`, `.ipc`) with those columns: ids strings or integers (or a
+//!   dictionary of them), the weight numbers; no nulls.
+//!
+//! Every input is read whole within the limits every reader shares
+//! ([`read_whole`]); ids follow the one id rule
+//! ([`check_id`](rankeval_core::check_id)) and must be UTF-8; a weight is
+//! a finite number >= 0. A row repeated with the same weight is kept once
+//! and counted ([`DocumentGroups::repeats`]); with another weight it is an
+//! error naming both lines. Each error names the file, the line (text) or
+//! row (tables), the column or key, and the problem.
+
+mod table;
+#[cfg(test)]
+mod tests;
+mod text;
+
+use std::path::Path;
+
+use rankeval_core::{DocGroupsError, DocumentGroups, DocumentGroupsBuilder, shorten_id};
+
+use crate::{Format, Input, RowAt, WholeInput, read_whole};
+
+/// The columns (keys) of document groups, in the order of a row; the last,
+/// `weight`, may be left out (weight 1).
+pub const COLUMNS: [&str; 3] = ["doc", "group", "weight"];
+
+/// Why document groups could not be read.
+pub type DocGroupsFileError = crate::row_file::RowFileError;
+
+/// Reads document groups (see the module). A file without a row is an
+/// error.
+pub fn read_doc_groups(path: &Path) -> Result<DocumentGroups, DocGroupsFileError> {
+    let name = path.display().to_string();
+    let rows = match Format::from_path(path) {
+        format @ (Format::Parquet | Format::Arrow) => {
+            table::read(&Input::file(path).with_format(format))?
+        }
+        _ => {
+            let bytes = read_whole(path, WholeInput::TEXT)?;
+            parse_rows(&bytes, &name)?
+        }
+    };
+    rows.finish()
+}
+
+/// [`read_doc_groups`] on bytes in memory (gzip already read through);
+/// `name` is the file errors name. Parquet and Arrow IPC are told by their
+/// magic bytes.
+pub fn parse_doc_groups(bytes: &[u8], name: &str) -> Result<DocumentGroups, DocGroupsFileError> {
+    parse_rows(bytes, name)?.finish()
+}
+
+/// The rows of bytes: a table by its magic, else text.
+fn parse_rows(bytes: &[u8], name: &str) -> Result<Rows, DocGroupsFileError> {
+    if bytes.starts_with(b"PAR1") {
+        table::read(&Input::bytes(name, bytes, Format::Parquet))
+    } else if bytes.starts_with(b"ARROW1") || bytes.starts_with(b"\xFF\xFF\xFF\xFF") {
+        table::read(&Input::bytes(name, bytes, Format::Arrow))
+    } else {
+        text::parse(bytes, name)
+    }
+}
+
+/// Memberships read, checked and added to the builder, with where each was
+/// read.
+struct Rows {
+    name: String,
+    /// Numbered as rows of a table, not lines.
+    rows: bool,
+    builder: DocumentGroupsBuilder,
+    count: u64,
+}
+
+impl Rows {
+    /// No rows yet, of the file `name`.
+    fn new(name: &str, rows: bool) -> Self {
+        Rows {
+            name: name.to_owned(),
+            rows,
+            builder: DocumentGroupsBuilder::new(),
+            count: 0,
+        }
+    }
+
+    /// Where line (row) `number` is.
+    fn at(&self, number: u64) -> RowAt {
+        if self.rows {
+            RowAt::Row(number)
+        } else {
+            RowAt::Line(number)
+        }
+    }
+
+    /// An error at line (row) `number`.
+    fn error(&self, number: u64, problem: String) -> DocGroupsFileError {
+        DocGroupsFileError::At {
+            path: self.name.clone(),
+            at: self.at(number),
+            problem,
+        }
+    }
+
+    /// Adds a membership read at `number` (ids checked by [`checked_id`]).
+    fn push(
+        &mut self,
+        number: u64,
+        doc: &[u8],
+        group: &[u8],
+        weight: f64,
+    ) -> Result<(), DocGroupsFileError> {
+        self.builder
+            .push(doc, group, weight, number)
+            .map_err(|e| self.builder_error(e))?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// The builder's error at the line (row) it names.
+    fn builder_error(&self, error: DocGroupsError) -> DocGroupsFileError {
+        let unit = if self.rows { "row" } else { "line" };
+        let problem = error.to_string().replace("(at ", &format!("({unit} "));
+        match error {
+            DocGroupsError::InvalidWeight { at, .. } => {
+                self.error(at, format!("column `weight`: {problem}"))
+            }
+            DocGroupsError::ConflictingWeights { second, .. } => self.error(second, problem),
+            DocGroupsError::TooLarge => DocGroupsFileError::File {
+                path: self.name.clone(),
+                problem,
+            },
+        }
+    }
+
+    /// The groups, unless there is no row.
+    fn finish(self) -> Result<DocumentGroups, DocGroupsFileError> {
+        if self.count == 0 {
+            return Err(DocGroupsFileError::File {
+                path: self.name.clone(),
+                problem: "no row: document groups are rows `doc group [weight]`".to_owned(),
+            });
+        }
+        let name = self.name;
+        self.builder.finish().map_err(|e| DocGroupsFileError::File {
+            path: name,
+            problem: e.to_string(),
+        })
+    }
+}
+
+/// An id's text checked: not empty, no whitespace or control character
+/// ([`check_id`](rankeval_core::check_id)), UTF-8. `what` names the column
+/// or key.
+fn checked_id<'b>(text: &'b [u8], what: &str) -> Result<&'b [u8], String> {
+    if text.is_empty() {
+        return Err(format!("{what} is empty"));
+    }
+    rankeval_core::check_id(text).map_err(|bad| format!("{what}: {bad}"))?;
+    if std::str::from_utf8(text).is_err() {
+        return Err(format!(
+            "{what}: the id `{}` is not UTF-8 text",
+            shorten_id(text)
+        ));
+    }
+    Ok(text)
+}
