@@ -133,9 +133,15 @@ cp "$root/README.md" "$root/Cargo.toml" "$tree/"
 # scipy's intervals, which test_intervals.py checks the package against.
 mkdir -p "$tree/crates/stats/tests/data"
 cp "$root/crates/stats/tests/data/intervals.json" "$tree/crates/stats/tests/data/"
-# ndeval's example, which test_spec.py evaluates with the package and the binary.
+# ndeval's, pyxclib's and expeval's fixtures, which test_spec.py evaluates
+# with the package and the binary.
 mkdir -p "$tree/crates/rankeval/tests/data"
-cp -R "$root/crates/rankeval/tests/data/ndeval" "$tree/crates/rankeval/tests/data/ndeval"
+for fixture in ndeval pyxclib expeval; do
+    cp -R "$root/crates/rankeval/tests/data/$fixture" "$tree/crates/rankeval/tests/data/$fixture"
+done
+# docs/history.md, whose MLflow/W&B recipe test_history_recipe.py runs as written.
+mkdir -p "$tree/docs"
+cp "$root/docs/history.md" "$tree/docs/"
 rm -rf "$tree/crates/python/tests/__pycache__"
 
 cd "$tree"
