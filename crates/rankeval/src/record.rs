@@ -135,6 +135,7 @@ pub fn records(
                     values: values.clone(),
                 })
                 .collect(),
+            estimates: Vec::new(),
         })
         .collect()
 }

@@ -229,6 +229,7 @@ mod tests {
                 metadata: Default::default(),
                 queries: Vec::new(),
                 metrics: Vec::new(),
+                estimates: Vec::new(),
             },
         }
     }
