@@ -265,6 +265,22 @@ impl History {
         })
     }
 
+    /// The id of the record of kind `kind` accepted last, if any: an
+    /// evaluation's baseline is the last accepted evaluation, whatever
+    /// off-policy records were accepted since (and the other way round).
+    pub fn last_accepted_of_kind(&mut self, kind: RecordKind) -> Result<Option<i64>, HistoryError> {
+        self.retrying(|h| {
+            h.conn
+                .query_row(
+                    "SELECT a.record FROM acceptances a JOIN records r ON r.id = a.record \
+                     WHERE r.kind = ?1 ORDER BY a.seq DESC LIMIT 1",
+                    [kind.as_str()],
+                    |r| r.get(0),
+                )
+                .optional()
+        })
+    }
+
     /// The record accepted last (of run `run` only when given), whole.
     pub fn last_accepted(&mut self, run: Option<&str>) -> Result<Record, HistoryError> {
         match self.last_accepted_id(run)? {

@@ -34,6 +34,7 @@ mod naming;
 mod never_ran;
 mod ope;
 mod ope_front;
+mod ope_record;
 mod output;
 mod overlap;
 mod parquet_pages;

@@ -13,12 +13,14 @@ use rankeval_ope::{Floors, IntervalKind, Options, Resampling};
 use rankeval_stats::Correction;
 
 use super::origin::{Given, Origin};
+use super::record::{RecordRequest, resolve_record};
 use super::resolve::{SpecError, existing, invalid};
 use crate::naming::{GivenRun, NameError, name_runs};
 use crate::ope::{MAX_SAMPLES, MarginalSampling, OpeEstimator, OpePlan};
 use crate::read::impressions::{
     ImpressionColumns, ImpressionOptions, Layout, PropensityForm, RewardPer,
 };
+use crate::record::RecordPlan;
 
 /// An off-policy evaluation as asked for, nothing checked yet.
 #[derive(Debug)]
@@ -84,6 +86,10 @@ pub struct OpeSpec {
     /// Groups of contexts (slices): a groups file as `eval --groups` reads
     /// it, its query ids the log's contexts.
     pub groups: Option<Given<PathBuf>>,
+    /// Where to record each policy's estimates (`--record DB`, TOML
+    /// `[record]`, Python `record=`): the one request and rule of
+    /// [`resolve_record`](super::record::resolve_record).
+    pub record: RecordRequest,
 }
 
 impl OpeSpec {
@@ -114,6 +120,7 @@ impl OpeSpec {
             gates: Vec::new(),
             allow_low_support: None,
             groups: None,
+            record: RecordRequest::default(),
         }
     }
 }
@@ -159,6 +166,9 @@ pub struct OpeRequest {
     pub plan: OpePlan,
     /// The groups file, for a report per group of contexts.
     pub groups: Option<PathBuf>,
+    /// Where to record each policy's estimates, if anywhere
+    /// ([`crate::ope_record`]).
+    pub record: Option<RecordPlan>,
 }
 
 /// The bootstrap's resamples when none are given: each resample makes
@@ -197,7 +207,9 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         gates,
         allow_low_support,
         groups,
+        record,
     } = spec;
+    let record = resolve_record(record)?;
     let Some(log) = log else {
         return Err(invalid(
             &whole,
@@ -509,6 +521,7 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         target_column: target_column.map(|g| g.value),
         reward_model: reward_model.map(|g| g.value),
         groups: groups.map(|g| g.value),
+        record,
         plan: OpePlan {
             estimators,
             options: Options {
