@@ -229,3 +229,64 @@ fn the_log_fingerprint_changes_iff_the_log_does() {
     }
     assert_ne!(f.finish().unwrap(), base);
 }
+
+/// What one record of per-impression values would cost at 10 million
+/// impressions (docs/history.md, "Off-policy records"): the database's
+/// size and the time to write and read it, against an off-policy record's.
+/// A measurement, not a timed test: `cargo test -p rankeval-history --test
+/// tests -- --ignored --nocapture measure`.
+#[test]
+#[ignore]
+fn measure_what_per_impression_values_would_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let n: usize = std::env::var("IMPRESSIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000_000);
+    let mut data = record("ips", 1, 0, 0);
+    data.queries = (0..n).map(|i| format!("i{i}")).collect();
+    let mut mix = crate::common::Mix(7);
+    data.metrics = vec![rankeval_history::MetricColumn {
+        name: "ope.ips".into(),
+        definition_version: 1,
+        values: (0..n).map(|_| mix.unit()).collect(),
+    }];
+    let path = dir.path().join("values.sqlite");
+    let start = std::time::Instant::now();
+    History::open(&path, Mode::Create)
+        .unwrap()
+        .record(&[data.clone()])
+        .unwrap();
+    let wrote = start.elapsed();
+    let size = |p: &std::path::Path| {
+        ["", "-wal"]
+            .iter()
+            .filter_map(|s| std::fs::metadata(format!("{}{s}", p.display())).ok())
+            .map(|m| m.len())
+            .sum::<u64>()
+    };
+    let first = size(&path);
+    // A second record of the same impressions shares their ids.
+    data.metrics[0].name = "ope.dr".into();
+    History::open(&path, Mode::Create)
+        .unwrap()
+        .record(&[data])
+        .unwrap();
+    let second = size(&path) - first;
+    let start = std::time::Instant::now();
+    let back = History::open(&path, Mode::Existing).unwrap().get(1).unwrap();
+    let read = start.elapsed();
+    assert_eq!(back.data.queries.len(), n);
+    let ope_path = dir.path().join("ope.sqlite");
+    History::open(&ope_path, Mode::Create).unwrap();
+    let empty = size(&ope_path);
+    History::open(&ope_path, Mode::Create)
+        .unwrap()
+        .record(&[ope_record("new", 1)])
+        .unwrap();
+    println!(
+        "{n} impressions: first record {first} bytes (written in {wrote:?}, read in {read:?}), \
+         a second of the same ids {second} bytes; an off-policy record of three estimates {} bytes",
+        size(&ope_path) - empty
+    );
+}

@@ -43,6 +43,8 @@ const OPE_KEYWORDS: &[&str] = &[
     "gates",
     "allow_low_support",
     "groups",
+    "record",
+    "label",
 ];
 
 /// Estimates the target `policies` (`(name or None, run file)`, the first
@@ -176,6 +178,17 @@ pub fn ope(
     spec.gates = list("gates")?;
     spec.allow_low_support = get::<bool>(options, "allow_low_support")?
         .map(|v| keyword(v, "allow_low_support", if v { "True" } else { "False" }));
+    // The results history: the one request, checked by `resolve_ope`'s
+    // `resolve_record` (the commit from the CI's variables).
+    spec.record = rankeval::spec::RecordRequest {
+        db: get::<PathBuf>(options, "record")?.map(|path| {
+            let shown = format!("{:?}", path.display().to_string());
+            keyword(path, "record", shown)
+        }),
+        label: text("label")?,
+        commit: None,
+        experiment_hash: None,
+    };
     let request = resolve_ope(spec).map_err(|e| spec_error(&e))?;
     let report = py
         .detach(|| rankeval::ope::run_request(&request))
@@ -191,6 +204,9 @@ pub fn ope(
             ),
             e => located::<RankevalError>(None, None, &e.to_string()),
         })?;
+    if let Some(recorded) = py.detach(|| rankeval::ope_record::write(&request, &report)) {
+        recorded.map_err(|e| located::<RankevalError>(None, None, &e.to_string()))?;
+    }
     Ok((
         render(&report, OpeFormat::Json),
         render(&report, OpeFormat::Table),

@@ -161,6 +161,8 @@ def ope(
     gates: Sequence[str] | str | None = None,
     allow_low_support: bool | None = None,
     groups: PathLike | None = None,
+    record: PathLike | None = None,
+    label: str | None = None,
 ) -> OpeReport:
     """Estimates what target policies would have earned, from an impression
     log with the logging policy's propensities, as ``rankeval ope`` does
@@ -183,6 +185,10 @@ def ope(
     every ordering; ``seed=`` seeds it and the bootstrap
     (``interval="bootstrap"``) alike (``report.sampling``,
     ``report.resampling``).
+    ``record="history.sqlite"`` (and ``label=``) records each policy's
+    estimates in a results history, as ``rankeval ope --record`` does
+    (docs/history.md), refused estimates included; the commit comes from
+    the CI's variables.
     A bad value raises the error the command
     line gives (``min_ess=-1: the floor is ...``); a bad log or run,
     :class:`InputError`."""
@@ -216,6 +222,8 @@ def ope(
         "gates": [gates] if isinstance(gates, str) else (None if gates is None else list(gates)),
         "allow_low_support": allow_low_support,
         "groups": None if groups is None else os.fspath(groups),
+        "record": None if record is None else os.fspath(record),
+        "label": label,
     }
     json_text, table = _native.ope(os.fspath(log), given, options)
     return OpeReport(json_text, table)
