@@ -274,7 +274,10 @@ fn measure_what_per_impression_values_would_cost() {
         .unwrap();
     let second = size(&path) - first;
     let start = std::time::Instant::now();
-    let back = History::open(&path, Mode::Existing).unwrap().get(1).unwrap();
+    let back = History::open(&path, Mode::Existing)
+        .unwrap()
+        .get(1)
+        .unwrap();
     let read = start.elapsed();
     assert_eq!(back.data.queries.len(), n);
     let ope_path = dir.path().join("ope.sqlite");
