@@ -237,7 +237,7 @@ pub(crate) fn report(
     // Recorded after the report is out, refused estimates and failed
     // gates included: the history shows them.
     if let Some(recorded) = rankeval::ope_record::write(request, &report) {
-        let recorded = recorded.map_err(|e| CliError::Usage(e.to_string()))?;
+        let recorded = recorded.map_err(CliError::History)?;
         let mut stderr = std::io::stderr().lock();
         for (policy, id) in &recorded.ids {
             let _ = writeln!(
