@@ -11,6 +11,7 @@
 //! A test checks that every metric parses and every entry is complete.
 
 pub mod irds;
+pub mod parts;
 mod reported;
 
 pub use reported::Reported;
@@ -147,6 +148,12 @@ impl Benchmark {
             conventions.push(
                 "a retrieved document whose id is the query's is dropped before judging \
                  (beir-cellar/beir PR #91)",
+            );
+        }
+        if !self.parts.is_empty() {
+            conventions.push(
+                "each forum is evaluated on its own qrels, and the value is the mean of the \
+                 forums' means (each forum weighs the same, beir-cellar/beir#9)",
             );
         }
         format!(
