@@ -761,6 +761,32 @@ fn cqadupstack_is_the_mean_of_its_forums_means() {
         run_with_home(dir.path(), &home, &["run", "exp.toml", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(mean(&out, "bm25", "nDCG@10"), bm25);
+    // Formats without a place for the forums' table say so.
+    let (code, out, err) = json(&["runs/bm25/{forum}.trec"], &["--official"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !err.contains("each forum's queries and means are shown"),
+        "{err}"
+    );
+    assert!(out.contains("\"parts\""));
+    let (code, _, err) = run_with_home(
+        dir.path(),
+        &home,
+        &[
+            "eval",
+            "--qrels",
+            "irds:beir/cqadupstack",
+            "--run",
+            "runs/bm25/{forum}.trec",
+            "--format",
+            "trec",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("each forum's queries and means are shown in table, markdown, json and csv"),
+        "{err}"
+    );
     // The table, as a user reads it.
     let args = [
         "eval",
