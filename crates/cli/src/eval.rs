@@ -27,7 +27,8 @@ pub(super) struct EvalArgs {
     /// those columns). Optional when every run is JSON Lines with `relevant`.
     /// `-` reads standard input. `irds:<id>` reads the qrels of an
     /// ir_datasets id from ir_datasets' cache (`rankeval benchmarks` lists
-    /// the ids; docs/benchmarks.md).
+    /// the ids; docs/benchmarks.md); `irds:beir/cqadupstack` reads its 12
+    /// forums' qrels, and each --run is then a run per forum.
     #[arg(long, value_name = "FILE")]
     qrels: Option<PathBuf>,
     /// Subtopic judgements for the diversity metrics (alpha_ndcg, err_ia,
@@ -86,6 +87,10 @@ pub(super) struct EvalArgs {
     /// runs. Text formats plain or gzip. `NAME=FILE` names the run in
     /// reports (when no file is called `NAME=FILE`); `-` reads standard
     /// input (named `stdin`; its format from --run-format, else TREC).
+    /// With --qrels irds:beir/cqadupstack, a run per forum: a pattern with
+    /// {forum} (`runs/bm25-{forum}.trec`) or a folder of files named by
+    /// forum (`runs/bm25/android.trec`...); the report's value is the mean
+    /// of the forums' means, as BEIR reports it.
     #[arg(
         long = "run",
         value_name = "[NAME=]FILE",

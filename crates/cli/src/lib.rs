@@ -626,6 +626,18 @@ fn produce(
             "warning: the systems' results are shown in table, markdown, json and csv"
         );
     }
+    if outcome.parts.is_some()
+        && matches!(
+            format,
+            OutputFormat::Trec | OutputFormat::Html | OutputFormat::Latex
+        )
+    {
+        let _ = writeln!(
+            stderr,
+            "warning: each forum's queries and means are shown in table, markdown, json and \
+             csv (here each forum is a row of the report, its value the forum's mean)"
+        );
+    }
     let options = RenderOptions {
         per_query: output.per_query,
     };

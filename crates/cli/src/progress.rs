@@ -198,6 +198,7 @@ mod tests {
             notes: Vec::new(),
             record: None,
             official: None,
+            parts: None,
         };
         assert!(display(&experiment, false).is_hidden());
     }

@@ -35,10 +35,14 @@ use crate::python_metric::Metrics;
 const GIVEN_QRELS: &str = "the qrels given";
 
 /// One run's results: `(run, metrics, queries, values, means, warnings,
-/// qrels, corpus)`, `values` a `queries x metrics` float64 array, `qrels`
-/// the judgements it was evaluated on (for `compare` to check that runs
-/// share them; `None` for a JSON Lines run's own), `corpus` the corpus
-/// metrics' values by name.
+/// qrels, corpus, ir_metadata, parts)`, `values` a `queries x metrics`
+/// float64 array, `qrels` the judgements it was evaluated on (for `compare`
+/// to check that runs share them; `None` for a JSON Lines run's own),
+/// `corpus` the corpus metrics' values by name, `ir_metadata` the run
+/// file's ir_metadata block (`(tag, [(field, text)])`, `None` without one),
+/// `parts` each part's `(name, queries, values, means)` for a benchmark
+/// reported as the mean of its parts (CQADupStack's forums; the run's own
+/// queries are then the parts).
 type RunResults<'py> = (
     String,
     Vec<String>,
@@ -48,7 +52,19 @@ type RunResults<'py> = (
     Vec<String>,
     Option<Py<PyQrels>>,
     Vec<(String, f64)>,
+    Option<IrMetadataTuple>,
+    Vec<PartResults<'py>>,
 );
+
+/// `parts=`: the benchmark's `irds:<id>` and each run's name (if given)
+/// and pattern or folder.
+type PartsKeyword = (String, Vec<(Option<String>, PathBuf)>);
+
+/// A run's ir_metadata block as Python takes it: its tag and fields.
+type IrMetadataTuple = (Option<String>, Vec<(String, String)>);
+
+/// One part's results of a run: `(part, queries, values, means)`.
+type PartResults<'py> = (String, Vec<String>, Bound<'py, PyAny>, Vec<f64>);
 
 /// `evaluate`'s keyword arguments (every key present), as Python spells
 /// them: the command line's `--missing`, `--rel`, `--ties`,
@@ -83,6 +99,10 @@ pub struct EvaluateKeywords<'py> {
     official: Option<String>,
     fetch: bool,
     drop_identical_ids: bool,
+    /// A benchmark reported as the mean of its parts (`"irds:beir/cqadupstack"`)
+    /// and each run as `(name or None, its pattern or folder)`: the qrels
+    /// and runs are then these, not `qrels` and `runs`.
+    parts: Option<PartsKeyword>,
 }
 
 /// The experiment the arguments ask for, resolved, with the Python metrics'
@@ -144,23 +164,48 @@ fn asked(
         }
     }
     let whole = Origin::keyword("run_or_runs", "");
+    let (qrels_given, run_requests) = match &options.parts {
+        // A benchmark of parts: `spec::resolve` reads each part's qrels and
+        // run files (`rankeval::benchmarks::parts`).
+        Some((id, patterns)) => (
+            Some(Given::new(
+                Input::file(id),
+                Origin::keyword("qrels", quoted(id)),
+            )),
+            patterns
+                .iter()
+                .map(|(name, pattern)| {
+                    let text = pattern.display().to_string();
+                    RunRequest {
+                        input: Input::file(pattern),
+                        written: pattern.clone(),
+                        name: name.as_ref().map(|n| keyword(n.clone(), "name", quoted(n))),
+                        from: Origin::keyword("run_or_runs", quoted(&text)),
+                    }
+                })
+                .collect(),
+        ),
+        None => (
+            qrels.map(|q| {
+                Given::new(
+                    Input::loaded(GIVEN_QRELS, Loaded::Qrels(Arc::clone(&q.get().qrels), None)),
+                    Origin::keyword("qrels", ""),
+                )
+            }),
+            runs.iter()
+                .map(|(name, run)| RunRequest {
+                    input: run_input(name, run),
+                    written: PathBuf::from(name),
+                    name: Some(keyword(name.clone(), "name", quoted(name))),
+                    from: Origin::keyword("run_or_runs", quoted(name)),
+                })
+                .collect(),
+        ),
+    };
     let spec = ExperimentSpec {
         whole: whole.clone(),
-        qrels: qrels.map(|q| {
-            Given::new(
-                Input::loaded(GIVEN_QRELS, Loaded::Qrels(Arc::clone(&q.get().qrels), None)),
-                Origin::keyword("qrels", ""),
-            )
-        }),
-        runs: runs
-            .iter()
-            .map(|(name, run)| RunRequest {
-                input: run_input(name, run),
-                written: PathBuf::from(name),
-                name: Some(keyword(name.clone(), "name", quoted(name))),
-                from: Origin::keyword("run_or_runs", quoted(name)),
-            })
-            .collect(),
+        qrels: qrels_given,
+        runs: run_requests,
         systems: Vec::new(),
         metrics: (!specs.is_empty()).then(|| {
             keyword(
@@ -369,14 +414,8 @@ pub fn evaluate<'py>(
             .map(|w| w.describe(FrontEnd::Python))
     });
     let mut results = Vec::with_capacity(report.runs.len());
-    for run in &report.runs {
-        let rows = run.queries.len();
-        let width = run.per_query.len();
-        let mut values = Vec::with_capacity(rows * width);
-        for q in 0..rows {
-            values.extend(run.per_query.iter().map(|column| column[q]));
-        }
-        let values = PyArray1::from_vec(py, values).reshape([rows, width])?;
+    for (r, run) in report.runs.iter().enumerate() {
+        let values = values_array(py, run)?;
         // The one aggregator is the mean.
         let means = run.aggregates.iter().map(|m| m[0]).collect();
         // A JSON Lines run evaluated on its own judgements has no qrels
@@ -386,7 +425,7 @@ pub fn evaluate<'py>(
             run.name.clone(),
             report.metrics.iter().map(|m| m.name.clone()).collect(),
             run.queries.clone(),
-            values.into_any(),
+            values,
             means,
             run_warnings(
                 report,
@@ -401,9 +440,75 @@ pub fn evaluate<'py>(
                 .cloned()
                 .zip(run.corpus.iter().copied())
                 .collect(),
+            run.ir_metadata
+                .as_ref()
+                .map(|block| (block.tag.clone(), block.fields.clone())),
+            part_results(py, outcome.parts.as_ref(), r)?,
         ));
     }
     Ok(results)
+}
+
+/// A run's per-query values as a `queries x metrics` float64 array.
+fn values_array<'py>(
+    py: Python<'py>,
+    run: &rankeval::report::RunResult,
+) -> PyResult<Bound<'py, PyAny>> {
+    let rows = run.queries.len();
+    let width = run.per_query.len();
+    let mut values = Vec::with_capacity(rows * width);
+    for q in 0..rows {
+        values.extend(run.per_query.iter().map(|column| column[q]));
+    }
+    Ok(PyArray1::from_vec(py, values)
+        .reshape([rows, width])?
+        .into_any())
+}
+
+/// Run `r`'s results on each part of a benchmark of parts (empty for any
+/// other): the part's queries, values and means (each the mean over the
+/// part's queries, as the benchmark's rows).
+fn part_results<'py>(
+    py: Python<'py>,
+    parts: Option<&rankeval::benchmarks::parts::PartResults>,
+    r: usize,
+) -> PyResult<Vec<PartResults<'py>>> {
+    let Some(parts) = parts else {
+        return Ok(Vec::new());
+    };
+    let mut results = Vec::with_capacity(parts.reports.len());
+    for (name, _, report) in &parts.reports {
+        let Some(run) = report.runs.get(r) else {
+            continue;
+        };
+        let means = run
+            .per_query
+            .iter()
+            .map(|column| rankeval_core::exact_sum::fmean(column))
+            .collect();
+        results.push((
+            name.clone(),
+            run.queries.clone(),
+            values_array(py, run)?,
+            means,
+        ));
+    }
+    Ok(results)
+}
+
+/// The parts of the benchmark `id` (their short names, `android`...) when
+/// the card reports it as the mean of its parts (CQADupStack), else
+/// `None`: how Python tells that `qrels="irds:<id>"` asks for a run per
+/// part.
+#[pyfunction]
+pub fn benchmark_parts(id: &str) -> Option<Vec<String>> {
+    let benchmark = rankeval::benchmarks::card().find(id)?;
+    (!benchmark.parts.is_empty()).then(|| {
+        rankeval::benchmarks::parts::names(benchmark)
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect()
+    })
 }
 
 /// The report of `rankeval eval` as text: the runs evaluated as

@@ -56,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inputs::run_from_columns, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::report, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate::benchmark_parts, m)?)?;
     m.add_function(wrap_pyfunction!(interval::interval, m)?)?;
     m.add_function(wrap_pyfunction!(ope::ope, m)?)?;
     m.add_function(wrap_pyfunction!(groups::group_slices, m)?)?;

@@ -109,3 +109,105 @@ def test_report_takes_the_benchmark_keywords(tmp_path, monkeypatch):
     run = _beir_toy(tmp_path, monkeypatch)
     text = rankeval_rs.report("irds:beir/arguana", str(run), format="json", official=True)
     assert '"nDCG@10"' in text
+
+
+#: An ir_metadata block as repro_eval writes it (`MetadataHandler.write_metadata`).
+BLOCK = (
+    "# ir_metadata.start\n"
+    "# tag: bm25-rm3\n"
+    "# actor:\n"
+    "#   team: irc\n"
+    "# research goal:\n"
+    "#   evaluation:\n"
+    "#     baseline:\n"
+    "#     - bm25\n"
+    "#     - 'qld'\n"
+    "# ir_metadata.end\n"
+)
+
+
+def test_the_run_files_ir_metadata_is_on_the_result(tmp_path):
+    import json
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n")
+    lines = "q1 Q0 b 1 2 t\nq1 Q0 a 2 1 t\nq2 Q0 c 1 1 t\n"
+    with_block = tmp_path / "run.trec"
+    with_block.write_text(BLOCK + lines)
+    plain = tmp_path / "plain.trec"
+    plain.write_text(lines)
+    result = rankeval_rs.evaluate(str(qrels), str(with_block), ["ap", "ndcg@10"])
+    assert result.ir_metadata == {
+        "tag": "bm25-rm3",
+        "fields": {
+            "tag": "bm25-rm3",
+            "actor.team": "irc",
+            "research goal.evaluation.baseline[0]": "bm25",
+            "research goal.evaluation.baseline[1]": "qld",
+        },
+    }
+    # As the JSON report has it, and the same values as without the block.
+    text = rankeval_rs.report(str(qrels), str(with_block), ["ap", "ndcg@10"], format="json")
+    assert json.loads(text)["runs"][0]["ir_metadata"] == result.ir_metadata
+    without = rankeval_rs.evaluate(str(qrels), str(plain), ["ap", "ndcg@10"])
+    assert without.ir_metadata is None
+    assert without.means == result.means
+    both = rankeval_rs.evaluate(str(qrels), {"a": str(with_block), "b": str(plain)}, ["ap"])
+    assert both["a"].ir_metadata == result.ir_metadata and both["b"].ir_metadata is None
+    # Data in memory has no block.
+    data = rankeval_rs.evaluate(str(qrels), {"q1": {"a": 1.0}}, ["ap"])
+    assert data.ir_metadata is None
+
+
+FORUMS = ["android", "english", "gaming", "gis", "mathematica", "physics", "programmers",
+          "stats", "tex", "unix", "webmasters", "wordpress"]
+
+
+def test_cqadupstack_is_the_mean_of_its_forums_means(tmp_path, monkeypatch):
+    import random
+
+    rng = random.Random(39)
+    home = tmp_path / "home"
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for f, forum in enumerate(FORUMS):
+        folder = home / "beir" / "cqadupstack" / forum
+        folder.mkdir(parents=True)
+        qrels = ["query-id\tcorpus-id\tscore"]
+        lines = []
+        # Forum f has 1 + 2f queries, the same ids in every forum.
+        for q in range(1, 2 + 2 * f):
+            qrels += [f"{q}\td{d}\t1" for d in rng.sample(range(15), rng.randint(1, 3))]
+            docs = rng.sample(range(15), 10)
+            lines += [f"{q} Q0 d{d} {r + 1} {10 - r} t" for r, d in enumerate(docs)]
+        (folder / "test.qrels").write_text("\n".join(qrels) + "\n")
+        (runs / f"bm25-{forum}.trec").write_text("\n".join(lines) + "\n")
+    monkeypatch.setenv("IR_DATASETS_HOME", str(home))
+    each = [
+        rankeval_rs.evaluate(f"irds:beir/cqadupstack/{forum}",
+                             str(runs / f"bm25-{forum}.trec"), ["ndcg@10"])
+        for forum in FORUMS
+    ]
+    result = rankeval_rs.evaluate("irds:beir/cqadupstack", str(runs / "bm25-{forum}.trec"),
+                                  ["ndcg@10"])
+    assert result.run == "bm25"
+    assert result.queries == FORUMS
+    forum_means = [e["ndcg@10"] for e in each]
+    assert list(result.values[:, 0]) == forum_means
+    assert result["ndcg@10"] == pytest.approx(sum(forum_means) / 12, abs=1e-15)
+    # Not the mean over every query.
+    every = [v for e in each for v in e.values[:, 0]]
+    assert abs(result["ndcg@10"] - sum(every) / len(every)) > 1e-3
+    tex = result.groups["forum"]["tex"]
+    assert tex.queries == each[8].queries and tex["ndcg@10"] == each[8]["ndcg@10"]
+    # Named runs, official measures.
+    named = rankeval_rs.evaluate("irds:beir/cqadupstack",
+                                 {"mine": str(runs / "bm25-{forum}.trec")}, official=True)
+    assert named["mine"]["nDCG@10"] == result["ndcg@10"]
+    # A forum missing is an error naming it; data is no run per forum.
+    (runs / "bm25-gis.trec").unlink()
+    with pytest.raises(Exception, match="bm25-gis.trec"):
+        rankeval_rs.evaluate("irds:beir/cqadupstack", str(runs / "bm25-{forum}.trec"),
+                             ["ndcg@10"])
+    with pytest.raises(ValueError, match="pattern with {forum}"):
+        rankeval_rs.evaluate("irds:beir/cqadupstack", {"1": {"d1": 1.0}}, ["ndcg@10"])

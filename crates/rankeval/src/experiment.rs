@@ -141,6 +141,12 @@ pub struct Experiment {
     /// The benchmark whose official measures and conventions are evaluated
     /// (`--official`), said in the report: what was applied.
     pub official: Option<String>,
+    /// A benchmark reported as the mean of its parts (CQADupStack's
+    /// forums, `irds:beir/cqadupstack`): each part's qrels and run files.
+    /// [`Experiment::run`] evaluates each part as this experiment with
+    /// them, and reports the parts as rows; `qrels` and each run's input
+    /// are the first part's meanwhile.
+    pub parts: Option<crate::benchmarks::parts::Parts>,
 }
 
 /// The note for a metric typed as `typed` (the short syntax as given, or a
@@ -180,7 +186,11 @@ pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 impl Experiment {
     /// The inputs: the qrels (if any), then the runs.
     pub fn inputs(&self) -> impl Iterator<Item = &Input> {
-        self.qrels.iter().chain(self.runs.iter().map(|r| &r.input))
+        let parts = self.parts.iter().flat_map(|p| &p.parts).skip(1);
+        self.qrels
+            .iter()
+            .chain(self.runs.iter().map(|r| &r.input))
+            .chain(parts.flat_map(|part| std::iter::once(&part.qrels).chain(&part.runs)))
     }
 
     /// Total size of the inputs in bytes, where known. A gzip file counts

@@ -44,7 +44,8 @@ pub enum NameError {
 
 /// A run's text as given (`--run`, a list of Python paths): a text that is
 /// an existing path is that file, whatever it holds; else `NAME=FILE`
-/// where `FILE` exists (or is `-`, standard input) gives the run a name;
+/// where `FILE` exists (or is `-`, standard input, or a pattern of a
+/// run per forum, `runs/bm25-{forum}.trec`) gives the run a name;
 /// anything else is a file that the caller will find missing.
 pub fn split_named(text: &Path) -> GivenRun {
     let whole = || GivenRun {
@@ -55,7 +56,12 @@ pub fn split_named(text: &Path) -> GivenRun {
         return whole();
     }
     match text.to_str().and_then(|t| t.split_once('=')) {
-        Some((name, file)) if !name.is_empty() && (file == "-" || Path::new(file).exists()) => {
+        Some((name, file))
+            if !name.is_empty()
+                && (file == "-"
+                    || Path::new(file).exists()
+                    || file.contains(crate::benchmarks::parts::PLACEHOLDER)) =>
+        {
             GivenRun {
                 name: Some(name.to_owned()),
                 path: PathBuf::from(file),

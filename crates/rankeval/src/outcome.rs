@@ -5,6 +5,7 @@
 //! team's own program render what it returns; none of them repeats the
 //! sequence.
 
+use crate::benchmarks::parts::{PartResults, Parts, summary};
 use crate::changed::{ChangedExplanations, explain_changed};
 use crate::compare::{
     BaselineRef, CompareRunError, Compared, ComparisonPlan, OptionDifference, option_differences,
@@ -44,6 +45,10 @@ pub struct Outcome {
     /// The records written to a results history, when the experiment
     /// records (`--record`).
     pub recorded: Option<Recorded>,
+    /// A benchmark reported as the mean of its parts (CQADupStack): each
+    /// part's own report; `results` is then the report whose rows are the
+    /// parts (`benchmarks::parts::summary`).
+    pub parts: Option<PartResults>,
 }
 
 /// The results with or without a comparison.
@@ -207,6 +212,9 @@ impl Experiment {
     /// with what `wanted` adds; `progress` is told the bytes read.
     /// The experiment's metrics are as they were when it returns.
     pub fn run(&mut self, wanted: Wanted, progress: Progress<'_>) -> Result<Outcome, RunError> {
+        if let Some(parts) = self.parts.take() {
+            return self.run_parts(parts, progress);
+        }
         // The curves are metrics too: evaluated with the user's, then
         // taken back out of the report.
         let plan = wanted
@@ -292,6 +300,52 @@ impl Experiment {
             systems,
             title: self.title.clone(),
             recorded,
+            parts: None,
+        })
+    }
+
+    /// A benchmark of parts (`self.parts`, taken out as `parts`): each part evaluated as this
+    /// experiment on its qrels and run files, in the card's order, and the
+    /// report whose rows are the parts, its mean the benchmark's value
+    /// (the mean of the parts' means: `benchmarks::parts`). The experiment
+    /// is as it was when it returns. `spec::resolve` refused what does not
+    /// apply across parts (comparisons, systems, groups, records, corpus
+    /// metrics); the curves of the HTML page are not drawn.
+    fn run_parts(&mut self, parts: Parts, progress: Progress<'_>) -> Result<Outcome, RunError> {
+        let qrels = self.qrels.take();
+        let inputs: Vec<_> = self.runs.iter().map(|r| r.input.clone()).collect();
+        let mut reports = Vec::with_capacity(parts.parts.len());
+        let mut failed = None;
+        for part in &parts.parts {
+            self.qrels = Some(part.qrels.clone());
+            for (run, input) in self.runs.iter_mut().zip(&part.runs) {
+                run.input = input.clone();
+            }
+            match self.execute(progress) {
+                Ok(report) => reports.push((part.name.clone(), part.id.clone(), report)),
+                Err(error) => {
+                    failed = Some(error);
+                    break;
+                }
+            }
+        }
+        self.qrels = qrels;
+        for (run, input) in self.runs.iter_mut().zip(inputs) {
+            run.input = input;
+        }
+        let benchmark = parts.benchmark.clone();
+        self.parts = Some(parts);
+        if let Some(error) = failed {
+            return Err(error.into());
+        }
+        Ok(Outcome {
+            results: Results::Plain(summary(&reports, &self.aggregators)),
+            curves: None,
+            changes: None,
+            systems: None,
+            title: self.title.clone(),
+            recorded: None,
+            parts: Some(PartResults { benchmark, reports }),
         })
     }
 }

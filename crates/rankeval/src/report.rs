@@ -364,6 +364,14 @@ pub enum ReportWarning {
         /// The measures and conventions applied, in words.
         note: String,
     },
+    /// A warning of one part of a benchmark reported as the mean of its
+    /// parts (a forum of CQADupStack), said with the part.
+    InPart {
+        /// The part's name (`android`).
+        part: String,
+        /// The part's own warning.
+        warning: Box<ReportWarning>,
+    },
     /// The run file's ir_metadata block could not be read (outside the
     /// YAML subset the schema uses, a control character, not UTF-8, longer
     /// than 1 MiB...): the run was evaluated without it, as trec_eval,
@@ -590,6 +598,10 @@ impl Describe for ReportWarning {
                 )
             }
             ReportWarning::Official { note } => f.write_str(note),
+            ReportWarning::InPart { part, warning } => {
+                write!(f, "forum `{part}`: ")?;
+                warning.write_for(f, front)
+            }
             ReportWarning::IrMetadataUnread {
                 file,
                 line,

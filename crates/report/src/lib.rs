@@ -25,6 +25,7 @@ mod markdown;
 pub mod ope;
 pub mod outcome;
 pub mod overlap;
+pub mod parts;
 pub mod ppi;
 pub mod spans;
 pub mod suite;

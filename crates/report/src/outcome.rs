@@ -53,6 +53,10 @@ pub fn render(outcome: &Outcome, format: OutputFormat, options: RenderOptions) -
         ),
         (Results::Plain(plain), _) => plain.render(format, options),
     };
+    let text = match &outcome.parts {
+        None => text,
+        Some(parts) => crate::parts::with_parts(format, text, parts),
+    };
     match &outcome.systems {
         None => text,
         Some(systems) => crate::systems::with_systems(format, text, systems),

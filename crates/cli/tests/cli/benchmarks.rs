@@ -596,3 +596,313 @@ fn explain_and_corpus_metrics_drop_identical_ids_as_eval_does() {
     assert_eq!(entropy("run.trec", &["--drop-identical-ids"]), hand);
     assert_ne!(entropy("run.trec", &[]), hand);
 }
+
+/// The 12 forums of CQADupStack, in the card's order.
+const FORUMS: [&str; 12] = [
+    "android",
+    "english",
+    "gaming",
+    "gis",
+    "mathematica",
+    "physics",
+    "programmers",
+    "stats",
+    "tex",
+    "unix",
+    "webmasters",
+    "wordpress",
+];
+
+/// A cache holding each CQADupStack forum's qrels where ir_datasets keeps
+/// them (BEIR's TSV at `beir/cqadupstack/<forum>/test.qrels`) and two runs
+/// per forum (`runs/bm25/<forum>.trec`, `runs/dense-<forum>.trec`), drawn
+/// from a seeded generator. Forum `f` has `2 + 3f` queries, so the mean of
+/// the forums' means and the mean over every query differ. The query ids
+/// are the same in every forum (`1`, `2`...): each forum's are its own.
+/// Query 1 of the first two forums retrieves its own id (BEIR drops it).
+fn cqadupstack_cache(seed: u64) -> Vec<(String, String)> {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let mut files = Vec::new();
+    for (f, forum) in FORUMS.iter().enumerate() {
+        let mut qrels = String::from("query-id\tcorpus-id\tscore\n");
+        let mut bm25 = String::new();
+        let mut dense = String::new();
+        for q in 1..=(2 + 3 * f) {
+            for d in 0..(1 + rng.next_u64() % 4) {
+                qrels.push_str(&format!("{q}\td{}\t1\n", d * 7 % 23));
+            }
+            for (run, n) in [(&mut bm25, 12u32), (&mut dense, 8)] {
+                // The query's own id, which BEIR drops, first (query 1 of
+                // the first two forums).
+                if q == 1 && f < 2 {
+                    run.push_str(&format!("{q} Q0 {q} 1 100 t\n"));
+                }
+                // Distinct documents: a random offset, steps of 7 mod 23.
+                let offset = rng.next_u64() % 23;
+                for rank in 0..n {
+                    let doc = (offset + 7 * u64::from(rank)) % 23;
+                    run.push_str(&format!("{q} Q0 d{doc} {} {} t\n", rank + 2, 99 - rank));
+                }
+            }
+        }
+        files.push((format!("home/beir/cqadupstack/{forum}/test.qrels"), qrels));
+        files.push((format!("runs/bm25/{forum}.trec"), bm25));
+        files.push((format!("runs/dense-{forum}.trec"), dense));
+    }
+    files
+}
+
+/// CQADupStack is the mean of its 12 forums' nDCG@10 (beir-cellar/beir#9:
+/// the mean of means, each forum weighing the same): `--qrels
+/// irds:beir/cqadupstack` with a run per forum, as a pattern with
+/// `{forum}` or a folder of files named by forum, gives each forum's
+/// value as `--qrels irds:beir/cqadupstack/<forum>` gives it and their
+/// mean, which is not the mean over every query; TOML the same; a missing
+/// forum is an error naming it.
+#[test]
+fn cqadupstack_is_the_mean_of_its_forums_means() {
+    let files = cqadupstack_cache(39);
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let dir = scratch(&refs);
+    let home = dir.path().join("home");
+    // Each forum on its own, as BEIR evaluates it.
+    let mut forum_means = Vec::new();
+    let mut every_query = Vec::new();
+    for forum in FORUMS {
+        let qrels = format!("irds:beir/cqadupstack/{forum}");
+        let run = format!("runs/bm25/{forum}.trec");
+        let args = [
+            "eval",
+            "--qrels",
+            &qrels,
+            "--run",
+            &run,
+            "--official",
+            "--per-query",
+            "--format",
+            "json",
+        ];
+        let (code, out, err) = run_with_home(dir.path(), &home, &args);
+        assert_eq!(code, 0, "{err}");
+        forum_means.push(mean(&out, forum, "nDCG@10"));
+        let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let per_query = report["runs"][0]["per_query"]["nDCG@10"]
+            .as_object()
+            .expect("per-query values");
+        every_query.extend(per_query.values().map(|v| v.as_f64().unwrap()));
+    }
+    let macro_mean = forum_means.iter().sum::<f64>() / 12.0;
+    let micro_mean = every_query.iter().sum::<f64>() / every_query.len() as f64;
+    assert_eq!(every_query.len(), (0..12).map(|f| 2 + 3 * f).sum::<usize>());
+    assert!(
+        (macro_mean - micro_mean).abs() > 1e-3,
+        "{macro_mean} {micro_mean}"
+    );
+
+    let base = ["eval", "--qrels", "irds:beir/cqadupstack"];
+    let json = |runs: &[&str], extra: &[&str]| {
+        let mut args = base.to_vec();
+        for run in runs {
+            args.extend(["--run", run]);
+        }
+        args.extend(extra);
+        args.extend(["--format", "json"]);
+        run_with_home(dir.path(), &home, &args)
+    };
+    let (code, out, err) = json(
+        &["runs/bm25/{forum}.trec", "runs/dense-{forum}.trec"],
+        &["--official"],
+    );
+    assert_eq!(code, 0, "{err}");
+    // Named by the pattern: the folder, or the file without the forum.
+    let bm25 = mean(&out, "bm25", "nDCG@10");
+    assert!((bm25 - macro_mean).abs() < 1e-15, "{bm25} {macro_mean}");
+    assert!(mean(&out, "dense", "nDCG@10").is_finite());
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let forums = report["parts"]["forums"].as_array().expect("the forums");
+    assert_eq!(forums.len(), 12);
+    for (f, forum) in forums.iter().enumerate() {
+        assert_eq!(forum["forum"], FORUMS[f]);
+        assert_eq!(forum["runs"][0]["means"]["nDCG@10"], forum_means[f]);
+        assert_eq!(forum["runs"][0]["queries"], 2 + 3 * f);
+    }
+    assert!(out.contains("the mean of the forums' means"), "{out}");
+    assert!(
+        err.contains("each forum is evaluated on its own qrels, and the value is the mean"),
+        "{err}"
+    );
+    // Each forum's warnings, said with the forum.
+    assert!(
+        err.contains("run `bm25`: forum `english`: 1 retrieved document had the query's own id"),
+        "{err}"
+    );
+    // A folder of files named by forum, and NAME=PATTERN.
+    let (code, out, err) = json(
+        &["runs/bm25", "d=runs/dense-{forum}.trec"],
+        &["-m", "ndcg@10"],
+    );
+    assert_eq!(code, 0, "{err}");
+    // Without --official, BEIR's identical ids are kept: another value.
+    assert_ne!(mean(&out, "bm25", "ndcg@10"), bm25);
+    let (code, out, err) = json(
+        &["runs/bm25/", "d=runs/dense-{forum}.trec"],
+        &["-m", "ndcg@10", "--drop-identical-ids"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(mean(&out, "bm25", "ndcg@10"), bm25);
+    // TOML: the same request, the same numbers.
+    let toml = "qrels = \"irds:beir/cqadupstack\"\nofficial = true\n\
+                [[runs]]\npath = \"runs/bm25/{forum}.trec\"\n";
+    std::fs::write(dir.path().join("exp.toml"), toml).unwrap();
+    let (code, out, err) =
+        run_with_home(dir.path(), &home, &["run", "exp.toml", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(mean(&out, "bm25", "nDCG@10"), bm25);
+    // Formats without a place for the forums' table say so.
+    let (code, out, err) = json(&["runs/bm25/{forum}.trec"], &["--official"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !err.contains("each forum's queries and means are shown"),
+        "{err}"
+    );
+    assert!(out.contains("\"parts\""));
+    let (code, _, err) = run_with_home(
+        dir.path(),
+        &home,
+        &[
+            "eval",
+            "--qrels",
+            "irds:beir/cqadupstack",
+            "--run",
+            "runs/bm25/{forum}.trec",
+            "--format",
+            "trec",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("each forum's queries and means are shown in table, markdown, json and csv"),
+        "{err}"
+    );
+    // The table, as a user reads it.
+    let args = [
+        "eval",
+        "--qrels",
+        "irds:beir/cqadupstack",
+        "--run",
+        "runs/bm25/{forum}.trec",
+        "--run",
+        "runs/dense-{forum}.trec",
+        "--official",
+    ];
+    let result = run_with_home(dir.path(), &home, &args);
+    insta::assert_snapshot!("cqadupstack_official", transcript(&args, result));
+
+    // A forum missing: its run, in a folder, or its qrels.
+    std::fs::remove_file(dir.path().join("runs/bm25/tex.trec")).unwrap();
+    std::fs::remove_file(dir.path().join("runs/dense-tex.trec")).unwrap();
+    std::fs::remove_file(home.join("beir/cqadupstack/gis/test.qrels")).unwrap();
+    // The qrels of gis are missing: said first, naming the forum.
+    let args = [
+        "eval",
+        "--qrels",
+        "irds:beir/cqadupstack",
+        "--run",
+        "runs/bm25/{forum}.trec",
+    ];
+    let (code, _, err) = run_with_home(dir.path(), &home, &args);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("beir/cqadupstack/gis/test.qrels: not in ir_datasets' cache")
+            && err.contains("ir_datasets export beir/cqadupstack/gis qrels"),
+        "{err}"
+    );
+    std::fs::write(
+        home.join("beir/cqadupstack/gis/test.qrels"),
+        "query-id\tcorpus-id\tscore\n1\td0\t1\n",
+    )
+    .unwrap();
+    let mut said = String::new();
+    for args in [
+        &[
+            "eval",
+            "--qrels",
+            "irds:beir/cqadupstack",
+            "--run",
+            "runs/bm25/{forum}.trec",
+        ][..],
+        &[
+            "eval",
+            "--qrels",
+            "irds:beir/cqadupstack",
+            "--run",
+            "runs/bm25",
+        ],
+        &[
+            "eval",
+            "--qrels",
+            "irds:beir/cqadupstack",
+            "--run",
+            "runs/bm25/android.trec",
+        ],
+        &[
+            "eval",
+            "--qrels",
+            "irds:beir/cqadupstack",
+            "--run",
+            "a=runs/dense-{forum}.trec",
+            "--run",
+            "b=runs/dense-{forum}.trec",
+            "--baseline",
+            "a",
+        ],
+        &[
+            "eval",
+            "--official",
+            "beir/cqadupstack",
+            "--qrels",
+            "home/beir/cqadupstack/android/test.qrels",
+            "--run",
+            "runs/bm25/android.trec",
+        ],
+    ] {
+        let result = run_with_home(dir.path(), &home, args);
+        assert_eq!(result.0, 2, "{}", result.2);
+        said.push_str(&relative(&transcript(args, result), dir.path()));
+    }
+    insta::assert_snapshot!("cqadupstack_errors", said);
+}
+
+/// A forum's run that is no run file: `/dev/zero` behind the pattern, a
+/// folder where a forum's file should be, or a pattern that names no
+/// file: each refused with exit code 2, naming the file, never read
+/// without bound.
+#[cfg(unix)]
+#[test]
+fn a_hostile_forum_run_is_refused_naming_it() {
+    let files = cqadupstack_cache(7);
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let dir = scratch(&refs);
+    let home = dir.path().join("home");
+    std::fs::remove_file(dir.path().join("runs/dense-tex.trec")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("runs/dense-tex.trec")).unwrap();
+    std::fs::remove_file(dir.path().join("runs/bm25/gis.trec")).unwrap();
+    std::fs::create_dir(dir.path().join("runs/bm25/gis.trec")).unwrap();
+    for (run, named) in [
+        ("runs/dense-{forum}.trec", "runs/dense-tex.trec"),
+        ("runs/bm25", "gis.trec"),
+        ("/dev/{forum}", "/dev/android"),
+    ] {
+        let args = ["eval", "--qrels", "irds:beir/cqadupstack", "--run", run];
+        let (code, _, err) = run_with_home(dir.path(), &home, &args);
+        assert_eq!(code, 2, "{run}: {err}");
+        assert!(err.contains(named), "{run}: {err}");
+        assert!(err.len() < 2000, "{run}: {err}");
+    }
+}

@@ -162,13 +162,23 @@ class Evaluation:
     - ``groups``: with ``evaluate(..., groups=...)``, each group's results as
       ``{column: {value: Evaluation}}`` (the group's queries and values, its
       means computed as the CLI's ``--groups`` computes them); else ``{}``.
+      For a benchmark reported as the mean of its parts
+      (``qrels="irds:beir/cqadupstack"``), ``{"forum": {forum: Evaluation}}``:
+      each forum's own results, while ``queries`` are the forums, ``values``
+      each forum's means and ``means`` the benchmark's (the mean of the
+      forums' means);
+    - ``ir_metadata``: the ir_metadata block heading the run file (TIREx,
+      repro_eval), as the JSON report's ``runs[].ir_metadata``:
+      ``{"tag": tag or None, "fields": {"actor.team": "...", ...}}`` (each
+      field a dotted path and its text, list items as ``path[i]``, in the
+      block's order); None without one (docs/benchmarks.md).
 
     Results of runs evaluated on the same qrels with the same metrics and
     options are compared with :func:`compare`.
     """
 
     __slots__ = ("run", "metrics", "queries", "values", "means", "warnings", "groups", "corpus",
-                 "_basis")
+                 "ir_metadata", "_basis")
 
     def __init__(self, run: str, metrics: list[str], queries: list[str], values: np.ndarray,
                  means: list[float], warnings: list[str], basis: Basis | None = None):
@@ -180,6 +190,7 @@ class Evaluation:
         self.warnings = warnings
         self.groups: dict[str, dict[str, Evaluation]] = {}
         self.corpus: dict[str, float] = {}
+        self.ir_metadata: dict[str, Any] | None = None
         #: What the values depend on besides the run (see :class:`Basis`);
         #: None for results that `evaluate` did not make.
         self._basis = basis
@@ -465,13 +476,26 @@ def evaluate(
     judged, runs, specs, options = prepared.qrels, prepared.runs, prepared.specs, prepared.options
     evaluated = _native.evaluate(judged, runs, specs, options)
     results = []
-    for (run_name, names, queries, values, means, texts, judged_by, corpus), (_, value) in zip(
-            evaluated, named):
-        own = judged_by if judged_by is not None else _OwnJudgements(
-            value, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter)
-        result = Evaluation(run_name, names, queries, values, means, texts,
-                            Basis(own, missing, rel, ties, score_threshold, drop_identical_ids))
+    for (run_name, names, queries, values, means, texts, judged_by, corpus, block,
+         parts), (_, value) in zip(evaluated, named):
+        if parts:
+            # A benchmark of parts: its rows are the parts, compared with
+            # nothing (`compare` needs the queries of one set of qrels).
+            result = Evaluation(run_name, names, queries, values, means, texts)
+            for part, part_queries, part_values, part_means in parts:
+                result.groups.setdefault("forum", {})[part] = Evaluation(
+                    f"{run_name} [forum={part}]", names, part_queries, part_values,
+                    part_means, [])
+        else:
+            own = judged_by if judged_by is not None else _OwnJudgements(
+                value, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter)
+            result = Evaluation(run_name, names, queries, values, means, texts,
+                                Basis(own, missing, rel, ties, score_threshold,
+                                      drop_identical_ids))
         result.corpus = dict(corpus)
+        if block is not None:
+            tag, fields = block
+            result.ir_metadata = {"tag": tag, "fields": dict(fields)}
         results.append(result)
     if groups is not None:
         source = _groups_source(groups)
@@ -628,11 +652,13 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str] | None, 
     else:
         named = list(zip(run_names(list(run_or_runs)), run_or_runs))
     named.extend((run_name, value) for _, run_name, value in members)
-    judged = None if qrels is None else to_qrels(
+    parts = _benchmark_parts(qrels, run_or_runs, named, single=single, name=name,
+                             members=bool(members))
+    judged = None if qrels is None or parts is not None else to_qrels(
         qrels, query=query, doc=doc, grade=grade, format=format, delimiter=delimiter,
         fetch=bool(fetch)
     )
-    runs = [
+    runs = [] if parts is not None else [
         (name, to_run(value, query=query, doc=doc, score=score, rank=rank, format=format,
                       delimiter=delimiter, duplicates=duplicates,
                       name="run" if single else f"run `{name}`", ties=ties, stream=True))
@@ -647,8 +673,40 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str] | None, 
                        query=query, doc=doc, grade=grade,
                        delimiter=delimiter, record=record, label=label,
                        official=_official(official), fetch=fetch,
-                       drop_identical_ids=drop_identical_ids)
+                       drop_identical_ids=drop_identical_ids, parts=parts)
     return _Prepared(single, named, members, judged, runs, specs, options)
+
+
+def _benchmark_parts(qrels: Any, run_or_runs: Any, named: list[tuple[str, Any]], *,
+                     single: bool, name: str | None,
+                     members: bool) -> tuple[str, list[tuple[str | None, str]]] | None:
+    """For ``qrels="irds:<id>"`` of a benchmark reported as the mean of its
+    parts (CQADupStack's forums), the id and each run as the native layer
+    takes it: its name when one was given (``name=``, a dict's keys), else
+    None (named by its pattern, `rankeval::benchmarks::parts`), and its
+    pattern with ``{forum}`` or folder of files named by forum. None for
+    any other qrels."""
+    if not is_path(qrels):
+        return None
+    text = os.fspath(qrels)
+    if not isinstance(text, str) or not text.startswith("irds:"):
+        return None
+    if _native.benchmark_parts(text[len("irds:"):]) is None:
+        return None
+    if members:
+        raise ValueError(f"qrels={text!r} is the mean of its forums' means: systems= is not "
+                         "evaluated across forums")
+    runs: list[tuple[str | None, str]] = []
+    for given, value in named:
+        if not is_path(value):
+            raise ValueError(
+                f"run `{given}`: {text[len('irds:'):]} is the mean of its forums, each judged "
+                "on its own qrels: give each run as a path, a pattern with {forum} "
+                "(\"runs/bm25-{forum}.trec\") or a folder of files named by forum"
+            )
+        own = name if single else (given if isinstance(run_or_runs, Mapping) else None)
+        runs.append((own, os.fspath(value)))
+    return text, runs
 
 
 def _split_runs(table: Any, column: str) -> dict[str, Any]:

@@ -220,21 +220,30 @@ def run_from_columns(
     duplicates: str,
     ties: str = "docid",
 ) -> Run: ...
+def benchmark_parts(id: str) -> list[str] | None:
+    """The parts (forums) of a benchmark the card reports as their mean
+    (CQADupStack), else None."""
 def evaluate(
     qrels: Qrels | None,
     runs: list[tuple[str, Run]],
     specs: list[str],
     options: dict[str, Any],
 ) -> list[tuple[str, list[str], list[str], npt.NDArray[np.float64], list[float], list[str],
-                Qrels | None, list[tuple[str, float]]]]:
+                Qrels | None, list[tuple[str, float]],
+                tuple[str | None, list[tuple[str, str]]] | None,
+                list[tuple[str, list[str], npt.NDArray[np.float64], list[float]]]]]:
     """Each run's (name, metrics, queries, values, means, warnings, the qrels
-    it was evaluated on or None for a JSON Lines run's own, and the corpus
-    metrics' values). `options` holds every keyword of the spec that
+    it was evaluated on or None for a JSON Lines run's own, the corpus
+    metrics' values, the run file's ir_metadata block as (tag, fields) or
+    None, and each part's (name, queries, values, means) for a benchmark of
+    parts). `options` holds every keyword of the spec that
     `evaluate` fills: missing, rel, ties, score_threshold, allow_empty_run,
     judged_only, bounds, duplicates, catalog, train (a Qrels), item_features,
     record, label, subtopic_qrels, doc_groups, samples, label_counts, train_instances,
     inverse_propensities, official (None, "" for the qrels'
-    benchmark, or a benchmark id), fetch, drop_identical_ids."""
+    benchmark, or a benchmark id), fetch, drop_identical_ids, parts (None, or
+    "irds:<id>" of a benchmark of parts and each run's (name or None,
+    pattern))."""
 def report(
     qrels: Qrels | None,
     runs: list[tuple[str, Run]],

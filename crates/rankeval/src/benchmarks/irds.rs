@@ -69,10 +69,12 @@ pub enum IrdsError {
     },
     /// The benchmark's value is the mean of other benchmarks' values.
     #[error(
-        "{id} is reported as the mean of {} benchmarks, each with its own qrels and run: \
-         evaluate each ({}) and take the mean of their values",
+        "{id} is reported as the mean of {} forums, each with its own qrels ({}): give \
+         its qrels as irds:{id}, with a run per forum (a pattern with {}, or a folder of \
+         files named by forum), and rankeval takes the mean",
         parts.len(),
-        parts.iter().map(|p| format!("irds:{p}")).collect::<Vec<_>>().join(", ")
+        parts.iter().map(|p| format!("irds:{p}")).collect::<Vec<_>>().join(", "),
+        super::parts::PLACEHOLDER
     )]
     Aggregate {
         /// The id given.
@@ -194,6 +196,34 @@ pub fn benchmark(id: &str) -> Result<&'static Benchmark, IrdsError> {
         });
     }
     Ok(benchmark)
+}
+
+/// A benchmark reported as the mean of its parts (CQADupStack), resolved:
+/// each part's cached qrels.
+#[derive(Debug)]
+pub struct CachedParts {
+    /// The benchmark of the card.
+    pub benchmark: &'static Benchmark,
+    /// Each part's name (`android`), id and cached qrels, in the card's
+    /// order.
+    pub parts: Vec<(String, String, CachedInput)>,
+}
+
+/// The cached qrels of every part of `id` under `home` when the card
+/// reports `id` as the mean of its parts, each found (and, with `fetch`,
+/// fetched) as [`resolve`] finds one: the first missing is the error,
+/// naming that part's file and the command that fills it. `None` when
+/// `id` is no such benchmark.
+pub fn resolve_parts(id: &str, home: &Path, fetch: bool) -> Option<Result<CachedParts, IrdsError>> {
+    let benchmark = card().find(id).filter(|b| !b.parts.is_empty())?;
+    let resolved = super::parts::names(benchmark)
+        .into_iter()
+        .map(|(name, part)| {
+            let cached = resolve(&part, home, fetch)?;
+            Ok((name, part, cached))
+        })
+        .collect::<Result<Vec<_>, IrdsError>>();
+    Some(resolved.map(|parts| CachedParts { benchmark, parts }))
 }
 
 /// The qrels of `id` in ir_datasets' cache under `home`: the file checked

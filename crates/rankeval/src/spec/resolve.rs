@@ -15,7 +15,8 @@ use super::origin::{Given, Origin};
 use super::{
     BenchmarkRequest, CorpusRequest, ExperimentSpec, MetricRequest, RunRequest, SystemRequest,
 };
-use crate::benchmarks::irds::{self, IrdsError};
+use crate::benchmarks::irds::{self, CachedParts, IrdsError};
+use crate::benchmarks::parts::{self, Part, Parts};
 use crate::benchmarks::{Benchmark, Reported};
 use crate::corpus::CorpusSources;
 use crate::engine::Missing;
@@ -220,6 +221,42 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
                 }),
         );
     }
+    let mut run_requests = run_requests;
+    let part_runs = match &benchmark.parts {
+        Some(cached) => {
+            refuse_across_parts(
+                cached,
+                [
+                    system_requests
+                        .first()
+                        .map(|s| (&s.name.from, "systems of several runs")),
+                    groups.as_ref().map(|g| (&g.from, "groups of queries")),
+                    turns.as_ref().map(|g| (&g.from, "conversations of turns")),
+                    per_conversation
+                        .as_ref()
+                        .filter(|g| g.value)
+                        .map(|g| (&g.from, "conversations")),
+                    samples
+                        .as_ref()
+                        .filter(|g| g.value)
+                        .map(|g| (&g.from, "sampled runs")),
+                    compare
+                        .baseline
+                        .as_ref()
+                        .map(|g| (&g.from, "a comparison with a baseline")),
+                    compare
+                        .all_pairs
+                        .as_ref()
+                        .filter(|g| g.value)
+                        .map(|g| (&g.from, "a comparison of every pair")),
+                    compare.table.as_ref().map(|o| (o, "a comparison")),
+                    record.db.as_ref().map(|g| (&g.from, "a results history")),
+                ],
+            )?;
+            Some(part_runs(cached, &mut run_requests)?)
+        }
+        None => None,
+    };
     let (metric_requests, missing) = match benchmark.official {
         Some(card) => {
             benchmark.drop_identical_ids |= card.drop_identical_ids;
@@ -462,6 +499,26 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
     let run_names: Vec<String> = runs.iter().map(|(r, _)| r.name.clone()).collect();
     let metric_names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
     let comparison = resolve_comparison(compare, &run_names, &metric_names, missing, judged)?;
+    if let Some(cached) = &benchmark.parts
+        && comparison.is_some()
+    {
+        // Gates without a baseline: a comparison all the same.
+        refuse_across_parts(cached, [Some((&whole, "a comparison"))])?;
+    }
+    if let Some(cached) = &benchmark.parts
+        && let Some(metric) = corpus_metrics.first()
+    {
+        return Err(invalid(
+            metrics_from.as_ref().unwrap_or(&whole),
+            format!(
+                "{} is the mean of its forums' means: the corpus metric {} is not evaluated \
+                 across forums (evaluate a forum, irds:{}/<forum>, for it)",
+                cached.benchmark.id,
+                metric.name(),
+                cached.benchmark.id
+            ),
+        ));
+    }
     if let Some(given) = bounds.as_ref().filter(|b| b.value)
         && comparison.is_some()
     {
@@ -548,7 +605,86 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         record,
         notes: unique_notes(benchmark.notes.into_iter().chain(notes)),
         official: benchmark.official.map(Benchmark::official_note),
+        parts: benchmark.parts.zip(part_runs).map(|(cached, runs)| Parts {
+            benchmark: cached.benchmark.id.clone(),
+            parts: cached
+                .parts
+                .into_iter()
+                .enumerate()
+                .map(|(p, (name, id, qrels))| Part {
+                    name,
+                    id,
+                    qrels: qrels.input,
+                    runs: runs.iter().map(|files| files[p].clone()).collect(),
+                })
+                .collect(),
+        }),
     })
+}
+
+/// Refuses the first of `asked` (where it was given, and what) for the
+/// benchmark of parts `cached`: each forum is evaluated on its own and the
+/// report's rows are the forums, so what reads queries across runs or
+/// records them per query is not evaluated across forums.
+fn refuse_across_parts<'a>(
+    cached: &CachedParts,
+    asked: impl IntoIterator<Item = Option<(&'a Origin, &'a str)>>,
+) -> Result<(), SpecError> {
+    match asked.into_iter().flatten().next() {
+        None => Ok(()),
+        Some((from, what)) => Err(invalid(
+            from,
+            format!(
+                "{} is the mean of its {} forums' means, each forum evaluated on its own: {what} \
+                 is not evaluated across forums (evaluate one forum, irds:{}/<forum>, for it)",
+                cached.benchmark.id,
+                cached.parts.len(),
+                cached.benchmark.id
+            ),
+        )),
+    }
+}
+
+/// Each run of `requests` as a file per part of `cached` (a pattern with
+/// `{forum}`, or a folder of files named by forum: `benchmarks::parts`),
+/// each file checked to be there; the run read from its first part's file
+/// meanwhile, and named by its pattern. `files[r][p]`: run `r`'s input
+/// for part `p`.
+fn part_runs(
+    cached: &CachedParts,
+    requests: &mut [RunRequest],
+) -> Result<Vec<Vec<Input>>, SpecError> {
+    let names: Vec<(String, String)> = cached
+        .parts
+        .iter()
+        .map(|(name, id, _)| (name.clone(), id.clone()))
+        .collect();
+    let mut files = Vec::with_capacity(requests.len());
+    for run in requests.iter_mut() {
+        let Some(pattern) = run.input.path().map(Path::to_owned) else {
+            return Err(invalid(
+                &run.from,
+                parts::PartsError::OneFile {
+                    benchmark: cached.benchmark.id.clone(),
+                    count: names.len(),
+                }
+                .to_string(),
+            ));
+        };
+        let paths = parts::part_files(&cached.benchmark.id, &pattern, &names)
+            .map_err(|error| invalid(&run.from, error.to_string()))?;
+        let mut inputs = Vec::with_capacity(paths.len());
+        for path in &paths {
+            existing(path, &run.from)?;
+            inputs.push(parts::part_input(&run.input, &pattern, path));
+        }
+        run.written = parts::written(&run.written);
+        if let Some(first) = inputs.first() {
+            run.input = first.clone();
+        }
+        files.push(inputs);
+    }
+    Ok(files)
 }
 
 /// A benchmark request resolved: what it changes in the experiment.
@@ -563,6 +699,9 @@ struct BenchmarkSettings {
     official: Option<&'static Benchmark>,
     /// Where `--official` was given.
     official_from: Origin,
+    /// The parts of a benchmark reported as their mean (CQADupStack's
+    /// forums), each with its cached qrels.
+    parts: Option<CachedParts>,
 }
 
 /// The metrics and the setting of `missing` `--official` asks for.
@@ -654,6 +793,7 @@ fn benchmark_qrels(
         official_from: official
             .as_ref()
             .map_or_else(|| Origin::bare_flag("--official"), |o| o.from.clone()),
+        parts: None,
     };
     let named = match official.as_ref().and_then(|o| o.value.as_deref()) {
         Some(id) => Some(
@@ -725,6 +865,44 @@ fn benchmark_qrels(
         }
         return Ok((qrels, settings));
     };
+    if crate::benchmarks::card()
+        .find(&id)
+        .is_some_and(|b| !b.parts.is_empty())
+    {
+        let cached = irds::home()
+            .ok_or(IrdsError::NoHome)
+            .and_then(|home| {
+                irds::resolve_parts(&id, &home, fetching.is_some())
+                    .unwrap_or_else(|| Err(IrdsError::Unknown { id: id.clone() }))
+            })
+            .map_err(|error| invalid(&qrels.from, error.to_string()))?;
+        if let Some(card) = named
+            && card.id != cached.benchmark.id
+        {
+            return Err(invalid(
+                &settings.official_from,
+                format!(
+                    "names {}, but the qrels are {}'s: give one benchmark",
+                    card.id, cached.benchmark.id
+                ),
+            ));
+        }
+        settings.known = Some(cached.benchmark);
+        if official.is_some() {
+            settings.official = Some(cached.benchmark);
+        }
+        for (_, part, input) in &cached.parts {
+            if let Some(dua) = input.dua_shown {
+                settings.notes.push(format!("{part}: {dua}"));
+            }
+        }
+        let first = cached.parts.first().map(|(_, _, c)| c.input.clone());
+        settings.parts = Some(cached);
+        return Ok((
+            first.map(|input| Given::new(input, qrels.from.clone())),
+            settings,
+        ));
+    }
     let cached = irds::cached(&format!("{}{id}", irds::PREFIX), fetching.is_some())
         .unwrap_or(Err(IrdsError::Unknown { id }))
         .map_err(|error| invalid(&qrels.from, error.to_string()))?;
