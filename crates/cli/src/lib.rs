@@ -514,7 +514,12 @@ fn ope_file(request: &rankeval::spec::OpeRequest, args: &RunArgs) -> Result<Verd
             "{flag}: not read for an off-policy evaluation (an `[ope]` table)"
         )));
     }
-    ope::report(request, format, args.output.output.as_deref())
+    ope::report(
+        request,
+        format,
+        args.output.output.as_deref(),
+        args.experiments.first().map(std::path::PathBuf::as_path),
+    )
 }
 
 fn report(
