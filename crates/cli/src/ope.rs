@@ -295,7 +295,8 @@ fn spec(args: &OpeArgs) -> Result<OpeSpec, CliError> {
                 .ok_or_else(|| usage(format!("--log-columns `{pair}`: expected KEY=NAME")))?;
             spec.log_columns.push(Given::new(
                 (key.trim().to_owned(), name.to_owned()),
-                Origin::flag("--log-columns", given),
+                // The pair alone: a list of many pairs is not copied into each.
+                Origin::flag("--log-columns", pair),
             ));
         }
     }
