@@ -369,10 +369,35 @@ pub fn main_from(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) ->
     match run(cli) {
         Ok(verdict) => verdict.code(),
         Err(error) => {
-            let _ = writeln!(std::io::stderr(), "error: {error}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: {}",
+                printable(&error.to_string())
+            );
             ExitCode::from(2)
         }
     }
+}
+
+/// A message as the terminal gets it: every control character but the
+/// newlines between messages escaped as Rust writes it (`\u{1b}`). Values
+/// and ids are escaped where a message quotes them (`Origin`,
+/// `shorten_id`); this is the last guard, for a typed value a message
+/// quotes that no rule saw (an ESC in an option's value would otherwise
+/// reach the terminal as an escape sequence).
+fn printable(message: &str) -> std::borrow::Cow<'_, str> {
+    if !message.chars().any(|c| c.is_control() && c != '\n') {
+        return std::borrow::Cow::Borrowed(message);
+    }
+    let mut shown = String::with_capacity(message.len() + 16);
+    for c in message.chars() {
+        if c.is_control() && c != '\n' {
+            shown.extend(c.escape_debug());
+        } else {
+            shown.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(shown)
 }
 
 /// Names the first argument that is not UTF-8 (clap's message names none),
