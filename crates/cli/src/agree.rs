@@ -104,6 +104,14 @@ pub(crate) fn run(args: AgreeArgs) -> Result<Verdict, CliError> {
     if second_name == first_name {
         second_name.push_str(" (2)");
     }
+    judge_inputs::refuse_output_over(
+        args.output.as_deref(),
+        &[
+            ("the qrels", first_path.as_path()),
+            ("the qrels", second_path.as_path()),
+        ],
+        &args.runs,
+    )?;
     let grade = |i: usize| args.grades.get(i).map(String::as_str);
     let (first_qrels, second_qrels) = judge_inputs::two_qrels(
         JudgeFile {

@@ -24,8 +24,9 @@ pub(super) fn listing(args: &BenchmarksArgs) -> Result<String, String> {
             let id = irds::id_of(id).unwrap_or(id);
             card().find(id).map(entry).ok_or_else(|| {
                 format!(
-                    "`{id}` is not in rankeval's benchmark card; `rankeval benchmarks` lists \
-                     the ids it knows"
+                    "`{}` is not in rankeval's benchmark card; `rankeval benchmarks` lists \
+                     the ids it knows",
+                    rankeval::core::shorten_id(id.as_bytes())
                 )
             })
         }

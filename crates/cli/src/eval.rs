@@ -824,7 +824,9 @@ impl EvalArgs {
                 for (spec, metric) in parse_requested_each(&given) {
                     match metric {
                         Ok(metric) => requested.push(MetricRequest {
-                            from: Origin::flag("-m", &given),
+                            // Each cutoff of a list as itself, as its errors
+                            // name it: a list of n cutoffs is not copied n times.
+                            from: Origin::flag("-m", &spec),
                             typed: Some(spec),
                             metric,
                         }),

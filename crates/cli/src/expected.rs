@@ -202,6 +202,11 @@ pub(crate) fn run(args: ExpectedArgs) -> Result<Verdict, CliError> {
             ),
         })
     })?;
+    judge_inputs::refuse_output_over(
+        args.output.as_deref(),
+        &[("the label distributions", args.qrels.as_path())],
+        &args.runs,
+    )?;
     let base = with_columns(
         &CsvOptions::default(),
         args.qrels_columns.as_deref(),

@@ -165,6 +165,18 @@ fn failed(error: HistoryError) -> CliError {
     CliError::History(error)
 }
 
+/// Refuses `-o` naming the history itself: the listing or export would
+/// replace the database.
+fn refuse_the_history(
+    output: Option<&std::path::Path>,
+    db: &std::path::Path,
+) -> Result<(), CliError> {
+    match output {
+        Some(target) => output::refuse_an_input(target, std::iter::once(("the history", db))),
+        None => Ok(()),
+    }
+}
+
 /// Runs `rankeval history`.
 pub(super) fn run(args: HistoryArgs) -> Result<Verdict, CliError> {
     match args.action {
@@ -183,6 +195,7 @@ pub(super) fn run(args: HistoryArgs) -> Result<Verdict, CliError> {
                         .to_owned(),
                 ));
             }
+            refuse_the_history(output.as_deref(), &db)?;
             let mut history = History::open(&db, Mode::Existing).map_err(failed)?;
             let (a, b) = (
                 history.get(a).map_err(failed)?,
@@ -218,6 +231,7 @@ pub(super) fn run(args: HistoryArgs) -> Result<Verdict, CliError> {
                     "history export --format parquet: give the file with -o FILE".to_owned(),
                 ));
             }
+            refuse_the_history(output.as_deref(), &db)?;
             let mut history = History::open(&db, Mode::Existing).map_err(failed)?;
             // Written as read: the history is never held whole.
             output::stream(output.as_deref(), |out| history.export(format, out))?
@@ -227,6 +241,7 @@ pub(super) fn run(args: HistoryArgs) -> Result<Verdict, CliError> {
             let Some(db) = args.db else {
                 return Err(CliError::Usage("history: give the database DB".to_owned()));
             };
+            refuse_the_history(args.output.as_deref(), &db)?;
             let mut history = History::open(&db, Mode::Existing).map_err(failed)?;
             if let Some(id) = args.accept {
                 history

@@ -141,6 +141,27 @@ pub(crate) fn runs(given: &[String]) -> Result<Vec<(String, Run)>, CliError> {
         .collect()
 }
 
+/// Refuses `-o` when it names one of a command's inputs: `files` (a role
+/// and a path each) or one of the `[NAME=]FILE` runs `runs`; the report
+/// would overwrite it (`output::refuse_an_input`, the rule `eval` follows).
+pub(crate) fn refuse_output_over(
+    output: Option<&Path>,
+    files: &[(&'static str, &Path)],
+    runs: &[impl AsRef<Path>],
+) -> Result<(), CliError> {
+    let Some(target) = output else {
+        return Ok(());
+    };
+    let runs = crate::run_names::named_runs(runs)?;
+    super::output::refuse_an_input(
+        target,
+        files
+            .iter()
+            .copied()
+            .chain(runs.iter().map(|(_, path)| ("a run", path.as_path()))),
+    )
+}
+
 /// The name and file of a `[NAME=]FILE` given alone (`rankeval agree`'s
 /// `--qrels`): the run naming rule for one file.
 pub(crate) fn run_name(text: &str) -> Result<(String, PathBuf), CliError> {

@@ -369,10 +369,35 @@ pub fn main_from(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) ->
     match run(cli) {
         Ok(verdict) => verdict.code(),
         Err(error) => {
-            let _ = writeln!(std::io::stderr(), "error: {error}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: {}",
+                printable(&error.to_string())
+            );
             ExitCode::from(2)
         }
     }
+}
+
+/// A message as the terminal gets it: every control character but the
+/// newlines between messages escaped as Rust writes it (`\u{1b}`). Values
+/// and ids are escaped where a message quotes them (`Origin`,
+/// `shorten_id`); this is the last guard, for a typed value a message
+/// quotes that no rule saw (an ESC in an option's value would otherwise
+/// reach the terminal as an escape sequence).
+fn printable(message: &str) -> std::borrow::Cow<'_, str> {
+    if !message.chars().any(|c| c.is_control() && c != '\n') {
+        return std::borrow::Cow::Borrowed(message);
+    }
+    let mut shown = String::with_capacity(message.len() + 16);
+    for c in message.chars() {
+        if c.is_control() && c != '\n' {
+            shown.extend(c.escape_debug());
+        } else {
+            shown.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(shown)
 }
 
 /// Names the first argument that is not UTF-8 (clap's message names none),
@@ -425,7 +450,7 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
                             // place of the file's `[record]`.
                             ope::override_record(&mut request, args.record.request(), one)?;
                         }
-                        return ope_file(&request, &args.output, args.aggregate.is_some());
+                        return ope_file(&request, one, &args.output, args.aggregate.is_some());
                     }
                 };
                 let mut experiment = experiment;
@@ -497,6 +522,7 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
 /// refused rather than ignored.
 fn ope_file(
     request: &rankeval::spec::OpeRequest,
+    config: &std::path::Path,
     output: &OutputArgs,
     aggregate: bool,
 ) -> Result<Verdict, CliError> {
@@ -523,7 +549,7 @@ fn ope_file(
             "{flag}: not read for an off-policy evaluation (an `[ope]` table)"
         )));
     }
-    ope::report(request, format, output.output.as_deref())
+    ope::report(request, format, output.output.as_deref(), Some(config))
 }
 
 fn report(
@@ -556,7 +582,25 @@ fn produce(
                     .filter_map(|r| Some(("a run", r.input.path()?))),
             )
             .chain(experiment.corpus_inputs.paths())
-            .chain(config.map(|c| ("the experiment file", c)));
+            .chain(config.map(|c| ("the experiment file", c)))
+            .chain(
+                experiment
+                    .record
+                    .as_ref()
+                    .map(|r| ("the results history (--record)", r.db.as_path())),
+            )
+            .chain(
+                match experiment
+                    .comparison
+                    .as_ref()
+                    .and_then(|c| c.baseline.as_ref())
+                {
+                    Some(rankeval::compare::plan::BaselineRef::History { db, .. }) => {
+                        Some(("the results history (--baseline)", db.as_path()))
+                    }
+                    _ => None,
+                },
+            );
         output::refuse_an_input(target, inputs)?;
     }
     for note in &experiment.notes {

@@ -212,17 +212,48 @@ pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
         FormatArg::Table => OpeFormat::Table,
         FormatArg::Json => OpeFormat::Json,
     };
-    report(&request, format, args.output.as_deref())
+    report(
+        &request,
+        format,
+        args.output.as_deref(),
+        args.config.as_deref(),
+    )
 }
 
 /// Estimates `request`, writes its report in `format` to `output` (or
 /// standard output) and says the verdict: `rankeval ope`, and `rankeval
-/// run` on a file with an `[ope]` table.
+/// run` on a file with an `[ope]` table (`config`). An `output` that is
+/// one of the inputs is refused before anything is read.
 pub(crate) fn report(
     request: &rankeval::spec::OpeRequest,
     format: OpeFormat,
     output: Option<&std::path::Path>,
+    config: Option<&std::path::Path>,
 ) -> Result<Verdict, CliError> {
+    if let Some(target) = output {
+        let inputs = std::iter::once(("the impression log", request.log.as_path()))
+            .chain(
+                request
+                    .policies
+                    .iter()
+                    .map(|p| ("a policy's run", p.path.as_path())),
+            )
+            .chain(
+                request
+                    .reward_model
+                    .as_deref()
+                    .map(|p| ("the reward model", p)),
+            )
+            .chain(request.groups.as_deref().map(|p| ("the groups file", p)))
+            .chain(config.map(|c| ("the experiment file", c)))
+            .chain(
+                request
+                    .record
+                    .as_ref()
+                    .map(|r| ("the results history (--record)", r.db.as_path())),
+            );
+        output::refuse_an_input(target, inputs)?;
+    }
     let allow_low_support = request.plan.allow_low_support;
     let report = rankeval::ope::run_request(request).map_err(|e| match e {
         OpeRunError::NeverLogged { .. } => CliError::Usage(format!(
@@ -313,7 +344,8 @@ fn spec(args: &OpeArgs) -> Result<OpeSpec, CliError> {
                 .ok_or_else(|| usage(format!("--log-columns `{pair}`: expected KEY=NAME")))?;
             spec.log_columns.push(Given::new(
                 (key.trim().to_owned(), name.to_owned()),
-                Origin::flag("--log-columns", given),
+                // The pair alone: a list of many pairs is not copied into each.
+                Origin::flag("--log-columns", pair),
             ));
         }
     }

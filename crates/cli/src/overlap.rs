@@ -97,6 +97,7 @@ pub(crate) fn run(args: OverlapArgs) -> Result<Verdict, CliError> {
     if let Some(error) = bad.into_iter().next() {
         return Err(error);
     }
+    judge_inputs::refuse_output_over(args.output.as_deref(), &[], &args.runs)?;
     let runs = judge_inputs::runs(&args.runs)?;
     let [(first_name, first), (second_name, second)] = runs.as_slice() else {
         return Err(usage(format!("give two runs, not {}", runs.len())));

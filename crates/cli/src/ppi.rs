@@ -121,6 +121,14 @@ pub(crate) fn run(args: PpiArgs) -> Result<Verdict, CliError> {
         level: args.confidence,
         lambda,
     };
+    judge_inputs::refuse_output_over(
+        args.output.as_deref(),
+        &[
+            ("the model's qrels", args.qrels.as_path()),
+            ("the people's qrels", args.human.as_path()),
+        ],
+        &args.runs,
+    )?;
     let metrics = judge_inputs::metrics(&args.metrics)?;
     let alpha = 0.05;
     let mut gates = Vec::new();

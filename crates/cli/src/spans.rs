@@ -117,6 +117,11 @@ pub(crate) fn run(args: SpansArgs) -> Result<(), CliError> {
         SpansError::NeverRan(never) => CliError::NeverRan(never),
         other => usage(other.to_string()),
     };
+    judge_inputs::refuse_output_over(
+        args.output.as_deref(),
+        &[("the span qrels", args.qrels.as_path())],
+        &args.runs,
+    )?;
     let spans = read_span_qrels(&args.qrels).map_err(read)?;
     let runs: Vec<(String, ChunkRun)> = crate::run_names::named_runs(&args.runs)?
         .into_iter()

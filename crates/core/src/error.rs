@@ -40,13 +40,15 @@ pub struct SyntaxError {
 
 impl SyntaxError {
     fn render(&self) -> String {
-        let found = match self.input[self.offset..].chars().next() {
-            Some(c) => format!("`{c}`"),
+        let found = match self.input.get(self.offset..).and_then(|t| t.chars().next()) {
+            Some(c) => format!("`{}`", escaped(c.encode_utf8(&mut [0; 4]))),
             None => "the end".to_owned(),
         };
         format!(
             "expected {} at offset {} in `{}`, found {found}",
-            self.expected, self.offset, self.input
+            self.expected,
+            self.offset,
+            escaped(&self.input)
         )
     }
 }
@@ -59,7 +61,7 @@ pub enum PluginError {
     #[error(transparent)]
     Syntax(#[from] SyntaxError),
     /// No registered plugin has this name or alias.
-    #[error("unknown {kind} `{name}`{}", suggest(suggestions))]
+    #[error("unknown {kind} `{}`{}", escaped(name), suggest(suggestions))]
     Unknown {
         /// Metric or aggregator.
         kind: PluginKind,
@@ -70,7 +72,8 @@ pub enum PluginError {
     },
     /// The plugin has no parameter of this name.
     #[error(
-        "{kind} `{plugin}` has no parameter `{param}`{}; its parameters: {}",
+        "{kind} `{plugin}` has no parameter `{}`{}; its parameters: {}",
+        escaped(param),
         suggest_in_parens(suggestions),
         list_or_none(known)
     )]
@@ -143,6 +146,21 @@ impl PluginError {
             _ => None,
         }
     }
+}
+
+/// `text` with its control characters escaped (`\u{1b}`, `\n`), as a
+/// message quotes what was typed: an escape sequence typed in a metric's
+/// name must not reach the terminal as one.
+fn escaped(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 fn suggest(suggestions: &[&str]) -> String {

@@ -106,6 +106,13 @@ pub fn run_names(paths: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
+/// Whether `name` may name a run or a policy in a report: not blank, and
+/// no tab, newline or other control character (it would break a table, a
+/// TSV line or a terminal).
+pub fn is_printable_name(name: &str) -> bool {
+    !name.trim().is_empty() && !name.chars().any(char::is_control)
+}
+
 /// The report name of each run: the name given, else its file's (by
 /// [`run_names`] over every run's file, so that a file's default name does
 /// not depend on whether another run was named); names must be printable
@@ -118,7 +125,7 @@ pub fn name_runs(runs: &[GivenRun]) -> Result<Vec<String>, NameError> {
     for (index, (run, default)) in runs.iter().zip(defaults).enumerate() {
         let name = match &run.name {
             Some(name) => {
-                if name.trim().is_empty() || name.chars().any(char::is_control) {
+                if !is_printable_name(name) {
                     return Err(NameError::Unprintable { index });
                 }
                 name.clone()

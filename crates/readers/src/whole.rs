@@ -158,6 +158,8 @@ pub(crate) fn read_bounded(
     kind: WholeInput,
 ) -> Result<Vec<u8>, ReadError> {
     const CHUNK: usize = 1 << 20;
+    // The bytes read one read at a time where a magic is checked.
+    const HEAD: usize = 16;
     let mut all: Vec<u8> = Vec::new();
     // Where the line being read starts (after the last newline seen).
     let mut line_start = 0usize;
@@ -171,20 +173,37 @@ pub(crate) fn read_bounded(
                 (all.capacity() * 2).clamp(old + CHUNK, cap.saturating_add(CHUNK).max(old + CHUNK));
             all.reserve_exact(wanted - old);
         }
-        all.resize(old + CHUNK, 0);
-        let got = loop {
-            match input.read(&mut all[old..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => return Err(ReadError::new(name, None, ReadErrorKind::Io(e))),
-            }
+        let io = |e| ReadError::new(name, None, ReadErrorKind::Io(e));
+        let got = if kind.magic.is_some() && old < HEAD {
+            // The head, read by single reads and checked after each: a
+            // pipe that sends a few wrong bytes and stalls is refused now.
+            let mut head = [0u8; HEAD];
+            let got = loop {
+                match input.read(&mut head[old..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                    Err(e) => return Err(io(e)),
+                }
+            };
+            all.extend_from_slice(&head[old..old + got]);
+            got
+        } else {
+            // A chunk, or what is left: `read_to_end` fills the spare
+            // capacity without zeroing it first (zeroing a chunk for each
+            // of a pipe's reads of a few KiB made a FIFO fed by `yes` take
+            // minutes to reach the limit), and retries an interrupted read.
+            (&mut input)
+                .take(CHUNK as u64)
+                .read_to_end(&mut all)
+                .map_err(io)?
         };
-        all.truncate(old + got);
+        let filled = all.len();
+        let read = &all[..filled];
         if let Some((magics, expected)) = kind.magic {
             // Wrong once no magic can still match what has been read.
             let fits = |magic: &[u8]| {
-                let seen = all.len().min(magic.len());
-                all[..seen] == magic[..seen] && (got > 0 || seen == magic.len())
+                let seen = read.len().min(magic.len());
+                read[..seen] == magic[..seen] && (got > 0 || seen == magic.len())
             };
             if !magics.iter().any(|magic| fits(magic)) {
                 return Err(ReadError::new(
@@ -197,15 +216,15 @@ pub(crate) fn read_bounded(
         if got == 0 {
             break;
         }
-        if all.len() as u64 > kind.limit {
+        if filled as u64 > kind.limit {
             return Err(too_large(name, kind));
         }
         if kind.text {
-            if let Some(at) = memchr::memrchr(b'\n', &all[old..]) {
+            if let Some(at) = memchr::memrchr(b'\n', &read[old..]) {
                 line_start = old + at + 1;
             }
-            if all.len() - line_start > LINE_LIMIT {
-                let line = memchr::memchr_iter(b'\n', &all[..line_start]).count() as u64 + 1;
+            if filled - line_start > LINE_LIMIT {
+                let line = memchr::memchr_iter(b'\n', &read[..line_start]).count() as u64 + 1;
                 return Err(ReadError::new(
                     name,
                     Some(line),

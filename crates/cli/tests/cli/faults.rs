@@ -222,6 +222,235 @@ fn the_report_may_not_overwrite_an_input() {
     }
 }
 
+/// Every command that writes a report with `-o` refuses a target that is
+/// one of its inputs, before reading anything: the log, a policy, the
+/// reward model, the groups or the TOML file of `ope`, a run of `overlap`,
+/// the history itself (`history`, `diff`, `export`), the qrels and runs of
+/// `agree`, `ppi`, `expected` and `spans`. Each input is left as it was.
+#[test]
+fn no_command_overwrites_an_input_with_its_report() {
+    let [prod, _] = super::ope::runs();
+    let log = super::ope::bandit_log();
+    let model = "q1 Q0 a 0 0.5 m\n";
+    let groups = "query,group\nq1,g\n";
+    let toml = "[ope]\nlog = \"log.csv\"\npolicies = [{ path = \"prod.trec\" }]\n";
+    let labels = "query\tdoc\tp0\tp1\nq1\ta\t0.5\t0.5\n";
+    let spans = "query\tdoc\tstart\tend\tgrade\nq1\td1\t0\t10\t1\n";
+    let chunks = "query\tdoc\tstart\tend\tscore\nq1\td1\t0\t5\t0.9\n";
+    let files: &[(&str, &str)] = &[
+        ("qrels.txt", QRELS),
+        ("run.trec", UNGROUPED),
+        ("log.csv", &log),
+        ("prod.trec", &prod.1),
+        ("model.trec", model),
+        ("groups.csv", groups),
+        ("ope.toml", toml),
+        ("labels.tsv", labels),
+        ("spans.tsv", spans),
+        ("chunks.tsv", chunks),
+    ];
+    let dir = scratch(files);
+    let record = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "ap",
+            "--record",
+            "h.sqlite",
+        ],
+    );
+    assert_eq!(record.0, 0, "{}", record.2);
+    let history = std::fs::read(dir.path().join("h.sqlite")).expect("the history");
+    let ope = [
+        "ope",
+        "--log",
+        "log.csv",
+        "--policy",
+        "prod.trec",
+        "--allow-low-support",
+    ];
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[&ope[..], &["-o", "./log.csv"]].concat(),
+            "the impression log",
+        ),
+        (&[&ope[..], &["-o", "prod.trec"]].concat(), "a policy's run"),
+        (
+            &[
+                &ope[..],
+                &[
+                    "-e",
+                    "dr",
+                    "--reward-model",
+                    "model.trec",
+                    "-o",
+                    "model.trec",
+                ],
+            ]
+            .concat(),
+            "the reward model",
+        ),
+        (
+            &[&ope[..], &["--groups", "groups.csv", "-o", "groups.csv"]].concat(),
+            "the groups file",
+        ),
+        (
+            &["ope", "--config", "ope.toml", "-o", "ope.toml"],
+            "the experiment file",
+        ),
+        (
+            &["run", "ope.toml", "-o", "ope.toml"],
+            "the experiment file",
+        ),
+        (&["run", "ope.toml", "-o", "log.csv"], "the impression log"),
+        (
+            &["overlap", "run.trec", "prod.trec", "-o", "prod.trec"],
+            "a run",
+        ),
+        (&["history", "h.sqlite", "-o", "h.sqlite"], "the history"),
+        (
+            &[
+                "eval",
+                "--qrels",
+                "qrels.txt",
+                "--run",
+                "run.trec",
+                "-m",
+                "ap",
+                "--record",
+                "h.sqlite",
+                "-o",
+                "h.sqlite",
+            ],
+            "the results history (--record)",
+        ),
+        (
+            &[
+                "eval",
+                "--qrels",
+                "qrels.txt",
+                "--run",
+                "run.trec",
+                "-m",
+                "ap",
+                "--baseline",
+                "db:h.sqlite#1",
+                "-o",
+                "./h.sqlite",
+            ],
+            "the results history (--baseline)",
+        ),
+        (
+            &[&ope[..], &["--record", "h.sqlite", "-o", "h.sqlite"]].concat(),
+            "the results history (--record)",
+        ),
+        (
+            &["history", "diff", "h.sqlite", "1", "1", "-o", "./h.sqlite"],
+            "the history",
+        ),
+        (
+            &[
+                "history", "export", "h.sqlite", "--format", "csv", "-o", "h.sqlite",
+            ],
+            "the history",
+        ),
+        (
+            &[
+                "agree",
+                "--qrels",
+                "a=qrels.txt",
+                "--qrels",
+                "b=run.trec",
+                "-o",
+                "run.trec",
+            ],
+            "the qrels",
+        ),
+        (
+            &[
+                "ppi",
+                "--qrels",
+                "qrels.txt",
+                "--human",
+                "qrels.txt",
+                "--run",
+                "run.trec",
+                "-m",
+                "ap",
+                "-o",
+                "run.trec",
+            ],
+            "a run",
+        ),
+        (
+            &[
+                "expected",
+                "--qrels",
+                "labels.tsv",
+                "--label",
+                "p0=0,p1=1",
+                "--run",
+                "run.trec",
+                "-m",
+                "ap",
+                "-o",
+                "labels.tsv",
+            ],
+            "the label distributions",
+        ),
+        (
+            &[
+                "spans",
+                "--qrels",
+                "spans.tsv",
+                "--run",
+                "chunks.tsv",
+                "-o",
+                "chunks.tsv",
+            ],
+            "a run",
+        ),
+        (
+            &[
+                "spans",
+                "--qrels",
+                "spans.tsv",
+                "--run",
+                "chunks.tsv",
+                "-o",
+                "spans.tsv",
+            ],
+            "the span qrels",
+        ),
+    ];
+    for (args, role) in cases {
+        let (code, stdout, stderr) = run_in(dir.path(), args);
+        let target = args.last().expect("a target");
+        assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr,
+            format!(
+                "error: -o {target}: it is {role} ({}); the report would overwrite it\n",
+                target.trim_start_matches("./")
+            ),
+            "{args:?}"
+        );
+    }
+    for (file, text) in files {
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(file)).unwrap(),
+            *text,
+            "{file}"
+        );
+    }
+    assert_eq!(std::fs::read(dir.path().join("h.sqlite")).unwrap(), history);
+}
+
 /// `-o` onto something that cannot take the report is an error that
 /// names the target, and leaves what is there as it was: a path under a
 /// regular file, a directory, and (not as root, who may write any file) a

@@ -481,3 +481,126 @@ fn a_100_mb_line_is_refused_by_every_command() {
 fn ids_with_control_bytes_are_refused_by_every_command() {
     every_command_refuses(Hostile::ControlBytes);
 }
+
+/// A FIFO fed without end (`yes > fifo`) as a log read whole: refused at
+/// the 2 GiB limit, naming the file, in seconds (each of the pipe's short
+/// reads zeroed a 1 MiB chunk: over three minutes in a debug build).
+#[test]
+fn a_fifo_fed_without_end_is_refused_at_the_limit() {
+    let dir = scratch(GOOD);
+    let path = dir.path().join("hostile.csv");
+    let made = Command::new("mkfifo").arg(&path).status().expect("mkfifo");
+    assert!(made.success());
+    let writer = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            if let Ok(mut fifo) = std::fs::OpenOptions::new().write(true).open(&path) {
+                let lines = b"y\n".repeat(4096);
+                while std::io::Write::write_all(&mut fifo, &lines).is_ok() {}
+            }
+        })
+    };
+    let args: Vec<String> = ["ope", "--log", "hostile.csv", "--policy", "run.trec"]
+        .iter()
+        .map(|a| (*a).to_owned())
+        .collect();
+    let (code, stderr, took) = bounded(dir.path(), &args);
+    let _ = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&path);
+    let _ = writer.join();
+    assert_eq!(code, Some(2), "after {took:?}: {stderr}");
+    assert_eq!(
+        stderr,
+        "error: hostile.csv: the input is larger than 2048 MiB, the limit for a text input read whole\n"
+    );
+    assert!(took < Duration::from_secs(60), "{took:?}");
+}
+
+/// Option values holding control bytes (ESC, DEL, a C1 control) or 100,000
+/// characters: each refused with exit code 2 in a short message that holds
+/// none of them (an escape sequence typed in an id must not reach the
+/// terminal as one; a long id is cut).
+#[test]
+fn control_bytes_and_long_values_in_options_are_escaped_in_messages() {
+    let dir = scratch(GOOD);
+    let long = "x".repeat(100_000);
+    let irds_long = format!("irds:{long}");
+    let cases: &[&[&str]] = &[
+        &["benchmarks", "msmarco-passage/trec-dl-2019\u{1b}[31m"],
+        &["benchmarks", "a\u{7f}b\u{9b}31m"],
+        &["benchmarks", &long],
+        &[
+            "eval",
+            "--qrels",
+            "irds:x\u{1b}[31m",
+            "--run",
+            "run.trec",
+            "-m",
+            "ap",
+        ],
+        &[
+            "eval", "--qrels", &irds_long, "--run", "run.trec", "-m", "ap",
+        ],
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "ndcg@\u{1b}[31m",
+        ],
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "nd\u{1b}cg@3",
+        ],
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.trec",
+            "-m",
+            "ndcg(\u{9b}=1)@3",
+        ],
+        &[
+            "ope",
+            "--log",
+            "log.csv",
+            "--policy",
+            "run.trec",
+            "--gate",
+            "snips:at_least(floor=0.1,run=\u{1b}[31m)",
+        ],
+        &[
+            "ope",
+            "--log",
+            "log.csv",
+            "--policy",
+            "run.trec",
+            "--log-columns",
+            "context=\u{1b}[31m",
+        ],
+    ];
+    let mut failures = Vec::new();
+    for args in cases {
+        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        let (code, stderr, _) = bounded(dir.path(), &args);
+        let shown: String = args.join(" ").chars().take(120).collect();
+        if code != Some(2) {
+            failures.push(format!("{shown:?}: exit {code:?}: {stderr}"));
+        } else if stderr.contains(['\u{1b}', '\u{7f}', '\u{9b}']) {
+            failures.push(format!("{shown:?}: control bytes in {stderr:?}"));
+        } else if stderr.len() > 4000 {
+            failures.push(format!("{shown:?}: a message of {} bytes", stderr.len()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

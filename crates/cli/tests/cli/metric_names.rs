@@ -152,3 +152,27 @@ fn ir_measures_names_without_an_equivalent_are_refused_with_the_reason() {
         )
     );
 }
+
+/// A list of 20,000 cutoffs in one -m is 20,000 metrics in bounded memory:
+/// each metric's origin is its own cutoff (as its errors name it), not the
+/// whole 108 kB list copied for each, which took 2 GB.
+#[test]
+fn a_list_of_many_cutoffs_runs_in_bounded_memory() {
+    let dir = scratch(&[("qrels.txt", "q1 0 a 1\n"), ("run.trec", "q1 Q0 a 1 1 t\n")]);
+    let cutoffs: Vec<String> = (1..=20_000).map(|k| k.to_string()).collect();
+    let list = format!("p@{}", cutoffs.join(","));
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_rankeval"));
+    command
+        .args(["eval", "--qrels", "qrels.txt", "--run", "run.trec"])
+        .args(["-m", &list, "--format", "csv"])
+        .current_dir(dir.path())
+        .env_clear();
+    super::limit_address_space(&mut command, 1 << 30);
+    let output = command.output().expect("the rankeval binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let header = stdout.lines().next().unwrap_or_default();
+    assert!(header.ends_with(",p@19999,p@20000"), "{}", header.len());
+    assert_eq!(header.matches(",p@").count(), 20_000);
+}

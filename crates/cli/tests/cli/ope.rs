@@ -267,6 +267,24 @@ fn errors_name_the_file_line_and_column() {
         &["ope", "--log", "bad.csv", "--policy", "prod.trec"],
     );
     assert_eq!(code, 2);
+    // A JSON Lines row giving a key twice: either value would be a guess.
+    let dir_json = scratch(&[
+        (
+            "log.jsonl",
+            "{\"context\": \"q1\", \"impression\": 1, \"item\": \"a\", \"reward\": 1, \"propensity\": 0.5}\n\
+             {\"context\": \"q1\", \"impression\": 2, \"item\": \"a\", \"reward\": 1, \"reward\": 0, \"propensity\": 0.5}\n",
+        ),
+        (prod.0, &prod.1),
+    ]);
+    let (code, _, stderr) = run_in(
+        dir_json.path(),
+        &["ope", "--log", "log.jsonl", "--policy", "prod.trec"],
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "error: log.jsonl, line 2: not a JSON object: key `reward` appears twice at line 1 column 72\n"
+    );
     let code = snapshot(
         "ope_unknown_estimator",
         dir.path(),

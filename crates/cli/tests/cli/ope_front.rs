@@ -132,6 +132,20 @@ fn a_bad_value_is_refused_alike_by_the_flags_and_the_file() {
             "--log-columns colour=x: ",
             "ope.log_columns.colour: ",
         ),
+        // The rewards read from the propensities' column.
+        (
+            &["--log-columns", "reward=propensity"],
+            "log_columns = { reward = \"propensity\" }",
+            "--log-columns reward=propensity: ",
+            "ope.log_columns.reward: ",
+        ),
+        // 1e400,1e401 read as [inf, inf]: no finite reward is in it.
+        (
+            &["--reward-range", "inf,inf"],
+            "reward_range = [inf, inf]",
+            "--reward-range inf,inf: ",
+            "ope.reward_range: ",
+        ),
     ];
     for (flags, key, flag_origin, key_origin) in cases {
         let mut args = vec!["ope", "--log", "log.csv", "--policy", "prod.trec"];
@@ -151,6 +165,80 @@ fn a_bad_value_is_refused_alike_by_the_flags_and_the_file() {
         // `rankeval run` says the same of the same file.
         assert_eq!(run_in(dir.path(), &["run", "bad.toml"]).2, expected);
     }
+}
+
+/// The log's columns: each key once, each column read as one thing, the
+/// target's name printable; refused before the log is read, naming the
+/// flag. A key given twice, or two keys naming one column, was read
+/// silently (the last won; `reward=propensity` estimated from the
+/// propensities).
+#[test]
+fn each_column_key_once_and_each_column_for_one_key() {
+    let dir = files();
+    for (extra, says) in [
+        (
+            &["--log-columns", "context=a,context=context"][..],
+            "error: --log-columns context=context: `context` is given twice: give each key one column\n",
+        ),
+        (
+            &["--log-columns", "item=context"],
+            "error: --log-columns item=context: `context` and `item` both name the column `context`: \
+             each key reads a column of its own\n",
+        ),
+        (
+            &["--log-columns", "reward=r,propensity=r"],
+            "error: --log-columns propensity=r: `reward` and `propensity` both name the column `r`: \
+             each key reads a column of its own\n",
+        ),
+        (
+            &["--log-columns", "target=propensity", "--target-column", "t"],
+            "error: --log-columns target=propensity: `propensity` and `target` both name the column \
+             `propensity`: each key reads a column of its own\n",
+        ),
+        (
+            &["--log-columns", "target=t", "--target-column", ""],
+            "error: --target-column: a policy name cannot be blank nor hold a tab, newline or \
+             other control character\n",
+        ),
+        (
+            &[
+                "--log-columns",
+                "target=t",
+                "--target-column",
+                "t\u{1b}[31m",
+            ],
+            "error: --target-column t\\u{1b}[31m: a policy name cannot be blank nor hold a tab, \
+             newline or other control character\n",
+        ),
+    ] {
+        let mut args = vec!["ope", "--log", "log.csv", "--policy", "prod.trec"];
+        args.extend_from_slice(extra);
+        let (code, stdout, stderr) = run_in(dir.path(), &args);
+        assert_eq!(
+            (code, stdout.as_str(), stderr.as_str()),
+            (2, "", says),
+            "{extra:?}"
+        );
+    }
+    // Many pairs are refused at once, their text not copied into each.
+    let many = vec!["context=c"; 10_000].join(",");
+    let (code, _, stderr) = run_in(
+        dir.path(),
+        &[
+            "ope",
+            "--log",
+            "log.csv",
+            "--policy",
+            "prod.trec",
+            "--log-columns",
+            &many,
+        ],
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "error: --log-columns context=c: `context` is given twice: give each key one column\n"
+    );
 }
 
 #[test]

@@ -60,8 +60,9 @@ pub fn fill_command(id: &str) -> String {
 pub enum IrdsError {
     /// The id is not in rankeval's benchmark card.
     #[error(
-        "`{id}` is not in rankeval's benchmark card: `rankeval benchmarks` lists the ids it \
-         knows (give a qrels file otherwise)"
+        "`{}` is not in rankeval's benchmark card: `rankeval benchmarks` lists the ids it \
+         knows (give a qrels file otherwise)",
+        rankeval_core::shorten_id(id.as_bytes())
     )]
     Unknown {
         /// The id given.
@@ -326,6 +327,13 @@ pub fn md5_of(path: &Path) -> Result<String, IrdsError> {
         path: path.to_owned(),
         source,
     };
+    // Looked at before it is opened: opening a FIFO no one writes would
+    // wait for ever. Looked at again once open, in case it was replaced.
+    if !std::fs::metadata(path).map_err(read)?.is_file() {
+        return Err(IrdsError::NotAFile {
+            path: path.to_owned(),
+        });
+    }
     let file = std::fs::File::open(path).map_err(read)?;
     let metadata = file.metadata().map_err(read)?;
     if !metadata.is_file() {
@@ -512,6 +520,11 @@ mod tests {
             md5_of(Path::new("/dev/zero")),
             Err(IrdsError::NotAFile { .. })
         ));
+        // A FIFO no one writes is refused, not opened (which would block).
+        let fifo = home.path().join("fifo");
+        let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        assert!(matches!(md5_of(&fifo), Err(IrdsError::NotAFile { .. })));
         let empty = home.path().join("e");
         std::fs::write(&empty, "").unwrap();
         assert_eq!(md5_of(&empty).unwrap(), "d41d8cd98f00b204e9800998ecf8427e");

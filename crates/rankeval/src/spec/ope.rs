@@ -387,6 +387,14 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
                     "the range LO,HI needs two numbers with LO <= HI",
                 ));
             }
+            // `1e400,1e401` reads as [inf, inf]: no reward, which must be
+            // finite, could be in it, and every log would be refused row by row.
+            if lo == f64::INFINITY || hi == f64::NEG_INFINITY {
+                return Err(invalid(
+                    &given.from,
+                    format!("the range [{lo}, {hi}] holds no finite reward"),
+                ));
+            }
             Some((lo, hi))
         }
     };
@@ -406,11 +414,23 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         }),
     };
     let mut columns = ImpressionColumns::default();
+    // Each key once: a second `context=` would silently win over the first.
+    let mut keys_given: Vec<&str> = Vec::new();
     for given in &log_columns {
         let (key, name) = (&given.value.0, given.value.1.trim());
         if name.is_empty() {
             return Err(invalid(&given.from, format!("`{key}`: an empty name")));
         }
+        if keys_given.contains(&key.trim()) {
+            return Err(invalid(
+                &given.from,
+                format!(
+                    "`{}` is given twice: give each key one column",
+                    rankeval_core::shorten_id(key.trim().as_bytes())
+                ),
+            ));
+        }
+        keys_given.push(key.trim());
         let name = name.to_owned();
         match key.trim() {
             "context" => columns.context = name,
@@ -430,6 +450,24 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
                 ));
             }
         }
+    }
+    // One column read as two things (`reward=propensity`: the rewards
+    // read from the propensities) gives numbers of nothing: refused, by
+    // the keys named and the column they share.
+    if let Some((first, second, name)) = columns.shared() {
+        let from = log_columns
+            .iter()
+            .rev()
+            .find(|g| [first, second].contains(&g.value.0.trim()))
+            .map_or(&whole, |g| &g.from);
+        return Err(invalid(
+            from,
+            format!(
+                "`{first}` and `{second}` both name the column `{}`: each key reads a column \
+                 of its own",
+                rankeval_core::shorten_id(name.as_bytes())
+            ),
+        ));
     }
     if let Some(given) = &target_column
         && columns.target.is_none()
@@ -480,6 +518,14 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
     }
     existing(&log.value, &log.from)?;
     let policies = name_policies(&policies)?;
+    if let Some(given) = &target_column
+        && !crate::naming::is_printable_name(&given.value)
+    {
+        return Err(invalid(
+            &given.from,
+            "a policy name cannot be blank nor hold a tab, newline or other control character",
+        ));
+    }
     if let Some(given) = &target_column
         && policies.iter().any(|p| p.name == given.value)
     {

@@ -125,12 +125,19 @@ impl fmt::Display for Origin {
 
 /// A value as a message shows it: its control characters escaped (`\u{1}`,
 /// `\n`), so that a value holding them neither hides them nor breaks the
-/// line of the message.
+/// line of the message, and cut after [`SHOWN_CHARS`] characters with its
+/// length, so that a 100 kB value gives a short message.
 struct Shown<'a>(&'a str);
+
+/// The most characters of a value a message shows.
+const SHOWN_CHARS: usize = 512;
 
 impl fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for c in self.0.chars() {
+        for (kept, c) in self.0.chars().enumerate() {
+            if kept == SHOWN_CHARS {
+                return write!(f, "… ({} bytes)", self.0.len());
+            }
             if c.is_control() {
                 write!(f, "{}", c.escape_debug())?;
             } else {
@@ -166,6 +173,12 @@ mod tests {
         assert_eq!(
             Origin::flag("--label", "a\u{1}b\nc").to_string(),
             "--label a\\u{1}b\\nc"
+        );
+        let long = "x".repeat(100_000);
+        let shown = Origin::flag("--qrels", &long).to_string();
+        assert_eq!(
+            shown,
+            format!("--qrels {}… (100000 bytes)", &long[..SHOWN_CHARS])
         );
         assert_eq!(Origin::keyword("label", "x\ty").to_string(), "label=x\\ty");
     }

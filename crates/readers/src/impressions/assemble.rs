@@ -45,7 +45,7 @@ pub(super) fn assemble(
                 path: name.to_owned(),
                 problem: format!(
                     "no column `{}` in the log (it has: {})",
-                    names[column as usize].unwrap_or_default(),
+                    shorten_id(names[column as usize].unwrap_or_default().as_bytes()),
                     raw.names.join(", ")
                 ),
             });

@@ -147,6 +147,29 @@ impl Default for ImpressionColumns {
 }
 
 impl ImpressionColumns {
+    /// The keys of the columns, in the order of [`Column`].
+    pub const KEYS: [&'static str; COLUMNS] = [
+        "context",
+        "impression",
+        "item",
+        "position",
+        "reward",
+        "propensity",
+        "target",
+    ];
+
+    /// The first two keys that name one column, with its name: that column
+    /// would be read as two things (`reward` from the `propensity` column,
+    /// the defaults counted), so every reader refuses it.
+    pub fn shared(&self) -> Option<(&'static str, &'static str, &str)> {
+        let names = self.names();
+        names.iter().enumerate().find_map(|(i, a)| {
+            let a = (*a)?;
+            let j = names.iter().skip(i + 1).position(|b| *b == Some(a))? + i + 1;
+            Some((Self::KEYS[i], Self::KEYS[j], a))
+        })
+    }
+
     /// The names, in the order of [`Column`].
     fn names(&self) -> [Option<&str>; COLUMNS] {
         [
@@ -302,6 +325,7 @@ pub fn read_impressions(
     options: &ImpressionOptions,
 ) -> Result<ImpressionLog, ImpressionError> {
     let name = path.display().to_string();
+    check_columns(&name, options)?;
     let raw = match Format::from_path(path) {
         format @ (Format::Parquet | Format::Arrow) => {
             table::read(&Input::file(path).with_format(format), options)?
@@ -321,8 +345,25 @@ pub fn parse_impressions(
     name: &str,
     options: &ImpressionOptions,
 ) -> Result<ImpressionLog, ImpressionError> {
+    check_columns(name, options)?;
     let raw = raw_rows(bytes, name, options)?;
     assemble::assemble(raw, name, options)
+}
+
+/// Refuses options that read one column as two things, before the log is
+/// read ([`ImpressionColumns::shared`]).
+fn check_columns(name: &str, options: &ImpressionOptions) -> Result<(), ImpressionError> {
+    match options.columns.shared() {
+        Some((first, second, column)) => Err(ImpressionError::File {
+            path: name.to_owned(),
+            problem: format!(
+                "`{first}` and `{second}` both name the column `{}`: each key reads a column of \
+                 its own",
+                rankeval_core::shorten_id(column.as_bytes())
+            ),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The raw rows of bytes: a table by its magic, else text.

@@ -185,6 +185,31 @@ fn duplicates_lengths_and_missing_columns() {
     );
 }
 
+/// A key given twice in a JSON Lines row, and one column named for two
+/// keys, were read silently (the last value won; the rewards read from
+/// the propensities).
+#[test]
+fn a_key_twice_or_a_column_for_two_keys_is_refused() {
+    let text = r#"{"context": "q", "impression": 1, "item": "a", "reward": 1, "reward": 0, "propensity": 0.5}"#;
+    assert_eq!(
+        error(text, &bandit()),
+        "log.csv, line 1: not a JSON object: key `reward` appears twice at line 1 column 71"
+    );
+    let mut options = bandit();
+    options.columns.reward = "propensity".into();
+    assert_eq!(
+        error(
+            "context,impression,item,reward,propensity\nu,1,a,1,0.5\n",
+            &options
+        ),
+        "log.csv: `reward` and `propensity` both name the column `propensity`: each key reads a column of its own"
+    );
+    let mut options = bandit();
+    options.columns.target = Some("item".into());
+    assert_eq!(options.columns.shared(), Some(("item", "target", "item")));
+    assert_eq!(bandit().columns.shared(), None);
+}
+
 #[test]
 fn hostile_bytes_are_errors_not_panics() {
     for bytes in [

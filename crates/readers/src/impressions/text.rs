@@ -3,6 +3,9 @@
 //! byte order mark is skipped, `\r\n` read, blank lines skipped.
 
 use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
 use rankeval_core::shorten_id;
 
@@ -37,7 +40,11 @@ pub(super) fn parse(
             }
             table.rows.push(row);
         }
-        table.names = wanted.iter().flatten().map(|s| s.to_string()).collect();
+        table.names = wanted
+            .iter()
+            .flatten()
+            .map(|s| shorten_id(s.as_bytes()))
+            .collect();
     } else {
         let delimiter = if first.contains(&b'\t') { b'\t' } else { b',' };
         let mut header = Vec::new();
@@ -112,20 +119,66 @@ fn row_error(name: &str, at: u64, problem: String) -> ImpressionError {
 }
 
 /// One JSON Lines row: an object whose keys are the wanted columns (others
-/// ignored).
+/// ignored). A wanted key given twice is an error, as in a run's JSON
+/// Lines and a table's header: either value would be a guess.
 fn json(
     name: &str,
     at: u64,
     line: &[u8],
     wanted: &[Option<&str>; COLUMNS],
 ) -> Result<RawRow, ImpressionError> {
-    let object: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(line)
-        .map_err(|e| row_error(name, at, format!("not a JSON object: {e}")))?;
-    let cells = wanted.map(|want| want.and_then(|key| object.get(key)).map(from_json));
+    let bad = |e: serde_json::Error| row_error(name, at, format!("not a JSON object: {e}"));
+    let mut reader = serde_json::Deserializer::from_slice(line);
+    let values = WantedKeys(wanted)
+        .deserialize(&mut reader)
+        .and_then(|values| reader.end().map(|()| values))
+        .map_err(bad)?;
+    let cells = values.map(|value| value.as_ref().map(from_json));
     Ok(RawRow {
         at: RowAt::Line(at),
         cells,
     })
+}
+
+/// Reads a JSON object's values of the wanted keys (in the order of the
+/// columns), each key at most once, skipping the others.
+struct WantedKeys<'w, 'n>(&'w [Option<&'n str>; COLUMNS]);
+
+impl<'de> DeserializeSeed<'de> for WantedKeys<'_, '_> {
+    type Value = [Option<serde_json::Value>; COLUMNS];
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for WantedKeys<'_, '_> {
+    type Value = [Option<serde_json::Value>; COLUMNS];
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let mut values: [Option<serde_json::Value>; COLUMNS] = Default::default();
+        while let Some(key) = map.next_key::<String>()? {
+            match self.0.iter().position(|want| *want == Some(key.as_str())) {
+                Some(column) => {
+                    let value = map.next_value::<serde_json::Value>()?;
+                    if values[column].replace(value).is_some() {
+                        return Err(de::Error::custom(format!(
+                            "key `{}` appears twice",
+                            shorten_id(key.as_bytes())
+                        )));
+                    }
+                }
+                None => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(values)
+    }
 }
 
 /// A JSON value as a cell (arrays one level deep; deeper is `Other`).
