@@ -595,7 +595,7 @@ fn produce(
                     .as_ref()
                     .and_then(|c| c.baseline.as_ref())
                 {
-                    Some(rankeval::compare::plan::BaselineRef::History { db, .. }) => {
+                    Some(rankeval::compare::BaselineRef::History { db, .. }) => {
                         Some(("the results history (--baseline)", db.as_path()))
                     }
                     _ => None,
