@@ -24,6 +24,7 @@ type Rendered = (String, String);
 const OPE_KEYWORDS: &[&str] = &[
     "log_columns",
     "form",
+    "examination",
     "reward_per",
     "reward_range",
     "layout",
@@ -110,6 +111,20 @@ pub fn ope(
         }))
     };
     spec.form = text("form")?;
+    // A rule's text, or the probabilities per rank as a list.
+    if let Some(value) = options.get_item("examination")?.filter(|v| !v.is_none()) {
+        let written = match value.extract::<String>() {
+            Ok(text) => text,
+            Err(_) => value
+                .extract::<Vec<f64>>()?
+                .iter()
+                .map(f64::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+        };
+        let shown = format!("{written:?}");
+        spec.examination = Some(keyword(written, "examination", shown));
+    }
     spec.reward_per = text("reward_per")?;
     spec.layout = text("layout")?;
     spec.interval = text("interval")?;

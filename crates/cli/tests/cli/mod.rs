@@ -33,6 +33,7 @@ mod msmarco;
 mod naming;
 mod never_ran;
 mod ope;
+mod ope_clicks;
 mod ope_front;
 mod output;
 mod overlap;

@@ -142,6 +142,7 @@ def ope(
     *,
     log_columns: Mapping[str, str] | None = None,
     form: str | None = None,
+    examination: str | Sequence[float] | None = None,
     reward_per: str | None = None,
     reward_range: tuple[float, float] | None = None,
     layout: str | None = None,
@@ -183,6 +184,12 @@ def ope(
     every ordering; ``seed=`` seeds it and the bootstrap
     (``interval="bootstrap"``) alike (``report.sampling``,
     ``report.resampling``).
+    A click log (``form="examination"``: a click, 0 or 1, per position,
+    and the probability that the position was examined) is estimated by
+    the IPS-weighted rank metrics, ``estimators=["ips_dcg@10",
+    "ips_rbp(p=0.8)", "ips_p@5"]``; ``examination="power(eta=1)"`` or
+    ``examination=[1, 0.5, 0.33]`` gives the propensities per rank instead
+    of a column.
     A bad value raises the error the command
     line gives (``min_ess=-1: the floor is ...``); a bad log or run,
     :class:`InputError`."""
@@ -197,6 +204,7 @@ def ope(
     options: dict[str, Any] = {
         "log_columns": None if log_columns is None else [(str(k), str(v)) for k, v in log_columns.items()],
         "form": form,
+        "examination": examination if examination is None or isinstance(examination, str) else [float(p) for p in examination],
         "reward_per": reward_per,
         "reward_range": None if reward_range is None else tuple(reward_range),
         "layout": layout,

@@ -37,6 +37,7 @@ struct RawOpe {
     log: Option<Spanned<String>>,
     log_columns: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     form: Option<Spanned<String>>,
+    examination: Option<Spanned<String>>,
     reward_per: Option<Spanned<String>>,
     reward_range: Option<Spanned<Vec<f64>>>,
     layout: Option<Spanned<String>>,
@@ -120,6 +121,7 @@ pub fn load_ope_bytes(path: &Path, bytes: Vec<u8>) -> Result<OpeRequest, ConfigE
         })
         .collect();
     spec.form = table.form.as_ref().map(|v| given(v, "form"));
+    spec.examination = table.examination.as_ref().map(|v| given(v, "examination"));
     spec.reward_per = table.reward_per.as_ref().map(|v| given(v, "reward_per"));
     spec.layout = table.layout.as_ref().map(|v| given(v, "layout"));
     spec.interval = table.interval.as_ref().map(|v| given(v, "interval"));

@@ -15,6 +15,7 @@ use rankeval_stats::Correction;
 use super::origin::{Given, Origin};
 use super::resolve::{SpecError, existing, invalid};
 use crate::naming::{GivenRun, NameError, name_runs};
+use crate::ope::click::Examination;
 use crate::ope::{MAX_SAMPLES, MarginalSampling, OpeEstimator, OpePlan};
 use crate::read::impressions::{
     ImpressionColumns, ImpressionOptions, Layout, PropensityForm, RewardPer,
@@ -33,8 +34,12 @@ pub struct OpeSpec {
     /// `impression`, `item`, `position`, `reward`, `propensity`, `target`.
     pub log_columns: Vec<Given<(String, String)>>,
     /// The propensities' form by name: `action`, `slate`, `marginal`,
-    /// `cascade`.
+    /// `cascade`, `examination` (a click log).
     pub form: Option<Given<String>>,
+    /// A click log's examination propensities per rank instead of a
+    /// column: `power(eta=N)` or `P1,P2,...` ([`Examination`]); implies
+    /// the `examination` form.
+    pub examination: Option<Given<String>>,
     /// `impression` or `position`.
     pub reward_per: Option<Given<String>>,
     /// The rewards' declared range `(lo, hi)`.
@@ -94,6 +99,7 @@ impl OpeSpec {
             log: None,
             log_columns: Vec::new(),
             form: None,
+            examination: None,
             reward_per: None,
             reward_range: None,
             layout: None,
@@ -159,6 +165,9 @@ pub struct OpeRequest {
     pub plan: OpePlan,
     /// The groups file, for a report per group of contexts.
     pub groups: Option<PathBuf>,
+    /// A click log's examination propensities per rank (the log has no
+    /// propensity column).
+    pub examination: Option<Examination>,
 }
 
 /// The bootstrap's resamples when none are given: each resample makes
@@ -177,6 +186,7 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         log,
         log_columns,
         form,
+        examination,
         reward_per,
         reward_range,
         layout,
@@ -236,15 +246,18 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
     };
     let min_n = min_n.map_or(Floors::DEFAULT_MIN_N, |g| g.value);
     let form = match &form {
+        None if examination.is_some() => PropensityForm::Examination,
         None => PropensityForm::Action,
         Some(given) => PropensityForm::from_name(&given.value).ok_or_else(|| {
             invalid(
                 &given.from,
-                "unknown form of propensities (action, slate, marginal, cascade)",
+                "unknown form of propensities (action, slate, marginal, cascade, examination)",
             )
         })?,
     };
+    let examination = super::ope_click::examination(examination.as_ref(), form)?;
     let reward = match &reward_per {
+        None if form == PropensityForm::Examination => RewardPer::Position,
         None => RewardPer::Impression,
         Some(given) => match given.value.as_str() {
             "impression" => RewardPer::Impression,
@@ -252,6 +265,12 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
             _ => return Err(invalid(&given.from, "expected `impression` or `position`")),
         },
     };
+    super::ope_click::check_click_log(
+        form,
+        reward_per.as_ref().map(|g| (&g.from, reward)),
+        plackett_luce.as_ref().map(|g| &g.from),
+        target_column.as_ref().map(|g| &g.from),
+    )?;
     let layout = match &layout {
         None => Layout::Auto,
         Some(given) => match given.value.as_str() {
@@ -442,20 +461,23 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
             "the temperature must be a positive number",
         ));
     }
-    let estimators: Vec<OpeEstimator> = if estimators.is_empty() {
+    let estimators_given = estimators;
+    let estimators: Vec<OpeEstimator> = if estimators_given.is_empty() {
         let default = match form {
             PropensityForm::Action => "snips",
             PropensityForm::Slate => "slate_ips",
             PropensityForm::Marginal => "iips",
             PropensityForm::Cascade => "rips",
+            PropensityForm::Examination => super::ope_click::DEFAULT_ESTIMATOR,
         };
         vec![OpeEstimator::parse(default).map_err(|m| invalid(&whole, m))?]
     } else {
-        estimators
+        estimators_given
             .iter()
             .map(|g| OpeEstimator::parse(&g.value).map_err(|m| invalid(&g.from, m)))
             .collect::<Result<_, _>>()?
     };
+    super::ope_click::check_estimators(form, &estimators_given, &estimators)?;
     if policies.is_empty() && target_column.is_none() {
         return Err(invalid(
             &whole,
@@ -503,12 +525,14 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
             reward,
             reward_range,
             layout,
+            propensities_by_rank: examination.is_some(),
         },
         policies,
         plackett_luce: plackett_luce.map(|g| g.value),
         target_column: target_column.map(|g| g.value),
         reward_model: reward_model.map(|g| g.value),
         groups: groups.map(|g| g.value),
+        examination,
         plan: OpePlan {
             estimators,
             options: Options {
