@@ -306,3 +306,17 @@ def test_click_logs_are_the_command_lines(tmp_path: Path) -> None:
     with pytest.raises(rankeval_rs.InputError, match="click 2 is not 0 or 1"):
         (tmp_path / "two.csv").write_text(click_log().replace(",1,1.0\n", ",2,1.0\n", 1))
         rankeval_rs.ope(tmp_path / "two.csv", policies, form="examination")
+
+
+def test_samples_without_marginal_propensities_are_refused(files: Path) -> None:
+    with pytest.raises(ValueError) as raised:
+        rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], form="cascade",
+                        plackett_luce=1.0, samples=100)
+    done = cli(*flags(files), "--form", "cascade", "--plackett-luce", "1", "--samples", "100")
+    assert done.returncode == 2
+    assert str(raised.value) == (
+        "samples=100: only the Plackett-Luce marginals are drawn, and the log's propensities "
+        'are of the form `cascade`: give form="marginal"')
+    assert done.stderr == (
+        "error: --samples 100: only the Plackett-Luce marginals are drawn, and the log's "
+        "propensities are of the form `cascade`: give --form marginal\n")

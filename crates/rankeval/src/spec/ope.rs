@@ -376,6 +376,23 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
                     ),
                 ));
             }
+            // Only a log of marginal propensities has marginals to draw:
+            // elsewhere the number would be accepted and never used.
+            if form != PropensityForm::Marginal {
+                return Err(invalid(
+                    &given.from,
+                    format!(
+                        "only the Plackett-Luce marginals are drawn, and the log's propensities \
+                         are of the form `{}`: give {}",
+                        form.name(),
+                        match &given.from {
+                            Origin::Flag { .. } => "--form marginal",
+                            Origin::Key { .. } => "`form = \"marginal\"`",
+                            Origin::Keyword { .. } => "form=\"marginal\"",
+                        }
+                    ),
+                ));
+            }
             Some(MarginalSampling {
                 samples: given.value,
                 seed: seed
