@@ -26,7 +26,7 @@ use super::{CliError, Verdict, eval, output, run_names};
 #[command(group(clap::ArgGroup::new("request").multiple(true).args([
     "log", "log_columns", "form", "examination", "reward_per", "reward_range", "layout", "policies",
     "plackett_luce", "target_column", "reward_model", "estimators", "interval", "level",
-    "min_n", "min_ess", "min_support", "gates", "allow_low_support", "resamples", "samples", "seed", "correction", "groups",
+    "min_n", "min_ess", "min_support", "gates", "allow_low_support", "resamples", "samples", "seed", "correction", "groups", "groups_in_family",
 ])))]
 pub struct OpeArgs {
     /// The request as a TOML file with an `[ope]` table whose keys are
@@ -135,16 +135,23 @@ pub struct OpeArgs {
     /// among -e, optionally `ope.`-prefixed): `at_least(floor=X)` on each
     /// policy's estimate, `non_inferior(margin=M)` or `superior(alpha=A)`
     /// on each later policy's paired difference with the first;
-    /// `run=NAME` for one policy. A failed gate exits 1, an undecided one
-    /// (a refused estimate) 2.
+    /// `run=NAME` for one policy; `ESTIMATOR[COLUMN=VALUE]:RULE` on a group
+    /// of --groups. A failed gate exits 1, an undecided one (a refused
+    /// estimate) 2.
     #[arg(long = "gate", value_name = "ESTIMATOR:RULE")]
     gates: Vec<String>,
     /// Groups of contexts (slices), a groups file as `eval --groups` reads
     /// it (its query ids the log's contexts): a report per group, with its
-    /// own floors' refusals and comparisons, after the whole log's (the
-    /// exit code and the gates are the whole log's).
+    /// own floors' refusals and comparisons, after the whole log's (a
+    /// refused group does not set the exit code; a gate on a group,
+    /// `ESTIMATOR[COLUMN=VALUE]:RULE`, is decided on the group's report).
     #[arg(long, value_name = "FILE")]
     groups: Option<PathBuf>,
+    /// Correct every group's comparisons in the whole log's families (one
+    /// per estimator) instead of each group's own, as `eval
+    /// --groups-in-family` does (needs --groups and --correction).
+    #[arg(long)]
+    groups_in_family: bool,
     /// Print refused estimates (marked `*`, with their reasons) and exit 0;
     /// also estimate targets that show items the log never shows.
     #[arg(long)]
@@ -368,6 +375,9 @@ fn spec(args: &OpeArgs) -> Result<OpeSpec, CliError> {
         .groups
         .as_ref()
         .map(|p| Given::new(p.clone(), Origin::flag("--groups", p.display())));
+    spec.groups_in_family = args
+        .groups_in_family
+        .then(|| Given::new(true, Origin::bare_flag("--groups-in-family")));
     spec.allow_low_support = Some(Given::new(
         args.allow_low_support,
         Origin::bare_flag("--allow-low-support"),

@@ -44,6 +44,7 @@ const OPE_KEYWORDS: &[&str] = &[
     "gates",
     "allow_low_support",
     "groups",
+    "groups_in_family",
 ];
 
 /// Estimates the target `policies` (`(name or None, run file)`, the first
@@ -191,6 +192,8 @@ pub fn ope(
     spec.gates = list("gates")?;
     spec.allow_low_support = get::<bool>(options, "allow_low_support")?
         .map(|v| keyword(v, "allow_low_support", if v { "True" } else { "False" }));
+    spec.groups_in_family = get::<bool>(options, "groups_in_family")?
+        .map(|v| keyword(v, "groups_in_family", if v { "True" } else { "False" }));
     let request = resolve_ope(spec).map_err(|e| spec_error(&e))?;
     let report = py
         .detach(|| rankeval::ope::run_request(&request))

@@ -320,3 +320,27 @@ def test_samples_without_marginal_propensities_are_refused(files: Path) -> None:
     assert done.stderr == (
         "error: --samples 100: only the Plackett-Luce marginals are drawn, and the log's "
         "propensities are of the form `cascade`: give --form marginal\n")
+
+
+def test_gates_on_groups_and_groups_in_family_are_the_command_lines(files: Path) -> None:
+    (files / "groups.csv").write_text("query,segment\nq1,head\nq2,tail\nq3,tail\n")
+    gates = ["snips[segment=tail]:at_least(floor=0.9)", "snips:at_least(floor=0.1)"]
+    done = cli(*flags(files), "-e", "ips", "-e", "snips", "--min-ess", "2", "--min-n", "5",
+               "--groups", str(files / "groups.csv"), "--correction", "holm", "--groups-in-family",
+               *[a for g in gates for a in ("--gate", g)], "--format", "json")
+    assert done.returncode == 1, done.stderr
+    report = rankeval_rs.ope(
+        files / "log.csv", {"prod": files / "prod.trec", "new": files / "new.trec"},
+        estimators=["ips", "snips"], min_ess=2, min_n=5, groups=files / "groups.csv",
+        correction="holm", groups_in_family=True, gates=gates,
+    )
+    assert json.loads(report.json) == json.loads(done.stdout)
+    assert not report.passed
+    failed = [g for g in report.gates if g["passed"] is False]
+    assert failed and all(g["gate"] == gates[0] for g in failed)
+    with pytest.raises(ValueError) as raised:
+        rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], gates=[gates[0]])
+    assert str(raised.value) == (
+        f"gates={gates[0]}: a gate on a group needs the groups of contexts: give groups=FILE")
+    with pytest.raises(ValueError, match="groups_in_family=True: puts the groups' comparisons"):
+        rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], groups_in_family=True)

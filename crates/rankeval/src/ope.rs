@@ -39,6 +39,7 @@ use crate::read::impressions::{PropensityForm, RewardPer};
 pub use rankeval_ope as estimators;
 
 pub mod click;
+mod group_gates;
 
 /// The log as read (`rankeval_readers::impressions`), for a program that
 /// builds one itself.
@@ -431,6 +432,11 @@ pub struct OpeReport {
     /// The correction of the comparisons' p-values, by name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub correction: Option<&'static str>,
+    /// Whether the correction's family of an estimator holds every
+    /// group's comparisons too (`--groups-in-family`), not only the
+    /// report's own.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub groups_in_family: bool,
     /// Each group of contexts' report (`--groups`), column by column, the
     /// groups of a column in order (by number when every value is one).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -766,8 +772,10 @@ fn check_plan(
             )));
         }
         if spec.group.is_some() {
+            // `run_request` decides them on the groups' reports.
             return Err(OpeRunError::Unfit(format!(
-                "gate `{spec}`: groups are not read by rankeval ope"
+                "gate `{spec}`: a gate on a group is decided on the report of that group of \
+                 contexts, which needs the groups (--groups FILE, TOML `groups`)"
             )));
         }
         if let Some(run) = &spec.run
@@ -923,7 +931,7 @@ fn report_of(
     if let Some(correction) = plan.correction {
         correct_comparisons(&mut comparisons, &plan.estimators, correction);
     }
-    let gates = decide_gates(plan, &policies, &comparisons);
+    let gates = decide_gates(&plan.gates, plan, &policies, &comparisons);
     Ok(OpeReport {
         gates,
         log: LogSummary {
@@ -951,6 +959,7 @@ fn report_of(
                 generator: SAMPLING_RNG_NAME,
             }),
         correction: plan.correction.map(Correction::name),
+        groups_in_family: false,
         groups: Vec::new(),
         notes: Vec::new(),
         resampling: plan.resampling.map(|r| ResamplingUsed {
@@ -994,12 +1003,13 @@ fn correct_comparisons(
 /// first. A refused estimate (unless low support is allowed) leaves the
 /// gate undecided.
 fn decide_gates(
+    gates: &[GateSpec],
     plan: &OpePlan,
     policies: &[PolicyEstimates],
     comparisons: &[OpeComparison],
 ) -> Vec<OpeGateResult> {
     let mut out = Vec::new();
-    for spec in &plan.gates {
+    for spec in gates {
         let Some(k) = plan.estimators.iter().position(|e| e.name() == spec.metric) else {
             continue;
         };
@@ -1442,6 +1452,10 @@ pub fn run_request(request: &crate::spec::OpeRequest) -> Result<OpeReport, OpeRu
         });
     }
     let mut plan = request.plan.clone();
+    // A gate on a group is decided on that group's report, below.
+    let (on_groups, whole): (Vec<GateSpec>, Vec<GateSpec>) =
+        plan.gates.drain(..).partition(|g| g.group.is_some());
+    plan.gates = whole;
     if let Some(path) = &request.reward_model {
         plan.model = Some(RewardModel::from_run(&read(path)?));
     }
@@ -1458,6 +1472,12 @@ pub fn run_request(request: &crate::spec::OpeRequest) -> Result<OpeReport, OpeRu
         report.groups = groups;
         report.notes = notes;
     }
+    if request.groups_in_family
+        && let Some(correction) = plan.correction
+    {
+        group_gates::correct_together(&mut report, &plan, correction);
+    }
+    group_gates::decide(&mut report, &plan, &on_groups, request.groups.as_deref())?;
     Ok(report)
 }
 

@@ -35,6 +35,7 @@ mod never_ran;
 mod ope;
 mod ope_clicks;
 mod ope_front;
+mod ope_group_gates;
 mod output;
 mod overlap;
 mod parquet_pages;

@@ -54,7 +54,7 @@ fn runs() -> [(&'static str, String); 2] {
     ]
 }
 
-fn files() -> tempfile::TempDir {
+pub(super) fn files() -> tempfile::TempDir {
     let [prod, new] = runs();
     scratch(&[
         ("clicks.csv", &click_log()),
@@ -64,7 +64,7 @@ fn files() -> tempfile::TempDir {
     ])
 }
 
-const FLAGS: &[&str] = &[
+pub(super) const FLAGS: &[&str] = &[
     "ope",
     "--log",
     "clicks.csv",

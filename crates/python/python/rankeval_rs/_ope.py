@@ -162,6 +162,7 @@ def ope(
     gates: Sequence[str] | str | None = None,
     allow_low_support: bool | None = None,
     groups: PathLike | None = None,
+    groups_in_family: bool | None = None,
 ) -> OpeReport:
     """Estimates what target policies would have earned, from an impression
     log with the logging policy's propensities, as ``rankeval ope`` does
@@ -224,6 +225,7 @@ def ope(
         "gates": [gates] if isinstance(gates, str) else (None if gates is None else list(gates)),
         "allow_low_support": allow_low_support,
         "groups": None if groups is None else os.fspath(groups),
+        "groups_in_family": groups_in_family,
     }
     json_text, table = _native.ope(os.fspath(log), given, options)
     return OpeReport(json_text, table)

@@ -58,6 +58,7 @@ struct RawOpe {
     gates: Option<Vec<Spanned<String>>>,
     allow_low_support: Option<Spanned<bool>>,
     groups: Option<Spanned<String>>,
+    groups_in_family: Option<Spanned<bool>>,
 }
 
 /// A policy: its run's path and, optionally, its name.
@@ -201,5 +202,9 @@ pub fn load_ope_bytes(path: &Path, bytes: Vec<u8>) -> Result<OpeRequest, ConfigE
         .allow_low_support
         .as_ref()
         .map(|v| Given::new(*v.get_ref(), at(v.span(), "allow_low_support")));
+    spec.groups_in_family = table
+        .groups_in_family
+        .as_ref()
+        .map(|v| Given::new(*v.get_ref(), at(v.span(), "groups_in_family")));
     resolve_ope(spec).map_err(ConfigError::from)
 }

@@ -89,6 +89,9 @@ pub struct OpeSpec {
     /// Groups of contexts (slices): a groups file as `eval --groups` reads
     /// it, its query ids the log's contexts.
     pub groups: Option<Given<PathBuf>>,
+    /// Correct every group's comparisons in the whole log's families (one
+    /// family per estimator), as `eval --groups-in-family` does.
+    pub groups_in_family: Option<Given<bool>>,
 }
 
 impl OpeSpec {
@@ -120,6 +123,7 @@ impl OpeSpec {
             gates: Vec::new(),
             allow_low_support: None,
             groups: None,
+            groups_in_family: None,
         }
     }
 }
@@ -168,6 +172,8 @@ pub struct OpeRequest {
     /// A click log's examination propensities per rank (the log has no
     /// propensity column).
     pub examination: Option<Examination>,
+    /// Every group's comparisons corrected in the whole log's families.
+    pub groups_in_family: bool,
 }
 
 /// The bootstrap's resamples when none are given: each resample makes
@@ -207,6 +213,7 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         gates,
         allow_low_support,
         groups,
+        groups_in_family,
     } = spec;
     let Some(log) = log else {
         return Err(invalid(
@@ -531,9 +538,43 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
             OpeEstimator::parse(name).map(|e| e.name())
         })
         .map_err(|reason| invalid(&given.from, reason))?;
+        if gate.group.is_some() && groups.is_none() {
+            return Err(invalid(
+                &given.from,
+                format!(
+                    "a gate on a group needs the groups of contexts: give {}",
+                    match &given.from {
+                        Origin::Flag { .. } => "--groups FILE",
+                        Origin::Key { .. } => "`groups = \"FILE\"`",
+                        Origin::Keyword { .. } => "groups=FILE",
+                    }
+                ),
+            ));
+        }
         parsed_gates.push(gate);
     }
     let allow_low_support = allow_low_support.is_some_and(|g| g.value);
+    let groups_in_family = match groups_in_family {
+        Some(given) if given.value && groups.is_none() => {
+            return Err(invalid(
+                &given.from,
+                format!(
+                    "puts the groups' comparisons in the whole log's families: give {}",
+                    given.from.option("groups", None)
+                ),
+            ));
+        }
+        Some(given) if given.value && correction.is_none() => {
+            return Err(invalid(
+                &given.from,
+                format!(
+                    "puts the groups' comparisons in the families of a correction: give {}",
+                    given.from.option("correction", None)
+                ),
+            ));
+        }
+        given => given.is_some_and(|g| g.value),
+    };
     Ok(OpeRequest {
         log: log.value,
         read: ImpressionOptions {
@@ -550,6 +591,7 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         reward_model: reward_model.map(|g| g.value),
         groups: groups.map(|g| g.value),
         examination,
+        groups_in_family,
         plan: OpePlan {
             estimators,
             options: Options {
