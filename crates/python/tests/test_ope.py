@@ -338,9 +338,9 @@ def test_gates_on_groups_and_groups_in_family_are_the_command_lines(files: Path)
     assert not report.passed
     failed = [g for g in report.gates if g["passed"] is False]
     assert failed and all(g["gate"] == gates[0] for g in failed)
-    with pytest.raises(ValueError) as raised:
+    with pytest.raises(rankeval_rs.CompareError) as raised:
         rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], gates=[gates[0]])
     assert str(raised.value) == (
-        f"gates={gates[0]}: a gate on a group needs the groups of contexts: give groups=FILE")
+        f"gate `{gates[0]}`: a gate on a group needs the groups of contexts: give groups=FILE")
     with pytest.raises(ValueError, match="groups_in_family=True: puts the groups' comparisons"):
         rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], groups_in_family=True)
