@@ -19,9 +19,9 @@ use super::{CliError, Verdict, output};
 #[command(next_help_heading = "Results history")]
 pub(super) struct RecordArgs {
     /// Record the results in the SQLite database DB (created if missing):
-    /// one record per run with its per-query values, the metrics'
-    /// definitions, the judgements' fingerprint, the options and inputs'
-    /// hashes. Several jobs may record into one file at once. See
+    /// one record per run with its per-query values (for `ope`, per policy
+    /// with its estimates), the metrics' definitions, the judgements' (or
+    /// log's) fingerprint, the options and inputs' hashes. Several jobs may record into one file at once. See
     /// `rankeval history`.
     #[arg(long, value_name = "DB")]
     record: Option<PathBuf>,
@@ -42,16 +42,19 @@ impl RecordArgs {
     }
 
     /// The spec's record request.
-    pub(super) fn request(self) -> RecordRequest {
+    pub(super) fn request(&self) -> RecordRequest {
         RecordRequest {
             db: self
                 .record
+                .as_ref()
                 .map(|p| Given::new(p.clone(), Origin::flag("--record", p.display()))),
             label: self
                 .label
+                .as_ref()
                 .map(|l| Given::new(l.clone(), Origin::flag("--label", l))),
             commit: self
                 .commit
+                .as_ref()
                 .map(|c| Given::new(c.clone(), Origin::flag("--commit", c))),
             experiment_hash: None,
         }
@@ -185,6 +188,22 @@ pub(super) fn run(args: HistoryArgs) -> Result<Verdict, CliError> {
                 history.get(a).map_err(failed)?,
                 history.get(b).map_err(failed)?,
             );
+            // An off-policy record holds estimates, not per-query values:
+            // nothing to pair query by query, said rather than an empty diff.
+            if let Some(r) = [&a, &b]
+                .into_iter()
+                .find(|r| r.data.kind() == rankeval::history::RecordKind::Ope)
+            {
+                return Err(CliError::Usage(format!(
+                    "history diff: record {} is an off-policy record (rankeval ope): it holds \
+                     policy `{}`'s estimates, not per-query values, so no query moved; its \
+                     estimates' trend is `rankeval history {} --run {}`",
+                    r.id,
+                    r.data.run,
+                    db.display(),
+                    r.data.run
+                )));
+            }
             let text = render_diff(&diff(&a, &b), top, format.into());
             output::write(&text, output.as_deref())?;
         }

@@ -419,7 +419,13 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
                     }
                     rankeval::config::ConfigFile::Experiment(experiment) => *experiment,
                     rankeval::config::ConfigFile::Ope(request) => {
-                        return ope_file(&request, &args);
+                        let mut request = *request;
+                        if args.record.given() {
+                            // As for an experiment: the flags take the
+                            // place of the file's `[record]`.
+                            ope::override_record(&mut request, args.record.request(), one)?;
+                        }
+                        return ope_file(&request, &args.output, args.aggregate.is_some());
                     }
                 };
                 let mut experiment = experiment;
@@ -489,8 +495,12 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
 /// `rankeval run` on a file with an `[ope]` table: its report in table or
 /// JSON; the flags of an evaluation's report that it has no use for are
 /// refused rather than ignored.
-fn ope_file(request: &rankeval::spec::OpeRequest, args: &RunArgs) -> Result<Verdict, CliError> {
-    let format = match args.output.format {
+fn ope_file(
+    request: &rankeval::spec::OpeRequest,
+    output: &OutputArgs,
+    aggregate: bool,
+) -> Result<Verdict, CliError> {
+    let format = match output.format {
         FormatArg::Table => rankeval_report::ope::OpeFormat::Table,
         FormatArg::Json => rankeval_report::ope::OpeFormat::Json,
         other => {
@@ -504,17 +514,16 @@ fn ope_file(request: &rankeval::spec::OpeRequest, args: &RunArgs) -> Result<Verd
         }
     };
     let unused = [
-        (args.output.per_query, "--per-query"),
-        (args.output.no_fail, "--no-fail"),
-        (args.record.given(), "--record"),
-        (args.aggregate.is_some(), "--aggregate"),
+        (output.per_query, "--per-query"),
+        (output.no_fail, "--no-fail"),
+        (aggregate, "--aggregate"),
     ];
     if let Some((_, flag)) = unused.iter().find(|(given, _)| *given) {
         return Err(CliError::Usage(format!(
             "{flag}: not read for an off-policy evaluation (an `[ope]` table)"
         )));
     }
-    ope::report(request, format, args.output.output.as_deref())
+    ope::report(request, format, output.output.as_deref())
 }
 
 fn report(

@@ -156,6 +156,8 @@ pub struct OpeArgs {
     /// also estimate targets that show items the log never shows.
     #[arg(long)]
     allow_low_support: bool,
+    #[command(flatten)]
+    record: super::history::RecordArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
@@ -217,7 +219,13 @@ enum FormatArg {
 /// Runs `rankeval ope`.
 pub(crate) fn run(args: OpeArgs) -> Result<Verdict, CliError> {
     let request = match &args.config {
-        Some(path) => rankeval::config::load_ope(path)?,
+        Some(path) => {
+            let mut request = rankeval::config::load_ope(path)?;
+            if args.record.given() {
+                override_record(&mut request, args.record.request(), path)?;
+            }
+            request
+        }
         None => rankeval::spec::resolve_ope(spec(&args)?).map_err(eval::spec_error)?,
     };
     let format = match args.format {
@@ -246,6 +254,19 @@ pub(crate) fn report(
     for note in &report.notes {
         let _ = writeln!(std::io::stderr(), "note: {note}");
     }
+    // Recorded after the report is out, refused estimates and failed
+    // gates included: the history shows them.
+    if let Some(recorded) = rankeval::ope_record::write(request, &report) {
+        let recorded = recorded.map_err(CliError::History)?;
+        let mut stderr = std::io::stderr().lock();
+        for (policy, id) in &recorded.ids {
+            let _ = writeln!(
+                stderr,
+                "recorded: policy `{policy}` as record {id} of {}",
+                recorded.db.display()
+            );
+        }
+    }
     let gates = if report.any_gate_undecided() {
         Verdict::Undecided
     } else if report.any_gate_failed() {
@@ -272,6 +293,28 @@ pub(crate) fn report(
     } else {
         Ok(gates)
     }
+}
+
+/// `--record` (and `--label`, `--commit`) given with an `[ope]` file
+/// (`rankeval ope --config FILE`, `rankeval run FILE`): they take the
+/// place of the file's `[record]`, checked by the one rule
+/// (`resolve_record`), the file's hash recorded with them.
+pub(crate) fn override_record(
+    request: &mut rankeval::spec::OpeRequest,
+    mut record: rankeval::spec::RecordRequest,
+    file: &std::path::Path,
+) -> Result<(), CliError> {
+    record.experiment_hash = request
+        .record
+        .as_ref()
+        .and_then(|r| r.experiment_hash.clone())
+        .or_else(|| {
+            std::fs::read(file)
+                .ok()
+                .map(|b| rankeval::history::fingerprint::bytes_hash(&b))
+        });
+    request.record = rankeval::spec::resolve_record(record).map_err(eval::spec_error)?;
+    Ok(())
 }
 
 /// The flags as the library's request (`rankeval::spec::OpeSpec`): each
@@ -382,6 +425,7 @@ fn spec(args: &OpeArgs) -> Result<OpeSpec, CliError> {
         args.allow_low_support,
         Origin::bare_flag("--allow-low-support"),
     ));
+    spec.record = args.record.request();
     Ok(spec)
 }
 

@@ -7,7 +7,9 @@
 //! UTC), `run`, `label`, `commit`, `accepted`, `metric`,
 //! `definition_version`, `query`, `value`. CSV quotes a field as RFC 4180
 //! says and writes a NaN value as an empty field; Parquet keeps every value's
-//! bits.
+//! bits. An off-policy record (`rankeval ope --record`) has one row per
+//! estimate, its `query` empty and its `value` the estimate (its standard
+//! error, interval and refusal are in the JSON Lines).
 //!
 //! An export streams: the records' ids are listed (8 bytes a record), then
 //! each record is read, written and dropped before the next is read; CSV
@@ -150,12 +152,28 @@ fn write_csv(out: &mut impl Write, record: &Record) -> std::io::Result<()> {
             )?;
         }
     }
+    for estimate in &d.estimates {
+        let value = if estimate.value.is_nan() {
+            String::new()
+        } else {
+            format!("{:?}", estimate.value)
+        };
+        writeln!(
+            out,
+            "{head},{},{},,{value}",
+            csv_field(&estimate.name),
+            estimate.definition_version
+        )?;
+    }
     Ok(())
 }
 
 /// `record` as one JSON object: its fields, `means` (`{metric: mean}`, for
 /// MLflow and W&B), `metrics` (mean, interval, n, definition version) and
-/// `per_query` (`{metric: {query: value}}`, NaN as null).
+/// `per_query` (`{metric: {query: value}}`, NaN as null). An off-policy
+/// record's `metrics` are its estimates (`mean` the estimate, with its
+/// `standard_error` and `refused`), its `means` the estimates that are not
+/// refused (a refused one is null: logged, it would read as measured).
 pub fn json_line(record: &Record) -> Value {
     let d = &record.data;
     let mut means = Map::new();
@@ -183,7 +201,24 @@ pub fn json_line(record: &Record) -> Value {
             .collect();
         per_query.insert(m.name.clone(), Value::Object(values));
     }
+    for e in &d.estimates {
+        let usable = e.refused.is_none();
+        means.insert(e.name.clone(), json!(usable.then_some(e.value)));
+        metrics.insert(
+            e.name.clone(),
+            json!({
+                "mean": e.value,
+                "standard_error": e.standard_error,
+                "lower": e.interval.0,
+                "upper": e.interval.1,
+                "n": e.n,
+                "definition_version": e.definition_version,
+                "refused": e.refused,
+            }),
+        );
+    }
     json!({
+        "kind": d.kind().as_str(),
         "id": record.id,
         "time": rfc3339(d.time_ms),
         "time_ms": d.time_ms,
@@ -224,27 +259,31 @@ fn schema() -> Schema {
 /// The long table's rows of `record` as one batch.
 fn batch(schema: &Arc<Schema>, record: &Record) -> Result<RecordBatch, arrow_schema::ArrowError> {
     let d = &record.data;
-    let rows = d.queries.len() * d.metrics.len();
+    let rows = d.queries.len() * d.metrics.len() + d.estimates.len();
     let repeat = |text: Option<&str>| -> ArrayRef { Arc::new(StringArray::from(vec![text; rows])) };
     let metric: Vec<&str> = d
         .metrics
         .iter()
         .flat_map(|m| std::iter::repeat_n(m.name.as_str(), d.queries.len()))
+        .chain(d.estimates.iter().map(|e| e.name.as_str()))
         .collect();
     let version: Vec<u32> = d
         .metrics
         .iter()
         .flat_map(|m| std::iter::repeat_n(m.definition_version, d.queries.len()))
+        .chain(d.estimates.iter().map(|e| e.definition_version))
         .collect();
     let query: Vec<&str> = d
         .metrics
         .iter()
         .flat_map(|_| d.queries.iter().map(String::as_str))
+        .chain(d.estimates.iter().map(|_| ""))
         .collect();
     let value: Vec<f64> = d
         .metrics
         .iter()
         .flat_map(|m| m.values.iter().copied())
+        .chain(d.estimates.iter().map(|e| e.value))
         .collect();
     let time = rfc3339(d.time_ms);
     RecordBatch::try_new(

@@ -27,6 +27,29 @@
 //! for nothing else. The relevance level (`rel`) is not part of it: it is an
 //! option of the record, compared as such.
 //!
+//! # Normalised impression logs
+//!
+//! An off-policy record (`rankeval ope --record`) is made on an impression
+//! log, not on judgements: its fingerprint, in the place of the
+//! judgements', is the hash of the **normalised log**:
+//!
+//! 1. the impressions as the estimators see them once read (the file's
+//!    format, its row order and layout, its column names, its unused
+//!    columns and its compression do not count);
+//! 2. the tag `rankeval-log-v1` and a zero byte, the propensities' form
+//!    and the reward's unit (`action`, `impression`: length, bytes) and the
+//!    slate length (`u64`);
+//! 3. then every impression in byte order of its id: its id and its
+//!    context (length, bytes), its shown items in order (count as a `u64`,
+//!    then each id), its rewards, its logging propensities (count, then
+//!    each number's eight bytes, `-0.0` as `0.0`) and its target
+//!    probabilities when the log has them (a byte 1 then the count and the
+//!    numbers; a byte 0 when it has none).
+//!
+//! It changes when an impression is added, removed, or changes its
+//! context, items, rewards, propensities or target probabilities, and for
+//! nothing else.
+//!
 //! # Metric definitions
 //!
 //! The definitions' fingerprint is the SHA-256 of the tag
@@ -85,6 +108,100 @@ impl JudgementsFingerprint {
             }
         }
         hex(&hash.finalize())
+    }
+}
+
+/// The fingerprint of a normalised impression log (the module's
+/// definition), hashed as it is fed: [`LogFingerprint::impression`] for
+/// each impression **in byte order of the impression ids** (the caller
+/// sorts: the log is already in its memory), then
+/// [`finish`](LogFingerprint::finish), which gives `None` when the
+/// impressions did not come in strictly increasing order of their ids.
+#[derive(Debug)]
+pub struct LogFingerprint {
+    /// The hash so far.
+    hash: Sha256,
+    /// The last impression's id.
+    last: Option<Vec<u8>>,
+    /// Whether every id so far came after the one before.
+    ordered: bool,
+}
+
+/// One impression as the log fingerprint reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct LoggedImpression<'a> {
+    /// The impression's id.
+    pub id: &'a [u8],
+    /// Its context.
+    pub context: &'a [u8],
+    /// The items it showed, in order.
+    pub items: &'a [&'a [u8]],
+    /// Its reward, or one per position.
+    pub rewards: &'a [f64],
+    /// The logging propensities.
+    pub propensities: &'a [f64],
+    /// The target's probabilities, when the log has them.
+    pub target: Option<&'a [f64]>,
+}
+
+impl LogFingerprint {
+    /// A log of propensities in `form`, rewards per `reward` and slates of
+    /// `slate_len` items.
+    pub fn new(form: &str, reward: &str, slate_len: u64) -> Self {
+        let mut hash = Sha256::new();
+        hash.update(b"rankeval-log-v1\0");
+        write_bytes(&mut hash, form.as_bytes());
+        write_bytes(&mut hash, reward.as_bytes());
+        hash.update(slate_len.to_le_bytes());
+        LogFingerprint {
+            hash,
+            last: None,
+            ordered: true,
+        }
+    }
+
+    /// Adds the next impression, in byte order of the ids.
+    pub fn impression(&mut self, impression: LoggedImpression<'_>) {
+        if self
+            .last
+            .as_deref()
+            .is_some_and(|last| last >= impression.id)
+        {
+            self.ordered = false;
+        }
+        self.last = Some(impression.id.to_vec());
+        let hash = &mut self.hash;
+        write_bytes(hash, impression.id);
+        write_bytes(hash, impression.context);
+        hash.update((impression.items.len() as u64).to_le_bytes());
+        for item in impression.items {
+            write_bytes(hash, item);
+        }
+        write_numbers(hash, impression.rewards);
+        write_numbers(hash, impression.propensities);
+        match impression.target {
+            Some(target) => {
+                hash.update([1u8]);
+                write_numbers(hash, target);
+            }
+            None => hash.update([0u8]),
+        }
+    }
+
+    /// The SHA-256 of the normalised log, in lowercase hex; `None` when
+    /// the impressions did not come in strictly increasing order of ids.
+    pub fn finish(self) -> Option<String> {
+        self.ordered.then(|| hex(&self.hash.finalize()))
+    }
+}
+
+/// `numbers` as a count (a little-endian `u64`) then each number's bits,
+/// `-0.0` as `0.0`.
+fn write_numbers(hash: &mut Sha256, numbers: &[f64]) {
+    hash.update((numbers.len() as u64).to_le_bytes());
+    for &x in numbers {
+        let x = if x == 0.0 { 0.0 } else { x };
+        hash.update(x.to_bits().to_le_bytes());
     }
 }
 

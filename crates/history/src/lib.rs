@@ -35,7 +35,9 @@ mod write;
 pub use db::{History, Mode};
 pub use error::HistoryError;
 pub use export::ExportFormat;
-pub use record::{MetricColumn, MetricMean, Record, RecordData, RecordSummary};
+pub use record::{
+    MetricColumn, MetricMean, Record, RecordData, RecordKind, RecordSummary, StoredEstimate,
+};
 pub use time::rfc3339;
 pub use trend::{QueryMove, RecordDiff, TrendPoint, TrendSeries, diff, trend};
 

@@ -9,14 +9,20 @@ use std::collections::BTreeMap;
 use rusqlite::{OptionalExtension, Row};
 
 use crate::codec::{decode_ids, decode_values};
-use crate::record::{MetricColumn, MetricMean, Record, RecordData, RecordSummary};
+use crate::record::{
+    MetricColumn, MetricMean, Record, RecordData, RecordKind, RecordSummary, StoredEstimate,
+};
+
+/// A row of `metrics` as `get` reads it: name, definition version, n,
+/// values, refusal.
+type MetricRow = (String, u32, i64, Vec<u8>, Option<String>);
 use crate::{History, HistoryError};
 
 /// The columns of `records` a summary reads, in this order.
 const RECORD_COLUMNS: &str = "r.id, r.time_ms, r.run, r.label, r.commit_id, r.rankeval_version, \
      r.qrels_fingerprint, r.definitions_fingerprint, r.run_hash, r.experiment_hash, \
      r.query_set, (SELECT count(*) > 0 FROM acceptances a WHERE a.record = r.id), \
-     (SELECT count FROM query_sets s WHERE s.id = r.query_set)";
+     (SELECT count FROM query_sets s WHERE s.id = r.query_set), r.kind";
 
 /// One row of `records` as read.
 struct Row0 {
@@ -24,6 +30,7 @@ struct Row0 {
     run_hash: Option<String>,
     experiment_hash: Option<String>,
     query_set: i64,
+    kind: String,
 }
 
 /// A row of [`RECORD_COLUMNS`].
@@ -39,12 +46,16 @@ fn record_row(r: &Row<'_>) -> rusqlite::Result<Row0> {
             qrels_fingerprint: r.get(6)?,
             definitions_fingerprint: r.get(7)?,
             accepted: r.get(11)?,
+            // An unknown kind (a hand-edited row) reads as what version 1
+            // recorded; `get` refuses it as damaged.
+            kind: RecordKind::from_name(&r.get::<_, String>(13)?).unwrap_or(RecordKind::Eval),
             num_queries: r.get::<_, Option<i64>>(12)?.unwrap_or(0).max(0) as u64,
             means: Vec::new(),
         },
         run_hash: r.get(8)?,
         experiment_hash: r.get(9)?,
         query_set: r.get(10)?,
+        kind: r.get(13)?,
     })
 }
 
@@ -60,6 +71,8 @@ fn mean_row(r: &Row<'_>) -> rusqlite::Result<(i64, MetricMean)> {
             n: r.get::<_, i64>(3)?.max(0) as u64,
             mean: r.get::<_, Option<f64>>(4)?.unwrap_or(f64::NAN),
             interval: lower.zip(upper),
+            standard_error: r.get(7)?,
+            refused: r.get(8)?,
         },
     ))
 }
@@ -77,8 +90,8 @@ impl History {
                 .map(|r| r.map(|r| r.summary))
                 .collect::<rusqlite::Result<_>>()?;
             let mut statement = h.conn.prepare(
-                "SELECT record, name, definition_version, n, mean, lower, upper FROM metrics \
-                 ORDER BY record, position",
+                "SELECT record, name, definition_version, n, mean, lower, upper, standard_error, \
+                 refused FROM metrics ORDER BY record, position",
             )?;
             let mut index: BTreeMap<i64, usize> = BTreeMap::new();
             for (i, r) in records.iter().enumerate() {
@@ -118,7 +131,7 @@ impl History {
             Option<Vec<u8>>,
             Vec<(String, String)>,
             Vec<(String, String)>,
-            Vec<(String, u32, Vec<u8>)>,
+            Vec<MetricRow>,
         );
         let raw: Raw = self.retrying(|h| {
             let tx = h.conn.transaction()?;
@@ -150,10 +163,12 @@ impl History {
             let metadata = pairs("metadata")?;
             let metrics = tx
                 .prepare(
-                    "SELECT name, definition_version, vals FROM metrics WHERE record = ?1 \
-                     ORDER BY position",
+                    "SELECT name, definition_version, n, vals, refused FROM metrics \
+                     WHERE record = ?1 ORDER BY position",
                 )?
-                .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .query_map([id], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok((Some(row), ids, options, metadata, metrics))
         })?;
@@ -168,8 +183,35 @@ impl History {
             .as_deref()
             .and_then(decode_ids)
             .ok_or_else(|| corrupt("its query ids are missing or damaged".into()))?;
+        let kind = RecordKind::from_name(&row.kind)
+            .ok_or_else(|| corrupt(format!("unknown kind `{}`", row.kind)))?;
         let mut columns = Vec::with_capacity(metrics.len());
-        for (name, definition_version, vals) in metrics {
+        let mut estimates = Vec::new();
+        for (name, definition_version, n, vals, refused) in metrics {
+            if kind == RecordKind::Ope {
+                let numbers = decode_values(&vals)
+                    .filter(|v| v.len() == 4 && queries.is_empty())
+                    .ok_or_else(|| {
+                        corrupt(format!(
+                            "estimate `{name}`: {} bytes where an estimate, its standard \
+                             error and interval take 32",
+                            vals.len()
+                        ))
+                    })?;
+                let [value, standard_error, lower, upper] = numbers[..] else {
+                    continue;
+                };
+                estimates.push(StoredEstimate {
+                    name,
+                    definition_version,
+                    n: u64::try_from(n).unwrap_or(0),
+                    value,
+                    standard_error,
+                    interval: (lower, upper),
+                    refused,
+                });
+                continue;
+            }
             let values = decode_values(&vals)
                 .filter(|v| v.len() == queries.len())
                 .ok_or_else(|| {
@@ -203,6 +245,7 @@ impl History {
                 metadata: metadata.into_iter().collect(),
                 queries,
                 metrics: columns,
+                estimates,
             },
         })
     }
@@ -216,6 +259,22 @@ impl History {
                     "SELECT a.record FROM acceptances a JOIN records r ON r.id = a.record \
                      WHERE ?1 IS NULL OR r.run = ?1 ORDER BY a.seq DESC LIMIT 1",
                     [run],
+                    |r| r.get(0),
+                )
+                .optional()
+        })
+    }
+
+    /// The id of the record of kind `kind` accepted last, if any: an
+    /// evaluation's baseline is the last accepted evaluation, whatever
+    /// off-policy records were accepted since (and the other way round).
+    pub fn last_accepted_of_kind(&mut self, kind: RecordKind) -> Result<Option<i64>, HistoryError> {
+        self.retrying(|h| {
+            h.conn
+                .query_row(
+                    "SELECT a.record FROM acceptances a JOIN records r ON r.id = a.record \
+                     WHERE r.kind = ?1 ORDER BY a.seq DESC LIMIT 1",
+                    [kind.as_str()],
                     |r| r.get(0),
                 )
                 .optional()

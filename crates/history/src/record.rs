@@ -34,6 +34,69 @@ pub struct RecordData {
     pub queries: Vec<String>,
     /// One column of per-query values per metric.
     pub metrics: Vec<MetricColumn>,
+    /// An off-policy evaluation's estimates (`rankeval ope --record`), each
+    /// with its own standard error and interval: such a record
+    /// ([`RecordKind::Ope`]) holds no queries and no metric columns, its
+    /// `qrels_fingerprint` is the log's fingerprint
+    /// ([`LogFingerprint`](crate::fingerprint::LogFingerprint)) and its
+    /// `run_hash` the policy run's.
+    pub estimates: Vec<StoredEstimate>,
+}
+
+/// What a record holds: an evaluation's per-query values, or an
+/// off-policy evaluation's estimates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordKind {
+    /// `rankeval eval`/`run`, Python's `evaluate`/`report`: per-query
+    /// values of metrics over judgements.
+    Eval,
+    /// `rankeval ope`, Python's `ope`: one target policy's estimates on an
+    /// impression log.
+    Ope,
+}
+
+impl RecordKind {
+    /// The name stored in the `records.kind` column (`eval`, `ope`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecordKind::Eval => "eval",
+            RecordKind::Ope => "ope",
+        }
+    }
+
+    /// The kind named `name` in the database, if known.
+    pub fn from_name(name: &str) -> Option<RecordKind> {
+        match name {
+            "eval" => Some(RecordKind::Eval),
+            "ope" => Some(RecordKind::Ope),
+            _ => None,
+        }
+    }
+}
+
+/// One estimator's estimate of a target policy's value, as recorded: the
+/// estimator's own numbers, which no column of per-impression values would
+/// give back (a self-normalised estimate is a ratio of means, and its
+/// interval the delta method's or a bootstrap's, not Student's t of a
+/// mean). Every number is kept with its bits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredEstimate {
+    /// The estimator's name, `ope.` and its canonical form
+    /// (`ope.snips`, `ope.clipped_ips(max_weight=5)`).
+    pub name: String,
+    /// The version of the estimator's definition.
+    pub definition_version: u32,
+    /// The impressions it rests on.
+    pub n: u64,
+    /// The estimate.
+    pub value: f64,
+    /// Its standard error.
+    pub standard_error: f64,
+    /// Its interval `(lower, upper)`, at the level recorded in the options.
+    pub interval: (f64, f64),
+    /// Why it is refused (the floors' reasons, joined), when it is: a
+    /// refused estimate is recorded, marked, never dropped.
+    pub refused: Option<String>,
 }
 
 /// One metric's per-query values.
@@ -54,14 +117,28 @@ impl RecordData {
         self.metrics.iter().find(|m| m.name == name)
     }
 
-    /// The fingerprint of this record's metric definitions
+    /// The fingerprint of this record's metric (or estimator) definitions
     /// ([`fingerprint::definitions`](crate::fingerprint::definitions)).
     pub fn definitions_fingerprint(&self) -> String {
         crate::fingerprint::definitions(
             self.metrics
                 .iter()
-                .map(|m| (m.name.as_str(), m.definition_version)),
+                .map(|m| (m.name.as_str(), m.definition_version))
+                .chain(
+                    self.estimates
+                        .iter()
+                        .map(|e| (e.name.as_str(), e.definition_version)),
+                ),
         )
+    }
+
+    /// What the record holds: [`RecordKind::Ope`] when it has estimates.
+    pub fn kind(&self) -> RecordKind {
+        if self.estimates.is_empty() {
+            RecordKind::Eval
+        } else {
+            RecordKind::Ope
+        }
     }
 }
 
@@ -91,8 +168,14 @@ pub struct MetricMean {
     /// NaN when a value is NaN.
     pub mean: f64,
     /// Student's t interval of the mean at [`LEVEL`](crate::LEVEL), when it
-    /// exists (two queries or more, every value finite).
+    /// exists (two queries or more, every value finite); an off-policy
+    /// estimate's own interval.
     pub interval: Option<(f64, f64)>,
+    /// An off-policy estimate's standard error (none for a mean of
+    /// per-query values).
+    pub standard_error: Option<f64>,
+    /// Why an off-policy estimate is refused, when it is.
+    pub refused: Option<String>,
 }
 
 /// A record without its per-query columns: what a listing and a trend read.
@@ -112,11 +195,14 @@ pub struct RecordSummary {
     pub rankeval_version: String,
     /// Whether it has ever been accepted.
     pub accepted: bool,
-    /// The fingerprint of its judgements.
+    /// What it holds.
+    pub kind: RecordKind,
+    /// The fingerprint of its judgements (of its log, for an off-policy
+    /// record).
     pub qrels_fingerprint: String,
     /// The fingerprint of its metric definitions.
     pub definitions_fingerprint: String,
-    /// The number of queries.
+    /// The number of queries (none for an off-policy record).
     pub num_queries: u64,
     /// Each metric's mean, in the record's order.
     pub means: Vec<MetricMean>,

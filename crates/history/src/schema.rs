@@ -63,9 +63,20 @@ CREATE TABLE acceptances (
 CREATE INDEX acceptances_record ON acceptances(record);
 ";
 
+/// Version 2: off-policy records (`rankeval ope --record`). A record's
+/// kind (`eval`, every record of version 1; `ope`), and per estimate its
+/// standard error and, when refused, the reasons. An off-policy metric
+/// row's `vals` holds four numbers (estimate, standard error, lower,
+/// upper) instead of per-query values.
+const V2: &str = "
+ALTER TABLE records ADD COLUMN kind TEXT NOT NULL DEFAULT 'eval';
+ALTER TABLE metrics ADD COLUMN standard_error REAL;
+ALTER TABLE metrics ADD COLUMN refused TEXT;
+";
+
 /// The migrations: `MIGRATIONS[v]` takes a database at version `v` to
 /// `v + 1`. Append only: a released migration never changes.
-pub const MIGRATIONS: &[&str] = &[V1];
+pub const MIGRATIONS: &[&str] = &[V1, V2];
 
 /// The schema version this build writes: the number of migrations.
 pub const CURRENT: i64 = MIGRATIONS.len() as i64;
@@ -125,6 +136,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_version_1_database_gains_the_kind_and_keeps_its_records() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        assert_eq!(migrate(&mut conn, &MIGRATIONS[..1]).unwrap(), 0);
+        conn.execute_batch(
+            "INSERT INTO query_sets (digest, count, ids) VALUES ('d', 0, x'');
+             INSERT INTO records (time_ms, run, rankeval_version, qrels_fingerprint,
+                 definitions_fingerprint, query_set) VALUES (1, 'bm25', '0.1.0', 'f', 'd', 1);
+             INSERT INTO metrics (record, position, name, definition_version, n, vals)
+                 VALUES (1, 0, 'ndcg', 1, 0, x'');",
+        )
+        .unwrap();
+        assert_eq!(migrate(&mut conn, MIGRATIONS).unwrap(), 1);
+        let (kind, se, refused): (String, Option<f64>, Option<String>) = conn
+            .query_row(
+                "SELECT r.kind, m.standard_error, m.refused FROM records r \
+                 JOIN metrics m ON m.record = r.id",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!((kind.as_str(), se, refused), ("eval", None, None));
+        assert_eq!(header(&conn).unwrap().version, 2);
+    }
+
+    #[test]
     fn a_database_is_migrated_forward_once() {
         let mut conn = Connection::open_in_memory().unwrap();
         assert_eq!(migrate(&mut conn, MIGRATIONS).unwrap(), 0);
@@ -134,7 +170,7 @@ mod tests {
         )
         .unwrap();
         // A later build's migration applies on top, keeping the data.
-        let later = [V1, "ALTER TABLE records ADD COLUMN note TEXT;"];
+        let later = [V1, V2, "ALTER TABLE records ADD COLUMN note TEXT;"];
         assert_eq!(migrate(&mut conn, &later).unwrap(), CURRENT);
         let h = header(&conn).unwrap();
         assert_eq!((h.application_id, h.version), (APPLICATION_ID, CURRENT + 1));
@@ -143,6 +179,7 @@ mod tests {
             .unwrap();
         assert_eq!(count, 1);
         conn.execute("UPDATE records SET note = 'x'", []).unwrap();
+        conn.execute("UPDATE records SET kind = 'ope'", []).unwrap();
         // Migrating again with this build's list changes nothing and says
         // the version found, which the opener refuses.
         assert_eq!(migrate(&mut conn, MIGRATIONS).unwrap(), CURRENT + 1);

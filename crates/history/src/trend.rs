@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::record::{Record, RecordSummary};
+use crate::record::{Record, RecordKind, RecordSummary};
 
 /// One point of a trend: a record's mean of one metric.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,8 +23,13 @@ pub struct TrendPoint {
     pub n: u64,
     /// The mean.
     pub mean: f64,
-    /// Student's t interval at [`LEVEL`](crate::LEVEL), if it exists.
+    /// Student's t interval at [`LEVEL`](crate::LEVEL), if it exists; an
+    /// off-policy estimate's own interval (at the record's `ope.level`).
     pub interval: Option<(f64, f64)>,
+    /// An off-policy estimate's standard error.
+    pub standard_error: Option<f64>,
+    /// Why an off-policy estimate is refused, when it is.
+    pub refused: Option<String>,
     /// The metric's definition version in this record.
     pub definition_version: u32,
     /// The record's judgements fingerprint: a point whose fingerprint
@@ -40,6 +45,9 @@ pub struct TrendSeries {
     pub run: String,
     /// The metric's canonical name.
     pub metric: String,
+    /// The records' kind: an evaluation's means, or an off-policy
+    /// estimator's estimates (`ope.` names only ever come from the latter).
+    pub kind: RecordKind,
     /// One point per record holding the metric.
     pub points: Vec<TrendPoint>,
 }
@@ -56,6 +64,7 @@ pub fn trend(records: &[RecordSummary]) -> Vec<TrendSeries> {
                 series.push(TrendSeries {
                     run: record.run.clone(),
                     metric: mean.name.clone(),
+                    kind: record.kind,
                     points: Vec::new(),
                 });
                 series.len() - 1
@@ -70,6 +79,8 @@ pub fn trend(records: &[RecordSummary]) -> Vec<TrendSeries> {
                     n: mean.n,
                     mean: mean.mean,
                     interval: mean.interval,
+                    standard_error: mean.standard_error,
+                    refused: mean.refused.clone(),
                     definition_version: mean.definition_version,
                     qrels_fingerprint: record.qrels_fingerprint.clone(),
                 });

@@ -24,12 +24,29 @@ struct Prepared<'a> {
     digest: String,
     /// Its definitions' fingerprint.
     definitions: String,
-    /// Per metric: its values as a blob, mean and interval.
-    metrics: Vec<PreparedMetric>,
+    /// Per metric (or estimate): what its row holds.
+    metrics: Vec<PreparedMetric<'a>>,
 }
 
-/// A metric's values as a blob, its mean and its interval.
-type PreparedMetric = (Vec<u8>, f64, Option<(f64, f64)>);
+/// A row of `metrics`, ready to insert.
+struct PreparedMetric<'a> {
+    /// The metric's or estimator's canonical name.
+    name: &'a str,
+    /// Its definition's version.
+    definition_version: u32,
+    /// The queries (or an estimate's impressions).
+    n: u64,
+    /// The per-query values as a blob (or an estimate's four numbers).
+    vals: Vec<u8>,
+    /// The mean (or the estimate).
+    mean: f64,
+    /// Its interval, when it exists.
+    interval: Option<(f64, f64)>,
+    /// An estimate's standard error.
+    standard_error: Option<f64>,
+    /// Why an estimate is refused.
+    refused: Option<&'a str>,
+}
 
 impl History {
     /// Records `records` (the runs of one evaluation) in one transaction;
@@ -74,8 +91,35 @@ fn prepare<'a>(history: &History, data: &'a RecordData) -> Result<Prepared<'a>, 
             )));
         }
     }
+    let holds_values = !data.metrics.is_empty() || !data.queries.is_empty();
+    if !data.estimates.is_empty() && holds_values {
+        return Err(invalid(
+            "an off-policy record holds estimates, not queries nor metric columns".into(),
+        ));
+    }
     let mut names = HashSet::new();
-    let mut metrics = Vec::with_capacity(data.metrics.len());
+    for estimate in &data.estimates {
+        if estimate.name.is_empty() || !names.insert(estimate.name.as_str()) {
+            return Err(invalid(format!(
+                "estimate `{}` is empty or given twice",
+                estimate.name
+            )));
+        }
+    }
+    let mut metrics: Vec<PreparedMetric<'a>> = data
+        .estimates
+        .iter()
+        .map(|e| PreparedMetric {
+            name: &e.name,
+            definition_version: e.definition_version,
+            n: e.n,
+            vals: encode_values(&[e.value, e.standard_error, e.interval.0, e.interval.1]),
+            mean: e.value,
+            interval: Some(e.interval),
+            standard_error: Some(e.standard_error),
+            refused: e.refused.as_deref(),
+        })
+        .collect();
     for metric in &data.metrics {
         if metric.name.is_empty() || !names.insert(metric.name.as_str()) {
             return Err(invalid(format!(
@@ -95,7 +139,16 @@ fn prepare<'a>(history: &History, data: &'a RecordData) -> Result<Prepared<'a>, 
         let interval = rankeval_stats::t_interval(&metric.values, LEVEL)
             .ok()
             .map(|i| (i.lower, i.upper));
-        metrics.push((encode_values(&metric.values), mean, interval));
+        metrics.push(PreparedMetric {
+            name: &metric.name,
+            definition_version: metric.definition_version,
+            n: metric.values.len() as u64,
+            vals: encode_values(&metric.values),
+            mean,
+            interval,
+            standard_error: None,
+            refused: None,
+        });
     }
     let ids = encode_ids(data.queries.iter().map(String::as_str))
         .ok_or_else(|| invalid("a query id is longer than 4 GiB".into()))?;
@@ -128,8 +181,8 @@ fn insert(tx: &rusqlite::Transaction<'_>, p: &Prepared<'_>) -> rusqlite::Result<
     )?;
     tx.execute(
         "INSERT INTO records (time_ms, run, label, commit_id, rankeval_version, \
-         qrels_fingerprint, definitions_fingerprint, run_hash, experiment_hash, query_set) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+         qrels_fingerprint, definitions_fingerprint, run_hash, experiment_hash, query_set, kind) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
             d.time_ms,
             d.run,
@@ -140,7 +193,8 @@ fn insert(tx: &rusqlite::Transaction<'_>, p: &Prepared<'_>) -> rusqlite::Result<
             p.definitions,
             d.run_hash,
             d.experiment_hash,
-            set
+            set,
+            d.kind().as_str()
         ],
     )?;
     let id = tx.last_insert_rowid();
@@ -154,20 +208,22 @@ fn insert(tx: &rusqlite::Transaction<'_>, p: &Prepared<'_>) -> rusqlite::Result<
     }
     let mut statement = tx.prepare_cached(
         "INSERT INTO metrics (record, position, name, definition_version, n, mean, lower, \
-         upper, vals) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+         upper, vals, standard_error, refused) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?;
-    for (position, (metric, (vals, mean, interval))) in d.metrics.iter().zip(&p.metrics).enumerate()
-    {
+    for (position, m) in p.metrics.iter().enumerate() {
         statement.execute(params![
             id,
             position as i64,
-            metric.name,
-            metric.definition_version,
-            metric.values.len() as i64,
-            real(*mean),
-            interval.map(|i| i.0),
-            interval.map(|i| i.1),
-            vals
+            m.name,
+            m.definition_version,
+            i64::try_from(m.n).unwrap_or(i64::MAX),
+            real(m.mean),
+            m.interval.and_then(|i| real(i.0)),
+            m.interval.and_then(|i| real(i.1)),
+            m.vals,
+            m.standard_error.and_then(real),
+            m.refused
         ])?;
     }
     Ok(id)

@@ -60,6 +60,7 @@ pub fn record(run: &str, seed: u64, queries: usize, metrics: usize) -> RecordDat
         metadata: BTreeMap::from([("tag".to_owned(), run.to_owned())]),
         queries,
         metrics,
+        estimates: Vec::new(),
     }
 }
 

@@ -27,7 +27,7 @@ fn a_later_schema_is_refused_with_the_reason() {
         error,
         HistoryError::NewerSchema {
             found: 7,
-            known: 1,
+            known: 2,
             ..
         }
     ));
@@ -35,7 +35,7 @@ fn a_later_schema_is_refused_with_the_reason() {
         error.to_string(),
         format!(
             "history {}: schema version 7 was written by a later rankeval (this one knows \
-             versions up to 1): upgrade rankeval to read or write it",
+             versions up to 2): upgrade rankeval to read or write it",
             path.display()
         )
     );

@@ -45,6 +45,8 @@ const OPE_KEYWORDS: &[&str] = &[
     "allow_low_support",
     "groups",
     "groups_in_family",
+    "record",
+    "label",
 ];
 
 /// Estimates the target `policies` (`(name or None, run file)`, the first
@@ -194,6 +196,17 @@ pub fn ope(
         .map(|v| keyword(v, "allow_low_support", if v { "True" } else { "False" }));
     spec.groups_in_family = get::<bool>(options, "groups_in_family")?
         .map(|v| keyword(v, "groups_in_family", if v { "True" } else { "False" }));
+    // The results history: the one request, checked by `resolve_ope`'s
+    // `resolve_record` (the commit from the CI's variables).
+    spec.record = rankeval::spec::RecordRequest {
+        db: get::<PathBuf>(options, "record")?.map(|path| {
+            let shown = format!("{:?}", path.display().to_string());
+            keyword(path, "record", shown)
+        }),
+        label: text("label")?,
+        commit: None,
+        experiment_hash: None,
+    };
     let request = resolve_ope(spec).map_err(|e| spec_error(&e))?;
     let report = py
         .detach(|| rankeval::ope::run_request(&request))
@@ -209,6 +222,9 @@ pub fn ope(
             ),
             e => located::<RankevalError>(None, None, &e.to_string()),
         })?;
+    if let Some(recorded) = py.detach(|| rankeval::ope_record::write(&request, &report)) {
+        recorded.map_err(|e| located::<RankevalError>(None, None, &e.to_string()))?;
+    }
     Ok((
         render(&report, OpeFormat::Json),
         render(&report, OpeFormat::Table),

@@ -344,3 +344,33 @@ def test_gates_on_groups_and_groups_in_family_are_the_command_lines(files: Path)
         f"gate `{gates[0]}`: a gate on a group needs the groups of contexts: give groups=FILE")
     with pytest.raises(ValueError, match="groups_in_family=True: puts the groups' comparisons"):
         rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], groups_in_family=True)
+
+
+def test_record_is_the_command_lines_record(files: Path) -> None:
+    # `record=` and `label=` fill the one request `--record` and `--label`
+    # fill: the same record but for its time (and id).
+    by_python, by_flags = files / "python.sqlite", files / "flags.sqlite"
+    report = rankeval_rs.ope(
+        files / "log.csv", {"prod": files / "prod.trec", "new": files / "new.trec"},
+        estimators=["ips", "snips"], min_ess=5, record=by_python, label="nightly",
+    )
+    assert not report.refused
+    done = cli("ope", "--log", str(files / "log.csv"), "--policy", f"prod={files / 'prod.trec'}",
+               "--policy", f"new={files / 'new.trec'}", "-e", "ips", "-e", "snips",
+               "--min-ess", "5", "--record", str(by_flags), "--label", "nightly")
+    assert done.returncode == 0, done.stderr
+
+    def records(db: Path) -> list[dict[str, Any]]:
+        out = cli("history", "export", str(db), "--format", "jsonl")
+        assert out.returncode == 0, out.stderr
+        rows = [json.loads(line) for line in out.stdout.splitlines()]
+        for row in rows:
+            del row["time"], row["time_ms"]
+        return rows
+
+    python_records = records(by_python)
+    assert [r["run"] for r in python_records] == ["prod", "new"]
+    assert python_records == records(by_flags)
+    assert python_records[1]["metrics"]["ope.snips"]["mean"] == report.estimates[3]["value"]
+    with pytest.raises(ValueError, match="label=.*names a record: give record= too"):
+        rankeval_rs.ope(files / "log.csv", files / "new.trec", label="x")

@@ -83,6 +83,7 @@ pub mod front;
 pub mod groups;
 pub mod naming;
 pub mod ope;
+pub mod ope_record;
 pub mod outcome;
 pub mod overlap;
 pub mod ppi;

@@ -445,6 +445,10 @@ pub struct OpeReport {
     /// of a column.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The fingerprint of the normalised log, when the request records
+    /// ([`crate::ope_record::log_fingerprint`]; not printed).
+    #[serde(skip)]
+    pub log_fingerprint: Option<String>,
 }
 
 /// One group of contexts (a slice, `--groups`): the report of the
@@ -962,6 +966,7 @@ fn report_of(
         groups_in_family: false,
         groups: Vec::new(),
         notes: Vec::new(),
+        log_fingerprint: None,
         resampling: plan.resampling.map(|r| ResamplingUsed {
             resamples: r.resamples,
             seed: r.seed,
@@ -1466,6 +1471,9 @@ pub fn run_request(request: &crate::spec::OpeRequest) -> Result<OpeReport, OpeRu
         examination.fill(&mut log, &log_name)?;
     }
     let mut report = ope_report(&log, &log_name, &candidates, &plan)?;
+    if request.record.is_some() {
+        report.log_fingerprint = Some(crate::ope_record::log_fingerprint(&log));
+    }
     if let Some(path) = &request.groups {
         let groups = crate::read::read_groups(path).map_err(|e| OpeRunError::Read(Box::new(e)))?;
         let (groups, notes) = group_reports(&log, &log_name, &candidates, &plan, &groups, path)?;

@@ -135,6 +135,7 @@ pub fn records(
                     values: values.clone(),
                 })
                 .collect(),
+            estimates: Vec::new(),
         })
         .collect()
 }
@@ -204,7 +205,7 @@ pub(crate) fn options(experiment: &Experiment) -> BTreeMap<String, String> {
 
 /// The SHA-256 of the regular file at `path`; `None` for anything else (a
 /// FIFO or standard input, already read) or when it cannot be read.
-fn file_hash(path: &Path) -> Option<String> {
+pub(crate) fn file_hash(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() {
         return None;

@@ -103,16 +103,31 @@ pub fn render_history(
             ));
             for s in series {
                 out.push('\n');
-                out.push_str(&heading(&format!(
-                    "{} {}: mean and {:.0}% interval",
-                    s.run,
-                    s.metric,
-                    rankeval::history::LEVEL * 100.0
-                )));
+                let ope = s.kind == rankeval::history::RecordKind::Ope;
+                out.push_str(&heading(&if ope {
+                    format!(
+                        "{} {}: estimate and interval (at the recorded level)",
+                        s.run, s.metric
+                    )
+                } else {
+                    format!(
+                        "{} {}: mean and {:.0}% interval",
+                        s.run,
+                        s.metric,
+                        rankeval::history::LEVEL * 100.0
+                    )
+                }));
                 let mut rows = vec![
-                    ["id", "label", "mean", "interval", "change", "note"]
-                        .map(String::from)
-                        .to_vec(),
+                    [
+                        "id",
+                        "label",
+                        if ope { "estimate" } else { "mean" },
+                        "interval",
+                        "change",
+                        "note",
+                    ]
+                    .map(String::from)
+                    .to_vec(),
                 ];
                 let mut previous: Option<&rankeval::history::TrendPoint> = None;
                 for p in &s.points {
@@ -120,9 +135,12 @@ pub fn render_history(
                     if p.accepted {
                         notes.push("accepted");
                     }
+                    if p.refused.is_some() {
+                        notes.push("refused");
+                    }
                     if let Some(prev) = previous {
                         if prev.qrels_fingerprint != p.qrels_fingerprint {
-                            notes.push("other judgements");
+                            notes.push(if ope { "other log" } else { "other judgements" });
                         }
                         if prev.definition_version != p.definition_version {
                             notes.push("other definition");
@@ -162,6 +180,7 @@ fn history_json(records: &[RecordSummary], series: &[TrendSeries]) -> Value {
                 "commit": r.commit,
                 "rankeval_version": r.rankeval_version,
                 "accepted": r.accepted,
+                "kind": r.kind.as_str(),
                 "queries": r.num_queries,
                 "qrels_fingerprint": r.qrels_fingerprint,
                 "definitions_fingerprint": r.definitions_fingerprint,
@@ -175,7 +194,10 @@ fn history_json(records: &[RecordSummary], series: &[TrendSeries]) -> Value {
             json!({
                 "run": s.run,
                 "metric": s.metric,
-                "level": rankeval::history::LEVEL,
+                "kind": s.kind.as_str(),
+                // An off-policy estimate's interval is at the level its
+                // record's options say (`ope.level`).
+                "level": (s.kind == rankeval::history::RecordKind::Eval).then_some(rankeval::history::LEVEL),
                 "points": s.points.iter().map(|p| json!({
                     "id": p.id,
                     "time": rfc3339(p.time_ms),
@@ -186,6 +208,8 @@ fn history_json(records: &[RecordSummary], series: &[TrendSeries]) -> Value {
                     "mean": p.mean,
                     "lower": p.interval.map(|i| i.0),
                     "upper": p.interval.map(|i| i.1),
+                    "standard_error": p.standard_error,
+                    "refused": p.refused,
                     "definition_version": p.definition_version,
                     "qrels_fingerprint": p.qrels_fingerprint,
                 })).collect::<Vec<_>>(),

@@ -274,6 +274,7 @@ mod tests {
                 commit: Some(format!("{id:040x}")),
                 rankeval_version: "0.1.0".to_owned(),
                 accepted: id == 2,
+                kind: rankeval::history::RecordKind::Eval,
                 qrels_fingerprint: if id < 4 { "a" } else { "b" }.repeat(64),
                 definitions_fingerprint: "c".repeat(64),
                 num_queries: 50,
@@ -284,6 +285,8 @@ mod tests {
                         n: 50,
                         mean,
                         interval: Some((mean - 0.04, mean + 0.04)),
+                        standard_error: None,
+                        refused: None,
                     },
                     MetricMean {
                         name: "ap".to_owned(),
@@ -291,6 +294,8 @@ mod tests {
                         n: 50,
                         mean: if id == 5 { f64::NAN } else { mean / 2.0 },
                         interval: None,
+                        standard_error: None,
+                        refused: None,
                     },
                 ],
             });

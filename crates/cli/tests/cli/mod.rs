@@ -36,6 +36,7 @@ mod ope;
 mod ope_clicks;
 mod ope_front;
 mod ope_group_gates;
+mod ope_record;
 mod output;
 mod overlap;
 mod parquet_pages;

@@ -163,6 +163,8 @@ def ope(
     allow_low_support: bool | None = None,
     groups: PathLike | None = None,
     groups_in_family: bool | None = None,
+    record: PathLike | None = None,
+    label: str | None = None,
 ) -> OpeReport:
     """Estimates what target policies would have earned, from an impression
     log with the logging policy's propensities, as ``rankeval ope`` does
@@ -191,6 +193,10 @@ def ope(
     "ips_rbp(p=0.8)", "ips_p@5"]``; ``examination="power(eta=1)"`` or
     ``examination=[1, 0.5, 0.33]`` gives the propensities per rank instead
     of a column.
+    ``record="history.sqlite"`` (and ``label=``) records each policy's
+    estimates in a results history, as ``rankeval ope --record`` does
+    (docs/history.md), refused estimates included; the commit comes from
+    the CI's variables.
     A bad value raises the error the command
     line gives (``min_ess=-1: the floor is ...``); a bad log or run,
     :class:`InputError`."""
@@ -226,6 +232,8 @@ def ope(
         "allow_low_support": allow_low_support,
         "groups": None if groups is None else os.fspath(groups),
         "groups_in_family": groups_in_family,
+        "record": None if record is None else os.fspath(record),
+        "label": label,
     }
     json_text, table = _native.ope(os.fspath(log), given, options)
     return OpeReport(json_text, table)

@@ -100,10 +100,43 @@ pub fn read_record(
         rankeval_history::History::open(db, rankeval_history::Mode::Existing).map_err(failed)?;
     let record = match id {
         Some(id) => history.get(id),
-        None => history.last_accepted(None),
+        None => match history.last_accepted_of_kind(rankeval_history::RecordKind::Eval) {
+            Ok(Some(id)) => history.get(id),
+            Ok(None) => match history.last_accepted_id(None) {
+                // Records were accepted, off-policy ones only: said so.
+                Ok(Some(other)) => {
+                    return Err(CompareRunError::BaselineFile {
+                        path: source(None),
+                        reason: format!(
+                            "no evaluation's record is accepted yet (record {other}, accepted \
+                             last, is an off-policy record of rankeval ope, which cannot be an \
+                             evaluation's baseline); accept one with `rankeval history {} \
+                             --accept ID`",
+                            db.display()
+                        ),
+                    });
+                }
+                Ok(None) => Err(rankeval_history::HistoryError::NoneAccepted {
+                    path: db.to_owned(),
+                }),
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        },
     }
     .map_err(failed)?;
     let data = &record.data;
+    if data.kind() == rankeval_history::RecordKind::Ope {
+        return Err(CompareRunError::BaselineFile {
+            path: source(Some(record.id)),
+            reason: format!(
+                "record {} is an off-policy record (rankeval ope): policy `{}`'s estimates on an \
+                 impression log, not per-query values of metrics over judgements; it cannot be \
+                 an evaluation's baseline (give an evaluation's record, db:DB#ID)",
+                record.id, data.run
+            ),
+        });
+    }
     let mut order: Vec<usize> = (0..data.queries.len()).collect();
     order.sort_by(|&a, &b| data.queries[a].as_bytes().cmp(data.queries[b].as_bytes()));
     let results = BaselineResults {
@@ -229,6 +262,7 @@ mod tests {
                 metadata: Default::default(),
                 queries: Vec::new(),
                 metrics: Vec::new(),
+                estimates: Vec::new(),
             },
         }
     }

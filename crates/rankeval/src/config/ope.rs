@@ -23,11 +23,13 @@ use toml::Spanned;
 use super::{ConfigError, read_config};
 use crate::spec::{Given, OpeRequest, OpeSpec, Origin, PolicyRequest, resolve_ope};
 
-/// The file: one `[ope]` table.
+/// The file: one `[ope]` table, and optionally `[record]` (a results
+/// history, as an experiment file's).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawOpeFile {
     ope: Spanned<RawOpe>,
+    record: Option<Spanned<super::raw::RawRecord>>,
 }
 
 /// The `[ope]` table as written.
@@ -90,6 +92,7 @@ pub fn load_ope_bytes(path: &Path, bytes: Vec<u8>) -> Result<OpeRequest, ConfigE
             line: 1 + memchr::memchr_iter(b'\n', before).count() as u64,
         }
     })?;
+    let text_bytes = text.as_bytes();
     let raw: RawOpeFile = toml::from_str(&text).map_err(|source| ConfigError::Toml {
         path: name.clone(),
         source,
@@ -206,5 +209,25 @@ pub fn load_ope_bytes(path: &Path, bytes: Vec<u8>) -> Result<OpeRequest, ConfigE
         .groups_in_family
         .as_ref()
         .map(|v| Given::new(*v.get_ref(), at(v.span(), "groups_in_family")));
+    if let Some(record) = &raw.record {
+        let r = record.get_ref();
+        let key = |span: std::ops::Range<usize>, key: &str| {
+            let line = newlines.partition_point(|&n| n < span.start) + 1;
+            Origin::key(&name, line, format!("record.{key}"))
+        };
+        let text = |v: &Option<Spanned<String>>, k: &str| {
+            v.as_ref()
+                .map(|v| Given::new(v.get_ref().clone(), key(v.span(), k)))
+        };
+        spec.record = crate::spec::RecordRequest {
+            db: Some(Given::new(
+                base.join(r.db.get_ref()),
+                key(r.db.span(), "db"),
+            )),
+            label: text(&r.label, "label"),
+            commit: text(&r.commit, "commit"),
+            experiment_hash: Some(rankeval_history::fingerprint::bytes_hash(text_bytes)),
+        };
+    }
     resolve_ope(spec).map_err(ConfigError::from)
 }

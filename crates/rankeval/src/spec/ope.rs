@@ -13,6 +13,7 @@ use rankeval_ope::{Floors, IntervalKind, Options, Resampling};
 use rankeval_stats::Correction;
 
 use super::origin::{Given, Origin};
+use super::record::{RecordRequest, resolve_record};
 use super::resolve::{SpecError, existing, invalid};
 use crate::naming::{GivenRun, NameError, name_runs};
 use crate::ope::click::Examination;
@@ -20,6 +21,7 @@ use crate::ope::{MAX_SAMPLES, MarginalSampling, OpeEstimator, OpePlan};
 use crate::read::impressions::{
     ImpressionColumns, ImpressionOptions, Layout, PropensityForm, RewardPer,
 };
+use crate::record::RecordPlan;
 
 /// An off-policy evaluation as asked for, nothing checked yet.
 #[derive(Debug)]
@@ -92,6 +94,10 @@ pub struct OpeSpec {
     /// Correct every group's comparisons in the whole log's families (one
     /// family per estimator), as `eval --groups-in-family` does.
     pub groups_in_family: Option<Given<bool>>,
+    /// Where to record each policy's estimates (`--record DB`, TOML
+    /// `[record]`, Python `record=`): the one request and rule of
+    /// [`resolve_record`](super::record::resolve_record).
+    pub record: RecordRequest,
 }
 
 impl OpeSpec {
@@ -124,6 +130,7 @@ impl OpeSpec {
             allow_low_support: None,
             groups: None,
             groups_in_family: None,
+            record: RecordRequest::default(),
         }
     }
 }
@@ -174,6 +181,9 @@ pub struct OpeRequest {
     pub examination: Option<Examination>,
     /// Every group's comparisons corrected in the whole log's families.
     pub groups_in_family: bool,
+    /// Where to record each policy's estimates, if anywhere
+    /// ([`crate::ope_record`]).
+    pub record: Option<RecordPlan>,
 }
 
 /// The bootstrap's resamples when none are given: each resample makes
@@ -214,7 +224,9 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         allow_low_support,
         groups,
         groups_in_family,
+        record,
     } = spec;
+    let record = resolve_record(record)?;
     let Some(log) = log else {
         return Err(invalid(
             &whole,
@@ -592,6 +604,7 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         groups: groups.map(|g| g.value),
         examination,
         groups_in_family,
+        record,
         plan: OpePlan {
             estimators,
             options: Options {
