@@ -17,15 +17,16 @@ use super::{CliError, Verdict, eval, output, run_names};
 #[command(after_help = "Examples:\n  \
     rankeval ope --log log.csv --policy prod=prod.trec --policy new=new.trec -e snips -e ips\n  \
     rankeval ope --log slates.jsonl --form cascade --reward-per position --policy new=new.trec -e rips\n  \
-    rankeval ope --log log.parquet --policy new=new.trec --plackett-luce 0.5 -e snips\n\n\
+    rankeval ope --log log.parquet --policy new=new.trec --plackett-luce 0.5 -e snips\n  \
+    rankeval ope --log clicks.csv --examination 'power(eta=1)' --policy new=new.trec -e ips_dcg@10\n\n\
     The log: CSV/TSV with a header, JSON Lines, Parquet or Arrow IPC; one row per impression\n\
     (list columns for slates) or one per impression and position (a `position` column).\n\
     Exit codes: 0 estimates printed; 2 an estimate refused (its log cannot support it), or an\n\
     error.")]
 #[command(group(clap::ArgGroup::new("request").multiple(true).args([
-    "log", "log_columns", "form", "reward_per", "reward_range", "layout", "policies",
+    "log", "log_columns", "form", "examination", "reward_per", "reward_range", "layout", "policies",
     "plackett_luce", "target_column", "reward_model", "estimators", "interval", "level",
-    "min_n", "min_ess", "min_support", "gates", "allow_low_support", "resamples", "samples", "seed", "correction", "groups",
+    "min_n", "min_ess", "min_support", "gates", "allow_low_support", "resamples", "samples", "seed", "correction", "groups", "groups_in_family",
 ])))]
 pub struct OpeArgs {
     /// The request as a TOML file with an `[ope]` table whose keys are
@@ -44,12 +45,20 @@ pub struct OpeArgs {
     log_columns: Option<String>,
     /// The propensities' form: `action` (one item per impression), `slate`
     /// (the slate's probability), `marginal` (per position), `cascade`
-    /// (per position, given the items above).
-    #[arg(long, value_enum, default_value_t = FormArg::Action)]
-    form: FormArg,
-    /// One reward per impression or one per position.
-    #[arg(long, value_enum, default_value_t = RewardArg::Impression)]
-    reward_per: RewardArg,
+    /// (per position, given the items above), `examination` (a click log:
+    /// per position, the probability the user examined it) [default:
+    /// action, or examination with --examination].
+    #[arg(long, value_enum)]
+    form: Option<FormArg>,
+    /// A click log's examination propensities per rank instead of a
+    /// column: `power(eta=N)` (p_k = (1/k)^N) or `P1,P2,...` (one per
+    /// rank from 1). Implies --form examination.
+    #[arg(long, value_name = "power(eta=N)|P1,P2,...")]
+    examination: Option<String>,
+    /// One reward per impression or one per position [default:
+    /// impression; position (the clicks) for a click log].
+    #[arg(long, value_enum)]
+    reward_per: Option<RewardArg>,
     /// The rewards' declared range `LO,HI`: a reward outside is an error.
     #[arg(long, value_name = "LO,HI")]
     reward_range: Option<String>,
@@ -84,9 +93,11 @@ pub struct OpeArgs {
     reward_model: Option<PathBuf>,
     /// An estimator: ips, snips, clipped_ips(max_weight=M), dm, dr, sndr,
     /// switch_dr(tau=T), dr_os(lambda=L) for one item; slate_ips, iips,
-    /// rips, cascade_dr, pi, snpi for slates; repeat for several (default:
-    /// snips for one item, slate_ips, iips or rips for the slate, marginal
-    /// or cascade form).
+    /// rips, cascade_dr, pi, snpi for slates; ips_dcg@K, ips_dcg,
+    /// ips_rbp(p=P), ips_p@K (each optionally with max_weight=M) for click
+    /// logs; repeat for several (default: snips for one item, slate_ips,
+    /// iips or rips for the slate, marginal or cascade form, ips_dcg@10 for
+    /// a click log).
     #[arg(short = 'e', long = "estimator", value_name = "ESTIMATOR")]
     estimators: Vec<String>,
     /// The interval: normal, Student's t with n - 1 degrees of freedom, or
@@ -124,16 +135,23 @@ pub struct OpeArgs {
     /// among -e, optionally `ope.`-prefixed): `at_least(floor=X)` on each
     /// policy's estimate, `non_inferior(margin=M)` or `superior(alpha=A)`
     /// on each later policy's paired difference with the first;
-    /// `run=NAME` for one policy. A failed gate exits 1, an undecided one
-    /// (a refused estimate) 2.
+    /// `run=NAME` for one policy; `ESTIMATOR[COLUMN=VALUE]:RULE` on a group
+    /// of --groups. A failed gate exits 1, an undecided one (a refused
+    /// estimate) 2.
     #[arg(long = "gate", value_name = "ESTIMATOR:RULE")]
     gates: Vec<String>,
     /// Groups of contexts (slices), a groups file as `eval --groups` reads
     /// it (its query ids the log's contexts): a report per group, with its
-    /// own floors' refusals and comparisons, after the whole log's (the
-    /// exit code and the gates are the whole log's).
+    /// own floors' refusals and comparisons, after the whole log's (a
+    /// refused group does not set the exit code; a gate on a group,
+    /// `ESTIMATOR[COLUMN=VALUE]:RULE`, is decided on the group's report).
     #[arg(long, value_name = "FILE")]
     groups: Option<PathBuf>,
+    /// Correct every group's comparisons in the whole log's families (one
+    /// per estimator) instead of each group's own, as `eval
+    /// --groups-in-family` does (needs --groups and --correction).
+    #[arg(long)]
+    groups_in_family: bool,
     /// Print refused estimates (marked `*`, with their reasons) and exit 0;
     /// also estimate targets that show items the log never shows.
     #[arg(long)]
@@ -158,6 +176,8 @@ enum FormArg {
     Marginal,
     /// Per position, given the items above.
     Cascade,
+    /// A click log: per position, the probability it was examined.
+    Examination,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -353,8 +373,12 @@ fn spec(args: &OpeArgs) -> Result<OpeSpec, CliError> {
         let name = value.value_name();
         Given::new(name.clone(), Origin::flag(flag, name))
     };
-    spec.form = Some(named("--form", &args.form));
-    spec.reward_per = Some(named("--reward-per", &args.reward_per));
+    spec.form = args.form.map(|f| named("--form", &f));
+    spec.reward_per = args.reward_per.map(|r| named("--reward-per", &r));
+    spec.examination = args
+        .examination
+        .as_ref()
+        .map(|e| Given::new(e.clone(), Origin::flag("--examination", e)));
     spec.layout = Some(named("--layout", &args.layout));
     spec.interval = Some(named("--interval", &args.interval));
     if let Some(text) = &args.reward_range {
@@ -426,6 +450,9 @@ fn spec(args: &OpeArgs) -> Result<OpeSpec, CliError> {
         .groups
         .as_ref()
         .map(|p| Given::new(p.clone(), Origin::flag("--groups", p.display())));
+    spec.groups_in_family = args
+        .groups_in_family
+        .then(|| Given::new(true, Origin::bare_flag("--groups-in-family")));
     spec.allow_low_support = Some(Given::new(
         args.allow_low_support,
         Origin::bare_flag("--allow-low-support"),

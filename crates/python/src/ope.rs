@@ -24,6 +24,7 @@ type Rendered = (String, String);
 const OPE_KEYWORDS: &[&str] = &[
     "log_columns",
     "form",
+    "examination",
     "reward_per",
     "reward_range",
     "layout",
@@ -43,6 +44,7 @@ const OPE_KEYWORDS: &[&str] = &[
     "gates",
     "allow_low_support",
     "groups",
+    "groups_in_family",
     "record",
     "label",
 ];
@@ -112,6 +114,20 @@ pub fn ope(
         }))
     };
     spec.form = text("form")?;
+    // A rule's text, or the probabilities per rank as a list.
+    if let Some(value) = options.get_item("examination")?.filter(|v| !v.is_none()) {
+        let written = match value.extract::<String>() {
+            Ok(text) => text,
+            Err(_) => value
+                .extract::<Vec<f64>>()?
+                .iter()
+                .map(f64::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+        };
+        let shown = format!("{written:?}");
+        spec.examination = Some(keyword(written, "examination", shown));
+    }
     spec.reward_per = text("reward_per")?;
     spec.layout = text("layout")?;
     spec.interval = text("interval")?;
@@ -178,6 +194,8 @@ pub fn ope(
     spec.gates = list("gates")?;
     spec.allow_low_support = get::<bool>(options, "allow_low_support")?
         .map(|v| keyword(v, "allow_low_support", if v { "True" } else { "False" }));
+    spec.groups_in_family = get::<bool>(options, "groups_in_family")?
+        .map(|v| keyword(v, "groups_in_family", if v { "True" } else { "False" }));
     // The results history: the one request, checked by `resolve_ope`'s
     // `resolve_record` (the commit from the CI's variables).
     spec.record = rankeval::spec::RecordRequest {

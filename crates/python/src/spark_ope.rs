@@ -97,6 +97,7 @@ pub fn spark_ope_states<'py>(
         reward,
         reward_range,
         layout: Layout::Auto,
+        ..ImpressionOptions::default()
     };
     let log = parse_impressions(log, name, &options)
         .map_err(|e| InputError::new_err(format!("spark: {e}")))?;

@@ -256,6 +256,96 @@ def test_samples_and_one_seed_are_the_command_lines(tmp_path: Path) -> None:
         assert str(raised.value) == says
 
 
+def click_log(with_propensity: bool = True) -> str:
+    """The CLI tests' click log (crates/cli/tests/cli/ope_clicks.rs): 120
+    impressions, one row per position, examination propensity 1/k."""
+    lines = ["context,impression,item,position,reward" + (",propensity" if with_propensity else "")]
+    items = "abcd"
+    for n in range(120):
+        context = "q1" if n % 2 == 0 else "q2"
+        for k in range(4):
+            item = items[(n // 2 + k) % 4]
+            if context == "q1":
+                click = (n // 2) % (k + 2) == 0
+            else:
+                click = item in "ac" and (n // 2) % 2 == 0 and k < 2
+            row = f"{context},{n + 1},{item},{k + 1},{int(click)}"
+            lines.append(row + (f",{1.0 / (k + 1)!r}" if with_propensity else ""))
+    return "\n".join(lines) + "\n"
+
+
+def test_click_logs_are_the_command_lines(tmp_path: Path) -> None:
+    (tmp_path / "clicks.csv").write_text(click_log())
+    (tmp_path / "bare.csv").write_text(click_log(with_propensity=False))
+    for name, order in [("prod", "abcd"), ("new", "cadb")]:
+        text = "".join(f"{q} Q0 {item} {rank + 1} {9 - rank} {name}\n"
+                       for q in ("q1", "q2") for rank, item in enumerate(order))
+        (tmp_path / f"{name}.trec").write_text(text)
+    estimators = ["ips_dcg@10", "ips_rbp(p=0.8)", "ips_p@2", "ips_dcg@10(max_weight=3)"]
+    done = cli("ope", "--log", str(tmp_path / "clicks.csv"), "--form", "examination",
+               "--policy", f"prod={tmp_path / 'prod.trec'}", "--policy", f"new={tmp_path / 'new.trec'}",
+               *[a for e in estimators for a in ("-e", e)], "--min-ess", "5", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    policies = {"prod": tmp_path / "prod.trec", "new": tmp_path / "new.trec"}
+    report = rankeval_rs.ope(tmp_path / "clicks.csv", policies, form="examination",
+                             estimators=estimators, min_ess=5)
+    assert json.loads(report.json) == json.loads(done.stdout)
+    # Propensities per rank, as the power law or a list: 1/k, the column's.
+    for examination in ["power(eta=1)", [1.0, 0.5, 1 / 3, 0.25]]:
+        by_rank = rankeval_rs.ope(tmp_path / "bare.csv", policies, examination=examination,
+                                  estimators=estimators, min_ess=5)
+        assert [e["value"] for e in by_rank.estimates] == [e["value"] for e in report.estimates]
+    # The same words as the flags, after the keyword.
+    with pytest.raises(ValueError) as raised:
+        rankeval_rs.ope(tmp_path / "bare.csv", policies, examination="power(eta=-1)")
+    bad = cli("ope", "--log", str(tmp_path / "bare.csv"), "--policy", str(tmp_path / "prod.trec"),
+              "--examination", "power(eta=-1)")
+    assert bad.returncode == 2
+    reason = bad.stderr.removeprefix("error: --examination power(eta=-1): ").rstrip("\n")
+    assert str(raised.value) == f'examination="power(eta=-1)": {reason}'
+    with pytest.raises(rankeval_rs.InputError, match="click 2 is not 0 or 1"):
+        (tmp_path / "two.csv").write_text(click_log().replace(",1,1.0\n", ",2,1.0\n", 1))
+        rankeval_rs.ope(tmp_path / "two.csv", policies, form="examination")
+
+
+def test_samples_without_marginal_propensities_are_refused(files: Path) -> None:
+    with pytest.raises(ValueError) as raised:
+        rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], form="cascade",
+                        plackett_luce=1.0, samples=100)
+    done = cli(*flags(files), "--form", "cascade", "--plackett-luce", "1", "--samples", "100")
+    assert done.returncode == 2
+    assert str(raised.value) == (
+        "samples=100: only the Plackett-Luce marginals are drawn, and the log's propensities "
+        'are of the form `cascade`: give form="marginal"')
+    assert done.stderr == (
+        "error: --samples 100: only the Plackett-Luce marginals are drawn, and the log's "
+        "propensities are of the form `cascade`: give --form marginal\n")
+
+
+def test_gates_on_groups_and_groups_in_family_are_the_command_lines(files: Path) -> None:
+    (files / "groups.csv").write_text("query,segment\nq1,head\nq2,tail\nq3,tail\n")
+    gates = ["snips[segment=tail]:at_least(floor=0.9)", "snips:at_least(floor=0.1)"]
+    done = cli(*flags(files), "-e", "ips", "-e", "snips", "--min-ess", "2", "--min-n", "5",
+               "--groups", str(files / "groups.csv"), "--correction", "holm", "--groups-in-family",
+               *[a for g in gates for a in ("--gate", g)], "--format", "json")
+    assert done.returncode == 1, done.stderr
+    report = rankeval_rs.ope(
+        files / "log.csv", {"prod": files / "prod.trec", "new": files / "new.trec"},
+        estimators=["ips", "snips"], min_ess=2, min_n=5, groups=files / "groups.csv",
+        correction="holm", groups_in_family=True, gates=gates,
+    )
+    assert json.loads(report.json) == json.loads(done.stdout)
+    assert not report.passed
+    failed = [g for g in report.gates if g["passed"] is False]
+    assert failed and all(g["gate"] == gates[0] for g in failed)
+    with pytest.raises(rankeval_rs.CompareError) as raised:
+        rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], gates=[gates[0]])
+    assert str(raised.value) == (
+        f"gate `{gates[0]}`: a gate on a group needs the groups of contexts: give groups=FILE")
+    with pytest.raises(ValueError, match="groups_in_family=True: puts the groups' comparisons"):
+        rankeval_rs.ope(files / "log.csv", [files / "prod.trec"], groups_in_family=True)
+
+
 def test_record_is_the_command_lines_record(files: Path) -> None:
     # `record=` and `label=` fill the one request `--record` and `--label`
     # fill: the same record but for its time (and id).

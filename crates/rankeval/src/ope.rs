@@ -38,6 +38,9 @@ use crate::read::impressions::{PropensityForm, RewardPer};
 /// The estimators, their states, estimates and options (`rankeval-ope`).
 pub use rankeval_ope as estimators;
 
+pub mod click;
+mod group_gates;
+
 /// The log as read (`rankeval_readers::impressions`), for a program that
 /// builds one itself.
 pub use crate::read::RowAt;
@@ -92,14 +95,20 @@ pub enum OpeEstimator {
     Bandit(bandit::Estimator),
     /// A slate estimator.
     Slate(slate::Estimator),
+    /// An IPS-weighted rank metric of a click log ([`click`]).
+    Click(rankeval_ope::click::ClickIps),
 }
 
 impl OpeEstimator {
     /// The estimator named `text`: `ips`, `snips`, `clipped_ips(max_weight=M)`,
     /// `dm`, `dr`, `sndr`, `switch_dr(tau=T)`, `dr_os(lambda=L)`,
-    /// `slate_ips`, `iips`, `rips`, `cascade_dr`, `pi`, `snpi`.
+    /// `slate_ips`, `iips`, `rips`, `cascade_dr`, `pi`, `snpi`; for click
+    /// logs `ips_dcg@K`, `ips_dcg`, `ips_rbp(p=P)`, `ips_p@K` ([`click::parse`]).
     pub fn parse(text: &str) -> Result<Self, String> {
         let text = text.trim();
+        if let Some(click) = click::parse(text) {
+            return click.map(Self::Click);
+        }
         let (name, parameter) = match text.split_once('(') {
             Some((name, rest)) => {
                 let inner = rest
@@ -153,7 +162,8 @@ impl OpeEstimator {
             _ => {
                 return Err(format!(
                     "unknown estimator `{}` (known: ips, snips, clipped_ips(max_weight=M), dm, dr, \
-                     sndr, switch_dr(tau=T), dr_os(lambda=L), slate_ips, iips, rips, cascade_dr, pi, snpi)",
+                     sndr, switch_dr(tau=T), dr_os(lambda=L), slate_ips, iips, rips, cascade_dr, pi, snpi; \
+                     for click logs ips_dcg@K, ips_rbp(p=P), ips_p@K)",
                     shorten_id(name.as_bytes())
                 ));
             }
@@ -169,6 +179,7 @@ impl OpeEstimator {
         match self {
             Self::Bandit(b) => b.name(),
             Self::Slate(s) => s.name().to_owned(),
+            Self::Click(c) => c.name(),
         }
     }
 
@@ -177,12 +188,28 @@ impl OpeEstimator {
         match self {
             Self::Bandit(b) => b.needs_model(),
             Self::Slate(s) => *s == slate::Estimator::CascadeDr,
+            Self::Click(_) => false,
         }
     }
 
     /// Why the estimator cannot read a log of this form (none: it can).
     fn unfit(&self, form: PropensityForm, slate_len: usize, reward: RewardPer) -> Option<String> {
         use slate::Estimator as S;
+        if let Self::Click(_) = self {
+            return match (form, reward) {
+                (PropensityForm::Examination, RewardPer::Position) => None,
+                (PropensityForm::Examination, RewardPer::Impression) => Some(format!(
+                    "{} needs a click per position; the log has one reward per impression",
+                    self.name()
+                )),
+                _ => Some(format!(
+                    "{} needs a click log (examination propensities per position); the log's \
+                     propensities are of the form `{}`",
+                    self.name(),
+                    form.name()
+                )),
+            };
+        }
         let per_position = matches!(
             self,
             Self::Slate(S::IndependentIps | S::RewardInteractionIps | S::CascadeDr)
@@ -205,11 +232,13 @@ impl OpeEstimator {
             Self::Slate(S::RewardInteractionIps | S::CascadeDr) => {
                 matches!(form, PropensityForm::Cascade | PropensityForm::Action)
             }
+            Self::Click(_) => false,
         };
         (!ok).then(|| {
             let needs = match self {
                 Self::Bandit(_) => "one item per impression with its propensity (form `action`)",
                 Self::Slate(S::SlateIps) => "the slates' or the cascade's propensities",
+                Self::Click(_) => "a click log",
                 Self::Slate(
                     S::IndependentIps | S::PseudoInverse | S::SelfNormalizedPseudoInverse,
                 ) => "per-position marginal propensities",
@@ -403,6 +432,11 @@ pub struct OpeReport {
     /// The correction of the comparisons' p-values, by name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub correction: Option<&'static str>,
+    /// Whether the correction's family of an estimator holds every
+    /// group's comparisons too (`--groups-in-family`), not only the
+    /// report's own.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub groups_in_family: bool,
     /// Each group of contexts' report (`--groups`), column by column, the
     /// groups of a column in order (by number when every value is one).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -580,14 +614,13 @@ pub fn ope_report(
     let mut linear: Vec<Vec<Vec<f64>>> = Vec::new();
     let mut resampled_sets: Vec<Vec<(State, Vec<Contribution>)>> = Vec::new();
     for candidate in candidates {
-        let (targets, predictions) = policy_inputs(log, log_name, candidate, plan, &logged)?;
+        let inputs = policy_inputs(log, log_name, candidate, plan, &logged)?;
         let mut estimates = Vec::new();
         let mut columns = Vec::new();
         let mut kept = Vec::new();
         for e in &plan.estimators {
             let fail = estimator_error(log, log_name, candidate, e);
-            let (state, contributions) =
-                contributions(log, &targets, predictions.as_deref(), e).map_err(&fail)?;
+            let (state, contributions) = contributions(log, &inputs, e).map_err(&fail)?;
             estimates.push(state.estimate(&plan.options).map_err(|e| fail((None, e)))?);
             columns.push(linearised(state.form(), &contributions));
             if plan.resampling.is_some() {
@@ -651,12 +684,11 @@ pub fn ope_states(
     let logged = HashSet::new();
     let mut out = Vec::with_capacity(candidates.len());
     for candidate in candidates {
-        let (targets, predictions) = policy_inputs(log, log_name, candidate, plan, &logged)?;
+        let inputs = policy_inputs(log, log_name, candidate, plan, &logged)?;
         let mut states = Vec::with_capacity(plan.estimators.len());
         for e in &plan.estimators {
             let fail = estimator_error(log, log_name, candidate, e);
-            let (state, _) =
-                contributions(log, &targets, predictions.as_deref(), e).map_err(&fail)?;
+            let (state, _) = contributions(log, &inputs, e).map_err(&fail)?;
             states.push(state);
         }
         out.push(states);
@@ -744,8 +776,10 @@ fn check_plan(
             )));
         }
         if spec.group.is_some() {
+            // `run_request` decides them on the groups' reports.
             return Err(OpeRunError::Unfit(format!(
-                "gate `{spec}`: groups are not read by rankeval ope"
+                "gate `{spec}`: a gate on a group is decided on the report of that group of \
+                 contexts, which needs the groups (--groups FILE, TOML `groups`)"
             )));
         }
         if let Some(run) = &spec.run
@@ -759,16 +793,34 @@ fn check_plan(
     Ok(())
 }
 
-/// One candidate's target probabilities of each impression and, when an
-/// estimator needs them, the reward model's predictions.
-#[allow(clippy::type_complexity)]
+/// What the estimators read of one candidate, per impression.
+struct PolicyInputs {
+    /// The target's probabilities, in the log's form (none for a click
+    /// log).
+    targets: Vec<Vec<f64>>,
+    /// The reward model's predictions, when an estimator needs them.
+    predictions: Option<Vec<Predicted>>,
+    /// A click log's impressions as the target ranking sees them.
+    ranked: Option<Vec<click::Ranked>>,
+}
+
+/// One candidate's target probabilities of each impression (for a click
+/// log, the target's ranks of the shown items) and, when an estimator
+/// needs them, the reward model's predictions.
 fn policy_inputs(
     log: &ImpressionLog,
     log_name: &str,
     candidate: &Candidate,
     plan: &OpePlan,
     logged: &HashSet<(u32, u32)>,
-) -> Result<(Vec<Vec<f64>>, Option<Vec<Predicted>>), OpeRunError> {
+) -> Result<PolicyInputs, OpeRunError> {
+    if log.form == PropensityForm::Examination {
+        return Ok(PolicyInputs {
+            targets: vec![Vec::new(); log.impressions.len()],
+            predictions: None,
+            ranked: Some(click::ranked(log, log_name, candidate)?),
+        });
+    }
     let targets = target_probabilities(log, log_name, candidate, plan, logged)?;
     let needs_model = plan.estimators.iter().any(OpeEstimator::needs_model);
     let predictions = match (&plan.model, needs_model) {
@@ -789,7 +841,11 @@ fn policy_inputs(
         }
         _ => None,
     };
-    Ok((targets, predictions))
+    Ok(PolicyInputs {
+        targets,
+        predictions,
+        ranked: None,
+    })
 }
 
 /// The report of the policies' estimates and their per-impression
@@ -879,7 +935,7 @@ fn report_of(
     if let Some(correction) = plan.correction {
         correct_comparisons(&mut comparisons, &plan.estimators, correction);
     }
-    let gates = decide_gates(plan, &policies, &comparisons);
+    let gates = decide_gates(&plan.gates, plan, &policies, &comparisons);
     Ok(OpeReport {
         gates,
         log: LogSummary {
@@ -907,6 +963,7 @@ fn report_of(
                 generator: SAMPLING_RNG_NAME,
             }),
         correction: plan.correction.map(Correction::name),
+        groups_in_family: false,
         groups: Vec::new(),
         notes: Vec::new(),
         log_fingerprint: None,
@@ -951,12 +1008,13 @@ fn correct_comparisons(
 /// first. A refused estimate (unless low support is allowed) leaves the
 /// gate undecided.
 fn decide_gates(
+    gates: &[GateSpec],
     plan: &OpePlan,
     policies: &[PolicyEstimates],
     comparisons: &[OpeComparison],
 ) -> Vec<OpeGateResult> {
     let mut out = Vec::new();
-    for spec in &plan.gates {
+    for spec in gates {
         let Some(k) = plan.estimators.iter().position(|e| e.name() == spec.metric) else {
             continue;
         };
@@ -1087,7 +1145,10 @@ fn target_probabilities(
                 }
                 let agree: Vec<bool> = top.iter().zip(&shown).map(|(a, b)| a == b).collect();
                 out.push(match log.form {
-                    PropensityForm::Action | PropensityForm::Marginal | PropensityForm::Cascade => {
+                    PropensityForm::Action
+                    | PropensityForm::Marginal
+                    | PropensityForm::Cascade
+                    | PropensityForm::Examination => {
                         agree.iter().map(|&a| f64::from(u8::from(a))).collect()
                     }
                     PropensityForm::Slate => vec![f64::from(u8::from(agree.iter().all(|&a| a)))],
@@ -1119,7 +1180,12 @@ fn target_probabilities(
                 let slate: Vec<Option<usize>> =
                     shown.iter().map(|s| index.get(s).copied()).collect();
                 out.push(match (log.form, plan.sampling) {
-                    (PropensityForm::Action | PropensityForm::Cascade, _) => model.cascade(&slate),
+                    (
+                        PropensityForm::Action
+                        | PropensityForm::Cascade
+                        | PropensityForm::Examination,
+                        _,
+                    ) => model.cascade(&slate),
                     (PropensityForm::Slate, _) => vec![model.slate(&slate)],
                     (PropensityForm::Marginal, Some(_)) => {
                         // Drawn below, in parallel.
@@ -1260,10 +1326,10 @@ fn predictions(
 /// An estimator's state over the log and each impression's contribution.
 fn contributions(
     log: &ImpressionLog,
-    targets: &[Vec<f64>],
-    predictions: Option<&[Predicted]>,
+    inputs: &PolicyInputs,
     estimator: &OpeEstimator,
 ) -> Result<(State, Vec<Contribution>), (Option<usize>, OpeError)> {
+    let (targets, predictions) = (&inputs.targets, inputs.predictions.as_deref());
     let mut contributions = Vec::with_capacity(log.impressions.len());
     let mut state = match estimator {
         OpeEstimator::Bandit(b) => {
@@ -1271,6 +1337,10 @@ fn contributions(
             b.state()
         }
         OpeEstimator::Slate(s) => s.state(),
+        OpeEstimator::Click(c) => {
+            c.validate().map_err(|e| (None, e))?;
+            c.state()
+        }
     };
     for (index, (imp, target)) in log.impressions.iter().zip(targets).enumerate() {
         let predicted = predictions.and_then(|p| p.get(index));
@@ -1306,6 +1376,23 @@ fn contributions(
                 )
                 .map_err(|e| (Some(index), e))?
             }
+            OpeEstimator::Click(c) => {
+                let ranked = inputs.ranked.as_deref().and_then(|r| r.get(index));
+                let Some(ranked) = ranked else {
+                    // A click estimator reads a click log (check_plan).
+                    return Err((
+                        Some(index),
+                        OpeError::MissingPropensity {
+                            index,
+                            estimator: "click_ips",
+                            policy: rankeval_ope::Policy::Target,
+                            form: "target's ranking of a click log",
+                        },
+                    ));
+                };
+                click::contribution(c, index, &imp.rewards, &imp.propensities, ranked)
+                    .map_err(|e| (Some(index), e))?
+            }
         };
         state.add(index, &c).map_err(|e| (Some(index), e))?;
         contributions.push(c);
@@ -1322,7 +1409,8 @@ fn probabilities_of(form: PropensityForm, p: &[f64]) -> slate::Probabilities<'_>
             slate: one,
             ..Default::default()
         },
-        PropensityForm::Marginal => slate::Probabilities {
+        // A click log's propensities are no slate estimator's (check_plan).
+        PropensityForm::Marginal | PropensityForm::Examination => slate::Probabilities {
             marginal: Some(p),
             ..Default::default()
         },
@@ -1369,12 +1457,19 @@ pub fn run_request(request: &crate::spec::OpeRequest) -> Result<OpeReport, OpeRu
         });
     }
     let mut plan = request.plan.clone();
+    // A gate on a group is decided on that group's report, below.
+    let (on_groups, whole): (Vec<GateSpec>, Vec<GateSpec>) =
+        plan.gates.drain(..).partition(|g| g.group.is_some());
+    plan.gates = whole;
     if let Some(path) = &request.reward_model {
         plan.model = Some(RewardModel::from_run(&read(path)?));
     }
-    let log = crate::read::impressions::read_impressions(&request.log, &request.read)
+    let mut log = crate::read::impressions::read_impressions(&request.log, &request.read)
         .map_err(|e| OpeRunError::Log(Box::new(e)))?;
     let log_name = request.log.display().to_string();
+    if let Some(examination) = &request.examination {
+        examination.fill(&mut log, &log_name)?;
+    }
     let mut report = ope_report(&log, &log_name, &candidates, &plan)?;
     if request.record.is_some() {
         report.log_fingerprint = Some(crate::ope_record::log_fingerprint(&log));
@@ -1385,6 +1480,12 @@ pub fn run_request(request: &crate::spec::OpeRequest) -> Result<OpeReport, OpeRu
         report.groups = groups;
         report.notes = notes;
     }
+    if request.groups_in_family
+        && let Some(correction) = plan.correction
+    {
+        group_gates::correct_together(&mut report, &plan, correction);
+    }
+    group_gates::decide(&mut report, &plan, &on_groups, request.groups.as_deref())?;
     Ok(report)
 }
 

@@ -50,6 +50,7 @@ mod fairness;
 mod html_curves;
 mod msmarco;
 mod never_panics;
+mod ope_clicks;
 mod peers;
 mod plugin;
 mod propensity;

@@ -187,6 +187,13 @@ fn table(report: &OpeReport) -> String {
     if !report.comparisons.is_empty() {
         let base = &report.comparisons[0].baseline;
         let _ = writeln!(out, "\npaired by impression, against `{base}`:");
+        if let (true, Some(name)) = (report.groups_in_family, report.correction) {
+            let _ = writeln!(
+                out,
+                "p ({name}): corrected over each estimator's comparisons on the whole log and on \
+                 every group"
+            );
+        }
         let mut header = [
             "candidate",
             "estimator",

@@ -30,6 +30,10 @@ const GOOD: &[(&str, &str)] = &[
         "log.csv",
         "context,impression,item,reward,propensity\nq1,1,a,1,0.5\n",
     ),
+    (
+        "clicks.csv",
+        "context,impression,item,position,reward,propensity\nq1,1,a,1,1,1\n",
+    ),
 ];
 
 /// Every command and role that reads a file: the arguments, with `{}` for
@@ -165,6 +169,45 @@ const ROLES: &[(&[&str], &[&str])] = &[
         &["trec", "csv", "parquet"],
     ),
     (&["ope", "--config", "{}"], &["toml"]),
+    (
+        &[
+            "ope",
+            "--log",
+            "{}",
+            "--form",
+            "examination",
+            "--policy",
+            "run.trec",
+            "--allow-low-support",
+        ],
+        &["csv", "jsonl", "parquet", "arrow"],
+    ),
+    (
+        &[
+            "ope",
+            "--log",
+            "{}",
+            "--examination",
+            "power(eta=1)",
+            "--policy",
+            "run.trec",
+            "--allow-low-support",
+        ],
+        &["csv", "jsonl", "parquet"],
+    ),
+    (
+        &[
+            "ope",
+            "--log",
+            "clicks.csv",
+            "--form",
+            "examination",
+            "--policy",
+            "{}",
+            "--allow-low-support",
+        ],
+        &["trec", "csv", "parquet"],
+    ),
     (
         &[
             "ope",

@@ -556,3 +556,50 @@ fn groups_of_contexts_each_get_a_report() {
         (2, "error: gone.csv: no such file\n")
     );
 }
+
+/// `--samples` draws the Plackett-Luce marginals, which only a log of
+/// marginal propensities has: with another form it would be accepted and
+/// never used, so it is refused, in the same words from the flags and the
+/// file.
+#[test]
+fn samples_without_marginal_propensities_are_refused() {
+    let dir = files();
+    for (form, flags_form) in [
+        (None, &[][..]),
+        (Some("cascade"), &["--form", "cascade"][..]),
+        (Some("slate"), &["--form", "slate"][..]),
+    ] {
+        let mut args = vec!["ope", "--log", "log.csv", "--policy", "prod.trec"];
+        args.extend_from_slice(flags_form);
+        args.extend_from_slice(&["--plackett-luce", "1", "--samples", "100"]);
+        let (code, stdout, from_flags) = run_in(dir.path(), &args);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}");
+        let shown = form.unwrap_or("action");
+        assert_eq!(
+            from_flags,
+            format!(
+                "error: --samples 100: only the Plackett-Luce marginals are drawn, and the log's \
+                 propensities are of the form `{shown}`: give --form marginal\n"
+            )
+        );
+        let form_key = form.map_or(String::new(), |f| format!("form = \"{f}\"\n"));
+        write(
+            &dir,
+            "s.toml",
+            &format!(
+                "[ope]\nlog = \"log.csv\"\npolicies = [{{ path = \"prod.trec\" }}]\n\
+                 plackett_luce = 1.0\n{form_key}samples = 100\n"
+            ),
+        );
+        let (code, _, from_file) = run_in(dir.path(), &["ope", "--config", "s.toml"]);
+        assert_eq!(code, 2);
+        let line = if form.is_some() { 6 } else { 5 };
+        assert_eq!(
+            from_file,
+            format!(
+                "error: s.toml:{line}: ope.samples: only the Plackett-Luce marginals are drawn, and \
+                 the log's propensities are of the form `{shown}`: give `form = \"marginal\"`\n"
+            )
+        );
+    }
+}

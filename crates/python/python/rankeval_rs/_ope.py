@@ -142,6 +142,7 @@ def ope(
     *,
     log_columns: Mapping[str, str] | None = None,
     form: str | None = None,
+    examination: str | Sequence[float] | None = None,
     reward_per: str | None = None,
     reward_range: tuple[float, float] | None = None,
     layout: str | None = None,
@@ -161,6 +162,7 @@ def ope(
     gates: Sequence[str] | str | None = None,
     allow_low_support: bool | None = None,
     groups: PathLike | None = None,
+    groups_in_family: bool | None = None,
     record: PathLike | None = None,
     label: str | None = None,
 ) -> OpeReport:
@@ -185,6 +187,12 @@ def ope(
     every ordering; ``seed=`` seeds it and the bootstrap
     (``interval="bootstrap"``) alike (``report.sampling``,
     ``report.resampling``).
+    A click log (``form="examination"``: a click, 0 or 1, per position,
+    and the probability that the position was examined) is estimated by
+    the IPS-weighted rank metrics, ``estimators=["ips_dcg@10",
+    "ips_rbp(p=0.8)", "ips_p@5"]``; ``examination="power(eta=1)"`` or
+    ``examination=[1, 0.5, 0.33]`` gives the propensities per rank instead
+    of a column.
     ``record="history.sqlite"`` (and ``label=``) records each policy's
     estimates in a results history, as ``rankeval ope --record`` does
     (docs/history.md), refused estimates included; the commit comes from
@@ -203,6 +211,7 @@ def ope(
     options: dict[str, Any] = {
         "log_columns": None if log_columns is None else [(str(k), str(v)) for k, v in log_columns.items()],
         "form": form,
+        "examination": examination if examination is None or isinstance(examination, str) else [float(p) for p in examination],
         "reward_per": reward_per,
         "reward_range": None if reward_range is None else tuple(reward_range),
         "layout": layout,
@@ -222,6 +231,7 @@ def ope(
         "gates": [gates] if isinstance(gates, str) else (None if gates is None else list(gates)),
         "allow_low_support": allow_low_support,
         "groups": None if groups is None else os.fspath(groups),
+        "groups_in_family": groups_in_family,
         "record": None if record is None else os.fspath(record),
         "label": label,
     }

@@ -39,6 +39,7 @@ struct RawOpe {
     log: Option<Spanned<String>>,
     log_columns: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     form: Option<Spanned<String>>,
+    examination: Option<Spanned<String>>,
     reward_per: Option<Spanned<String>>,
     reward_range: Option<Spanned<Vec<f64>>>,
     layout: Option<Spanned<String>>,
@@ -59,6 +60,7 @@ struct RawOpe {
     gates: Option<Vec<Spanned<String>>>,
     allow_low_support: Option<Spanned<bool>>,
     groups: Option<Spanned<String>>,
+    groups_in_family: Option<Spanned<bool>>,
 }
 
 /// A policy: its run's path and, optionally, its name.
@@ -123,6 +125,7 @@ pub fn load_ope_bytes(path: &Path, bytes: Vec<u8>) -> Result<OpeRequest, ConfigE
         })
         .collect();
     spec.form = table.form.as_ref().map(|v| given(v, "form"));
+    spec.examination = table.examination.as_ref().map(|v| given(v, "examination"));
     spec.reward_per = table.reward_per.as_ref().map(|v| given(v, "reward_per"));
     spec.layout = table.layout.as_ref().map(|v| given(v, "layout"));
     spec.interval = table.interval.as_ref().map(|v| given(v, "interval"));
@@ -202,6 +205,10 @@ pub fn load_ope_bytes(path: &Path, bytes: Vec<u8>) -> Result<OpeRequest, ConfigE
         .allow_low_support
         .as_ref()
         .map(|v| Given::new(*v.get_ref(), at(v.span(), "allow_low_support")));
+    spec.groups_in_family = table
+        .groups_in_family
+        .as_ref()
+        .map(|v| Given::new(*v.get_ref(), at(v.span(), "groups_in_family")));
     if let Some(record) = &raw.record {
         let r = record.get_ref();
         let key = |span: std::ops::Range<usize>, key: &str| {

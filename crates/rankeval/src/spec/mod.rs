@@ -13,6 +13,7 @@
 
 mod compare;
 mod ope;
+mod ope_click;
 mod origin;
 mod record;
 mod resolve;

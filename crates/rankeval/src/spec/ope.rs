@@ -16,6 +16,7 @@ use super::origin::{Given, Origin};
 use super::record::{RecordRequest, resolve_record};
 use super::resolve::{SpecError, existing, invalid};
 use crate::naming::{GivenRun, NameError, name_runs};
+use crate::ope::click::Examination;
 use crate::ope::{MAX_SAMPLES, MarginalSampling, OpeEstimator, OpePlan};
 use crate::read::impressions::{
     ImpressionColumns, ImpressionOptions, Layout, PropensityForm, RewardPer,
@@ -35,8 +36,12 @@ pub struct OpeSpec {
     /// `impression`, `item`, `position`, `reward`, `propensity`, `target`.
     pub log_columns: Vec<Given<(String, String)>>,
     /// The propensities' form by name: `action`, `slate`, `marginal`,
-    /// `cascade`.
+    /// `cascade`, `examination` (a click log).
     pub form: Option<Given<String>>,
+    /// A click log's examination propensities per rank instead of a
+    /// column: `power(eta=N)` or `P1,P2,...` ([`Examination`]); implies
+    /// the `examination` form.
+    pub examination: Option<Given<String>>,
     /// `impression` or `position`.
     pub reward_per: Option<Given<String>>,
     /// The rewards' declared range `(lo, hi)`.
@@ -86,6 +91,9 @@ pub struct OpeSpec {
     /// Groups of contexts (slices): a groups file as `eval --groups` reads
     /// it, its query ids the log's contexts.
     pub groups: Option<Given<PathBuf>>,
+    /// Correct every group's comparisons in the whole log's families (one
+    /// family per estimator), as `eval --groups-in-family` does.
+    pub groups_in_family: Option<Given<bool>>,
     /// Where to record each policy's estimates (`--record DB`, TOML
     /// `[record]`, Python `record=`): the one request and rule of
     /// [`resolve_record`](super::record::resolve_record).
@@ -100,6 +108,7 @@ impl OpeSpec {
             log: None,
             log_columns: Vec::new(),
             form: None,
+            examination: None,
             reward_per: None,
             reward_range: None,
             layout: None,
@@ -120,6 +129,7 @@ impl OpeSpec {
             gates: Vec::new(),
             allow_low_support: None,
             groups: None,
+            groups_in_family: None,
             record: RecordRequest::default(),
         }
     }
@@ -166,6 +176,11 @@ pub struct OpeRequest {
     pub plan: OpePlan,
     /// The groups file, for a report per group of contexts.
     pub groups: Option<PathBuf>,
+    /// A click log's examination propensities per rank (the log has no
+    /// propensity column).
+    pub examination: Option<Examination>,
+    /// Every group's comparisons corrected in the whole log's families.
+    pub groups_in_family: bool,
     /// Where to record each policy's estimates, if anywhere
     /// ([`crate::ope_record`]).
     pub record: Option<RecordPlan>,
@@ -187,6 +202,7 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         log,
         log_columns,
         form,
+        examination,
         reward_per,
         reward_range,
         layout,
@@ -207,6 +223,7 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         gates,
         allow_low_support,
         groups,
+        groups_in_family,
         record,
     } = spec;
     let record = resolve_record(record)?;
@@ -248,15 +265,18 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
     };
     let min_n = min_n.map_or(Floors::DEFAULT_MIN_N, |g| g.value);
     let form = match &form {
+        None if examination.is_some() => PropensityForm::Examination,
         None => PropensityForm::Action,
         Some(given) => PropensityForm::from_name(&given.value).ok_or_else(|| {
             invalid(
                 &given.from,
-                "unknown form of propensities (action, slate, marginal, cascade)",
+                "unknown form of propensities (action, slate, marginal, cascade, examination)",
             )
         })?,
     };
+    let examination = super::ope_click::examination(examination.as_ref(), form)?;
     let reward = match &reward_per {
+        None if form == PropensityForm::Examination => RewardPer::Position,
         None => RewardPer::Impression,
         Some(given) => match given.value.as_str() {
             "impression" => RewardPer::Impression,
@@ -264,6 +284,12 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
             _ => return Err(invalid(&given.from, "expected `impression` or `position`")),
         },
     };
+    super::ope_click::check_click_log(
+        form,
+        reward_per.as_ref().map(|g| (&g.from, reward)),
+        plackett_luce.as_ref().map(|g| &g.from),
+        target_column.as_ref().map(|g| &g.from),
+    )?;
     let layout = match &layout {
         None => Layout::Auto,
         Some(given) => match given.value.as_str() {
@@ -365,6 +391,23 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
                             Origin::Flag { .. } => "--plackett-luce TEMP",
                             Origin::Key { .. } => "`plackett_luce = TEMP`",
                             Origin::Keyword { .. } => "plackett_luce=TEMP",
+                        }
+                    ),
+                ));
+            }
+            // Only a log of marginal propensities has marginals to draw:
+            // elsewhere the number would be accepted and never used.
+            if form != PropensityForm::Marginal {
+                return Err(invalid(
+                    &given.from,
+                    format!(
+                        "only the Plackett-Luce marginals are drawn, and the log's propensities \
+                         are of the form `{}`: give {}",
+                        form.name(),
+                        match &given.from {
+                            Origin::Flag { .. } => "--form marginal",
+                            Origin::Key { .. } => "`form = \"marginal\"`",
+                            Origin::Keyword { .. } => "form=\"marginal\"",
                         }
                     ),
                 ));
@@ -492,20 +535,23 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
             "the temperature must be a positive number",
         ));
     }
-    let estimators: Vec<OpeEstimator> = if estimators.is_empty() {
+    let estimators_given = estimators;
+    let estimators: Vec<OpeEstimator> = if estimators_given.is_empty() {
         let default = match form {
             PropensityForm::Action => "snips",
             PropensityForm::Slate => "slate_ips",
             PropensityForm::Marginal => "iips",
             PropensityForm::Cascade => "rips",
+            PropensityForm::Examination => super::ope_click::DEFAULT_ESTIMATOR,
         };
         vec![OpeEstimator::parse(default).map_err(|m| invalid(&whole, m))?]
     } else {
-        estimators
+        estimators_given
             .iter()
             .map(|g| OpeEstimator::parse(&g.value).map_err(|m| invalid(&g.from, m)))
             .collect::<Result<_, _>>()?
     };
+    super::ope_click::check_estimators(form, &estimators_given, &estimators)?;
     if policies.is_empty() && target_column.is_none() {
         return Err(invalid(
             &whole,
@@ -550,9 +596,43 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
             OpeEstimator::parse(name).map(|e| e.name())
         })
         .map_err(|reason| invalid(&given.from, reason))?;
+        if gate.group.is_some() && groups.is_none() {
+            return Err(invalid(
+                &given.from,
+                format!(
+                    "a gate on a group needs the groups of contexts: give {}",
+                    match &given.from {
+                        Origin::Flag { .. } => "--groups FILE",
+                        Origin::Key { .. } => "`groups = \"FILE\"`",
+                        Origin::Keyword { .. } => "groups=FILE",
+                    }
+                ),
+            ));
+        }
         parsed_gates.push(gate);
     }
     let allow_low_support = allow_low_support.is_some_and(|g| g.value);
+    let groups_in_family = match groups_in_family {
+        Some(given) if given.value && groups.is_none() => {
+            return Err(invalid(
+                &given.from,
+                format!(
+                    "puts the groups' comparisons in the whole log's families: give {}",
+                    given.from.option("groups", None)
+                ),
+            ));
+        }
+        Some(given) if given.value && correction.is_none() => {
+            return Err(invalid(
+                &given.from,
+                format!(
+                    "puts the groups' comparisons in the families of a correction: give {}",
+                    given.from.option("correction", None)
+                ),
+            ));
+        }
+        given => given.is_some_and(|g| g.value),
+    };
     Ok(OpeRequest {
         log: log.value,
         read: ImpressionOptions {
@@ -561,12 +641,15 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
             reward,
             reward_range,
             layout,
+            propensities_by_rank: examination.is_some(),
         },
         policies,
         plackett_luce: plackett_luce.map(|g| g.value),
         target_column: target_column.map(|g| g.value),
         reward_model: reward_model.map(|g| g.value),
         groups: groups.map(|g| g.value),
+        examination,
+        groups_in_family,
         record,
         plan: OpePlan {
             estimators,

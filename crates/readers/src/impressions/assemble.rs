@@ -26,8 +26,21 @@ pub(super) fn assemble(
         Column::Impression,
         Column::Item,
         Column::Reward,
-        Column::Propensity,
     ];
+    if options.propensities_by_rank {
+        if raw.has[Column::Propensity as usize] {
+            return Err(ImpressionError::File {
+                path: name.to_owned(),
+                problem: format!(
+                    "the propensities are given per rank, and the log has a column `{}` too: \
+                     one source of propensities (rename the column, or use it)",
+                    names[Column::Propensity as usize].unwrap_or_default()
+                ),
+            });
+        }
+    } else {
+        required.push(Column::Propensity);
+    }
     if options.columns.target.is_some() {
         required.push(Column::Target);
     }
@@ -162,6 +175,14 @@ impl Checker<'_> {
             Column::Reward if !x.is_finite() => {
                 Some(format!("reward {shown} is not a finite number"))
             }
+            Column::Reward
+                if self.options.form == PropensityForm::Examination && x != 0.0 && x != 1.0 =>
+            {
+                Some(format!(
+                    "click {shown} is not 0 or 1 (a click log's reward per position says \
+                     whether the item was clicked)"
+                ))
+            }
             Column::Reward => match self.options.reward_range {
                 Some((lo, hi)) if !(lo..=hi).contains(&x) => Some(format!(
                     "reward {shown} is outside the declared range [{lo}, {hi}]"
@@ -275,7 +296,11 @@ impl Checker<'_> {
                     self.scalar(row, column).map(|p| vec![p])
                 }
             };
-            let propensities = probabilities(Column::Propensity)?;
+            let propensities = if self.options.propensities_by_rank {
+                Vec::new()
+            } else {
+                probabilities(Column::Propensity)?
+            };
             let target = match self.options.columns.target {
                 Some(_) => Some(probabilities(Column::Target)?),
                 None => None,
@@ -395,7 +420,9 @@ impl Checker<'_> {
                 (Column::Target, form.per_position()),
             ];
             for (column, per_row) in columns {
-                if column == Column::Target && self.options.columns.target.is_none() {
+                if column == Column::Target && self.options.columns.target.is_none()
+                    || column == Column::Propensity && self.options.propensities_by_rank
+                {
                     continue;
                 }
                 let x = self.scalar(row, column)?;
@@ -468,7 +495,11 @@ impl Checker<'_> {
                 g.reward,
                 self.options.reward == RewardPer::Position,
             );
-            let propensities = per(|s| s.propensity, g.propensity, form.per_position());
+            let propensities = if self.options.propensities_by_rank {
+                Vec::new()
+            } else {
+                per(|s| s.propensity, g.propensity, form.per_position())
+            };
             let target = self
                 .options
                 .columns

@@ -19,8 +19,10 @@
 //! optional target-probability column). Propensities come in the forms
 //! logs have them ([`PropensityForm`]): per action (one item), per slate,
 //! per position marginal, or per position conditional on the items above
-//! (cascade). Rewards are per impression or per position ([`RewardPer`]),
-//! optionally within a declared range.
+//! (cascade), or a click log's examination propensities per position
+//! (the position-based model), in a column or given per rank by the
+//! caller. Rewards are per impression or per position ([`RewardPer`]),
+//! optionally within a declared range; a click log's are clicks, 0 or 1.
 //!
 //! Every input is read whole within the readers' limits ([`read_whole`],
 //! Parquet and Arrow by their magic); ids follow the one id rule
@@ -59,6 +61,11 @@ pub enum PropensityForm {
     /// Per position, the probability of the item given the items above
     /// (the cascade).
     Cascade,
+    /// A click log under the position-based model (Joachims, Swaminathan
+    /// and Schnabel, WSDM 2017): per position, the probability that the
+    /// user examined the logged position; the reward per position is a
+    /// click, 0 or 1.
+    Examination,
 }
 
 impl PropensityForm {
@@ -69,6 +76,7 @@ impl PropensityForm {
             PropensityForm::Slate => "slate",
             PropensityForm::Marginal => "marginal",
             PropensityForm::Cascade => "cascade",
+            PropensityForm::Examination => "examination",
         }
     }
 
@@ -79,13 +87,17 @@ impl PropensityForm {
             "slate" => PropensityForm::Slate,
             "marginal" => PropensityForm::Marginal,
             "cascade" => PropensityForm::Cascade,
+            "examination" => PropensityForm::Examination,
             _ => return None,
         })
     }
 
     /// Whether the form has one value per position.
     pub fn per_position(self) -> bool {
-        matches!(self, PropensityForm::Marginal | PropensityForm::Cascade)
+        matches!(
+            self,
+            PropensityForm::Marginal | PropensityForm::Cascade | PropensityForm::Examination
+        )
     }
 }
 
@@ -197,6 +209,12 @@ pub struct ImpressionOptions {
     pub reward_range: Option<(f64, f64)>,
     /// The layout.
     pub layout: Layout,
+    /// The propensities are not a column of the log but given per rank
+    /// (a click log's examination propensities, `p_k` of position `k`):
+    /// the propensity column is not read (a log that has one is an
+    /// error: one source of propensities), and each impression's
+    /// propensities are left empty for the caller to fill by rank.
+    pub propensities_by_rank: bool,
 }
 
 /// One impression as read.

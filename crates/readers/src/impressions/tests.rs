@@ -273,3 +273,86 @@ fn a_parquet_log_with_list_columns() {
         "log.parquet, row 2, column `propensity`: item 2 of the list: propensity 0: a logged item must have had a positive probability (0 < p <= 1)"
     );
 }
+
+fn clicks(by_rank: bool) -> ImpressionOptions {
+    ImpressionOptions {
+        propensities_by_rank: by_rank,
+        ..slates(PropensityForm::Examination, RewardPer::Position)
+    }
+}
+
+#[test]
+fn a_click_log_per_position_with_and_without_a_propensity_column() {
+    let log = parse(
+        "context,impression,item,position,reward,propensity\n\
+         q,1,b,2,1,0.5\nq,1,a,1,0,1\n",
+        &clicks(false),
+    )
+    .unwrap();
+    assert_eq!(log.form, PropensityForm::Examination);
+    let imp = &log.impressions[0];
+    assert_eq!(imp.rewards, vec![0.0, 1.0]);
+    assert_eq!(imp.propensities, vec![1.0, 0.5]);
+    // Given per rank: the column is not read, the caller fills them.
+    let log = parse(
+        "context,impression,item,position,reward\nq,1,b,2,1\nq,1,a,1,0\n",
+        &clicks(true),
+    )
+    .unwrap();
+    assert_eq!(log.impressions[0].propensities, Vec::<f64>::new());
+    assert_eq!(log.impressions[0].rewards, vec![0.0, 1.0]);
+    // List columns, one row per impression.
+    let log = parse_impressions(
+        br#"{"context":"q","impression":1,"item":["a","b"],"reward":[1,0]}"#,
+        "log.jsonl",
+        &clicks(true),
+    )
+    .unwrap();
+    assert_eq!(log.impressions[0].rewards, vec![1.0, 0.0]);
+}
+
+#[test]
+fn a_click_log_refuses_bad_clicks_propensities_duplicates_and_gaps() {
+    let head = "context,impression,item,position,reward,propensity\n";
+    let cases = [
+        (
+            "q,1,a,1,2,1\n",
+            "log.csv, line 2, column `reward`: click 2 is not 0 or 1 (a click log's reward per position says whether the item was clicked)",
+        ),
+        (
+            "q,1,a,1,0.5,1\n",
+            "log.csv, line 2, column `reward`: click 0.5 is not 0 or 1 (a click log's reward per position says whether the item was clicked)",
+        ),
+        (
+            "q,1,a,1,1,0\n",
+            "log.csv, line 2, column `propensity`: propensity 0: a logged item must have had a positive probability (0 < p <= 1)",
+        ),
+        (
+            "q,1,a,1,1,1.5\n",
+            "log.csv, line 2, column `propensity`: propensity 1.5 is not a probability in (0, 1]",
+        ),
+        (
+            "q,1,a,1,1,\n",
+            "log.csv, line 2, column `propensity`: missing (empty or null)",
+        ),
+        (
+            "q,1,a,1,1,1\nq,1,b,1,0,0.5\n",
+            "log.csv, line 3, column `position`: impression `1` has position 1 again (first at line 2)",
+        ),
+        (
+            "q,1,a,1,1,1\nq,1,b,3,0,0.5\n",
+            "log.csv, line 3, column `position`: impression `1` has no position 2 (its positions go 1, 2, ... without gaps)",
+        ),
+    ];
+    for (rows, expected) in cases {
+        assert_eq!(
+            error(&format!("{head}{rows}"), &clicks(false)),
+            expected,
+            "{rows}"
+        );
+    }
+    assert_eq!(
+        error(&format!("{head}q,1,a,1,1,1\n"), &clicks(true)),
+        "log.csv: the propensities are given per rank, and the log has a column `propensity` too: one source of propensities (rename the column, or use it)"
+    );
+}
