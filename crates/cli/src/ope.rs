@@ -276,6 +276,7 @@ pub(crate) fn report(
     }
     let allow_low_support = request.plan.allow_low_support;
     let report = rankeval::ope::run_request(request).map_err(|e| match e {
+        OpeRunError::History(e) => CliError::History(*e),
         OpeRunError::NeverLogged { .. } => CliError::Usage(format!(
             "{e} (--allow-low-support estimates it anyway, its weight 0 where the log never shows it)"
         )),

@@ -598,6 +598,10 @@ pub enum OpeRunError {
         /// The error.
         source: Box<OpeError>,
     },
+    /// The results history of `--record` cannot hold the records: found
+    /// before anything is estimated.
+    #[error("{0}")]
+    History(Box<rankeval_history::HistoryError>),
 }
 
 /// The report of `candidates` estimated on `log` (named `log_name` in
@@ -1432,6 +1436,10 @@ fn probabilities_of(form: PropensityForm, p: &[f64]) -> slate::Probabilities<'_>
 /// `rankeval ope`, the `[ope]` table of a TOML file and Python's
 /// `rankeval_rs.ope`.
 pub fn run_request(request: &crate::spec::OpeRequest) -> Result<OpeReport, OpeRunError> {
+    if let Some(plan) = &request.record {
+        crate::record::check_before_evaluating(plan)
+            .map_err(|e| OpeRunError::History(Box::new(e)))?;
+    }
     let read = |path: &std::path::Path| {
         crate::read::read_run(
             &crate::read::Input::file(path),

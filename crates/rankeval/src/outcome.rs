@@ -215,6 +215,12 @@ impl Experiment {
         if let Some(parts) = self.parts.take() {
             return self.run_parts(parts, progress);
         }
+        if let Some(plan) = &self.record {
+            crate::record::check_before_evaluating(plan).map_err(|source| RunError::Record {
+                source,
+                warnings: Vec::new(),
+            })?;
+        }
         // The curves are metrics too: evaluated with the user's, then
         // taken back out of the report.
         let plan = wanted

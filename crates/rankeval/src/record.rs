@@ -140,6 +140,18 @@ pub fn records(
         .collect()
 }
 
+/// Opens the history `plan.db`, when it exists, before anything is
+/// evaluated: a file that cannot hold one (not SQLite, another
+/// application's database, a later schema, a device, a FIFO) is refused at
+/// once rather than after a long evaluation whose results it would then
+/// lose. A missing file is left to [`write`] to create.
+pub fn check_before_evaluating(plan: &RecordPlan) -> Result<(), HistoryError> {
+    match std::fs::metadata(&plan.db) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        _ => History::open(&plan.db, Mode::Existing).map(drop),
+    }
+}
+
 /// Writes `records` to the history `plan.db` in one transaction.
 pub fn write(plan: &RecordPlan, records: &[RecordData]) -> Result<Recorded, HistoryError> {
     let mut history = History::open(&plan.db, Mode::Create)?;

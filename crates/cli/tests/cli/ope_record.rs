@@ -195,6 +195,13 @@ fn what_an_ope_record_cannot_be_is_refused_with_the_reason() {
         ]
         .join("\n")
     );
+    // A file that cannot be a history is refused before anything is
+    // estimated: no report on stdout, the file as it was.
+    std::fs::write(d.join("notes.txt"), "x").unwrap();
+    let (code, stdout, stderr) = run_at(d, &ope(&["--record", "notes.txt"]));
+    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+    assert!(stderr.contains("not an SQLite database"), "{stderr}");
+    assert_eq!(std::fs::read(d.join("notes.txt")).unwrap(), b"x");
 }
 
 /// `records` without what differs between front ends by nature: the time,
