@@ -128,6 +128,18 @@ fn check_samples(
             ),
         ));
     }
+    check_sampled(from, metrics, ties, runs.iter().map(|(run, _)| &run.input))
+}
+
+/// The rules of [`check_samples`] past corpus metrics, for a front end
+/// that takes no corpus metric (`rankeval explain --samples`): no averaged
+/// ties, no subtopic metric, no JSON Lines run.
+pub fn check_sampled<'a>(
+    from: &Origin,
+    metrics: &[Box<dyn Metric>],
+    ties: Ties,
+    runs: impl IntoIterator<Item = &'a Input>,
+) -> Result<(), SpecError> {
     if ties == Ties::Average {
         return Err(invalid(
             from,
@@ -146,13 +158,16 @@ fn check_samples(
             ),
         ));
     }
-    if let Some((run, _)) = runs.iter().find(|(r, _)| r.input.format() == Format::Jsonl) {
+    if let Some(input) = runs
+        .into_iter()
+        .find(|input| input.format() == Format::Jsonl)
+    {
         return Err(invalid(
             from,
             format!(
                 "{} is JSON Lines (one list per query): a sampled run is rows `query sample \
                  doc rank score`, as TREC lines, CSV/TSV, Parquet or Arrow",
-                run.input.name()
+                input.name()
             ),
         ));
     }
