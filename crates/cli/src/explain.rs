@@ -44,15 +44,17 @@ pub(super) struct ExplainArgs {
     /// sample's value and their mean [default: the experiment's].
     #[arg(long)]
     samples: bool,
-    /// Training label frequencies for psp and psndcg (a CSV/TSV table
-    /// `label,count`, as eval's --label-counts) [default: the experiment's].
+    /// Training label frequencies for psp and psndcg (a table `label,count`
+    /// in any table format, as eval's --label-counts) [default: the
+    /// experiment's].
     #[arg(long, value_name = "FILE")]
     label_counts: Option<PathBuf>,
     /// The number of training instances of --label-counts.
     #[arg(long, value_name = "N")]
     train_instances: Option<u64>,
-    /// Inverse propensities for psp and psndcg (a CSV/TSV table
-    /// `label,inverse_propensity`, as eval's --inverse-propensities)
+    /// Inverse propensities for psp and psndcg (a table
+    /// `label,inverse_propensity` in any table format, as eval's
+    /// --inverse-propensities)
     /// [default: the experiment's].
     #[arg(long, value_name = "FILE")]
     inverse_propensities: Option<PathBuf>,
