@@ -4,7 +4,7 @@
 //! beside it) or given inverse propensities (`label, inverse_propensity`).
 //!
 //! A table with those two columns in any table format the other row
-//! inputs are read in ([`row_table`](crate::row_table)): CSV or TSV with a
+//! inputs are read in (`row_table`): CSV or TSV with a
 //! header line naming them (others ignored), JSON Lines with those keys,
 //! Parquet or Arrow IPC with those columns (labels strings or integers,
 //! values numbers), gzip in every text format; read whole through

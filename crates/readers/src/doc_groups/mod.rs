@@ -19,9 +19,9 @@
 //!   dictionary of them), the weight numbers; no nulls.
 //!
 //! The tables (CSV/TSV, JSON Lines, Parquet, Arrow) are read by the
-//! shared reader of named-column tables ([`row_table`](crate::row_table));
+//! shared reader of named-column tables (`row_table`);
 //! this module gives their columns and checks each row, and reads the
-//! lines of fields itself ([`text`]).
+//! lines of fields itself (`text`).
 //!
 //! Every input is read whole within the limits every reader shares
 //! ([`read_whole`]); ids follow the one id rule

@@ -2,7 +2,7 @@
 //! three fields separated by spaces or tabs, no header. A text file whose
 //! first line that is not blank starts with `{` (JSON Lines) or is a header
 //! (a tab or a comma and a field `doc` or `group`) is a table, read by the
-//! shared [`row_table`](crate::row_table) reader instead. A byte order mark
+//! shared `row_table` reader instead. A byte order mark
 //! is skipped, `\r\n` line ends read, blank lines (spaces and tabs only)
 //! skipped.
 
