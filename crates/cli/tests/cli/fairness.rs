@@ -418,3 +418,41 @@ fn per_query(report: &serde_json::Value, metric: &str, query: &str) -> f64 {
         .as_f64()
         .unwrap_or_else(|| panic!("no value of {metric} for {query} in {report}"))
 }
+
+/// psp and hole read per-document facts that a sampled run's rankings do
+/// not carry: eval and explain refuse them with --samples, naming why,
+/// rather than scoring every query 0.
+#[test]
+fn per_document_metrics_are_refused_over_samples() {
+    let dir = scratch(FILES);
+    std::fs::write(dir.path().join("counts.csv"), "label,count\nd1,5\nd2,1\n").unwrap();
+    for metric in ["psp@2", "hole@2"] {
+        for command in ["eval", "explain"] {
+            let mut args = vec![
+                command,
+                "--qrels",
+                "example.qrels",
+                "--run",
+                "example.trec",
+                "--samples",
+                "-m",
+                metric,
+                "--label-counts",
+                "counts.csv",
+                "--train-instances",
+                "100",
+            ];
+            if command == "explain" {
+                args.extend(["--query", "q1"]);
+            }
+            let (code, _, stderr) = run_in(dir.path(), &args);
+            assert_eq!(code, 2, "{command} {metric}: {stderr}");
+            assert!(
+                stderr.contains("sampled runs are not evaluated by")
+                    && stderr.contains(metric)
+                    && stderr.contains("not carried to each sample"),
+                "{command} {metric}: {stderr}"
+            );
+        }
+    }
+}
