@@ -53,9 +53,10 @@ pub(super) struct EvalArgs {
     #[arg(long)]
     samples: bool,
     /// Training label frequencies for the propensity-scored metrics (psp,
-    /// psndcg): a CSV/TSV table with a header naming columns `label` and
-    /// `count` (training instances each label is relevant to; a label not
-    /// listed has count 0). Needs --train-instances.
+    /// psndcg): a table with columns `label` and `count` (training
+    /// instances each label is relevant to; a label not listed has count
+    /// 0): CSV/TSV with a header, JSON Lines, Parquet or Arrow. Needs
+    /// --train-instances.
     #[arg(long, value_name = "FILE", conflicts_with = "inverse_propensities")]
     label_counts: Option<PathBuf>,
     /// The number of training instances N that --label-counts counts out of
@@ -63,8 +64,9 @@ pub(super) struct EvalArgs {
     #[arg(long, value_name = "N")]
     train_instances: Option<u64>,
     /// Inverse propensities for psp and psndcg, computed elsewhere: a
-    /// CSV/TSV table with columns `label` and `inverse_propensity` (every
-    /// judged document needs one).
+    /// table with columns `label` and `inverse_propensity` (CSV/TSV with a
+    /// header, JSON Lines, Parquet or Arrow; every judged document needs
+    /// one).
     #[arg(long, value_name = "FILE")]
     inverse_propensities: Option<PathBuf>,
     /// With --qrels irds:<id>: when ir_datasets' cache lacks the qrels, run

@@ -11,9 +11,10 @@ use super::CliError;
 use super::eval::{CsvArgs, DuplicatesArg, InputArgs, MissingArg, TiesArg};
 use rankeval::engine::{Missing, Options, ScoreThreshold, check_ties, has_scores, unscored_run};
 use rankeval::experiment::{DEFAULT_METRICS, input_problem};
-use rankeval::explain::explain;
+use rankeval::explain::{explain, explain_sampled};
 use rankeval::naming::run_names;
 use rankeval::read::{CsvOptions, Input, ReadOptions, read_qrels, read_run_with};
+use rankeval::spec::Origin;
 use rankeval_report::explain::{ExplainFormat, render_runs};
 
 /// Arguments of `rankeval explain`.
@@ -31,15 +32,29 @@ pub(super) struct ExplainArgs {
     /// grade`, as eval's --subtopic-qrels) [default: the experiment's].
     #[arg(long, value_name = "FILE")]
     subtopic_qrels: Option<PathBuf>,
-    /// Training label frequencies for psp and psndcg (a CSV/TSV table
-    /// `label,count`, as eval's --label-counts) [default: the experiment's].
+    /// Document groups for awrf and trec_fair (lines `doc group [weight]`
+    /// or a table with columns doc, group[, weight], as eval's
+    /// --doc-groups) [default: the experiment's].
+    #[arg(long, value_name = "FILE")]
+    doc_groups: Option<PathBuf>,
+    /// Every run is a sampled run, several rankings per query (as eval's
+    /// --samples): the table then has a row per document of the query's
+    /// samples with its rank in each; expected exposure (ee_d, ee_r, ee_l)
+    /// shows each document's exposure and target, every other metric each
+    /// sample's value and their mean [default: the experiment's].
+    #[arg(long)]
+    samples: bool,
+    /// Training label frequencies for psp and psndcg (a table `label,count`
+    /// in any table format, as eval's --label-counts) [default: the
+    /// experiment's].
     #[arg(long, value_name = "FILE")]
     label_counts: Option<PathBuf>,
     /// The number of training instances of --label-counts.
     #[arg(long, value_name = "N")]
     train_instances: Option<u64>,
-    /// Inverse propensities for psp and psndcg (a CSV/TSV table
-    /// `label,inverse_propensity`, as eval's --inverse-propensities)
+    /// Inverse propensities for psp and psndcg (a table
+    /// `label,inverse_propensity` in any table format, as eval's
+    /// --inverse-propensities)
     /// [default: the experiment's].
     #[arg(long, value_name = "FILE")]
     inverse_propensities: Option<PathBuf>,
@@ -107,6 +122,8 @@ enum ExplainFormatArg {
 /// Runs `rankeval explain`.
 pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
     let mut subtopic_qrels = args.subtopic_qrels.clone();
+    let mut doc_groups = args.doc_groups.clone();
+    let mut samples = args.samples;
     let mut propensities = explain_propensities(&args)?;
     let (qrels_input, runs, mut metrics, mut options, mut read) = match &args.experiment {
         Some(path) => {
@@ -160,6 +177,10 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             if propensities.is_none() {
                 propensities = experiment.corpus_inputs.propensities.clone();
             }
+            if doc_groups.is_none() {
+                doc_groups = experiment.corpus_inputs.doc_groups.clone();
+            }
+            samples |= experiment.samples;
             (
                 experiment.qrels.clone(),
                 chosen,
@@ -175,7 +196,13 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
                 ));
             }
             let paths: Vec<PathBuf> = args.run.iter().map(PathBuf::from).collect();
-            for path in args.qrels.iter().chain(&paths).chain(&subtopic_qrels) {
+            for path in args
+                .qrels
+                .iter()
+                .chain(&paths)
+                .chain(&subtopic_qrels)
+                .chain(&doc_groups)
+            {
                 if let Some(problem) = input_problem(path) {
                     return Err(CliError::Usage(format!("{}: {problem}", path.display())));
                 }
@@ -288,12 +315,31 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             metric.name()
         )));
     }
-    if let Some(metric) = metrics.iter().find(|m| m.reads_groups()) {
+    if doc_groups.is_none()
+        && let Some(metric) = metrics.iter().find(|m| m.reads_groups())
+    {
+        use rankeval::corpus::doc_groups_input::{FLAG, WHAT};
         return Err(CliError::Usage(format!(
-            "{} reads document groups (--doc-groups), which explain does not take yet: \
-             evaluate it with `rankeval eval --doc-groups FILE`",
+            "{} needs {FLAG} FILE: {WHAT}",
             metric.name()
         )));
+    }
+    if samples {
+        // The experiment's `samples = true` was checked with its own
+        // metrics and ties; explain's flags may change them.
+        let from = match &args.experiment {
+            Some(path) if !args.samples => {
+                Origin::bare_flag(format!("{} (samples = true)", path.display()))
+            }
+            _ => Origin::bare_flag("--samples"),
+        };
+        rankeval::spec::check_sampled(
+            &from,
+            &metrics,
+            options.ties,
+            runs.iter().map(|(_, input)| input),
+        )
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     }
     if propensities.is_none()
         && let Some(metric) = metrics.iter().find(|m| {
@@ -309,14 +355,22 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
     }
     let sources = rankeval::corpus::CorpusSources {
         subtopics: subtopic_qrels.clone(),
+        doc_groups,
         propensities,
         ..Default::default()
     };
     let subtopics = sources.read_subtopics(&metrics)?;
+    let groups = sources.read_doc_groups(&metrics)?;
     let label_propensities = sources.read_propensities(&metrics)?;
-    let with_subtopics = |qrels: rankeval::core::Qrels| match &subtopics {
-        Some(subtopics) => qrels.with_subtopics(std::sync::Arc::clone(subtopics)),
-        None => qrels,
+    let with_subtopics = |qrels: rankeval::core::Qrels| {
+        let qrels = match &subtopics {
+            Some(subtopics) => qrels.with_subtopics(std::sync::Arc::clone(subtopics)),
+            None => qrels,
+        };
+        match &groups {
+            Some(groups) => qrels.with_doc_groups(std::sync::Arc::clone(groups)),
+            None => qrels,
+        }
     };
     // And the per-document facts (label propensities, the documents judged
     // for any query) the metrics require.
@@ -337,6 +391,27 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
     };
     let mut explanations = Vec::with_capacity(runs.len());
     for (run_name, run_input) in &runs {
+        if samples {
+            let Some((qrels, qrels_name)) = &shared_qrels else {
+                return Err(CliError::Usage(
+                    "--qrels is required with --samples (a sampled run holds no judgements)".into(),
+                ));
+            };
+            let sampled = rankeval::read::sampled::read_sampled_input(run_input, read)
+                .map_err(rankeval::read::ReadError::from)?;
+            let explanation = explain_sampled(
+                qrels,
+                qrels_name,
+                &sampled,
+                run_name,
+                &args.query,
+                &metrics,
+                &options,
+            )
+            .map_err(|error| CliError::Usage(error.to_string()))?;
+            explanations.push(explanation);
+            continue;
+        }
         let (run, own_qrels) = read_run_with(run_input, read, &|_| {})?;
         let own;
         let (qrels, qrels_name) = match (&shared_qrels, own_qrels) {

@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::grade::Grade;
 use crate::judge::JudgedRanking;
 use crate::metric::Metric;
+use crate::sampled::Samples;
 
 /// One metric's account of its value for one query.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -67,6 +68,45 @@ impl Explanation {
             columns: Vec::new(),
             quantities: Vec::new(),
             normalizer: None,
+        }
+    }
+
+    /// The bare explanation of `metric` over a query's sampled rankings:
+    /// the value of [`Metric::score_samples`], the formula `name = value`.
+    pub fn of_samples(metric: &(impl Metric + ?Sized), samples: &Samples<'_>) -> Self {
+        let value = metric.score_samples(samples);
+        let name = metric.name();
+        Self {
+            formula: format!("{name} = {}", number(value)),
+            metric: name,
+            value,
+            level: None,
+            depth: metric.depth().map(|k| k.get()),
+            columns: Vec::new(),
+            quantities: Vec::new(),
+            normalizer: None,
+        }
+    }
+
+    /// What [`Metric::explain_samples`] gives by default: each sample's
+    /// [`Metric::score`] as a quantity (`sample 1`, `sample 2`, ... in the
+    /// samples' order) and the formula of their mean, whose value is
+    /// [`Metric::score_samples`]'s.
+    pub fn of_sample_mean(metric: &(impl Metric + ?Sized), samples: &Samples<'_>) -> Self {
+        let mut explanation = Self::of_samples(metric, samples);
+        let values: Vec<f64> = samples.rankings().iter().map(|r| metric.score(r)).collect();
+        for (s, value) in values.iter().enumerate() {
+            explanation = explanation.quantity(format!("sample {}", s + 1), *value);
+        }
+        let terms: Vec<String> = values.iter().map(|v| number(*v)).collect();
+        let name = explanation.metric.clone();
+        match values.len() {
+            0 => explanation.formula(format!("{name} = 0 (no sample)")),
+            n => explanation.formula(format!(
+                "{name} = mean over {n} {} = ({}) / {n}",
+                if n == 1 { "sample" } else { "samples" },
+                terms.join(" + ")
+            )),
         }
     }
 

@@ -167,6 +167,18 @@ pub trait Metric: Send + Sync + fmt::Debug {
         samples.mean(|ranking| self.score(ranking))
     }
 
+    /// How [`score_samples`](Metric::score_samples) got its value over a
+    /// query's sampled rankings (`rankeval explain --samples`): its
+    /// `value` must be `score_samples`'s, bit for bit; its per-rank
+    /// columns are per document, in the order of
+    /// [`Samples::docs`](crate::Samples::docs)' numbers. Default: each
+    /// sample's [`score`](Metric::score) and their mean
+    /// ([`Explanation::of_sample_mean`]); a metric of the samples together
+    /// overrides it with its own terms.
+    fn explain_samples(&self, samples: &crate::Samples<'_>) -> Explanation {
+        Explanation::of_sample_mean(self, samples)
+    }
+
     /// Whether [`score_samples`](Metric::score_samples) is not the mean of
     /// `score` over the samples (expected exposure). Such a metric reads
     /// each sample whole: `judged_only` and `unjudged` do not apply to it.

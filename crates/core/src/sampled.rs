@@ -92,6 +92,8 @@ pub struct SampledRun {
     /// Per query id, its samples' lists in `run`, in order of first
     /// appearance.
     queries: std::collections::HashMap<Box<[u8]>, Vec<u32>>,
+    /// Each list's sample id, by the list's index in `run`.
+    sample_ids: Vec<Box<[u8]>>,
     samples: usize,
 }
 
@@ -100,6 +102,12 @@ impl SampledRun {
     /// in order of first appearance; `None` for a query the run lacks.
     pub fn samples(&self, query: &[u8]) -> Option<&[u32]> {
         self.queries.get(query).map(Vec::as_slice)
+    }
+
+    /// The sample id of list `list` of [`run`](Self::run) (as given in
+    /// the input), `None` past the lists.
+    pub fn sample_id(&self, list: u32) -> Option<&[u8]> {
+        self.sample_ids.get(list as usize).map(|id| &**id)
     }
 
     /// Every sample's list.
@@ -247,15 +255,20 @@ impl SampledRunBuilder {
         };
         let mut queries: std::collections::HashMap<Box<[u8]>, Vec<u32>> =
             std::collections::HashMap::new();
-        for (key, (query, _)) in pairs.iter().enumerate() {
+        let mut sample_ids: Vec<Box<[u8]>> = vec![Box::from(&b""[..]); run.num_queries()];
+        for (key, (query, sample)) in pairs.iter().enumerate() {
             if let Some(index) = run.query_index(key.to_string().as_bytes()) {
                 queries.entry(query.clone()).or_default().push(index);
+                if let Some(slot) = sample_ids.get_mut(index as usize) {
+                    slot.clone_from(sample);
+                }
             }
         }
         Ok(SampledRun {
             samples: pairs.len(),
             run,
             queries,
+            sample_ids,
         })
     }
 }
@@ -288,6 +301,14 @@ mod tests {
             vec![vec![&b"d2"[..], b"d1"], vec![&b"d2"[..], b"d1"]]
         );
         assert!(run.samples(b"x").is_none());
+        let ids: Vec<&[u8]> = run
+            .samples(b"q")
+            .unwrap()
+            .iter()
+            .map(|&i| run.sample_id(i).unwrap())
+            .collect();
+        assert_eq!(ids, vec![&b"s2"[..], b"s1"]);
+        assert!(run.sample_id(99).is_none());
     }
 
     #[test]

@@ -181,6 +181,18 @@ impl Metric for Tied {
         }
     }
 
+    /// As [`score_samples`](Metric::score_samples): a metric of the
+    /// samples together explains itself, any other is this wrapper's mean.
+    fn explain_samples(&self, samples: &crate::Samples<'_>) -> Explanation {
+        if self.metric.joint_over_samples() {
+            let mut explanation = self.metric.explain_samples(samples);
+            explanation.metric = self.name();
+            explanation
+        } else {
+            Explanation::of_sample_mean(self, samples)
+        }
+    }
+
     fn reads_tie_groups(&self) -> bool {
         self.metric.reads_tie_groups()
     }

@@ -8,10 +8,10 @@
 //! Markdown and JSON renderings are `rankeval_report::explain`'s.
 
 use rankeval_core::ties::explain_average;
-use rankeval_core::{Explanation, Grade, Judge, Metric, Qrels, Run, Ties};
+use rankeval_core::{Explanation, Grade, Judge, Metric, Qrels, Run, SampledRun, Ties};
 use serde::Serialize;
 
-use crate::engine::{Missing, Options, averages};
+use crate::engine::{Missing, Options, SampledQuery, averages};
 
 /// One query explained by one or more metrics.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -26,6 +26,22 @@ pub struct QueryExplanation {
     pub metrics: Vec<Explanation>,
     /// Where and why the metrics' values differ, when there are several.
     pub differences: Option<String>,
+    /// For a sampled run (`--samples`), each sample with the rank of every
+    /// document of [`ranking`](Self::ranking) in it; the ranking then lists
+    /// the documents of all the samples, in order of first appearance, and
+    /// the metrics' columns are per document. Empty for one ranked list.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<SampleRanks>,
+}
+
+/// One sampled ranking of a query, as `explain --samples` shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SampleRanks {
+    /// The sample's id, as the run names it.
+    pub sample: String,
+    /// The rank (from 1) of each document of the explanation's ranking in
+    /// this sample; `None` where the sample does not retrieve it.
+    pub ranks: Vec<Option<usize>>,
 }
 
 /// A ranked list with its judgements, one entry per rank (arrays, so JSON
@@ -98,20 +114,7 @@ pub fn explain(
     metrics: &[Box<dyn Metric>],
     options: &Options,
 ) -> Result<QueryExplanation, ExplainError> {
-    let Some(q) = qrels.query_index(query.as_bytes()) else {
-        let mut similar: Vec<String> = qrels
-            .queries()
-            .filter(|name| strsim_like(name, query))
-            .map(str::to_owned)
-            .collect();
-        similar.sort();
-        similar.truncate(5);
-        return Err(ExplainError::NotJudged {
-            query: query.to_owned(),
-            qrels: qrels_name.to_owned(),
-            similar,
-        });
-    };
+    let q = judged_query(qrels, qrels_name, query)?;
     let (counted, _) = options.counted(run);
     let list = counted.list(query).map(|list| options.retrieved(list));
     if list.is_none() && options.missing == Missing::Skip {
@@ -155,6 +158,107 @@ pub fn explain(
         ranking,
         metrics: explanations,
         differences,
+        samples: Vec::new(),
+    })
+}
+
+/// Explains `query` of the sampled run `run` (several rankings per query,
+/// `--samples`) with each of `metrics`: the query's samples are judged as
+/// `eval --samples` judges them (`engine::evaluate_sampled`), and each
+/// metric explains its value over them ([`Metric::explain_samples`]), the
+/// value `eval --samples` reports, bit for bit.
+pub fn explain_sampled(
+    qrels: &Qrels,
+    qrels_name: &str,
+    run: &SampledRun,
+    run_name: &str,
+    query: &str,
+    metrics: &[Box<dyn Metric>],
+    options: &Options,
+) -> Result<QueryExplanation, ExplainError> {
+    let q = judged_query(qrels, qrels_name, query)?;
+    let Some(lists) = run.samples(query.as_bytes()) else {
+        if options.missing == Missing::Skip {
+            return Err(ExplainError::NotInRun {
+                query: query.to_owned(),
+                run: run_name.to_owned(),
+            });
+        }
+        // Missing and scored as an empty list, as eval scores it (an empty
+        // run: the sampled run's inner lists are keyed by number, not by
+        // query).
+        let empty = rankeval_core::RunBuilder::new()
+            .finish(rankeval_core::Duplicates::Error)
+            .map_err(|_| ExplainError::NotInRun {
+                query: query.to_owned(),
+                run: run_name.to_owned(),
+            })?;
+        return explain(qrels, qrels_name, &empty, run_name, query, metrics, options);
+    };
+    let mut judge = crate::engine::judge_for(None, options, metrics);
+    let mut one = SampledQuery::default();
+    for &list in lists {
+        one.add(&mut judge, qrels, q, run, list, options);
+    }
+    let documents = one.documents();
+    let ranking = Ranking {
+        documents: documents
+            .iter()
+            .map(|(doc, _)| String::from_utf8_lossy(doc).into_owned())
+            .collect(),
+        scores: vec![None; documents.len()],
+        grades: documents
+            .iter()
+            .map(|(_, j)| j.is_judged().then(|| j.grade()))
+            .collect(),
+        ideal_grades: one.ideal().to_vec(),
+    };
+    let samples = lists
+        .iter()
+        .zip(one.numbers())
+        .map(|(&list, numbers)| {
+            let mut ranks = vec![None; documents.len()];
+            for (i, &n) in numbers.iter().enumerate() {
+                if let Some(slot) = ranks.get_mut(n as usize) {
+                    *slot = Some(i + 1);
+                }
+            }
+            SampleRanks {
+                sample: String::from_utf8_lossy(run.sample_id(list).unwrap_or_default())
+                    .into_owned(),
+                ranks,
+            }
+        })
+        .collect();
+    let explanations: Vec<Explanation> = one.with_samples(qrels, |samples| {
+        metrics.iter().map(|m| m.explain_samples(samples)).collect()
+    });
+    let differences = differences(&explanations, ranking.documents.len());
+    Ok(QueryExplanation {
+        query: query.to_owned(),
+        run: run_name.to_owned(),
+        ranking,
+        metrics: explanations,
+        differences,
+        samples,
+    })
+}
+
+/// The index of `query` in `qrels`, or why it cannot be explained.
+fn judged_query(qrels: &Qrels, qrels_name: &str, query: &str) -> Result<u32, ExplainError> {
+    qrels.query_index(query.as_bytes()).ok_or_else(|| {
+        let mut similar: Vec<String> = qrels
+            .queries()
+            .filter(|name| strsim_like(name, query))
+            .map(str::to_owned)
+            .collect();
+        similar.sort();
+        similar.truncate(5);
+        ExplainError::NotJudged {
+            query: query.to_owned(),
+            qrels: qrels_name.to_owned(),
+            similar,
+        }
     })
 }
 

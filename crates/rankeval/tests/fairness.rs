@@ -140,3 +140,44 @@ fn the_same_bits_for_any_thread_count() {
         assert_eq!(bits(&one), bits(&four));
     }
 }
+
+/// `explain --samples` gives, for every query and every metric of the
+/// fixture (expected exposure, AWRF and trec_fair over the samples), the
+/// value `evaluate_sampled` gives, bit for bit; and each expected
+/// exposure's per-document terms sum to its raw EE-D.
+#[test]
+fn explain_over_samples_gives_evals_values() {
+    let rows = rows();
+    let mut all = metrics(&rows, true);
+    all.extend(metrics(&rows, false));
+    all.push(parse_metric("ee_d(model=rbp,norm=false)").unwrap());
+    let qrels = qrels();
+    let sampled = read_sampled_run(&data("run.trec"), ReadOptions::default()).unwrap();
+    let options = Options::default();
+    let evaluation = evaluate_sampled(&qrels, &sampled, &all, &options);
+    let mut compared = 0;
+    for (q, query) in evaluation.queries().iter().enumerate() {
+        let explained = rankeval::explain::explain_sampled(
+            &qrels, "qrels", &sampled, "run", query, &all, &options,
+        )
+        .unwrap();
+        for (m, e) in explained.metrics.iter().enumerate() {
+            let want = evaluation.value(q, m);
+            assert_eq!(e.value.to_bits(), want.to_bits(), "{} of {query}", e.metric);
+            compared += 1;
+        }
+        let raw = explained.metrics.last().unwrap();
+        let exposure = &raw.columns[0].values;
+        assert_eq!(exposure.len(), explained.ranking.documents.len());
+        let squares: f64 = exposure.iter().flatten().map(|e| e * e).sum();
+        assert!(
+            (squares - raw.value).abs() < 1e-12,
+            "{query}: {squares} vs {}",
+            raw.value
+        );
+        for sample in &explained.samples {
+            assert_eq!(sample.ranks.len(), explained.ranking.documents.len());
+        }
+    }
+    assert!(compared > 100, "{compared}");
+}

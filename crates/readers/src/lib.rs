@@ -62,6 +62,7 @@ mod parquet;
 pub mod propensity;
 pub mod results;
 pub mod row_file;
+mod row_table;
 pub mod sampled;
 pub mod spans;
 pub mod stream;

@@ -173,7 +173,11 @@ fn joined_rows(runs: &[QueryExplanation], m: usize) -> (Vec<Vec<String>>, Vec<bo
     let mut joined = vec![names];
     for r in 0..height {
         let mut row = vec![if r == 0 {
-            "rank".to_owned()
+            if runs.iter().any(|run| !run.samples.is_empty()) {
+                "#".to_owned()
+            } else {
+                "rank".to_owned()
+            }
         } else {
             r.to_string()
         }];
@@ -205,6 +209,9 @@ pub fn render(explanation: &QueryExplanation, format: ExplainFormat) -> String {
 
 /// The header line about the query and its list.
 fn header(e: &QueryExplanation) -> String {
+    if !e.samples.is_empty() {
+        return sampled_header(e);
+    }
     let grades: Vec<String> = e
         .ranking
         .ideal_grades
@@ -227,6 +234,34 @@ fn header(e: &QueryExplanation) -> String {
         } else {
             "documents"
         },
+        if grades.is_empty() {
+            "none".to_owned()
+        } else {
+            grades.join(" ")
+        }
+    )
+}
+
+/// The header line of a sampled run's query: its samples and the
+/// documents they rank.
+fn sampled_header(e: &QueryExplanation) -> String {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let samples: Vec<&str> = e.samples.iter().map(|s| s.sample.as_str()).collect();
+    let grades: Vec<String> = e
+        .ranking
+        .ideal_grades
+        .iter()
+        .map(|g| g.to_string())
+        .collect();
+    format!(
+        "query {} in run {}: {} ({}) ranking {}; the qrels judge {} (grades {})",
+        e.query,
+        e.run,
+        plural(samples.len(), "sample", "samples"),
+        samples.join(", "),
+        plural(e.ranking.documents.len(), "document", "documents"),
+        plural(grades.len(), "document", "documents"),
         if grades.is_empty() {
             "none".to_owned()
         } else {
@@ -305,6 +340,9 @@ fn line(text: &str, markdown: bool) -> String {
 /// The table of one metric: rank, document, score, grade, (relevant,
 /// hits), and the metric's per-rank terms, for the ranks it reads.
 pub(crate) fn rows(e: &QueryExplanation, metric: &Explanation) -> Vec<Vec<String>> {
+    if !e.samples.is_empty() {
+        return sampled_rows(e, metric);
+    }
     let ranks = metric.depth.map_or(e.ranking.documents.len(), |k| {
         k.min(e.ranking.documents.len())
     });
@@ -332,6 +370,46 @@ pub(crate) fn rows(e: &QueryExplanation, metric: &Explanation) -> Vec<Vec<String
             hits += usize::from(relevant);
             row.push(if relevant { "yes" } else { "no" }.to_owned());
             row.push(hits.to_string());
+        }
+        row.extend(metric.columns.iter().map(|c| {
+            c.values
+                .get(i)
+                .copied()
+                .flatten()
+                .map_or_else(String::new, number)
+        }));
+        rows.push(row);
+    }
+    rows
+}
+
+/// The table of one metric over a sampled run's query: one row per
+/// document of the samples (numbered in order of first appearance), its
+/// rank in each sample (`-`: not retrieved there), its grade, and the
+/// metric's per-document terms.
+fn sampled_rows(e: &QueryExplanation, metric: &Explanation) -> Vec<Vec<String>> {
+    let mut header: Vec<String> = vec!["#".into(), "document".into()];
+    header.extend(e.samples.iter().map(|s| format!("rank in {}", s.sample)));
+    header.push("grade".into());
+    if metric.level.is_some() {
+        header.push("relevant".into());
+    }
+    header.extend(metric.columns.iter().map(|c| c.name.clone()));
+    let mut rows = vec![header];
+    for (i, document) in e.ranking.documents.iter().enumerate() {
+        let grade = e.ranking.grades.get(i).copied().flatten();
+        let mut row = vec![(i + 1).to_string(), document.clone()];
+        row.extend(e.samples.iter().map(|s| {
+            s.ranks
+                .get(i)
+                .copied()
+                .flatten()
+                .map_or_else(|| "-".to_owned(), |r| r.to_string())
+        }));
+        row.push(grade.map_or_else(|| "-".to_owned(), |g| g.to_string()));
+        if let Some(level) = metric.level {
+            let relevant = grade.is_some_and(|g| g >= level);
+            row.push(if relevant { "yes" } else { "no" }.to_owned());
         }
         row.extend(metric.columns.iter().map(|c| {
             c.values

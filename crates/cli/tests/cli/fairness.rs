@@ -243,3 +243,216 @@ fn errors_and_warnings_name_the_input() {
         ],
     );
 }
+
+/// `explain` shows the fairness metrics' terms: group exposure against the
+/// target with --doc-groups, each document's expected exposure and target
+/// over a query's samples with --samples; each value is eval's.
+#[test]
+fn explain_shows_fairness_terms() {
+    in_scratch(
+        "fairness_explain_groups",
+        &[
+            "explain",
+            "--qrels",
+            "qrels.txt",
+            "--doc-groups",
+            "groups.csv",
+            "--run",
+            "det.trec",
+            "--query",
+            "q2",
+            "-m",
+            "awrf",
+            "-m",
+            "awrf(target=uniform)@2",
+            "-m",
+            "trec_fair@1000",
+        ],
+    );
+    in_scratch(
+        "fairness_explain_samples",
+        &[
+            "explain",
+            "--qrels",
+            "example.qrels",
+            "--run",
+            "example.trec",
+            "--samples",
+            "--query",
+            "q1",
+            "-m",
+            "ee_l(model=rbp)",
+            "-m",
+            "ee_d(model=rbp,norm=false)",
+            "-m",
+            "ndcg",
+        ],
+    );
+    in_scratch(
+        "fairness_explain_samples_groups_markdown",
+        &[
+            "explain",
+            "--qrels",
+            "qrels.txt",
+            "--doc-groups",
+            "groups.csv",
+            "--run",
+            "base.trec",
+            "--samples",
+            "--query",
+            "q2",
+            "-m",
+            "awrf",
+            "-m",
+            "ee_r",
+            "--format",
+            "markdown",
+        ],
+    );
+    // A TOML experiment's groups and samples are explain's too.
+    in_scratch(
+        "fairness_explain_experiment",
+        &["explain", "exp.toml", "--query", "q1"],
+    );
+    // Refusals: a sampled JSON Lines run, averaged ties.
+    in_scratch(
+        "fairness_explain_samples_of_json_lines",
+        &[
+            "explain",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "run.jsonl",
+            "--samples",
+            "--query",
+            "q1",
+            "-m",
+            "ee_l",
+        ],
+    );
+    in_scratch(
+        "fairness_explain_samples_ties_average",
+        &[
+            "explain",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "base.trec",
+            "--samples",
+            "--ties",
+            "average",
+            "--query",
+            "q1",
+            "-m",
+            "ee_l",
+        ],
+    );
+}
+
+/// The value explain shows over a query's samples is the value eval
+/// reports for that query, bit for bit, for every fairness metric.
+#[test]
+fn explain_over_samples_equals_eval() {
+    let metrics = [
+        "ee_l",
+        "ee_d",
+        "ee_r(model=rbp,p=0.8,norm=false)",
+        "awrf",
+        "trec_fair@2",
+        "ndcg@2",
+    ];
+    let dir = scratch(FILES);
+    for query in ["q1", "q2"] {
+        let mut eval = vec![
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--doc-groups",
+            "groups.csv",
+            "--run",
+            "base.trec",
+            "--samples",
+            "--per-query",
+            "--format",
+            "json",
+        ];
+        let mut explain = vec![
+            "explain",
+            "--qrels",
+            "qrels.txt",
+            "--doc-groups",
+            "groups.csv",
+            "--run",
+            "base.trec",
+            "--samples",
+            "--query",
+            query,
+            "--format",
+            "json",
+        ];
+        for m in &metrics {
+            eval.extend(["-m", m]);
+            explain.extend(["-m", m]);
+        }
+        let (code, stdout, stderr) = run_in(dir.path(), &eval);
+        assert_eq!(code, 0, "{stderr}");
+        let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let (code, stdout, stderr) = run_in(dir.path(), &explain);
+        assert_eq!(code, 0, "{stderr}");
+        let explained: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        for (i, m) in metrics.iter().enumerate() {
+            let got = explained["metrics"][i]["value"].as_f64().unwrap();
+            let want = per_query(&report, m, query);
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "{m} of {query}: {got} != {want}"
+            );
+        }
+    }
+}
+
+/// The per-query value of `metric` for `query` in a JSON report of one run.
+fn per_query(report: &serde_json::Value, metric: &str, query: &str) -> f64 {
+    report["runs"][0]["per_query"][metric][query]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no value of {metric} for {query} in {report}"))
+}
+
+/// psp and hole read per-document facts that a sampled run's rankings do
+/// not carry: eval and explain refuse them with --samples, naming why,
+/// rather than scoring every query 0.
+#[test]
+fn per_document_metrics_are_refused_over_samples() {
+    let dir = scratch(FILES);
+    std::fs::write(dir.path().join("counts.csv"), "label,count\nd1,5\nd2,1\n").unwrap();
+    for metric in ["psp@2", "hole@2"] {
+        for command in ["eval", "explain"] {
+            let mut args = vec![
+                command,
+                "--qrels",
+                "example.qrels",
+                "--run",
+                "example.trec",
+                "--samples",
+                "-m",
+                metric,
+                "--label-counts",
+                "counts.csv",
+                "--train-instances",
+                "100",
+            ];
+            if command == "explain" {
+                args.extend(["--query", "q1"]);
+            }
+            let (code, _, stderr) = run_in(dir.path(), &args);
+            assert_eq!(code, 2, "{command} {metric}: {stderr}");
+            assert!(
+                stderr.contains("sampled runs are not evaluated by")
+                    && stderr.contains(metric)
+                    && stderr.contains("not carried to each sample"),
+                "{command} {metric}: {stderr}"
+            );
+        }
+    }
+}

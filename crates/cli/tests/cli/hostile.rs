@@ -128,7 +128,7 @@ const ROLES: &[(&[&str], &[&str])] = &[
             "--train-instances",
             "100",
         ],
-        &["csv", "tsv"],
+        &["csv", "tsv", "jsonl", "parquet", "arrow"],
     ),
     (
         &[
@@ -142,7 +142,7 @@ const ROLES: &[(&[&str], &[&str])] = &[
             "--inverse-propensities",
             "{}",
         ],
-        &["csv", "tsv"],
+        &["csv", "tsv", "jsonl", "parquet", "arrow"],
     ),
     (&["run", "{}"], &["toml"]),
     (&["report", "{}"], &["json", "parquet"]),
@@ -643,6 +643,208 @@ fn control_bytes_and_long_values_in_options_are_escaped_in_messages() {
             failures.push(format!("{shown:?}: control bytes in {stderr:?}"));
         } else if stderr.len() > 4000 {
             failures.push(format!("{shown:?}: a message of {} bytes", stderr.len()));
+/// The readers of the fairness, diversity and propensity inputs (document
+/// groups, sampled runs, subtopic qrels, label counts and inverse
+/// propensities) against hostile values in well-formed files: weights and
+/// numbers that are NaN, infinite or overflow (1e400), ids with control
+/// bytes, duplicates. Each must end in exit code 2 naming the file, the
+/// line and the column or key, without echoing a control byte.
+#[test]
+fn hostile_values_in_row_inputs_are_named_by_file_line_and_column() {
+    const QRELS: &[&str] = &["--qrels", "qrels.txt", "--run", "run.trec"];
+    let groups = |file: &'static str| -> Vec<&'static str> {
+        [&["eval"], QRELS, &["--doc-groups", file, "-m", "awrf"]].concat()
+    };
+    let samples = |file: &'static str| -> Vec<&'static str> {
+        vec![
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--samples",
+            "--run",
+            file,
+            "-m",
+            "ee_l",
+        ]
+    };
+    let subtopics = |file: &'static str| -> Vec<&'static str> {
+        vec![
+            "eval",
+            "--subtopic-qrels",
+            file,
+            "--run",
+            "run.trec",
+            "-m",
+            "alpha_ndcg@5",
+        ]
+    };
+    let counts = |file: &'static str| -> Vec<&'static str> {
+        [
+            &["eval"],
+            QRELS,
+            &[
+                "-m",
+                "psp@5",
+                "--label-counts",
+                file,
+                "--train-instances",
+                "100",
+            ],
+        ]
+        .concat()
+    };
+    let inverse = |file: &'static str| -> Vec<&'static str> {
+        [
+            &["eval"],
+            QRELS,
+            &["-m", "psndcg@5", "--inverse-propensities", file],
+        ]
+        .concat()
+    };
+    // (arguments, the file and its bytes, what the message must name).
+    // A sampled run's scores follow every run's rule: NaN is refused, an
+    // infinite score (inf, 1e400) orders first and is evaluated.
+    let cases: Vec<(Vec<&str>, &str, &[u8], &str)> = vec![
+        (
+            groups("g.txt"),
+            "g.txt",
+            b"a north NaN\n",
+            "g.txt:1: column `weight`",
+        ),
+        (
+            groups("g.txt"),
+            "g.txt",
+            b"a north 1\nb south inf\n",
+            "g.txt:2: column `weight`",
+        ),
+        (
+            groups("g.txt"),
+            "g.txt",
+            b"a north 1e400\n",
+            "g.txt:1: column `weight`",
+        ),
+        (
+            groups("g.csv"),
+            "g.csv",
+            b"doc,group,weight\na,north,-1\n",
+            "g.csv:2: column `weight`",
+        ),
+        (
+            groups("g.jsonl"),
+            "g.jsonl",
+            b"{\"doc\": \"a\", \"group\": \"n\", \"weight\": 1e400}\n",
+            "g.jsonl:1",
+        ),
+        (
+            groups("g.txt"),
+            "g.txt",
+            b"a\x1b[31m north\n",
+            "g.txt:1: field 1 (doc)",
+        ),
+        (
+            groups("g.csv"),
+            "g.csv",
+            b"doc,group\na,n\x00x\n",
+            "g.csv:2: column `group`",
+        ),
+        (
+            groups("g.txt"),
+            "g.txt",
+            b"a north 1\na north 0.5\n",
+            "g.txt:2",
+        ),
+        (samples("s.trec"), "s.trec", b"q1 s1 a 1 NaN t\n", "s.trec"),
+        (
+            samples("s.trec"),
+            "s.trec",
+            b"q1 s1 a\x7fb 1 1 t\n",
+            "s.trec",
+        ),
+        (
+            samples("s.trec"),
+            "s.trec",
+            b"q1 s1 a 1 2 t\nq1 s1 a 2 1 t\n",
+            "s.trec",
+        ),
+        (subtopics("t.txt"), "t.txt", b"q1 1 a NaN\n", "t.txt:1"),
+        (subtopics("t.txt"), "t.txt", b"q1 1 a 1e400\n", "t.txt:1"),
+        (subtopics("t.txt"), "t.txt", b"q1 1 a\x1b 1\n", "t.txt:1"),
+        (
+            subtopics("t.txt"),
+            "t.txt",
+            b"q1 1 a 1\nq1 1 a 2\n",
+            "t.txt:2",
+        ),
+        (
+            counts("c.csv"),
+            "c.csv",
+            b"label,count\na,NaN\n",
+            "c.csv:2: column `count`",
+        ),
+        (
+            counts("c.csv"),
+            "c.csv",
+            b"label,count\na,1e400\n",
+            "c.csv:2: column `count`",
+        ),
+        (
+            counts("c.csv"),
+            "c.csv",
+            b"label,count\na\x1b[31m,1\n",
+            "c.csv:2: column `label`",
+        ),
+        (
+            counts("c.csv"),
+            "c.csv",
+            b"label,count\na,1\na,2\n",
+            "c.csv:3: column `label`",
+        ),
+        (
+            counts("c.jsonl"),
+            "c.jsonl",
+            b"{\"label\": \"a\", \"count\": 1e400}\n",
+            "c.jsonl:1",
+        ),
+        (
+            counts("c.jsonl"),
+            "c.jsonl",
+            b"{\"label\": \"a\\u001b\", \"count\": 1}\n",
+            "c.jsonl:1: column `label`",
+        ),
+        (
+            inverse("i.csv"),
+            "i.csv",
+            b"label,inverse_propensity\na,inf\n",
+            "i.csv:2: column `inverse_propensity`",
+        ),
+        (
+            inverse("i.csv"),
+            "i.csv",
+            b"label,inverse_propensity\na,NaN\n",
+            "i.csv:2: column `inverse_propensity`",
+        ),
+        (
+            inverse("i.jsonl"),
+            "i.jsonl",
+            b"{\"label\": \"a\", \"inverse_propensity\": -1}\n",
+            "i.jsonl:1: column `inverse_propensity`",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (args, file, bytes, named) in cases {
+        let dir = scratch(GOOD);
+        std::fs::write(dir.path().join(file), bytes).expect("write");
+        let (code, _, stderr) = super::run_in(dir.path(), &args);
+        if code != 2
+            || !stderr.contains(named)
+            || stderr.contains('\u{1b}')
+            || stderr.contains('\0')
+            || stderr.contains("panicked")
+        {
+            failures.push(format!(
+                "{}: exit {code}, {stderr:?} (wanted {named:?})",
+                args.join(" ")
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -184,30 +184,7 @@ struct Doc {
 /// descending). No sample: every exposure 0.
 pub fn expected(samples: &Samples<'_>, ideal: &[Grade], browsing: &Browsing) -> Exposure {
     let levels = targets(ideal, browsing);
-    let n = samples.len() as f64;
-    let mut docs = vec![
-        Doc {
-            exposure: 0.0,
-            judgement: Judgement::UNJUDGED,
-        };
-        samples.num_docs()
-    ];
-    let mut seen = vec![false; samples.num_docs()];
-    for (s, ranking) in samples.rankings().iter().enumerate() {
-        let mut relevant_above = 0usize;
-        for (i, (&judgement, &d)) in ranking.ranked().iter().zip(samples.docs(s)).enumerate() {
-            if let Some(doc) = docs.get_mut(d as usize) {
-                doc.exposure += browsing.exposure(i, relevant_above) / n;
-                doc.judgement = judgement;
-            }
-            if let Some(seen) = seen.get_mut(d as usize) {
-                *seen = true;
-            }
-            if judgement.is_relevant(browsing.level) {
-                relevant_above += 1;
-            }
-        }
-    }
+    let (docs, seen) = accumulate(samples, browsing);
     let (mut disparity, mut relevance, mut loss) = (0.0, 0.0, 0.0);
     // Relevant documents retrieved, per level.
     let mut retrieved = vec![0usize; levels.len()];
@@ -239,6 +216,69 @@ pub fn expected(samples: &Samples<'_>, ideal: &[Grade], browsing: &Browsing) -> 
         target_norm,
         levels: levels.len(),
     }
+}
+
+/// Each document's exposure summed over `samples` (divided by their
+/// number as it is added), its judgement, and whether a sample retrieved
+/// it, by the documents' numbers.
+fn accumulate(samples: &Samples<'_>, browsing: &Browsing) -> (Vec<Doc>, Vec<bool>) {
+    let n = samples.len() as f64;
+    let mut docs = vec![
+        Doc {
+            exposure: 0.0,
+            judgement: Judgement::UNJUDGED,
+        };
+        samples.num_docs()
+    ];
+    let mut seen = vec![false; samples.num_docs()];
+    for (s, ranking) in samples.rankings().iter().enumerate() {
+        let mut relevant_above = 0usize;
+        for (i, (&judgement, &d)) in ranking.ranked().iter().zip(samples.docs(s)).enumerate() {
+            if let Some(doc) = docs.get_mut(d as usize) {
+                doc.exposure += browsing.exposure(i, relevant_above) / n;
+                doc.judgement = judgement;
+            }
+            if let Some(seen) = seen.get_mut(d as usize) {
+                *seen = true;
+            }
+            if judgement.is_relevant(browsing.level) {
+                relevant_above += 1;
+            }
+        }
+    }
+    (docs, seen)
+}
+
+/// One document's expected exposure `epsilon(d)` over the samples and its
+/// target `epsilon*(d)` (0 unless relevant): the terms of
+/// [`expected`], which `explain` prints.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DocumentExposure {
+    /// `epsilon(d)`.
+    pub exposure: f64,
+    /// `epsilon*(d)`.
+    pub target: f64,
+}
+
+/// Each document's exposure and target, by the documents' numbers in
+/// `samples` (`None` for a number no sample retrieved), as [`expected`]
+/// computes them.
+pub fn documents(
+    samples: &Samples<'_>,
+    ideal: &[Grade],
+    browsing: &Browsing,
+) -> Vec<Option<DocumentExposure>> {
+    let levels = targets(ideal, browsing);
+    let (docs, seen) = accumulate(samples, browsing);
+    docs.iter()
+        .zip(&seen)
+        .map(|(doc, &seen)| {
+            seen.then(|| DocumentExposure {
+                exposure: doc.exposure,
+                target: target_of(&levels, doc.judgement, browsing.level),
+            })
+        })
+        .collect()
 }
 
 /// Which of the three values.

@@ -182,6 +182,41 @@ macro_rules! exposure_metric {
                 let (value, browsing) = self.of(samples, first);
                 value.value($which, self.norm, &browsing)
             }
+            /// Per document (numbered over the samples): its expected
+            /// exposure and its target, with the same quantities as
+            /// [`explain`](Metric::explain).
+            fn explain_samples(&self, samples: &Samples<'_>) -> Explanation {
+                let Some(first) = samples.rankings().first() else {
+                    return Explanation::of_samples(self, samples)
+                        .formula(format!("{} = 0 (no sample)", self.name()));
+                };
+                let (value, browsing) = self.of(samples, first);
+                let documents = exposure::documents(samples, first.ideal_grades(), &browsing);
+                let (lower, upper, default) = exposure::bounds($which, &value, &browsing);
+                Explanation::of_samples(self, samples)
+                    .level(browsing.level)
+                    .column("expected exposure e", documents.iter().map(|d| d.map(|d| d.exposure)).collect())
+                    .column("target e*", documents.iter().map(|d| d.map(|d| d.target)).collect())
+                    .quantity("samples", samples.len() as f64)
+                    .quantity("EE-D = ||e||^2", value.disparity)
+                    .quantity("EE-R = e . e*", value.relevance)
+                    .quantity("EE-L = ||e - e*||^2", value.loss)
+                    .quantity("||e*||^2", value.target_norm)
+                    .quantity("relevance levels", value.levels as f64)
+                    .quantity("lower bound", lower)
+                    .quantity("upper bound", upper)
+                    .quantity("default (bounds equal)", default)
+                    .formula(format!(
+                        concat!("{} = ", $formula, ", e averaged over {} samples{}"),
+                        self.name(),
+                        samples.len(),
+                        if self.norm {
+                            ", normalised (value - lower) / (upper - lower)"
+                        } else {
+                            ""
+                        },
+                    ))
+            }
             fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
                 let browsing = self.browsing(q);
                 let (docs, n) = one_sample(q);
@@ -328,7 +363,7 @@ fn cut_at(k: Option<rankeval_core::Cutoff>, len: usize) -> usize {
 macro_rules! group_metric {
     (
         $(#[$doc:meta])*
-        $ty:ident, $name:literal, $summary:literal, $formula:literal,
+        $ty:ident, $name:literal, $summary:literal, $formula:literal, ndcg = $ndcg:literal,
         |$self_:ident, $q:ident, $awrf:ident| $body:expr
     ) => {
         $(#[$doc])*
@@ -383,6 +418,10 @@ macro_rules! group_metric {
                 let $awrf = self.awrf(q);
                 $body
             }
+            /// Per rank: the attention and each group's share of it (the
+            /// attention times the document's weight in the group); the
+            /// groups' exposure and target, each as given and normalised,
+            /// the divergence, and (trec_fair) its nDCG's terms.
             fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
                 let n = cut_at(self.k, q.ranked().len());
                 let level = q.level(self.rel);
@@ -392,26 +431,75 @@ macro_rules! group_metric {
                         .map(|i| (i < n).then(|| super::awrf::attention(i + 1)))
                         .collect(),
                 );
+                let view = q.groups();
+                let group_name = |g: usize| {
+                    view.and_then(|v| v.groups().group_id(g as u32))
+                        .map(rankeval_core::shorten_id)
+                        .unwrap_or_default()
+                };
                 if let Some((exposure, target)) = group_vectors(q, n, level, self.target) {
-                    let view = q.groups();
+                    if let Some(view) = view {
+                        for g in 0..exposure.len() {
+                            let shares = (0..q.ranked().len())
+                                .map(|i| {
+                                    let w = view
+                                        .at_rank(i)
+                                        .iter()
+                                        .find(|&&(group, _)| group as usize == g)
+                                        .map(|&(_, w)| w);
+                                    match (i < n, w) {
+                                        (true, Some(w)) => Some(super::awrf::attention(i + 1) * w),
+                                        _ => None,
+                                    }
+                                })
+                                .collect();
+                            explanation = explanation.column(format!("a x w({})", group_name(g)), shares);
+                        }
+                    }
+                    let total = |v: &[f64]| v.iter().sum::<f64>();
+                    let (e_sum, t_sum) = (total(&exposure), total(&target));
                     for (g, (e, t)) in exposure.iter().zip(&target).enumerate() {
-                        let id = view
-                            .and_then(|v| v.groups().group_id(g as u32))
-                            .map(rankeval_core::shorten_id)
-                            .unwrap_or_default();
+                        let id = group_name(g);
                         explanation = explanation
                             .quantity(format!("exposure of group {id}"), *e)
                             .quantity(format!("target of group {id}"), *t);
+                        if e_sum > 0.0 && t_sum > 0.0 {
+                            explanation = explanation
+                                .quantity(format!("exposure share of {id}"), e / e_sum)
+                                .quantity(format!("target share of {id}"), t / t_sum);
+                        }
+                    }
+                    match super::awrf::jensen_shannon(&exposure, &target) {
+                        Some(d) => explanation = explanation.quantity("JSD (nats)", d),
+                        None => {
+                            explanation = explanation.normalizer(
+                                "no exposure or no target mass over the groups: AWRF 0".to_owned(),
+                            )
+                        }
                     }
                 }
+                let explanation =
+                    explanation.quantity("AWRF = 1 - JSD(exposure, target)", self.awrf(q));
+                let explanation = if $ndcg {
+                    // trec_fair: its nDCG's terms.
+                    let relevant = q.num_relevant(level);
+                    let ideal_len = self.k.map_or(relevant, |k| k.get().min(relevant));
+                    let ndcg = super::awrf::fair_ndcg(
+                        q.ranked()[..n].iter().map(|j| j.is_relevant(level)),
+                        ideal_len,
+                    );
+                    explanation
+                        .quantity("relevant documents in the ideal", ideal_len as f64)
+                        .quantity("nDCG", ndcg)
+                } else {
+                    explanation
+                };
                 let formula = if q.groups().is_some() {
                     format!(concat!("{} = ", $formula), self.name())
                 } else {
                     format!("{} = 0 (no document groups for this query)", self.name())
                 };
-                explanation
-                    .quantity("AWRF = 1 - JSD(exposure, target)", self.awrf(q))
-                    .formula(formula)
+                explanation.formula(formula)
             }
         }
     };
@@ -425,7 +513,7 @@ group_metric!(
     /// [`awrf`](super::awrf)); higher is fairer.
     Awrf, "awrf",
     "AWRF, 1 - JSD of group exposure and target (TREC Fair 2021)",
-    "1 - JSD(exposure, target)",
+    "1 - JSD(exposure, target)", ndcg = false,
     |_m, _q, awrf| awrf
 );
 
@@ -435,7 +523,7 @@ group_metric!(
     /// times AWRF; `trec_fair@1000` is the track's.
     TrecFair, "trec_fair",
     "nDCG x AWRF, TREC Fair 2021's Task 1 score",
-    "nDCG (attention 1 / log2(max(i, 2))) x AWRF",
+    "nDCG (attention 1 / log2(max(i, 2))) x AWRF", ndcg = true,
     |m, q, awrf| {
         let level = q.level(m.rel);
         let n = cut_at(m.k, q.ranked().len());

@@ -182,3 +182,58 @@ fn names_and_parameters() {
         assert!(rankeval_core::registry::parse_metric(bad).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn explain_samples_gives_each_documents_exposure_and_target() {
+    // expeval's example: e = (0.75, 0.75, 0.25), e* = (0.75, 0.75, 0).
+    let judged = [
+        vec![j(Some(1.0)), j(Some(1.0)), j(None)],
+        vec![j(Some(1.0)), j(Some(1.0)), j(None)],
+    ];
+    let docs = vec![vec![0, 1, 2], vec![1, 0, 2]];
+    let ideal = [1.0, 1.0];
+    let rankings: Vec<JudgedRanking<'_>> = judged
+        .iter()
+        .map(|r| JudgedRanking::new(r, r.len(), &ideal, RelevanceLevel::default()))
+        .collect();
+    let samples = Samples::new(&rankings, &docs, 3);
+    for metric in [
+        Box::new(EeL {
+            model: Model::Rbp,
+            ..EeL::default()
+        }) as Box<dyn Metric>,
+        Box::new(EeD {
+            model: Model::Rbp,
+            norm: false,
+            ..EeD::default()
+        }),
+        Box::new(EeR::default()),
+    ] {
+        let e = metric.explain_samples(&samples);
+        assert_eq!(e.value.to_bits(), metric.score_samples(&samples).to_bits());
+        assert!(
+            e.formula.contains("averaged over 2 samples"),
+            "{}",
+            e.formula
+        );
+    }
+    let e = EeL {
+        model: Model::Rbp,
+        ..EeL::default()
+    }
+    .explain_samples(&samples);
+    assert_eq!(
+        e.columns[0].values,
+        vec![Some(0.75), Some(0.75), Some(0.25)]
+    );
+    assert_eq!(e.columns[1].values, vec![Some(0.75), Some(0.75), Some(0.0)]);
+    assert!(
+        e.quantities
+            .iter()
+            .any(|q| q.name == "EE-L = ||e - e*||^2" && q.value == 0.0625)
+    );
+    // A metric scored per sample explains itself as the mean.
+    let e = crate::fairness::plugins::Awrf::default().explain_samples(&samples);
+    assert_eq!(e.quantities.len(), 2);
+    assert!(e.formula.contains("mean over 2 samples"), "{}", e.formula);
+}

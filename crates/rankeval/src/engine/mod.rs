@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 pub use corpus::{corpus_states, evaluate_corpus, evaluate_corpus_with};
 pub use coverage::{Coverage, Missing, QuerySample, UnmatchedIds, Warning};
 pub use never_ran::{NeverRan, NeverRanWhy, never_ran};
+pub(crate) use sampled::Query as SampledQuery;
 pub use sampled::evaluate_sampled;
 pub use stream::{evaluate_batches, evaluate_grouped, evaluate_grouped_batches, evaluate_input};
 pub use threshold::{ScoreThreshold, has_scores, unscored_run};

@@ -83,9 +83,9 @@ pub fn evaluate_sampled(
 }
 
 /// One query's samples, judged and copied out of the judge (which judges
-/// the next sample in the same buffers).
+/// the next sample in the same buffers); `explain --samples` reads it too.
 #[derive(Default)]
-struct Query {
+pub(crate) struct Query {
     ranked: Vec<Vec<Judgement>>,
     retrieved: Vec<usize>,
     /// Each sample's judged ranks' document numbers.
@@ -101,7 +101,7 @@ struct Query {
 
 impl Query {
     /// Judges sample list `s` of `run`.
-    fn add(
+    pub(crate) fn add(
         &mut self,
         judge: &mut rankeval_core::Judge,
         qrels: &Qrels,
@@ -144,6 +144,44 @@ impl Query {
 
     /// Every metric on the samples, into `slots`.
     fn score(&self, qrels: &Qrels, metrics: &[Box<dyn Metric>], slots: &mut [f64]) {
+        self.with_samples(qrels, |samples| {
+            for (slot, metric) in slots.iter_mut().zip(metrics) {
+                *slot = metric.score_samples(samples);
+            }
+        });
+    }
+
+    /// The documents by their numbers in [`Samples`], each with its
+    /// judgement (the same in every sample that retrieves it).
+    pub(crate) fn documents(&self) -> Vec<(&[u8], Judgement)> {
+        let mut documents = vec![(&b""[..], Judgement::UNJUDGED); self.numbers.len()];
+        for (doc, &n) in &self.numbers {
+            if let Some(slot) = documents.get_mut(n as usize) {
+                slot.0 = doc;
+            }
+        }
+        for (ranked, docs) in self.ranked.iter().zip(&self.docs) {
+            for (&judgement, &n) in ranked.iter().zip(docs) {
+                if let Some(slot) = documents.get_mut(n as usize) {
+                    slot.1 = judgement;
+                }
+            }
+        }
+        documents
+    }
+
+    /// Each sample's judged ranks' document numbers.
+    pub(crate) fn numbers(&self) -> &[Vec<u32>] {
+        &self.docs
+    }
+
+    /// The query's judged grades, best first (its ideal ranking).
+    pub(crate) fn ideal(&self) -> &[Grade] {
+        &self.ideal
+    }
+
+    /// Calls `f` with the query's samples as the metrics see them.
+    pub(crate) fn with_samples<T>(&self, qrels: &Qrels, f: impl FnOnce(&Samples<'_>) -> T) -> T {
         let groups = qrels.doc_groups();
         let rankings: Vec<JudgedRanking<'_>> = self
             .ranked
@@ -161,8 +199,6 @@ impl Query {
             })
             .collect();
         let samples = Samples::new(&rankings, &self.docs, self.numbers.len());
-        for (slot, metric) in slots.iter_mut().zip(metrics) {
-            *slot = metric.score_samples(&samples);
-        }
+        f(&samples)
     }
 }

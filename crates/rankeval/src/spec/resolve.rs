@@ -129,6 +129,18 @@ fn check_samples(
             ),
         ));
     }
+    check_sampled(from, metrics, ties, runs.iter().map(|(run, _)| &run.input))
+}
+
+/// The rules of [`check_samples`] past corpus metrics, for a front end
+/// that takes no corpus metric (`rankeval explain --samples`): no averaged
+/// ties, no subtopic metric, no JSON Lines run.
+pub fn check_sampled<'a>(
+    from: &Origin,
+    metrics: &[Box<dyn Metric>],
+    ties: Ties,
+    runs: impl IntoIterator<Item = &'a Input>,
+) -> Result<(), SpecError> {
     if ties == Ties::Average {
         return Err(invalid(
             from,
@@ -147,13 +159,41 @@ fn check_samples(
             ),
         ));
     }
-    if let Some((run, _)) = runs.iter().find(|(r, _)| r.input.format() == Format::Jsonl) {
+    // The per-document facts (label propensities, the documents judged
+    // anywhere) are not carried to each sample's ranking: such a metric
+    // would read none and score 0.
+    let per_document = |r: &rankeval_core::Requirement| {
+        matches!(
+            r,
+            rankeval_core::Requirement::Propensities | rankeval_core::Requirement::JudgedAnywhere
+        )
+    };
+    if let Some((metric, needs)) = metrics.iter().find_map(|m| {
+        m.requires()
+            .iter()
+            .find(|r| per_document(r))
+            .map(|r| (m, *r))
+    }) {
+        return Err(invalid(
+            from,
+            format!(
+                "sampled runs are not evaluated by {}, which reads {} (not carried to each \
+                 sample yet; evaluate it on a run of one ranking per query)",
+                metric.name(),
+                needs.what()
+            ),
+        ));
+    }
+    if let Some(input) = runs
+        .into_iter()
+        .find(|input| input.format() == Format::Jsonl)
+    {
         return Err(invalid(
             from,
             format!(
                 "{} is JSON Lines (one list per query): a sampled run is rows `query sample \
                  doc rank score`, as TREC lines, CSV/TSV, Parquet or Arrow",
-                run.input.name()
+                input.name()
             ),
         ));
     }

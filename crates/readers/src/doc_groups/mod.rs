@@ -18,6 +18,11 @@
 //!   `.feather`, `.ipc`) with those columns: ids strings or integers (or a
 //!   dictionary of them), the weight numbers; no nulls.
 //!
+//! The tables (CSV/TSV, JSON Lines, Parquet, Arrow) are read by the
+//! shared reader of named-column tables (`row_table`);
+//! this module gives their columns and checks each row, and reads the
+//! lines of fields itself (`text`).
+//!
 //! Every input is read whole within the limits every reader shares
 //! ([`read_whole`]); ids follow the one id rule
 //! ([`check_id`](rankeval_core::check_id)) and must be UTF-8; a weight is
@@ -26,7 +31,6 @@
 //! error naming both lines. Each error names the file, the line (text) or
 //! row (tables), the column or key, and the problem.
 
-mod table;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -35,7 +39,8 @@ use std::path::Path;
 
 use rankeval_core::{DocGroupsError, DocumentGroups, DocumentGroupsBuilder, shorten_id};
 
-use crate::{Format, Input, RowAt, WholeInput, read_whole};
+use crate::row_table::{Cell, Column, Kind, Source, parse_row_table, read_row_table};
+use crate::{Format, RowAt, WholeInput, read_whole};
 
 /// The columns (keys) of document groups, in the order of a row; the last,
 /// `weight`, may be left out (weight 1).
@@ -44,13 +49,36 @@ pub const COLUMNS: [&str; 3] = ["doc", "group", "weight"];
 /// Why document groups could not be read.
 pub type DocGroupsFileError = crate::row_file::RowFileError;
 
+/// The columns of a table of document groups.
+const TABLE: [Column; 3] = [
+    Column {
+        name: "doc",
+        kind: Kind::Id,
+        optional: false,
+    },
+    Column {
+        name: "group",
+        kind: Kind::Id,
+        optional: false,
+    },
+    Column {
+        name: "weight",
+        kind: Kind::Number,
+        optional: true,
+    },
+];
+
 /// Reads document groups (see the module). A file without a row is an
 /// error.
 pub fn read_doc_groups(path: &Path) -> Result<DocumentGroups, DocGroupsFileError> {
     let name = path.display().to_string();
     let rows = match Format::from_path(path) {
-        format @ (Format::Parquet | Format::Arrow) => {
-            table::read(&Input::file(path).with_format(format))?
+        Format::Parquet | Format::Arrow => {
+            let mut rows = Rows::new(&name, true);
+            read_row_table(path, &TABLE, &mut |at, cells, source| {
+                rows.table_row(at, cells, source)
+            })?;
+            rows
         }
         _ => {
             let bytes = read_whole(path, WholeInput::TEXT)?;
@@ -67,15 +95,20 @@ pub fn parse_doc_groups(bytes: &[u8], name: &str) -> Result<DocumentGroups, DocG
     parse_rows(bytes, name)?.finish()
 }
 
-/// The rows of bytes: a table by its magic, else text.
+/// The rows of bytes: lines of fields, else a table (CSV/TSV, JSON Lines,
+/// Parquet or Arrow IPC) read by the shared reader.
 fn parse_rows(bytes: &[u8], name: &str) -> Result<Rows, DocGroupsFileError> {
-    if bytes.starts_with(b"PAR1") {
-        table::read(&Input::bytes(name, bytes, Format::Parquet))
-    } else if bytes.starts_with(b"ARROW1") || bytes.starts_with(b"\xFF\xFF\xFF\xFF") {
-        table::read(&Input::bytes(name, bytes, Format::Arrow))
-    } else {
-        text::parse(bytes, name)
+    let binary = bytes.starts_with(b"PAR1")
+        || bytes.starts_with(b"ARROW1")
+        || bytes.starts_with(b"\xFF\xFF\xFF\xFF");
+    if !binary && !text::is_table(bytes) {
+        return text::parse(bytes, name);
     }
+    let mut rows = Rows::new(name, binary);
+    parse_row_table(bytes, name, &TABLE, &mut |at, cells, source| {
+        rows.table_row(at, cells, source)
+    })?;
+    Ok(rows)
 }
 
 /// Memberships read, checked and added to the builder, with where each was
@@ -146,6 +179,31 @@ impl Rows {
                 problem,
             },
         }
+    }
+
+    /// Checks and adds a row of a table (its cells `doc`, `group`,
+    /// `weight`); the problem as a message.
+    fn table_row(&mut self, at: RowAt, cells: &[Cell<'_>], source: Source) -> Result<(), String> {
+        let number = match at {
+            RowAt::Line(n) => n,
+            RowAt::Row(n) => n,
+        };
+        self.rows = matches!(at, RowAt::Row(_));
+        let (Some(Some(doc)), Some(Some(group))) = (cells.first(), cells.get(1)) else {
+            return Err("a row needs a doc and a group".to_owned());
+        };
+        let doc = checked_id(doc, &source.name("doc"))?;
+        let group = checked_id(group, &source.name("group"))?;
+        let weight = match cells.get(2) {
+            Some(Some(text)) => text::weight(text, &source.name("weight"))?,
+            _ => 1.0,
+        };
+        self.push(number, doc, group, weight).map_err(|e| match e {
+            DocGroupsFileError::At { problem, .. } | DocGroupsFileError::File { problem, .. } => {
+                problem
+            }
+            other => other.to_string(),
+        })
     }
 
     /// The groups, unless there is no row.

@@ -17,6 +17,10 @@
 //!   `.feather`, `.ipc`) with those columns: ids strings or integers (or a
 //!   dictionary of them), the grade numbers; no nulls.
 //!
+//! The tables (CSV/TSV, JSON Lines, Parquet, Arrow) are read by the
+//! shared reader of named-column tables (`row_table`); this module gives
+//! their columns and checks each row, and reads ndeval's lines itself.
+//!
 //! Every input is read whole within the limits every reader shares
 //! ([`read_whole`]); ids follow the one id rule
 //! ([`check_id`](rankeval_core::check_id)) and must be UTF-8; grades pass
@@ -25,7 +29,6 @@
 //! grade it is an error naming both lines. Each error names the file, the
 //! line (text) or row (tables), the column or key, and the problem.
 
-mod table;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -34,7 +37,8 @@ use std::path::Path;
 
 use rankeval_core::{QrelsError, SubtopicQrels, SubtopicQrelsBuilder, shorten_id};
 
-use crate::{Format, Input, RowAt, WholeInput, read_whole};
+use crate::row_table::{Cell, Column, Kind, Source, parse_row_table, read_row_table};
+use crate::{Format, RowAt, WholeInput, read_whole};
 
 /// The columns (keys) of subtopic qrels, in the order of a row.
 pub const COLUMNS: [&str; 4] = ["query", "subtopic", "doc", "grade"];
@@ -42,13 +46,41 @@ pub const COLUMNS: [&str; 4] = ["query", "subtopic", "doc", "grade"];
 /// Why subtopic qrels could not be read.
 pub type SubtopicFileError = crate::row_file::RowFileError;
 
+/// The columns of a table of subtopic qrels.
+const TABLE: [Column; 4] = [
+    Column {
+        name: "query",
+        kind: Kind::Id,
+        optional: false,
+    },
+    Column {
+        name: "subtopic",
+        kind: Kind::Id,
+        optional: false,
+    },
+    Column {
+        name: "doc",
+        kind: Kind::Id,
+        optional: false,
+    },
+    Column {
+        name: "grade",
+        kind: Kind::Number,
+        optional: false,
+    },
+];
+
 /// Reads subtopic qrels (see the module). Subtopic qrels without a
 /// judgement are an error.
 pub fn read_subtopic_qrels(path: &Path) -> Result<SubtopicQrels, SubtopicFileError> {
     let name = path.display().to_string();
     let rows = match Format::from_path(path) {
-        format @ (Format::Parquet | Format::Arrow) => {
-            table::read(&Input::file(path).with_format(format))?
+        Format::Parquet | Format::Arrow => {
+            let mut rows = Rows::new(&name, true);
+            read_row_table(path, &TABLE, &mut |at, cells, source| {
+                rows.table_row(at, cells, source)
+            })?;
+            rows
         }
         _ => {
             let bytes = read_whole(path, WholeInput::TEXT)?;
@@ -65,15 +97,20 @@ pub fn parse_subtopic_qrels(bytes: &[u8], name: &str) -> Result<SubtopicQrels, S
     parse_rows(bytes, name)?.finish()
 }
 
-/// The rows of bytes: a table by its magic, else text.
+/// The rows of bytes: ndeval's lines, else a table (CSV/TSV, JSON Lines,
+/// Parquet or Arrow IPC) read by the shared reader.
 fn parse_rows(bytes: &[u8], name: &str) -> Result<Rows, SubtopicFileError> {
-    if bytes.starts_with(b"PAR1") {
-        table::read(&Input::bytes(name, bytes, Format::Parquet))
-    } else if bytes.starts_with(b"ARROW1") || bytes.starts_with(b"\xFF\xFF\xFF\xFF") {
-        table::read(&Input::bytes(name, bytes, Format::Arrow))
-    } else {
-        text::parse(bytes, name)
+    let binary = bytes.starts_with(b"PAR1")
+        || bytes.starts_with(b"ARROW1")
+        || bytes.starts_with(b"\xFF\xFF\xFF\xFF");
+    if !binary && !text::is_table(bytes) {
+        return text::parse(bytes, name);
     }
+    let mut rows = Rows::new(name, binary);
+    parse_row_table(bytes, name, &TABLE, &mut |at, cells, source| {
+        rows.table_row(at, cells, source)
+    })?;
+    Ok(rows)
 }
 
 /// Judgements read, checked and added to the builder, with where each was
@@ -149,6 +186,30 @@ impl Rows {
                 problem,
             },
         }
+    }
+
+    /// Checks and adds a row of a table (its cells `query`, `subtopic`,
+    /// `doc`, `grade`); the problem as a message.
+    fn table_row(&mut self, at: RowAt, cells: &[Cell<'_>], source: Source) -> Result<(), String> {
+        let number = match at {
+            RowAt::Line(n) => n,
+            RowAt::Row(n) => n,
+        };
+        self.rows = matches!(at, RowAt::Row(_));
+        let [Some(query), Some(subtopic), Some(doc), Some(grade)] = cells else {
+            return Err("a row needs a query, a subtopic, a doc and a grade".to_owned());
+        };
+        let query = checked_id(query, &source.name("query"))?;
+        let subtopic = checked_id(subtopic, &source.name("subtopic"))?;
+        let doc = checked_id(doc, &source.name("doc"))?;
+        let grade = text::grade(grade, &source.name("grade"))?;
+        self.push(number, query, subtopic, doc, grade)
+            .map_err(|e| match e {
+                SubtopicFileError::At { problem, .. } | SubtopicFileError::File { problem, .. } => {
+                    problem
+                }
+                other => other.to_string(),
+            })
     }
 
     /// The subtopic qrels, unless there is no judgement.

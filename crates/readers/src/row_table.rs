@@ -1,0 +1,436 @@
+//! One reader of small tables of named columns in every table format:
+//! a CSV or TSV table with a header line (a tab in the header makes it
+//! TSV, else CSV; names trimmed and unquoted, others ignored, each once),
+//! JSON Lines (one object per row, a first line starting with `{`), and a
+//! Parquet or Arrow IPC table (told by the file's name or magic bytes;
+//! ids strings or integers or a dictionary of them, numbers integers or
+//! floats, no nulls); gzip in every text format. A reader of such a file
+//! is only its columns and its checks: it gives [`Column`]s and is handed
+//! each row's cells as text ([`Cell`]), with where the row is ([`RowAt`]),
+//! and returns the problem of a row as a message; this module names the
+//! file, the line or row and the problem ([`RowFileError`]).
+//!
+//! The input is read whole within the limits every reader shares
+//! ([`read_whole`](crate::read_whole): size, line length, gzip, magic
+//! bytes); a byte order mark is skipped, `\r\n` read, blank lines (spaces
+//! and tabs only) skipped.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::path::Path;
+
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::Schema;
+use rankeval_core::shorten_id;
+
+use crate::parquet::{ParquetSource, whole_batches};
+use crate::row_file::RowFileError;
+use crate::table::{Ids, is_id, is_number, numbers};
+use crate::text_table::{header_columns, is_blank, numbered_lines};
+use crate::{Format, Input, ReadError, ReadErrorKind, RowAt, WholeInput, ipc, split_csv_line};
+
+/// Column names a message lists at most.
+const SHOWN_COLUMNS: usize = 10;
+
+/// What a column holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Ids: text, or integers (a JSON number, an integer column) read as
+    /// their decimal text.
+    Id,
+    /// Numbers: a JSON number, an integer or float column, a text field;
+    /// handed on as text for the reader to parse (integers exactly).
+    Number,
+}
+
+/// A column a reader reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Column {
+    /// Its name in the header, the JSON key, the table's column.
+    pub(crate) name: &'static str,
+    /// What it holds.
+    pub(crate) kind: Kind,
+    /// Whether it may be left out (its cell is then `None`).
+    pub(crate) optional: bool,
+}
+
+/// A row's cell: the field's text, trimmed (`None`: an optional column
+/// the input does not have).
+pub(crate) type Cell<'a> = Option<Cow<'a, [u8]>>;
+
+/// Where a row's cells came from, for messages: a CSV/TSV or Parquet/Arrow
+/// column, or a JSON key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// A column of a CSV/TSV, Parquet or Arrow table.
+    Column,
+    /// A key of a JSON Lines object.
+    Key,
+}
+
+impl Source {
+    /// How a message names the column `name`: ``column `doc` `` or
+    /// ``key `doc` ``.
+    pub(crate) fn name(self, name: &str) -> String {
+        match self {
+            Source::Column => format!("column `{name}`"),
+            Source::Key => format!("key `{name}`"),
+        }
+    }
+}
+
+/// What the reader of a table does with each row: its place, its cells in
+/// the order of the columns given, where they came from; a problem as a
+/// message.
+pub(crate) type OnRow<'f> = dyn FnMut(RowAt, &[Cell<'_>], Source) -> Result<(), String> + 'f;
+
+/// Reads the table at `path` (its format by the name, then the magic
+/// bytes, then the first line), handing each row to `on_row`; the number
+/// of rows read.
+pub(crate) fn read_row_table(
+    path: &Path,
+    columns: &[Column],
+    on_row: &mut OnRow<'_>,
+) -> Result<u64, RowFileError> {
+    match Format::from_path(path) {
+        format @ (Format::Parquet | Format::Arrow) => {
+            table(&Input::file(path).with_format(format), columns, on_row)
+        }
+        _ => {
+            let bytes = crate::read_whole(path, WholeInput::TEXT)?;
+            parse_row_table(&bytes, &path.display().to_string(), columns, on_row)
+        }
+    }
+}
+
+/// [`read_row_table`] on bytes in memory (gzip already read through);
+/// `name` names the file in errors. Parquet and Arrow IPC are told by their
+/// magic bytes.
+pub(crate) fn parse_row_table(
+    bytes: &[u8],
+    name: &str,
+    columns: &[Column],
+    on_row: &mut OnRow<'_>,
+) -> Result<u64, RowFileError> {
+    if bytes.starts_with(b"PAR1") {
+        table(&Input::bytes(name, bytes, Format::Parquet), columns, on_row)
+    } else if bytes.starts_with(b"ARROW1") || bytes.starts_with(b"\xFF\xFF\xFF\xFF") {
+        table(&Input::bytes(name, bytes, Format::Arrow), columns, on_row)
+    } else {
+        text(bytes, name, columns, on_row)
+    }
+}
+
+/// An error at `at` of the file `name`.
+fn error(name: &str, at: RowAt, problem: String) -> RowFileError {
+    RowFileError::At {
+        path: name.to_owned(),
+        at,
+        problem,
+    }
+}
+
+/// A text table: JSON Lines or CSV/TSV with a header.
+fn text(
+    bytes: &[u8],
+    name: &str,
+    columns: &[Column],
+    on_row: &mut OnRow<'_>,
+) -> Result<u64, RowFileError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut lines = numbered_lines(bytes).filter(|(_, line)| !is_blank(line));
+    let Some((first_at, first)) = lines.next() else {
+        return Ok(0);
+    };
+    let mut count = 0u64;
+    if first.trim_ascii_start().starts_with(b"{") {
+        for (at, line) in std::iter::once((first_at, first)).chain(lines) {
+            let cells = json(line, columns).map_err(|p| error(name, RowAt::Line(at), p))?;
+            on_row(RowAt::Line(at), &cells, Source::Key)
+                .map_err(|p| error(name, RowAt::Line(at), p))?;
+            count += 1;
+        }
+        return Ok(count);
+    }
+    let header = Header::read(first, columns).map_err(|p| error(name, RowAt::Line(first_at), p))?;
+    let mut cells: Vec<Cell<'_>> = Vec::with_capacity(columns.len());
+    for (at, line) in lines {
+        let here = RowAt::Line(at);
+        cells.clear();
+        cells.resize(columns.len(), None);
+        let found = split_csv_line(line, header.delimiter, |index, field| {
+            if let Some(c) = header.at.iter().position(|&a| a == Some(index))
+                && let Some(cell) = cells.get_mut(c)
+            {
+                *cell = Some(match field {
+                    Cow::Borrowed(b) => Cow::Borrowed(b.trim_ascii()),
+                    Cow::Owned(b) => Cow::Owned(b.trim_ascii().to_vec()),
+                });
+            }
+        })
+        .map_err(|kind| error(name, here, kind.to_string()))?;
+        if found != header.width {
+            return Err(error(
+                name,
+                here,
+                format!("{found} fields, the header has {}", header.width),
+            ));
+        }
+        on_row(here, &cells, Source::Column).map_err(|p| error(name, here, p))?;
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// A CSV/TSV header: its delimiter, width and where each column is.
+struct Header {
+    delimiter: u8,
+    width: usize,
+    at: Vec<Option<usize>>,
+}
+
+impl Header {
+    /// The header `text`: each required column once, each optional one at
+    /// most once.
+    fn read(text: &[u8], columns: &[Column]) -> Result<Header, String> {
+        let delimiter = if memchr::memchr(b'\t', text).is_some() {
+            b'\t'
+        } else {
+            b','
+        };
+        let columns_are = columns
+            .iter()
+            .map(|c| {
+                if c.optional {
+                    format!("{} (optional)", c.name)
+                } else {
+                    c.name.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut width = 0;
+        let mut at = Vec::with_capacity(columns.len());
+        for column in columns {
+            match header_columns(text, delimiter, [column.name], &columns_are) {
+                Ok((w, [i])) => {
+                    width = w;
+                    at.push(Some(i));
+                }
+                Err(problem) if column.optional && !problem.contains("twice") => at.push(None),
+                Err(problem) => return Err(problem),
+            }
+        }
+        if at.iter().all(Option::is_none) {
+            // Every column optional and none found: the header's width.
+            width = split_csv_line(text, delimiter, |_, _| {}).map_err(|k| k.to_string())?;
+        }
+        Ok(Header {
+            delimiter,
+            width,
+            at,
+        })
+    }
+}
+
+/// A JSON value as a message shows it: strings and numbers cut as ids are,
+/// arrays and objects by their kind.
+pub(crate) fn json_shown(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => format!("\"{}\"", shorten_id(s.as_bytes())),
+        serde_json::Value::Array(_) => "(an array)".to_owned(),
+        serde_json::Value::Object(_) => "(an object)".to_owned(),
+        other => shorten_id(other.to_string().as_bytes()),
+    }
+}
+
+/// The cells of one line of JSON Lines.
+fn json(text: &[u8], columns: &[Column]) -> Result<Vec<Cell<'static>>, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(text).map_err(|e| format!("not JSON: {e}"))?;
+    let object = value
+        .as_object()
+        .ok_or_else(|| "not a JSON object".to_owned())?;
+    columns
+        .iter()
+        .map(|column| {
+            let key = column.name;
+            let Some(value) = object.get(key) else {
+                return if column.optional {
+                    Ok(None)
+                } else {
+                    Err(format!("no key `{key}`"))
+                };
+            };
+            match (value, column.kind) {
+                (serde_json::Value::String(s), Kind::Id) => {
+                    Ok(Some(Cow::Owned(s.as_bytes().to_vec())))
+                }
+                (serde_json::Value::Number(n), _) => {
+                    Ok(Some(Cow::Owned(n.to_string().into_bytes())))
+                }
+                (other, Kind::Id) => Err(format!(
+                    "key `{key}` {}: not a string or a number",
+                    json_shown(other)
+                )),
+                (other, Kind::Number) => {
+                    Err(format!("key `{key}` {}: not a number", json_shown(other)))
+                }
+            }
+        })
+        .collect()
+}
+
+/// Where the columns are in the batches read (`None`: an optional column
+/// the table lacks), and the columns to read; each column's type checked.
+fn table_columns(
+    name: &str,
+    schema: &Schema,
+    columns: &[Column],
+) -> Result<(Vec<Option<usize>>, Vec<usize>), ReadError> {
+    let fail = |problem: String| ReadError::new(name, None, ReadErrorKind::BadField(problem));
+    let fields = schema.fields();
+    let mut found = Vec::with_capacity(columns.len());
+    for column in columns {
+        let want = column.name;
+        let mut named = fields.iter().enumerate().filter(|(_, f)| f.name() == want);
+        let Some((first, field)) = named.next() else {
+            if column.optional {
+                found.push(None);
+                continue;
+            }
+            let mut has: Vec<String> = fields
+                .iter()
+                .take(SHOWN_COLUMNS)
+                .map(|f| shorten_id(f.name().as_bytes()))
+                .collect();
+            if fields.len() > SHOWN_COLUMNS {
+                has.push(format!("... ({} columns)", fields.len()));
+            }
+            let all: Vec<&str> = columns.iter().map(|c| c.name).collect();
+            return Err(fail(format!(
+                "no column `{want}` in the table (it has: {}); the columns are {}",
+                has.join(", "),
+                all.join(", ")
+            )));
+        };
+        if let Some((second, _)) = named.next() {
+            return Err(fail(format!(
+                "column `{want}` appears twice in the table (columns {} and {})",
+                first + 1,
+                second + 1
+            )));
+        }
+        let data_type = field.data_type();
+        let expected = match column.kind {
+            Kind::Id if !is_id(data_type) => {
+                Some("ids: strings or integers, or a dictionary of them")
+            }
+            Kind::Number if !is_number(data_type) => Some("numbers"),
+            _ => None,
+        };
+        if let Some(expected) = expected {
+            return Err(fail(format!(
+                "column `{want}` is {data_type}, not {expected}"
+            )));
+        }
+        found.push(Some(first));
+    }
+    let mut read: Vec<usize> = found.iter().flatten().copied().collect();
+    read.sort_unstable();
+    let place = |i: usize| read.iter().position(|&r| r == i).unwrap_or(i);
+    let at = found.iter().map(|f| f.map(place)).collect();
+    Ok((at, read))
+}
+
+/// A Parquet or Arrow IPC table.
+fn table(input: &Input, columns: &[Column], on_row: &mut OnRow<'_>) -> Result<u64, RowFileError> {
+    let name = input.name();
+    let choose = |schema: &Schema| table_columns(name, schema, columns);
+    let (at, batches) = if input.format() == Format::Arrow {
+        input.with_all_bytes(WholeInput::ARROW, |bytes| ipc::decode(name, bytes, choose))?
+    } else {
+        match input.parquet_source()? {
+            ParquetSource::File(path) => {
+                let file = File::open(path)
+                    .map_err(|e| ReadError::new(name, None, ReadErrorKind::Io(e)))?;
+                whole_batches(name, file, choose)?
+            }
+            ParquetSource::Bytes(bytes) => whole_batches(name, bytes, choose)?,
+        }
+    };
+    let mut before = 0u64;
+    for batch in &batches {
+        batch_rows(name, batch, columns, &at, before, on_row)?;
+        before += batch.num_rows() as u64;
+    }
+    Ok(before)
+}
+
+/// One column of a batch, as its cells are read.
+enum Values<'a> {
+    Ids(Ids<'a>),
+    Floats(Cow<'a, [f64]>),
+}
+
+/// Hands the rows of `batch` (its first row the table's row `before + 1`)
+/// to `on_row`.
+fn batch_rows(
+    name: &str,
+    batch: &RecordBatch,
+    columns: &[Column],
+    at: &[Option<usize>],
+    before: u64,
+    on_row: &mut OnRow<'_>,
+) -> Result<(), RowFileError> {
+    let arrays: Vec<Option<(&'static str, &dyn Array)>> = columns
+        .iter()
+        .zip(at)
+        .map(|(c, a)| a.map(|a| (c.name, batch.column(a).as_ref())))
+        .collect();
+    let nulls: Vec<_> = arrays
+        .iter()
+        .flatten()
+        .map(|(column, array)| (*column, array.logical_nulls()))
+        .collect();
+    let values: Vec<Option<Values<'_>>> = arrays
+        .iter()
+        .map(|a| {
+            a.map(|(_, array)| match array.data_type() {
+                t if t.is_floating() => Values::Floats(numbers(array)),
+                // Strings, integers, a dictionary of them: their text.
+                _ => Values::Ids(Ids::of(array)),
+            })
+        })
+        .collect();
+    let mut cells: Vec<Cell<'_>> = Vec::with_capacity(columns.len());
+    for row in 0..batch.num_rows() {
+        let here = RowAt::Row(before + row as u64 + 1);
+        if let Some((column, _)) = nulls
+            .iter()
+            .find(|(_, n)| n.as_ref().is_some_and(|n| n.is_null(row)))
+        {
+            return Err(error(
+                name,
+                here,
+                format!("column `{column}`: the value is null"),
+            ));
+        }
+        cells.clear();
+        for value in &values {
+            cells.push(value.as_ref().map(|v| {
+                match v {
+                    Values::Ids(ids) => Cow::Owned(ids.with(row, <[u8]>::to_vec)),
+                    Values::Floats(floats) => Cow::Owned(
+                        floats
+                            .get(row)
+                            .map_or_else(|| "NaN".to_owned(), |f| format!("{f:?}"))
+                            .into_bytes(),
+                    ),
+                }
+            }));
+        }
+        on_row(here, &cells, Source::Column).map_err(|p| error(name, here, p))?;
+    }
+    Ok(())
+}
