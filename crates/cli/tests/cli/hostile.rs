@@ -643,6 +643,11 @@ fn control_bytes_and_long_values_in_options_are_escaped_in_messages() {
             failures.push(format!("{shown:?}: control bytes in {stderr:?}"));
         } else if stderr.len() > 4000 {
             failures.push(format!("{shown:?}: a message of {} bytes", stderr.len()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// The readers of the fairness, diversity and propensity inputs (document
 /// groups, sampled runs, subtopic qrels, label counts and inverse
 /// propensities) against hostile values in well-formed files: weights and
