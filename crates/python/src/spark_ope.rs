@@ -134,7 +134,10 @@ pub fn spark_ope_states<'py>(
         allow_low_support,
         model: match &reward_model {
             None => None,
-            Some(path) => Some(RewardModel::from_run(&read_run(path)?)),
+            Some(path) => Some(
+                RewardModel::from_run(&read_run(path)?, path)
+                    .map_err(|e| InputError::new_err(format!("spark: {e}")))?,
+            ),
         },
         sampling: samples.map(|samples| MarginalSampling { samples, seed }),
         gates: Vec::new(),

@@ -287,19 +287,32 @@ pub struct RewardModel {
 }
 
 impl RewardModel {
-    /// The predictions of `run` (a list without scores predicts nothing).
-    pub fn from_run(run: &Run) -> Self {
+    /// The predictions of `run`, read from `path` (a list without scores
+    /// predicts nothing). A prediction that is not finite (a run's reader
+    /// accepts an infinite score, which ranks) is an error naming the
+    /// model's file, context and item: an infinite predicted reward would
+    /// make every estimate built on it infinite or NaN.
+    pub fn from_run(run: &Run, path: &std::path::Path) -> Result<Self, OpeRunError> {
         let mut predictions = HashMap::new();
         for q in 0..run.num_queries() as u32 {
             let list = run.list_at(q);
             let context = run.query_bytes(q).to_vec();
             for i in 0..list.len() {
                 if let Some(score) = list.score(i) {
+                    if !score.is_finite() {
+                        return Err(OpeRunError::Unfit(format!(
+                            "{}: the reward model predicts {score} for item `{}` in context `{}`: \
+                             a predicted reward is a finite number",
+                            path.display(),
+                            shorten_id(list.doc(i)),
+                            shorten_id(&context)
+                        )));
+                    }
                     predictions.insert((context.clone(), list.doc(i).to_vec()), score);
                 }
             }
         }
-        Self { predictions }
+        Ok(Self { predictions })
     }
 
     /// `q̂(context, item)`.
@@ -1470,7 +1483,7 @@ pub fn run_request(request: &crate::spec::OpeRequest) -> Result<OpeReport, OpeRu
         plan.gates.drain(..).partition(|g| g.group.is_some());
     plan.gates = whole;
     if let Some(path) = &request.reward_model {
-        plan.model = Some(RewardModel::from_run(&read(path)?));
+        plan.model = Some(RewardModel::from_run(&read(path)?, path)?);
     }
     let mut log = crate::read::impressions::read_impressions(&request.log, &request.read)
         .map_err(|e| OpeRunError::Log(Box::new(e)))?;

@@ -179,6 +179,29 @@ fn doubly_robust_with_a_reward_model() {
     assert_eq!(code, 0);
     let code = snapshot("ope_dr_without_a_model", dir.path(), &with(&["-e", "dr"]));
     assert_eq!(code, 2);
+    // A prediction that is not finite is refused naming the model's file,
+    // not the log: every estimate built on it would be inf or NaN.
+    for bad in ["inf", "1e400", "-inf"] {
+        let model = model.replace("q2 Q0 c 0 0.3", &format!("q2 Q0 c 0 {bad}"));
+        std::fs::write(dir.path().join("bad-model.trec"), model).unwrap();
+        let (code, stdout, stderr) = super::run_in(
+            dir.path(),
+            &with(&[
+                "--reward-model",
+                "bad-model.trec",
+                "-e",
+                "dr",
+                "--min-ess",
+                "5",
+            ]),
+        );
+        assert_eq!((code, stdout.as_str()), (2, ""), "{bad}: {stderr}");
+        assert!(
+            stderr.starts_with("error: bad-model.trec: the reward model predicts")
+                && stderr.contains("item `c` in context `q2`"),
+            "{bad}: {stderr}"
+        );
+    }
 }
 
 #[test]
