@@ -87,6 +87,14 @@ impl DocumentGroups {
         self.repeats
     }
 
+    /// Whether there are memberships and every one has weight 0: then no
+    /// document counts in any group, and the group-fairness metrics have
+    /// no exposure to compare (a file that is almost surely a mistake,
+    /// said in a warning rather than scored 0 in silence).
+    pub fn weightless(&self) -> bool {
+        !self.members.is_empty() && self.members.iter().all(|&(_, weight)| weight == 0.0)
+    }
+
     /// Document `doc`'s groups, `(group, weight)` in group order; empty for
     /// a document with no group.
     pub fn of(&self, doc: &[u8]) -> &[(u32, f64)] {

@@ -374,6 +374,16 @@ impl Experiment {
             });
         }
         if let (Some(groups), Some(path)) = (&doc_groups, &self.corpus_inputs.doc_groups)
+            && groups.weightless()
+        {
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::DocGroupsWeightless {
+                    file: path.display().to_string(),
+                },
+            });
+        }
+        if let (Some(groups), Some(path)) = (&doc_groups, &self.corpus_inputs.doc_groups)
             && groups.repeats() > 0
         {
             report.warnings.push(RunWarning {

@@ -434,6 +434,12 @@ pub enum ReportWarning {
         /// How many lines (rows) repeated an earlier one.
         count: usize,
     },
+    /// Every membership of the document groups has weight 0: no document
+    /// counts in any group, so AWRF and trec_fair are 0 on every query.
+    DocGroupsWeightless {
+        /// The document groups, as named by the user.
+        file: String,
+    },
     /// The document groups repeat some rows with the same weight: each is
     /// kept once.
     DocGroupsRepeated {
@@ -660,6 +666,12 @@ impl Describe for ReportWarning {
                 },
                 examples.join(", "),
                 if *count == 1 { "its" } else { "their" },
+            ),
+            ReportWarning::DocGroupsWeightless { file } => write!(
+                f,
+                "{file}: every membership has weight 0, so no document counts in any group and \
+                 AWRF and trec_fair are 0 on every query (a weight is a document's alignment \
+                 with its group; left out, it is 1)"
             ),
             ReportWarning::DocGroupsRepeated { file, count } => write!(
                 f,

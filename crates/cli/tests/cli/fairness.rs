@@ -41,6 +41,7 @@ const FILES: &[(&str, &str)] = &[
          d4,north,1\nd5,south,1\nd6,south,1\nd7,north,1\n",
     ),
     ("repeats.txt", "d1 north\nd1 north 1\nd2 south\n"),
+    ("weightless.txt", "d1 north 0\nd2 south 0\n"),
     ("conflict.txt", "d1 north 1\nd1 north 0.5\n"),
     ("run.jsonl", "{\"query\": \"q1\", \"ranked\": [\"d1\"]}\n"),
     (
@@ -199,6 +200,10 @@ fn errors_and_warnings_name_the_input() {
     in_scratch(
         "fairness_repeats_counted",
         &with(&["--doc-groups", "repeats.txt", "-m", "awrf"]),
+    );
+    in_scratch(
+        "fairness_weightless_groups",
+        &with(&["--doc-groups", "weightless.txt", "-m", "awrf", "-m", "ap"]),
     );
     in_scratch(
         "fairness_groups_unused",
