@@ -22,7 +22,8 @@ use crate::{History, HistoryError};
 const RECORD_COLUMNS: &str = "r.id, r.time_ms, r.run, r.label, r.commit_id, r.rankeval_version, \
      r.qrels_fingerprint, r.definitions_fingerprint, r.run_hash, r.experiment_hash, \
      r.query_set, (SELECT count(*) > 0 FROM acceptances a WHERE a.record = r.id), \
-     (SELECT count FROM query_sets s WHERE s.id = r.query_set), r.kind";
+     (SELECT count FROM query_sets s WHERE s.id = r.query_set), r.kind, \
+     (SELECT value FROM options o WHERE o.record = r.id AND o.key = 'ope.level')";
 
 /// One row of `records` as read.
 struct Row0 {
@@ -35,6 +36,14 @@ struct Row0 {
 
 /// A row of [`RECORD_COLUMNS`].
 fn record_row(r: &Row<'_>) -> rusqlite::Result<Row0> {
+    let kind = RecordKind::from_name(&r.get::<_, String>(13)?).unwrap_or(RecordKind::Eval);
+    let level = match kind {
+        RecordKind::Eval => crate::LEVEL,
+        RecordKind::Ope => r
+            .get::<_, Option<String>>(14)?
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(f64::NAN),
+    };
     Ok(Row0 {
         summary: RecordSummary {
             id: r.get(0)?,
@@ -48,8 +57,9 @@ fn record_row(r: &Row<'_>) -> rusqlite::Result<Row0> {
             accepted: r.get(11)?,
             // An unknown kind (a hand-edited row) reads as what version 1
             // recorded; `get` refuses it as damaged.
-            kind: RecordKind::from_name(&r.get::<_, String>(13)?).unwrap_or(RecordKind::Eval),
+            kind,
             num_queries: r.get::<_, Option<i64>>(12)?.unwrap_or(0).max(0) as u64,
+            level,
             means: Vec::new(),
         },
         run_hash: r.get(8)?,

@@ -204,6 +204,10 @@ pub struct RecordSummary {
     pub definitions_fingerprint: String,
     /// The number of queries (none for an off-policy record).
     pub num_queries: u64,
+    /// The confidence level of its intervals: [`LEVEL`](crate::LEVEL) for
+    /// an evaluation's t intervals, the recorded `ope.level` for an
+    /// off-policy record's (NaN if it was not recorded).
+    pub level: f64,
     /// Each metric's mean, in the record's order.
     pub means: Vec<MetricMean>,
 }

@@ -26,6 +26,9 @@ pub struct TrendPoint {
     /// Student's t interval at [`LEVEL`](crate::LEVEL), if it exists; an
     /// off-policy estimate's own interval (at the record's `ope.level`).
     pub interval: Option<(f64, f64)>,
+    /// The confidence level of `interval` (the record's
+    /// [`RecordSummary::level`]).
+    pub level: f64,
     /// An off-policy estimate's standard error.
     pub standard_error: Option<f64>,
     /// Why an off-policy estimate is refused, when it is.
@@ -79,6 +82,7 @@ pub fn trend(records: &[RecordSummary]) -> Vec<TrendSeries> {
                     n: mean.n,
                     mean: mean.mean,
                     interval: mean.interval,
+                    level: record.level,
                     standard_error: mean.standard_error,
                     refused: mean.refused.clone(),
                     definition_version: mean.definition_version,

@@ -195,9 +195,12 @@ fn history_json(records: &[RecordSummary], series: &[TrendSeries]) -> Value {
                 "run": s.run,
                 "metric": s.metric,
                 "kind": s.kind.as_str(),
-                // An off-policy estimate's interval is at the level its
-                // record's options say (`ope.level`).
-                "level": (s.kind == rankeval::history::RecordKind::Eval).then_some(rankeval::history::LEVEL),
+                // The points' level when they share one (an off-policy
+                // estimate's is its record's `ope.level`); each point has
+                // its own.
+                "level": s.points.first().map(|p| p.level).filter(|l| {
+                    l.is_finite() && s.points.iter().all(|p| p.level.to_bits() == l.to_bits())
+                }),
                 "points": s.points.iter().map(|p| json!({
                     "id": p.id,
                     "time": rfc3339(p.time_ms),
@@ -208,6 +211,7 @@ fn history_json(records: &[RecordSummary], series: &[TrendSeries]) -> Value {
                     "mean": p.mean,
                     "lower": p.interval.map(|i| i.0),
                     "upper": p.interval.map(|i| i.1),
+                    "level": p.level.is_finite().then_some(p.level),
                     "standard_error": p.standard_error,
                     "refused": p.refused,
                     "definition_version": p.definition_version,

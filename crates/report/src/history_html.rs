@@ -278,6 +278,7 @@ mod tests {
                 qrels_fingerprint: if id < 4 { "a" } else { "b" }.repeat(64),
                 definitions_fingerprint: "c".repeat(64),
                 num_queries: 50,
+                level: rankeval::history::LEVEL,
                 means: vec![
                     MetricMean {
                         name: "ndcg@10".to_owned(),

@@ -143,6 +143,32 @@ fn each_policy_is_recorded_with_its_estimates_and_refusals() {
         "{refused}"
     );
     assert!(records[3]["means"]["ope.ips"].is_null());
+    // Each point's interval comes with its record's level; a trend whose
+    // points differ in level has none of its own.
+    let third = ope(&["--min-ess", "5", "--level", "0.9", "--record", "h.sqlite"]);
+    let (code, _, stderr) = run_at(d, &third);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, json, _) = run_at(
+        d,
+        &["history", "h.sqlite", "--run", "new", "--format", "json"],
+    );
+    assert_eq!(code, 0);
+    let json: Value = serde_json::from_str(&json).unwrap();
+    let trend = &json["trends"][0];
+    assert!(trend["level"].is_null(), "{trend}");
+    let levels: Vec<&Value> = trend["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["level"])
+        .collect();
+    assert_eq!(
+        levels,
+        [0.95, 0.95, 0.9]
+            .map(Value::from)
+            .iter()
+            .collect::<Vec<_>>()
+    );
 }
 
 #[test]
