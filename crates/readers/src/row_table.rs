@@ -114,11 +114,70 @@ pub(crate) fn parse_row_table(
 ) -> Result<u64, RowFileError> {
     if bytes.starts_with(b"PAR1") {
         table(&Input::bytes(name, bytes, Format::Parquet), columns, on_row)
-    } else if bytes.starts_with(b"ARROW1") || bytes.starts_with(b"\xFF\xFF\xFF\xFF") {
+    } else if is_binary_table(bytes) {
         table(&Input::bytes(name, bytes, Format::Arrow), columns, on_row)
     } else {
         text(bytes, name, columns, on_row)
     }
+}
+
+/// Whether `bytes` start as a Parquet file or an Arrow IPC file or stream
+/// does.
+fn is_binary_table(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"PAR1")
+        || bytes.starts_with(b"ARROW1")
+        || bytes.starts_with(b"\xFF\xFF\xFF\xFF")
+}
+
+/// A reader of an input written either as lines of its own layout or as a
+/// table of [`Column`]s read by this module (document groups, subtopic
+/// qrels): the rows it has read, built row by row.
+pub(crate) trait LinesOrTable: Sized {
+    /// The columns of its table, in the order of a row's cells.
+    const COLUMNS: &'static [Column];
+    /// No rows yet, of the file `name`; `rows`: numbered as a table's rows,
+    /// not lines.
+    fn empty(name: &str, rows: bool) -> Self;
+    /// Checks and adds a row of a table; the problem as a message.
+    fn row(&mut self, at: RowAt, cells: &[Cell<'_>], source: Source) -> Result<(), String>;
+    /// Whether text is a table (a header line, JSON objects) rather than
+    /// lines of its own layout.
+    fn is_table(bytes: &[u8]) -> bool;
+    /// Reads text as lines of its own layout.
+    fn parse_lines(bytes: &[u8], name: &str) -> Result<Self, RowFileError>;
+}
+
+/// Reads the input at `path` as `R`'s lines or as a table (by the name,
+/// then the magic bytes, then [`LinesOrTable::is_table`]).
+pub(crate) fn read_lines_or_table<R: LinesOrTable>(path: &Path) -> Result<R, RowFileError> {
+    let name = path.display().to_string();
+    match Format::from_path(path) {
+        Format::Parquet | Format::Arrow => {
+            let mut rows = R::empty(&name, true);
+            read_row_table(path, R::COLUMNS, &mut |at, cells, source| {
+                rows.row(at, cells, source)
+            })?;
+            Ok(rows)
+        }
+        _ => parse_lines_or_table(&crate::read_whole(path, WholeInput::TEXT)?, &name),
+    }
+}
+
+/// [`read_lines_or_table`] on bytes in memory (gzip already read through);
+/// `name` names the file in errors.
+pub(crate) fn parse_lines_or_table<R: LinesOrTable>(
+    bytes: &[u8],
+    name: &str,
+) -> Result<R, RowFileError> {
+    let binary = is_binary_table(bytes);
+    if !binary && !R::is_table(bytes) {
+        return R::parse_lines(bytes, name);
+    }
+    let mut rows = R::empty(name, binary);
+    parse_row_table(bytes, name, R::COLUMNS, &mut |at, cells, source| {
+        rows.row(at, cells, source)
+    })?;
+    Ok(rows)
 }
 
 /// An error at `at` of the file `name`.

@@ -39,8 +39,10 @@ use std::path::Path;
 
 use rankeval_core::{DocGroupsError, DocumentGroups, DocumentGroupsBuilder, shorten_id};
 
-use crate::row_table::{Cell, Column, Kind, Source, parse_row_table, read_row_table};
-use crate::{Format, RowAt, WholeInput, read_whole};
+use crate::RowAt;
+use crate::row_table::{
+    Cell, Column, Kind, LinesOrTable, Source, parse_lines_or_table, read_lines_or_table,
+};
 
 /// The columns (keys) of document groups, in the order of a row; the last,
 /// `weight`, may be left out (weight 1).
@@ -71,44 +73,14 @@ const TABLE: [Column; 3] = [
 /// Reads document groups (see the module). A file without a row is an
 /// error.
 pub fn read_doc_groups(path: &Path) -> Result<DocumentGroups, DocGroupsFileError> {
-    let name = path.display().to_string();
-    let rows = match Format::from_path(path) {
-        Format::Parquet | Format::Arrow => {
-            let mut rows = Rows::new(&name, true);
-            read_row_table(path, &TABLE, &mut |at, cells, source| {
-                rows.table_row(at, cells, source)
-            })?;
-            rows
-        }
-        _ => {
-            let bytes = read_whole(path, WholeInput::TEXT)?;
-            parse_rows(&bytes, &name)?
-        }
-    };
-    rows.finish()
+    read_lines_or_table::<Rows>(path)?.finish()
 }
 
 /// [`read_doc_groups`] on bytes in memory (gzip already read through);
 /// `name` is the file errors name. Parquet and Arrow IPC are told by their
 /// magic bytes.
 pub fn parse_doc_groups(bytes: &[u8], name: &str) -> Result<DocumentGroups, DocGroupsFileError> {
-    parse_rows(bytes, name)?.finish()
-}
-
-/// The rows of bytes: lines of fields, else a table (CSV/TSV, JSON Lines,
-/// Parquet or Arrow IPC) read by the shared reader.
-fn parse_rows(bytes: &[u8], name: &str) -> Result<Rows, DocGroupsFileError> {
-    let binary = bytes.starts_with(b"PAR1")
-        || bytes.starts_with(b"ARROW1")
-        || bytes.starts_with(b"\xFF\xFF\xFF\xFF");
-    if !binary && !text::is_table(bytes) {
-        return text::parse(bytes, name);
-    }
-    let mut rows = Rows::new(name, binary);
-    parse_row_table(bytes, name, &TABLE, &mut |at, cells, source| {
-        rows.table_row(at, cells, source)
-    })?;
-    Ok(rows)
+    parse_lines_or_table::<Rows>(bytes, name)?.finish()
 }
 
 /// Memberships read, checked and added to the builder, with where each was
@@ -119,6 +91,26 @@ struct Rows {
     rows: bool,
     builder: DocumentGroupsBuilder,
     count: u64,
+}
+
+impl LinesOrTable for Rows {
+    const COLUMNS: &'static [Column] = &TABLE;
+
+    fn empty(name: &str, rows: bool) -> Self {
+        Rows::new(name, rows)
+    }
+
+    fn row(&mut self, at: RowAt, cells: &[Cell<'_>], source: Source) -> Result<(), String> {
+        self.table_row(at, cells, source)
+    }
+
+    fn is_table(bytes: &[u8]) -> bool {
+        text::is_table(bytes)
+    }
+
+    fn parse_lines(bytes: &[u8], name: &str) -> Result<Self, DocGroupsFileError> {
+        text::parse(bytes, name)
+    }
 }
 
 impl Rows {

@@ -37,8 +37,10 @@ use std::path::Path;
 
 use rankeval_core::{QrelsError, SubtopicQrels, SubtopicQrelsBuilder, shorten_id};
 
-use crate::row_table::{Cell, Column, Kind, Source, parse_row_table, read_row_table};
-use crate::{Format, RowAt, WholeInput, read_whole};
+use crate::RowAt;
+use crate::row_table::{
+    Cell, Column, Kind, LinesOrTable, Source, parse_lines_or_table, read_lines_or_table,
+};
 
 /// The columns (keys) of subtopic qrels, in the order of a row.
 pub const COLUMNS: [&str; 4] = ["query", "subtopic", "doc", "grade"];
@@ -73,44 +75,14 @@ const TABLE: [Column; 4] = [
 /// Reads subtopic qrels (see the module). Subtopic qrels without a
 /// judgement are an error.
 pub fn read_subtopic_qrels(path: &Path) -> Result<SubtopicQrels, SubtopicFileError> {
-    let name = path.display().to_string();
-    let rows = match Format::from_path(path) {
-        Format::Parquet | Format::Arrow => {
-            let mut rows = Rows::new(&name, true);
-            read_row_table(path, &TABLE, &mut |at, cells, source| {
-                rows.table_row(at, cells, source)
-            })?;
-            rows
-        }
-        _ => {
-            let bytes = read_whole(path, WholeInput::TEXT)?;
-            parse_rows(&bytes, &name)?
-        }
-    };
-    rows.finish()
+    read_lines_or_table::<Rows>(path)?.finish()
 }
 
 /// [`read_subtopic_qrels`] on bytes in memory (gzip already read through);
 /// `name` is the file errors name. Parquet and Arrow IPC are told by their
 /// magic bytes.
 pub fn parse_subtopic_qrels(bytes: &[u8], name: &str) -> Result<SubtopicQrels, SubtopicFileError> {
-    parse_rows(bytes, name)?.finish()
-}
-
-/// The rows of bytes: ndeval's lines, else a table (CSV/TSV, JSON Lines,
-/// Parquet or Arrow IPC) read by the shared reader.
-fn parse_rows(bytes: &[u8], name: &str) -> Result<Rows, SubtopicFileError> {
-    let binary = bytes.starts_with(b"PAR1")
-        || bytes.starts_with(b"ARROW1")
-        || bytes.starts_with(b"\xFF\xFF\xFF\xFF");
-    if !binary && !text::is_table(bytes) {
-        return text::parse(bytes, name);
-    }
-    let mut rows = Rows::new(name, binary);
-    parse_row_table(bytes, name, &TABLE, &mut |at, cells, source| {
-        rows.table_row(at, cells, source)
-    })?;
-    Ok(rows)
+    parse_lines_or_table::<Rows>(bytes, name)?.finish()
 }
 
 /// Judgements read, checked and added to the builder, with where each was
@@ -121,6 +93,26 @@ struct Rows {
     rows: bool,
     builder: SubtopicQrelsBuilder,
     count: u64,
+}
+
+impl LinesOrTable for Rows {
+    const COLUMNS: &'static [Column] = &TABLE;
+
+    fn empty(name: &str, rows: bool) -> Self {
+        Rows::new(name, rows)
+    }
+
+    fn row(&mut self, at: RowAt, cells: &[Cell<'_>], source: Source) -> Result<(), String> {
+        self.table_row(at, cells, source)
+    }
+
+    fn is_table(bytes: &[u8]) -> bool {
+        text::is_table(bytes)
+    }
+
+    fn parse_lines(bytes: &[u8], name: &str) -> Result<Self, SubtopicFileError> {
+        text::parse(bytes, name)
+    }
 }
 
 impl Rows {
