@@ -39,9 +39,11 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use arrow_select::concat::concat_batches;
 use arrow_select::filter::filter_record_batch;
 use rankeval_core::corpus::StateWireError;
+use rankeval_core::doc_groups::DocumentGroups;
+use rankeval_core::subtopics::SubtopicQrels;
 use rankeval_core::{
     AggregateStateError, Aggregator, CorpusInputs, CorpusMetric, CorpusState, Metric, Qrels,
-    QrelsBuilder, Run, RunBuilder,
+    QrelsBuilder, Requirement, Run, RunBuilder,
 };
 
 use super::column_states::ColumnStates;
@@ -107,18 +109,20 @@ pub enum SidedError {
         /// What is wrong with it.
         problem: String,
     },
-    /// A metric needs more than a chunk's judgements and runs (subtopic
-    /// judgements, label propensities, the documents judged for any
-    /// query: `Metric::requires`), which a stream of chunks does not
-    /// carry.
-    #[error(
-        "{metric} reads {what}, which the Spark evaluator does not give it yet: evaluate it with `rankeval eval` or `rankeval_rs.evaluate`"
-    )]
+    /// A metric needs more than a chunk's judgements and runs
+    /// (`Metric::requires`) that the evaluator was not given (subtopic
+    /// judgements, document groups: [`SidedEvaluator::with_context`]) or
+    /// that a stream of chunks cannot carry (label propensities and the
+    /// documents judged for any query, read over every query of the
+    /// qrels: [`carried`]).
+    #[error("{metric} reads {what}, which {why}")]
     Requires {
         /// The metric.
         metric: String,
         /// What it reads.
         what: &'static str,
+        /// Why the evaluator cannot give it.
+        why: &'static str,
     },
     /// A row has a `side` other than 0 (qrels) or 1 (run).
     #[error("row with side = {0}: expected 0 (judgement) or 1 (run)")]
@@ -193,6 +197,62 @@ pub struct SidedEvaluator {
     /// The user's names of the `query`, `doc`, `score` and `grade` columns
     /// (a DataFrame's `user`, `item`...), for messages.
     shown: [String; 4],
+    /// The subtopic judgements and document groups attached to each
+    /// chunk's qrels, as the command line attaches them to its qrels.
+    context: Context,
+}
+
+/// What the evaluator attaches to each chunk's qrels for the metrics that
+/// require it (`Metric::requires`): inputs of documents or of queries
+/// whole, read once by the caller (every task reads the same file).
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    /// The subtopic judgements (`Qrels::with_subtopics`): each query's own,
+    /// looked up by its id, so a chunk's queries read exactly what they
+    /// read in the whole qrels.
+    pub subtopics: Option<Arc<SubtopicQrels>>,
+    /// The document groups (`Qrels::with_doc_groups`): a table of
+    /// documents, the same whole table in every chunk.
+    pub doc_groups: Option<Arc<DocumentGroups>>,
+}
+
+/// Why a stream of chunks cannot give a metric `requirement` with
+/// `context`, or `Ok` when it can. Label propensities are refused because
+/// PSP's and PSnDCG's normaliser is a mean over every query of the qrels
+/// (`rankeval_core::context::PropensityJudgements`), and the documents
+/// judged anywhere (Hole@k) are a set over every query: a chunk holds
+/// some queries only, and would give a different number silently.
+pub fn carried(requirement: Requirement, context: &Context) -> Result<(), &'static str> {
+    carriable(requirement)?;
+    match requirement {
+        Requirement::Subtopics if context.subtopics.is_none() => {
+            Err("were not given to the Spark evaluator (subtopic_qrels=PATH)")
+        }
+        Requirement::DocumentGroups if context.doc_groups.is_none() => {
+            Err("were not given to the Spark evaluator (doc_groups=PATH)")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Why a stream of chunks can never give a metric `requirement`, whatever
+/// it is given (see [`carried`]), or `Ok` when a [`Context`] can carry
+/// it: checked before the inputs are asked for, so that a metric Spark
+/// cannot evaluate is not told to give an input it cannot use.
+pub fn carriable(requirement: Requirement) -> Result<(), &'static str> {
+    match requirement {
+        Requirement::Subtopics | Requirement::DocumentGroups => Ok(()),
+        Requirement::Propensities => Err(
+            "the Spark evaluator cannot give it: its normaliser is a mean over every query of the \
+             qrels, and a Spark task sees only its partition's queries; evaluate it with \
+             `rankeval eval` or `rankeval_rs.evaluate`",
+        ),
+        _ => Err(
+            "the Spark evaluator cannot give it: it is read over every query of the qrels, and a \
+             Spark task sees only its partition's queries; evaluate it with `rankeval eval` or \
+             `rankeval_rs.evaluate`",
+        ),
+    }
 }
 
 /// The layout's own column names, which [`SidedEvaluator::with_column_names`]
@@ -233,7 +293,33 @@ impl SidedEvaluator {
             corpus: Corpus::default(),
             aggregates: None,
             shown: LAYOUT_COLUMNS.map(str::to_owned),
+            context: Context::default(),
         }
+    }
+
+    /// With `context` attached to every chunk's qrels: the subtopic
+    /// judgements and document groups the metrics that require them read.
+    pub fn with_context(mut self, context: Context) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// Refuses a metric that requires an input the evaluator does not
+    /// carry ([`carried`]): checked before the first batch, so that a
+    /// caller (Spark's driver) can refuse it before any job.
+    pub fn check_requirements(&self) -> Result<(), SidedError> {
+        for metric in &self.metrics {
+            for &requirement in metric.requires() {
+                if let Err(why) = carried(requirement, &self.context) {
+                    return Err(SidedError::Requires {
+                        metric: metric.name(),
+                        what: requirement.what(),
+                        why,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// With the names the user knows the `query`, `doc`, `score` and
@@ -310,16 +396,7 @@ impl SidedEvaluator {
     /// Takes the next batch of the stream; the results of the queries that
     /// are complete, once enough rows have gathered.
     pub fn push(&mut self, batch: RecordBatch) -> Result<Option<RecordBatch>, SidedError> {
-        if let Some((metric, needs)) = self
-            .metrics
-            .iter()
-            .find_map(|m| m.requires().first().map(|r| (m.name(), r)))
-        {
-            return Err(SidedError::Requires {
-                metric,
-                what: needs.what(),
-            });
-        }
+        self.check_requirements()?;
         check_input(&batch)?;
         let rows = batch.num_rows();
         if rows == 0 {
@@ -414,12 +491,19 @@ impl SidedEvaluator {
         let ranked: BooleanArray = side.iter().map(|s| Some(s == Some(SIDE_RUN))).collect();
         let qrels_rows = filter_record_batch(&all, &judged)?;
         let run_rows = filter_record_batch(&all, &ranked)?;
-        let qrels = if qrels_rows.num_rows() == 0 {
+        let mut qrels = if qrels_rows.num_rows() == 0 {
             empty_qrels()?
         } else {
             qrels_from_batches("qrels", std::slice::from_ref(&qrels_rows), &columns())
                 .map_err(|e| located(e, &qrels_rows, "the judgements", |c| self.shown(c)))?
         };
+        // As the command line attaches them to its qrels (`experiment`).
+        if let Some(subtopics) = &self.context.subtopics {
+            qrels = qrels.with_subtopics(Arc::clone(subtopics));
+        }
+        if let Some(groups) = &self.context.doc_groups {
+            qrels = qrels.with_doc_groups(Arc::clone(groups));
+        }
         let run_names = run_rows
             .column_by_name("run")
             .ok_or_else(|| missing("run"))?
@@ -1041,6 +1125,239 @@ mod tests {
                 message.starts_with(&format!("{metric} reads {what}")),
                 "{metric}: {message}"
             );
+        }
+    }
+
+    /// The subtopic judgements and document groups attached to every
+    /// chunk's qrels (`with_context`): the diversity and group-fairness
+    /// metrics' per-query values over 1, 3 and 7 streams in chunks of any
+    /// size are the bits of the whole qrels with them attached, as the
+    /// command line evaluates; what a chunk cannot carry is refused before
+    /// any batch, naming the metric and why.
+    #[test]
+    fn subtopics_and_document_groups_ride_with_every_chunk() {
+        use rankeval_core::DocumentGroupsBuilder;
+        use rankeval_core::subtopics::SubtopicQrelsBuilder;
+
+        let metrics = || -> Vec<Box<dyn Metric>> {
+            [
+                "alpha_ndcg@5",
+                "alpha_dcg@5",
+                "err_ia@5",
+                "nerr_ia@5",
+                "nrbp",
+                "nnrbp",
+                "p_ia@3",
+                "map_ia",
+                "strec@4",
+                "awrf@5",
+                "awrf(target=uniform)@5",
+                "trec_fair@5",
+                "ndcg@5",
+            ]
+            .iter()
+            .map(|m| parse_metric(m).unwrap())
+            .collect()
+        };
+        let queries: Vec<String> = (0..24).map(|q| format!("q{q:02}")).collect();
+        let doc = |d: usize| format!("d{d}");
+        let mut subtopics = SubtopicQrelsBuilder::new();
+        let mut groups = DocumentGroupsBuilder::new();
+        let mut at = 0;
+        for d in 0..12 {
+            at += 1;
+            groups
+                .push(doc(d).as_bytes(), format!("g{}", d % 3).as_bytes(), 1.0, at)
+                .unwrap();
+            if d % 4 == 0 {
+                at += 1;
+                groups.push(doc(d).as_bytes(), b"g9", 0.5, at).unwrap();
+            }
+        }
+        let mut judged: Vec<(String, String, f64)> = Vec::new();
+        for (q, query) in queries.iter().enumerate() {
+            for d in (q % 5..12).step_by(2 + q % 3) {
+                let grade = ((q + d) % 3) as f64;
+                judged.push((query.clone(), doc(d), grade));
+                for s in 0..1 + (q + d) % 3 {
+                    at += 1;
+                    subtopics
+                        .push(
+                            query.as_bytes(),
+                            format!("s{s}").as_bytes(),
+                            doc(d).as_bytes(),
+                            f64::from(u8::from((d + s) % 2 == 0)),
+                            at,
+                        )
+                        .unwrap();
+                }
+            }
+        }
+        let context = Context {
+            subtopics: Some(Arc::new(subtopics.finish().unwrap())),
+            doc_groups: Some(Arc::new(groups.finish().unwrap())),
+        };
+        let list = |q: usize| -> Vec<(String, f64)> {
+            (0..1 + q % 9)
+                .map(|j| (doc((q * 7 + j * 5) % 12), 9.0 - (j / 2) as f64))
+                .collect()
+        };
+        let mut whole_qrels = QrelsBuilder::new();
+        for (query, d, grade) in &judged {
+            whole_qrels
+                .push(query.as_str(), d.as_str(), *grade)
+                .unwrap();
+        }
+        let whole_qrels = whole_qrels
+            .finish()
+            .unwrap()
+            .with_subtopics(Arc::clone(context.subtopics.as_ref().unwrap()))
+            .with_doc_groups(Arc::clone(context.doc_groups.as_ref().unwrap()));
+        let mut whole_run = RunBuilder::new();
+        for (q, query) in queries.iter().enumerate().skip(1) {
+            for (d, score) in list(q) {
+                whole_run
+                    .push_scored(query.as_str(), d.as_str(), score)
+                    .unwrap();
+            }
+        }
+        let whole_run = whole_run.finish(rankeval_core::Duplicates::Error).unwrap();
+        let options = Options {
+            missing: super::super::Missing::Zero,
+            ..Options::default()
+        };
+        let whole = evaluate(&whole_qrels, &whole_run, &metrics(), &options);
+        let mut want: Vec<(String, Vec<u64>)> = (0..whole.queries().len())
+            .map(|q| {
+                let values = (0..metrics().len()).map(|m| whole.value(q, m).to_bits());
+                (whole.queries()[q].to_string(), values.collect())
+            })
+            .collect();
+        want.sort();
+        assert!(
+            want.iter().any(|(_, v)| v[0] != 0),
+            "a query scores alpha-nDCG"
+        );
+        for partitions in [1, 3, 7] {
+            for chunk_rows in [1, 5, 1000] {
+                let mut got: Vec<(String, Vec<u64>)> = Vec::new();
+                for p in 0..partitions {
+                    let mut rows: Vec<OwnedRow<'_>> = Vec::new();
+                    for (q, query) in queries.iter().enumerate() {
+                        if q % partitions != p {
+                            continue;
+                        }
+                        for (_, d, grade) in judged.iter().filter(|(x, _, _)| x == query) {
+                            rows.push((
+                                SIDE_QRELS,
+                                None,
+                                query.clone(),
+                                d.clone(),
+                                None,
+                                Some(*grade),
+                            ));
+                        }
+                        if q > 0 {
+                            for (d, score) in list(q) {
+                                rows.push((
+                                    SIDE_RUN,
+                                    Some("r"),
+                                    query.clone(),
+                                    d,
+                                    Some(score),
+                                    None,
+                                ));
+                            }
+                        }
+                    }
+                    let rows: Vec<Row<'_>> = rows
+                        .iter()
+                        .map(|(side, run, q, d, score, grade)| {
+                            (*side, *run, q.as_str(), d.as_str(), *score, *grade)
+                        })
+                        .collect();
+                    let mut evaluator = SidedEvaluator::new(
+                        metrics(),
+                        options,
+                        ReadOptions::default(),
+                        vec!["r".to_owned()],
+                        chunk_rows,
+                    )
+                    .with_context(context.clone());
+                    evaluator.check_requirements().unwrap();
+                    let mut out = Vec::new();
+                    for piece in rows.chunks(4) {
+                        out.extend(evaluator.push(batch(piece)).unwrap());
+                    }
+                    out.extend(evaluator.finish().unwrap());
+                    for b in &out {
+                        let kind = b
+                            .column_by_name(KIND_COLUMN)
+                            .unwrap()
+                            .as_primitive::<Int8Type>();
+                        let query = b.column_by_name("query").unwrap().as_string::<i32>();
+                        for i in 0..b.num_rows() {
+                            if kind.value(i) != KIND_VALUES {
+                                continue;
+                            }
+                            let values = (0..metrics().len()).map(|m| {
+                                b.column(2 + m)
+                                    .as_primitive::<Float64Type>()
+                                    .value(i)
+                                    .to_bits()
+                            });
+                            got.push((query.value(i).to_owned(), values.collect()));
+                        }
+                    }
+                }
+                got.sort();
+                assert_eq!(got, want, "{partitions} partitions, chunks of {chunk_rows}");
+            }
+        }
+        // Without its input, or with an input no chunk can carry, a metric
+        // is refused before the first batch.
+        for (metric, given, want) in [
+            (
+                "awrf@5",
+                Context::default(),
+                "awrf@5 reads document groups, which were not given",
+            ),
+            (
+                "alpha_ndcg@5",
+                Context {
+                    subtopics: None,
+                    ..context.clone()
+                },
+                "alpha_ndcg@5 reads subtopic judgements, which were not given",
+            ),
+            ("psp@5", context.clone(), "psp@5 reads label propensities"),
+            (
+                "psndcg@5",
+                context.clone(),
+                "psndcg@5 reads label propensities",
+            ),
+            (
+                "hole@5",
+                context.clone(),
+                "hole@5 reads the documents judged for any query",
+            ),
+        ] {
+            let evaluator = SidedEvaluator::new(
+                vec![parse_metric(metric).unwrap()],
+                Options::default(),
+                ReadOptions::default(),
+                vec!["r".to_owned()],
+                100,
+            )
+            .with_context(given);
+            let message = evaluator.check_requirements().unwrap_err().to_string();
+            assert!(message.starts_with(want), "{metric}: {message}");
+            if metric.starts_with("ps") || metric.starts_with("hole") {
+                assert!(
+                    message.contains("a Spark task sees only its partition's queries"),
+                    "{message}"
+                );
+            }
         }
     }
 

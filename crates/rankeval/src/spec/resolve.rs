@@ -1264,8 +1264,8 @@ pub fn propensity_source(
 /// Refuses `metric` when an input it [requires](rankeval_core::Metric::requires)
 /// is not given, naming the metric and the option that gives the input as
 /// the front end that asked for the metric writes it: one rule for every
-/// requirement and every front end.
-fn check_requirements(
+/// requirement and every front end (Spark's evaluator calls it too).
+pub fn check_requirements(
     metric: &dyn rankeval_core::Metric,
     from: &Origin,
     inputs: &CorpusSources,
