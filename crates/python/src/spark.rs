@@ -25,7 +25,7 @@ use rankeval::engine::sided::{
 use rankeval::metrics::aggregators::gmean::{DEFAULT_FLOOR, GeometricMean};
 use rankeval::metrics::aggregators::std_dev::{DEFAULT_DDOF, StdDev};
 use rankeval::read::{Input, ReadOptions};
-use rankeval::spec::{Origin, check_requirements};
+use rankeval::spec::{Origin, check_requirements, check_sampled, check_sampled_corpus};
 use rankeval_core::registry::{aggregators, parse_aggregator, parse_corpus_metric};
 use rankeval_core::{Aggregator, CorpusInputs, CorpusMetric};
 use rankeval_stats::keyed::{self, GroupedSums, KeyedSignFlip, PairedSums, SquaredDeviations};
@@ -55,7 +55,7 @@ impl SparkEvaluator {
     /// (specs, see [`spark_aggregators`]), each query's values update each
     /// run's aggregator states, given as bytes at `finish` too.
     #[new]
-    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS, corpus=Vec::new(), catalog=None, training=None, features=None, column_names=None, aggregators=Vec::new(), drop_identical_ids=false, subtopic_qrels=None, doc_groups=None))]
+    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS, corpus=Vec::new(), catalog=None, training=None, features=None, column_names=None, aggregators=Vec::new(), drop_identical_ids=false, subtopic_qrels=None, doc_groups=None, sample=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         specs: Vec<String>,
@@ -76,6 +76,7 @@ impl SparkEvaluator {
         drop_identical_ids: bool,
         subtopic_qrels: Option<PathBuf>,
         doc_groups: Option<PathBuf>,
+        sample: Option<String>,
     ) -> PyResult<Self> {
         let aggregators = build_aggregators(&aggregators, DEFAULT_FLOOR, DEFAULT_DDOF)?;
         let ties = options::ties(ties)?;
@@ -89,6 +90,16 @@ impl SparkEvaluator {
         }
         options::check_metric_ties(&metrics.metrics, ties)?;
         let context = metric_context(&metrics.metrics, subtopic_qrels, doc_groups)?;
+        if let Some(column) = &sample {
+            // The command line's rules for `--samples`, named by the keyword.
+            let from = Origin::keyword("sample", crate::keywords::quoted(column));
+            let corpus = spark_corpus_metrics(&corpus)?;
+            check_sampled_corpus(&from, &corpus)
+                .and_then(|()| {
+                    check_sampled(&from, &metrics.metrics, ties, std::iter::empty::<&Input>())
+                })
+                .map_err(|e| crate::keywords::spec_error(&e))?;
+        }
         let read = ReadOptions {
             duplicates: duplicates(duplicates_policy)?,
             ties,
@@ -100,6 +111,9 @@ impl SparkEvaluator {
         let mut evaluator = SidedEvaluator::new(metrics.metrics, options, read, runs, chunk_rows)
             .with_aggregators(aggregators)
             .with_context(context);
+        if sample.is_some() {
+            evaluator = evaluator.with_samples();
+        }
         // What a chunk cannot carry (label propensities, the documents
         // judged anywhere) is refused here, on the driver, before any job.
         evaluator.check_requirements().map_err(sided_error)?;
@@ -188,6 +202,17 @@ fn metric_context(
     })
 }
 
+/// Corpus metrics from their specs.
+fn spark_corpus_metrics(specs: &[String]) -> PyResult<Vec<Box<dyn CorpusMetric>>> {
+    specs
+        .iter()
+        .map(|spec| {
+            parse_corpus_metric(spec)
+                .map_err(|e| PyValueError::new_err(format!("corpus metric `{spec}`: {e}")))
+        })
+        .collect()
+}
+
 /// Corpus metrics from their specs, and the inputs they need read from
 /// the paths given; a metric whose input is not given is an error naming
 /// the argument.
@@ -197,13 +222,7 @@ fn corpus_inputs(
     training: Option<PathBuf>,
     features: Option<PathBuf>,
 ) -> PyResult<(Vec<Box<dyn CorpusMetric>>, CorpusInputs)> {
-    let metrics = specs
-        .iter()
-        .map(|spec| {
-            parse_corpus_metric(spec)
-                .map_err(|e| PyValueError::new_err(format!("corpus metric `{spec}`: {e}")))
-        })
-        .collect::<PyResult<Vec<_>>>()?;
+    let metrics = spark_corpus_metrics(specs)?;
     let sources = CorpusSources {
         catalog,
         training: training.map(Input::file),

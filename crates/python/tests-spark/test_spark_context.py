@@ -168,3 +168,87 @@ def test_what_a_task_cannot_carry_or_was_not_given_is_refused_before_any_job(spa
     # A file that cannot be read is named, on the driver.
     with pytest.raises(Exception, match="no-such-groups.csv"):
         rs.evaluate(run_df, qrels_df, ["awrf@10"], run="sys", doc_groups=str(paths["qrels"].parent / "no-such-groups.csv"))
+
+
+SAMPLED_METRICS = ["ee_d", "ee_r", "ee_l", "ee_l(model=rbp,p=0.8,norm=false)", "ndcg@10", "ap", "awrf@10"]
+
+
+def make_sampled(seed: int, where: Path) -> tuple[pd.DataFrame, dict[str, Path]]:
+    """Two stochastic policies' sampled rankings (``query sample doc
+    score``), 1 to 5 samples a query with tied scores, the samples' rows
+    shuffled in the DataFrame; for the command line, TREC lines whose
+    second column is the sample, each query's samples in byte order of
+    their ids."""
+    rng = random.Random(seed)
+    rows: list[tuple] = []
+    for q in range(60):
+        docs = rng.sample(range(200), 12)
+        for name in ("x", "y"):
+            if q < 3 and name == "y":
+                continue
+            for s in rng.sample(range(10), rng.randrange(1, 6)):
+                for d in rng.sample(docs, rng.randrange(1, 12)):
+                    rows.append((f"q{q}", f"s{s}", f"d{d}", round(rng.random(), 1), name))
+    rng.shuffle(rows)
+    run_df = pd.DataFrame(rows, columns=["query", "sample", "doc", "score", "sys"])
+    paths = {}
+    for name, part in run_df.groupby("sys", sort=True):
+        path = where / f"sampled-{name}.trec"
+        ordered = sorted(part.itertuples(index=False), key=lambda r: (r[0].encode(), r[1].encode()))
+        with path.open("w") as f:
+            for rank, (query, sample, doc, score, _) in enumerate(ordered):
+                f.write(f"{query} {sample} {doc} {rank} {score!r} {name}\n")
+        paths[name] = path
+    return run_df, paths
+
+
+@pytest.mark.parametrize(("partitions", "missing"), [(1, "skip"), (3, "zero")])
+def test_sampled_rankings_equal_the_cli_for_any_partitioning(spark, inputs, tmp_path, partitions, missing):
+    _, qrels_pd, paths = inputs
+    run_pd, sampled = make_sampled(5, tmp_path)
+    args = [
+        "eval", "--qrels", str(paths["qrels"]), "--samples", "--run", f"x={sampled['x']}", "--run", f"y={sampled['y']}",
+        "--doc-groups", str(paths["groups"]), "--missing", missing, "--format", "json", "--per-query", "-a", "mean",
+    ]
+    for m in SAMPLED_METRICS:
+        args += ["-m", m]
+    done = cli(*args)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    result = rs.evaluate(
+        spark.createDataFrame(run_pd), spark.createDataFrame(qrels_pd), SAMPLED_METRICS,
+        run="sys", sample="sample", missing=missing, partitions=partitions, doc_groups=str(paths["groups"]),
+    )
+    want = {}
+    for run in report["runs"]:
+        for m, values in run["per_query"].items():
+            for q, v in values.items():
+                want[(run["name"], m, q)] = math.nan if v is None else v
+    got = {}
+    for row in result.per_query.collect():
+        for m in result.metrics:
+            got[(row["run"], m, row["query"])] = row[m]
+    assert set(got) == set(want)
+    differ = [k for k in want if bits(got[k]) != bits(want[k])]
+    assert not differ, [(k, got[k], want[k]) for k in differ[:5]]
+    assert any(0 < v < 1 for (_, m, _), v in got.items() if m == "ee_l"), "ee_l"
+    means = result.aggregate(["mean"])
+    for run in report["runs"]:
+        for m in result.metrics:
+            want_mean = run["metrics"][m]["mean"]
+            assert bits(means[run["name"]][m]["mean"]) == bits(math.nan if want_mean is None else want_mean), m
+
+
+def test_sampled_rankings_are_refused_where_the_command_line_refuses_them(spark, inputs):
+    run_pd, qrels_pd, paths = inputs
+    run_df = spark.createDataFrame(run_pd.assign(sample="s0"))
+    qrels_df = spark.createDataFrame(qrels_pd)
+    for keywords, message in [
+        (dict(metrics=["ndcg@10"], ties="average"), "sampled runs are not evaluated with ties"),
+        (dict(metrics=["alpha_ndcg@10"], subtopic_qrels=str(paths["subtopics"])), "not evaluated by alpha_ndcg@10"),
+        (dict(metrics=["ee_l"], corpus=["gini@10"]), "the corpus metric gini@10 reads one list per query"),
+    ]:
+        with pytest.raises(Exception, match=message):
+            rs.evaluate(run_df, qrels_df, run="sys", sample="sample", **keywords)
+    with pytest.raises(Exception, match="no column `draw`"):
+        rs.evaluate(run_df, qrels_df, ["ee_l"], run="sys", sample="draw")

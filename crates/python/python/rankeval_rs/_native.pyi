@@ -298,6 +298,7 @@ class SparkEvaluator:
         drop_identical_ids: bool = False,
         subtopic_qrels: str | None = None,
         doc_groups: str | None = None,
+        sample: str | None = None,
     ) -> None: ...
     def columns(self) -> list[str]: ...
     def push(self, batch: Any) -> Any:

@@ -82,6 +82,7 @@ def evaluate(
     drop_identical_ids: bool = False,
     subtopic_qrels: str | None = None,
     doc_groups: str | None = None,
+    sample: str | None = None,
 ) -> SparkEvaluation:
     """Evaluates the run(s) in ``run_df`` against ``qrels_df`` on Spark.
 
@@ -130,6 +131,14 @@ def evaluate(
     ``psndcg``: a normaliser over every query; ``hole``: the documents
     judged anywhere) are refused on Spark, before any job (docs/spark.md).
 
+    ``sample`` names a column of ``run_df`` telling each query's sampled
+    rankings apart (a stochastic policy, the command line's ``--samples``):
+    each query's samples are scored together (expected exposure ``ee_d``,
+    ``ee_r``, ``ee_l`` over them; any other metric its mean over them),
+    taken in byte order of their ids (the command line takes them in the
+    order of its file: the same bits when the file lists them in that
+    order).
+
     Nothing is evaluated until a result is asked for: ``per_query`` is a
     lazy Spark DataFrame (with ``run``, one small job lists the run names
     first, so that every task knows every run).
@@ -148,7 +157,7 @@ def evaluate(
     corpus_specs = [corpus] if isinstance(corpus, str) else list(corpus)
     corpus_inputs: dict[str, Any] = dict(catalog=catalog, training=training, features=features)
     # Read by the driver's probe and by every task, as the corpus inputs.
-    context_inputs: dict[str, Any] = dict(subtopic_qrels=subtopic_qrels, doc_groups=doc_groups)
+    context_inputs: dict[str, Any] = dict(subtopic_qrels=subtopic_qrels, doc_groups=doc_groups, sample=sample)
     # Built once here so that bad options (and corpus inputs) fail on the
     # driver, before a job; it names the output's columns.
     probe = _native.SparkEvaluator(
@@ -168,7 +177,7 @@ def evaluate(
     columns = [c for c in probe.columns() if c not in (_CORPUS, _AGGREGATES)]
     counts = columns[columns.index(_KIND) + 1 :]
     F = _functions()
-    _require(run_df, "run_df", [query, doc, score] + ([run] if run else []))
+    _require(run_df, "run_df", [query, doc, score] + ([run] if run else []) + ([sample] if sample else []))
     _require(qrels_df, "qrels_df", [query, doc])
     spark = run_df.sparkSession
     if run is None:
@@ -189,6 +198,7 @@ def evaluate(
         F.col(doc).cast("string").alias("doc"),
         F.col(score).cast("double").alias("score"),
         F.lit(None).cast("double").alias("grade"),
+        *([F.col(sample).cast("string").alias("sample")] if sample else []),
     )
     has_grade = grade is not None and grade in qrels_df.columns
     judged = qrels_df.select(
@@ -198,6 +208,7 @@ def evaluate(
         F.col(doc).cast("string").alias("doc"),
         F.lit(None).cast("double").alias("score"),
         (F.col(grade).cast("double") if has_grade else F.lit(1.0).cast("double")).alias("grade"),
+        *([F.lit(None).cast("string").alias("sample")] if sample else []),
     )
     sided = ranked.unionByName(judged)
     sided = (sided.repartition(partitions, "query") if partitions else sided.repartition("query")).sortWithinPartitions(

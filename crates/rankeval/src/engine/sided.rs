@@ -43,7 +43,7 @@ use rankeval_core::doc_groups::DocumentGroups;
 use rankeval_core::subtopics::SubtopicQrels;
 use rankeval_core::{
     AggregateStateError, Aggregator, CorpusInputs, CorpusMetric, CorpusState, Metric, Qrels,
-    QrelsBuilder, Requirement, Run, RunBuilder,
+    QrelsBuilder, Requirement, Run, RunBuilder, SampledRun, SampledRunBuilder,
 };
 
 use super::column_states::ColumnStates;
@@ -148,6 +148,15 @@ pub enum SidedError {
         /// What is wrong, without row numbers.
         problem: String,
     },
+    /// A sampled run's rankings could not be finished (a document twice
+    /// in one sample): the problem names the query and the sample.
+    #[error("{input}: {problem}")]
+    Sampled {
+        /// `run `NAME``.
+        input: String,
+        /// What is wrong, without positions.
+        problem: String,
+    },
     /// An empty run or qrels could not be built (never expected).
     #[error("building an empty run or qrels: {0}")]
     Empty(String),
@@ -200,7 +209,15 @@ pub struct SidedEvaluator {
     /// The subtopic judgements and document groups attached to each
     /// chunk's qrels, as the command line attaches them to its qrels.
     context: Context,
+    /// Whether the runs are sampled rankings ([`SAMPLE_COLUMN`]).
+    sampled: bool,
 }
+
+/// The column naming a run row's sample (a string; null on judgement
+/// rows), read with [`SidedEvaluator::with_samples`]: each query's
+/// samples, all in one chunk (the stream is cut at query boundaries),
+/// scored together as `rankeval eval --samples` scores them.
+pub const SAMPLE_COLUMN: &str = "sample";
 
 /// What the evaluator attaches to each chunk's qrels for the metrics that
 /// require it (`Metric::requires`): inputs of documents or of queries
@@ -294,7 +311,22 @@ impl SidedEvaluator {
             aggregates: None,
             shown: LAYOUT_COLUMNS.map(str::to_owned),
             context: Context::default(),
+            sampled: false,
         }
+    }
+
+    /// With runs of sampled rankings: the [`SAMPLE_COLUMN`] names each run
+    /// row's sample, and each query's samples are scored together
+    /// ([`evaluate_sampled`](super::evaluate_sampled), the command line's
+    /// `--samples`). A query's samples are taken in byte order of their
+    /// ids (rows reach a task in no fixed order); the command line takes
+    /// them in the order of the file, which gives the same bits when the
+    /// file lists each query's samples in that order. Corpus metrics are
+    /// not evaluated with it (the caller refuses them, as the command line
+    /// does).
+    pub fn with_samples(mut self) -> Self {
+        self.sampled = true;
+        self
     }
 
     /// With `context` attached to every chunk's qrels: the subtopic
@@ -398,6 +430,21 @@ impl SidedEvaluator {
     pub fn push(&mut self, batch: RecordBatch) -> Result<Option<RecordBatch>, SidedError> {
         self.check_requirements()?;
         check_input(&batch)?;
+        if self.sampled {
+            let fits = batch.column_by_name(SAMPLE_COLUMN).map(|c| {
+                matches!(
+                    c.data_type(),
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                )
+            });
+            if fits != Some(true) {
+                return Err(SidedError::Column {
+                    column: SAMPLE_COLUMN,
+                    problem: "absent or not a string (a sampled run's rows name their sample)"
+                        .to_owned(),
+                });
+            }
+        }
         let rows = batch.num_rows();
         if rows == 0 {
             return Ok(None);
@@ -472,6 +519,67 @@ impl SidedEvaluator {
         )
     }
 
+    /// Run `name`'s sampled rankings in `rows` (one chunk's rows of the
+    /// run): pushed in byte order of (query, sample), so that each query's
+    /// samples come in the same order whatever order the rows arrived in,
+    /// each id checked as the readers check it; a bad row is named by the
+    /// run, its query and the column.
+    fn sampled_run(&self, name: &str, rows: &RecordBatch) -> Result<SampledRun, SidedError> {
+        let input = format!("run `{name}`");
+        let strings = |column: &'static str| -> Result<Vec<Option<String>>, SidedError> {
+            let array = rows.column_by_name(column).ok_or_else(|| missing(column))?;
+            string_values(array, column)
+        };
+        let (query, sample, doc) = (strings("query")?, strings(SAMPLE_COLUMN)?, strings("doc")?);
+        let score = rows
+            .column_by_name("score")
+            .ok_or_else(|| missing("score"))?
+            .as_primitive::<arrow_array::types::Float64Type>()
+            .clone();
+        let bad = |query: &str, column: &str, problem: String| SidedError::Row {
+            input: input.clone(),
+            query: query.to_owned(),
+            column: self.shown(column.to_owned()),
+            problem,
+        };
+        let mut order: Vec<usize> = (0..rows.num_rows()).collect();
+        order.sort_by(|&a, &b| (&query[a], &sample[a]).cmp(&(&query[b], &sample[b])));
+        let mut builder = SampledRunBuilder::new();
+        for (at, i) in order.into_iter().enumerate() {
+            let null = || "the value is null".to_owned();
+            let q = query[i]
+                .as_deref()
+                .ok_or_else(|| bad("?", "query", null()))?;
+            let id = |column: &'static str, value: &Option<String>| match value.as_deref() {
+                None => Err(bad(q, column, null())),
+                Some(text) => rankeval_core::check_id(text.as_bytes())
+                    .map(|()| text.to_owned())
+                    .map_err(|e| bad(q, column, e.to_string())),
+            };
+            id("query", &query[i])?;
+            let s = id(SAMPLE_COLUMN, &sample[i])?;
+            let d = id("doc", &doc[i])?;
+            if score.is_null(i) {
+                return Err(bad(q, "score", null()));
+            }
+            builder
+                .push(
+                    q.as_bytes(),
+                    s.as_bytes(),
+                    d.as_bytes(),
+                    score.value(i),
+                    at as u64 + 1,
+                )
+                .map_err(|e| bad(q, run_error_column(&e), without_row_numbers(&e.to_string())))?;
+        }
+        builder
+            .finish(self.read.duplicates, self.read.ties)
+            .map_err(|e| SidedError::Sampled {
+                input: input.clone(),
+                problem: without_positions(&e.to_string()),
+            })
+    }
+
     /// Evaluates whole queries: the judgements and each run of `chunk`.
     fn evaluate_chunk(&mut self, chunk: &[RecordBatch]) -> Result<RecordBatch, SidedError> {
         let schema = chunk[0].schema();
@@ -523,6 +631,13 @@ impl SidedEvaluator {
                 .map(|r| Some(r.as_deref() == Some(name.as_str())))
                 .collect();
             let rows = filter_record_batch(&run_rows, &mine)?;
+            if self.sampled {
+                let sampled = self.sampled_run(name, &rows)?;
+                let evaluation =
+                    super::evaluate_sampled(&qrels, &sampled, &self.metrics, &self.options);
+                values_and_counts(&mut out, &mut self.aggregates, r, name, &evaluation);
+                continue;
+            }
             // The run's own columns only: `side`, `run` and `grade` are the
             // layout's, not columns of the run a repeat could be told by.
             let rows = run_columns_of(&rows)?;
@@ -551,25 +666,7 @@ impl SidedEvaluator {
                 }
             }
             let evaluation = evaluate(&qrels, &run, &self.metrics, &self.options);
-            for (q, query) in evaluation.queries().iter().enumerate() {
-                let values = (0..self.metrics.len()).map(|m| evaluation.value(q, m));
-                out.values(query, name, values.clone());
-                if let Some(aggregates) = &mut self.aggregates {
-                    aggregates.update(r, query, values);
-                }
-            }
-            let c = evaluation.coverage();
-            out.counts(
-                name,
-                [
-                    c.evaluated,
-                    c.ranked,
-                    c.missing_skipped.count,
-                    c.missing_scored_zero.count,
-                    c.run_only.len(),
-                    c.duplicates_dropped,
-                ],
-            );
+            values_and_counts(&mut out, &mut self.aggregates, r, name, &evaluation);
         }
         out.finish(self.output.clone())
     }
@@ -838,6 +935,55 @@ fn without_row_numbers(problem: &str) -> String {
     out
 }
 
+/// The rows of run `name` (the `r`th) of one chunk's evaluation: each
+/// query's values (updating the aggregator states) and the counts.
+fn values_and_counts(
+    out: &mut OutputBuilder,
+    aggregates: &mut Option<ColumnStates>,
+    r: usize,
+    name: &str,
+    evaluation: &super::Evaluation,
+) {
+    let width = evaluation.metrics().len();
+    for (q, query) in evaluation.queries().iter().enumerate() {
+        let values = (0..width).map(|m| evaluation.value(q, m));
+        out.values(query, name, values.clone());
+        if let Some(aggregates) = aggregates {
+            aggregates.update(r, query, values);
+        }
+    }
+    let c = evaluation.coverage();
+    out.counts(
+        name,
+        [
+            c.evaluated,
+            c.ranked,
+            c.missing_skipped.count,
+            c.missing_scored_zero.count,
+            c.run_only.len(),
+            c.duplicates_dropped,
+        ],
+    );
+}
+
+/// The column a run builder's error is about: the score's, or the
+/// document's.
+fn run_error_column(error: &rankeval_core::RunError) -> &'static str {
+    match error {
+        rankeval_core::RunError::NanScore { .. } => "score",
+        _ => "doc",
+    }
+}
+
+/// `problem` without the positions ` (at 3 and 7)` of a repeated
+/// document, which count rows of one chunk of a Spark task.
+fn without_positions(problem: &str) -> String {
+    match problem.find(" (at ") {
+        Some(at) if problem.ends_with(')') => problem[..at].to_owned(),
+        _ => problem.to_owned(),
+    }
+}
+
 /// The row where the batch's last query starts (0 if it fills the batch).
 fn last_query_start(batch: &RecordBatch) -> usize {
     let Some(query) = batch.column_by_name("query") else {
@@ -1000,6 +1146,17 @@ mod tests {
         &'a str,
         Option<f64>,
         Option<f64>,
+    );
+
+    /// An [`OwnedRow`] with its sample.
+    type SampledRow<'a> = (
+        i8,
+        Option<&'a str>,
+        String,
+        String,
+        Option<f64>,
+        Option<f64>,
+        Option<String>,
     );
 
     /// A [`Row`] with owned ids, built before it is borrowed.
@@ -1359,6 +1516,243 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Sampled rankings (`with_samples`): each query's samples, whatever
+    /// the order their rows arrive in, spread over 1, 3 and 7 streams in
+    /// chunks of any size, give the bits of `evaluate_sampled` on the whole
+    /// run with each query's samples in byte order of their ids (the
+    /// command line's `--samples` on a file listing them so), with the
+    /// document groups attached; a row without a sample is named.
+    #[test]
+    fn sampled_rankings_are_scored_together_in_any_partitioning() {
+        use rankeval_core::DocumentGroupsBuilder;
+
+        let metrics = || -> Vec<Box<dyn Metric>> {
+            [
+                "ee_d",
+                "ee_r",
+                "ee_l",
+                "ee_l(model=rbp,p=0.8,norm=false)",
+                "ndcg@5",
+                "awrf@5",
+            ]
+            .iter()
+            .map(|m| parse_metric(m).unwrap())
+            .collect()
+        };
+        let doc = |d: usize| format!("d{d}");
+        let mut groups = DocumentGroupsBuilder::new();
+        for d in 0..10 {
+            groups
+                .push(
+                    doc(d).as_bytes(),
+                    format!("g{}", d % 3).as_bytes(),
+                    1.0,
+                    d as u64 + 1,
+                )
+                .unwrap();
+        }
+        let context = Context {
+            subtopics: None,
+            doc_groups: Some(Arc::new(groups.finish().unwrap())),
+        };
+        let queries: Vec<String> = (0..15).map(|q| format!("q{q:02}")).collect();
+        // Query q's samples, in the (scrambled) order their rows come.
+        let samples = |q: usize| -> Vec<(String, Vec<(String, f64)>)> {
+            (0..1 + q % 4)
+                .rev()
+                .map(|s| {
+                    let list = (0..1 + (q + s) % 6)
+                        .map(|j| (doc((q * 3 + s * 7 + j * 3) % 10), ((q + j) % 3) as f64))
+                        .fold(Vec::new(), |mut seen: Vec<(String, f64)>, (d, score)| {
+                            if !seen.iter().any(|(x, _)| *x == d) {
+                                seen.push((d, score));
+                            }
+                            seen
+                        });
+                    (format!("s{}", (s * 7) % 5), list)
+                })
+                .collect()
+        };
+        let judged: Vec<(String, String, f64)> = queries
+            .iter()
+            .enumerate()
+            .flat_map(|(q, query)| {
+                (0..10)
+                    .filter(move |d| (q + d) % 3 == 0)
+                    .map(move |d| (query.clone(), doc(d), ((q + d) % 4) as f64))
+            })
+            .collect();
+        let mut qrels = QrelsBuilder::new();
+        for (query, d, grade) in &judged {
+            qrels.push(query.as_str(), d.as_str(), *grade).unwrap();
+        }
+        let qrels = qrels
+            .finish()
+            .unwrap()
+            .with_doc_groups(Arc::clone(context.doc_groups.as_ref().unwrap()));
+        let mut whole = SampledRunBuilder::new();
+        let mut at = 0;
+        for (q, query) in queries.iter().enumerate().skip(1) {
+            let mut mine = samples(q);
+            mine.sort_by(|a, b| a.0.cmp(&b.0));
+            for (sample, list) in mine {
+                for (d, score) in list {
+                    at += 1;
+                    whole
+                        .push(query.as_bytes(), sample.as_bytes(), d.as_bytes(), score, at)
+                        .unwrap();
+                }
+            }
+        }
+        let whole = whole
+            .finish(rankeval_core::Duplicates::Error, rankeval_core::Ties::Docid)
+            .unwrap();
+        let options = Options {
+            missing: super::super::Missing::Zero,
+            ..Options::default()
+        };
+        let evaluation = super::super::evaluate_sampled(&qrels, &whole, &metrics(), &options);
+        let mut want: Vec<(String, Vec<u64>)> = (0..evaluation.queries().len())
+            .map(|q| {
+                let values = (0..metrics().len()).map(|m| evaluation.value(q, m).to_bits());
+                (evaluation.queries()[q].clone(), values.collect())
+            })
+            .collect();
+        want.sort();
+        for partitions in [1, 3, 7] {
+            for chunk_rows in [1, 5, 1000] {
+                let mut got: Vec<(String, Vec<u64>)> = Vec::new();
+                for p in 0..partitions {
+                    let mut rows: Vec<SampledRow<'_>> = Vec::new();
+                    for (q, query) in queries
+                        .iter()
+                        .enumerate()
+                        .filter(|(q, _)| q % partitions == p)
+                    {
+                        for (_, d, grade) in judged.iter().filter(|(x, _, _)| x == query) {
+                            rows.push((
+                                SIDE_QRELS,
+                                None,
+                                query.clone(),
+                                d.clone(),
+                                None,
+                                Some(*grade),
+                                None,
+                            ));
+                        }
+                        if q == 0 {
+                            continue;
+                        }
+                        for (sample, list) in samples(q) {
+                            for (d, score) in list.into_iter().rev() {
+                                rows.push((
+                                    SIDE_RUN,
+                                    Some("r"),
+                                    query.clone(),
+                                    d,
+                                    Some(score),
+                                    None,
+                                    Some(sample.clone()),
+                                ));
+                            }
+                        }
+                    }
+                    let mut evaluator = SidedEvaluator::new(
+                        metrics(),
+                        options,
+                        ReadOptions::default(),
+                        vec!["r".to_owned()],
+                        chunk_rows,
+                    )
+                    .with_context(context.clone())
+                    .with_samples();
+                    let mut out = Vec::new();
+                    for piece in rows.chunks(4) {
+                        let six: Vec<Row<'_>> = piece
+                            .iter()
+                            .map(|(side, run, q, d, score, grade, _)| {
+                                (*side, *run, q.as_str(), d.as_str(), *score, *grade)
+                            })
+                            .collect();
+                        let sample: arrow_array::StringArray =
+                            piece.iter().map(|r| r.6.as_deref()).collect();
+                        let b = batch(&six);
+                        let mut fields: Vec<Field> = b
+                            .schema()
+                            .fields()
+                            .iter()
+                            .map(|f| f.as_ref().clone())
+                            .collect();
+                        fields.push(Field::new(SAMPLE_COLUMN, DataType::Utf8, true));
+                        let mut columns = b.columns().to_vec();
+                        columns.push(Arc::new(sample));
+                        let b =
+                            RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+                        out.extend(evaluator.push(b).unwrap());
+                    }
+                    out.extend(evaluator.finish().unwrap());
+                    for b in &out {
+                        let kind = b
+                            .column_by_name(KIND_COLUMN)
+                            .unwrap()
+                            .as_primitive::<Int8Type>();
+                        let query = b.column_by_name("query").unwrap().as_string::<i32>();
+                        for i in 0..b.num_rows() {
+                            if kind.value(i) != KIND_VALUES {
+                                continue;
+                            }
+                            let values = (0..metrics().len()).map(|m| {
+                                b.column(2 + m)
+                                    .as_primitive::<Float64Type>()
+                                    .value(i)
+                                    .to_bits()
+                            });
+                            got.push((query.value(i).to_owned(), values.collect()));
+                        }
+                    }
+                }
+                got.sort();
+                assert_eq!(got, want, "{partitions} partitions, chunks of {chunk_rows}");
+            }
+        }
+        // A run row without its sample is named by its run, query and column.
+        let mut evaluator = SidedEvaluator::new(
+            metrics(),
+            options,
+            ReadOptions::default(),
+            vec!["r".to_owned()],
+            1,
+        )
+        .with_context(context.clone())
+        .with_samples();
+        let b = batch(&[(SIDE_RUN, Some("r"), "a", "d1", Some(1.0), None)]);
+        let mut fields: Vec<Field> = b
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
+        fields.push(Field::new(SAMPLE_COLUMN, DataType::Utf8, true));
+        let mut columns = b.columns().to_vec();
+        columns.push(Arc::new(arrow_array::StringArray::from(vec![None::<&str>])));
+        let b = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+        let message = evaluator
+            .push(b)
+            .and_then(|_| evaluator.finish())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            "run `r`, query `a`, column `sample`: the value is null"
+        );
+        // Without the column, the evaluator says so.
+        let message = evaluator
+            .push(batch(&[(SIDE_RUN, Some("r"), "a", "d1", Some(1.0), None)]))
+            .unwrap_err()
+            .to_string();
+        assert!(message.starts_with("column `sample`: absent"), "{message}");
     }
 
     #[test]
