@@ -1717,7 +1717,60 @@ mod tests {
                 assert_eq!(got, want, "{partitions} partitions, chunks of {chunk_rows}");
             }
         }
-        // A run row without its sample is named by its run, query and column.
+        // A bad run row is named by its run, query and column: no sample, a
+        // sample id with a control byte, a NaN score, a document twice in
+        // one sample (its positions, rows of one chunk, left out).
+        let with_sample = |rows: &[(Row<'_>, Option<&str>)]| {
+            let six: Vec<Row<'_>> = rows.iter().map(|(r, _)| *r).collect();
+            let b = batch(&six);
+            let mut fields: Vec<Field> = b
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| f.as_ref().clone())
+                .collect();
+            fields.push(Field::new(SAMPLE_COLUMN, DataType::Utf8, true));
+            let mut columns = b.columns().to_vec();
+            let sample: arrow_array::StringArray = rows.iter().map(|(_, s)| *s).collect();
+            columns.push(Arc::new(sample));
+            RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
+        };
+        let row = |doc, score| (SIDE_RUN, Some("r"), "a", doc, Some(score), None);
+        for (rows, want) in [
+            (
+                vec![(row("d1", 1.0), None)],
+                "run `r`, query `a`, column `sample`: the value is null",
+            ),
+            (
+                vec![(row("d1", 1.0), Some("s\u{1}"))],
+                "run `r`, query `a`, column `sample`: ",
+            ),
+            (
+                vec![(row("d1", f64::NAN), Some("s1"))],
+                "run `r`, query `a`, column `score`: ",
+            ),
+            (
+                vec![(row("d1", 1.0), Some("s1")), (row("d1", 2.0), Some("s1"))],
+                "run `r`: document `d1` appears twice in the list of query `a` sample `s1`",
+            ),
+        ] {
+            let mut evaluator = SidedEvaluator::new(
+                metrics(),
+                options,
+                ReadOptions::default(),
+                vec!["r".to_owned()],
+                1,
+            )
+            .with_context(context.clone())
+            .with_samples();
+            let message = evaluator
+                .push(with_sample(&rows))
+                .and_then(|_| evaluator.finish())
+                .unwrap_err()
+                .to_string();
+            assert!(message.starts_with(want), "{message}");
+            assert!(!message.contains(" at 1"), "{message}");
+        }
         let mut evaluator = SidedEvaluator::new(
             metrics(),
             options,
@@ -1725,28 +1778,8 @@ mod tests {
             vec!["r".to_owned()],
             1,
         )
-        .with_context(context.clone())
+        .with_context(context)
         .with_samples();
-        let b = batch(&[(SIDE_RUN, Some("r"), "a", "d1", Some(1.0), None)]);
-        let mut fields: Vec<Field> = b
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.as_ref().clone())
-            .collect();
-        fields.push(Field::new(SAMPLE_COLUMN, DataType::Utf8, true));
-        let mut columns = b.columns().to_vec();
-        columns.push(Arc::new(arrow_array::StringArray::from(vec![None::<&str>])));
-        let b = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
-        let message = evaluator
-            .push(b)
-            .and_then(|_| evaluator.finish())
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            message,
-            "run `r`, query `a`, column `sample`: the value is null"
-        );
         // Without the column, the evaluator says so.
         let message = evaluator
             .push(batch(&[(SIDE_RUN, Some("r"), "a", "d1", Some(1.0), None)]))
