@@ -283,7 +283,9 @@ pub struct Candidate {
 /// `q̂(x, a)` (the same at every position). rankeval trains no model.
 #[derive(Clone, Debug, Default)]
 pub struct RewardModel {
-    predictions: HashMap<(Vec<u8>, Vec<u8>), f64>,
+    /// Per context, per item: the prediction (looked up by the bytes of
+    /// both, without making a key).
+    predictions: HashMap<Vec<u8>, HashMap<Vec<u8>, f64>>,
 }
 
 impl RewardModel {
@@ -293,7 +295,7 @@ impl RewardModel {
     /// model's file, context and item: an infinite predicted reward would
     /// make every estimate built on it infinite or NaN.
     pub fn from_run(run: &Run, path: &std::path::Path) -> Result<Self, OpeRunError> {
-        let mut predictions = HashMap::new();
+        let mut predictions: HashMap<Vec<u8>, HashMap<Vec<u8>, f64>> = HashMap::new();
         for q in 0..run.num_queries() as u32 {
             let list = run.list_at(q);
             let context = run.query_bytes(q).to_vec();
@@ -308,7 +310,10 @@ impl RewardModel {
                             shorten_id(&context)
                         )));
                     }
-                    predictions.insert((context.clone(), list.doc(i).to_vec()), score);
+                    predictions
+                        .entry(context.clone())
+                        .or_default()
+                        .insert(list.doc(i).to_vec(), score);
                 }
             }
         }
@@ -317,9 +322,7 @@ impl RewardModel {
 
     /// `q̂(context, item)`.
     pub fn predict(&self, context: &[u8], item: &[u8]) -> Option<f64> {
-        self.predictions
-            .get(&(context.to_vec(), item.to_vec()))
-            .copied()
+        self.predictions.get(context)?.get(item).copied()
     }
 }
 
@@ -1140,12 +1143,11 @@ fn target_probabilities(
                 slate_len: len,
             });
         }
-        let shown: Vec<&[u8]> = imp.items.iter().map(|&i| log.ids.resolve(i)).collect();
         match &candidate.policy {
             TargetPolicy::Ranking(_) => {
-                let top: Vec<&[u8]> = (0..len).map(|i| list.doc(i)).collect();
+                let top = (0..len).map(|i| list.doc(i));
                 if !plan.allow_unlogged && checked.insert(imp.context, ()).is_none() {
-                    for (position, item) in top.iter().enumerate() {
+                    for (position, item) in top.clone().enumerate() {
                         let known = log
                             .ids
                             .get(item)
@@ -1160,18 +1162,20 @@ fn target_probabilities(
                         }
                     }
                 }
-                let agree: Vec<bool> = top.iter().zip(&shown).map(|(a, b)| a == b).collect();
+                // Whether the target shows the logged item at each position.
+                let mut agree = top.zip(&imp.items).map(|(a, &b)| a == log.ids.resolve(b));
                 out.push(match log.form {
                     PropensityForm::Action
                     | PropensityForm::Marginal
                     | PropensityForm::Cascade
                     | PropensityForm::Examination => {
-                        agree.iter().map(|&a| f64::from(u8::from(a))).collect()
+                        agree.map(|a| f64::from(u8::from(a))).collect()
                     }
-                    PropensityForm::Slate => vec![f64::from(u8::from(agree.iter().all(|&a| a)))],
+                    PropensityForm::Slate => vec![f64::from(u8::from(agree.all(|a| a)))],
                 });
             }
             TargetPolicy::PlackettLuce { temperature, .. } => {
+                let shown: Vec<&[u8]> = imp.items.iter().map(|&i| log.ids.resolve(i)).collect();
                 let scores: Vec<f64> = (0..list.len())
                     .map(|i| list.score(i).unwrap_or(0.0))
                     .collect();
