@@ -4,8 +4,10 @@
 //! give each policy's state under each estimator
 //! ([`spark_ope_states`], `rankeval::ope::ope_states`) as bytes
 //! (`rankeval_ope::wire`); the driver merges them and finishes them into
-//! the estimates ([`spark_ope_estimates`]): the bits of `rankeval ope` on
-//! the whole log, for any partitioning.
+//! the estimates; two more passes give the paired comparisons
+//! ([`spark_ope_paired`], `rankeval::ope::merged`), and the driver renders
+//! the report with its gates ([`spark_ope_report`]): the bits of `rankeval
+//! ope` on the whole log, for any partitioning.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -17,7 +19,7 @@ use rankeval::ope::click::Examination;
 use rankeval::ope::estimators::{Floors, IntervalKind, Options, State};
 use rankeval::ope::{
     Candidate, LogSummary, MarginalSampling, OpeEstimator, OpePlan, RewardModel, TargetPolicy,
-    estimates_of, ope_states,
+    ope_states,
 };
 use rankeval::read::impressions::{
     ImpressionColumns, ImpressionOptions, Layout, PropensityForm, RewardPer, parse_impressions,
@@ -423,60 +425,27 @@ pub fn spark_ope_report(
     seed: u64,
     log_name: &str,
 ) -> PyResult<String> {
-    let value = |e: String| PyValueError::new_err(e);
     let (form, reward, _) = form_of(form, reward_per, examination)?;
-    let parsed = parse_estimators(&estimators)?;
-    let names: Vec<String> = parsed.iter().map(OpeEstimator::name).collect();
-    let interval = match interval {
-        "normal" => IntervalKind::Normal,
-        "t" => IntervalKind::T,
-        other => return Err(value(format!("interval `{other}`: normal or t"))),
-    };
-    let correction = match correction {
-        None => None,
-        Some(name) => Some(
-            serde_json::from_value::<Correction>(serde_json::Value::String(name.clone()))
-                .map_err(|_| {
-                    value(format!(
-                        "correction={name:?}: unknown correction (holm, bonferroni, benjamini_hochberg, none)"
-                    ))
-                })?,
-        ),
-    };
-    let mut parsed_gates = Vec::with_capacity(gates.len());
-    for gate in &gates {
-        parsed_gates.push(
-            rankeval::compare::parse_gate(gate, 0.05, |metric| {
-                let name = metric.strip_prefix("ope.").unwrap_or(metric);
-                OpeEstimator::parse(name).map(|e| e.name())
-            })
-            .map_err(|reason| value(format!("gates={gate:?}: {reason}")))?,
-        );
-    }
+    let plan = driver_plan(
+        &estimators,
+        interval,
+        level,
+        Floors {
+            min_n,
+            min_ess,
+            min_support,
+        },
+        allow_low_support,
+        &gates,
+        correction,
+        samples.map(|samples| MarginalSampling { samples, seed }),
+    )?;
+    let names: Vec<String> = plan.estimators.iter().map(OpeEstimator::name).collect();
     let states = merge_states(&policies, &names, &parts)?;
     let squares: Vec<Vec<f64>> = merge_sums(policies.get(1..).unwrap_or(&[]), &names, &squares)?
         .iter()
         .map(|row| row.iter().map(FullSum::value).collect())
         .collect();
-    let plan = OpePlan {
-        estimators: parsed,
-        options: Options {
-            interval,
-            level,
-            floors: Floors {
-                min_n,
-                min_ess,
-                min_support,
-            },
-        },
-        allow_unlogged: allow_low_support,
-        allow_low_support,
-        model: None,
-        sampling: samples.map(|samples| MarginalSampling { samples, seed }),
-        gates: parsed_gates,
-        resampling: None,
-        correction,
-    };
     let summary = LogSummary {
         name: log_name.to_owned(),
         impressions,
@@ -495,11 +464,107 @@ pub fn spark_ope_report(
         &squares,
         sampled && form == PropensityForm::Marginal,
     )
-    .map_err(|e| value(e.to_string()))?;
+    .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(rankeval_report::ope::render(
         &report,
         rankeval_report::ope::OpeFormat::Json,
     ))
+}
+
+/// The keywords the driver finishes with, checked before any job reads
+/// the log ([`spark_ope_report`] checks them again): the form, the
+/// estimators, the interval and its level, the correction, and each gate
+/// (an estimator among `estimators`, a policy among `policies`, no group).
+#[pyfunction]
+#[pyo3(signature = (policies, estimators, form=None, reward_per=None, examination=None, interval="normal", level=0.95, gates=Vec::new(), correction=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn spark_ope_check(
+    policies: Vec<String>,
+    estimators: Vec<String>,
+    form: Option<&str>,
+    reward_per: Option<&str>,
+    examination: Option<&str>,
+    interval: &str,
+    level: f64,
+    gates: Vec<String>,
+    correction: Option<String>,
+) -> PyResult<()> {
+    form_of(form, reward_per, examination)?;
+    if !(level > 0.0 && level < 1.0) {
+        return Err(PyValueError::new_err(format!(
+            "level={level}: a level is strictly between 0 and 1"
+        )));
+    }
+    let plan = driver_plan(
+        &estimators,
+        interval,
+        level,
+        Floors::default(),
+        false,
+        &gates,
+        correction,
+        None,
+    )?;
+    rankeval::ope::merged::check_gates(&policies, &plan)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The plan the driver finishes the merged states under: the
+/// estimators, interval, level, floors, correction (by name, as
+/// `--correction`) and gates (as `--gate`) of the keywords.
+#[allow(clippy::too_many_arguments)]
+fn driver_plan(
+    estimators: &[String],
+    interval: &str,
+    level: f64,
+    floors: Floors,
+    allow_low_support: bool,
+    gates: &[String],
+    correction: Option<String>,
+    sampling: Option<MarginalSampling>,
+) -> PyResult<OpePlan> {
+    let value = |e: String| PyValueError::new_err(e);
+    let interval = match interval {
+        "normal" => IntervalKind::Normal,
+        "t" => IntervalKind::T,
+        other => return Err(value(format!("interval `{other}`: normal or t"))),
+    };
+    let correction = match correction {
+        None => None,
+        Some(name) => Some(
+            serde_json::from_value::<Correction>(serde_json::Value::String(name.clone()))
+                .map_err(|_| {
+                    value(format!(
+                        "correction={name:?}: unknown correction (holm, bonferroni, benjamini_hochberg, none)"
+                    ))
+                })?,
+        ),
+    };
+    let mut parsed_gates = Vec::with_capacity(gates.len());
+    for gate in gates {
+        parsed_gates.push(
+            rankeval::compare::parse_gate(gate, 0.05, |metric| {
+                let name = metric.strip_prefix("ope.").unwrap_or(metric);
+                OpeEstimator::parse(name).map(|e| e.name())
+            })
+            .map_err(|reason| value(format!("gates={gate:?}: {reason}")))?,
+        );
+    }
+    Ok(OpePlan {
+        estimators: parse_estimators(estimators)?,
+        options: Options {
+            interval,
+            level,
+            floors,
+        },
+        allow_unlogged: allow_low_support,
+        allow_low_support,
+        model: None,
+        sampling,
+        gates: parsed_gates,
+        resampling: None,
+        correction,
+    })
 }
 
 /// The states `parts` (`(policy, estimator, bytes)`, in any order) merged
@@ -576,49 +641,6 @@ fn slot(
         .position(|x| x == estimator)
         .ok_or_else(|| value(format!("a state of an unknown estimator `{estimator}`")))?;
     Ok((p, e))
-}
-
-/// The estimates of the partitions' states `parts` (`(policy, estimator,
-/// bytes)`, in any order), merged per policy and estimator and finished
-/// under the interval and the floors: a JSON list of each policy's
-/// estimates (in the order of `policies`, each estimator in the order of
-/// `estimators`), as `rankeval ope --format json` prints them under
-/// `policies`.
-#[pyfunction]
-#[pyo3(signature = (policies, estimators, parts, interval="normal", level=0.95, min_n=Floors::DEFAULT_MIN_N, min_ess=Floors::DEFAULT_MIN_ESS, min_support=Floors::DEFAULT_MIN_SUPPORT))]
-#[allow(clippy::too_many_arguments)]
-pub fn spark_ope_estimates(
-    policies: Vec<String>,
-    estimators: Vec<String>,
-    parts: Vec<(String, String, Vec<u8>)>,
-    interval: &str,
-    level: f64,
-    min_n: u64,
-    min_ess: f64,
-    min_support: f64,
-) -> PyResult<String> {
-    let value = |e: String| PyValueError::new_err(e);
-    let names: Vec<String> = parse_estimators(&estimators)?
-        .iter()
-        .map(OpeEstimator::name)
-        .collect();
-    let interval = match interval {
-        "normal" => IntervalKind::Normal,
-        "t" => IntervalKind::T,
-        other => return Err(value(format!("interval `{other}`: normal or t"))),
-    };
-    let states = merge_states(&policies, &names, &parts)?;
-    let options = Options {
-        interval,
-        level,
-        floors: Floors {
-            min_n,
-            min_ess,
-            min_support,
-        },
-    };
-    let estimates = estimates_of(&policies, &states, &options).map_err(|e| value(e.to_string()))?;
-    serde_json::to_string(&estimates).map_err(|e| value(e.to_string()))
 }
 
 /// The estimators named `specs`, as `-e` reads them.

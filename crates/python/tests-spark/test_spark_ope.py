@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import random
 import struct
 from pathlib import Path
@@ -404,3 +405,25 @@ def test_an_impression_id_in_two_partitions_is_refused(spark, bandit_log, tmp_pa
     # Within one partition the reader refuses it, naming the row.
     with pytest.raises(Exception, match=r"partition 0, row \d+, column `impression`: impression `1` again"):
         rs.ope(df.repartition(1), ["ips"], policies=policies, allow_low_support=True)
+
+
+def test_bad_keywords_are_refused_before_any_job(spark, bandit_log):
+    """The driver's keywords are checked before the log is read: a gate on
+    an estimator not given, on a group (Spark has no groups) or on an
+    unknown policy, an unknown correction, per-rank propensities on a log
+    of another form, and a click log with a reward per impression."""
+    df = spark.createDataFrame(read_log(bandit_log / "log.csv"))
+    policies = {"prod": str(bandit_log / "prod.trec"), "new": str(bandit_log / "new.trec")}
+    bad = [
+        (dict(gates=["snips:non_inferior(margin=0.01)"]), "snips is not among the estimators"),
+        (dict(gates=["ips[segment=head]:at_least(floor=0.1)"]), "needs the groups"),
+        (dict(gates=["ips:at_least(floor=0.1,run=nobody)"]), "no policy `nobody`"),
+        (dict(correction="sidak"), "unknown correction"),
+        (dict(form="action", examination="power(eta=1)"), "a click log's"),
+        (dict(examination="power(eta=-1)"), "eta is a finite number"),
+        (dict(form="examination", reward_per="impression"), "a click per position"),
+        (dict(level=1.0), "strictly between 0 and 1"),
+    ]
+    for keywords, message in bad:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            rs.ope(df, ["ips"], policies=policies, allow_low_support=True, **keywords)

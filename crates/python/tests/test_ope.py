@@ -415,3 +415,24 @@ def test_the_click_example_finds_its_ground_truth(tmp_path: Path) -> None:
                              form="examination", estimators=estimators, gates=[gate])
     assert json.loads(report.json) == document
     assert report.passed and not report.refused
+
+
+def test_the_spark_drivers_functions_refuse_damaged_parts() -> None:
+    """What `rankeval_rs.spark.ope`'s driver merges (states and exact sums
+    sent by the tasks as bytes) is checked: cut, damaged or unknown parts
+    are a ValueError, never a crash or a silent zero."""
+    from rankeval_rs import _native
+
+    for damaged in [b"", b"\x00", b"\xff" * 40, bytes(range(256))]:
+        with pytest.raises(ValueError, match="not an exact sum"):
+            _native.spark_ope_centres(["new"], ["ips"], [("new", "ips", damaged)], 10)
+        with pytest.raises(ValueError, match="policy `prod`, ips"):
+            _native.spark_ope_merge(["prod"], ["ips"], [("prod", "ips", damaged)])
+    with pytest.raises(ValueError, match="unknown policy `other`"):
+        _native.spark_ope_centres(["new"], ["ips"], [("other", "ips", b"")], 10)
+    with pytest.raises(ValueError, match="unknown estimator `snips`"):
+        _native.spark_ope_merge(["prod"], ["ips"], [("prod", "snips", b"")])
+    with pytest.raises(ValueError, match="no state of policy `prod`, ips"):
+        _native.spark_ope_merge(["prod"], ["ips"], [])
+    with pytest.raises(ValueError, match="no state of policy `prod`, ips"):
+        _native.spark_ope_report(["prod"], ["ips"], [], [], 0, 1)

@@ -702,7 +702,7 @@ pub fn ope_states(
 /// with a normal or t interval. Merged states keep no impressions to
 /// resample: under [`IntervalKind::Bootstrap`] the intervals are the
 /// normal ones (as [`State::estimate`] gives them), so a caller offers
-/// normal and t only (Spark's `spark_ope_estimates` does).
+/// normal and t only (Spark's `spark_ope_report` does).
 pub fn estimates_of(
     names: &[String],
     states: &[Vec<State>],

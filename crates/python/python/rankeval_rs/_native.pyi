@@ -408,17 +408,18 @@ def spark_ope_report(
     """The whole log's report (rankeval ope --format json) from the partitions' states and
     paired squared deviations."""
 
-def spark_ope_estimates(
+def spark_ope_check(
     policies: list[str],
     estimators: list[str],
-    parts: list[tuple[str, str, bytes]],
+    form: str | None = None,
+    reward_per: str | None = None,
+    examination: str | None = None,
     interval: str = "normal",
     level: float = 0.95,
-    min_n: int = 30,
-    min_ess: float = 100.0,
-    min_support: float = 0.95,
-) -> str:
-    """The partitions' off-policy states merged and finished: each policy's estimates, as JSON."""
+    gates: list[str] = ...,
+    correction: str | None = None,
+) -> None:
+    """The driver's keywords checked before any job reads the log."""
 
 def keyed_states(
     queries: list[str], differences: npt.NDArray[np.float64], groups: int, resamples: int, seed: int

@@ -914,6 +914,17 @@ def ope(
         seed=seed,
         examination=rule,
     )
+    _native.spark_ope_check(
+        names,
+        estimators,
+        form=form,
+        reward_per=reward_per,
+        examination=rule,
+        interval=interval,
+        level=level,
+        gates=list(gates),
+        correction=correction,
+    )
     schema = StructType(
         [
             StructField("policy", StringType(), False),

@@ -24,8 +24,8 @@ use rankeval_ope::{State, linearised_with, paired_of_squares};
 
 use super::{
     Candidate, ImpressionLog, LogSummary, OpeComparison, OpePlan, OpeReport, OpeRunError,
-    PolicyEstimates, SAMPLING_RNG_NAME, SamplingReport, TargetPolicy, check_gates, check_plan,
-    contributions, correct_comparisons, decide_gates, estimates_of, estimator_error, policy_inputs,
+    PolicyEstimates, SAMPLING_RNG_NAME, SamplingReport, TargetPolicy, check_plan, contributions,
+    correct_comparisons, decide_gates, estimates_of, estimator_error, policy_inputs,
 };
 use crate::read::impressions::PropensityForm;
 
@@ -142,6 +142,14 @@ pub fn paired_sums(linear: &[Vec<Vec<f64>>], centres: Option<&[Vec<f64>]>) -> Ve
         .collect()
 }
 
+/// Each gate of `plan` names one of its estimators and, with `run=`, one
+/// of the policies `names`; a gate on a group is refused (the parts send
+/// no groups). What [`merged_report`] checks, for a caller that checks
+/// before reading the parts.
+pub fn check_gates(names: &[String], plan: &OpePlan) -> Result<(), OpeRunError> {
+    super::check_gates(|name| names.iter().any(|n| n == name), plan)
+}
+
 /// The report of a log read in parts: the policies named `names`, their
 /// whole-log states `states` (merged, one per estimator of `plan`), and
 /// for each candidate after the first and each estimator the merged
@@ -160,7 +168,7 @@ pub fn merged_report(
     squares: &[Vec<f64>],
     sampled: bool,
 ) -> Result<OpeReport, OpeRunError> {
-    check_gates(|name| names.iter().any(|n| n == name), plan)?;
+    check_gates(names, plan)?;
     let unfit = |e: rankeval_ope::OpeError| OpeRunError::Unfit(format!("{}: {e}", log.name));
     let policies: Vec<PolicyEstimates> =
         estimates_of(names, states, &plan.options).map_err(unfit)?;
