@@ -296,6 +296,9 @@ class SparkEvaluator:
         column_names: tuple[str, str, str, str] | None = None,
         aggregators: list[str] = ...,
         drop_identical_ids: bool = False,
+        subtopic_qrels: str | None = None,
+        doc_groups: str | None = None,
+        sample: str | None = None,
     ) -> None: ...
     def columns(self) -> list[str]: ...
     def push(self, batch: Any) -> Any:

@@ -80,6 +80,9 @@ def evaluate(
     features: str | None = None,
     aggregators: str | Sequence[str] = (),
     drop_identical_ids: bool = False,
+    subtopic_qrels: str | None = None,
+    doc_groups: str | None = None,
+    sample: str | None = None,
 ) -> SparkEvaluation:
     """Evaluates the run(s) in ``run_df`` against ``qrels_df`` on Spark.
 
@@ -117,6 +120,25 @@ def evaluate(
     merges their states with no pass over the per-query rows. Other
     aggregators are computed there by one pass over the cached rows.
 
+    ``subtopic_qrels`` and ``doc_groups`` are the command line's
+    ``--subtopic-qrels`` and ``--doc-groups``: the subtopic judgements the
+    diversity metrics read (``alpha_ndcg@10``, ``err_ia@20``, ``nrbp``,
+    ...) and the document groups the group-fairness metrics read
+    (``awrf@10``, ``trec_fair@10``), files in any of their formats that the
+    driver and every executor can read; each task attaches them to its
+    queries' judgements as the command line does, so the values are its
+    bits. The metrics that read the whole qrels at once (``psp``,
+    ``psndcg``: a normaliser over every query; ``hole``: the documents
+    judged anywhere) are refused on Spark, before any job (docs/spark.md).
+
+    ``sample`` names a column of ``run_df`` telling each query's sampled
+    rankings apart (a stochastic policy, the command line's ``--samples``):
+    each query's samples are scored together (expected exposure ``ee_d``,
+    ``ee_r``, ``ee_l`` over them; any other metric its mean over them),
+    taken in byte order of their ids (the command line takes them in the
+    order of its file: the same bits when the file lists them in that
+    order).
+
     Nothing is evaluated until a result is asked for: ``per_query`` is a
     lazy Spark DataFrame (with ``run``, one small job lists the run names
     first, so that every task knows every run).
@@ -134,6 +156,8 @@ def evaluate(
     evaluated = _native.spark_aggregators(aggregator_specs, _DEFAULT_FLOOR, 1)
     corpus_specs = [corpus] if isinstance(corpus, str) else list(corpus)
     corpus_inputs: dict[str, Any] = dict(catalog=catalog, training=training, features=features)
+    # Read by the driver's probe and by every task, as the corpus inputs.
+    context_inputs: dict[str, Any] = dict(subtopic_qrels=subtopic_qrels, doc_groups=doc_groups, sample=sample)
     # Built once here so that bad options (and corpus inputs) fail on the
     # driver, before a job; it names the output's columns.
     probe = _native.SparkEvaluator(
@@ -148,11 +172,12 @@ def evaluate(
         aggregators=evaluated,
         drop_identical_ids=drop_identical_ids,
         **corpus_inputs,
+        **context_inputs,
     )
     columns = [c for c in probe.columns() if c not in (_CORPUS, _AGGREGATES)]
     counts = columns[columns.index(_KIND) + 1 :]
     F = _functions()
-    _require(run_df, "run_df", [query, doc, score] + ([run] if run else []))
+    _require(run_df, "run_df", [query, doc, score] + ([run] if run else []) + ([sample] if sample else []))
     _require(qrels_df, "qrels_df", [query, doc])
     spark = run_df.sparkSession
     if run is None:
@@ -173,6 +198,7 @@ def evaluate(
         F.col(doc).cast("string").alias("doc"),
         F.col(score).cast("double").alias("score"),
         F.lit(None).cast("double").alias("grade"),
+        *([F.col(sample).cast("string").alias("sample")] if sample else []),
     )
     has_grade = grade is not None and grade in qrels_df.columns
     judged = qrels_df.select(
@@ -182,6 +208,7 @@ def evaluate(
         F.col(doc).cast("string").alias("doc"),
         F.lit(None).cast("double").alias("score"),
         (F.col(grade).cast("double") if has_grade else F.lit(1.0).cast("double")).alias("grade"),
+        *([F.lit(None).cast("string").alias("sample")] if sample else []),
     )
     sided = ranked.unionByName(judged)
     sided = (sided.repartition(partitions, "query") if partitions else sided.repartition("query")).sortWithinPartitions(
@@ -200,6 +227,7 @@ def evaluate(
         aggregators=evaluated,
         drop_identical_ids=drop_identical_ids,
         **corpus_inputs,
+        **context_inputs,
     )
 
     def evaluate_partition(batches: Iterator[Any]) -> Iterator[Any]:
