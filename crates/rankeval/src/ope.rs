@@ -40,6 +40,7 @@ pub use rankeval_ope as estimators;
 
 pub mod click;
 mod group_gates;
+pub mod merged;
 
 /// The log as read (`rankeval_readers::impressions`), for a program that
 /// builds one itself.
@@ -682,25 +683,7 @@ pub fn ope_states(
     candidates: &[Candidate],
     plan: &OpePlan,
 ) -> Result<Vec<Vec<State>>, OpeRunError> {
-    check_plan(log, candidates, plan)?;
-    if !plan.allow_unlogged
-        && let Some(c) = candidates
-            .iter()
-            .find(|c| matches!(c.policy, TargetPolicy::Ranking(_)))
-    {
-        return Err(OpeRunError::Unfit(format!(
-            "policy `{}`: whether a ranking shows only items the log shows needs the whole log, \
-             which a part of it cannot tell: allow unlogged items (allow_low_support)",
-            c.name
-        )));
-    }
-    if plan.resampling.is_some() {
-        return Err(OpeRunError::Unfit(
-            "the bootstrap resamples every impression of the whole log, which a part of it \
-             cannot: a normal or t interval (the states carry no impressions)"
-                .into(),
-        ));
-    }
+    merged::check_part(log, candidates, plan)?;
     let logged = HashSet::new();
     let mut out = Vec::with_capacity(candidates.len());
     for candidate in candidates {
@@ -722,7 +705,7 @@ pub fn ope_states(
 /// with a normal or t interval. Merged states keep no impressions to
 /// resample: under [`IntervalKind::Bootstrap`] the intervals are the
 /// normal ones (as [`State::estimate`] gives them), so a caller offers
-/// normal and t only (Spark's `spark_ope_estimates` does).
+/// normal and t only (Spark's `spark_ope_report` does).
 pub fn estimates_of(
     names: &[String],
     states: &[Vec<State>],
@@ -788,6 +771,12 @@ fn check_plan(
             )));
         }
     }
+    check_gates(|name| candidates.iter().any(|c| c.name == name), plan)
+}
+
+/// Each gate of `plan` names one of its estimators and, with `run=`, a
+/// policy (`has_policy`); a gate on a group is left to `run_request`.
+fn check_gates(has_policy: impl Fn(&str) -> bool, plan: &OpePlan) -> Result<(), OpeRunError> {
     for spec in &plan.gates {
         if !plan.estimators.iter().any(|e| e.name() == spec.metric) {
             return Err(OpeRunError::Unfit(format!(
@@ -803,7 +792,7 @@ fn check_plan(
             )));
         }
         if let Some(run) = &spec.run
-            && !candidates.iter().any(|c| &c.name == run)
+            && !has_policy(run)
         {
             return Err(OpeRunError::Unfit(format!(
                 "gate `{spec}`: no policy `{run}`"
