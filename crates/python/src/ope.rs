@@ -61,6 +61,45 @@ pub fn ope(
     policies: Vec<(Option<String>, PathBuf)>,
     options: &Bound<'_, PyDict>,
 ) -> PyResult<Rendered> {
+    let mut spec = ope_spec(policies, options)?;
+    spec.log = Some(keyword(
+        log.clone(),
+        "log",
+        format!("{:?}", log.display().to_string()),
+    ));
+    let request = resolve_ope(spec).map_err(|e| spec_error(&e))?;
+    let report = py
+        .detach(|| rankeval::ope::run_request(&request))
+        .map_err(|e| match e {
+            OpeRunError::Read(error) => read_error(&error),
+            OpeRunError::Log(error) => located::<InputError>(None, None, &error.to_string()),
+            OpeRunError::NeverLogged { .. } => located::<RankevalError>(
+                None,
+                None,
+                &format!(
+                    "{e} (allow_low_support=True estimates it anyway, its weight 0 where the log never shows it)"
+                ),
+            ),
+            e => located::<RankevalError>(None, None, &e.to_string()),
+        })?;
+    if let Some(recorded) = py.detach(|| rankeval::ope_record::write(&request, &report)) {
+        recorded.map_err(|e| located::<RankevalError>(None, None, &e.to_string()))?;
+    }
+    Ok((
+        render(&report, OpeFormat::Json),
+        render(&report, OpeFormat::Table),
+    ))
+}
+
+/// The request of `policies` (`(name or None, run file)`) and the
+/// keywords `options` (absent or `None`: not given), each value with its
+/// keyword as origin, the log left to the caller: what `rankeval_rs.ope`
+/// and `rankeval_rs.spark.ope` (whose log comes in parts) both fill, so
+/// that a keyword gets the same reading and the spec the same rules.
+pub fn ope_spec(
+    policies: Vec<(Option<String>, PathBuf)>,
+    options: &Bound<'_, PyDict>,
+) -> PyResult<OpeSpec> {
     for key in options.keys() {
         let key: String = key.extract()?;
         if !OPE_KEYWORDS.contains(&key.as_str()) {
@@ -79,11 +118,6 @@ pub fn ope(
         }
     }
     let mut spec = OpeSpec::new(Origin::keyword("ope", ""));
-    spec.log = Some(keyword(
-        log.clone(),
-        "log",
-        format!("{:?}", log.display().to_string()),
-    ));
     spec.policies = policies
         .into_iter()
         .map(|(name, path)| {
@@ -207,26 +241,5 @@ pub fn ope(
         commit: None,
         experiment_hash: None,
     };
-    let request = resolve_ope(spec).map_err(|e| spec_error(&e))?;
-    let report = py
-        .detach(|| rankeval::ope::run_request(&request))
-        .map_err(|e| match e {
-            OpeRunError::Read(error) => read_error(&error),
-            OpeRunError::Log(error) => located::<InputError>(None, None, &error.to_string()),
-            OpeRunError::NeverLogged { .. } => located::<RankevalError>(
-                None,
-                None,
-                &format!(
-                    "{e} (allow_low_support=True estimates it anyway, its weight 0 where the log never shows it)"
-                ),
-            ),
-            e => located::<RankevalError>(None, None, &e.to_string()),
-        })?;
-    if let Some(recorded) = py.detach(|| rankeval::ope_record::write(&request, &report)) {
-        recorded.map_err(|e| located::<RankevalError>(None, None, &e.to_string()))?;
-    }
-    Ok((
-        render(&report, OpeFormat::Json),
-        render(&report, OpeFormat::Table),
-    ))
+    Ok(spec)
 }

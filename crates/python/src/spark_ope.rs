@@ -9,26 +9,23 @@
 //! the report with its gates ([`spark_ope_report`]): the bits of `rankeval
 //! ope` on the whole log, for any partitioning.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
-use rankeval::ope::click::Examination;
-use rankeval::ope::estimators::{Floors, IntervalKind, Options, State};
+use pyo3::types::{PyBytes, PyDict};
+use rankeval::ope::estimators::State;
 use rankeval::ope::{
-    Candidate, LogSummary, MarginalSampling, OpeEstimator, OpePlan, RewardModel, TargetPolicy,
-    ope_states,
+    Candidate, LogSummary, OpeEstimator, OpePlan, RewardModel, TargetPolicy, ope_states,
 };
-use rankeval::read::impressions::{
-    ImpressionColumns, ImpressionOptions, Layout, PropensityForm, RewardPer, parse_impressions,
-};
+use rankeval::read::impressions::{RewardPer, parse_impressions};
 use rankeval::read::{Input, ReadOptions};
+use rankeval::spec::{OpePartsRequest, resolve_ope_parts};
 use rankeval_core::exact_sum::FullSum;
-use rankeval_stats::Correction;
 
 use crate::errors::InputError;
+use crate::keywords::spec_error;
+use crate::ope::ope_spec;
 
 /// A partition's impressions and what to estimate on them, from the
 /// keywords every task of `rankeval_rs.spark.ope` is given.
@@ -38,111 +35,30 @@ struct Part {
     plan: OpePlan,
 }
 
-/// The form of a log's propensities and its rewards, from the keywords
-/// `form`, `reward_per` and `examination` (as the spec reads the flags: a
-/// per-rank examination rule implies the click log's `examination` form,
-/// and a click log's rewards are per position).
-fn form_of(
-    form: Option<&str>,
-    reward_per: Option<&str>,
-    examination: Option<&str>,
-) -> PyResult<(PropensityForm, RewardPer, Option<Examination>)> {
-    let value = |e: String| PyValueError::new_err(e);
-    let form = match (form, examination) {
-        (Some(name), _) => PropensityForm::from_name(name).ok_or_else(|| {
-            value(format!(
-                "form `{name}`: one of action, slate, marginal, cascade, examination"
-            ))
-        })?,
-        (None, Some(_)) => PropensityForm::Examination,
-        (None, None) => PropensityForm::Action,
-    };
-    let examination = match examination {
-        None => None,
-        Some(_) if form != PropensityForm::Examination => {
-            return Err(value(format!(
-                "examination propensities per rank are a click log's, and the log's form is `{}`: \
-                 give form=\"examination\" (or no form)",
-                form.name()
-            )));
-        }
-        Some(text) => Some(
-            Examination::parse(text).map_err(|e| value(format!("examination={text:?}: {e}")))?,
-        ),
-    };
-    let reward = match (reward_per, form) {
-        (None, PropensityForm::Examination) => RewardPer::Position,
-        (None, _) | (Some("impression"), _) => RewardPer::Impression,
-        (Some("position"), _) => RewardPer::Position,
-        (Some(other), _) => {
-            return Err(value(format!(
-                "reward_per `{other}`: impression or position"
-            )));
-        }
-    };
-    if form == PropensityForm::Examination && reward == RewardPer::Impression {
-        return Err(value(
-            "a click log (form examination) has a click per position: its rewards are per position"
-                .into(),
-        ));
-    }
-    Ok((form, reward, examination))
+/// The request of `rankeval_rs.spark.ope`'s `policies` and keywords
+/// `options`: the keywords read as `rankeval_rs.ope` reads them
+/// ([`ope_spec`]) and checked by the one spec, its log in parts
+/// ([`resolve_ope_parts`]): every rule and message is the spec's.
+fn request(
+    policies: Vec<(Option<String>, PathBuf)>,
+    options: &Bound<'_, PyDict>,
+) -> PyResult<OpePartsRequest> {
+    resolve_ope_parts(ope_spec(policies, options)?).map_err(|e| spec_error(&e))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn part(
-    log: &[u8],
-    name: &str,
-    estimators: Vec<String>,
-    policies: Vec<(String, PathBuf)>,
-    target_column: Option<String>,
-    plackett_luce: Option<f64>,
-    form: Option<&str>,
-    reward_per: Option<&str>,
-    reward_range: Option<(f64, f64)>,
-    columns: Option<HashMap<String, String>>,
-    reward_model: Option<PathBuf>,
-    allow_low_support: bool,
-    samples: Option<u64>,
-    seed: u64,
-    examination: Option<&str>,
-) -> PyResult<Part> {
-    let value = |e: String| PyValueError::new_err(e);
-    let (form, reward, examination) = form_of(form, reward_per, examination)?;
-    let mut names = ImpressionColumns::default();
-    for (key, column) in columns.unwrap_or_default() {
-        match key.as_str() {
-            "context" => names.context = column,
-            "impression" => names.impression = column,
-            "item" => names.item = column,
-            "position" => names.position = column,
-            "reward" => names.reward = column,
-            "propensity" => names.propensity = column,
-            "target" => names.target = Some(column),
-            other => {
-                return Err(value(format!(
-                    "columns: unknown key `{other}` (context, impression, item, position, reward, propensity, target)"
-                )));
-            }
-        }
-    }
-    if let Some(t) = plackett_luce
-        && !(t > 0.0 && t.is_finite())
-    {
-        return Err(value(format!(
-            "plackett_luce={t}: the temperature must be a positive number"
-        )));
-    }
-    let estimators = parse_estimators(&estimators)?;
-    let options = ImpressionOptions {
-        columns: names,
-        form,
-        reward,
-        reward_range,
-        layout: Layout::Auto,
-        propensities_by_rank: examination.is_some(),
-    };
-    let mut log = parse_impressions(log, name, &options)
+/// A partition's log (Arrow IPC bytes named `name`) read as `request`
+/// says, its policies' runs and reward model read, and the plan.
+fn part(log: &[u8], name: &str, request: OpePartsRequest) -> PyResult<Part> {
+    let OpePartsRequest {
+        read,
+        policies,
+        plackett_luce,
+        target_column,
+        reward_model,
+        mut plan,
+        examination,
+    } = request;
+    let mut log = parse_impressions(log, name, &read)
         .map_err(|e| InputError::new_err(format!("spark: {e}")))?;
     if let Some(examination) = &examination {
         examination
@@ -154,10 +70,10 @@ fn part(
             .map_err(|e| InputError::new_err(format!("spark: {}: {e}", path.display())))
     };
     let mut candidates = Vec::new();
-    for (policy, path) in &policies {
-        let run = read_run(path)?;
+    for policy in &policies {
+        let run = read_run(&policy.path)?;
         candidates.push(Candidate {
-            name: policy.clone(),
+            name: policy.name.clone(),
             policy: match plackett_luce {
                 Some(temperature) => TargetPolicy::PlackettLuce { run, temperature },
                 None => TargetPolicy::Ranking(run),
@@ -170,30 +86,12 @@ fn part(
             policy: TargetPolicy::LogColumn,
         });
     }
-    let plan = OpePlan {
-        estimators,
-        // Finished on the driver ([`spark_ope_report`]).
-        options: Options {
-            interval: IntervalKind::Normal,
-            level: 0.95,
-            floors: Floors::default(),
-        },
-        allow_unlogged: allow_low_support,
-        allow_low_support,
-        model: match &reward_model {
-            None => None,
-            Some(path) => Some(
-                RewardModel::from_run(&read_run(path)?, path)
-                    .map_err(|e| InputError::new_err(format!("spark: {e}")))?,
-            ),
-        },
-        sampling: samples.map(|samples| MarginalSampling { samples, seed }),
-        // Decided on the driver ([`spark_ope_report`]).
-        gates: Vec::new(),
-        // Normal or t intervals, finished on the driver.
-        resampling: None,
-        correction: None,
-    };
+    if let Some(path) = &reward_model {
+        plan.model = Some(
+            RewardModel::from_run(&read_run(path)?, path)
+                .map_err(|e| InputError::new_err(format!("spark: {e}")))?,
+        );
+    }
     Ok(Part {
         log,
         candidates,
@@ -202,55 +100,26 @@ fn part(
 }
 
 /// One partition's states: `log` is the partition's impressions as an
-/// Arrow IPC stream (named `name` in messages), the rest as `rankeval
-/// ope`'s flags (`samples` and `seed`: `--samples` and `--seed`, the
-/// Plackett-Luce marginals by seeded Monte Carlo, whose draws depend on
-/// the impression id, not the partition; `examination`: a click log's
-/// propensities per rank, `--examination`). Returns the impressions read,
-/// the slate length, and one `(policy, estimator, state bytes)` per policy
-/// and estimator.
+/// Arrow IPC stream (named `name` in messages), `policies` and `options`
+/// the request as `rankeval_rs.ope` takes it (`(name or None, run file)`
+/// and its keywords; [`request`]: the Plackett-Luce marginals' Monte
+/// Carlo draws depend on the impression id, not the partition). Returns
+/// the impressions read, the slate length, and one `(policy, estimator,
+/// state bytes)` per policy and estimator.
 #[pyfunction]
-#[pyo3(signature = (log, name, estimators, policies, target_column=None, plackett_luce=None, form=None, reward_per=None, reward_range=None, columns=None, reward_model=None, allow_low_support=false, samples=None, seed=42, examination=None))]
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[allow(clippy::type_complexity)]
 pub fn spark_ope_states<'py>(
     py: Python<'py>,
     log: &[u8],
     name: &str,
-    estimators: Vec<String>,
-    policies: Vec<(String, PathBuf)>,
-    target_column: Option<String>,
-    plackett_luce: Option<f64>,
-    form: Option<&str>,
-    reward_per: Option<&str>,
-    reward_range: Option<(f64, f64)>,
-    columns: Option<HashMap<String, String>>,
-    reward_model: Option<PathBuf>,
-    allow_low_support: bool,
-    samples: Option<u64>,
-    seed: u64,
-    examination: Option<&str>,
+    policies: Vec<(Option<String>, PathBuf)>,
+    options: &Bound<'py, PyDict>,
 ) -> PyResult<(u64, usize, Vec<(String, String, Bound<'py, PyBytes>)>)> {
     let Part {
         log,
         candidates,
         plan,
-    } = part(
-        log,
-        name,
-        estimators,
-        policies,
-        target_column,
-        plackett_luce,
-        form,
-        reward_per,
-        reward_range,
-        columns,
-        reward_model,
-        allow_low_support,
-        samples,
-        seed,
-        examination,
-    )?;
+    } = part(log, name, request(policies, options)?)?;
     let states = ope_states(&log, name, &candidates, &plan)
         .map_err(|e| InputError::new_err(format!("spark: {e}")))?;
     let mut out = Vec::new();
@@ -267,7 +136,7 @@ pub fn spark_ope_states<'py>(
 }
 
 /// One partition's sums for the paired comparisons of every candidate
-/// with the first policy (`rankeval::ope::merged`): the same keywords as
+/// with the first policy (`rankeval::ope::merged`): the same arguments as
 /// [`spark_ope_states`], with `merged` the whole log's states
 /// ([`spark_ope_merge`]'s). Without `centres`, per candidate after the
 /// first and estimator the exact sum of the paired differences of the
@@ -275,53 +144,22 @@ pub fn spark_ope_states<'py>(
 /// `d`, [`spark_ope_centres`]), of `(d_i - m)^2`. Returns one `(candidate,
 /// estimator, sum bytes)` each.
 #[pyfunction]
-#[pyo3(signature = (log, name, merged, centres, estimators, policies, target_column=None, plackett_luce=None, form=None, reward_per=None, reward_range=None, columns=None, reward_model=None, allow_low_support=false, samples=None, seed=42, examination=None))]
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[allow(clippy::type_complexity)]
 pub fn spark_ope_paired<'py>(
     py: Python<'py>,
     log: &[u8],
     name: &str,
     merged: Vec<(String, String, Vec<u8>)>,
     centres: Option<Vec<Vec<f64>>>,
-    estimators: Vec<String>,
-    policies: Vec<(String, PathBuf)>,
-    target_column: Option<String>,
-    plackett_luce: Option<f64>,
-    form: Option<&str>,
-    reward_per: Option<&str>,
-    reward_range: Option<(f64, f64)>,
-    columns: Option<HashMap<String, String>>,
-    reward_model: Option<PathBuf>,
-    allow_low_support: bool,
-    samples: Option<u64>,
-    seed: u64,
-    examination: Option<&str>,
+    policies: Vec<(Option<String>, PathBuf)>,
+    options: &Bound<'py, PyDict>,
 ) -> PyResult<Vec<(String, String, Bound<'py, PyBytes>)>> {
-    let names: Vec<String> = parse_estimators(&estimators)?
-        .iter()
-        .map(OpeEstimator::name)
-        .collect();
     let Part {
         log,
         candidates,
         plan,
-    } = part(
-        log,
-        name,
-        estimators,
-        policies,
-        target_column,
-        plackett_luce,
-        form,
-        reward_per,
-        reward_range,
-        columns,
-        reward_model,
-        allow_low_support,
-        samples,
-        seed,
-        examination,
-    )?;
+    } = part(log, name, request(policies, options)?)?;
+    let names: Vec<String> = plan.estimators.iter().map(OpeEstimator::name).collect();
     let policy_names: Vec<String> = candidates.iter().map(|c| c.name.clone()).collect();
     let whole = merge_states(&policy_names, &names, &merged)?;
     let linear = rankeval::ope::merged::linearised_part(&log, name, &candidates, &plan, &whole)
@@ -395,51 +233,26 @@ pub fn spark_ope_centres(
 
 /// The report of the whole log from the partitions' states `parts` and
 /// the partitions' squared deviations of the paired differences `squares`
-/// ([`spark_ope_paired`] with centres): `rankeval ope --format json`'s
-/// document (the estimates, the comparisons of each later policy with the
-/// first, paired by impression, corrected with `correction`, and the
-/// `gates` decided on them), the log named `log_name`.
+/// ([`spark_ope_paired`] with centres), for the request `policies` and
+/// `options` ([`request`]): `rankeval ope --format json`'s document (the
+/// estimates, the comparisons of each later policy with the first, paired
+/// by impression, corrected, and the gates decided on them), the log named
+/// `log_name`.
 #[pyfunction]
-#[pyo3(signature = (policies, estimators, parts, squares, impressions, slate_len, form=None, reward_per=None, examination=None, interval="normal", level=0.95, min_n=Floors::DEFAULT_MIN_N, min_ess=Floors::DEFAULT_MIN_ESS, min_support=Floors::DEFAULT_MIN_SUPPORT, allow_low_support=false, gates=Vec::new(), correction=None, sampled=false, samples=None, seed=42, log_name="spark"))]
+#[pyo3(signature = (policies, options, parts, squares, impressions, slate_len, log_name="spark"))]
 #[allow(clippy::too_many_arguments)]
 pub fn spark_ope_report(
-    policies: Vec<String>,
-    estimators: Vec<String>,
+    policies: Vec<(Option<String>, PathBuf)>,
+    options: &Bound<'_, PyDict>,
     parts: Vec<(String, String, Vec<u8>)>,
     squares: Vec<(String, String, Vec<u8>)>,
     impressions: u64,
     slate_len: usize,
-    form: Option<&str>,
-    reward_per: Option<&str>,
-    examination: Option<&str>,
-    interval: &str,
-    level: f64,
-    min_n: u64,
-    min_ess: f64,
-    min_support: f64,
-    allow_low_support: bool,
-    gates: Vec<String>,
-    correction: Option<String>,
-    sampled: bool,
-    samples: Option<u64>,
-    seed: u64,
     log_name: &str,
 ) -> PyResult<String> {
-    let (form, reward, _) = form_of(form, reward_per, examination)?;
-    let plan = driver_plan(
-        &estimators,
-        interval,
-        level,
-        Floors {
-            min_n,
-            min_ess,
-            min_support,
-        },
-        allow_low_support,
-        &gates,
-        correction,
-        samples.map(|samples| MarginalSampling { samples, seed }),
-    )?;
+    let request = request(policies, options)?;
+    let policies = request.names();
+    let plan = &request.plan;
     let names: Vec<String> = plan.estimators.iter().map(OpeEstimator::name).collect();
     let states = merge_states(&policies, &names, &parts)?;
     let squares: Vec<Vec<f64>> = merge_sums(policies.get(1..).unwrap_or(&[]), &names, &squares)?
@@ -450,121 +263,49 @@ pub fn spark_ope_report(
         name: log_name.to_owned(),
         impressions,
         slate_len,
-        form: form.name(),
-        reward: match reward {
+        form: request.read.form.name(),
+        reward: match request.read.reward {
             RewardPer::Impression => "impression",
             RewardPer::Position => "position",
         },
     };
-    let report = rankeval::ope::merged::merged_report(
-        summary,
-        &policies,
-        &plan,
-        &states,
-        &squares,
-        sampled && form == PropensityForm::Marginal,
-    )
-    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    // The spec draws the marginals only for a Plackett-Luce policy on a
+    // log of marginal propensities.
+    let sampled = plan.sampling.is_some();
+    let report =
+        rankeval::ope::merged::merged_report(summary, &policies, plan, &states, &squares, sampled)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(rankeval_report::ope::render(
         &report,
         rankeval_report::ope::OpeFormat::Json,
     ))
 }
 
-/// The keywords the driver finishes with, checked before any job reads
-/// the log ([`spark_ope_report`] checks them again): the form, the
-/// estimators, the interval and its level, the correction, and each gate
-/// (an estimator among `estimators`, a policy among `policies`, no group).
+/// The request `policies` and `options` checked on the driver before any
+/// job reads the log, by the spec ([`request`]: the same rules and words
+/// as `rankeval_rs.ope`) and then each gate against the estimators and
+/// policies (as [`spark_ope_report`] checks them again). Returns the
+/// policies' names in report order, the estimators' names, and the log's
+/// impression column.
 #[pyfunction]
-#[pyo3(signature = (policies, estimators, form=None, reward_per=None, examination=None, interval="normal", level=0.95, gates=Vec::new(), correction=None))]
-#[allow(clippy::too_many_arguments)]
 pub fn spark_ope_check(
-    policies: Vec<String>,
-    estimators: Vec<String>,
-    form: Option<&str>,
-    reward_per: Option<&str>,
-    examination: Option<&str>,
-    interval: &str,
-    level: f64,
-    gates: Vec<String>,
-    correction: Option<String>,
-) -> PyResult<()> {
-    form_of(form, reward_per, examination)?;
-    if !(level > 0.0 && level < 1.0) {
-        return Err(PyValueError::new_err(format!(
-            "level={level}: a level is strictly between 0 and 1"
-        )));
-    }
-    let plan = driver_plan(
-        &estimators,
-        interval,
-        level,
-        Floors::default(),
-        false,
-        &gates,
-        correction,
-        None,
-    )?;
-    rankeval::ope::merged::check_gates(&policies, &plan)
-        .map_err(|e| PyValueError::new_err(e.to_string()))
-}
-
-/// The plan the driver finishes the merged states under: the
-/// estimators, interval, level, floors, correction (by name, as
-/// `--correction`) and gates (as `--gate`) of the keywords.
-#[allow(clippy::too_many_arguments)]
-fn driver_plan(
-    estimators: &[String],
-    interval: &str,
-    level: f64,
-    floors: Floors,
-    allow_low_support: bool,
-    gates: &[String],
-    correction: Option<String>,
-    sampling: Option<MarginalSampling>,
-) -> PyResult<OpePlan> {
-    let value = |e: String| PyValueError::new_err(e);
-    let interval = match interval {
-        "normal" => IntervalKind::Normal,
-        "t" => IntervalKind::T,
-        other => return Err(value(format!("interval `{other}`: normal or t"))),
-    };
-    let correction = match correction {
-        None => None,
-        Some(name) => Some(
-            serde_json::from_value::<Correction>(serde_json::Value::String(name.clone()))
-                .map_err(|_| {
-                    value(format!(
-                        "correction={name:?}: unknown correction (holm, bonferroni, benjamini_hochberg, none)"
-                    ))
-                })?,
-        ),
-    };
-    let mut parsed_gates = Vec::with_capacity(gates.len());
-    for gate in gates {
-        parsed_gates.push(
-            rankeval::compare::parse_gate(gate, 0.05, |metric| {
-                let name = metric.strip_prefix("ope.").unwrap_or(metric);
-                OpeEstimator::parse(name).map(|e| e.name())
-            })
-            .map_err(|reason| value(format!("gates={gate:?}: {reason}")))?,
-        );
-    }
-    Ok(OpePlan {
-        estimators: parse_estimators(estimators)?,
-        options: Options {
-            interval,
-            level,
-            floors,
-        },
-        allow_unlogged: allow_low_support,
-        allow_low_support,
-        model: None,
-        sampling,
-        gates: parsed_gates,
-        resampling: None,
-        correction,
-    })
+    policies: Vec<(Option<String>, PathBuf)>,
+    options: &Bound<'_, PyDict>,
+) -> PyResult<(Vec<String>, Vec<String>, String)> {
+    let request = request(policies, options)?;
+    let names = request.names();
+    rankeval::ope::merged::check_gates(&names, &request.plan)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((
+        names,
+        request
+            .plan
+            .estimators
+            .iter()
+            .map(OpeEstimator::name)
+            .collect(),
+        request.read.columns.impression.clone(),
+    ))
 }
 
 /// The states `parts` (`(policy, estimator, bytes)`, in any order) merged

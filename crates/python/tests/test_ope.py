@@ -417,7 +417,7 @@ def test_the_click_example_finds_its_ground_truth(tmp_path: Path) -> None:
     assert report.passed and not report.refused
 
 
-def test_the_spark_drivers_functions_refuse_damaged_parts() -> None:
+def test_the_spark_drivers_functions_refuse_damaged_parts(tmp_path) -> None:
     """What `rankeval_rs.spark.ope`'s driver merges (states and exact sums
     sent by the tasks as bytes) is checked: cut, damaged or unknown parts
     are a ValueError, never a crash or a silent zero."""
@@ -435,4 +435,102 @@ def test_the_spark_drivers_functions_refuse_damaged_parts() -> None:
     with pytest.raises(ValueError, match="no state of policy `prod`, ips"):
         _native.spark_ope_merge(["prod"], ["ips"], [])
     with pytest.raises(ValueError, match="no state of policy `prod`, ips"):
-        _native.spark_ope_report(["prod"], ["ips"], [], [], 0, 1)
+        run = tmp_path / "prod.trec"
+        run.write_text("c Q0 i 1 1.0 prod\n")
+        _native.spark_ope_report([("prod", str(run))], {"estimators": ["ips"]}, [], [], 0, 1)
+
+
+# A keyword's value that the one spec (`rankeval::spec::resolve_ope`)
+# refuses: `rankeval_rs.spark.ope` reads its keywords with the same code
+# and checks them with the same spec (`resolve_ope_parts`) before it
+# imports pyspark or touches the DataFrame, so each raises the same
+# exception with the same words from both (no Spark session needed).
+SAME_ERROR = [
+    (dict(log_columns={"context": "user", "context ": "session"}), "`context` is given twice"),
+    (dict(log_columns={"reward": "propensity"}), "`reward` and `propensity` both name the column `propensity`"),
+    (dict(log_columns={"slate": "items"}), "unknown key `slate`"),
+    (dict(correction="benjamini-hochberg"), "unknown correction"),
+    (dict(correction="sidak"), "unknown correction"),
+    (dict(level=1.5), "a level strictly between 0 and 1"),
+    (dict(level=0.0), "a level strictly between 0 and 1"),
+    (dict(min_ess=float("inf")), "a finite number of at least 0"),
+    (dict(min_ess=-1.0), "a finite number of at least 0"),
+    (dict(min_support=1.5), "a share of the target's mass, between 0 and 1"),
+    (dict(min_n=-1), "a number of impressions, from 0 to 2^64 - 1"),
+    (dict(reward_range=(float("nan"), 1.0)), "needs two numbers with LO <= HI"),
+    (dict(reward_range=(1.0, 0.0)), "needs two numbers with LO <= HI"),
+    (dict(reward_range=(1e400, 1e401)), "holds no finite reward"),
+    (dict(samples=100), "only the Plackett-Luce marginals are drawn: give plackett_luce=TEMP"),
+    (dict(samples=100, plackett_luce=0.5), "the log's propensities are of the form `action`"),
+    (dict(samples=0, plackett_luce=0.5, form="marginal"), "draw 1 to"),
+    (dict(samples=10**9, plackett_luce=0.5, form="marginal"), "draw 1 to"),
+    (dict(seed=7), "only the bootstrap interval resamples"),
+    (dict(resamples=100), "only the bootstrap interval resamples"),
+    (dict(plackett_luce=0.0), "the temperature must be a positive number"),
+    (dict(plackett_luce=float("nan")), "the temperature must be a positive number"),
+    (dict(estimators=["nope"]), "nope"),
+    (dict(estimators=["ips_dcg@5"]), "reads a click log"),
+    (dict(form="bandit"), "unknown form of propensities"),
+    (dict(interval="wald"), "unknown interval"),
+    (dict(layout="rows"), "expected `auto`, `impression` or `position`"),
+    (dict(reward_per="slate"), "expected `impression` or `position`"),
+    (dict(examination="power(eta=-1)"), "eta is a finite number"),
+    (dict(form="action", examination="power(eta=1)"), "a click log's"),
+    (dict(form="examination", reward_per="impression"), "a click per position"),
+    (dict(form="examination", plackett_luce=0.5), "a click log's target is a ranking"),
+    (dict(target_column="logged"), "needs the log's column of target probabilities"),
+    (dict(target_column="prod", log_columns={"target": "tp"}), "has that name already"),
+    (dict(gates=["ips:nope(margin=1)"]), "gate `ips:nope(margin=1)`"),
+]
+
+
+def raised(call: Any) -> BaseException:
+    with pytest.raises(Exception) as caught:
+        call()
+    return caught.value
+
+
+@pytest.mark.parametrize(("keywords", "words"), SAME_ERROR, ids=[repr(k) for k, _ in SAME_ERROR])
+def test_spark_ope_refuses_a_value_as_ope_does(files: Path, keywords: dict[str, Any], words: str) -> None:
+    from rankeval_rs import spark
+
+    policies = {"prod": files / "prod.trec"}
+    local = raised(lambda: rankeval_rs.ope(files / "log.csv", policies, **keywords))
+    on_spark = raised(lambda: spark.ope(None, policies=policies, **keywords))  # type: ignore[arg-type]
+    assert words in str(local), local
+    assert (type(on_spark), str(on_spark)) == (type(local), str(local))
+
+
+def test_spark_ope_refuses_missing_files_and_no_policy_as_ope_does(files: Path) -> None:
+    from rankeval_rs import spark
+
+    for policies, keywords in [
+        ({"prod": files / "missing.trec"}, {}),
+        ({"prod": files / "prod.trec"}, {"reward_model": files / "missing.trec"}),
+        ({"a\tb": files / "prod.trec"}, {}),
+        ({}, {}),
+    ]:
+        local = raised(lambda: rankeval_rs.ope(files / "log.csv", policies, **keywords))
+        on_spark = raised(lambda: spark.ope(None, policies=policies, **keywords))  # type: ignore[arg-type]
+        assert (type(on_spark), str(on_spark)) == (type(local), str(local))
+
+
+@pytest.mark.parametrize(
+    ("keywords", "words"),
+    [
+        (dict(interval="bootstrap"), 'interval="bootstrap": the bootstrap resamples the whole log\'s impressions'),
+        (dict(groups="groups.tsv"), "groups of contexts are not estimated on a log read in parts"),
+        (dict(groups_in_family=True), "groups of contexts are not estimated on a log read in parts"),
+        (dict(gates=["ips[segment=head]:at_least(floor=0.1)"]), "a gate on a group needs the groups of contexts"),
+        (dict(record="history.sqlite"), "a record needs the fingerprint of the whole normalised log"),
+        (dict(label="nightly"), "a record needs the fingerprint of the whole normalised log"),
+    ],
+)
+def test_spark_ope_refuses_what_a_log_in_parts_cannot_give(files: Path, keywords: dict[str, Any], words: str) -> None:
+    """What the spec refuses of a log read in parts (Spark's partitions),
+    with the reason, before any job."""
+    from rankeval_rs import spark
+
+    with pytest.raises(ValueError) as caught:
+        spark.ope(None, policies={"prod": files / "prod.trec"}, **keywords)  # type: ignore[arg-type]
+    assert words in str(caught.value)

@@ -30,6 +30,8 @@
 //! - `peers`: the peers' definitions (compatibility, INST, INSQ, NERR, LRAP,
 //!   average_precision_score, RecTools' accuracy and MCC) on the peers'
 //!   published test values and on generated data (`data/peers`);
+//! - `ope_parts_spec`: a log in parts (Spark's) resolves the request a log
+//!   file resolves (`spec::resolve_ope_parts`), what parts cannot give refused;
 //! - `propensity`: PSP@k and PSnDCG@k equal pyxclib's definitions
 //!   (`scripts/cross-check/pyxclib.py`), Hole@k BEIR's.
 //!
@@ -52,6 +54,7 @@ mod msmarco;
 mod never_panics;
 mod ope_clicks;
 mod ope_merged;
+mod ope_parts_spec;
 mod peers;
 mod plugin;
 mod propensity;

@@ -337,40 +337,19 @@ def spark_corpus_values(
 def spark_ope_states(
     log: bytes,
     name: str,
-    estimators: list[str],
-    policies: list[tuple[str, str]],
-    target_column: str | None = None,
-    plackett_luce: float | None = None,
-    form: str | None = None,
-    reward_per: str | None = None,
-    reward_range: tuple[float, float] | None = None,
-    columns: dict[str, str] | None = None,
-    reward_model: str | None = None,
-    allow_low_support: bool = False,
-    samples: int | None = None,
-    seed: int = 42,
-    examination: str | None = None,
+    policies: list[tuple[str | None, str]],
+    options: dict[str, Any],
 ) -> tuple[int, int, list[tuple[str, str, bytes]]]:
-    """One partition's off-policy states: impressions, slate length, (policy, estimator, bytes)."""
+    """One partition's off-policy states: impressions, slate length, (policy, estimator, bytes);
+    the request as ``ope`` takes it, its log in parts."""
 
 def spark_ope_paired(
     log: bytes,
     name: str,
     merged: list[tuple[str, str, bytes]],
     centres: list[list[float]] | None,
-    estimators: list[str],
-    policies: list[tuple[str, str]],
-    target_column: str | None = None,
-    plackett_luce: float | None = None,
-    form: str | None = None,
-    reward_per: str | None = None,
-    reward_range: tuple[float, float] | None = None,
-    columns: dict[str, str] | None = None,
-    reward_model: str | None = None,
-    allow_low_support: bool = False,
-    samples: int | None = None,
-    seed: int = 42,
-    examination: str | None = None,
+    policies: list[tuple[str | None, str]],
+    options: dict[str, Any],
 ) -> list[tuple[str, str, bytes]]:
     """One partition's exact sums of the paired differences (or, with centres, of their
     squared deviations): (candidate, estimator, bytes) per candidate after the first."""
@@ -386,43 +365,22 @@ def spark_ope_centres(
     """The whole log's mean paired difference per candidate and estimator."""
 
 def spark_ope_report(
-    policies: list[str],
-    estimators: list[str],
+    policies: list[tuple[str | None, str]],
+    options: dict[str, Any],
     parts: list[tuple[str, str, bytes]],
     squares: list[tuple[str, str, bytes]],
     impressions: int,
     slate_len: int,
-    form: str | None = None,
-    reward_per: str | None = None,
-    examination: str | None = None,
-    interval: str = "normal",
-    level: float = 0.95,
-    min_n: int = 30,
-    min_ess: float = 100.0,
-    min_support: float = 0.95,
-    allow_low_support: bool = False,
-    gates: list[str] = ...,
-    correction: str | None = None,
-    sampled: bool = False,
-    samples: int | None = None,
-    seed: int = 42,
     log_name: str = "spark",
 ) -> str:
     """The whole log's report (rankeval ope --format json) from the partitions' states and
     paired squared deviations."""
 
 def spark_ope_check(
-    policies: list[str],
-    estimators: list[str],
-    form: str | None = None,
-    reward_per: str | None = None,
-    examination: str | None = None,
-    interval: str = "normal",
-    level: float = 0.95,
-    gates: list[str] = ...,
-    correction: str | None = None,
-) -> None:
-    """The driver's keywords checked before any job reads the log."""
+    policies: list[tuple[str | None, str]], options: dict[str, Any]
+) -> tuple[list[str], list[str], str]:
+    """The request checked by the spec before any job reads the log: the policies' names,
+    the estimators' names, the log's impression column."""
 
 def keyed_states(
     queries: list[str], differences: npt.NDArray[np.float64], groups: int, resamples: int, seed: int

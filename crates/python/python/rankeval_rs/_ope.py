@@ -200,15 +200,84 @@ def ope(
     A bad value raises the error the command
     line gives (``min_ess=-1: the floor is ...``); a bad log or run,
     :class:`InputError`."""
+    given = _policies(policies)
+    options = _options(
+        log_columns=log_columns,
+        form=form,
+        examination=examination,
+        reward_per=reward_per,
+        reward_range=reward_range,
+        layout=layout,
+        plackett_luce=plackett_luce,
+        target_column=target_column,
+        reward_model=reward_model,
+        estimators=estimators,
+        interval=interval,
+        level=level,
+        resamples=resamples,
+        samples=samples,
+        seed=seed,
+        correction=correction,
+        min_n=min_n,
+        min_ess=min_ess,
+        min_support=min_support,
+        gates=gates,
+        allow_low_support=allow_low_support,
+        groups=groups,
+        groups_in_family=groups_in_family,
+        record=record,
+        label=label,
+    )
+    json_text, table = _native.ope(os.fspath(log), given, options)
+    return OpeReport(json_text, table)
+
+
+def _policies(
+    policies: Mapping[str, PathLike] | Sequence[PathLike] | PathLike | None,
+) -> list[tuple[str | None, str]]:
+    """The target policies as ``(name or None, run file)``, in order: what
+    :func:`ope` and ``rankeval_rs.spark.ope`` hand the request."""
     if policies is None:
-        given: list[tuple[str | None, str]] = []
-    elif isinstance(policies, Mapping):
-        given = [(str(name), os.fspath(path)) for name, path in policies.items()]
-    elif isinstance(policies, (str, os.PathLike)):
-        given = [(None, os.fspath(policies))]
-    else:
-        given = [(None, os.fspath(path)) for path in policies]
-    options: dict[str, Any] = {
+        return []
+    if isinstance(policies, Mapping):
+        return [(str(name), os.fspath(path)) for name, path in policies.items()]
+    if isinstance(policies, (str, os.PathLike)):
+        return [(None, os.fspath(policies))]
+    return [(None, os.fspath(path)) for path in policies]
+
+
+def _options(
+    *,
+    log_columns: Mapping[str, str] | None,
+    form: str | None,
+    examination: str | Sequence[float] | None,
+    reward_per: str | None,
+    reward_range: tuple[float, float] | None,
+    layout: str | None,
+    plackett_luce: float | None,
+    target_column: str | None,
+    reward_model: PathLike | None,
+    estimators: Sequence[str] | str | None,
+    interval: str | None,
+    level: float | None,
+    resamples: int | None,
+    samples: int | None,
+    seed: int | None,
+    correction: str | None,
+    min_n: int | None,
+    min_ess: float | None,
+    min_support: float | None,
+    gates: Sequence[str] | str | None,
+    allow_low_support: bool | None,
+    groups: PathLike | None,
+    groups_in_family: bool | None,
+    record: PathLike | None,
+    label: str | None,
+) -> dict[str, Any]:
+    """The keywords of an off-policy evaluation as the native request reads
+    them (``None``: not given): the one mapping of :func:`ope` and
+    ``rankeval_rs.spark.ope``, whose values the one spec then checks."""
+    return {
         "log_columns": None if log_columns is None else [(str(k), str(v)) for k, v in log_columns.items()],
         "form": form,
         "examination": examination if examination is None or isinstance(examination, str) else [float(p) for p in examination],
@@ -235,5 +304,3 @@ def ope(
         "record": None if record is None else os.fspath(record),
         "label": label,
     }
-    json_text, table = _native.ope(os.fspath(log), given, options)
-    return OpeReport(json_text, table)

@@ -22,10 +22,11 @@ so aggregates are the same bits for any partitioning, and the same bits as
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _native
+from . import _native, _ope
+from ._ope import PathLike
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
@@ -852,27 +853,34 @@ def _keyed_results(
 
 def ope(
     log_df: DataFrame,
-    estimators: Sequence[str],
+    estimators: Sequence[str] | str | None = None,
     *,
-    policies: dict[str, str] | None = None,
-    target_column: str | None = None,
-    plackett_luce: float | None = None,
+    policies: Mapping[str, PathLike] | Sequence[PathLike] | PathLike | None = None,
+    log_columns: Mapping[str, str] | None = None,
+    columns: Mapping[str, str] | None = None,
     form: str | None = None,
+    examination: str | Sequence[float] | None = None,
     reward_per: str | None = None,
     reward_range: tuple[float, float] | None = None,
-    columns: dict[str, str] | None = None,
-    reward_model: str | None = None,
-    examination: str | Sequence[float] | None = None,
-    interval: str = "normal",
-    level: float = 0.95,
-    min_n: int = 30,
-    min_ess: float = 100.0,
-    min_support: float = 0.95,
-    allow_low_support: bool = False,
+    layout: str | None = None,
+    plackett_luce: float | None = None,
+    target_column: str | None = None,
+    reward_model: PathLike | None = None,
+    interval: str | None = None,
+    level: float | None = None,
+    resamples: int | None = None,
     samples: int | None = None,
-    seed: int = 42,
-    gates: Sequence[str] = (),
+    seed: int | None = None,
     correction: str | None = None,
+    min_n: int | None = None,
+    min_ess: float | None = None,
+    min_support: float | None = None,
+    gates: Sequence[str] | str | None = None,
+    allow_low_support: bool | None = None,
+    groups: PathLike | None = None,
+    groups_in_family: bool | None = None,
+    record: PathLike | None = None,
+    label: str | None = None,
 ) -> dict[str, Any]:
     """Off-policy estimates of target policies from an impression log held
     in a Spark DataFrame (docs/ope.md, docs/spark.md): the numbers of
@@ -880,17 +888,21 @@ def ope(
 
     ``log_df`` has the log's columns (one row per impression with list
     columns, or one row per impression and position when every row of an
-    impression is in one partition), named as ``columns`` maps them
-    (``{"context": ..., "target": ...}``, as ``--log-columns``). The
-    policies are runs (``policies``: name to a run file every worker
-    reads), under ``plackett_luce`` when given, and the log's own target
-    column (``target_column``, the policy's name, with ``columns["target"]``).
-    The other keywords are ``rankeval ope``'s flags (``samples`` and
+    impression is in one partition), named as ``log_columns`` maps them
+    (``{"context": ..., "target": ...}``, as ``--log-columns``; ``columns``
+    is its earlier name). The keywords are :func:`rankeval_rs.ope`'s, read
+    by the same code and checked by the same spec
+    (``rankeval::spec::resolve_ope_parts``) before any job reads the log,
+    so a bad value raises the same error: ``estimators`` (none: the
+    form's default), ``policies`` (run files every worker reads: ``{name:
+    path}``, a list of paths or one path), under ``plackett_luce`` when
+    given, and the log's own target column (``target_column``, the
+    policy's name, with ``log_columns["target"]``); ``samples`` and
     ``seed``: the Plackett-Luce marginals by seeded Monte Carlo, whose
     draws depend on the impression id, not on the partition; a click log:
-    ``form="examination"``, or ``examination="power(eta=1)"`` or a list
-    of propensities per rank; ``gates`` and ``correction`` as ``--gate``
-    and ``--correction``).
+    ``form="examination"``, or ``examination="power(eta=1)"`` or a list of
+    propensities per rank; ``gates`` and ``correction`` as ``--gate`` and
+    ``--correction``.
 
     Each task reads its partition with the command line's reader (every
     check; rows are numbered within the partition, which errors name) and
@@ -909,50 +921,50 @@ def ope(
     ``slate_len``, ``refused`` (an estimate is refused), ``passed`` (every
     gate passed) and ``exit_code`` (``rankeval ope``'s: 2 for a refused
     estimate without ``allow_low_support`` or an undecided gate, 1 for a
-    failed gate, else 0). Not on Spark: the bootstrap interval, groups of
-    contexts, and the check that a ranking shows only items the log shows
-    (it needs the whole log: a ranking policy on a log that is not a click
-    log needs ``allow_low_support=True``; the supported share still says
-    what is missing).
+    failed gate, else 0). Refused on Spark, with the reason: the bootstrap
+    interval (and its ``resamples``), groups of contexts (``groups``,
+    ``groups_in_family``, a gate on a group), and ``record``. Not checked
+    on Spark: whether a ranking shows only items the log shows (it needs
+    the whole log: a ranking policy on a log that is not a click log needs
+    ``allow_low_support=True``; the supported share still says what is
+    missing).
     """
-    from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
-
-    runs = {name: str(path) for name, path in (policies or {}).items()}
-    if not runs and target_column is None:
-        raise ValueError("no target policy: give policies={name: run file} or target_column")
-    estimators = list(estimators)
-    names = [*runs, *([target_column] if target_column is not None else [])]
-    rule: str | None = (
-        examination
-        if examination is None or isinstance(examination, str)
-        else ",".join(repr(float(p)) for p in examination)
-    )
-    arguments: dict[str, Any] = dict(
-        estimators=estimators,
-        policies=list(runs.items()),
-        target_column=target_column,
-        plackett_luce=plackett_luce,
+    if columns is not None and log_columns is not None:
+        raise ValueError("give the log's columns as log_columns= (columns= is its earlier name), not both")
+    given = _ope._policies(policies)
+    options = _ope._options(
+        log_columns=log_columns if columns is None else columns,
         form=form,
+        examination=examination,
         reward_per=reward_per,
         reward_range=reward_range,
-        columns=columns,
+        layout=layout,
+        plackett_luce=plackett_luce,
+        target_column=target_column,
         reward_model=reward_model,
-        allow_low_support=allow_low_support,
-        samples=samples,
-        seed=seed,
-        examination=rule,
-    )
-    _native.spark_ope_check(
-        names,
-        estimators,
-        form=form,
-        reward_per=reward_per,
-        examination=rule,
+        estimators=estimators,
         interval=interval,
         level=level,
-        gates=list(gates),
+        resamples=resamples,
+        samples=samples,
+        seed=seed,
         correction=correction,
+        min_n=min_n,
+        min_ess=min_ess,
+        min_support=min_support,
+        gates=gates,
+        allow_low_support=allow_low_support,
+        groups=groups,
+        groups_in_family=groups_in_family,
+        record=record,
+        label=label,
     )
+    # The one spec's rules, before pyspark is imported or a job runs.
+    names, estimator_names, impression_column = _native.spark_ope_check(given, options)
+    allowed = bool(allow_low_support)
+
+    from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
+
     schema = StructType(
         [
             StructField("policy", StringType(), False),
@@ -991,7 +1003,7 @@ def ope(
         part = partition_log(batches)
         if part is None:
             return
-        impressions, slate_len, states = native.spark_ope_states(*part, **arguments)
+        impressions, slate_len, states = native.spark_ope_states(*part, given, options)
         yield batch_of(
             {
                 "policy": [p for p, _, _ in states],
@@ -1020,11 +1032,11 @@ def ope(
     parts = [(row["policy"], row["estimator"], bytes(row["state"])) for row in rows]
     first = [row for row in rows if row["policy"] == names[0] and row["estimator"] == rows[0]["estimator"]]
     impressions = sum(row["impressions"] for row in first)
-    _check_unique_impressions(log_df, (columns or {}).get("impression", "impression"), impressions)
+    _check_unique_impressions(log_df, impression_column, impressions)
 
     squares: list[tuple[str, str, bytes]] = []
     if len(names) > 1:
-        merged = [(p, e, bytes(b)) for p, e, b in _native.spark_ope_merge(names, estimators, parts)]
+        merged = [(p, e, bytes(b)) for p, e, b in _native.spark_ope_merge(names, estimator_names, parts)]
         sums_schema = StructType(
             [
                 StructField("policy", StringType(), False),
@@ -1042,7 +1054,7 @@ def ope(
                 part = partition_log(batches)
                 if part is None:
                     return
-                sums = native.spark_ope_paired(*part, merged, centres, **arguments)
+                sums = native.spark_ope_paired(*part, merged, centres, given, options)
                 yield batch_of(
                     {
                         "policy": [p for p, _, _ in sums],
@@ -1057,39 +1069,18 @@ def ope(
                 for row in log_df.mapInArrow(partition_sums, sums_schema).collect()
             ]
 
-        centres = _native.spark_ope_centres(names[1:], estimators, paired_pass(None), impressions)
+        centres = _native.spark_ope_centres(names[1:], estimator_names, paired_pass(None), impressions)
         squares = paired_pass(centres)
 
     import json
 
     document = json.loads(
-        _native.spark_ope_report(
-            names,
-            estimators,
-            parts,
-            squares,
-            impressions,
-            lengths[0],
-            form=form,
-            reward_per=reward_per,
-            examination=rule,
-            interval=interval,
-            level=level,
-            min_n=min_n,
-            min_ess=min_ess,
-            min_support=min_support,
-            allow_low_support=allow_low_support,
-            gates=list(gates),
-            correction=correction,
-            sampled=samples is not None and plackett_luce is not None,
-            samples=samples,
-            seed=seed,
-        )
+        _native.spark_ope_report(given, options, parts, squares, impressions, lengths[0])
     )
     refused = any(e["refusals"] for p in document["policies"] for e in p["estimates"])
     undecided = any(g["outcome"] is None for g in document["gates"])
     failed = any(g["outcome"] is not None and not g["outcome"]["passed"] for g in document["gates"])
-    if undecided or (refused and not allow_low_support):
+    if undecided or (refused and not allowed):
         exit_code = 2
     elif failed:
         exit_code = 1

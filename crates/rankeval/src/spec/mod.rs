@@ -29,7 +29,9 @@ pub use compare::{
     BaselineRequest, CompareRequest, GateRequest, GateTable, HISTORY_PREFIX, IntervalKind,
     MarginRequest, resolve_comparison,
 };
-pub use ope::{OpeRequest, OpeSpec, PolicyRequest, PolicyRun, resolve_ope};
+pub use ope::{
+    OpePartsRequest, OpeRequest, OpeSpec, PolicyRequest, PolicyRun, resolve_ope, resolve_ope_parts,
+};
 pub use origin::{Given, Origin};
 pub use record::{MAX_LABEL, RecordRequest, resolve_record};
 pub use resolve::{

@@ -195,8 +195,89 @@ pub const DEFAULT_RESAMPLES: u64 = 1_000;
 /// The keys of `log_columns`, in the order messages list them.
 const COLUMN_KEYS: &str = "context, impression, item, position, reward, propensity, target";
 
+/// An off-policy evaluation of a log read in parts (Spark's partitions,
+/// `rankeval_rs.spark.ope`), checked by the rules of [`resolve_ope`]: what
+/// each part is read and estimated with, and what the merged states are
+/// finished with. No log file (each part is handed over as it is read).
+#[derive(Clone, Debug)]
+pub struct OpePartsRequest {
+    /// How to read each part.
+    pub read: ImpressionOptions,
+    /// The runs of the target policies, in report order.
+    pub policies: Vec<PolicyRun>,
+    /// The Plackett-Luce temperature of the runs' policies, if stochastic.
+    pub plackett_luce: Option<f64>,
+    /// The name of the policy read from the log's target column.
+    pub target_column: Option<String>,
+    /// The reward model's run file.
+    pub reward_model: Option<PathBuf>,
+    /// What to estimate and how (its `model` is read from `reward_model`;
+    /// never a bootstrap).
+    pub plan: OpePlan,
+    /// A click log's examination propensities per rank.
+    pub examination: Option<Examination>,
+}
+
+impl OpePartsRequest {
+    /// The policies' names in report order: the runs', then the target
+    /// column's.
+    pub fn names(&self) -> Vec<String> {
+        self.policies
+            .iter()
+            .map(|p| p.name.clone())
+            .chain(self.target_column.clone())
+            .collect()
+    }
+}
+
+/// Where the log of a request comes from: a file ([`resolve_ope`]) or in
+/// parts ([`resolve_ope_parts`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LogIn {
+    File,
+    Parts,
+}
+
+/// How messages name a log read in parts.
+const IN_PARTS: &str = "a log read in parts (Spark's partitions)";
+
 /// Checks `spec` and builds the request it asks for.
 pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
+    resolve(spec, LogIn::File)
+}
+
+/// Checks `spec`, whose log comes in parts (Spark's partitions: no log
+/// file), by every rule of [`resolve_ope`], and refuses what a log in parts
+/// cannot give, with the reason: the bootstrap interval (it resamples the
+/// whole log's impressions), groups of contexts and gates on a group,
+/// `groups_in_family`, and a record in a results history.
+pub fn resolve_ope_parts(spec: OpeSpec) -> Result<OpePartsRequest, SpecError> {
+    let OpeRequest {
+        log: _,
+        read,
+        policies,
+        plackett_luce,
+        target_column,
+        reward_model,
+        plan,
+        groups: _,
+        examination,
+        groups_in_family: _,
+        record: _,
+    } = resolve(spec, LogIn::Parts)?;
+    Ok(OpePartsRequest {
+        read,
+        policies,
+        plackett_luce,
+        target_column,
+        reward_model,
+        plan,
+        examination,
+    })
+}
+
+/// [`resolve_ope`] of a log from `log_in`.
+fn resolve(spec: OpeSpec, log_in: LogIn) -> Result<OpeRequest, SpecError> {
     let OpeSpec {
         whole,
         log,
@@ -226,7 +307,27 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         groups_in_family,
         record,
     } = spec;
+    if log_in == LogIn::Parts {
+        refuse_in_parts(
+            log.as_ref().map(|g| &g.from),
+            record.db.as_ref().map(|g| &g.from).or(record
+                .label
+                .as_ref()
+                .or(record.commit.as_ref())
+                .map(|g| &g.from)),
+            groups.as_ref().map(|g| &g.from),
+            groups_in_family
+                .as_ref()
+                .filter(|g| g.value)
+                .map(|g| &g.from),
+        )?;
+    }
     let record = resolve_record(record)?;
+    let log = match (log, log_in) {
+        (log, LogIn::File) => log,
+        // Each part is handed over as it is read: no file to check.
+        (_, LogIn::Parts) => Some(Given::new(PathBuf::new(), whole.clone())),
+    };
     let Some(log) = log else {
         return Err(invalid(
             &whole,
@@ -309,6 +410,17 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
         Some(given) => match given.value.as_str() {
             "normal" => IntervalKind::Normal,
             "t" => IntervalKind::T,
+            "bootstrap" if log_in == LogIn::Parts => {
+                return Err(invalid(
+                    &given.from,
+                    format!(
+                        "the bootstrap resamples the whole log's impressions, which {IN_PARTS} \
+                         never holds: give {} or {} (the parts send exact sums)",
+                        interval_option(&given.from, "normal"),
+                        interval_option(&given.from, "t"),
+                    ),
+                ));
+            }
             "bootstrap" => IntervalKind::Bootstrap,
             _ => {
                 return Err(invalid(
@@ -562,7 +674,9 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
             ),
         ));
     }
-    existing(&log.value, &log.from)?;
+    if log_in == LogIn::File {
+        existing(&log.value, &log.from)?;
+    }
     let policies = name_policies(&policies)?;
     if let Some(given) = &target_column
         && !crate::naming::is_printable_name(&given.value)
@@ -596,6 +710,15 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
             OpeEstimator::parse(name).map(|e| e.name())
         })
         .map_err(|reason| invalid(&given.from, reason))?;
+        if gate.group.is_some() && log_in == LogIn::Parts {
+            return Err(invalid(
+                &given.from,
+                format!(
+                    "a gate on a group needs the groups of contexts, which {IN_PARTS} has not: \
+                     each group is a report of its own"
+                ),
+            ));
+        }
         if gate.group.is_some() && groups.is_none() {
             return Err(invalid(
                 &given.from,
@@ -671,6 +794,53 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
             correction,
         },
     })
+}
+
+/// What a log in parts cannot be asked for, refused where it was given:
+/// a log file (`log`), a record in a results history (`record`: the
+/// records need the normalised log's fingerprint, which the parts cannot
+/// give), groups of contexts (`groups`, `groups_in_family`: a report per
+/// group, not carried by the parts' states yet).
+fn refuse_in_parts(
+    log: Option<&Origin>,
+    record: Option<&Origin>,
+    groups: Option<&Origin>,
+    groups_in_family: Option<&Origin>,
+) -> Result<(), SpecError> {
+    if let Some(from) = log {
+        return Err(invalid(
+            from,
+            format!("{IN_PARTS} is read as the parts come: no log file"),
+        ));
+    }
+    if let Some(from) = record {
+        return Err(invalid(
+            from,
+            format!(
+                "a record needs the fingerprint of the whole normalised log, which {IN_PARTS} \
+                 never holds: record the report with `rankeval ope --record` on the log's file"
+            ),
+        ));
+    }
+    if let Some(from) = groups.or(groups_in_family) {
+        return Err(invalid(
+            from,
+            format!(
+                "groups of contexts are not estimated on {IN_PARTS} (each group would be a report \
+                 of its own): estimate them with `rankeval ope --groups` on the log's file"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// How the front end of `from` writes the interval `kind`.
+fn interval_option(from: &Origin, kind: &str) -> String {
+    match from {
+        Origin::Flag { .. } => format!("--interval {kind}"),
+        Origin::Key { .. } => format!("`interval = \"{kind}\"`"),
+        Origin::Keyword { .. } => format!("interval=\"{kind}\""),
+    }
 }
 
 /// Each policy's run named by the one naming rule (`crate::naming`), each

@@ -1,0 +1,190 @@
+//! A log read in parts (Spark's partitions, `rankeval_rs.spark.ope`) is
+//! resolved by `spec::resolve_ope_parts`: the same request as
+//! `spec::resolve_ope` gives for a log file (every rule and message), with
+//! no log file, and what parts cannot give refused with the reason.
+
+use std::path::{Path, PathBuf};
+
+use rankeval::spec::{
+    Given, OpeSpec, Origin, PolicyRequest, SpecError, resolve_ope, resolve_ope_parts,
+};
+
+fn keyword<T>(value: T, name: &str) -> Option<Given<T>> {
+    Some(Given::new(value, Origin::keyword(name, "")))
+}
+
+/// A request with one policy (the run file `run`) and many values given.
+fn spec(run: &Path) -> OpeSpec {
+    let mut spec = OpeSpec::new(Origin::keyword("ope", ""));
+    spec.policies = vec![PolicyRequest {
+        name: Some("prod".into()),
+        path: run.to_owned(),
+        from: Origin::keyword("policies", ""),
+    }];
+    spec.form = keyword("marginal".into(), "form");
+    spec.reward_per = keyword("position".into(), "reward_per");
+    spec.plackett_luce = keyword(0.7, "plackett_luce");
+    spec.samples = keyword(300, "samples");
+    spec.seed = keyword(9, "seed");
+    spec.level = keyword(0.9, "level");
+    spec.min_ess = keyword(12.5, "min_ess");
+    spec.min_support = keyword(0.5, "min_support");
+    spec.min_n = keyword(3, "min_n");
+    spec.interval = keyword("t".into(), "interval");
+    spec.correction = keyword("bh".into(), "correction");
+    spec.reward_range = keyword((0.0, 1.0), "reward_range");
+    spec.log_columns = vec![Given::new(
+        ("context".into(), " user ".into()),
+        Origin::keyword("log_columns", ""),
+    )];
+    spec.estimators = vec![
+        Given::new("iips".into(), Origin::keyword("estimators", "")),
+        Given::new("pi".into(), Origin::keyword("estimators", "")),
+    ];
+    spec.gates = vec![Given::new(
+        "iips:at_least(floor=0.1)".into(),
+        Origin::keyword("gates", ""),
+    )];
+    spec.allow_low_support = keyword(true, "allow_low_support");
+    spec
+}
+
+fn reason(error: SpecError) -> String {
+    error.to_string()
+}
+
+#[test]
+fn parts_resolve_the_request_a_log_file_resolves_without_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("prod.trec");
+    std::fs::write(&run, "c Q0 i 1 1.0 prod\n").unwrap();
+    let log = dir.path().join("log.csv");
+    std::fs::write(&log, "context,impression,item,reward,propensity\n").unwrap();
+    let mut whole = spec(&run);
+    whole.log = keyword(log, "log");
+    let file = resolve_ope(whole).unwrap();
+    // No log file, and none needed.
+    let parts = resolve_ope_parts(spec(&run)).unwrap();
+    assert_eq!(format!("{:?}", parts.plan), format!("{:?}", file.plan));
+    assert_eq!(format!("{:?}", parts.read), format!("{:?}", file.read));
+    assert_eq!(parts.policies, file.policies);
+    assert_eq!(parts.names(), vec!["prod".to_owned()]);
+    assert_eq!(parts.read.columns.context, "user");
+    assert!(parts.plan.sampling.is_some());
+}
+
+#[test]
+fn a_bad_value_gets_the_same_words_from_parts_and_from_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("prod.trec");
+    std::fs::write(&run, "c Q0 i 1 1.0 prod\n").unwrap();
+    let log = dir.path().join("log.csv");
+    std::fs::write(&log, "context\n").unwrap();
+    type Change = fn(&mut OpeSpec);
+    let changes: [(Change, &str); 8] = [
+        (
+            |s| s.level = keyword(1.5, "level"),
+            "strictly between 0 and 1",
+        ),
+        (
+            |s| s.min_ess = keyword(f64::INFINITY, "min_ess"),
+            "a finite number of at least 0",
+        ),
+        (
+            |s| s.correction = keyword("benjamini-hochberg".into(), "correction"),
+            "unknown correction",
+        ),
+        (
+            |s| s.reward_range = keyword((f64::NAN, 1.0), "reward_range"),
+            "LO <= HI",
+        ),
+        (
+            |s| s.reward_range = keyword((f64::INFINITY, f64::INFINITY), "reward_range"),
+            "holds no finite reward",
+        ),
+        (
+            |s| s.form = keyword("cascade".into(), "form"),
+            "the log's propensities are of the form `cascade`",
+        ),
+        (
+            |s| {
+                s.log_columns.push(Given::new(
+                    ("reward".into(), "propensity".into()),
+                    Origin::keyword("log_columns", ""),
+                ))
+            },
+            "both name the column `propensity`",
+        ),
+        (
+            |s| s.plackett_luce = keyword(0.0, "plackett_luce"),
+            "the temperature must be a positive number",
+        ),
+    ];
+    for (change, words) in changes {
+        let mut whole = spec(&run);
+        whole.log = keyword(log.clone(), "log");
+        change(&mut whole);
+        let mut parts = spec(&run);
+        change(&mut parts);
+        let from_file = reason(resolve_ope(whole).unwrap_err());
+        let from_parts = reason(resolve_ope_parts(parts).unwrap_err());
+        assert!(from_file.contains(words), "{from_file}");
+        assert_eq!(from_parts, from_file);
+    }
+}
+
+#[test]
+fn what_parts_cannot_give_is_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("prod.trec");
+    std::fs::write(&run, "c Q0 i 1 1.0 prod\n").unwrap();
+    let groups = dir.path().join("groups.tsv");
+    std::fs::write(&groups, "c\thead\n").unwrap();
+    type Change = Box<dyn Fn(&mut OpeSpec)>;
+    let g = groups.clone();
+    let changes: Vec<(Change, &str)> = vec![
+        (
+            Box::new(|s| {
+                s.interval = keyword("bootstrap".into(), "interval");
+                s.samples = None;
+                s.seed = None;
+            }),
+            "interval=: the bootstrap resamples the whole log's impressions",
+        ),
+        (
+            Box::new(move |s| s.groups = keyword(g.clone(), "groups")),
+            "groups=: groups of contexts are not estimated on a log read in parts",
+        ),
+        (
+            Box::new(|s| s.groups_in_family = keyword(true, "groups_in_family")),
+            "groups of contexts are not estimated",
+        ),
+        (
+            Box::new(|s| {
+                s.gates = vec![Given::new(
+                    "iips[segment=head]:at_least(floor=0.1)".into(),
+                    Origin::keyword("gates", ""),
+                )]
+            }),
+            "a gate on a group needs the groups of contexts, which a log read in parts",
+        ),
+        (
+            Box::new(|s| s.record.db = keyword(PathBuf::from("history.sqlite"), "record")),
+            "record=: a record needs the fingerprint of the whole normalised log",
+        ),
+        (
+            Box::new(|s| s.record.label = keyword("nightly".into(), "label")),
+            "label=: a record needs the fingerprint",
+        ),
+        (
+            Box::new(|s| s.log = keyword(PathBuf::from("log.csv"), "log")),
+            "log=: a log read in parts (Spark's partitions) is read as the parts come",
+        ),
+    ];
+    for (change, words) in changes {
+        let mut parts = spec(&run);
+        change(&mut parts);
+        let message = reason(resolve_ope_parts(parts).unwrap_err());
+        assert!(message.contains(words), "{message}");
+    }
+}
