@@ -427,3 +427,25 @@ def test_bad_keywords_are_refused_before_any_job(spark, bandit_log):
     for keywords, message in bad:
         with pytest.raises(ValueError, match=re.escape(message)):
             rs.ope(df, ["ips"], policies=policies, allow_low_support=True, **keywords)
+
+
+def test_the_keywords_are_rankeval_rs_ope_s(spark, bandit_log):
+    """`rankeval_rs.spark.ope` takes `rankeval_rs.ope`'s keywords, resolved
+    by the same spec: policies as a list of run files (named by the run
+    naming rule), `log_columns`, no estimator (the form's default, SNIPS
+    for a bandit log), a layout; the command's numbers and names."""
+    log = bandit_log / "log.csv"
+    runs = [str(bandit_log / "prod.trec"), str(bandit_log / "new.trec")]
+    want = flat(cli_policies("--log", str(log), "--policy", runs[0], "--policy", runs[1]))
+    assert [e for _, e in want] == ["snips", "snips"]
+    df = spark.createDataFrame(read_log(log)).repartition(3)
+    got = rs.ope(
+        df,
+        policies=runs,
+        log_columns={"context": "context", "impression": "impression"},
+        layout="impression",
+        allow_low_support=True,
+    )
+    assert flat(got["policies"]) == want
+    with pytest.raises(ValueError, match="not both"):
+        rs.ope(df, policies=runs, log_columns={}, columns={})
