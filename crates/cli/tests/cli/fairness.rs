@@ -424,40 +424,101 @@ fn per_query(report: &serde_json::Value, metric: &str, query: &str) -> f64 {
         .unwrap_or_else(|| panic!("no value of {metric} for {query} in {report}"))
 }
 
-/// psp and hole read per-document facts that a sampled run's rankings do
-/// not carry: eval and explain refuse them with --samples, naming why,
-/// rather than scoring every query 0.
+/// psp, psndcg and hole over a sampled run (`--samples`): each query's
+/// value is the mean of the values its samples get when each is evaluated
+/// as a run of its own (bit for bit: the mean sums in sample order), none
+/// of them 0; explain over the samples shows eval's value.
 #[test]
-fn per_document_metrics_are_refused_over_samples() {
+fn per_document_metrics_over_samples_are_the_mean_of_each_samples_run() {
     let dir = scratch(FILES);
-    std::fs::write(dir.path().join("counts.csv"), "label,count\nd1,5\nd2,1\n").unwrap();
-    for metric in ["psp@2", "hole@2"] {
-        for command in ["eval", "explain"] {
-            let mut args = vec![
-                command,
-                "--qrels",
-                "example.qrels",
-                "--run",
-                "example.trec",
-                "--samples",
-                "-m",
-                metric,
-                "--label-counts",
-                "counts.csv",
-                "--train-instances",
-                "100",
-            ];
-            if command == "explain" {
-                args.extend(["--query", "q1"]);
-            }
-            let (code, _, stderr) = run_in(dir.path(), &args);
-            assert_eq!(code, 2, "{command} {metric}: {stderr}");
-            assert!(
-                stderr.contains("sampled runs are not evaluated by")
-                    && stderr.contains(metric)
-                    && stderr.contains("not carried to each sample"),
-                "{command} {metric}: {stderr}"
+    let files = [
+        (
+            "counts.csv",
+            "label,count\nd1,5\nd2,1\nd4,2\nd5,9\nd6,3\nd7,0\n",
+        ),
+        (
+            "sampled.trec",
+            "q1 s1 d1 1 3 t\nq1 s1 x 2 2 t\nq1 s1 d2 3 1 t\n\
+             q1 s2 d2 1 3 t\nq1 s2 d3 2 2 t\nq1 s2 d1 3 1 t\n\
+             q2 s1 d5 1 3 t\nq2 s1 d4 2 2 t\nq2 s1 y 3 1 t\n\
+             q2 s2 z 1 3 t\nq2 s2 d7 2 2 t\nq2 s2 d6 3 1 t\n",
+        ),
+        (
+            "s1.trec",
+            "q1 Q0 d1 1 3 t\nq1 Q0 x 2 2 t\nq1 Q0 d2 3 1 t\n\
+             q2 Q0 d5 1 3 t\nq2 Q0 d4 2 2 t\nq2 Q0 y 3 1 t\n",
+        ),
+        (
+            "s2.trec",
+            "q1 Q0 d2 1 3 t\nq1 Q0 d3 2 2 t\nq1 Q0 d1 3 1 t\n\
+             q2 Q0 z 1 3 t\nq2 Q0 d7 2 2 t\nq2 Q0 d6 3 1 t\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let metrics = ["psp@2", "psndcg@3", "hole@2", "hole", "ndcg@2"];
+    let eval = |run: &str, samples: bool| -> serde_json::Value {
+        let mut args = vec![
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            run,
+            "--label-counts",
+            "counts.csv",
+            "--train-instances",
+            "100",
+            "--per-query",
+            "--format",
+            "json",
+        ];
+        if samples {
+            args.push("--samples");
+        }
+        for m in &metrics {
+            args.extend(["-m", m]);
+        }
+        let (code, stdout, stderr) = run_in(dir.path(), &args);
+        assert_eq!(code, 0, "{run}: {stderr}");
+        serde_json::from_str(&stdout).unwrap()
+    };
+    let sampled = eval("sampled.trec", true);
+    let (one, two) = (eval("s1.trec", false), eval("s2.trec", false));
+    for query in ["q1", "q2"] {
+        let mut explain = vec![
+            "explain",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "sampled.trec",
+            "--samples",
+            "--label-counts",
+            "counts.csv",
+            "--train-instances",
+            "100",
+            "--query",
+            query,
+            "--format",
+            "json",
+        ];
+        for m in &metrics {
+            explain.extend(["-m", m]);
+        }
+        let (code, stdout, stderr) = run_in(dir.path(), &explain);
+        assert_eq!(code, 0, "{stderr}");
+        let explained: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        for (i, m) in metrics.iter().enumerate() {
+            let got = per_query(&sampled, m, query);
+            let want = (per_query(&one, m, query) + per_query(&two, m, query)) / 2.0;
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "{m} of {query}: {got} != {want}"
             );
+            assert!(got > 0.0, "{m} of {query} is 0");
+            let shown = explained["metrics"][i]["value"].as_f64().unwrap();
+            assert_eq!(shown.to_bits(), got.to_bits(), "explain {m} of {query}");
         }
     }
 }

@@ -159,31 +159,6 @@ pub fn check_sampled<'a>(
             ),
         ));
     }
-    // The per-document facts (label propensities, the documents judged
-    // anywhere) are not carried to each sample's ranking: such a metric
-    // would read none and score 0.
-    let per_document = |r: &rankeval_core::Requirement| {
-        matches!(
-            r,
-            rankeval_core::Requirement::Propensities | rankeval_core::Requirement::JudgedAnywhere
-        )
-    };
-    if let Some((metric, needs)) = metrics.iter().find_map(|m| {
-        m.requires()
-            .iter()
-            .find(|r| per_document(r))
-            .map(|r| (m, *r))
-    }) {
-        return Err(invalid(
-            from,
-            format!(
-                "sampled runs are not evaluated by {}, which reads {} (not carried to each \
-                 sample yet; evaluate it on a run of one ranking per query)",
-                metric.name(),
-                needs.what()
-            ),
-        ));
-    }
     if let Some(input) = runs
         .into_iter()
         .find(|input| input.format() == Format::Jsonl)
