@@ -522,3 +522,49 @@ fn per_document_metrics_over_samples_are_the_mean_of_each_samples_run() {
         }
     }
 }
+
+/// The group level (`groups=true`, expeval's `-G`) from the command line:
+/// expeval's README example with d1 and d2 in groups of their own (RBP,
+/// p = 0.5: E = E* = (0.75, 0.75), EE-D = EE-R = 1.125, EE-L = 0; under RBP
+/// the normalised EE-D is expeval's default 0 and EE-R 1); without
+/// document groups it is refused naming the flag.
+#[test]
+fn group_level_expected_exposure() {
+    let dir = scratch(FILES);
+    std::fs::write(dir.path().join("two.txt"), "d1 g1\nd2 g2\nd3 g1\n").unwrap();
+    let metrics = [
+        ("ee_d(model=rbp,norm=false,groups=true)", 1.125),
+        ("ee_r(model=rbp,norm=false,groups=true)", 1.125),
+        ("ee_l(model=rbp,norm=false,groups=true)", 0.0),
+        ("ee_d(model=rbp,groups=true)", 0.0),
+        ("ee_r(model=rbp,groups=true)", 1.0),
+        ("ee_l(model=rbp,groups=true)", 0.0),
+    ];
+    let mut args = vec![
+        "eval",
+        "--qrels",
+        "example.qrels",
+        "--run",
+        "example.trec",
+        "--samples",
+        "--format",
+        "json",
+    ];
+    for (m, _) in &metrics {
+        args.extend(["-m", m]);
+    }
+    let (code, _, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--doc-groups") && stderr.contains("groups=true"),
+        "{stderr}"
+    );
+    args.extend(["--doc-groups", "two.txt"]);
+    let (code, stdout, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    for (m, want) in metrics {
+        let got = mean_of(&report, m);
+        assert!((got - want).abs() < 1e-15, "{m}: {got} != {want}");
+    }
+}
