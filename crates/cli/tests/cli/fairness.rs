@@ -568,3 +568,185 @@ fn group_level_expected_exposure() {
         assert!((got - want).abs() < 1e-15, "{m}: {got} != {want}");
     }
 }
+
+/// `1 - JSD` (nats) of `p` and `q`, each normalised: the test's own
+/// transcription of TREC Fair's AWRF.
+fn awrf_by_hand(p: &[f64], q: &[f64]) -> f64 {
+    let (sp, sq): (f64, f64) = (p.iter().sum(), q.iter().sum());
+    let mut d = 0.0;
+    for (a, b) in p.iter().zip(q) {
+        let (a, b) = (a / sp, b / sq);
+        let m = (a + b) / 2.0;
+        if a > 0.0 {
+            d += a * (a / m).ln();
+        }
+        if b > 0.0 {
+            d += b * (b / m).ln();
+        }
+    }
+    1.0 - d / 2.0
+}
+
+/// AWRF against each query's given target (`--group-targets`, TOML
+/// `group_targets`): worked by hand (a target group no document is in
+/// counts with exposure 0), explain equal to eval; a query of the qrels
+/// without a target, a missing --group-targets and unused targets are
+/// each named.
+#[test]
+fn awrf_against_each_querys_given_target() {
+    let dir = scratch(FILES);
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "targets.csv",
+        "query,group,share\nq1,north,0.25\nq1,south,0.75\nq2,north,1\nq2,east,1\n",
+    );
+    write(
+        "partial.jsonl",
+        "{\"query\": \"q1\", \"group\": \"north\", \"share\": 1}\n",
+    );
+    write(
+        "given.toml",
+        "qrels = \"qrels.txt\"\ndoc_groups = \"groups.csv\"\ngroup_targets = \"targets.csv\"\n\
+         [[runs]]\npath = \"det.trec\"\n[[metrics]]\ntype = \"awrf\"\ntarget = \"given\"\n",
+    );
+    let base = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--doc-groups",
+        "groups.csv",
+        "--run",
+        "det.trec",
+        "--per-query",
+        "--format",
+        "json",
+        "-m",
+        "awrf(target=given)",
+        "-m",
+        "trec_fair(target=given)",
+        "-m",
+        "trec_fair",
+        "-m",
+        "awrf",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--group-targets", "targets.csv"]);
+    let (code, stdout, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    // Attention 1, 1, 1/log2 3. q1 [d1 (north), d3 (north .5, south .5),
+    // d2 (south)]; groups north, south, east (east only in the targets).
+    let a3 = 1.0 / 3f64.log2();
+    let q1 = awrf_by_hand(&[1.5, 0.5 + a3, 0.0], &[0.25, 0.75, 0.0]);
+    // q2 [d4 (north), d6 (south), d5 (south)] against north 1, east 1.
+    let q2 = awrf_by_hand(&[1.0, 1.0 + a3, 0.0], &[1.0, 0.0, 1.0]);
+    for (query, want) in [("q1", q1), ("q2", q2)] {
+        let got = per_query(&report, "awrf(target=given)", query);
+        assert!((got - want).abs() < 1e-15, "{query}: {got} != {want}");
+        // trec_fair is its nDCG times the AWRF of its target.
+        let ndcg = per_query(&report, "trec_fair", query)
+            / per_query(&report, "awrf", query).max(f64::MIN_POSITIVE);
+        let fair = per_query(&report, "trec_fair(target=given)", query);
+        if per_query(&report, "trec_fair", query) > 0.0 {
+            assert!((fair - ndcg * want).abs() < 1e-12, "{query}: {fair}");
+        }
+        // explain shows eval's value.
+        let (code, stdout, stderr) = run_in(
+            dir.path(),
+            &[
+                "explain",
+                "--qrels",
+                "qrels.txt",
+                "--doc-groups",
+                "groups.csv",
+                "--group-targets",
+                "targets.csv",
+                "--run",
+                "det.trec",
+                "--query",
+                query,
+                "-m",
+                "awrf(target=given)",
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(code, 0, "{stderr}");
+        let explained: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let shown = explained["metrics"][0]["value"].as_f64().unwrap();
+        assert_eq!(shown.to_bits(), got.to_bits(), "explain of {query}");
+    }
+    // Over samples (base.trec): q1's two samples expose north and south
+    // alike, 1 + a3 / 2 each; the mean of the two equal values.
+    let (code, stdout, stderr) = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--doc-groups",
+            "groups.csv",
+            "--group-targets",
+            "targets.csv",
+            "--run",
+            "base.trec",
+            "--samples",
+            "--per-query",
+            "--format",
+            "json",
+            "-m",
+            "awrf(target=given)",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let sampled: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let want = awrf_by_hand(&[1.0 + a3 / 2.0, 1.0 + a3 / 2.0, 0.0], &[0.25, 0.75, 0.0]);
+    let got = per_query(&sampled, "awrf(target=given)", "q1");
+    assert!((got - want).abs() < 1e-15, "samples: {got} != {want}");
+    // The same from TOML.
+    let (code, stdout, stderr) = run_in(
+        dir.path(),
+        &["run", "given.toml", "--per-query", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let toml: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        per_query(&toml, "awrf(target=given)", "q1").to_bits(),
+        per_query(&report, "awrf(target=given)", "q1").to_bits()
+    );
+    // No --group-targets: refused naming the flag.
+    let (code, _, stderr) = run_in(dir.path(), &base);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("awrf(target=given) needs --group-targets FILE"),
+        "{stderr}"
+    );
+    // q2 has no target: refused naming the file and the query.
+    let mut args = base.to_vec();
+    args.extend(["--group-targets", "partial.jsonl"]);
+    let (code, _, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("partial.jsonl") && stderr.contains("no target for query `q2`"),
+        "{stderr}"
+    );
+    // Targets no metric reads: a warning naming the flag.
+    let (code, _, stderr) = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--doc-groups",
+            "groups.csv",
+            "--group-targets",
+            "targets.csv",
+            "--run",
+            "det.trec",
+            "-m",
+            "awrf",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("--group-targets"), "{stderr}");
+}

@@ -392,6 +392,9 @@ pub enum Target {
     Relevant,
     /// Every group alike.
     Uniform,
+    /// The query's own target, given per query (`--group-targets`, a
+    /// table `query, group, share`; TREC Fair 2022 gives each query one).
+    Given,
 }
 
 impl std::fmt::Display for Target {
@@ -399,6 +402,7 @@ impl std::fmt::Display for Target {
         f.write_str(match self {
             Target::Relevant => "relevant",
             Target::Uniform => "uniform",
+            Target::Given => "given",
         })
     }
 }
@@ -407,7 +411,7 @@ const PARAM_TARGET: ParamDoc = ParamDoc {
     name: "target",
     alias: None,
     default: "relevant",
-    doc: "target distribution over groups: relevant (the relevant documents' alignments) or uniform",
+    doc: "target distribution over groups: relevant (the relevant documents' alignments), uniform, or given (each query's, --group-targets)",
 };
 
 const PARAMS_AWRF: &[ParamDoc] = &[rankeval_core::registry::PARAM_K, PARAM_REL, PARAM_TARGET];
@@ -434,6 +438,15 @@ fn group_vectors(
     let mut wanted = vec![0.0; count];
     match target {
         Target::Uniform => wanted.iter_mut().for_each(|t| *t = 1.0),
+        // A query without a given target has no distribution to compare
+        // (the experiment refuses qrels with such a query first).
+        Target::Given => {
+            for &(g, share) in view.target()? {
+                if let Some(slot) = wanted.get_mut(g as usize) {
+                    *slot += share;
+                }
+            }
+        }
         Target::Relevant => {
             for &(d, grade) in view.judged() {
                 if grade >= level {
@@ -504,7 +517,10 @@ macro_rules! group_metric {
                 self.k
             }
             fn requires(&self) -> &'static [Requirement] {
-                &[Requirement::DocumentGroups]
+                match self.target {
+                    Target::Given => &[Requirement::DocumentGroups, Requirement::GroupTargets],
+                    _ => &[Requirement::DocumentGroups],
+                }
             }
             fn score(&self, q: &JudgedRanking<'_>) -> f64 {
                 let $self_ = self;

@@ -217,9 +217,10 @@ impl Query {
                     _ => judged,
                 };
                 match (groups, self.group_ranked.get(s)) {
-                    (Some(groups), Some(ranked)) => {
-                        judged.with_groups(GroupRanking::new(groups, ranked, &self.group_judged))
-                    }
+                    (Some(groups), Some(ranked)) => judged.with_groups(
+                        GroupRanking::new(groups, ranked, &self.group_judged)
+                            .with_target(groups.target(qrels.query_bytes(self.query))),
+                    ),
                     _ => judged,
                 }
             })

@@ -295,6 +295,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         &corpus.features,
         &corpus.subtopics,
         &corpus.doc_groups,
+        &corpus.group_targets,
         &corpus.label_counts,
         &corpus.inverse_propensities,
     ]
@@ -372,6 +373,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         features: corpus.features.as_ref().map(|g| g.value.clone()),
         subtopics: corpus.subtopics.as_ref().map(|g| g.value.clone()),
         doc_groups: corpus.doc_groups.as_ref().map(|g| g.value.clone()),
+        group_targets: corpus.group_targets.as_ref().map(|g| g.value.clone()),
         propensities: propensity_source(&corpus)?,
     };
     for (metric, from) in &requested {
@@ -1267,6 +1269,10 @@ fn check_requirements(
             }
             Requirement::DocumentGroups if inputs.doc_groups.is_none() => {
                 use crate::corpus::doc_groups_input::{FLAG, KEY, WHAT};
+                (format!("{FLAG} FILE"), format!("`{KEY} = \"FILE\"`"), WHAT)
+            }
+            Requirement::GroupTargets if inputs.group_targets.is_none() => {
+                use crate::corpus::group_targets_input::{FLAG, KEY, WHAT};
                 (format!("{FLAG} FILE"), format!("`{KEY} = \"FILE\"`"), WHAT)
             }
             _ => continue,
