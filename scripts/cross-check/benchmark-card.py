@@ -13,7 +13,11 @@ it to (`ap(rel=2)`), every trial generates qrels with grades 0-3 and a run
 with distinct scores (exact in f32, since pytrec_eval keeps scores as f32)
 down to 1200 documents, evaluates both, and compares the values query by
 query. It prints the largest difference of each pair and exits 1 if one
-passes 1e-9.
+passes 1e-9. A measure ir_measures computes with gdeval.pl (ERR,
+nDCG(dcg='exp-log2')) is printed by gdeval with 5 decimals: rankeval's value
+is rounded the same way ("%.5f") and must then be equal (as in
+ir-measures.py); gdeval needs numeric query ids, which the generator writes
+and perl.
 """
 
 import argparse
@@ -27,6 +31,9 @@ import tomllib
 
 import ir_measures
 
+# ir_measures computes these with gdeval.pl, which prints 5 decimals.
+GDEVAL = ("ERR", "nDCG(dcg='exp-log2')")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.environ.get("RANKEVAL_BIN") or os.path.join(
     ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release", "rankeval"
@@ -38,7 +45,8 @@ def trial(rng):
     """Qrels and a run: 20 queries, grades 0-3, lists of 1 to 1200."""
     qrels, run = [], []
     for q in range(20):
-        query = f"q{q}"
+        # Numeric ids: gdeval.pl (nDCG(dcg='exp-log2')) reads no other.
+        query = str(q + 1)
         pool = rng.randint(5, 80)
         for d in range(pool):
             if rng.random() < 0.5:
@@ -90,6 +98,9 @@ def main():
                 measure = ir_measures.parse_measure(reported)
                 for value in measure.iter_calc(ir_qrels, ir_run):
                     mine = ours[metric][value.query_id]
+                    if reported.startswith(GDEVAL):
+                        # gdeval.pl's printf("%.5f"): Python's rounds the same.
+                        mine = float(f"{mine:.5f}")
                     worst[(reported, metric)] = max(worst[(reported, metric)],
                                                     abs(mine - value.value))
                     compared += 1

@@ -1,7 +1,7 @@
 """Randomized cross-check of rankeval's C/W/L metrics (`inst`, `insq`,
-`nerr8` to `nerr11`) against cwl-eval, through ir_measures' `cwl_eval`
-provider (INST, INSQ, NERR8 to NERR11: the measures and gain scaling
-ir_measures users get).
+`nerr8` to `nerr11`, `bpm`, `sdcg`) against cwl-eval, through ir_measures'
+`cwl_eval` provider (INST, INSQ, NERR8 to NERR11, BPM, SDCG: the measures
+and gain scaling ir_measures users get).
 
     python3 scripts/cross-check/cwl-eval.py [--queries 300] [--seed 1]
     python3 scripts/cross-check/cwl-eval.py --fixture   # rewrite the test fixture
@@ -32,7 +32,7 @@ import sys
 import tempfile
 
 import ir_measures
-from ir_measures import INSQ, INST, NERR8, NERR9, NERR10, NERR11
+from ir_measures import BPM, INSQ, INST, NERR8, NERR9, NERR10, NERR11, SDCG
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURE = os.path.join(ROOT, "crates", "rankeval", "tests", "data", "peers", "cwl")
@@ -52,6 +52,13 @@ MEASURES = [
     (NERR10(p=0.9, max_rel=3), "NERR10(p=0.9,max_rel=3)", "nerr10(max_rel=3)"),
     (NERR11(T=2.0, max_rel=1), "NERR11(T=2,max_rel=1)", "nerr11(t=2)"),
     (NERR11(T=1.0, min_rel=1, max_rel=2), "NERR11(T=1,min_rel=1,max_rel=2)", "nerr11(min_rel=1,max_rel=2)"),
+    (BPM(T=1.0, max_rel=1) @ 10, "BPM(T=1,max_rel=1)@10", "bpm@10"),
+    (BPM(T=2.5, max_rel=3) @ 20, "BPM(T=2.5,max_rel=3)@20", "bpm(t=2.5,max_rel=3)@20"),
+    (BPM(T=1000.0, min_rel=1, max_rel=3) @ 1200, "BPM(T=1000,min_rel=1,max_rel=3)@1200",
+     "bpm(t=1000,min_rel=1,max_rel=3)@1200"),
+    (SDCG(max_rel=1) @ 10, "SDCG(max_rel=1)@10", "sdcg@10"),
+    (SDCG(max_rel=3) @ 5, "SDCG(max_rel=3)@5", "sdcg(max_rel=3)@5"),
+    (SDCG(min_rel=1, max_rel=2) @ 1200, "SDCG(min_rel=1,max_rel=2)@1200", "sdcg(min_rel=1,max_rel=2)@1200"),
 ]
 
 

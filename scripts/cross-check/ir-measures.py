@@ -79,6 +79,8 @@ NAMES = [
     "INST(T=1.0,max_rel=1)", "INST(T=2.0,max_rel=3)", "INSQ(T=1.0,max_rel=3)",
     "NERR8(max_rel=3)@10", "NERR9(max_rel=1)@5", "NERR10(p=0.8,max_rel=3)",
     "NERR11(T=2.0,min_rel=1,max_rel=3)", "Compat", "Compat(p=0.8)", "Compat(normalize=False)",
+    "BPM(max_rel=1)@10", "BPM(T=1.5,max_rel=3)@5", "BPM(T=1000.0,min_rel=1,max_rel=3)@20",
+    "SDCG(max_rel=1)@10", "SDCG(max_rel=3)@5", "SDCG(dcg='log2',min_rel=1,max_rel=2)@20",
 ]
 # ir_measures aggregates these by summing over queries.
 SUMMED = ("NumRet", "NumRelRet", "NumRel")

@@ -342,6 +342,26 @@ pub const MEASURES: &[Measure] = &[
         params: &[T, MIN_REL, MAX_REL],
         aggregate: Aggregate::Mean,
     },
+    // BPM and SDCG: cwl-eval's BPMCWLMetric(T, cutoff) and
+    // NDCGCWLMetric(cutoff), the grade scaled as above.
+    Measure {
+        names: &["BPM"],
+        metric: "bpm",
+        fixed: &[],
+        at: "cutoff",
+        at_required: true,
+        params: &[CUTOFF, T, MIN_REL, MAX_REL],
+        aggregate: Aggregate::Mean,
+    },
+    Measure {
+        names: &["SDCG"],
+        metric: "sdcg",
+        fixed: &[],
+        at: "cutoff",
+        at_required: true,
+        params: &[CUTOFF, ("dcg", Param::Dcg), MIN_REL, MAX_REL],
+        aggregate: Aggregate::Mean,
+    },
     // ir_measures' Compat sums the overlap to the longer of the run and
     // the ideal ranking (compatibility.py: to 1000 ranks): `depth = 0`.
     Measure {
@@ -363,8 +383,10 @@ pub const REFUSED: &[(&[&str], &str)] = &[
     ),
     (
         &["RBP"],
-        "ir_measures computes it with ranx, not checked against rankeval yet; rankeval's own is \
-         rbp(p=...,gain=binary|graded)",
+        "ir_measures 0.4 computes RBP(rel=...) with cwl-eval, whose weights are normalised over \
+         the 1000 ranks it pads to, (1 - p) / (1 - p^1000) instead of Moffat and Zobel's 1 - p \
+         (p = 0.99: 4.3e-5 apart), and RBP without rel with ranx or trectools, whichever is \
+         installed; rankeval's own is rbp(p=...,gain=binary|graded) (Moffat and Zobel)",
     ),
     (
         &[
@@ -381,11 +403,9 @@ pub const REFUSED: &[(&[&str], &str)] = &[
             "NRBP",
             "nNRBP",
         ],
-        "a diversity measure over subtopic judgements, which rankeval does not read",
-    ),
-    (
-        &["BPM", "SDCG"],
-        "a C/W/L measure (cwl_eval) with no rankeval equivalent",
+        "ir_measures computes it with pyndeval from the qrels' iteration column, which \
+         rankeval's qrels do not carry; rankeval's diversity measures (alpha_ndcg, err_ia, nrbp, \
+         ... docs/diversity.md) read subtopic qrels given with --subtopic-qrels",
     ),
     (
         &["Accuracy"],
@@ -590,7 +610,9 @@ mod tests {
         for (text, says) in [
             ("NumQ", "number of queries"),
             ("alpha_nDCG@10", "subtopic"),
-            ("RBP", "ranx"),
+            ("RBP", "1 - p^1000"),
+            ("RBP(rel=1,p=0.5)", "cwl-eval"),
+            ("alpha_nDCG@10", "--subtopic-qrels"),
             ("nDCG(dcg=log3)", "log2 and exp-log2"),
         ] {
             let e = read(text).unwrap_err();
@@ -640,8 +662,33 @@ mod tests {
         );
         // NERR8 without its cutoff is not ir_measures' measure.
         assert_eq!(read("NERR8").unwrap(), spec("NERR8", &[]));
-        let e = read("BPM(T=1,max_rel=1)@10").unwrap_err();
-        assert!(e.to_string().contains("C/W/L"), "{e}");
+        assert_eq!(
+            read("BPM(T=1.5,max_rel=3)@10").unwrap(),
+            spec(
+                "bpm",
+                &[
+                    ("t", Float(1.5)),
+                    ("max_rel", Integer(3)),
+                    ("k", Integer(10))
+                ]
+            )
+        );
+        assert_eq!(
+            read("SDCG(dcg='log2',min_rel=1,max_rel=2)@5").unwrap(),
+            spec(
+                "sdcg",
+                &[
+                    ("min_rel", Integer(1)),
+                    ("max_rel", Integer(2)),
+                    ("k", Integer(5))
+                ]
+            )
+        );
+        // ir_measures' SDCG has log2 only; BPM and SDCG need their cutoff.
+        assert!(
+            read("SDCG(dcg='exp-log2')@5").is_ok_and(|s| s.params.iter().any(|(n, _)| n == "gain"))
+        );
+        assert_eq!(read("BPM").unwrap(), spec("BPM", &[]));
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Adaptive metrics of the C/W/L framework (Moffat, Bailey, Scholer and
 //! Thomas; Azzopardi, Thomas and Moffat), as the `cwl-eval` library
 //! (github:ireval/cwl, `cwl/ruler/measures`) computes them and ir_measures
-//! names them: INST, INSQ, and the NERR variants of Azzopardi, Mackenzie and
-//! Moffat, "ERR is not C/W/L", ICTIR 2021 (NERReq8 to NERReq11).
+//! names them: INST, INSQ, the NERR variants of Azzopardi, Mackenzie and
+//! Moffat, "ERR is not C/W/L", ICTIR 2021 (NERReq8 to NERReq11), the
+//! Bejeweled Player Model (BPM, Zhang, Liu, Li, Zhang, Xu and Ma, SIGIR
+//! 2017; cwl-eval's static `BPMCWLMetric`) and scaled DCG (SDCG, cwl-eval's
+//! `NDCGCWLMetric`, ir_measures' `SDCG`).
 //!
 //! Each metric is a continuation vector `C(i)`, the chance that a user at
 //! rank `i` goes on to rank `i + 1`. cwl-eval pads (or cuts) the ranking
@@ -26,6 +29,17 @@
 //! | `nerr9` | `i / (i + 1) * (1 - g(i))` for `i < k`, then 0 |
 //! | `nerr10` | `p * (1 - g(i))` |
 //! | `nerr11` | `((i + 2T - 1) / (i + 2T))^2 * (1 - g(i))` |
+//! | `bpm` | 1 while `sum_{j<=i} g(j) < T` and `i < k`, then 0 |
+//! | `sdcg` | `log2(i + 1) / log2(i + 2)` for `i < k`, then 0 |
+//!
+//! BPM's user stops at the first rank where the gain seen reaches `T` or
+//! the documents seen reach `k` (its cost bound, one unit a document as
+//! cwl-eval counts without a cost file), whichever comes first; its value
+//! is the mean gain of the ranks read. SDCG's weights telescope to
+//! `W(i) = (1 / log2(i + 1)) / sum_{j<=k} 1 / log2(j + 1)`: the DCG at k
+//! over the DCG of k documents of gain 1, that is nDCG as if at least k
+//! fully relevant documents existed (ir_measures: "nDCG, but assuming
+//! there are at least cutoff relevant documents").
 
 use rankeval_core::explain::Explanation;
 use rankeval_core::registry::ParamDoc;
@@ -117,6 +131,10 @@ pub enum Continuation {
     Nerr10(f64),
     /// NERReq11 with target `T`.
     Nerr11(f64),
+    /// BPM (static) with total gain `T` and cost bound `k` documents.
+    Bpm(f64, usize),
+    /// Scaled DCG at `k`.
+    Sdcg(usize),
 }
 
 impl Continuation {
@@ -147,6 +165,22 @@ impl Continuation {
                         let c = (i + 2.0 * t - 1.0) / (i + 2.0 * t);
                         c * c * (1.0 - g)
                     }
+                    // cwl-eval: the gain and cost prefixes, both strictly
+                    // below their bounds (the gains are never negative, so
+                    // the cumulative gain never falls back under T).
+                    Continuation::Bpm(t, k) => {
+                        if cumulative < t && index + 1 < k {
+                            1.0
+                        } else {
+                            0.0
+                        }
+                    }
+                    // cwl-eval: math.log(i + 1, 2) / math.log(i + 2, 2).
+                    Continuation::Sdcg(k) if index + 1 < k => {
+                        ((i + 1.0).ln() / std::f64::consts::LN_2)
+                            / ((i + 2.0).ln() / std::f64::consts::LN_2)
+                    }
+                    Continuation::Sdcg(_) => 0.0,
                 }
             })
             .collect()
@@ -475,6 +509,111 @@ mod nerr11 {
     }
 }
 
+const PARAM_SDCG_K: ParamDoc = ParamDoc {
+    name: "k",
+    alias: None,
+    default: "required",
+    doc: "the ranks read (`@10`): the DCG of the top k over that of k documents of gain 1",
+};
+
+/// Scaled DCG (cwl-eval's `NDCGCWLMetric`, ir_measures' `SDCG`): DCG at
+/// `k` over the DCG of `k` documents of gain 1, whatever the judgements
+/// hold.
+mod sdcg {
+    use super::*;
+    cwl_metric!(
+        /// Scaled DCG (cwl-eval `NDCGCWLMetric`; ir_measures `SDCG`).
+        Sdcg, "sdcg", "scaled DCG: DCG@k over the DCG of k fully relevant documents (cwl-eval)",
+        #[serde()] k: Cutoff,
+        PARAM_SDCG_K, |k: Cutoff| Continuation::Sdcg(k.get()), check_k, named_k,
+        Sdcg { k: Cutoff::new(10).unwrap_or_else(|| unreachable!()), min_rel: 0, max_rel: 3 }
+    );
+    impl Sdcg {
+        fn cutoff(&self) -> Option<Cutoff> {
+            Some(self.k)
+        }
+    }
+}
+
+const PARAM_BPM_T: ParamDoc = ParamDoc {
+    name: "t",
+    alias: None,
+    default: "1",
+    doc: "T, the total gain after which the user stops (positive, up to 2^53; ir_measures writes T)",
+};
+const PARAM_BPM_K: ParamDoc = ParamDoc {
+    name: "k",
+    alias: None,
+    default: "required",
+    doc: "the documents after which the user stops (`@10`; Zhang et al.'s cost bound E_c)",
+};
+
+/// The Bejeweled Player Model, static (Zhang, Liu, Li, Zhang, Xu and Ma,
+/// "Evaluating Web Search with a Bejeweled Player Model", SIGIR 2017), as
+/// cwl-eval's `BPMCWLMetric(T, K)` computes it and ir_measures names it
+/// `BPM(T=...)@k`: the user reads on while the gain seen is below `T` and
+/// the documents seen below `k`; the value is the mean gain of the ranks
+/// read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bpm {
+    /// The total gain after which the user stops.
+    #[serde(default = "default_t")]
+    pub t: f64,
+    /// The documents after which the user stops.
+    pub k: Cutoff,
+    /// The grade of gain 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub min_rel: i32,
+    /// The grade of gain 1.
+    #[serde(default = "default_max_rel")]
+    pub max_rel: i32,
+}
+
+impl Bpm {
+    fn scale(&self) -> GainScale {
+        GainScale {
+            min_rel: self.min_rel,
+            max_rel: self.max_rel,
+        }
+    }
+    fn continuation(&self) -> Continuation {
+        Continuation::Bpm(self.t, self.k.get())
+    }
+}
+
+#[rankeval_core::metric(
+    name = "bpm",
+    summary = "BPM: mean gain read until T gain or k documents are seen (cwl-eval)",
+    params = &[PARAM_BPM_T, PARAM_BPM_K, PARAM_MIN_REL, PARAM_MAX_REL],
+    example = Bpm { t: 2.0, k: Cutoff::new(10).unwrap_or_else(|| unreachable!()), min_rel: 0, max_rel: 3 },
+)]
+impl Metric for Bpm {
+    /// Grades are scaled into gains; no level plays a part.
+    fn uses_default_level(&self) -> bool {
+        false
+    }
+    fn name(&self) -> String {
+        named_t(CanonicalName::new("bpm"), self.t)
+            .param_unless_default("min_rel", self.min_rel, 0)
+            .param_unless_default("max_rel", self.max_rel, 1)
+            .cutoff(Some(self.k))
+    }
+    fn depth(&self) -> Option<Cutoff> {
+        DEPTH_CUTOFF
+    }
+    fn score(&self, q: &JudgedRanking<'_>) -> f64 {
+        cwl(q, self.continuation(), self.scale())
+    }
+    fn explain(&self, q: &JudgedRanking<'_>) -> Explanation {
+        explain_cwl(self, q, self.continuation(), self.scale())
+    }
+    fn validate(&self) -> Result<(), String> {
+        check_t(self.t)?;
+        self.scale().validate()
+    }
+}
+
 const PARAM_NERR_P: ParamDoc = ParamDoc {
     name: "p",
     alias: None,
@@ -488,6 +627,7 @@ pub use nerr8::Nerr8;
 pub use nerr9::Nerr9;
 pub use nerr10::Nerr10;
 pub use nerr11::Nerr11;
+pub use sdcg::Sdcg;
 
 #[cfg(test)]
 mod tests {
@@ -578,6 +718,24 @@ mod tests {
                     Box::new(|i: usize, g, _| {
                         let i = i as f64;
                         ((i + 1.0) / (i + 2.0)).powi(2) * (1.0 - g)
+                    }),
+                ),
+                (
+                    Continuation::Bpm(1.5, 4),
+                    Box::new(
+                        |i: usize, _g, cum: f64| {
+                            if cum < 1.5 && i < 4 { 1.0 } else { 0.0 }
+                        },
+                    ),
+                ),
+                (
+                    Continuation::Sdcg(4),
+                    Box::new(|i: usize, _g, _| {
+                        if i < 4 {
+                            (i as f64 + 1.0).log2() / (i as f64 + 2.0).log2()
+                        } else {
+                            0.0
+                        }
                     }),
                 ),
             ] {
@@ -679,5 +837,123 @@ mod tests {
             "nerr8(min_rel=1,max_rel=4)@5"
         );
         assert_eq!(Nerr10::default().name(), "nerr10");
+    }
+
+    /// SDCG's weights telescope: the DCG at k over the DCG of k documents
+    /// of gain 1 (worked by hand on gains 1, 0, 1 at k = 3 and k = 5).
+    #[test]
+    fn hand_worked_sdcg_is_dcg_over_k_full_gains() {
+        let ideal3 = 1.0 + 1.0 / 3f64.log2() + 0.5;
+        close(
+            cwl(&judged("1 0 1", &[]).view(), Continuation::Sdcg(3), BINARY),
+            (1.0 + 0.5) / ideal3,
+        );
+        // Past the list the gains are 0, but the k ranks still count.
+        let ideal5 = ideal3 + 1.0 / 5f64.log2() + 1.0 / 6f64.log2();
+        close(
+            cwl(&judged("1 0 1", &[]).view(), Continuation::Sdcg(5), BINARY),
+            1.5 / ideal5,
+        );
+        // Judged relevant documents outside the list do not enter it.
+        close(
+            cwl(
+                &judged("1 0 1", &[1, 1, 1]).view(),
+                Continuation::Sdcg(3),
+                BINARY,
+            ),
+            1.5 / ideal3,
+        );
+    }
+
+    /// BPM reads until the gain seen reaches T or the documents reach k,
+    /// and is the mean gain of what it read (worked by hand).
+    #[test]
+    fn hand_worked_bpm_stops_at_its_first_bound() {
+        let scale = GainScale {
+            min_rel: 0,
+            max_rel: 2,
+        };
+        // Gains 0.5, 0, 1, 1: T = 1.2 is reached at rank 3, so ranks 1-3
+        // are read: (0.5 + 0 + 1) / 3.
+        let q = judged("1 0 2 2", &[]);
+        close(cwl(&q.view(), Continuation::Bpm(1.2, 10), scale), 0.5);
+        // k = 2 comes first: (0.5 + 0) / 2.
+        close(cwl(&q.view(), Continuation::Bpm(1.2, 2), scale), 0.25);
+        // A first document of gain 1 >= T: rank 1 alone.
+        close(
+            cwl(
+                &judged("2 0", &[]).view(),
+                Continuation::Bpm(1.0, 10),
+                scale,
+            ),
+            1.0,
+        );
+    }
+
+    /// cwl-eval 1.0.12 (through ir_measures 0.4.3's `cwl_eval` provider) on
+    /// cwl-eval's own test files (github:ireval/cwl `cwl/tests/qrel_file`
+    /// and `result_file`, topics T1-T3, ten documents each), values as it
+    /// printed them.
+    #[test]
+    fn cwl_evals_own_test_files() {
+        // Each topic's ranking D1..D10 under qrel_file (`.` unjudged).
+        let topics = [
+            "1 0 1 1 . . 1 0 1 0",
+            "1 1 . . 1 0 1 1 1 0",
+            ". . . 0 0 1 1 1 0 1",
+        ];
+        let expected: [(Continuation, [f64; 3]); 5] = [
+            (
+                Continuation::Bpm(1.2, 10),
+                [0.6666666666666666, 1.0, 0.2857142857142857],
+            ),
+            (
+                Continuation::Bpm(1000.0, 10),
+                [0.5, 0.6000000000000001, 0.4],
+            ),
+            (
+                Continuation::Bpm(1.0, 1000),
+                [1.0, 1.0, 0.16666666666666666],
+            ),
+            (
+                Continuation::Sdcg(10),
+                [0.5645441593704201, 0.6531466953037821, 0.28481420121376433],
+            ),
+            (
+                Continuation::Sdcg(5),
+                [0.6548086577531307, 0.6843515475204854, 0.0],
+            ),
+        ];
+        for (continuation, values) in expected {
+            for (pattern, value) in topics.iter().zip(values) {
+                let q = judged(pattern, &[]);
+                let got = cwl(&q.view(), continuation, BINARY);
+                assert!(
+                    (got - value).abs() < 1e-12,
+                    "{continuation:?} on {pattern}: {got} vs cwl-eval's {value}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bpm_and_sdcg_are_named_and_checked() {
+        use rankeval_core::registry::parse_metric;
+        assert_eq!(
+            parse_metric("bpm(t=2,max_rel=3)@10").unwrap().name(),
+            "bpm(t=2,max_rel=3)@10"
+        );
+        assert_eq!(parse_metric("bpm@5").unwrap().name(), "bpm@5");
+        assert_eq!(
+            parse_metric("sdcg(max_rel=2)@10").unwrap().name(),
+            "sdcg(max_rel=2)@10"
+        );
+        assert!(parse_metric("bpm").is_err(), "k is required");
+        assert!(parse_metric("sdcg").is_err(), "k is required");
+        assert!(parse_metric("bpm(t=0)@10").is_err());
+        assert!(parse_metric("bpm(t=nan)@10").is_err());
+        assert!(parse_metric("sdcg(min_rel=2,max_rel=2)@10").is_err());
+        // No level: grades are scaled.
+        assert!(!parse_metric("bpm@10").unwrap().uses_default_level());
     }
 }

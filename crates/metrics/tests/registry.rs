@@ -429,6 +429,14 @@ fn peers_parameters_at_their_extremes() {
         ("accuracy(catalog=0)@1", "catalog"),
         ("mcc(catalog=18446744073709551616)@1", "catalog"),
         ("lrap(rel=1e300)", "rel"),
+        ("bpm", "k"),
+        ("bpm@0", "k"),
+        ("bpm(t=0)@10", "T"),
+        ("bpm(t=1e300)@10", "T"),
+        ("bpm(min_rel=2,max_rel=1)@10", "min_rel"),
+        ("sdcg", "k"),
+        ("sdcg@0", "k"),
+        ("sdcg(min_rel=1,max_rel=1)@10", "min_rel"),
     ];
     for (spec, names) in refused {
         let error = parse_metric(spec)
@@ -450,6 +458,10 @@ fn peers_parameters_at_their_extremes() {
         "mcc(catalog=18446744073709551615)@1",
         "lrap(rel=2147483647)",
         "average_precision_score(rel=0.001)",
+        "bpm(t=9007199254740992)@18446744073709551615",
+        "bpm(t=1e-300,min_rel=-2147483648,max_rel=2147483647)@1",
+        "sdcg@18446744073709551615",
+        "sdcg(min_rel=-2147483648,max_rel=2147483647)@1",
     ] {
         let metric = parse_metric(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
         let value = q.score(&*metric);

@@ -46,6 +46,8 @@ pub mod wire;
 pub use bootstrap::Resampling;
 pub use error::{OpeError, Policy};
 pub use estimate::{Diagnostics, Estimate, Floors, IntervalKind, Options, Refusal};
-pub use paired::{PairedDifference, linearised, paired_difference};
+pub use paired::{
+    PairedDifference, linearised, linearised_with, paired_difference, paired_of_squares,
+};
 pub use plackett_luce::PlackettLuce;
 pub use state::{Contribution, Form, State, WeightSums};

@@ -20,28 +20,42 @@ use crate::state::{Contribution, Form};
 /// (a - V b) / mean(b)`; for [`Form::MeanPlusRatio`] `V + (d - mean(d)) +
 /// (a - R b) / mean(b)`, `R = mean(a) / mean(b)`.
 pub fn linearised(form: Form, contributions: &[Contribution]) -> Vec<f64> {
-    let column = |j: usize| -> Vec<f64> { contributions.iter().map(|c| c.columns[j]).collect() };
+    let mean = |j: usize| -> f64 {
+        let column: Vec<f64> = contributions.iter().map(|c| c.columns[j]).collect();
+        fmean(&column)
+    };
+    let means = match form {
+        Form::Mean => [0.0; 3],
+        Form::Ratio => [mean(0), mean(1), 0.0],
+        Form::MeanPlusRatio => [mean(0), mean(1), mean(2)],
+    };
+    contributions
+        .iter()
+        .map(|c| linearised_with(form, &means, c))
+        .collect()
+}
+
+/// One impression's linearised contribution ([`linearised`]) given the
+/// means of the whole log's columns (`means[j]` the mean of column `j`,
+/// as `fmean` gives it and [`State::mean`](crate::State::mean) of the
+/// whole log's state): for a log in parts, each part linearises its
+/// impressions with the merged state's means, and gets the bits
+/// [`linearised`] gives on the whole log.
+pub fn linearised_with(form: Form, means: &[f64; 3], c: &Contribution) -> f64 {
     match form {
-        Form::Mean => column(0),
+        Form::Mean => c.columns[0],
         Form::Ratio => {
-            let (a, b) = (column(0), column(1));
-            let (ma, mb) = (fmean(&a), fmean(&b));
+            let (ma, mb) = (means[0], means[1]);
             let v = ma / mb;
-            a.iter()
-                .zip(&b)
-                .map(|(a, b)| v + (a - v * b) / mb)
-                .collect()
+            let (a, b) = (c.columns[0], c.columns[1]);
+            v + (a - v * b) / mb
         }
         Form::MeanPlusRatio => {
-            let (d, a, b) = (column(0), column(1), column(2));
-            let (md, ma, mb) = (fmean(&d), fmean(&a), fmean(&b));
+            let (md, ma, mb) = (means[0], means[1], means[2]);
             let r = ma / mb;
             let v = md + r;
-            d.iter()
-                .zip(&a)
-                .zip(&b)
-                .map(|((d, a), b)| v + (d - md) + (a - r * b) / mb)
-                .collect()
+            let (d, a, b) = (c.columns[0], c.columns[1], c.columns[2]);
+            v + (d - md) + (a - r * b) / mb
         }
     }
 }
@@ -89,12 +103,38 @@ pub fn paired_difference(
     }
     let n = candidate.len();
     let d: Vec<f64> = candidate.iter().zip(baseline).map(|(a, b)| a - b).collect();
-    let difference = candidate_value - baseline_value;
-    let standard_error = if n < 2 {
+    let squares = if n < 2 {
         f64::NAN
     } else {
         let m = fmean(&d);
-        let squares = fsum(d.iter().map(|x| (x - m) * (x - m)));
+        fsum(d.iter().map(|x| (x - m) * (x - m)))
+    };
+    paired_of_squares(n as u64, squares, candidate_value - baseline_value, options)
+}
+
+/// The paired comparison of `n` impressions whose per-impression
+/// differences `d_i` (the candidate's linearised contribution less the
+/// baseline's) have the squared deviations `squares = Σ (d_i - m)^2`, `m =
+/// fmean(d)`, each square rounded and the squares summed exactly (as
+/// [`paired_difference`] sums them), and whose estimates differ by
+/// `difference`: the same bits as [`paired_difference`] on the columns.
+/// For a log in parts (a Spark job's partitions): `m` from the parts'
+/// exact sums of `d_i`, merged, then `squares` from the parts' exact sums
+/// of `(d_i - m)^2`, merged (`rankeval::ope::merged`). Errors: a level not
+/// strictly between 0 and 1.
+pub fn paired_of_squares(
+    n: u64,
+    squares: f64,
+    difference: f64,
+    options: &Options,
+) -> Result<PairedDifference, OpeError> {
+    let level = options.level;
+    if !(level > 0.0 && level < 1.0) {
+        return Err(OpeError::Level(level));
+    }
+    let standard_error = if n < 2 {
+        f64::NAN
+    } else {
         (squares / (n - 1) as f64 / n as f64).sqrt()
     };
     let df = match options.interval {
@@ -128,6 +168,6 @@ pub fn paired_difference(
         standard_error,
         interval,
         p_value,
-        n: n as u64,
+        n,
     })
 }

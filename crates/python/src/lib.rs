@@ -72,7 +72,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::spark_corpus_values, m)?)?;
     m.add_function(wrap_pyfunction!(spark::keyed_states, m)?)?;
     m.add_function(wrap_pyfunction!(spark_ope::spark_ope_states, m)?)?;
-    m.add_function(wrap_pyfunction!(spark_ope::spark_ope_estimates, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_ope::spark_ope_check, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_ope::spark_ope_paired, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_ope::spark_ope_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_ope::spark_ope_centres, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_ope::spark_ope_report, m)?)?;
     m.add_function(wrap_pyfunction!(spark::keyed_squares, m)?)?;
     m.add_function(wrap_pyfunction!(spark::keyed_mean, m)?)?;
     m.add_function(wrap_pyfunction!(spark::keyed_result, m)?)?;

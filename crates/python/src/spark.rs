@@ -19,10 +19,13 @@ use std::sync::Arc;
 use pyo3::types::PyBytes;
 use rankeval::corpus::{CorpusInput, CorpusSources};
 use rankeval::engine::column_states::{ColumnStates, finish_aggregates};
-use rankeval::engine::sided::{DEFAULT_CHUNK_ROWS, SidedEvaluator, finish_corpus};
+use rankeval::engine::sided::{
+    Context, DEFAULT_CHUNK_ROWS, SidedError, SidedEvaluator, carriable, finish_corpus,
+};
 use rankeval::metrics::aggregators::gmean::{DEFAULT_FLOOR, GeometricMean};
 use rankeval::metrics::aggregators::std_dev::{DEFAULT_DDOF, StdDev};
 use rankeval::read::{Input, ReadOptions};
+use rankeval::spec::{Origin, check_requirements, check_sampled, check_sampled_corpus};
 use rankeval_core::registry::{aggregators, parse_aggregator, parse_corpus_metric};
 use rankeval_core::{Aggregator, CorpusInputs, CorpusMetric};
 use rankeval_stats::keyed::{self, GroupedSums, KeyedSignFlip, PairedSums, SquaredDeviations};
@@ -52,7 +55,7 @@ impl SparkEvaluator {
     /// (specs, see [`spark_aggregators`]), each query's values update each
     /// run's aggregator states, given as bytes at `finish` too.
     #[new]
-    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS, corpus=Vec::new(), catalog=None, training=None, features=None, column_names=None, aggregators=Vec::new(), drop_identical_ids=false))]
+    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS, corpus=Vec::new(), catalog=None, training=None, features=None, column_names=None, aggregators=Vec::new(), drop_identical_ids=false, subtopic_qrels=None, doc_groups=None, sample=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         specs: Vec<String>,
@@ -71,6 +74,9 @@ impl SparkEvaluator {
         column_names: Option<(String, String, String, String)>,
         aggregators: Vec<String>,
         drop_identical_ids: bool,
+        subtopic_qrels: Option<PathBuf>,
+        doc_groups: Option<PathBuf>,
+        sample: Option<String>,
     ) -> PyResult<Self> {
         let aggregators = build_aggregators(&aggregators, DEFAULT_FLOOR, DEFAULT_DDOF)?;
         let ties = options::ties(ties)?;
@@ -83,6 +89,17 @@ impl SparkEvaluator {
             ));
         }
         options::check_metric_ties(&metrics.metrics, ties)?;
+        let context = metric_context(&metrics.metrics, subtopic_qrels, doc_groups)?;
+        if let Some(column) = &sample {
+            // The command line's rules for `--samples`, named by the keyword.
+            let from = Origin::keyword("sample", crate::keywords::quoted(column));
+            let corpus = spark_corpus_metrics(&corpus)?;
+            check_sampled_corpus(&from, &corpus)
+                .and_then(|()| {
+                    check_sampled(&from, &metrics.metrics, ties, std::iter::empty::<&Input>())
+                })
+                .map_err(|e| crate::keywords::spec_error(&e))?;
+        }
         let read = ReadOptions {
             duplicates: duplicates(duplicates_policy)?,
             ties,
@@ -92,7 +109,14 @@ impl SparkEvaluator {
             .build()
             .map_err(|e| PyValueError::new_err(format!("threads={threads}: {e}")))?;
         let mut evaluator = SidedEvaluator::new(metrics.metrics, options, read, runs, chunk_rows)
-            .with_aggregators(aggregators);
+            .with_aggregators(aggregators)
+            .with_context(context);
+        if sample.is_some() {
+            evaluator = evaluator.with_samples();
+        }
+        // What a chunk cannot carry (label propensities, the documents
+        // judged anywhere) is refused here, on the driver, before any job.
+        evaluator.check_requirements().map_err(sided_error)?;
         if let Some((query, doc, score, grade)) = &column_names {
             evaluator = evaluator.with_column_names(query, doc, score, grade);
         }
@@ -140,6 +164,55 @@ impl SparkEvaluator {
     }
 }
 
+/// The subtopic judgements and document groups the metrics `metrics`
+/// read, from the files every worker reads: a metric
+/// whose input is not given is refused by the rule of every front end
+/// (`spec::check_requirements`, naming the keyword); files no metric reads
+/// are not read.
+fn metric_context(
+    metrics: &[Box<dyn rankeval_core::Metric>],
+    subtopic_qrels: Option<PathBuf>,
+    doc_groups: Option<PathBuf>,
+) -> PyResult<Context> {
+    let sources = CorpusSources {
+        subtopics: subtopic_qrels,
+        doc_groups,
+        ..CorpusSources::default()
+    };
+    for metric in metrics {
+        // What no input makes Spark carry is refused first: asking for an
+        // input it cannot use would mislead.
+        for &requirement in metric.requires() {
+            if let Err(why) = carriable(requirement) {
+                return Err(sided_error(SidedError::Requires {
+                    metric: metric.name(),
+                    what: requirement.what(),
+                    why,
+                }));
+            }
+        }
+        let from = Origin::keyword("metrics", crate::keywords::quoted(&metric.name()));
+        check_requirements(metric.as_ref(), &from, &sources)
+            .map_err(|e| crate::keywords::spec_error(&e))?;
+    }
+    let read = |e: rankeval::read::ReadError| crate::errors::read_error(&e);
+    Ok(Context {
+        subtopics: sources.read_subtopics(metrics).map_err(read)?,
+        doc_groups: sources.read_doc_groups(metrics).map_err(read)?,
+    })
+}
+
+/// Corpus metrics from their specs.
+fn spark_corpus_metrics(specs: &[String]) -> PyResult<Vec<Box<dyn CorpusMetric>>> {
+    specs
+        .iter()
+        .map(|spec| {
+            parse_corpus_metric(spec)
+                .map_err(|e| PyValueError::new_err(format!("corpus metric `{spec}`: {e}")))
+        })
+        .collect()
+}
+
 /// Corpus metrics from their specs, and the inputs they need read from
 /// the paths given; a metric whose input is not given is an error naming
 /// the argument.
@@ -149,13 +222,7 @@ fn corpus_inputs(
     training: Option<PathBuf>,
     features: Option<PathBuf>,
 ) -> PyResult<(Vec<Box<dyn CorpusMetric>>, CorpusInputs)> {
-    let metrics = specs
-        .iter()
-        .map(|spec| {
-            parse_corpus_metric(spec)
-                .map_err(|e| PyValueError::new_err(format!("corpus metric `{spec}`: {e}")))
-        })
-        .collect::<PyResult<Vec<_>>>()?;
+    let metrics = spark_corpus_metrics(specs)?;
     let sources = CorpusSources {
         catalog,
         training: training.map(Input::file),

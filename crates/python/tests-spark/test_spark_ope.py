@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import random
 import struct
 from pathlib import Path
@@ -223,3 +224,206 @@ def test_sampled_plackett_luce_marginals_for_any_partitioning(spark, tmp_path):
             allow_low_support=True,
         )
         assert flat(got["policies"]) == want, partitions
+
+
+def document(got: dict) -> dict:
+    """`rankeval ope --format json`'s fields of a report (the log's name
+    left out: a file on the command line, `spark` on Spark); numbers as
+    parsed from JSON, so equal means the same bits (shortest round-trip
+    decimals both ways)."""
+    keys = ("interval", "level", "floors", "policies", "comparisons", "allow_low_support", "gates", "correction")
+    out = {k: got.get(k) for k in keys}
+    out["log"] = {k: v for k, v in got["log"].items() if k != "name"}
+    return out
+
+
+def cli_document(*args: str) -> tuple[int, dict]:
+    done = cli("ope", "--format", "json", *args)
+    assert done.returncode in (0, 1, 2), done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def click_example(tmp_path_factory) -> Path:
+    """examples/ope's click log (clicks.py), 1,500 impressions of 8
+    positions, one row per impression and position."""
+    import subprocess
+    import sys
+
+    where = tmp_path_factory.mktemp("ope-clicks")
+    subprocess.run(
+        [sys.executable, str(ROOT / "examples/ope/clicks.py"), str(where), "--impressions", "1500"],
+        check=True,
+        capture_output=True,
+    )
+    return where
+
+
+def read_clicks(path: Path) -> pd.DataFrame:
+    return pd.read_csv(
+        path, dtype={"context": str, "impression": str, "item": str}, float_precision="round_trip"
+    )
+
+
+def test_click_log_comparisons_and_gates_equal_the_cli_for_any_partitioning(spark, click_example):
+    """A click log (form examination) one row per impression and position,
+    its rows of an impression in one partition (partitioned by the
+    impression id): the estimates, the paired comparison of `new` with
+    `prod`, the gates and the exit code of `rankeval ope`, to the bit."""
+    log = click_example / "clicks.csv"
+    policies = {"prod": str(click_example / "prod.trec"), "new": str(click_example / "new.trec")}
+    estimators = ["ips_dcg@5", "ips_rbp(p=0.8)", "ips_p@3(max_weight=4)"]
+    gates = ["ips_dcg@5:non_inferior(margin=0.05)", "ips_rbp(p=0.8):at_least(floor=0.45)"]
+    args = ["--log", str(log), "--form", "examination", "--correction", "holm"]
+    for name, path in policies.items():
+        args += ["--policy", f"{name}={path}"]
+    for e in estimators:
+        args += ["-e", e]
+    for g in gates:
+        args += ["--gate", g]
+    code, want = cli_document(*args)
+    # `prod`'s RBP is below the floor: a failed gate, exit 1.
+    assert code == 1 and len(want["comparisons"]) == 3
+    df = spark.createDataFrame(read_clicks(log))
+    for partitions in PARTITIONS:
+        got = rs.ope(
+            df.repartition(partitions, "impression"),
+            estimators,
+            policies=policies,
+            form="examination",
+            gates=gates,
+            correction="holm",
+        )
+        assert got["impressions"] == 1500 and got["slate_len"] == 8
+        assert document(got) == document(want), partitions
+        assert got["exit_code"] == code and got["passed"] is False
+
+
+def test_click_log_propensities_per_rank_in_list_columns(spark, click_example, tmp_path):
+    """The same clicks as list columns without a propensity column, the
+    examination propensities given per rank (`--examination`, a rule and
+    a list), and a refusal: the CLI's document and exit code (2) for any
+    partitioning, the refused values withheld in both."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    frame = read_clicks(click_example / "clicks.csv").sort_values(["impression", "position"], kind="stable")
+    lists = (
+        frame.groupby("impression", sort=False)
+        .agg(context=("context", "first"), item=("item", list), reward=("reward", list))
+        .reset_index()
+    )
+    lists["reward"] = lists["reward"].map(lambda r: [float(x) for x in r])
+    log = tmp_path / "clicks.parquet"
+    pq.write_table(pa.Table.from_pandas(lists, preserve_index=False), log)
+    policies = {"prod": str(click_example / "prod.trec"), "new": str(click_example / "new.trec")}
+    df = spark.createDataFrame(lists)
+    for rule, keyword in [("power(eta=1)", "power(eta=1)"), ("1,0.5,0.25,0.2,0.2,0.1,0.1,0.1", [1, 0.5, 0.25, 0.2, 0.2, 0.1, 0.1, 0.1])]:
+        args = ["--log", str(log), "--examination", rule, "-e", "ips_dcg@5", "-e", "ips_p@3", "--min-ess", "1200"]
+        for name, path in policies.items():
+            args += ["--policy", f"{name}={path}"]
+        code, want = cli_document(*args)
+        assert code == 2
+        assert any(e["refusals"] for p in want["policies"] for e in p["estimates"])
+        for partitions in PARTITIONS:
+            got = rs.ope(
+                df.repartition(partitions),
+                ["ips_dcg@5", "ips_p@3"],
+                policies=policies,
+                examination=keyword,
+                min_ess=1200,
+            )
+            assert document(got) == document(want), (rule, partitions)
+            assert got["exit_code"] == 2 and got["refused"] is True
+
+
+def test_bandit_comparisons_corrections_and_gates_equal_the_cli(spark, bandit_log, tmp_path):
+    """Three rankings of the bandit log with a reward model: every
+    estimator form's paired comparison (a mean: IPS, DR; a ratio: SNIPS; a
+    mean plus a ratio: SNDR), Holm's correction over each estimator's two
+    comparisons, and gates that pass, fail and read the corrected p-value,
+    as `rankeval ope` gives them, for any partitioning."""
+    log = bandit_log / "log.csv"
+    model = tmp_path / "model.trec"
+    model.write_text(
+        "".join(f"u{u} Q0 i{i} {i + 1} {0.01 * ((7 * u + 3 * i) % 10)!r} model\n" for u in range(20) for i in range(10))
+    )
+    (tmp_path / "other.trec").write_text((bandit_log / "new.trec").read_text().replace(" new\n", " other\n"))
+    policies = {
+        "prod": str(bandit_log / "prod.trec"),
+        "new": str(bandit_log / "new.trec"),
+        "other": str(tmp_path / "other.trec"),
+    }
+    estimators = ["ips", "snips", "dr", "sndr"]
+    gates = ["snips:non_inferior(margin=0.01)", "ope.dr:superior(alpha=0.05)", "ips:at_least(floor=0.2)", "sndr:non_inferior(margin=5%,run=other)"]
+    args = ["--log", str(log), "--reward-model", str(model), "--allow-low-support", "--correction", "holm"]
+    for name, path in policies.items():
+        args += ["--policy", f"{name}={path}"]
+    for e in estimators:
+        args += ["-e", e]
+    for g in gates:
+        args += ["--gate", g]
+    code, want = cli_document(*args)
+    assert code == 1 and len(want["comparisons"]) == 8
+    assert all("corrected_p_value" in c for c in want["comparisons"])
+    df = spark.createDataFrame(read_log(log))
+    for partitions in PARTITIONS:
+        got = rs.ope(
+            df.repartition(partitions),
+            estimators,
+            policies=policies,
+            reward_model=str(model),
+            allow_low_support=True,
+            gates=gates,
+            correction="holm",
+        )
+        assert document(got) == document(want), partitions
+        assert got["exit_code"] == code
+
+
+def test_an_impression_id_in_two_partitions_is_refused(spark, bandit_log, tmp_path):
+    """An impression id repeated in rows that land in two partitions is an
+    error naming the id and the partitions (not counted twice); the
+    command line refuses the same log naming the rows."""
+    from pyspark.sql import functions as F
+
+    frame = read_log(bandit_log / "log.csv")
+    frame.loc[len(frame) - 1, "impression"] = frame.loc[0, "impression"]
+    duplicated = tmp_path / "log.csv"
+    frame.to_csv(duplicated, index=False)
+    done = cli("ope", "--log", str(duplicated), "--policy", f"prod={bandit_log / 'prod.trec'}", "-e", "ips")
+    assert done.returncode == 2 and "impression" in done.stderr and "line 3001" in done.stderr, done.stderr
+    frame["row"] = range(len(frame))
+    df = spark.createDataFrame(frame).repartitionByRange(2, "row").drop("row")
+    where = df.select("impression", F.spark_partition_id().alias("p")).filter(
+        F.col("impression") == frame.loc[0, "impression"]
+    )
+    assert sorted(r["p"] for r in where.collect()) == [0, 1]
+    policies = {"prod": str(bandit_log / "prod.trec")}
+    with pytest.raises(InputError, match=r"repeated across partitions .*`1` in partitions 0, 1"):
+        rs.ope(df, ["ips"], policies=policies, allow_low_support=True)
+    # Within one partition the reader refuses it, naming the row.
+    with pytest.raises(Exception, match=r"partition 0, row \d+, column `impression`: impression `1` again"):
+        rs.ope(df.repartition(1), ["ips"], policies=policies, allow_low_support=True)
+
+
+def test_bad_keywords_are_refused_before_any_job(spark, bandit_log):
+    """The driver's keywords are checked before the log is read: a gate on
+    an estimator not given, on a group (Spark has no groups) or on an
+    unknown policy, an unknown correction, per-rank propensities on a log
+    of another form, and a click log with a reward per impression."""
+    df = spark.createDataFrame(read_log(bandit_log / "log.csv"))
+    policies = {"prod": str(bandit_log / "prod.trec"), "new": str(bandit_log / "new.trec")}
+    bad = [
+        (dict(gates=["snips:non_inferior(margin=0.01)"]), "snips is not among the estimators"),
+        (dict(gates=["ips[segment=head]:at_least(floor=0.1)"]), "needs the groups"),
+        (dict(gates=["ips:at_least(floor=0.1,run=nobody)"]), "no policy `nobody`"),
+        (dict(correction="sidak"), "unknown correction"),
+        (dict(form="action", examination="power(eta=1)"), "a click log's"),
+        (dict(examination="power(eta=-1)"), "eta is a finite number"),
+        (dict(form="examination", reward_per="impression"), "a click per position"),
+        (dict(level=1.0), "strictly between 0 and 1"),
+    ]
+    for keywords, message in bad:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            rs.ope(df, ["ips"], policies=policies, allow_low_support=True, **keywords)

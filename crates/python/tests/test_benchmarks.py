@@ -200,6 +200,14 @@ def test_cqadupstack_is_the_mean_of_its_forums_means(tmp_path, monkeypatch):
     assert abs(result["ndcg@10"] - sum(every) / len(every)) > 1e-3
     tex = result.groups["forum"]["tex"]
     assert tex.queries == each[8].queries and tex["ndcg@10"] == each[8]["ndcg@10"]
+    # The summary counts forums and the forums' queries, as the CLI's table
+    # does (its rows are forums: `queries=12` would mislead).
+    total = sum(len(e.queries) for e in each)
+    assert total == sum(1 + 2 * f for f in range(12))
+    assert f"forums=12, queries={total}," in repr(result)
+    html = result._repr_html_()
+    assert "<th>forums</th><td>12</td>" in html and f"<th>queries</th><td>{total}</td>" in html
+    assert "queries=" in repr(each[0]) and "forums" not in repr(each[0])
     # Named runs, official measures.
     named = rankeval_rs.evaluate("irds:beir/cqadupstack",
                                  {"mine": str(runs / "bm25-{forum}.trec")}, official=True)

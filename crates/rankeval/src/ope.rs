@@ -40,6 +40,7 @@ pub use rankeval_ope as estimators;
 
 pub mod click;
 mod group_gates;
+pub mod merged;
 
 /// The log as read (`rankeval_readers::impressions`), for a program that
 /// builds one itself.
@@ -283,7 +284,9 @@ pub struct Candidate {
 /// `q̂(x, a)` (the same at every position). rankeval trains no model.
 #[derive(Clone, Debug, Default)]
 pub struct RewardModel {
-    predictions: HashMap<(Vec<u8>, Vec<u8>), f64>,
+    /// Per context, per item: the prediction (looked up by the bytes of
+    /// both, without making a key).
+    predictions: HashMap<Vec<u8>, HashMap<Vec<u8>, f64>>,
 }
 
 impl RewardModel {
@@ -293,7 +296,7 @@ impl RewardModel {
     /// model's file, context and item: an infinite predicted reward would
     /// make every estimate built on it infinite or NaN.
     pub fn from_run(run: &Run, path: &std::path::Path) -> Result<Self, OpeRunError> {
-        let mut predictions = HashMap::new();
+        let mut predictions: HashMap<Vec<u8>, HashMap<Vec<u8>, f64>> = HashMap::new();
         for q in 0..run.num_queries() as u32 {
             let list = run.list_at(q);
             let context = run.query_bytes(q).to_vec();
@@ -308,7 +311,10 @@ impl RewardModel {
                             shorten_id(&context)
                         )));
                     }
-                    predictions.insert((context.clone(), list.doc(i).to_vec()), score);
+                    predictions
+                        .entry(context.clone())
+                        .or_default()
+                        .insert(list.doc(i).to_vec(), score);
                 }
             }
         }
@@ -317,9 +323,7 @@ impl RewardModel {
 
     /// `q̂(context, item)`.
     pub fn predict(&self, context: &[u8], item: &[u8]) -> Option<f64> {
-        self.predictions
-            .get(&(context.to_vec(), item.to_vec()))
-            .copied()
+        self.predictions.get(context)?.get(item).copied()
     }
 }
 
@@ -679,25 +683,7 @@ pub fn ope_states(
     candidates: &[Candidate],
     plan: &OpePlan,
 ) -> Result<Vec<Vec<State>>, OpeRunError> {
-    check_plan(log, candidates, plan)?;
-    if !plan.allow_unlogged
-        && let Some(c) = candidates
-            .iter()
-            .find(|c| matches!(c.policy, TargetPolicy::Ranking(_)))
-    {
-        return Err(OpeRunError::Unfit(format!(
-            "policy `{}`: whether a ranking shows only items the log shows needs the whole log, \
-             which a part of it cannot tell: allow unlogged items (allow_low_support)",
-            c.name
-        )));
-    }
-    if plan.resampling.is_some() {
-        return Err(OpeRunError::Unfit(
-            "the bootstrap resamples every impression of the whole log, which a part of it \
-             cannot: a normal or t interval (the states carry no impressions)"
-                .into(),
-        ));
-    }
+    merged::check_part(log, candidates, plan)?;
     let logged = HashSet::new();
     let mut out = Vec::with_capacity(candidates.len());
     for candidate in candidates {
@@ -719,7 +705,7 @@ pub fn ope_states(
 /// with a normal or t interval. Merged states keep no impressions to
 /// resample: under [`IntervalKind::Bootstrap`] the intervals are the
 /// normal ones (as [`State::estimate`] gives them), so a caller offers
-/// normal and t only (Spark's `spark_ope_estimates` does).
+/// normal and t only (Spark's `spark_ope_report` does).
 pub fn estimates_of(
     names: &[String],
     states: &[Vec<State>],
@@ -785,6 +771,12 @@ fn check_plan(
             )));
         }
     }
+    check_gates(|name| candidates.iter().any(|c| c.name == name), plan)
+}
+
+/// Each gate of `plan` names one of its estimators and, with `run=`, a
+/// policy (`has_policy`); a gate on a group is left to `run_request`.
+fn check_gates(has_policy: impl Fn(&str) -> bool, plan: &OpePlan) -> Result<(), OpeRunError> {
     for spec in &plan.gates {
         if !plan.estimators.iter().any(|e| e.name() == spec.metric) {
             return Err(OpeRunError::Unfit(format!(
@@ -800,7 +792,7 @@ fn check_plan(
             )));
         }
         if let Some(run) = &spec.run
-            && !candidates.iter().any(|c| &c.name == run)
+            && !has_policy(run)
         {
             return Err(OpeRunError::Unfit(format!(
                 "gate `{spec}`: no policy `{run}`"
@@ -1140,12 +1132,11 @@ fn target_probabilities(
                 slate_len: len,
             });
         }
-        let shown: Vec<&[u8]> = imp.items.iter().map(|&i| log.ids.resolve(i)).collect();
         match &candidate.policy {
             TargetPolicy::Ranking(_) => {
-                let top: Vec<&[u8]> = (0..len).map(|i| list.doc(i)).collect();
+                let top = (0..len).map(|i| list.doc(i));
                 if !plan.allow_unlogged && checked.insert(imp.context, ()).is_none() {
-                    for (position, item) in top.iter().enumerate() {
+                    for (position, item) in top.clone().enumerate() {
                         let known = log
                             .ids
                             .get(item)
@@ -1160,18 +1151,20 @@ fn target_probabilities(
                         }
                     }
                 }
-                let agree: Vec<bool> = top.iter().zip(&shown).map(|(a, b)| a == b).collect();
+                // Whether the target shows the logged item at each position.
+                let mut agree = top.zip(&imp.items).map(|(a, &b)| a == log.ids.resolve(b));
                 out.push(match log.form {
                     PropensityForm::Action
                     | PropensityForm::Marginal
                     | PropensityForm::Cascade
                     | PropensityForm::Examination => {
-                        agree.iter().map(|&a| f64::from(u8::from(a))).collect()
+                        agree.map(|a| f64::from(u8::from(a))).collect()
                     }
-                    PropensityForm::Slate => vec![f64::from(u8::from(agree.iter().all(|&a| a)))],
+                    PropensityForm::Slate => vec![f64::from(u8::from(agree.all(|a| a)))],
                 });
             }
             TargetPolicy::PlackettLuce { temperature, .. } => {
+                let shown: Vec<&[u8]> = imp.items.iter().map(|&i| log.ids.resolve(i)).collect();
                 let scores: Vec<f64> = (0..list.len())
                     .map(|i| list.score(i).unwrap_or(0.0))
                     .collect();

@@ -51,6 +51,7 @@ mod html_curves;
 mod msmarco;
 mod never_panics;
 mod ope_clicks;
+mod ope_merged;
 mod peers;
 mod plugin;
 mod propensity;

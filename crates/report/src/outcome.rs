@@ -51,7 +51,10 @@ pub fn render(outcome: &Outcome, format: OutputFormat, options: RenderOptions) -
                 title: outcome.title.as_deref(),
             },
         ),
-        (Results::Plain(plain), _) => plain.render(format, options),
+        (Results::Plain(plain), _) => match &outcome.parts {
+            Some(parts) => crate::parts::summary(format, plain, options, parts),
+            None => plain.render(format, options),
+        },
     };
     let text = match &outcome.parts {
         None => text,

@@ -729,6 +729,13 @@ fn cqadupstack_is_the_mean_of_its_forums_means() {
         assert_eq!(forum["runs"][0]["means"]["nDCG@10"], forum_means[f]);
         assert_eq!(forum["runs"][0]["queries"], 2 + 3 * f);
     }
+    // The summary's counts say what they count: 12 forums holding the
+    // queries of every forum (2 + 5 + ... + 35), for each run.
+    let total: usize = (0..12).map(|f| 2 + 3 * f).sum();
+    for run in report["runs"].as_array().expect("the runs") {
+        assert_eq!(run["num_forums"], 12, "{run}");
+        assert_eq!(run["num_queries"], total, "{run}");
+    }
     assert!(out.contains("the mean of the forums' means"), "{out}");
     assert!(
         err.contains("each forum is evaluated on its own qrels, and the value is the mean"),
@@ -800,6 +807,30 @@ fn cqadupstack_is_the_mean_of_its_forums_means() {
     ];
     let result = run_with_home(dir.path(), &home, &args);
     insta::assert_snapshot!("cqadupstack_official", transcript(&args, result));
+    // The summary in JSON and Markdown: forums and the queries they hold.
+    let mut args = args.to_vec();
+    args.extend(["--format", "json"]);
+    let (code, out, err) = run_with_home(dir.path(), &home, &args);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let summary: Vec<serde_json::Value> = report["runs"]
+        .as_array()
+        .expect("the runs")
+        .iter()
+        .map(|run| {
+            serde_json::json!({
+                "name": run["name"],
+                "num_forums": run["num_forums"],
+                "num_queries": run["num_queries"],
+                "metrics": run["metrics"],
+            })
+        })
+        .collect();
+    insta::assert_json_snapshot!("cqadupstack_official_json_runs", summary);
+    let markdown = args.len() - 1;
+    args[markdown] = "markdown";
+    let result = run_with_home(dir.path(), &home, &args);
+    insta::assert_snapshot!("cqadupstack_official_markdown", transcript(&args, result));
 
     // A forum missing: its run, in a folder, or its qrels.
     std::fs::remove_file(dir.path().join("runs/bm25/tex.trec")).unwrap();

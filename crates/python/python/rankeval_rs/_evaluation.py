@@ -178,7 +178,7 @@ class Evaluation:
     """
 
     __slots__ = ("run", "metrics", "queries", "values", "means", "warnings", "groups", "corpus",
-                 "ir_metadata", "_basis")
+                 "ir_metadata", "_basis", "_of_parts")
 
     def __init__(self, run: str, metrics: list[str], queries: list[str], values: np.ndarray,
                  means: list[float], warnings: list[str], basis: Basis | None = None):
@@ -194,6 +194,19 @@ class Evaluation:
         #: What the values depend on besides the run (see :class:`Basis`);
         #: None for results that `evaluate` did not make.
         self._basis = basis
+        #: True for a benchmark reported as the mean of its parts, whose
+        #: rows (``queries``) are the forums, not queries.
+        self._of_parts = False
+
+    def _counts(self) -> list[tuple[str, int]]:
+        """What the summary counts, as the CLI's table labels it: the
+        queries; for a benchmark of parts, the forums and the queries of
+        all forums (``queries`` alone would count forums)."""
+        if self._of_parts:
+            forums = self.groups.get("forum", {})
+            return [("forums", len(forums)),
+                    ("queries", sum(len(part.queries) for part in forums.values()))]
+        return [("queries", len(self.queries))]
 
     def __getitem__(self, metric: str) -> float:
         """The mean of `metric` (its canonical name, or the name as typed)."""
@@ -266,7 +279,8 @@ class Evaluation:
 
     def __repr__(self) -> str:
         means = ", ".join(f"{m}={v:.4f}" for m, v in self.means.items())
-        return f"Evaluation(run={self.run!r}, queries={len(self.queries)}, {means})"
+        counts = ", ".join(f"{label}={count}" for label, count in self._counts())
+        return f"Evaluation(run={self.run!r}, {counts}, {means})"
 
     def _repr_html_(self) -> str:
         """The means as an HTML table, for notebooks."""
@@ -279,7 +293,11 @@ def _html_table(results: Sequence[Evaluation]) -> str:
 
     metrics = list(results[0].metrics) if results else []
     head = "".join(f"<th>{escape(r.run)}</th>" for r in results)
-    rows = [f"<tr><th>queries</th>{''.join(f'<td>{len(r.queries)}</td>' for r in results)}</tr>"]
+    labels = list(dict.fromkeys(label for r in results for label, _ in r._counts()))
+    rows = []
+    for label in labels:
+        cells = "".join(f"<td>{dict(r._counts()).get(label, '')}</td>" for r in results)
+        rows.append(f"<tr><th>{label}</th>{cells}</tr>")
     for metric in metrics:
         cells = "".join(f"<td>{r.means.get(metric, float('nan')):.4f}</td>" for r in results)
         rows.append(f"<tr><th>{escape(metric)}</th>{cells}</tr>")
@@ -487,6 +505,7 @@ def evaluate(
             # A benchmark of parts: its rows are the parts, compared with
             # nothing (`compare` needs the queries of one set of qrels).
             result = Evaluation(run_name, names, queries, values, means, texts)
+            result._of_parts = True
             for part, part_queries, part_values, part_means in parts:
                 result.groups.setdefault("forum", {})[part] = Evaluation(
                     f"{run_name} [forum={part}]", names, part_queries, part_values,

@@ -296,6 +296,9 @@ class SparkEvaluator:
         column_names: tuple[str, str, str, str] | None = None,
         aggregators: list[str] = ...,
         drop_identical_ids: bool = False,
+        subtopic_qrels: str | None = None,
+        doc_groups: str | None = None,
+        sample: str | None = None,
     ) -> None: ...
     def columns(self) -> list[str]: ...
     def push(self, batch: Any) -> Any:
@@ -338,28 +341,88 @@ def spark_ope_states(
     policies: list[tuple[str, str]],
     target_column: str | None = None,
     plackett_luce: float | None = None,
-    form: str = "action",
-    reward_per: str = "impression",
+    form: str | None = None,
+    reward_per: str | None = None,
     reward_range: tuple[float, float] | None = None,
     columns: dict[str, str] | None = None,
     reward_model: str | None = None,
     allow_low_support: bool = False,
     samples: int | None = None,
     seed: int = 42,
+    examination: str | None = None,
 ) -> tuple[int, int, list[tuple[str, str, bytes]]]:
     """One partition's off-policy states: impressions, slate length, (policy, estimator, bytes)."""
 
-def spark_ope_estimates(
+def spark_ope_paired(
+    log: bytes,
+    name: str,
+    merged: list[tuple[str, str, bytes]],
+    centres: list[list[float]] | None,
+    estimators: list[str],
+    policies: list[tuple[str, str]],
+    target_column: str | None = None,
+    plackett_luce: float | None = None,
+    form: str | None = None,
+    reward_per: str | None = None,
+    reward_range: tuple[float, float] | None = None,
+    columns: dict[str, str] | None = None,
+    reward_model: str | None = None,
+    allow_low_support: bool = False,
+    samples: int | None = None,
+    seed: int = 42,
+    examination: str | None = None,
+) -> list[tuple[str, str, bytes]]:
+    """One partition's exact sums of the paired differences (or, with centres, of their
+    squared deviations): (candidate, estimator, bytes) per candidate after the first."""
+
+def spark_ope_merge(
+    policies: list[str], estimators: list[str], parts: list[tuple[str, str, bytes]]
+) -> list[tuple[str, str, bytes]]:
+    """The partitions' off-policy states merged per policy and estimator, as bytes."""
+
+def spark_ope_centres(
+    candidates: list[str], estimators: list[str], parts: list[tuple[str, str, bytes]], impressions: int
+) -> list[list[float]]:
+    """The whole log's mean paired difference per candidate and estimator."""
+
+def spark_ope_report(
     policies: list[str],
     estimators: list[str],
     parts: list[tuple[str, str, bytes]],
+    squares: list[tuple[str, str, bytes]],
+    impressions: int,
+    slate_len: int,
+    form: str | None = None,
+    reward_per: str | None = None,
+    examination: str | None = None,
     interval: str = "normal",
     level: float = 0.95,
     min_n: int = 30,
     min_ess: float = 100.0,
     min_support: float = 0.95,
+    allow_low_support: bool = False,
+    gates: list[str] = ...,
+    correction: str | None = None,
+    sampled: bool = False,
+    samples: int | None = None,
+    seed: int = 42,
+    log_name: str = "spark",
 ) -> str:
-    """The partitions' off-policy states merged and finished: each policy's estimates, as JSON."""
+    """The whole log's report (rankeval ope --format json) from the partitions' states and
+    paired squared deviations."""
+
+def spark_ope_check(
+    policies: list[str],
+    estimators: list[str],
+    form: str | None = None,
+    reward_per: str | None = None,
+    examination: str | None = None,
+    interval: str = "normal",
+    level: float = 0.95,
+    gates: list[str] = ...,
+    correction: str | None = None,
+) -> None:
+    """The driver's keywords checked before any job reads the log."""
 
 def keyed_states(
     queries: list[str], differences: npt.NDArray[np.float64], groups: int, resamples: int, seed: int

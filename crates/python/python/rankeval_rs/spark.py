@@ -80,6 +80,9 @@ def evaluate(
     features: str | None = None,
     aggregators: str | Sequence[str] = (),
     drop_identical_ids: bool = False,
+    subtopic_qrels: str | None = None,
+    doc_groups: str | None = None,
+    sample: str | None = None,
 ) -> SparkEvaluation:
     """Evaluates the run(s) in ``run_df`` against ``qrels_df`` on Spark.
 
@@ -117,6 +120,25 @@ def evaluate(
     merges their states with no pass over the per-query rows. Other
     aggregators are computed there by one pass over the cached rows.
 
+    ``subtopic_qrels`` and ``doc_groups`` are the command line's
+    ``--subtopic-qrels`` and ``--doc-groups``: the subtopic judgements the
+    diversity metrics read (``alpha_ndcg@10``, ``err_ia@20``, ``nrbp``,
+    ...) and the document groups the group-fairness metrics read
+    (``awrf@10``, ``trec_fair@10``), files in any of their formats that the
+    driver and every executor can read; each task attaches them to its
+    queries' judgements as the command line does, so the values are its
+    bits. The metrics that read the whole qrels at once (``psp``,
+    ``psndcg``: a normaliser over every query; ``hole``: the documents
+    judged anywhere) are refused on Spark, before any job (docs/spark.md).
+
+    ``sample`` names a column of ``run_df`` telling each query's sampled
+    rankings apart (a stochastic policy, the command line's ``--samples``):
+    each query's samples are scored together (expected exposure ``ee_d``,
+    ``ee_r``, ``ee_l`` over them; any other metric its mean over them),
+    taken in byte order of their ids (the command line takes them in the
+    order of its file: the same bits when the file lists them in that
+    order).
+
     Nothing is evaluated until a result is asked for: ``per_query`` is a
     lazy Spark DataFrame (with ``run``, one small job lists the run names
     first, so that every task knows every run).
@@ -134,6 +156,8 @@ def evaluate(
     evaluated = _native.spark_aggregators(aggregator_specs, _DEFAULT_FLOOR, 1)
     corpus_specs = [corpus] if isinstance(corpus, str) else list(corpus)
     corpus_inputs: dict[str, Any] = dict(catalog=catalog, training=training, features=features)
+    # Read by the driver's probe and by every task, as the corpus inputs.
+    context_inputs: dict[str, Any] = dict(subtopic_qrels=subtopic_qrels, doc_groups=doc_groups, sample=sample)
     # Built once here so that bad options (and corpus inputs) fail on the
     # driver, before a job; it names the output's columns.
     probe = _native.SparkEvaluator(
@@ -148,11 +172,12 @@ def evaluate(
         aggregators=evaluated,
         drop_identical_ids=drop_identical_ids,
         **corpus_inputs,
+        **context_inputs,
     )
     columns = [c for c in probe.columns() if c not in (_CORPUS, _AGGREGATES)]
     counts = columns[columns.index(_KIND) + 1 :]
     F = _functions()
-    _require(run_df, "run_df", [query, doc, score] + ([run] if run else []))
+    _require(run_df, "run_df", [query, doc, score] + ([run] if run else []) + ([sample] if sample else []))
     _require(qrels_df, "qrels_df", [query, doc])
     spark = run_df.sparkSession
     if run is None:
@@ -173,6 +198,7 @@ def evaluate(
         F.col(doc).cast("string").alias("doc"),
         F.col(score).cast("double").alias("score"),
         F.lit(None).cast("double").alias("grade"),
+        *([F.col(sample).cast("string").alias("sample")] if sample else []),
     )
     has_grade = grade is not None and grade in qrels_df.columns
     judged = qrels_df.select(
@@ -182,6 +208,7 @@ def evaluate(
         F.col(doc).cast("string").alias("doc"),
         F.lit(None).cast("double").alias("score"),
         (F.col(grade).cast("double") if has_grade else F.lit(1.0).cast("double")).alias("grade"),
+        *([F.lit(None).cast("string").alias("sample")] if sample else []),
     )
     sided = ranked.unionByName(judged)
     sided = (sided.repartition(partitions, "query") if partitions else sided.repartition("query")).sortWithinPartitions(
@@ -200,6 +227,7 @@ def evaluate(
         aggregators=evaluated,
         drop_identical_ids=drop_identical_ids,
         **corpus_inputs,
+        **context_inputs,
     )
 
     def evaluate_partition(batches: Iterator[Any]) -> Iterator[Any]:
@@ -829,11 +857,12 @@ def ope(
     policies: dict[str, str] | None = None,
     target_column: str | None = None,
     plackett_luce: float | None = None,
-    form: str = "action",
-    reward_per: str = "impression",
+    form: str | None = None,
+    reward_per: str | None = None,
     reward_range: tuple[float, float] | None = None,
     columns: dict[str, str] | None = None,
     reward_model: str | None = None,
+    examination: str | Sequence[float] | None = None,
     interval: str = "normal",
     level: float = 0.95,
     min_n: int = 30,
@@ -842,6 +871,8 @@ def ope(
     allow_low_support: bool = False,
     samples: int | None = None,
     seed: int = 42,
+    gates: Sequence[str] = (),
+    correction: str | None = None,
 ) -> dict[str, Any]:
     """Off-policy estimates of target policies from an impression log held
     in a Spark DataFrame (docs/ope.md, docs/spark.md): the numbers of
@@ -856,20 +887,33 @@ def ope(
     column (``target_column``, the policy's name, with ``columns["target"]``).
     The other keywords are ``rankeval ope``'s flags (``samples`` and
     ``seed``: the Plackett-Luce marginals by seeded Monte Carlo, whose
-    draws depend on the impression id, not on the partition).
+    draws depend on the impression id, not on the partition; a click log:
+    ``form="examination"``, or ``examination="power(eta=1)"`` or a list
+    of propensities per rank; ``gates`` and ``correction`` as ``--gate``
+    and ``--correction``).
 
     Each task reads its partition with the command line's reader (every
     check; rows are numbered within the partition, which errors name) and
     sends each policy's state under each estimator as bytes (exact sums);
-    the driver merges and finishes them. Returns ``{"impressions": n,
-    "slate_len": L, "policies": [...]}``, ``policies`` as ``rankeval ope
-    --format json`` prints them (refused estimates included, with their
-    refusals). Not on Spark: the paired comparisons and gates (they need
-    each impression's contribution), and the checks that need the whole
-    log at once: an impression id repeated in two partitions, and a
-    ranking's items the log never shows (so a ranking policy needs
-    ``allow_low_support=True``; the supported share still says what is
-    missing).
+    the driver merges and finishes them. With two policies or more, two
+    more passes over the log give each candidate's paired comparison with
+    the first policy (the exact sums of the per-impression differences,
+    then of their squared deviations: ``rankeval::ope::merged``), and the
+    gates are decided on them. An impression id in two partitions is an
+    error (one more job: the log's distinct impression ids counted by
+    Spark against the partitions' impressions).
+
+    Returns ``rankeval ope --format json``'s document (``policies``,
+    ``comparisons``, ``gates``, refused estimates with their refusals,
+    their values null unless ``allow_low_support``) with ``impressions``,
+    ``slate_len``, ``refused`` (an estimate is refused), ``passed`` (every
+    gate passed) and ``exit_code`` (``rankeval ope``'s: 2 for a refused
+    estimate without ``allow_low_support`` or an undecided gate, 1 for a
+    failed gate, else 0). Not on Spark: the bootstrap interval, groups of
+    contexts, and the check that a ranking shows only items the log shows
+    (it needs the whole log: a ranking policy on a log that is not a click
+    log needs ``allow_low_support=True``; the supported share still says
+    what is missing).
     """
     from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
 
@@ -878,6 +922,11 @@ def ope(
         raise ValueError("no target policy: give policies={name: run file} or target_column")
     estimators = list(estimators)
     names = [*runs, *([target_column] if target_column is not None else [])]
+    rule: str | None = (
+        examination
+        if examination is None or isinstance(examination, str)
+        else ",".join(repr(float(p)) for p in examination)
+    )
     arguments: dict[str, Any] = dict(
         estimators=estimators,
         policies=list(runs.items()),
@@ -891,6 +940,18 @@ def ope(
         allow_low_support=allow_low_support,
         samples=samples,
         seed=seed,
+        examination=rule,
+    )
+    _native.spark_ope_check(
+        names,
+        estimators,
+        form=form,
+        reward_per=reward_per,
+        examination=rule,
+        interval=interval,
+        level=level,
+        gates=list(gates),
+        correction=correction,
     )
     schema = StructType(
         [
@@ -902,23 +963,36 @@ def ope(
         ]
     )
 
-    def partition_states(batches: Iterator[Any]) -> Iterator[Any]:
+    def partition_log(batches: Iterator[Any]) -> tuple[bytes, str] | None:
         import pyarrow as pa
         from pyspark import TaskContext
 
-        from rankeval_rs import _native as native
-
         rows = [b for b in batches if b.num_rows > 0]
         if not rows:
-            return
+            return None
         sink = pa.BufferOutputStream()
         with pa.ipc.new_stream(sink, rows[0].schema) as writer:
             for batch in rows:
                 writer.write_batch(batch)
         context = TaskContext.get()
         name = f"partition {context.partitionId() if context is not None else 0}"
-        impressions, slate_len, states = native.spark_ope_states(sink.getvalue().to_pybytes(), name, **arguments)
-        yield pa.RecordBatch.from_pydict(
+        return sink.getvalue().to_pybytes(), name
+
+    def batch_of(columns_: dict[str, list[Any]], types: list[tuple[str, Any]]) -> Any:
+        import pyarrow as pa
+
+        return pa.RecordBatch.from_pydict(columns_, schema=pa.schema(types))
+
+    def partition_states(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        from rankeval_rs import _native as native
+
+        part = partition_log(batches)
+        if part is None:
+            return
+        impressions, slate_len, states = native.spark_ope_states(*part, **arguments)
+        yield batch_of(
             {
                 "policy": [p for p, _, _ in states],
                 "estimator": [e for _, e, _ in states],
@@ -926,15 +1000,13 @@ def ope(
                 "impressions": [impressions] * len(states),
                 "slate_len": [slate_len] * len(states),
             },
-            schema=pa.schema(
-                [
-                    ("policy", pa.string()),
-                    ("estimator", pa.string()),
-                    ("state", pa.binary()),
-                    ("impressions", pa.int64()),
-                    ("slate_len", pa.int64()),
-                ]
-            ),
+            [
+                ("policy", pa.string()),
+                ("estimator", pa.string()),
+                ("state", pa.binary()),
+                ("impressions", pa.int64()),
+                ("slate_len", pa.int64()),
+            ],
         )
 
     rows = log_df.mapInArrow(partition_states, schema).collect()
@@ -946,21 +1018,123 @@ def ope(
             f"spark: the partitions' slates have different lengths ({', '.join(map(str, lengths))})"
         )
     parts = [(row["policy"], row["estimator"], bytes(row["state"])) for row in rows]
+    first = [row for row in rows if row["policy"] == names[0] and row["estimator"] == rows[0]["estimator"]]
+    impressions = sum(row["impressions"] for row in first)
+    _check_unique_impressions(log_df, (columns or {}).get("impression", "impression"), impressions)
+
+    squares: list[tuple[str, str, bytes]] = []
+    if len(names) > 1:
+        merged = [(p, e, bytes(b)) for p, e, b in _native.spark_ope_merge(names, estimators, parts)]
+        sums_schema = StructType(
+            [
+                StructField("policy", StringType(), False),
+                StructField("estimator", StringType(), False),
+                StructField("sum", BinaryType(), False),
+            ]
+        )
+
+        def paired_pass(centres: list[list[float]] | None) -> list[tuple[str, str, bytes]]:
+            def partition_sums(batches: Iterator[Any]) -> Iterator[Any]:
+                import pyarrow as pa
+
+                from rankeval_rs import _native as native
+
+                part = partition_log(batches)
+                if part is None:
+                    return
+                sums = native.spark_ope_paired(*part, merged, centres, **arguments)
+                yield batch_of(
+                    {
+                        "policy": [p for p, _, _ in sums],
+                        "estimator": [e for _, e, _ in sums],
+                        "sum": [s for _, _, s in sums],
+                    },
+                    [("policy", pa.string()), ("estimator", pa.string()), ("sum", pa.binary())],
+                )
+
+            return [
+                (row["policy"], row["estimator"], bytes(row["sum"]))
+                for row in log_df.mapInArrow(partition_sums, sums_schema).collect()
+            ]
+
+        centres = _native.spark_ope_centres(names[1:], estimators, paired_pass(None), impressions)
+        squares = paired_pass(centres)
+
     import json
 
-    estimates = _native.spark_ope_estimates(
-        names,
-        estimators,
-        parts,
-        interval=interval,
-        level=level,
-        min_n=min_n,
-        min_ess=min_ess,
-        min_support=min_support,
+    document = json.loads(
+        _native.spark_ope_report(
+            names,
+            estimators,
+            parts,
+            squares,
+            impressions,
+            lengths[0],
+            form=form,
+            reward_per=reward_per,
+            examination=rule,
+            interval=interval,
+            level=level,
+            min_n=min_n,
+            min_ess=min_ess,
+            min_support=min_support,
+            allow_low_support=allow_low_support,
+            gates=list(gates),
+            correction=correction,
+            sampled=samples is not None and plackett_luce is not None,
+            samples=samples,
+            seed=seed,
+        )
     )
-    first = [row for row in rows if row["policy"] == names[0] and row["estimator"] == rows[0]["estimator"]]
+    refused = any(e["refusals"] for p in document["policies"] for e in p["estimates"])
+    undecided = any(g["outcome"] is None for g in document["gates"])
+    failed = any(g["outcome"] is not None and not g["outcome"]["passed"] for g in document["gates"])
+    if undecided or (refused and not allow_low_support):
+        exit_code = 2
+    elif failed:
+        exit_code = 1
+    else:
+        exit_code = 0
     return {
-        "impressions": sum(row["impressions"] for row in first),
+        **document,
+        "impressions": impressions,
         "slate_len": lengths[0],
-        "policies": json.loads(estimates),
+        "refused": refused,
+        "passed": not undecided and not failed,
+        "exit_code": exit_code,
     }
+
+
+def _check_unique_impressions(log_df: DataFrame, column: str, impressions: int) -> None:
+    """An impression id in two partitions is an error, as an id twice in
+    one file is on the command line: each partition's reader refuses an
+    id twice within it, so the log's ids are unique exactly when Spark's
+    count of its distinct ids equals the partitions' impressions summed.
+    Exact (the ids themselves are compared, not hashes); it costs one job,
+    a shuffle of the ids, and nothing per impression on the driver. When
+    they differ, a second job finds up to three ids and the partitions
+    that hold them, for the message."""
+    from pyspark.sql import functions as F
+
+    distinct = log_df.select(column).distinct().count()
+    if distinct == impressions:
+        return
+    found = (
+        log_df.select(F.col(column).alias("id"), F.spark_partition_id().alias("partition"))
+        .distinct()
+        .groupBy("id")
+        .agg(F.count("*").alias("n"), F.sort_array(F.collect_list("partition")).alias("partitions"))
+        .filter(F.col("n") > 1)
+        .orderBy("id")
+        .limit(3)
+        .collect()
+    )
+    examples = "; ".join(
+        f"`{row['id']}` in partitions {', '.join(map(str, row['partitions']))}" for row in found
+    )
+    raise _native.InputError(
+        f"spark: {impressions - distinct} impression id(s) repeated across partitions "
+        f"({distinct} distinct ids, {impressions} impressions read)"
+        + (f", e.g. {examples}" if examples else "")
+        + ": an impression is counted once (the command line refuses an id twice)"
+    )

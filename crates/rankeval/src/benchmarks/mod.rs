@@ -270,7 +270,8 @@ mod tests {
     }
 
     /// The entries once marked "to confirm" that a source settled (TREC
-    /// DL 2022 and 2023, Anserini's regressions) carry no mark, and the
+    /// DL 2022 and 2023, Anserini's regressions; Robust04, Anserini and
+    /// CEDR; TREC-COVID, NIST's round-5 summaries) carry no mark, and the
     /// marks that remain say why (docs/benchmarks.md).
     #[test]
     fn only_unsettled_entries_are_marked_to_confirm() {
@@ -281,15 +282,56 @@ mod tests {
             .filter(|b| b.sources.iter().any(|s| s.contains("to confirm")))
             .map(|b| b.id.as_str())
             .collect();
-        assert_eq!(marked, ["trec-robust04", "cord19/trec-covid"]);
+        // What remains: TREC-COVID's RBP, whose gain no source read says.
+        assert_eq!(marked, ["cord19/trec-covid"]);
+        for id in marked {
+            let b = card.find(id).unwrap();
+            assert!(
+                b.sources.iter().any(|s| s.contains("to confirm")
+                    && s.contains("no source read here")
+                    || s.contains("not said in any source read here")),
+                "{id}: a mark without its reason"
+            );
+        }
+        let metrics = |id: &str| -> Vec<(String, String)> {
+            card.find(id)
+                .unwrap()
+                .measures
+                .iter()
+                .map(|m| (m.reported.clone(), m.metric.clone()))
+                .collect()
+        };
+        let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+            list.iter()
+                .map(|(r, m)| ((*r).to_owned(), (*m).to_owned()))
+                .collect()
+        };
+        // Robust04: Anserini's AP and P@30 at trec_eval's default level;
+        // CEDR's P@20 (trec_eval) and nDCG@20 (gdeval.pl: gain 2^g - 1).
+        assert_eq!(
+            metrics("trec-robust04"),
+            pairs(&[
+                ("AP", "ap(rel=1)"),
+                ("P@30", "precision(rel=1)@30"),
+                ("P@20", "precision(rel=1)@20"),
+                ("nDCG(dcg='exp-log2')@20", "ndcg(gain=exponential)@20"),
+            ])
+        );
+        // TREC-COVID: NIST's round-5 summaries (bpref, map, ndcg_20, P_20).
+        assert_eq!(
+            metrics("cord19/trec-covid"),
+            pairs(&[
+                ("nDCG@20", "ndcg@20"),
+                ("P@20", "precision(rel=1)@20"),
+                ("MAP", "ap(rel=1)"),
+                ("Bpref", "bpref(rel=1)"),
+            ])
+        );
         for id in ["trec-robust04", "cord19/trec-covid"] {
             let b = card.find(id).unwrap();
             assert!(
-                b.sources
-                    .iter()
-                    .any(|s| s.contains("to confirm") && s.contains("not read here")
-                        || s.contains("no source read here")),
-                "{id}: a mark without its reason"
+                b.sources.iter().any(|s| s.contains("commit")),
+                "{id}: a source without its commit"
             );
         }
         // Documents: binary measures from grade 1 (NIST, Anserini);
@@ -304,6 +346,46 @@ mod tests {
                 .unwrap();
             assert!(passage.measures.iter().any(|m| m.metric == "ap(rel=2)@100"));
         }
+    }
+
+    /// Every measure's reported name, read as ir_measures' syntax (the
+    /// `-m` reading, `rankeval_core::ir_measures`), is the card's rankeval
+    /// metric: the same canonical name once a measure without `rel` is
+    /// given ir_measures' default level, 1. Values against ir_measures
+    /// itself: scripts/cross-check/benchmark-card.py.
+    #[test]
+    fn every_reported_name_maps_to_the_cards_metric() {
+        use rankeval_core::ParamValue;
+        use rankeval_core::syntax::Spec;
+        use rankeval_metrics as _;
+        let mut checked = 0;
+        for b in &card().benchmarks {
+            for m in &b.measures {
+                let spec = rankeval_core::ir_measures::translate(
+                    Spec::parse(&m.reported).unwrap_or_else(|e| panic!("{}: {e}", m.reported)),
+                )
+                .unwrap_or_else(|e| panic!("{}: {}: {e}", b.id, m.reported));
+                let Spec { name, mut params } = spec;
+                let plain = registry::build::<dyn rankeval_core::Metric>(&name, params.clone())
+                    .unwrap_or_else(|e| panic!("{}: {}: {e}", b.id, m.reported));
+                if plain.uses_default_level() {
+                    params.push(("rel".to_owned(), ParamValue::Integer(1)));
+                }
+                let reported = registry::build::<dyn rankeval_core::Metric>(&name, params)
+                    .unwrap_or_else(|e| panic!("{}: {}: {e}", b.id, m.reported));
+                let metric = registry::parse_metric(&m.metric).unwrap();
+                assert_eq!(
+                    reported.name(),
+                    metric.name(),
+                    "{}: {} is not {}",
+                    b.id,
+                    m.reported,
+                    m.metric
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 60, "{checked}");
     }
 
     #[test]

@@ -39,9 +39,11 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use arrow_select::concat::concat_batches;
 use arrow_select::filter::filter_record_batch;
 use rankeval_core::corpus::StateWireError;
+use rankeval_core::doc_groups::DocumentGroups;
+use rankeval_core::subtopics::SubtopicQrels;
 use rankeval_core::{
     AggregateStateError, Aggregator, CorpusInputs, CorpusMetric, CorpusState, Metric, Qrels,
-    QrelsBuilder, Run, RunBuilder,
+    QrelsBuilder, Requirement, Run, RunBuilder, SampledRun, SampledRunBuilder,
 };
 
 use super::column_states::ColumnStates;
@@ -107,18 +109,20 @@ pub enum SidedError {
         /// What is wrong with it.
         problem: String,
     },
-    /// A metric needs more than a chunk's judgements and runs (subtopic
-    /// judgements, label propensities, the documents judged for any
-    /// query: `Metric::requires`), which a stream of chunks does not
-    /// carry.
-    #[error(
-        "{metric} reads {what}, which the Spark evaluator does not give it yet: evaluate it with `rankeval eval` or `rankeval_rs.evaluate`"
-    )]
+    /// A metric needs more than a chunk's judgements and runs
+    /// (`Metric::requires`) that the evaluator was not given (subtopic
+    /// judgements, document groups: [`SidedEvaluator::with_context`]) or
+    /// that a stream of chunks cannot carry (label propensities and the
+    /// documents judged for any query, read over every query of the
+    /// qrels: [`carried`]).
+    #[error("{metric} reads {what}, which {why}")]
     Requires {
         /// The metric.
         metric: String,
         /// What it reads.
         what: &'static str,
+        /// Why the evaluator cannot give it.
+        why: &'static str,
     },
     /// A row has a `side` other than 0 (qrels) or 1 (run).
     #[error("row with side = {0}: expected 0 (judgement) or 1 (run)")]
@@ -142,6 +146,15 @@ pub enum SidedError {
         /// The column.
         column: String,
         /// What is wrong, without row numbers.
+        problem: String,
+    },
+    /// A sampled run's rankings could not be finished (a document twice
+    /// in one sample): the problem names the query and the sample.
+    #[error("{input}: {problem}")]
+    Sampled {
+        /// `run `NAME``.
+        input: String,
+        /// What is wrong, without positions.
         problem: String,
     },
     /// An empty run or qrels could not be built (never expected).
@@ -193,6 +206,70 @@ pub struct SidedEvaluator {
     /// The user's names of the `query`, `doc`, `score` and `grade` columns
     /// (a DataFrame's `user`, `item`...), for messages.
     shown: [String; 4],
+    /// The subtopic judgements and document groups attached to each
+    /// chunk's qrels, as the command line attaches them to its qrels.
+    context: Context,
+    /// Whether the runs are sampled rankings ([`SAMPLE_COLUMN`]).
+    sampled: bool,
+}
+
+/// The column naming a run row's sample (a string; null on judgement
+/// rows), read with [`SidedEvaluator::with_samples`]: each query's
+/// samples, all in one chunk (the stream is cut at query boundaries),
+/// scored together as `rankeval eval --samples` scores them.
+pub const SAMPLE_COLUMN: &str = "sample";
+
+/// What the evaluator attaches to each chunk's qrels for the metrics that
+/// require it (`Metric::requires`): inputs of documents or of queries
+/// whole, read once by the caller (every task reads the same file).
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    /// The subtopic judgements (`Qrels::with_subtopics`): each query's own,
+    /// looked up by its id, so a chunk's queries read exactly what they
+    /// read in the whole qrels.
+    pub subtopics: Option<Arc<SubtopicQrels>>,
+    /// The document groups (`Qrels::with_doc_groups`): a table of
+    /// documents, the same whole table in every chunk.
+    pub doc_groups: Option<Arc<DocumentGroups>>,
+}
+
+/// Why a stream of chunks cannot give a metric `requirement` with
+/// `context`, or `Ok` when it can. Label propensities are refused because
+/// PSP's and PSnDCG's normaliser is a mean over every query of the qrels
+/// (`rankeval_core::context::PropensityJudgements`), and the documents
+/// judged anywhere (Hole@k) are a set over every query: a chunk holds
+/// some queries only, and would give a different number silently.
+pub fn carried(requirement: Requirement, context: &Context) -> Result<(), &'static str> {
+    carriable(requirement)?;
+    match requirement {
+        Requirement::Subtopics if context.subtopics.is_none() => {
+            Err("were not given to the Spark evaluator (subtopic_qrels=PATH)")
+        }
+        Requirement::DocumentGroups if context.doc_groups.is_none() => {
+            Err("were not given to the Spark evaluator (doc_groups=PATH)")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Why a stream of chunks can never give a metric `requirement`, whatever
+/// it is given (see [`carried`]), or `Ok` when a [`Context`] can carry
+/// it: checked before the inputs are asked for, so that a metric Spark
+/// cannot evaluate is not told to give an input it cannot use.
+pub fn carriable(requirement: Requirement) -> Result<(), &'static str> {
+    match requirement {
+        Requirement::Subtopics | Requirement::DocumentGroups => Ok(()),
+        Requirement::Propensities => Err(
+            "the Spark evaluator cannot give it: its normaliser is a mean over every query of the \
+             qrels, and a Spark task sees only its partition's queries; evaluate it with \
+             `rankeval eval` or `rankeval_rs.evaluate`",
+        ),
+        _ => Err(
+            "the Spark evaluator cannot give it: it is read over every query of the qrels, and a \
+             Spark task sees only its partition's queries; evaluate it with `rankeval eval` or \
+             `rankeval_rs.evaluate`",
+        ),
+    }
 }
 
 /// The layout's own column names, which [`SidedEvaluator::with_column_names`]
@@ -233,7 +310,48 @@ impl SidedEvaluator {
             corpus: Corpus::default(),
             aggregates: None,
             shown: LAYOUT_COLUMNS.map(str::to_owned),
+            context: Context::default(),
+            sampled: false,
         }
+    }
+
+    /// With runs of sampled rankings: the [`SAMPLE_COLUMN`] names each run
+    /// row's sample, and each query's samples are scored together
+    /// ([`evaluate_sampled`](super::evaluate_sampled), the command line's
+    /// `--samples`). A query's samples are taken in byte order of their
+    /// ids (rows reach a task in no fixed order); the command line takes
+    /// them in the order of the file, which gives the same bits when the
+    /// file lists each query's samples in that order. Corpus metrics are
+    /// not evaluated with it (the caller refuses them, as the command line
+    /// does).
+    pub fn with_samples(mut self) -> Self {
+        self.sampled = true;
+        self
+    }
+
+    /// With `context` attached to every chunk's qrels: the subtopic
+    /// judgements and document groups the metrics that require them read.
+    pub fn with_context(mut self, context: Context) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// Refuses a metric that requires an input the evaluator does not
+    /// carry ([`carried`]): checked before the first batch, so that a
+    /// caller (Spark's driver) can refuse it before any job.
+    pub fn check_requirements(&self) -> Result<(), SidedError> {
+        for metric in &self.metrics {
+            for &requirement in metric.requires() {
+                if let Err(why) = carried(requirement, &self.context) {
+                    return Err(SidedError::Requires {
+                        metric: metric.name(),
+                        what: requirement.what(),
+                        why,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// With the names the user knows the `query`, `doc`, `score` and
@@ -310,17 +428,23 @@ impl SidedEvaluator {
     /// Takes the next batch of the stream; the results of the queries that
     /// are complete, once enough rows have gathered.
     pub fn push(&mut self, batch: RecordBatch) -> Result<Option<RecordBatch>, SidedError> {
-        if let Some((metric, needs)) = self
-            .metrics
-            .iter()
-            .find_map(|m| m.requires().first().map(|r| (m.name(), r)))
-        {
-            return Err(SidedError::Requires {
-                metric,
-                what: needs.what(),
-            });
-        }
+        self.check_requirements()?;
         check_input(&batch)?;
+        if self.sampled {
+            let fits = batch.column_by_name(SAMPLE_COLUMN).map(|c| {
+                matches!(
+                    c.data_type(),
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                )
+            });
+            if fits != Some(true) {
+                return Err(SidedError::Column {
+                    column: SAMPLE_COLUMN,
+                    problem: "absent or not a string (a sampled run's rows name their sample)"
+                        .to_owned(),
+                });
+            }
+        }
         let rows = batch.num_rows();
         if rows == 0 {
             return Ok(None);
@@ -395,6 +519,67 @@ impl SidedEvaluator {
         )
     }
 
+    /// Run `name`'s sampled rankings in `rows` (one chunk's rows of the
+    /// run): pushed in byte order of (query, sample), so that each query's
+    /// samples come in the same order whatever order the rows arrived in,
+    /// each id checked as the readers check it; a bad row is named by the
+    /// run, its query and the column.
+    fn sampled_run(&self, name: &str, rows: &RecordBatch) -> Result<SampledRun, SidedError> {
+        let input = format!("run `{name}`");
+        let strings = |column: &'static str| -> Result<Vec<Option<String>>, SidedError> {
+            let array = rows.column_by_name(column).ok_or_else(|| missing(column))?;
+            string_values(array, column)
+        };
+        let (query, sample, doc) = (strings("query")?, strings(SAMPLE_COLUMN)?, strings("doc")?);
+        let score = rows
+            .column_by_name("score")
+            .ok_or_else(|| missing("score"))?
+            .as_primitive::<arrow_array::types::Float64Type>()
+            .clone();
+        let bad = |query: &str, column: &str, problem: String| SidedError::Row {
+            input: input.clone(),
+            query: query.to_owned(),
+            column: self.shown(column.to_owned()),
+            problem,
+        };
+        let mut order: Vec<usize> = (0..rows.num_rows()).collect();
+        order.sort_by(|&a, &b| (&query[a], &sample[a]).cmp(&(&query[b], &sample[b])));
+        let mut builder = SampledRunBuilder::new();
+        for (at, i) in order.into_iter().enumerate() {
+            let null = || "the value is null".to_owned();
+            let q = query[i]
+                .as_deref()
+                .ok_or_else(|| bad("?", "query", null()))?;
+            let id = |column: &'static str, value: &Option<String>| match value.as_deref() {
+                None => Err(bad(q, column, null())),
+                Some(text) => rankeval_core::check_id(text.as_bytes())
+                    .map(|()| text.to_owned())
+                    .map_err(|e| bad(q, column, e.to_string())),
+            };
+            id("query", &query[i])?;
+            let s = id(SAMPLE_COLUMN, &sample[i])?;
+            let d = id("doc", &doc[i])?;
+            if score.is_null(i) {
+                return Err(bad(q, "score", null()));
+            }
+            builder
+                .push(
+                    q.as_bytes(),
+                    s.as_bytes(),
+                    d.as_bytes(),
+                    score.value(i),
+                    at as u64 + 1,
+                )
+                .map_err(|e| bad(q, run_error_column(&e), without_row_numbers(&e.to_string())))?;
+        }
+        builder
+            .finish(self.read.duplicates, self.read.ties)
+            .map_err(|e| SidedError::Sampled {
+                input: input.clone(),
+                problem: without_positions(&e.to_string()),
+            })
+    }
+
     /// Evaluates whole queries: the judgements and each run of `chunk`.
     fn evaluate_chunk(&mut self, chunk: &[RecordBatch]) -> Result<RecordBatch, SidedError> {
         let schema = chunk[0].schema();
@@ -414,12 +599,19 @@ impl SidedEvaluator {
         let ranked: BooleanArray = side.iter().map(|s| Some(s == Some(SIDE_RUN))).collect();
         let qrels_rows = filter_record_batch(&all, &judged)?;
         let run_rows = filter_record_batch(&all, &ranked)?;
-        let qrels = if qrels_rows.num_rows() == 0 {
+        let mut qrels = if qrels_rows.num_rows() == 0 {
             empty_qrels()?
         } else {
             qrels_from_batches("qrels", std::slice::from_ref(&qrels_rows), &columns())
                 .map_err(|e| located(e, &qrels_rows, "the judgements", |c| self.shown(c)))?
         };
+        // As the command line attaches them to its qrels (`experiment`).
+        if let Some(subtopics) = &self.context.subtopics {
+            qrels = qrels.with_subtopics(Arc::clone(subtopics));
+        }
+        if let Some(groups) = &self.context.doc_groups {
+            qrels = qrels.with_doc_groups(Arc::clone(groups));
+        }
         let run_names = run_rows
             .column_by_name("run")
             .ok_or_else(|| missing("run"))?
@@ -439,6 +631,13 @@ impl SidedEvaluator {
                 .map(|r| Some(r.as_deref() == Some(name.as_str())))
                 .collect();
             let rows = filter_record_batch(&run_rows, &mine)?;
+            if self.sampled {
+                let sampled = self.sampled_run(name, &rows)?;
+                let evaluation =
+                    super::evaluate_sampled(&qrels, &sampled, &self.metrics, &self.options);
+                values_and_counts(&mut out, &mut self.aggregates, r, name, &evaluation);
+                continue;
+            }
             // The run's own columns only: `side`, `run` and `grade` are the
             // layout's, not columns of the run a repeat could be told by.
             let rows = run_columns_of(&rows)?;
@@ -467,25 +666,7 @@ impl SidedEvaluator {
                 }
             }
             let evaluation = evaluate(&qrels, &run, &self.metrics, &self.options);
-            for (q, query) in evaluation.queries().iter().enumerate() {
-                let values = (0..self.metrics.len()).map(|m| evaluation.value(q, m));
-                out.values(query, name, values.clone());
-                if let Some(aggregates) = &mut self.aggregates {
-                    aggregates.update(r, query, values);
-                }
-            }
-            let c = evaluation.coverage();
-            out.counts(
-                name,
-                [
-                    c.evaluated,
-                    c.ranked,
-                    c.missing_skipped.count,
-                    c.missing_scored_zero.count,
-                    c.run_only.len(),
-                    c.duplicates_dropped,
-                ],
-            );
+            values_and_counts(&mut out, &mut self.aggregates, r, name, &evaluation);
         }
         out.finish(self.output.clone())
     }
@@ -754,6 +935,55 @@ fn without_row_numbers(problem: &str) -> String {
     out
 }
 
+/// The rows of run `name` (the `r`th) of one chunk's evaluation: each
+/// query's values (updating the aggregator states) and the counts.
+fn values_and_counts(
+    out: &mut OutputBuilder,
+    aggregates: &mut Option<ColumnStates>,
+    r: usize,
+    name: &str,
+    evaluation: &super::Evaluation,
+) {
+    let width = evaluation.metrics().len();
+    for (q, query) in evaluation.queries().iter().enumerate() {
+        let values = (0..width).map(|m| evaluation.value(q, m));
+        out.values(query, name, values.clone());
+        if let Some(aggregates) = aggregates {
+            aggregates.update(r, query, values);
+        }
+    }
+    let c = evaluation.coverage();
+    out.counts(
+        name,
+        [
+            c.evaluated,
+            c.ranked,
+            c.missing_skipped.count,
+            c.missing_scored_zero.count,
+            c.run_only.len(),
+            c.duplicates_dropped,
+        ],
+    );
+}
+
+/// The column a run builder's error is about: the score's, or the
+/// document's.
+fn run_error_column(error: &rankeval_core::RunError) -> &'static str {
+    match error {
+        rankeval_core::RunError::NanScore { .. } => "score",
+        _ => "doc",
+    }
+}
+
+/// `problem` without the positions ` (at 3 and 7)` of a repeated
+/// document, which count rows of one chunk of a Spark task.
+fn without_positions(problem: &str) -> String {
+    match problem.find(" (at ") {
+        Some(at) if problem.ends_with(')') => problem[..at].to_owned(),
+        _ => problem.to_owned(),
+    }
+}
+
 /// The row where the batch's last query starts (0 if it fills the batch).
 fn last_query_start(batch: &RecordBatch) -> usize {
     let Some(query) = batch.column_by_name("query") else {
@@ -918,6 +1148,17 @@ mod tests {
         Option<f64>,
     );
 
+    /// An [`OwnedRow`] with its sample.
+    type SampledRow<'a> = (
+        i8,
+        Option<&'a str>,
+        String,
+        String,
+        Option<f64>,
+        Option<f64>,
+        Option<String>,
+    );
+
     /// A [`Row`] with owned ids, built before it is borrowed.
     type OwnedRow<'a> = (
         i8,
@@ -1042,6 +1283,509 @@ mod tests {
                 "{metric}: {message}"
             );
         }
+    }
+
+    /// The subtopic judgements and document groups attached to every
+    /// chunk's qrels (`with_context`): the diversity and group-fairness
+    /// metrics' per-query values over 1, 3 and 7 streams in chunks of any
+    /// size are the bits of the whole qrels with them attached, as the
+    /// command line evaluates; what a chunk cannot carry is refused before
+    /// any batch, naming the metric and why.
+    #[test]
+    fn subtopics_and_document_groups_ride_with_every_chunk() {
+        use rankeval_core::DocumentGroupsBuilder;
+        use rankeval_core::subtopics::SubtopicQrelsBuilder;
+
+        let metrics = || -> Vec<Box<dyn Metric>> {
+            [
+                "alpha_ndcg@5",
+                "alpha_dcg@5",
+                "err_ia@5",
+                "nerr_ia@5",
+                "nrbp",
+                "nnrbp",
+                "p_ia@3",
+                "map_ia",
+                "strec@4",
+                "awrf@5",
+                "awrf(target=uniform)@5",
+                "trec_fair@5",
+                "ndcg@5",
+            ]
+            .iter()
+            .map(|m| parse_metric(m).unwrap())
+            .collect()
+        };
+        let queries: Vec<String> = (0..24).map(|q| format!("q{q:02}")).collect();
+        let doc = |d: usize| format!("d{d}");
+        let mut subtopics = SubtopicQrelsBuilder::new();
+        let mut groups = DocumentGroupsBuilder::new();
+        let mut at = 0;
+        for d in 0..12 {
+            at += 1;
+            groups
+                .push(doc(d).as_bytes(), format!("g{}", d % 3).as_bytes(), 1.0, at)
+                .unwrap();
+            if d % 4 == 0 {
+                at += 1;
+                groups.push(doc(d).as_bytes(), b"g9", 0.5, at).unwrap();
+            }
+        }
+        let mut judged: Vec<(String, String, f64)> = Vec::new();
+        for (q, query) in queries.iter().enumerate() {
+            for d in (q % 5..12).step_by(2 + q % 3) {
+                let grade = ((q + d) % 3) as f64;
+                judged.push((query.clone(), doc(d), grade));
+                for s in 0..1 + (q + d) % 3 {
+                    at += 1;
+                    subtopics
+                        .push(
+                            query.as_bytes(),
+                            format!("s{s}").as_bytes(),
+                            doc(d).as_bytes(),
+                            f64::from(u8::from((d + s) % 2 == 0)),
+                            at,
+                        )
+                        .unwrap();
+                }
+            }
+        }
+        let context = Context {
+            subtopics: Some(Arc::new(subtopics.finish().unwrap())),
+            doc_groups: Some(Arc::new(groups.finish().unwrap())),
+        };
+        let list = |q: usize| -> Vec<(String, f64)> {
+            (0..1 + q % 9)
+                .map(|j| (doc((q * 7 + j * 5) % 12), 9.0 - (j / 2) as f64))
+                .collect()
+        };
+        let mut whole_qrels = QrelsBuilder::new();
+        for (query, d, grade) in &judged {
+            whole_qrels
+                .push(query.as_str(), d.as_str(), *grade)
+                .unwrap();
+        }
+        let whole_qrels = whole_qrels
+            .finish()
+            .unwrap()
+            .with_subtopics(Arc::clone(context.subtopics.as_ref().unwrap()))
+            .with_doc_groups(Arc::clone(context.doc_groups.as_ref().unwrap()));
+        let mut whole_run = RunBuilder::new();
+        for (q, query) in queries.iter().enumerate().skip(1) {
+            for (d, score) in list(q) {
+                whole_run
+                    .push_scored(query.as_str(), d.as_str(), score)
+                    .unwrap();
+            }
+        }
+        let whole_run = whole_run.finish(rankeval_core::Duplicates::Error).unwrap();
+        let options = Options {
+            missing: super::super::Missing::Zero,
+            ..Options::default()
+        };
+        let whole = evaluate(&whole_qrels, &whole_run, &metrics(), &options);
+        let mut want: Vec<(String, Vec<u64>)> = (0..whole.queries().len())
+            .map(|q| {
+                let values = (0..metrics().len()).map(|m| whole.value(q, m).to_bits());
+                (whole.queries()[q].to_string(), values.collect())
+            })
+            .collect();
+        want.sort();
+        assert!(
+            want.iter().any(|(_, v)| v[0] != 0),
+            "a query scores alpha-nDCG"
+        );
+        for partitions in [1, 3, 7] {
+            for chunk_rows in [1, 5, 1000] {
+                let mut got: Vec<(String, Vec<u64>)> = Vec::new();
+                for p in 0..partitions {
+                    let mut rows: Vec<OwnedRow<'_>> = Vec::new();
+                    for (q, query) in queries.iter().enumerate() {
+                        if q % partitions != p {
+                            continue;
+                        }
+                        for (_, d, grade) in judged.iter().filter(|(x, _, _)| x == query) {
+                            rows.push((
+                                SIDE_QRELS,
+                                None,
+                                query.clone(),
+                                d.clone(),
+                                None,
+                                Some(*grade),
+                            ));
+                        }
+                        if q > 0 {
+                            for (d, score) in list(q) {
+                                rows.push((
+                                    SIDE_RUN,
+                                    Some("r"),
+                                    query.clone(),
+                                    d,
+                                    Some(score),
+                                    None,
+                                ));
+                            }
+                        }
+                    }
+                    let rows: Vec<Row<'_>> = rows
+                        .iter()
+                        .map(|(side, run, q, d, score, grade)| {
+                            (*side, *run, q.as_str(), d.as_str(), *score, *grade)
+                        })
+                        .collect();
+                    let mut evaluator = SidedEvaluator::new(
+                        metrics(),
+                        options,
+                        ReadOptions::default(),
+                        vec!["r".to_owned()],
+                        chunk_rows,
+                    )
+                    .with_context(context.clone());
+                    evaluator.check_requirements().unwrap();
+                    let mut out = Vec::new();
+                    for piece in rows.chunks(4) {
+                        out.extend(evaluator.push(batch(piece)).unwrap());
+                    }
+                    out.extend(evaluator.finish().unwrap());
+                    for b in &out {
+                        let kind = b
+                            .column_by_name(KIND_COLUMN)
+                            .unwrap()
+                            .as_primitive::<Int8Type>();
+                        let query = b.column_by_name("query").unwrap().as_string::<i32>();
+                        for i in 0..b.num_rows() {
+                            if kind.value(i) != KIND_VALUES {
+                                continue;
+                            }
+                            let values = (0..metrics().len()).map(|m| {
+                                b.column(2 + m)
+                                    .as_primitive::<Float64Type>()
+                                    .value(i)
+                                    .to_bits()
+                            });
+                            got.push((query.value(i).to_owned(), values.collect()));
+                        }
+                    }
+                }
+                got.sort();
+                assert_eq!(got, want, "{partitions} partitions, chunks of {chunk_rows}");
+            }
+        }
+        // Without its input, or with an input no chunk can carry, a metric
+        // is refused before the first batch.
+        for (metric, given, want) in [
+            (
+                "awrf@5",
+                Context::default(),
+                "awrf@5 reads document groups, which were not given",
+            ),
+            (
+                "alpha_ndcg@5",
+                Context {
+                    subtopics: None,
+                    ..context.clone()
+                },
+                "alpha_ndcg@5 reads subtopic judgements, which were not given",
+            ),
+            ("psp@5", context.clone(), "psp@5 reads label propensities"),
+            (
+                "psndcg@5",
+                context.clone(),
+                "psndcg@5 reads label propensities",
+            ),
+            (
+                "hole@5",
+                context.clone(),
+                "hole@5 reads the documents judged for any query",
+            ),
+        ] {
+            let evaluator = SidedEvaluator::new(
+                vec![parse_metric(metric).unwrap()],
+                Options::default(),
+                ReadOptions::default(),
+                vec!["r".to_owned()],
+                100,
+            )
+            .with_context(given);
+            let message = evaluator.check_requirements().unwrap_err().to_string();
+            assert!(message.starts_with(want), "{metric}: {message}");
+            if metric.starts_with("ps") || metric.starts_with("hole") {
+                assert!(
+                    message.contains("a Spark task sees only its partition's queries"),
+                    "{message}"
+                );
+            }
+        }
+    }
+
+    /// Sampled rankings (`with_samples`): each query's samples, whatever
+    /// the order their rows arrive in, spread over 1, 3 and 7 streams in
+    /// chunks of any size, give the bits of `evaluate_sampled` on the whole
+    /// run with each query's samples in byte order of their ids (the
+    /// command line's `--samples` on a file listing them so), with the
+    /// document groups attached; a row without a sample is named.
+    #[test]
+    fn sampled_rankings_are_scored_together_in_any_partitioning() {
+        use rankeval_core::DocumentGroupsBuilder;
+
+        let metrics = || -> Vec<Box<dyn Metric>> {
+            [
+                "ee_d",
+                "ee_r",
+                "ee_l",
+                "ee_l(model=rbp,p=0.8,norm=false)",
+                "ndcg@5",
+                "awrf@5",
+            ]
+            .iter()
+            .map(|m| parse_metric(m).unwrap())
+            .collect()
+        };
+        let doc = |d: usize| format!("d{d}");
+        let mut groups = DocumentGroupsBuilder::new();
+        for d in 0..10 {
+            groups
+                .push(
+                    doc(d).as_bytes(),
+                    format!("g{}", d % 3).as_bytes(),
+                    1.0,
+                    d as u64 + 1,
+                )
+                .unwrap();
+        }
+        let context = Context {
+            subtopics: None,
+            doc_groups: Some(Arc::new(groups.finish().unwrap())),
+        };
+        let queries: Vec<String> = (0..15).map(|q| format!("q{q:02}")).collect();
+        // Query q's samples, in the (scrambled) order their rows come.
+        let samples = |q: usize| -> Vec<(String, Vec<(String, f64)>)> {
+            (0..1 + q % 4)
+                .rev()
+                .map(|s| {
+                    let list = (0..1 + (q + s) % 6)
+                        .map(|j| (doc((q * 3 + s * 7 + j * 3) % 10), ((q + j) % 3) as f64))
+                        .fold(Vec::new(), |mut seen: Vec<(String, f64)>, (d, score)| {
+                            if !seen.iter().any(|(x, _)| *x == d) {
+                                seen.push((d, score));
+                            }
+                            seen
+                        });
+                    (format!("s{}", (s * 7) % 5), list)
+                })
+                .collect()
+        };
+        let judged: Vec<(String, String, f64)> = queries
+            .iter()
+            .enumerate()
+            .flat_map(|(q, query)| {
+                (0..10)
+                    .filter(move |d| (q + d) % 3 == 0)
+                    .map(move |d| (query.clone(), doc(d), ((q + d) % 4) as f64))
+            })
+            .collect();
+        let mut qrels = QrelsBuilder::new();
+        for (query, d, grade) in &judged {
+            qrels.push(query.as_str(), d.as_str(), *grade).unwrap();
+        }
+        let qrels = qrels
+            .finish()
+            .unwrap()
+            .with_doc_groups(Arc::clone(context.doc_groups.as_ref().unwrap()));
+        let mut whole = SampledRunBuilder::new();
+        let mut at = 0;
+        for (q, query) in queries.iter().enumerate().skip(1) {
+            let mut mine = samples(q);
+            mine.sort_by(|a, b| a.0.cmp(&b.0));
+            for (sample, list) in mine {
+                for (d, score) in list {
+                    at += 1;
+                    whole
+                        .push(query.as_bytes(), sample.as_bytes(), d.as_bytes(), score, at)
+                        .unwrap();
+                }
+            }
+        }
+        let whole = whole
+            .finish(rankeval_core::Duplicates::Error, rankeval_core::Ties::Docid)
+            .unwrap();
+        let options = Options {
+            missing: super::super::Missing::Zero,
+            ..Options::default()
+        };
+        let evaluation = super::super::evaluate_sampled(&qrels, &whole, &metrics(), &options);
+        let mut want: Vec<(String, Vec<u64>)> = (0..evaluation.queries().len())
+            .map(|q| {
+                let values = (0..metrics().len()).map(|m| evaluation.value(q, m).to_bits());
+                (evaluation.queries()[q].clone(), values.collect())
+            })
+            .collect();
+        want.sort();
+        for partitions in [1, 3, 7] {
+            for chunk_rows in [1, 5, 1000] {
+                let mut got: Vec<(String, Vec<u64>)> = Vec::new();
+                for p in 0..partitions {
+                    let mut rows: Vec<SampledRow<'_>> = Vec::new();
+                    for (q, query) in queries
+                        .iter()
+                        .enumerate()
+                        .filter(|(q, _)| q % partitions == p)
+                    {
+                        for (_, d, grade) in judged.iter().filter(|(x, _, _)| x == query) {
+                            rows.push((
+                                SIDE_QRELS,
+                                None,
+                                query.clone(),
+                                d.clone(),
+                                None,
+                                Some(*grade),
+                                None,
+                            ));
+                        }
+                        if q == 0 {
+                            continue;
+                        }
+                        for (sample, list) in samples(q) {
+                            for (d, score) in list.into_iter().rev() {
+                                rows.push((
+                                    SIDE_RUN,
+                                    Some("r"),
+                                    query.clone(),
+                                    d,
+                                    Some(score),
+                                    None,
+                                    Some(sample.clone()),
+                                ));
+                            }
+                        }
+                    }
+                    let mut evaluator = SidedEvaluator::new(
+                        metrics(),
+                        options,
+                        ReadOptions::default(),
+                        vec!["r".to_owned()],
+                        chunk_rows,
+                    )
+                    .with_context(context.clone())
+                    .with_samples();
+                    let mut out = Vec::new();
+                    for piece in rows.chunks(4) {
+                        let six: Vec<Row<'_>> = piece
+                            .iter()
+                            .map(|(side, run, q, d, score, grade, _)| {
+                                (*side, *run, q.as_str(), d.as_str(), *score, *grade)
+                            })
+                            .collect();
+                        let sample: arrow_array::StringArray =
+                            piece.iter().map(|r| r.6.as_deref()).collect();
+                        let b = batch(&six);
+                        let mut fields: Vec<Field> = b
+                            .schema()
+                            .fields()
+                            .iter()
+                            .map(|f| f.as_ref().clone())
+                            .collect();
+                        fields.push(Field::new(SAMPLE_COLUMN, DataType::Utf8, true));
+                        let mut columns = b.columns().to_vec();
+                        columns.push(Arc::new(sample));
+                        let b =
+                            RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+                        out.extend(evaluator.push(b).unwrap());
+                    }
+                    out.extend(evaluator.finish().unwrap());
+                    for b in &out {
+                        let kind = b
+                            .column_by_name(KIND_COLUMN)
+                            .unwrap()
+                            .as_primitive::<Int8Type>();
+                        let query = b.column_by_name("query").unwrap().as_string::<i32>();
+                        for i in 0..b.num_rows() {
+                            if kind.value(i) != KIND_VALUES {
+                                continue;
+                            }
+                            let values = (0..metrics().len()).map(|m| {
+                                b.column(2 + m)
+                                    .as_primitive::<Float64Type>()
+                                    .value(i)
+                                    .to_bits()
+                            });
+                            got.push((query.value(i).to_owned(), values.collect()));
+                        }
+                    }
+                }
+                got.sort();
+                assert_eq!(got, want, "{partitions} partitions, chunks of {chunk_rows}");
+            }
+        }
+        // A bad run row is named by its run, query and column: no sample, a
+        // sample id with a control byte, a NaN score, a document twice in
+        // one sample (its positions, rows of one chunk, left out).
+        let with_sample = |rows: &[(Row<'_>, Option<&str>)]| {
+            let six: Vec<Row<'_>> = rows.iter().map(|(r, _)| *r).collect();
+            let b = batch(&six);
+            let mut fields: Vec<Field> = b
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| f.as_ref().clone())
+                .collect();
+            fields.push(Field::new(SAMPLE_COLUMN, DataType::Utf8, true));
+            let mut columns = b.columns().to_vec();
+            let sample: arrow_array::StringArray = rows.iter().map(|(_, s)| *s).collect();
+            columns.push(Arc::new(sample));
+            RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
+        };
+        let row = |doc, score| (SIDE_RUN, Some("r"), "a", doc, Some(score), None);
+        for (rows, want) in [
+            (
+                vec![(row("d1", 1.0), None)],
+                "run `r`, query `a`, column `sample`: the value is null",
+            ),
+            (
+                vec![(row("d1", 1.0), Some("s\u{1}"))],
+                "run `r`, query `a`, column `sample`: ",
+            ),
+            (
+                vec![(row("d1", f64::NAN), Some("s1"))],
+                "run `r`, query `a`, column `score`: ",
+            ),
+            (
+                vec![(row("d1", 1.0), Some("s1")), (row("d1", 2.0), Some("s1"))],
+                "run `r`: document `d1` appears twice in the list of query `a` sample `s1`",
+            ),
+        ] {
+            let mut evaluator = SidedEvaluator::new(
+                metrics(),
+                options,
+                ReadOptions::default(),
+                vec!["r".to_owned()],
+                1,
+            )
+            .with_context(context.clone())
+            .with_samples();
+            let message = evaluator
+                .push(with_sample(&rows))
+                .and_then(|_| evaluator.finish())
+                .unwrap_err()
+                .to_string();
+            assert!(message.starts_with(want), "{message}");
+            assert!(!message.contains(" at 1"), "{message}");
+        }
+        let mut evaluator = SidedEvaluator::new(
+            metrics(),
+            options,
+            ReadOptions::default(),
+            vec!["r".to_owned()],
+            1,
+        )
+        .with_context(context)
+        .with_samples();
+        // Without the column, the evaluator says so.
+        let message = evaluator
+            .push(batch(&[(SIDE_RUN, Some("r"), "a", "d1", Some(1.0), None)]))
+            .unwrap_err()
+            .to_string();
+        assert!(message.starts_with("column `sample`: absent"), "{message}");
     }
 
     #[test]

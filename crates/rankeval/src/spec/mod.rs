@@ -33,8 +33,8 @@ pub use ope::{OpeRequest, OpeSpec, PolicyRequest, PolicyRun, resolve_ope};
 pub use origin::{Given, Origin};
 pub use record::{MAX_LABEL, RecordRequest, resolve_record};
 pub use resolve::{
-    SpecError, check_metric_ties, check_sampled, propensity_source, relevance_level, resolve,
-    score_threshold_of,
+    SpecError, check_metric_ties, check_requirements, check_sampled, check_sampled_corpus,
+    propensity_source, relevance_level, resolve, score_threshold_of,
 };
 
 /// An experiment as asked for, nothing checked yet.

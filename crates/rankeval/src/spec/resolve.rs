@@ -119,6 +119,17 @@ fn check_samples(
     ties: Ties,
     runs: &[(NamedRun, Origin)],
 ) -> Result<(), SpecError> {
+    check_sampled_corpus(from, corpus_metrics)?;
+    check_sampled(from, metrics, ties, runs.iter().map(|(run, _)| &run.input))
+}
+
+/// Refuses corpus metrics with sampled runs (each reads one list per
+/// query): the rule of [`check_samples`] that Spark's evaluator, which
+/// takes corpus metrics of its own, calls too.
+pub fn check_sampled_corpus(
+    from: &Origin,
+    corpus_metrics: &[Box<dyn rankeval_core::CorpusMetric>],
+) -> Result<(), SpecError> {
     if let Some(metric) = corpus_metrics.first() {
         return Err(invalid(
             from,
@@ -129,7 +140,7 @@ fn check_samples(
             ),
         ));
     }
-    check_sampled(from, metrics, ties, runs.iter().map(|(run, _)| &run.input))
+    Ok(())
 }
 
 /// The rules of [`check_samples`] past corpus metrics, for a front end
@@ -1241,8 +1252,8 @@ pub fn propensity_source(
 /// Refuses `metric` when an input it [requires](rankeval_core::Metric::requires)
 /// is not given, naming the metric and the option that gives the input as
 /// the front end that asked for the metric writes it: one rule for every
-/// requirement and every front end.
-fn check_requirements(
+/// requirement and every front end (Spark's evaluator calls it too).
+pub fn check_requirements(
     metric: &dyn rankeval_core::Metric,
     from: &Origin,
     inputs: &CorpusSources,

@@ -8,8 +8,8 @@ use rankeval_core::{Interner, shorten_id};
 
 use super::cell::{Cell, RawRow, RawTable};
 use super::{
-    Column, Impression, ImpressionError, ImpressionLog, ImpressionOptions, Layout, PropensityForm,
-    RewardPer,
+    COLUMNS, Column, Impression, ImpressionError, ImpressionLog, ImpressionOptions, Layout,
+    PropensityForm, RewardPer,
 };
 use crate::RowAt;
 
@@ -19,87 +19,164 @@ pub(super) fn assemble(
     name: &str,
     options: &ImpressionOptions,
 ) -> Result<ImpressionLog, ImpressionError> {
-    let check = Checker { name, options };
-    let names = options.columns.names();
-    let mut required = vec![
-        Column::Context,
-        Column::Impression,
-        Column::Item,
-        Column::Reward,
-    ];
-    if options.propensities_by_rank {
-        if raw.has[Column::Propensity as usize] {
+    let mut assembler = Assembler::new(raw.has, &raw.names, name, options)?;
+    assembler.rows(&raw.rows)?;
+    assembler.finish()
+}
+
+/// Raw rows into impressions a part at a time (a table's batches), so
+/// that the raw rows of a large log never all exist at once: the same
+/// checks, in the same order of rows, with the same messages as one call
+/// on every row.
+pub(super) struct Assembler<'a> {
+    check: Checker<'a>,
+    per_position: bool,
+    log: ImpressionLog,
+    impressions: Vec<Impression>,
+    /// Per impression: the impression ids seen, with their rows.
+    seen: HashMap<u32, RowAt>,
+    /// Per position: where each impression is gathered.
+    index: HashMap<u32, usize>,
+    gathering: Vec<Gathering>,
+}
+
+impl<'a> Assembler<'a> {
+    /// Checks the columns the table has (`has`, named `names` for
+    /// messages) against the options, before any row.
+    pub(super) fn new(
+        has: [bool; COLUMNS],
+        names: &[String],
+        name: &'a str,
+        options: &'a ImpressionOptions,
+    ) -> Result<Self, ImpressionError> {
+        let wanted = options.columns.names();
+        let mut required = vec![
+            Column::Context,
+            Column::Impression,
+            Column::Item,
+            Column::Reward,
+        ];
+        if options.propensities_by_rank {
+            if has[Column::Propensity as usize] {
+                return Err(ImpressionError::File {
+                    path: name.to_owned(),
+                    problem: format!(
+                        "the propensities are given per rank, and the log has a column `{}` too: \
+                         one source of propensities (rename the column, or use it)",
+                        wanted[Column::Propensity as usize].unwrap_or_default()
+                    ),
+                });
+            }
+        } else {
+            required.push(Column::Propensity);
+        }
+        if options.columns.target.is_some() {
+            required.push(Column::Target);
+        }
+        let per_position = match options.layout {
+            Layout::Auto => has[Column::Position as usize],
+            Layout::PerImpression => false,
+            Layout::PerPosition => {
+                required.push(Column::Position);
+                true
+            }
+        };
+        for column in required {
+            if !has[column as usize] {
+                return Err(ImpressionError::File {
+                    path: name.to_owned(),
+                    problem: format!(
+                        "no column `{}` in the log (it has: {})",
+                        shorten_id(wanted[column as usize].unwrap_or_default().as_bytes()),
+                        names.join(", ")
+                    ),
+                });
+            }
+        }
+        Ok(Self {
+            check: Checker { name, options },
+            per_position,
+            log: ImpressionLog {
+                form: options.form,
+                reward: options.reward,
+                ..ImpressionLog::default()
+            },
+            impressions: Vec::new(),
+            seen: HashMap::new(),
+            index: HashMap::new(),
+            gathering: Vec::new(),
+        })
+    }
+
+    /// The next rows, in input order.
+    pub(super) fn rows(&mut self, rows: &[RawRow]) -> Result<(), ImpressionError> {
+        if self.per_position {
+            self.check.gather(
+                rows,
+                &mut self.log.ids,
+                &mut self.index,
+                &mut self.gathering,
+            )
+        } else {
+            self.check.per_impression(
+                rows,
+                &mut self.log.ids,
+                &mut self.seen,
+                &mut self.impressions,
+            )
+        }
+    }
+
+    /// The log of every row given: refused when there was none, and
+    /// when its slates differ in length.
+    pub(super) fn finish(self) -> Result<ImpressionLog, ImpressionError> {
+        let Self {
+            check,
+            per_position,
+            mut log,
+            impressions,
+            gathering,
+            ..
+        } = self;
+        let empty = if per_position {
+            gathering.is_empty()
+        } else {
+            impressions.is_empty()
+        };
+        if empty {
             return Err(ImpressionError::File {
-                path: name.to_owned(),
-                problem: format!(
-                    "the propensities are given per rank, and the log has a column `{}` too: \
-                     one source of propensities (rename the column, or use it)",
-                    names[Column::Propensity as usize].unwrap_or_default()
-                ),
+                path: check.name.to_owned(),
+                problem: "no impression: the log has a header and no row".into(),
             });
         }
-    } else {
-        required.push(Column::Propensity);
-    }
-    if options.columns.target.is_some() {
-        required.push(Column::Target);
-    }
-    let per_position = match options.layout {
-        Layout::Auto => raw.has[Column::Position as usize],
-        Layout::PerImpression => false,
-        Layout::PerPosition => {
-            required.push(Column::Position);
-            true
+        let impressions = if per_position {
+            check.per_position(gathering, &log.ids)?
+        } else {
+            impressions
+        };
+        let Some(first) = impressions.first() else {
+            return Ok(log);
+        };
+        log.slate_len = first.items.len();
+        for imp in &impressions {
+            if imp.items.len() != log.slate_len {
+                return Err(check.at(
+                    imp.at,
+                    Column::Item,
+                    format!(
+                        "impression `{}` shows {} items, but the first impression ({}) shows {}: \
+                         every slate of a log has one length",
+                        shorten_id(log.ids.resolve(imp.id)),
+                        imp.items.len(),
+                        first.at,
+                        log.slate_len
+                    ),
+                ));
+            }
         }
-    };
-    for column in required {
-        if !raw.has[column as usize] {
-            return Err(ImpressionError::File {
-                path: name.to_owned(),
-                problem: format!(
-                    "no column `{}` in the log (it has: {})",
-                    shorten_id(names[column as usize].unwrap_or_default().as_bytes()),
-                    raw.names.join(", ")
-                ),
-            });
-        }
+        log.impressions = impressions;
+        Ok(log)
     }
-    if raw.rows.is_empty() {
-        return Err(ImpressionError::File {
-            path: name.to_owned(),
-            problem: "no impression: the log has a header and no row".into(),
-        });
-    }
-    let mut log = ImpressionLog {
-        form: options.form,
-        reward: options.reward,
-        ..ImpressionLog::default()
-    };
-    let impressions = if per_position {
-        check.per_position(&raw.rows, &mut log.ids)?
-    } else {
-        check.per_impression(&raw.rows, &mut log.ids)?
-    };
-    let first = &impressions[0];
-    log.slate_len = first.items.len();
-    for imp in &impressions {
-        if imp.items.len() != log.slate_len {
-            return Err(check.at(
-                imp.at,
-                Column::Item,
-                format!(
-                    "impression `{}` shows {} items, but the first impression ({}) shows {}: \
-                     every slate of a log has one length",
-                    shorten_id(log.ids.resolve(imp.id)),
-                    imp.items.len(),
-                    first.at,
-                    log.slate_len
-                ),
-            ));
-        }
-    }
-    log.impressions = impressions;
-    Ok(log)
 }
 
 struct Checker<'a> {
@@ -161,31 +238,37 @@ impl Checker<'_> {
 
     /// A value of `column` checked as what it is.
     fn value(&self, at: RowAt, column: Column, cell: &Cell) -> Result<f64, ImpressionError> {
-        let (x, shown) = cell.number().map_err(|p| self.at(at, column, p))?;
+        let x = cell.value().map_err(|p| self.at(at, column, p))?;
+        let shown = || cell.shown();
         let problem = match column {
-            Column::Propensity if x.is_nan() || x > 1.0 => {
-                Some(format!("propensity {shown} is not a probability in (0, 1]"))
-            }
+            Column::Propensity if x.is_nan() || x > 1.0 => Some(format!(
+                "propensity {} is not a probability in (0, 1]",
+                shown()
+            )),
             Column::Propensity if x <= 0.0 => Some(format!(
-                "propensity {shown}: a logged item must have had a positive probability (0 < p <= 1)"
+                "propensity {}: a logged item must have had a positive probability (0 < p <= 1)",
+                shown()
             )),
             Column::Target if !(0.0..=1.0).contains(&x) => Some(format!(
-                "target probability {shown} is not a probability in [0, 1]"
+                "target probability {} is not a probability in [0, 1]",
+                shown()
             )),
             Column::Reward if !x.is_finite() => {
-                Some(format!("reward {shown} is not a finite number"))
+                Some(format!("reward {} is not a finite number", shown()))
             }
             Column::Reward
                 if self.options.form == PropensityForm::Examination && x != 0.0 && x != 1.0 =>
             {
                 Some(format!(
-                    "click {shown} is not 0 or 1 (a click log's reward per position says \
-                     whether the item was clicked)"
+                    "click {} is not 0 or 1 (a click log's reward per position says \
+                     whether the item was clicked)",
+                    shown()
                 ))
             }
             Column::Reward => match self.options.reward_range {
                 Some((lo, hi)) if !(lo..=hi).contains(&x) => Some(format!(
-                    "reward {shown} is outside the declared range [{lo}, {hi}]"
+                    "reward {} is outside the declared range [{lo}, {hi}]",
+                    shown()
                 )),
                 _ => None,
             },
@@ -253,10 +336,11 @@ impl Checker<'_> {
         &self,
         rows: &[RawRow],
         ids: &mut Interner,
-    ) -> Result<Vec<Impression>, ImpressionError> {
+        seen: &mut HashMap<u32, RowAt>,
+        out: &mut Vec<Impression>,
+    ) -> Result<(), ImpressionError> {
         let form = self.options.form;
-        let mut seen: HashMap<u32, RowAt> = HashMap::new();
-        let mut out = Vec::with_capacity(rows.len());
+        out.reserve(rows.len());
         for row in rows {
             let context = self.id(row, Column::Context, ids)?;
             let id = self.id(row, Column::Impression, ids)?;
@@ -315,7 +399,7 @@ impl Checker<'_> {
                 at: row.at,
             });
         }
-        Ok(out)
+        Ok(())
     }
 
     /// An impression shows at least one item, and one only under the
@@ -341,14 +425,15 @@ impl Checker<'_> {
         Ok(())
     }
 
-    fn per_position(
+    /// Gathers the rows of the per-position layout by impression.
+    fn gather(
         &self,
         rows: &[RawRow],
         ids: &mut Interner,
-    ) -> Result<Vec<Impression>, ImpressionError> {
+        index: &mut HashMap<u32, usize>,
+        gathering: &mut Vec<Gathering>,
+    ) -> Result<(), ImpressionError> {
         let form = self.options.form;
-        let mut index: HashMap<u32, usize> = HashMap::new();
-        let mut gathering: Vec<Gathering> = Vec::new();
         for row in rows {
             let context = self.id(row, Column::Context, ids)?;
             let id = self.id(row, Column::Impression, ids)?;
@@ -452,6 +537,16 @@ impl Checker<'_> {
             }
             g.slots.push(slot);
         }
+        Ok(())
+    }
+
+    /// The gathered impressions, each put in order of position and checked.
+    fn per_position(
+        &self,
+        gathering: Vec<Gathering>,
+        ids: &Interner,
+    ) -> Result<Vec<Impression>, ImpressionError> {
+        let form = self.options.form;
         let mut out = Vec::with_capacity(gathering.len());
         for mut g in gathering {
             g.slots.sort_by_key(|s| (s.position, s.at_number()));

@@ -1,6 +1,8 @@
 //! One value of a raw row, as any format gives it, and how it is read as
 //! an id, a number or a list: one place for every format's values.
 
+use std::borrow::Cow;
+
 use rankeval_core::shorten_id;
 
 use super::COLUMNS;
@@ -11,8 +13,12 @@ use crate::RowAt;
 pub(crate) enum Cell {
     /// Text (a CSV field, a JSON string, a table's string or integer id).
     Text(Vec<u8>),
-    /// A number and its text as the input gave it (JSON, a table).
+    /// A number and its text as the input gave it (JSON, a table's
+    /// integer).
     Number(f64, String),
+    /// A table's floating-point number, shown as Rust shows it
+    /// (`f64::to_string`, made only when a message or an id needs it).
+    Float(f64),
     /// A list (a JSON array, a table's list).
     List(Vec<Cell>),
     /// A null (JSON `null`, a table's null) or an empty CSV field.
@@ -42,11 +48,18 @@ pub(crate) struct RawTable {
 
 impl Cell {
     /// The cell as an id: text, or an integer given as a number.
-    pub(crate) fn id(&self) -> Result<Vec<u8>, String> {
-        let text: &[u8] = match self {
-            Cell::Text(t) => t,
+    pub(crate) fn id(&self) -> Result<Cow<'_, [u8]>, String> {
+        let text: Cow<'_, [u8]> = match self {
+            Cell::Float(x) => {
+                let float = x.to_string();
+                if !float.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+                    return Err(format!("`{float}` is not an id"));
+                }
+                Cow::Owned(float.into_bytes())
+            }
+            Cell::Text(t) => Cow::Borrowed(t),
             Cell::Number(_, shown) if shown.bytes().all(|b| b.is_ascii_digit() || b == b'-') => {
-                shown.as_bytes()
+                Cow::Borrowed(shown.as_bytes())
             }
             Cell::Number(_, shown) => return Err(format!("`{shown}` is not an id")),
             Cell::List(_) => return Err("a list, where an id is expected".into()),
@@ -56,17 +69,18 @@ impl Cell {
         if text.is_empty() {
             return Err("missing (empty)".into());
         }
-        rankeval_core::check_id(text).map_err(|bad| bad.to_string())?;
-        if std::str::from_utf8(text).is_err() {
-            return Err(format!("the id `{}` is not UTF-8 text", shorten_id(text)));
+        rankeval_core::check_id(&text).map_err(|bad| bad.to_string())?;
+        if std::str::from_utf8(&text).is_err() {
+            return Err(format!("the id `{}` is not UTF-8 text", shorten_id(&text)));
         }
-        Ok(text.to_vec())
+        Ok(text)
     }
 
     /// The cell as a number (text parsed as a decimal), and how it is shown.
     pub(crate) fn number(&self) -> Result<(f64, String), String> {
         match self {
             Cell::Number(x, shown) => Ok((*x, shown.clone())),
+            Cell::Float(x) => Ok((*x, x.to_string())),
             Cell::Text(t) => {
                 let text = String::from_utf8_lossy(t);
                 let trimmed = text.trim();
@@ -82,6 +96,23 @@ impl Cell {
             Cell::Null => Err("missing (empty or null)".into()),
             Cell::Other(kind) => Err(format!("{kind}, where a number is expected")),
         }
+    }
+
+    /// [`Cell::number`]'s number alone: the same numbers and errors,
+    /// without the text shown (made by [`Cell::shown`] when a message
+    /// needs it).
+    pub(crate) fn value(&self) -> Result<f64, String> {
+        match self {
+            Cell::Number(x, _) | Cell::Float(x) => Ok(*x),
+            cell => cell.number().map(|(x, _)| x),
+        }
+    }
+
+    /// How [`Cell::number`] shows the cell's number (its text as given,
+    /// trimmed; a float as Rust shows it); empty for a cell that is no
+    /// number.
+    pub(crate) fn shown(&self) -> String {
+        self.number().map(|(_, shown)| shown).unwrap_or_default()
     }
 
     /// The cell as a list: its items, or the cell itself as a list of one

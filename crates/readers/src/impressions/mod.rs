@@ -344,16 +344,15 @@ pub fn read_impressions(
 ) -> Result<ImpressionLog, ImpressionError> {
     let name = path.display().to_string();
     check_columns(&name, options)?;
-    let raw = match Format::from_path(path) {
+    match Format::from_path(path) {
         format @ (Format::Parquet | Format::Arrow) => {
-            table::read(&Input::file(path).with_format(format), options)?
+            table::read(&Input::file(path).with_format(format), options)
         }
         _ => {
             let bytes = read_whole(path, WholeInput::TEXT)?;
-            raw_rows(&bytes, &name, options)?
+            log_of(&bytes, &name, options)
         }
-    };
-    assemble::assemble(raw, &name, options)
+    }
 }
 
 /// [`read_impressions`] on bytes in memory (not gzip); `name` is the file
@@ -364,8 +363,7 @@ pub fn parse_impressions(
     options: &ImpressionOptions,
 ) -> Result<ImpressionLog, ImpressionError> {
     check_columns(name, options)?;
-    let raw = raw_rows(bytes, name, options)?;
-    assemble::assemble(raw, name, options)
+    log_of(bytes, name, options)
 }
 
 /// Refuses options that read one column as two things, before the log is
@@ -384,18 +382,18 @@ fn check_columns(name: &str, options: &ImpressionOptions) -> Result<(), Impressi
     }
 }
 
-/// The raw rows of bytes: a table by its magic, else text.
-fn raw_rows(
+/// The log of bytes: a table by its magic, else text.
+fn log_of(
     bytes: &[u8],
     name: &str,
     options: &ImpressionOptions,
-) -> Result<cell::RawTable, ImpressionError> {
+) -> Result<ImpressionLog, ImpressionError> {
     let format = if bytes.starts_with(b"PAR1") {
         Format::Parquet
     } else if bytes.starts_with(b"ARROW1") || bytes.starts_with(b"\xFF\xFF\xFF\xFF") {
         Format::Arrow
     } else {
-        return text::parse(bytes, name, options);
+        return assemble::assemble(text::parse(bytes, name, options)?, name, options);
     };
     table::read(&Input::bytes(name, bytes, format), options)
 }

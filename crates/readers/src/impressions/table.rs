@@ -9,27 +9,27 @@ use arrow_array::cast::AsArray;
 use arrow_array::{Array, OffsetSizeTrait};
 use arrow_schema::{DataType, Schema};
 
-use super::cell::{Cell, RawRow, RawTable};
-use super::{COLUMNS, ImpressionError, ImpressionOptions};
+use super::assemble::Assembler;
+use super::cell::{Cell, RawRow};
+use super::{COLUMNS, ImpressionError, ImpressionLog, ImpressionOptions};
 use crate::spans::table::batches;
 use crate::table::{Ids, is_id, is_number, numbers};
 use crate::{Input, ReadError, ReadErrorKind, RowAt};
 
-/// The raw rows of a table.
+/// The impressions of a table: each batch's raw rows assembled in turn
+/// (and the batch let go), so that the raw rows of a large log never all
+/// exist at once.
 pub(super) fn read(
     input: &Input,
     options: &ImpressionOptions,
-) -> Result<RawTable, ImpressionError> {
+) -> Result<ImpressionLog, ImpressionError> {
     let name = input.name();
     let wanted = options.columns.names();
     let ((found, names), batches) = batches(input, |schema| columns(name, schema, &wanted))?;
-    let mut table = RawTable {
-        has: found.map(|f| f.is_some()),
-        names,
-        rows: Vec::new(),
-    };
+    let mut assembler = Assembler::new(found.map(|f| f.is_some()), &names, name, options)?;
     let mut before = 0u64;
-    for batch in &batches {
+    let mut rows = Vec::new();
+    for batch in batches {
         let mut cells: [Option<Vec<Cell>>; COLUMNS] = Default::default();
         for (slot, at) in cells.iter_mut().zip(found) {
             if let Some(at) = at {
@@ -37,16 +37,19 @@ pub(super) fn read(
             }
         }
         let mut iters = cells.map(|c| c.map(|v| v.into_iter()));
+        rows.clear();
         for row in 0..batch.num_rows() {
             let cells = std::array::from_fn(|i| iters[i].as_mut().and_then(|it| it.next()));
-            table.rows.push(RawRow {
+            rows.push(RawRow {
                 at: RowAt::Row(before + row as u64 + 1),
                 cells,
             });
         }
         before += batch.num_rows() as u64;
+        drop(batch);
+        assembler.rows(&rows)?;
     }
-    Ok(table)
+    assembler.finish()
 }
 
 /// Where the wanted columns are in the batches read (which hold those
@@ -108,10 +111,9 @@ fn column_cells(array: &dyn Array) -> Vec<Cell> {
     let mut cells: Vec<Cell> = match array.data_type() {
         DataType::List(_) => lists(array.as_list::<i32>()),
         DataType::LargeList(_) => lists(array.as_list::<i64>()),
-        t if is_number(t) && !t.is_integer() => numbers(array)
-            .iter()
-            .map(|&x| Cell::Number(x, x.to_string()))
-            .collect(),
+        t if is_number(t) && !t.is_integer() => {
+            numbers(array).iter().map(|&x| Cell::Float(x)).collect()
+        }
         t if t.is_integer() => {
             // Integers: ids or numbers, as the column is read.
             let values = numbers(array);

@@ -356,3 +356,104 @@ fn a_click_log_refuses_bad_clicks_propensities_duplicates_and_gaps() {
         "log.csv: the propensities are given per rank, and the log has a column `propensity` too: one source of propensities (rename the column, or use it)"
     );
 }
+
+/// A Parquet log of `n` rows with the given columns, written in one
+/// batch (read back in batches of 16,384 rows).
+fn parquet_log(columns: Vec<(&str, arrow_array::ArrayRef)>) -> Vec<u8> {
+    let batch = arrow_array::RecordBatch::try_from_iter(columns).unwrap();
+    let mut bytes = Vec::new();
+    let mut writer =
+        parquet::arrow::ArrowWriter::try_new(&mut bytes, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    bytes
+}
+
+#[test]
+fn a_parquet_log_is_checked_across_its_batches() {
+    use std::sync::Arc;
+
+    use arrow_array::{Float64Array, Int64Array, StringArray};
+
+    // 40,000 rows: three batches of the reader. One row per impression: an
+    // id of the first batch again in the third is a duplicate, named with
+    // both rows; a propensity shown as the float it is.
+    let n = 40_000usize;
+    let bandit_log = |impressions: Vec<i64>, propensities: Vec<f64>| {
+        parquet_log(vec![
+            ("context", Arc::new(StringArray::from(vec!["q"; n])) as _),
+            ("impression", Arc::new(Int64Array::from(impressions)) as _),
+            ("item", Arc::new(StringArray::from(vec!["a"; n])) as _),
+            ("reward", Arc::new(Float64Array::from(vec![1.0; n])) as _),
+            (
+                "propensity",
+                Arc::new(Float64Array::from(propensities)) as _,
+            ),
+        ])
+    };
+    let ids: Vec<i64> = (0..n as i64).collect();
+    let log = parse_impressions(
+        &bandit_log(ids.clone(), vec![0.25; n]),
+        "log.parquet",
+        &bandit(),
+    )
+    .unwrap();
+    assert_eq!(log.impressions.len(), n);
+    assert_eq!(log.impressions[n - 1].at, RowAt::Row(n as u64));
+    assert_eq!(log.text(log.impressions[n - 1].id), (n - 1).to_string());
+    let mut again = ids.clone();
+    again[35_000] = 7;
+    let err = parse_impressions(&bandit_log(again, vec![0.25; n]), "log.parquet", &bandit())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "log.parquet, row 35001, column `impression`: impression `7` again (first at row 8): \
+         impression ids are unique"
+    );
+    let mut propensities = vec![0.25; n];
+    propensities[20_000] = 1.5;
+    let err = parse_impressions(&bandit_log(ids, propensities), "log.parquet", &bandit())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "log.parquet, row 20001, column `propensity`: propensity 1.5 is not a probability in (0, 1]"
+    );
+
+    // One row per position: impression 0's two rows are the first and the
+    // last of the log, batches apart, and make one slate of two.
+    let mut impressions: Vec<i64> = (0..n as i64).map(|i| (i + 1) / 2).collect();
+    impressions[n - 1] = 0;
+    let positions: Vec<i64> = (0..n as i64)
+        .map(|i| {
+            if i == 0 {
+                1
+            } else if i == n as i64 - 1 {
+                2
+            } else {
+                2 - i % 2
+            }
+        })
+        .collect();
+    let per_position = parquet_log(vec![
+        ("context", Arc::new(StringArray::from(vec!["q"; n])) as _),
+        ("impression", Arc::new(Int64Array::from(impressions)) as _),
+        ("item", Arc::new(StringArray::from(vec!["a"; n])) as _),
+        ("position", Arc::new(Int64Array::from(positions)) as _),
+        ("reward", Arc::new(Float64Array::from(vec![1.0; n])) as _),
+        (
+            "propensity",
+            Arc::new(Float64Array::from(vec![0.5; n])) as _,
+        ),
+    ]);
+    let log = parse_impressions(
+        &per_position,
+        "log.parquet",
+        &slates(PropensityForm::Slate, RewardPer::Impression),
+    )
+    .unwrap();
+    assert_eq!(log.impressions.len(), n / 2);
+    assert_eq!(log.slate_len, 2);
+    assert_eq!(log.impressions[0].at, RowAt::Row(1));
+}

@@ -1,0 +1,326 @@
+//! A log read in parts (`rankeval::ope::merged`, what a Spark job does with
+//! its partitions) gives the report of the whole log to the bit: the
+//! estimates, the paired comparisons of every candidate with the first
+//! policy (each estimator form: a mean, a ratio, a mean plus a ratio),
+//! the correction and the gates, for any split of the impressions into
+//! parts. Logs generated here (SplitMix64, seed 38), read by the
+//! command line's reader from CSV bytes.
+
+use rankeval::compare::parse_gate;
+use rankeval::core::exact_sum::FullSum;
+use rankeval::ope::estimators::{Floors, IntervalKind, Options, State};
+use rankeval::ope::merged::{linearised_part, merged_report, paired_sums};
+use rankeval::ope::{
+    Candidate, ImpressionLog, LogSummary, OpeEstimator, OpePlan, OpeReport, RewardModel,
+    TargetPolicy, ope_report, ope_states,
+};
+use rankeval::read::impressions::{
+    ImpressionOptions, PropensityForm, RewardPer, parse_impressions,
+};
+use rankeval::read::{Format, Input};
+use rankeval_stats::Correction;
+
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn u(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+const CONTEXTS: usize = 6;
+const ITEMS: usize = 5;
+
+/// A bandit log's rows (one item per impression, its propensity), or a
+/// click log's (every item shown in a random order, one row per
+/// position, a click when examined with `p_k = 1/k` and relevant).
+fn rows(clicks: bool, impressions: usize) -> Vec<String> {
+    let mut rng = SplitMix64(38);
+    let mut out = Vec::new();
+    for n in 0..impressions {
+        let c = (rng.u() * CONTEXTS as f64) as usize;
+        if clicks {
+            let mut shown: Vec<usize> = (0..ITEMS).collect();
+            for i in (1..ITEMS).rev() {
+                let j = (rng.u() * (i + 1) as f64) as usize;
+                shown.swap(i, j);
+            }
+            for (k, d) in shown.iter().enumerate() {
+                let p = 1.0 / (k + 1) as f64;
+                let click = u8::from(rng.u() < p && (2 * d + c) % ITEMS < 2);
+                out.push(format!("c{c},m{n},{},i{d},{click},{p:?}", k + 1));
+            }
+        } else {
+            let weights: Vec<f64> = (0..ITEMS).map(|i| 1.0 + ((i + c) % 3) as f64).collect();
+            let total: f64 = weights.iter().sum();
+            let (mut v, mut a) = (rng.u() * total, ITEMS - 1);
+            for (i, w) in weights.iter().enumerate() {
+                if v < *w {
+                    a = i;
+                    break;
+                }
+                v -= w;
+            }
+            let reward = u8::from(rng.u() < 0.1 + 0.15 * ((a + 2 * c) % 4) as f64);
+            out.push(format!("c{c},m{n},i{a},{reward},{:?}", weights[a] / total));
+        }
+    }
+    out
+}
+
+fn header(clicks: bool) -> &'static str {
+    if clicks {
+        "context,impression,position,item,reward,propensity\n"
+    } else {
+        "context,impression,item,reward,propensity\n"
+    }
+}
+
+fn read_log(clicks: bool, rows: &[&String]) -> ImpressionLog {
+    let mut text = header(clicks).to_owned();
+    for r in rows {
+        text.push_str(r);
+        text.push('\n');
+    }
+    let options = ImpressionOptions {
+        form: if clicks {
+            PropensityForm::Examination
+        } else {
+            PropensityForm::Action
+        },
+        reward: if clicks {
+            RewardPer::Position
+        } else {
+            RewardPer::Impression
+        },
+        ..ImpressionOptions::default()
+    };
+    parse_impressions(text.as_bytes(), "log", &options).expect("the log")
+}
+
+fn run(name: &str, shift: usize) -> rankeval::Run {
+    let mut trec = String::new();
+    for c in 0..CONTEXTS {
+        for rank in 0..ITEMS {
+            let item = (rank + shift * c + shift) % ITEMS;
+            trec.push_str(&format!(
+                "c{c} Q0 i{item} {} {} {name}\n",
+                rank + 1,
+                ITEMS - rank
+            ));
+        }
+    }
+    rankeval::read_run(
+        &Input::bytes(format!("{name}.trec"), trec.as_bytes(), Format::Trec),
+        rankeval::ReadOptions::default(),
+    )
+    .expect("the run")
+}
+
+fn candidates() -> Vec<Candidate> {
+    ["prod", "new", "other"]
+        .iter()
+        .enumerate()
+        .map(|(shift, name)| Candidate {
+            name: (*name).into(),
+            policy: TargetPolicy::Ranking(run(name, shift)),
+        })
+        .collect()
+}
+
+fn plan(estimators: &[&str], gates: &[&str], interval: IntervalKind) -> OpePlan {
+    let model = run("model", 4);
+    let model = RewardModel::from_run(&model, std::path::Path::new("model.trec")).unwrap();
+    OpePlan {
+        estimators: estimators
+            .iter()
+            .map(|e| OpeEstimator::parse(e).unwrap())
+            .collect(),
+        options: Options {
+            interval,
+            level: 0.9,
+            floors: Floors::default(),
+        },
+        allow_unlogged: true,
+        allow_low_support: true,
+        model: Some(model),
+        sampling: None,
+        gates: gates
+            .iter()
+            .map(|g| {
+                parse_gate(g, 0.05, |m| {
+                    OpeEstimator::parse(m.strip_prefix("ope.").unwrap_or(m)).map(|e| e.name())
+                })
+                .unwrap()
+            })
+            .collect(),
+        resampling: None,
+        correction: Some(Correction::Holm),
+    }
+}
+
+/// The report of the log split into `parts` (impression `n` in part `n %
+/// parts`), as the Spark job makes it: states, merged; the exact sums of
+/// the paired differences, merged into their means; the exact sums of
+/// the squared deviations, merged.
+fn in_parts(clicks: bool, all: &[String], parts: usize, plan: &OpePlan) -> OpeReport {
+    let candidates = candidates();
+    let per_impression = if clicks { ITEMS } else { 1 };
+    let logs: Vec<ImpressionLog> = (0..parts)
+        .map(|p| {
+            let mine: Vec<&String> = all
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| (i / per_impression) % parts == p)
+                .map(|(_, r)| r)
+                .collect();
+            read_log(clicks, &mine)
+        })
+        .collect();
+    let mut merged: Option<Vec<Vec<State>>> = None;
+    for log in &logs {
+        let states = ope_states(log, "log", &candidates, plan).unwrap();
+        match &mut merged {
+            None => merged = Some(states),
+            Some(m) => {
+                for (row, part) in m.iter_mut().zip(&states) {
+                    for (s, t) in row.iter_mut().zip(part) {
+                        s.merge(t).unwrap();
+                    }
+                }
+            }
+        }
+    }
+    let merged = merged.unwrap();
+    let n = merged[0][0].count();
+    let sums = |centres: Option<&[Vec<f64>]>| -> Vec<Vec<FullSum>> {
+        let mut total: Option<Vec<Vec<FullSum>>> = None;
+        for log in &logs {
+            let linear = linearised_part(log, "log", &candidates, plan, &merged).unwrap();
+            let part = paired_sums(&linear, centres);
+            match &mut total {
+                None => total = Some(part),
+                Some(t) => {
+                    for (row, part) in t.iter_mut().zip(&part) {
+                        for (s, x) in row.iter_mut().zip(part) {
+                            s.merge(x);
+                        }
+                    }
+                }
+            }
+        }
+        total.unwrap()
+    };
+    let centres: Vec<Vec<f64>> = sums(None)
+        .iter()
+        .map(|row| row.iter().map(|s| s.mean(n)).collect())
+        .collect();
+    let squares: Vec<Vec<f64>> = sums(Some(&centres))
+        .iter()
+        .map(|row| row.iter().map(FullSum::value).collect())
+        .collect();
+    let names: Vec<String> = candidates.iter().map(|c| c.name.clone()).collect();
+    let whole = &logs[0];
+    let summary = LogSummary {
+        name: "log".into(),
+        impressions: n,
+        slate_len: whole.slate_len,
+        form: whole.form.name(),
+        reward: if clicks { "position" } else { "impression" },
+    };
+    merged_report(summary, &names, plan, &merged, &squares, false).unwrap()
+}
+
+fn same_bits(a: &OpeReport, b: &OpeReport) {
+    let (a, b) = (
+        serde_json::to_string(a).unwrap(),
+        serde_json::to_string(b).unwrap(),
+    );
+    assert_eq!(a, b);
+}
+
+#[test]
+fn bandit_comparisons_and_gates_of_any_split_are_the_whole_logs() {
+    let all = rows(false, 900);
+    let refs: Vec<&String> = all.iter().collect();
+    let estimators = ["ips", "snips", "dr", "sndr", "clipped_ips(max_weight=3)"];
+    let gates = [
+        "snips:non_inferior(margin=0.01)",
+        "ope.dr:superior(alpha=0.05)",
+        "ips:at_least(floor=0.3)",
+    ];
+    for interval in [IntervalKind::Normal, IntervalKind::T] {
+        let plan = plan(&estimators, &gates, interval);
+        let whole = ope_report(&read_log(false, &refs), "log", &candidates(), &plan).unwrap();
+        assert_eq!(whole.comparisons.len(), 10);
+        assert!(
+            whole
+                .comparisons
+                .iter()
+                .all(|c| c.corrected_p_value.is_some())
+        );
+        assert!(!whole.gates.is_empty());
+        for parts in [1, 2, 7] {
+            same_bits(&in_parts(false, &all, parts, &plan), &whole);
+        }
+    }
+}
+
+#[test]
+fn click_comparisons_of_any_split_are_the_whole_logs() {
+    let all = rows(true, 500);
+    let refs: Vec<&String> = all.iter().collect();
+    let plan = plan(
+        &["ips_dcg@3", "ips_rbp(p=0.8)", "ips_p@2(max_weight=2)"],
+        &["ips_dcg@3:non_inferior(margin=0.1)"],
+        IntervalKind::Normal,
+    );
+    let plan = OpePlan {
+        model: None,
+        ..plan
+    };
+    let whole = ope_report(&read_log(true, &refs), "log", &candidates(), &plan).unwrap();
+    assert_eq!(whole.comparisons.len(), 6);
+    for parts in [1, 3, 4] {
+        same_bits(&in_parts(true, &all, parts, &plan), &whole);
+    }
+}
+
+#[test]
+fn a_gate_on_a_group_or_an_unknown_policy_is_refused() {
+    let all = rows(false, 200);
+    for gate in [
+        "ips[segment=head]:at_least(floor=0.1)",
+        "ips:at_least(floor=0.1,run=nobody)",
+    ] {
+        let plan = plan(&["ips"], &[gate], IntervalKind::Normal);
+        let names: Vec<String> = candidates().iter().map(|c| c.name.clone()).collect();
+        let log = read_log(false, &all.iter().collect::<Vec<_>>());
+        let states = ope_states(
+            &log,
+            "log",
+            &candidates(),
+            &OpePlan {
+                gates: Vec::new(),
+                ..plan.clone()
+            },
+        )
+        .unwrap();
+        let summary = LogSummary {
+            name: "log".into(),
+            impressions: 200,
+            slate_len: 1,
+            form: "action",
+            reward: "impression",
+        };
+        let squares = vec![vec![0.0]; 2];
+        assert!(
+            merged_report(summary, &names, &plan, &states, &squares, false).is_err(),
+            "{gate}"
+        );
+    }
+}
