@@ -100,8 +100,10 @@ def reference_ee(samples, qrels, model, p, u):
     t, levels = targets(qrels, model, p, u)
     e = expected(samples, qrels, model, p, u)
     disparity = sum(v * v for v in e.values())
-    relevance = sum(t[d] * e[d] for d in set(t) & set(e))
-    loss = sum((e.get(d, 0.0) - t.get(d, 0.0)) ** 2 for d in set(t) | set(e))
+    # Sorted: a set of strings iterates in an order that changes between
+    # processes (hash randomisation), and with it the sums' last bits.
+    relevance = sum(t[d] * e[d] for d in sorted(set(t) & set(e)))
+    loss = sum((e.get(d, 0.0) - t.get(d, 0.0)) ** 2 for d in sorted(set(t) | set(e)))
     norm = sum(v * v for v in t.values())
     pp = p if model == "rbp" else p * u
     bounds = {
