@@ -17,6 +17,16 @@ compares per query, within 1e-12:
   with --expeval DIR (a checkout of github.com/diazf/expeval), also with
   expeval's own functions, imported and called on the same data (its
   printed values have 6 decimals; its functions give every bit);
+- ee_d, ee_r, ee_l at the group level (groups=true: expeval -G, its
+  group.py and the Group* classes of metrics.py), with a plain reference
+  of those formulas; with --expeval DIR also with expeval's own group
+  functions on the same data with every weight 1 (expeval has no weights),
+  leaving out the queries where expeval's util.l2 is infinite (no relevant
+  document retrieved: rankeval gives the squared norm, 0) and the
+  normalised values whose bounds are equal but computed in two orders
+  (RBP's EE-D, `e * e * k` and `k * e * e`, an ulp apart for some p, r,
+  k: expeval divides by that rounding error, rankeval takes the default),
+  each counted;
 - awrf and trec_fair (uniform and relevant targets, k none and 5) on the
   first sample of each query, with a plain reference of TREC Fair 2021's
   metrics.py (qr_awrf, qr_ndcg) in 64-bit floats.
@@ -36,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 
+GROUP_CHECKED, GROUP_SKIPPED, GROUP_ROUNDING = 0, 0, 0
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURE = os.path.join(ROOT, "crates", "rankeval", "tests", "data", "expeval")
 SETTINGS = [("rbp", 0.5, 0.5), ("rbp", 0.8, 0.5), ("gerr", 0.5, 0.5), ("gerr", 0.7, 0.3)]
@@ -89,8 +100,10 @@ def reference_ee(samples, qrels, model, p, u):
     t, levels = targets(qrels, model, p, u)
     e = expected(samples, qrels, model, p, u)
     disparity = sum(v * v for v in e.values())
-    relevance = sum(t[d] * e[d] for d in set(t) & set(e))
-    loss = sum((e.get(d, 0.0) - t.get(d, 0.0)) ** 2 for d in set(t) | set(e))
+    # Sorted: a set of strings iterates in an order that changes between
+    # processes (hash randomisation), and with it the sums' last bits.
+    relevance = sum(t[d] * e[d] for d in sorted(set(t) & set(e)))
+    loss = sum((e.get(d, 0.0) - t.get(d, 0.0)) ** 2 for d in sorted(set(t) | set(e)))
     norm = sum(v * v for v in t.values())
     pp = p if model == "rbp" else p * u
     bounds = {
@@ -128,6 +141,94 @@ def with_expeval(directory, samples, qrels, model, p, u):
         out[name + "_raw"] = metric.float(False)
         out[name] = metric.float(True)
     return out
+
+
+def series(x, r):
+    """expeval util.geometricSeries(x, r) for a finite r."""
+    return (1.0 - x ** r) / (1.0 - x)
+
+
+def reference_group_ee(samples, qrels, groups, model, p, u):
+    """expeval -G (group.py, metrics.py Group*), retrieval setting; a
+    document's weight in a group multiplies its exposure and target."""
+    t, _ = targets(qrels, model, p, u)
+    e = expected(samples, qrels, model, p, u)
+    exposure, target = {}, {}
+    for d, g in qrels.items():
+        if g <= 0:
+            continue
+        for gid, w in groups.get(d, []):
+            exposure.setdefault(gid, 0.0)
+            target.setdefault(gid, 0.0)
+            exposure[gid] += w * e.get(d, 0.0)
+            target[gid] += w * t[d]
+    k = len(target)
+    r = sum(1 for g in qrels.values() if g > 0)
+    disparity = sum(v * v for v in exposure.values())
+    relevance = sum(target[g] * exposure[g] for g in target)
+    loss = sum((target[g] - exposure[g]) ** 2 for g in target)
+    pp = p if model == "rbp" else p * u
+    if k == 1:
+        d_bounds = (0.0, 0.0, 0.0)
+    else:
+        d_bounds = (k * series(pp, r) ** 2, k * series(p, r) ** 2, 0.0)
+    norm = sum(v * v for v in target.values())
+    diff = sum((series(p, r) - v) ** 2 for v in target.values())
+    bounds = {
+        "ee_d": d_bounds,
+        "ee_r": (0.0, 0.0, 1.0),
+        "ee_l": (0.0, norm if norm > diff else diff, 0.0),
+    }
+    raw = {"ee_d": disparity, "ee_r": relevance, "ee_l": loss}
+    out = {}
+    for name, value in raw.items():
+        lo, hi, default = bounds[name]
+        out[name + "_raw"] = value
+        out[name] = default if lo == hi else (value - lo) / (hi - lo)
+    return out
+
+
+def with_expeval_groups(directory, samples, qrels, groups, model, p, u):
+    """expeval's own -G functions on the same data, every weight 1; None
+    where its util.l2 is infinite (no exposure to any group)."""
+    sys.path.insert(0, directory)
+    import exposure as ex  # noqa: E402  (expeval's modules)
+    import group as gr  # noqa: E402
+    judged = {d: g for d, g in qrels.items() if g > 0}
+    did2gids = {d: [gid for gid, _ in groups.get(d, [])] for d in judged}
+    target, _, _, _ = ex.target(judged, model, p, u, False)
+
+    class Sampled:
+        def __init__(self, ranking):
+            self.ranking = ranking
+
+        def value(self):
+            return self.ranking
+
+    run = ex.expected({i: Sampled(r) for i, r in enumerate(samples)}, judged, model, p, u)
+    targ = gr.exposure(target, did2gids, judged, False)
+    r = sum(1 for v in judged.values() if v > 0)
+    disp, rel, diff = gr.metrics(targ, model, p, u, math.inf, r)
+    group_run = gr.exposure(run, did2gids, judged, False)
+    out = {}
+    for name, metric in (("ee_d", disp), ("ee_r", rel), ("ee_l", diff)):
+        metric.compute(group_run)
+        if math.isinf(metric.value):
+            return None
+        out[name + "_raw"] = metric.float(False)
+        lo, hi = metric.lowerBound, metric.upperBound
+        if lo != hi and abs(hi - lo) <= 1e-12 * abs(hi):
+            # Equal bounds computed in two orders (RBP's EE-D: e * e * k
+            # and k * e * e) that differ in the last bit: expeval divides
+            # by the rounding error; the reference takes the default.
+            out[name] = "rounding"
+        else:
+            out[name] = metric.float(True)
+    return out
+
+
+def unit(groups):
+    return {d: [(g, 1.0) for g, _ in memberships] for d, memberships in groups.items()}
 
 
 def attention(i):
@@ -243,9 +344,15 @@ def canonical(name):
     return name.replace("(model=gerr,", "(").replace("(model=gerr)", "")
 
 
-def reference_rows(qrels, runs, groups, expeval_dir=None):
+def grouped(name):
+    """The name at the group level."""
+    return name[:-1] + ",groups=true)" if name.endswith(")") else name + "(groups=true)"
+
+
+def reference_rows(qrels, runs, groups, expeval_dir=None, group_level=True):
     rows, worst_expeval = [], 0.0
     names = ["north", "south", "east"]
+    global GROUP_CHECKED, GROUP_SKIPPED, GROUP_ROUNDING
     for q in sorted(qrels):
         samples, judged = runs[q], qrels[q]
         for name, m, model, p, u, norm in metric_names():
@@ -255,6 +362,21 @@ def reference_rows(qrels, runs, groups, expeval_dir=None):
             if expeval_dir:
                 theirs = with_expeval(expeval_dir, samples, judged, model, p, u)
                 worst_expeval = max(worst_expeval, abs(theirs[key] - ref[key]))
+            if not group_level:
+                continue
+            ref = reference_group_ee(samples, judged, groups, model, p, u)
+            rows.append([q, canonical(grouped(name)), ref[key]])
+            if expeval_dir:
+                theirs = with_expeval_groups(expeval_dir, samples, judged, groups, model, p, u)
+                if theirs is None:
+                    GROUP_SKIPPED += 1
+                    continue
+                ours = reference_group_ee(samples, judged, unit(groups), model, p, u)
+                if theirs[key] == "rounding":
+                    GROUP_ROUNDING += 1
+                    continue
+                worst_expeval = max(worst_expeval, abs(theirs[key] - ours[key]))
+                GROUP_CHECKED += 1
         if q == "ex":
             continue
         for target in ("relevant", "uniform"):
@@ -302,6 +424,10 @@ def main():
     rows, worst_expeval = reference_rows(qrels, runs, groups, args.expeval)
     if args.expeval:
         print(f"reference vs expeval's functions: largest difference {worst_expeval:.3g}")
+        print(f"group level: {GROUP_CHECKED} values checked against expeval's, "
+              f"{GROUP_SKIPPED} left out (expeval's l2 infinite: no relevant document retrieved), "
+              f"{GROUP_ROUNDING} normalised values left out (bounds equal but for "
+              f"expeval's rounding: it divides by the rounding error)")
         if worst_expeval > 1e-12:
             sys.exit("the reference differs from expeval")
     if args.fixture:
@@ -320,11 +446,11 @@ def main():
     worst, count = {}, 0
     for q, m, want in rows:
         value = got[(q, m)]
-        base = m.split("(")[0].split("@")[0]
+        base = m.split("(")[0].split("@")[0] + (" (groups)" if "groups=true" in m else "")
         worst[base] = max(worst.get(base, 0.0), abs(value - want))
         count += 1
     for base, diff in sorted(worst.items()):
-        print(f"{base:10} largest difference {diff:.3g}")
+        print(f"{base:15} largest difference {diff:.3g}")
     print(f"{count} values over {len(qrels)} queries")
     if max(worst.values()) > 1e-12:
         sys.exit("differences above 1e-12")

@@ -44,6 +44,12 @@ pub(super) struct EvalArgs {
     /// optionally weight. A document may be in several groups.
     #[arg(long, value_name = "FILE")]
     doc_groups: Option<PathBuf>,
+    /// Each query's target distribution over the document groups, for
+    /// awrf(target=given) and trec_fair(target=given): a CSV/TSV, JSON
+    /// Lines, Parquet or Arrow table with columns query, group and share
+    /// (shares normalised per query; every judged query needs a target).
+    #[arg(long, value_name = "FILE")]
+    group_targets: Option<PathBuf>,
     /// Every run is a sampled run, several rankings per query (a
     /// stochastic ranking policy): the TREC run's second column (Q0) names
     /// the sample, as expeval reads it (`query sample doc rank score tag`);
@@ -884,6 +890,10 @@ impl EvalArgs {
                     .doc_groups
                     .clone()
                     .map(|p| Given::new(p, flag("--doc-groups"))),
+                group_targets: self
+                    .group_targets
+                    .clone()
+                    .map(|p| Given::new(p, flag("--group-targets"))),
                 label_counts: self.label_counts.clone().map(|p| {
                     let from = Origin::flag("--label-counts", p.display());
                     Given::new(p, from)

@@ -37,6 +37,11 @@ pub(super) struct ExplainArgs {
     /// --doc-groups) [default: the experiment's].
     #[arg(long, value_name = "FILE")]
     doc_groups: Option<PathBuf>,
+    /// Each query's target over the document groups for
+    /// awrf(target=given) (a table with columns query, group, share, as
+    /// eval's --group-targets) [default: the experiment's].
+    #[arg(long, value_name = "FILE")]
+    group_targets: Option<PathBuf>,
     /// Every run is a sampled run, several rankings per query (as eval's
     /// --samples): the table then has a row per document of the query's
     /// samples with its rank in each; expected exposure (ee_d, ee_r, ee_l)
@@ -123,6 +128,7 @@ enum ExplainFormatArg {
 pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
     let mut subtopic_qrels = args.subtopic_qrels.clone();
     let mut doc_groups = args.doc_groups.clone();
+    let mut group_targets = args.group_targets.clone();
     let mut samples = args.samples;
     let mut propensities = explain_propensities(&args)?;
     let (qrels_input, runs, mut metrics, mut options, mut read) = match &args.experiment {
@@ -180,6 +186,9 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             if doc_groups.is_none() {
                 doc_groups = experiment.corpus_inputs.doc_groups.clone();
             }
+            if group_targets.is_none() {
+                group_targets = experiment.corpus_inputs.group_targets.clone();
+            }
             samples |= experiment.samples;
             (
                 experiment.qrels.clone(),
@@ -202,6 +211,7 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
                 .chain(&paths)
                 .chain(&subtopic_qrels)
                 .chain(&doc_groups)
+                .chain(&group_targets)
             {
                 if let Some(problem) = input_problem(path) {
                     return Err(CliError::Usage(format!("{}: {problem}", path.display())));
@@ -324,6 +334,18 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             metric.name()
         )));
     }
+    if group_targets.is_none()
+        && let Some(metric) = metrics.iter().find(|m| {
+            m.requires()
+                .contains(&rankeval::core::Requirement::GroupTargets)
+        })
+    {
+        use rankeval::corpus::group_targets_input::{FLAG, WHAT};
+        return Err(CliError::Usage(format!(
+            "{} needs {FLAG} FILE: {WHAT}",
+            metric.name()
+        )));
+    }
     if samples {
         // The experiment's `samples = true` was checked with its own
         // metrics and ties; explain's flags may change them.
@@ -356,6 +378,7 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
     let sources = rankeval::corpus::CorpusSources {
         subtopics: subtopic_qrels.clone(),
         doc_groups,
+        group_targets,
         propensities,
         ..Default::default()
     };

@@ -237,6 +237,11 @@ fn requirement_note(d: &Descriptor<dyn rankeval_core::Metric>) -> Option<String>
         .filter_map(|r| match r {
             Requirement::Subtopics => Some(format!("{} (TOML {})", s::FLAG, s::KEY)),
             Requirement::DocumentGroups => Some(format!("{} (TOML {})", g::FLAG, g::KEY)),
+            Requirement::GroupTargets => Some(format!(
+                "{} (TOML {})",
+                rankeval::corpus::group_targets_input::FLAG,
+                rankeval::corpus::group_targets_input::KEY
+            )),
             Requirement::Propensities => Some(format!(
                 "{} with {}, or {} (TOML {}, {}, {})",
                 p::COUNTS_FLAG,

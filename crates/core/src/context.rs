@@ -44,15 +44,20 @@ pub enum Requirement {
     /// ee_d/ee_r/ee_l, AWRF, TREC Fair 2021's score). The judge hands them
     /// on as [`JudgedRanking::groups`](crate::JudgedRanking::groups).
     DocumentGroups,
+    /// A target distribution over the document groups per query (a table
+    /// `query, group, share`): AWRF's `target = given`, handed on as
+    /// [`GroupRanking::target`](crate::GroupRanking::target).
+    GroupTargets,
 }
 
 impl Requirement {
     /// Every requirement, in the order messages and listings give them.
-    pub const ALL: [Requirement; 4] = [
+    pub const ALL: [Requirement; 5] = [
         Requirement::Subtopics,
         Requirement::Propensities,
         Requirement::JudgedAnywhere,
         Requirement::DocumentGroups,
+        Requirement::GroupTargets,
     ];
 
     /// Whether an input must be given for it (else it is made from the
@@ -70,6 +75,7 @@ impl Requirement {
             }
             Requirement::JudgedAnywhere => "the documents judged for any query",
             Requirement::DocumentGroups => "document groups",
+            Requirement::GroupTargets => "per-query target distributions over the document groups",
         }
     }
 }

@@ -58,6 +58,9 @@ pub struct DocumentGroups {
     /// `(group, weight)`, each document's in group order.
     members: Vec<(u32, f64)>,
     repeats: usize,
+    /// Each query's given target over the groups (AWRF's `target =
+    /// given`), `(group, share)`, when given ([`Self::with_targets`]).
+    targets: HashMap<Box<[u8]>, Vec<(u32, f64)>>,
 }
 
 impl DocumentGroups {
@@ -93,6 +96,47 @@ impl DocumentGroups {
     /// said in a warning rather than scored 0 in silence).
     pub fn weightless(&self) -> bool {
         !self.members.is_empty() && self.members.iter().all(|&(_, weight)| weight == 0.0)
+    }
+
+    /// These groups with each query's given target over them
+    /// ([`GroupTargets`](crate::GroupTargets)): a group of the targets in
+    /// no document's groups is added, with no member (its exposure is 0).
+    pub fn with_targets(mut self, targets: &crate::GroupTargets) -> Result<Self, DocGroupsError> {
+        let mut ids: HashMap<Box<[u8]>, u32> = self
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(g, id)| (id.clone(), g as u32))
+            .collect();
+        for query in targets.query_ids() {
+            let mut resolved = Vec::new();
+            for (group, share) in targets.query(query).unwrap_or(&[]) {
+                let g = match ids.get(group) {
+                    Some(&g) => g,
+                    None => {
+                        let g = u32::try_from(self.groups.len())
+                            .map_err(|_| DocGroupsError::TooLarge)?;
+                        self.groups.push(group.clone());
+                        ids.insert(group.clone(), g);
+                        g
+                    }
+                };
+                resolved.push((g, *share));
+            }
+            self.targets.insert(query.into(), resolved);
+        }
+        Ok(self)
+    }
+
+    /// The target of `query` given by [`Self::with_targets`], `(group,
+    /// share)`; `None` without one.
+    pub fn target(&self, query: &[u8]) -> Option<&[(u32, f64)]> {
+        self.targets.get(query).map(Vec::as_slice)
+    }
+
+    /// Whether per-query targets are given.
+    pub fn has_targets(&self) -> bool {
+        !self.targets.is_empty()
     }
 
     /// Document `doc`'s groups, `(group, weight)` in group order; empty for
@@ -135,6 +179,7 @@ pub struct GroupRanking<'a> {
     groups: &'a DocumentGroups,
     ranked: &'a [u32],
     judged: &'a [(u32, crate::Grade)],
+    target: Option<&'a [(u32, f64)]>,
 }
 
 impl<'a> GroupRanking<'a> {
@@ -152,7 +197,21 @@ impl<'a> GroupRanking<'a> {
             groups,
             ranked,
             judged,
+            target: None,
         }
+    }
+
+    /// With the query's given target over the groups
+    /// ([`DocumentGroups::target`]).
+    pub fn with_target(mut self, target: Option<&'a [(u32, f64)]>) -> Self {
+        self.target = target;
+        self
+    }
+
+    /// The query's given target, `(group, share)`; `None` when the
+    /// targets do not give one.
+    pub fn target(&self) -> Option<&'a [(u32, f64)]> {
+        self.target
     }
 
     /// The document groups.

@@ -391,7 +391,10 @@ impl ContextViews {
                 group_ranked
                     .extend(docs().map(|doc| groups.position(doc).unwrap_or(GroupRanking::NONE)));
                 qrels.judged_groups_into(query, groups, group_judged);
-                judged.with_groups(GroupRanking::new(groups, group_ranked, group_judged))
+                judged.with_groups(
+                    GroupRanking::new(groups, group_ranked, group_judged)
+                        .with_target(groups.target(qrels.query_bytes(query))),
+                )
             }
             None => judged,
         }

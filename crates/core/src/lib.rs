@@ -85,6 +85,7 @@ pub mod exact_sum;
 pub mod explain;
 mod grade;
 mod grades;
+pub mod group_targets;
 mod hash;
 mod id;
 mod interner;
@@ -124,6 +125,7 @@ pub use error::{
 };
 pub use explain::Explanation;
 pub use grade::{Grade, GradeError, MAX_GRADE, check_grade};
+pub use group_targets::GroupTargets;
 pub use id::{BadId, Id, check_id};
 pub use interner::Interner;
 pub use judge::{Judge, JudgedRanking, Judgement};

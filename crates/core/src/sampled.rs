@@ -89,8 +89,8 @@ impl<'a> Samples<'a> {
 #[derive(Clone, Debug)]
 pub struct SampledRun {
     run: crate::Run,
-    /// Per query id, its samples' lists in `run`, in order of first
-    /// appearance.
+    /// Per query id, its samples' lists in `run`, in byte order of their
+    /// sample ids.
     queries: std::collections::HashMap<Box<[u8]>, Vec<u32>>,
     /// Each list's sample id, by the list's index in `run`.
     sample_ids: Vec<Box<[u8]>>,
@@ -99,7 +99,10 @@ pub struct SampledRun {
 
 impl SampledRun {
     /// The lists of `query`'s samples (indexes into [`run`](Self::run)),
-    /// in order of first appearance; `None` for a query the run lacks.
+    /// in byte order of their sample ids, whatever the order of the input's
+    /// rows (a metric's sum over the samples, rounded in that order, is then
+    /// the same bits for any order of rows, and on Spark, whose shuffle
+    /// keeps no row order); `None` for a query the run lacks.
     pub fn samples(&self, query: &[u8]) -> Option<&[u32]> {
         self.queries.get(query).map(Vec::as_slice)
     }
@@ -264,6 +267,13 @@ impl SampledRunBuilder {
                 }
             }
         }
+        // One order of samples for any order of rows.
+        for lists in queries.values_mut() {
+            lists.sort_by(|&a, &b| {
+                let id = |list: u32| sample_ids.get(list as usize).map(|id| &**id);
+                id(a).cmp(&id(b))
+            });
+        }
         Ok(SampledRun {
             samples: pairs.len(),
             run,
@@ -279,7 +289,7 @@ mod tests {
     use crate::{Duplicates, Ties};
 
     #[test]
-    fn samples_in_order_of_first_appearance_each_ordered_by_score() {
+    fn samples_in_byte_order_of_their_ids_each_ordered_by_score() {
         let mut b = SampledRunBuilder::new();
         b.push(b"q", b"s2", b"d1", 1.0, 1).unwrap();
         b.push(b"q", b"s1", b"d2", 1.0, 2).unwrap();
@@ -307,7 +317,7 @@ mod tests {
             .iter()
             .map(|&i| run.sample_id(i).unwrap())
             .collect();
-        assert_eq!(ids, vec![&b"s2"[..], b"s1"]);
+        assert_eq!(ids, vec![&b"s1"[..], b"s2"]);
         assert!(run.sample_id(99).is_none());
     }
 

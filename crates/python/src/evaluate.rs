@@ -70,7 +70,7 @@ type PartResults<'py> = (String, Vec<String>, Bound<'py, PyAny>, Vec<f64>);
 /// them: the command line's `--missing`, `--rel`, `--ties`,
 /// `--score-threshold`, `--allow-empty-run`, `--judged-only`, `--bounds`,
 /// `--duplicates`, `--catalog`, `--train`, `--item-features`, `--record`,
-/// `--label`, `--subtopic-qrels`, `--doc-groups`, `--samples`,
+/// `--label`, `--subtopic-qrels`, `--doc-groups`, `--group-targets`, `--samples`,
 /// `--label-counts`, `--train-instances`, `--inverse-propensities`,
 /// `--official` (`None`, `""` for the
 /// benchmark of the qrels, or an id), `--fetch`, `--drop-identical-ids`.
@@ -92,6 +92,7 @@ pub struct EvaluateKeywords<'py> {
     label: Option<String>,
     subtopic_qrels: Option<PathBuf>,
     doc_groups: Option<PathBuf>,
+    group_targets: Option<PathBuf>,
     samples: bool,
     label_counts: Option<PathBuf>,
     train_instances: Option<u64>,
@@ -252,6 +253,10 @@ fn asked(
                 .doc_groups
                 .clone()
                 .map(|p| keyword(p.clone(), "doc_groups", quoted(&p.display().to_string()))),
+            group_targets: options
+                .group_targets
+                .clone()
+                .map(|p| keyword(p.clone(), "group_targets", quoted(&p.display().to_string()))),
             label_counts: options
                 .label_counts
                 .clone()

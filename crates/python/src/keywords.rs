@@ -49,6 +49,7 @@ const INPUT_KEYWORDS: &[&str] = &[
     "item_features",
     "subtopic_qrels",
     "doc_groups",
+    "group_targets",
     "samples",
     "label_counts",
     "train_instances",

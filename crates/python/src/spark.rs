@@ -229,6 +229,7 @@ fn corpus_inputs(
         features,
         subtopics: None,
         doc_groups: None,
+        group_targets: None,
         propensities: None,
     };
     for metric in &metrics {

@@ -177,8 +177,8 @@ def make_sampled(seed: int, where: Path) -> tuple[pd.DataFrame, dict[str, Path]]
     """Two stochastic policies' sampled rankings (``query sample doc
     score``), 1 to 5 samples a query with tied scores, the samples' rows
     shuffled in the DataFrame; for the command line, TREC lines whose
-    second column is the sample, each query's samples in byte order of
-    their ids."""
+    second column is the sample, in the same shuffled order (both take a
+    query's samples in byte order of their ids, whatever the rows' order)."""
     rng = random.Random(seed)
     rows: list[tuple] = []
     for q in range(60):
@@ -194,9 +194,8 @@ def make_sampled(seed: int, where: Path) -> tuple[pd.DataFrame, dict[str, Path]]
     paths = {}
     for name, part in run_df.groupby("sys", sort=True):
         path = where / f"sampled-{name}.trec"
-        ordered = sorted(part.itertuples(index=False), key=lambda r: (r[0].encode(), r[1].encode()))
         with path.open("w") as f:
-            for rank, (query, sample, doc, score, _) in enumerate(ordered):
+            for rank, (query, sample, doc, score, _) in enumerate(part.itertuples(index=False)):
                 f.write(f"{query} {sample} {doc} {rank} {score!r} {name}\n")
         paths[name] = path
     return run_df, paths

@@ -290,3 +290,27 @@ def test_fairness_metrics_equal_the_clis():
     # A sampled run is read from its file: data has no sample column.
     with pytest.raises(ValueError, match="samples=True reads every run from its file"):
         quiet(rankeval_rs.evaluate, qrels, {"q1": {"d1": 1.0}}, ["ee_l"], samples=True)
+
+
+def test_awrf_against_given_targets_equals_the_clis(tmp_path):
+    # group_targets= (--group-targets): each query's own target over the
+    # groups, read by awrf(target=given); its numbers are the CLI's.
+    qrels, run, groups = EXPEVAL / "qrels.txt", EXPEVAL / "run.trec", EXPEVAL / "groups.csv"
+    queries = sorted({line.split()[0] for line in qrels.read_text().splitlines() if line.strip()})
+    targets = tmp_path / "targets.csv"
+    targets.write_text("query,group,share\n" + "".join(
+        f"{q},north,{i + 1}\n{q},south,1\n{q},east,{i % 3}\n" for i, q in enumerate(queries)))
+    metrics = ["awrf(target=given)", "trec_fair(target=given)@10", "ee_d(groups=true)"]
+    done = cli("eval", "--qrels", str(qrels), "--run", str(run), "--doc-groups", str(groups),
+               "--group-targets", str(targets), "--samples", "--format", "json",
+               *sum((["-m", m] for m in metrics), []))
+    assert done.returncode == 0, done.stderr
+    expected = json.loads(done.stdout)["runs"][0]["metrics"]
+    result = quiet(rankeval_rs.evaluate, qrels, run, metrics, doc_groups=groups,
+                   group_targets=targets, samples=True)
+    assert result.means == {m: expected[m]["mean"] for m in metrics}
+    assert all(result.means[m] > 0 for m in metrics[:2])
+    # Without targets, the metric names the keyword that gives them.
+    with pytest.raises(rankeval_rs.MetricError, match="give group_targets="):
+        quiet(rankeval_rs.evaluate, qrels, run, ["awrf(target=given)"], doc_groups=groups,
+              samples=True)

@@ -91,6 +91,9 @@ pub struct CorpusSources {
     /// The document groups, read by the group-fairness metrics
     /// ([`Requirement::DocumentGroups`]).
     pub doc_groups: Option<PathBuf>,
+    /// Each query's target distribution over the document groups, read by
+    /// AWRF's `target = given` ([`Requirement::GroupTargets`]).
+    pub group_targets: Option<PathBuf>,
     /// The label propensities (a label-frequency table with the number of
     /// training instances, or inverse propensities), read by the
     /// propensity-scored metrics ([`Requirement::Propensities`]).
@@ -106,6 +109,18 @@ pub mod doc_groups_input {
     pub const KEY: &str = "doc_groups";
     /// What it is, in words.
     pub const WHAT: &str = "document groups (rows `doc group [weight]`)";
+}
+
+/// The per-query group targets as an input: its flag, TOML key (and
+/// Python keyword) and what it is, for messages.
+pub mod group_targets_input {
+    /// The command-line flag.
+    pub const FLAG: &str = "--group-targets";
+    /// The TOML key and Python keyword.
+    pub const KEY: &str = "group_targets";
+    /// What it is, in words.
+    pub const WHAT: &str =
+        "per-query target distributions over the document groups (a table `query,group,share`)";
 }
 
 /// The label propensities as an input: the flags, TOML keys (and Python
@@ -177,6 +192,9 @@ impl CorpusSources {
         if let Some(path) = &self.doc_groups {
             paths.push(("the document groups", path.as_path()));
         }
+        if let Some(path) = &self.group_targets {
+            paths.push(("the group targets", path.as_path()));
+        }
         if let Some((path, _)) = &self.propensities {
             paths.push(("the label propensities", path.as_path()));
         }
@@ -190,8 +208,15 @@ impl CorpusSources {
             && !rankeval_core::context::any_requires(metrics, Requirement::DocumentGroups)
     }
 
+    /// Whether group targets are given that no metric of `metrics` reads.
+    pub fn targets_unused(&self, metrics: &[Box<dyn Metric>]) -> bool {
+        self.group_targets.is_some()
+            && !rankeval_core::context::any_requires(metrics, Requirement::GroupTargets)
+    }
+
     /// Reads the document groups, if given and some metric of `metrics`
-    /// reads them.
+    /// reads them, with the per-query group targets when a metric reads
+    /// them too.
     pub fn read_doc_groups(
         &self,
         metrics: &[Box<dyn Metric>],
@@ -200,11 +225,61 @@ impl CorpusSources {
             Some(path)
                 if rankeval_core::context::any_requires(metrics, Requirement::DocumentGroups) =>
             {
-                Ok(Some(Arc::new(crate::read::doc_groups::read_doc_groups(
-                    path,
-                )?)))
+                let groups = crate::read::doc_groups::read_doc_groups(path)?;
+                let groups = match &self.group_targets {
+                    Some(targets)
+                        if rankeval_core::context::any_requires(
+                            metrics,
+                            Requirement::GroupTargets,
+                        ) =>
+                    {
+                        let table = crate::read::group_targets::read_group_targets(targets)?;
+                        groups.with_targets(&table).map_err(|e| ReadError {
+                            path: targets.display().to_string(),
+                            line: None,
+                            kind: crate::read::ReadErrorKind::BadField(e.to_string()),
+                        })?
+                    }
+                    _ => groups,
+                };
+                Ok(Some(Arc::new(groups)))
             }
             _ => Ok(None),
+        }
+    }
+
+    /// Refuses qrels with a query that the group targets give no target,
+    /// when a metric of `metrics` reads them: such a query would have no
+    /// distribution to compare (AWRF 0 without a word). Names the file,
+    /// the first such query in the qrels' order and how many there are.
+    pub fn check_targets_cover(
+        &self,
+        qrels: &rankeval_core::Qrels,
+        groups: &DocumentGroups,
+        metrics: &[Box<dyn Metric>],
+    ) -> Result<(), ReadError> {
+        let Some(path) = &self.group_targets else {
+            return Ok(());
+        };
+        if !rankeval_core::context::any_requires(metrics, Requirement::GroupTargets) {
+            return Ok(());
+        }
+        let missing: Vec<u32> = (0..qrels.num_queries() as u32)
+            .filter(|&q| groups.target(qrels.query_bytes(q)).is_none())
+            .collect();
+        match missing.first() {
+            None => Ok(()),
+            Some(&first) => Err(ReadError {
+                path: path.display().to_string(),
+                line: None,
+                kind: crate::read::ReadErrorKind::BadField(format!(
+                    "no target for query `{}` of the qrels ({} of {} queries have none): give \
+                     every judged query a target",
+                    rankeval_core::shorten_id(qrels.query_bytes(first)),
+                    missing.len(),
+                    qrels.num_queries()
+                )),
+            }),
         }
     }
 

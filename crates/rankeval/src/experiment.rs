@@ -254,7 +254,12 @@ impl Experiment {
                 None => qrels,
             };
             let qrels = match &doc_groups {
-                Some(groups) => qrels.with_doc_groups(std::sync::Arc::clone(groups)),
+                Some(groups) => {
+                    // Every judged query needs its target, when one is read.
+                    self.corpus_inputs
+                        .check_targets_cover(&qrels, groups, &self.metrics)?;
+                    qrels.with_doc_groups(std::sync::Arc::clone(groups))
+                }
                 None => qrels,
             };
             self.corpus_inputs
@@ -391,6 +396,16 @@ impl Experiment {
                 warning: ReportWarning::DocGroupsRepeated {
                     file: path.display().to_string(),
                     count: groups.repeats(),
+                },
+            });
+        }
+        if self.corpus_inputs.targets_unused(&self.metrics) {
+            use crate::corpus::group_targets_input::{FLAG, KEY};
+            report.warnings.push(RunWarning {
+                run: String::new(),
+                warning: ReportWarning::CorpusInputUnused {
+                    flag: FLAG,
+                    key: KEY,
                 },
             });
         }

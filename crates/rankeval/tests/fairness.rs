@@ -181,3 +181,174 @@ fn explain_over_samples_gives_evals_values() {
     }
     assert!(compared > 100, "{compared}");
 }
+
+/// The group level (`groups=true`, expeval's `-G`) worked by hand from
+/// expeval's group.py and metrics.py: expeval's README example with d1
+/// and d2 in two groups, and a graded query with weights, a relevant
+/// document not retrieved and a non-relevant one in a group.
+#[test]
+fn group_level_by_hand() {
+    use rankeval_core::{
+        DocumentGroupsBuilder, Duplicates, QrelsBuilder, RunBuilder, SampledRunBuilder, Ties,
+    };
+    let mut builder = QrelsBuilder::new();
+    for (q, d, g) in [
+        ("ex", "d1", 1),
+        ("ex", "d2", 1),
+        ("gr", "a", 2),
+        ("gr", "b", 1),
+        ("gr", "c", 1),
+        ("gr", "x", 0),
+    ] {
+        builder.push(q, d, g).unwrap();
+    }
+    let mut groups = DocumentGroupsBuilder::new();
+    for (at, (d, g, w)) in [
+        ("d1", "g1", 1.0),
+        ("d2", "g2", 1.0),
+        ("d3", "g1", 1.0),
+        ("a", "g1", 1.0),
+        ("b", "g1", 0.5),
+        ("b", "g2", 0.5),
+        ("c", "g3", 1.0),
+        ("x", "g2", 1.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        groups
+            .push(d.as_bytes(), g.as_bytes(), w, at as u64 + 1)
+            .unwrap();
+    }
+    let qrels = builder
+        .finish()
+        .unwrap()
+        .with_doc_groups(Arc::new(groups.finish().unwrap()));
+    let mut sampled = SampledRunBuilder::new();
+    let mut at = 0;
+    for (q, s, docs) in [
+        ("ex", "s1", &["d1", "d2", "d3"]),
+        ("ex", "s2", &["d2", "d1", "d3"]),
+        ("gr", "s1", &["x", "a", "b"]),
+    ] {
+        for (i, d) in docs.iter().enumerate() {
+            at += 1;
+            let score = (3 - i) as f64;
+            sampled
+                .push(q.as_bytes(), s.as_bytes(), d.as_bytes(), score, at)
+                .unwrap();
+        }
+    }
+    let sampled = sampled.finish(Duplicates::Error, Ties::Docid).unwrap();
+    let names = [
+        "ee_d(model=rbp,norm=false,groups=true)",
+        "ee_r(model=rbp,norm=false,groups=true)",
+        "ee_l(model=rbp,norm=false,groups=true)",
+        "ee_d(model=rbp,groups=true)",
+        "ee_r(model=rbp,groups=true)",
+        "ee_l(model=rbp,groups=true)",
+        "ee_d(norm=false,groups=true)",
+        "ee_d(groups=true)",
+        "ee_l(groups=true)",
+    ];
+    let metrics: Vec<Box<dyn rankeval::Metric>> =
+        names.iter().map(|m| parse_metric(m).unwrap()).collect();
+    for (metric, name) in metrics.iter().zip(names) {
+        assert_eq!(metric.name(), name, "canonical name");
+    }
+    let evaluation = evaluate_sampled(&qrels, &sampled, &metrics, &Options::default());
+    // ex, RBP p = 0.5: e = t = 0.75 for d1 (g1) and d2 (g2); d3 is not
+    // relevant and counts for no group. k = r = 2, S(p) = 1.5: EE-D's
+    // bounds meet under RBP (k S(p)^2 both), EE-R's upper bound is 0,
+    // EE-L's upper max(1.125, 2 (1.5 - 0.75)^2) = 1.125.
+    // gERR p = u = 0.5: e = t = 0.625; EE-D's bounds 2 S(0.25)^2 = 3.125
+    // and 2 S(0.5)^2 = 4.5; EE-L's upper max(0.78125, 2 (1.5 - 0.625)^2).
+    let gerr_d = 2.0 * 0.625 * 0.625;
+    // gr, one sample [x a b], RBP: exposures x 1, a 0.5, b 0.25; targets
+    // a 1 (grade 2 alone), b = c = (0.5 - 0.125) / (2 * 0.5) = 0.375.
+    // E = (g1: 0.5 + 0.5 * 0.25, g2: 0.5 * 0.25, g3: 0) (x not relevant);
+    // E* = (g1: 1 + 0.5 * 0.375, g2: 0.5 * 0.375, g3: 0.375).
+    let e = [0.5 + 0.5 * 0.25, 0.5 * 0.25, 0.0];
+    let t = [1.0 + 0.5 * 0.375, 0.5 * 0.375, 0.375];
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+    let loss: f64 = e.iter().zip(&t).map(|(x, y)| (y - x) * (y - x)).sum();
+    // r = 3, S(p) = 1.75.
+    let spread: f64 = t.iter().map(|v| (1.75 - v) * (1.75 - v)).sum();
+    let upper = dot(&t, &t).max(spread);
+    let gerr_gr = {
+        // gERR p = u = 0.5, [x a b]: x 1, a 0.5, b 0.25 * 0.5 (a above).
+        // Targets, q = 0.25: a (1 - 0.25) / 0.75 = 1, b = c =
+        // (0.25 - 0.25^3) / (2 * 0.75) = 0.15625.
+        let e = [0.5 + 0.5 * 0.125, 0.5 * 0.125, 0.0];
+        let t = [1.0 + 0.5 * 0.15625, 0.5 * 0.15625, 0.15625];
+        let d = dot(&e, &e);
+        // k = r = 3: bounds 3 S(0.25)^2 and 3 S(0.5)^2.
+        let s = |x: f64| (1.0 - x * x * x) / (1.0 - x);
+        let (low, high) = (3.0 * s(0.25) * s(0.25), 3.0 * s(0.5) * s(0.5));
+        let loss: f64 = e.iter().zip(&t).map(|(x, y)| (y - x) * (y - x)).sum();
+        let spread: f64 = t.iter().map(|v| (1.75 - v) * (1.75 - v)).sum();
+        (d, (d - low) / (high - low), loss / dot(&t, &t).max(spread))
+    };
+    let want: [(&str, [f64; 9]); 2] = [
+        (
+            "ex",
+            [
+                1.125,
+                1.125,
+                0.0,
+                0.0,
+                1.0,
+                0.0,
+                gerr_d,
+                (gerr_d - 3.125) / (4.5 - 3.125),
+                0.0,
+            ],
+        ),
+        (
+            "gr",
+            [
+                dot(&e, &e),
+                dot(&t, &e),
+                loss,
+                0.0,
+                1.0,
+                loss / upper,
+                gerr_gr.0,
+                gerr_gr.1,
+                gerr_gr.2,
+            ],
+        ),
+    ];
+    for (query, values) in want {
+        let q = evaluation
+            .queries()
+            .iter()
+            .position(|x| x == query)
+            .unwrap();
+        for (m, want) in values.into_iter().enumerate() {
+            let got = evaluation.value(q, m);
+            assert!(
+                (got - want).abs() <= 1e-15,
+                "{} of {query}: {got}, by hand {want}",
+                names[m]
+            );
+        }
+    }
+    // A deterministic run is one sample: the same values for gr.
+    let mut run = RunBuilder::new();
+    for (d, s) in [("x", 3.0), ("a", 2.0), ("b", 1.0)] {
+        run.push_scored("gr", d, s).unwrap();
+    }
+    let run = run.finish(Duplicates::Error).unwrap();
+    let single = evaluate(&qrels, &run, &metrics, &Options::default());
+    let (q, r) = (
+        single.queries().iter().position(|x| x == "gr").unwrap(),
+        evaluation.queries().iter().position(|x| x == "gr").unwrap(),
+    );
+    for m in 0..metrics.len() {
+        assert_eq!(
+            single.value(q, m).to_bits(),
+            evaluation.value(r, m).to_bits()
+        );
+    }
+}

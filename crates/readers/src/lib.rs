@@ -46,6 +46,7 @@ pub mod doc_groups;
 mod error;
 mod fields;
 mod grade;
+pub mod group_targets;
 mod groups;
 mod guard;
 pub mod impressions;

@@ -424,40 +424,390 @@ fn per_query(report: &serde_json::Value, metric: &str, query: &str) -> f64 {
         .unwrap_or_else(|| panic!("no value of {metric} for {query} in {report}"))
 }
 
-/// psp and hole read per-document facts that a sampled run's rankings do
-/// not carry: eval and explain refuse them with --samples, naming why,
-/// rather than scoring every query 0.
+/// psp, psndcg and hole over a sampled run (`--samples`): each query's
+/// value is the mean of the values its samples get when each is evaluated
+/// as a run of its own (bit for bit: the mean sums in sample order), none
+/// of them 0; explain over the samples shows eval's value.
 #[test]
-fn per_document_metrics_are_refused_over_samples() {
+fn per_document_metrics_over_samples_are_the_mean_of_each_samples_run() {
     let dir = scratch(FILES);
-    std::fs::write(dir.path().join("counts.csv"), "label,count\nd1,5\nd2,1\n").unwrap();
-    for metric in ["psp@2", "hole@2"] {
-        for command in ["eval", "explain"] {
-            let mut args = vec![
-                command,
-                "--qrels",
-                "example.qrels",
-                "--run",
-                "example.trec",
-                "--samples",
-                "-m",
-                metric,
-                "--label-counts",
-                "counts.csv",
-                "--train-instances",
-                "100",
-            ];
-            if command == "explain" {
-                args.extend(["--query", "q1"]);
-            }
-            let (code, _, stderr) = run_in(dir.path(), &args);
-            assert_eq!(code, 2, "{command} {metric}: {stderr}");
-            assert!(
-                stderr.contains("sampled runs are not evaluated by")
-                    && stderr.contains(metric)
-                    && stderr.contains("not carried to each sample"),
-                "{command} {metric}: {stderr}"
+    let files = [
+        (
+            "counts.csv",
+            "label,count\nd1,5\nd2,1\nd4,2\nd5,9\nd6,3\nd7,0\n",
+        ),
+        (
+            "sampled.trec",
+            "q1 s1 d1 1 3 t\nq1 s1 x 2 2 t\nq1 s1 d2 3 1 t\n\
+             q1 s2 d2 1 3 t\nq1 s2 d3 2 2 t\nq1 s2 d1 3 1 t\n\
+             q2 s1 d5 1 3 t\nq2 s1 d4 2 2 t\nq2 s1 y 3 1 t\n\
+             q2 s2 z 1 3 t\nq2 s2 d7 2 2 t\nq2 s2 d6 3 1 t\n",
+        ),
+        (
+            "s1.trec",
+            "q1 Q0 d1 1 3 t\nq1 Q0 x 2 2 t\nq1 Q0 d2 3 1 t\n\
+             q2 Q0 d5 1 3 t\nq2 Q0 d4 2 2 t\nq2 Q0 y 3 1 t\n",
+        ),
+        (
+            "s2.trec",
+            "q1 Q0 d2 1 3 t\nq1 Q0 d3 2 2 t\nq1 Q0 d1 3 1 t\n\
+             q2 Q0 z 1 3 t\nq2 Q0 d7 2 2 t\nq2 Q0 d6 3 1 t\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let metrics = ["psp@2", "psndcg@3", "hole@2", "hole", "ndcg@2"];
+    let eval = |run: &str, samples: bool| -> serde_json::Value {
+        let mut args = vec![
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            run,
+            "--label-counts",
+            "counts.csv",
+            "--train-instances",
+            "100",
+            "--per-query",
+            "--format",
+            "json",
+        ];
+        if samples {
+            args.push("--samples");
+        }
+        for m in &metrics {
+            args.extend(["-m", m]);
+        }
+        let (code, stdout, stderr) = run_in(dir.path(), &args);
+        assert_eq!(code, 0, "{run}: {stderr}");
+        serde_json::from_str(&stdout).unwrap()
+    };
+    let sampled = eval("sampled.trec", true);
+    let (one, two) = (eval("s1.trec", false), eval("s2.trec", false));
+    for query in ["q1", "q2"] {
+        let mut explain = vec![
+            "explain",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            "sampled.trec",
+            "--samples",
+            "--label-counts",
+            "counts.csv",
+            "--train-instances",
+            "100",
+            "--query",
+            query,
+            "--format",
+            "json",
+        ];
+        for m in &metrics {
+            explain.extend(["-m", m]);
+        }
+        let (code, stdout, stderr) = run_in(dir.path(), &explain);
+        assert_eq!(code, 0, "{stderr}");
+        let explained: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        for (i, m) in metrics.iter().enumerate() {
+            let got = per_query(&sampled, m, query);
+            let want = (per_query(&one, m, query) + per_query(&two, m, query)) / 2.0;
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "{m} of {query}: {got} != {want}"
             );
+            assert!(got > 0.0, "{m} of {query} is 0");
+            let shown = explained["metrics"][i]["value"].as_f64().unwrap();
+            assert_eq!(shown.to_bits(), got.to_bits(), "explain {m} of {query}");
         }
     }
+}
+
+/// The group level (`groups=true`, expeval's `-G`) from the command line:
+/// expeval's README example with d1 and d2 in groups of their own (RBP,
+/// p = 0.5: E = E* = (0.75, 0.75), EE-D = EE-R = 1.125, EE-L = 0; under RBP
+/// the normalised EE-D is expeval's default 0 and EE-R 1); without
+/// document groups it is refused naming the flag.
+#[test]
+fn group_level_expected_exposure() {
+    let dir = scratch(FILES);
+    std::fs::write(dir.path().join("two.txt"), "d1 g1\nd2 g2\nd3 g1\n").unwrap();
+    let metrics = [
+        ("ee_d(model=rbp,norm=false,groups=true)", 1.125),
+        ("ee_r(model=rbp,norm=false,groups=true)", 1.125),
+        ("ee_l(model=rbp,norm=false,groups=true)", 0.0),
+        ("ee_d(model=rbp,groups=true)", 0.0),
+        ("ee_r(model=rbp,groups=true)", 1.0),
+        ("ee_l(model=rbp,groups=true)", 0.0),
+    ];
+    let mut args = vec![
+        "eval",
+        "--qrels",
+        "example.qrels",
+        "--run",
+        "example.trec",
+        "--samples",
+        "--format",
+        "json",
+    ];
+    for (m, _) in &metrics {
+        args.extend(["-m", m]);
+    }
+    let (code, _, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--doc-groups") && stderr.contains("groups=true"),
+        "{stderr}"
+    );
+    args.extend(["--doc-groups", "two.txt"]);
+    let (code, stdout, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    for (m, want) in metrics {
+        let got = mean_of(&report, m);
+        assert!((got - want).abs() < 1e-15, "{m}: {got} != {want}");
+    }
+}
+
+/// `1 - JSD` (nats) of `p` and `q`, each normalised: the test's own
+/// transcription of TREC Fair's AWRF.
+fn awrf_by_hand(p: &[f64], q: &[f64]) -> f64 {
+    let (sp, sq): (f64, f64) = (p.iter().sum(), q.iter().sum());
+    let mut d = 0.0;
+    for (a, b) in p.iter().zip(q) {
+        let (a, b) = (a / sp, b / sq);
+        let m = (a + b) / 2.0;
+        if a > 0.0 {
+            d += a * (a / m).ln();
+        }
+        if b > 0.0 {
+            d += b * (b / m).ln();
+        }
+    }
+    1.0 - d / 2.0
+}
+
+/// AWRF against each query's given target (`--group-targets`, TOML
+/// `group_targets`): worked by hand (a target group no document is in
+/// counts with exposure 0), explain equal to eval; a query of the qrels
+/// without a target, a missing --group-targets and unused targets are
+/// each named.
+#[test]
+fn awrf_against_each_querys_given_target() {
+    let dir = scratch(FILES);
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "targets.csv",
+        "query,group,share\nq1,north,0.25\nq1,south,0.75\nq2,north,1\nq2,east,1\n",
+    );
+    write(
+        "partial.jsonl",
+        "{\"query\": \"q1\", \"group\": \"north\", \"share\": 1}\n",
+    );
+    write(
+        "given.toml",
+        "qrels = \"qrels.txt\"\ndoc_groups = \"groups.csv\"\ngroup_targets = \"targets.csv\"\n\
+         [[runs]]\npath = \"det.trec\"\n[[metrics]]\ntype = \"awrf\"\ntarget = \"given\"\n",
+    );
+    let base = [
+        "eval",
+        "--qrels",
+        "qrels.txt",
+        "--doc-groups",
+        "groups.csv",
+        "--run",
+        "det.trec",
+        "--per-query",
+        "--format",
+        "json",
+        "-m",
+        "awrf(target=given)",
+        "-m",
+        "trec_fair(target=given)",
+        "-m",
+        "trec_fair",
+        "-m",
+        "awrf",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--group-targets", "targets.csv"]);
+    let (code, stdout, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    // Attention 1, 1, 1/log2 3. q1 [d1 (north), d3 (north .5, south .5),
+    // d2 (south)]; groups north, south, east (east only in the targets).
+    let a3 = 1.0 / 3f64.log2();
+    let q1 = awrf_by_hand(&[1.5, 0.5 + a3, 0.0], &[0.25, 0.75, 0.0]);
+    // q2 [d4 (north), d6 (south), d5 (south)] against north 1, east 1.
+    let q2 = awrf_by_hand(&[1.0, 1.0 + a3, 0.0], &[1.0, 0.0, 1.0]);
+    for (query, want) in [("q1", q1), ("q2", q2)] {
+        let got = per_query(&report, "awrf(target=given)", query);
+        assert!((got - want).abs() < 1e-15, "{query}: {got} != {want}");
+        // trec_fair is its nDCG times the AWRF of its target.
+        let ndcg = per_query(&report, "trec_fair", query)
+            / per_query(&report, "awrf", query).max(f64::MIN_POSITIVE);
+        let fair = per_query(&report, "trec_fair(target=given)", query);
+        if per_query(&report, "trec_fair", query) > 0.0 {
+            assert!((fair - ndcg * want).abs() < 1e-12, "{query}: {fair}");
+        }
+        // explain shows eval's value.
+        let (code, stdout, stderr) = run_in(
+            dir.path(),
+            &[
+                "explain",
+                "--qrels",
+                "qrels.txt",
+                "--doc-groups",
+                "groups.csv",
+                "--group-targets",
+                "targets.csv",
+                "--run",
+                "det.trec",
+                "--query",
+                query,
+                "-m",
+                "awrf(target=given)",
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(code, 0, "{stderr}");
+        let explained: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let shown = explained["metrics"][0]["value"].as_f64().unwrap();
+        assert_eq!(shown.to_bits(), got.to_bits(), "explain of {query}");
+    }
+    // Over samples (base.trec): q1's two samples expose north and south
+    // alike, 1 + a3 / 2 each; the mean of the two equal values.
+    let (code, stdout, stderr) = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--doc-groups",
+            "groups.csv",
+            "--group-targets",
+            "targets.csv",
+            "--run",
+            "base.trec",
+            "--samples",
+            "--per-query",
+            "--format",
+            "json",
+            "-m",
+            "awrf(target=given)",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let sampled: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let want = awrf_by_hand(&[1.0 + a3 / 2.0, 1.0 + a3 / 2.0, 0.0], &[0.25, 0.75, 0.0]);
+    let got = per_query(&sampled, "awrf(target=given)", "q1");
+    assert!((got - want).abs() < 1e-15, "samples: {got} != {want}");
+    // The same from TOML.
+    let (code, stdout, stderr) = run_in(
+        dir.path(),
+        &["run", "given.toml", "--per-query", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let toml: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        per_query(&toml, "awrf(target=given)", "q1").to_bits(),
+        per_query(&report, "awrf(target=given)", "q1").to_bits()
+    );
+    // No --group-targets: refused naming the flag.
+    let (code, _, stderr) = run_in(dir.path(), &base);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("awrf(target=given) needs --group-targets FILE"),
+        "{stderr}"
+    );
+    // q2 has no target: refused naming the file and the query.
+    let mut args = base.to_vec();
+    args.extend(["--group-targets", "partial.jsonl"]);
+    let (code, _, stderr) = run_in(dir.path(), &args);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("partial.jsonl") && stderr.contains("no target for query `q2`"),
+        "{stderr}"
+    );
+    // Targets no metric reads: a warning naming the flag.
+    let (code, _, stderr) = run_in(
+        dir.path(),
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--doc-groups",
+            "groups.csv",
+            "--group-targets",
+            "targets.csv",
+            "--run",
+            "det.trec",
+            "-m",
+            "awrf",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("--group-targets"), "{stderr}");
+}
+
+/// A sampled run gives the same bits whatever the order of its rows: each
+/// query's samples are taken in byte order of their ids (a sum over the
+/// samples rounds in that order), as on Spark, whose shuffle keeps no row
+/// order. Before, the samples were taken in order of first appearance and
+/// reversing the rows moved expected exposure in its last bits.
+#[test]
+fn a_sampled_runs_values_do_not_depend_on_the_order_of_its_rows() {
+    // A small portable generator (64-bit LCG, Knuth's MMIX constants).
+    let mut state: u64 = 40;
+    let mut next = move |below: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % below
+    };
+    let (mut qrels, mut rows) = (String::new(), Vec::new());
+    for q in 0..12 {
+        for d in 0..10 {
+            qrels.push_str(&format!("q{q} 0 d{d} {}\n", next(3)));
+        }
+        for s in 0..9 {
+            for d in 0..8 {
+                let score = next(1000);
+                rows.push(format!("q{q} s{s} d{d} {} {score} t", d + 1));
+            }
+        }
+    }
+    let reversed: Vec<String> = rows.iter().rev().cloned().collect();
+    let dir = scratch(&[
+        ("qrels.txt", &qrels),
+        ("a/run.trec", &(rows.join("\n") + "\n")),
+        ("b/run.trec", &(reversed.join("\n") + "\n")),
+    ]);
+    let metrics = ["ee_d", "ee_r", "ee_l", "ee_d(norm=false)", "ndcg@5", "ap"];
+    let eval = |run: &str| -> serde_json::Value {
+        let mut args = vec![
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--run",
+            run,
+            "--samples",
+            "--per-query",
+            "--format",
+            "json",
+        ];
+        for m in &metrics {
+            args.extend(["-m", m]);
+        }
+        let (code, stdout, stderr) = run_in(dir.path(), &args);
+        assert_eq!(code, 0, "{run}: {stderr}");
+        serde_json::from_str(&stdout).unwrap()
+    };
+    let (forward, backward) = (eval("a/run.trec"), eval("b/run.trec"));
+    let per_query = |report: &serde_json::Value| report["runs"][0]["per_query"].clone();
+    let means = |report: &serde_json::Value| report["runs"][0]["metrics"].clone();
+    assert_eq!(per_query(&forward), per_query(&backward));
+    assert_eq!(means(&forward), means(&backward));
+    assert_eq!(per_query(&forward).as_object().map(|m| m.len()), Some(6));
 }

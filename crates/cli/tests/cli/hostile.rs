@@ -17,6 +17,7 @@ const GOOD: &[(&str, &str)] = &[
     ("qrels.txt", "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n"),
     ("run.trec", "q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq2 Q0 c 1 1 t\n"),
     ("human.qrels", "q1 0 a 1\n"),
+    ("groups.txt", "a north\nc south\n"),
     (
         "spans.tsv",
         "query\tdoc\tstart\tend\tgrade\nq1\td1\t0\t10\t1\n",
@@ -100,6 +101,22 @@ const ROLES: &[(&[&str], &[&str])] = &[
             "awrf",
         ],
         &["txt", "csv", "jsonl", "parquet", "arrow"],
+    ),
+    (
+        &[
+            "eval",
+            "--qrels",
+            "qrels.txt",
+            "--doc-groups",
+            "groups.txt",
+            "--group-targets",
+            "{}",
+            "--run",
+            "run.trec",
+            "-m",
+            "awrf(target=given)",
+        ],
+        &["csv", "jsonl", "parquet", "arrow"],
     ),
     (
         &[
@@ -649,7 +666,7 @@ fn control_bytes_and_long_values_in_options_are_escaped_in_messages() {
 }
 
 /// The readers of the fairness, diversity and propensity inputs (document
-/// groups, sampled runs, subtopic qrels, label counts and inverse
+/// groups, group targets, sampled runs, subtopic qrels, label counts and inverse
 /// propensities) against hostile values in well-formed files: weights and
 /// numbers that are NaN, infinite or overflow (1e400), ids with control
 /// bytes, duplicates. Each must end in exit code 2 naming the file, the
@@ -659,6 +676,21 @@ fn hostile_values_in_row_inputs_are_named_by_file_line_and_column() {
     const QRELS: &[&str] = &["--qrels", "qrels.txt", "--run", "run.trec"];
     let groups = |file: &'static str| -> Vec<&'static str> {
         [&["eval"], QRELS, &["--doc-groups", file, "-m", "awrf"]].concat()
+    };
+    let targets = |file: &'static str| -> Vec<&'static str> {
+        [
+            &["eval"],
+            QRELS,
+            &[
+                "--doc-groups",
+                "groups.txt",
+                "--group-targets",
+                file,
+                "-m",
+                "awrf(target=given)",
+            ],
+        ]
+        .concat()
     };
     let samples = |file: &'static str| -> Vec<&'static str> {
         vec![
@@ -757,6 +789,42 @@ fn hostile_values_in_row_inputs_are_named_by_file_line_and_column() {
             "g.txt",
             b"a north 1\na north 0.5\n",
             "g.txt:2",
+        ),
+        (
+            targets("t.csv"),
+            "t.csv",
+            b"query,group,share\nq1,north,NaN\n",
+            "t.csv:2: column `share`",
+        ),
+        (
+            targets("t.csv"),
+            "t.csv",
+            b"query,group,share\nq1,north,1e400\n",
+            "t.csv:2: column `share`",
+        ),
+        (
+            targets("t.csv"),
+            "t.csv",
+            b"query,group,share\nq1\x1b[31m,north,1\n",
+            "t.csv:2: column `query`",
+        ),
+        (
+            targets("t.csv"),
+            "t.csv",
+            b"query,group,share\nq1,north,1\nq1,north,2\n",
+            "t.csv:3: column `group`",
+        ),
+        (
+            targets("t.jsonl"),
+            "t.jsonl",
+            b"{\"query\": \"q1\", \"group\": \"n\", \"share\": 1e400}\n",
+            "t.jsonl:1",
+        ),
+        (
+            targets("t.csv"),
+            "t.csv",
+            b"query,group,share\nq1,north,1\n",
+            "no target for query `q2`",
         ),
         (samples("s.trec"), "s.trec", b"q1 s1 a 1 NaN t\n", "s.trec"),
         (

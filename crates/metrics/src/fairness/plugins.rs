@@ -10,6 +10,7 @@ use rankeval_core::{CanonicalName, JudgedRanking, Metric, RelevanceLevel, Requir
 use serde::{Deserialize, Serialize};
 
 use super::exposure::{self, Browsing, Model, Which};
+use super::group_exposure;
 use crate::common::is_none;
 
 const PARAM_MODEL: ParamDoc = ParamDoc {
@@ -40,7 +41,24 @@ const PARAM_NORM: ParamDoc = ParamDoc {
     doc: "normalised by expeval's bounds, (value - lower) / (upper - lower) (expeval's default; false: expeval -U)",
 };
 
-const PARAMS: &[ParamDoc] = &[PARAM_MODEL, PARAM_P, PARAM_U, PARAM_REL, PARAM_NORM];
+const PARAM_GROUPS: ParamDoc = ParamDoc {
+    name: "groups",
+    alias: None,
+    default: "false",
+    doc: "at the group level: exposure and target summed per group of the relevant documents (--doc-groups) first, with expeval's group bounds (expeval -G)",
+};
+
+const PARAMS: &[ParamDoc] = &[
+    PARAM_MODEL,
+    PARAM_P,
+    PARAM_U,
+    PARAM_REL,
+    PARAM_NORM,
+    PARAM_GROUPS,
+];
+
+/// What the group level needs: the document groups.
+const GROUPS: &[Requirement] = &[Requirement::DocumentGroups];
 
 /// expeval's default patience and utility.
 const HALF: f64 = 0.5;
@@ -55,6 +73,10 @@ fn yes() -> bool {
 
 fn is_true(value: &bool) -> bool {
     *value
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 fn is_half(value: &f64) -> bool {
@@ -111,6 +133,10 @@ macro_rules! exposure_metric {
             /// Normalised by expeval's bounds.
             #[serde(default = "yes", skip_serializing_if = "is_true")]
             pub norm: bool,
+            /// At the group level (expeval `-G`): summed per group of the
+            /// relevant documents first.
+            #[serde(default, skip_serializing_if = "is_false")]
+            pub groups: bool,
         }
 
         impl Default for $ty {
@@ -121,6 +147,7 @@ macro_rules! exposure_metric {
                     u: HALF,
                     rel: None,
                     norm: true,
+                    groups: false,
                 }
             }
         }
@@ -139,6 +166,58 @@ macro_rules! exposure_metric {
                 let browsing = self.browsing(q);
                 (exposure::expected(samples, q.ideal_grades(), &browsing), browsing)
             }
+
+            /// The group-level value over `samples` (0 without document
+            /// groups: the engine gives them to a metric that requires
+            /// them).
+            fn of_groups(&self, samples: &Samples<'_>, q: &JudgedRanking<'_>) -> f64 {
+                let browsing = self.browsing(q);
+                group_exposure::group_expected(samples, q.ideal_grades(), &browsing)
+                    .map_or(0.0, |g| g.value($which, self.norm, &browsing))
+            }
+
+            /// explain at the group level: each group's summed exposure and
+            /// target, the values and expeval's group bounds.
+            fn explain_groups(&self, samples: &Samples<'_>, q: &JudgedRanking<'_>, explanation: Explanation) -> Explanation {
+                let browsing = self.browsing(q);
+                let explanation = explanation.level(browsing.level);
+                let Some(value) = group_exposure::group_expected(samples, q.ideal_grades(), &browsing) else {
+                    return explanation.formula(format!("{} = 0 (no document groups)", self.name()));
+                };
+                let view = q.groups();
+                let mut explanation = explanation;
+                for g in &value.groups {
+                    let id = view
+                        .and_then(|v| v.groups().group_id(g.group))
+                        .map(rankeval_core::shorten_id)
+                        .unwrap_or_default();
+                    explanation = explanation
+                        .quantity(format!("exposure E of group {id}"), g.exposure)
+                        .quantity(format!("target E* of group {id}"), g.target);
+                }
+                let (lower, upper, default) = value.bounds($which, &browsing);
+                explanation
+                    .quantity("samples", samples.len() as f64)
+                    .quantity("groups k", value.groups.len() as f64)
+                    .quantity("relevant documents r", value.relevant as f64)
+                    .quantity("EE-D = ||E||^2", value.disparity)
+                    .quantity("EE-R = E . E*", value.relevance)
+                    .quantity("EE-L = ||E - E*||^2", value.loss)
+                    .quantity("||E*||^2", value.target_norm)
+                    .quantity("lower bound", lower)
+                    .quantity("upper bound", upper)
+                    .quantity("default (bounds equal)", default)
+                    .formula(format!(
+                        concat!("{} = ", $formula, " over the groups of the relevant documents, e averaged over {} samples{}"),
+                        self.name(),
+                        samples.len(),
+                        if self.norm {
+                            ", normalised (value - lower) / (upper - lower)"
+                        } else {
+                            ""
+                        },
+                    ))
+            }
         }
 
         #[rankeval_core::metric(
@@ -156,14 +235,20 @@ macro_rules! exposure_metric {
                     .param_unless_default("u", self.u, HALF)
                     .param_if_set("rel", self.rel)
                     .param_unless_default("norm", self.norm, true)
+                    .param_unless_default("groups", self.groups, false)
                     .cutoff(None)
             }
             fn validate(&self) -> Result<(), String> {
                 check(self.model, self.p, self.u)
             }
-            /// EE-D under RBP reads no grade (its exposures are `p^i`).
+            /// EE-D under RBP reads no grade (its exposures are `p^i`),
+            /// unless at the group level (which sums relevant documents).
             fn uses_default_level(&self) -> bool {
-                self.rel.is_none() && !($which == Which::Disparity && self.model == Model::Rbp)
+                self.rel.is_none()
+                    && (self.groups || !($which == Which::Disparity && self.model == Model::Rbp))
+            }
+            fn requires(&self) -> &'static [Requirement] {
+                if self.groups { GROUPS } else { &[] }
             }
             fn joint_over_samples(&self) -> bool {
                 true
@@ -179,6 +264,9 @@ macro_rules! exposure_metric {
                 let Some(first) = samples.rankings().first() else {
                     return 0.0;
                 };
+                if self.groups {
+                    return self.of_groups(samples, first);
+                }
                 let (value, browsing) = self.of(samples, first);
                 value.value($which, self.norm, &browsing)
             }
@@ -190,6 +278,9 @@ macro_rules! exposure_metric {
                     return Explanation::of_samples(self, samples)
                         .formula(format!("{} = 0 (no sample)", self.name()));
                 };
+                if self.groups {
+                    return self.explain_groups(samples, first, Explanation::of_samples(self, samples));
+                }
                 let (value, browsing) = self.of(samples, first);
                 let documents = exposure::documents(samples, first.ideal_grades(), &browsing);
                 let (lower, upper, default) = exposure::bounds($which, &value, &browsing);
@@ -222,6 +313,9 @@ macro_rules! exposure_metric {
                 let (docs, n) = one_sample(q);
                 let rankings = [*q];
                 let samples = Samples::new(&rankings, &docs, n);
+                if self.groups {
+                    return self.explain_groups(&samples, q, Explanation::new(self, q));
+                }
                 let (value, _) = self.of(&samples, q);
                 let (lower, upper, default) = exposure::bounds($which, &value, &browsing);
                 let mut above = 0usize;
@@ -298,6 +392,9 @@ pub enum Target {
     Relevant,
     /// Every group alike.
     Uniform,
+    /// The query's own target, given per query (`--group-targets`, a
+    /// table `query, group, share`; TREC Fair 2022 gives each query one).
+    Given,
 }
 
 impl std::fmt::Display for Target {
@@ -305,6 +402,7 @@ impl std::fmt::Display for Target {
         f.write_str(match self {
             Target::Relevant => "relevant",
             Target::Uniform => "uniform",
+            Target::Given => "given",
         })
     }
 }
@@ -313,7 +411,7 @@ const PARAM_TARGET: ParamDoc = ParamDoc {
     name: "target",
     alias: None,
     default: "relevant",
-    doc: "target distribution over groups: relevant (the relevant documents' alignments) or uniform",
+    doc: "target distribution over groups: relevant (the relevant documents' alignments), uniform, or given (each query's, --group-targets)",
 };
 
 const PARAMS_AWRF: &[ParamDoc] = &[rankeval_core::registry::PARAM_K, PARAM_REL, PARAM_TARGET];
@@ -340,6 +438,15 @@ fn group_vectors(
     let mut wanted = vec![0.0; count];
     match target {
         Target::Uniform => wanted.iter_mut().for_each(|t| *t = 1.0),
+        // A query without a given target has no distribution to compare
+        // (the experiment refuses qrels with such a query first).
+        Target::Given => {
+            for &(g, share) in view.target()? {
+                if let Some(slot) = wanted.get_mut(g as usize) {
+                    *slot += share;
+                }
+            }
+        }
         Target::Relevant => {
             for &(d, grade) in view.judged() {
                 if grade >= level {
@@ -410,7 +517,10 @@ macro_rules! group_metric {
                 self.k
             }
             fn requires(&self) -> &'static [Requirement] {
-                &[Requirement::DocumentGroups]
+                match self.target {
+                    Target::Given => &[Requirement::DocumentGroups, Requirement::GroupTargets],
+                    _ => &[Requirement::DocumentGroups],
+                }
             }
             fn score(&self, q: &JudgedRanking<'_>) -> f64 {
                 let $self_ = self;

@@ -70,7 +70,7 @@ def _options(*, train: Any, query: str, doc: str, grade: str, delimiter: str | N
         train = to_qrels(train, query=query, doc=doc, grade=grade, format=None,
                          delimiter=delimiter, name="train")
     for key in ("catalog", "item_features", "record", "subtopic_qrels", "doc_groups",
-                "label_counts", "inverse_propensities"):
+                "group_targets", "label_counts", "inverse_propensities"):
         if keywords[key] is not None:
             keywords[key] = os.fspath(keywords[key])
     return {**keywords, "train": train}
@@ -367,6 +367,7 @@ def evaluate(
     label: str | None = None,
     subtopic_qrels: str | os.PathLike[str] | None = None,
     doc_groups: str | os.PathLike[str] | None = None,
+    group_targets: str | os.PathLike[str] | None = None,
     samples: bool = False,
     label_counts: str | os.PathLike[str] | None = None,
     train_instances: int | None = None,
@@ -452,6 +453,10 @@ def evaluate(
     group [weight]`` (weight 1 when left out; or a CSV/TSV, JSON Lines,
     Parquet or Arrow table with columns doc, group and optionally weight),
     read by the group-fairness metrics (``awrf``, ``trec_fair``).
+    ``group_targets`` (``--group-targets``) is a table ``query, group,
+    share`` (CSV/TSV, JSON Lines, Parquet or Arrow): each query's target
+    over the groups, read by ``awrf(target=given)`` and
+    ``trec_fair(target=given)``.
     ``samples=True`` (``--samples``) reads every run as a sampled run,
     several rankings per query (a stochastic ranking policy): each run a
     file whose TREC second column (a table's ``sample`` column) names the
@@ -486,8 +491,8 @@ def evaluate(
         bounds=bounds, query=query, doc=doc, score=score, rank=rank, grade=grade, format=format,
         delimiter=delimiter, name=name, run=run, systems=systems, catalog=catalog, train=train,
         item_features=item_features, record=record, label=label,
-        subtopic_qrels=subtopic_qrels, doc_groups=doc_groups, samples=samples,
-        label_counts=label_counts,
+        subtopic_qrels=subtopic_qrels, doc_groups=doc_groups, group_targets=group_targets,
+        samples=samples, label_counts=label_counts,
         train_instances=train_instances, inverse_propensities=inverse_propensities,
         official=official, fetch=fetch, drop_identical_ids=drop_identical_ids)
     single, named, members = prepared.single, prepared.named, prepared.members
@@ -557,7 +562,7 @@ _EVALUATE_DEFAULTS: dict[str, Any] = {
     "doc": "item", "score": "score", "rank": "rank", "grade": "grade", "format": None,
     "delimiter": None, "name": None, "run": None, "catalog": None, "train": None,
     "item_features": None, "record": None, "label": None, "subtopic_qrels": None,
-    "doc_groups": None, "samples": False, "label_counts": None, "train_instances": None, "inverse_propensities": None,
+    "doc_groups": None, "group_targets": None, "samples": False, "label_counts": None, "train_instances": None, "inverse_propensities": None,
     "official": False, "fetch": False, "drop_identical_ids": False,
 }
 
@@ -637,7 +642,7 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str] | None, 
              name: str | None, run: str | None, systems: Mapping[str, Any] | None,
              catalog: Any, train: Any, item_features: Any, record: Any = None,
              label: str | None = None, subtopic_qrels: Any = None, doc_groups: Any = None,
-             samples: bool = False, label_counts: Any = None,
+             group_targets: Any = None, samples: bool = False, label_counts: Any = None,
              train_instances: int | None = None, inverse_propensities: Any = None,
              official: bool | str = False, fetch: bool = False,
              drop_identical_ids: bool = False) -> _Prepared:
@@ -687,7 +692,8 @@ def _prepare(qrels: Any, run_or_runs: Any, metrics: str | Sequence[str] | None, 
                        allow_empty_run=allow_empty_run, judged_only=judged_only, bounds=bounds,
                        duplicates=duplicates, catalog=catalog, train=train,
                        item_features=item_features, subtopic_qrels=subtopic_qrels,
-                       doc_groups=doc_groups, samples=samples, label_counts=label_counts, train_instances=train_instances,
+                       doc_groups=doc_groups, group_targets=group_targets, samples=samples,
+                       label_counts=label_counts, train_instances=train_instances,
                        inverse_propensities=inverse_propensities,
                        query=query, doc=doc, grade=grade,
                        delimiter=delimiter, record=record, label=label,

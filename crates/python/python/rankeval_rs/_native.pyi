@@ -239,7 +239,7 @@ def evaluate(
     parts). `options` holds every keyword of the spec that
     `evaluate` fills: missing, rel, ties, score_threshold, allow_empty_run,
     judged_only, bounds, duplicates, catalog, train (a Qrels), item_features,
-    record, label, subtopic_qrels, doc_groups, samples, label_counts, train_instances,
+    record, label, subtopic_qrels, doc_groups, group_targets, samples, label_counts, train_instances,
     inverse_propensities, official (None, "" for the qrels'
     benchmark, or a benchmark id), fetch, drop_identical_ids, parts (None, or
     "irds:<id>" of a benchmark of parts and each run's (name or None,

@@ -187,6 +187,9 @@ pub(crate) struct RawExperiment {
     /// Document groups of the group-fairness metrics: `doc group [weight]`
     /// lines or a table.
     pub(crate) doc_groups: Option<Spanned<String>>,
+    /// Each query's target over the document groups: a table `query,
+    /// group, share`.
+    pub(crate) group_targets: Option<Spanned<String>>,
     /// Every run is a sampled run: several rankings per query, the TREC
     /// run's second column (a table's `sample` column) naming the sample.
     pub(crate) samples: Option<Spanned<bool>>,

@@ -311,6 +311,10 @@ impl Resolver<'_> {
                 .doc_groups
                 .as_ref()
                 .map(|p| Given::new(self.base.join(p.get_ref()), self.at(p, "doc_groups"))),
+            group_targets: raw
+                .group_targets
+                .as_ref()
+                .map(|p| Given::new(self.base.join(p.get_ref()), self.at(p, "group_targets"))),
             label_counts: raw
                 .label_counts
                 .as_ref()

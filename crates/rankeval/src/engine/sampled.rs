@@ -2,6 +2,10 @@
 //! each sample is judged as a list is, and every metric scores the query's
 //! samples together ([`Metric::score_samples`]: expected exposure sums a
 //! document's exposure over them; any other metric is its mean over them).
+//! Each sample's ranking carries what the judge hands an ordinary list:
+//! the document groups and the per-document facts (label propensities, the
+//! documents judged for any query), so psp, psndcg and hole are each
+//! sample's value averaged.
 //! A separate path from the ordinary one, which it leaves untouched: one
 //! list per query there, several here.
 //!
@@ -11,7 +15,7 @@
 use std::collections::HashMap;
 
 use rankeval_core::{
-    Grade, GroupRanking, JudgedRanking, Judgement, Metric, Qrels, SampledRun, Samples,
+    DocumentView, Grade, GroupRanking, JudgedRanking, Judgement, Metric, Qrels, SampledRun, Samples,
 };
 use rayon::prelude::*;
 
@@ -97,6 +101,14 @@ pub(crate) struct Query {
     group_ranked: Vec<Vec<u32>>,
     group_judged: Vec<(u32, Grade)>,
     level: rankeval_core::RelevanceLevel,
+    /// The query's number in the qrels (the per-document facts' view
+    /// reads its judged labels through it).
+    query: u32,
+    /// Each sample's per-document facts, per judged rank: the label value
+    /// and whether the document is judged for any query (when the qrels
+    /// carry a [`rankeval_core::DocumentContext`]).
+    doc_labels: Vec<Vec<f64>>,
+    doc_anywhere: Vec<Vec<bool>>,
 }
 
 impl Query {
@@ -125,12 +137,19 @@ impl Query {
         if self.ranked.is_empty() {
             self.ideal = judged.ideal_grades().to_vec();
             self.level = judged.default_level();
+            self.query = query;
             if let Some(groups) = judged.groups() {
                 self.group_judged = groups.judged().to_vec();
             }
         }
         if let Some(groups) = judged.groups() {
             self.group_ranked.push(groups.ranked().to_vec());
+        }
+        if let Some(view) = judged.documents() {
+            self.doc_labels
+                .push((0..ranked.len()).map(|i| view.label(i)).collect());
+            self.doc_anywhere
+                .push((0..ranked.len()).map(|i| view.judged_anywhere(i)).collect());
         }
         self.retrieved.push(judged.retrieved());
         self.ranked.push(ranked);
@@ -183,6 +202,7 @@ impl Query {
     /// Calls `f` with the query's samples as the metrics see them.
     pub(crate) fn with_samples<T>(&self, qrels: &Qrels, f: impl FnOnce(&Samples<'_>) -> T) -> T {
         let groups = qrels.doc_groups();
+        let context = qrels.documents();
         let rankings: Vec<JudgedRanking<'_>> = self
             .ranked
             .iter()
@@ -190,10 +210,17 @@ impl Query {
             .enumerate()
             .map(|(s, (ranked, &retrieved))| {
                 let judged = JudgedRanking::new(ranked, retrieved, &self.ideal, self.level);
+                let judged = match (context, self.doc_labels.get(s), self.doc_anywhere.get(s)) {
+                    (Some(context), Some(labels), Some(anywhere)) => judged.with_documents(
+                        DocumentView::new(context, Some(self.query), labels, anywhere),
+                    ),
+                    _ => judged,
+                };
                 match (groups, self.group_ranked.get(s)) {
-                    (Some(groups), Some(ranked)) => {
-                        judged.with_groups(GroupRanking::new(groups, ranked, &self.group_judged))
-                    }
+                    (Some(groups), Some(ranked)) => judged.with_groups(
+                        GroupRanking::new(groups, ranked, &self.group_judged)
+                            .with_target(groups.target(qrels.query_bytes(self.query))),
+                    ),
                     _ => judged,
                 }
             })

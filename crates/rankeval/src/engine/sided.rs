@@ -264,6 +264,10 @@ pub fn carriable(requirement: Requirement) -> Result<(), &'static str> {
              qrels, and a Spark task sees only its partition's queries; evaluate it with \
              `rankeval eval` or `rankeval_rs.evaluate`",
         ),
+        Requirement::GroupTargets => Err(
+            "the Spark evaluator does not take per-query group targets yet; evaluate it with \
+             `rankeval eval` or `rankeval_rs.evaluate`",
+        ),
         _ => Err(
             "the Spark evaluator cannot give it: it is read over every query of the qrels, and a \
              Spark task sees only its partition's queries; evaluate it with `rankeval eval` or \

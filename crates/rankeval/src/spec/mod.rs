@@ -171,6 +171,9 @@ pub struct CorpusRequest {
     /// Document groups (`doc group [weight]`), read by the group-fairness
     /// metrics (`awrf`, `trec_fair`).
     pub doc_groups: Option<Given<PathBuf>>,
+    /// Each query's target over the document groups (`query, group,
+    /// share`), read by `awrf(target=given)` and `trec_fair(target=given)`.
+    pub group_targets: Option<Given<PathBuf>>,
     /// Training label frequencies (`label,count`), read by the
     /// propensity-scored metrics (`psp`, `psndcg`) with
     /// [`train_instances`](Self::train_instances).

@@ -170,31 +170,6 @@ pub fn check_sampled<'a>(
             ),
         ));
     }
-    // The per-document facts (label propensities, the documents judged
-    // anywhere) are not carried to each sample's ranking: such a metric
-    // would read none and score 0.
-    let per_document = |r: &rankeval_core::Requirement| {
-        matches!(
-            r,
-            rankeval_core::Requirement::Propensities | rankeval_core::Requirement::JudgedAnywhere
-        )
-    };
-    if let Some((metric, needs)) = metrics.iter().find_map(|m| {
-        m.requires()
-            .iter()
-            .find(|r| per_document(r))
-            .map(|r| (m, *r))
-    }) {
-        return Err(invalid(
-            from,
-            format!(
-                "sampled runs are not evaluated by {}, which reads {} (not carried to each \
-                 sample yet; evaluate it on a run of one ranking per query)",
-                metric.name(),
-                needs.what()
-            ),
-        ));
-    }
     if let Some(input) = runs
         .into_iter()
         .find(|input| input.format() == Format::Jsonl)
@@ -331,6 +306,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         &corpus.features,
         &corpus.subtopics,
         &corpus.doc_groups,
+        &corpus.group_targets,
         &corpus.label_counts,
         &corpus.inverse_propensities,
     ]
@@ -408,6 +384,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         features: corpus.features.as_ref().map(|g| g.value.clone()),
         subtopics: corpus.subtopics.as_ref().map(|g| g.value.clone()),
         doc_groups: corpus.doc_groups.as_ref().map(|g| g.value.clone()),
+        group_targets: corpus.group_targets.as_ref().map(|g| g.value.clone()),
         propensities: propensity_source(&corpus)?,
     };
     for (metric, from) in &requested {
@@ -1303,6 +1280,10 @@ pub fn check_requirements(
             }
             Requirement::DocumentGroups if inputs.doc_groups.is_none() => {
                 use crate::corpus::doc_groups_input::{FLAG, KEY, WHAT};
+                (format!("{FLAG} FILE"), format!("`{KEY} = \"FILE\"`"), WHAT)
+            }
+            Requirement::GroupTargets if inputs.group_targets.is_none() => {
+                use crate::corpus::group_targets_input::{FLAG, KEY, WHAT};
                 (format!("{FLAG} FILE"), format!("`{KEY} = \"FILE\"`"), WHAT)
             }
             _ => continue,
