@@ -7,7 +7,11 @@
 //! the estimates; two more passes give the paired comparisons
 //! ([`spark_ope_paired`], `rankeval::ope::merged`), and the driver renders
 //! the report with its gates ([`spark_ope_report`]): the bits of `rankeval
-//! ope` on the whole log, for any partitioning.
+//! ope` on the whole log, for any partitioning. Every call takes the
+//! request as `rankeval_rs.ope` does (policies and keywords, read by
+//! `crate::ope::ope_spec`) and resolves it by the one spec
+//! (`rankeval::spec::resolve_ope_parts`, [`request`]): this module holds
+//! no rule of the request.
 
 use std::path::PathBuf;
 
@@ -384,7 +388,8 @@ fn slot(
     Ok((p, e))
 }
 
-/// The estimators named `specs`, as `-e` reads them.
+/// The estimators named `specs` (the names [`spark_ope_check`] gives, for
+/// the driver's merges), as `-e` reads them.
 fn parse_estimators(specs: &[String]) -> PyResult<Vec<OpeEstimator>> {
     if specs.is_empty() {
         return Err(PyValueError::new_err("no estimator"));
