@@ -303,7 +303,7 @@ fn file_errors_name_the_file_line_and_key() {
         ),
         (
             "nopolicy.toml",
-            "nopolicy.toml:1: ope: no target policy: give `policy` NAME=RUNFILE",
+            "nopolicy.toml:1: ope: no target policy: give `policies = [{ name = \"NAME\", path = \"RUNFILE\" }]` or `target_column` NAME",
         ),
         (
             "missing.toml",

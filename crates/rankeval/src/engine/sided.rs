@@ -1173,6 +1173,32 @@ mod tests {
         Option<f64>,
     );
 
+    /// The per-query values rows of `out` as `(query, bits of each of the
+    /// `metrics` values)`.
+    fn value_rows(out: &[RecordBatch], metrics: usize) -> Vec<(String, Vec<u64>)> {
+        let mut rows = Vec::new();
+        for b in out {
+            let kind = b
+                .column_by_name(KIND_COLUMN)
+                .unwrap()
+                .as_primitive::<Int8Type>();
+            let query = b.column_by_name("query").unwrap().as_string::<i32>();
+            for i in 0..b.num_rows() {
+                if kind.value(i) != KIND_VALUES {
+                    continue;
+                }
+                let values = (0..metrics).map(|m| {
+                    b.column(2 + m)
+                        .as_primitive::<Float64Type>()
+                        .value(i)
+                        .to_bits()
+                });
+                rows.push((query.value(i).to_owned(), values.collect()));
+            }
+        }
+        rows
+    }
+
     fn batch(rows: &[Row<'_>]) -> RecordBatch {
         let schema = Arc::new(Schema::new(vec![
             Field::new("side", DataType::Int8, false),
@@ -1451,25 +1477,7 @@ mod tests {
                         out.extend(evaluator.push(batch(piece)).unwrap());
                     }
                     out.extend(evaluator.finish().unwrap());
-                    for b in &out {
-                        let kind = b
-                            .column_by_name(KIND_COLUMN)
-                            .unwrap()
-                            .as_primitive::<Int8Type>();
-                        let query = b.column_by_name("query").unwrap().as_string::<i32>();
-                        for i in 0..b.num_rows() {
-                            if kind.value(i) != KIND_VALUES {
-                                continue;
-                            }
-                            let values = (0..metrics().len()).map(|m| {
-                                b.column(2 + m)
-                                    .as_primitive::<Float64Type>()
-                                    .value(i)
-                                    .to_bits()
-                            });
-                            got.push((query.value(i).to_owned(), values.collect()));
-                        }
-                    }
+                    got.extend(value_rows(&out, metrics().len()));
                 }
                 got.sort();
                 assert_eq!(got, want, "{partitions} partitions, chunks of {chunk_rows}");
@@ -1697,25 +1705,7 @@ mod tests {
                         out.extend(evaluator.push(b).unwrap());
                     }
                     out.extend(evaluator.finish().unwrap());
-                    for b in &out {
-                        let kind = b
-                            .column_by_name(KIND_COLUMN)
-                            .unwrap()
-                            .as_primitive::<Int8Type>();
-                        let query = b.column_by_name("query").unwrap().as_string::<i32>();
-                        for i in 0..b.num_rows() {
-                            if kind.value(i) != KIND_VALUES {
-                                continue;
-                            }
-                            let values = (0..metrics().len()).map(|m| {
-                                b.column(2 + m)
-                                    .as_primitive::<Float64Type>()
-                                    .value(i)
-                                    .to_bits()
-                            });
-                            got.push((query.value(i).to_owned(), values.collect()));
-                        }
-                    }
+                    got.extend(value_rows(&out, metrics().len()));
                 }
                 got.sort();
                 assert_eq!(got, want, "{partitions} partitions, chunks of {chunk_rows}");

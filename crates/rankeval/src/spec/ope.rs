@@ -668,8 +668,12 @@ fn resolve(spec: OpeSpec, log_in: LogIn) -> Result<OpeRequest, SpecError> {
         return Err(invalid(
             &whole,
             format!(
-                "no target policy: give {} NAME=RUNFILE (repeat for several) or {} NAME",
-                whole.option("policy", None),
+                "no target policy: give {} or {} NAME",
+                match &whole {
+                    Origin::Flag { .. } => "--policy NAME=RUNFILE (repeat for several)",
+                    Origin::Key { .. } => "`policies = [{ name = \"NAME\", path = \"RUNFILE\" }]`",
+                    Origin::Keyword { .. } => "policies={NAME: RUNFILE}",
+                },
                 whole.option("target_column", None)
             ),
         ));
