@@ -422,7 +422,11 @@ fn marginal_files(wide: usize) -> tempfile::TempDir {
 }
 
 /// `rankeval args` in `dir` with `RAYON_NUM_THREADS` = `threads`.
-fn with_threads(dir: &std::path::Path, args: &[&str], threads: &str) -> (i32, String, String) {
+pub(super) fn with_threads(
+    dir: &std::path::Path,
+    args: &[&str],
+    threads: &str,
+) -> (i32, String, String) {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_rankeval"))
         .args(args)
         .current_dir(dir)

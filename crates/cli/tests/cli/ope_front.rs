@@ -3,7 +3,7 @@
 //! (in crates/python/tests) Python's keywords. One spec holds the rules, so
 //! a bad value is refused with the same words after its origin.
 
-use super::ope::files;
+use super::ope::{files, with_threads};
 use super::{run_in, scratch, transcript};
 
 /// The flags of the first report and the same request as a TOML file.
@@ -389,6 +389,37 @@ fn the_bootstrap_interval_is_seeded_and_says_its_seed() {
         run_in(dir.path(), &["ope", "--config", "boot.toml"]).1,
         run_in(dir.path(), &args("7")).1
     );
+}
+
+/// The bootstrap resamples chunk by chunk on rayon's threads, each chunk
+/// from its own stream and its values put back by chunk index: the JSON of
+/// 1,000 resamples (three full chunks of 256 and a partial one) with 1, 2
+/// and 7 threads is the same bytes, and the bytes of the one-thread loop
+/// this replaced (the snapshot, taken before the chunks ran in parallel).
+#[test]
+fn the_bootstrap_gives_the_same_bytes_on_any_number_of_threads() {
+    let dir = files();
+    let mut args = FLAGS[..13].to_vec();
+    args.extend_from_slice(&[
+        "--interval",
+        "bootstrap",
+        "--resamples",
+        "1000",
+        "--seed",
+        "38",
+        "--format",
+        "json",
+    ]);
+    let one = with_threads(dir.path(), &args, "1");
+    assert_eq!(one.0, 0, "{}", one.2);
+    for threads in ["2", "7"] {
+        assert_eq!(
+            with_threads(dir.path(), &args, threads),
+            one,
+            "{threads} threads"
+        );
+    }
+    insta::assert_snapshot!("ope_bootstrap_threads", one.1);
 }
 
 #[test]
