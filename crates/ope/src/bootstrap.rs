@@ -14,11 +14,17 @@
 //! resamples cut into chunks of [`CHUNK`](rankeval_stats::bootstrap::CHUNK),
 //! chunk `k` drawing from stream `k` of ChaCha20 seeded with
 //! `seed_from_u64(seed)` ([`RNG_NAME`](rankeval_stats::RNG_NAME)),
-//! positions by Lemire's unbiased method; the interval is the percentile
+//! positions by Lemire's unbiased method. The chunks run on rayon's
+//! threads (`RAYON_NUM_THREADS`), each from its own stream, and their
+//! values are put back by chunk index; within a resample each state adds
+//! its drawn contributions in draw order. So the values are the same bits
+//! for any number of threads. The interval is the percentile
 //! interval (numpy's linear percentile of the resampled values), the
 //! p-value of a difference the shifted bootstrap's `(b + 1) / (B + 1)`,
 //! `b = #{ |d*_r - d| >= |d| }`. The same seed gives the same bits on any
 //! machine.
+
+use rayon::prelude::*;
 
 use rankeval_stats::Interval;
 use rankeval_stats::bootstrap::{CHUNK, percentile};
@@ -62,33 +68,61 @@ pub fn resampled_values(
         expected: u32::MAX as usize,
         found: n,
     })?;
+    if n == 0 {
+        return Ok(sets
+            .iter()
+            .map(|_| vec![f64::NAN; resampling.resamples as usize])
+            .collect());
+    }
+    // per_chunk[chunk][k]: set k's values on that chunk's resamples.
+    let per_chunk: Vec<Result<Vec<Vec<f64>>, OpeError>> = (0..resampling.resamples.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|chunk| {
+            let size = (resampling.resamples - chunk * CHUNK).min(CHUNK);
+            resample_chunk(sets, bound, resampling.seed, chunk, size)
+        })
+        .collect();
     let mut out: Vec<Vec<f64>> = sets
         .iter()
         .map(|_| Vec::with_capacity(resampling.resamples as usize))
         .collect();
-    if n == 0 {
-        for values in &mut out {
-            values.resize(resampling.resamples as usize, f64::NAN);
+    // In chunk order: the values by chunk index, the first chunk's error.
+    for chunk in per_chunk {
+        for (values, chunk_values) in out.iter_mut().zip(chunk?) {
+            values.extend(chunk_values);
         }
-        return Ok(out);
     }
-    let mut drawn = vec![0u32; n];
-    for chunk in 0..resampling.resamples.div_ceil(CHUNK) {
-        let mut rng = chunk_rng(resampling.seed, chunk);
-        let size = (resampling.resamples - chunk * CHUNK).min(CHUNK);
-        for _ in 0..size {
-            for slot in &mut drawn {
-                *slot = below(&mut rng, bound);
-            }
-            for ((state, contributions), values) in sets.iter().zip(&mut out) {
-                let mut resampled = State::new(state.name(), state.form());
-                for (index, &i) in drawn.iter().enumerate() {
-                    if let Some(c) = contributions.get(i as usize) {
-                        resampled.add(index, c)?;
-                    }
+    Ok(out)
+}
+
+/// The values of every set on chunk `chunk`'s `size` resamples of the
+/// `bound` impressions (`bound >= 1`), drawn from that chunk's own stream:
+/// `out[k][r]` is set `k`'s value on the chunk's resample `r`.
+fn resample_chunk(
+    sets: &[(&State, &[Contribution])],
+    bound: u32,
+    seed: u64,
+    chunk: u64,
+    size: u64,
+) -> Result<Vec<Vec<f64>>, OpeError> {
+    let mut rng = chunk_rng(seed, chunk);
+    let mut drawn = vec![0u32; bound as usize];
+    let mut out: Vec<Vec<f64>> = sets
+        .iter()
+        .map(|_| Vec::with_capacity(size as usize))
+        .collect();
+    for _ in 0..size {
+        for slot in &mut drawn {
+            *slot = below(&mut rng, bound);
+        }
+        for ((state, contributions), values) in sets.iter().zip(&mut out) {
+            let mut resampled = State::new(state.name(), state.form());
+            for (index, &i) in drawn.iter().enumerate() {
+                if let Some(c) = contributions.get(i as usize) {
+                    resampled.add(index, c)?;
                 }
-                values.push(resampled.value_and_error().0);
             }
+            values.push(resampled.value_and_error().0);
         }
     }
     Ok(out)
@@ -222,6 +256,69 @@ mod tests {
             },
         );
         assert!(err.is_err());
+    }
+
+    /// The one-thread loop the chunks replaced: chunk after chunk, each
+    /// resample drawing from its chunk's stream after the chunk's earlier
+    /// resamples, every set's values appended in resample order.
+    fn one_thread(sets: &[(&State, &[Contribution])], resampling: Resampling) -> Vec<Vec<f64>> {
+        let n = sets[0].1.len();
+        let mut out = vec![Vec::new(); sets.len()];
+        let mut drawn = vec![0u32; n];
+        for chunk in 0..resampling.resamples.div_ceil(CHUNK) {
+            let mut rng = chunk_rng(resampling.seed, chunk);
+            for _ in 0..(resampling.resamples - chunk * CHUNK).min(CHUNK) {
+                for slot in &mut drawn {
+                    *slot = below(&mut rng, n as u32);
+                }
+                for ((state, contributions), values) in sets.iter().zip(&mut out) {
+                    let mut resampled = State::new(state.name(), state.form());
+                    for (index, &i) in drawn.iter().enumerate() {
+                        resampled.add(index, &contributions[i as usize]).unwrap();
+                    }
+                    values.push(resampled.value_and_error().0);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn chunks_land_by_index_on_any_number_of_threads() {
+        let values: Vec<(f64, f64)> = (0..37u32)
+            .map(|i| (f64::from(i * 7 % 11), 0.5 + f64::from(i % 4)))
+            .collect();
+        let c = contributions(&values);
+        let ips = State::new("ips", Form::Mean);
+        let snips = State::new("snips", Form::Ratio);
+        let sets = [(&ips, c.as_slice()), (&snips, c.as_slice())];
+        // Three full chunks and a partial one.
+        let resampling = Resampling {
+            resamples: 3 * CHUNK + 5,
+            seed: 11,
+        };
+        let expected = one_thread(&sets, resampling);
+        let chunk = CHUNK as usize;
+        // Each chunk's values are its own: one put in another's place shows.
+        for set in &expected {
+            assert_ne!(set[..chunk], set[chunk..2 * chunk]);
+            assert_ne!(set[..5], set[3 * chunk..]);
+        }
+        let bits = |v: &[Vec<f64>]| -> Vec<Vec<u64>> {
+            v.iter()
+                .map(|set| set.iter().map(|x| x.to_bits()).collect())
+                .collect()
+        };
+        for threads in [1, 2, 7] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let values = pool
+                .install(|| resampled_values(&sets, resampling))
+                .unwrap();
+            assert_eq!(bits(&values), bits(&expected), "{threads} threads");
+        }
     }
 
     #[test]
