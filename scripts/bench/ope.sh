@@ -9,7 +9,8 @@
 # IPW, SNIPW, DoublyRobust and SlateStandardIPS (up to OBP_SLATE_MAX
 # slates; the numpy definition above) on the same data as numpy
 # arrays (scripts/bench/ope-peers.py; PEER_PYTHON, a Python with obp,
-# numpy and pyarrow; with PEER=numpy, or where obp does not import, the
+# numpy and pyarrow, built by scripts/bench/ope-peer-venv.sh; with
+# PEER=numpy, or where obp does not import, the
 # plain numpy definitions instead). Prints each side's seconds and peak
 # memory and their ratios, and both sides' estimates. Not a timed test:
 # run it by hand on an idle machine (release build).
