@@ -9,7 +9,11 @@
 # and torch's current CPU-capable wheel from PyPI (obp/utils.py imports
 # torch at the top of the module; torch's wheel brings its CUDA runtime
 # libraries as dependencies, some 3 GB, needed to import it even on a
-# machine without a GPU). pyarrow is for scripts/bench/ope-logs.py.
+# machine without a GPU). pyarrow is for scripts/bench/ope-logs.py. pip
+# then lists obp's pins left unmet (torch 1.12, Pillow, PyYAML, pingouin
+# and pyieoe, which obp.ope does not import): expected; the last step
+# imports obp.ope's estimators, and fails if they do not import. About
+# 10 minutes and 5 GB.
 #
 #   scripts/bench/ope-peer-venv.sh [DIR]    # default target/ope-peer-venv
 #   PEER_PYTHON=DIR/bin/python scripts/bench/ope.sh
