@@ -301,7 +301,7 @@ def test_bad_whole_qrels_inputs_are_named(spark, inputs, tmp_path):
                     doc_groups=str(paths["groups"]), group_targets=str(targets)).per_query.collect()
 
 
-SAMPLED_METRICS = ["ee_d", "ee_r", "ee_l", "ee_l(model=rbp,p=0.8,norm=false)", "ndcg@10", "ap", "awrf@10"]
+SAMPLED_METRICS = ["ee_d", "ee_r", "ee_l", "ee_l(model=rbp,p=0.8,norm=false)", "ndcg@10", "ap", "awrf@10", "psp@5", "hole@10"]
 
 
 def make_sampled(seed: int, where: Path) -> tuple[pd.DataFrame, dict[str, Path]]:
@@ -336,9 +336,11 @@ def make_sampled(seed: int, where: Path) -> tuple[pd.DataFrame, dict[str, Path]]
 def test_sampled_rankings_equal_the_cli_for_any_partitioning(spark, inputs, tmp_path, partitions, missing):
     _, qrels_pd, paths = inputs
     run_pd, sampled = make_sampled(5, tmp_path)
+    counts = whole_inputs(paths, tmp_path)["counts"]
     args = [
         "eval", "--qrels", str(paths["qrels"]), "--samples", "--run", f"x={sampled['x']}", "--run", f"y={sampled['y']}",
         "--doc-groups", str(paths["groups"]), "--missing", missing, "--format", "json", "--per-query", "-a", "mean",
+        "--label-counts", str(counts), "--train-instances", str(TRAIN_INSTANCES),
     ]
     for m in SAMPLED_METRICS:
         args += ["-m", m]
@@ -348,6 +350,7 @@ def test_sampled_rankings_equal_the_cli_for_any_partitioning(spark, inputs, tmp_
     result = rs.evaluate(
         spark.createDataFrame(run_pd), spark.createDataFrame(qrels_pd), SAMPLED_METRICS,
         run="sys", sample="sample", missing=missing, partitions=partitions, doc_groups=str(paths["groups"]),
+        label_counts=str(counts), train_instances=TRAIN_INSTANCES,
     )
     want = {}
     for run in report["runs"]:
