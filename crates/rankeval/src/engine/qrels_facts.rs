@@ -247,3 +247,88 @@ impl<'b> Reader<'b> {
         self.bytes.get(self.at..).unwrap_or(&[])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rankeval_core::QrelsBuilder;
+    use rankeval_core::registry::parse_metric;
+    use std::collections::HashMap;
+
+    fn qrels(rows: &[(&str, &str, f64)]) -> Qrels {
+        let mut builder = QrelsBuilder::new();
+        for (q, d, g) in rows {
+            builder.push(*q, *d, *g).unwrap();
+        }
+        builder.finish().unwrap()
+    }
+
+    /// Two parts' facts, sent as bytes and merged, are the whole qrels':
+    /// the normaliser is the whole qrels' mean of the best values (queries
+    /// with no relevant label included), bit for bit, and the documents
+    /// judged are the union; bytes round-trip, and parts of other metrics
+    /// do not merge.
+    #[test]
+    fn parts_merged_are_the_whole_qrels() {
+        let metrics = vec![
+            parse_metric("psp@2").unwrap(),
+            parse_metric("hole").unwrap(),
+        ];
+        let table = Arc::new(LabelPropensities::Counts {
+            counts: HashMap::from([(Box::from(&b"a"[..]), 3), (Box::from(&b"b"[..]), 40)]),
+            instances: 100,
+        });
+        let level = RelevanceLevel::default();
+        let rows = [
+            ("q1", "a", 1.0),
+            ("q1", "b", 2.0),
+            ("q1", "c", 0.0),
+            ("q2", "c", 1.0),
+            ("q3", "d", 0.0),
+        ];
+        let whole = QrelsFacts::of_part(&qrels(&rows), &metrics, level, Some(&table)).unwrap();
+        let mut merged = QrelsFacts::from_bytes(
+            &QrelsFacts::of_part(&qrels(&rows[..3]), &metrics, level, Some(&table))
+                .unwrap()
+                .to_bytes(),
+        )
+        .unwrap();
+        let rest = QrelsFacts::of_part(&qrels(&rows[3..]), &metrics, level, Some(&table)).unwrap();
+        merged
+            .merge(QrelsFacts::from_bytes(&rest.to_bytes()).unwrap())
+            .unwrap();
+        assert_eq!(merged.queries(), 3);
+        let (got, want) = (merged.whole(), whole.whole());
+        let values = |w: &WholeQrels| -> Vec<([u64; 5], u64)> {
+            w.normalisers
+                .as_deref()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (*k, v.to_bits()))
+                .collect()
+        };
+        assert_eq!(values(&got), values(&want));
+        // (w(a) + w(b)) for q1, w(c) for q2 (count 0), 0 for q3, over 3.
+        let w = |count: f64| rankeval_core::JainModel::GENERAL.inverse(count, 100);
+        let by_hand = ((w(3.0) + w(40.0)) + w(0.0)) / 3.0;
+        let normaliser = values(&got)[0].1;
+        assert!((f64::from_bits(normaliser) - by_hand).abs() < 1e-12);
+        let judged = got.judged_anywhere.unwrap();
+        let mut docs: Vec<&[u8]> = judged.iter().map(|d| &**d).collect();
+        docs.sort_unstable();
+        assert_eq!(docs, [&b"a"[..], b"b", b"c", b"d"]);
+        assert_eq!(QrelsFacts::from_bytes(&whole.to_bytes()).unwrap(), whole);
+        // Facts of other metrics (no hole) do not merge with these.
+        let other = QrelsFacts::of_part(
+            &qrels(&rows),
+            &[parse_metric("psp@2").unwrap()],
+            level,
+            Some(&table),
+        )
+        .unwrap();
+        assert_eq!(merged.merge(other), Err(QrelsFactsError::Mismatch));
+        let mut bytes = whole.to_bytes();
+        bytes.push(0);
+        assert!(QrelsFacts::from_bytes(&bytes).is_err());
+    }
+}
