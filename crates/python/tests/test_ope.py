@@ -483,6 +483,13 @@ SAME_ERROR = [
     (dict(target_column="logged"), "needs the log's column of target probabilities"),
     (dict(target_column="prod", log_columns={"target": "tp"}), "has that name already"),
     (dict(gates=["ips:nope(margin=1)"]), "gate `ips:nope(margin=1)`"),
+    # Refused by the spec before the log is read (was found after reading
+    # it, and on Spark by a check of the driver's own).
+    (
+        dict(estimators=["ips"], gates=["snips:at_least(floor=0.1)"]),
+        "gates=snips:at_least(floor=0.1): snips is not among the estimators (ips): add it to them",
+    ),
+    (dict(gates=["snips:at_least(floor=0.1,run=nobody)"]), "no policy `nobody` to decide it on"),
 ]
 
 

@@ -188,3 +188,66 @@ fn what_parts_cannot_give_is_refused_with_the_reason() {
         assert!(message.contains(words), "{message}");
     }
 }
+
+/// A gate on an estimator the request does not estimate, or with `run=`
+/// naming no policy, would decide nothing: the spec refuses it where it
+/// was given, with the same words from every front end (a flag, a TOML
+/// key, a Python keyword) and for a log file or a log in parts (Spark's
+/// driver), before any log is read. Both were found only after reading
+/// the log (the command line) or on Spark's driver by a check of its own.
+#[test]
+fn a_gate_on_no_estimator_or_no_policy_is_refused_by_the_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("prod.trec");
+    std::fs::write(&run, "c Q0 i 1 1.0 prod\n").unwrap();
+    let log = dir.path().join("log.csv");
+    std::fs::write(&log, "context\n").unwrap();
+    let origins = [
+        Origin::flag("--gate", "G"),
+        Origin::key("ope.toml", 7, "ope.gates[1]"),
+        Origin::keyword("gates", "G"),
+    ];
+    let cases = [
+        (
+            "snips:non_inferior(margin=0.01)",
+            "snips is not among the estimators (iips, pi): add it to them",
+        ),
+        (
+            "iips:at_least(floor=0.1,run=nobody)",
+            "no policy `nobody` to decide it on",
+        ),
+    ];
+    for (gate, words) in cases {
+        for origin in &origins {
+            let with_gate = |mut s: OpeSpec| {
+                s.gates = vec![Given::new(gate.to_owned(), origin.clone())];
+                s
+            };
+            let mut whole = with_gate(spec(&run));
+            whole.log = keyword(log.clone(), "log");
+            let from_file = reason(resolve_ope(whole).unwrap_err());
+            let from_parts = reason(resolve_ope_parts(with_gate(spec(&run))).unwrap_err());
+            assert_eq!(from_file, format!("{origin}: {words}"));
+            assert_eq!(from_parts, from_file);
+        }
+    }
+    // A gate on a policy that is there, and on the target column's, passes.
+    for (gate, target) in [
+        ("iips:at_least(floor=0.1,run=prod)", false),
+        ("pi:at_least(floor=0.1,run=logged)", true),
+    ] {
+        let mut s = spec(&run);
+        s.gates = vec![Given::new(gate.to_owned(), Origin::keyword("gates", ""))];
+        if target {
+            s.target_column = keyword("logged".into(), "target_column");
+            s.log_columns.push(Given::new(
+                ("target".into(), "pt".into()),
+                Origin::keyword("log_columns", ""),
+            ));
+            s.plackett_luce = None;
+            s.samples = None;
+            s.seed = None;
+        }
+        assert!(resolve_ope_parts(s).is_ok(), "{gate}");
+    }
+}

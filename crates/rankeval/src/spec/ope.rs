@@ -736,6 +736,13 @@ fn resolve(spec: OpeSpec, log_in: LogIn) -> Result<OpeRequest, SpecError> {
                 ),
             ));
         }
+        let has_policy = |name: &str| {
+            policies.iter().any(|p| p.name == name)
+                || target_column.as_ref().is_some_and(|t| t.value == name)
+        };
+        if let Some(why) = crate::ope::gate_misfit(&gate, &estimators, has_policy) {
+            return Err(invalid(&given.from, why));
+        }
         parsed_gates.push(gate);
     }
     let allow_low_support = allow_low_support.is_some_and(|g| g.value);
