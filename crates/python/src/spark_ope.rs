@@ -29,7 +29,7 @@ use rankeval_core::exact_sum::FullSum;
 
 use crate::errors::InputError;
 use crate::keywords::spec_error;
-use crate::ope::ope_spec;
+use crate::ope::{NEVER_LOGGED_HINT, ope_spec};
 
 /// A partition's impressions and what to estimate on them, from the
 /// keywords every task of `rankeval_rs.spark.ope` is given.
@@ -51,8 +51,19 @@ fn request(
 }
 
 /// A partition's log (Arrow IPC bytes named `name`) read as `request`
-/// says, its policies' runs and reward model read, and the plan.
+/// says, its policies' runs and reward model read, and the plan. The
+/// plan allows unlogged items on the partition: whether a ranking shows
+/// only items the whole log shows is checked across the partitions
+/// before the states are made ([`spark_ope_unlogged`], which the driver
+/// runs whenever [`spark_ope_check`] says it is needed).
 fn part(log: &[u8], name: &str, request: OpePartsRequest) -> PyResult<Part> {
+    let mut part = read_part(log, name, request)?;
+    part.plan.allow_unlogged = true;
+    Ok(part)
+}
+
+/// [`part`] with the plan as the request gives it.
+fn read_part(log: &[u8], name: &str, request: OpePartsRequest) -> PyResult<Part> {
     let OpePartsRequest {
         read,
         policies,
@@ -285,21 +296,83 @@ pub fn spark_ope_report(
     ))
 }
 
+/// One partition's share of the check that a ranking shows only items
+/// the log shows in a context (`rankeval::ope::merged::unlogged_part`):
+/// the same arguments as [`spark_ope_states`]. Returns the pairs
+/// `(context, item)` the partition logs, and each ranking's item that
+/// the partition does not log for a context of it, as `(policy index,
+/// context, item, position, the context's first impression in the
+/// partition, `rankeval_rs.ope`'s error if no partition logs the pair:
+/// the command line's words with the keyword that allows it)`. The
+/// driver keeps the unlogged pairs no partition logs (an anti-join) and
+/// raises the first by policy, partition, impression and position: the
+/// error `rankeval_rs.ope` and `rankeval ope` give on the whole log.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn spark_ope_unlogged<'py>(
+    py: Python<'py>,
+    log: &[u8],
+    name: &str,
+    policies: Vec<(Option<String>, PathBuf)>,
+    options: &Bound<'py, PyDict>,
+) -> PyResult<(
+    Vec<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>,
+    Vec<(
+        usize,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        usize,
+        usize,
+        String,
+    )>,
+)> {
+    let Part {
+        log,
+        candidates,
+        plan,
+    } = read_part(log, name, request(policies, options)?)?;
+    let (logged, unlogged) = rankeval::ope::merged::unlogged_part(&log, name, &candidates, &plan)
+        .map_err(|e| InputError::new_err(format!("spark: {e}")))?;
+    Ok((
+        logged
+            .iter()
+            .map(|(c, i)| (PyBytes::new(py, c), PyBytes::new(py, i)))
+            .collect(),
+        unlogged
+            .into_iter()
+            .map(|u| {
+                (
+                    u.policy,
+                    PyBytes::new(py, &u.context),
+                    PyBytes::new(py, &u.item),
+                    u.position,
+                    u.impression,
+                    format!("{} {NEVER_LOGGED_HINT}", u.message),
+                )
+            })
+            .collect(),
+    ))
+}
+
 /// The request `policies` and `options` checked on the driver before any
 /// job reads the log, by the spec ([`request`]: the same rules and words
-/// as `rankeval_rs.ope`) and then each gate against the estimators and
-/// policies (as [`spark_ope_report`] checks them again). Returns the
-/// policies' names in report order, the estimators' names, and the log's
-/// impression column.
+/// as `rankeval_rs.ope`, each gate's estimator and policy included). Returns the
+/// policies' names in report order, the estimators' names, the log's
+/// impression column, and whether the whole log must be checked for
+/// items a ranking shows and the log never shows ([`spark_ope_unlogged`]:
+/// a ranking policy on a log that is not a click log, unlogged items not
+/// allowed).
 #[pyfunction]
 pub fn spark_ope_check(
     policies: Vec<(Option<String>, PathBuf)>,
     options: &Bound<'_, PyDict>,
-) -> PyResult<(Vec<String>, Vec<String>, String)> {
+) -> PyResult<(Vec<String>, Vec<String>, String, bool)> {
     let request = request(policies, options)?;
     let names = request.names();
-    rankeval::ope::merged::check_gates(&names, &request.plan)
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let unlogged = !request.plan.allow_unlogged
+        && request.read.form != rankeval::read::impressions::PropensityForm::Examination
+        && request.plackett_luce.is_none()
+        && !request.policies.is_empty();
     Ok((
         names,
         request
@@ -309,6 +382,7 @@ pub fn spark_ope_check(
             .map(OpeEstimator::name)
             .collect(),
         request.read.columns.impression.clone(),
+        unlogged,
     ))
 }
 

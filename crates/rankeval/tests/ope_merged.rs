@@ -9,7 +9,7 @@
 use rankeval::compare::parse_gate;
 use rankeval::core::exact_sum::FullSum;
 use rankeval::ope::estimators::{Floors, IntervalKind, Options, State};
-use rankeval::ope::merged::{linearised_part, merged_report, paired_sums};
+use rankeval::ope::merged::{linearised_part, merged_report, paired_sums, unlogged_part};
 use rankeval::ope::{
     Candidate, ImpressionLog, LogSummary, OpeEstimator, OpePlan, OpeReport, RewardModel,
     TargetPolicy, ope_report, ope_states,
@@ -322,5 +322,94 @@ fn a_gate_on_a_group_or_an_unknown_policy_is_refused() {
             merged_report(summary, &names, &plan, &states, &squares, false).is_err(),
             "{gate}"
         );
+    }
+}
+
+/// The whole log's "never logged" error from its parts as a Spark job
+/// finds it (`unlogged_part` per part, an anti-join of the unlogged pairs
+/// with every part's logged pairs, the first by policy, part, impression
+/// and position), the parts `parts` contiguous runs of the impressions
+/// in log order (as `repartitionByRange` on the row number makes them).
+fn never_logged_in_parts(all: &[String], parts: usize, plan: &OpePlan) -> Option<String> {
+    let size = all.len().div_ceil(parts);
+    let mut logged = std::collections::HashSet::new();
+    let mut unlogged = Vec::new();
+    for (p, chunk) in all.chunks(size.max(1)).enumerate() {
+        let log = read_log(false, &chunk.iter().collect::<Vec<_>>());
+        let (pairs, missing) = unlogged_part(&log, "log", &candidates(), plan).unwrap();
+        logged.extend(pairs);
+        unlogged.extend(missing.into_iter().map(|u| (p, u)));
+    }
+    unlogged
+        .into_iter()
+        .filter(|(_, u)| !logged.contains(&(u.context.clone(), u.item.clone())))
+        .min_by_key(|(p, u)| (u.policy, *p, u.impression, u.position))
+        .map(|(_, u)| u.message)
+}
+
+/// A ranking that shows, for a context, an item the log never shows
+/// there is the command line's error on a log in parts too, the same
+/// words for the same first pair (policy order, then the context's
+/// first impression in the log): a pair logged in one part only is
+/// logged. Parts could not check it (it needs the whole log) and were
+/// refused without allowing unlogged items.
+#[test]
+fn a_ranking_s_never_logged_item_is_the_whole_log_s_error_in_parts() {
+    let plan = OpePlan {
+        allow_unlogged: false,
+        ..plan(&["ips"], &[], IntervalKind::Normal)
+    };
+    let all = rows(false, 900);
+    // Every policy shows its top item (`prod`: i0 everywhere; `new`:
+    // i(c+1 mod 5)); each pair dropped is one a policy shows.
+    let without = |pairs: &[(&str, &str)]| -> Vec<String> {
+        all.iter()
+            .filter(|r| {
+                let f: Vec<&str> = r.split(',').collect();
+                !pairs.iter().any(|(c, i)| f[0] == *c && f[2] == *i)
+            })
+            .cloned()
+            .collect()
+    };
+    let cases: Vec<Vec<(&str, &str)>> = vec![
+        vec![],
+        vec![("c3", "i0")],
+        vec![("c1", "i2")],
+        vec![("c1", "i2"), ("c3", "i0"), ("c4", "i0")],
+    ];
+    let mut errors = 0;
+    for dropped in &cases {
+        let log_rows = without(dropped);
+        let refs: Vec<&String> = log_rows.iter().collect();
+        let whole = ope_report(&read_log(false, &refs), "log", &candidates(), &plan)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(whole.is_some(), !dropped.is_empty(), "{dropped:?}");
+        if let Some(message) = &whole {
+            errors += 1;
+            assert!(message.contains("an item the log never shows"), "{message}");
+        }
+        for parts in [1, 3, 7] {
+            assert_eq!(
+                never_logged_in_parts(&log_rows, parts, &plan),
+                whole,
+                "{dropped:?}, {parts} parts"
+            );
+        }
+    }
+    assert_eq!(errors, 3);
+    // A pair logged once, in the last part, while its context is first
+    // seen in the first: logged.
+    let mut once = without(&[("c3", "i0")]);
+    let row = all
+        .iter()
+        .find(|r| r.starts_with("c3,") && r.split(',').nth(2) == Some("i0"))
+        .unwrap()
+        .clone();
+    once.push(row);
+    let refs: Vec<&String> = once.iter().collect();
+    assert!(ope_report(&read_log(false, &refs), "log", &candidates(), &plan).is_ok());
+    for parts in [1, 3, 7] {
+        assert_eq!(never_logged_in_parts(&once, parts, &plan), None);
     }
 }

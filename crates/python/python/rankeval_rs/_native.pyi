@@ -378,9 +378,20 @@ def spark_ope_report(
 
 def spark_ope_check(
     policies: list[tuple[str | None, str]], options: dict[str, Any]
-) -> tuple[list[str], list[str], str]:
+) -> tuple[list[str], list[str], str, bool]:
     """The request checked by the spec before any job reads the log: the policies' names,
-    the estimators' names, the log's impression column."""
+    the estimators' names, the log's impression column, and whether the whole log is
+    checked for items a ranking shows and the log never shows (``spark_ope_unlogged``)."""
+
+def spark_ope_unlogged(
+    log: bytes,
+    name: str,
+    policies: list[tuple[str | None, str]],
+    options: dict[str, Any],
+) -> tuple[list[tuple[bytes, bytes]], list[tuple[int, bytes, bytes, int, int, str]]]:
+    """One partition's pairs (context, item) it logs, and each ranking's items it does not
+    log for a context of it: (policy index, context, item, position, impression, the
+    command line's error if no partition logs the pair)."""
 
 def keyed_states(
     queries: list[str], differences: npt.NDArray[np.float64], groups: int, resamples: int, seed: int

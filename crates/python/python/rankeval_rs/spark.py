@@ -22,7 +22,7 @@ so aggregates are the same bits for any partitioning, and the same bits as
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _native, _ope
@@ -923,11 +923,11 @@ def ope(
     estimate without ``allow_low_support`` or an undecided gate, 1 for a
     failed gate, else 0). Refused on Spark, with the reason: the bootstrap
     interval (and its ``resamples``), groups of contexts (``groups``,
-    ``groups_in_family``, a gate on a group), and ``record``. Not checked
-    on Spark: whether a ranking shows only items the log shows (it needs
-    the whole log: a ranking policy on a log that is not a click log needs
-    ``allow_low_support=True``; the supported share still says what is
-    missing).
+    ``groups_in_family``, a gate on a group), and ``record``. A ranking
+    that shows, for a context, an item the log never shows there is the
+    command line's error (one more job: the partitions' logged pairs
+    anti-joined with the rankings' items; not with ``allow_low_support``,
+    and not on a click log, which has no such check).
     """
     if columns is not None and log_columns is not None:
         raise ValueError("give the log's columns as log_columns= (columns= is its earlier name), not both")
@@ -960,7 +960,7 @@ def ope(
         label=label,
     )
     # The one spec's rules, before pyspark is imported or a job runs.
-    names, estimator_names, impression_column = _native.spark_ope_check(given, options)
+    names, estimator_names, impression_column, check_unlogged = _native.spark_ope_check(given, options)
     allowed = bool(allow_low_support)
 
     from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
@@ -1020,6 +1020,9 @@ def ope(
                 ("slate_len", pa.int64()),
             ],
         )
+
+    if check_unlogged:
+        _check_never_logged(log_df, given, options, partition_log, batch_of)
 
     rows = log_df.mapInArrow(partition_states, schema).collect()
     if not rows:
@@ -1094,6 +1097,89 @@ def ope(
         "passed": not undecided and not failed,
         "exit_code": exit_code,
     }
+
+
+def _check_never_logged(
+    log_df: DataFrame,
+    given: Any,
+    options: Any,
+    partition_log: Callable[[Iterator[Any]], tuple[bytes, str] | None],
+    batch_of: Callable[[dict[str, list[Any]], list[tuple[str, Any]]], Any],
+) -> None:
+    """A ranking that shows, for a context, an item the log never shows
+    there is an error, as on the command line, with its words: each
+    partition sends the pairs (context, item) it logs and each ranking's
+    items it does not log for its contexts (``spark_ope_unlogged``, the
+    ids as the command line's reader reads them); an anti-join keeps the
+    pairs no partition logs, and the first by policy, partition, the
+    context's first impression in it and position is raised as
+    :func:`rankeval_rs.ope` raises it (for a log whose partitions are in
+    its order, the pair it names).
+    One job, a shuffle of the log's distinct pairs; nothing per impression
+    on the driver."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, StructField, StructType
+
+    schema = StructType(
+        [
+            StructField("logged", IntegerType(), False),
+            StructField("policy", LongType(), True),
+            StructField("context", BinaryType(), False),
+            StructField("item", BinaryType(), False),
+            StructField("position", LongType(), True),
+            StructField("partition", LongType(), True),
+            StructField("impression", LongType(), True),
+            StructField("message", StringType(), True),
+        ]
+    )
+
+    def partition_pairs(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        from rankeval_rs import _native as native
+
+        part = partition_log(batches)
+        if part is None:
+            return
+        context = TaskContext.get()
+        index = context.partitionId() if context is not None else 0
+        logged, unlogged = native.spark_ope_unlogged(*part, given, options)
+        n, m = len(logged), len(unlogged)
+        yield batch_of(
+            {
+                "logged": [1] * n + [0] * m,
+                "policy": [None] * n + [u[0] for u in unlogged],
+                "context": [c for c, _ in logged] + [u[1] for u in unlogged],
+                "item": [i for _, i in logged] + [u[2] for u in unlogged],
+                "position": [None] * n + [u[3] for u in unlogged],
+                "partition": [None] * n + [index] * m,
+                "impression": [None] * n + [u[4] for u in unlogged],
+                "message": [None] * n + [u[5] for u in unlogged],
+            },
+            [
+                ("logged", pa.int32()),
+                ("policy", pa.int64()),
+                ("context", pa.binary()),
+                ("item", pa.binary()),
+                ("position", pa.int64()),
+                ("partition", pa.int64()),
+                ("impression", pa.int64()),
+                ("message", pa.string()),
+            ],
+        )
+
+    pairs = log_df.mapInArrow(partition_pairs, schema)
+    logged = pairs.filter(F.col("logged") == 1).select("context", "item")
+    first = (
+        pairs.filter(F.col("logged") == 0)
+        .join(logged, ["context", "item"], "left_anti")
+        .orderBy("policy", "partition", "impression", "position")
+        .limit(1)
+        .collect()
+    )
+    if first:
+        raise _native.RankevalError(first[0]["message"])
 
 
 def _check_unique_impressions(log_df: DataFrame, column: str, impressions: int) -> None:

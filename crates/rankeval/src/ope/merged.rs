@@ -28,13 +28,16 @@ use super::{
     correct_comparisons, decide_gates, estimates_of, estimator_error, policy_inputs,
 };
 use crate::read::impressions::PropensityForm;
+use rankeval_core::shorten_id;
 
 /// What a part of a log cannot be checked for, refused: a ranking on a
 /// log that is not a click log unless unlogged items are allowed
-/// (whether it shows only items the log shows needs the whole log; a
-/// click log's target adds no weight for what the log never showed, so
-/// it has no such check), and the bootstrap (it resamples the whole
-/// log's impressions). Also every check of the plan on the part.
+/// (whether it shows only items the log shows needs the whole log: the
+/// caller checks it across the parts with [`unlogged_part`] and then
+/// allows unlogged items on each part; a click log's target adds no
+/// weight for what the log never showed, so it has no such check), and
+/// the bootstrap (it resamples the whole log's impressions). Also every
+/// check of the plan on the part.
 pub(super) fn check_part(
     log: &ImpressionLog,
     candidates: &[Candidate],
@@ -61,6 +64,118 @@ pub(super) fn check_part(
         ));
     }
     Ok(())
+}
+
+/// An item a ranking shows for a context that this part of the log does
+/// not show in that context ([`unlogged_part`]): unlogged in the whole
+/// log unless another part logs the pair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unlogged {
+    /// The candidate's index among the candidates.
+    pub policy: usize,
+    /// The context's id.
+    pub context: Vec<u8>,
+    /// The item's id.
+    pub item: Vec<u8>,
+    /// Its position (from 1) in the ranking's slate.
+    pub position: usize,
+    /// The index in the part of the context's first impression.
+    pub impression: usize,
+    /// The whole log's error if no part logs the pair: the words of
+    /// [`OpeRunError::NeverLogged`], as the command line says them.
+    pub message: String,
+}
+
+/// The check that a ranking shows only items the log shows in a context
+/// (the command line's [`OpeRunError::NeverLogged`]) on a log read in
+/// parts, one part's share: the pairs `(context, item)` this part logs,
+/// each once, and for each ranking candidate and each context of the
+/// part (at its first impression) every item of the ranking's slate that
+/// this part does not log for that context ([`Unlogged`]). Across the
+/// parts, an [`Unlogged`] whose pair no part logs is never logged (a
+/// Spark job's anti-join); the first of them by (policy, the part's
+/// place in the log, impression, position) is the error the command
+/// line gives on the whole log, which checks the candidates in order and
+/// each context at its first impression in the log. Nothing for a click
+/// log (its target adds no weight for what the log never showed) nor
+/// when unlogged items are allowed. A context the ranking has no list
+/// for, or a list shorter than the slates, is the error the estimates
+/// give.
+#[allow(clippy::type_complexity)]
+pub fn unlogged_part(
+    log: &ImpressionLog,
+    log_name: &str,
+    candidates: &[Candidate],
+    plan: &OpePlan,
+) -> Result<(Vec<(Vec<u8>, Vec<u8>)>, Vec<Unlogged>), OpeRunError> {
+    if plan.allow_unlogged || log.form == PropensityForm::Examination {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let pairs: std::collections::HashSet<(u32, u32)> = log
+        .impressions
+        .iter()
+        .flat_map(|imp| imp.items.iter().map(move |&item| (imp.context, item)))
+        .collect();
+    let mut logged: Vec<(u32, u32)> = pairs.iter().copied().collect();
+    logged.sort_unstable();
+    let logged = logged
+        .into_iter()
+        .map(|(c, i)| (log.ids.resolve(c).to_vec(), log.ids.resolve(i).to_vec()))
+        .collect();
+    let len = log.slate_len;
+    let mut unlogged = Vec::new();
+    for (p, candidate) in candidates.iter().enumerate() {
+        let TargetPolicy::Ranking(run) = &candidate.policy else {
+            continue;
+        };
+        let mut seen = std::collections::HashSet::new();
+        for (i, imp) in log.impressions.iter().enumerate() {
+            if !seen.insert(imp.context) {
+                continue;
+            }
+            let context = log.ids.resolve(imp.context);
+            let list = run.list(context).ok_or_else(|| OpeRunError::NoRanking {
+                log: log_name.to_owned(),
+                at: imp.at.to_string(),
+                policy: candidate.name.clone(),
+                context: shorten_id(context),
+            })?;
+            if list.len() < len {
+                return Err(OpeRunError::ShortRanking {
+                    log: log_name.to_owned(),
+                    at: imp.at.to_string(),
+                    policy: candidate.name.clone(),
+                    context: shorten_id(context),
+                    len: list.len(),
+                    slate_len: len,
+                });
+            }
+            for position in 0..len {
+                let item = list.doc(position);
+                let known = log
+                    .ids
+                    .get(item)
+                    .is_some_and(|id| pairs.contains(&(imp.context, id)));
+                if !known {
+                    unlogged.push(Unlogged {
+                        policy: p,
+                        context: context.to_vec(),
+                        item: item.to_vec(),
+                        position: position + 1,
+                        impression: i,
+                        message: OpeRunError::NeverLogged {
+                            policy: candidate.name.clone(),
+                            context: shorten_id(context),
+                            item: shorten_id(item),
+                            position: position + 1,
+                        }
+                        .to_string(),
+                    });
+                }
+            }
+        }
+    }
+    Ok((logged, unlogged))
 }
 
 /// Each candidate's linearised contributions under each estimator (in the
@@ -144,9 +259,9 @@ pub fn paired_sums(linear: &[Vec<Vec<f64>>], centres: Option<&[Vec<f64>]>) -> Ve
 
 /// Each gate of `plan` names one of its estimators and, with `run=`, one
 /// of the policies `names`; a gate on a group is refused (the parts send
-/// no groups). What [`merged_report`] checks, for a caller that checks
-/// before reading the parts.
-pub fn check_gates(names: &[String], plan: &OpePlan) -> Result<(), OpeRunError> {
+/// no groups). The spec checks a front end's gates before any part is
+/// read (`spec::resolve_ope_parts`); this guards a plan built by a program.
+fn check_gates(names: &[String], plan: &OpePlan) -> Result<(), OpeRunError> {
     super::check_gates(|name| names.iter().any(|n| n == name), plan)
 }
 
@@ -227,3 +342,4 @@ pub fn merged_report(
         log_fingerprint: None,
     })
 }
+
