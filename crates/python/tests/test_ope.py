@@ -487,7 +487,7 @@ SAME_ERROR = [
     # it, and on Spark by a check of the driver's own).
     (
         dict(estimators=["ips"], gates=["snips:at_least(floor=0.1)"]),
-        "gates=snips:at_least(floor=0.1): snips is not among the estimators (ips): add it to them",
+        "gate `snips:at_least(floor=0.1)`: snips is not among the estimators (ips): add it to them",
     ),
     (dict(gates=["snips:at_least(floor=0.1,run=nobody)"]), "no policy `nobody` to decide it on"),
 ]
