@@ -275,6 +275,62 @@ def test_an_item_a_ranking_shows_and_the_log_never_shows_is_the_cli_s_error(spar
         assert flat(got["policies"]) == want, partitions
 
 
+def grouped_document(got: dict) -> dict:
+    """`document` with each group's report (its `document`), the notes
+    on contexts in no group, and whether the families span the groups."""
+    out = document(got)
+    out["groups"] = [
+        {"column": g["column"], "value": g["value"], "report": document(g["report"])} for g in got.get("groups", [])
+    ]
+    out["notes"] = got.get("notes")
+    out["groups_in_family"] = got.get("groups_in_family")
+    return out
+
+
+def test_groups_of_contexts_equal_the_cli_for_any_partitioning(spark, bandit_log, tmp_path):
+    """Groups of contexts on Spark (``groups=``): each group's estimates,
+    comparisons and correction, the note on the contexts in no group,
+    the families across the groups (``groups_in_family``) and the gates
+    on a group, the command line's document and exit code, every number
+    bit for bit, for 1, 3 and 7 partitions: each partition cut by the
+    groups file, each group's states and paired sums merged as the
+    log's are."""
+    log = bandit_log / "log.csv"
+    groups = tmp_path / "groups.tsv"
+    # u19 in no segment; parity by number (10 after 2).
+    lines = ["context\tsegment\tparity"]
+    for u in range(20):
+        segment = "" if u == 19 else ("head" if u < 8 else "tail")
+        lines.append(f"u{u}\t{segment}\t{[1, 2, 10][u % 3]}")
+    groups.write_text("\n".join(lines) + "\n")
+    policies = {"prod": str(bandit_log / "prod.trec"), "new": str(bandit_log / "new.trec")}
+    gates = ["snips:non_inferior(margin=0.01)", "ips[segment=tail]:at_least(floor=0.02)", "snips[parity=10]:superior(alpha=0.05)"]
+    df = spark.createDataFrame(read_log(log))
+    for in_family in (False, True):
+        args = ["--log", str(log), "-e", "ips", "-e", "snips", "--groups", str(groups), "--correction", "holm"]
+        for name, path in policies.items():
+            args += ["--policy", f"{name}={path}"]
+        for gate in gates:
+            args += ["--gate", gate]
+        if in_family:
+            args.append("--groups-in-family")
+        code, want = cli_document(*args)
+        assert len(want["groups"]) == 2 + 3 and want["notes"], want.get("notes")
+        assert len(want["gates"]) == 1 + 2 + 1
+        for partitions in PARTITIONS:
+            got = rs.ope(
+                df.repartition(partitions),
+                ["ips", "snips"],
+                policies=policies,
+                groups=str(groups),
+                correction="holm",
+                gates=gates,
+                groups_in_family=in_family,
+            )
+            assert grouped_document(got) == grouped_document(want), (in_family, partitions)
+            assert got["exit_code"] == code
+
+
 def test_sampled_plackett_luce_marginals_for_any_partitioning(spark, tmp_path):
     """The Monte Carlo's draws depend on the seed and the impression id,
     not on the partition: the command line's bits for 1, 3 and 7
@@ -489,7 +545,7 @@ def test_an_impression_id_in_two_partitions_is_refused(spark, bandit_log, tmp_pa
 
 def test_bad_keywords_are_refused_before_any_job(spark, bandit_log):
     """The driver's keywords are checked before the log is read: a gate on
-    an estimator not given, on a group (Spark has no groups) or on an
+    an estimator not given, on a group without the groups or on an
     unknown policy, an unknown correction, per-rank propensities on a log
     of another form, and a click log with a reward per impression."""
     df = spark.createDataFrame(read_log(bandit_log / "log.csv"))

@@ -1543,51 +1543,21 @@ fn group_reports(
     };
     let mut out = Vec::new();
     let mut notes = Vec::new();
-    for (c, column) in groups.columns().iter().enumerate() {
-        let mut members: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut without: HashSet<u32> = HashSet::new();
-        for (i, imp) in log.impressions.iter().enumerate() {
-            let value = std::str::from_utf8(log.ids.resolve(imp.context))
-                .ok()
-                .and_then(|context| groups.value(context, c));
-            match value {
-                Some(value) => members.entry(value).or_default().push(i),
-                None => {
-                    without.insert(imp.context);
-                }
-            }
-        }
-        if !without.is_empty() {
-            let mut examples: Vec<String> = without.iter().map(|&id| log.text(id)).collect();
-            examples.sort_unstable();
-            examples.truncate(3);
-            notes.push(format!(
-                "{}: {} context{} of the log in no group of `{column}` (e.g. {}): in no group's report",
-                path.display(),
-                without.len(),
-                if without.len() == 1 { "" } else { "s" },
-                examples
-                    .iter()
-                    .map(|e| format!("`{}`", shorten_id(e.as_bytes())))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        for value in crate::groups::group_order(members.keys().copied()) {
-            let sub = ImpressionLog {
-                ids: log.ids.clone(),
-                impressions: members[value]
-                    .iter()
-                    .filter_map(|&i| log.impressions.get(i).cloned())
-                    .collect(),
-                slate_len: log.slate_len,
-                form: log.form,
-                reward: log.reward,
-            };
+    for slices in merged::group_slices(log, groups) {
+        let column = &slices.column;
+        let mut without: Vec<String> = slices.without.iter().map(|&id| log.text(id)).collect();
+        without.sort_unstable();
+        notes.extend(merged::ungrouped_note(
+            path,
+            column,
+            without.len(),
+            &without,
+        ));
+        for (value, sub) in slices.groups {
             out.push(OpeGroup {
                 column: column.clone(),
-                value: value.to_owned(),
                 report: ope_report(&sub, log_name, candidates, &plan)?,
+                value,
             });
         }
     }

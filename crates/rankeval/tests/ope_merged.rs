@@ -413,3 +413,251 @@ fn a_ranking_s_never_logged_item_is_the_whole_log_s_error_in_parts() {
         assert_eq!(never_logged_in_parts(&once, parts, &plan), None);
     }
 }
+
+/// A run's TREC text (the lists of [`run`]).
+fn trec(name: &str, shift: usize) -> String {
+    let mut trec = String::new();
+    for c in 0..CONTEXTS {
+        for rank in 0..ITEMS {
+            let item = (rank + shift * c + shift) % ITEMS;
+            trec.push_str(&format!(
+                "c{c} Q0 i{item} {} {} {name}\n",
+                rank + 1,
+                ITEMS - rank
+            ));
+        }
+    }
+    trec
+}
+
+/// Groups of contexts on a log in parts: each part cut by the groups
+/// file (`group_slices`), each group's states and paired sums merged as
+/// the log's are, finished by `merged_report_with_groups`: the report of
+/// `rankeval ope --groups` on the whole log (`run_request`), every
+/// group's estimates, comparisons and corrections, the note on the
+/// contexts in no group, the families across groups and the gates on a
+/// group, to the bit, for 1, 3 and 7 parts.
+#[test]
+fn groups_of_contexts_in_parts_are_the_whole_logs() {
+    use rankeval::ope::merged::{
+        MergedGroup, MergedGroups, group_slices, merged_report_with_groups,
+    };
+    use rankeval::spec::{Given, OpeSpec, Origin, PolicyRequest, resolve_ope};
+    let dir = tempfile::tempdir().unwrap();
+    let all = rows(false, 900);
+    let log_path = dir.path().join("log.csv");
+    std::fs::write(&log_path, format!("{}{}\n", header(false), all.join("\n"))).unwrap();
+    let groups_path = dir.path().join("groups.tsv");
+    // c5 in no group of `segment`; `parity` numbers.
+    std::fs::write(
+        &groups_path,
+        "context\tsegment\tparity\nc0\thead\t2\nc1\thead\t1\nc2\ttail\t10\nc3\ttail\t1\nc4\ttail\t2\nc5\t\t1\n",
+    )
+    .unwrap();
+    let names = ["prod", "new", "other"];
+    for (shift, name) in names.iter().enumerate() {
+        std::fs::write(dir.path().join(format!("{name}.trec")), trec(name, shift)).unwrap();
+    }
+    let keyword = |name: &str| Origin::keyword(name, "");
+    let mut spec = OpeSpec::new(keyword("ope"));
+    spec.log = Some(Given::new(log_path.clone(), keyword("log")));
+    spec.policies = names
+        .iter()
+        .map(|n| PolicyRequest {
+            name: Some((*n).into()),
+            path: dir.path().join(format!("{n}.trec")),
+            from: keyword("policies"),
+        })
+        .collect();
+    spec.estimators = ["ips", "snips"]
+        .iter()
+        .map(|e| Given::new((*e).into(), keyword("estimators")))
+        .collect();
+    spec.gates = [
+        "snips:non_inferior(margin=0.01)",
+        "ips[segment=tail]:at_least(floor=0.2)",
+        "snips[parity=1]:superior(alpha=0.05)",
+    ]
+    .iter()
+    .map(|g| Given::new((*g).into(), keyword("gates")))
+    .collect();
+    spec.groups = Some(Given::new(groups_path.clone(), keyword("groups")));
+    spec.correction = Some(Given::new("holm".into(), keyword("correction")));
+    spec.allow_low_support = Some(Given::new(true, keyword("allow_low_support")));
+    for in_family in [false, true] {
+        spec.groups_in_family = Some(Given::new(in_family, keyword("groups_in_family")));
+        let request = resolve_ope(OpeSpec {
+            log: spec.log.clone(),
+            policies: spec
+                .policies
+                .iter()
+                .map(|p| PolicyRequest {
+                    name: p.name.clone(),
+                    path: p.path.clone(),
+                    from: p.from.clone(),
+                })
+                .collect(),
+            estimators: spec.estimators.clone(),
+            gates: spec.gates.clone(),
+            groups: spec.groups.clone(),
+            groups_in_family: spec.groups_in_family.clone(),
+            correction: spec.correction.clone(),
+            allow_low_support: spec.allow_low_support.clone(),
+            ..OpeSpec::new(keyword("ope"))
+        })
+        .unwrap();
+        let whole = rankeval::ope::run_request(&request).unwrap();
+        assert_eq!(whole.groups.len(), 2 + 3);
+        assert_eq!(whole.notes.len(), 1, "{:?}", whole.notes);
+        assert_eq!(whole.gates.len(), 2 + 3 + 2);
+        let groups = rankeval::read::read_groups(&groups_path).unwrap();
+        let candidates = candidates();
+        let plan = &request.plan;
+        // The parts make states and sums; the gates are the report's.
+        let part_plan = OpePlan {
+            gates: Vec::new(),
+            ..plan.clone()
+        };
+        for parts in [1, 3, 7] {
+            let size = all.len().div_ceil(parts);
+            let logs: Vec<ImpressionLog> = all
+                .chunks(size)
+                .map(|c| read_log(false, &c.iter().collect::<Vec<_>>()))
+                .collect();
+            // Per part: the whole part, then each group of each column.
+            type Key = Option<(String, String)>;
+            let mut keyed: Vec<(Key, Vec<ImpressionLog>)> = vec![(None, Vec::new())];
+            let mut ungrouped: Vec<(String, std::collections::BTreeSet<String>)> = Vec::new();
+            for log in &logs {
+                keyed[0].1.push(log.clone());
+                for (c, slices) in group_slices(log, &groups).into_iter().enumerate() {
+                    if ungrouped.len() <= c {
+                        ungrouped.push((slices.column.clone(), Default::default()));
+                    }
+                    ungrouped[c]
+                        .1
+                        .extend(slices.without.iter().map(|&id| log.text(id)));
+                    for (value, sub) in slices.groups {
+                        let key = Some((slices.column.clone(), value));
+                        match keyed.iter_mut().find(|(k, _)| *k == key) {
+                            Some((_, subs)) => subs.push(sub),
+                            None => keyed.push((key, vec![sub])),
+                        }
+                    }
+                }
+            }
+            type Merged = (Key, u64, Vec<Vec<State>>, Vec<Vec<f64>>);
+            let merged: Vec<Merged> = keyed
+                .iter()
+                .map(|(key, subs)| {
+                    let (n, states, squares) = merged_of(subs, &candidates, &part_plan);
+                    (key.clone(), n, states, squares)
+                })
+                .collect();
+            let (_, n, states, squares) = &merged[0];
+            let mut in_groups = Vec::new();
+            for column in groups.columns() {
+                let values: Vec<&str> = merged
+                    .iter()
+                    .filter_map(|(k, ..)| k.as_ref().filter(|(c, _)| c == column))
+                    .map(|(_, v)| v.as_str())
+                    .collect();
+                for value in rankeval::groups::group_order(values.into_iter()) {
+                    let (_, n, states, squares) = merged
+                        .iter()
+                        .find(|(k, ..)| k.as_ref().is_some_and(|(c, v)| c == column && v == value))
+                        .unwrap();
+                    in_groups.push(MergedGroup {
+                        column: column.clone(),
+                        value: value.to_owned(),
+                        impressions: *n,
+                        states: states.clone(),
+                        squares: squares.clone(),
+                    });
+                }
+            }
+            let summary = LogSummary {
+                name: log_path.display().to_string(),
+                impressions: *n,
+                slate_len: 1,
+                form: "action",
+                reward: "impression",
+            };
+            let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+            let report = merged_report_with_groups(
+                summary,
+                &names,
+                plan,
+                states,
+                squares,
+                false,
+                MergedGroups {
+                    path: &groups_path,
+                    groups: in_groups,
+                    ungrouped: ungrouped
+                        .iter()
+                        .map(|(c, set)| {
+                            (c.clone(), set.len(), set.iter().take(3).cloned().collect())
+                        })
+                        .collect(),
+                    in_family,
+                },
+            )
+            .unwrap();
+            same_bits(&report, &whole);
+            assert_eq!(report.notes, whole.notes);
+        }
+    }
+}
+
+/// The parts `logs` of one log (or of one group) merged: the
+/// impressions, the states, and the paired squares (the three passes).
+fn merged_of(
+    logs: &[ImpressionLog],
+    candidates: &[Candidate],
+    plan: &OpePlan,
+) -> (u64, Vec<Vec<State>>, Vec<Vec<f64>>) {
+    let mut merged: Option<Vec<Vec<State>>> = None;
+    for log in logs {
+        let states = ope_states(log, "log", candidates, plan).unwrap();
+        match &mut merged {
+            None => merged = Some(states),
+            Some(m) => {
+                for (row, part) in m.iter_mut().zip(&states) {
+                    for (s, t) in row.iter_mut().zip(part) {
+                        s.merge(t).unwrap();
+                    }
+                }
+            }
+        }
+    }
+    let merged = merged.unwrap();
+    let n = merged[0][0].count();
+    let sums = |centres: Option<&[Vec<f64>]>| -> Vec<Vec<FullSum>> {
+        let mut total: Option<Vec<Vec<FullSum>>> = None;
+        for log in logs {
+            let linear = linearised_part(log, "log", candidates, plan, &merged).unwrap();
+            let part = paired_sums(&linear, centres);
+            match &mut total {
+                None => total = Some(part),
+                Some(t) => {
+                    for (row, part) in t.iter_mut().zip(&part) {
+                        for (s, x) in row.iter_mut().zip(part) {
+                            s.merge(x);
+                        }
+                    }
+                }
+            }
+        }
+        total.unwrap()
+    };
+    let centres: Vec<Vec<f64>> = sums(None)
+        .iter()
+        .map(|row| row.iter().map(|s| s.mean(n)).collect())
+        .collect();
+    let squares = sums(Some(&centres))
+        .iter()
+        .map(|row| row.iter().map(FullSum::value).collect())
+        .collect();
+    (n, merged, squares)
+}

@@ -141,7 +141,7 @@ fn what_parts_cannot_give_is_refused_with_the_reason() {
     let groups = dir.path().join("groups.tsv");
     std::fs::write(&groups, "c\thead\n").unwrap();
     type Change = Box<dyn Fn(&mut OpeSpec)>;
-    let g = groups.clone();
+    let g = dir.path().to_owned();
     let changes: Vec<(Change, &str)> = vec![
         (
             Box::new(|s| {
@@ -151,14 +151,7 @@ fn what_parts_cannot_give_is_refused_with_the_reason() {
             }),
             "interval=: the bootstrap resamples the whole log's impressions",
         ),
-        (
-            Box::new(move |s| s.groups = keyword(g.clone(), "groups")),
-            "groups=: groups of contexts are not estimated on a log read in parts",
-        ),
-        (
-            Box::new(|s| s.groups_in_family = keyword(true, "groups_in_family")),
-            "groups of contexts are not estimated",
-        ),
+        // A gate on a group without the groups, as for a log file.
         (
             Box::new(|s| {
                 s.gates = vec![Given::new(
@@ -166,7 +159,16 @@ fn what_parts_cannot_give_is_refused_with_the_reason() {
                     Origin::keyword("gates", ""),
                 )]
             }),
-            "a gate on a group needs the groups of contexts, which a log read in parts",
+            "a gate on a group needs the groups of contexts: give groups=FILE",
+        ),
+        // Groups in the whole log's families need the groups.
+        (
+            Box::new(|s| s.groups_in_family = keyword(true, "groups_in_family")),
+            "groups_in_family=: puts the groups' comparisons in the whole log's families",
+        ),
+        (
+            Box::new(move |s| s.groups = keyword(g.join("missing.tsv"), "groups")),
+            "groups=",
         ),
         (
             Box::new(|s| s.record.db = keyword(PathBuf::from("history.sqlite"), "record")),
@@ -250,4 +252,27 @@ fn a_gate_on_no_estimator_or_no_policy_is_refused_by_the_spec() {
         }
         assert!(resolve_ope_parts(s).is_ok(), "{gate}");
     }
+}
+
+/// Groups of contexts, their families and gates on a group are carried
+/// to a log in parts (each part cut by the groups file, the groups'
+/// states merged as the log's are): resolved as for a log file.
+#[test]
+fn groups_of_contexts_are_resolved_for_a_log_in_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("prod.trec");
+    std::fs::write(&run, "c Q0 i 1 1.0 prod\n").unwrap();
+    let groups = dir.path().join("groups.tsv");
+    std::fs::write(&groups, "c\thead\n").unwrap();
+    let mut s = spec(&run);
+    s.groups = keyword(groups.clone(), "groups");
+    s.groups_in_family = keyword(true, "groups_in_family");
+    s.gates.push(Given::new(
+        "iips[segment=head]:at_least(floor=0.1)".into(),
+        Origin::keyword("gates", ""),
+    ));
+    let parts = resolve_ope_parts(s).unwrap();
+    assert_eq!(parts.groups, Some(groups));
+    assert!(parts.groups_in_family);
+    assert_eq!(parts.plan.gates.len(), 2);
 }

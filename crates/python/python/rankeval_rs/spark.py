@@ -921,9 +921,13 @@ def ope(
     ``slate_len``, ``refused`` (an estimate is refused), ``passed`` (every
     gate passed) and ``exit_code`` (``rankeval ope``'s: 2 for a refused
     estimate without ``allow_low_support`` or an undecided gate, 1 for a
-    failed gate, else 0). Refused on Spark, with the reason: the bootstrap
-    interval (and its ``resamples``), groups of contexts (``groups``,
-    ``groups_in_family``, a gate on a group), and ``record``. A ranking
+    failed gate, else 0). Groups of contexts (``groups``, a file every
+    worker reads; ``groups_in_family``; gates on a group) as on the command
+    line: each partition cut by the groups file, every state and sum keyed
+    by its group (``groups`` and ``notes`` in the document; the contexts
+    in no group come to the driver, one id per partition that holds
+    them). Refused on Spark, with the reason: the bootstrap interval (and
+    its ``resamples``) and ``record``. A ranking
     that shows, for a context, an item the log never shows there is the
     command line's error (one more job: the partitions' logged pairs
     anti-joined with the rankings' items; not with ``allow_low_support``,
@@ -965,13 +969,19 @@ def ope(
 
     from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
 
+    # One row per group, policy and estimator (the column and value null
+    # for the whole partition), or per context in no group (`ungrouped`).
     schema = StructType(
         [
-            StructField("policy", StringType(), False),
-            StructField("estimator", StringType(), False),
-            StructField("state", BinaryType(), False),
+            StructField("column", StringType(), True),
+            StructField("value", StringType(), True),
+            StructField("policy", StringType(), True),
+            StructField("estimator", StringType(), True),
+            StructField("state", BinaryType(), True),
+            StructField("n", LongType(), True),
             StructField("impressions", LongType(), False),
             StructField("slate_len", LongType(), False),
+            StructField("ungrouped", StringType(), True),
         ]
     )
 
@@ -1003,21 +1013,30 @@ def ope(
         part = partition_log(batches)
         if part is None:
             return
-        impressions, slate_len, states = native.spark_ope_states(*part, given, options)
+        impressions, slate_len, states, ungrouped = native.spark_ope_states(*part, given, options)
+        n, m = len(states), len(ungrouped)
         yield batch_of(
             {
-                "policy": [p for p, _, _ in states],
-                "estimator": [e for _, e, _ in states],
-                "state": [s for _, _, s in states],
-                "impressions": [impressions] * len(states),
-                "slate_len": [slate_len] * len(states),
+                "column": [s[0] for s in states] + [c for c, _ in ungrouped],
+                "value": [s[1] for s in states] + [None] * m,
+                "policy": [s[2] for s in states] + [None] * m,
+                "estimator": [s[3] for s in states] + [None] * m,
+                "state": [s[4] for s in states] + [None] * m,
+                "n": [s[5] for s in states] + [None] * m,
+                "impressions": [impressions] * (n + m),
+                "slate_len": [slate_len] * (n + m),
+                "ungrouped": [None] * n + [context for _, context in ungrouped],
             },
             [
+                ("column", pa.string()),
+                ("value", pa.string()),
                 ("policy", pa.string()),
                 ("estimator", pa.string()),
                 ("state", pa.binary()),
+                ("n", pa.int64()),
                 ("impressions", pa.int64()),
                 ("slate_len", pa.int64()),
+                ("ungrouped", pa.string()),
             ],
         )
 
@@ -1032,23 +1051,37 @@ def ope(
         raise _native.InputError(
             f"spark: the partitions' slates have different lengths ({', '.join(map(str, lengths))})"
         )
-    parts = [(row["policy"], row["estimator"], bytes(row["state"])) for row in rows]
-    first = [row for row in rows if row["policy"] == names[0] and row["estimator"] == rows[0]["estimator"]]
-    impressions = sum(row["impressions"] for row in first)
+    ungrouped = sorted({(row["column"], row["ungrouped"]) for row in rows if row["ungrouped"] is not None})
+    rows = [row for row in rows if row["ungrouped"] is None]
+    parts = [(row["column"], row["value"], row["policy"], row["estimator"], bytes(row["state"])) for row in rows]
+    # Each group's impressions: its rows of one policy and estimator.
+    counted: dict[tuple[str | None, str | None], int] = {}
+    for row in rows:
+        if row["policy"] == names[0] and row["estimator"] == rows[0]["estimator"]:
+            key = (row["column"], row["value"])
+            counted[key] = counted.get(key, 0) + row["n"]
+    group_impressions = [(c, v, n) for (c, v), n in counted.items()]
+    impressions = counted.get((None, None), 0)
     _check_unique_impressions(log_df, impression_column, impressions)
 
-    squares: list[tuple[str, str, bytes]] = []
+    squares: list[tuple[str | None, str | None, str, str, bytes]] = []
     if len(names) > 1:
-        merged = [(p, e, bytes(b)) for p, e, b in _native.spark_ope_merge(names, estimator_names, parts)]
+        merged = [
+            (c, v, p, e, bytes(b)) for c, v, p, e, b in _native.spark_ope_merge(names, estimator_names, parts)
+        ]
         sums_schema = StructType(
             [
+                StructField("column", StringType(), True),
+                StructField("value", StringType(), True),
                 StructField("policy", StringType(), False),
                 StructField("estimator", StringType(), False),
                 StructField("sum", BinaryType(), False),
             ]
         )
 
-        def paired_pass(centres: list[list[float]] | None) -> list[tuple[str, str, bytes]]:
+        def paired_pass(
+            centres: list[tuple[str | None, str | None, list[list[float]]]] | None,
+        ) -> list[tuple[str | None, str | None, str, str, bytes]]:
             def partition_sums(batches: Iterator[Any]) -> Iterator[Any]:
                 import pyarrow as pa
 
@@ -1060,25 +1093,33 @@ def ope(
                 sums = native.spark_ope_paired(*part, merged, centres, given, options)
                 yield batch_of(
                     {
-                        "policy": [p for p, _, _ in sums],
-                        "estimator": [e for _, e, _ in sums],
-                        "sum": [s for _, _, s in sums],
+                        "column": [s[0] for s in sums],
+                        "value": [s[1] for s in sums],
+                        "policy": [s[2] for s in sums],
+                        "estimator": [s[3] for s in sums],
+                        "sum": [s[4] for s in sums],
                     },
-                    [("policy", pa.string()), ("estimator", pa.string()), ("sum", pa.binary())],
+                    [
+                        ("column", pa.string()),
+                        ("value", pa.string()),
+                        ("policy", pa.string()),
+                        ("estimator", pa.string()),
+                        ("sum", pa.binary()),
+                    ],
                 )
 
             return [
-                (row["policy"], row["estimator"], bytes(row["sum"]))
+                (row["column"], row["value"], row["policy"], row["estimator"], bytes(row["sum"]))
                 for row in log_df.mapInArrow(partition_sums, sums_schema).collect()
             ]
 
-        centres = _native.spark_ope_centres(names[1:], estimator_names, paired_pass(None), impressions)
+        centres = _native.spark_ope_centres(names[1:], estimator_names, paired_pass(None), group_impressions)
         squares = paired_pass(centres)
 
     import json
 
     document = json.loads(
-        _native.spark_ope_report(given, options, parts, squares, impressions, lengths[0])
+        _native.spark_ope_report(given, options, parts, squares, group_impressions, ungrouped, lengths[0])
     )
     refused = any(e["refusals"] for p in document["policies"] for e in p["estimates"])
     undecided = any(g["outcome"] is None for g in document["gates"])

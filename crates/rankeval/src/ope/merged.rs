@@ -343,3 +343,176 @@ pub fn merged_report(
     })
 }
 
+/// One column of a groups file over a log: each group's impressions as a
+/// log of their own (in the log's order; the groups in
+/// [`group_order`](crate::groups::group_order)), and the contexts of the
+/// log in no group of the column.
+pub struct ColumnSlices {
+    /// The groups file's column.
+    pub column: String,
+    /// Each group's value and impressions.
+    pub groups: Vec<(String, ImpressionLog)>,
+    /// The log's contexts (ids) in no group of the column.
+    pub without: std::collections::HashSet<u32>,
+}
+
+/// The log `log` cut by each column of `groups` (a context is in the
+/// group its query id has in the column): what `rankeval ope --groups`
+/// estimates group by group, and what each part of a log in parts cuts
+/// itself into (a group's parts merge into the group's whole, as the
+/// log's do: a context, and so each impression, is in one group of a
+/// column).
+pub fn group_slices(log: &ImpressionLog, groups: &crate::read::QueryGroups) -> Vec<ColumnSlices> {
+    let mut out = Vec::new();
+    for (c, column) in groups.columns().iter().enumerate() {
+        let mut members: std::collections::HashMap<&str, Vec<usize>> =
+            std::collections::HashMap::new();
+        let mut without = std::collections::HashSet::new();
+        for (i, imp) in log.impressions.iter().enumerate() {
+            let value = std::str::from_utf8(log.ids.resolve(imp.context))
+                .ok()
+                .and_then(|context| groups.value(context, c));
+            match value {
+                Some(value) => members.entry(value).or_default().push(i),
+                None => {
+                    without.insert(imp.context);
+                }
+            }
+        }
+        let groups = crate::groups::group_order(members.keys().copied())
+            .into_iter()
+            .map(|value| {
+                let sub = ImpressionLog {
+                    ids: log.ids.clone(),
+                    impressions: members[value]
+                        .iter()
+                        .filter_map(|&i| log.impressions.get(i).cloned())
+                        .collect(),
+                    slate_len: log.slate_len,
+                    form: log.form,
+                    reward: log.reward,
+                };
+                (value.to_owned(), sub)
+            })
+            .collect();
+        out.push(ColumnSlices {
+            column: column.clone(),
+            groups,
+            without,
+        });
+    }
+    out
+}
+
+/// The report's note on the `count` contexts of the log in no group of
+/// `column` of the groups file `path` (`smallest`: their ids in byte
+/// order, at least the first three of them); none when every context is
+/// in a group.
+pub fn ungrouped_note(
+    path: &std::path::Path,
+    column: &str,
+    count: usize,
+    smallest: &[String],
+) -> Option<String> {
+    if count == 0 {
+        return None;
+    }
+    Some(format!(
+        "{}: {} context{} of the log in no group of `{column}` (e.g. {}): in no group's report",
+        path.display(),
+        count,
+        if count == 1 { "" } else { "s" },
+        smallest
+            .iter()
+            .take(3)
+            .map(|e| format!("`{}`", shorten_id(e.as_bytes())))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+/// One group of contexts of a log read in parts: its states and paired
+/// squares merged over the parts (as [`merged_report`] takes them for the
+/// whole log) and its impressions.
+pub struct MergedGroup {
+    /// The groups file's column.
+    pub column: String,
+    /// The group's value in it.
+    pub value: String,
+    /// The group's impressions.
+    pub impressions: u64,
+    /// One row per policy, one state per estimator, merged.
+    pub states: Vec<Vec<State>>,
+    /// Per candidate after the first and estimator, the merged squared
+    /// deviations of the paired differences.
+    pub squares: Vec<Vec<f64>>,
+}
+
+/// The groups of a log read in parts, as the report takes them.
+pub struct MergedGroups<'a> {
+    /// The groups file (for the notes and the gates' errors).
+    pub path: &'a std::path::Path,
+    /// Each group, columns in the file's order and each column's groups
+    /// in [`group_order`](crate::groups::group_order).
+    pub groups: Vec<MergedGroup>,
+    /// Per column, the number of the log's contexts in no group of it and
+    /// their ids in byte order (at least the first three).
+    pub ungrouped: Vec<(String, usize, Vec<String>)>,
+    /// Every group's comparisons corrected in the whole log's families.
+    pub in_family: bool,
+}
+
+/// [`merged_report`] with the groups of contexts: each group's report
+/// (its estimates, comparisons and correction, no gate), the notes on
+/// the contexts in no group, the families across the groups with
+/// `in_family`, and the gates on a group decided on its report: what
+/// `rankeval ope --groups` reports on the whole log, to the bit.
+pub fn merged_report_with_groups(
+    log: LogSummary,
+    names: &[String],
+    plan: &OpePlan,
+    states: &[Vec<State>],
+    squares: &[Vec<f64>],
+    sampled: bool,
+    groups: MergedGroups<'_>,
+) -> Result<OpeReport, OpeRunError> {
+    let mut whole_plan = plan.clone();
+    let (on_groups, gates): (Vec<_>, Vec<_>) =
+        whole_plan.gates.drain(..).partition(|g| g.group.is_some());
+    whole_plan.gates = gates;
+    let group_plan = OpePlan {
+        gates: Vec::new(),
+        ..whole_plan.clone()
+    };
+    let mut report = merged_report(log.clone(), names, &whole_plan, states, squares, sampled)?;
+    for group in groups.groups {
+        let summary = LogSummary {
+            impressions: group.impressions,
+            ..log.clone()
+        };
+        report.groups.push(super::OpeGroup {
+            column: group.column,
+            value: group.value,
+            report: merged_report(
+                summary,
+                names,
+                &group_plan,
+                &group.states,
+                &group.squares,
+                sampled,
+            )?,
+        });
+    }
+    for (column, count, smallest) in &groups.ungrouped {
+        report
+            .notes
+            .extend(ungrouped_note(groups.path, column, *count, smallest));
+    }
+    if groups.in_family
+        && let Some(correction) = whole_plan.correction
+    {
+        super::group_gates::correct_together(&mut report, &whole_plan, correction);
+    }
+    super::group_gates::decide(&mut report, &whole_plan, &on_groups, Some(groups.path))?;
+    Ok(report)
+}
