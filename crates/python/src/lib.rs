@@ -74,6 +74,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::keyed_states, m)?)?;
     m.add_function(wrap_pyfunction!(spark_ope::spark_ope_states, m)?)?;
     m.add_function(wrap_pyfunction!(spark_ope::spark_ope_check, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_ope::spark_ope_unlogged, m)?)?;
     m.add_function(wrap_pyfunction!(spark_ope::spark_ope_paired, m)?)?;
     m.add_function(wrap_pyfunction!(spark_ope::spark_ope_merge, m)?)?;
     m.add_function(wrap_pyfunction!(spark_ope::spark_ope_centres, m)?)?;

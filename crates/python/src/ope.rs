@@ -73,13 +73,9 @@ pub fn ope(
         .map_err(|e| match e {
             OpeRunError::Read(error) => read_error(&error),
             OpeRunError::Log(error) => located::<InputError>(None, None, &error.to_string()),
-            OpeRunError::NeverLogged { .. } => located::<RankevalError>(
-                None,
-                None,
-                &format!(
-                    "{e} (allow_low_support=True estimates it anyway, its weight 0 where the log never shows it)"
-                ),
-            ),
+            OpeRunError::NeverLogged { .. } => {
+                located::<RankevalError>(None, None, &format!("{e} {NEVER_LOGGED_HINT}"))
+            }
             e => located::<RankevalError>(None, None, &e.to_string()),
         })?;
     if let Some(recorded) = py.detach(|| rankeval::ope_record::write(&request, &report)) {
@@ -90,6 +86,12 @@ pub fn ope(
         render(&report, OpeFormat::Table),
     ))
 }
+
+/// What `rankeval_rs.ope` (and `rankeval_rs.spark.ope`) adds to the
+/// error of an item a ranking shows and the log never shows: the keyword
+/// that estimates it anyway.
+pub const NEVER_LOGGED_HINT: &str =
+    "(allow_low_support=True estimates it anyway, its weight 0 where the log never shows it)";
 
 /// The request of `policies` (`(name or None, run file)`) and the
 /// keywords `options` (absent or `None`: not given), each value with its

@@ -16,7 +16,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rankeval_rs import InputError
+import rankeval_rs
+from rankeval_rs import InputError, RankevalError
 from rankeval_rs import spark as rs
 
 from conftest import ROOT, cli
@@ -185,14 +186,149 @@ def test_bad_rows_and_unsupported_plans_are_errors(spark, bandit_log):
     with pytest.raises(Exception, match=r"partition 0, row 6, column `propensity`"):
         rs.ope(df, ["ips"], policies=policies, allow_low_support=True)
     good = spark.createDataFrame(read_log(bandit_log / "log.csv"))
-    # A ranking's unlogged items need the whole log.
-    with pytest.raises(Exception, match="needs the whole log"):
-        rs.ope(good, ["ips"], policies=policies)
+    # A ranking's unlogged items are checked on the whole log (they were
+    # refused as needing it): every item `prod` shows is logged, so
+    # without allow_low_support Spark gives the command line's estimates.
+    done = cli("ope", "--format", "json", "--log", str(bandit_log / "log.csv"), "--policy",
+               f"prod={policies['prod']}", "-e", "ips")
+    assert done.returncode == 0, done.stderr
+    assert flat(rs.ope(good, ["ips"], policies=policies)["policies"]) == flat(json.loads(done.stdout)["policies"])
     with pytest.raises(ValueError, match="no target policy"):
         rs.ope(good, ["ips"])
     with pytest.raises(Exception, match="unknown estimator|estimator"):
         rs.ope(good, ["nope"], policies=policies, allow_low_support=True)
     assert InputError is not None
+
+
+def top_items(run: Path) -> dict[str, str]:
+    """The first item of each context's list in a TREC run."""
+    tops: dict[str, tuple[int, str]] = {}
+    for line in run.read_text().splitlines():
+        context, _, item, rank, *_ = line.split()
+        if context not in tops or int(rank) < tops[context][0]:
+            tops[context] = (int(rank), item)
+    return {c: item for c, (_, item) in tops.items()}
+
+
+def test_an_item_a_ranking_shows_and_the_log_never_shows_is_the_cli_s_error(spark, bandit_log, tmp_path):
+    """A ranking that shows, for a context, an item the log never shows in
+    it: the command line's error, word for word (with ``rankeval_rs.ope``'s
+    keyword that allows it, its error type and text), for 1, 3 and 7
+    partitions in the log's order (the first such item by policy, then the context's
+    first impression in the log): each partition's unlogged items
+    anti-joined with every partition's logged pairs, so a pair logged in
+    one partition only is logged. Nothing checked with allow_low_support
+    (the supported share says what is missing), as on the command line."""
+    from pyspark.sql import functions as F
+
+    frame = read_log(bandit_log / "log.csv")
+    runs = {"prod": bandit_log / "prod.trec", "new": bandit_log / "new.trec"}
+    policies = {name: str(path) for name, path in runs.items()}
+    tops = {name: top_items(path) for name, path in runs.items()}
+    # `new`'s top item of u4 never logged for u4; then also `prod`'s of u7
+    # and of u2 (prod comes first: its first context in the log is named).
+    cases = [
+        [("new", "u4")],
+        [("new", "u4"), ("prod", "u7"), ("prod", "u2")],
+    ]
+    for dropped in cases:
+        keep = pd.Series(True, index=frame.index)
+        for name, context in dropped:
+            keep &= ~((frame["context"] == context) & (frame["item"] == tops[name][context]))
+        log = frame[keep].reset_index(drop=True)
+        path = tmp_path / "log.csv"
+        log.to_csv(path, index=False)
+        args = ["ope", "--log", str(path), "-e", "ips"]
+        for name, run in policies.items():
+            args += ["--policy", f"{name}={run}"]
+        done = cli(*args)
+        assert done.returncode == 2, done.stderr
+        assert "an item the log never shows for that context" in done.stderr, done.stderr
+        words = done.stderr.strip().removeprefix("error: ").split(" (--allow-low-support")[0]
+        with pytest.raises(RankevalError) as local:
+            rankeval_rs.ope(path, policies, estimators=["ips"])
+        assert str(local.value).startswith(f"{words} (allow_low_support=True"), local.value
+        log = log.assign(row=range(len(log)))
+        df = spark.createDataFrame(log)
+        for partitions in PARTITIONS:
+            parts = df.repartitionByRange(partitions, "row").drop("row")
+            with pytest.raises(RankevalError) as error:
+                rs.ope(parts, ["ips"], policies=policies)
+            assert (type(error.value), str(error.value)) == (type(local.value), str(local.value)), partitions
+            allowed = rs.ope(parts, ["ips"], policies=policies, allow_low_support=True)
+            assert allowed["impressions"] == len(log)
+    # The dropped pair logged once, in the last partition, while u4's
+    # first impressions are in the first: logged, the command line's bits.
+    once = frame[~((frame["context"] == "u4") & (frame["item"] == tops["new"]["u4"]))]
+    last = frame[(frame["context"] == "u4") & (frame["item"] == tops["new"]["u4"])].head(1)
+    log = pd.concat([once, last]).reset_index(drop=True)
+    path = tmp_path / "once.csv"
+    log.to_csv(path, index=False)
+    want = flat(json.loads(cli("ope", "--format", "json", "--log", str(path), "-e", "ips",
+                               "--policy", f"new={policies['new']}").stdout)["policies"])
+    df = spark.createDataFrame(log.assign(row=range(len(log))))
+    for partitions in PARTITIONS:
+        parts = df.repartitionByRange(partitions, "row").drop("row")
+        where = parts.select("context", F.spark_partition_id().alias("p")).filter(F.col("context") == "u4")
+        assert len({r["p"] for r in where.collect()}) == partitions
+        got = rs.ope(parts, ["ips"], policies={"new": policies["new"]})
+        assert flat(got["policies"]) == want, partitions
+
+
+def grouped_document(got: dict) -> dict:
+    """`document` with each group's report (its `document`), the notes
+    on contexts in no group, and whether the families span the groups."""
+    out = document(got)
+    out["groups"] = [
+        {"column": g["column"], "value": g["value"], "report": document(g["report"])} for g in got.get("groups", [])
+    ]
+    out["notes"] = got.get("notes")
+    out["groups_in_family"] = got.get("groups_in_family")
+    return out
+
+
+def test_groups_of_contexts_equal_the_cli_for_any_partitioning(spark, bandit_log, tmp_path):
+    """Groups of contexts on Spark (``groups=``): each group's estimates,
+    comparisons and correction, the note on the contexts in no group,
+    the families across the groups (``groups_in_family``) and the gates
+    on a group, the command line's document and exit code, every number
+    bit for bit, for 1, 3 and 7 partitions: each partition cut by the
+    groups file, each group's states and paired sums merged as the
+    log's are."""
+    log = bandit_log / "log.csv"
+    groups = tmp_path / "groups.tsv"
+    # u19 in no segment; parity by number (10 after 2).
+    lines = ["context\tsegment\tparity"]
+    for u in range(20):
+        segment = "" if u == 19 else ("head" if u < 8 else "tail")
+        lines.append(f"u{u}\t{segment}\t{[1, 2, 10][u % 3]}")
+    groups.write_text("\n".join(lines) + "\n")
+    policies = {"prod": str(bandit_log / "prod.trec"), "new": str(bandit_log / "new.trec")}
+    gates = ["snips:non_inferior(margin=0.01)", "ips[segment=tail]:at_least(floor=0.02)", "snips[parity=10]:superior(alpha=0.05)"]
+    df = spark.createDataFrame(read_log(log))
+    for in_family in (False, True):
+        args = ["--log", str(log), "-e", "ips", "-e", "snips", "--groups", str(groups), "--correction", "holm"]
+        for name, path in policies.items():
+            args += ["--policy", f"{name}={path}"]
+        for gate in gates:
+            args += ["--gate", gate]
+        if in_family:
+            args.append("--groups-in-family")
+        code, want = cli_document(*args)
+        assert len(want["groups"]) == 2 + 3 and want["notes"], want.get("notes")
+        assert len(want["gates"]) == 1 + 2 + 1
+        for partitions in PARTITIONS:
+            got = rs.ope(
+                df.repartition(partitions),
+                ["ips", "snips"],
+                policies=policies,
+                groups=str(groups),
+                correction="holm",
+                gates=gates,
+                groups_in_family=in_family,
+            )
+            assert grouped_document(got) == grouped_document(want), (in_family, partitions)
+            assert got["exit_code"] == code
 
 
 def test_sampled_plackett_luce_marginals_for_any_partitioning(spark, tmp_path):
@@ -409,7 +545,7 @@ def test_an_impression_id_in_two_partitions_is_refused(spark, bandit_log, tmp_pa
 
 def test_bad_keywords_are_refused_before_any_job(spark, bandit_log):
     """The driver's keywords are checked before the log is read: a gate on
-    an estimator not given, on a group (Spark has no groups) or on an
+    an estimator not given, on a group without the groups or on an
     unknown policy, an unknown correction, per-rank propensities on a log
     of another form, and a click log with a reward per impression."""
     df = spark.createDataFrame(read_log(bandit_log / "log.csv"))

@@ -427,19 +427,22 @@ def test_the_spark_drivers_functions_refuse_damaged_parts(tmp_path) -> None:
 
     for damaged in [b"", b"\x00", b"\xff" * 40, bytes(range(256))]:
         with pytest.raises(ValueError, match="not an exact sum"):
-            _native.spark_ope_centres(["new"], ["ips"], [("new", "ips", damaged)], 10)
+            _native.spark_ope_centres(["new"], ["ips"], [(None, None, "new", "ips", damaged)], [(None, None, 10)])
         with pytest.raises(ValueError, match="policy `prod`, ips"):
-            _native.spark_ope_merge(["prod"], ["ips"], [("prod", "ips", damaged)])
+            _native.spark_ope_merge(["prod"], ["ips"], [(None, None, "prod", "ips", damaged)])
     with pytest.raises(ValueError, match="unknown policy `other`"):
-        _native.spark_ope_centres(["new"], ["ips"], [("other", "ips", b"")], 10)
+        _native.spark_ope_centres(["new"], ["ips"], [(None, None, "other", "ips", b"")], [(None, None, 10)])
     with pytest.raises(ValueError, match="unknown estimator `snips`"):
-        _native.spark_ope_merge(["prod"], ["ips"], [("prod", "snips", b"")])
+        _native.spark_ope_merge(["prod"], ["ips"], [(None, None, "prod", "snips", b"")])
+    # A group's parts are checked as the whole log's.
+    with pytest.raises(ValueError, match="unknown policy `other`"):
+        _native.spark_ope_centres(["new"], ["ips"], [("segment", "head", "other", "ips", b"")], [("segment", "head", 10)])
     with pytest.raises(ValueError, match="no state of policy `prod`, ips"):
         _native.spark_ope_merge(["prod"], ["ips"], [])
     with pytest.raises(ValueError, match="no state of policy `prod`, ips"):
         run = tmp_path / "prod.trec"
         run.write_text("c Q0 i 1 1.0 prod\n")
-        _native.spark_ope_report([("prod", str(run))], {"estimators": ["ips"]}, [], [], 0, 1)
+        _native.spark_ope_report([("prod", str(run))], {"estimators": ["ips"]}, [], [], [(None, None, 0)], [], 1)
 
 
 # A keyword's value that the one spec (`rankeval::spec::resolve_ope`)
@@ -483,6 +486,16 @@ SAME_ERROR = [
     (dict(target_column="logged"), "needs the log's column of target probabilities"),
     (dict(target_column="prod", log_columns={"target": "tp"}), "has that name already"),
     (dict(gates=["ips:nope(margin=1)"]), "gate `ips:nope(margin=1)`"),
+    # Refused by the spec before the log is read (was found after reading
+    # it, and on Spark by a check of the driver's own).
+    (
+        dict(estimators=["ips"], gates=["snips:at_least(floor=0.1)"]),
+        "gate `snips:at_least(floor=0.1)`: snips is not among the estimators (ips): add it to them",
+    ),
+    (dict(gates=["snips:at_least(floor=0.1,run=nobody)"]), "no policy `nobody` to decide it on"),
+    # Groups are estimated on Spark too: their rules are the spec's.
+    (dict(groups_in_family=True), "puts the groups' comparisons in the whole log's families: give groups="),
+    (dict(gates=["ips[segment=head]:at_least(floor=0.1)"]), "a gate on a group needs the groups of contexts: give groups=FILE"),
 ]
 
 
@@ -521,9 +534,6 @@ def test_spark_ope_refuses_missing_files_and_no_policy_as_ope_does(files: Path) 
     ("keywords", "words"),
     [
         (dict(interval="bootstrap"), 'interval="bootstrap": the bootstrap resamples the whole log\'s impressions'),
-        (dict(groups="groups.tsv"), "groups of contexts are not estimated on a log read in parts"),
-        (dict(groups_in_family=True), "groups of contexts are not estimated on a log read in parts"),
-        (dict(gates=["ips[segment=head]:at_least(floor=0.1)"]), "a gate on a group needs the groups of contexts"),
         (dict(record="history.sqlite"), "a record needs the fingerprint of the whole normalised log"),
         (dict(label="nightly"), "a record needs the fingerprint of the whole normalised log"),
     ],

@@ -776,13 +776,13 @@ fn check_plan(
 
 /// Each gate of `plan` names one of its estimators and, with `run=`, a
 /// policy (`has_policy`); a gate on a group is left to `run_request`.
+/// The front ends' requests are checked by the spec already
+/// (`spec::resolve_ope`, with [`gate_misfit`]'s words): this guards a
+/// plan built by a program.
 fn check_gates(has_policy: impl Fn(&str) -> bool, plan: &OpePlan) -> Result<(), OpeRunError> {
     for spec in &plan.gates {
-        if !plan.estimators.iter().any(|e| e.name() == spec.metric) {
-            return Err(OpeRunError::Unfit(format!(
-                "gate `{spec}`: {} is not among the estimators (add -e {})",
-                spec.metric, spec.metric
-            )));
+        if let Some(why) = gate_misfit(spec, &plan.estimators, &has_policy) {
+            return Err(OpeRunError::Unfit(format!("gate `{spec}`: {why}")));
         }
         if spec.group.is_some() {
             // `run_request` decides them on the groups' reports.
@@ -791,15 +791,38 @@ fn check_gates(has_policy: impl Fn(&str) -> bool, plan: &OpePlan) -> Result<(), 
                  contexts, which needs the groups (--groups FILE, TOML `groups`)"
             )));
         }
-        if let Some(run) = &spec.run
-            && !has_policy(run)
-        {
-            return Err(OpeRunError::Unfit(format!(
-                "gate `{spec}`: no policy `{run}`"
-            )));
-        }
     }
     Ok(())
+}
+
+/// Why the gate `spec` cannot be decided on a report of `estimators` and
+/// the policies `has_policy` knows: its estimator is not among them, or
+/// its `run=` names no policy. The one rule and its words, for the spec
+/// (`spec::resolve_ope`, every front end, Spark's driver too) and for a
+/// plan built by a program ([`ope_report`]). A gate deciding nothing
+/// would otherwise be dropped from the report in silence.
+pub fn gate_misfit(
+    spec: &GateSpec,
+    estimators: &[OpeEstimator],
+    has_policy: impl Fn(&str) -> bool,
+) -> Option<String> {
+    if !estimators.iter().any(|e| e.name() == spec.metric) {
+        let names: Vec<String> = estimators.iter().map(OpeEstimator::name).collect();
+        return Some(format!(
+            "{} is not among the estimators ({}): add it to them",
+            spec.metric,
+            names.join(", ")
+        ));
+    }
+    if let Some(run) = &spec.run
+        && !has_policy(run)
+    {
+        return Some(format!(
+            "no policy `{}` to decide it on",
+            shorten_id(run.as_bytes())
+        ));
+    }
+    None
 }
 
 /// What the estimators read of one candidate, per impression.
@@ -1520,51 +1543,21 @@ fn group_reports(
     };
     let mut out = Vec::new();
     let mut notes = Vec::new();
-    for (c, column) in groups.columns().iter().enumerate() {
-        let mut members: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut without: HashSet<u32> = HashSet::new();
-        for (i, imp) in log.impressions.iter().enumerate() {
-            let value = std::str::from_utf8(log.ids.resolve(imp.context))
-                .ok()
-                .and_then(|context| groups.value(context, c));
-            match value {
-                Some(value) => members.entry(value).or_default().push(i),
-                None => {
-                    without.insert(imp.context);
-                }
-            }
-        }
-        if !without.is_empty() {
-            let mut examples: Vec<String> = without.iter().map(|&id| log.text(id)).collect();
-            examples.sort_unstable();
-            examples.truncate(3);
-            notes.push(format!(
-                "{}: {} context{} of the log in no group of `{column}` (e.g. {}): in no group's report",
-                path.display(),
-                without.len(),
-                if without.len() == 1 { "" } else { "s" },
-                examples
-                    .iter()
-                    .map(|e| format!("`{}`", shorten_id(e.as_bytes())))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        for value in crate::groups::group_order(members.keys().copied()) {
-            let sub = ImpressionLog {
-                ids: log.ids.clone(),
-                impressions: members[value]
-                    .iter()
-                    .filter_map(|&i| log.impressions.get(i).cloned())
-                    .collect(),
-                slate_len: log.slate_len,
-                form: log.form,
-                reward: log.reward,
-            };
+    for slices in merged::group_slices(log, groups) {
+        let column = &slices.column;
+        let mut without: Vec<String> = slices.without.iter().map(|&id| log.text(id)).collect();
+        without.sort_unstable();
+        notes.extend(merged::ungrouped_note(
+            path,
+            column,
+            without.len(),
+            &without,
+        ));
+        for (value, sub) in slices.groups {
             out.push(OpeGroup {
                 column: column.clone(),
-                value: value.to_owned(),
                 report: ope_report(&sub, log_name, candidates, &plan)?,
+                value,
             });
         }
     }

@@ -141,7 +141,7 @@ fn what_parts_cannot_give_is_refused_with_the_reason() {
     let groups = dir.path().join("groups.tsv");
     std::fs::write(&groups, "c\thead\n").unwrap();
     type Change = Box<dyn Fn(&mut OpeSpec)>;
-    let g = groups.clone();
+    let g = dir.path().to_owned();
     let changes: Vec<(Change, &str)> = vec![
         (
             Box::new(|s| {
@@ -151,14 +151,7 @@ fn what_parts_cannot_give_is_refused_with_the_reason() {
             }),
             "interval=: the bootstrap resamples the whole log's impressions",
         ),
-        (
-            Box::new(move |s| s.groups = keyword(g.clone(), "groups")),
-            "groups=: groups of contexts are not estimated on a log read in parts",
-        ),
-        (
-            Box::new(|s| s.groups_in_family = keyword(true, "groups_in_family")),
-            "groups of contexts are not estimated",
-        ),
+        // A gate on a group without the groups, as for a log file.
         (
             Box::new(|s| {
                 s.gates = vec![Given::new(
@@ -166,7 +159,16 @@ fn what_parts_cannot_give_is_refused_with_the_reason() {
                     Origin::keyword("gates", ""),
                 )]
             }),
-            "a gate on a group needs the groups of contexts, which a log read in parts",
+            "a gate on a group needs the groups of contexts: give groups=FILE",
+        ),
+        // Groups in the whole log's families need the groups.
+        (
+            Box::new(|s| s.groups_in_family = keyword(true, "groups_in_family")),
+            "groups_in_family=: puts the groups' comparisons in the whole log's families",
+        ),
+        (
+            Box::new(move |s| s.groups = keyword(g.join("missing.tsv"), "groups")),
+            "groups=",
         ),
         (
             Box::new(|s| s.record.db = keyword(PathBuf::from("history.sqlite"), "record")),
@@ -187,4 +189,90 @@ fn what_parts_cannot_give_is_refused_with_the_reason() {
         let message = reason(resolve_ope_parts(parts).unwrap_err());
         assert!(message.contains(words), "{message}");
     }
+}
+
+/// A gate on an estimator the request does not estimate, or with `run=`
+/// naming no policy, would decide nothing: the spec refuses it where it
+/// was given, with the same words from every front end (a flag, a TOML
+/// key, a Python keyword) and for a log file or a log in parts (Spark's
+/// driver), before any log is read. Both were found only after reading
+/// the log (the command line) or on Spark's driver by a check of its own.
+#[test]
+fn a_gate_on_no_estimator_or_no_policy_is_refused_by_the_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("prod.trec");
+    std::fs::write(&run, "c Q0 i 1 1.0 prod\n").unwrap();
+    let log = dir.path().join("log.csv");
+    std::fs::write(&log, "context\n").unwrap();
+    let origins = [
+        Origin::flag("--gate", "G"),
+        Origin::key("ope.toml", 7, "ope.gates[1]"),
+        Origin::keyword("gates", "G"),
+    ];
+    let cases = [
+        (
+            "snips:non_inferior(margin=0.01)",
+            "snips is not among the estimators (iips, pi): add it to them",
+        ),
+        (
+            "iips:at_least(floor=0.1,run=nobody)",
+            "no policy `nobody` to decide it on",
+        ),
+    ];
+    for (gate, words) in cases {
+        for origin in &origins {
+            let with_gate = |mut s: OpeSpec| {
+                s.gates = vec![Given::new(gate.to_owned(), origin.clone())];
+                s
+            };
+            let mut whole = with_gate(spec(&run));
+            whole.log = keyword(log.clone(), "log");
+            let from_file = reason(resolve_ope(whole).unwrap_err());
+            let from_parts = reason(resolve_ope_parts(with_gate(spec(&run))).unwrap_err());
+            assert_eq!(from_file, format!("{origin}: {words}"));
+            assert_eq!(from_parts, from_file);
+        }
+    }
+    // A gate on a policy that is there, and on the target column's, passes.
+    for (gate, target) in [
+        ("iips:at_least(floor=0.1,run=prod)", false),
+        ("pi:at_least(floor=0.1,run=logged)", true),
+    ] {
+        let mut s = spec(&run);
+        s.gates = vec![Given::new(gate.to_owned(), Origin::keyword("gates", ""))];
+        if target {
+            s.target_column = keyword("logged".into(), "target_column");
+            s.log_columns.push(Given::new(
+                ("target".into(), "pt".into()),
+                Origin::keyword("log_columns", ""),
+            ));
+            s.plackett_luce = None;
+            s.samples = None;
+            s.seed = None;
+        }
+        assert!(resolve_ope_parts(s).is_ok(), "{gate}");
+    }
+}
+
+/// Groups of contexts, their families and gates on a group are carried
+/// to a log in parts (each part cut by the groups file, the groups'
+/// states merged as the log's are): resolved as for a log file.
+#[test]
+fn groups_of_contexts_are_resolved_for_a_log_in_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("prod.trec");
+    std::fs::write(&run, "c Q0 i 1 1.0 prod\n").unwrap();
+    let groups = dir.path().join("groups.tsv");
+    std::fs::write(&groups, "c\thead\n").unwrap();
+    let mut s = spec(&run);
+    s.groups = keyword(groups.clone(), "groups");
+    s.groups_in_family = keyword(true, "groups_in_family");
+    s.gates.push(Given::new(
+        "iips[segment=head]:at_least(floor=0.1)".into(),
+        Origin::keyword("gates", ""),
+    ));
+    let parts = resolve_ope_parts(s).unwrap();
+    assert_eq!(parts.groups, Some(groups));
+    assert!(parts.groups_in_family);
+    assert_eq!(parts.plan.gates.len(), 2);
 }

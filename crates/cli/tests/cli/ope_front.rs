@@ -139,6 +139,20 @@ fn a_bad_value_is_refused_alike_by_the_flags_and_the_file() {
             "--log-columns reward=propensity: ",
             "ope.log_columns.reward: ",
         ),
+        // A gate on an estimator not estimated, or on no policy: refused
+        // by the spec before the log is read (was found after reading it).
+        (
+            &["-e", "ips", "--gate", "snips:at_least(floor=0.1)"],
+            "gates = [\"snips:at_least(floor=0.1)\"]\nestimators = [\"ips\"]",
+            "--gate snips:at_least(floor=0.1): ",
+            "ope.gates[1]: ",
+        ),
+        (
+            &["--gate", "snips:at_least(floor=0.1,run=nobody)"],
+            "gates = [\"snips:at_least(floor=0.1,run=nobody)\"]",
+            "--gate snips:at_least(floor=0.1,run=nobody): ",
+            "ope.gates[1]: ",
+        ),
         // 1e400,1e401 read as [inf, inf]: no finite reward is in it.
         (
             &["--reward-range", "inf,inf"],

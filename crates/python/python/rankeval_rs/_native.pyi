@@ -351,48 +351,68 @@ def spark_ope_states(
     name: str,
     policies: list[tuple[str | None, str]],
     options: dict[str, Any],
-) -> tuple[int, int, list[tuple[str, str, bytes]]]:
-    """One partition's off-policy states: impressions, slate length, (policy, estimator, bytes);
-    the request as ``ope`` takes it, its log in parts."""
+) -> tuple[
+    int, int, list[tuple[str | None, str | None, str, str, bytes, int]], list[tuple[str, str]]
+]:
+    """One partition's off-policy states: impressions, slate length, (column, value, policy,
+    estimator, bytes, impressions) per group (None, None: the whole partition), and the
+    contexts in no group as (column, context); the request as ``ope`` takes it."""
 
 def spark_ope_paired(
     log: bytes,
     name: str,
-    merged: list[tuple[str, str, bytes]],
-    centres: list[list[float]] | None,
+    merged: list[tuple[str | None, str | None, str, str, bytes]],
+    centres: list[tuple[str | None, str | None, list[list[float]]]] | None,
     policies: list[tuple[str | None, str]],
     options: dict[str, Any],
-) -> list[tuple[str, str, bytes]]:
+) -> list[tuple[str | None, str | None, str, str, bytes]]:
     """One partition's exact sums of the paired differences (or, with centres, of their
-    squared deviations): (candidate, estimator, bytes) per candidate after the first."""
+    squared deviations) per group: (column, value, candidate, estimator, bytes)."""
 
 def spark_ope_merge(
-    policies: list[str], estimators: list[str], parts: list[tuple[str, str, bytes]]
-) -> list[tuple[str, str, bytes]]:
-    """The partitions' off-policy states merged per policy and estimator, as bytes."""
+    policies: list[str],
+    estimators: list[str],
+    parts: list[tuple[str | None, str | None, str, str, bytes]],
+) -> list[tuple[str | None, str | None, str, str, bytes]]:
+    """The partitions' off-policy states merged per group, policy and estimator, as bytes."""
 
 def spark_ope_centres(
-    candidates: list[str], estimators: list[str], parts: list[tuple[str, str, bytes]], impressions: int
-) -> list[list[float]]:
-    """The whole log's mean paired difference per candidate and estimator."""
+    candidates: list[str],
+    estimators: list[str],
+    parts: list[tuple[str | None, str | None, str, str, bytes]],
+    impressions: list[tuple[str | None, str | None, int]],
+) -> list[tuple[str | None, str | None, list[list[float]]]]:
+    """Each group's mean paired difference per candidate and estimator."""
 
 def spark_ope_report(
     policies: list[tuple[str | None, str]],
     options: dict[str, Any],
-    parts: list[tuple[str, str, bytes]],
-    squares: list[tuple[str, str, bytes]],
-    impressions: int,
+    parts: list[tuple[str | None, str | None, str, str, bytes]],
+    squares: list[tuple[str | None, str | None, str, str, bytes]],
+    impressions: list[tuple[str | None, str | None, int]],
+    ungrouped: list[tuple[str, str]],
     slate_len: int,
     log_name: str = "spark",
 ) -> str:
     """The whole log's report (rankeval ope --format json) from the partitions' states and
-    paired squared deviations."""
+    paired squared deviations, keyed by group."""
 
 def spark_ope_check(
     policies: list[tuple[str | None, str]], options: dict[str, Any]
-) -> tuple[list[str], list[str], str]:
+) -> tuple[list[str], list[str], str, bool]:
     """The request checked by the spec before any job reads the log: the policies' names,
-    the estimators' names, the log's impression column."""
+    the estimators' names, the log's impression column, and whether the whole log is
+    checked for items a ranking shows and the log never shows (``spark_ope_unlogged``)."""
+
+def spark_ope_unlogged(
+    log: bytes,
+    name: str,
+    policies: list[tuple[str | None, str]],
+    options: dict[str, Any],
+) -> tuple[list[tuple[bytes, bytes]], list[tuple[int, bytes, bytes, int, int, str]]]:
+    """One partition's pairs (context, item) it logs, and each ranking's items it does not
+    log for a context of it: (policy index, context, item, position, impression, the
+    command line's error if no partition logs the pair)."""
 
 def keyed_states(
     queries: list[str], differences: npt.NDArray[np.float64], groups: int, resamples: int, seed: int

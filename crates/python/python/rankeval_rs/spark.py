@@ -22,7 +22,7 @@ so aggregates are the same bits for any partitioning, and the same bits as
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _native, _ope
@@ -986,13 +986,17 @@ def ope(
     ``slate_len``, ``refused`` (an estimate is refused), ``passed`` (every
     gate passed) and ``exit_code`` (``rankeval ope``'s: 2 for a refused
     estimate without ``allow_low_support`` or an undecided gate, 1 for a
-    failed gate, else 0). Refused on Spark, with the reason: the bootstrap
-    interval (and its ``resamples``), groups of contexts (``groups``,
-    ``groups_in_family``, a gate on a group), and ``record``. Not checked
-    on Spark: whether a ranking shows only items the log shows (it needs
-    the whole log: a ranking policy on a log that is not a click log needs
-    ``allow_low_support=True``; the supported share still says what is
-    missing).
+    failed gate, else 0). Groups of contexts (``groups``, a file every
+    worker reads; ``groups_in_family``; gates on a group) as on the command
+    line: each partition cut by the groups file, every state and sum keyed
+    by its group (``groups`` and ``notes`` in the document; the contexts
+    in no group come to the driver, one id per partition that holds
+    them). Refused on Spark, with the reason: the bootstrap interval (and
+    its ``resamples``) and ``record``. A ranking
+    that shows, for a context, an item the log never shows there is the
+    command line's error (one more job: the partitions' logged pairs
+    anti-joined with the rankings' items; not with ``allow_low_support``,
+    and not on a click log, which has no such check).
     """
     if columns is not None and log_columns is not None:
         raise ValueError("give the log's columns as log_columns= (columns= is its earlier name), not both")
@@ -1025,18 +1029,24 @@ def ope(
         label=label,
     )
     # The one spec's rules, before pyspark is imported or a job runs.
-    names, estimator_names, impression_column = _native.spark_ope_check(given, options)
+    names, estimator_names, impression_column, check_unlogged = _native.spark_ope_check(given, options)
     allowed = bool(allow_low_support)
 
     from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
 
+    # One row per group, policy and estimator (the column and value null
+    # for the whole partition), or per context in no group (`ungrouped`).
     schema = StructType(
         [
-            StructField("policy", StringType(), False),
-            StructField("estimator", StringType(), False),
-            StructField("state", BinaryType(), False),
+            StructField("column", StringType(), True),
+            StructField("value", StringType(), True),
+            StructField("policy", StringType(), True),
+            StructField("estimator", StringType(), True),
+            StructField("state", BinaryType(), True),
+            StructField("n", LongType(), True),
             StructField("impressions", LongType(), False),
             StructField("slate_len", LongType(), False),
+            StructField("ungrouped", StringType(), True),
         ]
     )
 
@@ -1068,23 +1078,35 @@ def ope(
         part = partition_log(batches)
         if part is None:
             return
-        impressions, slate_len, states = native.spark_ope_states(*part, given, options)
+        impressions, slate_len, states, ungrouped = native.spark_ope_states(*part, given, options)
+        n, m = len(states), len(ungrouped)
         yield batch_of(
             {
-                "policy": [p for p, _, _ in states],
-                "estimator": [e for _, e, _ in states],
-                "state": [s for _, _, s in states],
-                "impressions": [impressions] * len(states),
-                "slate_len": [slate_len] * len(states),
+                "column": [s[0] for s in states] + [c for c, _ in ungrouped],
+                "value": [s[1] for s in states] + [None] * m,
+                "policy": [s[2] for s in states] + [None] * m,
+                "estimator": [s[3] for s in states] + [None] * m,
+                "state": [s[4] for s in states] + [None] * m,
+                "n": [s[5] for s in states] + [None] * m,
+                "impressions": [impressions] * (n + m),
+                "slate_len": [slate_len] * (n + m),
+                "ungrouped": [None] * n + [context for _, context in ungrouped],
             },
             [
+                ("column", pa.string()),
+                ("value", pa.string()),
                 ("policy", pa.string()),
                 ("estimator", pa.string()),
                 ("state", pa.binary()),
+                ("n", pa.int64()),
                 ("impressions", pa.int64()),
                 ("slate_len", pa.int64()),
+                ("ungrouped", pa.string()),
             ],
         )
+
+    if check_unlogged:
+        _check_never_logged(log_df, given, options, partition_log, batch_of)
 
     rows = log_df.mapInArrow(partition_states, schema).collect()
     if not rows:
@@ -1094,23 +1116,37 @@ def ope(
         raise _native.InputError(
             f"spark: the partitions' slates have different lengths ({', '.join(map(str, lengths))})"
         )
-    parts = [(row["policy"], row["estimator"], bytes(row["state"])) for row in rows]
-    first = [row for row in rows if row["policy"] == names[0] and row["estimator"] == rows[0]["estimator"]]
-    impressions = sum(row["impressions"] for row in first)
+    ungrouped = sorted({(row["column"], row["ungrouped"]) for row in rows if row["ungrouped"] is not None})
+    rows = [row for row in rows if row["ungrouped"] is None]
+    parts = [(row["column"], row["value"], row["policy"], row["estimator"], bytes(row["state"])) for row in rows]
+    # Each group's impressions: its rows of one policy and estimator.
+    counted: dict[tuple[str | None, str | None], int] = {}
+    for row in rows:
+        if row["policy"] == names[0] and row["estimator"] == rows[0]["estimator"]:
+            key = (row["column"], row["value"])
+            counted[key] = counted.get(key, 0) + row["n"]
+    group_impressions = [(c, v, n) for (c, v), n in counted.items()]
+    impressions = counted.get((None, None), 0)
     _check_unique_impressions(log_df, impression_column, impressions)
 
-    squares: list[tuple[str, str, bytes]] = []
+    squares: list[tuple[str | None, str | None, str, str, bytes]] = []
     if len(names) > 1:
-        merged = [(p, e, bytes(b)) for p, e, b in _native.spark_ope_merge(names, estimator_names, parts)]
+        merged = [
+            (c, v, p, e, bytes(b)) for c, v, p, e, b in _native.spark_ope_merge(names, estimator_names, parts)
+        ]
         sums_schema = StructType(
             [
+                StructField("column", StringType(), True),
+                StructField("value", StringType(), True),
                 StructField("policy", StringType(), False),
                 StructField("estimator", StringType(), False),
                 StructField("sum", BinaryType(), False),
             ]
         )
 
-        def paired_pass(centres: list[list[float]] | None) -> list[tuple[str, str, bytes]]:
+        def paired_pass(
+            centres: list[tuple[str | None, str | None, list[list[float]]]] | None,
+        ) -> list[tuple[str | None, str | None, str, str, bytes]]:
             def partition_sums(batches: Iterator[Any]) -> Iterator[Any]:
                 import pyarrow as pa
 
@@ -1122,25 +1158,33 @@ def ope(
                 sums = native.spark_ope_paired(*part, merged, centres, given, options)
                 yield batch_of(
                     {
-                        "policy": [p for p, _, _ in sums],
-                        "estimator": [e for _, e, _ in sums],
-                        "sum": [s for _, _, s in sums],
+                        "column": [s[0] for s in sums],
+                        "value": [s[1] for s in sums],
+                        "policy": [s[2] for s in sums],
+                        "estimator": [s[3] for s in sums],
+                        "sum": [s[4] for s in sums],
                     },
-                    [("policy", pa.string()), ("estimator", pa.string()), ("sum", pa.binary())],
+                    [
+                        ("column", pa.string()),
+                        ("value", pa.string()),
+                        ("policy", pa.string()),
+                        ("estimator", pa.string()),
+                        ("sum", pa.binary()),
+                    ],
                 )
 
             return [
-                (row["policy"], row["estimator"], bytes(row["sum"]))
+                (row["column"], row["value"], row["policy"], row["estimator"], bytes(row["sum"]))
                 for row in log_df.mapInArrow(partition_sums, sums_schema).collect()
             ]
 
-        centres = _native.spark_ope_centres(names[1:], estimator_names, paired_pass(None), impressions)
+        centres = _native.spark_ope_centres(names[1:], estimator_names, paired_pass(None), group_impressions)
         squares = paired_pass(centres)
 
     import json
 
     document = json.loads(
-        _native.spark_ope_report(given, options, parts, squares, impressions, lengths[0])
+        _native.spark_ope_report(given, options, parts, squares, group_impressions, ungrouped, lengths[0])
     )
     refused = any(e["refusals"] for p in document["policies"] for e in p["estimates"])
     undecided = any(g["outcome"] is None for g in document["gates"])
@@ -1159,6 +1203,89 @@ def ope(
         "passed": not undecided and not failed,
         "exit_code": exit_code,
     }
+
+
+def _check_never_logged(
+    log_df: DataFrame,
+    given: Any,
+    options: Any,
+    partition_log: Callable[[Iterator[Any]], tuple[bytes, str] | None],
+    batch_of: Callable[[dict[str, list[Any]], list[tuple[str, Any]]], Any],
+) -> None:
+    """A ranking that shows, for a context, an item the log never shows
+    there is an error, as on the command line, with its words: each
+    partition sends the pairs (context, item) it logs and each ranking's
+    items it does not log for its contexts (``spark_ope_unlogged``, the
+    ids as the command line's reader reads them); an anti-join keeps the
+    pairs no partition logs, and the first by policy, partition, the
+    context's first impression in it and position is raised as
+    :func:`rankeval_rs.ope` raises it (for a log whose partitions are in
+    its order, the pair it names).
+    One job, a shuffle of the log's distinct pairs; nothing per impression
+    on the driver."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, StructField, StructType
+
+    schema = StructType(
+        [
+            StructField("logged", IntegerType(), False),
+            StructField("policy", LongType(), True),
+            StructField("context", BinaryType(), False),
+            StructField("item", BinaryType(), False),
+            StructField("position", LongType(), True),
+            StructField("partition", LongType(), True),
+            StructField("impression", LongType(), True),
+            StructField("message", StringType(), True),
+        ]
+    )
+
+    def partition_pairs(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        from rankeval_rs import _native as native
+
+        part = partition_log(batches)
+        if part is None:
+            return
+        context = TaskContext.get()
+        index = context.partitionId() if context is not None else 0
+        logged, unlogged = native.spark_ope_unlogged(*part, given, options)
+        n, m = len(logged), len(unlogged)
+        yield batch_of(
+            {
+                "logged": [1] * n + [0] * m,
+                "policy": [None] * n + [u[0] for u in unlogged],
+                "context": [c for c, _ in logged] + [u[1] for u in unlogged],
+                "item": [i for _, i in logged] + [u[2] for u in unlogged],
+                "position": [None] * n + [u[3] for u in unlogged],
+                "partition": [None] * n + [index] * m,
+                "impression": [None] * n + [u[4] for u in unlogged],
+                "message": [None] * n + [u[5] for u in unlogged],
+            },
+            [
+                ("logged", pa.int32()),
+                ("policy", pa.int64()),
+                ("context", pa.binary()),
+                ("item", pa.binary()),
+                ("position", pa.int64()),
+                ("partition", pa.int64()),
+                ("impression", pa.int64()),
+                ("message", pa.string()),
+            ],
+        )
+
+    pairs = log_df.mapInArrow(partition_pairs, schema)
+    logged = pairs.filter(F.col("logged") == 1).select("context", "item")
+    first = (
+        pairs.filter(F.col("logged") == 0)
+        .join(logged, ["context", "item"], "left_anti")
+        .orderBy("policy", "partition", "impression", "position")
+        .limit(1)
+        .collect()
+    )
+    if first:
+        raise _native.RankevalError(first[0]["message"])
 
 
 def _check_unique_impressions(log_df: DataFrame, column: str, impressions: int) -> None:

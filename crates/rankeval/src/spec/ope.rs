@@ -216,6 +216,11 @@ pub struct OpePartsRequest {
     pub plan: OpePlan,
     /// A click log's examination propensities per rank.
     pub examination: Option<Examination>,
+    /// The groups file, for a report per group of contexts (each part cut
+    /// by it: `ope::merged::group_slices`).
+    pub groups: Option<PathBuf>,
+    /// Every group's comparisons corrected in the whole log's families.
+    pub groups_in_family: bool,
 }
 
 impl OpePartsRequest {
@@ -249,8 +254,7 @@ pub fn resolve_ope(spec: OpeSpec) -> Result<OpeRequest, SpecError> {
 /// Checks `spec`, whose log comes in parts (Spark's partitions: no log
 /// file), by every rule of [`resolve_ope`], and refuses what a log in parts
 /// cannot give, with the reason: the bootstrap interval (it resamples the
-/// whole log's impressions), groups of contexts and gates on a group,
-/// `groups_in_family`, and a record in a results history.
+/// whole log's impressions) and a record in a results history.
 pub fn resolve_ope_parts(spec: OpeSpec) -> Result<OpePartsRequest, SpecError> {
     let OpeRequest {
         log: _,
@@ -260,9 +264,9 @@ pub fn resolve_ope_parts(spec: OpeSpec) -> Result<OpePartsRequest, SpecError> {
         target_column,
         reward_model,
         plan,
-        groups: _,
+        groups,
         examination,
-        groups_in_family: _,
+        groups_in_family,
         record: _,
     } = resolve(spec, LogIn::Parts)?;
     Ok(OpePartsRequest {
@@ -273,6 +277,8 @@ pub fn resolve_ope_parts(spec: OpeSpec) -> Result<OpePartsRequest, SpecError> {
         reward_model,
         plan,
         examination,
+        groups,
+        groups_in_family,
     })
 }
 
@@ -315,11 +321,6 @@ fn resolve(spec: OpeSpec, log_in: LogIn) -> Result<OpeRequest, SpecError> {
                 .as_ref()
                 .or(record.commit.as_ref())
                 .map(|g| &g.from)),
-            groups.as_ref().map(|g| &g.from),
-            groups_in_family
-                .as_ref()
-                .filter(|g| g.value)
-                .map(|g| &g.from),
         )?;
     }
     let record = resolve_record(record)?;
@@ -714,15 +715,6 @@ fn resolve(spec: OpeSpec, log_in: LogIn) -> Result<OpeRequest, SpecError> {
             OpeEstimator::parse(name).map(|e| e.name())
         })
         .map_err(|reason| invalid(&given.from, reason))?;
-        if gate.group.is_some() && log_in == LogIn::Parts {
-            return Err(invalid(
-                &given.from,
-                format!(
-                    "a gate on a group needs the groups of contexts, which {IN_PARTS} has not: \
-                     each group is a report of its own"
-                ),
-            ));
-        }
         if gate.group.is_some() && groups.is_none() {
             return Err(invalid(
                 &given.from,
@@ -735,6 +727,13 @@ fn resolve(spec: OpeSpec, log_in: LogIn) -> Result<OpeRequest, SpecError> {
                     }
                 ),
             ));
+        }
+        let has_policy = |name: &str| {
+            policies.iter().any(|p| p.name == name)
+                || target_column.as_ref().is_some_and(|t| t.value == name)
+        };
+        if let Some(why) = crate::ope::gate_misfit(&gate, &estimators, has_policy) {
+            return Err(invalid(&given.from, why));
         }
         parsed_gates.push(gate);
     }
@@ -803,14 +802,8 @@ fn resolve(spec: OpeSpec, log_in: LogIn) -> Result<OpeRequest, SpecError> {
 /// What a log in parts cannot be asked for, refused where it was given:
 /// a log file (`log`), a record in a results history (`record`: the
 /// records need the normalised log's fingerprint, which the parts cannot
-/// give), groups of contexts (`groups`, `groups_in_family`: a report per
-/// group, not carried by the parts' states yet).
-fn refuse_in_parts(
-    log: Option<&Origin>,
-    record: Option<&Origin>,
-    groups: Option<&Origin>,
-    groups_in_family: Option<&Origin>,
-) -> Result<(), SpecError> {
+/// give).
+fn refuse_in_parts(log: Option<&Origin>, record: Option<&Origin>) -> Result<(), SpecError> {
     if let Some(from) = log {
         return Err(invalid(
             from,
@@ -823,15 +816,6 @@ fn refuse_in_parts(
             format!(
                 "a record needs the fingerprint of the whole normalised log, which {IN_PARTS} \
                  never holds: record the report with `rankeval ope --record` on the log's file"
-            ),
-        ));
-    }
-    if let Some(from) = groups.or(groups_in_family) {
-        return Err(invalid(
-            from,
-            format!(
-                "groups of contexts are not estimated on {IN_PARTS} (each group would be a report \
-                 of its own): estimate them with `rankeval ope --groups` on the log's file"
             ),
         ));
     }
