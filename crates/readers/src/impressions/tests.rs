@@ -604,7 +604,8 @@ fn a_parquet_log_read_from_its_columns_is_the_log_its_cells_give() {
     assert_eq!(first.target, Some(vec![0.25]));
 
     type Rows = Vec<(String, i64, Option<Vec<Option<String>>>, Vec<f64>, f64)>;
-    let cases: Vec<(&str, Box<dyn Fn(&mut Rows)>)> = vec![
+    type Edit = Box<dyn Fn(&mut Rows)>;
+    let cases: Vec<(&str, Edit)> = vec![
         ("duplicate", Box::new(|r: &mut Rows| r[19_000].1 = 17)),
         (
             "null item",
