@@ -21,6 +21,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::{Arc, RwLock};
 
+use crate::exact_sum::FullSum;
 use crate::grade::Grade;
 use crate::propensity::LabelPropensities;
 use crate::qrels::Qrels;
@@ -90,7 +91,20 @@ pub fn any_requires(metrics: &[Box<dyn crate::Metric>], requirement: Requirement
 /// propensity, and the set of documents judged for any query.
 pub struct DocumentContext {
     propensities: Option<PropensityJudgements>,
-    judged_anywhere: Option<HashSet<Box<[u8]>>>,
+    judged_anywhere: Option<Arc<HashSet<Box<[u8]>>>>,
+}
+
+/// What a part of the qrels (the queries of one Spark chunk) takes from
+/// the whole qrels, gathered over every part beforehand: the normalisers
+/// the metrics compute over every query ([`QrelsMean`], by their key) and
+/// the documents judged for any query. [`DocumentContext::build_part`]
+/// uses them in place of what it would compute over its part alone.
+#[derive(Clone, Debug, Default)]
+pub struct WholeQrels {
+    /// Each [`QrelsMean`]'s value over every query of the qrels, by key.
+    pub normalisers: Option<Arc<[(NormaliserKey, f64)]>>,
+    /// The documents judged for any query of the qrels.
+    pub judged_anywhere: Option<Arc<HashSet<Box<[u8]>>>>,
 }
 
 impl fmt::Debug for DocumentContext {
@@ -99,7 +113,7 @@ impl fmt::Debug for DocumentContext {
             .field("propensities", &self.propensities.is_some())
             .field(
                 "judged_anywhere",
-                &self.judged_anywhere.as_ref().map(HashSet::len),
+                &self.judged_anywhere.as_ref().map(|set| set.len()),
             )
             .finish()
     }
@@ -136,11 +150,37 @@ impl DocumentContext {
         };
         let judged_anywhere = requirements
             .contains(&Requirement::JudgedAnywhere)
-            .then(|| {
-                (0..qrels.num_queries() as u32)
-                    .flat_map(|q| qrels.judgements(q).map(|(doc, _)| Box::from(doc)))
-                    .collect()
-            });
+            .then(|| Arc::new(judged_documents(qrels)));
+        Ok(DocumentContext {
+            propensities,
+            judged_anywhere,
+        })
+    }
+
+    /// The facts `requirements` ask for over `qrels`, a part of the whole
+    /// qrels (a Spark chunk's queries): each query's judgements from
+    /// `qrels` (numbered as `qrels` numbers its queries, as the judge
+    /// looks them up), the normalisers and the documents judged for any
+    /// query from `whole`. A normaliser `whole` does not give is NaN
+    /// (never computed over the part: it would be another number); the
+    /// set of judged documents is empty when `whole` has none.
+    pub fn build_part(
+        qrels: &Qrels,
+        requirements: &[Requirement],
+        propensities: Option<Arc<LabelPropensities>>,
+        whole: &WholeQrels,
+    ) -> Result<Self, MissingPropensity> {
+        let propensities = match propensities {
+            Some(table) if requirements.contains(&Requirement::Propensities) => {
+                let mut judgements = PropensityJudgements::build(qrels, table)?;
+                judgements.given = Some(whole.normalisers.clone().unwrap_or_else(|| Arc::new([])));
+                Some(judgements)
+            }
+            _ => None,
+        };
+        let judged_anywhere = requirements
+            .contains(&Requirement::JudgedAnywhere)
+            .then(|| whole.judged_anywhere.clone().unwrap_or_default());
         Ok(DocumentContext {
             propensities,
             judged_anywhere,
@@ -177,6 +217,50 @@ impl DocumentContext {
     }
 }
 
+/// Every document `qrels` judge, for any query and with any grade: the
+/// set Hole@k looks ranked documents up in.
+pub fn judged_documents(qrels: &Qrels) -> HashSet<Box<[u8]>> {
+    (0..qrels.num_queries() as u32)
+        .flat_map(|q| qrels.judgements(q).map(|(doc, _)| Box::from(doc)))
+        .collect()
+}
+
+/// A normaliser a metric computes over every query of the qrels: the mean
+/// over the queries of `term` of each query's judged labels (`(grade,
+/// label value)`, under the label propensities), cached by `key` (PSP's
+/// and PSnDCG's best achievable value, pyxclib's normalisation). The
+/// metric computes it with [`PropensityJudgements::mean`] and declares it
+/// in [`Metric::qrels_means`](crate::Metric::qrels_means), so that a caller
+/// that sees the qrels a part at a time (Spark) can sum `term` over every
+/// part first ([`PropensityJudgements::sum`]) and give the mean back
+/// ([`WholeQrels`]).
+pub struct QrelsMean<'m> {
+    /// The cache key: the metric's own (its kind, cutoff, level, model).
+    pub key: NormaliserKey,
+    /// A query's term, from its judged labels and the propensity table.
+    pub term: Box<QueryTerm<'m>>,
+}
+
+/// A query's term of a [`QrelsMean`]: from its judged documents' `(grade,
+/// label value)` and the label propensities.
+pub type QueryTerm<'m> = dyn Fn(&[(Grade, f64)], &LabelPropensities) -> f64 + Send + Sync + 'm;
+
+impl fmt::Debug for QrelsMean<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QrelsMean").field("key", &self.key).finish()
+    }
+}
+
+/// The mean of `sum` over `queries` queries, as [`PropensityJudgements::mean`]
+/// computes it: the sum rounded once, divided by the count; 0 without
+/// queries.
+pub fn mean_of(sum: &FullSum, queries: u64) -> f64 {
+    if queries == 0 {
+        return 0.0;
+    }
+    sum.value() / queries as f64
+}
+
 /// The label propensities with, per query of the qrels, each judged
 /// document's grade and label value: what the best achievable ranking of
 /// every query is made from (pyxclib's normalisation divides by its mean).
@@ -187,6 +271,10 @@ pub struct PropensityJudgements {
     judged: Vec<(Grade, f64)>,
     /// Normalisers computed so far, by the asking metric's key.
     cache: RwLock<Vec<(NormaliserKey, f64)>>,
+    /// Normalisers computed over the whole qrels, when these are a part
+    /// of them ([`DocumentContext::build_part`]): used instead of the
+    /// cache, never computed over the part.
+    given: Option<Arc<[(NormaliserKey, f64)]>>,
 }
 
 /// What a cached normaliser was computed for: a metric's own key (its
@@ -216,6 +304,7 @@ impl PropensityJudgements {
             starts,
             judged,
             cache: RwLock::new(Vec::new()),
+            given: None,
         })
     }
 
@@ -237,9 +326,33 @@ impl PropensityJudgements {
             .map(|w| self.judged.get(w[0]..w[1]).unwrap_or(&[]))
     }
 
+    /// The exact sum of `term` over every query of these qrels.
+    pub fn sum(&self, term: &QueryTerm<'_>) -> FullSum {
+        self.queries()
+            .map(|judged| term(judged, &self.table))
+            .collect()
+    }
+
+    /// `mean`'s value over every query of the qrels ([`mean_of`] their
+    /// [`sum`](Self::sum)), cached by its key; the whole qrels' value when
+    /// these are a part of them.
+    pub fn mean(&self, mean: &QrelsMean<'_>) -> f64 {
+        self.normaliser(mean.key, |p| {
+            mean_of(&p.sum(&mean.term), p.num_queries() as u64)
+        })
+    }
+
     /// The normaliser `key` stands for: cached, else `compute(self)`, kept
-    /// (the same value whichever thread computes it first).
+    /// (the same value whichever thread computes it first). When these are
+    /// a part of the qrels ([`DocumentContext::build_part`]), the whole
+    /// qrels' value, NaN when it was not given.
     pub fn normaliser(&self, key: NormaliserKey, compute: impl FnOnce(&Self) -> f64) -> f64 {
+        if let Some(given) = &self.given {
+            return given
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map_or(f64::NAN, |&(_, value)| value);
+        }
         if let Ok(cache) = self.cache.read()
             && let Some(&(_, value)) = cache.iter().find(|(k, _)| *k == key)
         {

@@ -185,6 +185,13 @@ impl Metric for JudgedOnly {
         self.metric.requires()
     }
 
+    fn qrels_means(
+        &self,
+        default_level: crate::RelevanceLevel,
+    ) -> Vec<crate::context::QrelsMean<'_>> {
+        self.metric.qrels_means(default_level)
+    }
+
     fn reads_tie_groups(&self) -> bool {
         self.metric.reads_tie_groups()
     }

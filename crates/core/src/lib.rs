@@ -115,7 +115,7 @@ mod ties_setting;
 pub use aggregate::{Aggregator, Bounds};
 pub use aggregate_state::{AggregateState, AggregateStateError};
 pub use buffer::{Decimal, ListBuffer};
-pub use context::{DocumentContext, DocumentView, Requirement};
+pub use context::{DocumentContext, DocumentView, QrelsMean, Requirement, WholeQrels};
 pub use corpus::{
     Catalog, CorpusInputs, CorpusMetric, CorpusState, ItemFeatures, Requires, Training,
 };

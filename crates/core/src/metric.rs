@@ -138,6 +138,22 @@ pub trait Metric: Send + Sync + fmt::Debug {
         &[]
     }
 
+    /// The means over every query of the qrels that the metric divides
+    /// by, at the experiment's level `default_level`
+    /// ([`QrelsMean`](crate::context::QrelsMean): PSP's and PSnDCG's best
+    /// achievable value), the ones it computes with
+    /// [`PropensityJudgements::mean`](crate::context::PropensityJudgements::mean):
+    /// what a caller that sees the qrels a part at a time (Spark's tasks)
+    /// sums over every part first. Wrappers give their inner metric's.
+    /// Default: none.
+    fn qrels_means(
+        &self,
+        default_level: crate::RelevanceLevel,
+    ) -> Vec<crate::context::QrelsMean<'_>> {
+        let _ = default_level;
+        Vec::new()
+    }
+
     /// Whether the metric reads the query's subtopic judgements
     /// ([`JudgedRanking::subtopics`]: alpha-nDCG, ERR-IA, ...): whether
     /// [`requires`](Metric::requires) names

@@ -167,6 +167,13 @@ impl Metric for Tied {
         self.metric.requires()
     }
 
+    fn qrels_means(
+        &self,
+        default_level: crate::RelevanceLevel,
+    ) -> Vec<crate::context::QrelsMean<'_>> {
+        self.metric.qrels_means(default_level)
+    }
+
     fn joint_over_samples(&self) -> bool {
         self.metric.joint_over_samples()
     }

@@ -70,6 +70,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::spark_aggregate_values, m)?)?;
     m.add_function(wrap_pyfunction!(spark::spark_corpus_names, m)?)?;
     m.add_function(wrap_pyfunction!(spark::spark_corpus_values, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::spark_merge_qrels_facts, m)?)?;
     m.add_function(wrap_pyfunction!(spark::keyed_states, m)?)?;
     m.add_function(wrap_pyfunction!(spark_ope::spark_ope_states, m)?)?;
     m.add_function(wrap_pyfunction!(spark_ope::spark_ope_check, m)?)?;

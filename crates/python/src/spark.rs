@@ -21,6 +21,7 @@ use rankeval::corpus::{CorpusInput, CorpusSources};
 use rankeval::engine::column_states::{ColumnStates, finish_aggregates};
 use rankeval::engine::sided::{
     Context, DEFAULT_CHUNK_ROWS, SidedError, SidedEvaluator, carriable, finish_corpus,
+    merge_qrels_facts, whole_qrels,
 };
 use rankeval::metrics::aggregators::gmean::{DEFAULT_FLOOR, GeometricMean};
 use rankeval::metrics::aggregators::std_dev::{DEFAULT_DDOF, StdDev};
@@ -43,6 +44,19 @@ use crate::python_metric::Metrics;
 pub struct SparkEvaluator {
     evaluator: SidedEvaluator,
     pool: rayon::ThreadPool,
+    /// Whether the metrics read facts of the whole qrels.
+    needs_facts: bool,
+}
+
+/// The keywords that give the inputs of the metrics that require more
+/// than the qrels and the run, as `rankeval_rs.evaluate` names them.
+struct ContextInputs {
+    subtopic_qrels: Option<PathBuf>,
+    doc_groups: Option<PathBuf>,
+    group_targets: Option<PathBuf>,
+    label_counts: Option<PathBuf>,
+    train_instances: Option<u64>,
+    inverse_propensities: Option<PathBuf>,
 }
 
 #[pymethods]
@@ -54,8 +68,14 @@ impl SparkEvaluator {
     /// worker reads), given as bytes at `finish`; with `aggregators`
     /// (specs, see [`spark_aggregators`]), each query's values update each
     /// run's aggregator states, given as bytes at `finish` too.
+    /// `subtopic_qrels`, `doc_groups`, `group_targets`, `label_counts`
+    /// with `train_instances`, and `inverse_propensities` are the inputs
+    /// of the metrics that require them, read by every task; `qrels_facts`
+    /// the facts of the whole qrels ([`spark_merge_qrels_facts`]'s bytes),
+    /// without which an evaluator whose metrics read them
+    /// ([`Self::needs_qrels_facts`]) only gathers them ([`Self::qrels_facts`]).
     #[new]
-    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS, corpus=Vec::new(), catalog=None, training=None, features=None, column_names=None, aggregators=Vec::new(), drop_identical_ids=false, subtopic_qrels=None, doc_groups=None, sample=None))]
+    #[pyo3(signature = (specs, runs, missing="skip", rel=1.0, ties="docid", duplicates_policy="error", score_threshold=None, threads=1, chunk_rows=DEFAULT_CHUNK_ROWS, corpus=Vec::new(), catalog=None, training=None, features=None, column_names=None, aggregators=Vec::new(), drop_identical_ids=false, subtopic_qrels=None, doc_groups=None, sample=None, group_targets=None, label_counts=None, train_instances=None, inverse_propensities=None, qrels_facts=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         specs: Vec<String>,
@@ -77,6 +97,11 @@ impl SparkEvaluator {
         subtopic_qrels: Option<PathBuf>,
         doc_groups: Option<PathBuf>,
         sample: Option<String>,
+        group_targets: Option<PathBuf>,
+        label_counts: Option<PathBuf>,
+        train_instances: Option<u64>,
+        inverse_propensities: Option<PathBuf>,
+        qrels_facts: Option<Vec<u8>>,
     ) -> PyResult<Self> {
         let aggregators = build_aggregators(&aggregators, DEFAULT_FLOOR, DEFAULT_DDOF)?;
         let ties = options::ties(ties)?;
@@ -89,7 +114,20 @@ impl SparkEvaluator {
             ));
         }
         options::check_metric_ties(&metrics.metrics, ties)?;
-        let context = metric_context(&metrics.metrics, subtopic_qrels, doc_groups)?;
+        let inputs = ContextInputs {
+            subtopic_qrels,
+            doc_groups,
+            group_targets,
+            label_counts,
+            train_instances,
+            inverse_propensities,
+        };
+        let mut context = metric_context(&metrics.metrics, inputs)?;
+        let gathered = qrels_facts.is_some();
+        let needs_facts = rankeval::engine::qrels_facts::needed(&metrics.metrics);
+        if let Some(bytes) = &qrels_facts {
+            context.whole = whole_qrels(bytes).map_err(sided_error)?;
+        }
         if let Some(column) = &sample {
             // The command line's rules for `--samples`, named by the keyword.
             let from = Origin::keyword("sample", crate::keywords::quoted(column));
@@ -114,9 +152,12 @@ impl SparkEvaluator {
         if sample.is_some() {
             evaluator = evaluator.with_samples();
         }
-        // What a chunk cannot carry (label propensities, the documents
-        // judged anywhere) is refused here, on the driver, before any job.
-        evaluator.check_requirements().map_err(sided_error)?;
+        // What a chunk cannot carry is refused here, on the driver, before
+        // any job; the facts of the whole qrels arrive after the first
+        // pass, which an evaluator without them runs.
+        if gathered || !needs_facts {
+            evaluator.check_requirements().map_err(sided_error)?;
+        }
         if let Some((query, doc, score, grade)) = &column_names {
             evaluator = evaluator.with_column_names(query, doc, score, grade);
         }
@@ -126,7 +167,36 @@ impl SparkEvaluator {
                 .with_corpus(corpus, Arc::new(inputs))
                 .map_err(sided_error)?;
         }
-        Ok(Self { evaluator, pool })
+        Ok(Self {
+            evaluator,
+            pool,
+            needs_facts,
+        })
+    }
+
+    /// Whether the metrics read facts of the whole qrels (PSP's and
+    /// PSnDCG's normalisers, the documents Hole@k looks up), which a first
+    /// pass over every partition's judgements gathers
+    /// ([`Self::qrels_facts`], [`spark_merge_qrels_facts`]) before the
+    /// evaluation's tasks are given them (`qrels_facts=`).
+    fn needs_qrels_facts(&self) -> bool {
+        self.needs_facts
+    }
+
+    /// The first pass over one partition of the judgement rows (the sided
+    /// layout, every judgement of a query in the partition): the facts of
+    /// its queries that the metrics read, as bytes to merge.
+    fn qrels_facts<'py>(
+        &self,
+        py: Python<'py>,
+        batches: Vec<PyRecordBatch>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let batches: Vec<_> = batches.into_iter().map(|b| b.into_inner()).collect();
+        let (evaluator, pool) = (&self.evaluator, &self.pool);
+        let bytes = py
+            .detach(|| pool.install(|| evaluator.qrels_facts(&batches)))
+            .map_err(sided_error)?;
+        Ok(PyBytes::new(py, &bytes))
     }
 
     /// The names of the output's columns, in order.
@@ -164,19 +234,41 @@ impl SparkEvaluator {
     }
 }
 
-/// The subtopic judgements and document groups the metrics `metrics`
-/// read, from the files every worker reads: a metric
-/// whose input is not given is refused by the rule of every front end
-/// (`spec::check_requirements`, naming the keyword); files no metric reads
-/// are not read.
+/// The subtopic judgements, document groups (with their per-query
+/// targets) and label propensities the metrics `metrics` read, from the
+/// files every worker reads: a metric whose input is not given is refused
+/// by the rule of every front end (`spec::check_requirements`, naming the
+/// keyword), label propensities are resolved by `spec::propensity_source`
+/// (a table and its count, or inverse propensities, not both); files no
+/// metric reads are not read.
 fn metric_context(
     metrics: &[Box<dyn rankeval_core::Metric>],
-    subtopic_qrels: Option<PathBuf>,
-    doc_groups: Option<PathBuf>,
+    inputs: ContextInputs,
 ) -> PyResult<Context> {
+    use crate::keywords::{keyword, quoted};
+    let path_keyword =
+        |p: &PathBuf, name: &str| keyword(p.clone(), name, quoted(&p.display().to_string()));
+    let request = rankeval::spec::CorpusRequest {
+        label_counts: inputs
+            .label_counts
+            .as_ref()
+            .map(|p| path_keyword(p, "label_counts")),
+        train_instances: inputs
+            .train_instances
+            .map(|n| keyword(n, "train_instances", n)),
+        inverse_propensities: inputs
+            .inverse_propensities
+            .as_ref()
+            .map(|p| path_keyword(p, "inverse_propensities")),
+        ..Default::default()
+    };
+    let propensities =
+        rankeval::spec::propensity_source(&request).map_err(|e| crate::keywords::spec_error(&e))?;
     let sources = CorpusSources {
-        subtopics: subtopic_qrels,
-        doc_groups,
+        subtopics: inputs.subtopic_qrels,
+        doc_groups: inputs.doc_groups,
+        group_targets: inputs.group_targets,
+        propensities,
         ..CorpusSources::default()
     };
     for metric in metrics {
@@ -196,10 +288,35 @@ fn metric_context(
             .map_err(|e| crate::keywords::spec_error(&e))?;
     }
     let read = |e: rankeval::read::ReadError| crate::errors::read_error(&e);
+    let reads_targets =
+        rankeval_core::context::any_requires(metrics, rankeval_core::Requirement::GroupTargets);
+    let propensities = match (
+        sources.read_propensities(metrics).map_err(read)?,
+        &sources.propensities,
+    ) {
+        (Some(table), Some((path, _))) => Some((path.clone(), table)),
+        _ => None,
+    };
     Ok(Context {
         subtopics: sources.read_subtopics(metrics).map_err(read)?,
         doc_groups: sources.read_doc_groups(metrics).map_err(read)?,
+        group_targets: sources.group_targets.clone().filter(|_| reads_targets),
+        propensities,
+        whole: Default::default(),
     })
+}
+
+/// The facts of the whole qrels from every partition's first-pass bytes
+/// (`SparkEvaluator.qrels_facts`), merged in any order: the bytes given to
+/// every task of the evaluation (`qrels_facts=`).
+#[pyfunction]
+pub fn spark_merge_qrels_facts<'py>(
+    py: Python<'py>,
+    parts: Vec<Bound<'py, PyBytes>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let parts: Vec<&[u8]> = parts.iter().map(|p| p.as_bytes()).collect();
+    let merged = merge_qrels_facts(&parts).map_err(sided_error)?;
+    Ok(PyBytes::new(py, &merged))
 }
 
 /// Corpus metrics from their specs.
@@ -227,10 +344,7 @@ fn corpus_inputs(
         catalog,
         training: training.map(Input::file),
         features,
-        subtopics: None,
-        doc_groups: None,
-        group_targets: None,
-        propensities: None,
+        ..CorpusSources::default()
     };
     for metric in &metrics {
         if let Some(input) = sources.missing_for(metric.as_ref()) {

@@ -29,11 +29,10 @@
 //! qrels share the constant, so paired differences and intervals are those
 //! of the numerators, scaled.
 
-use rankeval_core::exact_sum::fsum;
 use rankeval_core::explain::Explanation;
 use rankeval_core::registry::{PARAM_K, PARAM_REL, ParamDoc};
 use rankeval_core::{
-    CanonicalName, Cutoff, Grade, JainModel, JudgedRanking, LabelPropensities, Metric,
+    CanonicalName, Cutoff, Grade, JainModel, JudgedRanking, LabelPropensities, Metric, QrelsMean,
     RelevanceLevel, Requirement,
 };
 use serde::{Deserialize, Serialize};
@@ -196,17 +195,17 @@ impl Setting {
             })
             .collect();
         let numerator = self.numerator(weights.iter().copied(), q.num_relevant(level));
-        let mean_best = propensities.normaliser(self.key(level), |p| {
-            let queries = p.num_queries();
-            if queries == 0 {
-                return 0.0;
-            }
-            fsum(
-                p.queries()
-                    .map(|judged| self.best(judged, level, p.table())),
-            ) / queries as f64
-        });
+        let mean_best = propensities.mean(&self.qrels_mean(level));
         Some((numerator, mean_best, weights))
+    }
+
+    /// The normaliser at `level`: the mean over every query of the qrels
+    /// of its best achievable value.
+    fn qrels_mean(self, level: Grade) -> QrelsMean<'static> {
+        QrelsMean {
+            key: self.key(level),
+            term: Box::new(move |judged, table| self.best(judged, level, table)),
+        }
     }
 
     fn score(self, q: &JudgedRanking<'_>) -> f64 {
@@ -304,6 +303,10 @@ macro_rules! propensity_metric {
             }
             fn requires(&self) -> &'static [Requirement] {
                 REQUIRES
+            }
+            fn qrels_means(&self, default_level: RelevanceLevel) -> Vec<QrelsMean<'_>> {
+                let setting = self.setting();
+                vec![setting.qrels_mean(self.rel.unwrap_or(default_level).get())]
             }
             fn score(&self, q: &JudgedRanking<'_>) -> f64 {
                 self.setting().score(q)

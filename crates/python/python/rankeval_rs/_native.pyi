@@ -299,8 +299,17 @@ class SparkEvaluator:
         subtopic_qrels: str | None = None,
         doc_groups: str | None = None,
         sample: str | None = None,
+        group_targets: str | None = None,
+        label_counts: str | None = None,
+        train_instances: int | None = None,
+        inverse_propensities: str | None = None,
+        qrels_facts: bytes | None = None,
     ) -> None: ...
     def columns(self) -> list[str]: ...
+    def needs_qrels_facts(self) -> bool:
+        """Whether the metrics read facts of the whole qrels (psp, psndcg, hole): a first pass gathers them."""
+    def qrels_facts(self, batches: list[Any]) -> bytes:
+        """The first pass over one partition's judgement rows: the facts of its queries, as bytes to merge."""
     def push(self, batch: Any) -> Any:
         """The results of the queries complete so far (a pyarrow.RecordBatch), or None."""
     def finish(self) -> Any:
@@ -324,6 +333,9 @@ def spark_aggregate_values(metrics: list[str], aggregators: list[str], parts: li
 
 def spark_corpus_names(specs: list[str]) -> list[str]:
     """The corpus metrics' canonical names."""
+
+def spark_merge_qrels_facts(parts: list[bytes]) -> bytes:
+    """The facts of the whole qrels from every partition's first-pass bytes, merged."""
 
 def spark_corpus_values(
     specs: list[str],

@@ -84,6 +84,10 @@ def evaluate(
     subtopic_qrels: str | None = None,
     doc_groups: str | None = None,
     sample: str | None = None,
+    group_targets: str | None = None,
+    label_counts: str | None = None,
+    train_instances: int | None = None,
+    inverse_propensities: str | None = None,
 ) -> SparkEvaluation:
     """Evaluates the run(s) in ``run_df`` against ``qrels_df`` on Spark.
 
@@ -128,9 +132,23 @@ def evaluate(
     (``awrf@10``, ``trec_fair@10``), files in any of their formats that the
     driver and every executor can read; each task attaches them to its
     queries' judgements as the command line does, so the values are its
-    bits. The metrics that read the whole qrels at once (``psp``,
-    ``psndcg``: a normaliser over every query; ``hole``: the documents
-    judged anywhere) are refused on Spark, before any job (docs/spark.md).
+    bits. ``group_targets`` (``--group-targets``, with ``doc_groups``) is
+    each query's target over the groups, read by ``awrf(target=given)``
+    and ``trec_fair(target=given)``: every judged query needs one.
+    ``label_counts`` with ``train_instances`` (``--label-counts``,
+    ``--train-instances``), or ``inverse_propensities``
+    (``--inverse-propensities``), are the label propensities ``psp@k`` and
+    ``psndcg@k`` read.
+
+    The metrics that read the whole qrels at once (``psp``, ``psndcg``:
+    a normaliser, the mean over every query of the qrels of its best
+    achievable value; ``hole``: the documents judged for any query) cost
+    one more job first: a pass over the judgements, repartitioned by
+    query, in which each task sums each normaliser's terms exactly over
+    its queries and lists the documents it judges; the driver merges them
+    and every task of the evaluation is given the result (one sum per
+    normaliser and the set of judged documents, docs/spark.md), so the
+    values are the command line's bits.
 
     ``sample`` names a column of ``run_df`` telling each query's sampled
     rankings apart (a stochastic policy, the command line's ``--samples``):
@@ -158,7 +176,15 @@ def evaluate(
     corpus_specs = [corpus] if isinstance(corpus, str) else list(corpus)
     corpus_inputs: dict[str, Any] = dict(catalog=catalog, training=training, features=features)
     # Read by the driver's probe and by every task, as the corpus inputs.
-    context_inputs: dict[str, Any] = dict(subtopic_qrels=subtopic_qrels, doc_groups=doc_groups, sample=sample)
+    context_inputs: dict[str, Any] = dict(
+        subtopic_qrels=subtopic_qrels,
+        doc_groups=doc_groups,
+        sample=sample,
+        group_targets=group_targets,
+        label_counts=label_counts,
+        train_instances=train_instances,
+        inverse_propensities=inverse_propensities,
+    )
     # Built once here so that bad options (and corpus inputs) fail on the
     # driver, before a job; it names the output's columns.
     probe = _native.SparkEvaluator(
@@ -211,6 +237,19 @@ def evaluate(
         (F.col(grade).cast("double") if has_grade else F.lit(1.0).cast("double")).alias("grade"),
         *([F.lit(None).cast("string").alias("sample")] if sample else []),
     )
+    if probe.needs_qrels_facts():
+        # The facts of the whole qrels, gathered before any query is
+        # evaluated, and given to every task.
+        context_inputs["qrels_facts"] = _qrels_facts(probe, judged, partitions, specs, dict(
+            missing=missing,
+            rel=rel,
+            ties=ties,
+            duplicates_policy=duplicates,
+            score_threshold=score_threshold,
+            threads=threads,
+            column_names=(query, doc, score, grade if has_grade else "grade"),
+            **context_inputs,
+        ))
     sided = ranked.unionByName(judged)
     sided = (sided.repartition(partitions, "query") if partitions else sided.repartition("query")).sortWithinPartitions(
         "query", "side"
@@ -249,6 +288,32 @@ def evaluate(
     evaluation._corpus = (corpus_specs, corpus_inputs)
     evaluation._evaluated = evaluated
     return evaluation
+
+
+def _qrels_facts(probe: Any, judged: DataFrame, partitions: int | None, specs: list[str], options: dict[str, Any]) -> bytes:
+    """The first pass over the judgement rows ``judged`` (the sided
+    layout), repartitioned by query so that each query's judgements are in
+    one task: each task reads its rows as the evaluation's tasks read them
+    and gives the facts of its queries (``SparkEvaluator.qrels_facts``:
+    each normaliser's exact sum and the number of queries, the documents
+    judged); the driver merges them, with its own empty part (so that
+    qrels without rows still give every normaliser, 0, as the command
+    line does)."""
+    from pyspark.sql.types import BinaryType, StructField, StructType
+
+    def facts_of_partition(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        from rankeval_rs import _native as native
+
+        evaluator = native.SparkEvaluator(specs, ["run"], **options)
+        part = evaluator.qrels_facts([b for b in batches if b.num_rows > 0])
+        yield pa.RecordBatch.from_pydict({"facts": [part]}, schema=pa.schema([("facts", pa.binary())]))
+
+    by_query = judged.repartition(partitions, "query") if partitions else judged.repartition("query")
+    schema = StructType([StructField("facts", BinaryType(), False)])
+    parts = [bytes(row["facts"]) for row in by_query.mapInArrow(facts_of_partition, schema).collect()]
+    return _native.spark_merge_qrels_facts([probe.qrels_facts([])] + parts)
 
 
 def _require(df: DataFrame, what: str, columns: Sequence[str]) -> None:

@@ -10,6 +10,7 @@ pub mod column_states;
 mod corpus;
 mod coverage;
 mod never_ran;
+pub mod qrels_facts;
 mod sampled;
 pub mod sided;
 mod stream;

@@ -42,11 +42,13 @@ use rankeval_core::corpus::StateWireError;
 use rankeval_core::doc_groups::DocumentGroups;
 use rankeval_core::subtopics::SubtopicQrels;
 use rankeval_core::{
-    AggregateStateError, Aggregator, CorpusInputs, CorpusMetric, CorpusState, Metric, Qrels,
-    QrelsBuilder, Requirement, Run, RunBuilder, SampledRun, SampledRunBuilder,
+    AggregateStateError, Aggregator, CorpusInputs, CorpusMetric, CorpusState, DocumentContext,
+    LabelPropensities, Metric, Qrels, QrelsBuilder, Requirement, Run, RunBuilder, SampledRun,
+    SampledRunBuilder, WholeQrels,
 };
 
 use super::column_states::ColumnStates;
+use super::qrels_facts::{QrelsFacts, QrelsFactsError};
 use super::{Options, corpus_states, evaluate};
 use crate::read::{
     CsvOptions, ReadError, ReadErrorKind, ReadOptions, qrels_from_batches, run_from_batches,
@@ -111,10 +113,9 @@ pub enum SidedError {
     },
     /// A metric needs more than a chunk's judgements and runs
     /// (`Metric::requires`) that the evaluator was not given (subtopic
-    /// judgements, document groups: [`SidedEvaluator::with_context`]) or
-    /// that a stream of chunks cannot carry (label propensities and the
-    /// documents judged for any query, read over every query of the
-    /// qrels: [`carried`]).
+    /// judgements, document groups, group targets, label propensities,
+    /// and the facts of the whole qrels gathered by a first pass:
+    /// [`SidedEvaluator::with_context`], [`carried`]).
     #[error("{metric} reads {what}, which {why}")]
     Requires {
         /// The metric.
@@ -175,6 +176,10 @@ pub enum SidedError {
     /// aggregators given, or states that do not finish.
     #[error("aggregator states: {0}")]
     AggregateStates(String),
+    /// Bytes that are not the facts of the whole qrels, or parts of them
+    /// that do not merge.
+    #[error(transparent)]
+    QrelsFacts(#[from] QrelsFactsError),
 }
 
 impl From<AggregateStateError> for SidedError {
@@ -229,18 +234,37 @@ pub struct Context {
     /// read in the whole qrels.
     pub subtopics: Option<Arc<SubtopicQrels>>,
     /// The document groups (`Qrels::with_doc_groups`): a table of
-    /// documents, the same whole table in every chunk.
+    /// documents, the same whole table in every chunk, with the per-query
+    /// group targets when a metric reads them (`DocumentGroups::with_targets`).
     pub doc_groups: Option<Arc<DocumentGroups>>,
+    /// The file of the group targets, when given: every chunk's judged
+    /// queries must have a target, as every judged query must on the
+    /// command line (`CorpusSources::check_targets_cover`, which names it).
+    pub group_targets: Option<std::path::PathBuf>,
+    /// The label propensities (the propensity-scored metrics), with the
+    /// file they were read from (named when a judged label has no given
+    /// inverse propensity).
+    pub propensities: Option<(std::path::PathBuf, Arc<LabelPropensities>)>,
+    /// What the whole qrels give each chunk: the normalisers and the
+    /// documents judged for any query, gathered by a first pass over every
+    /// partition's judgements ([`SidedEvaluator::qrels_facts`], merged,
+    /// [`QrelsFacts::whole`]). Each chunk's per-document facts are built
+    /// over its own qrels (the judge looks a query's judgements up by its
+    /// number in the chunk's qrels) with these in place of what the chunk
+    /// alone would give (`DocumentContext::build_part`).
+    pub whole: WholeQrels,
 }
 
 /// Why a stream of chunks cannot give a metric `requirement` with
-/// `context`, or `Ok` when it can. Label propensities are refused because
-/// PSP's and PSnDCG's normaliser is a mean over every query of the qrels
-/// (`rankeval_core::context::PropensityJudgements`), and the documents
-/// judged anywhere (Hole@k) are a set over every query: a chunk holds
-/// some queries only, and would give a different number silently.
+/// `context`, or `Ok` when it can. PSP's and PSnDCG's normaliser is a mean
+/// over every query of the qrels, and the documents judged anywhere
+/// (Hole@k) a set over every query: a chunk holds some queries only, so
+/// both come from the first pass over the qrels (`context.whole`), never
+/// from the chunk, which would give a different number silently.
 pub fn carried(requirement: Requirement, context: &Context) -> Result<(), &'static str> {
     carriable(requirement)?;
+    let gathered = "were not gathered over every query of the qrels (the first pass over the \
+                    judgements, `SidedEvaluator::qrels_facts`)";
     match requirement {
         Requirement::Subtopics if context.subtopics.is_none() => {
             Err("were not given to the Spark evaluator (subtopic_qrels=PATH)")
@@ -248,6 +272,20 @@ pub fn carried(requirement: Requirement, context: &Context) -> Result<(), &'stat
         Requirement::DocumentGroups if context.doc_groups.is_none() => {
             Err("were not given to the Spark evaluator (doc_groups=PATH)")
         }
+        Requirement::GroupTargets
+            if !context
+                .doc_groups
+                .as_ref()
+                .is_some_and(|groups| groups.has_targets()) =>
+        {
+            Err("were not given to the Spark evaluator (group_targets=PATH with doc_groups=PATH)")
+        }
+        Requirement::Propensities if context.propensities.is_none() => Err(
+            "were not given to the Spark evaluator (label_counts=PATH with train_instances=N, or \
+             inverse_propensities=PATH)",
+        ),
+        Requirement::Propensities if context.whole.normalisers.is_none() => Err(gathered),
+        Requirement::JudgedAnywhere if context.whole.judged_anywhere.is_none() => Err(gathered),
         _ => Ok(()),
     }
 }
@@ -258,16 +296,11 @@ pub fn carried(requirement: Requirement, context: &Context) -> Result<(), &'stat
 /// cannot evaluate is not told to give an input it cannot use.
 pub fn carriable(requirement: Requirement) -> Result<(), &'static str> {
     match requirement {
-        Requirement::Subtopics | Requirement::DocumentGroups => Ok(()),
-        Requirement::Propensities => Err(
-            "the Spark evaluator cannot give it: its normaliser is a mean over every query of the \
-             qrels, and a Spark task sees only its partition's queries; evaluate it with \
-             `rankeval eval` or `rankeval_rs.evaluate`",
-        ),
-        Requirement::GroupTargets => Err(
-            "the Spark evaluator does not take per-query group targets yet; evaluate it with \
-             `rankeval eval` or `rankeval_rs.evaluate`",
-        ),
+        Requirement::Subtopics
+        | Requirement::DocumentGroups
+        | Requirement::GroupTargets
+        | Requirement::Propensities
+        | Requirement::JudgedAnywhere => Ok(()),
         _ => Err(
             "the Spark evaluator cannot give it: it is read over every query of the qrels, and a \
              Spark task sees only its partition's queries; evaluate it with `rankeval eval` or \
@@ -584,6 +617,85 @@ impl SidedEvaluator {
             })
     }
 
+    /// `qrels` (a chunk's) with the per-document facts the metrics read:
+    /// each query's judgements from the chunk, the normalisers and the
+    /// documents judged anywhere from the whole qrels ([`Context::whole`]);
+    /// `qrels` as they are when no metric reads any.
+    fn with_documents(&self, qrels: Qrels) -> Result<Qrels, SidedError> {
+        if !super::qrels_facts::needed(&self.metrics) {
+            return Ok(qrels);
+        }
+        let mut requirements: Vec<Requirement> = Vec::new();
+        for metric in &self.metrics {
+            for &r in metric.requires() {
+                if !requirements.contains(&r) {
+                    requirements.push(r);
+                }
+            }
+        }
+        let table = self
+            .context
+            .propensities
+            .as_ref()
+            .map(|(_, t)| Arc::clone(t));
+        let documents =
+            DocumentContext::build_part(&qrels, &requirements, table, &self.context.whole)
+                .map_err(|e| self.missing_propensity(&e))?;
+        Ok(qrels.with_documents(Arc::new(documents)))
+    }
+
+    /// A judged label without a given inverse propensity, named by the
+    /// propensities' file as the command line names it.
+    fn missing_propensity(
+        &self,
+        missing: &rankeval_core::context::MissingPropensity,
+    ) -> SidedError {
+        SidedError::Read(ReadError {
+            path: self
+                .context
+                .propensities
+                .as_ref()
+                .map_or_else(String::new, |(path, _)| path.display().to_string()),
+            line: None,
+            kind: ReadErrorKind::BadField(missing.to_string()),
+        })
+    }
+
+    /// The first pass over the qrels: the facts of the whole qrels that
+    /// the metrics read ([`QrelsFacts`]: the propensity normalisers' sums,
+    /// the documents judged), over the judgement rows of `batches` (the
+    /// sided layout; rows of runs are ignored), as bytes to merge with
+    /// [`merge_qrels_facts`]. Every judgement of a query must be in the
+    /// same call (a partition of the qrels repartitioned by query); the
+    /// rows are read as a chunk's are, so the same checks apply.
+    pub fn qrels_facts(&self, batches: &[RecordBatch]) -> Result<Vec<u8>, SidedError> {
+        let mut judged = Vec::new();
+        for batch in batches {
+            check_input(batch)?;
+            let side = batch
+                .column_by_name("side")
+                .map(|c| c.as_primitive::<Int8Type>().clone())
+                .ok_or_else(|| missing("side"))?;
+            let mine: BooleanArray = side.iter().map(|s| Some(s == Some(SIDE_QRELS))).collect();
+            let rows = filter_record_batch(batch, &mine)?;
+            if rows.num_rows() > 0 {
+                judged.push(rows);
+            }
+        }
+        let qrels = match judged.first() {
+            None => empty_qrels()?,
+            Some(first) => {
+                let rows = concat_batches(&first.schema(), &judged)?;
+                qrels_from_batches("qrels", std::slice::from_ref(&rows), &columns())
+                    .map_err(|e| located(e, &rows, "the judgements", |c| self.shown(c)))?
+            }
+        };
+        let table = self.context.propensities.as_ref().map(|(_, t)| t);
+        let facts = QrelsFacts::of_part(&qrels, &self.metrics, self.options.level, table)
+            .map_err(|e| self.missing_propensity(&e))?;
+        Ok(facts.to_bytes())
+    }
+
     /// Evaluates whole queries: the judgements and each run of `chunk`.
     fn evaluate_chunk(&mut self, chunk: &[RecordBatch]) -> Result<RecordBatch, SidedError> {
         let schema = chunk[0].schema();
@@ -614,8 +726,18 @@ impl SidedEvaluator {
             qrels = qrels.with_subtopics(Arc::clone(subtopics));
         }
         if let Some(groups) = &self.context.doc_groups {
+            if let Some(path) = &self.context.group_targets {
+                // Every judged query needs its target, as on the command
+                // line (the count it gives is the chunk's).
+                crate::corpus::CorpusSources {
+                    group_targets: Some(path.clone()),
+                    ..Default::default()
+                }
+                .check_targets_cover(&qrels, groups, &self.metrics)?;
+            }
             qrels = qrels.with_doc_groups(Arc::clone(groups));
         }
+        let qrels = self.with_documents(qrels)?;
         let run_names = run_rows
             .column_by_name("run")
             .ok_or_else(|| missing("run"))?
@@ -674,6 +796,27 @@ impl SidedEvaluator {
         }
         out.finish(self.output.clone())
     }
+}
+
+/// The facts of the whole qrels from every partition's
+/// [`SidedEvaluator::qrels_facts`] bytes, merged (in any order: the same
+/// bits), as bytes that every task decodes with [`whole_qrels`].
+pub fn merge_qrels_facts(parts: &[&[u8]]) -> Result<Vec<u8>, SidedError> {
+    let mut merged: Option<QrelsFacts> = None;
+    for part in parts {
+        let facts = QrelsFacts::from_bytes(part)?;
+        match &mut merged {
+            None => merged = Some(facts),
+            Some(all) => all.merge(facts)?,
+        }
+    }
+    Ok(merged.unwrap_or_default().to_bytes())
+}
+
+/// What [`merge_qrels_facts`]'s bytes give each chunk
+/// ([`Context::whole`]).
+pub fn whole_qrels(bytes: &[u8]) -> Result<WholeQrels, SidedError> {
+    Ok(QrelsFacts::from_bytes(bytes)?.whole())
 }
 
 /// The output schema for metrics named `metrics`.
@@ -1383,6 +1526,7 @@ mod tests {
         let context = Context {
             subtopics: Some(Arc::new(subtopics.finish().unwrap())),
             doc_groups: Some(Arc::new(groups.finish().unwrap())),
+            ..Context::default()
         };
         let list = |q: usize| -> Vec<(String, f64)> {
             (0..1 + q % 9)
@@ -1521,12 +1665,231 @@ mod tests {
             .with_context(given);
             let message = evaluator.check_requirements().unwrap_err().to_string();
             assert!(message.starts_with(want), "{metric}: {message}");
-            if metric.starts_with("ps") || metric.starts_with("hole") {
+            if metric.starts_with("ps") {
                 assert!(
-                    message.contains("a Spark task sees only its partition's queries"),
+                    message.contains("were not given to the Spark evaluator (label_counts=PATH"),
                     "{message}"
                 );
             }
+            if metric.starts_with("hole") {
+                assert!(
+                    message.contains("were not gathered over every query of the qrels"),
+                    "{message}"
+                );
+            }
+        }
+    }
+
+    /// The facts of the whole qrels (`Context::whole`): the first pass
+    /// over each stream's judgements (`qrels_facts`), merged in reverse
+    /// order, given to every stream; the propensity-scored metrics (their
+    /// normaliser a mean over every query of the qrels, queries judged and
+    /// absent from the run included) and Hole@k (documents judged for any
+    /// query) over 1, 3 and 7 streams in chunks of any size are the bits
+    /// of the whole qrels, as the command line evaluates them; without the
+    /// first pass's facts, or without propensities, they are refused.
+    #[test]
+    fn facts_of_the_whole_qrels_ride_with_every_chunk() {
+        use rankeval_core::{DocumentContext, LabelPropensities};
+        use std::collections::HashMap;
+
+        let metrics = || -> Vec<Box<dyn Metric>> {
+            [
+                "psp@3",
+                "psp",
+                "psp(a=0.3,b=4)@5",
+                "psndcg@5",
+                "psndcg(rel=2,family=amazon)@4",
+                "hole@4",
+                "hole",
+                "ndcg@5",
+            ]
+            .iter()
+            .map(|m| parse_metric(m).unwrap())
+            .collect()
+        };
+        let doc = |d: usize| format!("d{d}");
+        let counts: HashMap<Box<[u8]>, u64> = (0..30)
+            .filter(|d| d % 4 != 0)
+            .map(|d| (Box::from(doc(d).as_bytes()), ((d * 7) % 23) as u64))
+            .collect();
+        let table = Arc::new(LabelPropensities::Counts {
+            counts,
+            instances: 500,
+        });
+        let queries: Vec<String> = (0..24).map(|q| format!("q{q:02}")).collect();
+        let judged: Vec<(String, String, f64)> = queries
+            .iter()
+            .enumerate()
+            .flat_map(|(q, query)| {
+                (q % 4..30)
+                    .step_by(3 + q % 4)
+                    .map(move |d| (query.clone(), doc(d), ((q + d) % 3) as f64))
+            })
+            .collect();
+        // Queries 0 to 2 are judged only: they count in the normaliser.
+        let list = |q: usize| -> Vec<(String, f64)> {
+            (0..1 + q % 8)
+                .map(|j| (doc((q * 7 + j * 11) % 30), 9.0 - (j / 2) as f64))
+                .collect()
+        };
+        let mut whole_qrels = QrelsBuilder::new();
+        for (query, d, grade) in &judged {
+            whole_qrels
+                .push(query.as_str(), d.as_str(), *grade)
+                .unwrap();
+        }
+        let whole_qrels = whole_qrels.finish().unwrap();
+        let requirements = [Requirement::Propensities, Requirement::JudgedAnywhere];
+        let documents =
+            DocumentContext::build(&whole_qrels, &requirements, Some(Arc::clone(&table))).unwrap();
+        let whole_qrels = whole_qrels.with_documents(Arc::new(documents));
+        let mut whole_run = RunBuilder::new();
+        for (q, query) in queries.iter().enumerate().skip(3) {
+            for (d, score) in list(q) {
+                whole_run
+                    .push_scored(query.as_str(), d.as_str(), score)
+                    .unwrap();
+            }
+        }
+        let whole_run = whole_run.finish(rankeval_core::Duplicates::Error).unwrap();
+        let whole = evaluate(&whole_qrels, &whole_run, &metrics(), &Options::default());
+        let mut want: Vec<(String, Vec<u64>)> = (0..whole.queries().len())
+            .map(|q| {
+                let values = (0..metrics().len()).map(|m| whole.value(q, m).to_bits());
+                (whole.queries()[q].to_string(), values.collect())
+            })
+            .collect();
+        want.sort();
+        for m in [0, 3, 4, 5] {
+            assert!(
+                want.iter().any(|(_, v)| {
+                    let x = f64::from_bits(v[m]);
+                    x > 0.0 && x < 1.0
+                }),
+                "metric {m} has values strictly between 0 and 1"
+            );
+        }
+        let given = Context {
+            propensities: Some((std::path::PathBuf::from("counts.csv"), Arc::clone(&table))),
+            ..Context::default()
+        };
+        let evaluator = |chunk_rows: usize, context: Context| {
+            SidedEvaluator::new(
+                metrics(),
+                Options::default(),
+                ReadOptions::default(),
+                vec!["r".to_owned()],
+                chunk_rows,
+            )
+            .with_context(context)
+        };
+        for partitions in [1, 3, 7] {
+            let streams: Vec<Vec<OwnedRow<'_>>> = (0..partitions)
+                .map(|p| {
+                    let mut rows: Vec<OwnedRow<'_>> = Vec::new();
+                    for (q, query) in queries.iter().enumerate() {
+                        if q % partitions != p {
+                            continue;
+                        }
+                        for (_, d, grade) in judged.iter().filter(|(x, _, _)| x == query) {
+                            rows.push((
+                                SIDE_QRELS,
+                                None,
+                                query.clone(),
+                                d.clone(),
+                                None,
+                                Some(*grade),
+                            ));
+                        }
+                        if q > 2 {
+                            for (d, score) in list(q) {
+                                rows.push((
+                                    SIDE_RUN,
+                                    Some("r"),
+                                    query.clone(),
+                                    d,
+                                    Some(score),
+                                    None,
+                                ));
+                            }
+                        }
+                    }
+                    rows
+                })
+                .collect();
+            let borrowed = |rows: &[OwnedRow<'_>]| -> Vec<RecordBatch> {
+                let rows: Vec<Row<'_>> = rows
+                    .iter()
+                    .map(|(side, run, q, d, score, grade)| {
+                        (*side, *run, q.as_str(), d.as_str(), *score, *grade)
+                    })
+                    .collect();
+                rows.chunks(4).map(batch).collect()
+            };
+            // The first pass, each stream's part; merged in reverse, with
+            // an empty part (the driver's).
+            let first = evaluator(100, given.clone());
+            let mut parts: Vec<Vec<u8>> = streams
+                .iter()
+                .map(|rows| first.qrels_facts(&borrowed(rows)).unwrap())
+                .collect();
+            parts.push(first.qrels_facts(&[]).unwrap());
+            let reversed: Vec<&[u8]> = parts.iter().rev().map(Vec::as_slice).collect();
+            let merged = merge_qrels_facts(&reversed).unwrap();
+            let context = Context {
+                whole: super::whole_qrels(&merged).unwrap(),
+                ..given.clone()
+            };
+            for chunk_rows in [1, 5, 1000] {
+                let mut got: Vec<(String, Vec<u64>)> = Vec::new();
+                for rows in &streams {
+                    let mut evaluator = evaluator(chunk_rows, context.clone());
+                    evaluator.check_requirements().unwrap();
+                    let mut out = Vec::new();
+                    for piece in borrowed(rows) {
+                        out.extend(evaluator.push(piece).unwrap());
+                    }
+                    out.extend(evaluator.finish().unwrap());
+                    got.extend(value_rows(&out, metrics().len()));
+                }
+                got.sort();
+                assert_eq!(got, want, "{partitions} partitions, chunks of {chunk_rows}");
+            }
+        }
+        // Without the first pass's facts, or without propensities: refused.
+        for (context, metric, want) in [
+            (
+                given.clone(),
+                "psp@3",
+                "were not gathered over every query of the qrels",
+            ),
+            (
+                given.clone(),
+                "hole@4",
+                "were not gathered over every query of the qrels",
+            ),
+            (
+                Context::default(),
+                "psndcg@5",
+                "were not given to the Spark evaluator",
+            ),
+        ] {
+            let evaluator = SidedEvaluator::new(
+                vec![parse_metric(metric).unwrap()],
+                Options::default(),
+                ReadOptions::default(),
+                vec!["r".to_owned()],
+                100,
+            )
+            .with_context(context);
+            let message = evaluator.check_requirements().unwrap_err().to_string();
+            assert!(message.contains(want), "{metric}: {message}");
+        }
+        // Bytes that are not facts, or cut short, are refused.
+        let good = evaluator(100, given.clone()).qrels_facts(&[]).unwrap();
+        for bad in [&b"nope"[..], &good[..good.len() - 1], &[]] {
+            assert!(merge_qrels_facts(&[bad]).is_err());
         }
     }
 
@@ -1568,6 +1931,7 @@ mod tests {
         let context = Context {
             subtopics: None,
             doc_groups: Some(Arc::new(groups.finish().unwrap())),
+            ..Context::default()
         };
         let queries: Vec<String> = (0..15).map(|q| format!("q{q:02}")).collect();
         // Query q's samples, in the (scrambled) order their rows come.
