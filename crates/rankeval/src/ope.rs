@@ -33,7 +33,7 @@ use rankeval_ope::{
 };
 use serde::Serialize;
 
-use crate::read::impressions::{PropensityForm, RewardPer};
+use crate::read::impressions::{PropensityForm, Ragged, RewardPer};
 
 /// The estimators, their states, estimates and options (`rankeval-ope`).
 pub use rankeval_ope as estimators;
@@ -45,7 +45,7 @@ pub mod merged;
 /// The log as read (`rankeval_readers::impressions`), for a program that
 /// builds one itself.
 pub use crate::read::RowAt;
-pub use crate::read::impressions::{Impression, ImpressionLog};
+pub use crate::read::impressions::{Impression, ImpressionLog, ImpressionRef, Impressions};
 
 /// The most ordered prefixes a Plackett-Luce marginal enumerates per
 /// position: 10^6.
@@ -827,13 +827,13 @@ pub fn gate_misfit(
 
 /// What the estimators read of one candidate, per impression.
 struct PolicyInputs {
-    /// The target's probabilities, in the log's form (none for a click
-    /// log).
-    targets: Vec<Vec<f64>>,
+    /// The target's probabilities, in the log's form, a row per
+    /// impression (empty rows for a click log).
+    targets: Ragged<f64>,
     /// The reward model's predictions, when an estimator needs them.
-    predictions: Option<Vec<Predicted>>,
+    predictions: Option<Predicted>,
     /// A click log's impressions as the target ranking sees them.
-    ranked: Option<Vec<click::Ranked>>,
+    ranked: Option<click::Ranked>,
 }
 
 /// One candidate's target probabilities of each impression (for a click
@@ -848,7 +848,13 @@ fn policy_inputs(
 ) -> Result<PolicyInputs, OpeRunError> {
     if log.form == PropensityForm::Examination {
         return Ok(PolicyInputs {
-            targets: vec![Vec::new(); log.impressions.len()],
+            targets: {
+                let mut empty = Ragged::new();
+                for _ in 0..log.impressions.len() {
+                    empty.push(&[]);
+                }
+                empty
+            },
             predictions: None,
             ranked: Some(click::ranked(log, log_name, candidate)?),
         });
@@ -1102,11 +1108,9 @@ fn sampled(log: &ImpressionLog, candidates: &[Candidate]) -> bool {
             .any(|c| matches!(c.policy, TargetPolicy::PlackettLuce { .. }))
 }
 
-/// One impression's Plackett-Luce marginals to draw: where they go in the
-/// output, the context's model, the slate as indices into its list, and
-/// the impression's stream.
+/// One impression's Plackett-Luce marginals to draw: the context's model,
+/// the slate as indices into its list, and the impression's stream.
 struct SampledJob {
-    at: usize,
     model: Arc<PlackettLuce>,
     slate: Vec<Option<usize>>,
     stream: u64,
@@ -1119,9 +1123,9 @@ fn target_probabilities(
     candidate: &Candidate,
     plan: &OpePlan,
     logged: &HashSet<(u32, u32)>,
-) -> Result<Vec<Vec<f64>>, OpeRunError> {
+) -> Result<Ragged<f64>, OpeRunError> {
     let len = log.slate_len;
-    let mut out = Vec::with_capacity(log.impressions.len());
+    let mut out = Ragged::new();
     let mut checked: HashMap<u32, ()> = HashMap::new();
     let mut jobs: Vec<SampledJob> = Vec::new();
     let mut models: HashMap<u32, Arc<PlackettLuce>> = HashMap::new();
@@ -1132,7 +1136,6 @@ fn target_probabilities(
             TargetPolicy::LogColumn => {
                 let p = imp
                     .target
-                    .clone()
                     .ok_or_else(|| OpeRunError::NoTargetColumn(candidate.name.clone()))?;
                 out.push(p);
                 continue;
@@ -1175,16 +1178,16 @@ fn target_probabilities(
                     }
                 }
                 // Whether the target shows the logged item at each position.
-                let mut agree = top.zip(&imp.items).map(|(a, &b)| a == log.ids.resolve(b));
-                out.push(match log.form {
+                let mut agree = top.zip(imp.items).map(|(a, &b)| a == log.ids.resolve(b));
+                match log.form {
                     PropensityForm::Action
                     | PropensityForm::Marginal
                     | PropensityForm::Cascade
                     | PropensityForm::Examination => {
-                        agree.map(|a| f64::from(u8::from(a))).collect()
+                        out.push_iter(agree.map(|a| f64::from(u8::from(a))));
                     }
-                    PropensityForm::Slate => vec![f64::from(u8::from(agree.all(|a| a)))],
-                });
+                    PropensityForm::Slate => out.push(&[f64::from(u8::from(agree.all(|a| a)))]),
+                }
             }
             TargetPolicy::PlackettLuce { temperature, .. } => {
                 let shown: Vec<&[u8]> = imp.items.iter().map(|&i| log.ids.resolve(i)).collect();
@@ -1212,25 +1215,25 @@ fn target_probabilities(
                     (0..list.len()).map(|i| (list.doc(i), i)).collect();
                 let slate: Vec<Option<usize>> =
                     shown.iter().map(|s| index.get(s).copied()).collect();
-                out.push(match (log.form, plan.sampling) {
+                match (log.form, plan.sampling) {
                     (
                         PropensityForm::Action
                         | PropensityForm::Cascade
                         | PropensityForm::Examination,
                         _,
-                    ) => model.cascade(&slate),
-                    (PropensityForm::Slate, _) => vec![model.slate(&slate)],
+                    ) => out.push(&model.cascade(&slate)),
+                    (PropensityForm::Slate, _) => out.push(&[model.slate(&slate)]),
                     (PropensityForm::Marginal, Some(_)) => {
-                        // Drawn below, in parallel.
+                        // Drawn below, in parallel: every impression's
+                        // (the form and the policy are the log's and the
+                        // candidate's), so `out` stays empty here.
                         jobs.push(SampledJob {
-                            at: out.len(),
                             model,
                             slate,
                             stream: spark_xxhash64(log.ids.resolve(imp.id)) as u64,
                         });
-                        Vec::new()
                     }
-                    (PropensityForm::Marginal, None) => model.marginals(&slate, MARGINAL_LIMIT).ok_or_else(|| {
+                    (PropensityForm::Marginal, None) => out.push(&model.marginals(&slate, MARGINAL_LIMIT).ok_or_else(|| {
                         OpeRunError::Unfit(format!(
                             "policy `{}`: the Plackett-Luce marginals of context `{}` need more than {MARGINAL_LIMIT} \
                              orderings enumerated (a list of {} items, slates of {len}): \
@@ -1239,8 +1242,8 @@ fn target_probabilities(
                             context_text(),
                             list.len()
                         ))
-                    })?,
-                });
+                    })?),
+                }
             }
             TargetPolicy::LogColumn => {}
         }
@@ -1259,22 +1262,20 @@ fn target_probabilities(
                     .collect()
             })
             .collect();
-        for (job, marginals) in jobs.iter().zip(drawn) {
-            if let Some(slot) = out.get_mut(job.at) {
-                *slot = marginals;
-            }
+        for marginals in drawn {
+            out.push(&marginals);
         }
     }
     Ok(out)
 }
 
-/// A reward model's predictions for one impression, per position: the
+/// A reward model's predictions, a row per impression, per position: the
 /// logged item's `q̂(x, a_l)`, and the target's expected `Σ_b π(b|x,
 /// a_{<l}) q̂(x, b)` given the logged items above.
 #[derive(Clone, Debug)]
 struct Predicted {
-    logged: Vec<f64>,
-    target: Vec<f64>,
+    logged: Ragged<f64>,
+    target: Ragged<f64>,
 }
 
 /// Every impression's predictions under `candidate` (a run's policy).
@@ -1283,9 +1284,14 @@ fn predictions(
     log_name: &str,
     candidate: &Candidate,
     model: &RewardModel,
-) -> Result<Vec<Predicted>, OpeRunError> {
-    let mut out = Vec::with_capacity(log.impressions.len());
-    for imp in &log.impressions {
+) -> Result<Predicted, OpeRunError> {
+    let mut out = Predicted {
+        logged: Ragged::new(),
+        target: Ragged::new(),
+    };
+    let mut logged = Vec::new();
+    let mut target = Vec::new();
+    for imp in log.impressions.iter() {
         let context = log.ids.resolve(imp.context);
         let predict = |item: &[u8]| {
             model
@@ -1297,11 +1303,10 @@ fn predictions(
                     item: shorten_id(item),
                 })
         };
-        let shown: Vec<&[u8]> = imp.items.iter().map(|&i| log.ids.resolve(i)).collect();
-        let logged = shown
-            .iter()
-            .map(|item| predict(item))
-            .collect::<Result<Vec<_>, _>>()?;
+        logged.clear();
+        for &item in imp.items {
+            logged.push(predict(log.ids.resolve(item))?);
+        }
         // The run was checked to rank the context (target_probabilities).
         let (TargetPolicy::Ranking(run) | TargetPolicy::PlackettLuce { run, .. }) =
             &candidate.policy
@@ -1316,7 +1321,7 @@ fn predictions(
                 context: shorten_id(context),
             });
         };
-        let mut target = Vec::with_capacity(shown.len());
+        target.clear();
         match &candidate.policy {
             TargetPolicy::PlackettLuce { temperature, .. } => {
                 let scores: Vec<f64> = (0..list.len())
@@ -1333,12 +1338,15 @@ fn predictions(
                 })?;
                 let index: HashMap<&[u8], usize> =
                     (0..list.len()).map(|i| (list.doc(i), i)).collect();
-                let slate: Vec<Option<usize>> =
-                    shown.iter().map(|s| index.get(s).copied()).collect();
+                let slate: Vec<Option<usize>> = imp
+                    .items
+                    .iter()
+                    .map(|&s| index.get(log.ids.resolve(s)).copied())
+                    .collect();
                 let q: Vec<f64> = (0..list.len())
                     .map(|i| predict(list.doc(i)))
                     .collect::<Result<_, _>>()?;
-                for l in 0..shown.len() {
+                for l in 0..imp.items.len() {
                     let next = pl.next(&slate[..l]);
                     target.push(rankeval_core::exact_sum::fsum(
                         next.iter().zip(&q).map(|(p, q)| p * q),
@@ -1346,12 +1354,13 @@ fn predictions(
                 }
             }
             _ => {
-                for l in 0..shown.len() {
+                for l in 0..imp.items.len() {
                     target.push(predict(list.doc(l))?);
                 }
             }
         }
-        out.push(Predicted { logged, target });
+        out.logged.push(&logged);
+        out.target.push(&target);
     }
     Ok(out)
 }
@@ -1362,8 +1371,9 @@ fn contributions(
     inputs: &PolicyInputs,
     estimator: &OpeEstimator,
 ) -> Result<(State, Vec<Contribution>), (Option<usize>, OpeError)> {
-    let (targets, predictions) = (&inputs.targets, inputs.predictions.as_deref());
+    let (targets, predictions) = (&inputs.targets, inputs.predictions.as_ref());
     let mut contributions = Vec::with_capacity(log.impressions.len());
+    let mut scratch = click::Scratch::default();
     let mut state = match estimator {
         OpeEstimator::Bandit(b) => {
             b.validate().map_err(|e| (None, e))?;
@@ -1375,8 +1385,9 @@ fn contributions(
             c.state()
         }
     };
-    for (index, (imp, target)) in log.impressions.iter().zip(targets).enumerate() {
-        let predicted = predictions.and_then(|p| p.get(index));
+    for (index, (imp, target)) in log.impressions.iter().zip(targets.iter()).enumerate() {
+        let predicted =
+            predictions.and_then(|p| Some((p.logged.get(index)?, p.target.get(index)?)));
         let c = match estimator {
             OpeEstimator::Bandit(b) => b
                 .contribution(
@@ -1385,9 +1396,9 @@ fn contributions(
                         reward: imp.rewards.iter().sum(),
                         logging: imp.propensities.first().copied().unwrap_or(f64::NAN),
                         target: target.first().copied().unwrap_or(f64::NAN),
-                        model: predicted.map(|p| bandit::Prediction {
-                            logged: p.logged.first().copied().unwrap_or(f64::NAN),
-                            target: p.target.first().copied().unwrap_or(f64::NAN),
+                        model: predicted.map(|(logged, target)| bandit::Prediction {
+                            logged: logged.first().copied().unwrap_or(f64::NAN),
+                            target: target.first().copied().unwrap_or(f64::NAN),
                         }),
                     },
                 )
@@ -1398,19 +1409,17 @@ fn contributions(
                 s.contribution(
                     index,
                     &slate::Record {
-                        rewards: &imp.rewards,
-                        logging: probabilities(&imp.propensities),
+                        rewards: imp.rewards,
+                        logging: probabilities(imp.propensities),
                         target: probabilities(target),
-                        model: predicted.map(|p| slate::CascadeModel {
-                            logged: &p.logged,
-                            target: &p.target,
-                        }),
+                        model: predicted
+                            .map(|(logged, target)| slate::CascadeModel { logged, target }),
                     },
                 )
                 .map_err(|e| (Some(index), e))?
             }
             OpeEstimator::Click(c) => {
-                let ranked = inputs.ranked.as_deref().and_then(|r| r.get(index));
+                let ranked = inputs.ranked.as_ref().and_then(|r| r.get(index));
                 let Some(ranked) = ranked else {
                     // A click estimator reads a click log (check_plan).
                     return Err((
@@ -1423,8 +1432,15 @@ fn contributions(
                         },
                     ));
                 };
-                click::contribution(c, index, &imp.rewards, &imp.propensities, ranked)
-                    .map_err(|e| (Some(index), e))?
+                click::contribution(
+                    c,
+                    index,
+                    imp.rewards,
+                    imp.propensities,
+                    ranked,
+                    &mut scratch,
+                )
+                .map_err(|e| (Some(index), e))?
             }
         };
         state.add(index, &c).map_err(|e| (Some(index), e))?;

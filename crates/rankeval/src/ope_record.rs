@@ -38,7 +38,7 @@ impl OpeEstimator {
 /// ([`rankeval_history::fingerprint`]'s definition): its impressions in
 /// byte order of their ids, whatever the file's order, format or layout.
 pub fn log_fingerprint(log: &ImpressionLog) -> String {
-    let mut order: Vec<&crate::ope::Impression> = log.impressions.iter().collect();
+    let mut order: Vec<crate::ope::ImpressionRef<'_>> = log.impressions.iter().collect();
     order.sort_unstable_by(|a, b| log.ids.resolve(a.id).cmp(log.ids.resolve(b.id)));
     let reward = match log.reward {
         crate::read::impressions::RewardPer::Impression => "impression",
@@ -53,9 +53,9 @@ pub fn log_fingerprint(log: &ImpressionLog) -> String {
             id: log.ids.resolve(imp.id),
             context: log.ids.resolve(imp.context),
             items: &items,
-            rewards: &imp.rewards,
-            propensities: &imp.propensities,
-            target: imp.target.as_deref(),
+            rewards: imp.rewards,
+            propensities: imp.propensities,
+            target: imp.target,
         });
     }
     // The reader refuses an impression id twice, so the ids sorted are

@@ -19,6 +19,7 @@ use rankeval_ope::click::{Click, ClickIps, RankWeight, Record, power_law};
 use rankeval_ope::{Contribution, OpeError};
 
 use super::{Candidate, ImpressionLog, OpeRunError, TargetPolicy};
+use crate::read::impressions::Ragged;
 
 /// The examination propensities given per rank instead of as a log column.
 #[derive(Clone, Debug, PartialEq)]
@@ -130,9 +131,7 @@ impl Examination {
                 }
             }
         }
-        for imp in &mut log.impressions {
-            imp.propensities.clone_from(&by_rank);
-        }
+        log.impressions.set_propensities(&by_rank);
         Ok(())
     }
 }
@@ -210,13 +209,20 @@ fn parse_metric(text: &str, rest: &str) -> Result<ClickIps, String> {
     Ok(estimator)
 }
 
-/// One impression as a target ranking sees it: the target's rank (from 1)
-/// of each shown item, `None` when it does not rank it, and how many
-/// items it ranks for the context.
+/// Every impression as a target ranking sees it, in columns: the
+/// target's rank (from 1) of each shown item, `None` when it does not rank
+/// it, and how many items it ranks for the context.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Ranked {
-    ranks: Vec<Option<usize>>,
-    len: usize,
+    ranks: Ragged<Option<usize>>,
+    lens: Vec<usize>,
+}
+
+impl Ranked {
+    /// Impression `index`'s ranks and the target's list length.
+    pub(super) fn get(&self, index: usize) -> Option<(&[Option<usize>], usize)> {
+        Some((self.ranks.get(index)?, *self.lens.get(index)?))
+    }
 }
 
 /// Every impression of `log` as `candidate`'s ranking sees it. Errors: a
@@ -225,7 +231,7 @@ pub(super) fn ranked(
     log: &ImpressionLog,
     log_name: &str,
     candidate: &Candidate,
-) -> Result<Vec<Ranked>, OpeRunError> {
+) -> Result<Ranked, OpeRunError> {
     let TargetPolicy::Ranking(run) = &candidate.policy else {
         return Err(OpeRunError::Unfit(format!(
             "policy `{}`: a click log's target is a ranking (a run, without --plackett-luce \
@@ -234,7 +240,10 @@ pub(super) fn ranked(
         )));
     };
     let mut by_context: HashMap<u32, (HashMap<u32, usize>, usize)> = HashMap::new();
-    let mut out = Vec::with_capacity(log.impressions.len());
+    let mut out = Ranked {
+        ranks: Ragged::new(),
+        lens: Vec::with_capacity(log.impressions.len()),
+    };
     for imp in &log.impressions {
         let (ranks, len) = match by_context.entry(imp.context) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
@@ -255,43 +264,48 @@ pub(super) fn ranked(
                 e.insert((ranks, list.len()))
             }
         };
-        out.push(Ranked {
-            ranks: imp
-                .items
-                .iter()
-                .map(|item| ranks.get(item).copied())
-                .collect(),
-            len: *len,
-        });
+        out.ranks
+            .push_iter(imp.items.iter().map(|item| ranks.get(item).copied()));
+        out.lens.push(*len);
     }
     Ok(out)
 }
 
+/// What [`contribution`] fills per impression, kept from one to the next.
+#[derive(Default)]
+pub(super) struct Scratch {
+    chosen: Vec<Click>,
+    shown: Vec<usize>,
+}
+
 /// The contribution of impression `index`: its clicks (rewards of 1) at
-/// their logged positions' propensities and the target's ranks.
+/// their logged positions' propensities and the target's ranks (`ranks`,
+/// of a list of `len`).
 pub(super) fn contribution(
     estimator: &ClickIps,
     index: usize,
     clicks: &[f64],
     propensities: &[f64],
-    ranked: &Ranked,
+    (ranks, len): (&[Option<usize>], usize),
+    scratch: &mut Scratch,
 ) -> Result<Contribution, OpeError> {
-    let mut chosen = Vec::new();
+    scratch.chosen.clear();
     for (l, &click) in clicks.iter().enumerate() {
         if click != 0.0 {
-            chosen.push(Click {
-                target_rank: ranked.ranks.get(l).copied().flatten(),
+            scratch.chosen.push(Click {
+                target_rank: ranks.get(l).copied().flatten(),
                 propensity: propensities.get(l).copied().unwrap_or(f64::NAN),
             });
         }
     }
-    let shown: Vec<usize> = ranked.ranks.iter().flatten().copied().collect();
+    scratch.shown.clear();
+    scratch.shown.extend(ranks.iter().flatten().copied());
     estimator.contribution(
         index,
         &Record {
-            clicks: &chosen,
-            shown: &shown,
-            target_len: ranked.len,
+            clicks: &scratch.chosen,
+            shown: &scratch.shown,
+            target_len: len,
         },
     )
 }

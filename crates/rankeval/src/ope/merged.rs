@@ -384,10 +384,7 @@ pub fn group_slices(log: &ImpressionLog, groups: &crate::read::QueryGroups) -> V
             .map(|value| {
                 let sub = ImpressionLog {
                     ids: log.ids.clone(),
-                    impressions: members[value]
-                        .iter()
-                        .filter_map(|&i| log.impressions.get(i).cloned())
-                        .collect(),
+                    impressions: log.impressions.select(&members[value]),
                     slate_len: log.slate_len,
                     form: log.form,
                     reward: log.reward,

@@ -8,8 +8,8 @@ use rankeval_core::{Interner, shorten_id};
 
 use super::cell::{Cell, RawRow, RawTable};
 use super::{
-    COLUMNS, Column, Impression, ImpressionError, ImpressionLog, ImpressionOptions, Layout,
-    PropensityForm, RewardPer,
+    COLUMNS, Column, ImpressionError, ImpressionLog, ImpressionOptions, ImpressionRef, Impressions,
+    Layout, PropensityForm, RewardPer,
 };
 use crate::RowAt;
 
@@ -29,12 +29,14 @@ pub(super) fn assemble(
 /// checks, in the same order of rows, with the same messages as one call
 /// on every row.
 pub(super) struct Assembler<'a> {
-    check: Checker<'a>,
-    per_position: bool,
-    log: ImpressionLog,
-    impressions: Vec<Impression>,
-    /// Per impression: the impression ids seen, with their rows.
-    seen: HashMap<u32, RowAt>,
+    pub(super) check: Checker<'a>,
+    pub(super) per_position: bool,
+    pub(super) log: ImpressionLog,
+    pub(super) impressions: Impressions,
+    /// Per id: the impression it is the id of (`u32::MAX`: none yet).
+    pub(super) seen: Vec<u32>,
+    /// One row's lists, before it is added.
+    pub(super) row: RowLists,
     /// Per position: where each impression is gathered.
     index: HashMap<u32, usize>,
     gathering: Vec<Gathering>,
@@ -101,8 +103,9 @@ impl<'a> Assembler<'a> {
                 reward: options.reward,
                 ..ImpressionLog::default()
             },
-            impressions: Vec::new(),
-            seen: HashMap::new(),
+            impressions: Impressions::new(),
+            seen: Vec::new(),
+            row: RowLists::default(),
             index: HashMap::new(),
             gathering: Vec::new(),
         })
@@ -122,6 +125,7 @@ impl<'a> Assembler<'a> {
                 rows,
                 &mut self.log.ids,
                 &mut self.seen,
+                &mut self.row,
                 &mut self.impressions,
             )
         }
@@ -154,11 +158,11 @@ impl<'a> Assembler<'a> {
         } else {
             impressions
         };
-        let Some(first) = impressions.first() else {
+        let Some(first) = impressions.get(0) else {
             return Ok(log);
         };
         log.slate_len = first.items.len();
-        for imp in &impressions {
+        for imp in impressions.iter() {
             if imp.items.len() != log.slate_len {
                 return Err(check.at(
                     imp.at,
@@ -179,9 +183,9 @@ impl<'a> Assembler<'a> {
     }
 }
 
-struct Checker<'a> {
+pub(super) struct Checker<'a> {
     name: &'a str,
-    options: &'a ImpressionOptions,
+    pub(super) options: &'a ImpressionOptions,
 }
 
 /// One row of a per-position impression, before it is put in order.
@@ -236,9 +240,30 @@ impl Checker<'_> {
         Ok(ids.intern(&text))
     }
 
+    /// Whether `x` is a good value of `column` (what [`Checker::value`]
+    /// accepts, for a path that reads numbers without cells).
+    pub(super) fn accepts(&self, column: Column, x: f64) -> bool {
+        match column {
+            Column::Propensity => x > 0.0 && x <= 1.0,
+            Column::Target => (0.0..=1.0).contains(&x),
+            Column::Reward => {
+                x.is_finite()
+                    && (self.options.form != PropensityForm::Examination || x == 0.0 || x == 1.0)
+                    && self
+                        .options
+                        .reward_range
+                        .is_none_or(|(lo, hi)| (lo..=hi).contains(&x))
+            }
+            _ => true,
+        }
+    }
+
     /// A value of `column` checked as what it is.
     fn value(&self, at: RowAt, column: Column, cell: &Cell) -> Result<f64, ImpressionError> {
         let x = cell.value().map_err(|p| self.at(at, column, p))?;
+        if self.accepts(column, x) {
+            return Ok(x);
+        }
         let shown = || cell.shown();
         let problem = match column {
             Column::Propensity if x.is_nan() || x > 1.0 => Some(format!(
@@ -283,7 +308,7 @@ impl Checker<'_> {
     /// A per-impression value (a number; a list of one is taken).
     fn scalar(&self, row: &RawRow, column: Column) -> Result<f64, ImpressionError> {
         let cell = self.cell(row, column)?;
-        match cell.items().as_slice() {
+        match cell.items() {
             [one] => self.value(row.at, column, one),
             items => Err(self.at(
                 row.at,
@@ -296,8 +321,15 @@ impl Checker<'_> {
         }
     }
 
-    /// A per-position list of `len` values.
-    fn list(&self, row: &RawRow, column: Column, len: usize) -> Result<Vec<f64>, ImpressionError> {
+    /// A per-position list of `len` values, into `out` (emptied first).
+    fn list(
+        &self,
+        row: &RawRow,
+        column: Column,
+        len: usize,
+        out: &mut Vec<f64>,
+    ) -> Result<(), ImpressionError> {
+        out.clear();
         let cell = self.cell(row, column)?;
         let items = cell.items();
         if items.len() != len {
@@ -310,53 +342,61 @@ impl Checker<'_> {
                 ),
             ));
         }
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                self.value(row.at, column, c).map_err(|e| match e {
-                    ImpressionError::At {
-                        path,
-                        at,
-                        column,
-                        problem,
-                    } => ImpressionError::At {
-                        path,
-                        at,
-                        column,
-                        problem: format!("item {} of the list: {problem}", i + 1),
-                    },
-                    e => e,
-                })
-            })
-            .collect()
+        for (i, c) in items.iter().enumerate() {
+            let x = self.value(row.at, column, c).map_err(|e| match e {
+                ImpressionError::At {
+                    path,
+                    at,
+                    column,
+                    problem,
+                } => ImpressionError::At {
+                    path,
+                    at,
+                    column,
+                    problem: format!("item {} of the list: {problem}", i + 1),
+                },
+                e => e,
+            })?;
+            out.push(x);
+        }
+        Ok(())
+    }
+
+    /// A per-impression value (`per_position` false) or a list of `len`,
+    /// into `out` (emptied first).
+    fn values(
+        &self,
+        row: &RawRow,
+        column: Column,
+        per_position: bool,
+        len: usize,
+        out: &mut Vec<f64>,
+    ) -> Result<(), ImpressionError> {
+        if per_position {
+            self.list(row, column, len, out)
+        } else {
+            out.clear();
+            out.push(self.scalar(row, column)?);
+            Ok(())
+        }
     }
 
     fn per_impression(
         &self,
         rows: &[RawRow],
         ids: &mut Interner,
-        seen: &mut HashMap<u32, RowAt>,
-        out: &mut Vec<Impression>,
+        seen: &mut Vec<u32>,
+        lists: &mut RowLists,
+        out: &mut Impressions,
     ) -> Result<(), ImpressionError> {
         let form = self.options.form;
-        out.reserve(rows.len());
         for row in rows {
             let context = self.id(row, Column::Context, ids)?;
             let id = self.id(row, Column::Impression, ids)?;
-            if let Some(first) = seen.insert(id, row.at) {
-                return Err(self.at(
-                    row.at,
-                    Column::Impression,
-                    format!(
-                        "impression `{}` again (first at {first}): impression ids are unique",
-                        shorten_id(ids.resolve(id))
-                    ),
-                ));
-            }
+            self.unique(row.at, id, ids, seen, out)?;
             let items_cell = self.cell(row, Column::Item)?;
-            let mut items = Vec::new();
-            for (i, cell) in items_cell.items().into_iter().enumerate() {
+            lists.items.clear();
+            for (i, cell) in items_cell.items().iter().enumerate() {
                 let text = cell.id().map_err(|p| {
                     let p = if items_cell.is_list() {
                         format!("item {} of the list: {p}", i + 1)
@@ -365,41 +405,65 @@ impl Checker<'_> {
                     };
                     self.at(row.at, Column::Item, p)
                 })?;
-                items.push(ids.intern(&text));
+                lists.items.push(ids.intern(&text));
             }
-            let len = items.len();
+            let len = lists.items.len();
             self.shows(row.at, len)?;
-            let rewards = match self.options.reward {
-                RewardPer::Impression => vec![self.scalar(row, Column::Reward)?],
-                RewardPer::Position => self.list(row, Column::Reward, len)?,
-            };
-            let probabilities = |column| {
-                if form.per_position() {
-                    self.list(row, column, len)
-                } else {
-                    self.scalar(row, column).map(|p| vec![p])
-                }
-            };
-            let propensities = if self.options.propensities_by_rank {
-                Vec::new()
-            } else {
-                probabilities(Column::Propensity)?
-            };
+            let per_position = self.options.reward == RewardPer::Position;
+            self.values(row, Column::Reward, per_position, len, &mut lists.rewards)?;
+            lists.propensities.clear();
+            if !self.options.propensities_by_rank {
+                let per = form.per_position();
+                self.values(row, Column::Propensity, per, len, &mut lists.propensities)?;
+            }
             let target = match self.options.columns.target {
-                Some(_) => Some(probabilities(Column::Target)?),
+                Some(_) => {
+                    let per = form.per_position();
+                    self.values(row, Column::Target, per, len, &mut lists.target)?;
+                    Some(lists.target.as_slice())
+                }
                 None => None,
             };
-            out.push(Impression {
+            mark_seen(seen, id, out.len());
+            out.push_ref(&ImpressionRef {
                 context,
                 id,
-                items,
-                rewards,
-                propensities,
+                items: &lists.items,
+                rewards: &lists.rewards,
+                propensities: &lists.propensities,
                 target,
                 at: row.at,
             });
         }
         Ok(())
+    }
+
+    /// Refuses impression id `id` (read at `at`) when an impression of
+    /// `out` has it already.
+    pub(super) fn unique(
+        &self,
+        at: RowAt,
+        id: u32,
+        ids: &Interner,
+        seen: &[u32],
+        out: &Impressions,
+    ) -> Result<(), ImpressionError> {
+        let first = seen
+            .get(id as usize)
+            .filter(|&&i| i != u32::MAX)
+            .and_then(|&i| out.get(i as usize));
+        match first {
+            Some(first) => Err(self.at(
+                at,
+                Column::Impression,
+                format!(
+                    "impression `{}` again (first at {}): impression ids are unique",
+                    shorten_id(ids.resolve(id)),
+                    first.at
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// An impression shows at least one item, and one only under the
@@ -545,9 +609,10 @@ impl Checker<'_> {
         &self,
         gathering: Vec<Gathering>,
         ids: &Interner,
-    ) -> Result<Vec<Impression>, ImpressionError> {
+    ) -> Result<Impressions, ImpressionError> {
         let form = self.options.form;
-        let mut out = Vec::with_capacity(gathering.len());
+        let mut out = Impressions::new();
+        let mut lists = RowLists::default();
         for mut g in gathering {
             g.slots.sort_by_key(|s| (s.position, s.at_number()));
             for pair in g.slots.windows(2) {
@@ -578,40 +643,80 @@ impl Checker<'_> {
                 }
             }
             self.shows(g.at, g.slots.len())?;
-            let per = |f: fn(&Slot) -> Option<f64>, kept: Option<(f64, RowAt)>, per_row: bool| {
+            let per = |f: fn(&Slot) -> Option<f64>,
+                       kept: Option<(f64, RowAt)>,
+                       per_row: bool,
+                       into: &mut Vec<f64>| {
+                into.clear();
                 if per_row {
-                    g.slots.iter().map(|s| f(s).unwrap_or(f64::NAN)).collect()
+                    into.extend(g.slots.iter().map(|s| f(s).unwrap_or(f64::NAN)));
                 } else {
-                    kept.map(|(x, _)| vec![x]).unwrap_or_default()
+                    into.extend(kept.map(|(x, _)| x));
                 }
             };
-            let rewards = per(
+            per(
                 |s| s.reward,
                 g.reward,
                 self.options.reward == RewardPer::Position,
+                &mut lists.rewards,
             );
-            let propensities = if self.options.propensities_by_rank {
-                Vec::new()
-            } else {
-                per(|s| s.propensity, g.propensity, form.per_position())
+            lists.propensities.clear();
+            if !self.options.propensities_by_rank {
+                per(
+                    |s| s.propensity,
+                    g.propensity,
+                    form.per_position(),
+                    &mut lists.propensities,
+                );
+            }
+            let target = match self.options.columns.target {
+                Some(_) => {
+                    per(
+                        |s| s.target,
+                        g.target,
+                        form.per_position(),
+                        &mut lists.target,
+                    );
+                    Some(lists.target.as_slice())
+                }
+                None => None,
             };
-            let target = self
-                .options
-                .columns
-                .target
-                .as_ref()
-                .map(|_| per(|s| s.target, g.target, form.per_position()));
-            out.push(Impression {
+            lists.items.clear();
+            lists.items.extend(g.slots.iter().map(|s| s.item));
+            out.push_ref(&ImpressionRef {
                 context: g.context,
                 id: g.id,
-                items: g.slots.iter().map(|s| s.item).collect(),
-                rewards,
-                propensities,
+                items: &lists.items,
+                rewards: &lists.rewards,
+                propensities: &lists.propensities,
                 target,
                 at: g.at,
             });
         }
         Ok(out)
+    }
+}
+
+/// One impression's lists, gathered before they are added to the
+/// columns (kept from row to row: nothing allocated per impression).
+#[derive(Default)]
+pub(super) struct RowLists {
+    pub(super) items: Vec<u32>,
+    pub(super) rewards: Vec<f64>,
+    pub(super) propensities: Vec<f64>,
+    pub(super) target: Vec<f64>,
+}
+
+/// Records that id `id` is impression `index`'s.
+pub(super) fn mark_seen(seen: &mut Vec<u32>, id: u32, index: usize) {
+    let id = id as usize;
+    if seen.len() <= id {
+        seen.resize(id + 1, u32::MAX);
+    }
+    if let Some(slot) = seen.get_mut(id) {
+        // More than 2^32 - 1 impressions cannot be: each has an id of its
+        // own among the interner's 2^32.
+        *slot = u32::try_from(index).unwrap_or(u32::MAX);
     }
 }
 

@@ -117,10 +117,10 @@ impl Cell {
 
     /// The cell as a list: its items, or the cell itself as a list of one
     /// (a single item, a scalar).
-    pub(crate) fn items(&self) -> Vec<&Cell> {
+    pub(crate) fn items(&self) -> &[Cell] {
         match self {
-            Cell::List(items) => items.iter().collect(),
-            cell => vec![cell],
+            Cell::List(items) => items,
+            cell => std::slice::from_ref(cell),
         }
     }
 

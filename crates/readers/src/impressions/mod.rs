@@ -36,6 +36,8 @@
 
 mod assemble;
 mod cell;
+mod direct;
+mod store;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -46,6 +48,8 @@ use std::path::Path;
 use rankeval_core::Interner;
 
 use crate::{Format, Input, ReadError, ReadErrorKind, RowAt, WholeInput, read_whole};
+
+pub use store::{ImpressionRef, Impressions, Ragged};
 
 /// The form of a log's propensities (and of a target-probability column).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -217,7 +221,9 @@ pub struct ImpressionOptions {
     pub propensities_by_rank: bool,
 }
 
-/// One impression as read.
+/// One impression, owned: what [`Impressions::push`] takes and
+/// [`ImpressionRef::to_impression`] gives (the log keeps its impressions
+/// in columns, [`Impressions`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Impression {
     /// The context, an id of [`ImpressionLog::ids`].
@@ -237,13 +243,14 @@ pub struct Impression {
 }
 
 /// An impression log as read: impressions in input order (of their first
-/// row), every id interned once.
+/// row), every id interned once, the impressions in columns
+/// ([`Impressions`]: nothing allocated per impression).
 #[derive(Clone, Debug, Default)]
 pub struct ImpressionLog {
     /// Context, impression and item ids.
     pub ids: Interner,
     /// The impressions.
-    pub impressions: Vec<Impression>,
+    pub impressions: Impressions,
     /// The number of items every impression shows.
     pub slate_len: usize,
     /// The propensities' form.

@@ -6,7 +6,7 @@
 //! regular Parquet file in place, anything else whole within the limits.
 
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, OffsetSizeTrait};
+use arrow_array::{Array, OffsetSizeTrait, RecordBatch};
 use arrow_schema::{DataType, Schema};
 
 use super::assemble::Assembler;
@@ -30,24 +30,38 @@ pub(super) fn read(
     let mut before = 0u64;
     let mut rows = Vec::new();
     for batch in batches {
-        let mut cells: [Option<Vec<Cell>>; COLUMNS] = Default::default();
-        for (slot, at) in cells.iter_mut().zip(found) {
-            if let Some(at) = at {
-                *slot = Some(column_cells(batch.column(at).as_ref()));
+        let cells_of = |batch: &RecordBatch| {
+            let mut cells: [Option<Vec<Cell>>; COLUMNS] = Default::default();
+            for (slot, at) in cells.iter_mut().zip(found) {
+                if let Some(at) = at {
+                    *slot = Some(column_cells(batch.column(at).as_ref()));
+                }
             }
-        }
-        let mut iters = cells.map(|c| c.map(|v| v.into_iter()));
-        rows.clear();
-        for row in 0..batch.num_rows() {
+            cells.map(|c| c.map(|v| v.into_iter()))
+        };
+        // A row the direct path does not take, read through cells.
+        let mut one_row = |assembler: &mut Assembler<'_>, row: usize| {
+            let mut iters = cells_of(&batch.slice(row, 1));
             let cells = std::array::from_fn(|i| iters[i].as_mut().and_then(|it| it.next()));
-            rows.push(RawRow {
+            assembler.rows(&[RawRow {
                 at: RowAt::Row(before + row as u64 + 1),
                 cells,
-            });
+            }])
+        };
+        if !assembler.direct(&batch, found, before, &mut one_row)? {
+            let mut iters = cells_of(&batch);
+            rows.clear();
+            for row in 0..batch.num_rows() {
+                let cells = std::array::from_fn(|i| iters[i].as_mut().and_then(|it| it.next()));
+                rows.push(RawRow {
+                    at: RowAt::Row(before + row as u64 + 1),
+                    cells,
+                });
+            }
+            assembler.rows(&rows)?;
         }
         before += batch.num_rows() as u64;
         drop(batch);
-        assembler.rows(&rows)?;
     }
     assembler.finish()
 }

@@ -32,7 +32,7 @@ fn a_bandit_csv() {
     .unwrap();
     assert_eq!(log.impressions.len(), 2);
     assert_eq!(log.slate_len, 1);
-    let second = &log.impressions[1];
+    let second = &log.impressions.get(1).unwrap().to_impression();
     assert_eq!(log.text(second.items[0]), "b");
     assert_eq!(second.rewards, vec![0.0]);
     assert_eq!(second.propensities, vec![0.25]);
@@ -48,7 +48,7 @@ fn per_position_rows_in_any_order_make_slates() {
                 q\ti2\td\t2\t1\t1\n";
     let log = parse(text, &slates(PropensityForm::Marginal, RewardPer::Position)).unwrap();
     assert_eq!(log.slate_len, 2);
-    let first = &log.impressions[0];
+    let first = &log.impressions.get(0).unwrap().to_impression();
     assert_eq!(log.text(first.items[0]), "a");
     assert_eq!(first.rewards, vec![1.0, 0.0]);
     assert_eq!(first.propensities, vec![0.25, 0.5]);
@@ -63,13 +63,25 @@ fn json_lines_with_list_columns() {
     options.columns.target = Some("p_target".into());
     let log = parse(text, &options).unwrap();
     assert_eq!(log.impressions.len(), 2);
-    assert_eq!(log.text(log.impressions[0].id), "7");
-    assert_eq!(log.impressions[0].target, Some(vec![1.0, 0.25]));
+    assert_eq!(
+        log.text(log.impressions.get(0).unwrap().to_impression().id),
+        "7"
+    );
+    assert_eq!(
+        log.impressions.get(0).unwrap().to_impression().target,
+        Some(vec![1.0, 0.25])
+    );
     // A slate-level reward and propensity.
     let text = r#"{"context": "q", "impression": "x", "item": ["a", "b"], "reward": 2.5, "propensity": 0.125}"#;
     let log = parse(text, &slates(PropensityForm::Slate, RewardPer::Impression)).unwrap();
-    assert_eq!(log.impressions[0].rewards, vec![2.5]);
-    assert_eq!(log.impressions[0].propensities, vec![0.125]);
+    assert_eq!(
+        log.impressions.get(0).unwrap().to_impression().rewards,
+        vec![2.5]
+    );
+    assert_eq!(
+        log.impressions.get(0).unwrap().to_impression().propensities,
+        vec![0.125]
+    );
 }
 
 #[test]
@@ -290,7 +302,7 @@ fn a_click_log_per_position_with_and_without_a_propensity_column() {
     )
     .unwrap();
     assert_eq!(log.form, PropensityForm::Examination);
-    let imp = &log.impressions[0];
+    let imp = &log.impressions.get(0).unwrap().to_impression();
     assert_eq!(imp.rewards, vec![0.0, 1.0]);
     assert_eq!(imp.propensities, vec![1.0, 0.5]);
     // Given per rank: the column is not read, the caller fills them.
@@ -299,8 +311,14 @@ fn a_click_log_per_position_with_and_without_a_propensity_column() {
         &clicks(true),
     )
     .unwrap();
-    assert_eq!(log.impressions[0].propensities, Vec::<f64>::new());
-    assert_eq!(log.impressions[0].rewards, vec![0.0, 1.0]);
+    assert_eq!(
+        log.impressions.get(0).unwrap().to_impression().propensities,
+        Vec::<f64>::new()
+    );
+    assert_eq!(
+        log.impressions.get(0).unwrap().to_impression().rewards,
+        vec![0.0, 1.0]
+    );
     // List columns, one row per impression.
     let log = parse_impressions(
         br#"{"context":"q","impression":1,"item":["a","b"],"reward":[1,0]}"#,
@@ -308,7 +326,10 @@ fn a_click_log_per_position_with_and_without_a_propensity_column() {
         &clicks(true),
     )
     .unwrap();
-    assert_eq!(log.impressions[0].rewards, vec![1.0, 0.0]);
+    assert_eq!(
+        log.impressions.get(0).unwrap().to_impression().rewards,
+        vec![1.0, 0.0]
+    );
 }
 
 #[test]
@@ -399,8 +420,14 @@ fn a_parquet_log_is_checked_across_its_batches() {
     )
     .unwrap();
     assert_eq!(log.impressions.len(), n);
-    assert_eq!(log.impressions[n - 1].at, RowAt::Row(n as u64));
-    assert_eq!(log.text(log.impressions[n - 1].id), (n - 1).to_string());
+    assert_eq!(
+        log.impressions.get(n - 1).unwrap().to_impression().at,
+        RowAt::Row(n as u64)
+    );
+    assert_eq!(
+        log.text(log.impressions.get(n - 1).unwrap().to_impression().id),
+        (n - 1).to_string()
+    );
     let mut again = ids.clone();
     again[35_000] = 7;
     let err = parse_impressions(&bandit_log(again, vec![0.25; n]), "log.parquet", &bandit())
@@ -455,5 +482,178 @@ fn a_parquet_log_is_checked_across_its_batches() {
     .unwrap();
     assert_eq!(log.impressions.len(), n / 2);
     assert_eq!(log.slate_len, 2);
-    assert_eq!(log.impressions[0].at, RowAt::Row(1));
+    assert_eq!(
+        log.impressions.get(0).unwrap().to_impression().at,
+        RowAt::Row(1)
+    );
+}
+
+/// A slate log of `n` impressions as Parquet: contexts a dictionary,
+/// items lists of strings, rewards lists of numbers, the slate's
+/// propensity and a target column; numbers as `f64`, or as text
+/// (`as_text`), which only the cell path reads. `edit` changes the rows
+/// first (`(context, id, items, rewards, propensity)`).
+#[allow(clippy::type_complexity)]
+fn slate_parquet(
+    n: usize,
+    as_text: bool,
+    edit: impl Fn(&mut Vec<(String, i64, Option<Vec<Option<String>>>, Vec<f64>, f64)>),
+) -> Vec<u8> {
+    use std::sync::Arc;
+
+    use arrow_array::builder::{Float64Builder, ListBuilder, StringBuilder};
+    use arrow_array::types::Int32Type;
+    use arrow_array::{ArrayRef, DictionaryArray, Float64Array, Int64Array, StringArray};
+
+    let mut rows: Vec<_> = (0..n)
+        .map(|i| {
+            let items = (0..3)
+                .map(|k| Some(format!("d{}", (i * 7 + k) % 11)))
+                .collect();
+            let rewards = (0..3).map(|k| ((i + k) % 3) as f64 * 0.5).collect();
+            (
+                format!("q{}", i % 13),
+                i as i64,
+                Some(items),
+                rewards,
+                1.0 / (1.0 + (i % 5) as f64),
+            )
+        })
+        .collect();
+    edit(&mut rows);
+    let contexts: DictionaryArray<Int32Type> = rows.iter().map(|r| r.0.as_str()).collect();
+    let mut items = ListBuilder::new(StringBuilder::new());
+    for r in &rows {
+        match &r.2 {
+            Some(list) => {
+                for item in list {
+                    items.values().append_option(item.as_deref());
+                }
+                items.append(true);
+            }
+            None => items.append(false),
+        }
+    }
+    let numbers = |values: Vec<f64>| -> ArrayRef {
+        if as_text {
+            Arc::new(StringArray::from_iter_values(
+                values.iter().map(f64::to_string),
+            ))
+        } else {
+            Arc::new(Float64Array::from(values))
+        }
+    };
+    let rewards: ArrayRef = if as_text {
+        let mut b = ListBuilder::new(StringBuilder::new());
+        for r in &rows {
+            for x in &r.3 {
+                b.values().append_value(x.to_string());
+            }
+            b.append(true);
+        }
+        Arc::new(b.finish())
+    } else {
+        let mut b = ListBuilder::new(Float64Builder::new());
+        for r in &rows {
+            for &x in &r.3 {
+                b.values().append_value(x);
+            }
+            b.append(true);
+        }
+        Arc::new(b.finish())
+    };
+    parquet_log(vec![
+        ("context", Arc::new(contexts) as _),
+        (
+            "impression",
+            Arc::new(Int64Array::from(
+                rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+            )) as _,
+        ),
+        ("item", Arc::new(items.finish()) as _),
+        ("reward", rewards),
+        ("propensity", numbers(rows.iter().map(|r| r.4).collect())),
+        ("target", numbers(rows.iter().map(|r| r.4 / 2.0).collect())),
+    ])
+}
+
+#[test]
+fn a_parquet_log_read_from_its_columns_is_the_log_its_cells_give() {
+    // Numbers as text go through cells; as floats, straight from the
+    // columns: the same log, to every id's number, and the same error,
+    // word for word, on every bad row (two batches of the reader).
+    let options = ImpressionOptions {
+        columns: ImpressionColumns {
+            target: Some("target".into()),
+            ..ImpressionColumns::default()
+        },
+        ..slates(PropensityForm::Slate, RewardPer::Position)
+    };
+    let read = |bytes: Vec<u8>| parse_impressions(&bytes, "log.parquet", &options);
+    let n = 20_000;
+    let direct = read(slate_parquet(n, false, |_| {})).unwrap();
+    let cells = read(slate_parquet(n, true, |_| {})).unwrap();
+    assert_eq!(direct.impressions, cells.impressions);
+    assert_eq!(direct.ids.len(), cells.ids.len());
+    for id in 0..direct.ids.len() as u32 {
+        assert_eq!(direct.ids.resolve(id), cells.ids.resolve(id));
+    }
+    assert_eq!(direct.slate_len, 3);
+    let first = direct.impressions.get(1).unwrap().to_impression();
+    assert_eq!(first.rewards, vec![0.5, 1.0, 0.0]);
+    assert_eq!(first.target, Some(vec![0.25]));
+
+    type Rows = Vec<(String, i64, Option<Vec<Option<String>>>, Vec<f64>, f64)>;
+    type Edit = Box<dyn Fn(&mut Rows)>;
+    let cases: Vec<(&str, Edit)> = vec![
+        ("duplicate", Box::new(|r: &mut Rows| r[19_000].1 = 17)),
+        (
+            "null item",
+            Box::new(|r: &mut Rows| {
+                if let Some(items) = &mut r[17_000].2 {
+                    items[1] = None;
+                }
+            }),
+        ),
+        ("null list", Box::new(|r: &mut Rows| r[5].2 = None)),
+        (
+            "empty id",
+            Box::new(|r: &mut Rows| r[18_500].0 = String::new()),
+        ),
+        (
+            "id with a space",
+            Box::new(|r: &mut Rows| r[3].0 = "a b".into()),
+        ),
+        (
+            "short slate",
+            Box::new(|r: &mut Rows| {
+                if let Some(items) = &mut r[16_500].2 {
+                    items.pop();
+                }
+                r[16_500].3.pop();
+            }),
+        ),
+        (
+            "bad reward",
+            Box::new(|r: &mut Rows| r[16_400].3[2] = f64::INFINITY),
+        ),
+        (
+            "zero propensity",
+            Box::new(|r: &mut Rows| r[19_999].4 = 0.0),
+        ),
+        (
+            "rewards too few",
+            Box::new(|r: &mut Rows| {
+                r[12].3.pop();
+            }),
+        ),
+    ];
+    for (what, edit) in cases {
+        let direct = read(slate_parquet(n, false, &edit))
+            .unwrap_err()
+            .to_string();
+        let cells = read(slate_parquet(n, true, &edit)).unwrap_err().to_string();
+        assert_eq!(direct, cells, "{what}");
+        assert!(direct.starts_with("log.parquet, row "), "{what}: {direct}");
+    }
 }
