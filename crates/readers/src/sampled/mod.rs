@@ -207,7 +207,7 @@ impl Rows {
         self.rows = matches!(at, RowAt::Row(_));
         let cell = |i: usize| cells.get(i).and_then(Option::as_deref);
         let id = |i: usize, column: &str| match cell(i) {
-            Some(text) => checked_id(text, &source.name(column)),
+            Some(text) => checked_id(text, || source.name(column)),
             None => Err(format!("{}: no value", source.name(column))),
         };
         let (query, sample, doc) = (id(0, "query")?, id(1, "sample")?, id(2, "doc")?);
@@ -265,29 +265,33 @@ impl Rows {
 }
 
 /// An id's text checked: not empty, no whitespace or control character
-/// ([`check_id`](rankeval_core::check_id)), UTF-8. `what` names the column
-/// or key.
-fn checked_id<'b>(text: &'b [u8], what: &str) -> Result<&'b [u8], String> {
+/// ([`check_id`](rankeval_core::check_id)), UTF-8. `what` names the column,
+/// key or field (made only for a message).
+fn checked_id(text: &[u8], what: impl FnOnce() -> String) -> Result<&[u8], String> {
     if text.is_empty() {
-        return Err(format!("{what} is empty"));
+        return Err(format!("{} is empty", what()));
     }
-    rankeval_core::check_id(text).map_err(|bad| format!("{what}: {bad}"))?;
+    if let Err(bad) = rankeval_core::check_id(text) {
+        return Err(format!("{}: {bad}", what()));
+    }
     if std::str::from_utf8(text).is_err() {
         return Err(format!(
-            "{what}: the id `{}` is not UTF-8 text",
+            "{}: the id `{}` is not UTF-8 text",
+            what(),
             shorten_id(text)
         ));
     }
     Ok(text)
 }
 
-/// A number's text; `what` names the column, key or field.
-fn number(text: &[u8], what: &str) -> Result<f64, String> {
+/// A number's text; `what` names the column, key or field (made only for
+/// a message).
+fn number(text: &[u8], what: impl FnOnce() -> String) -> Result<f64, String> {
     let text = text.trim_ascii();
     std::str::from_utf8(text)
         .ok()
         .and_then(|t| t.parse::<f64>().ok())
-        .ok_or_else(|| format!("{what} `{}`: not a number", shorten_id(text)))
+        .ok_or_else(|| format!("{} `{}`: not a number", what(), shorten_id(text)))
 }
 
 /// What orders a row in its sample, the one rule of every format: its
@@ -296,16 +300,17 @@ fn number(text: &[u8], what: &str) -> Result<f64, String> {
 /// column or key in the message.
 fn order_value(score: Option<&[u8]>, rank: Option<&[u8]>, source: Source) -> Result<f64, String> {
     match (score, rank) {
-        (Some(score), _) => number(score, &source.name("score")),
+        (Some(score), _) => number(score, || source.name("score")),
         (None, Some(rank)) => {
-            let what = source.name("rank");
-            let value = number(rank, &what)?;
+            let what = || source.name("rank");
+            let value = number(rank, what)?;
             if !value.is_finite() {
-                return Err(format!("{what}: {value} is not a rank"));
+                return Err(format!("{}: {value} is not a rank", what()));
             }
             if value.abs() >= RANK_LIMIT {
                 return Err(format!(
-                    "{what}: {} is 2^53 or more in size, where ranks are no longer told apart",
+                    "{}: {} is 2^53 or more in size, where ranks are no longer told apart",
+                    what(),
                     shorten_id(rank.trim_ascii())
                 ));
             }

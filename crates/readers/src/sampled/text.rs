@@ -79,12 +79,12 @@ fn whitespace(rows: &mut Rows, line: u64, text: &[u8]) -> Result<(), SampledRunE
         ));
     }
     let read = (|| {
-        number(rank, "field 4 (rank)")?;
+        number(rank, || "field 4 (rank)".to_owned())?;
         Ok::<_, String>((
-            checked_id(query, "field 1 (query)")?,
-            checked_id(sample, "field 2 (sample)")?,
-            checked_id(doc, "field 3 (doc)")?,
-            number(score, "field 5 (score)")?,
+            checked_id(query, || "field 1 (query)".to_owned())?,
+            checked_id(sample, || "field 2 (sample)".to_owned())?,
+            checked_id(doc, || "field 3 (doc)".to_owned())?,
+            number(score, || "field 5 (score)".to_owned())?,
         ))
     })();
     let (query, sample, doc, score) = read.map_err(|problem| rows.error(line, problem))?;
