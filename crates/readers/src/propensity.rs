@@ -53,11 +53,13 @@ impl PropensityTable {
                 name: "label",
                 kind: Kind::Id,
                 optional: false,
+                instead_of: None,
             },
             Column {
                 name: self.column(),
                 kind: Kind::Number,
                 optional: false,
+                instead_of: None,
             },
         ]
     }

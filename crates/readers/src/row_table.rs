@@ -26,7 +26,7 @@ use rankeval_core::shorten_id;
 use crate::parquet::{ParquetSource, whole_batches};
 use crate::row_file::RowFileError;
 use crate::table::{Ids, is_id, is_number, numbers};
-use crate::text_table::{header_columns, is_blank, numbered_lines};
+use crate::text_table::{header_column, is_blank, no_column, numbered_lines};
 use crate::{Format, Input, ReadError, ReadErrorKind, RowAt, WholeInput, ipc, split_csv_line};
 
 /// Column names a message lists at most.
@@ -52,6 +52,50 @@ pub(crate) struct Column {
     pub(crate) kind: Kind,
     /// Whether it may be left out (its cell is then `None`).
     pub(crate) optional: bool,
+    /// The column this one stands in for: read only when the table (a JSON
+    /// Lines row) has no column (key) of that name, and then meeting that
+    /// column's requirement; its cell is `None` when that column is there.
+    /// A sampled run's `rank` stands in for `score`: a score if given, else
+    /// a rank.
+    pub(crate) instead_of: Option<&'static str>,
+}
+
+impl Column {
+    /// The columns of `columns` that stand in for this one.
+    fn stand_ins<'c>(&self, columns: &'c [Column]) -> impl Iterator<Item = &'c Column> {
+        let name = self.name;
+        columns.iter().filter(move |c| c.instead_of == Some(name))
+    }
+
+    /// How a message names this column when none of it is found:
+    /// ``"`score` (or `rank`)"``.
+    fn wanted(&self, columns: &[Column]) -> String {
+        let mut shown = format!("`{}`", self.name);
+        for stand_in in self.stand_ins(columns) {
+            shown.push_str(&format!(" (or `{}`)", stand_in.name));
+        }
+        shown
+    }
+}
+
+/// The columns as messages list them: `doc, group, weight (optional)`,
+/// `query, sample, doc, score (or rank)`.
+fn columns_are(columns: &[Column]) -> String {
+    columns
+        .iter()
+        .filter(|c| c.instead_of.is_none())
+        .map(|c| {
+            let mut shown = c.name.to_owned();
+            for stand_in in c.stand_ins(columns) {
+                shown.push_str(&format!(" (or {})", stand_in.name));
+            }
+            if c.optional {
+                shown.push_str(" (optional)");
+            }
+            shown
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A row's cell: the field's text, trimmed (`None`: an optional column
@@ -150,16 +194,33 @@ pub(crate) trait LinesOrTable: Sized {
 /// Reads the input at `path` as `R`'s lines or as a table (by the name,
 /// then the magic bytes, then [`LinesOrTable::is_table`]).
 pub(crate) fn read_lines_or_table<R: LinesOrTable>(path: &Path) -> Result<R, RowFileError> {
-    let name = path.display().to_string();
-    match Format::from_path(path) {
-        Format::Parquet | Format::Arrow => {
-            let mut rows = R::empty(&name, true);
-            read_row_table(path, R::COLUMNS, &mut |at, cells, source| {
+    read_input_lines_or_table(&Input::file(path))
+}
+
+/// [`read_lines_or_table`] from any input (a file, standard input, bytes in
+/// memory), named as the input is: a Parquet or Arrow IPC input by its
+/// format; a file read whole within the limits every reader shares
+/// ([`read_whole`](crate::read_whole)); anything else (a pipe, gzip, bytes)
+/// read whole through the input within the same limits.
+pub(crate) fn read_input_lines_or_table<R: LinesOrTable>(input: &Input) -> Result<R, RowFileError> {
+    let name = input.name();
+    match (input.format(), input.path()) {
+        (Format::Parquet | Format::Arrow, _) => {
+            let mut rows = R::empty(name, true);
+            table(input, R::COLUMNS, &mut |at, cells, source| {
                 rows.row(at, cells, source)
             })?;
             Ok(rows)
         }
-        _ => parse_lines_or_table(&crate::read_whole(path, WholeInput::TEXT)?, &name),
+        (_, Some(path)) => parse_lines_or_table(&crate::read_whole(path, WholeInput::TEXT)?, name),
+        _ => {
+            let mut parsed = None;
+            input.with_all_bytes(WholeInput::TEXT, |bytes| {
+                parsed = Some(parse_lines_or_table(bytes, name));
+                Ok(())
+            })?;
+            parsed.unwrap_or_else(|| Ok(R::empty(name, false)))
+        }
     }
 }
 
@@ -249,40 +310,37 @@ struct Header {
 }
 
 impl Header {
-    /// The header `text`: each required column once, each optional one at
-    /// most once.
+    /// The header `text`: each required column once (or a column standing
+    /// in for it), each optional one at most once.
     fn read(text: &[u8], columns: &[Column]) -> Result<Header, String> {
         let delimiter = if memchr::memchr(b'\t', text).is_some() {
             b'\t'
         } else {
             b','
         };
-        let columns_are = columns
-            .iter()
-            .map(|c| {
-                if c.optional {
-                    format!("{} (optional)", c.name)
-                } else {
-                    c.name.to_owned()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        let mut width = 0;
+        let width = split_csv_line(text, delimiter, |_, _| {}).map_err(|k| k.to_string())?;
+        let find = |name: &str| header_column(text, delimiter, name);
         let mut at = Vec::with_capacity(columns.len());
         for column in columns {
-            match header_columns(text, delimiter, [column.name], &columns_are) {
-                Ok((w, [i])) => {
-                    width = w;
-                    at.push(Some(i));
+            let found = match column.instead_of {
+                Some(main) if find(main)?.is_some() => None,
+                _ => find(column.name)?,
+            };
+            if found.is_none() && !column.optional {
+                let mut stood_in = false;
+                for stand_in in column.stand_ins(columns) {
+                    stood_in |= find(stand_in.name)?.is_some();
                 }
-                Err(problem) if column.optional && !problem.contains("twice") => at.push(None),
-                Err(problem) => return Err(problem),
+                if !stood_in {
+                    return Err(no_column(
+                        text,
+                        delimiter,
+                        &column.wanted(columns),
+                        &columns_are(columns),
+                    ));
+                }
             }
-        }
-        if at.iter().all(Option::is_none) {
-            // Every column optional and none found: the header's width.
-            width = split_csv_line(text, delimiter, |_, _| {}).map_err(|k| k.to_string())?;
+            at.push(found);
         }
         Ok(Header {
             delimiter,
@@ -314,11 +372,20 @@ fn json(text: &[u8], columns: &[Column]) -> Result<Vec<Cell<'static>>, String> {
         .iter()
         .map(|column| {
             let key = column.name;
+            if column
+                .instead_of
+                .is_some_and(|main| object.contains_key(main))
+            {
+                return Ok(None);
+            }
             let Some(value) = object.get(key) else {
-                return if column.optional {
+                let stood_in = column
+                    .stand_ins(columns)
+                    .any(|s| object.contains_key(s.name));
+                return if column.optional || stood_in {
                     Ok(None)
                 } else {
-                    Err(format!("no key `{key}`"))
+                    Err(format!("no key {}", column.wanted(columns)))
                 };
             };
             match (value, column.kind) {
@@ -349,28 +416,33 @@ fn table_columns(
 ) -> Result<(Vec<Option<usize>>, Vec<usize>), ReadError> {
     let fail = |problem: String| ReadError::new(name, None, ReadErrorKind::BadField(problem));
     let fields = schema.fields();
+    let has = |name: &str| fields.iter().any(|f| f.name() == name);
     let mut found = Vec::with_capacity(columns.len());
     for column in columns {
         let want = column.name;
+        if column.instead_of.is_some_and(has) {
+            found.push(None);
+            continue;
+        }
         let mut named = fields.iter().enumerate().filter(|(_, f)| f.name() == want);
         let Some((first, field)) = named.next() else {
-            if column.optional {
+            if column.optional || column.stand_ins(columns).any(|s| has(s.name)) {
                 found.push(None);
                 continue;
             }
-            let mut has: Vec<String> = fields
+            let mut shown: Vec<String> = fields
                 .iter()
                 .take(SHOWN_COLUMNS)
                 .map(|f| shorten_id(f.name().as_bytes()))
                 .collect();
             if fields.len() > SHOWN_COLUMNS {
-                has.push(format!("... ({} columns)", fields.len()));
+                shown.push(format!("... ({} columns)", fields.len()));
             }
-            let all: Vec<&str> = columns.iter().map(|c| c.name).collect();
             return Err(fail(format!(
-                "no column `{want}` in the table (it has: {}); the columns are {}",
-                has.join(", "),
-                all.join(", ")
+                "no column {} in the table (it has: {}); the columns are {}",
+                column.wanted(columns),
+                shown.join(", "),
+                columns_are(columns)
             )));
         };
         if let Some((second, _)) = named.next() {
@@ -492,4 +564,155 @@ fn batch_rows(
         on_row(here, &cells, Source::Column).map_err(|p| error(name, here, p))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A key, a value, and a level standing in for the value.
+    const COLUMNS: [Column; 3] = [
+        Column {
+            name: "key",
+            kind: Kind::Id,
+            optional: false,
+            instead_of: None,
+        },
+        Column {
+            name: "value",
+            kind: Kind::Number,
+            optional: false,
+            instead_of: None,
+        },
+        Column {
+            name: "level",
+            kind: Kind::Number,
+            optional: true,
+            instead_of: Some("value"),
+        },
+    ];
+
+    /// Each row's cells as text (`-` for none), or the error.
+    fn rows(bytes: &[u8], columns: &[Column]) -> Result<Vec<String>, String> {
+        let mut rows = Vec::new();
+        parse_row_table(bytes, "t", columns, &mut |_, cells, _| {
+            let shown: Vec<String> = cells
+                .iter()
+                .map(|c| {
+                    c.as_deref()
+                        .map_or("-".to_owned(), |c| String::from_utf8_lossy(c).into_owned())
+                })
+                .collect();
+            rows.push(shown.join(" "));
+            Ok(())
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(rows)
+    }
+
+    fn parquet(batch: &RecordBatch) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut writer =
+            parquet::arrow::ArrowWriter::try_new(&mut out, batch.schema(), None).unwrap();
+        writer.write(batch).unwrap();
+        writer.close().unwrap();
+        out
+    }
+
+    #[test]
+    fn a_stand_in_is_read_only_without_the_column_it_stands_for() {
+        use arrow_array::{ArrayRef, Float64Array, StringArray};
+        use std::sync::Arc;
+        let table = |names: &[&str]| {
+            let columns: Vec<(&str, ArrayRef)> = names
+                .iter()
+                .map(|&name| -> (&str, ArrayRef) {
+                    if name == "key" {
+                        (name, Arc::new(StringArray::from(vec!["a"])))
+                    } else {
+                        (name, Arc::new(Float64Array::from(vec![2.5])))
+                    }
+                })
+                .collect();
+            parquet(&RecordBatch::try_from_iter(columns).unwrap())
+        };
+        let both = "a 2.5 -";
+        let level = "a - 2.5";
+        let cases: Vec<(Vec<u8>, Result<&str, &str>)> = vec![
+            (b"key,value,level\na,2.5,9\n".to_vec(), Ok(both)),
+            (b"level,key\n2.5,a\n".to_vec(), Ok(level)),
+            // The stand-in named twice is not read when the column is there.
+            (b"key,value,level,level\na,2.5,1,2\n".to_vec(), Ok(both)),
+            (
+                b"key,other\na,1\n".to_vec(),
+                Err(
+                    "t, line 1: no column `value` (or `level`) in the header (it has: key, \
+                     other); the columns are key, value (or level)",
+                ),
+            ),
+            (
+                b"key,level,level\na,1,2\n".to_vec(),
+                Err("t, line 1: column `level` appears twice in the header (fields 2 and 3)"),
+            ),
+            (
+                b"{\"key\": \"a\", \"value\": 2.5, \"level\": 9}\n".to_vec(),
+                Ok(both),
+            ),
+            (b"{\"key\": \"a\", \"level\": 2.5}\n".to_vec(), Ok(level)),
+            (
+                b"{\"key\": \"a\", \"other\": 2.5}\n".to_vec(),
+                Err("t, line 1: no key `value` (or `level`)"),
+            ),
+            (table(&["key", "level", "value"]), Ok(both)),
+            (table(&["level", "key"]), Ok(level)),
+            (
+                table(&["key", "other"]),
+                Err(
+                    "t: no column `value` (or `level`) in the table (it has: key, other); the \
+                     columns are key, value (or level)",
+                ),
+            ),
+        ];
+        for (bytes, wanted) in cases {
+            let got = rows(&bytes, &COLUMNS).map(|r| r.join("\n"));
+            assert_eq!(
+                got.as_deref().map_err(String::as_str),
+                wanted,
+                "{}",
+                String::from_utf8_lossy(&bytes)
+            );
+        }
+    }
+
+    /// A header field whose name holds the word `twice` is not a column
+    /// named twice: an optional column missing from such a header was
+    /// refused (the message of the missing column was read as one of a
+    /// repeated column).
+    #[test]
+    fn a_header_field_named_twice_is_read_as_any_other() {
+        let optional = [
+            COLUMNS[0],
+            Column {
+                name: "weight",
+                kind: Kind::Number,
+                optional: true,
+                instead_of: None,
+            },
+        ];
+        assert_eq!(
+            rows(b"key,twice\na,1\n", &optional),
+            Ok(vec!["a -".to_owned()])
+        );
+        assert_eq!(
+            rows(b"key,weight,twice\na,1,2\n", &optional),
+            Ok(vec!["a 1".to_owned()])
+        );
+        assert_eq!(
+            rows(b"key,weight,weight\na,1,2\n", &optional),
+            Err(
+                "t, line 1: column `weight` appears twice in the header (fields 2 and 3)"
+                    .to_owned()
+            )
+        );
+    }
 }

@@ -43,12 +43,8 @@ pub(crate) fn header_columns<const N: usize>(
 ) -> Result<(usize, [usize; N]), String> {
     let mut found: [Option<usize>; N] = [None; N];
     let mut twice: Option<(&str, usize, usize)> = None;
-    let mut shown: Vec<String> = Vec::new();
     let width = split_csv_line(text, delimiter, |index, field| {
         let field = field.trim_ascii();
-        if shown.len() < SHOWN_COLUMNS {
-            shown.push(shorten_id(field));
-        }
         for (slot, want) in found.iter_mut().zip(wanted) {
             if field == want.as_bytes() {
                 match *slot {
@@ -62,23 +58,68 @@ pub(crate) fn header_columns<const N: usize>(
     })
     .map_err(|kind| kind.to_string())?;
     if let Some((column, first, second)) = twice {
-        return Err(format!(
-            "column `{column}` appears twice in the header (fields {} and {})",
-            first + 1,
-            second + 1
-        ));
+        return Err(named_twice(column, first, second));
     }
     let mut at = [0usize; N];
     for ((slot, found), want) in at.iter_mut().zip(found).zip(wanted) {
-        *slot = found.ok_or_else(|| {
-            let mut has = shown.join(", ");
-            if width > shown.len() {
-                has.push_str(&format!(", ... ({width} columns)"));
-            }
-            format!(
-                "no column `{want}` in the header (it has: {has}); the columns are {columns_are}"
-            )
-        })?;
+        *slot =
+            found.ok_or_else(|| no_column(text, delimiter, &format!("`{want}`"), columns_are))?;
     }
     Ok((width, at))
+}
+
+/// Where the one column named `want` is in the header `text` split by
+/// `delimiter` (names unquoted and trimmed): `None` when the header has
+/// none; the problem, as a message, when it names it twice.
+pub(crate) fn header_column(
+    text: &[u8],
+    delimiter: u8,
+    want: &str,
+) -> Result<Option<usize>, String> {
+    let mut first = None;
+    let mut twice = None;
+    split_csv_line(text, delimiter, |index, field| {
+        if field.trim_ascii() == want.as_bytes() {
+            match first {
+                None => first = Some(index),
+                Some(first) => {
+                    twice.get_or_insert((first, index));
+                }
+            }
+        }
+    })
+    .map_err(|kind| kind.to_string())?;
+    match twice {
+        Some((first, second)) => Err(named_twice(want, first, second)),
+        None => Ok(first),
+    }
+}
+
+/// The problem of a header naming `column` in the fields `first` and
+/// `second` (from 0).
+fn named_twice(column: &str, first: usize, second: usize) -> String {
+    format!(
+        "column `{column}` appears twice in the header (fields {} and {})",
+        first + 1,
+        second + 1
+    )
+}
+
+/// The problem of a header `text` split by `delimiter` that lacks a column:
+/// `wanted` as the message names it (``"`score` (or `rank`)"``), the
+/// header's own first names, and `columns_are` ("query, subtopic, doc,
+/// grade").
+pub(crate) fn no_column(text: &[u8], delimiter: u8, wanted: &str, columns_are: &str) -> String {
+    let mut shown: Vec<String> = Vec::new();
+    let width = split_csv_line(text, delimiter, |_, field| {
+        if shown.len() < SHOWN_COLUMNS {
+            shown.push(shorten_id(field.trim_ascii()));
+        }
+    })
+    .unwrap_or(shown.len());
+    let mut has = shown.join(", ");
+    if width > shown.len() {
+        has.push_str(&format!(", ... ({width} columns)"));
+    }
+    format!("no column {wanted} in the header (it has: {has}); the columns are {columns_are}")
 }

@@ -811,3 +811,196 @@ fn a_sampled_runs_values_do_not_depend_on_the_order_of_its_rows() {
     assert_eq!(means(&forward), means(&backward));
     assert_eq!(per_query(&forward).as_object().map(|m| m.len()), Some(6));
 }
+
+/// One sampled run in every table format the readers take gives the TREC
+/// lines' values to the bit, per query and overall: CSV, TSV, JSON Lines
+/// (named `.txt`, and from standard input), gzip, Parquet and Arrow IPC,
+/// by score and by rank (lower first), columns in another order, an
+/// extra column ignored.
+#[test]
+fn a_sampled_run_in_every_table_format_gives_the_run_lines_values() {
+    use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, UInt32Array};
+    use std::io::Write;
+    use std::sync::Arc;
+    // A small portable generator (64-bit LCG, Knuth's MMIX constants).
+    let mut state: u64 = 4040;
+    let mut next = move |below: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % below
+    };
+    // (query, sample, doc, score, rank): scores distinct within a sample,
+    // so that the ranks are the scores' order.
+    let mut rows: Vec<(String, i64, String, f64, u32)> = Vec::new();
+    let mut qrels = String::new();
+    for q in 0..6 {
+        for d in 0..9 {
+            qrels.push_str(&format!("q{q} 0 d{d} {}\n", next(3)));
+        }
+        for s in 0..5 {
+            let mut sample: Vec<(String, f64)> = (0..7)
+                .map(|d| (format!("d{d}"), (next(1000) * 10 + d) as f64 / 8.0))
+                .collect();
+            sample.sort_by(|a, b| b.1.total_cmp(&a.1));
+            for (rank, (doc, score)) in sample.into_iter().enumerate() {
+                rows.push((format!("q{q}"), s, doc, score, rank as u32 + 1));
+            }
+        }
+    }
+    // Rows in no order: interleaved by a fixed stride.
+    let rows: Vec<_> = (0..rows.len())
+        .map(|i| rows[(i * 37) % rows.len()].clone())
+        .collect();
+    let lines: String = rows
+        .iter()
+        .map(|(q, s, d, score, rank)| format!("{q} s{s} {d} {rank} {score:?} t\n"))
+        .collect();
+    let csv = |d: &str, by_rank: bool| -> String {
+        let last = if by_rank { "rank" } else { "score" };
+        let mut text = format!("{last}{d}doc{d}note{d}sample{d}query\n");
+        for (q, s, doc, score, rank) in &rows {
+            let value = if by_rank {
+                rank.to_string()
+            } else {
+                format!("{score:?}")
+            };
+            text.push_str(&format!("{value}{d}{doc}{d}x{d}s{s}{d}{q}\n"));
+        }
+        text
+    };
+    let json_lines: String = rows
+        .iter()
+        .map(|(q, s, d, score, _)| {
+            format!(
+                "{}\n",
+                serde_json::json!({"query": q, "sample": format!("s{s}"), "doc": d, "score": score})
+            )
+        })
+        .collect();
+    let batch = |by_rank: bool| -> RecordBatch {
+        let value: (&str, ArrayRef) = if by_rank {
+            (
+                "rank",
+                Arc::new(rows.iter().map(|r| r.4).collect::<UInt32Array>()),
+            )
+        } else {
+            (
+                "score",
+                Arc::new(rows.iter().map(|r| r.3).collect::<Float64Array>()),
+            )
+        };
+        RecordBatch::try_from_iter([
+            value,
+            (
+                "doc",
+                Arc::new(
+                    rows.iter()
+                        .map(|r| Some(r.2.as_str()))
+                        .collect::<StringArray>(),
+                ) as ArrayRef,
+            ),
+            (
+                "sample",
+                Arc::new(
+                    rows.iter()
+                        .map(|r| Some(format!("s{}", r.1)))
+                        .collect::<StringArray>(),
+                ),
+            ),
+            (
+                "query",
+                Arc::new(
+                    rows.iter()
+                        .map(|r| Some(r.0.as_str()))
+                        .collect::<StringArray>(),
+                ),
+            ),
+            (
+                "note",
+                Arc::new(rows.iter().map(|r| r.1).collect::<Int64Array>()),
+            ),
+        ])
+        .unwrap()
+    };
+    let parquet = |batch: &RecordBatch| -> Vec<u8> {
+        let mut out = Vec::new();
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_max_row_group_row_count(Some(50))
+            .set_compression(parquet::basic::Compression::SNAPPY)
+            .build();
+        let mut writer =
+            parquet::arrow::ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).unwrap();
+        writer.write(batch).unwrap();
+        writer.close().unwrap();
+        out
+    };
+    let arrow = |batch: &RecordBatch| -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut writer = arrow_ipc::writer::FileWriter::try_new(&mut out, &batch.schema()).unwrap();
+        writer.write(batch).unwrap();
+        writer.finish().unwrap();
+        out
+    };
+    let gzip = |text: &str| -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(text.as_bytes()).unwrap();
+        encoder.finish().unwrap()
+    };
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        ("run.trec", lines.clone().into_bytes()),
+        ("run.csv", csv(",", false).into_bytes()),
+        ("run.tsv", csv("\t", false).into_bytes()),
+        ("ranks.csv", csv(",", true).into_bytes()),
+        ("rows.txt", json_lines.clone().into_bytes()),
+        ("run.csv.gz", gzip(&csv(",", false))),
+        ("run.trec.gz", gzip(&lines)),
+        ("run.parquet", parquet(&batch(false))),
+        ("ranks.parquet", parquet(&batch(true))),
+        ("run.arrow", arrow(&batch(false))),
+        ("ranks.arrow", arrow(&batch(true))),
+    ];
+    let dir = scratch(&[("qrels.txt", &qrels)]);
+    for (name, bytes) in &files {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let metrics = ["ee_d", "ee_r", "ee_l(model=gerr)", "ndcg@5", "ap"];
+    let args = |run: &str| -> Vec<String> {
+        let mut args: Vec<String> = ["eval", "--qrels", "qrels.txt", "--run", run, "--samples"]
+            .into_iter()
+            .chain(["--per-query", "--format", "json"])
+            .map(str::to_owned)
+            .collect();
+        for m in metrics {
+            args.extend(["-m".to_owned(), m.to_owned()]);
+        }
+        args
+    };
+    let values = |stdout: &str| -> (serde_json::Value, serde_json::Value) {
+        let report: serde_json::Value = serde_json::from_str(stdout).unwrap();
+        (
+            report["runs"][0]["per_query"].clone(),
+            report["runs"][0]["metrics"].clone(),
+        )
+    };
+    let eval = |run: &str| {
+        let args = args(run);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, stdout, stderr) = run_in(dir.path(), &args);
+        assert_eq!(code, 0, "{run}: {stderr}");
+        values(&stdout)
+    };
+    let expected = eval("run.trec");
+    assert_eq!(expected.0.as_object().map(|m| m.len()), Some(5));
+    for (name, _) in &files[1..] {
+        assert_eq!(eval(name), expected, "{name}");
+    }
+    // JSON Lines rows from standard input.
+    let tmp = tempfile::tempdir().unwrap();
+    let args = args("-");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, stdout, stderr) =
+        super::faults::with_stdin(dir.path(), tmp.path(), &args, json_lines.as_bytes());
+    assert_eq!(code, 0, "stdin: {stderr}");
+    assert_eq!(values(&stdout), expected, "stdin");
+}

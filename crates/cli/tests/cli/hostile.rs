@@ -129,7 +129,7 @@ const ROLES: &[(&[&str], &[&str])] = &[
             "-m",
             "ee_l",
         ],
-        &["trec", "csv", "jsonl", "parquet", "arrow"],
+        &["trec", "csv", "tsv", "txt", "jsonl", "parquet", "arrow"],
     ),
     (
         &[
@@ -465,6 +465,23 @@ fn lay_out(hostile: Hostile, path: &Path) -> Option<std::thread::JoinHandle<()>>
     }
 }
 
+/// Ends the writer thread of the FIFO at `path`, whether or not the
+/// command opened it: a reader opened and closed at once wakes a writer
+/// blocked in `open`, whose next write then fails (EPIPE). Repeated until
+/// the thread ends, because a command refused before it opens the FIFO
+/// can finish before the thread has even reached its `open` (a single
+/// wake-up then came too early, and the join waited for ever).
+fn end_fifo_writer(path: &Path, writer: std::thread::JoinHandle<()>) {
+    while !writer.is_finished() {
+        let _ = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = writer.join();
+}
+
 /// Runs every role under every suffix against `hostile`, and lists what
 /// failed: a success, a signal, a time-out, a long message, a panic, or a
 /// message that does not name the file.
@@ -484,12 +501,7 @@ fn every_command_refuses(hostile: Hostile) {
             let args: Vec<String> = args.iter().map(|a| a.replace("{}", &name)).collect();
             let (code, stderr, took) = bounded(dir.path(), &args);
             if let Some(writer) = writer {
-                // Unblock a writer still waiting for a reader, then end it.
-                let _ = std::fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_NONBLOCK)
-                    .open(&path);
-                let _ = writer.join();
+                end_fifo_writer(&path, writer);
             }
             let problem = if code != Some(2) {
                 Some(format!("exit {code:?}"))
@@ -565,11 +577,7 @@ fn a_fifo_fed_without_end_is_refused_at_the_limit() {
         .map(|a| (*a).to_owned())
         .collect();
     let (code, stderr, took) = bounded(dir.path(), &args);
-    let _ = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(&path);
-    let _ = writer.join();
+    end_fifo_writer(&path, writer);
     assert_eq!(code, Some(2), "after {took:?}: {stderr}");
     assert_eq!(
         stderr,
@@ -838,6 +846,66 @@ fn hostile_values_in_row_inputs_are_named_by_file_line_and_column() {
             "s.trec",
             b"q1 s1 a 1 2 t\nq1 s1 a 2 1 t\n",
             "s.trec",
+        ),
+        (
+            samples("s.csv"),
+            "s.csv",
+            b"query,sample,doc,score\nq1,s1,a,NaN\n",
+            "s.csv:2",
+        ),
+        (
+            samples("s.csv"),
+            "s.csv",
+            b"query,sample,doc,rank\nq1,s1,a,1e400\n",
+            "s.csv:2: column `rank`",
+        ),
+        (
+            samples("s.csv"),
+            "s.csv",
+            b"query,sample,doc,rank\nq1,s1,a,18446744073709551616\n",
+            "s.csv:2: column `rank`",
+        ),
+        (
+            samples("s.tsv"),
+            "s.tsv",
+            b"query\tsample\tdoc\trank\nq1\ts1\ta\t-inf\n",
+            "s.tsv:2: column `rank`",
+        ),
+        (
+            samples("s.csv"),
+            "s.csv",
+            b"query,sample,doc,score\nq1,s1,a,1\nq1,s2,a,1\nq1,s1,a,2\n",
+            "s.csv:4",
+        ),
+        (
+            samples("s.csv"),
+            "s.csv",
+            b"query,sample,doc,score\nq1,s\x1b[31m1,a,1\n",
+            "s.csv:2: column `sample`",
+        ),
+        (
+            samples("s.txt"),
+            "s.txt",
+            b"{\"query\": \"q1\", \"sample\": \"s1\", \"doc\": \"a\\u001b\", \"score\": 1}\n",
+            "s.txt:1: key `doc`",
+        ),
+        (
+            samples("s.txt"),
+            "s.txt",
+            b"{\"query\": \"q1\", \"sample\": \"s1\", \"doc\": \"a\", \"rank\": 1e400}\n",
+            "s.txt:1",
+        ),
+        (
+            samples("s.csv"),
+            "s.csv",
+            b"query,sample,doc,weight\nq1,s1,a,1\n",
+            "s.csv:1: no column `score` (or `rank`)",
+        ),
+        (
+            samples("s.csv"),
+            "s.csv",
+            b"query,sample,doc,score\n",
+            "s.csv: no row",
         ),
         (subtopics("t.txt"), "t.txt", b"q1 1 a NaN\n", "t.txt:1"),
         (subtopics("t.txt"), "t.txt", b"q1 1 a 1e400\n", "t.txt:1"),

@@ -57,16 +57,19 @@ const TABLE: [Column; 3] = [
         name: "doc",
         kind: Kind::Id,
         optional: false,
+        instead_of: None,
     },
     Column {
         name: "group",
         kind: Kind::Id,
         optional: false,
+        instead_of: None,
     },
     Column {
         name: "weight",
         kind: Kind::Number,
         optional: true,
+        instead_of: None,
     },
 ];
 

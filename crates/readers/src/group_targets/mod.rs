@@ -34,16 +34,19 @@ const TABLE: [Column; 3] = [
         name: "query",
         kind: Kind::Id,
         optional: false,
+        instead_of: None,
     },
     Column {
         name: "group",
         kind: Kind::Id,
         optional: false,
+        instead_of: None,
     },
     Column {
         name: "share",
         kind: Kind::Number,
         optional: false,
+        instead_of: None,
     },
 ];
 

@@ -7,25 +7,41 @@
 //! text, by the first line that is not blank:
 //!
 //! - TREC run lines whose second field is the sample:
-//!   `query sample doc rank score [tag]`, separated by spaces or tabs;
+//!   `query sample doc rank score [tag]`, separated by spaces or tabs (the
+//!   rank field must be a number; the score orders);
 //! - a CSV or TSV table whose header names `query`, `sample`, `doc` and
-//!   `score` (or, without a score, `rank`: lower ranks first), in any
-//!   order, others ignored, each once;
+//!   `score` (or, without a score, `rank`), in any order, others ignored,
+//!   each once;
 //! - JSON Lines, one object per row with those keys (a first line starting
 //!   with `{`);
 //! - a Parquet or Arrow IPC table with those columns: ids strings or
 //!   integers (or a dictionary of them), `score` or `rank` numbers; no
 //!   nulls.
 //!
+//! The tables (CSV/TSV, JSON Lines, Parquet, Arrow; gzip in every text
+//! format, Parquet's and Arrow's own compression) are read by the shared
+//! reader of named-column tables (`row_table`): this module gives their
+//! columns and checks each row, and reads the run lines itself (`text`).
+//!
+//! What orders a sample is one rule, [`order_value`]: the score if the row
+//! has one, else the rank (`rank` stands in for `score`: a table or JSON
+//! Lines row with both is ordered by its score, as a TREC line is). A
+//! score is any number but NaN, as every run's (an infinite score orders
+//! first or last); a rank `r` is ordered as the score `-r` (lower ranks
+//! first), and must be finite and less than 2^53 in size, from which on two
+//! integer ranks can be one number and would silently tie (rank 0 and
+//! negative ranks are ordered as numbers).
+//!
 //! Each sample's list is ordered as every run's is (score descending, ties
 //! by document id, or as [`ReadOptions::ties`] says) and checked for
 //! repeated documents ([`ReadOptions::duplicates`]); expeval orders by the
 //! rank field instead, so a TREC line's rank and score should agree. Every
 //! input is read whole within the limits every reader shares
-//! ([`read_whole`]); ids follow the one id rule. Each error names the file,
-//! the line (text) or row (tables), the column or key, and the problem.
+//! ([`read_whole`](crate::read_whole)); ids follow the one id rule
+//! ([`check_id`](rankeval_core::check_id)) and must be UTF-8. Each error
+//! names the file, the line (text) or row (tables), the column or key, and
+//! the problem.
 
-mod table;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -34,7 +50,10 @@ use std::path::Path;
 
 use rankeval_core::{RunError, SampledRun, SampledRunBuilder, shorten_id};
 
-use crate::{Format, Input, ReadOptions, RowAt, WholeInput, read_whole};
+use crate::row_table::{
+    Cell, Column, Kind, LinesOrTable, Source, parse_lines_or_table, read_input_lines_or_table,
+};
+use crate::{Input, ReadOptions, RowAt};
 
 /// The columns (keys) of a sampled run's table; `rank` stands for `score`
 /// in a table without one.
@@ -42,6 +61,45 @@ pub const COLUMNS: [&str; 4] = ["query", "sample", "doc", "score"];
 
 /// Why a sampled run could not be read.
 pub type SampledRunError = crate::row_file::RowFileError;
+
+/// The columns of a table of sampled rankings, in the order of a row's
+/// cells: `rank` is read only when there is no `score`.
+const TABLE: [Column; 5] = [
+    Column {
+        name: "query",
+        kind: Kind::Id,
+        optional: false,
+        instead_of: None,
+    },
+    Column {
+        name: "sample",
+        kind: Kind::Id,
+        optional: false,
+        instead_of: None,
+    },
+    Column {
+        name: "doc",
+        kind: Kind::Id,
+        optional: false,
+        instead_of: None,
+    },
+    Column {
+        name: "score",
+        kind: Kind::Number,
+        optional: false,
+        instead_of: None,
+    },
+    Column {
+        name: "rank",
+        kind: Kind::Number,
+        optional: true,
+        instead_of: Some("score"),
+    },
+];
+
+/// The size from which a rank is refused (2^53): from there on not every
+/// integer is a distinct `f64`, so two ranks could be one number and tie.
+const RANK_LIMIT: f64 = 9_007_199_254_740_992.0;
 
 /// Reads a sampled run (see the module). A file without a row is an
 /// error.
@@ -55,33 +113,7 @@ pub fn read_sampled_input(
     input: &Input,
     options: ReadOptions,
 ) -> Result<SampledRun, SampledRunError> {
-    let rows = match (input.format(), input.path()) {
-        (Format::Parquet | Format::Arrow, _) => table::read(input)?,
-        // A file is read within the limits every whole read keeps (size,
-        // line length), as the other row files are.
-        (_, Some(path)) => {
-            let bytes = read_whole(path, WholeInput::TEXT)?;
-            parse_rows(&bytes, input.name())?
-        }
-        _ => {
-            let mut failed = None;
-            let rows = input.with_all_bytes(WholeInput::TEXT, |bytes| {
-                match parse_rows(bytes, input.name()) {
-                    Ok(rows) => Ok(Some(rows)),
-                    Err(e) => {
-                        failed = Some(e);
-                        Ok(None)
-                    }
-                }
-            })?;
-            match (rows, failed) {
-                (Some(rows), _) => rows,
-                (None, Some(e)) => return Err(e),
-                (None, None) => Rows::new(input.name(), false),
-            }
-        }
-    };
-    rows.finish(options)
+    read_input_lines_or_table::<Rows>(input)?.finish(options)
 }
 
 /// [`read_sampled_run`] on bytes in memory (gzip already read through);
@@ -92,18 +124,7 @@ pub fn parse_sampled_run(
     name: &str,
     options: ReadOptions,
 ) -> Result<SampledRun, SampledRunError> {
-    parse_rows(bytes, name)?.finish(options)
-}
-
-/// The rows of bytes: a table by its magic, else text.
-fn parse_rows(bytes: &[u8], name: &str) -> Result<Rows, SampledRunError> {
-    if bytes.starts_with(b"PAR1") {
-        table::read(&Input::bytes(name, bytes, Format::Parquet))
-    } else if bytes.starts_with(b"ARROW1") || bytes.starts_with(b"\xFF\xFF\xFF\xFF") {
-        table::read(&Input::bytes(name, bytes, Format::Arrow))
-    } else {
-        text::parse(bytes, name)
-    }
+    parse_lines_or_table::<Rows>(bytes, name)?.finish(options)
 }
 
 /// Entries read, checked and added to the builder, with where each was
@@ -113,6 +134,26 @@ struct Rows {
     /// Numbered as rows of a table, not lines.
     rows: bool,
     builder: SampledRunBuilder,
+}
+
+impl LinesOrTable for Rows {
+    const COLUMNS: &'static [Column] = &TABLE;
+
+    fn empty(name: &str, rows: bool) -> Self {
+        Rows::new(name, rows)
+    }
+
+    fn row(&mut self, at: RowAt, cells: &[Cell<'_>], source: Source) -> Result<(), String> {
+        self.table_row(at, cells, source)
+    }
+
+    fn is_table(bytes: &[u8]) -> bool {
+        text::is_table(bytes)
+    }
+
+    fn parse_lines(bytes: &[u8], name: &str) -> Result<Self, SampledRunError> {
+        text::parse(bytes, name)
+    }
 }
 
 impl Rows {
@@ -155,6 +196,29 @@ impl Rows {
         self.builder
             .push(query, sample, doc, score, number)
             .map_err(|e| self.run_error(e))
+    }
+
+    /// Checks and adds a row of a table (its cells `query`, `sample`,
+    /// `doc`, `score`, `rank`); the problem as a message.
+    fn table_row(&mut self, at: RowAt, cells: &[Cell<'_>], source: Source) -> Result<(), String> {
+        let number = match at {
+            RowAt::Line(n) | RowAt::Row(n) => n,
+        };
+        self.rows = matches!(at, RowAt::Row(_));
+        let cell = |i: usize| cells.get(i).and_then(Option::as_deref);
+        let id = |i: usize, column: &str| match cell(i) {
+            Some(text) => checked_id(text, || source.name(column)),
+            None => Err(format!("{}: no value", source.name(column))),
+        };
+        let (query, sample, doc) = (id(0, "query")?, id(1, "sample")?, id(2, "doc")?);
+        let score = order_value(cell(3), cell(4), source)?;
+        self.push(number, query, sample, doc, score)
+            .map_err(|e| match e {
+                SampledRunError::At { problem, .. } | SampledRunError::File { problem, .. } => {
+                    problem
+                }
+                other => other.to_string(),
+            })
     }
 
     /// The builder's error at the line (row) it names.
@@ -201,31 +265,61 @@ impl Rows {
 }
 
 /// An id's text checked: not empty, no whitespace or control character
-/// ([`check_id`](rankeval_core::check_id)), UTF-8. `what` names the column
-/// or key.
-fn checked_id<'b>(text: &'b [u8], what: &str) -> Result<&'b [u8], String> {
+/// ([`check_id`](rankeval_core::check_id)), UTF-8. `what` names the column,
+/// key or field (made only for a message).
+fn checked_id(text: &[u8], what: impl FnOnce() -> String) -> Result<&[u8], String> {
     if text.is_empty() {
-        return Err(format!("{what} is empty"));
+        return Err(format!("{} is empty", what()));
     }
-    rankeval_core::check_id(text).map_err(|bad| format!("{what}: {bad}"))?;
+    if let Err(bad) = rankeval_core::check_id(text) {
+        return Err(format!("{}: {bad}", what()));
+    }
     if std::str::from_utf8(text).is_err() {
         return Err(format!(
-            "{what}: the id `{}` is not UTF-8 text",
+            "{}: the id `{}` is not UTF-8 text",
+            what(),
             shorten_id(text)
         ));
     }
     Ok(text)
 }
 
-/// A score from a table's `score` or `rank` column: a rank `r` scores
-/// `-r`, so that lower ranks come first. A rank must be a finite number.
-fn ordered(value: f64, by_rank: bool) -> Result<f64, String> {
-    if by_rank {
-        if !value.is_finite() {
-            return Err(format!("column `rank`: {value} is not a rank"));
+/// A number's text; `what` names the column, key or field (made only for
+/// a message).
+fn number(text: &[u8], what: impl FnOnce() -> String) -> Result<f64, String> {
+    let text = text.trim_ascii();
+    std::str::from_utf8(text)
+        .ok()
+        .and_then(|t| t.parse::<f64>().ok())
+        .ok_or_else(|| format!("{} `{}`: not a number", what(), shorten_id(text)))
+}
+
+/// What orders a row in its sample, the one rule of every format: its
+/// `score` if it has one, else its `rank` `r` as the score `-r` (lower
+/// ranks first; finite and less than 2^53 in size). `source` names the
+/// column or key in the message.
+fn order_value(score: Option<&[u8]>, rank: Option<&[u8]>, source: Source) -> Result<f64, String> {
+    match (score, rank) {
+        (Some(score), _) => number(score, || source.name("score")),
+        (None, Some(rank)) => {
+            let what = || source.name("rank");
+            let value = number(rank, what)?;
+            if !value.is_finite() {
+                return Err(format!("{}: {value} is not a rank", what()));
+            }
+            if value.abs() >= RANK_LIMIT {
+                return Err(format!(
+                    "{}: {} is 2^53 or more in size, where ranks are no longer told apart",
+                    what(),
+                    shorten_id(rank.trim_ascii())
+                ));
+            }
+            Ok(-value)
         }
-        Ok(-value)
-    } else {
-        Ok(value)
+        (None, None) => Err(format!(
+            "no {} (or {})",
+            source.name("score"),
+            source.name("rank")
+        )),
     }
 }

@@ -54,21 +54,25 @@ const TABLE: [Column; 4] = [
         name: "query",
         kind: Kind::Id,
         optional: false,
+        instead_of: None,
     },
     Column {
         name: "subtopic",
         kind: Kind::Id,
         optional: false,
+        instead_of: None,
     },
     Column {
         name: "doc",
         kind: Kind::Id,
         optional: false,
+        instead_of: None,
     },
     Column {
         name: "grade",
         kind: Kind::Number,
         optional: false,
+        instead_of: None,
     },
 ];
 
