@@ -355,13 +355,8 @@ pub(super) fn run(args: ExplainArgs) -> Result<(), CliError> {
             }
             _ => Origin::bare_flag("--samples"),
         };
-        rankeval::spec::check_sampled(
-            &from,
-            &metrics,
-            options.ties,
-            runs.iter().map(|(_, input)| input),
-        )
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+        rankeval::spec::check_sampled(&from, &metrics, options.ties)
+            .map_err(|e| CliError::Usage(e.to_string()))?;
     }
     if propensities.is_none()
         && let Some(metric) = metrics.iter().find(|m| {

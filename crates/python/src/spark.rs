@@ -134,7 +134,7 @@ impl SparkEvaluator {
             let corpus = spark_corpus_metrics(&corpus)?;
             check_sampled_corpus(&from, &corpus)
                 .and_then(|()| {
-                    check_sampled(&from, &metrics.metrics, ties, std::iter::empty::<&Input>())
+                    check_sampled(&from, &metrics.metrics, ties)
                 })
                 .map_err(|e| crate::keywords::spec_error(&e))?;
         }

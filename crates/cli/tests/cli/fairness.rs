@@ -220,6 +220,8 @@ fn errors_and_warnings_name_the_input() {
         &with(&["--doc-groups", "groups.csv", "--judged-only", "-m", "awrf"]),
     );
     in_scratch("fairness_bad_patience", &with(&["-m", "ee_l(p=1)"]));
+    // rankeval's JSON Lines run (one list per query) is not a sampled
+    // run's rows: the row reader names the line and the missing key.
     in_scratch(
         "fairness_samples_of_json_lines",
         &[
@@ -232,6 +234,11 @@ fn errors_and_warnings_name_the_input() {
             "-m",
             "ee_l",
         ],
+    );
+    // Nor does it carry judgements, as a JSON Lines run of lists can.
+    in_scratch(
+        "fairness_samples_need_qrels",
+        &["eval", "--run", "run.jsonl", "--samples", "-m", "ee_l"],
     );
     in_scratch(
         "fairness_explain_refused",
@@ -319,7 +326,7 @@ fn explain_shows_fairness_terms() {
         "fairness_explain_experiment",
         &["explain", "exp.toml", "--query", "q1"],
     );
-    // Refusals: a sampled JSON Lines run, averaged ties.
+    // Refusals: a JSON Lines run of lists as a sampled run, averaged ties.
     in_scratch(
         "fairness_explain_samples_of_json_lines",
         &[
@@ -814,7 +821,8 @@ fn a_sampled_runs_values_do_not_depend_on_the_order_of_its_rows() {
 
 /// One sampled run in every table format the readers take gives the TREC
 /// lines' values to the bit, per query and overall: CSV, TSV, JSON Lines
-/// (named `.txt`, and from standard input), gzip, Parquet and Arrow IPC,
+/// (named `.jsonl`, `.ndjson.gz`, `.txt`, and from standard input), gzip,
+/// Parquet and Arrow IPC,
 /// by score and by rank (lower first), columns in another order, an
 /// extra column ignored.
 #[test]
@@ -953,6 +961,8 @@ fn a_sampled_run_in_every_table_format_gives_the_run_lines_values() {
         ("run.tsv", csv("\t", false).into_bytes()),
         ("ranks.csv", csv(",", true).into_bytes()),
         ("rows.txt", json_lines.clone().into_bytes()),
+        ("rows.jsonl", json_lines.clone().into_bytes()),
+        ("rows.ndjson.gz", gzip(&json_lines)),
         ("run.csv.gz", gzip(&csv(",", false))),
         ("run.trec.gz", gzip(&lines)),
         ("run.parquet", parquet(&batch(false))),

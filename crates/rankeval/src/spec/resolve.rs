@@ -110,17 +110,16 @@ pub(super) fn existing(path: &Path, from: &Origin) -> Result<(), SpecError> {
 /// Checks that runs of sampled rankings can be evaluated as asked: each
 /// sample is judged as a list and the metrics score the query's samples
 /// together, which is not done for corpus metrics, averaged ties or
-/// subtopic judgements, and needs shared qrels (a JSON Lines run carries
-/// one list per query).
+/// subtopic judgements. (They need shared qrels: a sampled run's rows,
+/// JSON Lines rows too, carry no judgements; the rule on qrels says so.)
 fn check_samples(
     from: &Origin,
     metrics: &[Box<dyn Metric>],
     corpus_metrics: &[Box<dyn rankeval_core::CorpusMetric>],
     ties: Ties,
-    runs: &[(NamedRun, Origin)],
 ) -> Result<(), SpecError> {
     check_sampled_corpus(from, corpus_metrics)?;
-    check_sampled(from, metrics, ties, runs.iter().map(|(run, _)| &run.input))
+    check_sampled(from, metrics, ties)
 }
 
 /// Refuses corpus metrics with sampled runs (each reads one list per
@@ -145,12 +144,13 @@ pub fn check_sampled_corpus(
 
 /// The rules of [`check_samples`] past corpus metrics, for a front end
 /// that takes no corpus metric (`rankeval explain --samples`): no averaged
-/// ties, no subtopic metric, no JSON Lines run.
-pub fn check_sampled<'a>(
+/// ties, no subtopic metric. A sampled run is read as rows in every
+/// format, JSON Lines too (`query, sample, doc, score|rank` keys: a run
+/// named `.jsonl` is such rows here, not rankeval's one list per query).
+pub fn check_sampled(
     from: &Origin,
     metrics: &[Box<dyn Metric>],
     ties: Ties,
-    runs: impl IntoIterator<Item = &'a Input>,
 ) -> Result<(), SpecError> {
     if ties == Ties::Average {
         return Err(invalid(
@@ -167,19 +167,6 @@ pub fn check_sampled<'a>(
             format!(
                 "sampled runs are not evaluated by {}, which reads subtopic judgements",
                 metric.name()
-            ),
-        ));
-    }
-    if let Some(input) = runs
-        .into_iter()
-        .find(|input| input.format() == Format::Jsonl)
-    {
-        return Err(invalid(
-            from,
-            format!(
-                "{} is JSON Lines (one list per query): a sampled run is rows `query sample \
-                 doc rank score`, as TREC lines, CSV/TSV, Parquet or Arrow",
-                input.name()
             ),
         ));
     }
@@ -423,7 +410,27 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
     }
     let (metrics, corpus_metrics) = split_requested(requested.into_iter().map(|(m, _)| m));
     // Corpus metrics alone need no judgements; subtopic judgements give
-    // the qrels of their own.
+    // the qrels of their own; a sampled run's rows, JSON Lines too, hold
+    // rankings only.
+    let sampled = samples.as_ref().is_some_and(|g| g.value);
+    if sampled
+        && qrels.is_none()
+        && corpus_inputs.subtopics.is_none()
+        && !metrics.is_empty()
+        && let Some(run) = runs.first()
+    {
+        const WHY: &str = "a sampled run holds no judgements (its rows are rankings only)";
+        return Err(match &run.1 {
+            from @ Origin::Key { .. } => invalid(from, format!("there is no `qrels` key: {WHY}")),
+            Origin::Keyword { .. } => {
+                invalid(&Origin::keyword("qrels", "None"), format!("no qrels: {WHY}"))
+            }
+            _ => SpecError::Bare(format!(
+                "{} is required: {WHY}",
+                run.1.option("qrels", None)
+            )),
+        });
+    }
     if qrels.is_none()
         && corpus_inputs.subtopics.is_none()
         && !metrics.is_empty()
@@ -488,7 +495,7 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
     }
     let samples = match samples {
         Some(given) if given.value => {
-            check_samples(&given.from, &metrics, &corpus_metrics, ties_value, &runs)?;
+            check_samples(&given.from, &metrics, &corpus_metrics, ties_value)?;
             true
         }
         _ => false,
