@@ -133,9 +133,7 @@ impl SparkEvaluator {
             let from = Origin::keyword("sample", crate::keywords::quoted(column));
             let corpus = spark_corpus_metrics(&corpus)?;
             check_sampled_corpus(&from, &corpus)
-                .and_then(|()| {
-                    check_sampled(&from, &metrics.metrics, ties)
-                })
+                .and_then(|()| check_sampled(&from, &metrics.metrics, ties))
                 .map_err(|e| crate::keywords::spec_error(&e))?;
         }
         let read = ReadOptions {

@@ -292,6 +292,23 @@ def test_fairness_metrics_equal_the_clis():
         quiet(rankeval_rs.evaluate, qrels, {"q1": {"d1": 1.0}}, ["ee_l"], samples=True)
 
 
+def test_a_sampled_run_of_json_lines_rows_equals_its_trec_lines(tmp_path):
+    # A sampled run named .jsonl is rows (query, sample, doc, score), not
+    # rankeval's one list per query; it holds no judgements, so qrels are
+    # required, in this front end's words.
+    qrels, run = EXPEVAL / "qrels.txt", EXPEVAL / "run.trec"
+    rows = tmp_path / "rows.jsonl"
+    with rows.open("w") as out:
+        for line in run.read_text().splitlines():
+            query, sample, doc, _rank, score = line.split()[:5]
+            out.write(json.dumps({"query": query, "sample": sample, "doc": doc, "score": float(score)}) + "\n")
+    metrics = ["ee_d", "ee_r", "ee_l"]
+    expected = quiet(rankeval_rs.evaluate, qrels, run, metrics, samples=True).means
+    assert quiet(rankeval_rs.evaluate, qrels, rows, metrics, samples=True).means == expected
+    with pytest.raises(rankeval_rs.InputError, match="no qrels: a sampled run holds no judgements"):
+        quiet(rankeval_rs.evaluate, None, rows, metrics, samples=True)
+
+
 def test_awrf_against_given_targets_equals_the_clis(tmp_path):
     # group_targets= (--group-targets): each query's own target over the
     # groups, read by awrf(target=given); its numbers are the CLI's.

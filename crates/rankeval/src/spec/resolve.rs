@@ -422,9 +422,10 @@ pub fn resolve(spec: ExperimentSpec) -> Result<Experiment, SpecError> {
         const WHY: &str = "a sampled run holds no judgements (its rows are rankings only)";
         return Err(match &run.1 {
             from @ Origin::Key { .. } => invalid(from, format!("there is no `qrels` key: {WHY}")),
-            Origin::Keyword { .. } => {
-                invalid(&Origin::keyword("qrels", "None"), format!("no qrels: {WHY}"))
-            }
+            Origin::Keyword { .. } => invalid(
+                &Origin::keyword("qrels", "None"),
+                format!("no qrels: {WHY}"),
+            ),
             _ => SpecError::Bare(format!(
                 "{} is required: {WHY}",
                 run.1.option("qrels", None)
