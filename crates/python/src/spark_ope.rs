@@ -52,6 +52,16 @@ type GroupKey = (Option<String>, Option<String>);
 /// bytes (a state or an exact sum).
 type Keyed = (Option<String>, Option<String>, String, String, Vec<u8>);
 
+/// A [`Keyed`] state as Python bytes: what a task or the driver hands
+/// back to Spark.
+type KeyedBytes<'py> = (
+    Option<String>,
+    Option<String>,
+    String,
+    String,
+    Bound<'py, PyBytes>,
+);
+
 /// A group's states (one row per policy, one per estimator) and paired
 /// squares (per candidate after the first and estimator), merged.
 type MergedGroup = (Vec<Vec<State>>, Vec<Vec<f64>>);
@@ -250,15 +260,7 @@ pub fn spark_ope_paired<'py>(
     centres: Option<Vec<(Option<String>, Option<String>, Vec<Vec<f64>>)>>,
     policies: Vec<(Option<String>, PathBuf)>,
     options: &Bound<'py, PyDict>,
-) -> PyResult<
-    Vec<(
-        Option<String>,
-        Option<String>,
-        String,
-        String,
-        Bound<'py, PyBytes>,
-    )>,
-> {
+) -> PyResult<Vec<KeyedBytes<'py>>> {
     let part = part(log, name, request(policies, options)?)?;
     let names: Vec<String> = part
         .plan
@@ -342,15 +344,7 @@ pub fn spark_ope_merge<'py>(
     policies: Vec<String>,
     estimators: Vec<String>,
     parts: Vec<Keyed>,
-) -> PyResult<
-    Vec<(
-        Option<String>,
-        Option<String>,
-        String,
-        String,
-        Bound<'py, PyBytes>,
-    )>,
-> {
+) -> PyResult<Vec<KeyedBytes<'py>>> {
     let names: Vec<String> = parse_estimators(&estimators)?
         .iter()
         .map(OpeEstimator::name)
